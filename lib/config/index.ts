@@ -1,0 +1,46 @@
+import { defaultConfig } from './defaults.js';
+import type { PlanDefinition, PlanId, RateLimits } from './plans.js';
+import { type PlatformConfig, validateConfig } from './platform-config.js';
+
+export { defaultConfig } from './defaults.js';
+export * from './plans.js';
+export { ConfigError, type PlatformConfig, validateConfig } from './platform-config.js';
+
+type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
+
+function merge(base: unknown, override: unknown): unknown {
+  if (override === undefined) return base;
+  if (typeof base !== 'object' || base === null || typeof override !== 'object' || override === null) {
+    return override;
+  }
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(override as Record<string, unknown>)) {
+    out[k] = merge(out[k], v);
+  }
+  return out;
+}
+
+/**
+ * The platform config: the defaults, with deployer overrides (CDK context `platform`) merged in,
+ * validated. A bad value throws a ConfigError that names it, which fails `cdk synth`.
+ */
+export function loadConfig(overrides?: DeepPartial<PlatformConfig> | unknown): PlatformConfig {
+  return validateConfig(merge(structuredClone(defaultConfig), overrides));
+}
+
+/**
+ * Backstop usage-plan values for a plan's limits (see `backstop` in the config):
+ * throttle in req/s with a burst, and a daily quota.
+ */
+export function backstopFor(limits: RateLimits, config: PlatformConfig) {
+  const { factor, minBurst } = config.backstop;
+  return {
+    rateLimit: Math.max(1, Math.ceil((limits.perMinute * factor) / 60)),
+    burstLimit: Math.max(minBurst, Math.ceil(limits.perMinute * factor)),
+    quotaPerDay: Math.ceil(limits.perDay * factor),
+  };
+}
+
+export function planOf(config: PlatformConfig, id: PlanId): PlanDefinition {
+  return config.plans[id];
+}

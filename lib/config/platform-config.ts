@@ -1,0 +1,127 @@
+import { z } from 'zod';
+import { PLAN_IDS, type PlanDefinition, type PlanId } from './plans.js';
+
+const positiveInt = (what: string) =>
+  z
+    .number({ error: `${what} must be a number` })
+    .int({ error: `${what} must be a whole number` })
+    .positive({ error: `${what} must be greater than 0` });
+
+const limitsSchema = (where: string) =>
+  z
+    .object({
+      perMinute: positiveInt(`${where}.perMinute`),
+      perDay: positiveInt(`${where}.perDay`),
+    })
+    .strict()
+    .refine((l) => l.perDay >= l.perMinute, {
+      message: `${where}.perDay must be at least ${where}.perMinute`,
+    });
+
+const banSchema = (where: string) =>
+  z
+    .object({
+      threshold: positiveInt(`${where}.threshold`),
+      durationSeconds: positiveInt(`${where}.durationSeconds`),
+    })
+    .strict();
+
+const planSchema = (id: PlanId) =>
+  z
+    .object({
+      id: z.literal(id, { error: `plans.${id}.id must be "${id}"` }),
+      displayName: z.string().min(1),
+      limits: limitsSchema(`plans.${id}.limits`),
+      customLimits: z.boolean(),
+      ban: banSchema(`plans.${id}.ban`),
+      customDomains: z.boolean(),
+    })
+    .strict();
+
+const domainName = z.string().regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, {
+  message: 'must be a lower-case DNS name such as example.com',
+});
+
+export const platformConfigSchema = z
+  .object({
+    plans: z
+      .object({
+        free: planSchema('free'),
+        pro: planSchema('pro'),
+        business: planSchema('business'),
+        enterprise: planSchema('enterprise'),
+      })
+      .strict()
+      .refine(
+        (p) =>
+          p.free.limits.perMinute <= p.pro.limits.perMinute &&
+          p.pro.limits.perMinute <= p.business.limits.perMinute &&
+          p.free.limits.perDay <= p.pro.limits.perDay &&
+          p.pro.limits.perDay <= p.business.limits.perDay,
+        { message: 'plans must not get smaller from free to pro to business' },
+      ),
+    /** Budget per client IP for requests without a valid key, so 401s carry rate-limit headers and key guessing is slowed. */
+    anonymous: limitsSchema('anonymous'),
+    /**
+     * API Gateway usage plans are a best-effort backstop; our limiter is exact and must answer first.
+     * Usage plans meter every request (also the ones we refuse) as a token bucket in req/s, while
+     * our windows are fixed minutes: a client may legitimately send a minute's budget at :59 and
+     * again at :00. The backstop is therefore this many times the plan's limits.
+     */
+    backstop: z
+      .object({
+        factor: z.number().min(1, { error: 'backstop.factor must be at least 1' }).max(10),
+        minBurst: positiveInt('backstop.minBurst'),
+      })
+      .strict(),
+    messages: z
+      .object({
+        maxBodyBytes: positiveInt('messages.maxBodyBytes').max(1024 * 1024),
+        idempotencyTtlSeconds: positiveInt('messages.idempotencyTtlSeconds'),
+        /** How long message records are kept (DynamoDB TTL). */
+        retentionDays: positiveInt('messages.retentionDays'),
+        /** Receives before a message is dead-lettered. */
+        maxReceiveCount: positiveInt('messages.maxReceiveCount').max(1000),
+      })
+      .strict(),
+    auth: z
+      .object({
+        /** Seconds the authorizer keeps a key lookup in memory; revocation reaches the authorizer within this. The limiter refuses revoked keys at once. */
+        keyCacheSeconds: z.number().int().min(0).max(300),
+      })
+      .strict(),
+    platform: z
+      .object({
+        domain: domainName,
+        region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, { message: 'must be an AWS region such as eu-west-1' }),
+      })
+      .strict(),
+  })
+  .strict();
+
+export type PlatformConfig = z.infer<typeof platformConfigSchema> & {
+  readonly plans: Readonly<Record<PlanId, PlanDefinition>>;
+};
+
+export class ConfigError extends Error {
+  constructor(readonly issues: readonly string[]) {
+    super(`Invalid platform config:\n${issues.map((i) => `  - ${i}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Validates a config object; throws a ConfigError naming every bad value. */
+export function validateConfig(input: unknown): PlatformConfig {
+  const result = platformConfigSchema.safeParse(input);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => {
+        const path = issue.path.join('.');
+        return path && !issue.message.startsWith(path) ? `${path}: ${issue.message}` : issue.message;
+      }),
+    );
+  }
+  return result.data as PlatformConfig;
+}
+
+export const planIds = PLAN_IDS;

@@ -1,0 +1,121 @@
+/**
+ * API Gateway gateway responses of the Messages API, as plain data so that the CDK construct and
+ * the local front (which plays API Gateway on loopback) answer identically.
+ * Bodies are RFC 9457 problem documents; `$context.requestId` is substituted by API Gateway.
+ */
+export interface GatewayResponseDefinition {
+  /** API Gateway response type, e.g. UNAUTHORIZED. */
+  readonly type: string;
+  readonly statusCode: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly problem: { readonly code: string; readonly title: string; readonly detail: string };
+}
+
+export const PROBLEM_TYPE_BASE = 'https://docs.platform.example.com/problems/';
+
+const problemHeaders = { 'Content-Type': 'application/problem+json' } as const;
+
+export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
+  {
+    type: 'UNAUTHORIZED',
+    statusCode: 401,
+    headers: { ...problemHeaders, 'WWW-Authenticate': 'Bearer' },
+    problem: {
+      code: 'invalid_api_key',
+      title: 'Unauthorized',
+      detail: 'Send a valid API key as "Authorization: Bearer <key>".',
+    },
+  },
+  {
+    type: 'ACCESS_DENIED',
+    statusCode: 401,
+    headers: { ...problemHeaders, 'WWW-Authenticate': 'Bearer' },
+    problem: {
+      code: 'invalid_api_key',
+      title: 'Unauthorized',
+      detail: 'Send a valid API key as "Authorization: Bearer <key>".',
+    },
+  },
+  {
+    // Usage-plan throttle: the backstop behind our exact limiter.
+    type: 'THROTTLED',
+    statusCode: 429,
+    headers: { ...problemHeaders, 'Retry-After': '1' },
+    problem: {
+      code: 'rate_limited',
+      title: 'Too Many Requests',
+      detail: 'Request rate is far above your plan. Back off exponentially and retry.',
+    },
+  },
+  {
+    // Usage-plan daily quota: the backstop behind our exact limiter.
+    type: 'QUOTA_EXCEEDED',
+    statusCode: 429,
+    headers: { ...problemHeaders, 'Retry-After': '3600' },
+    problem: {
+      code: 'rate_limited',
+      title: 'Too Many Requests',
+      detail: 'Daily request quota exhausted. Retry after the day resets (00:00 UTC).',
+    },
+  },
+  {
+    type: 'REQUEST_TOO_LARGE',
+    statusCode: 413,
+    headers: problemHeaders,
+    problem: { code: 'payload_too_large', title: 'Payload Too Large', detail: 'The request body is too large.' },
+  },
+  {
+    type: 'MISSING_AUTHENTICATION_TOKEN',
+    statusCode: 404,
+    headers: problemHeaders,
+    problem: { code: 'not_found', title: 'Not Found', detail: 'No such resource.' },
+  },
+  {
+    type: 'AUTHORIZER_FAILURE',
+    statusCode: 503,
+    headers: { ...problemHeaders, 'Retry-After': '1' },
+    problem: { code: 'service_unavailable', title: 'Service Unavailable', detail: 'Please retry shortly.' },
+  },
+  {
+    type: 'AUTHORIZER_CONFIGURATION_ERROR',
+    statusCode: 503,
+    headers: { ...problemHeaders, 'Retry-After': '1' },
+    problem: { code: 'service_unavailable', title: 'Service Unavailable', detail: 'Please retry shortly.' },
+  },
+  {
+    type: 'INTEGRATION_TIMEOUT',
+    statusCode: 504,
+    headers: problemHeaders,
+    problem: { code: 'gateway_timeout', title: 'Gateway Timeout', detail: 'Please retry shortly.' },
+  },
+  {
+    type: 'DEFAULT_4XX',
+    statusCode: 400,
+    headers: problemHeaders,
+    problem: { code: 'bad_request', title: 'Bad Request', detail: 'The request could not be handled.' },
+  },
+  {
+    type: 'DEFAULT_5XX',
+    statusCode: 503,
+    headers: { ...problemHeaders, 'Retry-After': '1' },
+    problem: { code: 'service_unavailable', title: 'Service Unavailable', detail: 'Please retry shortly.' },
+  },
+];
+
+/** The problem body of a gateway response, with the request id filled in. */
+export function gatewayProblemBody(def: GatewayResponseDefinition, requestId: string): string {
+  return JSON.stringify({
+    type: `${PROBLEM_TYPE_BASE}${def.problem.code}`,
+    title: def.problem.title,
+    status: def.statusCode,
+    detail: def.problem.detail,
+    code: def.problem.code,
+    requestId,
+  });
+}
+
+export function gatewayResponse(type: string): GatewayResponseDefinition {
+  const def = GATEWAY_RESPONSES.find((r) => r.type === type);
+  if (!def) throw new Error(`unknown gateway response type ${type}`);
+  return def;
+}

@@ -1,0 +1,39 @@
+/**
+ * The contract between the constructs and the Lambda handlers of the Messages API: where each
+ * handler lives and which environment variables it reads. The local platform sets the same
+ * variables, so one handler module runs in both places.
+ */
+export const HANDLER_ENTRIES = {
+  authorizer: 'lambda/keys/authorizer.ts',
+  sendMessage: 'lambda/messages/send-handler.ts',
+  getMessage: 'lambda/messages/get-handler.ts',
+  fallback: 'lambda/messages/fallback-handler.ts',
+  worker: 'lambda/messages/worker-handler.ts',
+} as const;
+
+export const ENV = {
+  apiKeysTable: 'API_KEYS_TABLE',
+  rateLimitsTable: 'RATE_LIMITS_TABLE',
+  messagesTable: 'MESSAGES_TABLE',
+  idempotencyTable: 'IDEMPOTENCY_TABLE',
+  queueUrl: 'QUEUE_URL',
+  /** JSON: the `plans` and `anonymous` parts of the platform config. */
+  limitsConfig: 'LIMITS_CONFIG',
+  /** JSON: the `messages` part of the platform config. */
+  messagesConfig: 'MESSAGES_CONFIG',
+  /** JSON: { [usageIdentifier: string]: apiGatewayApiKeyId }, one per plan plus "anonymous". */
+  gatewayKeyIds: 'GATEWAY_KEY_IDS',
+  keyCacheSeconds: 'KEY_CACHE_SECONDS',
+} as const;
+
+/** Table key attribute names (all string partition keys, no sort keys). */
+export const TABLE_KEYS = {
+  apiKeys: {
+    partitionKey: 'keyHash',
+    accountIndex: { name: 'byAccount', partitionKey: 'accountId', sortKey: 'keyId' },
+  },
+  accounts: { partitionKey: 'accountId' },
+  rateLimits: { partitionKey: 'id', ttl: 'expiresAt' },
+  messages: { partitionKey: 'id', ttl: 'expiresAt' },
+  idempotency: { partitionKey: 'id', ttl: 'expiresAt' },
+} as const;
