@@ -1,0 +1,88 @@
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import type { PlanDefinition, PlanId, RateLimits } from '../../lib/config/index.js';
+import { header } from '../messages/validation.js';
+import type { Clock } from '../shared/clock.js';
+import { hashApiKey, isWellFormedApiKey } from './api-key-format.js';
+import { type Caller, callerToContext } from './caller.js';
+import type { ApiKeyRecord, KeyStore } from './key-store.js';
+
+export interface LimitsConfig {
+  readonly plans: Readonly<Record<PlanId, PlanDefinition>>;
+  readonly anonymous: RateLimits;
+}
+
+/** Resolves the internal API Gateway key (usage identifier) for a plan or for anonymous callers. */
+export interface UsageIdentifiers {
+  valueFor(usagePlan: PlanId | 'anonymous'): Promise<string>;
+}
+
+export interface AuthorizeDeps {
+  readonly keys: KeyStore;
+  readonly usageIdentifiers: UsageIdentifiers;
+  readonly limits: LimitsConfig;
+  readonly clock: Clock;
+  /** How long a key lookup is reused in memory; revocation reaches the authorizer within this. */
+  readonly keyCacheSeconds: number;
+}
+
+const BEARER = /^Bearer +([^\s]+) *$/i;
+
+/**
+ * REQUEST authorizer. It always allows: callers without a valid key become "anonymous" so that the
+ * handlers answer the 401 with the anonymous budget's rate-limit headers (design §1). The caller is
+ * passed on as context, and `usageIdentifierKey` binds the request to its plan's usage plan.
+ */
+export function createAuthorizer(deps: AuthorizeDeps) {
+  const cache = new Map<string, { record: ApiKeyRecord | undefined; expiresMs: number }>();
+
+  async function lookup(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    const now = deps.clock.now();
+    const hit = cache.get(keyHash);
+    if (hit && hit.expiresMs > now) return hit.record;
+    const record = await deps.keys.findByHash(keyHash);
+    if (deps.keyCacheSeconds > 0) {
+      if (cache.size > 10_000) cache.clear();
+      cache.set(keyHash, { record, expiresMs: now + deps.keyCacheSeconds * 1000 });
+    }
+    return record;
+  }
+
+  async function identify(event: APIGatewayRequestAuthorizerEvent): Promise<Caller> {
+    const authorization = header(event.headers ?? {}, 'authorization');
+    if (authorization === undefined || authorization.trim() === '') return { kind: 'anonymous', reason: 'missing' };
+    const token = BEARER.exec(authorization)?.[1];
+    if (!token) return { kind: 'anonymous', reason: 'malformed' };
+    if (!isWellFormedApiKey(token)) return { kind: 'anonymous', reason: 'invalid' };
+    const record = await lookup(hashApiKey(token));
+    if (!record || record.status !== 'active') return { kind: 'anonymous', reason: 'invalid' };
+    const plan = deps.limits.plans[record.plan];
+    return {
+      kind: 'key',
+      keyId: record.keyId,
+      accountId: record.accountId,
+      plan: record.plan,
+      limits: record.limits ?? plan.limits,
+      ban: plan.ban,
+    };
+  }
+
+  return async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+    const caller = await identify(event);
+    const usageIdentifierKey = await deps.usageIdentifiers.valueFor(caller.kind === 'key' ? caller.plan : 'anonymous');
+    return {
+      principalId: caller.kind === 'key' ? caller.keyId : 'anonymous',
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wildcardResource(event.methodArn) }],
+      },
+      context: callerToContext(caller),
+      usageIdentifierKey,
+    };
+  };
+}
+
+/** arn:aws:execute-api:region:account:api/stage/METHOD/path → .../stage/*: one policy fits every route. */
+function wildcardResource(methodArn: string): string {
+  const [arnPrefix, apiId, stage] = methodArn.split('/');
+  return `${arnPrefix}/${apiId}/${stage}/*`;
+}

@@ -1,0 +1,11 @@
+import { ENV } from '../../lib/constructs/messages/runtime-contract.js';
+import { requireEnv } from '../shared/env.js';
+import { documentClient, limiterFromEnv, limitsConfig } from '../shared/runtime.js';
+import { DynamoDbMessageStore } from './dynamodb-message-store.js';
+import { createGetMessageHandler } from './http-handlers.js';
+
+export const handler = createGetMessageHandler({
+  limiter: limiterFromEnv(),
+  messages: new DynamoDbMessageStore(documentClient, requireEnv(ENV.messagesTable)),
+  anonymousLimits: limitsConfig().anonymous,
+});

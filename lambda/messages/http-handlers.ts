@@ -1,0 +1,86 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { callerFromContext } from '../keys/caller.js';
+import {
+  type ApiResult,
+  apiResponses,
+  type ResponseHeaders,
+  responseHeadersOf,
+  toProxyResult,
+} from '../shared/http.js';
+import { logger, metrics } from '../shared/powertools.js';
+import { type ReadMessageDeps, readMessage, unrouted } from './read-message.js';
+import { type SendMessageDeps, sendMessage } from './send-message.js';
+
+type Route = (event: APIGatewayProxyEvent, headers: ResponseHeaders) => Promise<ApiResult>;
+
+/** The middy chain shared by the API's functions: logging with request/key ids, metrics, problem answers. */
+function apiHandler(route: Route) {
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics))
+    .use(apiResponses())
+    .handler(async (event, context) => {
+      const caller = callerFromContext(event.requestContext?.authorizer);
+      const requestId = event.requestContext?.requestId ?? context.awsRequestId;
+      // Never the Authorization header or the key itself: the key id identifies the caller in logs.
+      logger.appendKeys({ requestId, keyId: caller.kind === 'key' ? caller.keyId : undefined });
+      const headers = responseHeadersOf(context);
+      return toProxyResult(await route(event, headers), headers, requestId);
+    });
+}
+
+const sourceIpOf = (event: APIGatewayProxyEvent) => event.requestContext?.identity?.sourceIp ?? 'unknown';
+
+/** requestContext.path is the path as the client sent it (with the stage); event.path is without. */
+function basePathOf(event: APIGatewayProxyEvent): string {
+  const full = event.requestContext?.path ?? event.path;
+  return full.endsWith(event.path) ? full.slice(0, full.length - event.path.length) : '';
+}
+
+export function createSendMessageHandler(deps: SendMessageDeps) {
+  return apiHandler((event, headers) =>
+    sendMessage(
+      {
+        caller: callerFromContext(event.requestContext?.authorizer),
+        sourceIp: sourceIpOf(event),
+        basePath: basePathOf(event),
+        headers: event.headers ?? {},
+        body: event.body,
+        isBase64Encoded: event.isBase64Encoded,
+      },
+      deps,
+      headers,
+    ),
+  );
+}
+
+export function createGetMessageHandler(deps: ReadMessageDeps) {
+  return apiHandler((event, headers) =>
+    readMessage(
+      {
+        caller: callerFromContext(event.requestContext?.authorizer),
+        sourceIp: sourceIpOf(event),
+        id: event.pathParameters?.id ?? '',
+      },
+      deps,
+      headers,
+    ),
+  );
+}
+
+export function createFallbackHandler(deps: Omit<ReadMessageDeps, 'messages'>) {
+  return apiHandler((event, headers) =>
+    unrouted(
+      {
+        caller: callerFromContext(event.requestContext?.authorizer),
+        sourceIp: sourceIpOf(event),
+        path: event.path ?? '/',
+      },
+      deps,
+      headers,
+    ),
+  );
+}

@@ -1,0 +1,42 @@
+import type { MessageEnvelope, MessageRecord } from './message.js';
+
+export interface MessageQueue {
+  send(envelope: MessageEnvelope): Promise<void>;
+}
+
+export type TransitionResult = 'updated' | 'already_done' | 'missing';
+
+export interface MessageStore {
+  create(record: MessageRecord): Promise<void>;
+  get(id: string): Promise<MessageRecord | undefined>;
+  /** Compensation for a request that failed before its 202: the record must not claim `queued`. */
+  remove(id: string): Promise<void>;
+  /** queued|failed → processed, exactly once; `already_done` when it was processed before. */
+  markProcessed(id: string, at: string): Promise<TransitionResult>;
+  /** queued → failed (dead-lettered). */
+  markFailed(id: string, at: string): Promise<TransitionResult>;
+}
+
+/** A stored idempotent request: the body fingerprint and the response it got. */
+export interface IdempotencyEntry {
+  readonly id: string;
+  readonly requestHash: string;
+  readonly messageId: string;
+  readonly statusCode: number;
+  readonly responseBody: string;
+  readonly location: string;
+  readonly createdAtMs: number;
+  /** DynamoDB TTL (epoch seconds); also checked on read, because expiry is lazy. */
+  readonly expiresAt: number;
+}
+
+export interface IdempotencyStore {
+  /** Claims the key; returns the existing live entry instead when there is one. */
+  claim(
+    entry: IdempotencyEntry,
+    nowMs: number,
+  ): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyEntry }>;
+  /** Replaces a stale claim (its request never completed) if it is still the one we saw. */
+  takeOver(stale: IdempotencyEntry, entry: IdempotencyEntry): Promise<boolean>;
+  release(id: string, messageId: string): Promise<void>;
+}

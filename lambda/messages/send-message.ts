@@ -1,0 +1,194 @@
+import { createHash } from 'node:crypto';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { monotonicFactory } from 'ulid';
+import type { RateLimits } from '../../lib/config/index.js';
+import type { Caller } from '../keys/caller.js';
+import type { RateLimiter } from '../rate-limits/rate-limiter.js';
+import type { Clock } from '../shared/clock.js';
+import type { ApiResult, ResponseHeaders } from '../shared/http.js';
+import { logger, metrics } from '../shared/powertools.js';
+import { HttpProblem, problems } from '../shared/problem.js';
+import { enforce, keySubject, rejected, requireKey } from './access.js';
+import { type MessageRecord, toPublicMessage } from './message.js';
+import type { IdempotencyEntry, IdempotencyStore, MessageQueue, MessageStore } from './ports.js';
+import { type RawRequest, validateSendRequest } from './validation.js';
+
+export interface MessagesConfig {
+  readonly maxBodyBytes: number;
+  readonly idempotencyTtlSeconds: number;
+  readonly retentionDays: number;
+  readonly maxReceiveCount: number;
+}
+
+export interface SendMessageDeps {
+  readonly limiter: RateLimiter;
+  readonly messages: MessageStore;
+  readonly queue: MessageQueue;
+  readonly idempotency: IdempotencyStore;
+  readonly clock: Clock;
+  readonly config: MessagesConfig;
+  readonly anonymousLimits: RateLimits;
+}
+
+export interface SendRequest extends RawRequest {
+  readonly caller: Caller;
+  readonly sourceIp: string;
+  /** Path prefix the API is served under (e.g. /v1 on the execute-api URL), for Location. */
+  readonly basePath: string;
+}
+
+/** A claim whose request never completed (e.g. the function timed out) is taken over after this. */
+const STALE_CLAIM_MS = 30_000;
+
+const nextUlid = monotonicFactory();
+export const newMessageId = (nowMs: number) => `msg_${nextUlid(nowMs)}`;
+
+/**
+ * POST /messages. Order of checks: 401 → 429 → 400 → 413. Only an accepted request consumes
+ * budget. On the critical path: one limiter write, then the record write and the enqueue side by
+ * side (an Idempotency-Key adds its claim before them). A 202 means the message is queued; any
+ * failure before it leaves no record that claims `queued` and gives the budget back.
+ */
+export async function sendMessage(
+  request: SendRequest,
+  deps: SendMessageDeps,
+  headers: ResponseHeaders,
+): Promise<ApiResult> {
+  const caller = await requireKey(
+    request.caller,
+    request.sourceIp,
+    { limiter: deps.limiter, anonymousLimits: deps.anonymousLimits },
+    headers,
+  );
+  const subject = keySubject(caller);
+
+  let valid: ReturnType<typeof validateSendRequest>;
+  try {
+    valid = validateSendRequest(request, deps.config.maxBodyBytes);
+  } catch (problem) {
+    if (!(problem instanceof HttpProblem)) throw problem;
+    // 429 comes before 400: judge the key without counting the bad request.
+    enforce(await deps.limiter.peek(subject, 'send'), headers);
+    rejected(problem.code);
+    throw problem;
+  }
+
+  const nowMs = deps.clock.now();
+  const record: MessageRecord = {
+    id: newMessageId(nowMs),
+    accountId: caller.accountId,
+    keyId: caller.keyId,
+    message: valid.message,
+    status: 'queued',
+    createdAt: new Date(nowMs).toISOString(),
+    expiresAt: Math.floor(nowMs / 1000) + deps.config.retentionDays * 86_400,
+  };
+  const accepted: ApiResult = {
+    statusCode: 202,
+    headers: { Location: `${request.basePath}/messages/${record.id}` },
+    body: toPublicMessage(record),
+  };
+
+  let claim: IdempotencyEntry | undefined;
+  if (valid.idempotencyKey !== undefined) {
+    claim = {
+      id: `${caller.keyId}#${valid.idempotencyKey}`,
+      requestHash: createHash('sha256')
+        .update(JSON.stringify({ message: valid.message }))
+        .digest('hex'),
+      messageId: record.id,
+      statusCode: accepted.statusCode,
+      responseBody: JSON.stringify(accepted.body),
+      location: `${request.basePath}/messages/${record.id}`,
+      createdAtMs: nowMs,
+      expiresAt: Math.floor(nowMs / 1000) + deps.config.idempotencyTtlSeconds,
+    };
+    const replay = await claimOrReplay(claim, subject, deps, headers);
+    if (replay) return replay;
+  }
+
+  const decision = await deps.limiter.consume(subject);
+  if (decision.outcome !== 'allowed' && claim) await deps.idempotency.release(claim.id, claim.messageId);
+  enforce(decision, headers);
+  const consumption = decision.consumption;
+
+  const [stored, queued] = await Promise.allSettled([
+    deps.messages.create(record),
+    deps.queue.send({ v: 1, id: record.id, accountId: record.accountId, createdAt: record.createdAt }),
+  ]);
+  if (stored.status === 'rejected' || queued.status === 'rejected') {
+    logger.error('message not accepted; compensating', {
+      messageId: record.id,
+      storeError: stored.status === 'rejected' ? String(stored.reason) : undefined,
+      queueError: queued.status === 'rejected' ? String(queued.reason) : undefined,
+    });
+    // A queued envelope without a record is dropped by the worker as an orphan.
+    await Promise.allSettled([
+      stored.status === 'fulfilled' ? deps.messages.remove(record.id) : Promise.resolve(),
+      consumption ? deps.limiter.refund(subject, consumption) : Promise.resolve(),
+      claim ? deps.idempotency.release(claim.id, claim.messageId) : Promise.resolve(),
+    ]);
+    if (consumption) headers.set(refundedHeaders(headers));
+    rejected('unavailable');
+    throw problems.unavailable(
+      'The message could not be queued and was not accepted; nothing was stored. Retry with backoff.',
+    );
+  }
+
+  metrics.addMetric('MessageAccepted', MetricUnit.Count, 1);
+  logger.info('message accepted', { messageId: record.id, keyId: caller.keyId });
+  return accepted;
+}
+
+/** After a refund the request no longer counts: Remaining goes back up by one. */
+function refundedHeaders(headers: ResponseHeaders): Record<string, string> {
+  const current = headers.all();
+  const remaining = Number(current['X-RateLimit-Remaining']);
+  const limit = Number(current['X-RateLimit-Limit']);
+  if (!Number.isFinite(remaining) || !Number.isFinite(limit)) return {};
+  return { 'X-RateLimit-Remaining': String(Math.min(limit, remaining + 1)) };
+}
+
+/** Claims the Idempotency-Key, or answers from the earlier request that holds it. */
+async function claimOrReplay(
+  claim: IdempotencyEntry,
+  subject: ReturnType<typeof keySubject>,
+  deps: SendMessageDeps,
+  headers: ResponseHeaders,
+): Promise<ApiResult | undefined> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const result = await deps.idempotency.claim(claim, deps.clock.now());
+    if (result.claimed) return undefined;
+    const existing = result.existing;
+
+    // A replay is judged but never counted: only a ban refuses it.
+    enforce(await deps.limiter.peek(subject, 'read'), headers);
+    if (existing.requestHash !== claim.requestHash) {
+      rejected('idempotency_conflict');
+      throw problems.conflict(
+        'idempotency_conflict',
+        'This Idempotency-Key was already used with a different request body. Use a new key for a new message.',
+      );
+    }
+    const original = await deps.messages.get(existing.messageId);
+    if (original) {
+      return {
+        statusCode: existing.statusCode,
+        headers: { Location: existing.location, 'Idempotent-Replayed': 'true' },
+        body: JSON.parse(existing.responseBody),
+      };
+    }
+    if (deps.clock.now() - existing.createdAtMs < STALE_CLAIM_MS) {
+      throw new HttpProblem({
+        status: 409,
+        code: 'idempotency_in_progress',
+        title: 'Conflict',
+        detail: 'A request with this Idempotency-Key is still being processed. Retry shortly.',
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    // The earlier request never completed: take its claim over and handle this one as new.
+    if (await deps.idempotency.takeOver(existing, claim)) return undefined;
+  }
+  throw problems.unavailable('The Idempotency-Key is contended; retry shortly.');
+}

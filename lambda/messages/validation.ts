@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { type FieldError, HttpProblem, problems } from '../shared/problem.js';
+
+export interface RawRequest {
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly body: string | null;
+  readonly isBase64Encoded: boolean;
+}
+
+export interface ValidSendRequest {
+  readonly message: string;
+  /** The exact body bytes' SHA-256 is not used: replays compare the parsed message instead. */
+  readonly idempotencyKey: string | undefined;
+}
+
+const sendBodySchema = z.object({ message: z.string() }).strict();
+
+export function header(headers: RawRequest['headers'], name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === wanted) return value;
+  }
+  return undefined;
+}
+
+/** `application/json`, case-insensitive, with optional parameters such as charset=utf-8. */
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const [type, ...params] = contentType.split(';');
+  if (type?.trim().toLowerCase() !== 'application/json') return false;
+  return params.every((p) => {
+    const [k, v] = p.split('=').map((s) => s.trim().toLowerCase());
+    return k !== 'charset' || v === 'utf-8' || v === 'utf8' || v === '"utf-8"';
+  });
+}
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * Validates a send request in the documented order: media type, encoding, JSON, fields, then size.
+ * Pure: no I/O, so the limiter can decide 429-before-400 without spending budget on bad requests.
+ */
+export function validateSendRequest(request: RawRequest, maxBodyBytes: number): ValidSendRequest {
+  const contentType = header(request.headers, 'content-type');
+  if (!isJsonMediaType(contentType)) {
+    throw problems.badRequest(
+      'unsupported_media_type',
+      contentType
+        ? `Content-Type must be application/json, got "${contentType.slice(0, 100)}".`
+        : 'Content-Type: application/json is required.',
+    );
+  }
+
+  const idempotencyKey = header(request.headers, 'idempotency-key');
+  if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+    throw problems.badRequest(
+      'invalid_idempotency_key',
+      'Idempotency-Key must be 1 to 255 printable ASCII characters.',
+    );
+  }
+
+  const bytes = bodyBytes(request);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw problems.badRequest('invalid_encoding', 'The request body is not valid UTF-8.');
+  }
+  if (text.trim() === '') throw problems.badRequest('invalid_json', 'The request body is empty; send a JSON object.');
+
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw problems.badRequest('invalid_json', `The request body is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw problems.badRequest('invalid_json', 'The request body must be a JSON object such as {"message": "Hello"}.');
+  }
+
+  const fieldErrors = fieldErrorsOf(parsed as Record<string, unknown>);
+  if (fieldErrors.length > 0) {
+    const first = fieldErrors[0] as FieldError & { code: 'missing_field' | 'invalid_field' | 'unknown_field' };
+    throw problems.badRequest(
+      first.code,
+      fieldErrors.map((e) => `${e.field}: ${e.message}`).join('; '),
+      fieldErrors.map(({ field, message }) => ({ field, message })),
+    );
+  }
+
+  if (bytes.byteLength > maxBodyBytes) throw problems.payloadTooLarge(maxBodyBytes);
+  return { message: (parsed as { message: string }).message, idempotencyKey };
+}
+
+function bodyBytes(request: RawRequest): Uint8Array {
+  if (request.body === null) return new Uint8Array();
+  return request.isBase64Encoded ? Buffer.from(request.body, 'base64') : Buffer.from(request.body, 'utf8');
+}
+
+type CodedFieldError = FieldError & { code: 'missing_field' | 'invalid_field' | 'unknown_field' };
+
+function fieldErrorsOf(body: Record<string, unknown>): CodedFieldError[] {
+  const result = sendBodySchema.safeParse(body);
+  const errors: CodedFieldError[] = [];
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      if (issue.code === 'unrecognized_keys') {
+        for (const key of issue.keys) {
+          errors.push({
+            field: key,
+            message: 'is not a known field (only "message" is accepted)',
+            code: 'unknown_field',
+          });
+        }
+      } else if (issue.path[0] === 'message' && body.message === undefined) {
+        errors.push({ field: 'message', message: 'is required', code: 'missing_field' });
+      } else {
+        errors.push({ field: String(issue.path[0] ?? ''), message: 'must be a string', code: 'invalid_field' });
+      }
+    }
+  } else if (result.data.message.length === 0) {
+    errors.push({ field: 'message', message: 'must not be empty', code: 'invalid_field' });
+  }
+  // Missing and wrongly-typed fields come before unknown ones, so `code` names the most useful fix.
+  const rank = { missing_field: 0, invalid_field: 1, unknown_field: 2 } as const;
+  return errors.sort((a, b) => rank[a.code] - rank[b.code]);
+}
+
+export { HttpProblem };

@@ -1,0 +1,59 @@
+/** The persisted state of one limiter subject: an API key (`key#<id>`) or an anonymous client IP (`ip#<addr>`). */
+export interface LimiterItem {
+  readonly id: string;
+  /** Absent for anonymous subjects; `revoked` refuses a key at once, whatever the authorizer cached. */
+  readonly status?: 'active' | 'revoked';
+  readonly minuteWindow: number;
+  readonly minuteCount: number;
+  readonly dayWindow: number;
+  readonly dayCount: number;
+  /** Start (epoch ms) of the rolling minute in which 429 refusals are counted. */
+  readonly strikeWindowStart?: number;
+  readonly strikeCount?: number;
+  /** Epoch ms until which the subject is banned. */
+  readonly banUntil?: number;
+}
+
+export interface ConsumeCondition {
+  readonly minuteWindow: number;
+  readonly dayWindow: number;
+  readonly perMinute: number;
+  readonly perDay: number;
+  readonly nowMs: number;
+}
+
+export interface Counts {
+  readonly minuteCount: number;
+  readonly dayCount: number;
+}
+
+/**
+ * Storage port of the limiter. The hot path is `tryConsume`: one conditional write that counts the
+ * request only when the subject is active, not banned, in the current windows and below its limits.
+ */
+export interface LimiterStore {
+  tryConsume(id: string, condition: ConsumeCondition): Promise<Counts | undefined>;
+  get(id: string): Promise<LimiterItem | undefined>;
+  /**
+   * Writes the windows and counts of `next` only if the stored windows and counts still equal
+   * those of `expected` (or the item is absent when `expected` is undefined). Other attributes stay.
+   */
+  replaceCounts(
+    id: string,
+    expected: LimiterItem | undefined,
+    next: Counts & { minuteWindow: number; dayWindow: number },
+    expiresAtSeconds?: number,
+  ): Promise<boolean>;
+  /** Adds a strike if the strike window still starts at `windowStart`; returns the new count, or undefined on a mismatch. */
+  addStrike(id: string, windowStart: number): Promise<number | undefined>;
+  /** Starts a new strike window with one strike if the current one still starts at `expectedStart`. */
+  restartStrikes(id: string, expectedStart: number | undefined, nowMs: number): Promise<boolean>;
+  /** Bans until `untilMs` unless already banned past `nowMs`; clears strikes. */
+  ban(id: string, untilMs: number, nowMs: number): Promise<void>;
+  /** Gives back one request in the given windows (best effort: nothing when a window has rolled over). */
+  refund(id: string, windows: { minuteWindow: number; dayWindow: number }): Promise<void>;
+  /** Sets the status of a key subject (used by revocation and by seeding). */
+  setStatus(id: string, status: 'active' | 'revoked'): Promise<void>;
+  /** Clears a ban and its strikes. */
+  liftBan(id: string): Promise<void>;
+}

@@ -1,0 +1,248 @@
+import type { BanPolicy, RateLimits } from '../../lib/config/index.js';
+import type { Clock } from '../shared/clock.js';
+import type { Counts, LimiterItem, LimiterStore } from './limiter-store.js';
+import { dayWindowEndMs, minuteWindowEndMs, windowsAt } from './windows.js';
+
+export interface LimiterSubject {
+  readonly id: string;
+  readonly limits: RateLimits;
+  /** Bans apply to keys; anonymous subjects are only rate limited. */
+  readonly ban?: BanPolicy;
+  /** Keys are created active by the control plane; anonymous subjects are created on first use. */
+  readonly kind: 'key' | 'anonymous';
+}
+
+export interface WindowUsage {
+  readonly name: 'minute' | 'day';
+  readonly limit: number;
+  readonly used: number;
+  readonly windowSeconds: number;
+  /** Epoch ms at which the window resets. */
+  readonly resetMs: number;
+}
+
+export interface LimiterState {
+  readonly minute: WindowUsage;
+  readonly day: WindowUsage;
+  readonly nowMs: number;
+  /** Set while banned: epoch ms at which the ban ends. */
+  readonly bannedUntilMs?: number;
+}
+
+/** Windows in which a consumed request was counted, for a refund. */
+export interface Consumption {
+  readonly minuteWindow: number;
+  readonly dayWindow: number;
+}
+
+export type LimiterDecision =
+  | { readonly outcome: 'allowed'; readonly state: LimiterState; readonly consumption?: Consumption }
+  | {
+      readonly outcome: 'rate_limited';
+      readonly state: LimiterState;
+      readonly window: 'minute' | 'day';
+      readonly retryAfterSeconds: number;
+    }
+  | { readonly outcome: 'banned'; readonly state: LimiterState; readonly retryAfterSeconds: number }
+  | { readonly outcome: 'revoked'; readonly state: LimiterState };
+
+/** How a request that is not counted is judged: a send is refused at the limit, a read only when banned. */
+export type PeekMode = 'send' | 'read';
+
+export class LimiterContentionError extends Error {
+  constructor(id: string) {
+    super(`rate limiter state of ${id} kept changing under concurrent writes`);
+    this.name = 'LimiterContentionError';
+  }
+}
+
+const MAX_ATTEMPTS = 8;
+const STRIKE_WINDOW_MS = 60_000;
+/** Anonymous items are kept a day past their window (TTL), so they vanish on their own. */
+const anonymousExpiry = (dayWindow: number) => Math.floor(dayWindowEndMs(dayWindow + 1) / 1000);
+
+/**
+ * Exact fixed-window limiter (design §2). Only accepted requests consume budget; the common case
+ * is one conditional write, and only a refused write reads the item to classify why.
+ */
+export class RateLimiter {
+  constructor(
+    private readonly store: LimiterStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Counts one request if the subject may make it. */
+  async consume(subject: LimiterSubject): Promise<LimiterDecision> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const nowMs = this.clock.now();
+      const windows = windowsAt(nowMs);
+      const counted = await this.store.tryConsume(subject.id, {
+        minuteWindow: windows.minute,
+        dayWindow: windows.day,
+        perMinute: subject.limits.perMinute,
+        perDay: subject.limits.perDay,
+        nowMs,
+      });
+      if (counted) {
+        return this.allowed(subject, nowMs, counted, { minuteWindow: windows.minute, dayWindow: windows.day });
+      }
+
+      const item = await this.store.get(subject.id);
+      const refusal = await this.refusal(subject, item, nowMs, 'send');
+      if (refusal) return refusal;
+      if (!item && subject.kind === 'key') {
+        // The control plane creates key items; a key without one was never issued properly.
+        return { outcome: 'revoked', state: this.stateOf(subject, nowMs, undefined) };
+      }
+
+      // Below the limits: the windows rolled over, the item is new, or we raced another request.
+      const current = rolled(item, windows);
+      const next = {
+        minuteWindow: windows.minute,
+        dayWindow: windows.day,
+        minuteCount: current.minuteCount + 1,
+        dayCount: current.dayCount + 1,
+      };
+      const expiry = subject.kind === 'anonymous' ? anonymousExpiry(windows.day) : undefined;
+      if (await this.store.replaceCounts(subject.id, item, next, expiry)) {
+        return this.allowed(subject, nowMs, next, { minuteWindow: windows.minute, dayWindow: windows.day });
+      }
+    }
+    throw new LimiterContentionError(subject.id);
+  }
+
+  /** Judges a request without counting it (invalid requests, reads, idempotent replays). */
+  async peek(subject: LimiterSubject, mode: PeekMode): Promise<LimiterDecision> {
+    const nowMs = this.clock.now();
+    const item = await this.store.get(subject.id);
+    const refusal = await this.refusal(subject, item, nowMs, mode);
+    if (refusal) return refusal;
+    if (!item && subject.kind === 'key') return { outcome: 'revoked', state: this.stateOf(subject, nowMs, undefined) };
+    return { outcome: 'allowed', state: this.stateOf(subject, nowMs, item) };
+  }
+
+  /** Gives back a request that was counted but then failed (e.g. the queue was unavailable). */
+  async refund(subject: LimiterSubject, consumption: Consumption): Promise<void> {
+    await this.store.refund(subject.id, consumption);
+  }
+
+  private async refusal(
+    subject: LimiterSubject,
+    item: LimiterItem | undefined,
+    nowMs: number,
+    mode: PeekMode,
+  ): Promise<LimiterDecision | undefined> {
+    if (item?.status === 'revoked') return { outcome: 'revoked', state: this.stateOf(subject, nowMs, item) };
+    if (item?.banUntil !== undefined && item.banUntil > nowMs) return this.banned(subject, nowMs, item, item.banUntil);
+    if (mode === 'read') return undefined;
+
+    const state = this.stateOf(subject, nowMs, item);
+    const blocking = [state.minute, state.day].find((w) => w.used >= w.limit);
+    if (!blocking) return undefined;
+
+    const banUntil = await this.strike(subject, item, nowMs);
+    if (banUntil !== undefined) return this.banned(subject, nowMs, item, banUntil);
+    return {
+      outcome: 'rate_limited',
+      state,
+      window: blocking.name,
+      retryAfterSeconds: secondsUntil(blocking.resetMs, nowMs),
+    };
+  }
+
+  /** Records a 429 refusal; returns the ban end when this refusal crossed the threshold. */
+  private async strike(
+    subject: LimiterSubject,
+    item: LimiterItem | undefined,
+    nowMs: number,
+  ): Promise<number | undefined> {
+    const policy = subject.ban;
+    if (!policy || !item) return undefined;
+    const windowStart = item.strikeWindowStart;
+    let strikes: number | undefined;
+    if (windowStart !== undefined && nowMs - windowStart < STRIKE_WINDOW_MS) {
+      strikes = await this.store.addStrike(subject.id, windowStart);
+    }
+    if (strikes === undefined) {
+      // The strike window expired (or another request restarted it): start a new one.
+      if (await this.store.restartStrikes(subject.id, windowStart, nowMs)) strikes = 1;
+      else
+        strikes = await this.store.addStrike(
+          subject.id,
+          (await this.store.get(subject.id))?.strikeWindowStart ?? nowMs,
+        );
+    }
+    if (strikes !== undefined && strikes > policy.threshold) {
+      const until = nowMs + policy.durationSeconds * 1000;
+      await this.store.ban(subject.id, until, nowMs);
+      return until;
+    }
+    return undefined;
+  }
+
+  private allowed(subject: LimiterSubject, nowMs: number, counts: Counts, consumption: Consumption): LimiterDecision {
+    const windows = windowsAt(nowMs);
+    return {
+      outcome: 'allowed',
+      consumption,
+      state: this.stateOf(subject, nowMs, {
+        id: subject.id,
+        minuteWindow: windows.minute,
+        dayWindow: windows.day,
+        minuteCount: counts.minuteCount,
+        dayCount: counts.dayCount,
+      }),
+    };
+  }
+
+  private banned(
+    subject: LimiterSubject,
+    nowMs: number,
+    item: LimiterItem | undefined,
+    untilMs: number,
+  ): LimiterDecision {
+    return {
+      outcome: 'banned',
+      state: { ...this.stateOf(subject, nowMs, item), bannedUntilMs: untilMs },
+      retryAfterSeconds: secondsUntil(untilMs, nowMs),
+    };
+  }
+
+  private stateOf(subject: LimiterSubject, nowMs: number, item: LimiterItem | undefined): LimiterState {
+    const windows = windowsAt(nowMs);
+    const counts = rolled(item, windows);
+    return {
+      nowMs,
+      minute: {
+        name: 'minute',
+        limit: subject.limits.perMinute,
+        used: counts.minuteCount,
+        windowSeconds: 60,
+        resetMs: minuteWindowEndMs(windows.minute),
+      },
+      day: {
+        name: 'day',
+        limit: subject.limits.perDay,
+        used: counts.dayCount,
+        windowSeconds: 86_400,
+        resetMs: dayWindowEndMs(windows.day),
+      },
+    };
+  }
+}
+
+/** Counts of the current windows: a count from an earlier window no longer applies. */
+function rolled(item: LimiterItem | undefined, windows: { minute: number; day: number }): Counts {
+  return {
+    minuteCount: item && item.minuteWindow === windows.minute ? item.minuteCount : 0,
+    dayCount: item && item.dayWindow === windows.day ? item.dayCount : 0,
+  };
+}
+
+/** Whole seconds until `targetMs`, at least 1 (Retry-After). */
+export function secondsUntil(targetMs: number, nowMs: number): number {
+  return Math.max(1, Math.ceil((targetMs - nowMs) / 1000));
+}
+
+export const keySubjectId = (keyId: string) => `key#${keyId}`;
+export const anonymousSubjectId = (ip: string) => `ip#${ip}`;

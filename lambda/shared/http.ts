@@ -1,0 +1,85 @@
+import type middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { logger } from './powertools.js';
+import { HttpProblem } from './problem.js';
+
+/** Headers gathered while handling a request (rate-limit headers) that every answer carries, errors included. */
+export class ResponseHeaders {
+  private readonly values: Record<string, string> = {};
+  set(headers: Readonly<Record<string, string>>): void {
+    Object.assign(this.values, headers);
+  }
+  all(): Record<string, string> {
+    return { ...this.values };
+  }
+}
+
+export interface ApiResult {
+  readonly statusCode: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body: unknown;
+}
+
+const JSON_TYPE = 'application/json';
+
+/** One bag per invocation, keyed by the Lambda context object middy passes to the handler. */
+const bags = new WeakMap<Context, ResponseHeaders>();
+
+/**
+ * Middy middleware that turns results and HttpProblems into API Gateway proxy results: JSON or
+ * problem+json bodies, X-Request-Id, and the collected rate-limit headers on every response.
+ * Anything unexpected is logged and answered as a 500 problem without internals.
+ */
+export function apiResponses(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> {
+  const requestIdOf = (request: middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>) =>
+    request.event.requestContext?.requestId ?? request.context.awsRequestId;
+
+  return {
+    before: (request) => {
+      bags.set(request.context, new ResponseHeaders());
+    },
+    onError: (request) => {
+      const error = request.error;
+      const collected = bags.get(request.context)?.all() ?? {};
+      const requestId = requestIdOf(request);
+      let problem: HttpProblem;
+      if (error instanceof HttpProblem) {
+        problem = error;
+      } else {
+        logger.error('unhandled error', { error: error as Error });
+        problem = new HttpProblem({
+          status: 500,
+          code: 'internal_error',
+          title: 'Internal Server Error',
+          detail: `Something went wrong on our side. Quote request id ${requestId} if you contact support.`,
+        });
+      }
+      request.response = {
+        statusCode: problem.status,
+        headers: {
+          ...collected,
+          ...problem.headers,
+          'Content-Type': 'application/problem+json',
+          'X-Request-Id': requestId,
+        },
+        body: JSON.stringify(problem.toBody(requestId)),
+      };
+    },
+  };
+}
+
+/** The collected headers of the current invocation, for the handler to add to. */
+export function responseHeadersOf(context: Context): ResponseHeaders {
+  const bag = bags.get(context);
+  if (!bag) throw new Error('apiResponses() middleware must run first');
+  return bag;
+}
+
+/** Renders a successful ApiResult with the collected headers. */
+export function toProxyResult(result: ApiResult, headers: ResponseHeaders, requestId: string): APIGatewayProxyResult {
+  return {
+    statusCode: result.statusCode,
+    headers: { ...headers.all(), ...result.headers, 'Content-Type': JSON_TYPE, 'X-Request-Id': requestId },
+    body: JSON.stringify(result.body),
+  };
+}

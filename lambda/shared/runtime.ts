@@ -1,0 +1,15 @@
+import { ENV } from '../../lib/constructs/messages/runtime-contract.js';
+import type { LimitsConfig } from '../keys/authorize.js';
+import { DynamoDbLimiterStore } from '../rate-limits/dynamodb-limiter-store.js';
+import { RateLimiter } from '../rate-limits/rate-limiter.js';
+import { systemClock } from './clock.js';
+import { createDocumentClient } from './dynamodb.js';
+import { requireEnv, requireJsonEnv } from './env.js';
+
+/** Module-scoped SDK clients and ports built from the environment, once per cold start. */
+export const documentClient = createDocumentClient();
+
+export const limitsConfig = () => requireJsonEnv<LimitsConfig>(ENV.limitsConfig);
+
+export const limiterFromEnv = () =>
+  new RateLimiter(new DynamoDbLimiterStore(documentClient, requireEnv(ENV.rateLimitsTable)), systemClock);

@@ -1,0 +1,278 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayRequestAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import { gatewayProblemBody, gatewayResponse } from '../lib/constructs/messages/gateway-responses.js';
+import type { UsagePlans } from './usage-plans.js';
+
+export type LambdaFunction<E, R> = (event: E, context: Context) => Promise<R>;
+
+export interface LocalRoute {
+  readonly method: string;
+  /** API Gateway resource, e.g. /messages/{id}; `{proxy+}` matches the rest of the path. */
+  readonly resource: string;
+  readonly handler: LambdaFunction<APIGatewayProxyEvent, APIGatewayProxyResult>;
+}
+
+export interface LocalApiGatewayOptions {
+  readonly port: number;
+  readonly routes: readonly LocalRoute[];
+  /** Serves every method and path no route serves (API Gateway: ANY /{proxy+}). */
+  readonly fallback: LambdaFunction<APIGatewayProxyEvent, APIGatewayProxyResult>;
+  readonly authorizer: LambdaFunction<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>;
+  readonly usagePlans: UsagePlans;
+  readonly stage?: string;
+}
+
+/** API Gateway's payload limit for REST APIs. */
+const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+const ARN_PREFIX = 'arn:aws:execute-api:local:000000000000:local';
+
+/**
+ * Plays API Gateway (REST, Lambda proxy) on 127.0.0.1 with the same handler modules as on AWS:
+ * REQUEST authorizer → usage-plan backstop → Lambda proxy event, and the configured gateway
+ * responses when one of those steps answers instead of a handler.
+ */
+export async function startLocalApiGateway(
+  options: LocalApiGatewayOptions,
+): Promise<{ url: string; server: Server; stop(): Promise<void> }> {
+  const stage = options.stage ?? 'v1';
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      console.error('local API gateway error', error);
+      if (!res.headersSent) sendGatewayResponse(res, 'DEFAULT_5XX', randomUUID());
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestId = randomUUID();
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const body = await readBody(req);
+    if (body === 'too_large') return sendGatewayResponse(res, 'REQUEST_TOO_LARGE', requestId, { connection: 'close' });
+
+    const { route, pathParameters } = match(options.routes, method, url.pathname);
+    const resource = route?.resource ?? '/{proxy+}';
+    const headers = singleValueHeaders(req);
+    const multiValueHeaders = multiValue(req);
+    const query = Object.fromEntries(url.searchParams);
+    const sourceIp = req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1';
+
+    let authorization: APIGatewayAuthorizerResult;
+    try {
+      authorization = await options.authorizer(
+        {
+          type: 'REQUEST',
+          methodArn: `${ARN_PREFIX}/${stage}/${method}${url.pathname}`,
+          resource,
+          path: url.pathname,
+          httpMethod: method,
+          headers,
+          multiValueHeaders,
+          queryStringParameters: Object.keys(query).length ? query : null,
+          multiValueQueryStringParameters: null,
+          pathParameters: pathParameters ?? null,
+          stageVariables: null,
+          requestContext: requestContext(requestId, method, url.pathname, resource, stage, sourceIp, null),
+        } as APIGatewayRequestAuthorizerEvent,
+        lambdaContext('authorizer', requestId),
+      );
+    } catch (error) {
+      if ((error as Error).message === 'Unauthorized') return sendGatewayResponse(res, 'UNAUTHORIZED', requestId);
+      console.error('authorizer failed', error);
+      return sendGatewayResponse(res, 'AUTHORIZER_FAILURE', requestId);
+    }
+    if (!allows(authorization)) return sendGatewayResponse(res, 'ACCESS_DENIED', requestId);
+
+    const verdict = options.usagePlans.admit(authorization.usageIdentifierKey ?? undefined);
+    if (verdict === 'INVALID_API_KEY') return sendGatewayResponse(res, 'DEFAULT_4XX', requestId);
+    if (verdict !== 'ok') return sendGatewayResponse(res, verdict, requestId);
+
+    const event: APIGatewayProxyEvent = {
+      resource,
+      path: url.pathname,
+      httpMethod: method,
+      headers,
+      multiValueHeaders,
+      queryStringParameters: Object.keys(query).length ? query : null,
+      multiValueQueryStringParameters: null,
+      pathParameters: pathParameters ?? (route ? null : { proxy: url.pathname.slice(1) }),
+      stageVariables: null,
+      body: body.text,
+      isBase64Encoded: body.isBase64Encoded,
+      requestContext: requestContext(requestId, method, url.pathname, resource, stage, sourceIp, {
+        ...(authorization.context ?? {}),
+        principalId: authorization.principalId,
+      }),
+    };
+    let result: APIGatewayProxyResult;
+    try {
+      result = await (route?.handler ?? options.fallback)(event, lambdaContext(resource, requestId));
+    } catch (error) {
+      // API Gateway answers a failed invocation with the DEFAULT_5XX gateway response.
+      console.error('handler failed', error);
+      return sendGatewayResponse(res, 'DEFAULT_5XX', requestId);
+    }
+    const responseHeaders: Record<string, string | string[]> = { 'x-amzn-RequestId': requestId };
+    for (const [k, v] of Object.entries(result.headers ?? {})) responseHeaders[k] = String(v);
+    for (const [k, v] of Object.entries(result.multiValueHeaders ?? {})) responseHeaders[k] = v.map(String);
+    res.writeHead(result.statusCode, responseHeaders);
+    res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    server,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function sendGatewayResponse(
+  res: ServerResponse,
+  type: string,
+  requestId: string,
+  extraHeaders: Record<string, string> = {},
+): void {
+  const def = gatewayResponse(type);
+  res.writeHead(def.statusCode, { ...def.headers, ...extraHeaders, 'x-amzn-RequestId': requestId });
+  res.end(gatewayProblemBody(def, requestId));
+}
+
+async function readBody(
+  req: IncomingMessage,
+): Promise<{ text: string | null; isBase64Encoded: boolean } | 'too_large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_PAYLOAD_BYTES) return 'too_large';
+    chunks.push(chunk as Buffer);
+  }
+  if (size === 0) return { text: null, isBase64Encoded: false };
+  const bytes = Buffer.concat(chunks);
+  try {
+    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), isBase64Encoded: false };
+  } catch {
+    // Bytes that are not UTF-8 reach the handler unaltered, base64-encoded.
+    return { text: bytes.toString('base64'), isBase64Encoded: true };
+  }
+}
+
+function match(
+  routes: readonly LocalRoute[],
+  method: string,
+  path: string,
+): { route?: LocalRoute; pathParameters?: Record<string, string> } {
+  const segments = path.split('/').filter(Boolean);
+  for (const route of routes) {
+    if (route.method !== method) continue;
+    const parts = route.resource.split('/').filter(Boolean);
+    if (parts.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    const ok = parts.every((part, i) => {
+      const segment = segments[i] as string;
+      if (part.startsWith('{') && part.endsWith('}')) {
+        params[part.slice(1, -1)] = decodeURIComponent(segment);
+        return true;
+      }
+      return part === segment;
+    });
+    if (ok) return { route, ...(Object.keys(params).length ? { pathParameters: params } : {}) };
+  }
+  return {};
+}
+
+function singleValueHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) out[req.rawHeaders[i] as string] = req.rawHeaders[i + 1] as string;
+  return out;
+}
+
+function multiValue(req: IncomingMessage): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i] as string;
+    (out[name] ??= []).push(req.rawHeaders[i + 1] as string);
+  }
+  return out;
+}
+
+function allows(result: APIGatewayAuthorizerResult): boolean {
+  return result.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Allow');
+}
+
+function requestContext(
+  requestId: string,
+  method: string,
+  path: string,
+  resourcePath: string,
+  stage: string,
+  sourceIp: string,
+  authorizer: Record<string, unknown> | null,
+): APIGatewayProxyEvent['requestContext'] {
+  return {
+    accountId: '000000000000',
+    apiId: 'local',
+    authorizer,
+    httpMethod: method,
+    // Served at the root locally, as behind a custom domain with an empty base path mapping.
+    path,
+    protocol: 'HTTP/1.1',
+    requestId,
+    requestTimeEpoch: Date.now(),
+    resourceId: 'local',
+    resourcePath,
+    stage,
+    identity: {
+      sourceIp,
+      accessKey: null,
+      accountId: null,
+      apiKey: null,
+      apiKeyId: null,
+      caller: null,
+      clientCert: null,
+      cognitoAuthenticationProvider: null,
+      cognitoAuthenticationType: null,
+      cognitoIdentityId: null,
+      cognitoIdentityPoolId: null,
+      principalOrgId: null,
+      user: null,
+      userAgent: null,
+      userArn: null,
+    },
+  } as APIGatewayProxyEvent['requestContext'];
+}
+
+function lambdaContext(functionName: string, requestId: string): Context {
+  const deadline = Date.now() + 10_000;
+  return {
+    awsRequestId: requestId,
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: `local-${functionName.replace(/[^A-Za-z0-9-]/g, '')}`,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:local`,
+    logGroupName: '/local',
+    logStreamName: 'local',
+    memoryLimitInMB: '512',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => {},
+    fail: () => {},
+    succeed: () => {},
+  };
+}

@@ -1,0 +1,130 @@
+import type { AddressInfo } from 'node:net';
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DynamoDBClient,
+  ListTablesCommand,
+} from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import dynalite from 'dynalite';
+import { startFauxqs } from 'fauxqs';
+import { TABLE_KEYS } from '../lib/constructs/messages/runtime-contract.js';
+
+/** Emulators answer any credentials; these keep the SDK from looking for real ones. */
+export const LOCAL_AWS = {
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+} as const;
+
+export interface RunningService {
+  readonly endpoint: string;
+  stop(): Promise<void>;
+}
+
+/** dynalite (DynamoDB) on 127.0.0.1; in memory, or persisted in LevelDB under `path`. */
+export async function startDynamoDb(options: { port?: number; path?: string } = {}): Promise<RunningService> {
+  const server = dynalite({
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+    ...(options.path ? { path: options.path } : {}),
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** fauxqs (SQS) on 127.0.0.1 (its CLI would bind every interface). */
+export async function startSqs(options: { port?: number } = {}): Promise<RunningService> {
+  const server = await startFauxqs({ port: options.port ?? 0, host: '127.0.0.1', logger: false });
+  return { endpoint: `http://127.0.0.1:${server.port}`, stop: () => server.stop() };
+}
+
+export const LOCAL_TABLE_NAMES = {
+  apiKeys: 'ApiKeys',
+  accounts: 'Accounts',
+  rateLimits: 'RateLimits',
+  messages: 'Messages',
+  idempotency: 'Idempotency',
+} as const;
+
+/** The tables of the data stack, from the same key definitions the construct uses. */
+export async function createTables(endpoint: string): Promise<void> {
+  const client = new DynamoDBClient({ ...LOCAL_AWS, endpoint });
+  const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
+  const simple = (name: string, partitionKey: string): CreateTableCommandInput => ({
+    TableName: name,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [{ AttributeName: partitionKey, AttributeType: 'S' }],
+    KeySchema: [{ AttributeName: partitionKey, KeyType: 'HASH' }],
+  });
+  const index = TABLE_KEYS.apiKeys.accountIndex;
+  const definitions: CreateTableCommandInput[] = [
+    {
+      ...simple(LOCAL_TABLE_NAMES.apiKeys, TABLE_KEYS.apiKeys.partitionKey),
+      AttributeDefinitions: [
+        { AttributeName: TABLE_KEYS.apiKeys.partitionKey, AttributeType: 'S' },
+        { AttributeName: index.partitionKey, AttributeType: 'S' },
+        { AttributeName: index.sortKey, AttributeType: 'S' },
+      ],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+    },
+    simple(LOCAL_TABLE_NAMES.accounts, TABLE_KEYS.accounts.partitionKey),
+    simple(LOCAL_TABLE_NAMES.rateLimits, TABLE_KEYS.rateLimits.partitionKey),
+    simple(LOCAL_TABLE_NAMES.messages, TABLE_KEYS.messages.partitionKey),
+    simple(LOCAL_TABLE_NAMES.idempotency, TABLE_KEYS.idempotency.partitionKey),
+  ];
+  for (const definition of definitions) {
+    if (!existing.has(definition.TableName as string)) await client.send(new CreateTableCommand(definition));
+  }
+  client.destroy();
+}
+
+export interface LocalQueues {
+  readonly queueUrl: string;
+  readonly deadLetterQueueUrl: string;
+}
+
+/** The messages queue and its DLQ, with the same redrive policy as on AWS. */
+export async function createQueues(
+  endpoint: string,
+  options: { maxReceiveCount: number; visibilityTimeoutSeconds: number },
+): Promise<LocalQueues> {
+  const client = new SQSClient({ ...LOCAL_AWS, endpoint });
+  const dlq = await client.send(
+    new CreateQueueCommand({ QueueName: 'messages-dlq', Attributes: { MessageRetentionPeriod: String(14 * 86_400) } }),
+  );
+  const dlqArn = (
+    await client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))
+  ).Attributes?.QueueArn;
+  const queue = await client.send(
+    new CreateQueueCommand({
+      QueueName: 'messages',
+      Attributes: {
+        VisibilityTimeout: String(options.visibilityTimeoutSeconds),
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: options.maxReceiveCount }),
+      },
+    }),
+  );
+  client.destroy();
+  return { queueUrl: queue.QueueUrl as string, deadLetterQueueUrl: dlq.QueueUrl as string };
+}

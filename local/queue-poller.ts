@@ -1,0 +1,132 @@
+import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+
+type Worker = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
+
+/**
+ * What the Lambda SQS event source mapping does on AWS: long-polls the queue, invokes the worker
+ * with a batch, deletes the records it did not report as failures, and leaves failures to come
+ * back after the visibility timeout (and to the DLQ after maxReceiveCount).
+ */
+export class QueuePoller {
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private inFlight: AbortController | undefined;
+
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly queueUrl: string,
+    private readonly queueArn: string,
+    private readonly worker: Worker,
+    private readonly options: { batchSize: number; waitTimeSeconds: number } = { batchSize: 10, waitTimeSeconds: 1 },
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.inFlight?.abort();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      try {
+        await this.pollOnce();
+      } catch (error) {
+        if (!this.running) break;
+        // Queue unreachable (e.g. stopped in a fault test): back off, like the event source does.
+        console.error(`queue poller: ${(error as Error).name}: ${(error as Error).message}`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  /** One receive → invoke → delete cycle; returns how many messages it handled. */
+  async pollOnce(): Promise<number> {
+    this.inFlight = new AbortController();
+    const received = await this.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: this.queueUrl,
+        MaxNumberOfMessages: this.options.batchSize,
+        WaitTimeSeconds: this.options.waitTimeSeconds,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+      { abortSignal: this.inFlight.signal },
+    );
+    const messages = received.Messages ?? [];
+    if (messages.length === 0) return 0;
+    const event: SQSEvent = { Records: messages.map((m) => this.toRecord(m)) };
+    let failed: Set<string>;
+    try {
+      const response = await this.worker(event, workerContext());
+      failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+    } catch (error) {
+      console.error('worker invocation failed; the whole batch will be retried', error);
+      return messages.length;
+    }
+    const done = messages.filter((m) => !failed.has(m.MessageId as string));
+    if (done.length > 0) {
+      await this.sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: this.queueUrl,
+          Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle as string })),
+        }),
+      );
+    }
+    return messages.length;
+  }
+
+  private toRecord(message: Message): SQSRecord {
+    const attributes = message.Attributes ?? {};
+    return {
+      messageId: message.MessageId as string,
+      receiptHandle: message.ReceiptHandle as string,
+      body: message.Body ?? '',
+      attributes: {
+        ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
+        SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
+        SenderId: attributes.SenderId ?? 'local',
+        ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+      },
+      messageAttributes: Object.fromEntries(
+        Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
+          name,
+          {
+            stringValue: value.StringValue,
+            dataType: value.DataType ?? 'String',
+            stringListValues: [],
+            binaryListValues: [],
+          },
+        ]),
+      ),
+      md5OfBody: message.MD5OfBody ?? '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: this.queueArn,
+      awsRegion: 'us-east-1',
+    };
+  }
+}
+
+function workerContext(): Context {
+  const deadline = Date.now() + 30_000;
+  return {
+    awsRequestId: `worker-${Date.now()}`,
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'local-worker',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:local-worker',
+    logGroupName: '/local',
+    logStreamName: 'local',
+    memoryLimitInMB: '512',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => {},
+    fail: () => {},
+    succeed: () => {},
+  };
+}
