@@ -3,12 +3,22 @@ import { defineConfig } from 'vitest/config';
 // Three projects, run in this order by scripts/test.sh:
 // unit (pure code, adapters with aws-sdk-client-mock), infra (CDK assertions + cdk-nag),
 // integration (real HTTP against the local platform with its emulators).
+// Quiet handlers in tests; the AWS SDK's Node 20 notice is about future releases, not these pins.
+const env = {
+  POWERTOOLS_SERVICE_NAME: 'test',
+  POWERTOOLS_LOG_LEVEL: 'WARN',
+  POWERTOOLS_METRICS_DISABLED: 'true',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+};
+
 export default defineConfig({
   test: {
+    env,
     projects: [
       {
         test: {
           name: 'unit',
+          env,
           include: ['test/lambda/**/*.test.ts', 'test/lib/config/**/*.test.ts', 'test/local/**/*.test.ts'],
           environment: 'node',
         },
@@ -16,6 +26,7 @@ export default defineConfig({
       {
         test: {
           name: 'infra',
+          env,
           include: ['test/lib/**/*.test.ts', 'test/bin/**/*.test.ts'],
           exclude: ['test/lib/config/**'],
           environment: 'node',
@@ -28,6 +39,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
+          env,
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
           testTimeout: 60_000,

@@ -5,6 +5,8 @@ import { parseArgs } from 'node:util';
 process.env.POWERTOOLS_SERVICE_NAME ??= 'local-platform';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+// The SDK's notice concerns releases after January 2027, not the pinned versions; Lambda runs Node 22.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const usage = `Usage: npm start -- [--port N] [--keys-out FILE] [--data DIR]
 
