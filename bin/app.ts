@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+// The CDK app entry point (cdk.json: "npx tsx bin/app.ts"). Everything lives in lib/app.ts.
+import { buildApp } from '../lib/app.js';
+import { ConfigError } from '../lib/config/index.js';
+
+try {
+  buildApp();
+} catch (error) {
+  if (error instanceof ConfigError) {
+    // A bad deployer value: say which, without a stack trace.
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}

@@ -1,0 +1,72 @@
+import { App, type AppProps } from 'aws-cdk-lib';
+import { loadConfig, type PlatformConfig } from './config/index.js';
+import { applyNag } from './nag.js';
+import { ApiStack } from './stacks/api-stack.js';
+import { DataStack } from './stacks/data-stack.js';
+
+export const DEFAULT_STACK_PREFIX = 'MessagesPlatform';
+
+export interface PlatformApp {
+  readonly app: App;
+  readonly config: PlatformConfig;
+  readonly stackPrefix: string;
+  readonly dataStack: DataStack;
+  readonly apiStack: ApiStack;
+}
+
+export interface BuildAppOptions {
+  /** Context values, as `-c key=value` would give them (e.g. `platform`, `stackPrefix`). */
+  readonly context?: Record<string, unknown>;
+  /** Cloud assembly directory. @default - the CLI's, or a temporary directory */
+  readonly outdir?: string;
+  /** Run cdk-nag. @default true */
+  readonly nag?: boolean;
+}
+
+/** Context from `-c platform='{"plans":...}'` arrives as a JSON string; from cdk.json or tests, as an object. */
+function contextObject(app: App, key: string): unknown {
+  const raw: unknown = app.node.tryGetContext(key);
+  if (typeof raw !== 'string') return raw;
+  try {
+    return JSON.parse(raw);
+  } catch (e) {
+    throw new Error(`context "${key}" is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * The CDK app: config from context (validated: a bad value fails synth), the stacks, cdk-nag.
+ *
+ * Stacks: `<stackPrefix>-Data` (stateful) and `<stackPrefix>-Api` (stateless, references the data
+ * stack). Deployer overrides go in the `platform` context and are merged over the defaults
+ * (lib/config/defaults.ts), e.g. in cdk.json or on the command line:
+ *
+ *   npx cdk synth -c stackPrefix=Staging \
+ *     -c 'platform={"platform":{"region":"eu-central-1"},"plans":{"free":{"limits":{"perMinute":30,"perDay":500}}}}'
+ */
+export function buildApp(options: BuildAppOptions = {}): PlatformApp {
+  const appProps: AppProps = { context: options.context, outdir: options.outdir };
+  const app = new App(appProps);
+  const config = loadConfig(contextObject(app, 'platform'));
+  const stackPrefix = String(app.node.tryGetContext('stackPrefix') ?? DEFAULT_STACK_PREFIX);
+  if (!/^[A-Za-z][A-Za-z0-9-]{0,80}$/.test(stackPrefix)) {
+    throw new Error(`context "stackPrefix" must start with a letter and use letters, digits and "-": ${stackPrefix}`);
+  }
+  // Account left unresolved (environment-agnostic account), region from the config.
+  const env = { region: config.platform.region };
+
+  const dataStack = new DataStack(app, `${stackPrefix}-Data`, {
+    env,
+    config,
+    description: 'Messages platform: stateful resources (tables, queues)',
+  });
+  const apiStack = new ApiStack(app, `${stackPrefix}-Api`, {
+    env,
+    config,
+    messagesData: dataStack.messages,
+    description: 'Messages platform: Messages API, authorizer, worker, usage plans, alarms',
+  });
+
+  if (options.nag ?? true) applyNag(app);
+  return { app, config, stackPrefix, dataStack, apiStack };
+}

@@ -1,0 +1,406 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import { backstopFor, PLAN_IDS, type PlanId, type PlatformConfig, type RateLimits } from '../../config/index.js';
+import { PlatformFunction } from '../shared/platform-function.js';
+import { GATEWAY_RESPONSES, type GatewayResponseDefinition, gatewayProblemBody } from './gateway-responses.js';
+import type { MessagesDataResources } from './messages-data.js';
+import { ENV, HANDLER_ENTRIES } from './runtime-contract.js';
+
+/** The usage identifiers the authorizer can return: one per plan, plus anonymous callers. */
+export const USAGE_IDENTIFIERS = [...PLAN_IDS, 'anonymous'] as const;
+export type UsageIdentifier = (typeof USAGE_IDENTIFIERS)[number];
+
+/** The deployed stage; it is also the version in the URL. */
+export const STAGE_NAME = 'v1';
+
+export interface MessagesApiProps {
+  readonly config: PlatformConfig;
+  /** The tables and queues (from the stateful stack). */
+  readonly data: MessagesDataResources;
+  /**
+   * Where alarms notify (alarm actions).
+   * @default - alarms have no actions; they are visible in CloudWatch only
+   */
+  readonly alarmTopic?: sns.ITopic;
+  /**
+   * API Gateway execution logging level of every method (stage `*\/*`).
+   * @default apigw.MethodLoggingLevel.ERROR
+   */
+  readonly executionLogLevel?: apigw.MethodLoggingLevel;
+  /**
+   * Whether this API sets the account-wide (per region) API Gateway CloudWatch Logs role, which
+   * execution logging needs. Set to false when the account already has one managed elsewhere.
+   * The role and the account setting are retained when the stack is deleted, since other APIs of
+   * the account may rely on them.
+   * @default true
+   */
+  readonly manageCloudWatchRole?: boolean;
+  /**
+   * Retention of the access logs.
+   * @default logs.RetentionDays.THREE_MONTHS
+   */
+  readonly accessLogRetention?: logs.RetentionDays;
+}
+
+/** The gateway response template: the problem body of the definition, `$context.requestId` substituted by API Gateway. */
+export function gatewayResponseTemplate(def: GatewayResponseDefinition): string {
+  return gatewayProblemBody(def, '$context.requestId');
+}
+
+/** Gateway response header values are mapping expressions: static values must be single-quoted. */
+export function gatewayResponseHeaders(def: GatewayResponseDefinition): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(def.headers).map(([name, value]) => {
+      if (value.includes("'")) throw new Error(`gateway response ${def.type}: header ${name} must not contain a quote`);
+      return [name, `'${value}'`];
+    }),
+  );
+}
+
+/**
+ * The Messages API: a REST API whose every request goes through our REQUEST authorizer and then
+ * to one of our handlers (send, get, or the fallback that answers 404/405 with rate-limit
+ * headers), usage plans as the best-effort backstop per plan, the queue worker, gateway
+ * responses as RFC 9457 problems, and alarms.
+ */
+export class MessagesApi extends Construct {
+  readonly api: apigw.RestApi;
+  readonly stage: apigw.Stage;
+  readonly authorizer: apigw.RequestAuthorizer;
+  readonly functions: {
+    readonly authorizer: PlatformFunction;
+    readonly sendMessage: PlatformFunction;
+    readonly getMessage: PlatformFunction;
+    readonly fallback: PlatformFunction;
+    readonly worker: PlatformFunction;
+  };
+  /** The backstop usage plan and its internal API key, per usage identifier. */
+  readonly usagePlans: Readonly<Record<UsageIdentifier, { plan: apigw.UsagePlan; key: apigw.ApiKey }>>;
+  readonly alarms: {
+    readonly deadLetterQueue: cloudwatch.Alarm;
+    readonly serverErrors: cloudwatch.Alarm;
+    readonly workerErrors: cloudwatch.Alarm;
+  };
+
+  constructor(scope: Construct, id: string, props: MessagesApiProps) {
+    super(scope, id);
+    const { config, data } = props;
+    const stack = Stack.of(this);
+    const { tables, queue, deadLetterQueue } = data;
+
+    const limitsConfig = JSON.stringify({ plans: config.plans, anonymous: config.anonymous });
+    const messagesConfig = JSON.stringify(config.messages);
+
+    // ---- Functions -------------------------------------------------------------------------
+    const authorizerFn = new PlatformFunction(this, 'Authorizer', {
+      entry: HANDLER_ENTRIES.authorizer,
+      serviceName: 'messages-authorizer',
+      description: 'REQUEST authorizer of the Messages API: API key lookup, always Allow with a usage identifier',
+      environment: {
+        [ENV.apiKeysTable]: tables.apiKeys.tableName,
+        [ENV.limitsConfig]: limitsConfig,
+        [ENV.keyCacheSeconds]: String(config.auth.keyCacheSeconds),
+      },
+    });
+    authorizerFn.allowItems(tables.apiKeys, 'GetItem');
+
+    const sendMessageFn = new PlatformFunction(this, 'SendMessage', {
+      entry: HANDLER_ENTRIES.sendMessage,
+      serviceName: 'messages-api',
+      description: 'POST /messages: limiter, validation, idempotency, record, enqueue, 202',
+      environment: {
+        [ENV.rateLimitsTable]: tables.rateLimits.tableName,
+        [ENV.messagesTable]: tables.messages.tableName,
+        [ENV.idempotencyTable]: tables.idempotency.tableName,
+        [ENV.queueUrl]: queue.queueUrl,
+        [ENV.limitsConfig]: limitsConfig,
+        [ENV.messagesConfig]: messagesConfig,
+      },
+    });
+    sendMessageFn.allowItems(tables.rateLimits, 'GetItem', 'PutItem', 'UpdateItem');
+    sendMessageFn.allowItems(tables.messages, 'GetItem', 'PutItem', 'DeleteItem');
+    sendMessageFn.allowItems(tables.idempotency, 'GetItem', 'PutItem', 'DeleteItem');
+    // The queue uses SQS-managed SSE (no customer KMS key), so no kms:* is needed.
+    sendMessageFn.allow(['sqs:SendMessage'], [queue.queueArn]);
+
+    const getMessageFn = new PlatformFunction(this, 'GetMessage', {
+      entry: HANDLER_ENTRIES.getMessage,
+      serviceName: 'messages-api',
+      description: 'GET /messages/{id}: limiter, then the message of the caller account',
+      environment: {
+        [ENV.rateLimitsTable]: tables.rateLimits.tableName,
+        [ENV.messagesTable]: tables.messages.tableName,
+        [ENV.limitsConfig]: limitsConfig,
+        [ENV.messagesConfig]: messagesConfig,
+      },
+    });
+    getMessageFn.allowItems(tables.rateLimits, 'GetItem', 'PutItem', 'UpdateItem');
+    getMessageFn.allowItems(tables.messages, 'GetItem');
+
+    const fallbackFn = new PlatformFunction(this, 'Fallback', {
+      entry: HANDLER_ENTRIES.fallback,
+      serviceName: 'messages-api',
+      description: 'Every other method and path: 401/404/405 problems with rate-limit headers',
+      environment: {
+        [ENV.rateLimitsTable]: tables.rateLimits.tableName,
+        [ENV.limitsConfig]: limitsConfig,
+        [ENV.messagesConfig]: messagesConfig,
+      },
+    });
+    fallbackFn.allowItems(tables.rateLimits, 'GetItem', 'PutItem', 'UpdateItem');
+
+    const workerFn = new PlatformFunction(this, 'Worker', {
+      entry: HANDLER_ENTRIES.worker,
+      serviceName: 'messages-worker',
+      description: 'Queue worker: processes messages with partial batch responses',
+      timeout: data.workerTimeout,
+      environment: {
+        [ENV.messagesTable]: tables.messages.tableName,
+        [ENV.messagesConfig]: messagesConfig,
+      },
+    });
+    workerFn.allowItems(tables.messages, 'GetItem', 'UpdateItem');
+    // Grants the consumer actions (receive, delete, change visibility, attributes) on this queue only.
+    workerFn.function.addEventSource(
+      new SqsEventSource(queue, {
+        batchSize: 10,
+        maxBatchingWindow: Duration.seconds(1),
+        reportBatchItemFailures: true,
+      }),
+    );
+
+    this.functions = {
+      authorizer: authorizerFn,
+      sendMessage: sendMessageFn,
+      getMessage: getMessageFn,
+      fallback: fallbackFn,
+      worker: workerFn,
+    };
+
+    // ---- REST API ----------------------------------------------------------------------------
+    const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
+      retention: props.accessLogRetention ?? logs.RetentionDays.THREE_MONTHS,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const F = apigw.AccessLogField;
+    const accessLogFormat = apigw.AccessLogFormat.custom(
+      JSON.stringify({
+        requestId: F.contextRequestId(),
+        extendedRequestId: F.contextExtendedRequestId(),
+        ip: F.contextIdentitySourceIp(),
+        userAgent: F.contextIdentityUserAgent(),
+        requestTime: F.contextRequestTime(),
+        httpMethod: F.contextHttpMethod(),
+        resourcePath: F.contextResourcePath(),
+        path: F.contextPath(),
+        protocol: F.contextProtocol(),
+        status: F.contextStatus(),
+        responseLength: F.contextResponseLength(),
+        responseLatency: F.contextResponseLatency(),
+        integrationStatus: F.contextIntegrationStatus(),
+        integrationLatency: F.contextIntegrationLatency(),
+        authorizerStatus: F.contextAuthorizerStatus(),
+        authorizerLatency: F.contextAuthorizerLatency(),
+        authorizerError: F.contextAuthorizerError(),
+        principalId: F.contextAuthorizerPrincipalId(),
+        // The id of the internal usage-plan key (never a customer secret), i.e. the plan that was metered.
+        usageKeyId: F.contextIdentityApiKeyId(),
+        errorMessage: F.contextErrorMessage(),
+        errorResponseType: F.contextErrorResponseType(),
+        xrayTraceId: F.contextXrayTraceId(),
+      }),
+    );
+
+    // Every request, also one with no Authorization header, must reach our authorizer and then our
+    // handlers, so that even a 401 carries the rate-limit headers our limiter computes (anonymous
+    // callers are budgeted per IP). Hence no identity sources (with one, API Gateway answers 401
+    // itself when the header is missing) and no API Gateway result cache (TTL 0; a cache needs
+    // identity sources). The authorizer caches key lookups in memory for
+    // config.auth.keyCacheSeconds instead, and ALWAYS returns Allow: known keys with their plan's
+    // usage identifier, anonymous callers with principal "anonymous" and the anonymous usage
+    // identifier. The handlers answer 401 for anonymous callers.
+    this.authorizer = new apigw.RequestAuthorizer(this, 'RequestAuthorizer', {
+      handler: authorizerFn.function,
+      identitySources: [],
+      resultsCacheTtl: Duration.seconds(0),
+    });
+    // CDK renders the empty identity source list as "", which API Gateway may reject; omit it.
+    (this.authorizer.node.defaultChild as apigw.CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
+
+    const manageCloudWatchRole = props.manageCloudWatchRole ?? true;
+    this.api = new apigw.RestApi(this, 'RestApi', {
+      restApiName: `${stack.stackName}-messages`,
+      description: 'Messages API (authorizer-sourced API keys; usage plans are the backstop of the exact limiter)',
+      endpointConfiguration: { types: [apigw.EndpointType.REGIONAL] },
+      apiKeySourceType: apigw.ApiKeySourceType.AUTHORIZER,
+      cloudWatchRole: manageCloudWatchRole,
+      cloudWatchRoleRemovalPolicy: manageCloudWatchRole ? RemovalPolicy.RETAIN : undefined,
+      deployOptions: {
+        stageName: STAGE_NAME,
+        accessLogDestination: new apigw.LogGroupLogDestination(accessLogs),
+        accessLogFormat,
+        tracingEnabled: true,
+        loggingLevel: props.executionLogLevel ?? apigw.MethodLoggingLevel.ERROR,
+        // Data trace would log full requests, Authorization headers (customer secrets) included.
+        dataTraceEnabled: false,
+        metricsEnabled: false,
+      },
+      defaultMethodOptions: {
+        authorizer: this.authorizer,
+        authorizationType: apigw.AuthorizationType.CUSTOM,
+        // The authorizer returns the usage identifier: this makes the plan's backstop apply.
+        apiKeyRequired: true,
+      },
+    });
+    this.stage = this.api.deploymentStage;
+
+    const integration = (fn: PlatformFunction) =>
+      new apigw.LambdaIntegration(fn.function, { proxy: true, allowTestInvoke: false });
+    const fallback = integration(fallbackFn);
+
+    // Specific methods win; ANY catches every method not declared on the same resource.
+    this.api.root.addMethod('ANY', fallback);
+    this.api.root.addResource('{proxy+}').addMethod('ANY', fallback);
+    const messages = this.api.root.addResource('messages');
+    messages.addMethod('POST', integration(sendMessageFn));
+    messages.addMethod('ANY', fallback);
+    const message = messages.addResource('{id}');
+    message.addMethod('GET', integration(getMessageFn));
+    message.addMethod('ANY', fallback);
+    // Deeper paths under /messages/{id} do not fall back to the root proxy: catch them here.
+    message.addResource('{proxy+}').addMethod('ANY', fallback);
+
+    // ---- Gateway responses -------------------------------------------------------------------
+    for (const def of GATEWAY_RESPONSES) {
+      this.api.addGatewayResponse(`Response${def.type}`, {
+        type: apigw.ResponseType.of(def.type),
+        statusCode: String(def.statusCode),
+        responseHeaders: gatewayResponseHeaders(def),
+        templates: { 'application/json': gatewayResponseTemplate(def) },
+      });
+    }
+
+    // ---- Usage plans (backstop) with one internal API key each ----------------------------
+    const limitsOf = (u: UsageIdentifier): RateLimits =>
+      u === 'anonymous' ? config.anonymous : config.plans[u as PlanId].limits;
+    const usagePlans = {} as Record<UsageIdentifier, { plan: apigw.UsagePlan; key: apigw.ApiKey }>;
+    for (const u of USAGE_IDENTIFIERS) {
+      const limits = limitsOf(u);
+      const backstop = backstopFor(limits, config);
+      const suffix = u.charAt(0).toUpperCase() + u.slice(1);
+      const plan = new apigw.UsagePlan(this, `UsagePlan${suffix}`, {
+        name: `${stack.stackName}-${u}`,
+        description: `Backstop for "${u}" (${limits.perMinute}/min, ${limits.perDay}/day); the exact limiter is ours`,
+        throttle: { rateLimit: backstop.rateLimit, burstLimit: backstop.burstLimit },
+        quota: { limit: backstop.quotaPerDay, period: apigw.Period.DAY },
+        apiStages: [{ api: this.api, stage: this.stage }],
+      });
+      // No value: API Gateway generates it. The authorizer reads it at cold start (GetApiKey
+      // includeValue) and returns it as the usage identifier. Customer keys never live here.
+      const key = new apigw.ApiKey(this, `UsageKey${suffix}`, {
+        description: `Internal usage identifier of the "${u}" usage plan (not a customer key)`,
+        enabled: true,
+      });
+      plan.addApiKey(key);
+      usagePlans[u] = { plan, key };
+    }
+    this.usagePlans = usagePlans;
+
+    authorizerFn.addEnvironment(
+      ENV.gatewayKeyIds,
+      stack.toJsonString(Object.fromEntries(USAGE_IDENTIFIERS.map((u) => [u, usagePlans[u].key.keyId]))),
+    );
+    authorizerFn.allow(
+      ['apigateway:GET'],
+      USAGE_IDENTIFIERS.map((u) => usagePlans[u].key.keyArn),
+    );
+
+    // ---- Alarms ------------------------------------------------------------------------------
+    const deadLetterAlarm = new cloudwatch.Alarm(this, 'DeadLetterQueueAlarm', {
+      alarmDescription:
+        'Messages were dead-lettered (status "failed") after exhausting their receives. Inspect them, fix the cause, then redrive the dead-letter queue to the messages queue.',
+      metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(1),
+        statistic: cloudwatch.Stats.MAXIMUM,
+      }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    const serverErrorAlarm = new cloudwatch.Alarm(this, 'ServerErrorAlarm', {
+      alarmDescription: 'The Messages API answered 5XX (handler, authorizer or integration failures).',
+      metric: this.api.metricServerError({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
+      threshold: 5,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    const workerErrorAlarm = new cloudwatch.Alarm(this, 'WorkerErrorAlarm', {
+      alarmDescription:
+        'The queue worker failed whole invocations (errors or timeouts, not per-message failures); the batch will be retried.',
+      metric: workerFn.function.metricErrors({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    this.alarms = { deadLetterQueue: deadLetterAlarm, serverErrors: serverErrorAlarm, workerErrors: workerErrorAlarm };
+    if (props.alarmTopic) {
+      const action = new cwActions.SnsAction(props.alarmTopic);
+      for (const alarm of Object.values(this.alarms)) {
+        alarm.addAlarmAction(action);
+        alarm.addOkAction(action);
+      }
+    }
+
+    // ---- Outputs -----------------------------------------------------------------------------
+    const output = (name: string, value: string, description: string) =>
+      new CfnOutput(this, name, { value, description }).overrideLogicalId(name);
+    output('ApiUrl', this.api.url, 'Base URL of the Messages API (stage v1)');
+    output('QueueUrl', queue.queueUrl, 'Messages queue');
+    output('DeadLetterQueueUrl', deadLetterQueue.queueUrl, 'Dead-letter queue of the messages queue (redrive source)');
+    output('ApiKeysTableName', tables.apiKeys.tableName, 'API keys table');
+    output('AccountsTableName', tables.accounts.tableName, 'Accounts table');
+    output('RateLimitsTableName', tables.rateLimits.tableName, 'Rate limiter table');
+    output('MessagesTableName', tables.messages.tableName, 'Messages table');
+    output('IdempotencyTableName', tables.idempotency.tableName, 'Idempotency table');
+
+    this.acknowledgeNagFindings(manageCloudWatchRole);
+  }
+
+  /** cdk-nag findings that are decisions of this design, each acknowledged on its own construct. */
+  private acknowledgeNagFindings(manageCloudWatchRole: boolean): void {
+    Validations.of(this.api).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-APIG2',
+      reason:
+        'Requests are validated by the handlers, after authentication and rate limiting, so that every rejection is an RFC 9457 problem naming the field and carries the rate-limit headers. API Gateway request validation would answer 400 before the limiter, without those headers and out of the documented order (auth, rate limit, media type, body).',
+    });
+    Validations.of(this.api).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-COG4',
+      reason:
+        'Clients authenticate with API keys (Authorization: Bearer <key>), not Cognito user pool tokens: every method uses our Lambda REQUEST authorizer, which looks up the SHA-256 of the key.',
+    });
+    Validations.of(this.stage).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-APIG3',
+      reason:
+        'No WAF web ACL: abuse is bounded by the exact per-key/per-IP limiter with temporary bans and by the per-plan usage-plan backstop, and a WAF block would answer without the problem body and rate-limit headers the API contract promises on every response. A web ACL can be associated per deployment without changing this stack.',
+    });
+    if (manageCloudWatchRole) {
+      const role = this.api.node.tryFindChild('CloudWatchRole');
+      if (role) {
+        Validations.of(role).acknowledge({
+          id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+          reason:
+            'The account-level role API Gateway uses to write execution and access logs of every API in the region; AWS maintains this service-role policy for exactly that purpose, and the log groups are created by the service with API-dependent names.',
+        });
+      }
+    }
+  }
+}

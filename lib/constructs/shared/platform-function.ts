@@ -1,0 +1,179 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** The repository root (this file is lib/constructs/shared/platform-function.ts). */
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** CloudWatch metrics namespace shared by every Powertools Metrics instance of the platform. */
+export const METRICS_NAMESPACE = 'MessagesPlatform';
+
+/**
+ * Lets an ESM bundle use CommonJS dependencies that call `require` (esbuild's ESM output has no
+ * `require`); the standard banner for `NodejsFunction` with `OutputFormat.ESM`.
+ */
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire as __platformCreateRequire } from 'node:module';const require = __platformCreateRequire(import.meta.url);";
+
+/** DynamoDB item-level actions a handler can be granted on one table (never table-wide or `*`). */
+export type DynamoDbItemAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
+
+export interface PlatformFunctionProps {
+  /**
+   * The handler module, relative to the repository root (e.g. `HANDLER_ENTRIES.sendMessage`).
+   * It must export `handler`.
+   */
+  readonly entry: string;
+  /** Powertools service name (`POWERTOOLS_SERVICE_NAME`): logs, traces and metrics dimension. */
+  readonly serviceName: string;
+  /**
+   * A description for the function.
+   * @default - no description
+   */
+  readonly description?: string;
+  /**
+   * Memory in MB (CPU scales with it).
+   * @default 512
+   */
+  readonly memorySize?: number;
+  /**
+   * Function timeout.
+   * @default Duration.seconds(10)
+   */
+  readonly timeout?: Duration;
+  /**
+   * Environment variables, in addition to the Powertools and Node variables this construct sets.
+   * @default - none
+   */
+  readonly environment?: Readonly<Record<string, string>>;
+  /**
+   * How long the function's log group keeps its logs.
+   * @default logs.RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: logs.RetentionDays;
+  /**
+   * What happens to the log group when it leaves the stack. Logs expire by retention anyway, so
+   * keeping them after a stack deletion costs little and helps an investigation.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly logRemovalPolicy?: RemovalPolicy;
+  /**
+   * Reserved concurrency for the function.
+   * @default - no reservation (account unreserved pool)
+   */
+  readonly reservedConcurrentExecutions?: number;
+}
+
+/**
+ * The house Lambda function: Node.js 22 on arm64, X-Ray tracing, an explicit log group with
+ * retention, local esbuild bundling to a minified ESM `.mjs` with source maps and every
+ * dependency (the AWS SDK v3 included) bundled and pinned, Powertools environment, and a role
+ * that starts with nothing but writing to its own log group: every other permission is granted
+ * explicitly (least privilege) with `allowItems`/`allow`.
+ */
+export class PlatformFunction extends Construct implements iam.IGrantable {
+  readonly function: NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+  readonly grantPrincipal: iam.IPrincipal;
+
+  constructor(scope: Construct, id: string, props: PlatformFunctionProps) {
+    super(scope, id);
+
+    const entry = isAbsolute(props.entry) ? props.entry : join(REPO_ROOT, props.entry);
+    if (!existsSync(entry)) {
+      throw new Error(
+        `PlatformFunction ${this.node.path}: handler entry ${props.entry} not found (looked at ${entry})`,
+      );
+    }
+
+    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+    });
+
+    // Our own role instead of the default one with AWSLambdaBasicExecutionRole (logs on `*`):
+    // the function may only write to its own log group.
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${this.node.path}`,
+    });
+    this.logGroup.grantWrite(this.role);
+    this.grantPrincipal = this.role;
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry,
+      handler: 'handler',
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      tracing: lambda.Tracing.ACTIVE,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      description: props.description,
+      role: this.role,
+      logGroup: this.logGroup,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: props.serviceName,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment,
+      },
+      bundling: {
+        forceDockerBundling: false,
+        minify: true,
+        sourceMap: true,
+        sourceMapMode: SourceMapMode.DEFAULT,
+        sourcesContent: false,
+        target: 'node22',
+        format: OutputFormat.ESM,
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        // Bundle everything, the AWS SDK v3 included: the versions in package-lock.json are the
+        // versions that run, not whatever SDK the Lambda runtime happens to ship.
+        externalModules: [],
+      },
+    });
+
+    // Tracing ACTIVE makes CDK add xray:PutTraceSegments/PutTelemetryRecords on `*` to this role.
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Only the X-Ray write actions added for active tracing (xray:PutTraceSegments, xray:PutTelemetryRecords) use Resource "*": X-Ray has no resource-level permissions for them. Every other statement of this role names its resources.',
+    });
+    Validations.of(this.function).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-L1',
+      reason:
+        'Node.js 22 is pinned on purpose (design: NODEJS_22_X): the handlers and their pinned dependencies (Powertools 2.35, middy 6) are built and tested for it, and it is a supported LTS runtime. Moving to Node.js 24 is a deliberate upgrade, not a drift.',
+    });
+  }
+
+  /** Lets the function perform the given item-level actions on one table (its ARN only, no indexes). */
+  allowItems(table: { readonly tableArn: string }, ...actions: DynamoDbItemAction[]): void {
+    this.allow(
+      actions.map((a) => `dynamodb:${a}`),
+      [table.tableArn],
+    );
+  }
+
+  /** Adds one Allow statement with exactly these actions on exactly these resources. */
+  allow(actions: string[], resources: string[]): void {
+    if (resources.length === 0 || resources.includes('*')) {
+      throw new Error(`PlatformFunction ${this.node.path}: grant named resources, not "*"`);
+    }
+    this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources }));
+  }
+
+  /** Sets one environment variable (after construction, e.g. for values known later). */
+  addEnvironment(key: string, value: string): void {
+    this.function.addEnvironment(key, value);
+  }
+}

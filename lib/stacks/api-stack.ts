@@ -1,0 +1,31 @@
+import { Stack, type StackProps } from 'aws-cdk-lib';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import type { PlatformConfig } from '../config/index.js';
+import { MessagesApi } from '../constructs/messages/messages-api.js';
+import type { MessagesDataResources } from '../constructs/messages/messages-data.js';
+
+export interface ApiStackProps extends StackProps {
+  readonly config: PlatformConfig;
+  /** The Messages tables and queues, from the DataStack. */
+  readonly messagesData: MessagesDataResources;
+  /**
+   * Where alarms notify.
+   * @default - alarms without actions
+   */
+  readonly alarmTopic?: ITopic;
+}
+
+/** Stateless: the REST API, its functions, usage plans and alarms. */
+export class ApiStack extends Stack {
+  readonly messages: MessagesApi;
+
+  constructor(scope: Construct, id: string, props: ApiStackProps) {
+    super(scope, id, props);
+    this.messages = new MessagesApi(this, 'Messages', {
+      config: props.config,
+      data: props.messagesData,
+      alarmTopic: props.alarmTopic,
+    });
+  }
+}

@@ -1,0 +1,148 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Stack, Token } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as cxapi from 'aws-cdk-lib/cx-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type PlatformApp } from '../../lib/app.js';
+import { backstopFor } from '../../lib/config/index.js';
+import { cdkJsonContext, SKIP_BUNDLING } from './support/cdk-app.js';
+
+interface ViolatingConstruct {
+  constructPath: string;
+}
+interface Violation {
+  ruleName: string;
+  severity: string;
+  violatingConstructs?: ViolatingConstruct[];
+  acknowledgedId?: string;
+  acknowledgedAt?: string;
+  reason?: string;
+}
+interface PluginReport {
+  pluginName: string;
+  conclusion: string;
+  violations: Violation[];
+  suppressedViolations?: Violation[];
+}
+
+const reportFile = cxapi.VALIDATION_REPORT_FILE ?? 'validation-report.json';
+
+const tempDirs: string[] = [];
+function tempOutdir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cdk-app-test-'));
+  tempDirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Every finding the design accepts, where it is acknowledged. Adding one must be a reviewed change. */
+const API = 'MessagesPlatform-Api/Messages';
+const FUNCTIONS = ['Authorizer', 'SendMessage', 'GetMessage', 'Fallback', 'Worker'];
+const EXPECTED_ACKNOWLEDGEMENTS = [
+  ...FUNCTIONS.map((f) => `AwsSolutions-IAM5[Resource::*] @ ${API}/${f}/Role`),
+  ...FUNCTIONS.map((f) => `AwsSolutions-L1 @ ${API}/${f}/Function`),
+  `AwsSolutions-APIG2 @ ${API}/RestApi`,
+  `AwsSolutions-COG4 @ ${API}/RestApi`,
+  `AwsSolutions-APIG3 @ ${API}/RestApi/DeploymentStage.v1`,
+  `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs] @ ${API}/RestApi/CloudWatchRole`,
+].sort();
+
+describe('the CDK app, synthesized as `cdk synth` does (cdk.json context, real bundles, cdk-nag)', () => {
+  let platform: PlatformApp;
+  let reports: PluginReport[];
+
+  beforeAll(() => {
+    const outdir = tempOutdir();
+    platform = buildApp({ context: cdkJsonContext(), outdir });
+    // Throws ValidationFailed when cdk-nag reports an unacknowledged error, or (strict mode, cdk.json) warning.
+    platform.app.synth();
+    reports = (JSON.parse(readFileSync(join(outdir, reportFile), 'utf8')) as { pluginReports: PluginReport[] })
+      .pluginReports;
+  });
+
+  it('has the data and API stacks, named from the prefix, in the configured region, account-agnostic', () => {
+    expect(platform.app.node.children.filter(Stack.isStack).map((s) => s.stackName)).toEqual([
+      'MessagesPlatform-Data',
+      'MessagesPlatform-Api',
+    ]);
+    for (const stack of [platform.dataStack, platform.apiStack]) {
+      expect(stack.region).toBe(platform.config.platform.region);
+      expect(Token.isUnresolved(stack.account)).toBe(true);
+    }
+    expect(platform.apiStack.dependencies).toContain(platform.dataStack);
+  });
+
+  it('runs the AWS Solutions checks and leaves no unacknowledged finding (error or warning)', () => {
+    const nag = reports.find((r) => r.pluginName === 'AwsSolutions');
+    expect(nag, 'AwsSolutions plugin report').toBeDefined();
+    for (const report of reports) {
+      expect(
+        report.violations.map((v) => `${v.severity} ${v.ruleName} at ${v.violatingConstructs?.[0]?.constructPath}`),
+        report.pluginName,
+      ).toEqual([]);
+      expect(report.conclusion, report.pluginName).toBe('success');
+    }
+  });
+
+  it('acknowledges exactly the reviewed findings, on their own constructs, each with a reason', () => {
+    const suppressed = reports.flatMap((r) => r.suppressedViolations ?? []);
+    const acks = [...new Set(suppressed.map((v) => `${v.ruleName} @ ${v.acknowledgedAt}`))].sort();
+    expect(acks).toEqual(EXPECTED_ACKNOWLEDGEMENTS);
+    for (const v of suppressed) {
+      expect(v.acknowledgedId, v.ruleName).toBe(`AwsSolutions::${v.ruleName}`);
+      expect(v.reason?.length ?? 0, `${v.ruleName} reason`).toBeGreaterThan(60);
+      // Never on the app or a whole stack.
+      expect(v.acknowledgedAt?.split('/').length ?? 0, v.ruleName).toBeGreaterThanOrEqual(3);
+    }
+  });
+
+  it('fails synth when a finding is not acknowledged', () => {
+    const { app, dataStack } = buildApp({ context: { ...cdkJsonContext(), ...SKIP_BUNDLING }, outdir: tempOutdir() });
+    new sqs.Queue(dataStack, 'PlainQueue', { encryption: sqs.QueueEncryption.UNENCRYPTED });
+    expect(() => app.synth()).toThrow(/AwsSolutions-SQS4/);
+  });
+
+  it('fails synth on an unacknowledged warning too (strict validation in cdk.json)', () => {
+    const { app, dataStack } = buildApp({ context: { ...cdkJsonContext(), ...SKIP_BUNDLING }, outdir: tempOutdir() });
+    (dataStack.messages.tables.accounts.node.defaultChild as CfnTable).pointInTimeRecoverySpecification = undefined;
+    expect(() => app.synth()).toThrow(/AwsSolutions-DDB3/);
+  });
+});
+
+describe('context', () => {
+  it('takes the stack prefix and platform overrides (object or JSON string, as -c gives it) from context', () => {
+    for (const platformContext of [
+      { platform: { region: 'eu-central-1' }, plans: { free: { limits: { perMinute: 30, perDay: 500 } } } },
+      JSON.stringify({
+        platform: { region: 'eu-central-1' },
+        plans: { free: { limits: { perMinute: 30, perDay: 500 } } },
+      }),
+    ]) {
+      const { dataStack, apiStack, config } = buildApp({
+        context: { ...cdkJsonContext(), ...SKIP_BUNDLING, stackPrefix: 'Staging', platform: platformContext },
+        nag: false,
+      });
+      expect([dataStack.stackName, apiStack.stackName]).toEqual(['Staging-Data', 'Staging-Api']);
+      expect(apiStack.region).toBe('eu-central-1');
+      expect(config.plans.free.limits).toEqual({ perMinute: 30, perDay: 500 });
+      const backstop = backstopFor(config.plans.free.limits, config);
+      Template.fromStack(apiStack).hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+        UsagePlanName: 'Staging-Api-free',
+        Throttle: { RateLimit: backstop.rateLimit, BurstLimit: backstop.burstLimit },
+        Quota: { Limit: backstop.quotaPerDay, Period: 'DAY' },
+      });
+    }
+  });
+
+  it('rejects a stack prefix CloudFormation would not accept', () => {
+    expect(() => buildApp({ context: { ...SKIP_BUNDLING, stackPrefix: 'my stack' }, nag: false })).toThrow(
+      /stackPrefix.*my stack/,
+    );
+  });
+});

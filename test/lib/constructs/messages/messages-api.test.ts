@@ -1,0 +1,480 @@
+import { App, type CfnResource, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type PlatformApp } from '../../../../lib/app.js';
+import { backstopFor, loadConfig, PLAN_IDS, type PlatformConfig } from '../../../../lib/config/index.js';
+import { GATEWAY_RESPONSES, gatewayProblemBody } from '../../../../lib/constructs/messages/gateway-responses.js';
+import { MessagesApi, STAGE_NAME, USAGE_IDENTIFIERS } from '../../../../lib/constructs/messages/messages-api.js';
+import { MessagesData } from '../../../../lib/constructs/messages/messages-data.js';
+import { ENV } from '../../../../lib/constructs/messages/runtime-contract.js';
+import { cdkJsonContext, SKIP_BUNDLING } from '../../support/cdk-app.js';
+
+/** CloudFormation JSON as the assertions library types it. */
+type Json = ReturnType<Template['toJSON']>;
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+}
+
+const actionsOf = (s: Statement) => (Array.isArray(s.Action) ? s.Action : [s.Action]);
+
+describe('MessagesApi (in the ApiStack of the app)', () => {
+  let platform: PlatformApp;
+  let config: PlatformConfig;
+  let stack: Stack;
+  let api: MessagesApi;
+  let template: Template;
+  let resources: Record<string, Json>;
+
+  const idOf = (construct: { node: { defaultChild?: unknown } }) =>
+    stack.getLogicalId(construct.node.defaultChild as CfnResource);
+  const fnId = (name: keyof MessagesApi['functions']) => idOf(api.functions[name].function);
+  const fnProps = (name: keyof MessagesApi['functions']) => resources[fnId(name)]?.Properties as Json;
+  const statementsOf = (name: keyof MessagesApi['functions']): Statement[] => {
+    const roleId = idOf(api.functions[name].role);
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+      (p.Properties.Roles as Json[]).some((r) => r.Ref === roleId),
+    );
+    return policies.flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+  };
+  const allowedActions = (name: keyof MessagesApi['functions']) =>
+    new Set(statementsOf(name).flatMap((s) => (s.Effect === 'Allow' ? actionsOf(s) : [])));
+
+  beforeAll(() => {
+    // The real app (with the real handler bundles), as `cdk synth` builds it; nag is tested in app.test.ts.
+    platform = buildApp({ context: cdkJsonContext(), nag: false });
+    config = platform.config;
+    stack = platform.apiStack;
+    api = platform.apiStack.messages;
+    template = Template.fromStack(stack);
+    resources = template.toJSON().Resources;
+  });
+
+  describe('REST API', () => {
+    it('is a regional REST API whose API keys come from the authorizer', () => {
+      template.resourceCountIs('AWS::ApiGateway::RestApi', 1);
+      template.hasResourceProperties('AWS::ApiGateway::RestApi', {
+        ApiKeySourceType: 'AUTHORIZER',
+        EndpointConfiguration: { Types: ['REGIONAL'] },
+      });
+    });
+
+    it('deploys stage v1 with JSON access logs, X-Ray tracing and execution logging, without data trace', () => {
+      template.resourceCountIs('AWS::ApiGateway::Stage', 1);
+      const stage = Object.values(template.findResources('AWS::ApiGateway::Stage'))[0]?.Properties as Json;
+      expect(stage.StageName).toBe(STAGE_NAME);
+      expect(stage.TracingEnabled).toBe(true);
+      expect(stage.MethodSettings).toEqual([
+        { HttpMethod: '*', ResourcePath: '/*', LoggingLevel: 'ERROR', DataTraceEnabled: false, MetricsEnabled: false },
+      ]);
+      const format = JSON.parse(stage.AccessLogSetting.Format);
+      expect(format).toMatchObject({
+        requestId: '$context.requestId',
+        ip: '$context.identity.sourceIp',
+        status: '$context.status',
+        httpMethod: '$context.httpMethod',
+        resourcePath: '$context.resourcePath',
+        principalId: '$context.authorizer.principalId',
+        errorResponseType: '$context.error.responseType',
+      });
+      // The access log group, with retention.
+      expect(JSON.stringify(stage.AccessLogSetting.DestinationArn)).toContain(
+        idOf(api.node.findChild('AccessLogs') as never),
+      );
+    });
+
+    it('has a REQUEST authorizer with no identity source and no result cache', () => {
+      template.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
+      const authorizer = Object.values(template.findResources('AWS::ApiGateway::Authorizer'))[0]?.Properties as Json;
+      expect(authorizer.Type).toBe('REQUEST');
+      expect(authorizer.AuthorizerResultTtlInSeconds).toBe(0);
+      expect(authorizer).not.toHaveProperty('IdentitySource');
+      expect(JSON.stringify(authorizer.AuthorizerUri)).toContain(fnId('authorizer'));
+      // API Gateway may invoke the authorizer, from this authorizer only.
+      template.hasResourceProperties('AWS::Lambda::Permission', {
+        Action: 'lambda:InvokeFunction',
+        FunctionName: { 'Fn::GetAtt': [fnId('authorizer'), 'Arn'] },
+        Principal: 'apigateway.amazonaws.com',
+        SourceArn: Match.objectLike({ 'Fn::Join': Match.anyValue() }),
+      });
+    });
+
+    it('routes POST /messages, GET /messages/{id}, and everything else to the fallback, all behind the authorizer with the usage plan', () => {
+      const paths = new Map<string, string>(); // logical id -> path
+      const resourceDefs = template.findResources('AWS::ApiGateway::Resource');
+      const pathOf = (ref: Json): string => {
+        if (ref['Fn::GetAtt']) return ''; // the root resource
+        const r = resourceDefs[ref.Ref as string];
+        if (!r) throw new Error(`unknown resource ${JSON.stringify(ref)}`);
+        return `${pathOf(r.Properties.ParentId)}/${r.Properties.PathPart}`;
+      };
+      for (const id of Object.keys(resourceDefs)) paths.set(id, pathOf({ Ref: id }));
+
+      const routes: Record<string, string> = {};
+      const integrationFn = (m: Json) => {
+        const uri = JSON.stringify(m.Properties.Integration.Uri);
+        const names = ['sendMessage', 'getMessage', 'fallback'] as const;
+        return names.find((n) => uri.includes(fnId(n))) ?? 'unknown';
+      };
+      for (const m of Object.values(template.findResources('AWS::ApiGateway::Method'))) {
+        const p = m.Properties as Json;
+        expect(p.AuthorizationType).toBe('CUSTOM');
+        expect(p.AuthorizerId).toEqual({ Ref: idOf(api.authorizer) });
+        expect(p.ApiKeyRequired).toBe(true);
+        expect(p.Integration).toMatchObject({ Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' });
+        routes[`${p.HttpMethod} ${pathOf(p.ResourceId) || '/'}`] = integrationFn(m);
+      }
+      expect(routes).toEqual({
+        'ANY /': 'fallback',
+        'ANY /{proxy+}': 'fallback',
+        'POST /messages': 'sendMessage',
+        'ANY /messages': 'fallback',
+        'GET /messages/{id}': 'getMessage',
+        'ANY /messages/{id}': 'fallback',
+        'ANY /messages/{id}/{proxy+}': 'fallback',
+      });
+    });
+
+    it('answers gateway errors with problem documents built from GATEWAY_RESPONSES', () => {
+      template.resourceCountIs('AWS::ApiGateway::GatewayResponse', GATEWAY_RESPONSES.length);
+      for (const def of GATEWAY_RESPONSES) {
+        template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+          ResponseType: def.type,
+          StatusCode: String(def.statusCode),
+          ResponseParameters: Object.fromEntries(
+            Object.entries(def.headers).map(([k, v]) => [`gatewayresponse.header.${k}`, `'${v}'`]),
+          ),
+          ResponseTemplates: { 'application/json': gatewayProblemBody(def, '$context.requestId') },
+        });
+      }
+    });
+
+    it('answers 401 with WWW-Authenticate: Bearer and the backstop 429s with Retry-After', () => {
+      const byType = (type: string) =>
+        Object.values(template.findResources('AWS::ApiGateway::GatewayResponse')).find(
+          (r) => r.Properties.ResponseType === type,
+        )?.Properties as Json;
+      const unauthorized = byType('UNAUTHORIZED');
+      expect(unauthorized.StatusCode).toBe('401');
+      expect(unauthorized.ResponseParameters['gatewayresponse.header.WWW-Authenticate']).toBe("'Bearer'");
+      const body = JSON.parse(
+        unauthorized.ResponseTemplates['application/json'].replace('$context.requestId', 'req-1'),
+      ) as Json;
+      expect(body).toMatchObject({ status: 401, code: 'invalid_api_key', requestId: 'req-1' });
+      for (const type of ['THROTTLED', 'QUOTA_EXCEEDED']) {
+        const r = byType(type);
+        expect(r.StatusCode, type).toBe('429');
+        expect(r.ResponseParameters['gatewayresponse.header.Retry-After'], type).toMatch(/^'[1-9]\d*'$/);
+      }
+    });
+  });
+
+  describe('usage plans (the backstop)', () => {
+    const expectedLimits = () => [
+      ...PLAN_IDS.map((id) => ({ id: id as string, limits: config.plans[id].limits })),
+      { id: 'anonymous', limits: config.anonymous },
+    ];
+
+    it('has one usage plan per plan plus anonymous, each at backstopFor(limits) on stage v1', () => {
+      expect(USAGE_IDENTIFIERS).toEqual([...PLAN_IDS, 'anonymous']);
+      template.resourceCountIs('AWS::ApiGateway::UsagePlan', PLAN_IDS.length + 1);
+      for (const { id, limits } of expectedLimits()) {
+        const backstop = backstopFor(limits, config);
+        const plan = resources[idOf(api.usagePlans[id as (typeof USAGE_IDENTIFIERS)[number]].plan)]?.Properties as Json;
+        expect(plan, id).toBeDefined();
+        expect(plan.Throttle, id).toEqual({ RateLimit: backstop.rateLimit, BurstLimit: backstop.burstLimit });
+        expect(plan.Quota, id).toEqual({ Limit: backstop.quotaPerDay, Period: 'DAY' });
+        expect(plan.ApiStages, id).toEqual([
+          { ApiId: { Ref: idOf(api.api) }, Stage: { Ref: idOf(api.stage) }, Throttle: {} },
+        ]);
+        // The backstop is at or above the plan: our limiter answers first.
+        expect(backstop.rateLimit * 60, id).toBeGreaterThanOrEqual(limits.perMinute);
+        expect(backstop.quotaPerDay, id).toBeGreaterThanOrEqual(limits.perDay);
+      }
+    });
+
+    it('binds exactly one generated internal API key (no value in the template) to each plan', () => {
+      template.resourceCountIs('AWS::ApiGateway::ApiKey', USAGE_IDENTIFIERS.length);
+      template.resourceCountIs('AWS::ApiGateway::UsagePlanKey', USAGE_IDENTIFIERS.length);
+      for (const key of Object.values(template.findResources('AWS::ApiGateway::ApiKey'))) {
+        expect(key.Properties).not.toHaveProperty('Value');
+        expect(key.Properties.Enabled).toBe(true);
+      }
+      for (const u of USAGE_IDENTIFIERS) {
+        template.hasResourceProperties('AWS::ApiGateway::UsagePlanKey', {
+          KeyId: { Ref: idOf(api.usagePlans[u].key) },
+          KeyType: 'API_KEY',
+          UsagePlanId: { Ref: idOf(api.usagePlans[u].plan) },
+        });
+      }
+    });
+  });
+
+  describe('functions', () => {
+    it('runs every Lambda function on Node.js 22, arm64, with active tracing and its own log group', () => {
+      const functions = template.findResources('AWS::Lambda::Function');
+      expect(Object.keys(functions)).toHaveLength(5);
+      for (const [id, fn] of Object.entries(functions)) {
+        expect(fn.Properties.Runtime, id).toBe('nodejs22.x');
+        expect(fn.Properties.Architectures, id).toEqual(['arm64']);
+        expect(fn.Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
+        expect(fn.Properties.Handler, id).toBe('index.handler');
+        expect(fn.Properties.LoggingConfig.LogGroup.Ref, id).toBeDefined();
+        expect(fn.Properties.Environment.Variables, id).toMatchObject({
+          POWERTOOLS_METRICS_NAMESPACE: 'MessagesPlatform',
+          POWERTOOLS_SERVICE_NAME: expect.any(String),
+          NODE_OPTIONS: '--enable-source-maps',
+        });
+      }
+      for (const group of Object.values(template.findResources('AWS::Logs::LogGroup'))) {
+        expect(group.Properties.RetentionInDays).toBeGreaterThan(0);
+        expect(group.DeletionPolicy).toBe('Retain');
+      }
+    });
+
+    it('sizes the functions: 512 MB, 10 s, and the worker 30 s', () => {
+      for (const name of ['authorizer', 'sendMessage', 'getMessage', 'fallback', 'worker'] as const) {
+        expect(fnProps(name).MemorySize, name).toBe(512);
+        expect(fnProps(name).Timeout, name).toBe(name === 'worker' ? 30 : 10);
+      }
+    });
+
+    it('gives each function exactly the environment of the runtime contract', () => {
+      const base = ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'NODE_OPTIONS'];
+      const expected: Record<keyof MessagesApi['functions'], string[]> = {
+        authorizer: [ENV.apiKeysTable, ENV.limitsConfig, ENV.keyCacheSeconds, ENV.gatewayKeyIds],
+        sendMessage: [
+          ENV.rateLimitsTable,
+          ENV.messagesTable,
+          ENV.idempotencyTable,
+          ENV.queueUrl,
+          ENV.limitsConfig,
+          ENV.messagesConfig,
+        ],
+        getMessage: [ENV.rateLimitsTable, ENV.messagesTable, ENV.limitsConfig, ENV.messagesConfig],
+        fallback: [ENV.rateLimitsTable, ENV.limitsConfig, ENV.messagesConfig],
+        worker: [ENV.messagesTable, ENV.messagesConfig],
+      };
+      for (const [name, keys] of Object.entries(expected)) {
+        const vars = fnProps(name as keyof MessagesApi['functions']).Environment.Variables as Json;
+        expect(Object.keys(vars).sort(), name).toEqual([...base, ...keys].sort());
+        if (vars[ENV.limitsConfig]) {
+          expect(JSON.parse(vars[ENV.limitsConfig]), name).toEqual({
+            plans: config.plans,
+            anonymous: config.anonymous,
+          });
+        }
+        if (vars[ENV.messagesConfig]) expect(JSON.parse(vars[ENV.messagesConfig]), name).toEqual(config.messages);
+      }
+      expect(fnProps('authorizer').Environment.Variables[ENV.keyCacheSeconds]).toBe(
+        String(config.auth.keyCacheSeconds),
+      );
+    });
+
+    it('passes the authorizer the id of every internal usage key as GATEWAY_KEY_IDS JSON', () => {
+      const value = fnProps('authorizer').Environment.Variables[ENV.gatewayKeyIds] as Json;
+      // Resolve the Fn::Join with each Ref replaced by its logical id, then parse the JSON.
+      const parts = value['Fn::Join'][1] as (string | Json)[];
+      const json = parts.map((p) => (typeof p === 'string' ? p : `<${p.Ref}>`)).join('');
+      expect(JSON.parse(json)).toEqual(
+        Object.fromEntries(USAGE_IDENTIFIERS.map((u) => [u, `<${idOf(api.usagePlans[u].key)}>`])),
+      );
+    });
+
+    it('consumes the queue in batches of 10 with partial batch responses', () => {
+      template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: fnId('worker') },
+        BatchSize: 10,
+        MaximumBatchingWindowInSeconds: 1,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+    });
+  });
+
+  describe('least privilege', () => {
+    it('attaches no managed policy to any function role', () => {
+      for (const name of ['authorizer', 'sendMessage', 'getMessage', 'fallback', 'worker'] as const) {
+        expect(resources[idOf(api.functions[name].role)]?.Properties.ManagedPolicyArns, name).toBeUndefined();
+      }
+    });
+
+    it('uses Resource "*" only for the X-Ray write actions', () => {
+      for (const name of ['authorizer', 'sendMessage', 'getMessage', 'fallback', 'worker'] as const) {
+        for (const s of statementsOf(name)) {
+          if (s.Resource === '*' || (Array.isArray(s.Resource) && s.Resource.includes('*'))) {
+            expect(actionsOf(s).sort(), name).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+          }
+          for (const a of actionsOf(s)) expect(a, name).not.toContain('*');
+        }
+      }
+    });
+
+    it('grants each function exactly its actions', () => {
+      const logsXray = [
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'xray:PutTelemetryRecords',
+        'xray:PutTraceSegments',
+      ];
+      const expected: Record<keyof MessagesApi['functions'], string[]> = {
+        authorizer: ['dynamodb:GetItem', 'apigateway:GET'],
+        sendMessage: [
+          'dynamodb:GetItem',
+          'dynamodb:PutItem',
+          'dynamodb:UpdateItem',
+          'dynamodb:DeleteItem',
+          'sqs:SendMessage',
+        ],
+        getMessage: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        fallback: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        worker: [
+          'dynamodb:GetItem',
+          'dynamodb:UpdateItem',
+          'sqs:ChangeMessageVisibility',
+          'sqs:DeleteMessage',
+          'sqs:GetQueueAttributes',
+          'sqs:GetQueueUrl',
+          'sqs:ReceiveMessage',
+        ],
+      };
+      for (const [name, actions] of Object.entries(expected)) {
+        expect([...allowedActions(name as keyof MessagesApi['functions'])].sort(), name).toEqual(
+          [...new Set([...logsXray, ...actions])].sort(),
+        );
+      }
+    });
+
+    it('lets the authorizer read the apiKeys table only, and write nothing', () => {
+      const actions = allowedActions('authorizer');
+      for (const a of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Query']) {
+        expect(actions.has(a), a).toBe(false);
+      }
+      const dynamo = statementsOf('authorizer').filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+      expect(dynamo).toHaveLength(1);
+      expect(stack.resolve(dynamo[0]?.Resource)).toEqual(
+        stack.resolve(platform.dataStack.messages.tables.apiKeys.tableArn),
+      );
+    });
+
+    it('lets the authorizer GET exactly the five internal usage keys', () => {
+      const s = statementsOf('authorizer').find((st) => actionsOf(st).includes('apigateway:GET'));
+      expect(actionsOf(s as Statement)).toEqual(['apigateway:GET']);
+      const expected = USAGE_IDENTIFIERS.map((u) => stack.resolve(api.usagePlans[u].key.keyArn));
+      expect(s?.Resource).toEqual(expect.arrayContaining(expected));
+      expect(s?.Resource).toHaveLength(expected.length);
+      expect(JSON.stringify(expected[0])).toContain('::/apikeys/');
+    });
+
+    it('scopes table grants to the tables each function needs (never index ARNs)', () => {
+      const tables = platform.dataStack.messages.tables;
+      const resourcesFor = (name: keyof MessagesApi['functions'], action: string) =>
+        statementsOf(name)
+          .filter((s) => actionsOf(s).includes(action))
+          .flatMap((s) => (Array.isArray(s.Resource) ? s.Resource : [s.Resource]));
+      const arn = (t: keyof typeof tables) => stack.resolve(tables[t].tableArn);
+      expect(resourcesFor('sendMessage', 'dynamodb:UpdateItem')).toEqual([arn('rateLimits')]);
+      expect(resourcesFor('sendMessage', 'dynamodb:DeleteItem')).toEqual(
+        expect.arrayContaining([arn('messages'), arn('idempotency')]),
+      );
+      expect(resourcesFor('sendMessage', 'dynamodb:DeleteItem')).toHaveLength(2);
+      expect(resourcesFor('getMessage', 'dynamodb:GetItem')).toEqual(
+        expect.arrayContaining([arn('rateLimits'), arn('messages')]),
+      );
+      expect(resourcesFor('getMessage', 'dynamodb:PutItem')).toEqual([arn('rateLimits')]);
+      expect(resourcesFor('fallback', 'dynamodb:GetItem')).toEqual([arn('rateLimits')]);
+      expect(resourcesFor('worker', 'dynamodb:UpdateItem')).toEqual([arn('messages')]);
+      expect(resourcesFor('sendMessage', 'sqs:SendMessage')).toEqual([
+        stack.resolve(platform.dataStack.messages.queue.queueArn),
+      ]);
+    });
+
+    it('does not let the worker (or anything but sendMessage) send to the queue', () => {
+      for (const name of ['authorizer', 'getMessage', 'fallback', 'worker'] as const) {
+        expect(allowedActions(name).has('sqs:SendMessage'), name).toBe(false);
+      }
+    });
+  });
+
+  describe('alarms and outputs', () => {
+    it('alarms on any dead-lettered message', () => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: Match.anyValue() }],
+        Statistic: 'Maximum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+      const alarm = resources[idOf(api.alarms.deadLetterQueue)]?.Properties as Json;
+      expect(stack.resolve(alarm.Dimensions[0].Value)).toEqual(
+        stack.resolve(platform.dataStack.messages.deadLetterQueue.queueName),
+      );
+    });
+
+    it('alarms on API 5XX errors and on worker errors', () => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/ApiGateway',
+        MetricName: '5XXError',
+        Statistic: 'Sum',
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnId('worker') } }],
+        Threshold: 1,
+      });
+      // No topic given: no actions.
+      for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm'))) {
+        expect(alarm.Properties.AlarmActions).toBeUndefined();
+      }
+    });
+
+    it('outputs the API URL, the queue URLs and every table name', () => {
+      const outputs = template.toJSON().Outputs as Json;
+      for (const name of [
+        'ApiUrl',
+        'QueueUrl',
+        'DeadLetterQueueUrl',
+        'ApiKeysTableName',
+        'AccountsTableName',
+        'RateLimitsTableName',
+        'MessagesTableName',
+        'IdempotencyTableName',
+      ]) {
+        expect(outputs[name], name).toBeDefined();
+      }
+      expect(outputs.ApiUrl.Value).toEqual(stack.resolve(api.api.url));
+      expect(JSON.stringify(outputs.ApiUrl.Value)).toContain(`"/",{"Ref":"${idOf(api.stage)}"},"/"`);
+      const tables = platform.dataStack.messages.tables;
+      expect(outputs.MessagesTableName.Value).toEqual(stack.resolve(tables.messages.tableName));
+      expect(outputs.QueueUrl.Value).toEqual(stack.resolve(platform.dataStack.messages.queue.queueUrl));
+    });
+  });
+});
+
+describe('MessagesApi with an alarm topic', () => {
+  it('notifies the topic on alarm and on recovery', () => {
+    const app = new App({ context: { ...cdkJsonContext(), ...SKIP_BUNDLING } });
+    const stack = new Stack(app, 'Alarms', { env: { region: 'eu-west-1' } });
+    const config = loadConfig();
+    const data = new MessagesData(stack, 'Data', { config });
+    const topic = new sns.Topic(stack, 'Topic');
+    new MessagesApi(stack, 'Api', { config, data, alarmTopic: topic, manageCloudWatchRole: false });
+    const template = Template.fromStack(stack);
+    const topicRef = { Ref: stack.getLogicalId(topic.node.defaultChild as CfnResource) };
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms).toHaveLength(3);
+    for (const alarm of alarms) {
+      expect(alarm.Properties.AlarmActions).toEqual([topicRef]);
+      expect(alarm.Properties.OKActions).toEqual([topicRef]);
+    }
+    // manageCloudWatchRole: false leaves the account-level API Gateway setting alone.
+    template.resourceCountIs('AWS::ApiGateway::Account', 0);
+  });
+});
