@@ -208,7 +208,7 @@ function multiValue(req: IncomingMessage): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i] as string;
-    (out[name] ??= []).push(req.rawHeaders[i + 1] as string);
+    out[name] = [...(out[name] ?? []), req.rawHeaders[i + 1] as string];
   }
   return out;
 }

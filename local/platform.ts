@@ -61,6 +61,8 @@ export interface LocalPlatform {
   readonly tables: typeof LOCAL_TABLE_NAMES;
   readonly queues: { readonly queueUrl: string; readonly deadLetterQueueUrl: string };
   readonly worker: QueuePoller | undefined;
+  /** Fault injection for tests: stops the SQS emulator, as if SQS were unavailable. */
+  stopQueueService(): Promise<void>;
   /** Issues another key for an account (same code path as the demo keys). */
   issueKey(account: AccountRecord, name: string): Promise<string>;
   stop(): Promise<void>;
@@ -189,6 +191,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       tables: LOCAL_TABLE_NAMES,
       queues,
       worker,
+      stopQueueService: () => sqs.stop(),
       issueKey: async (account, name) => (await issueKey(account, name, limiterDeps)).secret,
       stop: async () => {
         await stopAll();

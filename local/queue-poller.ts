@@ -10,6 +10,7 @@ type Worker = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | 
  */
 export class QueuePoller {
   private running = false;
+  private failing = false;
   private loop: Promise<void> | undefined;
   private inFlight: AbortController | undefined;
 
@@ -37,10 +38,14 @@ export class QueuePoller {
     while (this.running) {
       try {
         await this.pollOnce();
+        if (this.failing) console.error('queue poller: the queue is reachable again');
+        this.failing = false;
       } catch (error) {
         if (!this.running) break;
         // Queue unreachable (e.g. stopped in a fault test): back off, like the event source does.
-        console.error(`queue poller: ${(error as Error).name}: ${(error as Error).message}`);
+        if (!this.failing)
+          console.error(`queue poller: ${(error as Error).name}: ${(error as Error).message}; retrying`);
+        this.failing = true;
         await new Promise((r) => setTimeout(r, 500));
       }
     }

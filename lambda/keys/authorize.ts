@@ -54,7 +54,7 @@ export function createAuthorizer(deps: AuthorizeDeps) {
     if (!token) return { kind: 'anonymous', reason: 'malformed' };
     if (!isWellFormedApiKey(token)) return { kind: 'anonymous', reason: 'invalid' };
     const record = await lookup(hashApiKey(token));
-    if (!record || record.status !== 'active') return { kind: 'anonymous', reason: 'invalid' };
+    if (record?.status !== 'active') return { kind: 'anonymous', reason: 'invalid' };
     const plan = deps.limits.plans[record.plan];
     return {
       kind: 'key',

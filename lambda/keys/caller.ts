@@ -33,7 +33,7 @@ export function callerToContext(caller: Caller): Record<string, string | number>
 
 /** Reads the caller back from `requestContext.authorizer` (API Gateway stringifies the values). */
 export function callerFromContext(context: Record<string, unknown> | null | undefined): Caller {
-  if (!context || context.principal !== 'key') {
+  if (context?.principal !== 'key') {
     const reason = context?.reason;
     return { kind: 'anonymous', reason: reason === 'malformed' || reason === 'invalid' ? reason : 'missing' };
   }

@@ -18,8 +18,14 @@ export function createWorkerHandler(deps: ProcessMessageDeps) {
       },
       deps,
     );
-  return middy<SQSEvent, SQSBatchResponse, Error, Context>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics))
-    .handler((event, context) => processPartialResponse(event, processRecord, processor, { context }));
+  return (
+    middy<SQSEvent, SQSBatchResponse, Error, Context>()
+      .use(injectLambdaContext(logger, { resetKeys: true }))
+      .use(logMetrics(metrics))
+      // A batch where every record failed is still a partial response: SQS retries just those
+      // records, and the function's error metric keeps meaning "the worker itself broke".
+      .handler((event, context) =>
+        processPartialResponse(event, processRecord, processor, { context, throwOnFullBatchFailure: false }),
+      )
+  );
 }

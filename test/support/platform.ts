@@ -14,7 +14,7 @@ export function minuteStart(offsetMs = 5_000): number {
 
 /** Small enough Enterprise limits to reach in a test; every other value is the shipped config. */
 export function testConfig(): PlatformConfig {
-  return loadConfig({ plans: { enterprise: { limits: { perMinute: 150, perDay: 2_000 } } } });
+  return loadConfig({ plans: { enterprise: { limits: { perMinute: 150, perDay: 400 } } } });
 }
 
 /** Starts the local platform on a free port, with a clock the test moves by hand. */
