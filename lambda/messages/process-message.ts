@@ -1,5 +1,5 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { Clock } from '../shared/clock.js';
 import { logger, metrics } from '../shared/powertools.js';
 import type { MessageStore } from './ports.js';
@@ -20,8 +20,8 @@ export interface ProcessMessageDeps {
 
 const envelopeSchema = z.object({
   v: z.literal(1),
-  id: z.string().regex(/^msg_[0-9A-Z]{26}$/),
-  accountId: z.string().min(1),
+  id: z.string().check(z.regex(/^msg_[0-9A-Z]{26}$/)),
+  accountId: z.string().check(z.minLength(1)),
   createdAt: z.string(),
 });
 
