@@ -38,6 +38,17 @@ async function main(): Promise<void> {
   const started = Date.now();
   const { startLocalPlatform } = await import('../local/platform.js');
   const platform = await startLocalPlatform({ port, ...(values.data ? { dataDir: values.data } : {}) });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping…`);
+    await platform.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
   if (values['keys-out'])
     writeFileSync(values['keys-out'], `${JSON.stringify(platform.demoKeys, null, 2)}\n`, { mode: 0o600 });
 
@@ -54,17 +65,6 @@ async function main(): Promise<void> {
     -H "Authorization: Bearer ${platform.demoKeys.free}" \\
     -H "Content-Type: application/json" -d '{"message":"Hello"}'\n`);
   console.log('Press Ctrl+C to stop.');
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`\n${signal}: stopping…`);
-    await platform.stop();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
 main().catch((error) => {
