@@ -1,0 +1,243 @@
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { generateApiKey, hashApiKey } from '../../../lambda/keys/api-key-format.js';
+import { type AuthorizeDeps, createAuthorizer, type UsageIdentifiers } from '../../../lambda/keys/authorize.js';
+import type { ApiKeyRecord, KeyStore } from '../../../lambda/keys/key-store.js';
+import { ManualClock } from '../../../lambda/shared/clock.js';
+import { loadConfig, type PlanId } from '../../../lib/config/index.js';
+
+const config = loadConfig();
+const T0 = Date.UTC(2026, 10, 21, 10, 15, 0);
+const METHOD_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:abc123def4/v1/POST/messages';
+const WILDCARD = 'arn:aws:execute-api:eu-west-1:123456789012:abc123def4/v1/*';
+
+class FakeKeyStore implements KeyStore {
+  readonly records = new Map<string, ApiKeyRecord>();
+  readonly lookups: string[] = [];
+  async findByHash(keyHash: string) {
+    this.lookups.push(keyHash);
+    return this.records.get(keyHash);
+  }
+  async put(record: ApiKeyRecord) {
+    this.records.set(record.keyHash, record);
+  }
+}
+
+const usageIdentifiers: UsageIdentifiers = { valueFor: async (plan) => `usage-id-${plan}` };
+
+function setup(keyCacheSeconds = 30) {
+  const keys = new FakeKeyStore();
+  const clock = new ManualClock(T0);
+  const deps: AuthorizeDeps = {
+    keys,
+    usageIdentifiers,
+    limits: { plans: config.plans, anonymous: config.anonymous },
+    clock,
+    keyCacheSeconds,
+  };
+  const authorize = createAuthorizer(deps);
+  async function issue(plan: PlanId, overrides: Partial<ApiKeyRecord> = {}) {
+    const secret = generateApiKey();
+    await keys.put({
+      keyHash: hashApiKey(secret),
+      keyId: `key_${plan}`,
+      accountId: `acct_${plan}`,
+      name: 'default',
+      prefix: secret.slice(0, 12),
+      last4: secret.slice(-4),
+      status: 'active',
+      plan,
+      createdAt: '2026-11-01T00:00:00.000Z',
+      ...overrides,
+    });
+    return secret;
+  }
+  return { keys, clock, authorize, issue };
+}
+
+function event(headers: Record<string, string> | null, methodArn = METHOD_ARN): APIGatewayRequestAuthorizerEvent {
+  return { type: 'REQUEST', methodArn, headers } as unknown as APIGatewayRequestAuthorizerEvent;
+}
+const bearer = (token: string) => event({ Authorization: `Bearer ${token}` });
+
+/** The result without its policy (the policy has tests of its own below). */
+const withoutPolicy = ({ policyDocument: _policy, ...rest }: APIGatewayAuthorizerResult) => rest;
+
+const anonymousResult = (reason: string) => ({
+  principalId: 'anonymous',
+  context: { principal: 'anonymous', reason },
+  usageIdentifierKey: 'usage-id-anonymous',
+});
+
+describe('createAuthorizer: callers without a valid key are let through as anonymous', () => {
+  it.each([
+    ['no headers at all', event(null), 'missing'],
+    ['no Authorization header', event({ 'Content-Type': 'application/json' }), 'missing'],
+    ['an empty Authorization header', event({ Authorization: '' }), 'missing'],
+    ['a blank Authorization header', event({ Authorization: '   ' }), 'missing'],
+    ['Basic credentials', event({ Authorization: 'Basic dXNlcjpwYXNz' }), 'malformed'],
+    ['a key without a scheme', event({ Authorization: generateApiKey() }), 'malformed'],
+    ['the scheme without a key', event({ Authorization: 'Bearer' }), 'malformed'],
+    ['two tokens', event({ Authorization: `Bearer ${generateApiKey()} extra` }), 'malformed'],
+    ['a token that is not one of our keys', bearer('not-a-key'), 'invalid'],
+  ])('%s → %s', async (_what, e, reason) => {
+    const { authorize, keys } = setup();
+    expect(withoutPolicy(await authorize(e))).toEqual(anonymousResult(reason));
+    expect(keys.lookups).toEqual([]);
+  });
+
+  it('a key with a bad checksum is invalid without a lookup', async () => {
+    const { authorize, keys } = setup();
+    const key = generateApiKey();
+    const typo = `${key.slice(0, 20)}${key[20] === 'a' ? 'b' : 'a'}${key.slice(21)}`;
+    expect(withoutPolicy(await authorize(bearer(typo)))).toEqual(anonymousResult('invalid'));
+    expect(keys.lookups).toEqual([]);
+  });
+
+  it('an unknown well-formed key is invalid after a lookup by its hash', async () => {
+    const { authorize, keys } = setup();
+    const key = generateApiKey();
+    expect(withoutPolicy(await authorize(bearer(key)))).toEqual(anonymousResult('invalid'));
+    expect(keys.lookups).toEqual([hashApiKey(key)]);
+  });
+
+  it('a revoked key is invalid', async () => {
+    const { authorize, issue } = setup();
+    const secret = await issue('pro', { status: 'revoked', revokedAt: '2026-11-20T00:00:00.000Z' });
+    expect(withoutPolicy(await authorize(bearer(secret)))).toEqual(anonymousResult('invalid'));
+  });
+});
+
+describe('createAuthorizer: valid keys', () => {
+  it('passes the key, account and plan limits on as context and binds the plan usage plan', async () => {
+    const { authorize, issue } = setup();
+    const secret = await issue('pro');
+    expect(withoutPolicy(await authorize(bearer(secret)))).toEqual({
+      principalId: 'key_pro',
+      context: {
+        principal: 'key',
+        keyId: 'key_pro',
+        accountId: 'acct_pro',
+        plan: 'pro',
+        perMinute: 300,
+        perDay: 10_000,
+        banThreshold: 30,
+        banDurationSeconds: 900,
+      },
+      usageIdentifierKey: 'usage-id-pro',
+    });
+  });
+
+  it.each([
+    ['free', 60, 1_000],
+    ['business', 1_000, 100_000],
+    ['enterprise', 5_000, 1_000_000],
+  ] as const)('uses the %s plan limits when the key has none of its own', async (plan, perMinute, perDay) => {
+    const { authorize, issue } = setup();
+    const result = await authorize(bearer(await issue(plan)));
+    expect(result.context).toMatchObject({ plan, perMinute, perDay });
+    expect(result.usageIdentifierKey).toBe(`usage-id-${plan}`);
+  });
+
+  it("uses an Enterprise account's own limits over the plan's", async () => {
+    const { authorize, issue } = setup();
+    const secret = await issue('enterprise', { limits: { perMinute: 20_000, perDay: 5_000_000 } });
+    expect((await authorize(bearer(secret))).context).toMatchObject({
+      plan: 'enterprise',
+      perMinute: 20_000,
+      perDay: 5_000_000,
+    });
+  });
+
+  it('accepts the scheme in any case, the header name in any case, and trailing spaces', async () => {
+    const { authorize, issue } = setup();
+    const secret = await issue('free');
+    for (const e of [event({ authorization: `bearer ${secret}` }), event({ AUTHORIZATION: `BEARER  ${secret}  ` })]) {
+      expect((await authorize(e)).principalId).toBe('key_free');
+    }
+  });
+
+  it('never returns the secret (nor its hash) in the result', async () => {
+    const { authorize, issue } = setup();
+    for (const status of ['active', 'revoked'] as const) {
+      const secret = await issue('pro', { status, keyId: `key_${status}` });
+      const text = JSON.stringify(await authorize(bearer(secret)));
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(secret.slice(8, 38));
+      expect(text).not.toContain(hashApiKey(secret));
+    }
+  });
+});
+
+describe('createAuthorizer: policy', () => {
+  const policy = (resource: string) => ({
+    Version: '2012-10-17',
+    Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: resource }],
+  });
+
+  // One policy must fit every route of the stage (arn…/stage/*), so that a policy cached for one
+  // request (authorizer result caching) also allows the key's next request on another method or path.
+  it.each([
+    ['POST /messages', METHOD_ARN, WILDCARD],
+    [
+      'GET /messages/{id} of another API and stage',
+      'arn:aws:execute-api:us-east-1:210987654321:zyx987/prod/GET/messages/msg_01JD8X3Q5Z8M2N4P6R7S9T0V1W',
+      'arn:aws:execute-api:us-east-1:210987654321:zyx987/prod/*',
+    ],
+  ])('allows the whole stage for a valid key (%s)', async (_route, methodArn, resource) => {
+    const { authorize, issue } = setup();
+    const secret = await issue('free');
+    const result = await authorize(event({ Authorization: `Bearer ${secret}` }, methodArn));
+    expect(result.policyDocument).toEqual(policy(resource));
+  });
+
+  it('allows the whole stage for an anonymous caller too (the handler answers the 401)', async () => {
+    const { authorize } = setup();
+    expect((await authorize(event(null))).policyDocument).toEqual(policy(WILDCARD));
+  });
+});
+
+describe('createAuthorizer: key cache', () => {
+  it('does not look a key up again within keyCacheSeconds, and does from then on', async () => {
+    const { authorize, issue, keys, clock } = setup(30);
+    const secret = await issue('pro');
+    await authorize(bearer(secret));
+    clock.advance(29_999);
+    await authorize(bearer(secret));
+    expect(keys.lookups).toHaveLength(1);
+    clock.advance(1);
+    await authorize(bearer(secret));
+    expect(keys.lookups).toHaveLength(2);
+  });
+
+  it('sees a revocation once the cached entry expires', async () => {
+    const { authorize, issue, keys, clock } = setup(30);
+    const secret = await issue('pro');
+    expect((await authorize(bearer(secret))).principalId).toBe('key_pro');
+    const record = keys.records.get(hashApiKey(secret));
+    if (!record) throw new Error('no record');
+    await keys.put({ ...record, status: 'revoked' });
+    clock.advance(10_000);
+    expect((await authorize(bearer(secret))).principalId).toBe('key_pro');
+    clock.advance(20_000);
+    expect(withoutPolicy(await authorize(bearer(secret)))).toEqual(anonymousResult('invalid'));
+  });
+
+  it('caches per key', async () => {
+    const { authorize, issue, keys } = setup(30);
+    const a = await issue('pro', { keyId: 'key_a' });
+    const b = await issue('pro', { keyId: 'key_b' });
+    await authorize(bearer(a));
+    await authorize(bearer(b));
+    await authorize(bearer(a));
+    expect(keys.lookups).toEqual([hashApiKey(a), hashApiKey(b)]);
+  });
+
+  it('looks up every time with keyCacheSeconds 0', async () => {
+    const { authorize, issue, keys } = setup(0);
+    const secret = await issue('pro');
+    await authorize(bearer(secret));
+    await authorize(bearer(secret));
+    expect(keys.lookups).toHaveLength(2);
+  });
+});

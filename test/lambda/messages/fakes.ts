@@ -1,0 +1,103 @@
+import type { MessageEnvelope, MessageRecord } from '../../../lambda/messages/message.js';
+import type {
+  IdempotencyEntry,
+  IdempotencyStore,
+  MessageQueue,
+  MessageStore,
+  TransitionResult,
+} from '../../../lambda/messages/ports.js';
+
+/**
+ * In-memory fakes of the message ports, with the semantics of the DynamoDB and SQS adapters
+ * (conditional writes, idempotent transitions) and call counters for the tests.
+ */
+
+export class FakeMessageStore implements MessageStore {
+  readonly records = new Map<string, MessageRecord>();
+  readonly calls = { create: 0, get: 0, remove: 0, markProcessed: 0, markFailed: 0 };
+  /** When set, `create` rejects with it. */
+  failCreate: Error | undefined;
+
+  async create(record: MessageRecord): Promise<void> {
+    this.calls.create++;
+    if (this.failCreate) throw this.failCreate;
+    // attribute_not_exists(id): never overwrite.
+    if (!this.records.has(record.id)) this.records.set(record.id, record);
+  }
+
+  async get(id: string): Promise<MessageRecord | undefined> {
+    this.calls.get++;
+    return this.records.get(id);
+  }
+
+  async remove(id: string): Promise<void> {
+    this.calls.remove++;
+    this.records.delete(id);
+  }
+
+  async markProcessed(id: string, at: string): Promise<TransitionResult> {
+    this.calls.markProcessed++;
+    return this.transition(id, ['queued', 'failed'], (r) => ({ ...r, status: 'processed', processedAt: at }));
+  }
+
+  async markFailed(id: string, at: string): Promise<TransitionResult> {
+    this.calls.markFailed++;
+    return this.transition(id, ['queued'], (r) => ({ ...r, status: 'failed', failedAt: at }));
+  }
+
+  private transition(
+    id: string,
+    from: readonly MessageRecord['status'][],
+    apply: (r: MessageRecord) => MessageRecord,
+  ): TransitionResult {
+    const record = this.records.get(id);
+    if (!record) return 'missing';
+    if (!from.includes(record.status)) return 'already_done';
+    this.records.set(id, apply(record));
+    return 'updated';
+  }
+}
+
+export class FakeMessageQueue implements MessageQueue {
+  readonly sent: MessageEnvelope[] = [];
+  calls = 0;
+  /** When set, `send` rejects with it. */
+  failWith: Error | undefined;
+
+  async send(envelope: MessageEnvelope): Promise<void> {
+    this.calls++;
+    if (this.failWith) throw this.failWith;
+    this.sent.push(envelope);
+  }
+}
+
+export class FakeIdempotencyStore implements IdempotencyStore {
+  readonly entries = new Map<string, IdempotencyEntry>();
+  readonly calls = { claim: 0, takeOver: 0, release: 0 };
+
+  async claim(
+    entry: IdempotencyEntry,
+    nowMs: number,
+  ): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyEntry }> {
+    this.calls.claim++;
+    const existing = this.entries.get(entry.id);
+    // attribute_not_exists(id) OR expiresAt < :nowSec
+    if (!existing || existing.expiresAt < Math.floor(nowMs / 1000)) {
+      this.entries.set(entry.id, entry);
+      return { claimed: true };
+    }
+    return { claimed: false, existing };
+  }
+
+  async takeOver(stale: IdempotencyEntry, entry: IdempotencyEntry): Promise<boolean> {
+    this.calls.takeOver++;
+    if (this.entries.get(entry.id)?.messageId !== stale.messageId) return false;
+    this.entries.set(entry.id, entry);
+    return true;
+  }
+
+  async release(id: string, messageId: string): Promise<void> {
+    this.calls.release++;
+    if (this.entries.get(id)?.messageId === messageId) this.entries.delete(id);
+  }
+}
