@@ -83,6 +83,7 @@ export function createAuthorizer(deps: AuthorizeDeps) {
 
 /** arn:aws:execute-api:region:account:api/stage/METHOD/path → .../stage/*: one policy fits every route. */
 function wildcardResource(methodArn: string): string {
-  const [arnPrefix, apiId, stage] = methodArn.split('/');
-  return `${arnPrefix}/${apiId}/${stage}/*`;
+  // The API id is part of the first segment: arn:aws:execute-api:region:account:apiId
+  const [apiArn, stage] = methodArn.split('/');
+  return `${apiArn}/${stage}/*`;
 }

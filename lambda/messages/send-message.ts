@@ -107,7 +107,14 @@ export async function sendMessage(
     if (replay) return replay;
   }
 
-  const decision = await deps.limiter.consume(subject);
+  let decision: Awaited<ReturnType<RateLimiter['consume']>>;
+  try {
+    decision = await deps.limiter.consume(subject);
+  } catch (error) {
+    // Nothing was accepted: free the Idempotency-Key so a retry is handled as new at once.
+    if (claim) await deps.idempotency.release(claim.id, claim.messageId).catch(() => {});
+    throw error;
+  }
   if (decision.outcome !== 'allowed' && claim) await deps.idempotency.release(claim.id, claim.messageId);
   enforce(decision, headers);
   const consumption = decision.consumption;

@@ -119,9 +119,9 @@ function fieldErrorsOf(body: Record<string, unknown>): CodedFieldError[] {
         errors.push({ field: String(issue.path[0] ?? ''), message: 'must be a string', code: 'invalid_field' });
       }
     }
-  } else if (result.data.message.length === 0) {
-    errors.push({ field: 'message', message: 'must not be empty', code: 'invalid_field' });
   }
+  // Checked whatever else is wrong, so one answer lists every problem with the body.
+  if (body.message === '') errors.push({ field: 'message', message: 'must not be empty', code: 'invalid_field' });
   // Missing and wrongly-typed fields come before unknown ones, so `code` names the most useful fix.
   const rank = { missing_field: 0, invalid_field: 1, unknown_field: 2 } as const;
   return errors.sort((a, b) => rank[a.code] - rank[b.code]);

@@ -137,7 +137,8 @@ export class RateLimiter {
     if (mode === 'read') return undefined;
 
     const state = this.stateOf(subject, nowMs, item);
-    const blocking = [state.minute, state.day].find((w) => w.used >= w.limit);
+    // When both windows are spent, the day blocks: retrying at the minute's end would fail again.
+    const blocking = [state.day, state.minute].find((w) => w.used >= w.limit);
     if (!blocking) return undefined;
 
     const banUntil = await this.strike(subject, item, nowMs);

@@ -45,6 +45,16 @@ export function apiResponses(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGat
       let problem: HttpProblem;
       if (error instanceof HttpProblem) {
         problem = error;
+      } else if (isDependencyFailure(error)) {
+        // DynamoDB/SQS unreachable, throttled or contended: nothing was accepted; retry is safe.
+        logger.error('dependency unavailable', { error: error as Error });
+        problem = new HttpProblem({
+          status: 503,
+          code: 'service_unavailable',
+          title: 'Service Unavailable',
+          detail: 'The service is temporarily unavailable and nothing was accepted. Retry with backoff.',
+          headers: { 'Retry-After': '1' },
+        });
       } else {
         logger.error('unhandled error', { error: error as Error });
         problem = new HttpProblem({
@@ -82,4 +92,16 @@ export function toProxyResult(result: ApiResult, headers: ResponseHeaders, reque
     headers: { ...headers.all(), ...result.headers, 'Content-Type': JSON_TYPE, 'X-Request-Id': requestId },
     body: JSON.stringify(result.body),
   };
+}
+
+const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** Failures of a dependency (AWS service answers, network errors, limiter contention), as opposed to bugs. */
+export function isDependencyFailure(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { $metadata?: unknown; code?: string; name?: string; cause?: unknown };
+  if (e.$metadata !== undefined) return true;
+  if (e.name === 'TimeoutError' || e.name === 'LimiterContentionError') return true;
+  if (e.code !== undefined && NETWORK_ERROR_CODES.has(e.code)) return true;
+  return e.cause !== undefined && e.cause !== error && isDependencyFailure(e.cause);
 }

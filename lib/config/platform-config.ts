@@ -70,24 +70,35 @@ export const platformConfigSchema = z
      */
     backstop: z
       .object({
-        factor: z.number().min(1, { error: 'backstop.factor must be at least 1' }).max(10),
+        factor: z
+          .number({ error: 'backstop.factor must be a number' })
+          .min(1, { error: 'backstop.factor must be at least 1' })
+          .max(10, { error: 'backstop.factor must be at most 10' }),
         minBurst: positiveInt('backstop.minBurst'),
       })
       .strict(),
     messages: z
       .object({
-        maxBodyBytes: positiveInt('messages.maxBodyBytes').max(1024 * 1024),
+        maxBodyBytes: positiveInt('messages.maxBodyBytes').max(1024 * 1024, {
+          error: 'messages.maxBodyBytes must be at most 1048576 (SQS accepts at most 1 MiB)',
+        }),
         idempotencyTtlSeconds: positiveInt('messages.idempotencyTtlSeconds'),
         /** How long message records are kept (DynamoDB TTL). */
         retentionDays: positiveInt('messages.retentionDays'),
         /** Receives before a message is dead-lettered. */
-        maxReceiveCount: positiveInt('messages.maxReceiveCount').max(1000),
+        maxReceiveCount: positiveInt('messages.maxReceiveCount').max(1000, {
+          error: 'messages.maxReceiveCount must be at most 1000 (the SQS redrive maximum)',
+        }),
       })
       .strict(),
     auth: z
       .object({
         /** Seconds the authorizer keeps a key lookup in memory; revocation reaches the authorizer within this. The limiter refuses revoked keys at once. */
-        keyCacheSeconds: z.number().int().min(0).max(300),
+        keyCacheSeconds: z
+          .number({ error: 'auth.keyCacheSeconds must be a number' })
+          .int({ error: 'auth.keyCacheSeconds must be a whole number' })
+          .min(0, { error: 'auth.keyCacheSeconds must be at least 0' })
+          .max(300, { error: 'auth.keyCacheSeconds must be at most 300' }),
       })
       .strict(),
     platform: z
