@@ -63,6 +63,8 @@ export interface LocalPlatform {
   readonly worker: QueuePoller | undefined;
   /** Fault injection for tests: stops the SQS emulator, as if SQS were unavailable. */
   stopQueueService(): Promise<void>;
+  /** Fault injection for tests: stops the DynamoDB emulator, as if DynamoDB were unavailable. */
+  stopDatabaseService(): Promise<void>;
   /** Issues another key for an account (same code path as the demo keys). */
   issueKey(account: AccountRecord, name: string): Promise<string>;
   stop(): Promise<void>;
@@ -192,6 +194,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       queues,
       worker,
       stopQueueService: () => sqs.stop(),
+      stopDatabaseService: () => dynamodb.stop(),
       issueKey: async (account, name) => (await issueKey(account, name, limiterDeps)).secret,
       stop: async () => {
         await stopAll();
