@@ -27,7 +27,7 @@ vitest_project() {
   npx vitest run --project "$1" --reporter=default --reporter=json --outputFile="${results_dir}/$1.json"
 }
 
-step "lint (biome)" npx biome check .
+step "lint and format (eslint)" npx eslint .
 step "type check (tsc)" npx tsc --noEmit -p tsconfig.json
 step "OpenAPI lint (redocly)" npx redocly lint openapi/openapi.yaml
 step "unit tests" vitest_project unit

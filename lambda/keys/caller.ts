@@ -5,14 +5,14 @@ export type AnonymousReason = 'missing' | 'malformed' | 'invalid';
 
 export type Caller =
   | {
-      readonly kind: 'key';
-      readonly keyId: string;
-      readonly accountId: string;
-      readonly plan: PlanId;
-      readonly limits: RateLimits;
-      readonly ban: BanPolicy;
-    }
-  | { readonly kind: 'anonymous'; readonly reason: AnonymousReason };
+    readonly kind: 'key';
+    readonly keyId: string;
+    readonly accountId: string;
+    readonly plan: PlanId;
+    readonly limits: RateLimits;
+    readonly ban: BanPolicy;
+  } |
+  { readonly kind: 'anonymous'; readonly reason: AnonymousReason };
 
 export type KeyCaller = Extract<Caller, { kind: 'key' }>;
 

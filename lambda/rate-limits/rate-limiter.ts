@@ -36,15 +36,15 @@ export interface Consumption {
 }
 
 export type LimiterDecision =
-  | { readonly outcome: 'allowed'; readonly state: LimiterState; readonly consumption?: Consumption }
-  | {
-      readonly outcome: 'rate_limited';
-      readonly state: LimiterState;
-      readonly window: 'minute' | 'day';
-      readonly retryAfterSeconds: number;
-    }
-  | { readonly outcome: 'banned'; readonly state: LimiterState; readonly retryAfterSeconds: number }
-  | { readonly outcome: 'revoked'; readonly state: LimiterState };
+  | { readonly outcome: 'allowed'; readonly state: LimiterState; readonly consumption?: Consumption } |
+  {
+    readonly outcome: 'rate_limited';
+    readonly state: LimiterState;
+    readonly window: 'minute' | 'day';
+    readonly retryAfterSeconds: number;
+  } |
+  { readonly outcome: 'banned'; readonly state: LimiterState; readonly retryAfterSeconds: number } |
+  { readonly outcome: 'revoked'; readonly state: LimiterState };
 
 /** How a request that is not counted is judged: a send is refused at the limit, a read only when banned. */
 export type PeekMode = 'send' | 'read';

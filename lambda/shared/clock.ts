@@ -12,9 +12,11 @@ export class ManualClock implements Clock {
   now(): number {
     return this.current;
   }
+
   set(epochMs: number): void {
     this.current = epochMs;
   }
+
   advance(ms: number): void {
     this.current += ms;
   }

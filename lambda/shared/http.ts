@@ -9,6 +9,7 @@ export class ResponseHeaders {
   set(headers: Readonly<Record<string, string>>): void {
     Object.assign(this.values, headers);
   }
+
   all(): Record<string, string> {
     return { ...this.values };
   }

@@ -2,23 +2,23 @@ import { PROBLEM_TYPE_BASE } from '../../lib/constructs/messages/gateway-respons
 
 /** Stable machine codes of our RFC 9457 problem documents. */
 export type ProblemCode =
-  | 'invalid_json'
-  | 'invalid_encoding'
-  | 'missing_field'
-  | 'invalid_field'
-  | 'unknown_field'
-  | 'unsupported_media_type'
-  | 'invalid_idempotency_key'
-  | 'payload_too_large'
-  | 'invalid_api_key'
-  | 'rate_limited'
-  | 'key_banned'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'idempotency_conflict'
-  | 'idempotency_in_progress'
-  | 'service_unavailable'
-  | 'internal_error';
+  | 'invalid_json' |
+  'invalid_encoding' |
+  'missing_field' |
+  'invalid_field' |
+  'unknown_field' |
+  'unsupported_media_type' |
+  'invalid_idempotency_key' |
+  'payload_too_large' |
+  'invalid_api_key' |
+  'rate_limited' |
+  'key_banned' |
+  'not_found' |
+  'method_not_allowed' |
+  'idempotency_conflict' |
+  'idempotency_in_progress' |
+  'service_unavailable' |
+  'internal_error';
 
 export interface FieldError {
   readonly field: string;

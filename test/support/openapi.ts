@@ -60,9 +60,9 @@ export interface OpenApiDocument extends JsonObject {
 }
 
 type RouteMatch =
-  | { kind: 'operation'; label: string; responses: Record<string, JsonObject> }
-  | { kind: 'unknown-path'; label: string; responses: Record<string, JsonObject> }
-  | { kind: 'unsupported-method'; label: string; responses: Record<string, JsonObject>; allowed: string[] };
+  | { kind: 'operation'; label: string; responses: Record<string, JsonObject> } |
+  { kind: 'unknown-path'; label: string; responses: Record<string, JsonObject> } |
+  { kind: 'unsupported-method'; label: string; responses: Record<string, JsonObject>; allowed: string[] };
 
 interface PathTemplate {
   readonly template: string;
@@ -383,7 +383,7 @@ export function assertResponseMatchesSpec(
   if (violations.length > 0) {
     throw new Error(
       `${response.method.toUpperCase()} ${response.path} -> ${response.status} does not match openapi/openapi.yaml:\n` +
-        violations.map((v) => `  - ${v}`).join('\n'),
+      violations.map((v) => `  - ${v}`).join('\n'),
     );
   }
 }

@@ -57,7 +57,7 @@ export function gatewayResponseTemplate(def: GatewayResponseDefinition): string 
 export function gatewayResponseHeaders(def: GatewayResponseDefinition): Record<string, string> {
   return Object.fromEntries(
     Object.entries(def.headers).map(([name, value]) => {
-      if (value.includes("'")) throw new Error(`gateway response ${def.type}: header ${name} must not contain a quote`);
+      if (value.includes('\'')) throw new Error(`gateway response ${def.type}: header ${name} must not contain a quote`);
       return [name, `'${value}'`];
     }),
   );
@@ -80,6 +80,7 @@ export class MessagesApi extends Construct {
     readonly fallback: PlatformFunction;
     readonly worker: PlatformFunction;
   };
+
   /** The backstop usage plan and its internal API key, per usage identifier. */
   readonly usagePlans: Readonly<Record<UsageIdentifier, { plan: apigw.UsagePlan; key: apigw.ApiKey }>>;
   readonly alarms: {

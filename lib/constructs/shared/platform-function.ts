@@ -19,7 +19,7 @@ export const METRICS_NAMESPACE = 'MessagesPlatform';
  * `require`); the standard banner for `NodejsFunction` with `OutputFormat.ESM`.
  */
 export const ESM_REQUIRE_BANNER =
-  "import { createRequire as __platformCreateRequire } from 'node:module';const require = __platformCreateRequire(import.meta.url);";
+  'import { createRequire as __platformCreateRequire } from \'node:module\';const require = __platformCreateRequire(import.meta.url);';
 
 /** DynamoDB item-level actions a handler can be granted on one table (never table-wide or `*`). */
 export type DynamoDbItemAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';

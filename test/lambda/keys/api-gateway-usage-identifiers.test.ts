@@ -16,7 +16,7 @@ beforeEach(() => {
 });
 
 describe('ApiGatewayUsageIdentifiers', () => {
-  it("reads a plan's internal key value once, with includeValue, and reuses it", async () => {
+  it('reads a plan\'s internal key value once, with includeValue, and reuses it', async () => {
     const ids = identifiers();
     expect(await ids.valueFor('free')).toBe('value-free');
     expect(await ids.valueFor('free')).toBe('value-free');

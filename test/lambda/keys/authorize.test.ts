@@ -18,6 +18,7 @@ class FakeKeyStore implements KeyStore {
     this.lookups.push(keyHash);
     return this.records.get(keyHash);
   }
+
   async put(record: ApiKeyRecord) {
     this.records.set(record.keyHash, record);
   }
@@ -139,7 +140,7 @@ describe('createAuthorizer: valid keys', () => {
     expect(result.usageIdentifierKey).toBe(`usage-id-${plan}`);
   });
 
-  it("uses an Enterprise account's own limits over the plan's", async () => {
+  it('uses an Enterprise account\'s own limits over the plan\'s', async () => {
     const { authorize, issue } = setup();
     const secret = await issue('enterprise', { limits: { perMinute: 20_000, perDay: 5_000_000 } });
     expect((await authorize(bearer(secret))).context).toMatchObject({

@@ -86,14 +86,14 @@ describe('markProcessed', () => {
     expect(getInputs()).toEqual([]);
   });
 
-  it("answers 'already_done' when the condition fails and the record exists", async () => {
+  it('answers \'already_done\' when the condition fails and the record exists', async () => {
     ddb.on(UpdateCommand).rejects(conditionFailed());
     ddb.on(GetCommand).resolves({ Item: { ...record, status: 'processed', processedAt: AT } });
     expect(await store.markProcessed(ID, AT)).toBe('already_done');
     expect(getInputs()).toEqual([{ TableName: TABLE, Key: { id: ID }, ConsistentRead: true }]);
   });
 
-  it("answers 'missing' when the condition fails and there is no record", async () => {
+  it('answers \'missing\' when the condition fails and there is no record', async () => {
     ddb.on(UpdateCommand).rejects(conditionFailed());
     ddb.on(GetCommand).resolves({});
     expect(await store.markProcessed(ID, AT)).toBe('missing');
@@ -122,7 +122,7 @@ describe('markFailed', () => {
     ]);
   });
 
-  it("answers 'already_done' for a record that is no longer queued, 'missing' for none", async () => {
+  it('answers \'already_done\' for a record that is no longer queued, \'missing\' for none', async () => {
     ddb.on(UpdateCommand).rejects(conditionFailed());
     ddb
       .on(GetCommand)

@@ -111,7 +111,7 @@ describe('rateLimitHeaders', () => {
 });
 
 describe('decisionHeaders', () => {
-  it("are the headers of the decision's state", () => {
+  it('are the headers of the decision\'s state', () => {
     const s = state({ limit: 60, used: 48 }, { limit: 1_000, used: 500 });
     expect(decisionHeaders({ outcome: 'rate_limited', state: s, window: 'minute', retryAfterSeconds: 30 })).toEqual(
       rateLimitHeaders(s),

@@ -356,7 +356,7 @@ describe('RateLimiter.consume: subjects without an active item', () => {
 });
 
 describe('RateLimiter.peek', () => {
-  it("'read' allows at the limit and counts nothing; 'send' refuses at the limit", async () => {
+  it('\'read\' allows at the limit and counts nothing; \'send\' refuses at the limit', async () => {
     const { limiter, key, store } = setup();
     const subject = await key({ perMinute: 2, perDay: 100 });
     await consumeTimes(limiter, subject, 2);
@@ -378,7 +378,7 @@ describe('RateLimiter.peek', () => {
     expect(await store.get(subject.id)).toMatchObject({ minuteCount: 2, dayCount: 2 });
   });
 
-  it("'send' below the limit allows without counting", async () => {
+  it('\'send\' below the limit allows without counting', async () => {
     const { limiter, key, store } = setup();
     const subject = await key({ perMinute: 2, perDay: 100 });
     await limiter.consume(subject);
@@ -386,7 +386,7 @@ describe('RateLimiter.peek', () => {
     expect(await store.get(subject.id)).toMatchObject({ minuteCount: 1, dayCount: 1 });
   });
 
-  it("'read' refusals never strike; 'send' refusals are 429s and do", async () => {
+  it('\'read\' refusals never strike; \'send\' refusals are 429s and do', async () => {
     const { limiter, key, store } = setup();
     const subject = await key({ perMinute: 1, perDay: 100 });
     await limiter.consume(subject);

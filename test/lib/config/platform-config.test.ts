@@ -223,8 +223,8 @@ describe('bad values are rejected with a message naming them', () => {
     ]);
     expect((error as ConfigError).message).toBe(
       'Invalid platform config:\n' +
-        '  - plans.free.limits.perMinute must be greater than 0\n' +
-        '  - platform.region: must be an AWS region such as eu-west-1',
+      '  - plans.free.limits.perMinute must be greater than 0\n' +
+      '  - platform.region: must be an AWS region such as eu-west-1',
     );
   });
 

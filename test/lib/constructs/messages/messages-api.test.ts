@@ -159,7 +159,7 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
         )?.Properties as Json;
       const unauthorized = byType('UNAUTHORIZED');
       expect(unauthorized.StatusCode).toBe('401');
-      expect(unauthorized.ResponseParameters['gatewayresponse.header.WWW-Authenticate']).toBe("'Bearer'");
+      expect(unauthorized.ResponseParameters['gatewayresponse.header.WWW-Authenticate']).toBe('\'Bearer\'');
       const body = JSON.parse(
         unauthorized.ResponseTemplates['application/json'].replace('$context.requestId', 'req-1'),
       ) as Json;
