@@ -8,10 +8,11 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 // The SDK's notice concerns releases after January 2027, not the pinned versions; Lambda runs Node 22.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const usage = `Usage: npm start -- [--port N] [--keys-out FILE] [--data DIR]
+const usage = `Usage: npm start -- [--port N] [--control-port N] [--keys-out FILE] [--data DIR]
 
 Runs the Messages API on 127.0.0.1 with local DynamoDB (dynalite) and SQS (fauxqs).
   --port N          API port (default 3000); the API is served at the root: POST http://127.0.0.1:N/messages
+  --control-port N  control-plane API port (default 3001): accounts, keys, plans, bans, usage (npm run platform)
   --keys-out FILE   write the demo keys as JSON {"free": "...", "pro": "...", "business": "...", "enterprise": "..."}
   --data DIR        keep state in DIR (default: in memory)
   --help            show this help`;
@@ -20,6 +21,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       port: { type: 'string', default: '3000' },
+      'control-port': { type: 'string', default: '3001' },
       'keys-out': { type: 'string' },
       data: { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -29,15 +31,12 @@ async function main(): Promise<void> {
     console.log(usage);
     return;
   }
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    console.error(`--port must be a port number, got "${values.port}"\n\n${usage}`);
-    process.exit(2);
-  }
+  const port = portFlag('--port', values.port);
+  const controlPort = portFlag('--control-port', values['control-port']);
 
   const started = Date.now();
   const { startLocalPlatform } = await import('../local/platform.js');
-  const platform = await startLocalPlatform({ port, ...(values.data ? { dataDir: values.data } : {}) });
+  const platform = await startLocalPlatform({ port, controlPort, ...(values.data ? { dataDir: values.data } : {}) });
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -54,6 +53,7 @@ async function main(): Promise<void> {
 
   const plans = platform.config.plans;
   console.log(`Messages API running at ${platform.baseUrl} (ready in ${Date.now() - started} ms)`);
+  console.log(`Control-plane API at ${platform.controlUrl} (loopback only; see npm run platform -- --help)`);
   console.log(`State: ${values.data ? `persisted in ${values.data}` : 'in memory'}\n`);
   console.log('Demo API keys (shown once; stored only as hashes):');
   for (const [plan, key] of Object.entries(platform.demoKeys)) {
@@ -65,6 +65,15 @@ async function main(): Promise<void> {
     -H "Authorization: Bearer ${platform.demoKeys.free}" \\
     -H "Content-Type: application/json" -d '{"message":"Hello"}'\n`);
   console.log('Press Ctrl+C to stop.');
+}
+
+function portFlag(flag: string, value: string | undefined): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    console.error(`${flag} must be a port number, got "${value}"\n\n${usage}`);
+    process.exit(2);
+  }
+  return port;
 }
 
 main().catch((error) => {

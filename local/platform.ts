@@ -1,12 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type AccountRecord, DynamoDbAccountStore } from '../lambda/keys/accounts.js';
+import type { ApiKeyRecord } from '../lambda/keys/key-store.js';
+import { type AccountView, ControlPlane } from '../lambda/keys/control-plane.js';
 import { createAuthorizerHandler } from '../lambda/keys/authorizer-handler.js';
 import { DynamoDbKeyStore } from '../lambda/keys/dynamodb-key-store.js';
-import { issueKey } from '../lambda/keys/issue-key.js';
 import { DynamoDbIdempotencyStore } from '../lambda/messages/dynamodb-idempotency-store.js';
 import { DynamoDbMessageStore } from '../lambda/messages/dynamodb-message-store.js';
 import {
@@ -21,7 +21,7 @@ import { DynamoDbLimiterStore } from '../lambda/rate-limits/dynamodb-limiter-sto
 import { RateLimiter } from '../lambda/rate-limits/rate-limiter.js';
 import { type Clock, systemClock } from '../lambda/shared/clock.js';
 import { createDocumentClient } from '../lambda/shared/dynamodb.js';
-import { backstopFor, loadConfig, PLAN_IDS, type PlanId, type PlatformConfig } from '../lib/config/index.js';
+import { loadConfig, PLAN_IDS, type PlanId, type PlatformConfig } from '../lib/config/index.js';
 import { startLocalApiGateway } from './api-gateway.js';
 import {
   createQueues,
@@ -32,12 +32,15 @@ import {
   startDynamoDb,
   startSqs,
 } from './emulators.js';
+import { startControlApi } from './control-api.js';
 import { QueuePoller } from './queue-poller.js';
-import { UsagePlans } from './usage-plans.js';
+import { LocalUsagePlanGateway, UsagePlans } from './usage-plans.js';
 
 export interface LocalPlatformOptions {
   /** API port on 127.0.0.1; 0 picks a free one. @default 3000 */
   readonly port?: number;
+  /** Control-plane API port on 127.0.0.1 (accounts, keys, plans); 0 picks a free one. @default 3001 */
+  readonly controlPort?: number;
   /** Persist DynamoDB state here (LevelDB). @default in memory */
   readonly dataDir?: string;
   /** Time source of the handlers and usage plans. @default the system clock */
@@ -52,9 +55,13 @@ export interface LocalPlatformOptions {
 
 export interface LocalPlatform {
   readonly baseUrl: string;
+  /** The control-plane HTTP API (loopback, no authentication locally). */
+  readonly controlUrl: string;
+  /** The same control plane, in process. */
+  readonly controlPlane: ControlPlane;
   /** A fresh demo key per plan, issued at start; shown here once. */
   readonly demoKeys: Readonly<Record<PlanId, string>>;
-  readonly demoAccounts: Readonly<Record<PlanId, AccountRecord>>;
+  readonly demoAccounts: Readonly<Record<PlanId, AccountView>>;
   readonly config: PlatformConfig;
   readonly clock: Clock;
   readonly endpoints: { readonly dynamodb: string; readonly sqs: string };
@@ -65,8 +72,8 @@ export interface LocalPlatform {
   stopQueueService(): Promise<void>;
   /** Fault injection for tests: stops the DynamoDB emulator, as if DynamoDB were unavailable. */
   stopDatabaseService(): Promise<void>;
-  /** Issues another key for an account (same code path as the demo keys). */
-  issueKey(account: AccountRecord, name: string): Promise<string>;
+  /** Issues another key for an account through the control plane; returns the secret. */
+  issueKey(account: { accountId: string }, name: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -104,23 +111,19 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     const accounts = new DynamoDbAccountStore(documentClient, LOCAL_TABLE_NAMES.accounts);
     const queue = new SqsMessageQueue(sqsClient, queues.queueUrl);
 
-    // One internal usage-plan key per plan and for anonymous callers, as the API stack creates.
+    // Usage plans and internal keys as on API Gateway: the backstop the front applies.
     const usagePlans = new UsagePlans(clock);
-    const gatewayKeys = new Map<string, string>();
-    for (const plan of [...PLAN_IDS, 'anonymous'] as const) {
-      const value = randomBytes(20).toString('hex');
-      gatewayKeys.set(plan, value);
-      usagePlans.bind(value, backstopFor(plan === 'anonymous' ? config.anonymous : config.plans[plan].limits, config));
-    }
+    const gateway = new LocalUsagePlanGateway(usagePlans, config);
+    const controlPlane = new ControlPlane({ accounts, keys, limiter: limiterStore, gateway, clock, config });
 
     const authorizer = createAuthorizerHandler({
       keys,
-      usageIdentifiers: { valueFor: async (plan) => gatewayKeys.get(plan) as string },
+      usageIdentifiers: gateway,
       limits: { plans: config.plans, anonymous: config.anonymous },
       clock,
       keyCacheSeconds: config.auth.keyCacheSeconds,
     });
-    const gateway = await startLocalApiGateway({
+    const api = await startLocalApiGateway({
       port: options.port ?? 3000,
       authorizer,
       usagePlans,
@@ -146,7 +149,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       ],
       fallback: createFallbackHandler({ limiter, anonymousLimits: config.anonymous }),
     });
-    services.push({ endpoint: gateway.url, stop: gateway.stop });
+    services.push({ endpoint: api.url, stop: api.stop });
 
     let worker: QueuePoller | undefined;
     if (options.worker ?? true) {
@@ -164,27 +167,37 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       services.push({ endpoint: 'worker', stop: () => poller.stop() });
     }
 
-    // The queue is in memory: with --data, envelopes of messages still queued are put back.
-    if (options.dataDir) await requeueStranded(documentClient, queue);
+    // The queue and usage plans are in memory: with --data, envelopes of messages still queued
+    // are put back, and the usage-plan bindings of stored accounts and keys are rebuilt.
+    if (options.dataDir) {
+      await requeueStranded(documentClient, queue);
+      const storedAccounts = (await scanAll(documentClient, LOCAL_TABLE_NAMES.accounts)) as AccountRecord[];
+      const storedKeys = (await scanAll(documentClient, LOCAL_TABLE_NAMES.apiKeys)) as ApiKeyRecord[];
+      const usagePlanOf = new Map(
+        storedAccounts.map((a) => [a.accountId, a.plan === 'enterprise' ? a.gatewayUsagePlanId : a.plan]),
+      );
+      gateway.restore(storedAccounts, storedKeys, (accountId) => usagePlanOf.get(accountId));
+    }
 
-    const limiterDeps = { keys, limiter: limiterStore, clock };
-    const demoAccounts = {} as Record<PlanId, AccountRecord>;
+    const control = await startControlApi(controlPlane, options.controlPort ?? 3001);
+    services.push({ endpoint: control.url, stop: control.stop });
+
+    // Demo accounts, one per plan, and a fresh key each: through the control plane, like any key.
+    const demoAccounts = {} as Record<PlanId, AccountView>;
     const demoKeys = {} as Record<PlanId, string>;
     for (const plan of PLAN_IDS) {
       const accountId = `acct_demo_${plan}`;
-      const account = (await accounts.get(accountId)) ?? {
-        accountId,
-        name: `Demo ${config.plans[plan].displayName}`,
-        plan,
-        createdAt: new Date(clock.now()).toISOString(),
-      };
-      await accounts.put(account);
-      demoAccounts[plan] = account;
-      demoKeys[plan] = (await issueKey(account, 'demo key', limiterDeps)).secret;
+      const existing = await accounts.get(accountId);
+      demoAccounts[plan] = existing
+        ? await controlPlane.getAccount(accountId)
+        : await controlPlane.createAccount({ accountId, name: `Demo ${config.plans[plan].displayName}`, plan });
+      demoKeys[plan] = (await controlPlane.createKey(accountId, 'demo key')).secret;
     }
 
     return {
-      baseUrl: gateway.url,
+      baseUrl: api.url,
+      controlUrl: control.url,
+      controlPlane,
       demoKeys,
       demoAccounts,
       config,
@@ -195,7 +208,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       worker,
       stopQueueService: () => sqs.stop(),
       stopDatabaseService: () => dynamodb.stop(),
-      issueKey: async (account, name) => (await issueKey(account, name, limiterDeps)).secret,
+      issueKey: async (account, name) => (await controlPlane.createKey(account.accountId, name)).secret,
       stop: async () => {
         await stopAll();
         documentClient.destroy();
@@ -206,6 +219,17 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     await stopAll();
     throw error;
   }
+}
+
+async function scanAll(client: ReturnType<typeof createDocumentClient>, tableName: string): Promise<unknown[]> {
+  const items: unknown[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: startKey }));
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
 }
 
 async function requeueStranded(client: ReturnType<typeof createDocumentClient>, queue: SqsMessageQueue): Promise<void> {

@@ -1,3 +1,7 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { backstopFor, type PlanId, type PlatformConfig, type RateLimits } from '../lib/config/index.js';
+import type { UsageIdentifiers } from '../lambda/keys/authorize.js';
+import type { UsagePlanGateway } from '../lambda/keys/usage-plan-gateway.js';
 import { DAY_MS } from '../lambda/rate-limits/windows.js';
 import type { Clock } from '../lambda/shared/clock.js';
 
@@ -10,22 +14,73 @@ export interface UsagePlanLimits {
 export type BackstopVerdict = 'ok' | 'THROTTLED' | 'QUOTA_EXCEEDED' | 'INVALID_API_KEY';
 
 /**
- * API Gateway usage plans as the local front applies them: a token bucket (rate per second,
- * burst) and a daily quota per internal API key. Like API Gateway, they meter every request that
- * reaches them, and they are only the backstop behind the exact limiter in the handlers.
+ * API Gateway usage plans as the local front applies them: usage plans with a token bucket (rate
+ * per second, burst) and a daily quota, applied per API key, and API keys bound to one plan each.
+ * Like API Gateway, they meter every request that reaches them; they are only the backstop
+ * behind the exact limiter in the handlers.
  */
 export class UsagePlans {
   private readonly plans = new Map<string, UsagePlanLimits>();
+  private readonly keys = new Map<string, { value: string; planId: string }>();
+  private readonly planOfValue = new Map<string, string>();
   private readonly buckets = new Map<string, { tokens: number; atMs: number; day: number; used: number }>();
 
   constructor(private readonly clock: Clock) {}
 
-  bind(apiKeyValue: string, limits: UsagePlanLimits): void {
-    this.plans.set(apiKeyValue, limits);
+  definePlan(planId: string, limits: UsagePlanLimits): void {
+    this.plans.set(planId, limits);
+  }
+
+  deletePlan(planId: string): void {
+    if ([...this.keys.values()].some((k) => k.planId === planId)) throw new Error(`usage plan ${planId} still has keys`);
+    this.plans.delete(planId);
+  }
+
+  createKey(planId: string): { id: string; value: string } {
+    if (!this.plans.has(planId)) throw new Error(`no usage plan ${planId}`);
+    const key = { id: randomUUID().replaceAll('-', '').slice(0, 10), value: randomBytes(20).toString('hex') };
+    this.keys.set(key.id, { value: key.value, planId });
+    this.planOfValue.set(key.value, planId);
+    return key;
+  }
+
+  /** Re-registers a key kept from an earlier run (with --data); internal values are new. */
+  restoreKey(id: string, planId: string): void {
+    if (this.keys.has(id)) return;
+    const value = randomBytes(20).toString('hex');
+    this.keys.set(id, { value, planId });
+    this.planOfValue.set(value, planId);
+  }
+
+  moveKey(id: string, toPlanId: string): void {
+    const key = this.keys.get(id);
+    if (!key) throw new Error(`no API key ${id}`);
+    if (!this.plans.has(toPlanId)) throw new Error(`no usage plan ${toPlanId}`);
+    key.planId = toPlanId;
+    this.planOfValue.set(key.value, toPlanId);
+  }
+
+  deleteKey(id: string): void {
+    const key = this.keys.get(id);
+    if (!key) return;
+    this.keys.delete(id);
+    this.planOfValue.delete(key.value);
+    this.buckets.delete(key.value);
+  }
+
+  valueOf(id: string): string {
+    const key = this.keys.get(id);
+    if (!key) throw new Error(`no API key ${id}`);
+    return key.value;
+  }
+
+  planOf(id: string): string | undefined {
+    return this.keys.get(id)?.planId;
   }
 
   admit(apiKeyValue: string | undefined): BackstopVerdict {
-    const plan = apiKeyValue === undefined ? undefined : this.plans.get(apiKeyValue);
+    const planId = apiKeyValue === undefined ? undefined : this.planOfValue.get(apiKeyValue);
+    const plan = planId === undefined ? undefined : this.plans.get(planId);
     if (!plan || apiKeyValue === undefined) return 'INVALID_API_KEY';
     const now = this.clock.now();
     const day = Math.floor(now / DAY_MS);
@@ -42,5 +97,81 @@ export class UsagePlans {
     bucket.tokens -= 1;
     bucket.used += 1;
     return 'ok';
+  }
+}
+
+const STANDARD_PLANS = ['free', 'pro', 'business'] as const;
+
+/**
+ * The local counterpart of the API Gateway adapter: the same usage plans the API stack creates
+ * (one per standard plan, one for anonymous callers, one per Enterprise account at run time),
+ * a pooled key per plan, and one internal key per customer key.
+ */
+export class LocalUsagePlanGateway implements UsagePlanGateway, UsageIdentifiers {
+  private readonly poolKeys = new Map<string, string>();
+
+  constructor(
+    readonly plans: UsagePlans,
+    private readonly config: PlatformConfig,
+  ) {
+    for (const plan of STANDARD_PLANS) this.plans.definePlan(plan, backstopFor(config.plans[plan].limits, config));
+    this.plans.definePlan('enterprise', backstopFor(config.plans.enterprise.limits, config));
+    this.plans.definePlan('anonymous', backstopFor(config.anonymous, config));
+    for (const plan of [...STANDARD_PLANS, 'enterprise', 'anonymous'] as const) {
+      this.poolKeys.set(plan, this.plans.createKey(plan).id);
+    }
+  }
+
+  /** Rebuilds the bindings of accounts and keys kept from an earlier run (with --data). */
+  restore(
+    accounts: ReadonlyArray<{ plan: PlanId; limits?: RateLimits; gatewayUsagePlanId?: string }>,
+    keys: ReadonlyArray<{ status: string; gatewayKeyId?: string; plan: PlanId; accountId: string }>,
+    planOfAccount: (accountId: string) => string | undefined,
+  ): void {
+    for (const account of accounts) {
+      if (account.gatewayUsagePlanId && account.limits) {
+        this.plans.definePlan(account.gatewayUsagePlanId, backstopFor(account.limits, this.config));
+      }
+    }
+    for (const key of keys) {
+      const planId = planOfAccount(key.accountId);
+      if (key.status === 'active' && key.gatewayKeyId && planId) this.plans.restoreKey(key.gatewayKeyId, planId);
+    }
+  }
+
+  standardPlanId(plan: 'free' | 'pro' | 'business'): string {
+    return plan;
+  }
+
+  async createAccountPlan(accountId: string, limits: RateLimits): Promise<string> {
+    const id = `enterprise-${accountId}`;
+    this.plans.definePlan(id, backstopFor(limits, this.config));
+    return id;
+  }
+
+  async updateAccountPlan(usagePlanId: string, limits: RateLimits): Promise<void> {
+    this.plans.definePlan(usagePlanId, backstopFor(limits, this.config));
+  }
+
+  async deleteAccountPlan(usagePlanId: string): Promise<void> {
+    this.plans.deletePlan(usagePlanId);
+  }
+
+  async createKey(_keyId: string, usagePlanId: string): Promise<string | undefined> {
+    return this.plans.createKey(usagePlanId).id;
+  }
+
+  async moveKey(gatewayKeyId: string, _from: string, to: string): Promise<void> {
+    this.plans.moveKey(gatewayKeyId, to);
+  }
+
+  async deleteKey(gatewayKeyId: string): Promise<void> {
+    this.plans.deleteKey(gatewayKeyId);
+  }
+
+  async valueFor(target: { plan: PlanId | 'anonymous'; gatewayKeyId?: string }): Promise<string> {
+    const id = target.gatewayKeyId ?? this.poolKeys.get(target.plan);
+    if (!id) throw new Error(`no usage identifier for ${target.plan}`);
+    return this.plans.valueOf(id);
   }
 }

@@ -7,12 +7,18 @@ export interface AccountRecord {
   readonly plan: PlanId;
   /** Agreed per-account limits (Enterprise). */
   readonly limits?: RateLimits;
+  /** The account's own usage plan (Enterprise), created by the control plane. */
+  readonly gatewayUsagePlanId?: string;
   readonly createdAt: string;
+  readonly updatedAt?: string;
 }
 
 export interface AccountStore {
   get(accountId: string): Promise<AccountRecord | undefined>;
-  put(account: AccountRecord): Promise<void>;
+  /** Stores a new account; refuses to overwrite an existing one. */
+  create(account: AccountRecord): Promise<void>;
+  /** Replaces an existing account. */
+  replace(account: AccountRecord): Promise<void>;
 }
 
 export class DynamoDbAccountStore implements AccountStore {
@@ -22,11 +28,21 @@ export class DynamoDbAccountStore implements AccountStore {
   ) {}
 
   async get(accountId: string): Promise<AccountRecord | undefined> {
-    const result = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { accountId } }));
+    const result = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: { accountId }, ConsistentRead: true }),
+    );
     return result.Item as AccountRecord | undefined;
   }
 
-  async put(account: AccountRecord): Promise<void> {
-    await this.client.send(new PutCommand({ TableName: this.tableName, Item: account }));
+  async create(account: AccountRecord): Promise<void> {
+    await this.client.send(
+      new PutCommand({ TableName: this.tableName, Item: account, ConditionExpression: 'attribute_not_exists(accountId)' }),
+    );
+  }
+
+  async replace(account: AccountRecord): Promise<void> {
+    await this.client.send(
+      new PutCommand({ TableName: this.tableName, Item: account, ConditionExpression: 'attribute_exists(accountId)' }),
+    );
   }
 }

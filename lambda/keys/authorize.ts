@@ -11,9 +11,12 @@ export interface LimitsConfig {
   readonly anonymous: RateLimits;
 }
 
-/** Resolves the internal API Gateway key (usage identifier) for a plan or for anonymous callers. */
+/**
+ * Resolves the usage identifier (an internal API Gateway key's value) of a caller: the key's own
+ * internal key when it has one, else the pooled key of its plan (or of anonymous callers).
+ */
 export interface UsageIdentifiers {
-  valueFor(usagePlan: PlanId | 'anonymous'): Promise<string>;
+  valueFor(target: { plan: PlanId | 'anonymous'; gatewayKeyId?: string }): Promise<string>;
 }
 
 export interface AuthorizeDeps {
@@ -47,28 +50,34 @@ export function createAuthorizer(deps: AuthorizeDeps) {
     return record;
   }
 
-  async function identify(event: APIGatewayRequestAuthorizerEvent): Promise<Caller> {
+  async function identify(event: APIGatewayRequestAuthorizerEvent): Promise<{ caller: Caller; gatewayKeyId?: string }> {
     const authorization = header(event.headers ?? {}, 'authorization');
-    if (authorization === undefined || authorization.trim() === '') return { kind: 'anonymous', reason: 'missing' };
+    if (authorization === undefined || authorization.trim() === '') return anonymous('missing');
     const token = BEARER.exec(authorization)?.[1];
-    if (!token) return { kind: 'anonymous', reason: 'malformed' };
-    if (!isWellFormedApiKey(token)) return { kind: 'anonymous', reason: 'invalid' };
+    if (!token) return anonymous('malformed');
+    if (!isWellFormedApiKey(token)) return anonymous('invalid');
     const record = await lookup(hashApiKey(token));
-    if (record?.status !== 'active') return { kind: 'anonymous', reason: 'invalid' };
+    if (record?.status !== 'active') return anonymous('invalid');
     const plan = deps.limits.plans[record.plan];
     return {
-      kind: 'key',
-      keyId: record.keyId,
-      accountId: record.accountId,
-      plan: record.plan,
-      limits: record.limits ?? plan.limits,
-      ban: plan.ban,
+      caller: {
+        kind: 'key',
+        keyId: record.keyId,
+        accountId: record.accountId,
+        plan: record.plan,
+        limits: record.limits ?? plan.limits,
+        ban: plan.ban,
+      },
+      ...(record.gatewayKeyId ? { gatewayKeyId: record.gatewayKeyId } : {}),
     };
   }
 
   return async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
-    const caller = await identify(event);
-    const usageIdentifierKey = await deps.usageIdentifiers.valueFor(caller.kind === 'key' ? caller.plan : 'anonymous');
+    const { caller, gatewayKeyId } = await identify(event);
+    const usageIdentifierKey = await deps.usageIdentifiers.valueFor({
+      plan: caller.kind === 'key' ? caller.plan : 'anonymous',
+      ...(gatewayKeyId ? { gatewayKeyId } : {}),
+    });
     return {
       principalId: caller.kind === 'key' ? caller.keyId : 'anonymous',
       policyDocument: {
@@ -80,6 +89,8 @@ export function createAuthorizer(deps: AuthorizeDeps) {
     };
   };
 }
+
+const anonymous = (reason: 'missing' | 'malformed' | 'invalid') => ({ caller: { kind: 'anonymous' as const, reason } });
 
 /** arn:aws:execute-api:region:account:api/stage/METHOD/path → .../stage/*: one policy fits every route. */
 function wildcardResource(methodArn: string): string {

@@ -1,5 +1,6 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { ApiKeyRecord, KeyStore } from './key-store.js';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TABLE_KEYS } from '../../lib/constructs/messages/runtime-contract.js';
+import type { ApiKeyChanges, ApiKeyRecord, KeyStore } from './key-store.js';
 
 export class DynamoDbKeyStore implements KeyStore {
   constructor(
@@ -13,6 +14,57 @@ export class DynamoDbKeyStore implements KeyStore {
   }
 
   async put(record: ApiKeyRecord): Promise<void> {
-    await this.client.send(new PutCommand({ TableName: this.tableName, Item: record }));
+    await this.client.send(
+      new PutCommand({ TableName: this.tableName, Item: record, ConditionExpression: 'attribute_not_exists(keyHash)' }),
+    );
+  }
+
+  async listByAccount(accountId: string): Promise<ApiKeyRecord[]> {
+    const index = TABLE_KEYS.apiKeys.accountIndex;
+    const records: ApiKeyRecord[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: index.name,
+          KeyConditionExpression: '#account = :account',
+          ExpressionAttributeNames: { '#account': index.partitionKey },
+          ExpressionAttributeValues: { ':account': accountId },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      records.push(...((page.Items ?? []) as ApiKeyRecord[]));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return records;
+  }
+
+  async update(keyHash: string, changes: ApiKeyChanges): Promise<void> {
+    const set: string[] = [];
+    const remove: string[] = [];
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(changes)) {
+      names[`#${name}`] = name;
+      if (value === undefined) remove.push(`#${name}`);
+      else {
+        set.push(`#${name} = :${name}`);
+        values[`:${name}`] = value;
+      }
+    }
+    if (set.length === 0 && remove.length === 0) return;
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { keyHash },
+        UpdateExpression: [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.join(', ')}` : '']
+          .filter(Boolean)
+          .join(' '),
+        ConditionExpression: 'attribute_exists(keyHash)',
+        ExpressionAttributeNames: names,
+        ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+      }),
+    );
   }
 }

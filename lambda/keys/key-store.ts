@@ -13,11 +13,19 @@ export interface ApiKeyRecord {
   readonly plan: PlanId;
   /** Per-account limits (Enterprise); otherwise the plan's. */
   readonly limits?: RateLimits;
+  /** The internal API Gateway key that binds this key to its usage plan; absent when pooled. */
+  readonly gatewayKeyId?: string;
   readonly createdAt: string;
   readonly revokedAt?: string;
 }
 
+export type ApiKeyChanges = Partial<Pick<ApiKeyRecord, 'status' | 'revokedAt' | 'plan' | 'limits' | 'gatewayKeyId'>>;
+
 export interface KeyStore {
   findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /** Stores a new key; refuses to overwrite one with the same hash. */
   put(record: ApiKeyRecord): Promise<void>;
+  listByAccount(accountId: string): Promise<ApiKeyRecord[]>;
+  /** Updates attributes of an existing key; `limits: undefined` removes custom limits. */
+  update(keyHash: string, changes: ApiKeyChanges): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionally, isConditionFailure } from '../shared/dynamodb.js';
-import type { ConsumeCondition, Counts, LimiterItem, LimiterStore } from './limiter-store.js';
+import type { ConsumeCondition, Consumed, Counts, LimiterItem, LimiterStore } from './limiter-store.js';
 
 /** Limiter state in DynamoDB, one item per subject. Works on dynalite (no transactions used). */
 export class DynamoDbLimiterStore implements LimiterStore {
@@ -9,15 +9,18 @@ export class DynamoDbLimiterStore implements LimiterStore {
     private readonly tableName: string,
   ) {}
 
-  async tryConsume(id: string, c: ConsumeCondition): Promise<Counts | undefined> {
+  async tryConsume(id: string, c: ConsumeCondition): Promise<Consumed | undefined> {
+    // Keys compare with their stored limits (set by the control plane); anonymous IPs with the config's.
+    const stored = c.limits === 'stored';
     try {
       const result = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
-          UpdateExpression: 'SET minuteCount = minuteCount + :one, dayCount = dayCount + :one',
+          UpdateExpression: 'SET minuteCount = minuteCount + :one, dayCount = dayCount + :one, lastUsedAt = :now',
           ConditionExpression:
-            'minuteWindow = :mw AND dayWindow = :dw AND minuteCount < :pm AND dayCount < :pd' +
+            'minuteWindow = :mw AND dayWindow = :dw' +
+            (stored ? ' AND minuteCount < minuteLimit AND dayCount < dayLimit' : ' AND minuteCount < :pm AND dayCount < :pd') +
             ' AND (attribute_not_exists(#status) OR #status = :active)' +
             ' AND (attribute_not_exists(banUntil) OR banUntil <= :now)',
           ExpressionAttributeNames: { '#status': 'status' },
@@ -25,16 +28,20 @@ export class DynamoDbLimiterStore implements LimiterStore {
             ':one': 1,
             ':mw': c.minuteWindow,
             ':dw': c.dayWindow,
-            ':pm': c.perMinute,
-            ':pd': c.perDay,
             ':active': 'active',
             ':now': c.nowMs,
+            ...(c.limits === 'stored' ? {} : { ':pm': c.limits.perMinute, ':pd': c.limits.perDay }),
           },
-          ReturnValues: 'UPDATED_NEW',
+          ReturnValues: 'ALL_NEW',
         }),
       );
       const attrs = result.Attributes ?? {};
-      return { minuteCount: Number(attrs.minuteCount), dayCount: Number(attrs.dayCount) };
+      return {
+        minuteCount: Number(attrs.minuteCount),
+        dayCount: Number(attrs.dayCount),
+        ...(attrs.minuteLimit === undefined ? {} : { minuteLimit: Number(attrs.minuteLimit) }),
+        ...(attrs.dayLimit === undefined ? {} : { dayLimit: Number(attrs.dayLimit) }),
+      };
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
       throw error;
@@ -51,15 +58,16 @@ export class DynamoDbLimiterStore implements LimiterStore {
   replaceCounts(
     id: string,
     expected: LimiterItem | undefined,
-    next: Counts & { minuteWindow: number; dayWindow: number },
+    next: Counts & { minuteWindow: number; dayWindow: number; lastUsedAt: number },
     expiresAtSeconds?: number,
   ): Promise<boolean> {
-    const set = ['minuteWindow = :nmw', 'minuteCount = :nmc', 'dayWindow = :ndw', 'dayCount = :ndc'];
+    const set = ['minuteWindow = :nmw', 'minuteCount = :nmc', 'dayWindow = :ndw', 'dayCount = :ndc', 'lastUsedAt = :now'];
     const values: Record<string, unknown> = {
       ':nmw': next.minuteWindow,
       ':nmc': next.minuteCount,
       ':ndw': next.dayWindow,
       ':ndc': next.dayCount,
+      ':now': next.lastUsedAt,
     };
     if (expiresAtSeconds !== undefined) {
       set.push('expiresAt = :exp');
@@ -169,17 +177,42 @@ export class DynamoDbLimiterStore implements LimiterStore {
     );
   }
 
-  async setStatus(id: string, status: 'active' | 'revoked'): Promise<void> {
+  async activateKey(id: string, limits: { perMinute: number; perDay: number }): Promise<void> {
     await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: { id },
         // A new key starts with empty windows; an existing one keeps its counts.
         UpdateExpression:
-          'SET #status = :status, minuteWindow = if_not_exists(minuteWindow, :zero), minuteCount = if_not_exists(minuteCount, :zero),' +
+          'SET #status = :active, minuteLimit = :pm, dayLimit = :pd,' +
+          ' minuteWindow = if_not_exists(minuteWindow, :zero), minuteCount = if_not_exists(minuteCount, :zero),' +
           ' dayWindow = if_not_exists(dayWindow, :zero), dayCount = if_not_exists(dayCount, :zero)',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':status': status, ':zero': 0 },
+        ExpressionAttributeValues: { ':active': 'active', ':pm': limits.perMinute, ':pd': limits.perDay, ':zero': 0 },
+      }),
+    );
+  }
+
+  async setLimits(id: string, limits: { perMinute: number; perDay: number }): Promise<void> {
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { id },
+        UpdateExpression: 'SET minuteLimit = :pm, dayLimit = :pd',
+        ConditionExpression: 'attribute_exists(id)',
+        ExpressionAttributeValues: { ':pm': limits.perMinute, ':pd': limits.perDay },
+      }),
+    );
+  }
+
+  async revokeKey(id: string): Promise<void> {
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { id },
+        UpdateExpression: 'SET #status = :revoked',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':revoked': 'revoked' },
       }),
     );
   }

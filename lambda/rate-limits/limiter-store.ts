@@ -12,13 +12,21 @@ export interface LimiterItem {
   readonly strikeCount?: number;
   /** Epoch ms until which the subject is banned. */
   readonly banUntil?: number;
+  /**
+   * Limits of a key, written by the control plane (key creation, plan change): the hot path
+   * compares against these, so a plan change applies on the very next request.
+   */
+  readonly minuteLimit?: number;
+  readonly dayLimit?: number;
+  /** Epoch ms of the last accepted request (kept by the same write that counts it). */
+  readonly lastUsedAt?: number;
 }
 
 export interface ConsumeCondition {
   readonly minuteWindow: number;
   readonly dayWindow: number;
-  readonly perMinute: number;
-  readonly perDay: number;
+  /** Limits to compare with, or 'stored' for the item's own minuteLimit/dayLimit (keys). */
+  readonly limits: { readonly perMinute: number; readonly perDay: number } | 'stored';
   readonly nowMs: number;
 }
 
@@ -27,12 +35,18 @@ export interface Counts {
   readonly dayCount: number;
 }
 
+/** What a successful consume returns: the new counts and the limits they were checked against. */
+export interface Consumed extends Counts {
+  readonly minuteLimit?: number;
+  readonly dayLimit?: number;
+}
+
 /**
  * Storage port of the limiter. The hot path is `tryConsume`: one conditional write that counts the
  * request only when the subject is active, not banned, in the current windows and below its limits.
  */
 export interface LimiterStore {
-  tryConsume(id: string, condition: ConsumeCondition): Promise<Counts | undefined>;
+  tryConsume(id: string, condition: ConsumeCondition): Promise<Consumed | undefined>;
   get(id: string): Promise<LimiterItem | undefined>;
   /**
    * Writes the windows and counts of `next` only if the stored windows and counts still equal
@@ -52,8 +66,12 @@ export interface LimiterStore {
   ban(id: string, untilMs: number, nowMs: number): Promise<void>;
   /** Gives back one request in the given windows (best effort: nothing when a window has rolled over). */
   refund(id: string, windows: { minuteWindow: number; dayWindow: number }): Promise<void>;
-  /** Sets the status of a key subject (used by revocation and by seeding). */
-  setStatus(id: string, status: 'active' | 'revoked'): Promise<void>;
+  /** Creates (or reactivates) a key subject with its limits; existing counts are kept. */
+  activateKey(id: string, limits: { perMinute: number; perDay: number }): Promise<void>;
+  /** Changes the limits of a key subject (plan change); applies to the next request. */
+  setLimits(id: string, limits: { perMinute: number; perDay: number }): Promise<void>;
+  /** Refuses the key from the next request on. */
+  revokeKey(id: string): Promise<void>;
   /** Clears a ban and its strikes. */
   liftBan(id: string): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import type { ConsumeCondition, Counts, LimiterItem, LimiterStore } from './limiter-store.js';
+import type { ConsumeCondition, Consumed, Counts, LimiterItem, LimiterStore } from './limiter-store.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -9,14 +9,18 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 export class MemoryLimiterStore implements LimiterStore {
   private readonly items = new Map<string, Mutable<LimiterItem>>();
 
-  async tryConsume(id: string, c: ConsumeCondition): Promise<Counts | undefined> {
+  async tryConsume(id: string, c: ConsumeCondition): Promise<Consumed | undefined> {
     const item = this.items.get(id);
+    const perMinute = c.limits === 'stored' ? item?.minuteLimit : c.limits.perMinute;
+    const perDay = c.limits === 'stored' ? item?.dayLimit : c.limits.perDay;
     if (
       !item ||
+      perMinute === undefined ||
+      perDay === undefined ||
       item.minuteWindow !== c.minuteWindow ||
       item.dayWindow !== c.dayWindow ||
-      item.minuteCount >= c.perMinute ||
-      item.dayCount >= c.perDay ||
+      item.minuteCount >= perMinute ||
+      item.dayCount >= perDay ||
       (item.status !== undefined && item.status !== 'active') ||
       (item.banUntil !== undefined && item.banUntil > c.nowMs)
     ) {
@@ -24,7 +28,13 @@ export class MemoryLimiterStore implements LimiterStore {
     }
     item.minuteCount += 1;
     item.dayCount += 1;
-    return { minuteCount: item.minuteCount, dayCount: item.dayCount };
+    item.lastUsedAt = c.nowMs;
+    return {
+      minuteCount: item.minuteCount,
+      dayCount: item.dayCount,
+      ...(item.minuteLimit === undefined ? {} : { minuteLimit: item.minuteLimit }),
+      ...(item.dayLimit === undefined ? {} : { dayLimit: item.dayLimit }),
+    };
   }
 
   async get(id: string): Promise<LimiterItem | undefined> {
@@ -35,7 +45,7 @@ export class MemoryLimiterStore implements LimiterStore {
   async replaceCounts(
     id: string,
     expected: LimiterItem | undefined,
-    next: Counts & { minuteWindow: number; dayWindow: number },
+    next: Counts & { minuteWindow: number; dayWindow: number; lastUsedAt: number },
   ): Promise<boolean> {
     const item = this.items.get(id);
     if (expected === undefined) {
@@ -85,9 +95,21 @@ export class MemoryLimiterStore implements LimiterStore {
     if (item.minuteWindow === windows.minuteWindow && item.minuteCount > 0) item.minuteCount -= 1;
   }
 
-  async setStatus(id: string, status: 'active' | 'revoked'): Promise<void> {
+  async activateKey(id: string, limits: { perMinute: number; perDay: number }): Promise<void> {
     const item = this.items.get(id) ?? { id, minuteWindow: 0, minuteCount: 0, dayWindow: 0, dayCount: 0 };
-    item.status = status;
+    Object.assign(item, { status: 'active', minuteLimit: limits.perMinute, dayLimit: limits.perDay });
+    this.items.set(id, item);
+  }
+
+  async setLimits(id: string, limits: { perMinute: number; perDay: number }): Promise<void> {
+    const item = this.items.get(id);
+    if (!item) throw new Error(`no limiter item ${id}`);
+    Object.assign(item, { minuteLimit: limits.perMinute, dayLimit: limits.perDay });
+  }
+
+  async revokeKey(id: string): Promise<void> {
+    const item = this.items.get(id) ?? { id, minuteWindow: 0, minuteCount: 0, dayWindow: 0, dayCount: 0 };
+    item.status = 'revoked';
     this.items.set(id, item);
   }
 

@@ -1,10 +1,14 @@
 import type { BanPolicy, RateLimits } from '../../lib/config/index.js';
 import type { Clock } from '../shared/clock.js';
-import type { Counts, LimiterItem, LimiterStore } from './limiter-store.js';
+import type { Consumed, Counts, LimiterItem, LimiterStore } from './limiter-store.js';
 import { dayWindowEndMs, minuteWindowEndMs, windowsAt } from './windows.js';
 
 export interface LimiterSubject {
   readonly id: string;
+  /**
+   * Anonymous subjects: the limits that apply. Keys: the limits stored in the limiter item apply
+   * (written by the control plane); these are used only if the item has none.
+   */
   readonly limits: RateLimits;
   /** Bans apply to keys; anonymous subjects are only rate limited. */
   readonly ban?: BanPolicy;
@@ -79,8 +83,7 @@ export class RateLimiter {
       const counted = await this.store.tryConsume(subject.id, {
         minuteWindow: windows.minute,
         dayWindow: windows.day,
-        perMinute: subject.limits.perMinute,
-        perDay: subject.limits.perDay,
+        limits: subject.kind === 'key' ? 'stored' : subject.limits,
         nowMs,
       });
       if (counted) {
@@ -102,10 +105,17 @@ export class RateLimiter {
         dayWindow: windows.day,
         minuteCount: current.minuteCount + 1,
         dayCount: current.dayCount + 1,
+        lastUsedAt: nowMs,
       };
       const expiry = subject.kind === 'anonymous' ? anonymousExpiry(windows.day) : undefined;
       if (await this.store.replaceCounts(subject.id, item, next, expiry)) {
-        return this.allowed(subject, nowMs, next, { minuteWindow: windows.minute, dayWindow: windows.day });
+        const limits = effectiveLimits(subject, item);
+        return this.allowed(
+          subject,
+          nowMs,
+          { ...next, minuteLimit: limits.perMinute, dayLimit: limits.perDay },
+          { minuteWindow: windows.minute, dayWindow: windows.day },
+        );
       }
     }
     throw new LimiterContentionError(subject.id);
@@ -181,7 +191,7 @@ export class RateLimiter {
     return undefined;
   }
 
-  private allowed(subject: LimiterSubject, nowMs: number, counts: Counts, consumption: Consumption): LimiterDecision {
+  private allowed(subject: LimiterSubject, nowMs: number, counted: Consumed, consumption: Consumption): LimiterDecision {
     const windows = windowsAt(nowMs);
     return {
       outcome: 'allowed',
@@ -190,8 +200,10 @@ export class RateLimiter {
         id: subject.id,
         minuteWindow: windows.minute,
         dayWindow: windows.day,
-        minuteCount: counts.minuteCount,
-        dayCount: counts.dayCount,
+        minuteCount: counted.minuteCount,
+        dayCount: counted.dayCount,
+        ...(counted.minuteLimit === undefined ? {} : { minuteLimit: counted.minuteLimit }),
+        ...(counted.dayLimit === undefined ? {} : { dayLimit: counted.dayLimit }),
       }),
     };
   }
@@ -212,24 +224,34 @@ export class RateLimiter {
   private stateOf(subject: LimiterSubject, nowMs: number, item: LimiterItem | undefined): LimiterState {
     const windows = windowsAt(nowMs);
     const counts = rolled(item, windows);
+    const limits = effectiveLimits(subject, item);
     return {
       nowMs,
       minute: {
         name: 'minute',
-        limit: subject.limits.perMinute,
+        limit: limits.perMinute,
         used: counts.minuteCount,
         windowSeconds: 60,
         resetMs: minuteWindowEndMs(windows.minute),
       },
       day: {
         name: 'day',
-        limit: subject.limits.perDay,
+        limit: limits.perDay,
         used: counts.dayCount,
         windowSeconds: 86_400,
         resetMs: dayWindowEndMs(windows.day),
       },
     };
   }
+}
+
+/** A key's stored limits (set by the control plane) win over the subject's defaults. */
+function effectiveLimits(subject: LimiterSubject, item: LimiterItem | undefined): RateLimits {
+  if (subject.kind !== 'key') return subject.limits;
+  return {
+    perMinute: item?.minuteLimit ?? subject.limits.perMinute,
+    perDay: item?.dayLimit ?? subject.limits.perDay,
+  };
 }
 
 /** Counts of the current windows: a count from an earlier window no longer applies. */

@@ -24,6 +24,7 @@ export async function startTestPlatform(
   const clock = new ManualClock(minuteStart());
   const platform = await startLocalPlatform({
     port: 0,
+    controlPort: 0,
     clock,
     config: testConfig(),
     visibilityTimeoutSeconds: 1,

@@ -1,0 +1,329 @@
+import { randomUUID } from 'node:crypto';
+import * as z from 'zod/mini';
+import { PLAN_IDS, type PlanId, type PlatformConfig, type RateLimits } from '../../lib/config/index.js';
+import type { LimiterStore } from '../rate-limits/limiter-store.js';
+import { keySubjectId } from '../rate-limits/rate-limiter.js';
+import { dayWindowEndMs, minuteWindowEndMs, windowsAt } from '../rate-limits/windows.js';
+import type { Clock } from '../shared/clock.js';
+import type { AccountRecord, AccountStore } from './accounts.js';
+import { displayParts, generateApiKey, hashApiKey } from './api-key-format.js';
+import type { ApiKeyRecord, KeyStore } from './key-store.js';
+import type { UsagePlanGateway } from './usage-plan-gateway.js';
+
+export type ControlPlaneErrorCode = 'invalid_request' | 'account_not_found' | 'key_not_found' | 'key_revoked';
+
+/** A refusal of the control plane, with the HTTP status its API answers. */
+export class ControlPlaneError extends Error {
+  constructor(
+    readonly code: ControlPlaneErrorCode,
+    message: string,
+    readonly status: number,
+    readonly errors?: ReadonlyArray<{ field: string; message: string }>,
+  ) {
+    super(message);
+    this.name = 'ControlPlaneError';
+  }
+}
+
+export interface AccountView {
+  readonly accountId: string;
+  readonly name: string;
+  readonly plan: PlanId;
+  /** The limits in force: the plan's, or the account's agreed ones (Enterprise). */
+  readonly limits: RateLimits;
+  readonly customLimits: boolean;
+  readonly createdAt: string;
+  readonly updatedAt?: string;
+}
+
+/** A key as it may be shown after creation: never the secret, never its hash. */
+export interface KeyView {
+  readonly keyId: string;
+  readonly name: string;
+  readonly prefix: string;
+  readonly last4: string;
+  readonly status: 'active' | 'revoked';
+  readonly createdAt: string;
+  readonly lastUsedAt?: string;
+  readonly revokedAt?: string;
+}
+
+export interface WindowUsageView {
+  readonly used: number;
+  readonly limit: number;
+  readonly remaining: number;
+  readonly resetsAt: string;
+}
+
+export interface KeyUsageView extends KeyView {
+  readonly minute: WindowUsageView;
+  readonly day: WindowUsageView;
+  readonly bannedUntil?: string;
+}
+
+export interface UsageView {
+  readonly accountId: string;
+  readonly plan: PlanId;
+  readonly limits: RateLimits;
+  readonly keys: readonly KeyUsageView[];
+}
+
+export interface ControlPlaneDeps {
+  readonly accounts: AccountStore;
+  readonly keys: KeyStore;
+  readonly limiter: LimiterStore;
+  readonly gateway: UsagePlanGateway;
+  readonly clock: Clock;
+  readonly config: PlatformConfig;
+}
+
+const nameSchema = z.string().check(z.trim(), z.minLength(1), z.maxLength(100));
+const limitsSchema = z.strictObject({
+  perMinute: z.number().check(z.int(), z.positive()),
+  perDay: z.number().check(z.int(), z.positive()),
+});
+
+function invalid(field: string, message: string): ControlPlaneError {
+  return new ControlPlaneError('invalid_request', `${field}: ${message}`, 400, [{ field, message }]);
+}
+
+function parseName(value: unknown, field = 'name'): string {
+  const parsed = nameSchema.safeParse(value);
+  if (!parsed.success) throw invalid(field, 'must be a string of 1 to 100 characters');
+  return parsed.data;
+}
+
+function parsePlan(value: unknown): PlanId {
+  if (typeof value !== 'string' || !(PLAN_IDS as readonly string[]).includes(value)) {
+    throw invalid('plan', `must be one of ${PLAN_IDS.join(', ')}`);
+  }
+  return value as PlanId;
+}
+
+/** Custom limits belong to Enterprise only, and must be whole numbers with perDay ≥ perMinute. */
+function parseLimits(plan: PlanId, value: unknown, config: PlatformConfig): RateLimits | undefined {
+  if (value === undefined) return plan === 'enterprise' ? config.plans.enterprise.limits : undefined;
+  if (!config.plans[plan].customLimits) throw invalid('limits', `only Enterprise accounts have custom limits, not ${plan}`);
+  const parsed = limitsSchema.safeParse(value);
+  if (!parsed.success) throw invalid('limits', 'must be {"perMinute": n, "perDay": n} with whole numbers above 0');
+  if (parsed.data.perDay < parsed.data.perMinute) throw invalid('limits', 'perDay must be at least perMinute');
+  return parsed.data;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Accounts, plans and API keys (design §2, keys & plans control plane). The same logic runs
+ * behind the local platform's control API, in the operator CLI against a deployed stack, and in
+ * the dashboard's API. Keys are returned in clear exactly once, by `createKey`.
+ */
+export class ControlPlane {
+  constructor(private readonly deps: ControlPlaneDeps) {}
+
+  async createAccount(input: { name: unknown; plan: unknown; limits?: unknown; accountId?: string }): Promise<AccountView> {
+    const name = parseName(input.name);
+    const plan = parsePlan(input.plan);
+    const limits = parseLimits(plan, input.limits, this.deps.config);
+    const accountId = input.accountId ?? `acct_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
+    const gatewayUsagePlanId = plan === 'enterprise' && limits
+      ? await this.deps.gateway.createAccountPlan(accountId, limits)
+      : undefined;
+    const account: AccountRecord = {
+      accountId,
+      name,
+      plan,
+      ...(limits && plan === 'enterprise' ? { limits } : {}),
+      ...(gatewayUsagePlanId ? { gatewayUsagePlanId } : {}),
+      createdAt: iso(this.deps.clock.now()),
+    };
+    await this.deps.accounts.create(account);
+    return this.accountView(account);
+  }
+
+  async getAccount(accountId: string): Promise<AccountView> {
+    return this.accountView(await this.account(accountId));
+  }
+
+  /** Creates a key; the secret is in the result and nowhere else, ever. */
+  async createKey(accountId: string, name: unknown): Promise<{ secret: string; key: KeyView }> {
+    const keyName = parseName(name);
+    const account = await this.account(accountId);
+    const secret = generateApiKey();
+    const keyId = `key_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
+    const limits = this.limitsOf(account);
+    const gatewayKeyId = await this.deps.gateway.createKey(
+      keyId,
+      this.usagePlanIdOf(account),
+      account.plan === 'free' || account.plan === 'pro',
+    );
+    const record: ApiKeyRecord = {
+      keyHash: hashApiKey(secret),
+      keyId,
+      accountId,
+      name: keyName,
+      ...displayParts(secret),
+      status: 'active',
+      plan: account.plan,
+      ...(account.limits ? { limits: account.limits } : {}),
+      ...(gatewayKeyId ? { gatewayKeyId } : {}),
+      createdAt: iso(this.deps.clock.now()),
+    };
+    // The limiter item first: a key record without one would be refused as revoked.
+    await this.deps.limiter.activateKey(keySubjectId(keyId), limits);
+    await this.deps.keys.put(record);
+    return { secret, key: keyView(record) };
+  }
+
+  async listKeys(accountId: string): Promise<KeyView[]> {
+    await this.account(accountId);
+    const records = await this.deps.keys.listByAccount(accountId);
+    const items = await Promise.all(records.map((r) => this.deps.limiter.get(keySubjectId(r.keyId))));
+    return records
+      .map((record, i) => keyView(record, items[i]?.lastUsedAt))
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
+  }
+
+  /** Refused by the limiter from the next request on; by the authorizer within its cache TTL. */
+  async revokeKey(accountId: string, keyId: string): Promise<KeyView> {
+    const record = await this.key(accountId, keyId);
+    if (record.status === 'revoked') return keyView(record);
+    const revokedAt = iso(this.deps.clock.now());
+    await this.deps.limiter.revokeKey(keySubjectId(keyId));
+    await this.deps.keys.update(record.keyHash, { status: 'revoked', revokedAt });
+    if (record.gatewayKeyId) await this.deps.gateway.deleteKey(record.gatewayKeyId);
+    return keyView({ ...record, status: 'revoked', revokedAt });
+  }
+
+  /**
+   * Moves the account to a plan (Enterprise with its agreed limits). Each step is idempotent, so
+   * an interrupted change is completed by running it again.
+   */
+  async setPlan(accountId: string, input: { plan: unknown; limits?: unknown }): Promise<AccountView> {
+    const account = await this.account(accountId);
+    const plan = parsePlan(input.plan);
+    const limits = parseLimits(plan, input.limits, this.deps.config);
+
+    let gatewayUsagePlanId = account.gatewayUsagePlanId;
+    if (plan === 'enterprise' && limits) {
+      if (gatewayUsagePlanId) await this.deps.gateway.updateAccountPlan(gatewayUsagePlanId, limits);
+      else gatewayUsagePlanId = await this.deps.gateway.createAccountPlan(accountId, limits);
+    }
+    const next: AccountRecord = {
+      accountId,
+      name: account.name,
+      plan,
+      ...(plan === 'enterprise' && limits ? { limits } : {}),
+      ...(plan === 'enterprise' && gatewayUsagePlanId ? { gatewayUsagePlanId } : {}),
+      createdAt: account.createdAt,
+      updatedAt: iso(this.deps.clock.now()),
+    };
+
+    const from = this.usagePlanIdOf(account);
+    const to = this.usagePlanIdOf(next);
+    const nextLimits = this.limitsOf(next);
+    const keys = (await this.deps.keys.listByAccount(accountId)).filter((k) => k.status === 'active');
+    for (const key of keys) {
+      if (key.gatewayKeyId && from !== to) await this.deps.gateway.moveKey(key.gatewayKeyId, from, to);
+      await this.deps.limiter.setLimits(keySubjectId(key.keyId), nextLimits);
+      await this.deps.keys.update(key.keyHash, { plan, limits: next.limits });
+    }
+    await this.deps.accounts.replace(next);
+    if (account.gatewayUsagePlanId && plan !== 'enterprise') {
+      await this.deps.gateway.deleteAccountPlan(account.gatewayUsagePlanId);
+    }
+    return this.accountView(next);
+  }
+
+  async liftBan(accountId: string, keyId: string): Promise<{ keyId: string; wasBanned: boolean }> {
+    await this.key(accountId, keyId);
+    const item = await this.deps.limiter.get(keySubjectId(keyId));
+    const wasBanned = item?.banUntil !== undefined && item.banUntil > this.deps.clock.now();
+    await this.deps.limiter.liftBan(keySubjectId(keyId));
+    return { keyId, wasBanned };
+  }
+
+  /** Current minute and day counts of every key against its limits. */
+  async usage(accountId: string): Promise<UsageView> {
+    const account = await this.account(accountId);
+    const records = await this.deps.keys.listByAccount(accountId);
+    const nowMs = this.deps.clock.now();
+    const windows = windowsAt(nowMs);
+    const limits = this.limitsOf(account);
+    const keys = await Promise.all(
+      records.map(async (record): Promise<KeyUsageView> => {
+        const item = await this.deps.limiter.get(keySubjectId(record.keyId));
+        const minuteLimit = item?.minuteLimit ?? limits.perMinute;
+        const dayLimit = item?.dayLimit ?? limits.perDay;
+        const minuteUsed = item?.minuteWindow === windows.minute ? item.minuteCount : 0;
+        const dayUsed = item?.dayWindow === windows.day ? item.dayCount : 0;
+        return {
+          ...keyView(record, item?.lastUsedAt),
+          minute: {
+            used: minuteUsed,
+            limit: minuteLimit,
+            remaining: Math.max(0, minuteLimit - minuteUsed),
+            resetsAt: iso(minuteWindowEndMs(windows.minute)),
+          },
+          day: {
+            used: dayUsed,
+            limit: dayLimit,
+            remaining: Math.max(0, dayLimit - dayUsed),
+            resetsAt: iso(dayWindowEndMs(windows.day)),
+          },
+          ...(item?.banUntil !== undefined && item.banUntil > nowMs ? { bannedUntil: iso(item.banUntil) } : {}),
+        };
+      }),
+    );
+    return { accountId, plan: account.plan, limits, keys: keys.sort((a, b) => a.createdAt.localeCompare(b.createdAt)) };
+  }
+
+  private async account(accountId: string): Promise<AccountRecord> {
+    const account = await this.deps.accounts.get(accountId);
+    if (!account) throw new ControlPlaneError('account_not_found', `No account ${accountId}.`, 404);
+    return account;
+  }
+
+  private async key(accountId: string, keyId: string): Promise<ApiKeyRecord> {
+    await this.account(accountId);
+    const record = (await this.deps.keys.listByAccount(accountId)).find((k) => k.keyId === keyId);
+    if (!record) throw new ControlPlaneError('key_not_found', `No key ${keyId} in account ${accountId}.`, 404);
+    return record;
+  }
+
+  private limitsOf(account: AccountRecord): RateLimits {
+    return account.limits ?? this.deps.config.plans[account.plan].limits;
+  }
+
+  private usagePlanIdOf(account: AccountRecord): string {
+    if (account.plan === 'enterprise') {
+      if (!account.gatewayUsagePlanId) throw new Error(`enterprise account ${account.accountId} has no usage plan`);
+      return account.gatewayUsagePlanId;
+    }
+    return this.deps.gateway.standardPlanId(account.plan);
+  }
+
+  private accountView(account: AccountRecord): AccountView {
+    return {
+      accountId: account.accountId,
+      name: account.name,
+      plan: account.plan,
+      limits: this.limitsOf(account),
+      customLimits: account.limits !== undefined,
+      createdAt: account.createdAt,
+      ...(account.updatedAt ? { updatedAt: account.updatedAt } : {}),
+    };
+  }
+}
+
+function keyView(record: ApiKeyRecord, lastUsedAtMs?: number): KeyView {
+  return {
+    keyId: record.keyId,
+    name: record.name,
+    prefix: record.prefix,
+    last4: record.last4,
+    status: record.status,
+    createdAt: record.createdAt,
+    ...(lastUsedAtMs !== undefined ? { lastUsedAt: iso(lastUsedAtMs) } : {}),
+    ...(record.revokedAt ? { revokedAt: record.revokedAt } : {}),
+  };
+}
