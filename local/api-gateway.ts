@@ -92,7 +92,6 @@ export async function startLocalApiGateway(
     if (!allows(authorization)) return sendGatewayResponse(res, 'ACCESS_DENIED', requestId);
 
     const verdict = options.usagePlans.admit(authorization.usageIdentifierKey ?? undefined);
-    if (verdict === 'INVALID_API_KEY') return sendGatewayResponse(res, 'DEFAULT_4XX', requestId);
     if (verdict !== 'ok') return sendGatewayResponse(res, verdict, requestId);
 
     const event: APIGatewayProxyEvent = {

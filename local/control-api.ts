@@ -4,7 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { PROBLEM_TYPE_BASE } from '../lib/constructs/messages/gateway-responses.js';
 import { type ControlPlane, ControlPlaneError } from '../lambda/keys/control-plane.js';
 
-type Handler = (params: Record<string, string>, body: Record<string, unknown>) => Promise<{ status: number; body: unknown }>;
+type Handler = (
+  params: Record<string, string>,
+  body: Record<string, unknown>,
+) => Promise<{ status: number; body: unknown }>;
 
 interface Route {
   readonly method: string;

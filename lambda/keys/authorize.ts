@@ -2,6 +2,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import type { PlanDefinition, PlanId, RateLimits } from '../../lib/config/index.js';
 import { header } from '../messages/validation.js';
 import type { Clock } from '../shared/clock.js';
+import { logger } from '../shared/powertools.js';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format.js';
 import { type Caller, callerToContext } from './caller.js';
 import type { ApiKeyRecord, KeyStore } from './key-store.js';
@@ -74,12 +75,20 @@ export function createAuthorizer(deps: AuthorizeDeps) {
 
   return async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
     const { caller, gatewayKeyId } = await identify(event);
-    const usageIdentifierKey = await deps.usageIdentifiers.valueFor({
-      plan: caller.kind === 'key' ? caller.plan : 'anonymous',
-      ...(gatewayKeyId ? { gatewayKeyId } : {}),
-    });
+    logger.debug('caller identified', caller.kind === 'key' ? { keyId: caller.keyId } : { anonymous: caller.reason });
+    const plan = caller.kind === 'key' ? caller.plan : 'anonymous';
+    let usageIdentifierKey: string;
+    try {
+      usageIdentifierKey = await deps.usageIdentifiers.valueFor({ plan, ...(gatewayKeyId ? { gatewayKeyId } : {}) });
+    } catch (error) {
+      if (!gatewayKeyId) throw error;
+      // The key's own internal key is gone (revoked within our cache TTL): meter it on the plan's
+      // pooled key; the limiter refuses a revoked key with a 401.
+      logger.warn('internal usage key not found; using the pooled key', { keyId: principalOf(caller), error: error as Error });
+      usageIdentifierKey = await deps.usageIdentifiers.valueFor({ plan });
+    }
     return {
-      principalId: caller.kind === 'key' ? caller.keyId : 'anonymous',
+      principalId: principalOf(caller),
       policyDocument: {
         Version: '2012-10-17',
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wildcardResource(event.methodArn) }],
@@ -89,6 +98,8 @@ export function createAuthorizer(deps: AuthorizeDeps) {
     };
   };
 }
+
+const principalOf = (caller: Caller) => (caller.kind === 'key' ? caller.keyId : 'anonymous');
 
 const anonymous = (reason: 'missing' | 'malformed' | 'invalid') => ({ caller: { kind: 'anonymous' as const, reason } });
 

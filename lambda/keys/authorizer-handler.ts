@@ -7,6 +7,6 @@ import { type AuthorizeDeps, createAuthorizer } from './authorize.js';
 export function createAuthorizerHandler(deps: AuthorizeDeps) {
   const authorize = createAuthorizer(deps);
   return middy<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult, Error, Context>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .handler((event) => authorize(event));
 }

@@ -120,7 +120,12 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export class ControlPlane {
   constructor(private readonly deps: ControlPlaneDeps) {}
 
-  async createAccount(input: { name: unknown; plan: unknown; limits?: unknown; accountId?: string }): Promise<AccountView> {
+  async createAccount(input: {
+    name: unknown;
+    plan: unknown;
+    limits?: unknown;
+    accountId?: string;
+  }): Promise<AccountView> {
     const name = parseName(input.name);
     const plan = parsePlan(input.plan);
     const limits = parseLimits(plan, input.limits, this.deps.config);

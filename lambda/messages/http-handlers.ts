@@ -19,7 +19,7 @@ type Route = (event: APIGatewayProxyEvent, headers: ResponseHeaders) => Promise<
 /** The middy chain shared by the API's functions: logging with request/key ids, metrics, problem answers. */
 function apiHandler(route: Route) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(logMetrics(metrics))
     .use(apiResponses())
     .handler(async (event, context) => {

@@ -20,7 +20,7 @@ export function createWorkerHandler(deps: ProcessMessageDeps) {
     );
   return (
     middy<SQSEvent, SQSBatchResponse, Error, Context>()
-      .use(injectLambdaContext(logger, { resetKeys: true }))
+      .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
       .use(logMetrics(metrics))
       // A batch where every record failed is still a partial response: SQS retries just those
       // records, and the function's error metric keeps meaning "the worker itself broke".

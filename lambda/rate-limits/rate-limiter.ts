@@ -191,7 +191,12 @@ export class RateLimiter {
     return undefined;
   }
 
-  private allowed(subject: LimiterSubject, nowMs: number, counted: Consumed, consumption: Consumption): LimiterDecision {
+  private allowed(
+    subject: LimiterSubject,
+    nowMs: number,
+    counted: Consumed,
+    consumption: Consumption,
+  ): LimiterDecision {
     const windows = windowsAt(nowMs);
     return {
       outcome: 'allowed',

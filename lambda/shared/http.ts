@@ -46,6 +46,7 @@ export function apiResponses(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGat
       let problem: HttpProblem;
       if (error instanceof HttpProblem) {
         problem = error;
+        logger.info('request refused', { status: problem.status, code: problem.code });
       } else if (isDependencyFailure(error)) {
         // DynamoDB/SQS unreachable, throttled or contended: nothing was accepted; retry is safe.
         logger.error('dependency unavailable', { error: error as Error });

@@ -37,6 +37,18 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
     },
   },
   {
+    // The internal usage-plan key is gone: its customer key was revoked (within the authorizer's
+    // cache TTL). For the caller that is an invalid key.
+    type: 'INVALID_API_KEY',
+    statusCode: 401,
+    headers: { ...problemHeaders, 'WWW-Authenticate': 'Bearer' },
+    problem: {
+      code: 'invalid_api_key',
+      title: 'Unauthorized',
+      detail: 'The API key is invalid or has been revoked.',
+    },
+  },
+  {
     // Usage-plan throttle: the backstop behind our exact limiter.
     type: 'THROTTLED',
     statusCode: 429,
