@@ -1,0 +1,314 @@
+import {
+  type APIGatewayClient,
+  CreateApiKeyCommand,
+  CreateUsagePlanCommand,
+  CreateUsagePlanKeyCommand,
+  DeleteApiKeyCommand,
+  DeleteUsagePlanCommand,
+  DeleteUsagePlanKeyCommand,
+  GetUsagePlanCommand,
+  GetUsagePlanKeyCommand,
+  GetUsagePlansCommand,
+  type UsagePlan,
+  UpdateUsagePlanCommand,
+} from '@aws-sdk/client-api-gateway';
+import { backstopFor, type PlatformConfig, type RateLimits } from '../../lib/config/index.js';
+import type { UsagePlanGateway } from './usage-plan-gateway.js';
+
+/** Retry policy of control-plane calls (see `withBackoff`). */
+export const BACKOFF = {
+  /** First retry waits up to this long (full jitter). */
+  baseMs: 500,
+  /** No exponential step waits longer than this. */
+  capMs: 20_000,
+  /** Attempts in all, the first included; then the last error is rethrown. */
+  maxAttempts: 8,
+  /** AWS allows one UpdateUsagePlan per 20 s: its retries wait at least this long (plus jitter). */
+  updateUsagePlanFloorMs: 20_000,
+} as const;
+
+export interface BackoffOptions {
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly random: () => number;
+  /** Every retry waits at least this long, the jittered step comes on top. @default 0 */
+  readonly floorMs?: number;
+}
+
+const THROTTLING_NAMES = new Set([
+  'TooManyRequestsException',
+  'ThrottlingException',
+  'Throttling',
+  'ThrottledException',
+  'RequestThrottledException',
+]);
+
+interface AwsErrorShape {
+  name?: string;
+  message?: string;
+  retryAfterSeconds?: string;
+  $retryable?: { throttling?: boolean };
+}
+
+const errorName = (error: unknown): string | undefined => (error as AwsErrorShape | undefined)?.name;
+
+/** A control-plane throttle: API Gateway's TooManyRequestsException or any error the SDK marks as throttling. */
+export function isThrottling(error: unknown): boolean {
+  const e = error as AwsErrorShape | undefined;
+  return e?.$retryable?.throttling === true || THROTTLING_NAMES.has(e?.name ?? '');
+}
+
+/**
+ * Runs one control-plane call, retrying throttles with exponential backoff and full jitter:
+ * retry n (1-based) waits `floor + random() × min(cap, base × 2^(n-1))`, where the floor is the
+ * larger of `options.floorMs` and the error's `retryAfterSeconds` (bounded by the cap). At most
+ * `BACKOFF.maxAttempts` attempts; then the last error is rethrown. Other errors are not retried.
+ */
+export async function withBackoff<T>(call: () => Promise<T>, options: BackoffOptions): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!isThrottling(error) || attempt >= BACKOFF.maxAttempts) throw error;
+      const hintMs = Math.min(BACKOFF.capMs, Number((error as AwsErrorShape).retryAfterSeconds ?? 0) * 1000 || 0);
+      const stepMs = Math.min(BACKOFF.capMs, BACKOFF.baseMs * 2 ** (attempt - 1));
+      const floorMs = Math.max(options.floorMs ?? 0, hintMs);
+      await options.sleep(Math.round(floorMs + options.random() * stepMs));
+    }
+  }
+}
+
+/** CreateApiKey answered LimitExceededException for a key that may not share its plan's pooled key. */
+export class ApiKeyQuotaError extends Error {
+  constructor(keyId: string, cause: unknown) {
+    super(
+      `API Gateway refused a new API key for customer key ${keyId} (LimitExceededException: the API keys per region quota, 10,000 by default, is reached). Business and Enterprise keys never fall back to a pooled key: request a quota increase for "API keys per Region" in Service Quotas, then create the key again.`,
+      { cause },
+    );
+    this.name = 'ApiKeyQuotaError';
+  }
+}
+
+export interface ApiGatewayUsagePlanGatewayOptions {
+  /**
+   * The API Gateway client. Create it with `maxAttempts: 1`: every call here already retries
+   * throttles with backoff (`withBackoff`), and the SDK's own retries would multiply the attempts
+   * (up to 8 × 3) and the time spent. A client with SDK retries works, with layered retries.
+   */
+  readonly client: APIGatewayClient;
+  readonly restApiId: string;
+  readonly stageName: string;
+  /** The stack's usage plans of the standard plans (outputs FreeUsagePlanId, ProUsagePlanId, BusinessUsagePlanId). */
+  readonly standardPlanIds: { readonly free: string; readonly pro: string; readonly business: string };
+  readonly config: PlatformConfig;
+  /** @default setTimeout */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** @default Math.random */
+  readonly random?: () => number;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The usage-plan port on API Gateway (design §2, keys & plans control plane): one internal API key
+ * per customer key in its plan's usage plan (throttles and quotas apply per API key), one usage
+ * plan per Enterprise account. Control-plane only: never call this on the request path. Every
+ * call respects AWS's control-plane rate limits (CreateApiKey 5/s, UpdateUsagePlan 1 per 20 s)
+ * through `withBackoff`, and each operation is idempotent so an interrupted change can be re-run.
+ */
+export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
+  private readonly client: APIGatewayClient;
+  private readonly backoff: BackoffOptions;
+
+  constructor(private readonly options: ApiGatewayUsagePlanGatewayOptions) {
+    this.client = options.client;
+    this.backoff = { sleep: options.sleep ?? defaultSleep, random: options.random ?? Math.random };
+  }
+
+  standardPlanId(plan: 'free' | 'pro' | 'business'): string {
+    return this.options.standardPlanIds[plan];
+  }
+
+  /** Creates `enterprise-<accountId>` on this API's stage, or adopts (and updates) the one an earlier run created. */
+  async createAccountPlan(accountId: string, limits: RateLimits): Promise<string> {
+    const name = accountPlanName(accountId);
+    const backstop = backstopFor(limits, this.options.config);
+    const existing = await this.findAccountPlan(name);
+    if (existing?.id) {
+      const same =
+        existing.throttle?.rateLimit === backstop.rateLimit &&
+        existing.throttle?.burstLimit === backstop.burstLimit &&
+        existing.quota?.limit === backstop.quotaPerDay;
+      if (!same) await this.updateAccountPlan(existing.id, limits);
+      return existing.id;
+    }
+    const created = await this.call(() =>
+      this.client.send(
+        new CreateUsagePlanCommand({
+          name,
+          description: `Backstop of Enterprise account ${accountId} (its agreed limits × ${this.options.config.backstop.factor}); the exact limiter is ours`,
+          apiStages: [{ apiId: this.options.restApiId, stage: this.options.stageName }],
+          throttle: { rateLimit: backstop.rateLimit, burstLimit: backstop.burstLimit },
+          quota: { limit: backstop.quotaPerDay, period: 'DAY' },
+          tags: { accountId },
+        }),
+      ),
+    );
+    if (!created.id) throw new Error(`CreateUsagePlan ${name} returned no id`);
+    return created.id;
+  }
+
+  async updateAccountPlan(usagePlanId: string, limits: RateLimits): Promise<void> {
+    const backstop = backstopFor(limits, this.options.config);
+    await this.call(
+      () =>
+        this.client.send(
+          new UpdateUsagePlanCommand({
+            usagePlanId,
+            patchOperations: [
+              { op: 'replace', path: '/throttle/rateLimit', value: String(backstop.rateLimit) },
+              { op: 'replace', path: '/throttle/burstLimit', value: String(backstop.burstLimit) },
+              { op: 'replace', path: '/quota/limit', value: String(backstop.quotaPerDay) },
+            ],
+          }),
+        ),
+      BACKOFF.updateUsagePlanFloorMs,
+    );
+  }
+
+  /** Detaches the plan from this API's stage (API Gateway refuses to delete an attached plan), then deletes it. */
+  async deleteAccountPlan(usagePlanId: string): Promise<void> {
+    const plan = await this.ignoring('NotFoundException', () =>
+      this.call(() => this.client.send(new GetUsagePlanCommand({ usagePlanId }))),
+    );
+    if (!plan) return;
+    const stage = `${this.options.restApiId}:${this.options.stageName}`;
+    if (this.hasOurStage(plan)) {
+      const detached = await this.ignoring('NotFoundException', () =>
+        this.call(
+          () =>
+            this.client.send(
+              new UpdateUsagePlanCommand({
+                usagePlanId,
+                patchOperations: [{ op: 'remove', path: '/apiStages', value: stage }],
+              }),
+            ),
+          BACKOFF.updateUsagePlanFloorMs,
+        ),
+      );
+      if (!detached) return;
+    }
+    await this.ignoring('NotFoundException', () =>
+      this.call(() => this.client.send(new DeleteUsagePlanCommand({ usagePlanId }))),
+    );
+  }
+
+  async createKey(keyId: string, usagePlanId: string, poolable: boolean): Promise<string | undefined> {
+    let apiKeyId: string;
+    try {
+      const created = await this.call(() =>
+        this.client.send(
+          new CreateApiKeyCommand({
+            name: `internal-${keyId}`,
+            description: `Internal usage identifier of customer key ${keyId}; not a customer secret`,
+            enabled: true,
+            tags: { keyId },
+          }),
+        ),
+      );
+      if (!created.id) throw new Error(`CreateApiKey internal-${keyId} returned no id`);
+      apiKeyId = created.id;
+    } catch (error) {
+      if (errorName(error) !== 'LimitExceededException') throw error;
+      // The API keys quota: Free and Pro keys share their plan's pooled key (the authorizer uses it
+      // for records without gatewayKeyId); the others must not silently share a tier's backstop.
+      if (poolable) return undefined;
+      throw new ApiKeyQuotaError(keyId, error);
+    }
+    try {
+      await this.bind(apiKeyId, usagePlanId);
+    } catch (error) {
+      try {
+        await this.deleteKey(apiKeyId);
+      } catch (cleanupError) {
+        throw new Error(
+          `Binding internal API key ${apiKeyId} (customer key ${keyId}) to usage plan ${usagePlanId} failed (${messageOf(error)}), and deleting that API key failed too (${messageOf(cleanupError)}): delete it by hand.`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+    return apiKeyId;
+  }
+
+  /** An API key can be in one usage plan per stage only: unbind from `from`, then bind to `to`. */
+  async moveKey(gatewayKeyId: string, fromUsagePlanId: string, toUsagePlanId: string): Promise<void> {
+    if (fromUsagePlanId === toUsagePlanId) return;
+    await this.ignoring('NotFoundException', () =>
+      this.call(() =>
+        this.client.send(new DeleteUsagePlanKeyCommand({ usagePlanId: fromUsagePlanId, keyId: gatewayKeyId })),
+      ),
+    );
+    await this.bind(gatewayKeyId, toUsagePlanId);
+  }
+
+  /** Deleting the API key also removes it from its usage plan. */
+  async deleteKey(gatewayKeyId: string): Promise<void> {
+    await this.ignoring('NotFoundException', () =>
+      this.call(() => this.client.send(new DeleteApiKeyCommand({ apiKey: gatewayKeyId }))),
+    );
+  }
+
+  /** CreateUsagePlanKey; a ConflictException is fine when the key is already in that very plan. */
+  private async bind(apiKeyId: string, usagePlanId: string): Promise<void> {
+    try {
+      await this.call(() =>
+        this.client.send(new CreateUsagePlanKeyCommand({ usagePlanId, keyId: apiKeyId, keyType: 'API_KEY' })),
+      );
+    } catch (error) {
+      if (errorName(error) !== 'ConflictException') throw error;
+      const bound = await this.ignoring('NotFoundException', () =>
+        this.call(() => this.client.send(new GetUsagePlanKeyCommand({ usagePlanId, keyId: apiKeyId }))),
+      );
+      if (!bound) throw error;
+    }
+  }
+
+  /** The usage plan `name` on this API's stage, if an earlier run created it. */
+  private async findAccountPlan(name: string): Promise<UsagePlan | undefined> {
+    let position: string | undefined;
+    do {
+      const page = await this.call(() =>
+        this.client.send(new GetUsagePlansCommand({ limit: 500, ...(position ? { position } : {}) })),
+      );
+      const found = page.items?.find((p) => p.name === name && this.hasOurStage(p));
+      if (found) return found;
+      position = page.position;
+    } while (position);
+    return undefined;
+  }
+
+  private hasOurStage(plan: UsagePlan): boolean {
+    return (plan.apiStages ?? []).some(
+      (s) => s.apiId === this.options.restApiId && s.stage === this.options.stageName,
+    );
+  }
+
+  private call<T>(send: () => Promise<T>, floorMs = 0): Promise<T> {
+    return withBackoff(send, { ...this.backoff, floorMs });
+  }
+
+  /** Runs `send`; the named error means "already done" and yields undefined. */
+  private async ignoring<T>(name: string, send: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await send();
+    } catch (error) {
+      if (errorName(error) === name) return undefined;
+      throw error;
+    }
+  }
+}
+
+/** The name of an Enterprise account's own usage plan. */
+export const accountPlanName = (accountId: string) => `enterprise-${accountId}`;
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

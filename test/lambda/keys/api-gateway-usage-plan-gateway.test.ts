@@ -1,0 +1,426 @@
+import {
+  APIGatewayClient,
+  ConflictException,
+  CreateApiKeyCommand,
+  CreateUsagePlanCommand,
+  CreateUsagePlanKeyCommand,
+  DeleteApiKeyCommand,
+  DeleteUsagePlanCommand,
+  DeleteUsagePlanKeyCommand,
+  GetUsagePlanCommand,
+  GetUsagePlanKeyCommand,
+  GetUsagePlansCommand,
+  LimitExceededException,
+  NotFoundException,
+  TooManyRequestsException,
+  UpdateUsagePlanCommand,
+} from '@aws-sdk/client-api-gateway';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  ApiGatewayUsagePlanGateway,
+  ApiKeyQuotaError,
+  BACKOFF,
+  isThrottling,
+} from '../../../lambda/keys/api-gateway-usage-plan-gateway.js';
+import { loadConfig } from '../../../lib/config/index.js';
+
+const gateway = mockClient(APIGatewayClient);
+const config = loadConfig();
+const API = 'api123';
+const STAGE = 'v1';
+const PLANS = { free: 'up-free', pro: 'up-pro', business: 'up-business' };
+// backstopFor with the default factor 2 and minimum burst 500.
+const LIMITS = { perMinute: 3000, perDay: 1_000_000 };
+const BACKSTOP = { rateLimit: 100, burstLimit: 6000, quota: 2_000_000 };
+
+const COMMANDS = {
+  CreateApiKey: CreateApiKeyCommand,
+  CreateUsagePlan: CreateUsagePlanCommand,
+  CreateUsagePlanKey: CreateUsagePlanKeyCommand,
+  DeleteApiKey: DeleteApiKeyCommand,
+  DeleteUsagePlan: DeleteUsagePlanCommand,
+  DeleteUsagePlanKey: DeleteUsagePlanKeyCommand,
+  GetUsagePlan: GetUsagePlanCommand,
+  GetUsagePlanKey: GetUsagePlanKeyCommand,
+  GetUsagePlans: GetUsagePlansCommand,
+  UpdateUsagePlan: UpdateUsagePlanCommand,
+} as const;
+
+/** Every command sent, in order, as [operation, input]. */
+function sent(): Array<[string, unknown]> {
+  return gateway.calls().map((call) => {
+    const command = call.args[0];
+    const name = Object.entries(COMMANDS).find(([, type]) => command instanceof type)?.[0] ?? 'unknown';
+    return [name, command.input];
+  });
+}
+
+const meta = { $metadata: {} };
+const throttled = () => new TooManyRequestsException({ message: 'Too Many Requests', ...meta });
+const notFound = () => new NotFoundException({ message: 'Invalid resource', ...meta });
+const conflict = () => new ConflictException({ message: 'already exists', ...meta });
+const quota = () => new LimitExceededException({ message: 'Cannot exceed the limit of API keys', ...meta });
+
+let delays: number[];
+let randomValue: number;
+const adapter = () =>
+  new ApiGatewayUsagePlanGateway({
+    client: new APIGatewayClient({ region: 'eu-west-1', maxAttempts: 1 }),
+    restApiId: API,
+    stageName: STAGE,
+    standardPlanIds: PLANS,
+    config,
+    sleep: async (ms) => {
+      delays.push(ms);
+    },
+    random: () => randomValue,
+  });
+
+beforeEach(() => {
+  gateway.reset();
+  delays = [];
+  randomValue = 1;
+});
+
+describe('ApiGatewayUsagePlanGateway: keys', () => {
+  it('creates a key: CreateApiKey (internal name, tagged, no value given), then CreateUsagePlanKey in the plan', async () => {
+    gateway.on(CreateApiKeyCommand).resolves({ id: 'ak-1' });
+    gateway.on(CreateUsagePlanKeyCommand).resolves({ id: 'ak-1', type: 'API_KEY' });
+    expect(await adapter().createKey('key_abc', 'up-pro', true)).toBe('ak-1');
+    expect(sent()).toEqual([
+      [
+        'CreateApiKey',
+        {
+          name: 'internal-key_abc',
+          description: 'Internal usage identifier of customer key key_abc; not a customer secret',
+          enabled: true,
+          tags: { keyId: 'key_abc' },
+        },
+      ],
+      ['CreateUsagePlanKey', { usagePlanId: 'up-pro', keyId: 'ak-1', keyType: 'API_KEY' }],
+    ]);
+    expect(delays).toEqual([]);
+  });
+
+  it('answers undefined (the plan\'s pooled key) when the API key quota is reached for a poolable key', async () => {
+    gateway.on(CreateApiKeyCommand).rejects(quota());
+    expect(await adapter().createKey('key_free', 'up-free', true)).toBeUndefined();
+    expect(sent().map(([name]) => name)).toEqual(['CreateApiKey']);
+    expect(delays).toEqual([]); // a quota is not a throttle: no retry
+  });
+
+  it('fails loudly when the API key quota is reached for a key that may not be pooled', async () => {
+    gateway.on(CreateApiKeyCommand).rejects(quota());
+    const error = await adapter()
+      .createKey('key_biz', 'up-business', false)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiKeyQuotaError);
+    expect((error as Error).message).toMatch(/key_biz.*API keys per region quota.*quota increase/s);
+    expect((error as Error).cause).toBeInstanceOf(LimitExceededException);
+    expect(sent().map(([name]) => name)).toEqual(['CreateApiKey']);
+  });
+
+  it('deletes the just-created API key when binding it to the usage plan fails, and rethrows', async () => {
+    const failure = new NotFoundException({ message: 'Invalid Usage Plan ID specified', ...meta });
+    gateway.on(CreateApiKeyCommand).resolves({ id: 'ak-2' });
+    gateway.on(CreateUsagePlanKeyCommand).rejects(failure);
+    gateway.on(DeleteApiKeyCommand).resolves({});
+    await expect(adapter().createKey('key_x', 'up-gone', true)).rejects.toBe(failure);
+    expect(sent()).toEqual([
+      ['CreateApiKey', expect.objectContaining({ name: 'internal-key_x' })],
+      ['CreateUsagePlanKey', { usagePlanId: 'up-gone', keyId: 'ak-2', keyType: 'API_KEY' }],
+      ['DeleteApiKey', { apiKey: 'ak-2' }],
+    ]);
+  });
+
+  it('names the orphaned API key when the cleanup fails too', async () => {
+    gateway.on(CreateApiKeyCommand).resolves({ id: 'ak-3' });
+    gateway.on(CreateUsagePlanKeyCommand).rejects(new Error('boom'));
+    gateway.on(DeleteApiKeyCommand).rejects(new Error('denied'));
+    await expect(adapter().createKey('key_y', 'up-pro', true)).rejects.toThrow(
+      /ak-3.*boom.*denied.*delete it by hand/,
+    );
+  });
+
+  it('treats a conflict on binding as done when the key is in that plan already', async () => {
+    gateway.on(CreateApiKeyCommand).resolves({ id: 'ak-4' });
+    gateway.on(CreateUsagePlanKeyCommand).rejects(conflict());
+    gateway.on(GetUsagePlanKeyCommand).resolves({ id: 'ak-4', type: 'API_KEY' });
+    expect(await adapter().createKey('key_z', 'up-pro', true)).toBe('ak-4');
+    expect(sent().map(([name, input]) => [name, name === 'CreateApiKey' ? undefined : input])).toEqual([
+      ['CreateApiKey', undefined],
+      ['CreateUsagePlanKey', { usagePlanId: 'up-pro', keyId: 'ak-4', keyType: 'API_KEY' }],
+      ['GetUsagePlanKey', { usagePlanId: 'up-pro', keyId: 'ak-4' }],
+    ]);
+  });
+
+  it('moves a key: DeleteUsagePlanKey from the old plan, then CreateUsagePlanKey in the new one', async () => {
+    gateway.on(DeleteUsagePlanKeyCommand).resolves({});
+    gateway.on(CreateUsagePlanKeyCommand).resolves({ id: 'ak-1' });
+    await adapter().moveKey('ak-1', 'up-free', 'up-pro');
+    expect(sent()).toEqual([
+      ['DeleteUsagePlanKey', { usagePlanId: 'up-free', keyId: 'ak-1' }],
+      ['CreateUsagePlanKey', { usagePlanId: 'up-pro', keyId: 'ak-1', keyType: 'API_KEY' }],
+    ]);
+  });
+
+  it('completes an interrupted move: not in the old plan any more, already in the new one', async () => {
+    gateway.on(DeleteUsagePlanKeyCommand).rejects(notFound());
+    gateway.on(CreateUsagePlanKeyCommand).rejects(conflict());
+    gateway.on(GetUsagePlanKeyCommand).resolves({ id: 'ak-1' });
+    await adapter().moveKey('ak-1', 'up-free', 'up-pro');
+    expect(sent().map(([name]) => name)).toEqual(['DeleteUsagePlanKey', 'CreateUsagePlanKey', 'GetUsagePlanKey']);
+  });
+
+  it('does not hide a conflict when the key is not in the target plan (e.g. bound elsewhere on the stage)', async () => {
+    gateway.on(DeleteUsagePlanKeyCommand).resolves({});
+    gateway.on(CreateUsagePlanKeyCommand).rejects(conflict());
+    gateway.on(GetUsagePlanKeyCommand).rejects(notFound());
+    await expect(adapter().moveKey('ak-1', 'up-free', 'up-pro')).rejects.toBeInstanceOf(ConflictException);
+  });
+
+  it('does nothing to move a key within one plan', async () => {
+    await adapter().moveKey('ak-1', 'up-pro', 'up-pro');
+    expect(sent()).toEqual([]);
+  });
+
+  it('revokes a key with DeleteApiKey alone (which also unbinds it); a missing key is already done', async () => {
+    gateway.on(DeleteApiKeyCommand).resolvesOnce({}).rejects(notFound());
+    await adapter().deleteKey('ak-1');
+    await adapter().deleteKey('ak-1');
+    expect(sent()).toEqual([
+      ['DeleteApiKey', { apiKey: 'ak-1' }],
+      ['DeleteApiKey', { apiKey: 'ak-1' }],
+    ]);
+  });
+
+  it('gives the standard plans\' usage plans from its options', () => {
+    const a = adapter();
+    expect([a.standardPlanId('free'), a.standardPlanId('pro'), a.standardPlanId('business')]).toEqual([
+      'up-free',
+      'up-pro',
+      'up-business',
+    ]);
+    expect(sent()).toEqual([]);
+  });
+});
+
+describe('ApiGatewayUsagePlanGateway: Enterprise usage plans', () => {
+  const ours = { apiId: API, stage: STAGE };
+
+  it('creates enterprise-<accountId> on the stage with backstopFor(limits) per DAY, tagged, after looking for one', async () => {
+    gateway.on(GetUsagePlansCommand).resolves({ items: [{ id: 'up-free', name: 'Api-free', apiStages: [ours] }] });
+    gateway.on(CreateUsagePlanCommand).resolves({ id: 'up-ent' });
+    expect(await adapter().createAccountPlan('acct_1', LIMITS)).toBe('up-ent');
+    expect(sent()).toEqual([
+      ['GetUsagePlans', { limit: 500 }],
+      [
+        'CreateUsagePlan',
+        {
+          name: 'enterprise-acct_1',
+          description: expect.stringContaining('acct_1'),
+          apiStages: [{ apiId: API, stage: STAGE }],
+          throttle: { rateLimit: BACKSTOP.rateLimit, burstLimit: BACKSTOP.burstLimit },
+          quota: { limit: BACKSTOP.quota, period: 'DAY' },
+          tags: { accountId: 'acct_1' },
+        },
+      ],
+    ]);
+  });
+
+  it('adopts the plan an earlier run created (found on a later page), updating its limits when they differ', async () => {
+    gateway
+      .on(GetUsagePlansCommand)
+      .resolvesOnce({ items: [{ id: 'up-free', name: 'Api-free', apiStages: [ours] }], position: 'p2' })
+      .resolvesOnce({
+        items: [
+          // Same name on another API (another stack in the account): not ours.
+          { id: 'up-other', name: 'enterprise-acct_1', apiStages: [{ apiId: 'other', stage: STAGE }] },
+          {
+            id: 'up-ent',
+            name: 'enterprise-acct_1',
+            apiStages: [ours],
+            throttle: { rateLimit: 1, burstLimit: 500 },
+            quota: { limit: 10, period: 'DAY' },
+          },
+        ],
+      });
+    gateway.on(UpdateUsagePlanCommand).resolves({ id: 'up-ent' });
+    expect(await adapter().createAccountPlan('acct_1', LIMITS)).toBe('up-ent');
+    expect(sent()).toEqual([
+      ['GetUsagePlans', { limit: 500 }],
+      ['GetUsagePlans', { limit: 500, position: 'p2' }],
+      ['UpdateUsagePlan', expect.objectContaining({ usagePlanId: 'up-ent' })],
+    ]);
+  });
+
+  it('adopts an existing plan with the same limits without an update (UpdateUsagePlan is limited to 1 per 20 s)', async () => {
+    gateway.on(GetUsagePlansCommand).resolves({
+      items: [
+        {
+          id: 'up-ent',
+          name: 'enterprise-acct_1',
+          apiStages: [ours],
+          throttle: { rateLimit: BACKSTOP.rateLimit, burstLimit: BACKSTOP.burstLimit },
+          quota: { limit: BACKSTOP.quota, period: 'DAY' },
+        },
+      ],
+    });
+    expect(await adapter().createAccountPlan('acct_1', LIMITS)).toBe('up-ent');
+    expect(sent().map(([name]) => name)).toEqual(['GetUsagePlans']);
+  });
+
+  it('updates the limits with three replace operations, values as strings', async () => {
+    gateway.on(UpdateUsagePlanCommand).resolves({ id: 'up-ent' });
+    await adapter().updateAccountPlan('up-ent', { perMinute: 600, perDay: 50_000 });
+    expect(sent()).toEqual([
+      [
+        'UpdateUsagePlan',
+        {
+          usagePlanId: 'up-ent',
+          patchOperations: [
+            { op: 'replace', path: '/throttle/rateLimit', value: '20' },
+            { op: 'replace', path: '/throttle/burstLimit', value: '1200' },
+            { op: 'replace', path: '/quota/limit', value: '100000' },
+          ],
+        },
+      ],
+    ]);
+  });
+
+  it('deletes a plan: detach it from the stage, then DeleteUsagePlan', async () => {
+    gateway.on(GetUsagePlanCommand).resolves({ id: 'up-ent', apiStages: [ours] });
+    gateway.on(UpdateUsagePlanCommand).resolves({ id: 'up-ent', apiStages: [] });
+    gateway.on(DeleteUsagePlanCommand).resolves({});
+    await adapter().deleteAccountPlan('up-ent');
+    expect(sent()).toEqual([
+      ['GetUsagePlan', { usagePlanId: 'up-ent' }],
+      [
+        'UpdateUsagePlan',
+        { usagePlanId: 'up-ent', patchOperations: [{ op: 'remove', path: '/apiStages', value: `${API}:${STAGE}` }] },
+      ],
+      ['DeleteUsagePlan', { usagePlanId: 'up-ent' }],
+    ]);
+  });
+
+  it('completes an interrupted delete: a detached plan is only deleted, a missing one is done', async () => {
+    gateway.on(GetUsagePlanCommand).resolvesOnce({ id: 'up-ent', apiStages: [] }).rejects(notFound());
+    gateway.on(DeleteUsagePlanCommand).resolves({});
+    await adapter().deleteAccountPlan('up-ent');
+    await adapter().deleteAccountPlan('up-ent');
+    expect(sent().map(([name]) => name)).toEqual(['GetUsagePlan', 'DeleteUsagePlan', 'GetUsagePlan']);
+  });
+
+  it('treats a plan deleted meanwhile (NotFound on detach or delete) as done', async () => {
+    gateway.on(GetUsagePlanCommand).resolves({ id: 'up-ent', apiStages: [ours] });
+    gateway.on(UpdateUsagePlanCommand).rejects(notFound());
+    await adapter().deleteAccountPlan('up-ent');
+    expect(sent().map(([name]) => name)).toEqual(['GetUsagePlan', 'UpdateUsagePlan']);
+
+    gateway.reset();
+    gateway.on(GetUsagePlanCommand).resolves({ id: 'up-ent', apiStages: [ours] });
+    gateway.on(UpdateUsagePlanCommand).resolves({});
+    gateway.on(DeleteUsagePlanCommand).rejects(notFound());
+    await adapter().deleteAccountPlan('up-ent');
+    expect(sent().map(([name]) => name)).toEqual(['GetUsagePlan', 'UpdateUsagePlan', 'DeleteUsagePlan']);
+  });
+});
+
+describe('ApiGatewayUsagePlanGateway: control-plane rate limits', () => {
+  it('retries TooManyRequestsException with exponential backoff, full jitter, capped at 20 s', async () => {
+    gateway
+      .on(CreateApiKeyCommand)
+      .rejectsOnce(throttled())
+      .rejectsOnce(throttled())
+      .rejectsOnce(throttled())
+      .rejectsOnce(throttled())
+      .rejectsOnce(throttled())
+      .rejectsOnce(throttled())
+      .rejectsOnce(throttled())
+      .resolves({ id: 'ak-9' });
+    gateway.on(CreateUsagePlanKeyCommand).resolves({});
+    // random() = 1: the upper bound of each jittered step.
+    expect(await adapter().createKey('key_t', 'up-free', true)).toBe('ak-9');
+    expect(delays).toEqual([500, 1000, 2000, 4000, 8000, 16_000, 20_000]);
+    expect(gateway.commandCalls(CreateApiKeyCommand)).toHaveLength(BACKOFF.maxAttempts);
+  });
+
+  it('draws each wait uniformly below the step (full jitter)', async () => {
+    randomValue = 0.25;
+    gateway
+      .on(DeleteApiKeyCommand)
+      .rejectsOnce(throttled())
+      .rejectsOnce(throttled())
+      .rejectsOnce(throttled())
+      .resolves({});
+    await adapter().deleteKey('ak-1');
+    expect(delays).toEqual([125, 250, 500]);
+  });
+
+  it('gives up after 8 attempts and rethrows the throttle', async () => {
+    const error = throttled();
+    gateway.on(DeleteUsagePlanKeyCommand).rejects(error);
+    await expect(adapter().moveKey('ak-1', 'up-free', 'up-pro')).rejects.toBe(error);
+    expect(gateway.commandCalls(DeleteUsagePlanKeyCommand)).toHaveLength(8);
+    expect(gateway.commandCalls(CreateUsagePlanKeyCommand)).toHaveLength(0);
+    expect(delays).toHaveLength(7);
+    for (let i = 1; i < delays.length; i++) expect(delays[i]).toBeGreaterThanOrEqual(delays[i - 1] as number);
+    expect(Math.max(...delays)).toBe(BACKOFF.capMs);
+  });
+
+  it('waits at least 20 s between UpdateUsagePlan attempts (AWS: 1 update per 20 s), jitter on top', async () => {
+    randomValue = 0.5;
+    gateway.on(UpdateUsagePlanCommand).rejectsOnce(throttled()).rejectsOnce(throttled()).resolves({});
+    await adapter().updateAccountPlan('up-ent', LIMITS);
+    expect(delays).toEqual([20_250, 20_500]);
+    randomValue = 0;
+    delays = [];
+    gateway.reset();
+    gateway.on(UpdateUsagePlanCommand).rejectsOnce(throttled()).resolves({});
+    await adapter().updateAccountPlan('up-ent', LIMITS);
+    expect(delays).toEqual([20_000]);
+  });
+
+  it('honours the server\'s Retry-After as a floor (bounded by the cap)', async () => {
+    randomValue = 0;
+    gateway
+      .on(CreateUsagePlanKeyCommand)
+      .rejectsOnce(new TooManyRequestsException({ message: 'slow down', retryAfterSeconds: '3', ...meta }))
+      .rejectsOnce(new TooManyRequestsException({ message: 'slow down', retryAfterSeconds: '600', ...meta }))
+      .resolves({});
+    gateway.on(DeleteUsagePlanKeyCommand).resolves({});
+    await adapter().moveKey('ak-1', 'up-free', 'up-pro');
+    expect(delays).toEqual([3000, 20_000]);
+  });
+
+  it('retries errors the SDK marks as throttling, and nothing else', async () => {
+    const sdkThrottle = Object.assign(new Error('Rate exceeded'), { name: 'SomeThrottle', $retryable: { throttling: true } });
+    expect(isThrottling(sdkThrottle)).toBe(true);
+    expect(isThrottling(throttled())).toBe(true);
+    expect(isThrottling(Object.assign(new Error('x'), { name: 'ThrottlingException' }))).toBe(true);
+    for (const e of [quota(), notFound(), conflict(), new Error('socket hang up'), undefined]) {
+      expect(isThrottling(e)).toBe(false);
+    }
+    gateway.on(DeleteApiKeyCommand).rejectsOnce(sdkThrottle).resolves({});
+    await adapter().deleteKey('ak-1');
+    expect(delays).toHaveLength(1);
+
+    delays = [];
+    const denied = Object.assign(new Error('not authorized'), { name: 'UnauthorizedException' });
+    gateway.reset();
+    gateway.on(DeleteApiKeyCommand).rejects(denied);
+    await expect(adapter().deleteKey('ak-1')).rejects.toBe(denied);
+    expect(delays).toEqual([]);
+    expect(gateway.commandCalls(DeleteApiKeyCommand)).toHaveLength(1);
+  });
+
+  it('retries every step of a multi-call operation on its own', async () => {
+    randomValue = 0;
+    gateway.on(GetUsagePlansCommand).rejectsOnce(throttled()).resolves({ items: [] });
+    gateway.on(CreateUsagePlanCommand).rejectsOnce(throttled()).resolves({ id: 'up-ent' });
+    expect(await adapter().createAccountPlan('acct_2', LIMITS)).toBe('up-ent');
+    expect(sent().map(([name]) => name)).toEqual(['GetUsagePlans', 'GetUsagePlans', 'CreateUsagePlan', 'CreateUsagePlan']);
+    expect(delays).toEqual([0, 0]);
+  });
+});
