@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -9,6 +8,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import { gatewayProblemBody, gatewayResponse } from '../lib/constructs/messages/gateway-responses.js';
+import { listenOnLoopback, localLambdaContext } from './loopback.js';
 import type { UsagePlans } from './usage-plans.js';
 
 export type LambdaFunction<E, R> = (event: E, context: Context) => Promise<R>;
@@ -82,7 +82,7 @@ export async function startLocalApiGateway(
           stageVariables: null,
           requestContext: requestContext(requestId, method, url.pathname, resource, stage, sourceIp, null),
         } as APIGatewayRequestAuthorizerEvent,
-        lambdaContext('authorizer', requestId),
+        localLambdaContext('authorizer', requestId, 10_000),
       );
     } catch (error) {
       if ((error as Error).message === 'Unauthorized') return sendGatewayResponse(res, 'UNAUTHORIZED', requestId);
@@ -113,7 +113,7 @@ export async function startLocalApiGateway(
     };
     let result: APIGatewayProxyResult;
     try {
-      result = await (route?.handler ?? options.fallback)(event, lambdaContext(resource, requestId));
+      result = await (route?.handler ?? options.fallback)(event, localLambdaContext(resource, requestId, 10_000));
     } catch (error) {
       // API Gateway answers a failed invocation with the DEFAULT_5XX gateway response.
       console.error('handler failed', error);
@@ -126,20 +126,8 @@ export async function startLocalApiGateway(
     res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    server,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  const listening = await listenOnLoopback(server, options.port);
+  return { url: listening.url, server, stop: listening.stop };
 }
 
 function sendGatewayResponse(
@@ -256,22 +244,4 @@ function requestContext(
       userArn: null,
     },
   } as APIGatewayProxyEvent['requestContext'];
-}
-
-function lambdaContext(functionName: string, requestId: string): Context {
-  const deadline = Date.now() + 10_000;
-  return {
-    awsRequestId: requestId,
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: `local-${functionName.replace(/[^A-Za-z0-9-]/g, '')}`,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:local`,
-    logGroupName: '/local',
-    logStreamName: 'local',
-    memoryLimitInMB: '512',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => {},
-    fail: () => {},
-    succeed: () => {},
-  };
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { PROBLEM_TYPE_BASE } from '../lib/constructs/messages/gateway-responses.js';
 import { type ControlPlane, ControlPlaneError } from '../lambda/keys/control-plane.js';
+import { listenOnLoopback } from './loopback.js';
 
 type Handler = (
   params: Record<string, string>,
@@ -116,20 +116,8 @@ export async function startControlApi(
     }
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
-  });
-  const { port: bound } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${bound}`,
-    server,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  const listening = await listenOnLoopback(server, port);
+  return { url: listening.url, server, stop: listening.stop };
 }
 
 function problem(

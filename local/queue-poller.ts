@@ -1,5 +1,6 @@
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { localLambdaContext } from './loopback.js';
 
 type Worker = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
 
@@ -69,7 +70,7 @@ export class QueuePoller {
     const event: SQSEvent = { Records: messages.map((m) => this.toRecord(m)) };
     let failed: Set<string>;
     try {
-      const response = await this.worker(event, workerContext());
+      const response = await this.worker(event, localLambdaContext('worker', `worker-${Date.now()}`, 30_000));
       failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
     } catch (error) {
       console.error('worker invocation failed; the whole batch will be retried', error);
@@ -116,22 +117,4 @@ export class QueuePoller {
       awsRegion: 'us-east-1',
     };
   }
-}
-
-function workerContext(): Context {
-  const deadline = Date.now() + 30_000;
-  return {
-    awsRequestId: `worker-${Date.now()}`,
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: 'local-worker',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:local-worker',
-    logGroupName: '/local',
-    logStreamName: 'local',
-    memoryLimitInMB: '512',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => {},
-    fail: () => {},
-    succeed: () => {},
-  };
 }
