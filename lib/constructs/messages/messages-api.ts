@@ -1,7 +1,8 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -10,7 +11,7 @@ import { backstopFor, PLAN_IDS, type PlanId, type PlatformConfig, type RateLimit
 import { PlatformFunction } from '../shared/platform-function.js';
 import { GATEWAY_RESPONSES, type GatewayResponseDefinition, gatewayProblemBody } from './gateway-responses.js';
 import type { MessagesDataResources } from './messages-data.js';
-import { ENV, HANDLER_ENTRIES } from './runtime-contract.js';
+import { ENV, HANDLER_ENTRIES, TABLE_KEYS } from './runtime-contract.js';
 
 /** The usage identifiers the authorizer can return: one per plan, plus anonymous callers. */
 export const USAGE_IDENTIFIERS = [...PLAN_IDS, 'anonymous'] as const;
@@ -18,6 +19,25 @@ export type UsageIdentifier = (typeof USAGE_IDENTIFIERS)[number];
 
 /** The deployed stage; it is also the version in the URL. */
 export const STAGE_NAME = 'v1';
+
+/**
+ * Stack outputs (fixed logical ids) from which the operator CLI builds the control plane's
+ * adapters against a deployed stack (ApiGatewayUsagePlanGateway, DynamoDB stores).
+ */
+export const CONTROL_PLANE_OUTPUTS = {
+  restApiId: 'RestApiId',
+  stageName: 'StageName',
+  freeUsagePlanId: 'FreeUsagePlanId',
+  proUsagePlanId: 'ProUsagePlanId',
+  businessUsagePlanId: 'BusinessUsagePlanId',
+  operatorPolicyArn: 'OperatorPolicyArn',
+} as const;
+export type ControlPlaneOutput = keyof typeof CONTROL_PLANE_OUTPUTS;
+
+/** The API Gateway control-plane paths the operator policy covers (IAM `*` also matches `/`). */
+export const OPERATOR_APIGATEWAY_PATHS = ['/apikeys', '/apikeys/*', '/usageplans', '/usageplans/*'] as const;
+/** The API Gateway verbs the operator policy allows on those paths. */
+export const OPERATOR_APIGATEWAY_VERBS = ['GET', 'POST', 'PATCH', 'DELETE'] as const;
 
 export interface MessagesApiProps {
   readonly config: PlatformConfig;
@@ -81,8 +101,24 @@ export class MessagesApi extends Construct {
     readonly worker: PlatformFunction;
   };
 
-  /** The backstop usage plan and its internal API key, per usage identifier. */
+  /**
+   * The backstop usage plan and its pooled internal API key, per usage identifier. Customer keys
+   * normally get their own internal key in their plan's usage plan (created at run time by the
+   * control plane); the pooled key serves anonymous callers, Free/Pro keys created once the API
+   * key quota is reached, and any key record without its own internal key.
+   */
   readonly usagePlans: Readonly<Record<UsageIdentifier, { plan: apigw.UsagePlan; key: apigw.ApiKey }>>;
+  /** What the control plane needs to run against this API (also stack outputs, see CONTROL_PLANE_OUTPUTS). */
+  readonly controlPlane: {
+    readonly restApiId: string;
+    readonly stageName: string;
+    readonly standardPlanIds: { readonly free: string; readonly pro: string; readonly business: string };
+    /** Attach to an operator role to run the control plane (operator CLI) against this stack. */
+    readonly operatorPolicy: iam.ManagedPolicy;
+  };
+
+  /** The control-plane outputs, by name. */
+  readonly controlPlaneOutputs: Readonly<Record<ControlPlaneOutput, CfnOutput>>;
   readonly alarms: {
     readonly deadLetterQueue: cloudwatch.Alarm;
     readonly serverErrors: cloudwatch.Alarm;
@@ -287,7 +323,12 @@ export class MessagesApi extends Construct {
       });
     }
 
-    // ---- Usage plans (backstop) with one internal API key each ----------------------------
+    // ---- Usage plans (backstop) with one pooled internal API key each -----------------------
+    // Usage-plan throttles and quotas apply per API key, so the control plane gives each customer
+    // key its own internal key in its plan's usage plan (and each Enterprise account its own usage
+    // plan), at run time. The CDK-created key of each plan is the pooled one: anonymous callers,
+    // Free/Pro keys created once the 10,000 API keys per region quota is reached, and key records
+    // without their own internal key use it (the authorizer falls back to GATEWAY_KEY_IDS).
     const limitsOf = (u: UsageIdentifier): RateLimits =>
       u === 'anonymous' ? config.anonymous : config.plans[u as PlanId].limits;
     const usagePlans = {} as Record<UsageIdentifier, { plan: apigw.UsagePlan; key: apigw.ApiKey }>;
@@ -302,10 +343,10 @@ export class MessagesApi extends Construct {
         quota: { limit: backstop.quotaPerDay, period: apigw.Period.DAY },
         apiStages: [{ api: this.api, stage: this.stage }],
       });
-      // No value: API Gateway generates it. The authorizer reads it at cold start (GetApiKey
+      // No value: API Gateway generates it. The authorizer reads it once per cold start (GetApiKey
       // includeValue) and returns it as the usage identifier. Customer keys never live here.
       const key = new apigw.ApiKey(this, `UsageKey${suffix}`, {
-        description: `Internal usage identifier of the "${u}" usage plan (not a customer key)`,
+        description: `Pooled internal usage identifier of the "${u}" usage plan, for callers without their own internal key (not a customer key)`,
         enabled: true,
       });
       plan.addApiKey(key);
@@ -317,10 +358,28 @@ export class MessagesApi extends Construct {
       ENV.gatewayKeyIds,
       stack.toJsonString(Object.fromEntries(USAGE_IDENTIFIERS.map((u) => [u, usagePlans[u].key.keyId]))),
     );
-    authorizerFn.allow(
-      ['apigateway:GET'],
-      USAGE_IDENTIFIERS.map((u) => usagePlans[u].key.keyArn),
-    );
+    // The per-customer internal keys are created at run time, so their ids cannot be listed here:
+    // the authorizer may read (GET only) any API key of the region, nothing else of API Gateway.
+    const apiKeysArn = apigatewayArn(stack, '/apikeys/*');
+    authorizerFn.allow(['apigateway:GET'], [apiKeysArn]);
+    Validations.of(authorizerFn.role).acknowledge({
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::${apigatewayNagArn(stack, '/apikeys/*')}]`,
+      reason:
+        'The authorizer reads the value of the internal API key of each customer key (GetApiKey with includeValue) to return it as the usage identifier. Those keys are created at run time by the control plane, one per customer key, so their ids cannot be named in the template: the grant is apigateway:GET only, on the API keys path only (no usage plans, no writes).',
+    });
+
+    // ---- Control plane (operator CLI) --------------------------------------------------------
+    const operatorPolicy = this.createOperatorPolicy(stack, tables);
+    this.controlPlane = {
+      restApiId: this.api.restApiId,
+      stageName: this.stage.stageName,
+      standardPlanIds: {
+        free: usagePlans.free.plan.usagePlanId,
+        pro: usagePlans.pro.plan.usagePlanId,
+        business: usagePlans.business.plan.usagePlanId,
+      },
+      operatorPolicy,
+    };
 
     // ---- Alarms ------------------------------------------------------------------------------
     const deadLetterAlarm = new cloudwatch.Alarm(this, 'DeadLetterQueueAlarm', {
@@ -362,8 +421,11 @@ export class MessagesApi extends Construct {
     }
 
     // ---- Outputs -----------------------------------------------------------------------------
-    const output = (name: string, value: string, description: string) =>
-      new CfnOutput(this, name, { value, description }).overrideLogicalId(name);
+    const output = (name: string, value: string, description: string) => {
+      const cfnOutput = new CfnOutput(this, name, { value, description });
+      cfnOutput.overrideLogicalId(name);
+      return cfnOutput;
+    };
     output('ApiUrl', this.api.url, 'Base URL of the Messages API (stage v1)');
     output('QueueUrl', queue.queueUrl, 'Messages queue');
     output('DeadLetterQueueUrl', deadLetterQueue.queueUrl, 'Dead-letter queue of the messages queue (redrive source)');
@@ -372,8 +434,92 @@ export class MessagesApi extends Construct {
     output('RateLimitsTableName', tables.rateLimits.tableName, 'Rate limiter table');
     output('MessagesTableName', tables.messages.tableName, 'Messages table');
     output('IdempotencyTableName', tables.idempotency.tableName, 'Idempotency table');
+    const cp = this.controlPlane;
+    this.controlPlaneOutputs = {
+      restApiId: output(CONTROL_PLANE_OUTPUTS.restApiId, cp.restApiId, 'REST API id (control plane: usage plans)'),
+      stageName: output(CONTROL_PLANE_OUTPUTS.stageName, cp.stageName, 'Stage of the REST API the usage plans apply to'),
+      freeUsagePlanId: output(CONTROL_PLANE_OUTPUTS.freeUsagePlanId, cp.standardPlanIds.free, 'Usage plan of Free keys'),
+      proUsagePlanId: output(CONTROL_PLANE_OUTPUTS.proUsagePlanId, cp.standardPlanIds.pro, 'Usage plan of Pro keys'),
+      businessUsagePlanId: output(
+        CONTROL_PLANE_OUTPUTS.businessUsagePlanId,
+        cp.standardPlanIds.business,
+        'Usage plan of Business keys',
+      ),
+      operatorPolicyArn: output(
+        CONTROL_PLANE_OUTPUTS.operatorPolicyArn,
+        cp.operatorPolicy.managedPolicyArn,
+        'Managed policy an operator role attaches to run the control plane (operator CLI) against this stack',
+      ),
+    };
 
     this.acknowledgeNagFindings(manageCloudWatchRole);
+  }
+
+  /**
+   * What an operator role needs to run the control plane (accounts, keys, plans, bans, usage)
+   * against this stack, and nothing more: item access to the three tables the control plane uses,
+   * the API Gateway API keys and usage plans (the internal keys and Enterprise usage plans it
+   * manages), and reading this stack's outputs.
+   */
+  private createOperatorPolicy(stack: Stack, tables: MessagesDataResources['tables']): iam.ManagedPolicy {
+    const apigatewayResources = OPERATOR_APIGATEWAY_PATHS.map((path) => apigatewayArn(stack, path));
+    const tagsArn = apigatewayArn(stack, '/tags/*');
+    const policy = new iam.ManagedPolicy(this, 'OperatorPolicy', {
+      description: `Run the keys and plans control plane (operator CLI) against ${stack.stackName}: API key records, accounts, limiter items, internal API Gateway keys and usage plans, stack outputs.`,
+      statements: [
+        new iam.PolicyStatement({
+          sid: 'ApiKeyRecords',
+          actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          resources: [tables.apiKeys.tableArn],
+        }),
+        new iam.PolicyStatement({
+          sid: 'ApiKeysOfAnAccount',
+          actions: ['dynamodb:Query'],
+          resources: [`${tables.apiKeys.tableArn}/index/${TABLE_KEYS.apiKeys.accountIndex.name}`],
+        }),
+        new iam.PolicyStatement({
+          sid: 'Accounts',
+          actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+          resources: [tables.accounts.tableArn],
+        }),
+        new iam.PolicyStatement({
+          sid: 'LimiterItems',
+          actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+          resources: [tables.rateLimits.tableArn],
+        }),
+        new iam.PolicyStatement({
+          sid: 'ApiKeysAndUsagePlans',
+          actions: OPERATOR_APIGATEWAY_VERBS.map((verb) => `apigateway:${verb}`),
+          resources: apigatewayResources,
+        }),
+        // CreateApiKey and CreateUsagePlan with tags (tag on create) are also authorized as
+        // apigateway:PUT on the tags resource (Service Authorization Reference: CreateApiKey →
+        // apigateway:POST, apigateway:PUT).
+        new iam.PolicyStatement({
+          sid: 'TagOnCreate',
+          actions: ['apigateway:PUT'],
+          resources: [tagsArn],
+        }),
+        new iam.PolicyStatement({
+          sid: 'StackOutputs',
+          actions: ['cloudformation:DescribeStacks'],
+          resources: [stack.stackId],
+        }),
+      ],
+    });
+    const runTime = 'the control plane creates them at run time (one internal API key per customer key, one usage plan per Enterprise account), so their ids cannot be named in the template';
+    const reasons: Record<string, string> = {
+      '/apikeys/*': `Internal API Gateway keys: ${runTime}. API keys hold no customer secret; the grant is limited to the API keys path and the four verbs the control plane uses.`,
+      '/usageplans/*': `Usage plans and their keys (/usageplans/{id}/keys/{keyId}): ${runTime}. The grant is limited to the usage plans path and the four verbs the control plane uses.`,
+      '/tags/*': `Tag on create: CreateApiKey and CreateUsagePlan with tags are also authorized as apigateway:PUT on the tags resource of the new key or plan, whose id is only known at run time. Only PUT is granted on tags, nothing else.`,
+    };
+    for (const [path, reason] of Object.entries(reasons)) {
+      Validations.of(policy).acknowledge({
+        id: `AwsSolutions::AwsSolutions-IAM5[Resource::${apigatewayNagArn(stack, path)}]`,
+        reason,
+      });
+    }
+    return policy;
   }
 
   /** cdk-nag findings that are decisions of this design, each acknowledged on its own construct. */
@@ -404,4 +550,18 @@ export class MessagesApi extends Construct {
       }
     }
   }
+}
+
+/** The ARN of an API Gateway control-plane path of the stack's region, e.g. `/apikeys/*`. */
+function apigatewayArn(stack: Stack, path: string): string {
+  return stack.formatArn({ service: 'apigateway', account: '', resource: path, arnFormat: ArnFormat.NO_RESOURCE_NAME });
+}
+
+/**
+ * `apigatewayArn(stack, path)` as cdk-nag writes it in a finding id (IAM5 `Resource::`), with the
+ * unresolved pseudo parameters as `<AWS::Name>`.
+ */
+function apigatewayNagArn(stack: Stack, path: string): string {
+  const pseudo = (value: string, name: string) => (Token.isUnresolved(value) ? `<AWS::${name}>` : value);
+  return `arn:${pseudo(stack.partition, 'Partition')}:apigateway:${pseudo(stack.region, 'Region')}::${path}`;
 }

@@ -5,7 +5,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type PlatformApp } from '../../../../lib/app.js';
 import { backstopFor, loadConfig, PLAN_IDS, type PlatformConfig } from '../../../../lib/config/index.js';
 import { GATEWAY_RESPONSES, gatewayProblemBody } from '../../../../lib/constructs/messages/gateway-responses.js';
-import { MessagesApi, STAGE_NAME, USAGE_IDENTIFIERS } from '../../../../lib/constructs/messages/messages-api.js';
+import {
+  CONTROL_PLANE_OUTPUTS,
+  MessagesApi,
+  STAGE_NAME,
+  USAGE_IDENTIFIERS,
+} from '../../../../lib/constructs/messages/messages-api.js';
 import { MessagesData } from '../../../../lib/constructs/messages/messages-data.js';
 import { ENV } from '../../../../lib/constructs/messages/runtime-contract.js';
 import { cdkJsonContext, SKIP_BUNDLING } from '../../support/cdk-app.js';
@@ -360,13 +365,15 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
       );
     });
 
-    it('lets the authorizer GET exactly the five internal usage keys', () => {
-      const s = statementsOf('authorizer').find((st) => actionsOf(st).includes('apigateway:GET'));
-      expect(actionsOf(s as Statement)).toEqual(['apigateway:GET']);
-      const expected = USAGE_IDENTIFIERS.map((u) => stack.resolve(api.usagePlans[u].key.keyArn));
-      expect(s?.Resource).toEqual(expect.arrayContaining(expected));
-      expect(s?.Resource).toHaveLength(expected.length);
-      expect(JSON.stringify(expected[0])).toContain('::/apikeys/');
+    it('lets the authorizer only GET API keys (pooled and per-customer internal keys), nothing else of API Gateway', () => {
+      const apigateway = statementsOf('authorizer').filter((st) => actionsOf(st).some((a) => a.startsWith('apigateway:')));
+      expect(apigateway).toHaveLength(1);
+      const s = apigateway[0] as Statement;
+      expect(s.Effect).toBe('Allow');
+      expect(actionsOf(s)).toEqual(['apigateway:GET']);
+      // The per-customer keys are created at run time: the API keys path of the region, and only it.
+      expect(s.Resource).toBe(`arn:aws:apigateway:${stack.region}::/apikeys/*`);
+      // The pooled keys' ids still reach the authorizer through GATEWAY_KEY_IDS (tested below).
     });
 
     it('scopes table grants to the tables each function needs (never index ARNs)', () => {
@@ -395,6 +402,93 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
     it('does not let the worker (or anything but sendMessage) send to the queue', () => {
       for (const name of ['authorizer', 'getMessage', 'fallback', 'worker'] as const) {
         expect(allowedActions(name).has('sqs:SendMessage'), name).toBe(false);
+      }
+    });
+  });
+
+  describe('control plane (operator)', () => {
+    const outputs = () => template.toJSON().Outputs as Json;
+    const operatorPolicy = () => {
+      const policies = template.findResources('AWS::IAM::ManagedPolicy');
+      expect(Object.keys(policies)).toEqual([idOf(api.controlPlane.operatorPolicy)]);
+      return Object.values(policies)[0]?.Properties as Json;
+    };
+    const operatorStatements = () => operatorPolicy().PolicyDocument.Statement as (Statement & { Sid: string })[];
+
+    it('outputs the REST API id, stage and standard usage plan ids under fixed names, as the construct exposes them', () => {
+      expect(CONTROL_PLANE_OUTPUTS).toEqual({
+        restApiId: 'RestApiId',
+        stageName: 'StageName',
+        freeUsagePlanId: 'FreeUsagePlanId',
+        proUsagePlanId: 'ProUsagePlanId',
+        businessUsagePlanId: 'BusinessUsagePlanId',
+        operatorPolicyArn: 'OperatorPolicyArn',
+      });
+      const o = outputs();
+      expect(o.RestApiId.Value).toEqual({ Ref: idOf(api.api) });
+      expect(o.StageName.Value).toEqual({ Ref: idOf(api.stage) });
+      expect(o.FreeUsagePlanId.Value).toEqual({ Ref: idOf(api.usagePlans.free.plan) });
+      expect(o.ProUsagePlanId.Value).toEqual({ Ref: idOf(api.usagePlans.pro.plan) });
+      expect(o.BusinessUsagePlanId.Value).toEqual({ Ref: idOf(api.usagePlans.business.plan) });
+      expect(o.OperatorPolicyArn.Value).toEqual({ Ref: idOf(api.controlPlane.operatorPolicy) });
+      for (const name of Object.values(CONTROL_PLANE_OUTPUTS)) {
+        expect(o[name].Description, name).toEqual(expect.any(String));
+      }
+      // The construct exposes the same values and outputs.
+      expect(stack.resolve(api.controlPlane.restApiId)).toEqual(o.RestApiId.Value);
+      expect(stack.resolve(api.controlPlane.stageName)).toEqual(o.StageName.Value);
+      expect(stack.resolve(api.controlPlane.standardPlanIds)).toEqual({
+        free: o.FreeUsagePlanId.Value,
+        pro: o.ProUsagePlanId.Value,
+        business: o.BusinessUsagePlanId.Value,
+      });
+      for (const [key, name] of Object.entries(CONTROL_PLANE_OUTPUTS)) {
+        expect(api.controlPlaneOutputs[key as keyof typeof CONTROL_PLANE_OUTPUTS].node.id, key).toBe(name);
+      }
+    });
+
+    it('has an operator managed policy with a description, attached to nobody by the stack', () => {
+      const policy = operatorPolicy();
+      expect(policy.Description).toMatch(/control plane.*operator CLI/);
+      expect(policy.Roles ?? policy.Users ?? policy.Groups).toBeUndefined();
+    });
+
+    it('gives the operator exactly the control plane\'s actions, on named resources, never a "*" action', () => {
+      const tables = platform.dataStack.messages.tables;
+      const arn = (t: keyof typeof tables) => stack.resolve(tables[t].tableArn);
+      const apigw = (path: string) => `arn:aws:apigateway:${stack.region}::${path}`;
+      const bySid = Object.fromEntries(
+        operatorStatements().map((s) => [
+          s.Sid,
+          { effect: s.Effect, actions: actionsOf(s).sort(), resource: s.Resource },
+        ]),
+      );
+      expect(bySid).toEqual({
+        ApiKeyRecords: {
+          effect: 'Allow',
+          actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          resource: arn('apiKeys'),
+        },
+        ApiKeysOfAnAccount: {
+          effect: 'Allow',
+          actions: ['dynamodb:Query'],
+          resource: { 'Fn::Join': ['', [arn('apiKeys'), '/index/byAccount']] },
+        },
+        Accounts: { effect: 'Allow', actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], resource: arn('accounts') },
+        LimiterItems: { effect: 'Allow', actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resource: arn('rateLimits') },
+        ApiKeysAndUsagePlans: {
+          effect: 'Allow',
+          actions: ['apigateway:DELETE', 'apigateway:GET', 'apigateway:PATCH', 'apigateway:POST'],
+          resource: [apigw('/apikeys'), apigw('/apikeys/*'), apigw('/usageplans'), apigw('/usageplans/*')],
+        },
+        TagOnCreate: { effect: 'Allow', actions: ['apigateway:PUT'], resource: apigw('/tags/*') },
+        StackOutputs: { effect: 'Allow', actions: ['cloudformation:DescribeStacks'], resource: { Ref: 'AWS::StackId' } },
+      });
+      for (const s of operatorStatements()) {
+        for (const a of actionsOf(s)) expect(a, s.Sid).not.toContain('*');
+        expect(s.Resource, s.Sid).not.toBe('*');
+        expect(s).not.toHaveProperty('NotAction');
+        expect(s).not.toHaveProperty('NotResource');
       }
     });
   });
