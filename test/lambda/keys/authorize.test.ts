@@ -2,33 +2,34 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '../../../lambda/keys/api-key-format.js';
 import { type AuthorizeDeps, createAuthorizer, type UsageIdentifiers } from '../../../lambda/keys/authorize.js';
-import type { ApiKeyRecord, KeyStore } from '../../../lambda/keys/key-store.js';
+import type { ApiKeyRecord } from '../../../lambda/keys/key-store.js';
 import { ManualClock } from '../../../lambda/shared/clock.js';
 import { loadConfig, type PlanId } from '../../../lib/config/index.js';
+import { FakeKeyStore } from './fakes.js';
 
 const config = loadConfig();
 const T0 = Date.UTC(2026, 10, 21, 10, 15, 0);
 const METHOD_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:abc123def4/v1/POST/messages';
 const WILDCARD = 'arn:aws:execute-api:eu-west-1:123456789012:abc123def4/v1/*';
 
-class FakeKeyStore implements KeyStore {
-  readonly records = new Map<string, ApiKeyRecord>();
-  readonly lookups: string[] = [];
-  async findByHash(keyHash: string) {
-    this.lookups.push(keyHash);
-    return this.records.get(keyHash);
-  }
+type UsageTarget = Parameters<UsageIdentifiers['valueFor']>[0];
 
-  async put(record: ApiKeyRecord) {
-    this.records.set(record.keyHash, record);
-  }
+/** A key's own internal key when it has one, else its plan's pooled key; records what it was asked. */
+function fakeUsageIdentifiers() {
+  const targets: UsageTarget[] = [];
+  const usageIdentifiers: UsageIdentifiers = {
+    valueFor: async (target) => {
+      targets.push(target);
+      return target.gatewayKeyId ? `usage-id-own-${target.gatewayKeyId}` : `usage-id-${target.plan}`;
+    },
+  };
+  return { usageIdentifiers, targets };
 }
-
-const usageIdentifiers: UsageIdentifiers = { valueFor: async (plan) => `usage-id-${plan}` };
 
 function setup(keyCacheSeconds = 30) {
   const keys = new FakeKeyStore();
   const clock = new ManualClock(T0);
+  const { usageIdentifiers, targets } = fakeUsageIdentifiers();
   const deps: AuthorizeDeps = {
     keys,
     usageIdentifiers,
@@ -53,7 +54,7 @@ function setup(keyCacheSeconds = 30) {
     });
     return secret;
   }
-  return { keys, clock, authorize, issue };
+  return { keys, clock, authorize, issue, targets };
 }
 
 function event(headers: Record<string, string> | null, methodArn = METHOD_ARN): APIGatewayRequestAuthorizerEvent {
@@ -82,9 +83,10 @@ describe('createAuthorizer: callers without a valid key are let through as anony
     ['two tokens', event({ Authorization: `Bearer ${generateApiKey()} extra` }), 'malformed'],
     ['a token that is not one of our keys', bearer('not-a-key'), 'invalid'],
   ])('%s → %s', async (_what, e, reason) => {
-    const { authorize, keys } = setup();
+    const { authorize, keys, targets } = setup();
     expect(withoutPolicy(await authorize(e))).toEqual(anonymousResult(reason));
     expect(keys.lookups).toEqual([]);
+    expect(targets).toEqual([{ plan: 'anonymous' }]);
   });
 
   it('a key with a bad checksum is invalid without a lookup', async () => {
@@ -107,6 +109,14 @@ describe('createAuthorizer: callers without a valid key are let through as anony
     const secret = await issue('pro', { status: 'revoked', revokedAt: '2026-11-20T00:00:00.000Z' });
     expect(withoutPolicy(await authorize(bearer(secret)))).toEqual(anonymousResult('invalid'));
   });
+
+  it('a revoked key is metered as anonymous, not on its own internal key', async () => {
+    const { authorize, issue, targets } = setup();
+    const secret = await issue('pro', { status: 'revoked', gatewayKeyId: 'gk_revoked' });
+    expect(withoutPolicy(await authorize(bearer(secret)))).toEqual(anonymousResult('invalid'));
+    expect(targets).toEqual([{ plan: 'anonymous' }]);
+    expect(Object.keys(targets[0] ?? {})).toEqual(['plan']);
+  });
 });
 
 describe('createAuthorizer: valid keys', () => {
@@ -127,6 +137,29 @@ describe('createAuthorizer: valid keys', () => {
       },
       usageIdentifierKey: 'usage-id-pro',
     });
+  });
+
+  it('binds a key with its own internal key to that key (usage identifier of the key, not of the plan)', async () => {
+    const { authorize, issue, targets } = setup();
+    const secret = await issue('pro', { gatewayKeyId: 'gk_123' });
+    const result = await authorize(bearer(secret));
+    expect(result.principalId).toBe('key_pro');
+    expect(result.usageIdentifierKey).toBe('usage-id-own-gk_123');
+    expect(targets).toEqual([{ plan: 'pro', gatewayKeyId: 'gk_123' }]);
+  });
+
+  it('binds a pooled key (no internal key of its own) to its plan\'s pooled key, without a gatewayKeyId', async () => {
+    const { authorize, issue, targets } = setup();
+    const secret = await issue('free');
+    expect((await authorize(bearer(secret))).usageIdentifierKey).toBe('usage-id-free');
+    expect(targets).toEqual([{ plan: 'free' }]);
+    expect(Object.keys(targets[0] ?? {})).toEqual(['plan']);
+  });
+
+  it('never puts the internal key id in the context', async () => {
+    const { authorize, issue } = setup();
+    const secret = await issue('business', { gatewayKeyId: 'gk_secretive' });
+    expect(JSON.stringify((await authorize(bearer(secret))).context)).not.toContain('gk_secretive');
   });
 
   it.each([
@@ -215,9 +248,7 @@ describe('createAuthorizer: key cache', () => {
     const { authorize, issue, keys, clock } = setup(30);
     const secret = await issue('pro');
     expect((await authorize(bearer(secret))).principalId).toBe('key_pro');
-    const record = keys.records.get(hashApiKey(secret));
-    if (!record) throw new Error('no record');
-    await keys.put({ ...record, status: 'revoked' });
+    await keys.update(hashApiKey(secret), { status: 'revoked', revokedAt: '2026-11-21T10:15:00.000Z' });
     clock.advance(10_000);
     expect((await authorize(bearer(secret))).principalId).toBe('key_pro');
     clock.advance(20_000);

@@ -51,7 +51,7 @@ async function setup(limits: RateLimits = config.plans.free.limits, anonymousLim
     limits,
     ban: config.plans.free.ban,
   };
-  await limiterStore.setStatus(keySubjectId('key_1'), 'active');
+  await limiterStore.activateKey(keySubjectId('key_1'), limits);
   const request = (overrides: Partial<SendRequest> = {}): SendRequest => ({
     caller,
     sourceIp: IP,
@@ -262,7 +262,7 @@ describe('sendMessage: callers without a valid key', () => {
 
   it('answers 401 for a key the limiter knows as revoked, and counts nothing', async () => {
     const { deps, request, limiterStore, counts, queue } = await setup();
-    await limiterStore.setStatus(keySubjectId('key_1'), 'revoked');
+    await limiterStore.revokeKey(keySubjectId('key_1'));
     const problem = await rejection(sendMessage(request(), deps, new ResponseHeaders()));
     expect([problem.status, problem.code]).toEqual([401, 'invalid_api_key']);
     expect(await counts()).toEqual({ minute: 0, day: 0 });

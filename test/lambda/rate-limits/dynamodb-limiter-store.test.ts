@@ -21,20 +21,21 @@ beforeEach(() => {
 const condition = {
   minuteWindow: 29_920_935,
   dayWindow: 20_778,
-  perMinute: 60,
-  perDay: 1_000,
+  limits: { perMinute: 60, perDay: 1_000 },
   nowMs: 1_795_256_130_000,
 };
+/** A key's condition: compare with the limits stored in its item. */
+const stored = { ...condition, limits: 'stored' as const };
 
 describe('tryConsume', () => {
-  it('is one conditional UpdateItem counting both windows, returning the new counts', async () => {
-    ddb.on(UpdateCommand).resolves({ Attributes: { minuteCount: 13, dayCount: 401 } });
+  it('with explicit limits (anonymous subjects) is one conditional UpdateItem counting both windows', async () => {
+    ddb.on(UpdateCommand).resolves({ Attributes: { id: 'ip#203.0.113.7', minuteCount: 13, dayCount: 401 } });
     expect(await store.tryConsume(ID, condition)).toEqual({ minuteCount: 13, dayCount: 401 });
     expect(updateInputs()).toEqual([
       {
         TableName: TABLE,
         Key: { id: ID },
-        UpdateExpression: 'SET minuteCount = minuteCount + :one, dayCount = dayCount + :one',
+        UpdateExpression: 'SET minuteCount = minuteCount + :one, dayCount = dayCount + :one, lastUsedAt = :now',
         ConditionExpression:
           'minuteWindow = :mw AND dayWindow = :dw AND minuteCount < :pm AND dayCount < :pd' +
           ' AND (attribute_not_exists(#status) OR #status = :active)' +
@@ -49,15 +50,72 @@ describe('tryConsume', () => {
           ':active': 'active',
           ':now': 1_795_256_130_000,
         },
-        ReturnValues: 'UPDATED_NEW',
+        ReturnValues: 'ALL_NEW',
       },
     ]);
     expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
   });
 
+  it('with \'stored\' limits (keys) compares with the item\'s own minuteLimit and dayLimit, without :pm/:pd', async () => {
+    ddb.on(UpdateCommand).resolves({ Attributes: { minuteCount: 13, dayCount: 401 } });
+    await store.tryConsume(ID, stored);
+    expect(updateInputs()).toEqual([
+      {
+        TableName: TABLE,
+        Key: { id: ID },
+        UpdateExpression: 'SET minuteCount = minuteCount + :one, dayCount = dayCount + :one, lastUsedAt = :now',
+        ConditionExpression:
+          'minuteWindow = :mw AND dayWindow = :dw AND minuteCount < minuteLimit AND dayCount < dayLimit' +
+          ' AND (attribute_not_exists(#status) OR #status = :active)' +
+          ' AND (attribute_not_exists(banUntil) OR banUntil <= :now)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':one': 1,
+          ':mw': 29_920_935,
+          ':dw': 20_778,
+          ':active': 'active',
+          ':now': 1_795_256_130_000,
+        },
+        ReturnValues: 'ALL_NEW',
+      },
+    ]);
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
+  });
+
+  it('returns the new counts and the stored limits from the whole new item, and nothing else of it', async () => {
+    ddb.on(UpdateCommand).resolves({
+      Attributes: {
+        id: ID,
+        status: 'active',
+        minuteWindow: 29_920_935,
+        minuteCount: 13,
+        dayWindow: 20_778,
+        dayCount: 401,
+        minuteLimit: 300,
+        dayLimit: 10_000,
+        lastUsedAt: 1_795_256_130_000,
+        strikeCount: 0,
+      },
+    });
+    expect(await store.tryConsume(ID, stored)).toEqual({
+      minuteCount: 13,
+      dayCount: 401,
+      minuteLimit: 300,
+      dayLimit: 10_000,
+    });
+  });
+
+  it('returns no limits when the item has none', async () => {
+    ddb.on(UpdateCommand).resolves({ Attributes: { minuteCount: 2, dayCount: 3 } });
+    const consumed = await store.tryConsume(ID, condition);
+    expect(consumed).toEqual({ minuteCount: 2, dayCount: 3 });
+    expect(consumed && Object.keys(consumed)).toEqual(['minuteCount', 'dayCount']);
+  });
+
   it('maps a failed condition to undefined', async () => {
     ddb.on(UpdateCommand).rejects(conditionFailed());
     expect(await store.tryConsume(ID, condition)).toBeUndefined();
+    expect(await store.tryConsume(ID, stored)).toBeUndefined();
   });
 
   it('recognises a condition failure by its name too (errors crossing SDK copies)', async () => {
@@ -89,7 +147,7 @@ describe('get', () => {
 });
 
 describe('replaceCounts', () => {
-  const next = { minuteWindow: 11, minuteCount: 1, dayWindow: 22, dayCount: 7 };
+  const next = { minuteWindow: 11, minuteCount: 1, dayWindow: 22, dayCount: 7, lastUsedAt: 1_795_256_130_000 };
 
   it('creates an absent item only if it is still absent, with its expiry', async () => {
     ddb.on(UpdateCommand).resolves({});
@@ -99,9 +157,17 @@ describe('replaceCounts', () => {
         TableName: TABLE,
         Key: { id: 'ip#203.0.113.7' },
         UpdateExpression:
-          'SET minuteWindow = :nmw, minuteCount = :nmc, dayWindow = :ndw, dayCount = :ndc, expiresAt = :exp',
+          'SET minuteWindow = :nmw, minuteCount = :nmc, dayWindow = :ndw, dayCount = :ndc, lastUsedAt = :now,' +
+          ' expiresAt = :exp',
         ConditionExpression: 'attribute_not_exists(id)',
-        ExpressionAttributeValues: { ':nmw': 11, ':nmc': 1, ':ndw': 22, ':ndc': 7, ':exp': 1_795_400_000 },
+        ExpressionAttributeValues: {
+          ':nmw': 11,
+          ':nmc': 1,
+          ':ndw': 22,
+          ':ndc': 7,
+          ':now': 1_795_256_130_000,
+          ':exp': 1_795_400_000,
+        },
       },
     ]);
   });
@@ -122,13 +188,15 @@ describe('replaceCounts', () => {
       {
         TableName: TABLE,
         Key: { id: ID },
-        UpdateExpression: 'SET minuteWindow = :nmw, minuteCount = :nmc, dayWindow = :ndw, dayCount = :ndc',
+        UpdateExpression:
+          'SET minuteWindow = :nmw, minuteCount = :nmc, dayWindow = :ndw, dayCount = :ndc, lastUsedAt = :now',
         ConditionExpression: 'minuteWindow = :emw AND minuteCount = :emc AND dayWindow = :edw AND dayCount = :edc',
         ExpressionAttributeValues: {
           ':nmw': 11,
           ':nmc': 1,
           ':ndw': 22,
           ':ndc': 7,
+          ':now': 1_795_256_130_000,
           ':emw': 10,
           ':emc': 60,
           ':edw': 22,
@@ -214,18 +282,59 @@ describe('strikes and bans', () => {
       },
     ]);
   });
+});
 
-  it('setStatus keeps existing counts and starts a new item with empty windows', async () => {
+describe('key lifecycle', () => {
+  it('activateKey sets the status and stored limits, keeps existing counts and starts a new item with empty windows', async () => {
     ddb.on(UpdateCommand).resolves({});
-    await store.setStatus(ID, 'revoked');
-    const [input] = updateInputs();
-    expect(input?.ExpressionAttributeValues).toEqual({ ':status': 'revoked', ':zero': 0 });
-    expect(input?.ExpressionAttributeNames).toEqual({ '#status': 'status' });
-    expect(input?.UpdateExpression).toContain('#status = :status');
-    for (const attr of ['minuteWindow', 'minuteCount', 'dayWindow', 'dayCount']) {
-      expect(input?.UpdateExpression).toContain(`${attr} = if_not_exists(${attr}, :zero)`);
-    }
-    expect(input?.ConditionExpression).toBeUndefined();
+    await store.activateKey(ID, { perMinute: 300, perDay: 10_000 });
+    expect(updateInputs()).toEqual([
+      {
+        TableName: TABLE,
+        Key: { id: ID },
+        UpdateExpression:
+          'SET #status = :active, minuteLimit = :pm, dayLimit = :pd,' +
+          ' minuteWindow = if_not_exists(minuteWindow, :zero), minuteCount = if_not_exists(minuteCount, :zero),' +
+          ' dayWindow = if_not_exists(dayWindow, :zero), dayCount = if_not_exists(dayCount, :zero)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':active': 'active', ':pm': 300, ':pd': 10_000, ':zero': 0 },
+      },
+    ]);
+    expect(updateInputs()[0]?.ConditionExpression).toBeUndefined();
+  });
+
+  it('setLimits writes only the stored limits, and only on an existing item', async () => {
+    ddb.on(UpdateCommand).resolves({});
+    await store.setLimits(ID, { perMinute: 1_000, perDay: 100_000 });
+    expect(updateInputs()).toEqual([
+      {
+        TableName: TABLE,
+        Key: { id: ID },
+        UpdateExpression: 'SET minuteLimit = :pm, dayLimit = :pd',
+        ConditionExpression: 'attribute_exists(id)',
+        ExpressionAttributeValues: { ':pm': 1_000, ':pd': 100_000 },
+      },
+    ]);
+  });
+
+  it('setLimits on a missing item propagates the condition failure', async () => {
+    const failed = conditionFailed();
+    ddb.on(UpdateCommand).rejects(failed);
+    await expect(store.setLimits(ID, { perMinute: 1, perDay: 1 })).rejects.toBe(failed);
+  });
+
+  it('revokeKey sets the status to revoked and touches nothing else', async () => {
+    ddb.on(UpdateCommand).resolves({});
+    await store.revokeKey(ID);
+    expect(updateInputs()).toEqual([
+      {
+        TableName: TABLE,
+        Key: { id: ID },
+        UpdateExpression: 'SET #status = :revoked',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':revoked': 'revoked' },
+      },
+    ]);
   });
 });
 

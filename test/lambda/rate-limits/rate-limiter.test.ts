@@ -27,9 +27,12 @@ function setup(startMs = T0) {
   const store = new MemoryLimiterStore();
   const clock = new ManualClock(startMs);
   const limiter = new RateLimiter(store, clock);
-  /** A key subject whose limiter item exists, as the control plane creates it when issuing the key. */
+  /**
+   * A key subject whose limiter item exists, as the control plane creates it when issuing the key:
+   * active, with the key's limits stored in the item (the subject carries the same ones).
+   */
   async function key(limits: RateLimits, ban: BanPolicy | undefined = BAN, keyId = 'key_1'): Promise<LimiterSubject> {
-    await store.setStatus(keySubjectId(keyId), 'active');
+    await store.activateKey(keySubjectId(keyId), limits);
     return { id: keySubjectId(keyId), limits, ban, kind: 'key' };
   }
   const anonymous = (limits: RateLimits, ip = '203.0.113.7'): LimiterSubject => ({
@@ -296,7 +299,7 @@ describe('RateLimiter.consume: subjects without an active item', () => {
     const { limiter, key, store } = setup();
     const subject = await key({ perMinute: 5, perDay: 100 });
     await consumeTimes(limiter, subject, 2);
-    await store.setStatus(subject.id, 'revoked');
+    await store.revokeKey(subject.id);
     const decision = await limiter.consume(subject);
     expect(decision.outcome).toBe('revoked');
     expect(decision.state.minute.used).toBe(2);
@@ -335,12 +338,13 @@ describe('RateLimiter.consume: subjects without an active item', () => {
       minuteCount: 1,
       dayWindow: DAY_OF_T0,
       dayCount: 1,
+      lastUsedAt: T0,
     });
     expect(replace).toHaveBeenCalledTimes(1);
     expect(replace).toHaveBeenCalledWith(
       'ip#203.0.113.7',
       undefined,
-      { minuteWindow: MINUTE_OF_T0, dayWindow: DAY_OF_T0, minuteCount: 1, dayCount: 1 },
+      { minuteWindow: MINUTE_OF_T0, dayWindow: DAY_OF_T0, minuteCount: 1, dayCount: 1, lastUsedAt: T0 },
       Date.UTC(2026, 10, 23) / 1000,
     );
   });
@@ -352,6 +356,131 @@ describe('RateLimiter.consume: subjects without an active item', () => {
     await limiter.consume(subject);
     expect(replace).toHaveBeenCalledTimes(1);
     expect((replace.mock.calls[0] as unknown[] | undefined)?.[3]).toBeUndefined();
+  });
+});
+
+describe('RateLimiter: a key\'s limits are the ones stored in its limiter item', () => {
+  it('consumes keys against the stored limits (\'stored\') and anonymous subjects against their own', async () => {
+    const { limiter, key, anonymous, store } = setup();
+    const subject = await key({ perMinute: 5, perDay: 100 });
+    const ip = anonymous({ perMinute: 7, perDay: 70 });
+    const tryConsume = vi.spyOn(store, 'tryConsume');
+    await limiter.consume(subject);
+    await limiter.consume(ip);
+    expect(tryConsume.mock.calls).toEqual([
+      [subject.id, { minuteWindow: MINUTE_OF_T0, dayWindow: DAY_OF_T0, limits: 'stored', nowMs: T0 }],
+      [ip.id, { minuteWindow: MINUTE_OF_T0, dayWindow: DAY_OF_T0, limits: { perMinute: 7, perDay: 70 }, nowMs: T0 }],
+    ]);
+  });
+
+  it('the stored limits win over the subject\'s, on the first (rolled-over) request and on the next ones', async () => {
+    const { limiter, clock, store } = setup();
+    await store.activateKey(keySubjectId('key_1'), { perMinute: 2, perDay: 50 });
+    // The subject carries other limits (e.g. stale ones from the authorizer's cache).
+    const subject: LimiterSubject = { id: keySubjectId('key_1'), limits: { perMinute: 60, perDay: 1_000 }, ban: BAN, kind: 'key' };
+    clock.set(T0 + 10_000);
+
+    const state = (used: number) => ({
+      nowMs: T0 + 10_000,
+      minute: { name: 'minute', limit: 2, used, windowSeconds: 60, resetMs: T0 + 60_000 },
+      day: { name: 'day', limit: 50, used, windowSeconds: 86_400, resetMs: DAY_END },
+    });
+    const consumption = { minuteWindow: MINUTE_OF_T0, dayWindow: DAY_OF_T0 };
+    // The first request of the window is counted by replaceCounts, the second by tryConsume.
+    expect(await limiter.consume(subject)).toEqual({ outcome: 'allowed', consumption, state: state(1) });
+    expect(await limiter.consume(subject)).toEqual({ outcome: 'allowed', consumption, state: state(2) });
+    expect(await limiter.consume(subject)).toEqual({
+      outcome: 'rate_limited',
+      window: 'minute',
+      retryAfterSeconds: 50,
+      state: state(2),
+    });
+    expect(await limiter.peek(subject, 'read')).toEqual({ outcome: 'allowed', state: state(2) });
+    expect(await store.get(subject.id)).toMatchObject({ minuteCount: 2, dayCount: 2, minuteLimit: 2, dayLimit: 50 });
+  });
+
+  it('stored limits above the subject\'s let the key through past the subject\'s limits', async () => {
+    const { limiter, store } = setup();
+    await store.activateKey(keySubjectId('key_1'), { perMinute: 4, perDay: 100 });
+    const subject: LimiterSubject = { id: keySubjectId('key_1'), limits: { perMinute: 1, perDay: 1 }, ban: BAN, kind: 'key' };
+    const decisions = await consumeTimes(limiter, subject, 5);
+    expect(outcomes(decisions)).toEqual(['allowed', 'allowed', 'allowed', 'allowed', 'rate_limited']);
+    expect(decisions[3]?.state.minute).toMatchObject({ limit: 4, used: 4 });
+    expect(decisions[3]?.state.day).toMatchObject({ limit: 100, used: 4 });
+  });
+
+  it('setLimits applies to the very next consume, lowering and raising the limits', async () => {
+    const { limiter, clock, key, store } = setup();
+    const subject = await key({ perMinute: 5, perDay: 100 });
+    clock.set(T0 + 10_000);
+    await consumeTimes(limiter, subject, 3);
+
+    await store.setLimits(subject.id, { perMinute: 3, perDay: 100 });
+    expect(await limiter.consume(subject)).toMatchObject({
+      outcome: 'rate_limited',
+      window: 'minute',
+      retryAfterSeconds: 50,
+      state: { minute: { limit: 3, used: 3 }, day: { limit: 100, used: 3 } },
+    });
+
+    await store.setLimits(subject.id, { perMinute: 10, perDay: 4 });
+    const raised = await limiter.consume(subject);
+    expect(raised).toMatchObject({ outcome: 'allowed', state: { minute: { limit: 10, used: 4 }, day: { limit: 4, used: 4 } } });
+    expect(await limiter.consume(subject)).toMatchObject({ outcome: 'rate_limited', window: 'day' });
+    expect(await store.get(subject.id)).toMatchObject({ minuteCount: 4, dayCount: 4, minuteLimit: 10, dayLimit: 4 });
+  });
+
+  it('falls back to the subject\'s limits when the key\'s item has none (an item written before limits were stored)', async () => {
+    const { limiter, store } = setup();
+    const id = keySubjectId('key_legacy');
+    const empty = { minuteWindow: 0, minuteCount: 0, dayWindow: 0, dayCount: 0, lastUsedAt: 0 };
+    await store.replaceCounts(id, undefined, empty);
+    const subject: LimiterSubject = { id, limits: { perMinute: 3, perDay: 100 }, ban: BAN, kind: 'key' };
+    const decisions = await consumeTimes(limiter, subject, 4);
+    expect(outcomes(decisions)).toEqual(['allowed', 'allowed', 'allowed', 'rate_limited']);
+    expect(decisions.map((d) => d.state.minute.limit)).toEqual([3, 3, 3, 3]);
+    expect(decisions.map((d) => d.state.day.limit)).toEqual([100, 100, 100, 100]);
+    expect(await store.get(id)).toEqual({
+      id,
+      minuteWindow: MINUTE_OF_T0,
+      minuteCount: 3,
+      dayWindow: DAY_OF_T0,
+      dayCount: 3,
+      lastUsedAt: T0,
+      // The fourth request's refusal is a strike; no limits are written into the item.
+      strikeWindowStart: T0,
+      strikeCount: 1,
+    });
+  });
+
+  it('records lastUsedAt on every counted request (both write paths), not on refusals', async () => {
+    const { limiter, clock, key, store } = setup();
+    const subject = await key({ perMinute: 2, perDay: 100 });
+    expect((await store.get(subject.id))?.lastUsedAt).toBeUndefined();
+    clock.set(T0 + 1_000);
+    await limiter.consume(subject);
+    expect((await store.get(subject.id))?.lastUsedAt).toBe(T0 + 1_000);
+    clock.set(T0 + 2_000);
+    await limiter.consume(subject);
+    expect((await store.get(subject.id))?.lastUsedAt).toBe(T0 + 2_000);
+    clock.set(T0 + 3_000);
+    expect((await limiter.consume(subject)).outcome).toBe('rate_limited');
+    expect((await limiter.peek(subject, 'send')).outcome).toBe('rate_limited');
+    expect((await store.get(subject.id))?.lastUsedAt).toBe(T0 + 2_000);
+  });
+
+  it('a revoked key stays refused whatever its limits, and activateKey keeps its counts', async () => {
+    const { limiter, key, store } = setup();
+    const subject = await key({ perMinute: 5, perDay: 100 });
+    await consumeTimes(limiter, subject, 2);
+    await store.revokeKey(subject.id);
+    await store.setLimits(subject.id, { perMinute: 50, perDay: 500 });
+    expect((await limiter.consume(subject)).outcome).toBe('revoked');
+    await store.activateKey(subject.id, { perMinute: 3, perDay: 500 });
+    expect(await limiter.consume(subject)).toMatchObject({
+      outcome: 'allowed',
+      state: { minute: { limit: 3, used: 3 }, day: { limit: 500, used: 3 } },
+    });
   });
 });
 
@@ -408,7 +537,7 @@ describe('RateLimiter.peek', () => {
   it('reports revoked keys and keys without an item as revoked in both modes', async () => {
     const { limiter, key, store } = setup();
     const revoked = await key({ perMinute: 5, perDay: 100 }, BAN, 'key_revoked');
-    await store.setStatus(revoked.id, 'revoked');
+    await store.revokeKey(revoked.id);
     const missing: LimiterSubject = { id: keySubjectId('missing'), limits: { perMinute: 5, perDay: 100 }, kind: 'key' };
     for (const mode of ['read', 'send'] as const) {
       expect((await limiter.peek(revoked, mode)).outcome).toBe('revoked');
