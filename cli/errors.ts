@@ -1,0 +1,44 @@
+/** Exit codes of the operator CLI: 1 when the control plane, the network or AWS refused; 2 for usage errors. */
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+export interface CliErrorOptions {
+  /** A stable code: the control plane's problem code, or `usage`, `network`, `aws`, … */
+  readonly code?: string;
+  /** The HTTP status of the control plane's answer, when there was one. */
+  readonly status?: number;
+  /** What to try next, printed on its own line after the error. */
+  readonly hint?: string;
+  /** Field errors of a 400 from the control plane. */
+  readonly errors?: ReadonlyArray<{ field: string; message: string }>;
+  /** @default EXIT_FAILURE */
+  readonly exitCode?: typeof EXIT_FAILURE | typeof EXIT_USAGE;
+  readonly cause?: unknown;
+}
+
+/**
+ * An expected failure of the CLI: printed as one `error: <message>` line (plus a hint), never
+ * with a stack trace. Its message must never contain a key secret.
+ */
+export class CliError extends Error {
+  readonly code: string | undefined;
+  readonly status: number | undefined;
+  readonly hint: string | undefined;
+  readonly errors: ReadonlyArray<{ field: string; message: string }> | undefined;
+  readonly exitCode: typeof EXIT_FAILURE | typeof EXIT_USAGE;
+
+  constructor(message: string, options: CliErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'CliError';
+    this.code = options.code;
+    this.status = options.status;
+    this.hint = options.hint;
+    this.errors = options.errors;
+    this.exitCode = options.exitCode ?? EXIT_FAILURE;
+  }
+}
+
+/** A usage error (unknown command or flag, missing flag, bad value): exit code 2. */
+export function usageError(message: string, hint?: string): CliError {
+  return new CliError(message, { code: 'usage', exitCode: EXIT_USAGE, ...(hint ? { hint } : {}) });
+}

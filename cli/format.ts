@@ -1,0 +1,86 @@
+import type { AccountView, KeyView, UsageView } from './control-plane-client.js';
+
+/** Control characters (a name could hold some) are shown as `?`, never sent to the terminal. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+export const clean = (value: string): string => value.replace(CONTROL_CHARACTERS, '?');
+
+const show = (value: string | number | undefined): string => (value === undefined || value === '' ? '-' : clean(String(value)));
+
+/** `label  value` lines with the values aligned. */
+export function keyValues(rows: ReadonlyArray<readonly [string, string | number | undefined]>): string {
+  const width = Math.max(...rows.map(([label]) => label.length));
+  return rows.map(([label, value]) => `${label.padEnd(width)}  ${show(value)}`.trimEnd()).join('\n') + '\n';
+}
+
+/** A table with a header row and columns aligned (two spaces apart). */
+type Cell = string | number | undefined;
+
+export function table(headers: readonly string[], rows: ReadonlyArray<ReadonlyArray<Cell>>): string {
+  const cells = [headers.map(String), ...rows.map((row) => headers.map((_, i) => show(row[i])))];
+  const widths = headers.map((_, i) => Math.max(...cells.map((row) => (row[i] as string).length)));
+  return cells.map((row) => row.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+/** What may be shown of a key: its display prefix and last four characters. */
+export const maskedKey = (key: Pick<KeyView, 'prefix' | 'last4'>): string => `${key.prefix}…${key.last4}`;
+
+export const limitsText = (limits: { perMinute: number; perDay: number }): string => `${limits.perMinute}/min, ${limits.perDay}/day`;
+
+export function accountText(account: AccountView): string {
+  return keyValues([
+    ['account', account.accountId],
+    ['name', account.name],
+    ['plan', account.plan],
+    ['limits', `${limitsText(account.limits)}${account.customLimits ? ' (custom)' : ' (plan)'}`],
+    ['created', account.createdAt],
+    ...(account.updatedAt ? [['updated', account.updatedAt] as const] : []),
+  ]);
+}
+
+export function keyText(key: KeyView): string {
+  return keyValues([
+    ['key id', key.keyId],
+    ['name', key.name],
+    ['key', maskedKey(key)],
+    ['status', key.status],
+    ['created', key.createdAt],
+    ['last used', key.lastUsedAt],
+    ...(key.revokedAt ? [['revoked', key.revokedAt] as const] : []),
+  ]);
+}
+
+export function keysTable(keys: readonly KeyView[]): string {
+  if (keys.length === 0) return 'No keys.\n';
+  return table(
+    ['ID', 'NAME', 'KEY', 'STATUS', 'CREATED', 'LAST USED'],
+    keys.map((k) => [k.keyId, k.name, maskedKey(k), k.status, k.createdAt, k.lastUsedAt]),
+  );
+}
+
+export function usageText(usage: UsageView): string {
+  const head = keyValues([
+    ['account', usage.accountId],
+    ['plan', `${usage.plan} (${limitsText(usage.limits)})`],
+    ...(usage.keys[0]
+      ? [
+          ['minute resets', usage.keys[0].minute.resetsAt] as const,
+          ['day resets', usage.keys[0].day.resetsAt] as const,
+        ]
+      : []),
+  ]);
+  if (usage.keys.length === 0) return `${head}\nNo keys.\n`;
+  const body = table(
+    ['ID', 'NAME', 'KEY', 'STATUS', 'MINUTE', 'DAY', 'BANNED UNTIL'],
+    usage.keys.map((k) => [
+      k.keyId,
+      k.name,
+      maskedKey(k),
+      k.status,
+      `${k.minute.used}/${k.minute.limit}`,
+      `${k.day.used}/${k.day.limit}`,
+      k.bannedUntil,
+    ]),
+  );
+  return `${head}\n${body}`;
+}
