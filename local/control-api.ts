@@ -64,6 +64,7 @@ export function controlApiRoutes(controlPlane: ControlPlane): Route[] {
 }
 
 const MAX_BODY_BYTES = 64 * 1024;
+const STATUS_TITLES: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 409: 'Conflict' };
 
 export async function startControlApi(
   controlPlane: ControlPlane,
@@ -112,7 +113,7 @@ export async function startControlApi(
       res.end(JSON.stringify(result.body));
     } catch (error) {
       if (!(error instanceof ControlPlaneError)) throw error;
-      problem(res, error.status, error.code, error.status === 404 ? 'Not Found' : 'Bad Request', error.message, {}, error.errors);
+      problem(res, error.status, error.code, STATUS_TITLES[error.status] ?? 'Error', error.message, {}, error.errors);
     }
   }
 

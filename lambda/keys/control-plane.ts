@@ -10,7 +10,7 @@ import { displayParts, generateApiKey, hashApiKey } from './api-key-format.js';
 import type { ApiKeyRecord, KeyStore } from './key-store.js';
 import type { UsagePlanGateway } from './usage-plan-gateway.js';
 
-export type ControlPlaneErrorCode = 'invalid_request' | 'account_not_found' | 'key_not_found' | 'key_revoked';
+export type ControlPlaneErrorCode = 'invalid_request' | 'account_not_found' | 'key_not_found';
 
 /** A refusal of the control plane, with the HTTP status its API answers. */
 export class ControlPlaneError extends Error {
@@ -161,10 +161,27 @@ export class ControlPlane {
       this.usagePlanIdOf(account),
       account.plan === 'free' || account.plan === 'pro',
     );
+    try {
+      return await this.storeKey(secret, keyId, keyName, account, limits, gatewayKeyId);
+    } catch (error) {
+      // Nothing refers to the internal key yet: delete it rather than leak it (it counts against the quota).
+      if (gatewayKeyId) await this.deps.gateway.deleteKey(gatewayKeyId).catch(() => {});
+      throw error;
+    }
+  }
+
+  private async storeKey(
+    secret: string,
+    keyId: string,
+    keyName: string,
+    account: AccountRecord,
+    limits: RateLimits,
+    gatewayKeyId: string | undefined,
+  ): Promise<{ secret: string; key: KeyView }> {
     const record: ApiKeyRecord = {
       keyHash: hashApiKey(secret),
       keyId,
-      accountId,
+      accountId: account.accountId,
       name: keyName,
       ...displayParts(secret),
       status: 'active',
@@ -191,11 +208,17 @@ export class ControlPlane {
   /** Refused by the limiter from the next request on; by the authorizer within its cache TTL. */
   async revokeKey(accountId: string, keyId: string): Promise<KeyView> {
     const record = await this.key(accountId, keyId);
-    if (record.status === 'revoked') return keyView(record);
-    const revokedAt = iso(this.deps.clock.now());
+    if (record.status === 'revoked' && !record.gatewayKeyId) return keyView(record);
+    const revokedAt = record.revokedAt ?? iso(this.deps.clock.now());
+    // Refused from the next request on, before anything that could fail.
     await this.deps.limiter.revokeKey(keySubjectId(keyId));
     await this.deps.keys.update(record.keyHash, { status: 'revoked', revokedAt });
-    if (record.gatewayKeyId) await this.deps.gateway.deleteKey(record.gatewayKeyId);
+    if (record.gatewayKeyId) {
+      // Frees the internal key (it counts against the API key quota); a failed delete is
+      // completed by revoking again, since the record keeps the id until it is gone.
+      await this.deps.gateway.deleteKey(record.gatewayKeyId);
+      await this.deps.keys.update(record.keyHash, { gatewayKeyId: undefined });
+    }
     return keyView({ ...record, status: 'revoked', revokedAt });
   }
 
@@ -206,7 +229,11 @@ export class ControlPlane {
   async setPlan(accountId: string, input: { plan: unknown; limits?: unknown }): Promise<AccountView> {
     const account = await this.account(accountId);
     const plan = parsePlan(input.plan);
-    const limits = parseLimits(plan, input.limits, this.deps.config);
+    // An Enterprise account keeps its agreed limits unless new ones are given.
+    const limits =
+      input.limits === undefined && plan === 'enterprise' && account.limits
+        ? account.limits
+        : parseLimits(plan, input.limits, this.deps.config);
 
     let gatewayUsagePlanId = account.gatewayUsagePlanId;
     if (plan === 'enterprise' && limits) {
@@ -227,15 +254,21 @@ export class ControlPlane {
     const to = this.usagePlanIdOf(next);
     const nextLimits = this.limitsOf(next);
     const keys = (await this.deps.keys.listByAccount(accountId)).filter((k) => k.status === 'active');
+    const poolable = plan === 'free' || plan === 'pro';
     for (const key of keys) {
-      if (key.gatewayKeyId && from !== to) await this.deps.gateway.moveKey(key.gatewayKeyId, from, to);
+      let gatewayKeyId = key.gatewayKeyId;
+      if (gatewayKeyId && from !== to) await this.deps.gateway.moveKey(gatewayKeyId, from, to);
+      // A pooled key moving to a plan that never pools gets its own internal key.
+      if (!gatewayKeyId && !poolable) gatewayKeyId = await this.deps.gateway.createKey(key.keyId, to, false);
       await this.deps.limiter.setLimits(keySubjectId(key.keyId), nextLimits);
-      await this.deps.keys.update(key.keyHash, { plan, limits: next.limits });
+      const binding = gatewayKeyId ? { gatewayKeyId } : {};
+      await this.deps.keys.update(key.keyHash, { plan, limits: next.limits, ...binding });
     }
-    await this.deps.accounts.replace(next);
+    // Deleted before the account forgets it, so an interrupted change is completed by a re-run.
     if (account.gatewayUsagePlanId && plan !== 'enterprise') {
       await this.deps.gateway.deleteAccountPlan(account.gatewayUsagePlanId);
     }
+    await this.deps.accounts.replace(next);
     return this.accountView(next);
   }
 

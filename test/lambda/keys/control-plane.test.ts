@@ -580,7 +580,7 @@ describe('ControlPlane.revokeKey', () => {
       last4: key.last4,
       status: 'revoked',
       plan: 'pro',
-      gatewayKeyId: 'gk-1',
+      // The internal key is gone, so the record no longer names it.
       createdAt: iso(T0),
       revokedAt: iso(T0 + 60_000),
     });
@@ -741,12 +741,18 @@ describe('ControlPlane.setPlan', () => {
     const view = await controlPlane.setPlan('acct_1', { plan: 'enterprise', limits: AGREED });
     expect(view).toMatchObject({ plan: 'enterprise', limits: AGREED, customLimits: true });
     expect(gateway.calls[0]).toEqual({ method: 'createAccountPlan', accountId: 'acct_1', limits: AGREED });
-    expect(sortedCalls(gateway.calls.slice(1))).toEqual([
-      { method: 'moveKey', gatewayKeyId: gk.a, from: 'up-free', to: 'up-acct-acct_1' },
-      { method: 'moveKey', gatewayKeyId: gk.b, from: 'up-free', to: 'up-acct-acct_1' },
-    ]);
+    // Moved keys keep their internal key; the pooled one gets its own (Enterprise never pools).
+    expect(sortedCalls(gateway.calls.slice(1))).toEqual(
+      sortedCalls([
+        { method: 'moveKey', gatewayKeyId: gk.a, from: 'up-free', to: 'up-acct-acct_1' },
+        { method: 'moveKey', gatewayKeyId: gk.b, from: 'up-free', to: 'up-acct-acct_1' },
+        { method: 'createKey', keyId: pooled as string, usagePlanId: 'up-acct-acct_1', poolable: false },
+      ]),
+    );
     expect(gateway.plans.get('up-acct-acct_1')).toEqual({ accountId: 'acct_1', limits: AGREED });
-    expect(gateway.keysIn('up-acct-acct_1').sort()).toEqual([gk.a, gk.b]);
+    const ownKey = record(pooled as string)?.gatewayKeyId as string;
+    expect(ownKey).toBeTruthy();
+    expect(gateway.keysIn('up-acct-acct_1').sort()).toEqual([gk.a, gk.b, ownKey].sort());
     expect(accounts.accounts.get('acct_1')).toEqual({
       accountId: 'acct_1',
       name: 'Acme',
