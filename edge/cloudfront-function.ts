@@ -1,0 +1,205 @@
+// The viewer-request CloudFront Function (edge/viewer-request.js) as data and as code:
+// - functionSource(kvsId): the exact text the CDK deploys (runtime cloudfront-js-2.0);
+// - loadViewerRequest(...): the SAME text run in node:vm against a KeyValueStore stand-in, for the
+//   unit tests and the local edge;
+// - EDGE_VALUE: the one place that shapes KeyValueStore values (the control plane writes through it).
+import { readFileSync } from 'node:fs';
+import vm from 'node:vm';
+
+export const VIEWER_REQUEST_FILE = new URL('./viewer-request.js', import.meta.url);
+export const KVS_ID_PLACEHOLDER = '__KVS_ID__';
+const KVS_ID_LINE = `const kvsId = '${KVS_ID_PLACEHOLDER}';`;
+const IMPORT_LINE = 'import cf from \'cloudfront\';';
+
+/** CloudFront KeyValueStore limits (key 512, value 1024 characters). */
+export const KVS_LIMITS = { keyChars: 512, valueChars: 1024 } as const;
+
+/** Reads values like the runtime's `cf.kvs(id)` handle: a missing key rejects. */
+export interface KeyValueStoreReader {
+  get(key: string, options?: { format?: 'string' | 'json' | 'bytes' }): Promise<unknown>;
+}
+
+/** In-memory KeyValueStore: the stand-in for tests and the local edge. */
+export class MemoryKeyValueStore implements KeyValueStoreReader {
+  private readonly entries = new Map<string, string>();
+
+  constructor(initial: Record<string, string> = {}) {
+    for (const [key, value] of Object.entries(initial)) this.put(key, value);
+  }
+
+  put(key: string, value: string): void {
+    if (key.length === 0 || key.length > KVS_LIMITS.keyChars) throw new Error(`KeyValueStore key must be 1-${KVS_LIMITS.keyChars} characters`);
+    if (value.length > KVS_LIMITS.valueChars) throw new Error(`KeyValueStore value for ${key} exceeds ${KVS_LIMITS.valueChars} characters`);
+    this.entries.set(key, value);
+  }
+
+  delete(key: string): boolean {
+    return this.entries.delete(key);
+  }
+
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
+  async get(key: string, options: { format?: 'string' | 'json' | 'bytes' } = {}): Promise<unknown> {
+    const value = this.entries.get(key);
+    if (value === undefined) throw new Error(`Key not found: ${key}`);
+    if (options.format === 'json') return JSON.parse(value) as unknown;
+    if (options.format === 'bytes') return Buffer.from(value, 'utf8');
+    return value;
+  }
+}
+
+export interface CloudFrontFunctionValue {
+  value: string;
+  multiValue?: { value: string }[];
+}
+
+export interface CloudFrontFunctionRequest {
+  method: string;
+  uri: string;
+  querystring: Record<string, CloudFrontFunctionValue>;
+  headers: Record<string, CloudFrontFunctionValue>;
+  cookies?: Record<string, CloudFrontFunctionValue>;
+  /** Runtime 2.0 helper: the query string unparsed, without "?"; undefined when there was no "?". */
+  rawQueryString?: () => string | undefined;
+}
+
+export interface CloudFrontFunctionEvent {
+  version?: string;
+  context?: { eventType?: 'viewer-request'; distributionId?: string; endpoint?: string; requestId?: string };
+  viewer?: { ip: string };
+  request: CloudFrontFunctionRequest;
+}
+
+export interface CloudFrontFunctionResponse {
+  statusCode: number;
+  statusDescription?: string;
+  headers: Record<string, { value: string }>;
+  body?: string | { encoding: 'text' | 'base64'; data: string };
+}
+
+export type CloudFrontFunctionResult = CloudFrontFunctionRequest | CloudFrontFunctionResponse;
+
+export function isResponse(result: CloudFrontFunctionResult): result is CloudFrontFunctionResponse {
+  return typeof (result as CloudFrontFunctionResponse).statusCode === 'number';
+}
+
+let cachedSource: string | undefined;
+
+/** The function file as checked in (placeholder id included). */
+export function viewerRequestSource(): string {
+  cachedSource ??= readFileSync(VIEWER_REQUEST_FILE, 'utf8');
+  return cachedSource;
+}
+
+/**
+ * The function code exactly as deployed: the checked-in file with the KeyValueStore id in place
+ * of the placeholder. `kvsId` may be a CDK token string; it only has to fit in a quoted literal.
+ */
+export function functionSource(kvsId: string): string {
+  if (kvsId.length === 0 || /['"\\\r\n]/.test(kvsId)) throw new Error(`Unusable KeyValueStore id: ${JSON.stringify(kvsId)}`);
+  const source = viewerRequestSource();
+  if (source.split(KVS_ID_LINE).length !== 2) throw new Error(`${VIEWER_REQUEST_FILE.pathname} must contain ${KVS_ID_LINE} once`);
+  return source.replace(KVS_ID_LINE, `const kvsId = '${kvsId}';`);
+}
+
+export interface LoadViewerRequestOptions {
+  kvsId: string;
+  kvs: KeyValueStoreReader;
+  /** Receives the function's console.log lines (default: console.log). */
+  log?: (msg: string) => void;
+}
+
+/**
+ * Runs the deployed text in a fresh node:vm context. The `import cf from 'cloudfront'` line becomes
+ * 'use strict' (same line count, so stack traces point at the real file); `cf.kvs(id)` hands out
+ * the stand-in only for the associated id, as CloudFront fails the import otherwise. Nothing else
+ * (require, process, timers) exists in the context.
+ */
+export type ViewerRequestHandler = (event: CloudFrontFunctionEvent) => Promise<CloudFrontFunctionResult>;
+
+export function loadViewerRequest(options: LoadViewerRequestOptions): ViewerRequestHandler {
+  const source = functionSource(options.kvsId);
+  if (!source.startsWith(`${IMPORT_LINE}\n`)) throw new Error(`${VIEWER_REQUEST_FILE.pathname} must start with ${IMPORT_LINE}`);
+  const code = `'use strict';${source.slice(IMPORT_LINE.length)}\n;handler`;
+  const log = options.log ?? ((msg: string) => console.log(msg));
+  const cf = {
+    kvs(id?: string): KeyValueStoreReader {
+      if (id !== options.kvsId) throw new Error(`KeyValueStore ${String(id)} is not associated with this function`);
+      return options.kvs;
+    },
+  };
+  const context = vm.createContext({ cf, console: { log: (...args: unknown[]) => log(args.map(String).join(' ')) } });
+  const handler: unknown = new vm.Script(code, { filename: VIEWER_REQUEST_FILE.pathname }).runInContext(context);
+  if (typeof handler !== 'function') throw new Error('viewer-request.js defines no handler function');
+  return async (event) => (await handler(event)) as CloudFrontFunctionResult;
+}
+
+/**
+ * A viewer-request event as CloudFront builds it from a request line: lower-case header names,
+ * the query string parsed into `querystring` (repeated keys in multiValue, values left as sent)
+ * plus the runtime 2.0 `rawQueryString()` helper.
+ */
+export interface ViewerRequestLine {
+  host: string;
+  /** Path and query as sent, e.g. /p/q?x=1&flag */
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+}
+
+export function viewerRequestEvent(request: ViewerRequestLine): CloudFrontFunctionEvent {
+  const mark = request.url.indexOf('?');
+  const uri = mark < 0 ? request.url : request.url.slice(0, mark);
+  const raw = mark < 0 ? undefined : request.url.slice(mark + 1);
+  const querystring: Record<string, CloudFrontFunctionValue> = {};
+  for (const pair of raw ? raw.split('&') : []) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const key = eq < 0 ? pair : pair.slice(0, eq);
+    const value = eq < 0 ? '' : pair.slice(eq + 1);
+    const entry = querystring[key];
+    if (!entry) querystring[key] = { value };
+    else entry.multiValue = [...(entry.multiValue ?? [{ value: entry.value }]), { value }];
+  }
+  const headers: Record<string, CloudFrontFunctionValue> = {};
+  for (const [name, value] of Object.entries(request.headers ?? {})) headers[name.toLowerCase()] = { value };
+  headers.host = { value: request.host };
+  return {
+    version: '1.0',
+    context: { eventType: 'viewer-request' },
+    viewer: { ip: '127.0.0.1' },
+    request: { method: request.method ?? 'GET', uri: uri === '' ? '/' : uri, querystring, headers, cookies: {}, rawQueryString: () => raw },
+  };
+}
+
+export const REDIRECT_STATUSES = [301, 302, 307, 308] as const;
+export type RedirectStatus = (typeof REDIRECT_STATUSES)[number];
+
+const HOST_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/;
+const DEPLOY_PREFIX = /^[\w-]+(\/[\w-][\w.-]*)*$/;
+
+function sized(value: string): string {
+  if (value.length > KVS_LIMITS.valueChars) throw new Error(`KeyValueStore value exceeds ${KVS_LIMITS.valueChars} characters`);
+  return value;
+}
+
+/** The exact KeyValueStore values the function understands (key = the normalised host name). */
+export const EDGE_VALUE = {
+  /** Serve the deploy stored under `prefix`, e.g. projects/<projectId>/deploys/<deployId>. */
+  serve(prefix: string): string {
+    if (!DEPLOY_PREFIX.test(prefix)) throw new Error(`Invalid deploy prefix: ${prefix}`);
+    return sized(JSON.stringify({ s: prefix }));
+  },
+  /** Redirect to https://<to><path><query> in one hop. */
+  redirect(to: string, status: RedirectStatus = 301): string {
+    if (!HOST_NAME.test(to)) throw new Error(`Invalid redirect target host: ${to}`);
+    if (!REDIRECT_STATUSES.includes(status)) throw new Error(`Invalid redirect status: ${String(status)}`);
+    return sized(JSON.stringify({ r: to, c: status }));
+  },
+  /** The domain was removed by its owner: refused at once. */
+  removed(): string {
+    return JSON.stringify({ x: 1 });
+  },
+} as const;
