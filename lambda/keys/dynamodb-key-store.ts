@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_KEYS } from '../../lib/constructs/messages/runtime-contract.js';
+import { conditionalUpdate } from '../shared/dynamodb-update.js';
 import type { ApiKeyChanges, ApiKeyRecord, KeyStore } from './key-store.js';
 
 export class DynamoDbKeyStore implements KeyStore {
@@ -41,30 +42,9 @@ export class DynamoDbKeyStore implements KeyStore {
   }
 
   async update(keyHash: string, changes: ApiKeyChanges): Promise<void> {
-    const set: string[] = [];
-    const remove: string[] = [];
-    const names: Record<string, string> = {};
-    const values: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(changes)) {
-      names[`#${name}`] = name;
-      if (value === undefined) remove.push(`#${name}`);
-      else {
-        set.push(`#${name} = :${name}`);
-        values[`:${name}`] = value;
-      }
-    }
-    if (set.length === 0 && remove.length === 0) return;
+    if (Object.keys(changes).length === 0) return;
     await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { keyHash },
-        UpdateExpression: [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.join(', ')}` : '']
-          .filter(Boolean)
-          .join(' '),
-        ConditionExpression: 'attribute_exists(keyHash)',
-        ExpressionAttributeNames: names,
-        ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
-      }),
+      new UpdateCommand({ TableName: this.tableName, Key: { keyHash }, ...conditionalUpdate('keyHash', changes) }),
     );
   }
 }

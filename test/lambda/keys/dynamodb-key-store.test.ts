@@ -125,8 +125,8 @@ describe('update', () => {
         TableName: TABLE,
         Key: { keyHash: HASH },
         UpdateExpression: 'SET #status = :status, #revokedAt = :revokedAt',
-        ConditionExpression: 'attribute_exists(keyHash)',
-        ExpressionAttributeNames: { '#status': 'status', '#revokedAt': 'revokedAt' },
+        ConditionExpression: 'attribute_exists(#key)',
+        ExpressionAttributeNames: { '#status': 'status', '#revokedAt': 'revokedAt', '#key': 'keyHash' },
         ExpressionAttributeValues: { ':status': 'revoked', ':revokedAt': '2026-11-21T11:00:00.000Z' },
       },
     ]);
@@ -140,8 +140,8 @@ describe('update', () => {
         TableName: TABLE,
         Key: { keyHash: HASH },
         UpdateExpression: 'SET #plan = :plan, #limits = :limits',
-        ConditionExpression: 'attribute_exists(keyHash)',
-        ExpressionAttributeNames: { '#plan': 'plan', '#limits': 'limits' },
+        ConditionExpression: 'attribute_exists(#key)',
+        ExpressionAttributeNames: { '#plan': 'plan', '#limits': 'limits', '#key': 'keyHash' },
         ExpressionAttributeValues: { ':plan': 'enterprise', ':limits': { perMinute: 20_000, perDay: 5_000_000 } },
       },
     ]);
@@ -155,8 +155,8 @@ describe('update', () => {
         TableName: TABLE,
         Key: { keyHash: HASH },
         UpdateExpression: 'SET #plan = :plan REMOVE #limits',
-        ConditionExpression: 'attribute_exists(keyHash)',
-        ExpressionAttributeNames: { '#plan': 'plan', '#limits': 'limits' },
+        ConditionExpression: 'attribute_exists(#key)',
+        ExpressionAttributeNames: { '#plan': 'plan', '#limits': 'limits', '#key': 'keyHash' },
         ExpressionAttributeValues: { ':plan': 'business' },
       },
     ]);
@@ -172,8 +172,8 @@ describe('update', () => {
         TableName: TABLE,
         Key: { keyHash: HASH },
         UpdateExpression: 'REMOVE #limits, #gatewayKeyId',
-        ConditionExpression: 'attribute_exists(keyHash)',
-        ExpressionAttributeNames: { '#limits': 'limits', '#gatewayKeyId': 'gatewayKeyId' },
+        ConditionExpression: 'attribute_exists(#key)',
+        ExpressionAttributeNames: { '#limits': 'limits', '#gatewayKeyId': 'gatewayKeyId', '#key': 'keyHash' },
       },
     ]);
     expect(updateInputs()[0]).not.toHaveProperty('ExpressionAttributeValues');

@@ -1,0 +1,81 @@
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DOMAIN_TABLE_KEYS } from '../../lib/constructs/domains/runtime-contract.js';
+import { conditionally } from '../shared/dynamodb.js';
+import { conditionalUpdate } from '../shared/dynamodb-update.js';
+import { type ProjectStore, SlugTakenError } from './ports.js';
+import type { DeployState, ProjectRecord } from './project.js';
+
+/** Slugs are unique platform-wide: a marker item `slug#<slug>` is claimed before the project item. */
+const slugKey = (slug: string) => `slug#${slug}`;
+
+export class DynamoDbProjectStore implements ProjectStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async create(project: ProjectRecord): Promise<void> {
+    const claimed = await conditionally(() =>
+      this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { projectId: slugKey(project.slug), owner: project.projectId },
+          ConditionExpression: 'attribute_not_exists(projectId)',
+        }),
+      ),
+    );
+    if (!claimed) throw new SlugTakenError(project.slug);
+    try {
+      await this.client.send(
+        new PutCommand({ TableName: this.tableName, Item: project, ConditionExpression: 'attribute_not_exists(projectId)' }),
+      );
+    } catch (error) {
+      // No transactions (dynalite has none): give the slug back so nothing is half-created.
+      const slugItem = { projectId: slugKey(project.slug) };
+      await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: slugItem }));
+      throw error;
+    }
+  }
+
+  async get(projectId: string): Promise<ProjectRecord | undefined> {
+    if (projectId.startsWith('slug#')) return undefined;
+    const result = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: { projectId }, ConsistentRead: true }),
+    );
+    return result.Item as ProjectRecord | undefined;
+  }
+
+  async listByAccount(accountId: string): Promise<ProjectRecord[]> {
+    const index = DOMAIN_TABLE_KEYS.projects.accountIndex;
+    const items: ProjectRecord[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: index.name,
+          KeyConditionExpression: '#account = :account',
+          ExpressionAttributeNames: { '#account': index.partitionKey },
+          ExpressionAttributeValues: { ':account': accountId },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      items.push(...((page.Items ?? []) as ProjectRecord[]));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return items;
+  }
+
+  update(
+    projectId: string,
+    changes: Partial<Omit<ProjectRecord, 'projectId' | 'accountId' | 'slug'>>,
+    expectedDeployState?: DeployState,
+  ): Promise<boolean> {
+    const expected = expectedDeployState === undefined ? undefined : { deployState: expectedDeployState };
+    return conditionally(() =>
+      this.client.send(
+        new UpdateCommand({ TableName: this.tableName, Key: { projectId }, ...conditionalUpdate('projectId', changes, expected) }),
+      ),
+    );
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * Contract between the projects/domains constructs and their Lambda handlers: entry files,
+ * exported handler names and environment variables. The local platform sets the same.
+ */
+export const DOMAIN_HANDLERS = {
+  /** One module, one exported handler per flow task (each its own function). */
+  flowTasks: {
+    entry: 'lambda/domains/flow-handlers.ts',
+    handlers: {
+      verifyDns: 'verifyDns',
+      requestCertificate: 'requestCertificate',
+      checkCertificate: 'checkCertificate',
+      activate: 'activate',
+      diagnose: 'diagnose',
+    },
+  },
+} as const;
+
+export const DOMAIN_ENV = {
+  accountsTable: 'ACCOUNTS_TABLE',
+  projectsTable: 'PROJECTS_TABLE',
+  domainsTable: 'DOMAINS_TABLE',
+  /** The name customers point their CNAME/ALIAS at (the connection group's routing endpoint alias). */
+  platformHost: 'PLATFORM_HOST',
+  platformDomain: 'PLATFORM_DOMAIN',
+  keyValueStoreArn: 'KVS_ARN',
+  distributionId: 'DISTRIBUTION_ID',
+  connectionGroupId: 'CONNECTION_GROUP_ID',
+  /** Optional: comma-separated resolvers (host:port) for the flow's DNS checks; system resolver when unset. */
+  dnsServers: 'DNS_SERVERS',
+  watchdogSeconds: 'WATCHDOG_SECONDS',
+  siteBucket: 'SITE_BUCKET',
+} as const;
+
+export const DOMAIN_TABLE_KEYS = {
+  projects: { partitionKey: 'projectId', accountIndex: { name: 'byAccount', partitionKey: 'accountId', sortKey: 'createdAt' } },
+  domains: { partitionKey: 'domain', projectIndex: { name: 'byProject', partitionKey: 'projectId', sortKey: 'domain' } },
+} as const;
