@@ -71,6 +71,9 @@ export function validateDomainConfig(config: DomainConfig, project: ProjectDomai
   for (const redirect of config.redirects) {
     known(redirect.from, 'Redirect source');
     known(redirect.to, 'Redirect target');
+    if (states.get(redirect.to) !== 'active') {
+      throw new DomainConfigError('domain_not_active', `Redirect target ${redirect.to} must be active (serving) first.`);
+    }
     redirectStatus(redirect.status);
     if (redirect.from === redirect.to) {
       throw new DomainConfigError('self_redirect', `${redirect.from} cannot redirect to itself.`);

@@ -1,0 +1,279 @@
+import type { PlatformConfig } from '../../lib/config/index.js';
+import type { AccountStore } from '../keys/accounts.js';
+import type { ProjectStore } from '../projects/ports.js';
+import { deployPrefix, type ProjectRecord } from '../projects/project.js';
+import type { Clock } from '../shared/clock.js';
+import { type DnsRecordInstruction, requiredRecords } from './dns-records.js';
+import { type DomainConfig, DomainConfigError, redirectStatus, removalWarning, validateDomainConfig } from './domain-config.js';
+import { InvalidDomainError, normaliseDomain } from './domain-name.js';
+import type { DomainRecord, DomainState } from './domain-record.js';
+import type { CertificateAuthority, DomainFlowStarter, DomainStore, EdgeRouter } from './ports.js';
+
+export type DomainErrorCode =
+  | 'invalid_domain' |
+  'invalid_config' |
+  'plan_required' |
+  'project_not_deployed' |
+  'domain_taken' |
+  'domain_in_use' |
+  'project_not_found' |
+  'domain_not_found' |
+  'account_not_found';
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: DomainErrorCode,
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export interface DomainView {
+  readonly domain: string;
+  readonly display: string;
+  readonly projectId: string;
+  readonly state: DomainState;
+  readonly apex: boolean;
+  /** The DNS records to set at the owner's DNS provider. */
+  readonly records: readonly DnsRecordInstruction[];
+  readonly failure?: DomainRecord['failure'];
+  readonly diagnosis?: DomainRecord['diagnosis'];
+  readonly attempt: number;
+  readonly verifiedAt?: string;
+  readonly activeAt?: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface DomainServiceDeps {
+  readonly accounts: AccountStore;
+  readonly projects: ProjectStore;
+  readonly domains: DomainStore;
+  readonly edge: EdgeRouter;
+  readonly certificates: CertificateAuthority;
+  readonly flow: DomainFlowStarter;
+  readonly clock: Clock;
+  readonly config: PlatformConfig;
+  /** The name customers point their CNAME/ALIAS at, e.g. edge.platform.example.com. */
+  readonly platformHost: string;
+}
+
+const view = (record: DomainRecord): DomainView => ({
+  domain: record.domain,
+  display: record.display,
+  projectId: record.projectId,
+  state: record.state,
+  apex: record.apex,
+  records: record.records,
+  ...(record.failure ? { failure: record.failure } : {}),
+  ...(record.diagnosis ? { diagnosis: record.diagnosis } : {}),
+  attempt: record.attempt,
+  ...(record.verifiedAt ? { verifiedAt: record.verifiedAt } : {}),
+  ...(record.activeAt ? { activeAt: record.activeAt } : {}),
+  createdAt: record.createdAt,
+  updatedAt: record.updatedAt,
+});
+
+/**
+ * Custom domains of a project (interface document, "Custom domain rules"): add (Pro or above,
+ * after a successful deploy, one project per domain platform-wide), Verify/Re-verify (starts the
+ * domain flow), remove (stops serving at once), and the project's domain configuration.
+ */
+export class DomainService {
+  constructor(private readonly deps: DomainServiceDeps) {}
+
+  async add(
+    accountId: string,
+    projectId: string,
+    input: unknown,
+  ): Promise<{ domain: DomainView; records: DnsRecordInstruction[] }> {
+    const account = await this.deps.accounts.get(accountId);
+    if (!account) throw new DomainError('account_not_found', `No account ${accountId}.`, 404);
+    const project = await this.project(accountId, projectId);
+    if (!this.deps.config.plans[account.plan].customDomains) {
+      throw new DomainError(
+        'plan_required',
+        `Custom domains need the Pro plan or above; this account is on ${this.deps.config.plans[account.plan].displayName}. ` +
+        `The project stays available at ${this.defaultDomain(project)}.`,
+        403,
+      );
+    }
+    if (!project.liveDeployId) {
+      throw new DomainError(
+        'project_not_deployed',
+        'A domain can be added only after a successful deploy of the project. Deploy it first, then add the domain.',
+        409,
+      );
+    }
+    let name;
+    try {
+      name = normaliseDomain(typeof input === 'string' ? input : '', this.deps.config.platform.domain);
+    } catch (error) {
+      if (error instanceof InvalidDomainError) throw new DomainError('invalid_domain', error.message, 400);
+      throw error;
+    }
+    const now = new Date(this.deps.clock.now()).toISOString();
+    const records = requiredRecords(name, this.deps.platformHost);
+    const record: DomainRecord = {
+      domain: name.name,
+      display: name.display,
+      projectId,
+      accountId,
+      apex: name.apex,
+      state: 'pending_dns',
+      records,
+      attempt: 0,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const holder = await this.deps.domains.claim(record);
+    if (holder) {
+      const detail = holder.projectId === projectId ? 'is already a domain of this project' : 'is used by another project';
+      throw new DomainError('domain_taken', `${name.name} ${detail}. A domain can serve one project only.`, 409);
+    }
+    return { domain: view(record), records };
+  }
+
+  async list(accountId: string, projectId: string): Promise<DomainView[]> {
+    await this.project(accountId, projectId);
+    const records = await this.deps.domains.listByProject(projectId);
+    return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map(view);
+  }
+
+  async get(accountId: string, projectId: string, domain: string): Promise<DomainView> {
+    return view(await this.domain(accountId, projectId, domain));
+  }
+
+  /** Verify, and Re-verify: a fresh attempt of the whole flow (DNS, certificate, activation). */
+  async verify(accountId: string, projectId: string, domain: string): Promise<DomainView> {
+    const record = await this.domain(accountId, projectId, domain);
+    const attempt = record.attempt + 1;
+    const changes = {
+      state: 'verifying' as const,
+      attempt,
+      failure: undefined,
+      diagnosis: undefined,
+      updatedAt: new Date(this.deps.clock.now()).toISOString(),
+    };
+    if (!(await this.deps.domains.update(record.domain, changes, record.attempt))) {
+      // Someone pressed Verify at the same moment: that attempt runs.
+      return view(await this.domain(accountId, projectId, domain));
+    }
+    await this.deps.flow.start({ domain: record.domain, attempt });
+    const { failure: _failure, diagnosis: _diagnosis, ...rest } = record;
+    return view({ ...rest, ...changes });
+  }
+
+  /**
+   * Removes a domain. The edge refuses it from the next request on (before anything else), then
+   * the record and the certificate go. Warns when it was live with no redirect set up.
+   */
+  async remove(
+    accountId: string,
+    projectId: string,
+    domain: string,
+  ): Promise<{ domain: string; removed: true; warning?: string }> {
+    const record = await this.domain(accountId, projectId, domain);
+    const project = await this.project(accountId, projectId);
+    const pointing = project.domains.redirects.filter((r) => r.to === record.domain);
+    if (pointing.length > 0) {
+      throw new DomainError(
+        'domain_in_use',
+        `${pointing.map((r) => r.from).join(', ')} redirect${pointing.length > 1 ? '' : 's'} to ${record.domain}; change or remove ` +
+        'those redirects first.',
+        409,
+      );
+    }
+    const warning = removalWarning(record.domain, record.state, project.domains);
+    await this.deps.edge.refuse(record.domain);
+    const redirects = project.domains.redirects.filter((r) => r.from !== record.domain);
+    const primary = project.domains.primary === record.domain ? this.defaultDomain(project) : project.domains.primary;
+    await this.deps.projects.update(projectId, { domains: { primary, redirects } });
+    await this.deps.domains.update(record.domain, { state: 'removed', updatedAt: new Date(this.deps.clock.now()).toISOString() });
+    await this.deps.certificates.release(record, project);
+    return { domain: record.domain, removed: true, ...(warning ? { warning } : {}) };
+  }
+
+  async setPrimary(accountId: string, projectId: string, domain: string): Promise<DomainConfig> {
+    const project = await this.project(accountId, projectId);
+    return this.applyConfig(project, { primary: domain.trim().toLowerCase(), redirects: project.domains.redirects });
+  }
+
+  async addRedirect(
+    accountId: string,
+    projectId: string,
+    input: { from?: unknown; to?: unknown; status?: unknown },
+  ): Promise<DomainConfig> {
+    const project = await this.project(accountId, projectId);
+    const from = typeof input.from === 'string' ? input.from.trim().toLowerCase() : '';
+    const to = typeof input.to === 'string' ? input.to.trim().toLowerCase() : '';
+    if (!from || !to) throw new DomainError('invalid_config', 'A redirect needs "from" and "to" domains.', 400);
+    let status;
+    try {
+      status = redirectStatus(input.status);
+    } catch (error) {
+      throw new DomainError('invalid_config', (error as Error).message, 400);
+    }
+    const redirects = [...project.domains.redirects.filter((r) => r.from !== from), { from, to, status }];
+    return this.applyConfig(project, { primary: project.domains.primary, redirects });
+  }
+
+  async removeRedirect(accountId: string, projectId: string, from: string): Promise<DomainConfig> {
+    const project = await this.project(accountId, projectId);
+    const name = from.trim().toLowerCase();
+    if (!project.domains.redirects.some((r) => r.from === name)) {
+      throw new DomainError('domain_not_found', `${name} has no redirect.`, 404);
+    }
+    return this.applyConfig(project, {
+      primary: project.domains.primary,
+      redirects: project.domains.redirects.filter((r) => r.from !== name),
+    });
+  }
+
+  /** Validates a whole configuration, stores it, then points the edge at it. */
+  private async applyConfig(project: ProjectRecord, next: DomainConfig): Promise<DomainConfig> {
+    const domains = await this.deps.domains.listByProject(project.projectId);
+    try {
+      validateDomainConfig(next, {
+        defaultDomain: this.defaultDomain(project),
+        domains: domains.map((d) => ({ name: d.domain, state: d.state })),
+      });
+    } catch (error) {
+      if (error instanceof DomainConfigError) throw new DomainError('invalid_config', error.message, 400);
+      throw error;
+    }
+    await this.deps.projects.update(project.projectId, { domains: next });
+    const redirecting = new Map(next.redirects.map((r) => [r.from, r]));
+    const prefix = project.liveDeployId ? deployPrefix(project.projectId, project.liveDeployId) : undefined;
+    for (const domain of domains.filter((d) => d.state === 'active')) {
+      const redirect = redirecting.get(domain.domain);
+      if (redirect) await this.deps.edge.redirect(domain.domain, redirect.to, redirect.status);
+      else if (prefix) await this.deps.edge.serve(domain.domain, prefix);
+    }
+    return next;
+  }
+
+  private defaultDomain(project: ProjectRecord): string {
+    return `${project.slug}.${this.deps.config.platform.domain}`;
+  }
+
+  private async project(accountId: string, projectId: string): Promise<ProjectRecord> {
+    const project = await this.deps.projects.get(projectId);
+    if (!project || project.accountId !== accountId) {
+      throw new DomainError('project_not_found', `No project ${projectId} in account ${accountId}.`, 404);
+    }
+    return project;
+  }
+
+  private async domain(accountId: string, projectId: string, domain: string): Promise<DomainRecord> {
+    await this.project(accountId, projectId);
+    const record = await this.deps.domains.get(domain.trim().toLowerCase().replace(/\.$/, ''));
+    if (!record || record.projectId !== projectId || record.state === 'removed') {
+      throw new DomainError('domain_not_found', `${domain} is not a domain of project ${projectId}.`, 404);
+    }
+    return record;
+  }
+}

@@ -1,0 +1,131 @@
+import { DOMAIN_FLOW_DEFAULTS } from '../../lib/constructs/domains/domain-flow-definition.js';
+import type { ProjectStore } from '../projects/ports.js';
+import { deployPrefix, type ProjectRecord } from '../projects/project.js';
+import type { Clock } from '../shared/clock.js';
+import { diagnoseCaa } from './caa.js';
+import type { DnsResolver } from './dns-resolver.js';
+import { verifyDns } from './dns-verification.js';
+import { normaliseDomain } from './domain-name.js';
+import type { DomainDiagnosis, DomainRecord } from './domain-record.js';
+import type { CertificateAuthority, CertificateStatus, DomainStore, EdgeRouter } from './ports.js';
+
+/** What each task of the state machine receives: the execution input plus earlier results. */
+export interface FlowInput {
+  readonly domain: string;
+  readonly attempt: number;
+  readonly pollSeconds?: number;
+  readonly watchdogSeconds?: number;
+  readonly certificate?: { readonly status: string; readonly reason?: string; readonly watchdogExpired?: boolean };
+}
+
+export interface FlowTaskDeps {
+  readonly domains: DomainStore;
+  readonly projects: ProjectStore;
+  readonly dns: DnsResolver;
+  readonly certificates: CertificateAuthority;
+  readonly edge: EdgeRouter;
+  readonly clock: Clock;
+  readonly platformHost: string;
+  readonly platformDomain: string;
+  /** Called when a domain becomes certificate_delayed (a metric on AWS, for the alarm). */
+  readonly onCertificateDelayed?: (domain: string) => void;
+}
+
+/** A task of an attempt that a newer Verify replaced does nothing; the flow then ends. */
+const STALE = { stale: true } as const;
+
+/**
+ * The domain flow's tasks (design §2, domain flow). Each reads the domain's record, does its
+ * step, and records the outcome guarded by the attempt number, so the record always tells the
+ * owner where their domain is and why.
+ */
+export function createFlowTasks(deps: FlowTaskDeps) {
+  const now = () => new Date(deps.clock.now()).toISOString();
+
+  async function current(input: FlowInput): Promise<{ record: DomainRecord; project: ProjectRecord } | undefined> {
+    const record = await deps.domains.get(input.domain);
+    if (!record || record.attempt !== input.attempt || record.state === 'removed') return undefined;
+    const project = await deps.projects.get(record.projectId);
+    if (!project) throw new Error(`project ${record.projectId} of ${record.domain} is missing`);
+    return { record, project };
+  }
+
+  const update = (input: FlowInput, changes: Partial<DomainRecord>) =>
+    deps.domains.update(input.domain, { ...changes, updatedAt: now() }, input.attempt);
+
+  const check = (record: DomainRecord) =>
+    verifyDns(normaliseDomain(record.domain, deps.platformDomain), deps.platformHost, deps.dns);
+
+  return {
+    async verifyDns(input: FlowInput): Promise<{ verified: boolean }> {
+      const found = await current(input);
+      if (!found) return { verified: false, ...STALE };
+      const result = await check(found.record);
+      if (result.verified) {
+        await update(input, { state: 'issuing_certificate', verifiedAt: now(), failure: undefined });
+        return { verified: true };
+      }
+      const { reason, observed, expected, detail } = result;
+      await update(input, { state: 'dns_failed', failure: { reason, observed, expected, detail } });
+      return { verified: false };
+    },
+
+    async requestCertificate(input: FlowInput): Promise<{ status: string; watchdogExpired: boolean }> {
+      const found = await current(input);
+      if (!found) return { status: 'failed', watchdogExpired: false, ...STALE };
+      await deps.certificates.request(found.record, found.project);
+      return { status: 'pending', watchdogExpired: false };
+    },
+
+    async checkCertificate(input: FlowInput): Promise<CertificateStatus & { watchdogExpired: boolean }> {
+      const found = await current(input);
+      if (!found) return { status: 'failed', reason: 'superseded by a newer attempt', watchdogExpired: false };
+      const status = await deps.certificates.status(found.record, found.project);
+      const watchdogMs = (input.watchdogSeconds ?? DOMAIN_FLOW_DEFAULTS.watchdogSeconds) * 1000;
+      const verifiedAt = found.record.verifiedAt ? Date.parse(found.record.verifiedAt) : deps.clock.now();
+      return { ...status, watchdogExpired: deps.clock.now() - verifiedAt >= watchdogMs };
+    },
+
+    async activate(input: FlowInput): Promise<{ state: string }> {
+      const found = await current(input);
+      if (!found) return { state: 'stale' };
+      const { record, project } = found;
+      const redirect = project.domains.redirects.find((r) => r.from === record.domain);
+      if (redirect) await deps.edge.redirect(record.domain, redirect.to, redirect.status);
+      else if (project.liveDeployId) {
+        await deps.edge.serve(record.domain, deployPrefix(project.projectId, project.liveDeployId));
+      }
+      await update(input, { state: 'active', activeAt: now(), diagnosis: undefined });
+      return { state: 'active' };
+    },
+
+    /** 30 minutes without a certificate (or a failed issuance): why, in the owner's terms. */
+    async diagnose(input: FlowInput): Promise<{ state: string }> {
+      const found = await current(input);
+      if (!found) return { state: 'stale' };
+      const dns = await check(found.record);
+      const caa = await diagnoseCaa(found.record.domain, deps.dns);
+      const failure = input.certificate?.status === 'failed' ? input.certificate.reason : undefined;
+      const blocking = caa.allowed ? undefined : caa.records.find((r) => r.tag.toLowerCase() === 'issue') ?? caa.records[0];
+      const diagnosis: DomainDiagnosis = {
+        dnsStillVerifies: dns.verified,
+        ...(dns.verified ? {} : { dnsDetail: dns.detail }),
+        caaAllowsAmazon: caa.allowed,
+        ...(caa.allowed
+          ? {}
+          : {
+              caaRecord: blocking ? `${caa.foundAt} CAA ${blocking.critical} ${blocking.tag} "${blocking.value}"` : undefined,
+              caaFoundAt: caa.foundAt,
+              caaDetail: caa.detail,
+            }),
+        ...(failure ? { certificateFailure: failure } : {}),
+        checkedAt: now(),
+      };
+      await update(input, { state: 'certificate_delayed', diagnosis });
+      deps.onCertificateDelayed?.(found.record.domain);
+      return { state: 'certificate_delayed' };
+    },
+  };
+}
+
+export type FlowTasks = ReturnType<typeof createFlowTasks>;
