@@ -1,0 +1,133 @@
+// Registers the JavaScript SigV4A signer: the KeyValueStore data-plane API is signed with SigV4A
+// (signing region "*"); without this import every call fails with "Neither CRT nor JS SigV4a
+// implementation is available".
+import '@aws-sdk/signature-v4a';
+import {
+  type CloudFrontKeyValueStoreClient,
+  DeleteKeyCommand,
+  DescribeKeyValueStoreCommand,
+  PutKeyCommand,
+} from '@aws-sdk/client-cloudfront-keyvaluestore';
+import { EDGE_VALUE, KVS_LIMITS, type RedirectStatus } from '../../edge/cloudfront-function.js';
+import { type BackoffOptions, withBackoff } from '../keys/api-gateway-usage-plan-gateway.js';
+import type { EdgeRouter } from './ports.js';
+
+/** Retry policy of a write whose ETag moved between DescribeKeyValueStore and PutKey/DeleteKey. */
+export const KVS_WRITE = {
+  /** Attempts in all (each one re-reads the ETag); then the last conflict is rethrown. */
+  maxAttempts: 6,
+  /** Retry n waits `random() × min(cap, base × 2^(n-1))` (full jitter). */
+  baseMs: 100,
+  capMs: 2_000,
+} as const;
+
+/**
+ * The KeyValueStore refuses a write whose `IfMatch` is not the store's current ETag: another writer
+ * got in between. The data-plane API models this as ConflictException (409); 412/PreconditionFailed
+ * is accepted too so that the retry does not depend on which of the two a given endpoint answers.
+ */
+export function isStaleEtag(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
+  return (
+    e?.name === 'ConflictException' ||
+    e?.name === 'PreconditionFailed' ||
+    e?.name === 'PreconditionFailedException' ||
+    e?.$metadata?.httpStatusCode === 412
+  );
+}
+
+export interface KvsEdgeRouterOptions {
+  /**
+   * The KeyValueStore data-plane client (any region: the endpoint is global and derived from the
+   * ARN). Create it with `maxAttempts: 1` as the other control-plane clients: throttles are retried
+   * here with `withBackoff`.
+   */
+  readonly client: CloudFrontKeyValueStoreClient;
+  /** The KeyValueStore associated with the viewer-request function (DOMAIN_ENV.keyValueStoreArn). */
+  readonly kvsArn: string;
+  /** @default setTimeout */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** @default Math.random */
+  readonly random?: () => number;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The edge port on CloudFront (design §2, Edge): one KeyValueStore entry per host name, read by the
+ * viewer-request function on every request, so a write takes effect at the edge within seconds and
+ * without a distribution deployment. Values are shaped by EDGE_VALUE only, so the function and the
+ * control plane cannot disagree on the format. Every write is DescribeKeyValueStore (current ETag)
+ * then PutKey/DeleteKey with `IfMatch`; a stale ETag re-reads and retries (bounded, with jitter).
+ */
+export class KvsEdgeRouter implements EdgeRouter {
+  private readonly backoff: BackoffOptions;
+
+  constructor(private readonly options: KvsEdgeRouterOptions) {
+    this.backoff = { sleep: options.sleep ?? defaultSleep, random: options.random ?? Math.random };
+  }
+
+  async serve(host: string, prefix: string): Promise<void> {
+    await this.put(host, EDGE_VALUE.serve(prefix));
+  }
+
+  /** EDGE_VALUE.redirect refuses a status outside 301/302/307/308 and a malformed target host. */
+  async redirect(host: string, to: string, status: number): Promise<void> {
+    await this.put(host, EDGE_VALUE.redirect(to, status as RedirectStatus));
+  }
+
+  /** A removed domain keeps an explicit entry, so the function refuses it (404, no-store) at once. */
+  async refuse(host: string): Promise<void> {
+    await this.put(host, EDGE_VALUE.removed());
+  }
+
+  /**
+   * Drops the host's entry (the function then answers as for an unknown host: 404). Not part of the
+   * port: removal uses `refuse`. Already absent counts as done.
+   */
+  async forget(host: string): Promise<void> {
+    const key = checkedKey(host);
+    await this.write(async (etag) => {
+      try {
+        await this.options.client.send(new DeleteKeyCommand({ KvsARN: this.options.kvsArn, Key: key, IfMatch: etag }));
+      } catch (error) {
+        if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
+      }
+    });
+  }
+
+  private async put(host: string, value: string): Promise<void> {
+    const key = checkedKey(host);
+    await this.write(async (etag) => {
+      const { kvsArn: KvsARN } = this.options;
+      await this.options.client.send(new PutKeyCommand({ KvsARN, Key: key, Value: value, IfMatch: etag }));
+    });
+  }
+
+  private async write(send: (etag: string) => Promise<void>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const store = await withBackoff(
+        () => this.options.client.send(new DescribeKeyValueStoreCommand({ KvsARN: this.options.kvsArn })),
+        this.backoff,
+      );
+      if (!store.ETag) throw new Error(`DescribeKeyValueStore ${this.options.kvsArn} returned no ETag`);
+      const etag = store.ETag;
+      try {
+        await withBackoff(() => send(etag), this.backoff);
+        return;
+      } catch (error) {
+        if (!isStaleEtag(error) || attempt >= KVS_WRITE.maxAttempts) throw error;
+        const stepMs = Math.min(KVS_WRITE.capMs, KVS_WRITE.baseMs * 2 ** (attempt - 1));
+        await this.backoff.sleep(Math.round(this.backoff.random() * stepMs));
+      }
+    }
+  }
+}
+
+/** Keys are normalised host names; the function's runtime reads keys of up to 512 characters. */
+function checkedKey(host: string): string {
+  if (host.length === 0 || host.length > KVS_LIMITS.keyChars) {
+    throw new Error(`KeyValueStore key must be 1-${KVS_LIMITS.keyChars} characters: ${JSON.stringify(host)}`);
+  }
+  return host;
+}

@@ -1,0 +1,60 @@
+import { type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { DOMAIN_FLOW_DEFAULTS, domainFlowExecutionName } from '../../lib/constructs/domains/domain-flow-definition.js';
+import { type BackoffOptions, withBackoff } from '../keys/api-gateway-usage-plan-gateway.js';
+import type { DomainFlowStarter } from './ports.js';
+
+export interface SfnDomainFlowStarterOptions {
+  /** Create it with `maxAttempts: 1`: throttles are retried here with `withBackoff`. */
+  readonly client: SFNClient;
+  readonly stateMachineArn: string;
+  /** Seconds between certificate checks. @default DOMAIN_FLOW_DEFAULTS.pollSeconds (30) */
+  readonly pollSeconds?: number;
+  /** Seconds after verification without a certificate before the diagnosis. @default DOMAIN_FLOW_DEFAULTS.watchdogSeconds (1800) */
+  readonly watchdogSeconds?: number;
+  /** @default setTimeout */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** @default Math.random */
+  readonly random?: () => number;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Starts the domain flow (a Standard state machine) for one domain attempt. The execution name is
+ * deterministic per attempt (`domainFlowExecutionName`), so a repeated start cannot run the flow
+ * twice: Step Functions answers a start with the name of a running execution and the same input as
+ * a success, and ExecutionAlreadyExists when that execution has closed or its input differs. Both
+ * mean "this attempt has already been started", which is what the caller needs to know; a new
+ * attempt (re-verify) has a new name.
+ */
+export class SfnDomainFlowStarter implements DomainFlowStarter {
+  private readonly backoff: BackoffOptions;
+
+  constructor(private readonly options: SfnDomainFlowStarterOptions) {
+    this.backoff = { sleep: options.sleep ?? defaultSleep, random: options.random ?? Math.random };
+  }
+
+  async start(input: { domain: string; attempt: number }): Promise<void> {
+    const execution = {
+      domain: input.domain,
+      attempt: input.attempt,
+      pollSeconds: this.options.pollSeconds ?? DOMAIN_FLOW_DEFAULTS.pollSeconds,
+      watchdogSeconds: this.options.watchdogSeconds ?? DOMAIN_FLOW_DEFAULTS.watchdogSeconds,
+    };
+    try {
+      await withBackoff(
+        () =>
+          this.options.client.send(
+            new StartExecutionCommand({
+              stateMachineArn: this.options.stateMachineArn,
+              name: domainFlowExecutionName(input.domain, input.attempt),
+              input: JSON.stringify(execution),
+            }),
+          ),
+        this.backoff,
+      );
+    } catch (error) {
+      if ((error as { name?: string }).name !== 'ExecutionAlreadyExists') throw error;
+    }
+  }
+}

@@ -1,0 +1,538 @@
+import { ACMClient, DescribeCertificateCommand } from '@aws-sdk/client-acm';
+import {
+  CloudFrontClient,
+  CNAMEAlreadyExists,
+  CreateDistributionTenantCommand,
+  DeleteDistributionTenantCommand,
+  type DistributionTenant,
+  EntityAlreadyExists,
+  EntityLimitExceeded,
+  EntityNotFound,
+  GetDistributionTenantCommand,
+  GetManagedCertificateDetailsCommand,
+  InvalidArgument,
+  type ManagedCertificateDetails,
+  PreconditionFailed,
+  ResourceNotDisabled,
+  UpdateDistributionTenantCommand,
+  VerifyDnsConfigurationCommand,
+} from '@aws-sdk/client-cloudfront';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  CertificateRequestBusyError,
+  CloudFrontCertificateAuthority,
+  type CloudFrontCertificateAuthorityOptions,
+  describeAcmFailure,
+  DomainInUseError,
+  DomainLimitError,
+  TENANT_DELETE,
+  TenantConflictError,
+  TenantDeletionPendingError,
+  TenantLimitError,
+  tenantName,
+} from '../../../lambda/domains/cloudfront-certificate-authority.js';
+import type { DomainRecord } from '../../../lambda/domains/domain-record.js';
+import type { ProjectRecord } from '../../../lambda/projects/project.js';
+
+const cloudfront = mockClient(CloudFrontClient);
+const acm = mockClient(ACMClient);
+const meta = { $metadata: {} };
+
+const DIST = 'E1XNX8R2GOAABC';
+const GROUP = 'cg_2whCJoXMYCjHcxaLGrkllvyABC';
+const TENANT_ID = 'dt_2yMvQgam3QkJo2z54FDl91dk1AB';
+const CERT_ARN = 'arn:aws:acm:us-east-1:123456789012:certificate/11111111-2222-3333-4444-555555555555';
+const MCR = { ValidationTokenHost: 'cloudfront' };
+
+const project: ProjectRecord = {
+  projectId: 'prj_1',
+  accountId: 'acc_1',
+  slug: 'shop',
+  name: 'Shop',
+  deployState: 'succeeded',
+  liveDeployId: 'dep_1',
+  domains: { primary: 'shop.platform.test', redirects: [] },
+  createdAt: '2026-01-01T00:00:00.000Z',
+};
+
+const record = (domain: string): DomainRecord => ({
+  domain,
+  display: domain,
+  projectId: 'prj_1',
+  accountId: 'acc_1',
+  apex: false,
+  state: 'issuing_certificate',
+  records: [],
+  attempt: 1,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+});
+
+const WWW = record('www.example.com');
+
+const tenant = (
+  domains: Array<[string, 'active' | 'inactive']>,
+  extra: Partial<DistributionTenant> = {},
+): { DistributionTenant: DistributionTenant; ETag: string } => ({
+  DistributionTenant: {
+    Id: TENANT_ID,
+    DistributionId: DIST,
+    Name: 'project-shop',
+    Domains: domains.map(([Domain, Status]) => ({ Domain, Status })),
+    ConnectionGroupId: GROUP,
+    Enabled: true,
+    Status: 'Deployed',
+    Tags: { Items: [{ Key: 'projectId', Value: 'prj_1' }] },
+    ...extra,
+  },
+  ETag: 'E1',
+});
+
+const certificate = (status: ManagedCertificateDetails['CertificateStatus'], domains: string[], arn = CERT_ARN) => ({
+  ManagedCertificateDetails: {
+    CertificateArn: arn,
+    CertificateStatus: status,
+    ValidationTokenHost: 'cloudfront' as const,
+    ValidationTokenDetails: domains.map((Domain) => ({ Domain })),
+  },
+});
+
+const notFound = () => new EntityNotFound({ message: 'The specified distribution tenant does not exist', ...meta });
+const stale = () => new PreconditionFailed({ message: 'The If-Match version is missing or not valid', ...meta });
+
+const COMMANDS = {
+  GetDistributionTenant: GetDistributionTenantCommand,
+  CreateDistributionTenant: CreateDistributionTenantCommand,
+  UpdateDistributionTenant: UpdateDistributionTenantCommand,
+  DeleteDistributionTenant: DeleteDistributionTenantCommand,
+  GetManagedCertificateDetails: GetManagedCertificateDetailsCommand,
+  VerifyDnsConfiguration: VerifyDnsConfigurationCommand,
+} as const;
+
+/** Every CloudFront command sent, in order, as [operation, input]. */
+function sent(): Array<[string, unknown]> {
+  return cloudfront.calls().map((call) => {
+    const command = call.args[0];
+    const name = Object.entries(COMMANDS).find(([, type]) => command instanceof type)?.[0] ?? 'unknown';
+    return [name, command.input];
+  });
+}
+const names = () => sent().map(([name]) => name);
+
+let delays: number[];
+const authority = (options: Partial<CloudFrontCertificateAuthorityOptions> = {}) =>
+  new CloudFrontCertificateAuthority({
+    cloudfront: new CloudFrontClient({ region: 'us-east-1', maxAttempts: 1 }),
+    acm: new ACMClient({ region: 'us-east-1', maxAttempts: 1 }),
+    distributionId: DIST,
+    connectionGroupId: GROUP,
+    sleep: async (ms) => {
+      delays.push(ms);
+    },
+    random: () => 0.5,
+    ...options,
+  });
+
+beforeEach(() => {
+  cloudfront.reset();
+  acm.reset();
+  delays = [];
+  cloudfront.on(UpdateDistributionTenantCommand).resolves({ ETag: 'E2' });
+  cloudfront.on(CreateDistributionTenantCommand).resolves({ ETag: 'E1' });
+  cloudfront.on(DeleteDistributionTenantCommand).resolves({});
+});
+
+describe('tenant names', () => {
+  it('one tenant per project, from its slug; or one per domain, hashed when the name would pass 128 characters', () => {
+    expect(tenantName('project', 'www.example.com', { slug: 'shop' })).toBe('project-shop');
+    expect(tenantName('domain', 'www.example.com', { slug: 'shop' })).toBe('domain-www.example.com');
+    const long = `${'a'.repeat(63)}.${'b'.repeat(63)}.example.com`;
+    const name = tenantName('domain', long, { slug: 'shop' });
+    expect(name).toHaveLength(127);
+    expect(name).toMatch(/^domain-a{63}\.b{39}-[0-9a-f]{16}$/);
+    expect(tenantName('domain', long, { slug: 'x' })).toBe(name);
+    expect(() => tenantName('project', 'www.example.com', { slug: 'bad_slug' })).toThrow(/Cannot name a CloudFront distribution tenant/);
+  });
+});
+
+describe('CloudFrontCertificateAuthority: request', () => {
+  it('creates the project\'s tenant with the domain and a CloudFront-validated managed certificate', async () => {
+    cloudfront.on(GetDistributionTenantCommand).rejects(notFound());
+    await authority().request(WWW, project);
+    expect(sent()).toEqual([
+      ['GetDistributionTenant', { Identifier: 'project-shop' }],
+      [
+        'CreateDistributionTenant',
+        {
+          DistributionId: DIST,
+          Name: 'project-shop',
+          Domains: [{ Domain: 'www.example.com' }],
+          ConnectionGroupId: GROUP,
+          ManagedCertificateRequest: MCR,
+          Enabled: true,
+          Tags: { Items: [{ Key: 'projectId', Value: 'prj_1' }] },
+        },
+      ],
+    ]);
+  });
+
+  it('with tenancy "domain", names the tenant after the domain', async () => {
+    cloudfront.on(GetDistributionTenantCommand).rejects(notFound());
+    await authority({ tenancy: 'domain' }).request(WWW, project);
+    expect(sent()[1]).toEqual(['CreateDistributionTenant', expect.objectContaining({ Name: 'domain-www.example.com' })]);
+  });
+
+  it('adds the domain to the existing tenant, keeping its domains and settings, with a new certificate request', async () => {
+    const customizations = { WebAcl: { Action: 'override' as const, Arn: 'arn:aws:wafv2:us-east-1:1:global/webacl/x/1' } };
+    cloudfront.on(GetDistributionTenantCommand).resolves(
+      tenant([['example.com', 'active']], { Customizations: customizations, Parameters: [{ Name: 'origin', Value: 'site' }] }),
+    );
+    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued', ['example.com']));
+    await authority().request(WWW, project);
+    expect(sent()).toEqual([
+      ['GetDistributionTenant', { Identifier: 'project-shop' }],
+      ['GetManagedCertificateDetails', { Identifier: TENANT_ID }],
+      [
+        'UpdateDistributionTenant',
+        {
+          Id: TENANT_ID,
+          IfMatch: 'E1',
+          DistributionId: DIST,
+          Domains: [{ Domain: 'example.com' }, { Domain: 'www.example.com' }],
+          ConnectionGroupId: GROUP,
+          Customizations: customizations,
+          Parameters: [{ Name: 'origin', Value: 'site' }],
+          ManagedCertificateRequest: MCR,
+          Enabled: true,
+        },
+      ],
+    ]);
+  });
+
+  it('is idempotent: nothing is written when the domain is there and its certificate is pending or issued, or it is active', async () => {
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['example.com', 'active'], ['www.example.com', 'inactive']]));
+    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('pending-validation', ['example.com', 'www.example.com']));
+    await authority().request(WWW, project);
+    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued', ['example.com', 'www.example.com']));
+    await authority().request(WWW, project);
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'active']]));
+    await authority().request(WWW, project);
+    expect(names()).toEqual([
+      'GetDistributionTenant',
+      'GetManagedCertificateDetails',
+      'GetDistributionTenant',
+      'GetManagedCertificateDetails',
+      'GetDistributionTenant',
+    ]);
+  });
+
+  it('requests the certificate again when the previous one failed (re-verify is a fresh attempt)', async () => {
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'inactive']]));
+    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('failed', ['www.example.com']));
+    await authority().request(WWW, project);
+    expect(sent()[2]).toEqual([
+      'UpdateDistributionTenant',
+      {
+        Id: TENANT_ID,
+        IfMatch: 'E1',
+        DistributionId: DIST,
+        Domains: [{ Domain: 'www.example.com' }],
+        ConnectionGroupId: GROUP,
+        ManagedCertificateRequest: MCR,
+        Enabled: true,
+      },
+    ]);
+  });
+
+  it('refuses to queue a second certificate request while another domain\'s is pending (one per tenant)', async () => {
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['example.com', 'inactive']]));
+    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('pending-validation', ['example.com']));
+    const error = await authority().request(WWW, project).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CertificateRequestBusyError);
+    expect((error as Error).name).toBe('CertificateRequestBusyError');
+    expect((error as Error).message).toMatch(/www\.example\.com.*project-shop.*pending certificate request \(example\.com\)/);
+    expect(names()).toEqual(['GetDistributionTenant', 'GetManagedCertificateDetails']);
+  });
+
+  it('reuses a tenant that was disabled when its last domain was released: its old domains are gone', async () => {
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['old.example.com', 'active']], { Enabled: false }));
+    await authority().request(WWW, project);
+    expect(sent()).toEqual([
+      ['GetDistributionTenant', { Identifier: 'project-shop' }],
+      [
+        'UpdateDistributionTenant',
+        expect.objectContaining({ Domains: [{ Domain: 'www.example.com' }], ManagedCertificateRequest: MCR, Enabled: true }),
+      ],
+    ]);
+  });
+
+  it('throws DomainLimitError at the per-tenant domain limit without calling AWS, and maps EntityLimitExceeded to it', async () => {
+    const five = ['a', 'b', 'c', 'd', 'e'].map((l): [string, 'active'] => [`${l}.example.com`, 'active']);
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant(five));
+    const error = await authority().request(WWW, project).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DomainLimitError);
+    expect((error as Error).message).toMatch(/www\.example\.com cannot be added: .*project-shop already has 5 domains/);
+    expect(names()).toEqual(['GetDistributionTenant']);
+
+    cloudfront.reset();
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['a.example.com', 'active']]));
+    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued', ['a.example.com']));
+    cloudfront.on(UpdateDistributionTenantCommand).rejects(new EntityLimitExceeded({ message: 'limit', ...meta }));
+    const raised = authority({ maxDomainsPerTenant: 100 });
+    await expect(raised.request(WWW, project)).rejects.toBeInstanceOf(DomainLimitError);
+  });
+
+  it('names the quota when the account has no room for another tenant', async () => {
+    cloudfront.on(GetDistributionTenantCommand).rejects(notFound());
+    cloudfront.on(CreateDistributionTenantCommand).rejects(new EntityLimitExceeded({ message: 'limit', ...meta }));
+    const error = await authority().request(WWW, project).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TenantLimitError);
+    expect((error as Error).message).toMatch(/10,000/);
+  });
+
+  it('explains a domain CloudFront already has elsewhere (CNAMEAlreadyExists)', async () => {
+    cloudfront.on(GetDistributionTenantCommand).rejects(notFound());
+    cloudfront.on(CreateDistributionTenantCommand).rejects(new CNAMEAlreadyExists({ message: 'exists', ...meta }));
+    const error = await authority().request(WWW, project).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DomainInUseError);
+    expect((error as Error).message).toMatch(/www\.example\.com.*another CloudFront distribution or tenant/);
+  });
+
+  it('re-reads and retries when the ETag moved (PreconditionFailed)', async () => {
+    cloudfront
+      .on(GetDistributionTenantCommand)
+      .resolvesOnce(tenant([['example.com', 'active']]))
+      .resolves({ ...tenant([['example.com', 'active']]), ETag: 'E9' });
+    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued', ['example.com']));
+    cloudfront.on(UpdateDistributionTenantCommand).rejectsOnce(stale()).resolves({ ETag: 'E10' });
+    await authority().request(WWW, project);
+    const updates = sent().filter(([name]) => name === 'UpdateDistributionTenant');
+    expect(updates.map(([, input]) => (input as { IfMatch: string }).IfMatch)).toEqual(['E1', 'E9']);
+    expect(delays).toEqual([250]);
+  });
+
+  it('adds to the tenant a concurrent request created first (EntityAlreadyExists)', async () => {
+    cloudfront.on(GetDistributionTenantCommand).rejectsOnce(notFound()).resolves(tenant([['example.com', 'inactive']]));
+    cloudfront.on(CreateDistributionTenantCommand).rejects(new EntityAlreadyExists({ message: 'exists', ...meta }));
+    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued', ['example.com']));
+    await authority().request(WWW, project);
+    expect(names()).toEqual([
+      'GetDistributionTenant',
+      'CreateDistributionTenant',
+      'GetDistributionTenant',
+      'GetManagedCertificateDetails',
+      'UpdateDistributionTenant',
+    ]);
+  });
+
+  it('refuses a tenant of another distribution or another project', async () => {
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'active']], { DistributionId: 'EOTHER' }));
+    await expect(authority().request(WWW, project)).rejects.toThrow(TenantConflictError);
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([], { Tags: { Items: [{ Key: 'projectId', Value: 'prj_9' }] } }));
+    await expect(authority().request(WWW, project)).rejects.toThrow(/tagged for project prj_9, not prj_1/);
+  });
+
+  it('retries CloudFront throttling with the house backoff (withBackoff)', async () => {
+    const throttled = () => Object.assign(new Error('Rate exceeded'), { name: 'Throttling', $metadata: {} });
+    cloudfront.on(GetDistributionTenantCommand).rejectsOnce(throttled()).rejectsOnce(throttled()).rejects(notFound());
+    await authority().request(WWW, project);
+    expect(names()).toEqual(['GetDistributionTenant', 'GetDistributionTenant', 'GetDistributionTenant', 'CreateDistributionTenant']);
+    expect(delays).toEqual([250, 500]); // 0.5 × 500 ms, then 0.5 × 1000 ms
+  });
+});
+
+describe('CloudFrontCertificateAuthority: status', () => {
+  it('issued when the domain is active on its tenant', async () => {
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'active']]));
+    expect(await authority().status(WWW, project)).toEqual({ status: 'issued' });
+    expect(names()).toEqual(['GetDistributionTenant']);
+  });
+
+  it('pending while the managed certificate is pending validation', async () => {
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'inactive']]));
+    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('pending-validation', ['www.example.com']));
+    expect(await authority().status(WWW, project)).toEqual({ status: 'pending' });
+    expect(sent()).toEqual([
+      ['GetDistributionTenant', { Identifier: 'project-shop' }],
+      ['GetManagedCertificateDetails', { Identifier: TENANT_ID }],
+    ]);
+  });
+
+  it('pending when issued but the domain is not active yet; attaches the issued certificate to the tenant once', async () => {
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'inactive']]));
+    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued', ['www.example.com']));
+    expect(await authority().status(WWW, project)).toEqual({ status: 'pending' });
+    expect(sent()[2]).toEqual([
+      'UpdateDistributionTenant',
+      {
+        Id: TENANT_ID,
+        IfMatch: 'E1',
+        DistributionId: DIST,
+        Domains: [{ Domain: 'www.example.com' }],
+        ConnectionGroupId: GROUP,
+        Customizations: { Certificate: { Arn: CERT_ARN } },
+        Enabled: true,
+      },
+    ]);
+
+    cloudfront.reset();
+    cloudfront
+      .on(GetDistributionTenantCommand)
+      .resolves(tenant([['www.example.com', 'inactive']], { Customizations: { Certificate: { Arn: CERT_ARN } } }));
+    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued', ['www.example.com']));
+    expect(await authority().status(WWW, project)).toEqual({ status: 'pending' });
+    expect(names()).toEqual(['GetDistributionTenant', 'GetManagedCertificateDetails']);
+  });
+
+  it('failed, saying why, when CloudFront refuses to attach the issued certificate', async () => {
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'inactive']]));
+    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued', ['www.example.com']));
+    cloudfront.on(UpdateDistributionTenantCommand).rejects(new InvalidArgument({ message: 'The certificate is managed', ...meta }));
+    expect(await authority().status(WWW, project)).toEqual({
+      status: 'failed',
+      reason: 'the certificate is issued, but CloudFront refused to attach it to tenant project-shop: The certificate is managed',
+    });
+    cloudfront.on(UpdateDistributionTenantCommand).rejects(stale());
+    expect(await authority().status(WWW, project)).toEqual({ status: 'pending' });
+  });
+
+  it('failed with ACM\'s CAA_ERROR named, the domain\'s failed validation and CloudFront\'s DNS check', async () => {
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'inactive']]));
+    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('failed', ['www.example.com']));
+    cloudfront.on(VerifyDnsConfigurationCommand).resolves({
+      DnsConfigurationList: [{ Domain: 'www.example.com', Status: 'valid-configuration' }],
+    });
+    acm.on(DescribeCertificateCommand).resolves({
+      Certificate: {
+        CertificateArn: CERT_ARN,
+        Status: 'FAILED',
+        FailureReason: 'CAA_ERROR',
+        DomainValidationOptions: [{ DomainName: 'www.example.com', ValidationStatus: 'FAILED' }],
+      },
+    });
+    const result = await authority().status(WWW, project);
+    expect(result).toEqual({
+      status: 'failed',
+      reason:
+        'the CloudFront-managed certificate is failed; ACM: CAA_ERROR: a CAA record on the domain or one of its parents does not allow Amazon to issue certificates (allow one of amazon.com, amazontrust.com, awstrust.com, amazonaws.com); validation of www.example.com failed; CloudFront DNS check: valid-configuration',
+    });
+    const described = acm.commandCalls(DescribeCertificateCommand).map((c) => c.args[0].input);
+    expect(described).toEqual([{ CertificateArn: CERT_ARN }]);
+    expect(sent()[2]).toEqual(['VerifyDnsConfiguration', { Identifier: TENANT_ID, Domain: 'www.example.com' }]);
+  });
+
+  it('failed on a validation timeout, with CloudFront\'s DNS reason, and says when ACM could not be asked', async () => {
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'inactive']]));
+    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('validation-timed-out', ['www.example.com']));
+    cloudfront.on(VerifyDnsConfigurationCommand).resolves({
+      DnsConfigurationList: [{ Domain: 'www.example.com', Status: 'invalid-configuration', Reason: 'CNAME points elsewhere' }],
+    });
+    acm.on(DescribeCertificateCommand).rejects(Object.assign(new Error('not authorized'), { name: 'AccessDeniedException', $metadata: {} }));
+    expect(await authority().status(WWW, project)).toEqual({
+      status: 'failed',
+      reason:
+        'the CloudFront-managed certificate is validation-timed-out; ACM DescribeCertificate failed: not authorized; CloudFront DNS check: invalid-configuration (CNAME points elsewhere)',
+    });
+  });
+
+  it('failed when the domain is not on its tenant, there is no tenant, or no certificate was requested', async () => {
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['example.com', 'active']]));
+    expect(await authority().status(WWW, project)).toMatchObject({ status: 'failed', reason: expect.stringMatching(/not on CloudFront distribution tenant project-shop/) });
+    cloudfront.on(GetDistributionTenantCommand).rejects(notFound());
+    expect(await authority().status(WWW, project)).toMatchObject({ status: 'failed' });
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'inactive']]));
+    cloudfront.on(GetManagedCertificateDetailsCommand).rejects(notFound());
+    expect(await authority().status(WWW, project)).toMatchObject({ status: 'failed', reason: expect.stringMatching(/no managed certificate request/) });
+  });
+
+  it('words the ACM failure reasons, and passes unknown ones through', () => {
+    expect(describeAcmFailure('CAA_ERROR')).toMatch(/^CAA_ERROR: a CAA record/);
+    expect(describeAcmFailure('DOMAIN_NOT_ALLOWED')).toMatch(/^DOMAIN_NOT_ALLOWED: /);
+    expect(describeAcmFailure('SOMETHING_NEW')).toBe('SOMETHING_NEW');
+  });
+});
+
+describe('CloudFrontCertificateAuthority: release', () => {
+  it('takes the domain off a tenant that keeps other domains', async () => {
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['example.com', 'active'], ['www.example.com', 'active']]));
+    await authority().release(WWW, project);
+    expect(sent()).toEqual([
+      ['GetDistributionTenant', { Identifier: 'project-shop' }],
+      [
+        'UpdateDistributionTenant',
+        {
+          Id: TENANT_ID,
+          IfMatch: 'E1',
+          DistributionId: DIST,
+          Domains: [{ Domain: 'example.com' }],
+          ConnectionGroupId: GROUP,
+          Enabled: true,
+        },
+      ],
+    ]);
+  });
+
+  it('disables, then deletes, a tenant whose last domain goes', async () => {
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'active']]));
+    await authority().release(WWW, project);
+    expect(sent()).toEqual([
+      ['GetDistributionTenant', { Identifier: 'project-shop' }],
+      [
+        'UpdateDistributionTenant',
+        {
+          Id: TENANT_ID,
+          IfMatch: 'E1',
+          DistributionId: DIST,
+          Domains: [{ Domain: 'www.example.com' }],
+          ConnectionGroupId: GROUP,
+          Enabled: false,
+        },
+      ],
+      ['DeleteDistributionTenant', { Id: TENANT_ID, IfMatch: 'E2' }],
+    ]);
+  });
+
+  it('waits for the disable to deploy (ResourceNotDisabled), then deletes with the fresh ETag', async () => {
+    cloudfront
+      .on(GetDistributionTenantCommand)
+      .resolvesOnce(tenant([['www.example.com', 'active']]))
+      .resolves({ ...tenant([['www.example.com', 'active']], { Enabled: false }), ETag: 'E3' });
+    cloudfront.on(DeleteDistributionTenantCommand).rejectsOnce(new ResourceNotDisabled({ message: 'not disabled', ...meta })).resolves({});
+    await authority().release(WWW, project);
+    expect(names()).toEqual([
+      'GetDistributionTenant',
+      'UpdateDistributionTenant',
+      'DeleteDistributionTenant',
+      'GetDistributionTenant',
+      'DeleteDistributionTenant',
+    ]);
+    expect(sent()[4]).toEqual(['DeleteDistributionTenant', { Id: TENANT_ID, IfMatch: 'E3' }]);
+    expect(delays).toEqual([TENANT_DELETE.waitMs]);
+  });
+
+  it('says so when the tenant is still deploying its disable after the last attempt; a later release deletes it', async () => {
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'active']]));
+    cloudfront.on(DeleteDistributionTenantCommand).rejects(new ResourceNotDisabled({ message: 'not disabled', ...meta }));
+    const error = await authority().release(WWW, project).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TenantDeletionPendingError);
+    expect(names().filter((n) => n === 'DeleteDistributionTenant')).toHaveLength(TENANT_DELETE.attempts);
+
+    cloudfront.reset();
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'active']], { Enabled: false }));
+    cloudfront.on(DeleteDistributionTenantCommand).resolves({});
+    await authority().release(WWW, project);
+    expect(sent()).toEqual([
+      ['GetDistributionTenant', { Identifier: 'project-shop' }],
+      ['DeleteDistributionTenant', { Id: TENANT_ID, IfMatch: 'E1' }],
+    ]);
+  });
+
+  it('does nothing when there is no tenant or the domain is not on it', async () => {
+    cloudfront.on(GetDistributionTenantCommand).rejects(notFound());
+    await authority().release(WWW, project);
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['example.com', 'active']]));
+    await authority().release(WWW, project);
+    expect(names()).toEqual(['GetDistributionTenant', 'GetDistributionTenant']);
+  });
+});
