@@ -8,11 +8,13 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 // The SDK's notice concerns releases after January 2027, not the pinned versions; Lambda runs Node 22.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const usage = `Usage: npm start -- [--port N] [--control-port N] [--keys-out FILE] [--data DIR]
+const usage = `Usage: npm start -- [--port N] [--control-port N] [--edge-port N] [--dns HOST:PORT] [--keys-out FILE] [--data DIR]
 
 Runs the Messages API on 127.0.0.1 with local DynamoDB (dynalite) and SQS (fauxqs).
   --port N          API port (default 3000); the API is served at the root: POST http://127.0.0.1:N/messages
   --control-port N  control-plane API port (default 3001): accounts, keys, plans, bans, usage (npm run platform)
+  --edge-port N     local edge port (default 8080): serves projects by Host header, e.g. curl -H 'Host: <slug>.platform.example.com'
+  --dns HOST:PORT   DNS server for custom-domain checks (default: the system resolver), e.g. --dns 127.0.0.1:5353
   --keys-out FILE   write the demo keys as JSON {"free": "...", "pro": "...", "business": "...", "enterprise": "..."}
   --data DIR        keep state in DIR (default: in memory)
   --help            show this help`;
@@ -22,6 +24,8 @@ async function main(): Promise<void> {
     options: {
       port: { type: 'string', default: '3000' },
       'control-port': { type: 'string', default: '3001' },
+      'edge-port': { type: 'string', default: '8080' },
+      dns: { type: 'string' },
       'keys-out': { type: 'string' },
       data: { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -33,10 +37,21 @@ async function main(): Promise<void> {
   }
   const port = portFlag('--port', values.port);
   const controlPort = portFlag('--control-port', values['control-port']);
+  const edgePort = portFlag('--edge-port', values['edge-port']);
+  if (values.dns !== undefined && !/^[^\s:]+:\d{1,5}$/.test(values.dns)) {
+    console.error(`--dns must be HOST:PORT such as 127.0.0.1:5353, got "${values.dns}"\n\n${usage}`);
+    process.exit(2);
+  }
 
   const started = Date.now();
   const { startLocalPlatform } = await import('../local/platform.js');
-  const platform = await startLocalPlatform({ port, controlPort, ...(values.data ? { dataDir: values.data } : {}) });
+  const platform = await startLocalPlatform({
+    port,
+    controlPort,
+    edgePort,
+    ...(values.dns ? { dnsServers: [values.dns] } : {}),
+    ...(values.data ? { dataDir: values.data } : {}),
+  });
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -54,6 +69,9 @@ async function main(): Promise<void> {
   const plans = platform.config.plans;
   console.log(`Messages API running at ${platform.baseUrl} (ready in ${Date.now() - started} ms)`);
   console.log(`Control-plane API at ${platform.controlUrl} (loopback only; see npm run platform -- --help)`);
+  console.log(`Edge (projects by Host header) at ${platform.edgeUrl}; custom domains point at ${platform.platformHost}`);
+  console.log('  Certificates are SIMULATED locally: issued once DNS verifies and CAA allows Amazon.');
+  console.log(`  DNS checks use ${values.dns ?? 'the system resolver'}.`);
   console.log(`State: ${values.data ? `persisted in ${values.data}` : 'in memory'}\n`);
   console.log('Demo API keys (shown once; stored only as hashes):');
   for (const [plan, key] of Object.entries(platform.demoKeys)) {

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { PROBLEM_TYPE_BASE } from '../lib/constructs/messages/gateway-responses.js';
+import { DomainError, type DomainService } from '../lambda/domains/domain-service.js';
 import { type ControlPlane, ControlPlaneError } from '../lambda/keys/control-plane.js';
+import { type DeployFile, ProjectError, type ProjectService } from '../lambda/projects/project-service.js';
 import { listenOnLoopback } from './loopback.js';
 
 type Handler = (
@@ -32,8 +34,59 @@ const route = (method: string, path: string, handler: Handler): Route => {
  * dashboard call. Locally it listens on loopback without authentication; on AWS it sits behind
  * Cognito (dashboard issue). Errors are RFC 9457 problem documents.
  */
-export function controlApiRoutes(controlPlane: ControlPlane): Route[] {
+export interface ControlServices {
+  readonly controlPlane: ControlPlane;
+  readonly projects: ProjectService;
+  readonly domains: DomainService;
+}
+
+export function controlApiRoutes({ controlPlane, projects, domains }: ControlServices): Route[] {
+  const base = '/accounts/{accountId}/projects/{projectId}';
+  const ids = (p: Record<string, string>) => [p.accountId as string, p.projectId as string] as const;
   return [
+    route('POST', '/accounts/{accountId}/projects', async (p, body) => ({
+      status: 201,
+      body: await projects.createProject(p.accountId as string, { slug: body.slug, name: body.name }),
+    })),
+    route('GET', '/accounts/{accountId}/projects', async (p) => ({
+      status: 200,
+      body: { projects: await projects.listProjects(p.accountId as string) },
+    })),
+    route('GET', base, async (p) => ({ status: 200, body: await projects.getProject(...ids(p)) })),
+    route('POST', `${base}/deploys`, async (p, body) => ({
+      status: 201,
+      body: await projects.deploy(...ids(p), deployFiles(body.files)),
+    })),
+    route('GET', `${base}/domains`, async (p) => ({ status: 200, body: { domains: await domains.list(...ids(p)) } })),
+    route('POST', `${base}/domains`, async (p, body) => ({ status: 201, body: await domains.add(...ids(p), body.domain) })),
+    route('GET', `${base}/domains/{domain}`, async (p) => ({
+      status: 200,
+      body: await domains.get(...ids(p), p.domain as string),
+    })),
+    route('POST', `${base}/domains/{domain}/verify`, async (p) => ({
+      status: 202,
+      body: await domains.verify(...ids(p), p.domain as string),
+    })),
+    route('POST', `${base}/domains/{domain}/reverify`, async (p) => ({
+      status: 202,
+      body: await domains.verify(...ids(p), p.domain as string),
+    })),
+    route('DELETE', `${base}/domains/{domain}`, async (p) => ({
+      status: 200,
+      body: await domains.remove(...ids(p), p.domain as string),
+    })),
+    route('PUT', `${base}/domain-config/primary`, async (p, body) => ({
+      status: 200,
+      body: await domains.setPrimary(...ids(p), typeof body.domain === 'string' ? body.domain : ''),
+    })),
+    route('POST', `${base}/domain-config/redirects`, async (p, body) => ({
+      status: 200,
+      body: await domains.addRedirect(...ids(p), { from: body.from, to: body.to, status: body.status }),
+    })),
+    route('DELETE', `${base}/domain-config/redirects/{from}`, async (p) => ({
+      status: 200,
+      body: await domains.removeRedirect(...ids(p), p.from as string),
+    })),
     route('POST', '/accounts', async (_, body) => ({
       status: 201,
       body: await controlPlane.createAccount({ name: body.name, plan: body.plan, limits: body.limits }),
@@ -63,14 +116,33 @@ export function controlApiRoutes(controlPlane: ControlPlane): Route[] {
   ];
 }
 
-const MAX_BODY_BYTES = 64 * 1024;
-const STATUS_TITLES: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 409: 'Conflict' };
+/** Deploys carry their files (base64) in the body. */
+const MAX_BODY_BYTES = 20 * 1024 * 1024;
+const STATUS_TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  502: 'Bad Gateway',
+};
+
+/** `files: [{ path, content }]` with base64 content, as the CLI sends a folder. */
+function deployFiles(value: unknown): DeployFile[] {
+  if (!Array.isArray(value)) throw new ProjectError('invalid_request', 'files must be a list of {path, content (base64)}.', 400);
+  return value.map((file: unknown) => {
+    const { path, content } = (file ?? {}) as { path?: unknown; content?: unknown };
+    if (typeof path !== 'string' || typeof content !== 'string') {
+      throw new ProjectError('invalid_request', 'Each file needs a path and base64 content.', 400);
+    }
+    return { path, body: Buffer.from(content, 'base64') };
+  });
+}
 
 export async function startControlApi(
-  controlPlane: ControlPlane,
+  services: ControlServices,
   port: number,
 ): Promise<{ url: string; server: Server; stop(): Promise<void> }> {
-  const routes = controlApiRoutes(controlPlane);
+  const routes = controlApiRoutes(services);
   const server = createServer((req, res) => {
     handle(req, res).catch((error) => {
       console.error('control API error', error);
@@ -112,8 +184,13 @@ export async function startControlApi(
       res.writeHead(result.status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
       res.end(JSON.stringify(result.body));
     } catch (error) {
-      if (!(error instanceof ControlPlaneError)) throw error;
-      problem(res, error.status, error.code, STATUS_TITLES[error.status] ?? 'Error', error.message, {}, error.errors);
+      if (error instanceof ControlPlaneError) {
+        return problem(res, error.status, error.code, STATUS_TITLES[error.status] ?? 'Error', error.message, {}, error.errors);
+      }
+      if (error instanceof ProjectError || error instanceof DomainError) {
+        return problem(res, error.status, error.code, STATUS_TITLES[error.status] ?? 'Error', error.message);
+      }
+      throw error;
     }
   }
 

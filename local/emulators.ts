@@ -8,6 +8,7 @@ import {
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
+import { DOMAIN_TABLE_KEYS } from '../lib/constructs/domains/runtime-contract.js';
 import { TABLE_KEYS } from '../lib/constructs/messages/runtime-contract.js';
 
 /** Emulators answer any credentials; these keep the SDK from looking for real ones. */
@@ -56,6 +57,8 @@ export const LOCAL_TABLE_NAMES = {
   rateLimits: 'RateLimits',
   messages: 'Messages',
   idempotency: 'Idempotency',
+  projects: 'Projects',
+  domains: 'Domains',
 } as const;
 
 /** The tables of the data stack, from the same key definitions the construct uses. */
@@ -68,30 +71,37 @@ export async function createTables(endpoint: string): Promise<void> {
     AttributeDefinitions: [{ AttributeName: partitionKey, AttributeType: 'S' }],
     KeySchema: [{ AttributeName: partitionKey, KeyType: 'HASH' }],
   });
-  const index = TABLE_KEYS.apiKeys.accountIndex;
+  const withIndex = (
+    name: string,
+    partitionKey: string,
+    index: { readonly name: string; readonly partitionKey: string; readonly sortKey: string },
+  ): CreateTableCommandInput => ({
+    ...simple(name, partitionKey),
+    AttributeDefinitions: [
+      { AttributeName: partitionKey, AttributeType: 'S' },
+      { AttributeName: index.partitionKey, AttributeType: 'S' },
+      { AttributeName: index.sortKey, AttributeType: 'S' },
+    ],
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: index.name,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+    ],
+  });
+  const { projects, domains } = DOMAIN_TABLE_KEYS;
   const definitions: CreateTableCommandInput[] = [
-    {
-      ...simple(LOCAL_TABLE_NAMES.apiKeys, TABLE_KEYS.apiKeys.partitionKey),
-      AttributeDefinitions: [
-        { AttributeName: TABLE_KEYS.apiKeys.partitionKey, AttributeType: 'S' },
-        { AttributeName: index.partitionKey, AttributeType: 'S' },
-        { AttributeName: index.sortKey, AttributeType: 'S' },
-      ],
-      GlobalSecondaryIndexes: [
-        {
-          IndexName: index.name,
-          KeySchema: [
-            { AttributeName: index.partitionKey, KeyType: 'HASH' },
-            { AttributeName: index.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'ALL' },
-        },
-      ],
-    },
+    withIndex(LOCAL_TABLE_NAMES.apiKeys, TABLE_KEYS.apiKeys.partitionKey, TABLE_KEYS.apiKeys.accountIndex),
     simple(LOCAL_TABLE_NAMES.accounts, TABLE_KEYS.accounts.partitionKey),
     simple(LOCAL_TABLE_NAMES.rateLimits, TABLE_KEYS.rateLimits.partitionKey),
     simple(LOCAL_TABLE_NAMES.messages, TABLE_KEYS.messages.partitionKey),
     simple(LOCAL_TABLE_NAMES.idempotency, TABLE_KEYS.idempotency.partitionKey),
+    withIndex(LOCAL_TABLE_NAMES.projects, projects.partitionKey, projects.accountIndex),
+    withIndex(LOCAL_TABLE_NAMES.domains, domains.partitionKey, domains.projectIndex),
   ];
   for (const definition of definitions) {
     if (!existing.has(definition.TableName as string)) await client.send(new CreateTableCommand(definition));

@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -32,7 +33,17 @@ import {
   startDynamoDb,
   startSqs,
 } from './emulators.js';
+import { NodeDnsResolver } from '../lambda/domains/dns-resolver.js';
+import type { DomainRecord } from '../lambda/domains/domain-record.js';
+import { DomainService } from '../lambda/domains/domain-service.js';
+import { DynamoDbDomainStore } from '../lambda/domains/dynamodb-domain-store.js';
+import { createFlowTasks } from '../lambda/domains/flow-tasks.js';
+import { DynamoDbProjectStore } from '../lambda/projects/dynamodb-project-store.js';
+import { deployPrefix, type ProjectRecord } from '../lambda/projects/project.js';
+import { ProjectService } from '../lambda/projects/project-service.js';
 import { startControlApi } from './control-api.js';
+import { LocalDomainFlow } from './domain-flow.js';
+import { FileSiteStorage, LocalEdgeRouter, SimulatedCertificateAuthority, startLocalEdge } from './edge.js';
 import { QueuePoller } from './queue-poller.js';
 import { LocalUsagePlanGateway, UsagePlans } from './usage-plans.js';
 
@@ -51,12 +62,27 @@ export interface LocalPlatformOptions {
   readonly visibilityTimeoutSeconds?: number;
   /** Run the queue worker. @default true */
   readonly worker?: boolean;
+  /** Edge port on 127.0.0.1: projects served by Host header. 0 picks a free one. @default 8080 */
+  readonly edgePort?: number;
+  /** DNS servers (host:port) for the domain checks. @default the system resolver */
+  readonly dnsServers?: readonly string[];
+  /** Domain flow timing: the wait between certificate checks, and the watchdog. @default 1 s and 30 min */
+  readonly domainFlow?: { readonly pollMs?: number; readonly watchdogSeconds?: number };
+  /** Where deployed files are kept. @default <dataDir>/sites, or a temporary directory */
+  readonly sitesDir?: string;
 }
 
 export interface LocalPlatform {
   readonly baseUrl: string;
   /** The control-plane HTTP API (loopback, no authentication locally). */
   readonly controlUrl: string;
+  /** The local edge: serves projects by Host header. */
+  readonly edgeUrl: string;
+  /** The name customers point their CNAME/ALIAS at. */
+  readonly platformHost: string;
+  readonly projects: ProjectService;
+  readonly domains: DomainService;
+  readonly domainFlow: LocalDomainFlow;
   /** The same control plane, in process. */
   readonly controlPlane: ControlPlane;
   /** A fresh demo key per plan, issued at start; shown here once. */
@@ -179,7 +205,55 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       gateway.restore(storedAccounts, storedKeys, (accountId) => usagePlanOf.get(accountId));
     }
 
-    const control = await startControlApi(controlPlane, options.controlPort ?? 3001);
+    // Projects, deploys and custom domains.
+    const platformHost = `edge.${config.platform.domain}`;
+    const sitesDir = options.sitesDir ?? join(options.dataDir ?? mkdtempSync(join(tmpdir(), 'platform-sites-')), 'sites');
+    mkdirSync(sitesDir, { recursive: true });
+    const storage = new FileSiteStorage(sitesDir);
+    const edge = new LocalEdgeRouter();
+    const dns = new NodeDnsResolver(options.dnsServers);
+    const certificates = new SimulatedCertificateAuthority(dns, platformHost, config.platform.domain);
+    const projectStore = new DynamoDbProjectStore(documentClient, LOCAL_TABLE_NAMES.projects);
+    const domainStore = new DynamoDbDomainStore(documentClient, LOCAL_TABLE_NAMES.domains);
+    const domainFlow = new LocalDomainFlow(
+      createFlowTasks({
+        domains: domainStore,
+        projects: projectStore,
+        dns,
+        certificates,
+        edge,
+        clock,
+        platformHost,
+        platformDomain: config.platform.domain,
+      }),
+      { pollMs: options.domainFlow?.pollMs ?? 1_000, watchdogSeconds: options.domainFlow?.watchdogSeconds ?? 30 * 60 },
+    );
+    services.push({ endpoint: 'domain-flow', stop: () => domainFlow.stop() });
+    const projects = new ProjectService({
+      accounts,
+      projects: projectStore,
+      domains: domainStore,
+      storage,
+      edge,
+      clock,
+      config,
+    });
+    const domains = new DomainService({
+      accounts,
+      projects: projectStore,
+      domains: domainStore,
+      edge,
+      certificates,
+      flow: domainFlow,
+      clock,
+      config,
+      platformHost,
+    });
+    if (options.dataDir) await restoreEdge(domainStore, edge, config.platform.domain, documentClient);
+    const edgeServer = await startLocalEdge({ port: options.edgePort ?? 8080, router: edge, storage });
+    services.push({ endpoint: edgeServer.url, stop: edgeServer.stop });
+
+    const control = await startControlApi({ controlPlane, projects, domains }, options.controlPort ?? 3001);
     services.push({ endpoint: control.url, stop: control.stop });
 
     // Demo accounts, one per plan, and a fresh key each: through the control plane, like any key.
@@ -197,6 +271,11 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     return {
       baseUrl: api.url,
       controlUrl: control.url,
+      edgeUrl: edgeServer.url,
+      platformHost,
+      projects,
+      domains,
+      domainFlow,
       controlPlane,
       demoKeys,
       demoAccounts,
@@ -218,6 +297,30 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
   } catch (error) {
     await stopAll();
     throw error;
+  }
+}
+
+/** The edge's KeyValueStore is in memory: with --data, rebuild it from the stored projects and domains. */
+async function restoreEdge(
+  domainStore: DynamoDbDomainStore,
+  edge: LocalEdgeRouter,
+  platformDomain: string,
+  client: ReturnType<typeof createDocumentClient>,
+): Promise<void> {
+  for (const item of (await scanAll(client, LOCAL_TABLE_NAMES.projects)) as ProjectRecord[]) {
+    if (!item.accountId || !item.liveDeployId) continue;
+    const prefix = deployPrefix(item.projectId, item.liveDeployId);
+    await edge.serve(`${item.slug}.${platformDomain}`, prefix);
+    const redirects = new Map(item.domains.redirects.map((r) => [r.from, r]));
+    for (const domain of await domainStore.listByProject(item.projectId)) {
+      if (domain.state !== 'active') continue;
+      const redirect = redirects.get(domain.domain);
+      if (redirect) await edge.redirect(domain.domain, redirect.to, redirect.status);
+      else await edge.serve(domain.domain, prefix);
+    }
+  }
+  for (const item of (await scanAll(client, LOCAL_TABLE_NAMES.domains)) as DomainRecord[]) {
+    if (item.state === 'removed') await edge.refuse(item.domain);
   }
 }
 

@@ -25,6 +25,7 @@ export async function startTestPlatform(
   const platform = await startLocalPlatform({
     port: 0,
     controlPort: 0,
+    edgePort: 0,
     clock,
     config: testConfig(),
     visibilityTimeoutSeconds: 1,

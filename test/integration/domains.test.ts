@@ -1,0 +1,229 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDns, type TestDnsServer } from '../support/dns-server.js';
+import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.js';
+
+// Issue 4 "must show": the domain flow (the deployed state machine definition, run by
+// aws-local-stepfunctions with the real task code) against a DNS server on loopback.
+const HOST = 'edge.platform.example.com';
+const EDGE_IPS = { A: ['198.51.100.10'], AAAA: ['2001:db8::10'] };
+let dns: TestDnsServer;
+let platform: TestPlatform;
+let projectPath: string;
+let accountId: string;
+
+async function control(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${platform.controlUrl}${path}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** A request to the local edge with a Host header (fetch may not set Host; node:http can). */
+function edge(host: string, path = '/'): Promise<{ status: number; headers: Headers; text(): Promise<string> }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${platform.edgeUrl}${path}`, { headers: { Host: host } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const headers = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers.set(k, v);
+        const body = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers, text: async () => body });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const files = (html: string) => [{ path: 'index.html', content: Buffer.from(html).toString('base64') }];
+
+/** Adds the domain, presses Verify, and waits for the flow to settle in one of `states`. */
+async function verify(domain: string, states: string[]) {
+  const added = await control('POST', `${projectPath}/domains`, { domain });
+  expect(added.status, JSON.stringify(added.body)).toBe(201);
+  expect((await control('POST', `${projectPath}/domains/${domain}/verify`)).status).toBe(202);
+  return eventually(async () => {
+    const current = await control('GET', `${projectPath}/domains/${domain}`);
+    return states.includes(current.body.state as string) ? current.body : undefined;
+  }, 15_000, 25);
+}
+
+beforeAll(async () => {
+  dns = await startTestDns({
+    [HOST]: EDGE_IPS,
+    'www.good.test': { CNAME: HOST },
+    'shop.a-record.test': { A: ['203.0.113.7'] },
+    'www.wrong.test': { CNAME: 'old-host.example.net' },
+    'old-host.example.net': { A: ['203.0.113.99'] },
+    'broken.servfail.test': { SERVFAIL: true },
+    'apex-good.test': EDGE_IPS,
+    'www.caa.test': { CNAME: HOST },
+    'caa.test': { CAA: [{ flags: 0, tag: 'issue', value: 'letsencrypt.org' }] },
+  });
+  platform = await startTestPlatform({ dnsServers: [dns.address], domainFlow: { pollMs: 20 } });
+  accountId = platform.demoAccounts.pro.accountId;
+  const project = await control('POST', `/accounts/${accountId}/projects`, { slug: 'shop-site', name: 'Shop' });
+  expect(project.status).toBe(201);
+  projectPath = `/accounts/${accountId}/projects/${project.body.projectId}`;
+});
+afterAll(async () => {
+  await platform?.stop();
+  await dns?.stop();
+});
+
+describe('projects and deploys', () => {
+  it('serves the project at its default subdomain only after a successful deploy', async () => {
+    expect((await edge('shop-site.platform.example.com')).status).toBe(404);
+    const deployed = await control('POST', `${projectPath}/deploys`, { files: files('<h1>v1</h1>') });
+    expect(deployed.status).toBe(201);
+    expect(deployed.body).toMatchObject({ deployState: 'succeeded', defaultDomain: 'shop-site.platform.example.com' });
+    const page = await edge('shop-site.platform.example.com');
+    expect(page.status).toBe(200);
+    expect(await page.text()).toBe('<h1>v1</h1>');
+  });
+
+  it('refuses a bad deploy and keeps the live version', async () => {
+    const bad = await control('POST', `${projectPath}/deploys`, { files: [{ path: '../escape.html', content: 'eA==' }] });
+    expect(bad.status).toBe(400);
+    expect(await (await edge('shop-site.platform.example.com')).text()).toBe('<h1>v1</h1>');
+  });
+});
+
+describe('gates', () => {
+  it('refuses a domain on the Free plan, before a deploy, and one already taken', async () => {
+    const free = platform.demoAccounts.free.accountId;
+    const freeProject = await control('POST', `/accounts/${free}/projects`, { slug: 'free-site' });
+    const onFree = await control('POST', `/accounts/${free}/projects/${freeProject.body.projectId}/domains`, { domain: 'www.free.test' });
+    expect(onFree).toMatchObject({ status: 403, body: { code: 'plan_required' } });
+
+    const fresh = await control('POST', `/accounts/${accountId}/projects`, { slug: 'not-deployed' });
+    const early = await control('POST', `/accounts/${accountId}/projects/${fresh.body.projectId}/domains`, { domain: 'www.early.test' });
+    expect(early).toMatchObject({ status: 409, body: { code: 'project_not_deployed' } });
+
+    const other = await control('POST', `/accounts/${accountId}/projects`, { slug: 'other-site' });
+    const otherPath = `/accounts/${accountId}/projects/${other.body.projectId}`;
+    await control('POST', `${otherPath}/deploys`, { files: files('other') });
+    expect((await control('POST', `${otherPath}/domains`, { domain: 'taken.test' })).status).toBe(201);
+    const taken = await control('POST', `${projectPath}/domains`, { domain: ' TAKEN.test. ' });
+    expect(taken).toMatchObject({ status: 409, body: { code: 'domain_taken' } });
+  });
+
+  it('normalises the input and shows the records to set', async () => {
+    const added = await control('POST', `${projectPath}/domains`, { domain: '  Blog.Example.ORG. ' });
+    expect(added.body.records).toEqual([
+      { type: 'CNAME', host: 'blog', fqdn: 'blog.example.org', value: HOST, ttl: 3600 },
+    ]);
+    const apex = await control('POST', `${projectPath}/domains`, { domain: 'example.org' });
+    expect(apex.body.records).toMatchObject([{ type: 'ALIAS', host: '@', value: HOST, note: expect.stringMatching(/not every/i) }]);
+    expect((await control('POST', `${projectPath}/domains`, { domain: '*.example.org' })).body.code).toBe('invalid_domain');
+  });
+});
+
+describe('DNS scenarios through the flow', () => {
+  it('correct CNAME → active, and the domain serves the live deploy', async () => {
+    expect(await verify('www.good.test', ['active', 'dns_failed', 'certificate_delayed'])).toMatchObject({ state: 'active' });
+    expect(await (await edge('www.good.test')).text()).toBe('<h1>v1</h1>');
+  });
+
+  it('A record in place of the CNAME → conflicting_record', async () => {
+    expect(await verify('shop.a-record.test', ['dns_failed', 'active'])).toMatchObject({
+      state: 'dns_failed',
+      failure: { reason: 'conflicting_record', observed: ['A 203.0.113.7'] },
+    });
+  });
+
+  it('wrong CNAME → cname_mismatch, showing the observed value', async () => {
+    expect(await verify('www.wrong.test', ['dns_failed', 'active'])).toMatchObject({
+      state: 'dns_failed',
+      failure: { reason: 'cname_mismatch', observed: ['CNAME old-host.example.net'], expected: HOST },
+    });
+  });
+
+  it('no record → record_not_found', async () => {
+    expect(await verify('www.missing.test', ['dns_failed', 'active'])).toMatchObject({
+      state: 'dns_failed',
+      failure: { reason: 'record_not_found', observed: [] },
+    });
+  });
+
+  it('SERVFAIL → dns_lookup_failed', async () => {
+    expect(await verify('broken.servfail.test', ['dns_failed', 'active'])).toMatchObject({
+      state: 'dns_failed',
+      failure: { reason: 'dns_lookup_failed' },
+    });
+  });
+
+  it('apex ALIAS resolving to the platform host addresses → active', async () => {
+    expect(await verify('apex-good.test', ['active', 'dns_failed', 'certificate_delayed'])).toMatchObject({ state: 'active', apex: true });
+  });
+
+  it('CAA issue "letsencrypt.org" → certificate_delayed after the 30-minute watchdog, then re-verify after the fix → active', async () => {
+    expect(await verify('www.caa.test', ['issuing_certificate', 'active', 'dns_failed'])).toMatchObject({
+      state: 'issuing_certificate',
+    });
+    // Nothing happens before the watchdog: 29 minutes later it is still issuing.
+    platform.clock.advance(29 * 60_000);
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await control('GET', `${projectPath}/domains/www.caa.test`)).body.state).toBe('issuing_certificate');
+    platform.clock.advance(2 * 60_000);
+    const delayed = await eventually(async () => {
+      const current = await control('GET', `${projectPath}/domains/www.caa.test`);
+      return current.body.state === 'certificate_delayed' ? current.body : undefined;
+    }, 10_000, 25);
+    expect(delayed.diagnosis).toMatchObject({
+      dnsStillVerifies: true,
+      caaAllowsAmazon: false,
+      caaFoundAt: 'caa.test',
+      caaRecord: 'caa.test CAA 0 issue "letsencrypt.org"',
+    });
+
+    dns.set('caa.test', { CAA: [{ flags: 0, tag: 'issue', value: 'amazon.com' }] });
+    expect((await control('POST', `${projectPath}/domains/www.caa.test/reverify`)).status).toBe(202);
+    const active = await eventually(async () => {
+      const current = await control('GET', `${projectPath}/domains/www.caa.test`);
+      return current.body.state === 'active' ? current.body : undefined;
+    }, 10_000, 25);
+    expect(active).toMatchObject({ attempt: 2 });
+    expect(active.diagnosis).toBeUndefined();
+  });
+});
+
+describe('configuration, redirects and removal', () => {
+  it('a redirect answers 301 with Location keeping path and query', async () => {
+    const config = await control('POST', `${projectPath}/domain-config/redirects`, { from: 'apex-good.test', to: 'www.good.test' });
+    expect(config.status).toBe(200);
+    expect(config.body.redirects).toEqual([{ from: 'apex-good.test', to: 'www.good.test', status: 301 }]);
+    const answer = await edge('apex-good.test', '/docs/page?lang=en&x=1');
+    expect(answer.status).toBe(301);
+    expect(answer.headers.get('location')).toBe('https://www.good.test/docs/page?lang=en&x=1');
+  });
+
+  it('refuses chains and targets outside the project', async () => {
+    const outside = await control('POST', `${projectPath}/domain-config/redirects`, { from: 'www.caa.test', to: 'example.com' });
+    expect(outside).toMatchObject({ status: 400, body: { code: 'invalid_config' } });
+    const chain = await control('POST', `${projectPath}/domain-config/redirects`, { from: 'www.caa.test', to: 'apex-good.test' });
+    expect(chain.status).toBe(400);
+  });
+
+  it('sets the primary domain', async () => {
+    const config = await control('PUT', `${projectPath}/domain-config/primary`, { domain: 'www.good.test' });
+    expect(config.body).toMatchObject({ primary: 'www.good.test' });
+  });
+
+  it('removing a domain stops serving it on the very next request, with a warning when it had no redirect', async () => {
+    expect((await edge('www.caa.test')).status).toBe(200);
+    const removed = await control('DELETE', `${projectPath}/domains/www.caa.test`);
+    expect(removed.body).toMatchObject({ removed: true, warning: expect.stringMatching(/no redirect/) });
+    const next = await edge('www.caa.test');
+    expect(next.status).toBe(404);
+    expect(next.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('will not remove a domain that others redirect to', async () => {
+    const refused = await control('DELETE', `${projectPath}/domains/www.good.test`);
+    expect(refused).toMatchObject({ status: 409, body: { code: 'domain_in_use' } });
+  });
+});
