@@ -3,6 +3,7 @@ import { loadConfig, type PlatformConfig } from './config/index.js';
 import { applyNag } from './nag.js';
 import { ApiStack } from './stacks/api-stack.js';
 import { DataStack } from './stacks/data-stack.js';
+import { DomainsDataStack, DomainsStack, EdgeCertificateStack } from './stacks/domains-stack.js';
 
 export const DEFAULT_STACK_PREFIX = 'MessagesPlatform';
 
@@ -12,6 +13,9 @@ export interface PlatformApp {
   readonly stackPrefix: string;
   readonly dataStack: DataStack;
   readonly apiStack: ApiStack;
+  readonly edgeCertificateStack: EdgeCertificateStack;
+  readonly domainsDataStack: DomainsDataStack;
+  readonly domainsStack: DomainsStack;
 }
 
 export interface BuildAppOptions {
@@ -38,8 +42,11 @@ function contextObject(app: App, key: string): unknown {
  * The CDK app: config from context (validated: a bad value fails synth), the stacks, cdk-nag.
  *
  * Stacks: `<stackPrefix>-Data` (stateful) and `<stackPrefix>-Api` (stateless, references the data
- * stack). Deployer overrides go in the `platform` context and are merged over the defaults
- * (lib/config/defaults.ts), e.g. in cdk.json or on the command line:
+ * stack); for projects and custom domains `<stackPrefix>-EdgeCertificate` (us-east-1: platform
+ * zone and wildcard certificate), `<stackPrefix>-DomainsData` (stateful: tables, site bucket,
+ * KeyValueStore, multi-tenant distribution) and `<stackPrefix>-Domains` (stateless: the domain
+ * flow); see lib/stacks/domains-stack.ts. Deployer overrides go in the `platform` context and are
+ * merged over the defaults (lib/config/defaults.ts), e.g. in cdk.json or on the command line:
  *
  *   npx cdk synth -c stackPrefix=Staging \
  *     -c 'platform={"platform":{"region":"eu-central-1"},"plans":{"free":{"limits":{"perMinute":30,"perDay":500}}}}'
@@ -67,6 +74,23 @@ export function buildApp(options: BuildAppOptions = {}): PlatformApp {
     description: 'Messages platform: Messages API, authorizer, worker, usage plans, alarms',
   });
 
+  const edgeCertificateStack = new EdgeCertificateStack(app, `${stackPrefix}-EdgeCertificate`, {
+    config,
+    description: 'Projects platform: the platform hosted zone and the wildcard certificate for CloudFront (us-east-1)',
+  });
+  const domainsDataStack = new DomainsDataStack(app, `${stackPrefix}-DomainsData`, {
+    env,
+    config,
+    edgeZone: edgeCertificateStack.edgeZone,
+    description: 'Projects platform: stateful resources (tables, site bucket, KeyValueStore) and the multi-tenant edge',
+  });
+  const domainsStack = new DomainsStack(app, `${stackPrefix}-Domains`, {
+    env,
+    config,
+    data: domainsDataStack,
+    description: 'Projects platform: the custom-domain flow (Step Functions, task functions, alarms)',
+  });
+
   if (options.nag ?? true) applyNag(app);
-  return { app, config, stackPrefix, dataStack, apiStack };
+  return { app, config, stackPrefix, dataStack, apiStack, edgeCertificateStack, domainsDataStack, domainsStack };
 }

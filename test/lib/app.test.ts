@@ -44,6 +44,10 @@ afterAll(() => {
 /** Every finding the design accepts, where it is acknowledged. Adding one must be a reviewed change. */
 const API = 'MessagesPlatform-Api/Messages';
 const FUNCTIONS = ['Authorizer', 'SendMessage', 'GetMessage', 'Fallback', 'Worker'];
+const DISTRIBUTION = 'MessagesPlatform-DomainsData/Edge/Distribution';
+const FLOW = 'MessagesPlatform-Domains/Flow';
+const FLOW_TASKS = ['VerifyDns', 'RequestCertificate', 'CheckCertificate', 'Activate', 'Diagnose'];
+const TENANTS = 'AwsSolutions-IAM5[Resource::arn:aws:cloudfront::<AWS::AccountId>:distribution-tenant/*]';
 const expectedAcknowledgements = (region: string) => {
   const apigateway = (path: string) => `AwsSolutions-IAM5[Resource::arn:aws:apigateway:${region}::${path}]`;
   return [
@@ -59,6 +63,20 @@ const expectedAcknowledgements = (region: string) => {
     `${apigateway('/apikeys/*')} @ ${API}/OperatorPolicy`,
     `${apigateway('/usageplans/*')} @ ${API}/OperatorPolicy`,
     `${apigateway('/tags/*')} @ ${API}/OperatorPolicy`,
+    // Projects and custom domains (lib/constructs/domains/edge.ts, domain-flow.ts): no geo
+    // restriction, no WAF and no CloudFront access logs on the sites' distribution; X-Ray and log
+    // delivery on "*"; tenant creation and ACM requests on "*" (no resource types); run-time
+    // tenants and their managed certificates by ARN pattern.
+    `AwsSolutions-CFR1 @ ${DISTRIBUTION}`,
+    `AwsSolutions-CFR2 @ ${DISTRIBUTION}`,
+    `AwsSolutions-CFR3 @ ${DISTRIBUTION}`,
+    ...FLOW_TASKS.map((t) => `AwsSolutions-IAM5[Resource::*] @ ${FLOW}/${t}/Role`),
+    ...FLOW_TASKS.map((t) => `AwsSolutions-L1 @ ${FLOW}/${t}/Function`),
+    `AwsSolutions-IAM5[Resource::*] @ ${FLOW}/TenantCreationPolicy`,
+    `AwsSolutions-IAM5[Resource::*] @ ${FLOW}/StateMachine/Role`,
+    `${TENANTS} @ ${FLOW}/RequestCertificate/Role`,
+    `${TENANTS} @ ${FLOW}/CheckCertificate/Role`,
+    `AwsSolutions-IAM5[Resource::arn:aws:acm:us-east-1:<AWS::AccountId>:certificate/*] @ ${FLOW}/CheckCertificate/Role`,
   ].sort();
 };
 
@@ -75,16 +93,24 @@ describe('the CDK app, synthesized as `cdk synth` does (cdk.json context, real b
       .pluginReports;
   });
 
-  it('has the data and API stacks, named from the prefix, in the configured region, account-agnostic', () => {
+  it('has the data, API and domains stacks, named from the prefix, in the configured region, account-agnostic', () => {
     expect(platform.app.node.children.filter(Stack.isStack).map((s) => s.stackName)).toEqual([
       'MessagesPlatform-Data',
       'MessagesPlatform-Api',
+      'MessagesPlatform-EdgeCertificate',
+      'MessagesPlatform-DomainsData',
+      'MessagesPlatform-Domains',
     ]);
-    for (const stack of [platform.dataStack, platform.apiStack]) {
+    for (const stack of [platform.dataStack, platform.apiStack, platform.domainsDataStack, platform.domainsStack]) {
       expect(stack.region).toBe(platform.config.platform.region);
       expect(Token.isUnresolved(stack.account)).toBe(true);
     }
+    // CloudFront takes its viewer certificate from ACM in us-east-1 only.
+    expect(platform.edgeCertificateStack.region).toBe('us-east-1');
+    expect(Token.isUnresolved(platform.edgeCertificateStack.account)).toBe(true);
     expect(platform.apiStack.dependencies).toContain(platform.dataStack);
+    expect(platform.domainsDataStack.dependencies).toContain(platform.edgeCertificateStack);
+    expect(platform.domainsStack.dependencies).toContain(platform.domainsDataStack);
   });
 
   it('runs the AWS Solutions checks and leaves no unacknowledged finding (error or warning)', () => {

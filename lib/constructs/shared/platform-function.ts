@@ -27,9 +27,15 @@ export type DynamoDbItemAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteI
 export interface PlatformFunctionProps {
   /**
    * The handler module, relative to the repository root (e.g. `HANDLER_ENTRIES.sendMessage`).
-   * It must export `handler`.
+   * It must export the function named by `handler`.
    */
   readonly entry: string;
+  /**
+   * The name of the exported handler function in `entry` (one module may export several, e.g. the
+   * tasks of the domain flow).
+   * @default 'handler'
+   */
+  readonly handler?: string;
   /** Powertools service name (`POWERTOOLS_SERVICE_NAME`): logs, traces and metrics dimension. */
   readonly serviceName: string;
   /**
@@ -109,7 +115,7 @@ export class PlatformFunction extends Construct implements iam.IGrantable {
 
     this.function = new NodejsFunction(this, 'Function', {
       entry,
-      handler: 'handler',
+      handler: props.handler ?? 'handler',
       projectRoot: REPO_ROOT,
       depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
       runtime: lambda.Runtime.NODEJS_22_X,

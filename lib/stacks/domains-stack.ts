@@ -1,0 +1,149 @@
+import { CfnOutput, Fn, Stack, type StackProps } from 'aws-cdk-lib';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import type { PlatformConfig } from '../config/index.js';
+import { DomainFlow } from '../constructs/domains/domain-flow.js';
+import { CLOUDFRONT_CERTIFICATE_REGION, Edge, EdgeZone } from '../constructs/domains/edge.js';
+import { ProjectsData } from '../constructs/domains/projects-data.js';
+
+/*
+ * Projects and custom domains on AWS: three stacks.
+ *
+ *   <prefix>-EdgeCertificate (us-east-1)  the platform zone and the wildcard certificate
+ *   <prefix>-DomainsData     (region)     tables, site bucket, KeyValueStore, the multi-tenant
+ *                                         distribution, connection group, default tenant, DNS
+ *   <prefix>-Domains         (region)     the domain flow (state machine, task functions, alarms)
+ *
+ * Why the certificate alone is in us-east-1: CloudFront takes viewer certificates from ACM in
+ * us-east-1 only, while the site bucket, the tables and the flow belong in the platform region
+ * with the rest of the platform (Accounts table, control plane). CloudFront resources themselves
+ * are global and deploy from any region. Putting the whole edge in us-east-1 instead would need
+ * references in both directions (bucket -> distribution origin, distribution -> bucket policy,
+ * distribution/KVS ids -> flow), i.e. a cycle between regions; with only the zone and the
+ * certificate there, the references go one way (us-east-1 -> region: certificate ARN and zone id),
+ * resolved by Fn::GetStackOutput (crossRegionReferences, "weak" references per cdk.json: no
+ * custom resources). The zone goes with the certificate because its DNS validation records need
+ * the zone id, and the zone is global anyway.
+ *
+ * Why the edge is in the data stack: tenants created at run time hang off the distribution and
+ * the connection group (replacing either orphans every custom domain), the KeyValueStore holds
+ * run-time data, and the distribution and the bucket reference each other (origin, OAC bucket
+ * policy), so they must share a stack. The flow is the part that changes with handler code.
+ */
+
+/** The stacks' outputs (fixed logical ids), by stack. */
+export const DOMAINS_OUTPUTS = {
+  edgeCertificate: {
+    hostedZoneId: 'HostedZoneId',
+    hostedZoneNameServers: 'HostedZoneNameServers',
+    wildcardCertificateArn: 'WildcardCertificateArn',
+  },
+  domainsData: {
+    keyValueStoreArn: 'KeyValueStoreArn',
+    distributionId: 'DistributionId',
+    connectionGroupId: 'ConnectionGroupId',
+    platformHost: 'PlatformHost',
+    siteBucketName: 'SiteBucketName',
+    projectsTableName: 'ProjectsTableName',
+    domainsTableName: 'DomainsTableName',
+  },
+  domains: { stateMachineArn: 'StateMachineArn' },
+} as const;
+
+function output(scope: Construct, name: string, value: string, description: string): CfnOutput {
+  const out = new CfnOutput(scope, name, { value, description });
+  out.overrideLogicalId(name);
+  return out;
+}
+
+export interface EdgeCertificateStackProps extends StackProps {
+  readonly config: PlatformConfig;
+}
+
+/** us-east-1: the platform's hosted zone and the wildcard certificate for CloudFront. Retain the zone: its name servers are delegated at the registrar. */
+export class EdgeCertificateStack extends Stack {
+  readonly edgeZone: EdgeZone;
+
+  constructor(scope: Construct, id: string, props: EdgeCertificateStackProps) {
+    const { config, ...stackProps } = props;
+    super(scope, id, {
+      ...stackProps,
+      env: { ...stackProps.env, region: CLOUDFRONT_CERTIFICATE_REGION },
+      crossRegionReferences: true,
+    });
+    this.edgeZone = new EdgeZone(this, 'EdgeZone', { domain: config.platform.domain });
+    const o = DOMAINS_OUTPUTS.edgeCertificate;
+    output(this, o.hostedZoneId, this.edgeZone.zone.hostedZoneId, 'The platform zone');
+    output(
+      this,
+      o.hostedZoneNameServers,
+      Fn.join(',', this.edgeZone.zone.hostedZoneNameServers ?? []),
+      'Delegate the platform domain to these name servers at the registrar (the certificate validates once they answer)',
+    );
+    output(this, o.wildcardCertificateArn, this.edgeZone.certificate.certificateArn, `*.${config.platform.domain} and ${config.platform.domain} (us-east-1)`);
+  }
+}
+
+export interface DomainsDataStackProps extends StackProps {
+  readonly config: PlatformConfig;
+  /** The zone and certificate from the EdgeCertificateStack (us-east-1). */
+  readonly edgeZone: EdgeZone;
+}
+
+/** Stateful: projects, domains, the sites and the edge they are served from. Deployed after EdgeCertificate, changed rarely. */
+export class DomainsDataStack extends Stack {
+  readonly projects: ProjectsData;
+  readonly edge: Edge;
+
+  constructor(scope: Construct, id: string, props: DomainsDataStackProps) {
+    const { config, edgeZone, ...stackProps } = props;
+    super(scope, id, { ...stackProps, crossRegionReferences: true });
+    this.projects = new ProjectsData(this, 'Projects');
+    this.edge = new Edge(this, 'Edge', {
+      domain: config.platform.domain,
+      data: this.projects,
+      zone: edgeZone.zone,
+      certificate: edgeZone.certificate,
+    });
+    const o = DOMAINS_OUTPUTS.domainsData;
+    output(this, o.keyValueStoreArn, this.projects.keyValueStore.keyValueStoreArn, 'KeyValueStore of the viewer-request function (host -> deploy/redirect/removed)');
+    output(this, o.distributionId, this.edge.distributionId, 'Multi-tenant distribution of the project sites');
+    output(this, o.connectionGroupId, this.edge.connectionGroupId, 'Connection group of every tenant (routing endpoint = platform host target)');
+    output(this, o.platformHost, this.edge.platformHost, 'What customers point their CNAME (or ALIAS at an apex) at');
+    output(this, o.siteBucketName, this.projects.siteBucket.bucketName, 'Deploys: projects/<projectId>/deploys/<deployId>/');
+    output(this, o.projectsTableName, this.projects.tables.projects.tableName, 'Projects table');
+    output(this, o.domainsTableName, this.projects.tables.domains.tableName, 'Custom domains table');
+  }
+}
+
+export interface DomainsStackProps extends StackProps {
+  readonly config: PlatformConfig;
+  readonly data: DomainsDataStack;
+  /**
+   * The module exporting the flow's task handlers.
+   * @default DOMAIN_HANDLERS.flowTasks.entry
+   */
+  readonly flowTasksEntry?: string;
+  /**
+   * Where alarms notify.
+   * @default - alarms without actions
+   */
+  readonly alarmTopic?: ITopic;
+}
+
+/** Stateless: the custom-domain flow (state machine, five task functions, alarms). */
+export class DomainsStack extends Stack {
+  readonly flow: DomainFlow;
+
+  constructor(scope: Construct, id: string, props: DomainsStackProps) {
+    const { config, data, flowTasksEntry, alarmTopic, ...stackProps } = props;
+    super(scope, id, stackProps);
+    this.flow = new DomainFlow(this, 'Flow', {
+      config,
+      data: data.projects,
+      edge: data.edge,
+      flowTasksEntry,
+      alarmTopic,
+    });
+  }
+}

@@ -1,0 +1,124 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, Token } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as cxapi from 'aws-cdk-lib/cx-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../../lib/config/index.js';
+import { applyNag } from '../../../../lib/nag.js';
+import {
+  DOMAINS_OUTPUTS,
+  DomainsDataStack,
+  DomainsStack,
+  EdgeCertificateStack,
+} from '../../../../lib/stacks/domains-stack.js';
+import { cdkJsonContext, SKIP_BUNDLING } from '../../support/cdk-app.js';
+
+interface Violation {
+  ruleName: string;
+  severity: string;
+  violatingConstructs?: { constructPath: string }[];
+  acknowledgedId?: string;
+  acknowledgedAt?: string;
+  reason?: string;
+}
+interface PluginReport {
+  pluginName: string;
+  conclusion: string;
+  violations: Violation[];
+  suppressedViolations?: Violation[];
+}
+
+const FIXTURE = 'test/lib/fixtures/flow-handlers.fixture.ts';
+const config = loadConfig();
+const env = { region: config.platform.region };
+
+/**
+ * Every finding the domains stacks accept, where. When these stacks join lib/app.ts, the same
+ * entries (with the app's stack names) go into the list test/lib/app.test.ts pins.
+ */
+function expectedDomainsAcknowledgements(prefix: string): string[] {
+  const flow = `${prefix}-Domains/Flow`;
+  const distribution = `${prefix}-DomainsData/Edge/Distribution`;
+  const tasks = ['VerifyDns', 'RequestCertificate', 'CheckCertificate', 'Activate', 'Diagnose'];
+  const tenants = 'AwsSolutions-IAM5[Resource::arn:aws:cloudfront::<AWS::AccountId>:distribution-tenant/*]';
+  return [
+    `AwsSolutions-CFR1 @ ${distribution}`,
+    `AwsSolutions-CFR2 @ ${distribution}`,
+    `AwsSolutions-CFR3 @ ${distribution}`,
+    ...tasks.map((t) => `AwsSolutions-IAM5[Resource::*] @ ${flow}/${t}/Role`),
+    ...tasks.map((t) => `AwsSolutions-L1 @ ${flow}/${t}/Function`),
+    `AwsSolutions-IAM5[Resource::*] @ ${flow}/TenantCreationPolicy`,
+    `AwsSolutions-IAM5[Resource::*] @ ${flow}/StateMachine/Role`,
+    `${tenants} @ ${flow}/RequestCertificate/Role`,
+    `${tenants} @ ${flow}/CheckCertificate/Role`,
+    `AwsSolutions-IAM5[Resource::arn:aws:acm:us-east-1:<AWS::AccountId>:certificate/*] @ ${flow}/CheckCertificate/Role`,
+  ].sort();
+}
+
+describe('the domains stacks (EdgeCertificate in us-east-1, DomainsData, Domains) with cdk-nag', () => {
+  const outdir = mkdtempSync(join(tmpdir(), 'cdk-domains-test-'));
+  let certStack: EdgeCertificateStack;
+  let dataStack: DomainsDataStack;
+  let flowStack: DomainsStack;
+  let reports: PluginReport[];
+
+  beforeAll(() => {
+    const app = new App({ context: { ...cdkJsonContext(), ...SKIP_BUNDLING }, outdir });
+    certStack = new EdgeCertificateStack(app, 'Test-EdgeCertificate', { config });
+    dataStack = new DomainsDataStack(app, 'Test-DomainsData', { config, env, edgeZone: certStack.edgeZone });
+    flowStack = new DomainsStack(app, 'Test-Domains', { config, env, data: dataStack, flowTasksEntry: FIXTURE });
+    applyNag(app);
+    app.synth();
+    const reportFile = join(outdir, cxapi.VALIDATION_REPORT_FILE ?? 'validation-report.json');
+    reports = (JSON.parse(readFileSync(reportFile, 'utf8')) as { pluginReports: PluginReport[] }).pluginReports;
+  });
+  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+  it('puts the certificate stack in us-east-1 and the others in the platform region, account-agnostic, in order', () => {
+    expect(certStack.region).toBe('us-east-1');
+    expect([dataStack.region, flowStack.region]).toEqual([config.platform.region, config.platform.region]);
+    for (const s of [certStack, dataStack, flowStack]) expect(Token.isUnresolved(s.account)).toBe(true);
+    expect(dataStack.dependencies).toContain(certStack);
+    expect(flowStack.dependencies).toContain(dataStack);
+  });
+
+  it('leaves no unacknowledged cdk-nag finding', () => {
+    expect(reports.find((r) => r.pluginName === 'AwsSolutions')).toBeDefined();
+    for (const report of reports) {
+      expect(
+        report.violations.map((v) => `${v.severity} ${v.ruleName} at ${v.violatingConstructs?.[0]?.constructPath}`),
+        report.pluginName,
+      ).toEqual([]);
+      expect(report.conclusion, report.pluginName).toBe('success');
+    }
+  });
+
+  it('acknowledges exactly the reviewed findings, each on its own construct with a reason', () => {
+    const suppressed = reports.flatMap((r) => r.suppressedViolations ?? []);
+    const acks = [...new Set(suppressed.map((v) => `${v.ruleName} @ ${v.acknowledgedAt}`))].sort();
+    expect(acks).toEqual(expectedDomainsAcknowledgements('Test'));
+    for (const v of suppressed) {
+      expect(v.acknowledgedId, v.ruleName).toBe(`AwsSolutions::${v.ruleName}`);
+      expect(v.reason?.length ?? 0, `${v.ruleName} reason`).toBeGreaterThan(60);
+      expect(v.acknowledgedAt?.split('/').length ?? 0, v.ruleName).toBeGreaterThanOrEqual(3);
+    }
+  });
+
+  it('has the outputs under fixed logical ids, each in the stack that owns the resource', () => {
+    const outputsOf = (s: typeof certStack | typeof dataStack | typeof flowStack) =>
+      Object.keys(Template.fromStack(s).toJSON().Outputs).filter((o) => !o.startsWith('PublishOutput'));
+    expect(outputsOf(certStack).sort()).toEqual(Object.values(DOMAINS_OUTPUTS.edgeCertificate).sort());
+    expect(outputsOf(dataStack).sort()).toEqual(Object.values(DOMAINS_OUTPUTS.domainsData).sort());
+    expect(outputsOf(flowStack)).toEqual(Object.values(DOMAINS_OUTPUTS.domains));
+    const data = Template.fromStack(dataStack).toJSON().Outputs;
+    expect(data.PlatformHost.Value).toBe(`edge.${config.platform.domain}`);
+    expect(Template.fromStack(flowStack).toJSON().Outputs.StateMachineArn.Value).toEqual({
+      Ref: flowStack.getLogicalId(flowStack.flow.stateMachine.node.defaultChild as never),
+    });
+    expect(Template.fromStack(certStack).toJSON().Outputs.HostedZoneNameServers.Value).toEqual({
+      'Fn::Join': [',', { 'Fn::GetAtt': [certStack.getLogicalId(certStack.edgeZone.zone.node.defaultChild as never), 'NameServers'] }],
+    });
+  });
+});
