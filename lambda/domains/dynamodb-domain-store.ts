@@ -1,6 +1,6 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DOMAIN_TABLE_KEYS } from '../../lib/constructs/domains/runtime-contract.js';
-import { conditionally } from '../shared/dynamodb.js';
+import { conditionally, queryIndex } from '../shared/dynamodb.js';
 import { conditionalUpdate } from '../shared/dynamodb-update.js';
 import type { DomainRecord } from './domain-record.js';
 import type { DomainStore } from './ports.js';
@@ -41,22 +41,12 @@ export class DynamoDbDomainStore implements DomainStore {
 
   async listByProject(projectId: string): Promise<DomainRecord[]> {
     const index = DOMAIN_TABLE_KEYS.domains.projectIndex;
-    const items: DomainRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: index.name,
-          KeyConditionExpression: '#project = :project',
-          ExpressionAttributeNames: { '#project': index.partitionKey },
-          ExpressionAttributeValues: { ':project': projectId },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      items.push(...((page.Items ?? []) as DomainRecord[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const items = await queryIndex<DomainRecord>(this.client, {
+      tableName: this.tableName,
+      indexName: index.name,
+      partitionKey: index.partitionKey,
+      value: projectId,
+    });
     // GSIs are eventually consistent: read each record again for the current state.
     const fresh = await Promise.all(items.map((d) => this.get(d.domain)));
     return fresh.filter((d): d is DomainRecord => d !== undefined && d.projectId === projectId && d.state !== 'removed');

@@ -1,5 +1,6 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_KEYS } from '../../lib/constructs/messages/runtime-contract.js';
+import { queryIndex } from '../shared/dynamodb.js';
 import { conditionalUpdate } from '../shared/dynamodb-update.js';
 import type { ApiKeyChanges, ApiKeyRecord, KeyStore } from './key-store.js';
 
@@ -20,25 +21,14 @@ export class DynamoDbKeyStore implements KeyStore {
     );
   }
 
-  async listByAccount(accountId: string): Promise<ApiKeyRecord[]> {
+  listByAccount(accountId: string): Promise<ApiKeyRecord[]> {
     const index = TABLE_KEYS.apiKeys.accountIndex;
-    const records: ApiKeyRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: index.name,
-          KeyConditionExpression: '#account = :account',
-          ExpressionAttributeNames: { '#account': index.partitionKey },
-          ExpressionAttributeValues: { ':account': accountId },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      records.push(...((page.Items ?? []) as ApiKeyRecord[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return records;
+    return queryIndex(this.client, {
+      tableName: this.tableName,
+      indexName: index.name,
+      partitionKey: index.partitionKey,
+      value: accountId,
+    });
   }
 
   async update(keyHash: string, changes: ApiKeyChanges): Promise<void> {

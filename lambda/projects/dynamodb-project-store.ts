@@ -1,6 +1,6 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DOMAIN_TABLE_KEYS } from '../../lib/constructs/domains/runtime-contract.js';
-import { conditionally } from '../shared/dynamodb.js';
+import { conditionally, queryIndex } from '../shared/dynamodb.js';
 import { conditionalUpdate } from '../shared/dynamodb-update.js';
 import { type ProjectStore, SlugTakenError } from './ports.js';
 import type { DeployState, ProjectRecord } from './project.js';
@@ -45,25 +45,14 @@ export class DynamoDbProjectStore implements ProjectStore {
     return result.Item as ProjectRecord | undefined;
   }
 
-  async listByAccount(accountId: string): Promise<ProjectRecord[]> {
+  listByAccount(accountId: string): Promise<ProjectRecord[]> {
     const index = DOMAIN_TABLE_KEYS.projects.accountIndex;
-    const items: ProjectRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: index.name,
-          KeyConditionExpression: '#account = :account',
-          ExpressionAttributeNames: { '#account': index.partitionKey },
-          ExpressionAttributeValues: { ':account': accountId },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      items.push(...((page.Items ?? []) as ProjectRecord[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return items;
+    return queryIndex(this.client, {
+      tableName: this.tableName,
+      indexName: index.name,
+      partitionKey: index.partitionKey,
+      value: accountId,
+    });
   }
 
   update(

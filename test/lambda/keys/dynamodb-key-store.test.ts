@@ -68,9 +68,9 @@ describe('listByAccount', () => {
   const query = (startKey?: Record<string, unknown>) => ({
     TableName: TABLE,
     IndexName: 'byAccount',
-    KeyConditionExpression: '#account = :account',
-    ExpressionAttributeNames: { '#account': 'accountId' },
-    ExpressionAttributeValues: { ':account': 'acct_1' },
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': 'accountId' },
+    ExpressionAttributeValues: { ':pk': 'acct_1' },
     ExclusiveStartKey: startKey,
   });
 
