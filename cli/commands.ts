@@ -1,8 +1,20 @@
+import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative } from 'node:path';
+import { domainToASCII, domainToUnicode } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { REDIRECT_STATUSES } from '../lambda/domains/domain-config.js';
 import { PLAN_IDS, type RateLimits } from '../lib/config/index.js';
-import type { ControlPlaneClient } from './control-plane-client.js';
+import type {
+  ControlPlaneClient,
+  DeployFileUpload,
+  DnsRecordInstruction,
+  DomainConfig,
+  DomainView,
+  ProjectsClient,
+  ProjectView,
+} from './control-plane-client.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE, usageError } from './errors.js';
-import { accountText, clean, keysTable, keyText, maskedKey, usageText } from './format.js';
+import { accountText, clean, keysTable, keyText, keyValues, maskedKey, table, usageText } from './format.js';
 import { DEFAULT_CONTROL_URL, HttpControlPlaneClient } from './http-control-plane-client.js';
 
 /** Where the CLI writes, and the environment it reads: the process's, or a test's. */
@@ -21,19 +33,30 @@ interface Context {
   readonly client: ControlPlaneClient;
   readonly json: boolean;
   readonly io: CliIo;
+  /** Projects, deploys and domains: the local control-plane API only (commands marked `localOnly`). */
+  projects(): ProjectsClient;
   /** The command's one JSON document (--json) or its human text. */
   output(document: unknown, text: string): void;
+  /**
+   * After `output`: the command did its work but the outcome is a failure (e.g. a domain that did
+   * not verify). Prints `error: <message>` on stderr and makes the exit code 1.
+   */
+  fail(message: string, hint?: string): void;
 }
 
 interface Command {
   readonly words: readonly string[];
   readonly summary: string;
+  /** Positional arguments after the command words, all required: `[NAME, meaning]`. */
+  readonly args?: ReadonlyArray<readonly [string, string]>;
   readonly options: Options;
   readonly required: readonly string[];
   /** Flag lines of the help, `[flag, meaning]`. */
   readonly flags: ReadonlyArray<readonly [string, string]>;
   readonly examples: readonly string[];
-  run(ctx: Context, values: Values): Promise<void>;
+  /** Only against the local control-plane API (not with --stack/--outputs). */
+  readonly localOnly?: boolean;
+  run(ctx: Context, values: Values, args: readonly string[]): Promise<void>;
 }
 
 const GLOBAL_OPTIONS = {
@@ -82,6 +105,268 @@ function limitFlags(values: Values, plan: string): RateLimits | undefined {
 }
 
 const REVOKE_NOTE = 'The limiter refuses it from the next request on; the authorizer, which caches key lookups, within 30 s.';
+
+// ---- Projects, deploys and custom domains (the local control-plane API only) ----
+
+const PROJECT_FLAGS: ReadonlyArray<readonly [string, string]> = [
+  ['--account ID', 'the account id'],
+  ['--project ID', 'the project id (prj_…), as projects create and projects list show it'],
+];
+const PROJECT_OPTIONS = { account: { type: 'string' }, project: { type: 'string' } } as const satisfies Options;
+const PROJECT_REQUIRED = ['account', 'project'] as const;
+const ids = (values: Values) => [str(values, 'account'), str(values, 'project')] as const;
+
+export const DEFAULT_WAIT_SECONDS = 60;
+const WAIT_FLAG = [
+  '--wait [SECONDS]',
+  `wait for the outcome, up to SECONDS (default ${DEFAULT_WAIT_SECONDS}); exit 1 unless the domain ends active`,
+] as const;
+/** States the domain flow is still working in: `--wait` polls while the domain is in one of them. */
+const WORKING_STATES = new Set(['verifying', 'issuing_certificate']);
+
+/** A domain as typed (trimmed, lower case, no trailing dot, IDN as punycode), for the URL path. */
+function domainArg(value: string): string {
+  const name = value.trim().toLowerCase().replace(/\.$/, '');
+  return domainToASCII(name) || name;
+}
+
+function redirectStatusFlag(values: Values): number | undefined {
+  const status = values.status as string | undefined;
+  if (status === undefined) return undefined;
+  const n = Number(status);
+  if (!/^\d+$/.test(status) || !(REDIRECT_STATUSES as readonly number[]).includes(n)) {
+    throw usageError(`--status must be one of ${REDIRECT_STATUSES.join(', ')}, got "${clean(status)}"`);
+  }
+  return n;
+}
+
+const byteCount = (bytes: number): string =>
+  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+
+/** `a.example.com` or, for an IDN, `bücher.example (xn--bcher-kva.example)`. */
+function domainName(view: Pick<DomainView, 'domain'>): string {
+  const unicode = domainToUnicode(view.domain);
+  return unicode && unicode !== view.domain ? `${clean(unicode)} (${view.domain})` : view.domain;
+}
+
+function domainConfigRows(config: DomainConfig): Array<readonly [string, string]> {
+  return [
+    ['primary', config.primary],
+    ...(config.redirects.length === 0
+      ? [['redirects', 'none'] as const]
+      : config.redirects.map((r) => ['redirect', `${r.from} → ${r.to} (${r.status})`] as const)),
+  ];
+}
+
+function projectText(project: ProjectView): string {
+  const last = project.lastDeploy;
+  const lastText = last
+    ? `${last.deployId} ${last.state} ${last.finishedAt ?? last.startedAt}` +
+    (last.fileCount !== undefined ? ` (${last.fileCount} files, ${byteCount(last.bytes ?? 0)})` : '') +
+    (last.error ? `: ${last.error}` : '')
+    : undefined;
+  return keyValues([
+    ['project', project.projectId],
+    ['account', project.accountId],
+    ['slug', project.slug],
+    ['name', project.name],
+    ['url', project.liveDeployId ? project.url : `${project.url} (served after the first successful deploy)`],
+    ['deploy state', project.deployState],
+    ['live deploy', project.liveDeployId],
+    ['last deploy', lastText],
+    ...domainConfigRows(project.domains),
+    ['created', project.createdAt],
+  ]);
+}
+
+function projectsTable(projects: readonly ProjectView[]): string {
+  if (projects.length === 0) return 'No projects.\n';
+  return table(
+    ['ID', 'SLUG', 'NAME', 'DEPLOY', 'LIVE DEPLOY', 'URL', 'CREATED'],
+    projects.map((p) => [p.projectId, p.slug, p.name, p.deployState, p.liveDeployId, p.url, p.createdAt]),
+  );
+}
+
+export function recordsText(domain: string, records: readonly DnsRecordInstruction[]): string {
+  const rows = table(['TYPE', 'HOST', 'VALUE', 'TTL'], records.map((r) => [r.type, r.host, r.value, r.ttl]));
+  const notes = records.filter((r) => r.note).map((r) => `Note: ${clean(r.note as string)}\n`);
+  return `Set ${records.length === 1 ? 'this DNS record' : 'these DNS records'} for ${domain} at your DNS provider ` +
+    `(HOST is relative to your domain, @ is the domain itself):\n${rows}${notes.length > 0 ? `\n${notes.join('')}` : ''}`;
+}
+
+function domainsTable(domains: readonly DomainView[]): string {
+  if (domains.length === 0) return 'No custom domains.\n';
+  return table(
+    ['DOMAIN', 'STATE', 'REASON', 'ACTIVE SINCE', 'UPDATED'],
+    domains.map((d) => [
+      domainName(d),
+      d.state,
+      d.failure?.reason ?? (d.diagnosis ? delayReason(d.diagnosis) : undefined),
+      d.activeAt,
+      d.updatedAt,
+    ]),
+  );
+}
+
+function delayReason(diagnosis: NonNullable<DomainView['diagnosis']>): string {
+  const reasons = [
+    ...(diagnosis.caaAllowsAmazon ? [] : ['caa_blocks_amazon']),
+    ...(diagnosis.dnsStillVerifies ? [] : ['dns_no_longer_verifies']),
+  ];
+  return reasons.length > 0 ? reasons.join(', ') : 'certificate_pending';
+}
+
+/** A domain's state, and why when it failed: observed vs expected, or the certificate diagnosis. */
+function domainText(view: DomainView): string {
+  const rows: Array<readonly [string, string | number | undefined]> = [
+    ['domain', domainName(view)],
+    ['project', view.projectId],
+    ['state', view.state],
+    ['attempt', view.attempt],
+  ];
+  if (view.failure) {
+    rows.push(
+      ['reason', view.failure.reason],
+      ['observed', view.failure.observed.length > 0 ? view.failure.observed.join(', ') : 'nothing'],
+      ['expected', view.failure.expected],
+      ['detail', view.failure.detail],
+    );
+  }
+  const diagnosis = view.diagnosis;
+  if (diagnosis) {
+    rows.push(
+      ['dns', diagnosis.dnsStillVerifies ? 'still verifies' : `no longer verifies${diagnosis.dnsDetail ? `: ${diagnosis.dnsDetail}` : ''}`],
+      [
+        'caa',
+        diagnosis.caaAllowsAmazon
+          ? 'allows Amazon\'s certificate authority'
+          : `blocks Amazon's certificate authority: ${diagnosis.caaRecord ?? 'a CAA record'}` +
+            (diagnosis.caaFoundAt ? ` (found at ${diagnosis.caaFoundAt})` : ''),
+      ],
+      ...(diagnosis.caaDetail ? [['caa detail', diagnosis.caaDetail] as const] : []),
+      ...(diagnosis.certificateFailure ? [['certificate', diagnosis.certificateFailure] as const] : []),
+      ['checked', diagnosis.checkedAt],
+    );
+  }
+  rows.push(['verified', view.verifiedAt], ['active since', view.activeAt], ['updated', view.updatedAt]);
+  return keyValues(rows);
+}
+
+function configText(config: DomainConfig): string {
+  return keyValues(domainConfigRows(config));
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Verify or Re-verify, then (with --wait) polls the domain until the flow leaves
+ * verifying/issuing_certificate or the time runs out. Exit 1 unless it ends active.
+ */
+async function verifyCommand(ctx: Context, values: Values, domainInput: string, again: boolean): Promise<void> {
+  const [accountId, projectId] = ids(values);
+  const domain = domainArg(domainInput);
+  const waitValue = values.wait as string | undefined;
+  const waitSeconds = waitValue === undefined ? undefined : positiveInt('wait', waitValue);
+  const client = ctx.projects();
+  let view = await client.verifyDomain(accountId, projectId, domain, again);
+  const started = `${again ? 'Re-verification' : 'Verification'} of ${domainName(view)} started (attempt ${view.attempt}).`;
+  if (waitSeconds === undefined) {
+    ctx.output(view, `${started}\n${domainText(view)}Follow it with: ${PROGRAM} domains list --account ${accountId} --project ${projectId} (or pass --wait)\n`);
+    return;
+  }
+
+  ctx.io.stderr.write(`${started} Waiting up to ${waitSeconds} s…\n`);
+  const deadline = Date.now() + waitSeconds * 1000;
+  let interval = 200;
+  let seen = view.state as string;
+  while (WORKING_STATES.has(view.state) && Date.now() < deadline) {
+    await sleep(Math.min(interval, Math.max(0, deadline - Date.now())));
+    interval = Math.min(Math.round(interval * 1.5), 2000);
+    view = await client.getDomain(accountId, projectId, domain);
+    if (view.state !== seen) {
+      ctx.io.stderr.write(`  ${seen} → ${view.state}\n`);
+      seen = view.state;
+    }
+  }
+
+  ctx.output(view, domainText(view));
+  if (view.state === 'active') return;
+  if (WORKING_STATES.has(view.state)) {
+    ctx.fail(`${view.domain} is still ${view.state} after ${waitSeconds} s`, 'the flow goes on: check again with domains list, or wait longer with --wait SECONDS');
+  } else if (view.state === 'dns_failed') {
+    ctx.fail(`${view.domain} did not verify: ${view.failure?.reason ?? 'dns_failed'}`, 'fix the DNS record as the detail says, then run domains reverify');
+  } else if (view.state === 'certificate_delayed') {
+    ctx.fail(`${view.domain} has no certificate yet (certificate_delayed)`, 'see the diagnosis above; once fixed, run domains reverify');
+  } else {
+    ctx.fail(`${view.domain} is ${view.state}`);
+  }
+}
+
+/**
+ * Every regular file under `dir` (recursively) as a deploy upload with its relative POSIX path.
+ * Dotfiles and dot-directories (.git, .env…) are left out; a symbolic link is followed only when
+ * it stays inside `dir`. A missing, unreadable or empty directory is a usage error.
+ */
+export async function readSite(dir: string): Promise<{ files: DeployFileUpload[]; bytes: number; skipped: number }> {
+  let info;
+  try {
+    info = await stat(dir);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    throw usageError(code === 'ENOENT' ? `no directory ${clean(dir)}` : `cannot read ${clean(dir)} (${code ?? String(error)})`);
+  }
+  if (!info.isDirectory()) throw usageError(`${clean(dir)} is not a directory: projects deploy takes the folder of the site`);
+  const root = await realpath(dir);
+  const inside = (path: string) => {
+    const rel = relative(root, path);
+    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  };
+
+  const files: DeployFileUpload[] = [];
+  const visited = new Set<string>([root]);
+  let bytes = 0;
+  let skipped = 0;
+  const walk = async (real: string, prefix: string): Promise<void> => {
+    const entries = await readdir(real, { withFileTypes: true });
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      if (entry.name.startsWith('.')) {
+        skipped++;
+        continue;
+      }
+      const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+      let target = join(real, entry.name);
+      let kind = await lstat(target);
+      if (kind.isSymbolicLink()) {
+        let resolved;
+        try {
+          resolved = await realpath(target);
+        } catch {
+          throw usageError(`${clean(path)} in ${clean(dir)} is a broken symbolic link`);
+        }
+        if (!inside(resolved)) {
+          throw usageError(`${clean(path)} in ${clean(dir)} is a symbolic link to ${clean(resolved)}, outside the folder: refusing to upload it`);
+        }
+        target = resolved;
+        kind = await stat(resolved);
+      }
+      if (kind.isDirectory()) {
+        if (visited.has(target)) continue; // a link back up the tree
+        visited.add(target);
+        await walk(target, path);
+      } else if (kind.isFile()) {
+        const body = await readFile(target);
+        bytes += body.byteLength;
+        files.push({ path, content: body.toString('base64') });
+      }
+    }
+  };
+  await walk(root, '');
+  if (files.length === 0) {
+    throw usageError(`${clean(dir)} has no files to deploy${skipped > 0 ? ` (dotfiles and dot-directories are left out)` : ''}`);
+  }
+  return { files, bytes, skipped };
+}
 
 export const COMMANDS: readonly Command[] = [
   {
@@ -193,10 +478,204 @@ export const COMMANDS: readonly Command[] = [
       const usage = await ctx.client.usage(str(values, 'account'));
       ctx.output(usage, usageText(usage));
     },
+  }, {
+    words: ['projects', 'create'],
+    summary: 'Create a project, served at <slug>.<platform domain> once deployed',
+    options: { account: { type: 'string' }, slug: { type: 'string' }, name: { type: 'string' } },
+    required: ['account', 'slug'],
+    flags: [
+      ['--account ID', 'the account id'],
+      ['--slug SLUG', '3 to 40 lower-case letters, digits or hyphens; unique platform-wide'],
+      ['--name NAME', 'a display name (default: the slug)'],
+    ],
+    examples: ['projects create --account acct_demo_pro --slug my-site --name "My site"'],
+    localOnly: true,
+    async run(ctx, values) {
+      const name = values.name as string | undefined;
+      const project = await ctx.projects().createProject(str(values, 'account'), { slug: str(values, 'slug'), ...(name !== undefined ? { name } : {}) });
+      ctx.output(project, `Created project ${project.projectId}. Deploy it with: ${PROGRAM} projects deploy <dir> --account ${project.accountId} --project ${project.projectId}\n${projectText(project)}`);
+    },
+  },
+  {
+    words: ['projects', 'list'],
+    summary: 'List the projects of an account',
+    options: { account: { type: 'string' } },
+    required: ['account'],
+    flags: [['--account ID', 'the account id']],
+    examples: ['projects list --account acct_demo_pro'],
+    localOnly: true,
+    async run(ctx, values) {
+      const projects = await ctx.projects().listProjects(str(values, 'account'));
+      ctx.output({ projects }, projectsTable(projects));
+    },
+  },
+  {
+    words: ['projects', 'show'],
+    summary: 'Show a project: deploy state, live deploy, default URL, domain configuration',
+    options: PROJECT_OPTIONS,
+    required: PROJECT_REQUIRED,
+    flags: PROJECT_FLAGS,
+    examples: ['projects show --account acct_demo_pro --project prj_0123456789abcdef0123'],
+    localOnly: true,
+    async run(ctx, values) {
+      const project = await ctx.projects().getProject(...ids(values));
+      ctx.output(project, projectText(project));
+    },
+  },
+  {
+    words: ['projects', 'deploy'],
+    summary: 'Deploy a folder of static files; it goes live only once every file is stored',
+    args: [['DIR', 'the folder of the site: every file under it, except dotfiles and dot-directories (.git…)']],
+    options: PROJECT_OPTIONS,
+    required: PROJECT_REQUIRED,
+    flags: PROJECT_FLAGS,
+    examples: ['projects deploy ./dist --account acct_demo_pro --project prj_0123456789abcdef0123'],
+    localOnly: true,
+    async run(ctx, values, [dir]) {
+      const site = await readSite(dir as string);
+      ctx.io.stderr.write(`Uploading ${site.files.length} file${site.files.length === 1 ? '' : 's'} (${byteCount(site.bytes)}) from ${clean(dir as string)}…\n`);
+      const project = await ctx.projects().deploy(...ids(values), site.files);
+      ctx.output(project, `Deployed ${project.liveDeployId ?? ''}: ${site.files.length} files, live at ${project.url}\n${projectText(project)}`);
+    },
+  },
+  {
+    words: ['domains', 'add'],
+    summary: 'Add a custom domain (Pro plan or above, after a deploy); shows the DNS records to set',
+    args: [['DOMAIN', 'the domain, e.g. www.example.com (an apex such as example.com needs ALIAS/ANAME)']],
+    options: PROJECT_OPTIONS,
+    required: PROJECT_REQUIRED,
+    flags: PROJECT_FLAGS,
+    examples: ['domains add www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123'],
+    localOnly: true,
+    async run(ctx, values, [domain]) {
+      const [accountId, projectId] = ids(values);
+      const added = await ctx.projects().addDomain(accountId, projectId, domain as string);
+      const name = domainName(added.domain);
+      ctx.output(
+        added,
+        `Added ${name} to project ${projectId} (state ${added.domain.state}).\n\n${recordsText(name, added.records)}\n` +
+        `Then verify it: ${PROGRAM} domains verify ${added.domain.domain} --account ${accountId} --project ${projectId} --wait\n`,
+      );
+    },
+  },
+  {
+    words: ['domains', 'list'],
+    summary: 'List the custom domains of a project with their state',
+    options: PROJECT_OPTIONS,
+    required: PROJECT_REQUIRED,
+    flags: PROJECT_FLAGS,
+    examples: ['domains list --account acct_demo_pro --project prj_0123456789abcdef0123', 'domains list --account acct_demo_pro --project prj_0123456789abcdef0123 --json'],
+    localOnly: true,
+    async run(ctx, values) {
+      const domains = await ctx.projects().listDomains(...ids(values));
+      ctx.output({ domains }, domainsTable(domains));
+    },
+  },
+  {
+    words: ['domains', 'verify'],
+    summary: 'Verify a domain: DNS check, then the certificate, then active',
+    args: [['DOMAIN', 'a domain of the project']],
+    options: { ...PROJECT_OPTIONS, wait: { type: 'string' } },
+    required: PROJECT_REQUIRED,
+    flags: [...PROJECT_FLAGS, WAIT_FLAG],
+    examples: [
+      'domains verify www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123 --wait',
+      'domains verify www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123 --wait 300 --json',
+    ],
+    localOnly: true,
+    run: (ctx, values, [domain]) => verifyCommand(ctx, values, domain as string, false),
+  },
+  {
+    words: ['domains', 'reverify'],
+    summary: 'Re-verify a domain: a fresh attempt once DNS or CAA is fixed',
+    args: [['DOMAIN', 'a domain of the project']],
+    options: { ...PROJECT_OPTIONS, wait: { type: 'string' } },
+    required: PROJECT_REQUIRED,
+    flags: [...PROJECT_FLAGS, WAIT_FLAG],
+    examples: ['domains reverify www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123 --wait 120'],
+    localOnly: true,
+    run: (ctx, values, [domain]) => verifyCommand(ctx, values, domain as string, true),
+  },
+  {
+    words: ['domains', 'remove'],
+    summary: 'Remove a domain: the edge refuses it from the next request on',
+    args: [['DOMAIN', 'a domain of the project']],
+    options: PROJECT_OPTIONS,
+    required: PROJECT_REQUIRED,
+    flags: PROJECT_FLAGS,
+    examples: ['domains remove old.example.com --account acct_demo_pro --project prj_0123456789abcdef0123'],
+    localOnly: true,
+    async run(ctx, values, [domain]) {
+      const [, projectId] = ids(values);
+      const removed = await ctx.projects().removeDomain(...ids(values), domainArg(domain as string));
+      if (removed.warning) ctx.io.stderr.write(`warning: ${clean(removed.warning)}\n`);
+      ctx.output(removed, `Removed ${removed.domain} from project ${projectId}: it is no longer served.\n`);
+    },
+  },
+  {
+    words: ['domains', 'config', 'set-primary'],
+    summary: 'Make an active domain (or the default subdomain) the primary one',
+    args: [['DOMAIN', 'an active domain of the project, or its default subdomain']],
+    options: PROJECT_OPTIONS,
+    required: PROJECT_REQUIRED,
+    flags: PROJECT_FLAGS,
+    examples: ['domains config set-primary www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123'],
+    localOnly: true,
+    async run(ctx, values, [domain]) {
+      const config = await ctx.projects().setPrimaryDomain(...ids(values), domainArg(domain as string));
+      ctx.output(config, `The primary domain is ${config.primary}.\n${configText(config)}`);
+    },
+  },
+  {
+    words: ['domains', 'config', 'add-redirect'],
+    summary: 'Redirect a domain to another of the project (path and query kept)',
+    options: { ...PROJECT_OPTIONS, from: { type: 'string' }, to: { type: 'string' }, status: { type: 'string' } },
+    required: [...PROJECT_REQUIRED, 'from', 'to'],
+    flags: [
+      ...PROJECT_FLAGS,
+      ['--from DOMAIN', 'the domain that redirects'],
+      ['--to DOMAIN', 'an active domain of the project (not itself a redirect)'],
+      ['--status CODE', `one of ${REDIRECT_STATUSES.join(', ')} (default 301)`],
+    ],
+    examples: [
+      'domains config add-redirect --from example.com --to www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123',
+      'domains config add-redirect --from old.example.com --to www.example.com --status 302 --account acct_demo_pro --project prj_0123456789abcdef0123',
+    ],
+    localOnly: true,
+    async run(ctx, values) {
+      const status = redirectStatusFlag(values);
+      const from = domainArg(str(values, 'from'));
+      const to = domainArg(str(values, 'to'));
+      const redirect = { from, to, ...(status !== undefined ? { status } : {}) };
+      const config = await ctx.projects().addRedirect(...ids(values), redirect);
+      const added = config.redirects.find((r) => r.from === from);
+      ctx.output(config, `${from} redirects to ${to} (${added?.status ?? status ?? 301}).\n${configText(config)}`);
+    },
+  },
+  {
+    words: ['domains', 'config', 'remove-redirect'],
+    summary: 'Remove the redirect of a domain',
+    options: { ...PROJECT_OPTIONS, from: { type: 'string' } },
+    required: [...PROJECT_REQUIRED, 'from'],
+    flags: [...PROJECT_FLAGS, ['--from DOMAIN', 'the domain whose redirect goes']],
+    examples: ['domains config remove-redirect --from old.example.com --account acct_demo_pro --project prj_0123456789abcdef0123'],
+    localOnly: true,
+    async run(ctx, values) {
+      const from = domainArg(str(values, 'from'));
+      const config = await ctx.projects().removeRedirect(...ids(values), from);
+      ctx.output(config, `${from} no longer redirects.\n${configText(config)}`);
+    },
   },
 ];
 
-const GROUPS = [...new Set(COMMANDS.map((c) => c.words[0] as string))];
+/** Whether `prefix` is the start of `words`. */
+const startsWith = (words: readonly string[], prefix: readonly string[]) => prefix.every((w, i) => words[i] === w);
+
+/** The next words after a group (`keys` → create, list, revoke; `domains` → …, config). */
+const subcommands = (group: readonly string[]): string[] => {
+  const below = COMMANDS.filter((c) => c.words.length > group.length && startsWith(c.words, group));
+  return [...new Set(below.map((c) => c.words[group.length] as string))];
+};
 
 const GLOBAL_FLAGS_HELP = `Global flags:
   --json              machine output: exactly one JSON document on stdout (errors too)
@@ -208,7 +687,8 @@ const GLOBAL_FLAGS_HELP = `Global flags:
 
 function globalHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.words.join(' ').length));
-  return `Operator CLI of the Messages Platform: accounts, plans, API keys, bans and usage.
+  return `Operator CLI of the Messages Platform: accounts, plans, API keys, bans and usage; projects,
+deploys and custom domains.
 
 Usage: ${PROGRAM} <command> [flags]
 
@@ -218,7 +698,8 @@ ${COMMANDS.map((c) => `  ${c.words.join(' ').padEnd(width)}  ${c.summary}`).join
 ${GLOBAL_FLAGS_HELP}
 
 By default the CLI talks to the local platform (npm start). With --stack or --outputs it works on a
-deployed stack directly (DynamoDB and API Gateway), with your AWS credentials.
+deployed stack directly (DynamoDB and API Gateway), with your AWS credentials. Projects and
+domains are local only: on AWS their control-plane API comes with the dashboard (Cognito).
 
 Exit codes: 0 success, 1 refused by the control plane or a network/AWS failure, 2 usage error.
 
@@ -227,19 +708,22 @@ Examples:
   ${PROGRAM} keys create --account acct_demo_pro --name production
   ${PROGRAM} usage --account acct_demo_pro --json
   ${PROGRAM} keys list --account acct_demo_pro --stack MessagesPlatform-Api --region eu-west-1
+  ${PROGRAM} projects deploy ./dist --account acct_demo_pro --project prj_0123456789abcdef0123
+  ${PROGRAM} domains verify www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123 --wait
 
 Run "${PROGRAM} <command> --help" for a command's flags.
 `;
 }
 
-function groupHelp(group: string): string {
-  const commands = COMMANDS.filter((c) => c.words[0] === group);
+function groupHelp(group: readonly string[]): string {
+  const name = group.join(' ');
+  const commands = COMMANDS.filter((c) => startsWith(c.words, group));
   const width = Math.max(...commands.map((c) => c.words.join(' ').length));
-  return `Usage: ${PROGRAM} ${group} <${commands.map((c) => c.words[1]).join('|')}> [flags]
+  return `Usage: ${PROGRAM} ${name} <${subcommands(group).join('|')}> [flags]
 
 ${commands.map((c) => `  ${c.words.join(' ').padEnd(width)}  ${c.summary}`).join('\n')}
 
-Run "${PROGRAM} ${group} <command> --help" for a command's flags.
+Run "${PROGRAM} ${name} <command> --help" for a command's flags.
 `;
 }
 
@@ -248,16 +732,22 @@ function commandUsage(command: Command): string {
     const name = flag.split(' ')[0]?.slice(2) ?? '';
     return command.required.includes(name) ? flag : `[${flag}]`;
   });
-  return `${PROGRAM} ${command.words.join(' ')} ${flags.join(' ')} [--json]`;
+  const args = (command.args ?? []).map(([arg]) => arg);
+  return `${PROGRAM} ${[...command.words, ...args, ...flags].join(' ')} [--json]`;
 }
 
 function commandHelp(command: Command): string {
-  const width = Math.max(...command.flags.map(([flag]) => flag.length));
+  const args = command.args ?? [];
+  const width = Math.max(...command.flags.map(([flag]) => flag.length), ...args.map(([arg]) => arg.length));
+  const argsHelp = args.length > 0 ? `Arguments:\n${args.map(([arg, meaning]) => `  ${arg.padEnd(width)}  ${meaning}`).join('\n')}\n\n` : '';
+  const localNote = command.localOnly
+    ? '\nLocal platform only: on AWS, projects and domains are managed through the dashboard\'s control-plane API.\n'
+    : '';
   return `${command.summary}.
 
 Usage: ${commandUsage(command)}
-
-Flags:
+${localNote}
+${argsHelp}Flags:
 ${command.flags.map(([flag, meaning]) => `  ${flag.padEnd(width)}  ${meaning}`).join('\n')}
 
 ${GLOBAL_FLAGS_HELP}
@@ -267,22 +757,45 @@ ${command.examples.map((e) => `  ${PROGRAM} ${e}`).join('\n')}
 `;
 }
 
-/** The command named by the leading positionals, or a usage error. */
-function findCommand(positionals: readonly string[]): { command?: Command; group?: string } {
-  const [group, sub] = positionals;
-  if (group === undefined) return {};
-  const single = COMMANDS.find((c) => c.words.length === 1 && c.words[0] === group);
-  if (single) return { command: single };
-  if (!GROUPS.includes(group)) {
-    throw usageError(`unknown command "${clean(group)}"`, `run "${PROGRAM} --help" for the commands`);
+/**
+ * The command named by the leading positionals (the one with the most words that match), a group
+ * of commands (`keys`, `domains config`) when the positionals stop there, or a usage error.
+ */
+function findCommand(positionals: readonly string[]): { command?: Command; group?: readonly string[] } {
+  if (positionals.length === 0) return {};
+  let command: Command | undefined;
+  for (const c of COMMANDS) {
+    if (startsWith(positionals, c.words) && (!command || c.words.length > command.words.length)) command = c;
   }
-  if (sub === undefined) return { group };
-  const command = COMMANDS.find((c) => c.words[0] === group && c.words[1] === sub);
-  if (!command) {
-    const subs = COMMANDS.filter((c) => c.words[0] === group).map((c) => c.words[1]);
-    throw usageError(`unknown command "${clean(group)} ${clean(sub)}"; ${group} has: ${subs.join(', ')}`, `run "${PROGRAM} ${group} --help"`);
+  if (command) return { command };
+
+  let depth = 0;
+  while (depth < positionals.length && subcommands(positionals.slice(0, depth + 1)).length > 0) depth++;
+  if (depth === 0) throw usageError(`unknown command "${clean(positionals[0] as string)}"`, `run "${PROGRAM} --help" for the commands`);
+  const group = positionals.slice(0, depth);
+  if (positionals.length === depth) return { group };
+  const name = group.join(' ');
+  throw usageError(
+    `unknown command "${clean([...group, positionals[depth] as string].join(' '))}"; ${name} has: ${subcommands(group).join(', ')}`,
+    `run "${PROGRAM} ${name} --help"`,
+  );
+}
+
+/**
+ * `--wait` takes an optional number of seconds: alone (not followed by a number) it means the
+ * default, so `--wait` and `--wait 90` both work.
+ */
+function withWaitDefault(argv: readonly string[]): string[] {
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') {
+      args.push(...argv.slice(i));
+      break;
+    }
+    args.push(arg === '--wait' && !/^\d+$/.test(argv[i + 1] ?? '') ? `--wait=${DEFAULT_WAIT_SECONDS}` : arg);
   }
-  return { command };
+  return args;
 }
 
 /** node:util parseArgs errors as short usage errors. */
@@ -301,10 +814,14 @@ function parseError(error: unknown, where: string): CliError {
 
 interface Backend {
   readonly client: ControlPlaneClient;
+  /** Projects and domains: the local control-plane API only. */
+  readonly projects?: ProjectsClient;
   close(): void;
 }
 
-async function openBackend(values: Values, env: CliIo['env']): Promise<Backend> {
+const AWS_PROJECTS_MESSAGE = 'projects and domains are managed through the control-plane API; on AWS it comes with the dashboard (Cognito)';
+
+async function openBackend(values: Values, env: CliIo['env'], localOnly = false): Promise<Backend> {
   const url = values.url as string | undefined;
   const stack = values.stack as string | undefined;
   const outputs = values.outputs as string | undefined;
@@ -312,6 +829,12 @@ async function openBackend(values: Values, env: CliIo['env']): Promise<Backend> 
   const deployed = stack !== undefined || outputs !== undefined;
   if (url !== undefined && deployed) throw usageError('--url is for the local platform; --stack/--outputs for a deployed stack: give one or the other');
   if (region !== undefined && !deployed) throw usageError('--region goes with --stack or --outputs');
+  if (deployed && localOnly) {
+    throw new CliError(AWS_PROJECTS_MESSAGE, {
+      code: 'not_supported',
+      hint: 'against the local platform (npm start), drop --stack/--outputs (or pass --url)',
+    });
+  }
 
   if (deployed) {
     // Loaded only for a deployed stack: the AWS SDK clients are not needed locally.
@@ -335,7 +858,8 @@ async function openBackend(values: Values, env: CliIo['env']): Promise<Backend> 
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw usageError(`${url !== undefined ? '--url' : 'PLATFORM_CONTROL_URL'} must be an http(s) URL, got "${clean(baseUrl)}"`);
   }
-  return { client: new HttpControlPlaneClient(baseUrl), close: () => {} };
+  const client = new HttpControlPlaneClient(baseUrl);
+  return { client, projects: client, close: () => {} };
 }
 
 /** Any error as a CliError; unexpected ones keep their stack for PLATFORM_DEBUG. */
@@ -354,7 +878,7 @@ function toCliError(error: unknown): CliError {
  * network or AWS failed or refused) or 2 (usage error). Writes only to `io`.
  */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
-  const args = [...argv];
+  const args = withWaitDefault(argv);
   let json = false;
   try {
     // First pass, lenient: where is the command, and which global flags are set?
@@ -370,8 +894,8 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     if (!command) {
       if (group !== undefined) {
         if (asksHelp) return write(io.stdout, groupHelp(group), 0);
-        const subs = COMMANDS.filter((c) => c.words[0] === group).map((c) => c.words[1]);
-        throw usageError(`${group} needs a command: ${subs.join(', ')}`, `run "${PROGRAM} ${group} --help"`);
+        const name = group.join(' ');
+        throw usageError(`${name} needs a command: ${subcommands(group).join(', ')}`, `run "${PROGRAM} ${name} --help"`);
       }
       if (asksHelp) return write(io.stdout, globalHelp(), 0);
       io.stderr.write(globalHelp());
@@ -388,31 +912,45 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     } catch (error) {
       throw parseError(error, where);
     }
-    const extra = parsed.positionals.slice(command.words.length);
+    const expected = command.args ?? [];
+    const given = parsed.positionals.slice(command.words.length);
+    const extra = given.slice(expected.length);
     if (extra.length > 0) throw usageError(`unexpected argument "${clean(extra[0] as string)}" for ${where}`, `usage: ${commandUsage(command)}`);
     const values = parsed.values as Values;
+    const missingArg = expected[given.length];
+    if (missingArg) throw usageError(`${where} needs ${missingArg[0]}`, `usage: ${commandUsage(command)}`);
     for (const name of command.required) {
       if (values[name] === undefined) throw usageError(`${where} needs --${name}`, `usage: ${commandUsage(command)}`);
     }
 
-    const backend = await openBackend(values, io.env);
+    const backend = await openBackend(values, io.env, command.localOnly === true);
+    let exitCode = 0;
     try {
       let written = false;
       const ctx: Context = {
         client: backend.client,
         json,
         io,
+        projects() {
+          if (!backend.projects) throw new CliError(AWS_PROJECTS_MESSAGE, { code: 'not_supported' });
+          return backend.projects;
+        },
         output(document, text) {
           if (written) throw new Error('a command writes one output');
           written = true;
           io.stdout.write(json ? `${JSON.stringify(document, null, 2)}\n` : text);
         },
+        fail(message, hint) {
+          io.stderr.write(`error: ${clean(message)}\n`);
+          if (hint) io.stderr.write(`hint: ${hint}\n`);
+          exitCode = EXIT_FAILURE;
+        },
       };
-      await command.run(ctx, values);
+      await command.run(ctx, values, given);
     } finally {
       backend.close();
     }
-    return 0;
+    return exitCode;
   } catch (caught) {
     const error = toCliError(caught);
     io.stderr.write(`error: ${error.message}\n`);

@@ -1,5 +1,9 @@
 import type { RateLimits } from '../lib/config/index.js';
+import type { DnsRecordInstruction } from '../lambda/domains/dns-records.js';
+import type { DomainConfig } from '../lambda/domains/domain-config.js';
+import type { DomainView } from '../lambda/domains/domain-service.js';
 import type { AccountView, KeyUsageView, KeyView, UsageView, WindowUsageView } from '../lambda/keys/control-plane.js';
+import type { ProjectView } from '../lambda/projects/project-service.js';
 
 export type { AccountView, KeyUsageView, KeyView, UsageView, WindowUsageView };
 
@@ -18,4 +22,54 @@ export interface ControlPlaneClient {
   setPlan(accountId: string, input: { plan: string; limits?: RateLimits }): Promise<AccountView>;
   liftBan(accountId: string, keyId: string): Promise<{ keyId: string; wasBanned: boolean }>;
   usage(accountId: string): Promise<UsageView>;
+}
+
+export type { DnsRecordInstruction, DomainConfig, DomainView, ProjectView };
+export type { Redirect } from '../lambda/domains/domain-config.js';
+
+/** A file of a deploy: its path inside the site (POSIX, relative) and its bytes in base64. */
+export interface DeployFileUpload {
+  readonly path: string;
+  readonly content: string;
+}
+
+/** A domain just added, and the DNS records its owner sets. */
+export interface DomainAdded {
+  readonly domain: DomainView;
+  readonly records: DnsRecordInstruction[];
+}
+
+export interface DomainRemoved {
+  readonly domain: string;
+  readonly removed: true;
+  /** Set when the domain was live with no redirect from it. */
+  readonly warning?: string;
+}
+
+/** A redirect entry to add; the control plane defaults `status` to 301. */
+export interface RedirectInput {
+  readonly from: string;
+  readonly to: string;
+  readonly status?: number;
+}
+
+/**
+ * Projects, deploys and custom domains: the control-plane API's routes under
+ * `/accounts/{accountId}/projects` (local/control-api.ts). Only the local platform has them for the
+ * CLI; on AWS the same API comes with the dashboard (Cognito). Refusals are `CliError`s too.
+ */
+export interface ProjectsClient {
+  createProject(accountId: string, input: { slug: string; name?: string }): Promise<ProjectView>;
+  listProjects(accountId: string): Promise<ProjectView[]>;
+  getProject(accountId: string, projectId: string): Promise<ProjectView>;
+  deploy(accountId: string, projectId: string, files: readonly DeployFileUpload[]): Promise<ProjectView>;
+  addDomain(accountId: string, projectId: string, domain: string): Promise<DomainAdded>;
+  listDomains(accountId: string, projectId: string): Promise<DomainView[]>;
+  getDomain(accountId: string, projectId: string, domain: string): Promise<DomainView>;
+  /** Verify (or Re-verify): starts a fresh attempt of the domain flow; answers at once (202). */
+  verifyDomain(accountId: string, projectId: string, domain: string, again?: boolean): Promise<DomainView>;
+  removeDomain(accountId: string, projectId: string, domain: string): Promise<DomainRemoved>;
+  setPrimaryDomain(accountId: string, projectId: string, domain: string): Promise<DomainConfig>;
+  addRedirect(accountId: string, projectId: string, redirect: RedirectInput): Promise<DomainConfig>;
+  removeRedirect(accountId: string, projectId: string, from: string): Promise<DomainConfig>;
 }

@@ -1,12 +1,41 @@
 import { STATUS_CODES } from 'node:http';
 import type { RateLimits } from '../lib/config/index.js';
-import type { AccountView, ControlPlaneClient, KeyView, UsageView } from './control-plane-client.js';
+import type {
+  AccountView,
+  ControlPlaneClient,
+  DeployFileUpload,
+  DomainAdded,
+  DomainConfig,
+  DomainRemoved,
+  DomainView,
+  KeyView,
+  ProjectsClient,
+  ProjectView,
+  RedirectInput,
+  UsageView,
+} from './control-plane-client.js';
 import { CliError } from './errors.js';
 
 export const DEFAULT_CONTROL_URL = 'http://127.0.0.1:3001';
 
 /** Codes the control plane itself answers with; any other 404/405 means the URL is not its API. */
-const CONTROL_PLANE_CODES = new Set(['invalid_request', 'account_not_found', 'key_not_found', 'key_revoked']);
+const CONTROL_PLANE_CODES = new Set([
+  'invalid_request',
+  'account_not_found',
+  'key_not_found',
+  'key_revoked',
+  'project_not_found',
+  'slug_taken',
+  'deploy_in_progress',
+  'deploy_failed',
+  'domain_not_found',
+  'plan_required',
+  'project_not_deployed',
+  'domain_taken',
+  'invalid_domain',
+  'invalid_config',
+  'domain_in_use',
+]);
 
 const START_HINT = 'is the local platform running? start it with npm start (or pass --url, or --stack/--outputs for a deployed stack)';
 const URL_HINT = 'is --url the control-plane API? npm start prints it as "Control-plane API at …"';
@@ -18,8 +47,8 @@ export interface HttpControlPlaneClientOptions {
   readonly fetch?: typeof fetch;
 }
 
-/** The control plane over the local control-plane HTTP API (local/control-api.ts). */
-export class HttpControlPlaneClient implements ControlPlaneClient {
+/** The control plane over the local control-plane HTTP API (local/control-api.ts): accounts and keys, projects and domains. */
+export class HttpControlPlaneClient implements ControlPlaneClient, ProjectsClient {
   private readonly baseUrl: string;
 
   constructor(
@@ -43,8 +72,7 @@ export class HttpControlPlaneClient implements ControlPlaneClient {
 
   async listKeys(accountId: string): Promise<KeyView[]> {
     const body = await this.request<{ keys?: KeyView[] }>('GET', `/accounts/${seg(accountId)}/keys`);
-    if (!Array.isArray(body.keys)) throw new CliError(`unexpected answer from ${this.baseUrl}: no "keys" list`, { hint: URL_HINT });
-    return body.keys;
+    return this.list(body.keys, 'keys');
   }
 
   revokeKey(accountId: string, keyId: string): Promise<KeyView> {
@@ -61,6 +89,61 @@ export class HttpControlPlaneClient implements ControlPlaneClient {
 
   usage(accountId: string): Promise<UsageView> {
     return this.request('GET', `/accounts/${seg(accountId)}/usage`);
+  }
+
+  createProject(accountId: string, input: { slug: string; name?: string }): Promise<ProjectView> {
+    return this.request('POST', `/accounts/${seg(accountId)}/projects`, input);
+  }
+
+  async listProjects(accountId: string): Promise<ProjectView[]> {
+    const body = await this.request<{ projects?: ProjectView[] }>('GET', `/accounts/${seg(accountId)}/projects`);
+    return this.list(body.projects, 'projects');
+  }
+
+  getProject(accountId: string, projectId: string): Promise<ProjectView> {
+    return this.request('GET', projectPath(accountId, projectId));
+  }
+
+  deploy(accountId: string, projectId: string, files: readonly DeployFileUpload[]): Promise<ProjectView> {
+    return this.request('POST', `${projectPath(accountId, projectId)}/deploys`, { files });
+  }
+
+  addDomain(accountId: string, projectId: string, domain: string): Promise<DomainAdded> {
+    return this.request('POST', `${projectPath(accountId, projectId)}/domains`, { domain });
+  }
+
+  async listDomains(accountId: string, projectId: string): Promise<DomainView[]> {
+    const body = await this.request<{ domains?: DomainView[] }>('GET', `${projectPath(accountId, projectId)}/domains`);
+    return this.list(body.domains, 'domains');
+  }
+
+  getDomain(accountId: string, projectId: string, domain: string): Promise<DomainView> {
+    return this.request('GET', `${projectPath(accountId, projectId)}/domains/${seg(domain)}`);
+  }
+
+  verifyDomain(accountId: string, projectId: string, domain: string, again = false): Promise<DomainView> {
+    return this.request('POST', `${projectPath(accountId, projectId)}/domains/${seg(domain)}/${again ? 'reverify' : 'verify'}`);
+  }
+
+  removeDomain(accountId: string, projectId: string, domain: string): Promise<DomainRemoved> {
+    return this.request('DELETE', `${projectPath(accountId, projectId)}/domains/${seg(domain)}`);
+  }
+
+  setPrimaryDomain(accountId: string, projectId: string, domain: string): Promise<DomainConfig> {
+    return this.request('PUT', `${projectPath(accountId, projectId)}/domain-config/primary`, { domain });
+  }
+
+  addRedirect(accountId: string, projectId: string, redirect: RedirectInput): Promise<DomainConfig> {
+    return this.request('POST', `${projectPath(accountId, projectId)}/domain-config/redirects`, redirect);
+  }
+
+  removeRedirect(accountId: string, projectId: string, from: string): Promise<DomainConfig> {
+    return this.request('DELETE', `${projectPath(accountId, projectId)}/domain-config/redirects/${seg(from)}`);
+  }
+
+  private list<T>(value: T[] | undefined, name: string): T[] {
+    if (!Array.isArray(value)) throw new CliError(`unexpected answer from ${this.baseUrl}: no "${name}" list`, { hint: URL_HINT });
+    return value;
   }
 
   private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -110,6 +193,7 @@ export class HttpControlPlaneClient implements ControlPlaneClient {
 }
 
 const seg = (value: string) => encodeURIComponent(value);
+const projectPath = (accountId: string, projectId: string) => `/accounts/${seg(accountId)}/projects/${seg(projectId)}`;
 
 /** A failed fetch: connection refused, unknown host, timeout… as one clear error. */
 function networkError(error: unknown, baseUrl: string, timeoutMs: number): CliError {
