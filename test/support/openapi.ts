@@ -1,5 +1,7 @@
 /**
- * Checks real HTTP responses against openapi/openapi.yaml, the published contract of the Messages API.
+ * Checks real HTTP responses against an OpenAPI document: by default openapi/openapi.yaml, the
+ * published contract of the Messages API; with `specPath`, another one such as
+ * openapi/control-plane.yaml.
  *
  * Integration tests call `assertResponseMatchesSpec(...)` (or `validator.validate(...)`) on every
  * response they receive from the local platform. The check is strict where the contract is
@@ -8,6 +10,7 @@
  * parameters such as `charset`).
  */
 import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsImport from 'ajv-formats';
@@ -15,6 +18,9 @@ import { parse as parseYaml } from 'yaml';
 
 /** Default location of the OpenAPI document. */
 export const OPENAPI_PATH = fileURLToPath(new URL('../../openapi/openapi.yaml', import.meta.url));
+/** The control-plane API's document (accounts, keys, projects, domains). */
+export const CONTROL_PLANE_OPENAPI_PATH = fileURLToPath(new URL('../../openapi/control-plane.yaml', import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -43,6 +49,8 @@ export interface ResponseValidatorOptions {
 export interface ResponseValidator {
   /** The OpenAPI document with every local `$ref` resolved. */
   readonly document: OpenApiDocument;
+  /** Path of the document, relative to the repository root when inside it (for messages). */
+  readonly specPath: string;
   /** Every way `response` departs from the document, as human-readable sentences; empty when it conforms. */
   validate(response: ObservedResponse): string[];
   /** Violations of `value` against a schema of `document` (used to check the document's own examples). */
@@ -53,7 +61,11 @@ type JsonObject = { [key: string]: unknown };
 
 export interface OpenApiDocument extends JsonObject {
   readonly paths: Record<string, JsonObject>;
-  readonly 'x-unmatched-routes': {
+  /**
+   * Responses to requests that match no operation (an extension of these documents). Optional:
+   * without it, any response to an unmatched route is reported as undocumented.
+   */
+  readonly 'x-unmatched-routes'?: {
     readonly unknownPath: Record<string, JsonObject>;
     readonly unsupportedMethod: Record<string, JsonObject>;
   };
@@ -191,10 +203,11 @@ export function createResponseValidator(options: ResponseValidatorOptions = {}):
   const raw: unknown = parseYaml(readFileSync(specPath, 'utf8'));
   const document = dereference(raw, raw) as OpenApiDocument;
   if (!isObject(document.paths)) throw new Error(`${specPath}: no paths`);
-  const fallback = document['x-unmatched-routes'];
-  if (!isObject(fallback?.unknownPath) || !isObject(fallback?.unsupportedMethod)) {
-    throw new Error(`${specPath}: x-unmatched-routes.unknownPath/unsupportedMethod must be documented`);
+  const declared = document['x-unmatched-routes'];
+  if (declared !== undefined && (!isObject(declared.unknownPath) || !isObject(declared.unsupportedMethod))) {
+    throw new Error(`${specPath}: x-unmatched-routes needs both unknownPath and unsupportedMethod`);
   }
+  const fallback = declared ?? { unknownPath: {}, unsupportedMethod: {} };
 
   const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false });
   (addFormatsImport as unknown as (a: Ajv2020) => Ajv2020)(ajv);
@@ -363,7 +376,13 @@ export function createResponseValidator(options: ResponseValidatorOptions = {}):
     return violations;
   };
 
-  return { document, validate, validateValue };
+  const shownPath = relative(REPO_ROOT, specPath);
+  return {
+    document,
+    specPath: shownPath.startsWith('..') ? specPath : shownPath,
+    validate,
+    validateValue,
+  };
 }
 
 let sharedValidator: ResponseValidator | undefined;
@@ -382,7 +401,7 @@ export function assertResponseMatchesSpec(
   const violations = validator.validate(response);
   if (violations.length > 0) {
     throw new Error(
-      `${response.method.toUpperCase()} ${response.path} -> ${response.status} does not match openapi/openapi.yaml:\n` +
+      `${response.method.toUpperCase()} ${response.path} -> ${response.status} does not match ${validator.specPath}:\n` +
       violations.map((v) => `  - ${v}`).join('\n'),
     );
   }

@@ -1,0 +1,390 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDns, type TestDnsServer } from '../support/dns-server.js';
+import {
+  assertResponseMatchesSpec,
+  CONTROL_PLANE_OPENAPI_PATH,
+  createResponseValidator,
+  type ObservedResponse,
+  readResponse,
+  type ResponseValidator,
+} from '../support/openapi.js';
+import { eventually, many, send, startTestPlatform, type TestPlatform } from '../support/platform.js';
+
+// Every route of the control-plane API, with its successes and its errors, each answer checked
+// against openapi/control-plane.yaml. The domain flow runs against a DNS server on loopback.
+const HOST = 'edge.platform.example.com';
+const EDGE_IPS = { A: ['198.51.100.10'], AAAA: ['2001:db8::10'] };
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+type Body = Record<string, unknown>;
+interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: Body;
+}
+
+let dns: TestDnsServer;
+let platform: TestPlatform;
+let validator: ResponseValidator;
+/** `METHOD /template` of every documented operation answered, and every problem code seen. */
+const exercised = new Set<string>();
+const codes = new Set<string>();
+let templates: Array<{ template: string; regex: RegExp; literals: number }> = [];
+
+function record(observed: ObservedResponse): void {
+  assertResponseMatchesSpec(observed, validator);
+  const path = new URL(observed.path, 'http://localhost').pathname;
+  const match = templates.find((t) => t.regex.test(path));
+  const operation = match ? validator.document.paths[match.template]?.[observed.method.toLowerCase()] : undefined;
+  if (match && operation) exercised.add(`${observed.method.toUpperCase()} ${match.template}`);
+  const code = (observed.body as Body | undefined)?.code;
+  if (observed.status >= 400 && typeof code === 'string') codes.add(code);
+}
+
+/** One request to the control-plane API; the answer must match the document. */
+async function cp(
+  method: string,
+  path: string,
+  body?: unknown,
+  options: { raw?: string; contentType?: string } = {},
+): Promise<Answer> {
+  const payload = options.raw ?? (body === undefined ? undefined : JSON.stringify(body));
+  const headers: Record<string, string> = {};
+  if (payload !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';
+  const res = await fetch(`${platform.controlUrl}${path}`, { method, headers, ...(payload === undefined ? {} : { body: payload }) });
+  const observed = await readResponse(method, path, res);
+  record(observed);
+  if (res.ok) expect(res.headers.get('cache-control')).toBe('no-store');
+  const parsed = typeof observed.body === 'object' && observed.body !== null ? (observed.body as Body) : {};
+  return { status: observed.status, headers: res.headers, body: parsed };
+}
+
+const expectProblem = (answer: Answer, status: number, code: string) =>
+  expect({ status: answer.status, code: answer.body.code }, JSON.stringify(answer.body)).toEqual({ status, code });
+
+const files = (html: string) => [{ path: 'index.html', content: Buffer.from(html).toString('base64') }];
+
+async function domainIn(path: string, states: string[]): Promise<Body> {
+  return eventually(async () => {
+    const current = await cp('GET', path);
+    return states.includes(current.body.state as string) ? current.body : undefined;
+  }, 10_000, 25);
+}
+
+beforeAll(async () => {
+  validator = createResponseValidator({ specPath: CONTROL_PLANE_OPENAPI_PATH });
+  templates = Object.keys(validator.document.paths)
+    .map((template) => ({
+      template,
+      regex: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+      literals: template.split('/').filter((s) => s !== '' && !s.startsWith('{')).length,
+    }))
+    .sort((a, b) => b.literals - a.literals);
+  dns = await startTestDns({
+    [HOST]: EDGE_IPS,
+    'www.cp.test': { CNAME: HOST },
+    'cp.test': EDGE_IPS,
+    'shop.cp.test': { A: ['203.0.113.7'] },
+    'blog.caa.test': { CNAME: HOST },
+    'caa.test': { CAA: [{ flags: 0, tag: 'issue', value: 'letsencrypt.org' }] },
+  });
+  platform = await startTestPlatform({ dnsServers: [dns.address], domainFlow: { pollMs: 20 } });
+});
+afterAll(async () => {
+  await platform?.stop();
+  await dns?.stop();
+});
+
+describe('control-plane API against openapi/control-plane.yaml', () => {
+  let accountId: string;
+  let projectPath: string;
+
+  it('accounts: create, get, change plan, and their validation errors', async () => {
+    const created = await cp('POST', '/accounts', { name: '  Acme  ', plan: 'pro', ignored: true });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: 'Acme', plan: 'pro', customLimits: false, limits: { perMinute: 300, perDay: 10_000 } });
+    accountId = created.body.accountId as string;
+
+    const enterprise = await cp('POST', '/accounts', { name: 'Big', plan: 'enterprise', limits: { perMinute: 100, perDay: 1_000 } });
+    expect(enterprise.body).toMatchObject({ customLimits: true, limits: { perMinute: 100, perDay: 1_000 } });
+
+    const badName = await cp('POST', '/accounts', { name: '', plan: 'gold' });
+    expectProblem(badName, 400, 'invalid_request');
+    expect(badName.body.errors).toEqual([{ field: 'name', message: 'must be a string of 1 to 100 characters' }]);
+    const badPlan = await cp('POST', '/accounts', { name: 'x', plan: 'gold' });
+    expect(badPlan.body.errors).toEqual([{ field: 'plan', message: expect.stringContaining('free, pro') }]);
+    const limitsOnPro = await cp('POST', '/accounts', { name: 'x', plan: 'pro', limits: { perMinute: 1, perDay: 1 } });
+    expect(limitsOnPro.body.errors).toMatchObject([{ field: 'limits' }]);
+    const unknownLimit = await cp('POST', '/accounts', { name: 'x', plan: 'enterprise', limits: { perMinute: 1, perDay: 2, burst: 3 } });
+    expectProblem(unknownLimit, 400, 'invalid_request');
+
+    const got = await cp('GET', `/accounts/${accountId}`);
+    expect(got.body).toEqual(created.body);
+    expectProblem(await cp('GET', '/accounts/acct_missing'), 404, 'account_not_found');
+
+    const business = await cp('PUT', `/accounts/${accountId}/plan`, { plan: 'business' });
+    expect(business.body).toMatchObject({ plan: 'business', updatedAt: expect.any(String) });
+    expectProblem(await cp('PUT', `/accounts/${accountId}/plan`, { plan: 'platinum' }), 400, 'invalid_request');
+    expectProblem(await cp('PUT', '/accounts/acct_missing/plan', { plan: 'pro' }), 404, 'account_not_found');
+    expect((await cp('PUT', `/accounts/${accountId}/plan`, { plan: 'pro' })).body.plan).toBe('pro');
+  });
+
+  it('keys: create, list, usage with a ban, lift the ban, revoke', async () => {
+    const created = await cp('POST', `/accounts/${accountId}/keys`, { name: 'production' });
+    expect(created.status).toBe(201);
+    const secret = created.body.secret as string;
+    const keyId = (created.body.key as Body).keyId as string;
+    expect(created.body.key).toMatchObject({ prefix: secret.slice(0, 12), last4: secret.slice(-4), status: 'active' });
+    expectProblem(await cp('POST', `/accounts/${accountId}/keys`, {}), 400, 'invalid_request');
+    expectProblem(await cp('POST', '/accounts/acct_missing/keys', { name: 'k' }), 404, 'account_not_found');
+
+    // A Free key past its limit: 60 accepted, then more than 30 refusals within the minute ban it.
+    const free = await cp('POST', '/accounts', { name: 'Free one', plan: 'free' });
+    const freeId = free.body.accountId as string;
+    const freeKey = await cp('POST', `/accounts/${freeId}/keys`, { name: 'busy' });
+    const busy = freeKey.body.secret as string;
+    const busyId = (freeKey.body.key as Body).keyId as string;
+    const { threshold } = platform.config.plans.free.ban;
+    await many(60, 10, () => send(platform, busy, 'x'));
+    await many(threshold + 1, 8, () => send(platform, busy, 'x'));
+
+    const listed = await cp('GET', `/accounts/${freeId}/keys`);
+    expect(listed.body.keys).toMatchObject([{ keyId: busyId, lastUsedAt: expect.any(String) }]);
+    expectProblem(await cp('GET', '/accounts/acct_missing/keys'), 404, 'account_not_found');
+
+    const usage = await cp('GET', `/accounts/${freeId}/usage`);
+    expect(usage.body).toMatchObject({ plan: 'free', limits: { perMinute: 60, perDay: 1_000 } });
+    expect((usage.body.keys as Body[])[0]).toMatchObject({
+      minute: { used: 60, limit: 60, remaining: 0 },
+      day: { used: 60, limit: 1_000, remaining: 940 },
+      bannedUntil: expect.any(String),
+    });
+    expectProblem(await cp('GET', '/accounts/acct_missing/usage'), 404, 'account_not_found');
+
+    expect((await cp('DELETE', `/accounts/${freeId}/keys/${busyId}/ban`)).body).toEqual({ keyId: busyId, wasBanned: true });
+    expect((await cp('DELETE', `/accounts/${freeId}/keys/${busyId}/ban`)).body).toEqual({ keyId: busyId, wasBanned: false });
+    expectProblem(await cp('DELETE', `/accounts/${freeId}/keys/key_00000000000000000000/ban`), 404, 'key_not_found');
+    expectProblem(await cp('DELETE', `/accounts/acct_missing/keys/${busyId}/ban`), 404, 'account_not_found');
+
+    const revoked = await cp('DELETE', `/accounts/${accountId}/keys/${keyId}`);
+    expect(revoked.body).toMatchObject({ keyId, status: 'revoked', revokedAt: expect.any(String) });
+    expect((await cp('DELETE', `/accounts/${accountId}/keys/${keyId}`)).body).toEqual(revoked.body);
+    // Keys are per account: another account's key is not found here.
+    expectProblem(await cp('DELETE', `/accounts/${accountId}/keys/${busyId}`), 404, 'key_not_found');
+    expectProblem(await cp('DELETE', `/accounts/acct_missing/keys/${keyId}`), 404, 'account_not_found');
+  });
+
+  it('projects and deploys', async () => {
+    const created = await cp('POST', `/accounts/${accountId}/projects`, { slug: ' CP-Site ', name: 'Control plane' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      slug: 'cp-site',
+      deployState: 'none',
+      defaultDomain: 'cp-site.platform.example.com',
+      domains: { primary: 'cp-site.platform.example.com', redirects: [] },
+    });
+    projectPath = `/accounts/${accountId}/projects/${created.body.projectId as string}`;
+    expectProblem(await cp('POST', `/accounts/${accountId}/projects`, { slug: '-no' }), 400, 'invalid_request');
+    expectProblem(await cp('POST', `/accounts/${accountId}/projects`, { slug: 'www' }), 409, 'slug_taken');
+    expectProblem(await cp('POST', `/accounts/${accountId}/projects`, { slug: 'cp-site' }), 409, 'slug_taken');
+    expectProblem(await cp('POST', '/accounts/acct_missing/projects', { slug: 'lost-site' }), 404, 'account_not_found');
+
+    expect((await cp('GET', `/accounts/${accountId}/projects`)).body.projects).toMatchObject([{ slug: 'cp-site' }]);
+    // The account is not looked up when listing: an unknown one simply has no projects.
+    expect((await cp('GET', '/accounts/acct_missing/projects')).body).toEqual({ projects: [] });
+    expect((await cp('GET', projectPath)).body).toEqual(created.body);
+    expectProblem(await cp('GET', `/accounts/${accountId}/projects/prj_missing`), 404, 'project_not_found');
+
+    const deployed = await cp('POST', `${projectPath}/deploys`, { files: files('<h1>v1</h1>') });
+    expect(deployed.status).toBe(201);
+    expect(deployed.body).toMatchObject({ deployState: 'succeeded', lastDeploy: { state: 'succeeded', fileCount: 1, bytes: 11 } });
+    expect(deployed.body.liveDeployId).toBe((deployed.body.lastDeploy as Body).deployId);
+    expectProblem(await cp('POST', `${projectPath}/deploys`, { files: 'index.html' }), 400, 'invalid_request');
+    expectProblem(await cp('POST', `${projectPath}/deploys`, { files: [] }), 400, 'invalid_request');
+    expectProblem(await cp('POST', `${projectPath}/deploys`, { files: [{ path: '../x', content: '' }] }), 400, 'invalid_request');
+    expectProblem(await cp('POST', `/accounts/${accountId}/projects/prj_missing/deploys`, { files: files('x') }), 404, 'project_not_found');
+  });
+
+  it('custom domains: gates, add, list, get, and verify through the flow', async () => {
+    const freeProject = await cp('POST', `/accounts/${platform.demoAccounts.free.accountId}/projects`, { slug: 'cp-free' });
+    const freePath = `/accounts/${platform.demoAccounts.free.accountId}/projects/${freeProject.body.projectId as string}`;
+    expectProblem(await cp('POST', `${freePath}/domains`, { domain: 'www.free.test' }), 403, 'plan_required');
+    const fresh = await cp('POST', `/accounts/${accountId}/projects`, { slug: 'cp-fresh' });
+    const freshPath = `/accounts/${accountId}/projects/${fresh.body.projectId as string}`;
+    expectProblem(await cp('POST', `${freshPath}/domains`, { domain: 'www.fresh.test' }), 409, 'project_not_deployed');
+    expectProblem(await cp('POST', `${projectPath}/domains`, { domain: '*.cp.test' }), 400, 'invalid_domain');
+    expectProblem(await cp('POST', `${projectPath}/domains`, {}), 400, 'invalid_domain');
+    expectProblem(await cp('POST', '/accounts/acct_missing/projects/prj_missing/domains', { domain: 'a.test' }), 404, 'account_not_found');
+    expectProblem(await cp('POST', `/accounts/${accountId}/projects/prj_missing/domains`, { domain: 'a.test' }), 404, 'project_not_found');
+
+    const www = await cp('POST', `${projectPath}/domains`, { domain: ' WWW.cp.test. ' });
+    expect(www.status).toBe(201);
+    expect(www.body.records).toEqual([{ type: 'CNAME', host: 'www', fqdn: 'www.cp.test', value: HOST, ttl: 3600 }]);
+    expect(www.body.domain).toMatchObject({ domain: 'www.cp.test', display: 'WWW.cp.test.', state: 'pending_dns', attempt: 0 });
+    const apex = await cp('POST', `${projectPath}/domains`, { domain: 'cp.test' });
+    expect(apex.body.records).toMatchObject([{ type: 'ALIAS', host: '@', note: expect.any(String) }]);
+    for (const domain of ['shop.cp.test', 'blog.caa.test']) {
+      expect((await cp('POST', `${projectPath}/domains`, { domain })).status).toBe(201);
+    }
+    expectProblem(await cp('POST', `${projectPath}/domains`, { domain: 'www.cp.test' }), 409, 'domain_taken');
+
+    const listed = await cp('GET', `${projectPath}/domains`);
+    // Oldest first; the test clock stands still, so these tie.
+    expect((listed.body.domains as Body[]).map((d) => d.domain).sort()).toEqual(['blog.caa.test', 'cp.test', 'shop.cp.test', 'www.cp.test']);
+    expectProblem(await cp('GET', `/accounts/${accountId}/projects/prj_missing/domains`), 404, 'project_not_found');
+    expect((await cp('GET', `${projectPath}/domains/WWW.cp.test.`)).body.state).toBe('pending_dns');
+    expectProblem(await cp('GET', `${projectPath}/domains/nope.cp.test`), 404, 'domain_not_found');
+    expectProblem(await cp('GET', `/accounts/${accountId}/projects/prj_missing/domains/www.cp.test`), 404, 'project_not_found');
+
+    for (const domain of ['www.cp.test', 'cp.test', 'shop.cp.test']) {
+      const started = await cp('POST', `${projectPath}/domains/${domain}/verify`);
+      expect(started.status).toBe(202);
+      expect(started.body).toMatchObject({ domain, state: 'verifying', attempt: 1 });
+    }
+    expect(await domainIn(`${projectPath}/domains/www.cp.test`, ['active', 'dns_failed', 'certificate_delayed'])).toMatchObject({
+      state: 'active',
+      activeAt: expect.any(String),
+    });
+    expect(await domainIn(`${projectPath}/domains/cp.test`, ['active', 'dns_failed', 'certificate_delayed'])).toMatchObject({
+      state: 'active',
+      apex: true,
+    });
+    expect(await domainIn(`${projectPath}/domains/shop.cp.test`, ['dns_failed', 'active'])).toMatchObject({
+      failure: { reason: 'conflicting_record', observed: ['A 203.0.113.7'], expected: HOST },
+    });
+    expectProblem(await cp('POST', `${projectPath}/domains/nope.cp.test/verify`), 404, 'domain_not_found');
+    expectProblem(await cp('POST', `/accounts/${accountId}/projects/prj_missing/domains/cp.test/verify`), 404, 'project_not_found');
+
+    // CAA allows only another CA: the certificate never comes, and the watchdog diagnoses why.
+    expect((await cp('POST', `${projectPath}/domains/blog.caa.test/reverify`)).status).toBe(202);
+    await domainIn(`${projectPath}/domains/blog.caa.test`, ['issuing_certificate']);
+    platform.clock.advance(31 * 60_000);
+    expect(await domainIn(`${projectPath}/domains/blog.caa.test`, ['certificate_delayed'])).toMatchObject({
+      diagnosis: { dnsStillVerifies: true, caaAllowsAmazon: false, caaFoundAt: 'caa.test' },
+    });
+    expectProblem(await cp('POST', `${projectPath}/domains/nope.cp.test/reverify`), 404, 'domain_not_found');
+  });
+
+  it('domain configuration (primary, redirects) and removal', async () => {
+    const primary = await cp('PUT', `${projectPath}/domain-config/primary`, { domain: 'WWW.cp.test' });
+    expect(primary.body).toEqual({ primary: 'www.cp.test', redirects: [] });
+    expectProblem(await cp('PUT', `${projectPath}/domain-config/primary`, { domain: 'shop.cp.test' }), 400, 'invalid_config');
+    expectProblem(await cp('PUT', `${projectPath}/domain-config/primary`, {}), 400, 'invalid_config');
+    expectProblem(await cp('PUT', `/accounts/${accountId}/projects/prj_missing/domain-config/primary`, { domain: 'x.test' }), 404, 'project_not_found');
+
+    const redirect = await cp('POST', `${projectPath}/domain-config/redirects`, { from: 'cp.test', to: 'www.cp.test' });
+    expect(redirect.body).toEqual({ primary: 'www.cp.test', redirects: [{ from: 'cp.test', to: 'www.cp.test', status: 301 }] });
+    const temporary = await cp('POST', `${projectPath}/domain-config/redirects`, { from: 'shop.cp.test', to: 'www.cp.test', status: 302 });
+    expect(temporary.body.redirects).toHaveLength(2);
+    const badStatus = { from: 'shop.cp.test', to: 'www.cp.test', status: 399 };
+    expectProblem(await cp('POST', `${projectPath}/domain-config/redirects`, badStatus), 400, 'invalid_config');
+    const chain = { from: 'blog.caa.test', to: 'cp.test' };
+    expectProblem(await cp('POST', `${projectPath}/domain-config/redirects`, chain), 400, 'invalid_config');
+    expectProblem(await cp('POST', `/accounts/${accountId}/projects/prj_missing/domain-config/redirects`, chain), 404, 'project_not_found');
+
+    expectProblem(await cp('DELETE', `${projectPath}/domains/www.cp.test`), 409, 'domain_in_use');
+    const unredirected = await cp('DELETE', `${projectPath}/domain-config/redirects/shop.cp.test`);
+    expect(unredirected.body).toEqual(redirect.body);
+    expectProblem(await cp('DELETE', `${projectPath}/domain-config/redirects/shop.cp.test`), 404, 'domain_not_found');
+    expectProblem(await cp('DELETE', `/accounts/${accountId}/projects/prj_missing/domain-config/redirects/cp.test`), 404, 'project_not_found');
+
+    // A live domain with a redirect from it goes without a warning; one without gets one.
+    expect((await cp('DELETE', `${projectPath}/domains/cp.test`)).body).toEqual({ domain: 'cp.test', removed: true });
+    const live = await cp('DELETE', `${projectPath}/domains/www.cp.test`);
+    expect(live.body).toMatchObject({ domain: 'www.cp.test', removed: true, warning: expect.stringMatching(/no redirect/) });
+    expect((await cp('GET', projectPath)).body.domains).toEqual({ primary: 'cp-site.platform.example.com', redirects: [] });
+    expect((await cp('DELETE', `${projectPath}/domains/shop.cp.test`)).body).toEqual({ domain: 'shop.cp.test', removed: true });
+    expectProblem(await cp('DELETE', `${projectPath}/domains/shop.cp.test`), 404, 'domain_not_found');
+    expectProblem(await cp('DELETE', `/accounts/${accountId}/projects/prj_missing/domains/x.test`), 404, 'project_not_found');
+  });
+
+  it('HTTP layer: unknown routes, other methods, media type, JSON, body size, malformed paths', async () => {
+    expectProblem(await cp('GET', '/nope'), 404, 'not_found');
+    const method = await cp('GET', '/accounts');
+    expectProblem(method, 405, 'method_not_allowed');
+    expect(method.headers.get('allow')).toBe('POST');
+    expect((await cp('PATCH', `/accounts/${accountId}/keys`)).headers.get('allow')).toBe('POST, GET');
+
+    expectProblem(await cp('POST', '/accounts', undefined, { raw: 'name=x', contentType: 'text/plain' }), 400, 'unsupported_media_type');
+    expectProblem(await cp('DELETE', `/accounts/${accountId}/keys/key_x`, undefined, { raw: '{}', contentType: 'text/plain' }), 400, 'unsupported_media_type');
+    expectProblem(await cp('POST', '/accounts', undefined, { raw: '{"name": ' }), 400, 'invalid_json');
+    expectProblem(await cp('PUT', `/accounts/${accountId}/plan`, undefined, { raw: '["pro"]' }), 400, 'invalid_json');
+    // A Content-Type with parameters, any case, is accepted.
+    const charset = await cp('PUT', `/accounts/${accountId}/plan`, undefined, { raw: '{"plan":"pro"}', contentType: 'Application/JSON; charset=utf-8' });
+    expect(charset.status).toBe(200);
+
+    const tooLarge = await oversized(`/accounts/${accountId}/projects`);
+    record(tooLarge);
+    expect(tooLarge.status).toBe(413);
+
+    // A malformed percent-encoding in a path parameter is an unexpected error (500), not a 400/404.
+    expectProblem(await cp('GET', '/accounts/%E0%A4%A/keys'), 500, 'internal_error');
+  });
+
+  it('exercised every documented operation and every reachable problem code', () => {
+    const documented = Object.entries(validator.document.paths).flatMap(([template, item]) =>
+      HTTP_METHODS.filter((m) => m in item).map((m) => `${m.toUpperCase()} ${template}`),
+    );
+    expect(documented).toHaveLength(21);
+    expect(documented.filter((op) => !exercised.has(op))).toEqual([]);
+    const { schemas } = validator.document.components as { schemas: { ProblemCode: { enum: string[] } } };
+    const problemCodes = schemas.ProblemCode.enum;
+    // Not provoked here: a deploy racing another one, and a storage failure during a deploy.
+    const unreached = problemCodes.filter((code) => !codes.has(code));
+    expect(unreached).toEqual(['deploy_in_progress', 'deploy_failed']);
+  });
+
+  it('every example in the document matches its schema (including x-unmatched-routes)', () => {
+    const failures: string[] = [];
+    let checked = 0;
+    const visit = (node: unknown, where: string): void => {
+      if (Array.isArray(node)) return node.forEach((item, i) => visit(item, `${where}/${i}`));
+      if (typeof node !== 'object' || node === null) return;
+      const object = node as Body;
+      if (typeof object.schema === 'object' && object.schema !== null) {
+        const schema = object.schema as Body;
+        const examples: Array<[string, unknown]> = 'example' in object ? [[`${where}/example`, object.example]] : [];
+        for (const [name, example] of Object.entries((object.examples ?? {}) as Record<string, { value?: unknown }>)) {
+          examples.push([`${where}/examples/${name}`, example.value]);
+        }
+        for (const [label, value] of examples) {
+          checked++;
+          failures.push(...validator.validateValue(schema, value, label));
+        }
+      }
+      for (const [key, value] of Object.entries(object)) visit(value, `${where}/${key}`);
+    };
+    visit(validator.document.paths, '#/paths');
+    visit(validator.document['x-unmatched-routes'], '#/x-unmatched-routes');
+    expect(failures).toEqual([]);
+    expect(checked).toBeGreaterThan(60);
+  });
+});
+
+/** A body over the 20 MiB limit, on a connection of its own (the server closes it after the 413). */
+function oversized(path: string): Promise<ObservedResponse> {
+  const payload = Buffer.alloc(20 * 1024 * 1024 + 1, 0x20);
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const req = request(
+      `${platform.controlUrl}${path}`,
+      { method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', 'Content-Length': payload.length } },
+      (res) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const headers = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]));
+          resolve({ method: 'POST', path, status: res.statusCode ?? 0, headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+        });
+        res.on('error', reject);
+      },
+    );
+    // The server stops reading at the limit; the rest of the upload may fail to be written.
+    req.on('error', (error) => {
+      if (!answered) reject(error);
+    });
+    req.end(payload);
+  });
+}
