@@ -126,12 +126,22 @@ const STATUS_TITLES: Record<number, string> = {
   502: 'Bad Gateway',
 };
 
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 /** `files: [{ path, content }]` with base64 content, as the CLI sends a folder. */
 function deployFiles(value: unknown): DeployFile[] {
   if (!Array.isArray(value)) throw new ProjectError('invalid_request', 'files must be a list of {path, content (base64)}.', 400);
   return value.map((file: unknown) => {
     const { path, content } = (file ?? {}) as { path?: unknown; content?: unknown };
-    if (typeof path !== 'string' || typeof content !== 'string') {
+    if (typeof path !== 'string' || typeof content !== 'string' || !BASE64.test(content)) {
       throw new ProjectError('invalid_request', 'Each file needs a path and base64 content.', 400);
     }
     return { path, body: Buffer.from(content, 'base64') };
@@ -163,7 +173,10 @@ export async function startControlApi(
 
     let body: Record<string, unknown> = {};
     const raw = await readBody(req);
-    if (raw === undefined) return problem(res, 413, 'payload_too_large', 'Payload Too Large', 'The body is too large.');
+    if (raw === undefined) {
+      // The rest of the body is not read: the connection cannot be reused.
+      return problem(res, 413, 'payload_too_large', 'Payload Too Large', 'The body is too large.', { Connection: 'close' });
+    }
     if (raw.length > 0) {
       if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
         return problem(res, 400, 'unsupported_media_type', 'Bad Request', 'Content-Type must be application/json.');
@@ -178,10 +191,16 @@ export async function startControlApi(
     }
 
     const values = match.pattern.exec(url.pathname)?.slice(1) ?? [];
-    const params = Object.fromEntries(match.params.map((name, i) => [name, decodeURIComponent(values[i] ?? '')]));
+    // A parameter that is not valid percent-encoding is taken as is: it names nothing, so the
+    // route answers its own 404 (e.g. account_not_found) rather than failing.
+    const params = Object.fromEntries(match.params.map((name, i) => [name, safeDecode(values[i] ?? '')]));
     try {
       const result = await match.handler(params, body);
-      res.writeHead(result.status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+      res.writeHead(result.status, {
+        'Content-Type': 'application/json',
+        'Cache-Control': 'no-store',
+        'X-Request-Id': randomUUID(),
+      });
       res.end(JSON.stringify(result.body));
     } catch (error) {
       if (error instanceof ControlPlaneError) {

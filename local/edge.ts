@@ -121,8 +121,13 @@ export async function startLocalEdge(options: {
         res.end(typeof body === 'string' ? body : body ? Buffer.from(body.data, body.encoding === 'base64' ? 'base64' : 'utf8') : '');
         return;
       }
-      const key = decodeURIComponent(result.uri).replace(/^\//, '');
-      const file = await options.storage.read(key);
+      let key: string;
+      try {
+        key = decodeURIComponent(result.uri).replace(/^\//, '');
+      } catch {
+        key = '';
+      }
+      const file = key ? await options.storage.read(key) : undefined;
       if (!file) {
         res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
         res.end('Not found');

@@ -69,6 +69,9 @@ export function validateDomainConfig(config: DomainConfig, project: ProjectDomai
 
   const sources = new Map<string, Redirect>();
   for (const redirect of config.redirects) {
+    if (redirect.from === project.defaultDomain) {
+      throw new DomainConfigError('unknown_domain', `${project.defaultDomain} always serves the project; only custom domains redirect.`);
+    }
     known(redirect.from, 'Redirect source');
     known(redirect.to, 'Redirect target');
     if (states.get(redirect.to) !== 'active') {

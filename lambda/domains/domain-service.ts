@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import type { PlatformConfig } from '../../lib/config/index.js';
 import type { AccountStore } from '../keys/accounts.js';
 import type { ProjectStore } from '../projects/ports.js';
@@ -60,6 +61,9 @@ export interface DomainServiceDeps {
   /** The name customers point their CNAME/ALIAS at, e.g. edge.platform.example.com. */
   readonly platformHost: string;
 }
+
+/** Names in configuration calls, normalised like added domains: trim, lower case, no trailing dot, IDN to punycode. */
+const hostName = (input: string) => domainToASCII(input.trim().toLowerCase().replace(/\.$/, '')) || input.trim().toLowerCase();
 
 const view = (record: DomainRecord): DomainView => ({
   domain: record.domain,
@@ -199,7 +203,7 @@ export class DomainService {
 
   async setPrimary(accountId: string, projectId: string, domain: string): Promise<DomainConfig> {
     const project = await this.project(accountId, projectId);
-    return this.applyConfig(project, { primary: domain.trim().toLowerCase(), redirects: project.domains.redirects });
+    return this.applyConfig(project, { primary: hostName(domain), redirects: project.domains.redirects });
   }
 
   async addRedirect(
@@ -208,8 +212,8 @@ export class DomainService {
     input: { from?: unknown; to?: unknown; status?: unknown },
   ): Promise<DomainConfig> {
     const project = await this.project(accountId, projectId);
-    const from = typeof input.from === 'string' ? input.from.trim().toLowerCase() : '';
-    const to = typeof input.to === 'string' ? input.to.trim().toLowerCase() : '';
+    const from = typeof input.from === 'string' ? hostName(input.from) : '';
+    const to = typeof input.to === 'string' ? hostName(input.to) : '';
     if (!from || !to) throw new DomainError('invalid_config', 'A redirect needs "from" and "to" domains.', 400);
     let status;
     try {
@@ -223,7 +227,7 @@ export class DomainService {
 
   async removeRedirect(accountId: string, projectId: string, from: string): Promise<DomainConfig> {
     const project = await this.project(accountId, projectId);
-    const name = from.trim().toLowerCase();
+    const name = hostName(from);
     if (!project.domains.redirects.some((r) => r.from === name)) {
       throw new DomainError('domain_not_found', `${name} has no redirect.`, 404);
     }
@@ -270,7 +274,7 @@ export class DomainService {
 
   private async domain(accountId: string, projectId: string, domain: string): Promise<DomainRecord> {
     await this.project(accountId, projectId);
-    const record = await this.deps.domains.get(domain.trim().toLowerCase().replace(/\.$/, ''));
+    const record = await this.deps.domains.get(hostName(domain));
     if (!record || record.projectId !== projectId || record.state === 'removed') {
       throw new DomainError('domain_not_found', `${domain} is not a domain of project ${projectId}.`, 404);
     }

@@ -4,6 +4,7 @@ import type { PlatformConfig } from '../../lib/config/index.js';
 import type { DomainStore, EdgeRouter } from '../domains/ports.js';
 import type { AccountStore } from '../keys/accounts.js';
 import type { Clock } from '../shared/clock.js';
+import { logger } from '../shared/powertools.js';
 import { type ProjectStore, type SiteStorage, SlugTakenError } from './ports.js';
 import { type DeployRecord, deployPrefix, type ProjectRecord } from './project.js';
 
@@ -103,6 +104,9 @@ function checkPath(path: string): string {
 
 const nextUlid = monotonicFactory();
 
+/** A domain the edge serves: active, or active before a re-verify that has not replaced it yet. */
+const isLive = (d: { state: string; activeAt?: string }) => d.state === 'active' || (d.activeAt !== undefined && d.state !== 'removed');
+
 /**
  * Projects and deploys. A deploy uploads a folder of static files under a new prefix and becomes
  * the live version only once every file is stored: then the edge is switched to it for the
@@ -153,6 +157,9 @@ export class ProjectService {
   }
 
   async listProjects(accountId: string): Promise<ProjectView[]> {
+    if (!(await this.deps.accounts.get(accountId))) {
+      throw new ProjectError('account_not_found', `No account ${accountId}.`, 404);
+    }
     const projects = await this.deps.projects.listByAccount(accountId);
     return projects.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((p) => this.view(p));
   }
@@ -184,14 +191,16 @@ export class ProjectService {
       // Every file is stored: switch the edge to this version for every host that serves it.
       for (const host of await this.servingHosts(project)) await this.deps.edge.serve(host, prefix);
     } catch (error) {
+      // The cause stays in our logs; the owner learns that the live version is unchanged.
+      logger.error('deploy failed', { projectId, deployId, error: error as Error });
       const failed: DeployRecord = {
         ...started,
         state: 'failed',
         finishedAt: new Date(this.deps.clock.now()).toISOString(),
-        error: (error as Error).message.slice(0, 500),
+        error: 'The files could not be stored. Retry the deploy.',
       };
       await this.deps.projects.update(projectId, { deployState: 'failed', lastDeploy: failed });
-      throw new ProjectError('deploy_failed', `Deploy ${deployId} failed; the live version is unchanged: ${failed.error}`, 502);
+      throw new ProjectError('deploy_failed', `Deploy ${deployId} failed and the live version is unchanged. Retry the deploy.`, 502);
     }
     const finished: DeployRecord = {
       ...started,
@@ -210,7 +219,7 @@ export class ProjectService {
     const domains = await this.deps.domains.listByProject(project.projectId);
     return [
       this.defaultDomainOf(project.slug),
-      ...domains.filter((d) => d.state === 'active' && !redirecting.has(d.domain)).map((d) => d.domain),
+      ...domains.filter((d) => isLive(d) && !redirecting.has(d.domain)).map((d) => d.domain),
     ];
   }
 
