@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { backstopFor, type PlanId, type PlatformConfig, type RateLimits } from '../lib/config/index.js';
+import { backstopFor, type PlanId, usageIdentifierBackstop, type PlatformConfig, type RateLimits } from '../lib/config/index.js';
 import type { UsageIdentifiers } from '../lambda/keys/authorize.js';
 import type { UsagePlanGateway } from '../lambda/keys/usage-plan-gateway.js';
 import { DAY_MS } from '../lambda/rate-limits/windows.js';
@@ -114,9 +114,9 @@ export class LocalUsagePlanGateway implements UsagePlanGateway, UsageIdentifiers
     readonly plans: UsagePlans,
     private readonly config: PlatformConfig,
   ) {
-    for (const plan of STANDARD_PLANS) this.plans.definePlan(plan, backstopFor(config.plans[plan].limits, config));
-    this.plans.definePlan('enterprise', backstopFor(config.plans.enterprise.limits, config));
-    this.plans.definePlan('anonymous', backstopFor(config.anonymous, config));
+    for (const plan of [...STANDARD_PLANS, 'enterprise', 'anonymous'] as const) {
+      this.plans.definePlan(plan, usageIdentifierBackstop(plan, config));
+    }
     for (const plan of [...STANDARD_PLANS, 'enterprise', 'anonymous'] as const) {
       this.poolKeys.set(plan, this.plans.createKey(plan).id);
     }

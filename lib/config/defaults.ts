@@ -41,7 +41,7 @@ export const defaultConfig = {
     },
   },
   anonymous: { perMinute: 60, perDay: 10_000 },
-  backstop: { factor: 2, minBurst: 500 },
+  backstop: { factor: 2, minBurst: 500, anonymousCallers: 100 },
   messages: {
     maxBodyBytes: 256 * 1024,
     idempotencyTtlSeconds: 24 * 60 * 60,

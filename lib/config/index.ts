@@ -41,6 +41,26 @@ export function backstopFor(limits: RateLimits, config: PlatformConfig) {
   };
 }
 
+/** API Gateway's default account-level burst: a usage plan cannot usefully burst above it. */
+export const API_GATEWAY_MAX_BURST = 5_000;
+
+/**
+ * The backstop of a usage identifier: a plan's, or the one shared by all anonymous callers
+ * (sized for `backstop.anonymousCallers` of them at once, so one caller's flood meets our per-IP
+ * limiter, with its headers, long before API Gateway's bucket).
+ */
+export function usageIdentifierBackstop(identifier: PlanId | 'anonymous', config: PlatformConfig) {
+  const limits =
+    identifier === 'anonymous'
+      ? {
+          perMinute: config.anonymous.perMinute * config.backstop.anonymousCallers,
+          perDay: config.anonymous.perDay * config.backstop.anonymousCallers,
+        }
+      : config.plans[identifier].limits;
+  const backstop = backstopFor(limits, config);
+  return { ...backstop, burstLimit: Math.min(API_GATEWAY_MAX_BURST, backstop.burstLimit) };
+}
+
 export function planOf(config: PlatformConfig, id: PlanId): PlanDefinition {
   return config.plans[id];
 }

@@ -75,6 +75,11 @@ export const platformConfigSchema = z
           .min(1, { error: 'backstop.factor must be at least 1' })
           .max(10, { error: 'backstop.factor must be at most 10' }),
         minBurst: positiveInt('backstop.minBurst'),
+        /**
+         * The anonymous usage identifier is shared by every caller without a valid key; its
+         * backstop is sized for this many of them at their per-IP budget at once.
+         */
+        anonymousCallers: positiveInt('backstop.anonymousCallers'),
       })
       .strict(),
     messages: z

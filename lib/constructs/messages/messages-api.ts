@@ -7,7 +7,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { backstopFor, PLAN_IDS, type PlanId, type PlatformConfig, type RateLimits } from '../../config/index.js';
+import { usageIdentifierBackstop, PLAN_IDS, type PlanId, type PlatformConfig, type RateLimits } from '../../config/index.js';
 import { PlatformFunction } from '../shared/platform-function.js';
 import { GATEWAY_RESPONSES, type GatewayResponseDefinition, gatewayProblemBody } from './gateway-responses.js';
 import type { MessagesDataResources } from './messages-data.js';
@@ -334,7 +334,7 @@ export class MessagesApi extends Construct {
     const usagePlans = {} as Record<UsageIdentifier, { plan: apigw.UsagePlan; key: apigw.ApiKey }>;
     for (const u of USAGE_IDENTIFIERS) {
       const limits = limitsOf(u);
-      const backstop = backstopFor(limits, config);
+      const backstop = usageIdentifierBackstop(u, config);
       const suffix = u.charAt(0).toUpperCase() + u.slice(1);
       const plan = new apigw.UsagePlan(this, `UsagePlan${suffix}`, {
         name: `${stack.stackName}-${u}`,

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type PlatformApp } from '../../../../lib/app.js';
-import { backstopFor, loadConfig, PLAN_IDS, type PlatformConfig } from '../../../../lib/config/index.js';
+import { loadConfig, PLAN_IDS, usageIdentifierBackstop, type PlatformConfig } from '../../../../lib/config/index.js';
 import { GATEWAY_RESPONSES, gatewayProblemBody } from '../../../../lib/constructs/messages/gateway-responses.js';
 import {
   CONTROL_PLANE_OUTPUTS,
@@ -187,7 +187,7 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
       expect(USAGE_IDENTIFIERS).toEqual([...PLAN_IDS, 'anonymous']);
       template.resourceCountIs('AWS::ApiGateway::UsagePlan', PLAN_IDS.length + 1);
       for (const { id, limits } of expectedLimits()) {
-        const backstop = backstopFor(limits, config);
+        const backstop = usageIdentifierBackstop(id as (typeof USAGE_IDENTIFIERS)[number], config);
         const plan = resources[idOf(api.usagePlans[id as (typeof USAGE_IDENTIFIERS)[number]].plan)]?.Properties as Json;
         expect(plan, id).toBeDefined();
         expect(plan.Throttle, id).toEqual({ RateLimit: backstop.rateLimit, BurstLimit: backstop.burstLimit });
