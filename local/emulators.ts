@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import dynalite from 'dynalite';
-import { startFauxqs } from 'fauxqs';
+import { buildApp } from 'fauxqs';
 import { DOMAIN_TABLE_KEYS } from '../lib/constructs/domains/runtime-contract.js';
 import { TABLE_KEYS } from '../lib/constructs/messages/runtime-contract.js';
 
@@ -45,10 +45,53 @@ export async function startDynamoDb(options: { port?: number; path?: string } = 
   };
 }
 
-/** fauxqs (SQS) on 127.0.0.1 (its CLI would bind every interface). */
-export async function startSqs(options: { port?: number } = {}): Promise<RunningService> {
-  const server = await startFauxqs({ port: options.port ?? 0, host: '127.0.0.1', logger: false });
-  return { endpoint: `http://127.0.0.1:${server.port}`, stop: () => server.stop() };
+/** A service that can also be taken off the network and brought back with its state. */
+export interface RestartableService extends RunningService {
+  /** Closes the port and every open connection, as if the service were down; its state is kept. */
+  pause(): Promise<void>;
+  /** Listens again on the same port, with the state it had when paused. */
+  resume(): Promise<void>;
+}
+
+/**
+ * fauxqs (SQS) on 127.0.0.1 (its CLI would bind every interface). `pause`/`resume` take it off
+ * the network and back on the same port, with the same queues and messages.
+ */
+export async function startSqs(options: { port?: number } = {}): Promise<RestartableService> {
+  const app = buildApp({ logger: false });
+  await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  let paused = false;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    pause: async () => {
+      if (paused) return;
+      paused = true;
+      await new Promise<void>((resolve) => {
+        app.server.close(() => resolve());
+        app.server.closeAllConnections();
+      });
+    },
+    resume: async () => {
+      if (!paused) return;
+      await new Promise<void>((resolve, reject) => {
+        app.server.once('error', reject);
+        app.server.listen(port, '127.0.0.1', () => {
+          app.server.off('error', reject);
+          resolve();
+        });
+      });
+      paused = false;
+    },
+    stop: async () => {
+      // Fastify closes the server itself: give it a listening one.
+      if (paused) {
+        await new Promise<void>((resolve) => app.server.listen(port, '127.0.0.1', () => resolve()));
+        paused = false;
+      }
+      await app.close();
+    },
+  };
 }
 
 export const LOCAL_TABLE_NAMES = {

@@ -1,7 +1,13 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type AccountRecord, DynamoDbAccountStore } from '../lambda/keys/accounts.js';
 import type { ApiKeyRecord } from '../lambda/keys/key-store.js';
@@ -96,6 +102,13 @@ export interface LocalPlatform {
   readonly worker: QueuePoller | undefined;
   /** Fault injection for tests: stops the SQS emulator, as if SQS were unavailable. */
   stopQueueService(): Promise<void>;
+  /** Brings SQS back after `stopQueueService`, on the same port, with the same queues and messages. */
+  restartQueueService(): Promise<void>;
+  /**
+   * The documented DLQ redrive, locally (fauxqs has no StartMessageMoveTask): moves every message
+   * of the DLQ back to the queue, with its body and attributes. Returns how many were moved.
+   */
+  redriveDeadLetters(): Promise<number>;
   /** Fault injection for tests: stops the DynamoDB emulator, as if DynamoDB were unavailable. */
   stopDatabaseService(): Promise<void>;
   /** Issues another key for an account through the control plane; returns the secret. */
@@ -285,7 +298,9 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       tables: LOCAL_TABLE_NAMES,
       queues,
       worker,
-      stopQueueService: () => sqs.stop(),
+      stopQueueService: () => sqs.pause(),
+      restartQueueService: () => sqs.resume(),
+      redriveDeadLetters: () => redrive(sqsClient, queues.deadLetterQueueUrl, queues.queueUrl),
       stopDatabaseService: () => dynamodb.stop(),
       issueKey: async (account, name) => (await controlPlane.createKey(account.accountId, name)).secret,
       stop: async () => {
@@ -352,4 +367,44 @@ async function requeueStranded(client: ReturnType<typeof createDocumentClient>, 
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey);
+}
+
+/** Receive from the DLQ, send to the queue (same body and attributes), delete from the DLQ, until empty. */
+async function redrive(sqs: SQSClient, from: string, to: string): Promise<number> {
+  let moved = 0;
+  for (;;) {
+    const { Messages: messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: from,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        VisibilityTimeout: 30,
+        MessageAttributeNames: ['All'],
+      }),
+    );
+    if (messages.length === 0) return moved;
+    const sent = await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: to,
+        Entries: messages.map((m, i) => ({
+          Id: String(i),
+          MessageBody: m.Body ?? '',
+          ...(m.MessageAttributes ? { MessageAttributes: m.MessageAttributes } : {}),
+        })),
+      }),
+    );
+    // Only what reached the queue leaves the DLQ; a failed entry stays for the next pass.
+    const ok = new Set((sent.Successful ?? []).map((e) => e.Id));
+    const done = messages.filter((_, i) => ok.has(String(i)));
+    if (done.length > 0) {
+      await sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: from,
+          Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle as string })),
+        }),
+      );
+    }
+    moved += done.length;
+    if (done.length < messages.length) throw new Error(`redrive: ${messages.length - done.length} messages not sent`);
+  }
 }

@@ -2,6 +2,12 @@ import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQ
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { localLambdaContext } from './loopback.js';
 
+/** What a killed worker instance had: the bodies it received, and those it got through before dying. */
+export interface KilledBatch {
+  readonly received: readonly string[];
+  readonly handled: readonly string[];
+}
+
 type Worker = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
 
 /**
@@ -14,6 +20,7 @@ export class QueuePoller {
   private failing = false;
   private loop: Promise<void> | undefined;
   private inFlight: AbortController | undefined;
+  private kill: ((outcome: KilledBatch) => void) | undefined;
 
   constructor(
     private readonly sqs: SQSClient,
@@ -52,6 +59,17 @@ export class QueuePoller {
     }
   }
 
+  /**
+   * Fault injection for tests: the next batch received is handed to the worker, which gets through
+   * its first half; then the instance dies, deleting nothing, and a new one takes over polling (as a
+   * fresh Lambda instance would). Every message of the batch comes back after the visibility timeout.
+   */
+  killDuringNextBatch(): Promise<KilledBatch> {
+    return new Promise((resolve) => {
+      this.kill = resolve;
+    });
+  }
+
   /** One receive → invoke → delete cycle; returns how many messages it handled. */
   async pollOnce(): Promise<number> {
     this.inFlight = new AbortController();
@@ -68,6 +86,16 @@ export class QueuePoller {
     const messages = received.Messages ?? [];
     if (messages.length === 0) return 0;
     const event: SQSEvent = { Records: messages.map((m) => this.toRecord(m)) };
+    const kill = this.kill;
+    if (kill) {
+      this.kill = undefined;
+      const handled = event.Records.slice(0, Math.ceil(event.Records.length / 2));
+      await this.worker({ Records: handled }, localLambdaContext('worker', `worker-${Date.now()}`, 30_000)).catch(
+        () => undefined,
+      );
+      kill({ received: event.Records.map((r) => r.body), handled: handled.map((r) => r.body) });
+      return messages.length;
+    }
     let failed: Set<string>;
     try {
       const response = await this.worker(event, localLambdaContext('worker', `worker-${Date.now()}`, 30_000));
