@@ -478,6 +478,28 @@ export const COMMANDS: readonly Command[] = [
       const usage = await ctx.client.usage(str(values, 'account'));
       ctx.output(usage, usageText(usage));
     },
+  },
+  {
+    words: ['dlq', 'redrive'],
+    summary: 'Move the dead-lettered messages back to the messages queue (SQS StartMessageMoveTask; deployed stack only)',
+    options: {},
+    required: [],
+    flags: [['--stack NAME | --outputs FILE', 'the deployed API stack (one of the two is needed)']],
+    examples: ['dlq redrive --stack MessagesPlatform-Api --region eu-west-1', 'dlq redrive --outputs cdk-outputs.json'],
+    async run(ctx, values) {
+      if (values.stack === undefined && values.outputs === undefined) {
+        throw new CliError('dlq redrive works on a deployed stack: give --stack or --outputs', {
+          code: 'not_supported',
+          hint: 'locally, the fault tests call redriveDeadLetters() of the local platform (local/platform.ts)',
+        });
+      }
+      const task = await startRedrive(values, ctx.io.env);
+      ctx.output(
+        task,
+        `Started moving ${task.messages} message${task.messages === 1 ? '' : 's'} from ${task.sourceArn} to ${task.destinationArn} (task ${task.taskHandle}).\n` +
+        'The worker processes each one; its record goes from failed to processed.\n',
+      );
+    },
   }, {
     words: ['projects', 'create'],
     summary: 'Create a project, served at <slug>.<platform domain> once deployed',
@@ -979,4 +1001,80 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
 function write(stream: CliIo['stdout'], text: string, code: number): number {
   stream.write(text);
   return code;
+}
+
+/**
+ * `dlq redrive` on a deployed stack: the API stack's QueueUrl and DeadLetterQueueUrl outputs (by
+ * CloudFormation or from the outputs file), their ARNs, and an SQS message move task between them.
+ */
+async function startRedrive(
+  values: Values,
+  env: CliIo['env'],
+): Promise<{ taskHandle: string; sourceArn: string; destinationArn: string; messages: number }> {
+  const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
+  const { GetQueueAttributesCommand, SQSClient, StartMessageMoveTaskCommand } = await import('@aws-sdk/client-sqs');
+  const { awsError, DEFAULT_API_STACK_NAME, resolveRegion } = await import('./aws-control-plane.js');
+  const { loadConfig } = await import('../lib/config/index.js');
+  const region = resolveRegion(values.region as string | undefined, env, loadConfig());
+  const stack = values.stack as string | undefined;
+  let raw: Record<string, unknown> = {};
+  let source: string;
+  if (values.outputs !== undefined) {
+    const file = values.outputs as string;
+    source = file;
+    let document: Record<string, Record<string, unknown>>;
+    try {
+      document = JSON.parse(await readFile(file, 'utf8')) as Record<string, Record<string, unknown>>;
+    } catch (error) {
+      throw new CliError(`cannot read the outputs file ${clean(file)}: ${clean((error as Error).message)}`, { code: 'bad_outputs' });
+    }
+    const withQueues = Object.keys(document).filter((name) => typeof document[name]?.DeadLetterQueueUrl === 'string');
+    const chosen = stack ?? (withQueues.includes(DEFAULT_API_STACK_NAME) ? DEFAULT_API_STACK_NAME : withQueues[0]);
+    raw = (chosen !== undefined ? document[chosen] : undefined) ?? {};
+  } else {
+    const name = stack ?? DEFAULT_API_STACK_NAME;
+    source = `stack ${name} in ${region}`;
+    const cloudFormation = new CloudFormationClient({ region });
+    try {
+      const answer = await cloudFormation.send(new DescribeStacksCommand({ StackName: name }));
+      for (const output of answer.Stacks?.[0]?.Outputs ?? []) {
+        if (output.OutputKey && output.OutputValue !== undefined) raw[output.OutputKey] = output.OutputValue;
+      }
+    } catch (error) {
+      throw awsError(error, region);
+    } finally {
+      cloudFormation.destroy();
+    }
+  }
+  const queueUrl = raw.QueueUrl;
+  const deadLetterQueueUrl = raw.DeadLetterQueueUrl;
+  if (typeof queueUrl !== 'string' || typeof deadLetterQueueUrl !== 'string') {
+    throw new CliError(`${source} lacks the QueueUrl and DeadLetterQueueUrl outputs`, {
+      code: 'missing_outputs',
+      hint: 'is it the API stack (<stackPrefix>-Api), deployed from this version of the platform?',
+    });
+  }
+  const sqs = new SQSClient({ region });
+  try {
+    const names = ['QueueArn', 'ApproximateNumberOfMessages'] as const;
+    const attributes = async (url: string) =>
+      (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: [...names] }))).Attributes ?? {};
+    const dlq = await attributes(deadLetterQueueUrl);
+    const queue = await attributes(queueUrl);
+    const sourceArn = dlq.QueueArn as string;
+    const destinationArn = queue.QueueArn as string;
+    const task = await sqs.send(
+      new StartMessageMoveTaskCommand({ SourceArn: sourceArn, DestinationArn: destinationArn }),
+    );
+    return {
+      taskHandle: task.TaskHandle ?? '',
+      sourceArn,
+      destinationArn,
+      messages: Number(dlq.ApproximateNumberOfMessages ?? 0),
+    };
+  } catch (error) {
+    throw awsError(error, region);
+  } finally {
+    sqs.destroy();
+  }
 }
