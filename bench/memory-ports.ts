@@ -1,0 +1,78 @@
+import type { MessageEnvelope, MessageRecord } from '../lambda/messages/message.js';
+import type {
+  IdempotencyEntry,
+  IdempotencyStore,
+  MessageQueue,
+  MessageStore,
+  TransitionResult,
+} from '../lambda/messages/ports.js';
+
+/** The message store port answered from a Map (benchmarks only). */
+export class MemoryMessageStore implements MessageStore {
+  readonly items = new Map<string, MessageRecord>();
+
+  async create(record: MessageRecord): Promise<void> {
+    if (this.items.has(record.id)) throw new Error(`message ${record.id} exists`);
+    this.items.set(record.id, record);
+  }
+
+  async get(id: string): Promise<MessageRecord | undefined> {
+    return this.items.get(id);
+  }
+
+  async remove(id: string): Promise<void> {
+    this.items.delete(id);
+  }
+
+  async markProcessed(id: string, at: string): Promise<TransitionResult> {
+    return this.transition(id, 'processed', at);
+  }
+
+  async markFailed(id: string, at: string): Promise<TransitionResult> {
+    return this.transition(id, 'failed', at);
+  }
+
+  private transition(id: string, status: 'processed' | 'failed', at: string): TransitionResult {
+    const item = this.items.get(id);
+    if (!item) return 'missing';
+    if (item.status === status) return 'already_done';
+    this.items.set(id, { ...item, status, ...(status === 'processed' ? { processedAt: at } : {}) } as MessageRecord);
+    return 'updated';
+  }
+}
+
+/** The queue port as an array (benchmarks only). */
+export class MemoryMessageQueue implements MessageQueue {
+  readonly sent: MessageEnvelope[] = [];
+
+  async send(envelope: MessageEnvelope): Promise<void> {
+    // Serialised as the SQS adapter does, so the work per message is comparable.
+    this.sent.push(JSON.parse(JSON.stringify(envelope)) as MessageEnvelope);
+    if (this.sent.length > 10_000) this.sent.length = 0;
+  }
+}
+
+/** The idempotency port with the conditional-put semantics of the DynamoDB store (benchmarks only). */
+export class MemoryIdempotencyStore implements IdempotencyStore {
+  readonly items = new Map<string, IdempotencyEntry>();
+
+  async claim(
+    entry: IdempotencyEntry,
+    nowMs: number,
+  ): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyEntry }> {
+    const existing = this.items.get(entry.id);
+    if (existing && existing.expiresAt * 1000 > nowMs) return { claimed: false, existing };
+    this.items.set(entry.id, entry);
+    return { claimed: true };
+  }
+
+  async takeOver(stale: IdempotencyEntry, entry: IdempotencyEntry): Promise<boolean> {
+    if (this.items.get(stale.id)?.messageId !== stale.messageId) return false;
+    this.items.set(entry.id, entry);
+    return true;
+  }
+
+  async release(id: string, messageId: string): Promise<void> {
+    if (this.items.get(id)?.messageId === messageId) this.items.delete(id);
+  }
+}

@@ -1,0 +1,126 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { LOCAL_AWS, LOCAL_TABLE_NAMES } from '../local/emulators.js';
+import type { LocalPlatform } from '../local/platform.js';
+import { lambdaContext, sendEvent } from './handler-overhead.js';
+import { type BenchOptions, type Figure, nowMs } from './lib.js';
+
+interface Call {
+  readonly name: string;
+  readonly start: number;
+  end: number;
+}
+
+/** Wraps `client.send` so every AWS call is recorded with its start and end. */
+function instrument<C extends { send: (...args: never[]) => Promise<unknown> }>(
+  client: C,
+  service: string,
+  calls: Call[],
+): C {
+  const original = client.send.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  (client as { send: unknown }).send = (...args: unknown[]) => {
+    const call: Call = { name: `${service}:${(args[0] as object).constructor.name}`, start: nowMs(), end: Number.NaN };
+    calls.push(call);
+    return original(...args).finally(() => {
+      call.end = nowMs();
+    });
+  };
+  return client;
+}
+
+/** Sequential depth: calls whose in-flight intervals overlap count once (merged intervals). */
+export function sequentialDepth(calls: readonly Call[]): number {
+  const sorted = [...calls].sort((a, b) => a.start - b.start);
+  let depth = 0;
+  let until = Number.NEGATIVE_INFINITY;
+  for (const c of sorted) {
+    if (c.start >= until) {
+      depth++;
+      until = c.end;
+    } else {
+      until = Math.max(until, c.end);
+    }
+  }
+  return depth;
+}
+
+type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+/**
+ * The platform's send handler is built with the platform's own clients; to count calls we build the
+ * same handler (createSendMessageHandler with the DynamoDB adapters) on instrumented clients pointed
+ * at the platform's emulators and its tables, for a key issued by the platform's control plane.
+ */
+export async function roundTrips(platform: LocalPlatform, options: BenchOptions): Promise<Figure> {
+  const { createSendMessageHandler } = await import('../lambda/messages/http-handlers.js');
+  const { DynamoDbIdempotencyStore } = await import('../lambda/messages/dynamodb-idempotency-store.js');
+  const { DynamoDbMessageStore } = await import('../lambda/messages/dynamodb-message-store.js');
+  const { SqsMessageQueue } = await import('../lambda/messages/sqs-message-queue.js');
+  const { DynamoDbLimiterStore } = await import('../lambda/rate-limits/dynamodb-limiter-store.js');
+  const { RateLimiter } = await import('../lambda/rate-limits/rate-limiter.js');
+  const { createDocumentClient } = await import('../lambda/shared/dynamodb.js');
+  const { systemClock } = await import('../lambda/shared/clock.js');
+
+  const calls: Call[] = [];
+  const documentClient = instrument(
+    createDocumentClient({ ...LOCAL_AWS, endpoint: platform.endpoints.dynamodb }),
+    'dynamodb',
+    calls,
+  );
+  const sqsClient = instrument(new SQSClient({ ...LOCAL_AWS, endpoint: platform.endpoints.sqs }), 'sqs', calls);
+  try {
+    const handler = createSendMessageHandler({
+      limiter: new RateLimiter(new DynamoDbLimiterStore(documentClient, LOCAL_TABLE_NAMES.rateLimits), systemClock),
+      messages: new DynamoDbMessageStore(documentClient, LOCAL_TABLE_NAMES.messages),
+      queue: new SqsMessageQueue(sqsClient, platform.queues.queueUrl),
+      idempotency: new DynamoDbIdempotencyStore(documentClient, LOCAL_TABLE_NAMES.idempotency),
+      clock: systemClock,
+      config: platform.config.messages,
+      anonymousLimits: platform.config.anonymous,
+    }) as unknown as Handler;
+    const account = platform.demoAccounts.enterprise;
+    const { key } = await platform.controlPlane.createKey(account.accountId, 'bench round trips');
+
+    const count = options.smoke ? 5 : 50;
+    const measure = async (withIdempotencyKey: boolean) => {
+      const totals: number[] = [];
+      const depths: number[] = [];
+      const shapes = new Map<string, number>();
+      for (let i = 0; i < count; i++) {
+        const event = sendEvent(i, key.keyId, account.accountId);
+        if (withIdempotencyKey) event.headers['idempotency-key'] = `bench-${Date.now()}-${i}-${Math.random()}`;
+        // The first request of a key may take the slow path (window roll-over); warm it outside the count.
+        if (i === 0) await handler(sendEvent(-1, key.keyId, account.accountId), lambdaContext('warm'));
+        calls.length = 0;
+        const result = await handler(event, lambdaContext(`rt-${i}`));
+        if (result.statusCode !== 202) throw new Error(`round trips: POST answered ${result.statusCode}: ${result.body}`);
+        totals.push(calls.length);
+        depths.push(sequentialDepth(calls));
+        const shape = calls.map((c) => c.name.replace(/Command$/, '')).join(', ');
+        shapes.set(shape, (shapes.get(shape) ?? 0) + 1);
+      }
+      return {
+        totalCalls: {
+          min: Math.min(...totals),
+          max: Math.max(...totals),
+          mean: totals.reduce((a, b) => a + b, 0) / count,
+        },
+        sequentialDepth: { min: Math.min(...depths), max: Math.max(...depths) },
+        shapes: Object.fromEntries(shapes),
+      };
+    };
+    const plain = await measure(false);
+    const idem = await measure(true);
+    const pass = plain.sequentialDepth.max <= 2 && idem.sequentialDepth.max <= 3;
+    return {
+      figure: 'round-trips (AWS calls per accepted POST: total / sequential depth)',
+      value: `without Idempotency-Key ${plain.totalCalls.max} / ${plain.sequentialDepth.max}; with ${idem.totalCalls.max} / ${idem.sequentialDepth.max} (max over ${count} requests each)`,
+      goal: 'sequential ≤ 2 without, ≤ 3 with Idempotency-Key',
+      pass,
+      details: { requests: count, withoutIdempotencyKey: plain, withIdempotencyKey: idem },
+    };
+  } finally {
+    documentClient.destroy();
+    sqsClient.destroy();
+  }
+}

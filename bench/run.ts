@@ -1,0 +1,128 @@
+/**
+ * `npm run bench` (full, < 10 min) or `npm run bench -- --smoke` (tiny counts, < 60 s): one line
+ * per figure, `figure | value | goal | pass/fail`, then bench/results/latest.json (full runs) or
+ * bench/results/smoke.tmp (smoke runs, git-ignored). See bench/README.md.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { type BenchOptions, type Figure, figureLine, quietPowertools } from './lib.js';
+
+quietPowertools();
+
+const options: BenchOptions = { smoke: process.argv.includes('--smoke') };
+const figures: Figure[] = [];
+const timings: Record<string, number> = {};
+const started = performance.now();
+
+function report(f: Figure) {
+  figures.push(f);
+  console.log(figureLine(f));
+}
+
+async function timed<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const t = performance.now();
+  try {
+    return await fn();
+  } finally {
+    timings[name] = Math.round(performance.now() - t);
+  }
+}
+
+/** Tiny limits for the smoke run. */
+const SMOKE_LIMITS = {
+  plans: {
+    free: { limits: { perMinute: 5, perDay: 100 } },
+    pro: { limits: { perMinute: 10, perDay: 100 } },
+    business: { limits: { perMinute: 20, perDay: 200 } },
+    enterprise: { limits: { perMinute: 30, perDay: 300 } },
+  },
+};
+
+/**
+ * Shipped Free and Pro limits; Business and Enterprise lowered to 400 and 500/min so the run stays
+ * within 10 minutes on a shared 2-core box (exactness does not depend on the size of the limit).
+ */
+const FULL_LIMITS = {
+  plans: {
+    business: { limits: { perMinute: 400, perDay: 100_000 } },
+    enterprise: { limits: { perMinute: 500, perDay: 1_000_000 } },
+  },
+};
+
+async function main() {
+  // Imported after quietPowertools(): the handler modules read POWERTOOLS_* when loaded.
+  const { handlerOverhead } = await import('./handler-overhead.js');
+  const { bundleAndColdStart } = await import('./bundle-cold-start.js');
+  const { localE2e } = await import('./local-e2e.js');
+  const { roundTrips } = await import('./round-trips.js');
+  const { limiterExactness } = await import('./limiter-exactness.js');
+  const { synthTime } = await import('./synth.js');
+  const { startLocalPlatform } = await import('../local/platform.js');
+  const { loadConfig } = await import('../lib/config/index.js');
+  const { ManualClock } = await import('../lambda/shared/clock.js');
+
+  console.log(`# bench ${options.smoke ? '--smoke' : 'full run'} · node ${process.version} · ${cpus().length} cores · ${new Date().toISOString()}`);
+  console.log('# figure | value | goal | pass/fail');
+
+  report(await timed('handler-overhead', () => handlerOverhead(options)));
+  for (const f of await timed('bundle-and-cold-start', () => bundleAndColdStart(options))) report(f);
+
+  // One platform for throughput and round trips: Enterprise limits raised so the limiter never refuses;
+  // no queue worker, so the figure is the POST path (the worker would compete for the same 2 cores).
+  const e2ePlatform = await startLocalPlatform({
+    port: 0,
+    controlPort: 0,
+    edgePort: 0,
+    worker: false,
+    config: loadConfig({ plans: { enterprise: { limits: { perMinute: 1_000_000_000, perDay: 1_000_000_000 } } } }),
+  });
+  try {
+    report(await timed('local-e2e', () => localE2e(e2ePlatform, options)));
+    report(await timed('round-trips', () => roundTrips(e2ePlatform, options)));
+  } finally {
+    await e2ePlatform.stop();
+  }
+
+  // Limiter exactness on its own platform with a manual clock (each burst in a minute of its own).
+  const clock = new ManualClock();
+  const limitsPlatform = await startLocalPlatform({
+    port: 0,
+    controlPort: 0,
+    edgePort: 0,
+    worker: false,
+    clock,
+    config: loadConfig(options.smoke ? SMOKE_LIMITS : FULL_LIMITS),
+  });
+  try {
+    report(await timed('limiter-exactness', () => limiterExactness(limitsPlatform, clock, options)));
+  } finally {
+    await limitsPlatform.stop();
+  }
+
+  report(await timed('synth', async () => synthTime(options)));
+
+  const totalSeconds = Math.round((performance.now() - started) / 100) / 10;
+  console.log(`# total ${totalSeconds} s`);
+  const results = {
+    mode: options.smoke ? 'smoke' : 'full',
+    command: options.smoke ? 'npm run bench -- --smoke' : 'npm run bench',
+    at: new Date().toISOString(),
+    node: process.version,
+    cores: cpus().length,
+    totalSeconds,
+    timingsMs: timings,
+    figures,
+  };
+  const dir = fileURLToPath(new URL('./results/', import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(`${dir}${options.smoke ? 'smoke.tmp' : 'latest.json'}`, `${JSON.stringify(results, null, 2)}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error('bench failed:', error);
+    process.exit(1);
+  },
+);
