@@ -108,8 +108,12 @@ export async function sendMessage(
   }
 
   let decision: Awaited<ReturnType<RateLimiter['consume']>>;
+  const limiterStart = performance.now();
   try {
-    decision = await deps.limiter.consume(subject);
+    // Limiter latency, of failed calls too (a slow or failing table is what operators look for).
+    decision = await deps.limiter
+      .consume(subject)
+      .finally(() => metrics.addMetric('LimiterLatency', MetricUnit.Milliseconds, performance.now() - limiterStart));
   } catch (error) {
     // Nothing was accepted: free the Idempotency-Key so a retry is handled as new at once.
     if (claim) await deps.idempotency.release(claim.id, claim.messageId).catch(() => {});

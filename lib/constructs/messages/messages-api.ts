@@ -3,12 +3,13 @@ import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { usageIdentifierBackstop, PLAN_IDS, type PlanId, type PlatformConfig, type RateLimits } from '../../config/index.js';
-import { PlatformFunction } from '../shared/platform-function.js';
+import { METRICS_NAMESPACE, PlatformFunction } from '../shared/platform-function.js';
 import { GATEWAY_RESPONSES, type GatewayResponseDefinition, gatewayProblemBody } from './gateway-responses.js';
 import type { MessagesDataResources } from './messages-data.js';
 import { ENV, HANDLER_ENTRIES, TABLE_KEYS } from './runtime-contract.js';
@@ -66,7 +67,23 @@ export interface MessagesApiProps {
    * @default logs.RetentionDays.THREE_MONTHS
    */
   readonly accessLogRetention?: logs.RetentionDays;
+  /**
+   * The API latency alarm fires when the p99 of the REST API's latency (API Gateway `Latency`,
+   * authorizer and integration included) is above this, in milliseconds, for two 5-minute periods
+   * in a row.
+   * @default 1000
+   */
+  readonly apiLatencyP99ThresholdMs?: number;
 }
+
+/** Powertools service names (the `service` dimension of the platform's custom metrics). */
+const SERVICES = { api: 'messages-api', worker: 'messages-worker' } as const;
+
+/**
+ * Every request rejection the handlers count (`RequestRejected`, dimension `reason`), by reason,
+ * one line each: the SEARCH expression of the dashboard also shows reasons added later.
+ */
+const REJECTION_SEARCH = `SEARCH('{${METRICS_NAMESPACE},reason,service} MetricName="RequestRejected"', 'Sum', 300)`;
 
 /** The gateway response template: the problem body of the definition, `$context.requestId` substituted by API Gateway. */
 export function gatewayResponseTemplate(def: GatewayResponseDefinition): string {
@@ -123,7 +140,16 @@ export class MessagesApi extends Construct {
     readonly deadLetterQueue: cloudwatch.Alarm;
     readonly serverErrors: cloudwatch.Alarm;
     readonly workerErrors: cloudwatch.Alarm;
+    /** Any function of the API was throttled. */
+    readonly throttles: cloudwatch.Alarm;
+    /** The API's p99 latency is above `apiLatencyP99ThresholdMs`. */
+    readonly apiLatency: cloudwatch.Alarm;
+    /** The oldest message of the queue waits for 5 minutes or more. */
+    readonly queueAge: cloudwatch.Alarm;
   };
+
+  /** The operators' dashboard, named `<stackName>-messages`. */
+  readonly dashboard: cloudwatch.Dashboard;
 
   constructor(scope: Construct, id: string, props: MessagesApiProps) {
     super(scope, id);
@@ -411,7 +437,52 @@ export class MessagesApi extends Construct {
       evaluationPeriods: 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    this.alarms = { deadLetterQueue: deadLetterAlarm, serverErrors: serverErrorAlarm, workerErrors: workerErrorAlarm };
+    const fiveMinutes = Duration.minutes(5);
+    const functionEntries = Object.entries(this.functions);
+    // One series per function, summed; a function that was not invoked reports no data (FILL 0).
+    const throttleAlarm = new cloudwatch.Alarm(this, 'LambdaThrottleAlarm', {
+      alarmDescription:
+        'A function of the Messages API (authorizer, handlers or worker) was throttled: the account or a reserved concurrency limit was reached. Throttled API calls fail with 5XX/429; a throttled worker delays the queue.',
+      metric: new cloudwatch.MathExpression({
+        expression: functionEntries.map((_, i) => `FILL(t${i}, 0)`).join(' + '),
+        usingMetrics: Object.fromEntries(
+          functionEntries.map(([, fn], i) => [`t${i}`, fn.function.metricThrottles({ statistic: cloudwatch.Stats.SUM })]),
+        ),
+        label: 'Throttles (all functions)',
+        period: fiveMinutes,
+      }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    const latencyThresholdMs = props.apiLatencyP99ThresholdMs ?? 1000;
+    const apiLatencyAlarm = new cloudwatch.Alarm(this, 'ApiLatencyAlarm', {
+      alarmDescription: `The p99 latency of the Messages API (API Gateway Latency: authorizer, handler and integration) is above ${latencyThresholdMs} ms for 10 minutes.`,
+      metric: this.api.metricLatency({ period: fiveMinutes, statistic: cloudwatch.Stats.p(99) }),
+      threshold: latencyThresholdMs,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 2,
+      datapointsToAlarm: 2,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    const queueAgeAlarm = new cloudwatch.Alarm(this, 'QueueAgeAlarm', {
+      alarmDescription:
+        'The oldest message of the messages queue has waited 5 minutes or more: the worker is not keeping up, is failing or throttled, or its event source mapping is disabled.',
+      metric: queue.metricApproximateAgeOfOldestMessage({ period: fiveMinutes, statistic: cloudwatch.Stats.MAXIMUM }),
+      threshold: Duration.minutes(5).toSeconds(),
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    this.alarms = {
+      deadLetterQueue: deadLetterAlarm,
+      serverErrors: serverErrorAlarm,
+      workerErrors: workerErrorAlarm,
+      throttles: throttleAlarm,
+      apiLatency: apiLatencyAlarm,
+      queueAge: queueAgeAlarm,
+    };
     if (props.alarmTopic) {
       const action = new cwActions.SnsAction(props.alarmTopic);
       for (const alarm of Object.values(this.alarms)) {
@@ -419,6 +490,9 @@ export class MessagesApi extends Construct {
         alarm.addOkAction(action);
       }
     }
+
+    // ---- Dashboard ---------------------------------------------------------------------------
+    this.dashboard = this.createDashboard(stack, data, latencyThresholdMs);
 
     // ---- Outputs -----------------------------------------------------------------------------
     const output = (name: string, value: string, description: string) => {
@@ -434,6 +508,7 @@ export class MessagesApi extends Construct {
     output('RateLimitsTableName', tables.rateLimits.tableName, 'Rate limiter table');
     output('MessagesTableName', tables.messages.tableName, 'Messages table');
     output('IdempotencyTableName', tables.idempotency.tableName, 'Idempotency table');
+    output('DashboardName', this.dashboard.dashboardName, 'CloudWatch dashboard of the Messages API (operators)');
     const cp = this.controlPlane;
     this.controlPlaneOutputs = {
       restApiId: output(CONTROL_PLANE_OUTPUTS.restApiId, cp.restApiId, 'REST API id (control plane: usage plans)'),
@@ -453,6 +528,133 @@ export class MessagesApi extends Construct {
     };
 
     this.acknowledgeNagFindings(manageCloudWatchRole);
+  }
+
+  /**
+   * The operators' dashboard: traffic and latency of the API, what the handlers accepted and
+   * rejected (by reason), what the worker did, the limiter's latency, the queues, and the health of
+   * every function. The custom metrics are the Powertools ones (namespace METRICS_NAMESPACE,
+   * dimension `service`).
+   */
+  private createDashboard(stack: Stack, data: MessagesDataResources, latencyThresholdMs: number): cloudwatch.Dashboard {
+    const period = Duration.minutes(5);
+    const sum = cloudwatch.Stats.SUM;
+    const custom = (metricName: string, service: string, label: string, statistic: string = sum) =>
+      new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName,
+        dimensionsMap: { service },
+        statistic,
+        label,
+        period,
+      });
+    const perFunction = (metricOf: (fn: lambda.IFunction) => cloudwatch.IMetric) =>
+      Object.entries(this.functions).map(([name, fn]) => {
+        const metric = metricOf(fn.function) as cloudwatch.Metric;
+        return metric.with({ label: name, period });
+      });
+    const graph = (title: string, left: cloudwatch.IMetric[], extra: Partial<cloudwatch.GraphWidgetProps> = {}) =>
+      new cloudwatch.GraphWidget({ title, left, width: 8, height: 6, ...extra });
+
+    const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      dashboardName: `${stack.stackName}-messages`,
+      defaultInterval: Duration.hours(3),
+    });
+    dashboard.addWidgets(
+      new cloudwatch.TextWidget({
+        markdown: `# Messages API (${stack.stackName})\nAlarms and what to do: README, "Operations". Custom metrics: namespace \`${METRICS_NAMESPACE}\`, by \`service\`.`,
+        width: 12,
+        height: 3,
+      }),
+      new cloudwatch.AlarmStatusWidget({
+        title: 'Alarms',
+        alarms: Object.values(this.alarms),
+        width: 12,
+        height: 3,
+      }),
+    );
+    dashboard.addWidgets(
+      graph('API requests, 4XX and 5XX', [
+        this.api.metricCount({ period, statistic: sum, label: 'Requests' }),
+        this.api.metricClientError({ period, statistic: sum, label: '4XX' }),
+        this.api.metricServerError({ period, statistic: sum, label: '5XX' }),
+      ]),
+      graph(
+        'API latency (p50, p99)',
+        [
+          this.api.metricLatency({ period, statistic: cloudwatch.Stats.p(50), label: 'p50' }),
+          this.api.metricLatency({ period, statistic: cloudwatch.Stats.p(99), label: 'p99' }),
+        ],
+        { leftAnnotations: [{ value: latencyThresholdMs, label: 'p99 alarm' }] },
+      ),
+      graph('Accepted vs rejected (by reason)', [
+        custom('MessageAccepted', SERVICES.api, 'accepted'),
+        new cloudwatch.MathExpression({
+          expression: REJECTION_SEARCH,
+          label: 'rejected: ${PROP(\'Dim.reason\')}',
+          period,
+        }),
+      ]),
+    );
+    dashboard.addWidgets(
+      graph('Worker: processed, failed, orphans', [
+        custom('MessageProcessed', SERVICES.worker, 'processed'),
+        custom('MessageFailed', SERVICES.worker, 'failed'),
+        custom('OrphanDropped', SERVICES.worker, 'orphans dropped'),
+      ]),
+      graph('Limiter latency (p50, p99)', [
+        custom('LimiterLatency', SERVICES.api, 'p50', cloudwatch.Stats.p(50)),
+        custom('LimiterLatency', SERVICES.api, 'p99', cloudwatch.Stats.p(99)),
+      ]),
+      graph(
+        'Queue depth and age of oldest message',
+        [
+          data.queue.metricApproximateNumberOfMessagesVisible({ period, statistic: cloudwatch.Stats.MAXIMUM, label: 'visible' }),
+          data.queue.metricApproximateNumberOfMessagesNotVisible({
+            period,
+            statistic: cloudwatch.Stats.MAXIMUM,
+            label: 'in flight',
+          }),
+        ],
+        {
+          right: [
+            data.queue.metricApproximateAgeOfOldestMessage({
+              period,
+              statistic: cloudwatch.Stats.MAXIMUM,
+              label: 'age of oldest (s)',
+            }),
+          ],
+          rightAnnotations: [{ value: Duration.minutes(5).toSeconds(), label: 'age alarm' }],
+        },
+      ),
+    );
+    dashboard.addWidgets(
+      graph(
+        'DLQ depth',
+        [
+          data.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+            period,
+            statistic: cloudwatch.Stats.MAXIMUM,
+            label: 'dead-lettered',
+          }),
+        ],
+        { leftAnnotations: [{ value: 1, label: 'DLQ alarm' }] },
+      ),
+      graph('Lambda errors', perFunction((fn) => fn.metricErrors({ statistic: sum }))),
+      graph('Lambda throttles', perFunction((fn) => fn.metricThrottles({ statistic: sum }))),
+    );
+    dashboard.addWidgets(
+      graph('Lambda duration (p99)', perFunction((fn) => fn.metricDuration({ statistic: cloudwatch.Stats.p(99) }))),
+      graph('Concurrent executions', [
+        ...perFunction((fn) => fn.metric('ConcurrentExecutions', { statistic: cloudwatch.Stats.MAXIMUM })),
+        lambda.Function.metricAllConcurrentExecutions({
+          period,
+          statistic: cloudwatch.Stats.MAXIMUM,
+          label: 'account (region)',
+        }),
+      ]),
+    );
+    return dashboard;
   }
 
   /**
