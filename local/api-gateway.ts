@@ -175,7 +175,7 @@ function match(
     const ok = parts.every((part, i) => {
       const segment = segments[i] as string;
       if (part.startsWith('{') && part.endsWith('}')) {
-        params[part.slice(1, -1)] = decodeURIComponent(segment);
+        params[part.slice(1, -1)] = safeDecode(segment);
         return true;
       }
       return part === segment;
@@ -183,6 +183,15 @@ function match(
     if (ok) return { route, ...(Object.keys(params).length ? { pathParameters: params } : {}) };
   }
   return {};
+}
+
+/** A segment that is not valid percent-encoding is passed on as is (it names nothing: the route's 404). */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 function singleValueHeaders(req: IncomingMessage): Record<string, string> {

@@ -491,34 +491,15 @@ function generate(keys: Record<KeyRef, string | undefined>): Spec[] {
 // Each is listed with the exact inputs that produce it; any other gateway-level answer fails.
 // ---------------------------------------------------------------------------------------------
 
-/**
- * FINDING (local/api-gateway.ts, `match`): GET /messages/{id} whose {id} segment is malformed
- * percent-encoding (`%ZZ`, a lone `%`, `%FF`, `%C0%AF`, a cut `%E0%A4%A`) makes
- * `decodeURIComponent` throw a URIError; the front answers with the DEFAULT_5XX gateway response,
- * a 503 without rate-limit headers, and logs "local API gateway error". It should be a 4xx
- * (the route's 404 or a 400) with the headers. Remove this entry once the front is fixed: the
- * test then requires a 4xx for these inputs like for every other.
- */
-function isMalformedIdPath(spec: Spec): boolean {
-  if (spec.method !== 'GET') return false;
-  const segments = new URL(spec.path, 'http://localhost').pathname.split('/').filter(Boolean);
-  if (segments.length !== 2 || segments[0] !== 'messages') return false;
-  try {
-    decodeURIComponent(segments[1] as string);
-    return false;
-  } catch {
-    return true;
-  }
+// Gateway-level answers the traffic may meet by design; none since the local front passes
+// malformed percent-encoding on to the route (GET /messages/%ZZ is a 404 with headers).
+interface KnownGatewayAnswer {
+  readonly name: string;
+  readonly status: number;
+  readonly code: string;
+  readonly matches: (spec: Spec) => boolean;
 }
-
-const KNOWN_GATEWAY_ANSWERS = [
-  {
-    name: 'GET /messages/{id} with malformed percent-encoding → 503 DEFAULT_5XX (local front URIError)',
-    status: 503,
-    code: 'service_unavailable',
-    matches: isMalformedIdPath,
-  },
-] as const;
+const KNOWN_GATEWAY_ANSWERS: readonly KnownGatewayAnswer[] = [];
 
 const isInteger = (v: unknown) => typeof v === 'string' && /^\d+$/.test(v);
 
@@ -615,7 +596,7 @@ describe('abuse: generated bad requests', () => {
     for (const g of gatewayAnswers.slice(0, 50)) console.log(`gateway answer ${g.status} ${String(g.code)}: ${g.spec}`);
     for (const p of problems.slice(0, 50)) console.log(`problem: ${p}`);
     const platformErrors = consoleErrors.filter(
-      (e) => /gateway error|handler failed|authorizer failed/.test(e) && !/local API gateway error URI malformed/.test(e),
+      (e) => /gateway error|handler failed|authorizer failed/.test(e),
     );
     for (const e of platformErrors.slice(0, 20)) console.log(`console.error: ${e}`);
 

@@ -166,6 +166,10 @@ describe('GET /messages/{id}', () => {
     expect(other.body.code).toBe('not_found');
     expect((await call(platform, '/messages/msg_7ZZZZZZZZZZZZZZZZZZZZZZZZZ', { key })).status).toBe(404);
     expect((await call(platform, '/messages/nonsense', { key })).status).toBe(404);
+    // Malformed percent-encoding names nothing either: a 404 with headers, not a gateway error.
+    const malformed = await call(platform, '/messages/%ZZ', { key });
+    expect(malformed.status).toBe(404);
+    expect(malformed.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
   });
 
   it('does not consume the sending budget', async () => {
