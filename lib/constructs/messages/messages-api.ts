@@ -395,7 +395,7 @@ export class MessagesApi extends Construct {
     });
 
     // ---- Control plane (operator CLI) --------------------------------------------------------
-    const operatorPolicy = this.createOperatorPolicy(stack, tables);
+    const operatorPolicy = this.createOperatorPolicy(stack, tables, queue, deadLetterQueue);
     this.controlPlane = {
       restApiId: this.api.restApiId,
       stageName: this.stage.stageName,
@@ -663,11 +663,16 @@ export class MessagesApi extends Construct {
    * the API Gateway API keys and usage plans (the internal keys and Enterprise usage plans it
    * manages), and reading this stack's outputs.
    */
-  private createOperatorPolicy(stack: Stack, tables: MessagesDataResources['tables']): iam.ManagedPolicy {
+  private createOperatorPolicy(
+    stack: Stack,
+    tables: MessagesDataResources['tables'],
+    queue: MessagesDataResources['queue'],
+    deadLetterQueue: MessagesDataResources['deadLetterQueue'],
+  ): iam.ManagedPolicy {
     const apigatewayResources = OPERATOR_APIGATEWAY_PATHS.map((path) => apigatewayArn(stack, path));
     const tagsArn = apigatewayArn(stack, '/tags/*');
     const policy = new iam.ManagedPolicy(this, 'OperatorPolicy', {
-      description: `Run the keys and plans control plane (operator CLI) against ${stack.stackName}: API key records, accounts, limiter items, internal API Gateway keys and usage plans, stack outputs.`,
+      description: `Run the keys and plans control plane (operator CLI) against ${stack.stackName}: API key records, accounts, limiter items, internal API Gateway keys and usage plans, stack outputs, and the DLQ redrive.`,
       statements: [
         new iam.PolicyStatement({
           sid: 'ApiKeyRecords',
@@ -706,6 +711,18 @@ export class MessagesApi extends Construct {
           sid: 'StackOutputs',
           actions: ['cloudformation:DescribeStacks'],
           resources: [stack.stackId],
+        }),
+        // `dlq redrive`: an SQS message move task from the DLQ back to the queue (SQS-managed SSE,
+        // so no KMS grant is needed).
+        new iam.PolicyStatement({
+          sid: 'RedriveFromDeadLetterQueue',
+          actions: ['sqs:GetQueueAttributes', 'sqs:StartMessageMoveTask', 'sqs:ReceiveMessage', 'sqs:DeleteMessage'],
+          resources: [deadLetterQueue.queueArn],
+        }),
+        new iam.PolicyStatement({
+          sid: 'RedriveToQueue',
+          actions: ['sqs:GetQueueAttributes', 'sqs:SendMessage'],
+          resources: [queue.queueArn],
         }),
       ],
     });

@@ -483,6 +483,16 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
         },
         TagOnCreate: { effect: 'Allow', actions: ['apigateway:PUT'], resource: apigw('/tags/*') },
         StackOutputs: { effect: 'Allow', actions: ['cloudformation:DescribeStacks'], resource: { Ref: 'AWS::StackId' } },
+        RedriveFromDeadLetterQueue: {
+          effect: 'Allow',
+          actions: ['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:StartMessageMoveTask'],
+          resource: stack.resolve(platform.dataStack.messages.deadLetterQueue.queueArn),
+        },
+        RedriveToQueue: {
+          effect: 'Allow',
+          actions: ['sqs:GetQueueAttributes', 'sqs:SendMessage'],
+          resource: stack.resolve(platform.dataStack.messages.queue.queueArn),
+        },
       });
       for (const s of operatorStatements()) {
         for (const a of actionsOf(s)) expect(a, s.Sid).not.toContain('*');
