@@ -1,7 +1,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { RateLimits } from '../../lib/config/index.js';
 import type { Caller, KeyCaller } from '../keys/caller.js';
-import { rateLimitHeaders } from '../rate-limits/headers.js';
+import { decisionHeaders } from '../rate-limits/headers.js';
 import {
   anonymousSubjectId,
   keySubjectId,
@@ -40,7 +40,7 @@ export async function requireKey(
     limits: deps.anonymousLimits,
     kind: 'anonymous',
   });
-  headers.set(rateLimitHeaders(decision.state));
+  headers.set(decisionHeaders(decision));
   if (decision.outcome !== 'allowed') throw refusal(decision);
   rejected('unauthorized');
   throw problems.unauthorized(UNAUTHORIZED_DETAIL[caller.reason]);
@@ -55,7 +55,7 @@ export function enforce(
   decision: LimiterDecision,
   headers: ResponseHeaders,
 ): asserts decision is Extract<LimiterDecision, { outcome: 'allowed' }> {
-  headers.set(rateLimitHeaders(decision.state));
+  headers.set(decisionHeaders(decision));
   if (decision.outcome !== 'allowed') throw refusal(decision);
 }
 

@@ -11,10 +11,13 @@ import {
   toProxyResult,
 } from '../shared/http.js';
 import { logger, metrics } from '../shared/powertools.js';
-import { type ReadMessageDeps, readMessage, unrouted } from './read-message.js';
+import { type ApiRequestContext, type ReadMessageDeps, readMessage, unrouted } from './read-message.js';
 import { type SendMessageDeps, sendMessage } from './send-message.js';
 
-type Route = (event: APIGatewayProxyEvent, headers: ResponseHeaders) => Promise<ApiResult>;
+/** Who is calling, read once per request from the authorizer's context and the source IP. */
+type RequestParty = ApiRequestContext;
+
+type Route = (event: APIGatewayProxyEvent, party: RequestParty, headers: ResponseHeaders) => Promise<ApiResult>;
 
 /** The middy chain shared by the API's functions: logging with request/key ids, metrics, problem answers. */
 function apiHandler(route: Route) {
@@ -28,11 +31,10 @@ function apiHandler(route: Route) {
       // Never the Authorization header or the key itself: the key id identifies the caller in logs.
       logger.appendKeys({ requestId, keyId: caller.kind === 'key' ? caller.keyId : undefined });
       const headers = responseHeadersOf(context);
-      return toProxyResult(await route(event, headers), headers, requestId);
+      const party = { caller, sourceIp: event.requestContext?.identity?.sourceIp ?? 'unknown' };
+      return toProxyResult(await route(event, party, headers), headers, requestId);
     });
 }
-
-const sourceIpOf = (event: APIGatewayProxyEvent) => event.requestContext?.identity?.sourceIp ?? 'unknown';
 
 /** requestContext.path is the path as the client sent it (with the stage); event.path is without. */
 function basePathOf(event: APIGatewayProxyEvent): string {
@@ -41,11 +43,10 @@ function basePathOf(event: APIGatewayProxyEvent): string {
 }
 
 export function createSendMessageHandler(deps: SendMessageDeps) {
-  return apiHandler((event, headers) =>
+  return apiHandler((event, party, headers) =>
     sendMessage(
       {
-        caller: callerFromContext(event.requestContext?.authorizer),
-        sourceIp: sourceIpOf(event),
+        ...party,
         basePath: basePathOf(event),
         headers: event.headers ?? {},
         body: event.body,
@@ -58,11 +59,10 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
 }
 
 export function createGetMessageHandler(deps: ReadMessageDeps) {
-  return apiHandler((event, headers) =>
+  return apiHandler((event, party, headers) =>
     readMessage(
       {
-        caller: callerFromContext(event.requestContext?.authorizer),
-        sourceIp: sourceIpOf(event),
+        ...party,
         id: event.pathParameters?.id ?? '',
       },
       deps,
@@ -72,11 +72,10 @@ export function createGetMessageHandler(deps: ReadMessageDeps) {
 }
 
 export function createFallbackHandler(deps: Omit<ReadMessageDeps, 'messages'>) {
-  return apiHandler((event, headers) =>
+  return apiHandler((event, party, headers) =>
     unrouted(
       {
-        caller: callerFromContext(event.requestContext?.authorizer),
-        sourceIp: sourceIpOf(event),
+        ...party,
         path: event.path ?? '/',
       },
       deps,

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { type FieldError, HttpProblem, problems } from '../shared/problem.js';
+import { type FieldError, problems } from '../shared/problem.js';
 
 export interface RawRequest {
   readonly headers: Readonly<Record<string, string | undefined>>;
@@ -9,7 +9,6 @@ export interface RawRequest {
 
 export interface ValidSendRequest {
   readonly message: string;
-  /** The exact body bytes' SHA-256 is not used: replays compare the parsed message instead. */
   readonly idempotencyKey: string | undefined;
 }
 
@@ -126,5 +125,3 @@ function fieldErrorsOf(body: Record<string, unknown>): CodedFieldError[] {
   const rank = { missing_field: 0, invalid_field: 1, unknown_field: 2 } as const;
   return errors.sort((a, b) => rank[a.code] - rank[b.code]);
 }
-
-export { HttpProblem };

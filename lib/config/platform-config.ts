@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PLAN_IDS, type PlanDefinition, type PlanId } from './plans.js';
+import type { PlanDefinition, PlanId } from './plans.js';
 
 const positiveInt = (what: string) =>
   z
@@ -139,5 +139,3 @@ export function validateConfig(input: unknown): PlatformConfig {
   }
   return result.data as PlatformConfig;
 }
-
-export const planIds = PLAN_IDS;
