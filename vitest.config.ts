@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
-// Three projects, run in this order by scripts/test.sh:
+// Four projects, run in this order by scripts/test.sh:
 // unit (pure code, adapters with aws-sdk-client-mock), infra (CDK assertions + cdk-nag),
-// integration (real HTTP against the local platform with its emulators).
+// integration (real HTTP against the local platform with its emulators), browser (the dashboard
+// in Debian's Chromium through playwright-core, against the local platform).
 // Quiet handlers in tests; the AWS SDK's Node 20 notice is about future releases, not these pins.
 const env = {
   POWERTOOLS_SERVICE_NAME: 'test',
@@ -44,6 +45,18 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: 'browser',
+          env,
+          include: ['test/browser/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          // One Chromium at a time on a 2-core box.
           fileParallelism: false,
         },
       },

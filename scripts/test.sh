@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: every check the project has, in order, failing fast with the step that failed.
 # lint → type check → OpenAPI lint → unit → infra (CDK assertions + cdk-nag) → integration
-# (real HTTP against the local platform) → `cdk synth` of every stack with cdk-nag.
+# (real HTTP against the local platform) → browser (the dashboard in Chromium) → `cdk synth` of every stack with cdk-nag.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +33,7 @@ step "OpenAPI lint (redocly)" npx redocly lint openapi/openapi.yaml openapi/cont
 step "unit tests" vitest_project unit
 step "infra tests (CDK assertions, cdk-nag)" vitest_project infra
 step "integration tests (local platform)" vitest_project integration
+step "browser tests (dashboard in Chromium)" vitest_project browser
 step "cdk synth of every stack with cdk-nag" npx cdk synth --quiet --all
 
 # One closing line with the totals of every vitest project.

@@ -1,0 +1,37 @@
+/**
+ * Contract between the dashboard constructs and the control-plane API handler: the handler's
+ * entry and the environment it reads. The local platform sets the same variables (or builds the
+ * same services directly), so one handler module serves the dashboard on AWS and locally.
+ */
+export const CONTROL_API_HANDLER = {
+  entry: 'lambda/control/http-handler.ts',
+  handler: 'handler',
+} as const;
+
+export const CONTROL_ENV = {
+  /** JSON: the validated platform config (lib/config), as the stacks were synthesised with. */
+  platformConfig: 'PLATFORM_CONFIG',
+  apiKeysTable: 'API_KEYS_TABLE',
+  accountsTable: 'ACCOUNTS_TABLE',
+  rateLimitsTable: 'RATE_LIMITS_TABLE',
+  /** Cognito user (sub) → account links; see OWNERS_TABLE_KEYS. */
+  ownersTable: 'OWNERS_TABLE',
+  /** The Messages API's REST API, stage and standard usage plans (keys are bound to them). */
+  restApiId: 'REST_API_ID',
+  stageName: 'STAGE_NAME',
+  /** JSON: { "free": id, "pro": id, "business": id }. */
+  usagePlanIds: 'USAGE_PLAN_IDS',
+  projectsTable: 'PROJECTS_TABLE',
+  domainsTable: 'DOMAINS_TABLE',
+  siteBucket: 'SITE_BUCKET',
+  keyValueStoreArn: 'KVS_ARN',
+  distributionId: 'DISTRIBUTION_ID',
+  connectionGroupId: 'CONNECTION_GROUP_ID',
+  platformHost: 'PLATFORM_HOST',
+  domainFlowArn: 'DOMAIN_FLOW_ARN',
+  /** The Messages API's public URL, shown in the dashboard's examples. */
+  messagesApiUrl: 'MESSAGES_API_URL',
+} as const;
+
+/** The owners table: partition key `ownerId` (the Cognito `sub`), attribute `accountId`. */
+export const OWNERS_TABLE_KEYS = { partitionKey: 'ownerId' } as const;
