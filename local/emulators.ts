@@ -8,6 +8,7 @@ import {
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import dynalite from 'dynalite';
 import { buildApp } from 'fauxqs';
+import { OWNERS_TABLE_KEYS } from '../lib/constructs/dashboard/runtime-contract.js';
 import { DOMAIN_TABLE_KEYS } from '../lib/constructs/domains/runtime-contract.js';
 import { TABLE_KEYS } from '../lib/constructs/messages/runtime-contract.js';
 
@@ -102,6 +103,7 @@ export const LOCAL_TABLE_NAMES = {
   idempotency: 'Idempotency',
   projects: 'Projects',
   domains: 'Domains',
+  owners: 'Owners',
 } as const;
 
 /** The tables of the data stack, from the same key definitions the construct uses. */
@@ -145,6 +147,7 @@ export async function createTables(endpoint: string): Promise<void> {
     simple(LOCAL_TABLE_NAMES.idempotency, TABLE_KEYS.idempotency.partitionKey),
     withIndex(LOCAL_TABLE_NAMES.projects, projects.partitionKey, projects.accountIndex),
     withIndex(LOCAL_TABLE_NAMES.domains, domains.partitionKey, domains.projectIndex),
+    simple(LOCAL_TABLE_NAMES.owners, OWNERS_TABLE_KEYS.partitionKey),
   ];
   for (const definition of definitions) {
     if (!existing.has(definition.TableName as string)) await client.send(new CreateTableCommand(definition));
