@@ -31,6 +31,11 @@ export const CONTROL_ENV = {
   domainFlowArn: 'DOMAIN_FLOW_ARN',
   /** The Messages API's public URL, shown in the dashboard's examples. */
   messagesApiUrl: 'MESSAGES_API_URL',
+  /**
+   * The dashboard's origin (https://<distribution domain>): the proxy integration's answers carry
+   * Access-Control-Allow-Origin for it (API Gateway adds CORS headers only to its own answers).
+   */
+  dashboardOrigin: 'DASHBOARD_ORIGIN',
 } as const;
 
 /** The owners table: partition key `ownerId` (the Cognito `sub`), attribute `accountId`. */
