@@ -112,6 +112,9 @@ function parseLimits(plan: PlanId, value: unknown, config: PlatformConfig): Rate
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** A new account id: `acct_` and 20 random hex digits. */
+export const newAccountId = () => `acct_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
+
 /**
  * Accounts, plans and API keys (design §2, keys & plans control plane). The same logic runs
  * behind the local platform's control API, in the operator CLI against a deployed stack, and in
@@ -129,7 +132,7 @@ export class ControlPlane {
     const name = parseName(input.name);
     const plan = parsePlan(input.plan);
     const limits = parseLimits(plan, input.limits, this.deps.config);
-    const accountId = input.accountId ?? `acct_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
+    const accountId = input.accountId ?? newAccountId();
     const gatewayUsagePlanId = plan === 'enterprise' && limits
       ? await this.deps.gateway.createAccountPlan(accountId, limits)
       : undefined;
@@ -143,6 +146,22 @@ export class ControlPlane {
     };
     await this.deps.accounts.create(account);
     return this.accountView(account);
+  }
+
+  /**
+   * The account with this id, created with the given name and plan if it does not exist yet
+   * (a dashboard owner's first sign-in); a concurrent creation of the same id is not an error.
+   */
+  async ensureAccount(input: { accountId: string; name: string; plan: 'free' | 'pro' | 'business' }): Promise<AccountView> {
+    const existing = await this.deps.accounts.get(input.accountId);
+    if (existing) return this.accountView(existing);
+    try {
+      return await this.createAccount(input);
+    } catch (error) {
+      const raced = await this.deps.accounts.get(input.accountId);
+      if (raced) return this.accountView(raced);
+      throw error;
+    }
   }
 
   async getAccount(accountId: string): Promise<AccountView> {

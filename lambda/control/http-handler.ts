@@ -1,0 +1,99 @@
+import { ACMClient } from '@aws-sdk/client-acm';
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import { CloudFrontClient } from '@aws-sdk/client-cloudfront';
+import { CloudFrontKeyValueStoreClient } from '@aws-sdk/client-cloudfront-keyvaluestore';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import type { PlatformConfig } from '../../lib/config/index.js';
+import { CONTROL_ENV } from '../../lib/constructs/dashboard/runtime-contract.js';
+import { CloudFrontCertificateAuthority } from '../domains/cloudfront-certificate-authority.js';
+import { DomainService } from '../domains/domain-service.js';
+import { DynamoDbDomainStore } from '../domains/dynamodb-domain-store.js';
+import { KvsEdgeRouter } from '../domains/kvs-edge-router.js';
+import { SfnDomainFlowStarter } from '../domains/sfn-flow-starter.js';
+import { DynamoDbAccountStore } from '../keys/accounts.js';
+import { ApiGatewayUsagePlanGateway } from '../keys/api-gateway-usage-plan-gateway.js';
+import { ControlPlane } from '../keys/control-plane.js';
+import { DynamoDbKeyStore } from '../keys/dynamodb-key-store.js';
+import { DynamoDbProjectStore } from '../projects/dynamodb-project-store.js';
+import { ProjectService } from '../projects/project-service.js';
+import { S3SiteStorage } from '../projects/s3-site-storage.js';
+import { DynamoDbLimiterStore } from '../rate-limits/dynamodb-limiter-store.js';
+import { systemClock } from '../shared/clock.js';
+import { createDocumentClient } from '../shared/dynamodb.js';
+import { requireEnv, requireJsonEnv } from '../shared/env.js';
+import { ControlApi } from './control-api.js';
+import { createControlApiHandler } from './http-handlers.js';
+import { DynamoDbOwnerStore, OwnerDirectory } from './owners.js';
+
+// The dashboard's API (lib/constructs/dashboard): module-scoped clients and services, built once
+// per cold start from the environment the construct sets (CONTROL_ENV).
+const config = requireJsonEnv<PlatformConfig>(CONTROL_ENV.platformConfig);
+const documents = createDocumentClient();
+const clock = systemClock;
+
+const accounts = new DynamoDbAccountStore(documents, requireEnv(CONTROL_ENV.accountsTable));
+const controlPlane = new ControlPlane({
+  accounts,
+  keys: new DynamoDbKeyStore(documents, requireEnv(CONTROL_ENV.apiKeysTable)),
+  limiter: new DynamoDbLimiterStore(documents, requireEnv(CONTROL_ENV.rateLimitsTable)),
+  gateway: new ApiGatewayUsagePlanGateway({
+    client: new APIGatewayClient({}),
+    restApiId: requireEnv(CONTROL_ENV.restApiId),
+    stageName: requireEnv(CONTROL_ENV.stageName),
+    standardPlanIds: requireJsonEnv<{ free: string; pro: string; business: string }>(CONTROL_ENV.usagePlanIds),
+    config,
+  }),
+  clock,
+  config,
+});
+
+const projectStore = new DynamoDbProjectStore(documents, requireEnv(CONTROL_ENV.projectsTable));
+const domainStore = new DynamoDbDomainStore(documents, requireEnv(CONTROL_ENV.domainsTable));
+// The KeyValueStore's API is global (us-east-1), like CloudFront's.
+const edge = new KvsEdgeRouter({
+  client: new CloudFrontKeyValueStoreClient({ region: 'us-east-1' }),
+  kvsArn: requireEnv(CONTROL_ENV.keyValueStoreArn),
+});
+
+const api = new ControlApi({
+  controlPlane,
+  projects: new ProjectService({
+    accounts,
+    projects: projectStore,
+    domains: domainStore,
+    storage: new S3SiteStorage({ client: new S3Client({}), bucket: requireEnv(CONTROL_ENV.siteBucket) }),
+    edge,
+    clock,
+    config,
+  }),
+  domains: new DomainService({
+    accounts,
+    projects: projectStore,
+    domains: domainStore,
+    edge,
+    certificates: new CloudFrontCertificateAuthority({
+      cloudfront: new CloudFrontClient({ maxAttempts: 1 }),
+      acm: new ACMClient({ region: 'us-east-1', maxAttempts: 1 }),
+      distributionId: requireEnv(CONTROL_ENV.distributionId),
+      connectionGroupId: requireEnv(CONTROL_ENV.connectionGroupId),
+      tenancy: 'domain',
+    }),
+    flow: new SfnDomainFlowStarter({
+      client: new SFNClient({}),
+      stateMachineArn: requireEnv(CONTROL_ENV.domainFlowArn),
+    }),
+    clock,
+    config,
+    platformHost: requireEnv(CONTROL_ENV.platformHost),
+  }),
+  owners: new OwnerDirectory({
+    store: new DynamoDbOwnerStore(documents, requireEnv(CONTROL_ENV.ownersTable)),
+    controlPlane,
+    clock,
+  }),
+  config,
+});
+
+const dashboardOrigin = process.env[CONTROL_ENV.dashboardOrigin];
+export const handler = createControlApiHandler(api, dashboardOrigin ? { dashboardOrigin } : {});

@@ -1,0 +1,81 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { PROBLEM_TYPE_BASE } from '../../lib/constructs/messages/gateway-responses.js';
+import { logger } from '../shared/powertools.js';
+import type { ControlApi, ControlResponse, Principal } from './control-api.js';
+
+export interface ControlApiHandlerOptions {
+  /** The dashboard's origin: answers carry Access-Control-Allow-Origin for it. */
+  readonly dashboardOrigin?: string;
+}
+
+/**
+ * The owner behind a request, from the claims API Gateway's Cognito authorizer verified (ID
+ * token): `sub` identifies the person, `email` names their first account.
+ */
+export function ownerFromClaims(
+  authorizer: APIGatewayProxyEvent['requestContext']['authorizer'],
+): Principal | undefined {
+  const claims = (authorizer as { claims?: Record<string, unknown> } | null | undefined)?.claims;
+  const sub = claims?.sub;
+  if (typeof sub !== 'string' || sub.length === 0) return undefined;
+  const email = claims?.email;
+  return { kind: 'owner', ownerId: sub, ...(typeof email === 'string' && email ? { email } : {}) };
+}
+
+function problemResult(
+  requestId: string,
+  status: number,
+  code: string,
+  title: string,
+  detail: string,
+): ControlResponse {
+  return {
+    status,
+    headers: { 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store', 'X-Request-Id': requestId },
+    body: JSON.stringify({ type: `${PROBLEM_TYPE_BASE}${code}`, title, status, detail, code, requestId }),
+  };
+}
+
+/**
+ * The control-plane API as a Lambda proxy handler behind API Gateway's Cognito authorizer: the
+ * dashboard's backend. Logs carry the request id and the owner id, never tokens or key secrets.
+ */
+export function createControlApiHandler(api: ControlApi, options: ControlApiHandlerOptions = {}) {
+  const cors: Record<string, string> = options.dashboardOrigin
+    ? { 'Access-Control-Allow-Origin': options.dashboardOrigin, Vary: 'Origin' }
+    : {};
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
+    .handler(async (event, context) => {
+      const requestId = event.requestContext?.requestId ?? context.awsRequestId;
+      const principal = ownerFromClaims(event.requestContext?.authorizer);
+      logger.appendKeys({ requestId, ownerId: principal?.kind === 'owner' ? principal.ownerId : undefined });
+      let answer: ControlResponse;
+      if (!principal) {
+        // Behind the authorizer this cannot happen; answered rather than trusted if it ever does.
+        answer = problemResult(requestId, 401, 'unauthorized', 'Unauthorized', 'Sign in to use the dashboard API.');
+      } else {
+        const body = event.body === null || event.body === undefined
+          ? undefined
+          : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+        const contentType = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+        try {
+          answer = await api.handle({
+            method: event.httpMethod,
+            path: event.path,
+            ...(contentType ? { contentType } : {}),
+            ...(body !== undefined ? { body } : {}),
+            principal,
+            requestId,
+          });
+        } catch (error) {
+          logger.error('control API request failed', { error: error as Error, method: event.httpMethod, resource: event.resource });
+          answer = problemResult(requestId, 500, 'internal_error', 'Internal Server Error', 'Something went wrong on our side. Try again.');
+        }
+      }
+      if (answer.status >= 500) logger.warn('control API answered a server error', { status: answer.status });
+      return { statusCode: answer.status, headers: { ...answer.headers, ...cors }, body: answer.body };
+    });
+}

@@ -1,0 +1,105 @@
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type ControlPlane, newAccountId } from '../keys/control-plane.js';
+import type { Clock } from '../shared/clock.js';
+import { conditionally } from '../shared/dynamodb.js';
+
+/** A signed-in person (Cognito user, or the local development sign-in) and the account they own. */
+export interface OwnerLink {
+  /** Cognito `sub` (or `dev:<email>` locally): stable, unlike the email. */
+  readonly ownerId: string;
+  readonly accountId: string;
+  readonly email?: string;
+  readonly createdAt: string;
+}
+
+export interface OwnerStore {
+  get(ownerId: string): Promise<OwnerLink | undefined>;
+  /** Stores the link unless the owner has one already; answers the link in force. */
+  link(link: OwnerLink): Promise<OwnerLink>;
+}
+
+export interface Owner {
+  readonly ownerId: string;
+  readonly email?: string;
+}
+
+/** Account names are at most 100 characters (ControlPlane). */
+const accountNameFor = (owner: Owner) => (owner.email ?? 'My account').slice(0, 100);
+
+/**
+ * Which account an owner acts on. The first sign-in creates a Free account (as signing up does
+ * on Stripe or Vercel); operators move it to another plan. The link is written before the
+ * account, with the account's id in it, so an interrupted first sign-in is completed by the next
+ * request and never leaves two accounts.
+ */
+export class OwnerDirectory {
+  /** Links never change, so they are cached for the life of the container/process. */
+  private readonly ensured = new Map<string, string>();
+
+  constructor(
+    private readonly deps: { readonly store: OwnerStore; readonly controlPlane: ControlPlane; readonly clock: Clock },
+  ) {}
+
+  /** The owner's account id, creating the link and a Free account on first use. */
+  async ensureAccount(owner: Owner): Promise<string> {
+    const cached = this.ensured.get(owner.ownerId);
+    if (cached) return cached;
+    const link =
+      (await this.deps.store.get(owner.ownerId)) ??
+      (await this.deps.store.link({
+        ownerId: owner.ownerId,
+        accountId: newAccountId(),
+        ...(owner.email ? { email: owner.email } : {}),
+        createdAt: new Date(this.deps.clock.now()).toISOString(),
+      }));
+    await this.deps.controlPlane.ensureAccount({ accountId: link.accountId, name: accountNameFor(owner), plan: 'free' });
+    this.ensured.set(owner.ownerId, link.accountId);
+    return link.accountId;
+  }
+
+  /** Same as ensureAccount: any first request of a new owner completes the sign-up. */
+  accountIdOf(owner: Owner): Promise<string> {
+    return this.ensureAccount(owner);
+  }
+}
+
+export class DynamoDbOwnerStore implements OwnerStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async get(ownerId: string): Promise<OwnerLink | undefined> {
+    const result = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: { ownerId }, ConsistentRead: true }),
+    );
+    return result.Item as OwnerLink | undefined;
+  }
+
+  async link(link: OwnerLink): Promise<OwnerLink> {
+    const stored = await conditionally(() =>
+      this.client.send(new PutCommand({ TableName: this.tableName, Item: link, ConditionExpression: 'attribute_not_exists(ownerId)' })),
+    );
+    if (stored) return link;
+    // Another first request of the same owner won the race: its link is the one in force.
+    const existing = await this.get(link.ownerId);
+    if (!existing) throw new Error(`owner ${link.ownerId} link vanished`);
+    return existing;
+  }
+}
+
+/** In-memory owners for unit tests of the API. */
+export class MemoryOwnerStore implements OwnerStore {
+  private readonly links = new Map<string, OwnerLink>();
+
+  get(ownerId: string): Promise<OwnerLink | undefined> {
+    return Promise.resolve(this.links.get(ownerId));
+  }
+
+  link(link: OwnerLink): Promise<OwnerLink> {
+    const existing = this.links.get(link.ownerId);
+    if (existing) return Promise.resolve(existing);
+    this.links.set(link.ownerId, link);
+    return Promise.resolve(link);
+  }
+}
