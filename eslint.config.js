@@ -7,7 +7,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', 'dist/', 'coverage/', 'bench/results/'] },
+  { ignores: ['node_modules/', 'cdk.out/', 'dist/', 'coverage/', 'bench/results/', 'dashboard/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   stylistic.configs.customize({ indent: 2, quotes: 'single', semi: true, arrowParens: true, braceStyle: '1tbs' }),
@@ -24,5 +24,14 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
       'no-console': 'off',
     },
+  },
+  // The dashboard runs in the browser: same rules, browser globals instead of Node's (its Vite
+  // config runs in Node).
+  {
+    files: ['dashboard/**/*.{ts,tsx}'],
+    ignores: ['dashboard/vite.config.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+    // One JSX expression per line would split every sentence with a link or a value in it.
+    rules: { '@stylistic/jsx-one-expression-per-line': 'off' },
   },
 );

@@ -1,0 +1,225 @@
+import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { Api, ApiError, errorMessage } from './api';
+import { SignIn } from './auth/SignIn';
+import { clearSession, completeCognitoSignIn, loadSession, type Session, signOut } from './auth/session';
+import { Notice, Loading } from './components/Notice';
+import { loadConfig, type RuntimeConfig } from './config';
+import { AppContext, type AppContextValue, planName } from './context';
+import { KeysPage } from './pages/KeysPage';
+import { NotFoundPage } from './pages/NotFoundPage';
+import { ProjectPage } from './pages/ProjectPage';
+import { ProjectsPage } from './pages/ProjectsPage';
+import { DomainsPage } from './pages/DomainsPage';
+import { UsagePage } from './pages/UsagePage';
+import { href, type Route, useRoute } from './router';
+import type { Me, Plan } from './types';
+
+type Boot =
+  | { readonly phase: 'loading' } |
+  { readonly phase: 'failed'; readonly error: string } |
+  { readonly phase: 'ready'; readonly config: RuntimeConfig; readonly session: Session | undefined; readonly notice?: string };
+
+type Ready = Extract<Boot, { phase: 'ready' }>;
+
+let starting: Promise<Ready> | undefined;
+
+/** Loads config.json and completes a Cognito redirect, once per page load (the code is single-use). */
+function start(): Promise<Ready> {
+  starting ??= (async () => {
+    const config = await loadConfig();
+    let notice: string | undefined;
+    let session = loadSession();
+    try {
+      session = (await completeCognitoSignIn(config)) ?? session;
+    } catch (e) {
+      notice = errorMessage(e);
+    }
+    return { phase: 'ready' as const, config, session, ...(notice ? { notice } : {}) };
+  })();
+  return starting;
+}
+
+export function App() {
+  const [boot, setBoot] = useState<Boot>({ phase: 'loading' });
+
+  useEffect(() => {
+    let cancelled = false;
+    start().then((ready) => {
+      if (!cancelled) setBoot(ready);
+    }, (e: unknown) => {
+      if (!cancelled) setBoot({ phase: 'failed', error: errorMessage(e) });
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, []);
+
+  if (boot.phase === 'loading') return <main id="main" className="boot"><Loading label="Loading the dashboard…" /></main>;
+  if (boot.phase === 'failed') {
+    return (
+      <main id="main" className="boot">
+        <Notice tone="error" title="The dashboard could not start">{boot.error}</Notice>
+      </main>
+    );
+  }
+  const { config, session, notice } = boot;
+  const onSignedOut = (message?: string) => {
+    clearSession();
+    setBoot({ phase: 'ready', config, session: undefined, ...(message ? { notice: message } : {}) });
+  };
+  if (!session) {
+    return (
+      <SignIn
+        config={config}
+        {...(notice ? { notice } : {})}
+        onSignedIn={(s) => setBoot({ phase: 'ready', config, session: s })}
+      />
+    );
+  }
+  return <SignedIn key={session.token} config={config} session={session} onSignedOut={onSignedOut} />;
+}
+
+function SignedIn({
+  config,
+  session,
+  onSignedOut,
+}: {
+  readonly config: RuntimeConfig;
+  readonly session: Session;
+  readonly onSignedOut: (message?: string) => void;
+}) {
+  const expired = useRef(false);
+  const onUnauthorized = useCallback(() => {
+    if (expired.current) return;
+    expired.current = true;
+    onSignedOut('Your session has expired. Sign in again.');
+  }, [onSignedOut]);
+  const api = useMemo(
+    () => new Api({ baseUrl: config.apiBaseUrl, token: () => session.token, onUnauthorized }),
+    [config.apiBaseUrl, session.token, onUnauthorized],
+  );
+  const [state, setState] = useState<{ me: Me; plans: Plan[] } | { error: string } | undefined>();
+
+  const load = useCallback(async () => {
+    try {
+      const [me, plans] = await Promise.all([api.me(), api.plans()]);
+      setState({ me, plans });
+    } catch (e) {
+      if (!(e instanceof ApiError && e.status === 401)) setState({ error: errorMessage(e) });
+    }
+  }, [api]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  // Sessions end on their own: go back to sign-in when the token expires.
+  useEffect(() => {
+    const ms = Date.parse(session.expiresAt) - Date.now();
+    const timer = window.setTimeout(onUnauthorized, Math.max(0, Math.min(ms, 2 ** 31 - 1)));
+    return () => window.clearTimeout(timer);
+  }, [session.expiresAt, onUnauthorized]);
+
+  if (!state) return <main id="main" className="boot"><Loading label="Loading your account…" /></main>;
+  if ('error' in state) {
+    return (
+      <main id="main" className="boot">
+        <Notice tone="error" title="Your account could not be loaded">{state.error}</Notice>
+        <div className="row">
+          <button type="button" className="button primary" onClick={() => void load()}>Try again</button>
+          <button type="button" className="button secondary" onClick={() => signOutNow(config, onSignedOut)}>Sign out</button>
+        </div>
+      </main>
+    );
+  }
+  const value: AppContextValue = {
+    config,
+    api,
+    me: state.me,
+    plans: state.plans,
+    refreshMe: async () => {
+      setState({ me: await api.me(), plans: state.plans });
+    },
+  };
+  return (
+    <AppContext.Provider value={value}>
+      <Shell onSignOut={() => signOutNow(config, onSignedOut)} />
+    </AppContext.Provider>
+  );
+}
+
+function signOutNow(config: RuntimeConfig, onSignedOut: (message?: string) => void) {
+  signOut(config);
+  if (config.auth.kind === 'dev') onSignedOut('You are signed out.');
+}
+
+function Shell({ onSignOut }: { readonly onSignOut: () => void }) {
+  const route = useRoute();
+  return (
+    <AppContext.Consumer>
+      {(app) => app && (
+        <>
+          <a
+            className="skip-link"
+            href="#main"
+            onClick={(e) => {
+              e.preventDefault();
+              document.getElementById('main')?.focus();
+            }}
+          >
+            Skip to content
+          </a>
+          <header className="topbar">
+            <div className="topbar-inner">
+              <a className="brand" href={href.keys}><span aria-hidden="true" className="brand-mark">◆</span> Platform</a>
+              {app.config.auth.kind === 'dev'
+                ? <span className="dev-badge" title="Local platform only, no password">Development sign-in</span>
+                : null}
+              <div className="account">
+                <span className="account-email">{app.me.email}</span>
+                <span className="badge badge-neutral">{planName(app.plans, app.me.account.plan)} plan</span>
+                <button type="button" className="button small secondary" onClick={onSignOut}>Sign out</button>
+              </div>
+            </div>
+            <nav aria-label="Main" className="mainnav">
+              <NavLink to={href.keys} current={route.name === 'keys'}>API keys</NavLink>
+              <NavLink to={href.usage} current={route.name === 'usage'}>Plan &amp; usage</NavLink>
+              <NavLink to={href.projects} current={route.name === 'projects' || route.name === 'project' || route.name === 'domains'}>
+                Projects
+              </NavLink>
+            </nav>
+          </header>
+          <main id="main" tabIndex={-1} className="content">
+            <Page route={route} />
+          </main>
+        </>
+      )}
+    </AppContext.Consumer>
+  );
+}
+
+interface NavLinkProps {
+  readonly to: string;
+  readonly current: boolean;
+  readonly children: ReactNode;
+}
+
+function NavLink({ to, current, children }: NavLinkProps) {
+  return <a href={to} aria-current={current ? 'page' : undefined} className="navlink">{children}</a>;
+}
+
+function Page({ route }: { readonly route: Route }) {
+  switch (route.name) {
+    case 'keys':
+      return <KeysPage />;
+    case 'usage':
+      return <UsagePage />;
+    case 'projects':
+      return <ProjectsPage />;
+    case 'project':
+      return <ProjectPage key={route.projectId} projectId={route.projectId} />;
+    case 'domains':
+      return <DomainsPage key={route.projectId} projectId={route.projectId} />;
+    case 'not-found':
+      return <NotFoundPage path={route.path} />;
+  }
+}

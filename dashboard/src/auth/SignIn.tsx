@@ -1,0 +1,167 @@
+import { type FormEvent, type RefObject, useEffect, useId, useRef, useState } from 'react';
+import { errorMessage } from '../api';
+import type { RuntimeConfig } from '../config';
+import { ActionError, Notice } from '../components/Notice';
+import { beginCognitoSignIn, devSignIn, type Session } from './session';
+
+const PLAN_NAMES: Record<string, string> = { free: 'Free', pro: 'Pro', business: 'Business', enterprise: 'Enterprise' };
+
+export function SignIn({
+  config,
+  notice,
+  onSignedIn,
+}: {
+  readonly config: RuntimeConfig;
+  /** Why the owner is here again (e.g. the session expired). */
+  readonly notice?: string;
+  readonly onSignedIn: (session: Session) => void;
+}) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = 'Sign in · Dashboard';
+    heading.current?.focus();
+  }, []);
+
+  return (
+    <main id="main" className="sign-in">
+      <div className="sign-in-card">
+        <p className="brand brand-large"><span aria-hidden="true" className="brand-mark">◆</span> Platform</p>
+        {config.auth.kind === 'dev'
+          ? (
+              <DevSignIn config={config} notice={notice} onSignedIn={onSignedIn} headingRef={heading} />
+            )
+          : (
+              <CognitoSignIn config={config} notice={notice} headingRef={heading} />
+            )}
+      </div>
+    </main>
+  );
+}
+
+function CognitoSignIn({
+  config,
+  notice,
+  headingRef,
+}: {
+  readonly config: RuntimeConfig;
+  readonly notice: string | undefined;
+  readonly headingRef: RefObject<HTMLHeadingElement | null>;
+}) {
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  return (
+    <>
+      <h1 ref={headingRef} tabIndex={-1}>Sign in</h1>
+      {notice ? <Notice tone="warning">{notice}</Notice> : null}
+      <p>Sign in to manage your API keys, usage, projects and domains.</p>
+      <button
+        type="button"
+        className="button primary wide"
+        disabled={busy}
+        onClick={() => {
+          setBusy(true);
+          beginCognitoSignIn(config).catch((e: unknown) => {
+            setBusy(false);
+            setError(errorMessage(e));
+          });
+        }}
+      >
+        {busy ? 'Redirecting…' : 'Sign in or create an account'}
+      </button>
+      <ActionError message={error} />
+    </>
+  );
+}
+
+function DevSignIn({
+  config,
+  notice,
+  onSignedIn,
+  headingRef,
+}: {
+  readonly config: RuntimeConfig;
+  readonly notice: string | undefined;
+  readonly onSignedIn: (session: Session) => void;
+  readonly headingRef: RefObject<HTMLHeadingElement | null>;
+}) {
+  const [email, setEmail] = useState('');
+  const [busy, setBusy] = useState<string>();
+  const [error, setError] = useState<string>();
+  const errorId = useId();
+  const owners = config.auth.kind === 'dev' ? config.auth.demoOwners : [];
+
+  const signIn = async (address: string) => {
+    setBusy(address);
+    setError(undefined);
+    try {
+      onSignedIn(await devSignIn(config, address));
+    } catch (e) {
+      setError(errorMessage(e));
+      setBusy(undefined);
+    }
+  };
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!email.trim()) {
+      setError('Enter an email address.');
+      return;
+    }
+    void signIn(email.trim());
+  };
+
+  return (
+    <>
+      <p className="dev-banner" role="note">
+        <span aria-hidden="true">⚠</span> Development sign-in (local platform only, no password)
+      </p>
+      <h1 ref={headingRef} tabIndex={-1}>Development sign-in</h1>
+      {notice ? <Notice tone="warning">{notice}</Notice> : null}
+      <p>
+        This local platform has no real accounts. Pick a demo owner, or type any email: a new owner gets a Free
+        account.
+      </p>
+      {owners.length > 0
+        ? (
+            <section aria-labelledby="demo-owners">
+              <h2 id="demo-owners">Demo owners</h2>
+              <ul className="owner-list">
+                {owners.map((owner) => (
+                  <li key={owner.email}>
+                    <button
+                      type="button"
+                      className="button secondary wide owner"
+                      disabled={busy !== undefined}
+                      onClick={() => void signIn(owner.email)}
+                    >
+                      <span>Sign in as {owner.email}</span>
+                      <span className="badge badge-neutral">{PLAN_NAMES[owner.plan] ?? owner.plan}</span>
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            </section>
+          )
+        : null}
+      <form onSubmit={onSubmit} noValidate className="stack">
+        <h2>Any email</h2>
+        <div className="field">
+          <label htmlFor="dev-email">Email</label>
+          <input
+            id="dev-email"
+            type="email"
+            autoComplete="email"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            aria-describedby={error ? errorId : undefined}
+            aria-invalid={error ? true : undefined}
+          />
+        </div>
+        <button type="submit" className="button primary" disabled={busy !== undefined}>
+          {busy === email.trim() && busy ? 'Signing in…' : 'Sign in'}
+        </button>
+        <ActionError message={error} id={errorId} />
+      </form>
+    </>
+  );
+}

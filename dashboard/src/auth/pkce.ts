@@ -1,0 +1,107 @@
+// OAuth 2.0 authorization code flow with PKCE (RFC 7636) against Cognito's managed login.
+// Pure helpers only (Web Crypto, URL, TextEncoder): the same code runs in the browser and in the
+// Node tests; storage and redirects live in session.ts.
+
+export interface CognitoClient {
+  /** e.g. https://<prefix>.auth.<region>.amazoncognito.com (no trailing slash). */
+  readonly domain: string;
+  readonly clientId: string;
+  readonly scopes: readonly string[];
+}
+
+/** base64url without padding (RFC 4648 §5). */
+export function base64Url(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** A random string of `bytes` random bytes in base64url: 32 bytes give a 43-character verifier. */
+export function randomToken(bytes = 32): string {
+  return base64Url(crypto.getRandomValues(new Uint8Array(bytes)));
+}
+
+/** The S256 code challenge of a verifier: base64url(SHA-256(ASCII(verifier))). */
+export async function codeChallenge(verifier: string): Promise<string> {
+  if (!/^[A-Za-z0-9\-._~]{43,128}$/.test(verifier)) throw new Error('A PKCE verifier is 43 to 128 unreserved characters');
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier));
+  return base64Url(new Uint8Array(digest));
+}
+
+export function authorizeUrl(
+  client: CognitoClient,
+  params: { readonly redirectUri: string; readonly challenge: string; readonly state: string },
+): string {
+  const url = new URL(`${client.domain}/oauth2/authorize`);
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: client.clientId,
+    redirect_uri: params.redirectUri,
+    scope: client.scopes.join(' '),
+    code_challenge: params.challenge,
+    code_challenge_method: 'S256',
+    state: params.state,
+  }).toString();
+  return url.toString();
+}
+
+/** The form body of the token request that exchanges the code. */
+export function tokenRequestBody(
+  client: CognitoClient,
+  params: { readonly code: string; readonly redirectUri: string; readonly verifier: string },
+): URLSearchParams {
+  return new URLSearchParams({
+    grant_type: 'authorization_code',
+    client_id: client.clientId,
+    code: params.code,
+    redirect_uri: params.redirectUri,
+    code_verifier: params.verifier,
+  });
+}
+
+export function logoutUrl(client: CognitoClient, logoutUri: string): string {
+  const url = new URL(`${client.domain}/logout`);
+  url.search = new URLSearchParams({ client_id: client.clientId, logout_uri: logoutUri }).toString();
+  return url.toString();
+}
+
+/** The claims of a JWT, unverified: for display and expiry only (the API verifies the token). */
+export function jwtClaims(token: string): Record<string, unknown> {
+  const payload = token.split('.')[1];
+  if (!payload) throw new Error('Not a JWT');
+  const base64 = payload.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(payload.length / 4) * 4, '=');
+  const binary = atob(base64);
+  const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  const claims: unknown = JSON.parse(new TextDecoder().decode(bytes));
+  if (typeof claims !== 'object' || claims === null) throw new Error('Not a JWT');
+  return claims as Record<string, unknown>;
+}
+
+export interface TokenResponse {
+  readonly id_token: string;
+  readonly access_token?: string;
+  readonly expires_in?: number;
+}
+
+/** Exchanges the authorization code at the token endpoint; answers the tokens. */
+export async function exchangeCode(
+  client: CognitoClient,
+  params: { readonly code: string; readonly redirectUri: string; readonly verifier: string },
+): Promise<TokenResponse> {
+  const res = await fetch(`${client.domain}/oauth2/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: tokenRequestBody(client, params).toString(),
+  });
+  const body: unknown = await res.json().catch(() => undefined);
+  const record = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  if (!res.ok || typeof record.id_token !== 'string') {
+    const reason = typeof record.error === 'string' ? record.error : `HTTP ${res.status}`;
+    throw new Error(`Sign-in could not be completed (${reason}). Try again.`);
+  }
+  return {
+    id_token: record.id_token,
+    ...(typeof record.access_token === 'string' ? { access_token: record.access_token } : {}),
+    ...(typeof record.expires_in === 'number' ? { expires_in: record.expires_in } : {}),
+  };
+}

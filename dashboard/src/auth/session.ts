@@ -1,0 +1,108 @@
+import type { RuntimeConfig } from '../config';
+import { authorizeUrl, codeChallenge, exchangeCode, jwtClaims, logoutUrl, randomToken } from './pkce';
+
+/** The signed-in session, kept in sessionStorage (gone when the tab closes). */
+export interface Session {
+  readonly token: string;
+  readonly email: string;
+  readonly expiresAt: string;
+  readonly kind: 'dev' | 'cognito';
+}
+
+const SESSION_KEY = 'dashboard.session';
+const PKCE_KEY = 'dashboard.pkce';
+
+export function loadSession(): Session | undefined {
+  try {
+    const raw = sessionStorage.getItem(SESSION_KEY);
+    if (!raw) return undefined;
+    const session = JSON.parse(raw) as Session;
+    if (typeof session.token !== 'string' || Date.parse(session.expiresAt) <= Date.now()) {
+      sessionStorage.removeItem(SESSION_KEY);
+      return undefined;
+    }
+    return session;
+  } catch {
+    return undefined;
+  }
+}
+
+export function saveSession(session: Session): void {
+  sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
+}
+
+export function clearSession(): void {
+  sessionStorage.removeItem(SESSION_KEY);
+}
+
+/** The redirect and logout URI registered with the Cognito app client: the dashboard's root. */
+const rootUri = () => `${location.origin}/`;
+
+/** Starts Cognito managed login: remembers the verifier and state, then leaves the page. */
+export async function beginCognitoSignIn(config: RuntimeConfig): Promise<void> {
+  if (config.auth.kind !== 'cognito') throw new Error('Cognito sign-in is not configured');
+  const verifier = randomToken(32);
+  const state = randomToken(16);
+  sessionStorage.setItem(PKCE_KEY, JSON.stringify({ verifier, state, hash: location.hash }));
+  const challenge = await codeChallenge(verifier);
+  location.assign(authorizeUrl(config.auth, { redirectUri: rootUri(), challenge, state }));
+}
+
+/**
+ * Completes Cognito sign-in when the page is the redirect back (?code=…&state=…): exchanges the
+ * code and answers the session; undefined when this is not a redirect back.
+ */
+export async function completeCognitoSignIn(config: RuntimeConfig): Promise<Session | undefined> {
+  if (config.auth.kind !== 'cognito') return undefined;
+  const params = new URLSearchParams(location.search);
+  const code = params.get('code');
+  const error = params.get('error');
+  if (!code && !error) return undefined;
+  const stored = sessionStorage.getItem(PKCE_KEY);
+  sessionStorage.removeItem(PKCE_KEY);
+  const pending = stored ? (JSON.parse(stored) as { verifier: string; state: string; hash: string }) : undefined;
+  history.replaceState(null, '', `${location.pathname}${pending?.hash ?? ''}`);
+  if (error) throw new Error(`Sign-in was not completed: ${params.get('error_description') ?? error}.`);
+  if (!pending || pending.state !== params.get('state') || !code) {
+    throw new Error('Sign-in could not be completed (the sign-in attempt did not match). Try again.');
+  }
+  const tokens = await exchangeCode(config.auth, { code, redirectUri: rootUri(), verifier: pending.verifier });
+  const claims = jwtClaims(tokens.id_token);
+  const exp = typeof claims.exp === 'number' ? claims.exp * 1000 : Date.now() + (tokens.expires_in ?? 3600) * 1000;
+  const session: Session = {
+    token: tokens.id_token,
+    email: typeof claims.email === 'string' ? claims.email : '',
+    expiresAt: new Date(exp).toISOString(),
+    kind: 'cognito',
+  };
+  saveSession(session);
+  return session;
+}
+
+/** Signs out: forgets the session, and for Cognito ends the managed-login session too. */
+export function signOut(config: RuntimeConfig): void {
+  clearSession();
+  if (config.auth.kind === 'cognito') location.assign(logoutUrl(config.auth, rootUri()));
+}
+
+/** Development sign-in (local platform only): any email, no password. */
+export async function devSignIn(config: RuntimeConfig, email: string): Promise<Session> {
+  const res = await fetch(`${config.apiBaseUrl}/dev/sign-in`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify({ email }),
+  });
+  const body: unknown = await res.json().catch(() => undefined);
+  const record = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  if (!res.ok || typeof record.token !== 'string') {
+    throw new Error(typeof record.detail === 'string' ? record.detail : `Sign-in failed (HTTP ${res.status}).`);
+  }
+  const session: Session = {
+    token: record.token,
+    email: typeof record.email === 'string' ? record.email : email,
+    expiresAt: typeof record.expiresAt === 'string' ? record.expiresAt : new Date(Date.now() + 3_600_000).toISOString(),
+    kind: 'dev',
+  };
+  saveSession(session);
+  return session;
+}

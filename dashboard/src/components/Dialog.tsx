@@ -1,0 +1,67 @@
+import { type ReactNode, useEffect, useId, useRef } from 'react';
+
+/**
+ * A modal dialog on the native <dialog> element: showModal() makes the rest of the page inert
+ * (focus stays inside), Escape closes it, and focus returns to the element that opened it.
+ */
+export function Dialog({
+  open,
+  title,
+  onClose,
+  children,
+  footer,
+}: {
+  readonly open: boolean;
+  readonly title: string;
+  readonly onClose: () => void;
+  readonly children: ReactNode;
+  readonly footer: ReactNode;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  const opener = useRef<Element | null>(null);
+
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) {
+      opener.current = document.activeElement;
+      dialog.showModal();
+    } else if (!open && dialog.open) {
+      dialog.close();
+    }
+  }, [open]);
+
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    const onCancel = (event: Event) => {
+      event.preventDefault();
+      onClose();
+    };
+    const onClosed = () => {
+      const target = opener.current;
+      if (target instanceof HTMLElement && target.isConnected) target.focus();
+    };
+    dialog.addEventListener('cancel', onCancel);
+    dialog.addEventListener('close', onClosed);
+    return () => {
+      dialog.removeEventListener('cancel', onCancel);
+      dialog.removeEventListener('close', onClosed);
+    };
+  }, [onClose]);
+
+  return (
+    <dialog ref={ref} className="dialog" aria-labelledby={titleId}>
+      {open
+        ? (
+            <>
+              <h2 id={titleId}>{title}</h2>
+              <div className="dialog-body">{children}</div>
+              <div className="dialog-actions">{footer}</div>
+            </>
+          )
+        : null}
+    </dialog>
+  );
+}

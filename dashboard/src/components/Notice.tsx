@@ -1,0 +1,52 @@
+import { type ReactNode } from 'react';
+
+type Tone = 'info' | 'success' | 'warning' | 'error';
+
+const ICONS: Record<Tone, string> = { info: 'ℹ', success: '✓', warning: '⚠', error: '✕' };
+const LABELS: Record<Tone, string> = { info: 'Note', success: 'Done', warning: 'Warning', error: 'Error' };
+
+/**
+ * A message box whose tone is told by an icon and a word, not by colour alone. Errors use
+ * role="alert" (announced at once); others are plain text or a polite status when `live`.
+ */
+export function Notice({
+  tone,
+  title,
+  children,
+  live = false,
+}: {
+  readonly tone: Tone;
+  readonly title?: ReactNode;
+  readonly children?: ReactNode;
+  readonly live?: boolean;
+}) {
+  const role = tone === 'error' ? 'alert' : live ? 'status' : undefined;
+  return (
+    <div className={`notice notice-${tone}`} role={role}>
+      <span className="notice-icon" aria-hidden="true">{ICONS[tone]}</span>
+      <div className="notice-text">
+        {title
+          ? <p className="notice-title"><span className="visually-hidden">{LABELS[tone]}: </span>{title}</p>
+          : <span className="visually-hidden">{LABELS[tone]}: </span>}
+        {children}
+      </div>
+    </div>
+  );
+}
+
+/** An error next to the action that failed (empty when there is none). */
+export function ActionError({ message, id }: { readonly message: string | undefined; readonly id?: string }) {
+  return (
+    <p className="action-error" role="alert" id={id}>
+      {message ? <><span aria-hidden="true">✕ </span>{message}</> : null}
+    </p>
+  );
+}
+
+export function Loading({ label }: { readonly label: string }) {
+  return (
+    <p className="loading" role="status">
+      <span className="spinner" aria-hidden="true" /> {label}
+    </p>
+  );
+}

@@ -1,0 +1,19 @@
+import { type ReactNode, useEffect, useRef } from 'react';
+
+/**
+ * The page's h1. It takes focus when the page opens (hash navigation does not move focus), so
+ * screen-reader and keyboard users start at the new content; it also sets the document title.
+ */
+export function PageHeading({ title, children }: { readonly title: string; readonly children?: ReactNode }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${title} · Dashboard`;
+    ref.current?.focus({ preventScroll: false });
+  }, [title]);
+  return (
+    <div className="page-heading">
+      <h1 ref={ref} tabIndex={-1}>{title}</h1>
+      {children}
+    </div>
+  );
+}

@@ -1,0 +1,36 @@
+import { useId } from 'react';
+import { formatIn, formatNumber, formatTime } from '../format';
+import type { WindowUsage } from '../types';
+
+/** Usage of one window as a labelled bar, with the numbers in text (not colour alone). */
+export function UsageBar({ label, usage }: { readonly label: string; readonly usage: WindowUsage }) {
+  const id = useId();
+  const share = usage.limit > 0 ? usage.used / usage.limit : 0;
+  const tone = share >= 1 ? 'full' : share >= 0.8 ? 'high' : 'ok';
+  const text = `${formatNumber(usage.used)} of ${formatNumber(usage.limit)} used, ${formatNumber(usage.remaining)} left`;
+  return (
+    <div className={`usage-bar usage-${tone}`}>
+      <div className="usage-bar-head">
+        <span id={`${id}-label`} className="usage-bar-label">{label}</span>
+        <span className="usage-bar-numbers">
+          {text}
+          {tone === 'full' ? <strong> (limit reached)</strong> : null}
+        </span>
+      </div>
+      <div
+        className="usage-bar-track"
+        role="progressbar"
+        aria-labelledby={`${id}-label`}
+        aria-valuemin={0}
+        aria-valuemax={usage.limit}
+        aria-valuenow={Math.min(usage.used, usage.limit)}
+        aria-valuetext={text}
+      >
+        <div className="usage-bar-fill" style={{ width: `${Math.min(100, share * 100)}%` }} />
+      </div>
+      <p className="hint">
+        Resets <time dateTime={usage.resetsAt}>{formatIn(usage.resetsAt)}</time> (at {formatTime(usage.resetsAt)})
+      </p>
+    </div>
+  );
+}

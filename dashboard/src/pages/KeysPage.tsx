@@ -1,0 +1,264 @@
+import { type FormEvent, useId, useState } from 'react';
+import { errorMessage } from '../api';
+import { Badge } from '../components/Badge';
+import { CopyButton } from '../components/CopyButton';
+import { Dialog } from '../components/Dialog';
+import { ActionError, Loading, Notice } from '../components/Notice';
+import { PageHeading } from '../components/PageHeading';
+import { Time } from '../components/Time';
+import { useAsync } from '../components/useAsync';
+import { useApp } from '../context';
+import type { CreatedKey, Key } from '../types';
+
+export const maskedKey = (key: Pick<Key, 'prefix' | 'last4'>) => `${key.prefix}…${key.last4}`;
+
+export function KeysPage() {
+  const { api, me } = useApp();
+  const accountId = me.account.accountId;
+  const keys = useAsync(() => api.keys(accountId), [api, accountId]);
+  const [created, setCreated] = useState<CreatedKey>();
+  const [revoking, setRevoking] = useState<Key>();
+  const [announcement, setAnnouncement] = useState('');
+
+  return (
+    <>
+      <PageHeading title="API keys">
+        <p className="lead">
+          Keys authenticate requests to the Messages API: send <code>Authorization: Bearer &lt;key&gt;</code>.
+        </p>
+      </PageHeading>
+
+      <CreateKeyForm
+        onCreated={(result) => {
+          setCreated(result);
+          setAnnouncement('');
+          keys.setData((current) => [...(current ?? []), result.key]);
+        }}
+      />
+
+      {created ? <NewKeyPanel created={created} onDone={() => setCreated(undefined)} /> : null}
+
+      <section aria-labelledby="keys-heading" className="card">
+        <div className="card-head">
+          <h2 id="keys-heading">Your keys</h2>
+          <button type="button" className="button small secondary" onClick={() => void keys.reload()}>Refresh</button>
+        </div>
+        <p className="visually-hidden" role="status">{announcement}</p>
+        {keys.error ? <Notice tone="error">{keys.error}</Notice> : null}
+        {!keys.data && keys.loading ? <Loading label="Loading keys…" /> : null}
+        {keys.data && keys.data.length === 0
+          ? <p className="empty">No keys yet. Generate one above to send your first message.</p>
+          : null}
+        {keys.data && keys.data.length > 0
+          ? (
+              <table className="table responsive">
+                <caption className="visually-hidden">API keys, oldest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Key</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Last used</th>
+                    <th scope="col"><span className="visually-hidden">Actions</span></th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {keys.data.map((key) => (
+                    <tr key={key.keyId}>
+                      <th scope="row" data-label="Name">{key.name}</th>
+                      <td data-label="Key"><code className="key-mask">{maskedKey(key)}</code></td>
+                      <td data-label="Status">
+                        {key.status === 'active'
+                          ? <Badge tone="success">Active</Badge>
+                          : (
+                              <>
+                                <Badge tone="neutral">Revoked</Badge>
+                                {key.revokedAt ? <span className="hint block"><Time iso={key.revokedAt} /></span> : null}
+                              </>
+                            )}
+                      </td>
+                      <td data-label="Created"><Time iso={key.createdAt} /></td>
+                      <td data-label="Last used">{key.lastUsedAt ? <Time iso={key.lastUsedAt} /> : <span className="muted">Never</span>}</td>
+                      <td data-label="Actions" className="actions">
+                        {key.status === 'active'
+                          ? (
+                              <button
+                                type="button"
+                                className="button small danger-outline"
+                                aria-label={`Revoke ${key.name} (${maskedKey(key)})`}
+                                onClick={() => setRevoking(key)}
+                              >
+                                Revoke
+                              </button>
+                            )
+                          : null}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )
+          : null}
+      </section>
+
+      <RevokeDialog
+        keyToRevoke={revoking}
+        onClose={() => setRevoking(undefined)}
+        onRevoked={(key) => {
+          setRevoking(undefined);
+          setAnnouncement(`Key ${key.name} (${maskedKey(key)}) is revoked.`);
+          keys.setData((current) => current?.map((k) => (k.keyId === key.keyId ? key : k)));
+          if (created?.key.keyId === key.keyId) setCreated(undefined);
+        }}
+      />
+    </>
+  );
+}
+
+function CreateKeyForm({ onCreated }: { readonly onCreated: (created: CreatedKey) => void }) {
+  const { api, me } = useApp();
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const errorId = useId();
+  const hintId = useId();
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!name.trim()) {
+      setError('Give the key a name, e.g. production or laptop.');
+      return;
+    }
+    setBusy(true);
+    setError(undefined);
+    try {
+      onCreated(await api.createKey(me.account.accountId, name.trim()));
+      setName('');
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="create-key-heading" className="card">
+      <h2 id="create-key-heading">Generate a key</h2>
+      <form className="inline-form" onSubmit={(e) => void onSubmit(e)} noValidate>
+        <div className="field grow">
+          <label htmlFor="key-name">Key name</label>
+          <input
+            id="key-name"
+            value={name}
+            maxLength={100}
+            autoComplete="off"
+            onChange={(e) => setName(e.target.value)}
+            aria-describedby={`${hintId}${error ? ` ${errorId}` : ''}`}
+            aria-invalid={error ? true : undefined}
+          />
+          <p className="hint" id={hintId}>A label to recognise it, e.g. production.</p>
+        </div>
+        <button type="submit" className="button primary" disabled={busy}>{busy ? 'Generating…' : 'Generate key'}</button>
+      </form>
+      <ActionError message={error} id={errorId} />
+    </section>
+  );
+}
+
+function NewKeyPanel({ created, onDone }: { readonly created: CreatedKey; readonly onDone: () => void }) {
+  const { config } = useApp();
+  const base = config.messagesApiUrl || '<messages API URL>';
+  const curl =
+    `curl -X POST ${base}/messages \\\n  -H "Authorization: Bearer ${created.secret}" \\\n` +
+    `  -H "Content-Type: application/json" \\\n  -d '{"message": "Hello"}'`;
+  return (
+    <section aria-labelledby="new-key-heading" className="card new-key" tabIndex={-1} ref={(node) => node?.focus()}>
+      <h2 id="new-key-heading">New key “{created.key.name}”</h2>
+      <Notice tone="warning" title="Copy this key now: it will not be shown again.">
+        <p>
+          Only a hash of it is stored, so nobody can show it to you later. If you lose it, revoke it and generate a
+          new one.
+        </p>
+      </Notice>
+      <div className="field">
+        <label htmlFor="new-key-secret">Secret key</label>
+        <div className="with-button">
+          <input
+            id="new-key-secret"
+            className="mono"
+            readOnly
+            value={created.secret}
+            onFocus={(e) => e.currentTarget.select()}
+          />
+          <CopyButton value={created.secret} label="Copy the secret key" />
+        </div>
+      </div>
+      <details>
+        <summary>Send a test message with curl</summary>
+        <div className="code-block">
+          <pre><code>{curl}</code></pre>
+          <CopyButton value={curl.replace(/\\\n\s*/g, '')} label="Copy the curl command" />
+        </div>
+      </details>
+      <button type="button" className="button secondary" onClick={onDone}>I have stored the key</button>
+    </section>
+  );
+}
+
+function RevokeDialog({
+  keyToRevoke,
+  onClose,
+  onRevoked,
+}: {
+  readonly keyToRevoke: Key | undefined;
+  readonly onClose: () => void;
+  readonly onRevoked: (key: Key) => void;
+}) {
+  const { api, me } = useApp();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const close = () => {
+    setError(undefined);
+    onClose();
+  };
+  const revoke = async () => {
+    if (!keyToRevoke) return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      onRevoked(await api.revokeKey(me.account.accountId, keyToRevoke.keyId));
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog
+      open={keyToRevoke !== undefined}
+      title={`Revoke the key “${keyToRevoke?.name ?? ''}”?`}
+      onClose={close}
+      footer={(
+        <>
+          <button type="button" className="button secondary" onClick={close} autoFocus>Cancel</button>
+          <button type="button" className="button danger" disabled={busy} onClick={() => void revoke()}>
+            {busy ? 'Revoking…' : 'Revoke key'}
+          </button>
+        </>
+      )}
+    >
+      {keyToRevoke
+        ? (
+            <>
+              <p>
+                Requests with <code>{maskedKey(keyToRevoke)}</code> will be refused (401 Unauthorized) from the next
+                request on. This cannot be undone.
+              </p>
+              <ActionError message={error} />
+            </>
+          )
+        : null}
+    </Dialog>
+  );
+}

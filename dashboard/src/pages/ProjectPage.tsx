@@ -1,0 +1,73 @@
+import { Loading, Notice } from '../components/Notice';
+import { PageHeading } from '../components/PageHeading';
+import { Time } from '../components/Time';
+import { useAsync } from '../components/useAsync';
+import { useApp } from '../context';
+import { formatBytes, formatNumber } from '../format';
+import { href } from '../router';
+import { DeployBadge, ProjectNav } from './project-parts';
+
+export function ProjectPage({ projectId }: { readonly projectId: string }) {
+  const { api, config, me } = useApp();
+  const project = useAsync(() => api.project(me.account.accountId, projectId), [api, me.account.accountId, projectId]);
+  if (!project.data) {
+    return (
+      <>
+        <PageHeading title="Project settings" />
+        {project.error ? <Notice tone="error">{project.error}</Notice> : <Loading label="Loading the project…" />}
+        <p><a href={href.projects}>Back to projects</a></p>
+      </>
+    );
+  }
+  const p = project.data;
+  const deploy = p.lastDeploy;
+  return (
+    <>
+      <ProjectNav project={p} current="general" />
+      <PageHeading title={`${p.name}: settings`} />
+      <section className="card" aria-labelledby="general-heading">
+        <h2 id="general-heading">General</h2>
+        <dl className="facts">
+          <div><dt>Slug</dt><dd><code>{p.slug}</code></dd></div>
+          <div><dt>Project ID</dt><dd><code>{p.projectId}</code></dd></div>
+          <div><dt>Default URL</dt><dd><a href={p.url} target="_blank" rel="noreferrer">{p.url}</a></dd></div>
+          <div><dt>Primary domain</dt><dd>{p.domains.primary}</dd></div>
+          <div><dt>Created</dt><dd><Time iso={p.createdAt} /></dd></div>
+        </dl>
+      </section>
+      <section className="card" aria-labelledby="deploy-heading">
+        <div className="card-head">
+          <h2 id="deploy-heading">Deploys</h2>
+          <DeployBadge state={p.deployState} />
+        </div>
+        {deploy
+          ? (
+              <dl className="facts">
+                <div><dt>Last deploy</dt><dd><code>{deploy.deployId}</code></dd></div>
+                <div><dt>Started</dt><dd><Time iso={deploy.startedAt} /></dd></div>
+                {deploy.finishedAt ? <div><dt>Finished</dt><dd><Time iso={deploy.finishedAt} /></dd></div> : null}
+                {deploy.fileCount !== undefined
+                  ? <div><dt>Files</dt><dd>{formatNumber(deploy.fileCount)}{deploy.bytes !== undefined ? ` (${formatBytes(deploy.bytes)})` : ''}</dd></div>
+                  : null}
+              </dl>
+            )
+          : (
+              <p>
+                Not deployed yet.
+                {config.auth.kind === 'dev'
+                  ? (
+                      <>
+                        {' '}Deploy with the platform CLI:{' '}
+                        <code>{`npm run platform -- projects deploy ./dist --account ${p.accountId} --project ${p.projectId}`}</code>.
+                      </>
+                    )
+                  : null}
+              </p>
+            )}
+        {deploy?.error ? <Notice tone="error" title="The last deploy failed">{deploy.error}</Notice> : null}
+        {p.deployState === 'failed' && p.liveDeployId ? <p className="hint">The previous version is still live.</p> : null}
+      </section>
+      <p><a className="button secondary" href={href.domains(p.projectId)}>Manage domains</a></p>
+    </>
+  );
+}

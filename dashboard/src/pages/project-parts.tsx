@@ -1,0 +1,34 @@
+import { Badge, type BadgeTone } from '../components/Badge';
+import { href } from '../router';
+import type { Project } from '../types';
+
+const DEPLOY: Record<Project['deployState'], { tone: BadgeTone; text: string }> = {
+  none: { tone: 'neutral', text: 'Not deployed' },
+  in_progress: { tone: 'progress', text: 'Deploying' },
+  succeeded: { tone: 'success', text: 'Deployed' },
+  failed: { tone: 'error', text: 'Last deploy failed' },
+};
+
+export function DeployBadge({ state }: { readonly state: Project['deployState'] }) {
+  const { tone, text } = DEPLOY[state];
+  return <Badge tone={tone}>{text}</Badge>;
+}
+
+/** Project settings sections. */
+export function ProjectNav({ project, current }: { readonly project: Project; readonly current: 'general' | 'domains' }) {
+  return (
+    <>
+      <nav aria-label="Breadcrumb" className="breadcrumb">
+        <ol>
+          <li><a href={href.projects}>Projects</a></li>
+          <li><a href={href.project(project.projectId)} aria-current={current === 'general' ? 'page' : undefined}>{project.name}</a></li>
+          {current === 'domains' ? <li><a href={href.domains(project.projectId)} aria-current="page">Domains</a></li> : null}
+        </ol>
+      </nav>
+      <nav aria-label="Project settings" className="subnav">
+        <a href={href.project(project.projectId)} aria-current={current === 'general' ? 'page' : undefined}>General</a>
+        <a href={href.domains(project.projectId)} aria-current={current === 'domains' ? 'page' : undefined}>Domains</a>
+      </nav>
+    </>
+  );
+}

@@ -1,0 +1,46 @@
+import { useEffect, useState } from 'react';
+
+/** Hash routes (work on S3/CloudFront without rewrites): #/keys, #/usage, #/projects, #/projects/<id>/domains. */
+export type Route =
+  | { readonly name: 'keys' } |
+  { readonly name: 'usage' } |
+  { readonly name: 'projects' } |
+  { readonly name: 'project'; readonly projectId: string } |
+  { readonly name: 'domains'; readonly projectId: string } |
+  { readonly name: 'not-found'; readonly path: string };
+
+export function parseRoute(hash: string): Route {
+  const path = hash.replace(/^#/, '') || '/keys';
+  const parts = path.split('/').filter(Boolean).map((p) => {
+    try {
+      return decodeURIComponent(p);
+    } catch {
+      return p;
+    }
+  });
+  const [first, id, sub] = parts;
+  if (parts.length === 1 && first === 'keys') return { name: 'keys' };
+  if (parts.length === 1 && first === 'usage') return { name: 'usage' };
+  if (parts.length === 1 && first === 'projects') return { name: 'projects' };
+  if (first === 'projects' && id && parts.length === 2) return { name: 'project', projectId: id };
+  if (first === 'projects' && id && sub === 'domains' && parts.length === 3) return { name: 'domains', projectId: id };
+  return { name: 'not-found', path };
+}
+
+export const href = {
+  keys: '#/keys',
+  usage: '#/usage',
+  projects: '#/projects',
+  project: (projectId: string) => `#/projects/${encodeURIComponent(projectId)}`,
+  domains: (projectId: string) => `#/projects/${encodeURIComponent(projectId)}/domains`,
+};
+
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(location.hash));
+  useEffect(() => {
+    const update = () => setRoute(parseRoute(location.hash));
+    window.addEventListener('hashchange', update);
+    return () => window.removeEventListener('hashchange', update);
+  }, []);
+  return route;
+}

@@ -1,0 +1,187 @@
+// Shapes of the control-plane API (openapi/control-plane.yaml) that the dashboard reads.
+
+export type PlanId = 'free' | 'pro' | 'business' | 'enterprise';
+
+export interface Limits {
+  readonly perMinute: number;
+  readonly perDay: number;
+}
+
+export interface Account {
+  readonly accountId: string;
+  readonly name: string;
+  readonly plan: PlanId;
+  readonly limits: Limits;
+  readonly customLimits: boolean;
+  readonly createdAt: string;
+  readonly updatedAt?: string;
+}
+
+export interface Me {
+  readonly ownerId: string;
+  readonly email: string;
+  readonly account: Account;
+}
+
+export interface Plan {
+  readonly id: PlanId;
+  readonly displayName: string;
+  readonly limits: Limits;
+  readonly customLimits: boolean;
+  readonly customDomains: boolean;
+}
+
+export interface Key {
+  readonly keyId: string;
+  readonly name: string;
+  readonly prefix: string;
+  readonly last4: string;
+  readonly status: 'active' | 'revoked';
+  readonly createdAt: string;
+  readonly lastUsedAt?: string;
+  readonly revokedAt?: string;
+}
+
+export interface CreatedKey {
+  readonly secret: string;
+  readonly key: Key;
+}
+
+export interface WindowUsage {
+  readonly used: number;
+  readonly limit: number;
+  readonly remaining: number;
+  readonly resetsAt: string;
+}
+
+export interface KeyUsage extends Key {
+  readonly minute: WindowUsage;
+  readonly day: WindowUsage;
+  readonly bannedUntil?: string;
+}
+
+export interface Usage {
+  readonly accountId: string;
+  readonly plan: PlanId;
+  readonly limits: Limits;
+  readonly keys: readonly KeyUsage[];
+}
+
+export interface Deploy {
+  readonly deployId: string;
+  readonly state: 'in_progress' | 'succeeded' | 'failed';
+  readonly startedAt: string;
+  readonly finishedAt?: string;
+  readonly fileCount?: number;
+  readonly bytes?: number;
+  readonly error?: string;
+}
+
+export type RedirectStatus = 301 | 302 | 307 | 308;
+export const REDIRECT_STATUSES: readonly RedirectStatus[] = [301, 302, 307, 308];
+
+export interface Redirect {
+  readonly from: string;
+  readonly to: string;
+  readonly status: RedirectStatus;
+}
+
+export interface DomainConfig {
+  readonly primary: string;
+  readonly redirects: readonly Redirect[];
+}
+
+export interface Project {
+  readonly projectId: string;
+  readonly accountId: string;
+  readonly slug: string;
+  readonly name: string;
+  readonly defaultDomain: string;
+  readonly url: string;
+  readonly deployState: 'none' | 'in_progress' | 'succeeded' | 'failed';
+  readonly liveDeployId?: string;
+  readonly lastDeploy?: Deploy;
+  readonly domains: DomainConfig;
+  readonly createdAt: string;
+}
+
+export interface DnsRecordInstruction {
+  readonly type: 'CNAME' | 'ALIAS';
+  readonly host: string;
+  readonly fqdn: string;
+  readonly value: string;
+  readonly ttl: number;
+  readonly note?: string;
+}
+
+export type DomainState =
+  | 'pending_dns' |
+  'verifying' |
+  'dns_failed' |
+  'issuing_certificate' |
+  'active' |
+  'certificate_delayed' |
+  'removed';
+
+export type DnsFailureReason =
+  | 'record_not_found' |
+  'cname_mismatch' |
+  'conflicting_record' |
+  'dns_lookup_failed' |
+  'apex_not_aliased';
+
+export interface DnsFailure {
+  readonly reason: DnsFailureReason;
+  readonly observed: readonly string[];
+  readonly expected: string;
+  readonly detail: string;
+}
+
+export interface DomainDiagnosis {
+  readonly dnsStillVerifies: boolean;
+  readonly dnsDetail?: string;
+  readonly caaAllowsAmazon: boolean;
+  readonly caaRecord?: string;
+  readonly caaFoundAt?: string;
+  readonly caaDetail?: string;
+  readonly certificateFailure?: string;
+  readonly checkedAt: string;
+}
+
+export interface Domain {
+  readonly domain: string;
+  readonly display: string;
+  readonly projectId: string;
+  readonly state: DomainState;
+  readonly apex: boolean;
+  readonly records: readonly DnsRecordInstruction[];
+  readonly failure?: DnsFailure;
+  readonly diagnosis?: DomainDiagnosis;
+  readonly attempt: number;
+  readonly verifiedAt?: string;
+  readonly activeAt?: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface AddedDomain {
+  readonly domain: Domain;
+  readonly records: readonly DnsRecordInstruction[];
+}
+
+export interface RemovedDomain {
+  readonly domain: string;
+  readonly removed: true;
+  readonly warning?: string;
+}
+
+/** An RFC 9457 problem document as the API answers it. */
+export interface Problem {
+  readonly type?: string;
+  readonly title?: string;
+  readonly status: number;
+  readonly detail?: string;
+  readonly code?: string;
+  readonly requestId?: string;
+  readonly errors?: ReadonlyArray<{ readonly field: string; readonly message: string }>;
+}
