@@ -2,6 +2,7 @@ import { App, type AppProps } from 'aws-cdk-lib';
 import { loadConfig, type PlatformConfig } from './config/index.js';
 import { applyNag } from './nag.js';
 import { ApiStack } from './stacks/api-stack.js';
+import { DashboardDataStack, DashboardStack } from './stacks/dashboard-stack.js';
 import { DataStack } from './stacks/data-stack.js';
 import { DomainsDataStack, DomainsStack, EdgeCertificateStack } from './stacks/domains-stack.js';
 
@@ -16,6 +17,8 @@ export interface PlatformApp {
   readonly edgeCertificateStack: EdgeCertificateStack;
   readonly domainsDataStack: DomainsDataStack;
   readonly domainsStack: DomainsStack;
+  readonly dashboardDataStack: DashboardDataStack;
+  readonly dashboardStack: DashboardStack;
 }
 
 export interface BuildAppOptions {
@@ -45,7 +48,10 @@ function contextObject(app: App, key: string): unknown {
  * stack); for projects and custom domains `<stackPrefix>-EdgeCertificate` (us-east-1: platform
  * zone and wildcard certificate), `<stackPrefix>-DomainsData` (stateful: tables, site bucket,
  * KeyValueStore, multi-tenant distribution) and `<stackPrefix>-Domains` (stateless: the domain
- * flow); see lib/stacks/domains-stack.ts. Deployer overrides go in the `platform` context and are
+ * flow); see lib/stacks/domains-stack.ts; for the owners' dashboard `<stackPrefix>-DashboardData`
+ * (stateful: user pool, managed-login domain, Owners table) and `<stackPrefix>-Dashboard`
+ * (stateless: control-plane API behind Cognito, app client, CloudFront hosting); see
+ * lib/stacks/dashboard-stack.ts. Deployer overrides go in the `platform` context and are
  * merged over the defaults (lib/config/defaults.ts), e.g. in cdk.json or on the command line:
  *
  *   npx cdk synth -c stackPrefix=Staging \
@@ -91,6 +97,32 @@ export function buildApp(options: BuildAppOptions = {}): PlatformApp {
     description: 'Projects platform: the custom-domain flow (Step Functions, task functions, alarms)',
   });
 
+  const dashboardDataStack = new DashboardDataStack(app, `${stackPrefix}-DashboardData`, {
+    env,
+    description: 'Owners\' dashboard: stateful resources (Cognito user pool with managed login, Owners table)',
+  });
+  const dashboardStack = new DashboardStack(app, `${stackPrefix}-Dashboard`, {
+    env,
+    config,
+    data: dashboardDataStack,
+    messagesData: dataStack.messages,
+    messagesApi: apiStack.messages,
+    domainsData: domainsDataStack,
+    domains: domainsStack,
+    description: 'Owners\' dashboard: control-plane API behind Cognito, app client, CloudFront hosting of the app',
+  });
+
   if (options.nag ?? true) applyNag(app);
-  return { app, config, stackPrefix, dataStack, apiStack, edgeCertificateStack, domainsDataStack, domainsStack };
+  return {
+    app,
+    config,
+    stackPrefix,
+    dataStack,
+    apiStack,
+    edgeCertificateStack,
+    domainsDataStack,
+    domainsStack,
+    dashboardDataStack,
+    dashboardStack,
+  };
 }

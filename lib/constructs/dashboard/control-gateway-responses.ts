@@ -1,0 +1,59 @@
+import type { GatewayResponseDefinition } from '../messages/gateway-responses.js';
+
+/**
+ * Gateway responses of the control-plane API (behind the dashboard's Cognito authorizer): RFC 9457
+ * problem documents like the Messages API's, as plain data. The construct adds the CORS headers
+ * of the dashboard's origin to each, so that the browser lets the dashboard read them (a 401 from
+ * the authorizer must reach the app, which then signs the owner in again).
+ */
+const problemHeaders = { 'Content-Type': 'application/problem+json' } as const;
+
+export const CONTROL_GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
+  {
+    // The Cognito authorizer refused the request: no token, or an invalid or expired ID token.
+    type: 'UNAUTHORIZED',
+    statusCode: 401,
+    headers: { ...problemHeaders, 'WWW-Authenticate': 'Bearer' },
+    problem: {
+      code: 'unauthorized',
+      title: 'Unauthorized',
+      detail: 'Sign in again: send a valid ID token of the dashboard\'s user pool as "Authorization: Bearer <token>".',
+    },
+  },
+  {
+    type: 'ACCESS_DENIED',
+    statusCode: 403,
+    headers: problemHeaders,
+    problem: { code: 'forbidden', title: 'Forbidden', detail: 'The request is not allowed.' },
+  },
+  {
+    type: 'THROTTLED',
+    statusCode: 429,
+    headers: { ...problemHeaders, 'Retry-After': '1' },
+    problem: { code: 'rate_limited', title: 'Too Many Requests', detail: 'Too many requests. Retry in a moment.' },
+  },
+  {
+    type: 'REQUEST_TOO_LARGE',
+    statusCode: 413,
+    headers: problemHeaders,
+    problem: { code: 'payload_too_large', title: 'Payload Too Large', detail: 'The request body is too large.' },
+  },
+  {
+    type: 'INTEGRATION_TIMEOUT',
+    statusCode: 504,
+    headers: problemHeaders,
+    problem: { code: 'gateway_timeout', title: 'Gateway Timeout', detail: 'Please retry shortly.' },
+  },
+  {
+    type: 'DEFAULT_4XX',
+    statusCode: 400,
+    headers: problemHeaders,
+    problem: { code: 'bad_request', title: 'Bad Request', detail: 'The request could not be handled.' },
+  },
+  {
+    type: 'DEFAULT_5XX',
+    statusCode: 503,
+    headers: { ...problemHeaders, 'Retry-After': '1' },
+    problem: { code: 'service_unavailable', title: 'Service Unavailable', detail: 'Please retry shortly.' },
+  },
+];
