@@ -8,12 +8,14 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 // The SDK's notice concerns releases after January 2027, not the pinned versions; Lambda runs Node 22.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const usage = `Usage: npm start -- [--port N] [--control-port N] [--edge-port N] [--dns HOST:PORT] [--keys-out FILE] [--data DIR]
+const usage = `Usage: npm start -- [--port N] [--control-port N] [--edge-port N] [--dashboard-port N] [--dns HOST:PORT]
+                    [--keys-out FILE] [--data DIR]
 
 Runs the Messages API on 127.0.0.1 with local DynamoDB (dynalite) and SQS (fauxqs).
   --port N          API port (default 3000); the API is served at the root: POST http://127.0.0.1:N/messages
   --control-port N  control-plane API port (default 3001): accounts, keys, plans, bans, usage (npm run platform)
   --edge-port N     local edge port (default 8080): serves projects by Host header, e.g. curl -H 'Host: <slug>.platform.example.com'
+  --dashboard-port N  dashboard port (default 3002): keys, plan and usage, projects and domains (development sign-in)
   --dns HOST:PORT   DNS server for custom-domain checks (default: the system resolver), e.g. --dns 127.0.0.1:5353
   --keys-out FILE   write the demo keys as JSON {"free": "...", "pro": "...", "business": "...", "enterprise": "..."}
   --data DIR        keep state in DIR (default: in memory)
@@ -25,6 +27,7 @@ async function main(): Promise<void> {
       port: { type: 'string', default: '3000' },
       'control-port': { type: 'string', default: '3001' },
       'edge-port': { type: 'string', default: '8080' },
+      'dashboard-port': { type: 'string', default: '3002' },
       dns: { type: 'string' },
       'keys-out': { type: 'string' },
       data: { type: 'string' },
@@ -38,17 +41,23 @@ async function main(): Promise<void> {
   const port = portFlag('--port', values.port);
   const controlPort = portFlag('--control-port', values['control-port']);
   const edgePort = portFlag('--edge-port', values['edge-port']);
+  const dashboardPort = portFlag('--dashboard-port', values['dashboard-port']);
   if (values.dns !== undefined && !/^[^\s:]+:\d{1,5}$/.test(values.dns)) {
     console.error(`--dns must be HOST:PORT such as 127.0.0.1:5353, got "${values.dns}"\n\n${usage}`);
     process.exit(2);
   }
 
   const started = Date.now();
+  const { buildDashboard } = await import('../local/dashboard.js');
+  // Built on first start and after a change to dashboard/, so npm start needs no build step.
+  const distDir = await buildDashboard({ quiet: true });
   const { startLocalPlatform } = await import('../local/platform.js');
   const platform = await startLocalPlatform({
     port,
     controlPort,
     edgePort,
+    dashboard: { port: dashboardPort, distDir },
+    demoProject: true,
     ...(values.dns ? { dnsServers: [values.dns] } : {}),
     ...(values.data ? { dataDir: values.data } : {}),
   });
@@ -68,6 +77,7 @@ async function main(): Promise<void> {
 
   const plans = platform.config.plans;
   console.log(`Messages API running at ${platform.baseUrl} (ready in ${Date.now() - started} ms)`);
+  console.log(`Dashboard at ${platform.dashboardUrl ?? ''} (development sign-in: ${platform.demoOwners.map((o) => o.email).join(', ')}, or any email)`);
   console.log(`Control-plane API at ${platform.controlUrl} (loopback only; see npm run platform -- --help)`);
   console.log(`Edge (projects by Host header) at ${platform.edgeUrl}; custom domains point at ${platform.platformHost}`);
   console.log('  Certificates are SIMULATED locally: issued once DNS verifies and CAA allows Amazon.');

@@ -47,7 +47,11 @@ import { createFlowTasks } from '../lambda/domains/flow-tasks.js';
 import { DynamoDbProjectStore } from '../lambda/projects/dynamodb-project-store.js';
 import { deployPrefix, type ProjectRecord } from '../lambda/projects/project.js';
 import { ProjectService } from '../lambda/projects/project-service.js';
+import { ControlApi } from '../lambda/control/control-api.js';
+import { createControlApiHandler } from '../lambda/control/http-handlers.js';
+import { DynamoDbOwnerStore, OwnerDirectory } from '../lambda/control/owners.js';
 import { startControlApi } from './control-api.js';
+import { DASHBOARD_DIST_DIR, type DemoOwner, DevSignIn, startLocalDashboard } from './dashboard.js';
 import { LocalDomainFlow } from './domain-flow.js';
 import { FileSiteStorage, LocalEdgeRouter, SimulatedCertificateAuthority, startLocalEdge } from './edge.js';
 import { QueuePoller } from './queue-poller.js';
@@ -76,6 +80,13 @@ export interface LocalPlatformOptions {
   readonly domainFlow?: { readonly pollMs?: number; readonly watchdogSeconds?: number };
   /** Where deployed files are kept. @default <dataDir>/sites, or a temporary directory */
   readonly sitesDir?: string;
+  /**
+   * Serve the dashboard on 127.0.0.1 (the built app, its API through the control API's Lambda
+   * handler, the development sign-in). Port 0 picks a free one. @default not served
+   */
+  readonly dashboard?: { readonly port?: number; readonly distDir?: string };
+  /** Give the Pro demo account a deployed demo project (`demo`), as `npm start` does. @default false */
+  readonly demoProject?: boolean;
 }
 
 export interface LocalPlatform {
@@ -84,6 +95,12 @@ export interface LocalPlatform {
   readonly controlUrl: string;
   /** The local edge: serves projects by Host header. */
   readonly edgeUrl: string;
+  /** The dashboard, when the `dashboard` option asked for it. */
+  readonly dashboardUrl: string | undefined;
+  /** Demo owners of the development sign-in (`<plan>@demo.local`), linked to the demo accounts. */
+  readonly demoOwners: readonly DemoOwner[];
+  /** The control-plane API the control port and the dashboard answer through. */
+  readonly controlApi: ControlApi;
   /** The name customers point their CNAME/ALIAS at. */
   readonly platformHost: string;
   readonly projects: ProjectService;
@@ -266,7 +283,10 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     const edgeServer = await startLocalEdge({ port: options.edgePort ?? 8080, router: edge, storage });
     services.push({ endpoint: edgeServer.url, stop: edgeServer.stop });
 
-    const control = await startControlApi({ controlPlane, projects, domains }, options.controlPort ?? 3001);
+    const ownerStore = new DynamoDbOwnerStore(documentClient, LOCAL_TABLE_NAMES.owners);
+    const owners = new OwnerDirectory({ store: ownerStore, controlPlane, clock });
+    const controlApi = new ControlApi({ controlPlane, projects, domains, owners, config });
+    const control = await startControlApi(controlApi, options.controlPort ?? 3001);
     services.push({ endpoint: control.url, stop: control.stop });
 
     // Demo accounts, one per plan, and a fresh key each: through the control plane, like any key.
@@ -281,10 +301,38 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       demoKeys[plan] = (await controlPlane.createKey(accountId, 'demo key')).secret;
     }
 
+    // Development sign-in: <plan>@demo.local owns the demo account of that plan.
+    const demoOwners = PLAN_IDS.map((plan) => ({ email: `${plan}@demo.local`, plan }));
+    for (const owner of demoOwners) {
+      await ownerStore.link({
+        ownerId: DevSignIn.ownerIdOf(owner.email),
+        accountId: `acct_demo_${owner.plan}`,
+        email: owner.email,
+        createdAt: new Date(clock.now()).toISOString(),
+      });
+    }
+    if (options.demoProject) await deployDemoProject(projects, 'acct_demo_pro');
+
+    let dashboardUrl: string | undefined;
+    if (options.dashboard) {
+      const dashboard = await startLocalDashboard({
+        port: options.dashboard.port ?? 3002,
+        distDir: options.dashboard.distDir ?? DASHBOARD_DIST_DIR,
+        handler: createControlApiHandler(controlApi),
+        messagesApiUrl: api.url,
+        demoOwners,
+      });
+      services.push({ endpoint: dashboard.url, stop: dashboard.stop });
+      dashboardUrl = dashboard.url;
+    }
+
     return {
       baseUrl: api.url,
       controlUrl: control.url,
       edgeUrl: edgeServer.url,
+      dashboardUrl,
+      demoOwners,
+      controlApi,
       platformHost,
       projects,
       domains,
@@ -313,6 +361,16 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     await stopAll();
     throw error;
   }
+}
+
+/** A small site for the Pro demo account, deployed once (kept with --data). */
+async function deployDemoProject(projects: ProjectService, accountId: string): Promise<void> {
+  const existing = (await projects.listProjects(accountId)).find((p) => p.slug === 'demo');
+  if (existing?.liveDeployId) return;
+  const project = existing ?? (await projects.createProject(accountId, { slug: 'demo', name: 'Demo site' }));
+  const html = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Demo site</title></head>' +
+    '<body><h1>Demo site</h1><p>Deployed by the local platform for the Pro demo account.</p></body></html>\n';
+  await projects.deploy(accountId, project.projectId, [{ path: 'index.html', body: Buffer.from(html) }]);
 }
 
 /** The edge's KeyValueStore is in memory: with --data, rebuild it from the stored projects and domains. */

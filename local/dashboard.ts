@@ -1,0 +1,259 @@
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { join, normalize, resolve, sep } from 'node:path';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { PlanId } from '../lib/config/index.js';
+import { contentTypeOf } from '../lambda/projects/project-service.js';
+import { readBody, writeProblem } from './control-api.js';
+import { listenOnLoopback, localLambdaContext } from './loopback.js';
+
+/** Where `vite build` puts the dashboard (dashboard/vite.config.ts). */
+export const DASHBOARD_SOURCE_DIR = resolve(import.meta.dirname, '..', 'dashboard');
+export const DASHBOARD_DIST_DIR = join(DASHBOARD_SOURCE_DIR, 'dist');
+
+type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+/** A demo owner of the development sign-in, linked to a demo account at start. */
+export interface DemoOwner {
+  readonly email: string;
+  readonly plan: PlanId;
+}
+
+export interface LocalDashboardOptions {
+  /** 0 picks a free port. */
+  readonly port: number;
+  /** The built dashboard (index.html and assets). */
+  readonly distDir: string;
+  /** The control API's Lambda handler (lambda/control/http-handlers.ts), as deployed. */
+  readonly handler: ProxyHandler;
+  readonly messagesApiUrl: string;
+  readonly demoOwners: readonly DemoOwner[];
+  /** Lifetime of a development sign-in. @default 12 hours */
+  readonly sessionSeconds?: number;
+}
+
+/** The identity a development sign-in token carries: what Cognito's ID token gives on AWS. */
+export interface DevClaims {
+  readonly sub: string;
+  readonly email: string;
+  readonly exp: number;
+}
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}$/;
+
+/**
+ * The local stand-in for Cognito: HMAC-signed tokens with a secret that lives as long as the
+ * process (a restart signs everyone out). It is a development convenience on loopback, named as
+ * such in the UI, and has no place on AWS.
+ */
+export class DevSignIn {
+  private readonly secret = randomBytes(32);
+
+  constructor(private readonly sessionSeconds = 12 * 3600) {}
+
+  /** `dev:<email>` plays the part of Cognito's `sub`. */
+  static ownerIdOf(email: string): string {
+    return `dev:${email.trim().toLowerCase()}`;
+  }
+
+  issue(email: string, nowMs = Date.now()): { token: string; claims: DevClaims } {
+    const normalised = email.trim().toLowerCase();
+    const claims: DevClaims = {
+      sub: DevSignIn.ownerIdOf(normalised),
+      email: normalised,
+      exp: Math.floor(nowMs / 1000) + this.sessionSeconds,
+    };
+    const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
+    return { token: `${payload}.${this.sign(payload)}`, claims };
+  }
+
+  verify(token: string, nowMs = Date.now()): DevClaims | undefined {
+    const [payload, signature, extra] = token.split('.');
+    if (!payload || !signature || extra !== undefined) return undefined;
+    const expected = Buffer.from(this.sign(payload));
+    const given = Buffer.from(signature);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
+    try {
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as DevClaims;
+      return typeof claims.sub === 'string' && claims.exp * 1000 > nowMs ? claims : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private sign(payload: string): string {
+    return createHmac('sha256', this.secret).update(payload).digest('base64url');
+  }
+}
+
+/** Headers CloudFront's response-headers policy sets on AWS; the same here. */
+const SECURITY_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'strict-origin-when-cross-origin',
+  'Content-Security-Policy':
+    'default-src \'self\'; script-src \'self\'; style-src \'self\'; img-src \'self\' data:; connect-src \'self\'; ' +
+    'frame-ancestors \'none\'; base-uri \'self\'; form-action \'self\'',
+};
+
+/**
+ * The dashboard on loopback: the built app, its `/config.json`, the development sign-in, and
+ * `/api/*` through the control API's Lambda handler with the claims API Gateway's Cognito
+ * authorizer would pass (so the handler runs exactly as deployed).
+ */
+export async function startLocalDashboard(
+  options: LocalDashboardOptions,
+): Promise<{ url: string; server: Server; signIn: DevSignIn; stop(): Promise<void> }> {
+  const signIn = new DevSignIn(options.sessionSeconds);
+  const distDir = resolve(options.distDir);
+  if (!existsSync(join(distDir, 'index.html'))) {
+    throw new Error(`the dashboard is not built: ${join(distDir, 'index.html')} is missing (npm start builds it)`);
+  }
+  const runtimeConfig = JSON.stringify({
+    apiBaseUrl: '/api',
+    messagesApiUrl: options.messagesApiUrl,
+    auth: { kind: 'dev', demoOwners: options.demoOwners },
+  });
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      console.error('local dashboard error', error);
+      if (!res.headersSent) writeProblem(res, 500, 'internal_error', 'Internal Server Error', 'Something went wrong.');
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (url.pathname === '/api/dev/sign-in') return devSignIn(req, res, method);
+    if (url.pathname === '/api' || url.pathname.startsWith('/api/')) return api(req, res, url, method);
+    if (method !== 'GET' && method !== 'HEAD') {
+      return writeProblem(res, 405, 'method_not_allowed', 'Method Not Allowed', 'Allowed methods: GET, HEAD.', { Allow: 'GET, HEAD' });
+    }
+    if (url.pathname === '/config.json') {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...SECURITY_HEADERS });
+      return void res.end(method === 'HEAD' ? undefined : runtimeConfig);
+    }
+    return staticFile(res, url.pathname, method);
+  }
+
+  async function devSignIn(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
+    if (method !== 'POST') {
+      return writeProblem(res, 405, 'method_not_allowed', 'Method Not Allowed', 'Allowed methods: POST.', { Allow: 'POST' });
+    }
+    const raw = await readBody(req, 16 * 1024);
+    let email: unknown;
+    try {
+      email = (JSON.parse(raw ?? '') as { email?: unknown }).email;
+    } catch {
+      return writeProblem(res, 400, 'invalid_json', 'Bad Request', 'The body must be a JSON object: {"email": "you@example.com"}.');
+    }
+    if (typeof email !== 'string' || !EMAIL.test(email.trim())) {
+      return writeProblem(res, 400, 'invalid_request', 'Bad Request', 'email: enter an email address such as you@example.com.');
+    }
+    const { token, claims } = signIn.issue(email);
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+    res.end(JSON.stringify({ token, email: claims.email, expiresAt: new Date(claims.exp * 1000).toISOString() }));
+  }
+
+  async function api(req: IncomingMessage, res: ServerResponse, url: URL, method: string): Promise<void> {
+    const authorization = req.headers.authorization ?? '';
+    const claims = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
+    const verified = claims ? signIn.verify(claims) : undefined;
+    if (!verified) {
+      // As API Gateway's Cognito authorizer: no valid token, no call to the function.
+      return writeProblem(res, 401, 'unauthorized', 'Unauthorized', 'Sign in again: the session is missing or has expired.', {
+        'WWW-Authenticate': 'Bearer',
+      });
+    }
+    const body = await readBody(req);
+    if (body === undefined) {
+      return writeProblem(res, 413, 'payload_too_large', 'Payload Too Large', 'The body is too large.', { Connection: 'close' });
+    }
+    const requestId = randomUUID();
+    const path = url.pathname.slice('/api'.length) || '/';
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value]] : [])),
+    );
+    const event = {
+      resource: '/{proxy+}',
+      path,
+      httpMethod: method,
+      headers,
+      multiValueHeaders: {},
+      queryStringParameters: Object.fromEntries(url.searchParams),
+      multiValueQueryStringParameters: null,
+      pathParameters: { proxy: path.slice(1) },
+      stageVariables: null,
+      body: body.length > 0 ? body : null,
+      isBase64Encoded: false,
+      requestContext: {
+        requestId,
+        path: url.pathname,
+        httpMethod: method,
+        resourcePath: '/{proxy+}',
+        stage: 'api',
+        identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' },
+        authorizer: { claims: { sub: verified.sub, email: verified.email } },
+      },
+    } as unknown as APIGatewayProxyEvent;
+    const answer = await options.handler(event, localLambdaContext('control-api', requestId, 30_000));
+    res.writeHead(answer.statusCode, answer.headers as Record<string, string>);
+    res.end(answer.body);
+  }
+
+  function staticFile(res: ServerResponse, pathname: string, method: string): void {
+    const relative = normalize(decodeURIComponentSafe(pathname === '/' ? '/index.html' : pathname)).replace(/^([/\\])+/, '');
+    const file = resolve(distDir, relative);
+    if (!file.startsWith(distDir + sep) || !existsSync(file) || !statSync(file).isFile()) {
+      return writeProblem(res, 404, 'not_found', 'Not Found', `There is no file at ${pathname}.`);
+    }
+    // Hashed assets never change; index.html must be revalidated to pick up a new build.
+    const cache = relative.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
+    res.writeHead(200, { 'Content-Type': contentTypeOf(file), 'Cache-Control': cache, ...SECURITY_HEADERS });
+    res.end(method === 'HEAD' ? undefined : readFileSync(file));
+  }
+
+  const listening = await listenOnLoopback(server, options.port);
+  return { url: listening.url, server, signIn, stop: listening.stop };
+}
+
+function decodeURIComponentSafe(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+/** Newest modification time of the dashboard's sources (dist and node_modules excluded). */
+function newestSourceMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'dist' || entry.name === 'node_modules') continue;
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestSourceMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Builds the dashboard with Vite unless dist/ is newer than every source file, so `npm start`
+ * needs no separate build step. Returns the directory to serve.
+ */
+export async function buildDashboard(options: { force?: boolean; quiet?: boolean } = {}): Promise<string> {
+  const index = join(DASHBOARD_DIST_DIR, 'index.html');
+  if (!options.force && existsSync(index) && statSync(index).mtimeMs >= newestSourceMtime(DASHBOARD_SOURCE_DIR)) {
+    return DASHBOARD_DIST_DIR;
+  }
+  const { build } = await import('vite');
+  await build({
+    configFile: join(DASHBOARD_SOURCE_DIR, 'vite.config.ts'),
+    root: DASHBOARD_SOURCE_DIR,
+    logLevel: options.quiet ? 'warn' : 'info',
+    build: { outDir: DASHBOARD_DIST_DIR, emptyOutDir: true },
+  });
+  return DASHBOARD_DIST_DIR;
+}
