@@ -301,6 +301,17 @@ describe('control-plane API against openapi/control-plane.yaml', () => {
 
   it('HTTP layer: unknown routes, other methods, media type, JSON, body size, malformed paths', async () => {
     expectProblem(await cp('GET', '/nope'), 404, 'not_found');
+    // The owner's routes: the operator has no account of its own; the plans are for everyone.
+    expectProblem(await cp('GET', '/me'), 404, 'not_found');
+    const plans = await cp('GET', '/plans');
+    expect(plans.status).toBe(200);
+    const features = (plans.body.plans as Array<{ id: string; customDomains: boolean }>).map((p) => [p.id, p.customDomains]);
+    expect(features).toEqual([
+      ['free', false],
+      ['pro', true],
+      ['business', true],
+      ['enterprise', true],
+    ]);
     const method = await cp('GET', '/accounts');
     expectProblem(method, 405, 'method_not_allowed');
     expect(method.headers.get('allow')).toBe('POST');
@@ -326,14 +337,15 @@ describe('control-plane API against openapi/control-plane.yaml', () => {
     const documented = Object.entries(validator.document.paths).flatMap(([template, item]) =>
       HTTP_METHODS.filter((m) => m in item).map((m) => `${m.toUpperCase()} ${template}`),
     );
-    expect(documented).toHaveLength(21);
+    expect(documented).toHaveLength(23);
     expect(documented.filter((op) => !exercised.has(op))).toEqual([]);
     const { schemas } = validator.document.components as { schemas: { ProblemCode: { enum: string[] } } };
     const problemCodes = schemas.ProblemCode.enum;
-    // Not provoked here: a deploy racing another one, a storage failure during a deploy, and an
-    // unexpected error (every expected refusal has its own code).
+    // Not provoked here: a deploy racing another one, a storage failure during a deploy, an
+    // unexpected error (every expected refusal has its own code), and an owner on an
+    // operator-only route (test/integration/dashboard-api.test.ts: owners are not on this port).
     const unreached = problemCodes.filter((code) => !codes.has(code));
-    expect(unreached.sort()).toEqual(['deploy_failed', 'deploy_in_progress', 'internal_error']);
+    expect(unreached.sort()).toEqual(['deploy_failed', 'deploy_in_progress', 'forbidden', 'internal_error']);
   });
 
   it('every example in the document matches its schema (including x-unmatched-routes)', () => {
