@@ -305,7 +305,8 @@ describe('control-plane API against openapi/control-plane.yaml', () => {
     expectProblem(await cp('GET', '/me'), 404, 'not_found');
     const plans = await cp('GET', '/plans');
     expect(plans.status).toBe(200);
-    const features = (plans.body.plans as Array<{ id: string; customDomains: boolean }>).map((p) => [p.id, p.customDomains]);
+    const catalogue = plans.body.plans as Array<{ id: string; customDomains: boolean }>;
+    const features = catalogue.map((p) => [p.id, p.customDomains]);
     expect(features).toEqual([
       ['free', false],
       ['pro', true],
