@@ -10,7 +10,7 @@ import {
   type RateLimiter,
 } from '../rate-limits/rate-limiter.js';
 import type { ResponseHeaders } from '../shared/http.js';
-import { metrics } from '../shared/powertools.js';
+import { recordMetric } from '../shared/powertools.js';
 import { HttpProblem, problems } from '../shared/problem.js';
 
 const UNAUTHORIZED_DETAIL: Record<Extract<Caller, { kind: 'anonymous' }>['reason'], string> = {
@@ -88,7 +88,5 @@ export function refusal(decision: Exclude<LimiterDecision, { outcome: 'allowed' 
 }
 
 export function rejected(reason: string): void {
-  const single = metrics.singleMetric();
-  single.addDimension('reason', reason);
-  single.addMetric('RequestRejected', MetricUnit.Count, 1);
+  recordMetric('RequestRejected', MetricUnit.Count, 1, ['reason', reason]);
 }

@@ -16,6 +16,8 @@ export interface ReadMessageDeps {
 export interface ApiRequestContext {
   readonly caller: Caller;
   readonly sourceIp: string;
+  /** Attributes for the request's log lines (request id, key id): passed along, not kept in the logger. */
+  readonly log?: Readonly<Record<string, unknown>>;
 }
 
 /**

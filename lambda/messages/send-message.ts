@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { monotonicFactory } from 'ulid';
 import type { RateLimits } from '../../lib/config/index.js';
 import type { Caller } from '../keys/caller.js';
 import type { RateLimiter } from '../rate-limits/rate-limiter.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiResult, ResponseHeaders } from '../shared/http.js';
-import { logger, metrics } from '../shared/powertools.js';
+import { infoLogged, logger, recordMetric } from '../shared/powertools.js';
+import { monotonicUlid } from '../shared/ulid.js';
 import { HttpProblem, problems } from '../shared/problem.js';
 import { enforce, keySubject, rejected, requireKey } from './access.js';
 import { type MessageRecord, toPublicMessage } from './message.js';
@@ -33,6 +33,8 @@ export interface SendMessageDeps {
 export interface SendRequest extends RawRequest {
   readonly caller: Caller;
   readonly sourceIp: string;
+  /** Attributes for the request's log lines (request id, key id). */
+  readonly log?: Readonly<Record<string, unknown>>;
   /** Path prefix the API is served under (e.g. /v1 on the execute-api URL), for Location. */
   readonly basePath: string;
 }
@@ -40,8 +42,7 @@ export interface SendRequest extends RawRequest {
 /** A claim whose request never completed (e.g. the function timed out) is taken over after this. */
 const STALE_CLAIM_MS = 30_000;
 
-const nextUlid = monotonicFactory();
-export const newMessageId = (nowMs: number) => `msg_${nextUlid(nowMs)}`;
+export const newMessageId = (nowMs: number) => `msg_${monotonicUlid(nowMs)}`;
 
 /**
  * POST /messages. Order of checks: 401 → 429 → 400 → 413. Only an accepted request consumes
@@ -54,12 +55,16 @@ export async function sendMessage(
   deps: SendMessageDeps,
   headers: ResponseHeaders,
 ): Promise<ApiResult> {
-  const caller = await requireKey(
-    request.caller,
-    request.sourceIp,
-    { limiter: deps.limiter, anonymousLimits: deps.anonymousLimits },
-    headers,
-  );
+  // A key caller is the common case: no await (and no microtask) for it.
+  const caller =
+    request.caller.kind === 'key'
+      ? request.caller
+      : await requireKey(
+          request.caller,
+          request.sourceIp,
+          { limiter: deps.limiter, anonymousLimits: deps.anonymousLimits },
+          headers,
+        );
   const subject = keySubject(caller);
 
   let valid: ReturnType<typeof validateSendRequest>;
@@ -110,15 +115,15 @@ export async function sendMessage(
   let decision: Awaited<ReturnType<RateLimiter['consume']>>;
   const limiterStart = performance.now();
   try {
-    // Limiter latency, of failed calls too (a slow or failing table is what operators look for).
-    decision = await deps.limiter
-      .consume(subject)
-      .finally(() => metrics.addMetric('LimiterLatency', MetricUnit.Milliseconds, performance.now() - limiterStart));
+    decision = await deps.limiter.consume(subject);
   } catch (error) {
+    // Limiter latency, of failed calls too (a slow or failing table is what operators look for).
+    recordMetric('LimiterLatency', MetricUnit.Milliseconds, performance.now() - limiterStart);
     // Nothing was accepted: free the Idempotency-Key so a retry is handled as new at once.
     if (claim) await deps.idempotency.release(claim.id, claim.messageId).catch(() => {});
     throw error;
   }
+  recordMetric('LimiterLatency', MetricUnit.Milliseconds, performance.now() - limiterStart);
   if (decision.outcome !== 'allowed' && claim) await deps.idempotency.release(claim.id, claim.messageId);
   enforce(decision, headers);
   const consumption = decision.consumption;
@@ -128,11 +133,14 @@ export async function sendMessage(
     deps.queue.send({ v: 1, id: record.id, accountId: record.accountId, createdAt: record.createdAt }),
   ]);
   if (stored.status === 'rejected' || queued.status === 'rejected') {
-    logger.error('message not accepted; compensating', {
-      messageId: record.id,
-      storeError: stored.status === 'rejected' ? String(stored.reason) : undefined,
-      queueError: queued.status === 'rejected' ? String(queued.reason) : undefined,
-    });
+    logger.error(
+      'message not accepted; compensating',
+      Object.assign({}, request.log, {
+        messageId: record.id,
+        storeError: stored.status === 'rejected' ? String(stored.reason) : undefined,
+        queueError: queued.status === 'rejected' ? String(queued.reason) : undefined,
+      }),
+    );
     // A queued envelope without a record is dropped by the worker as an orphan.
     await Promise.allSettled([
       stored.status === 'fulfilled' ? deps.messages.remove(record.id) : Promise.resolve(),
@@ -146,8 +154,11 @@ export async function sendMessage(
     );
   }
 
-  metrics.addMetric('MessageAccepted', MetricUnit.Count, 1);
-  logger.info('message accepted', { messageId: record.id, keyId: caller.keyId });
+  recordMetric('MessageAccepted', MetricUnit.Count, 1);
+  if (infoLogged()) {
+    // Object.assign, not a spread: see the note in http-handlers.ts.
+    logger.info('message accepted', Object.assign({}, request.log, { messageId: record.id, keyId: caller.keyId }));
+  }
   return accepted;
 }
 

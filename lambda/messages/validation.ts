@@ -36,13 +36,51 @@ export function isJsonMediaType(contentType: string | undefined): boolean {
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
+/** The two headers a send reads, found in one pass over the names (the first of each, any case). */
+function sendHeaders(headers: RawRequest['headers']): { contentType?: string; idempotencyKey?: string } {
+  let contentType: string | undefined;
+  let idempotencyKey: string | undefined;
+  let foundType = false;
+  let foundKey = false;
+  for (const key in headers) {
+    // Lengths first: most names are neither, and lower-casing every name costs more than the rest.
+    if (key.length === 12 && !foundType && key.toLowerCase() === 'content-type') {
+      contentType = headers[key];
+      foundType = true;
+    } else if (key.length === 15 && !foundKey && key.toLowerCase() === 'idempotency-key') {
+      idempotencyKey = headers[key];
+      foundKey = true;
+    }
+  }
+  return { contentType, idempotencyKey };
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** The body as text and its size in bytes; `undefined` text when the bytes are not UTF-8. */
+function bodyText(request: RawRequest): { text: string | undefined; byteLength: number } {
+  const body = request.body;
+  if (body === null) return { text: '', byteLength: 0 };
+  if (!request.isBase64Encoded && !SURROGATE.test(body)) {
+    // A string without surrogates is valid Unicode: it is its own UTF-8 decoding.
+    return { text: body, byteLength: Buffer.byteLength(body, 'utf8') };
+  }
+  const bytes = bodyBytes(request);
+  try {
+    return { text: utf8.decode(bytes), byteLength: bytes.byteLength };
+  } catch {
+    return { text: undefined, byteLength: bytes.byteLength };
+  }
+}
+
 /**
  * Validates a send request in the documented order: media type, encoding, JSON, fields, then size.
  * Pure: no I/O, so the limiter can decide 429-before-400 without spending budget on bad requests.
  */
 export function validateSendRequest(request: RawRequest, maxBodyBytes: number): ValidSendRequest {
-  const contentType = header(request.headers, 'content-type');
-  if (!isJsonMediaType(contentType)) {
+  const { contentType, idempotencyKey } = sendHeaders(request.headers);
+  if (contentType !== 'application/json' && !isJsonMediaType(contentType)) {
     throw problems.badRequest(
       'unsupported_media_type',
       contentType
@@ -51,7 +89,6 @@ export function validateSendRequest(request: RawRequest, maxBodyBytes: number): 
     );
   }
 
-  const idempotencyKey = header(request.headers, 'idempotency-key');
   if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
     throw problems.badRequest(
       'invalid_idempotency_key',
@@ -59,13 +96,8 @@ export function validateSendRequest(request: RawRequest, maxBodyBytes: number): 
     );
   }
 
-  const bytes = bodyBytes(request);
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw problems.badRequest('invalid_encoding', 'The request body is not valid UTF-8.');
-  }
+  const { text, byteLength } = bodyText(request);
+  if (text === undefined) throw problems.badRequest('invalid_encoding', 'The request body is not valid UTF-8.');
   if (text.trim() === '') throw problems.badRequest('invalid_json', 'The request body is empty; send a JSON object.');
 
   let parsed: unknown;
@@ -78,18 +110,31 @@ export function validateSendRequest(request: RawRequest, maxBodyBytes: number): 
     throw problems.badRequest('invalid_json', 'The request body must be a JSON object such as {"message": "Hello"}.');
   }
 
-  const fieldErrors = fieldErrorsOf(parsed as Record<string, unknown>);
-  if (fieldErrors.length > 0) {
-    const first = fieldErrors[0] as FieldError & { code: 'missing_field' | 'invalid_field' | 'unknown_field' };
-    throw problems.badRequest(
-      first.code,
-      fieldErrors.map((e) => `${e.field}: ${e.message}`).join('; '),
-      fieldErrors.map(({ field, message }) => ({ field, message })),
-    );
+  if (!isPlainSend(parsed)) {
+    const fieldErrors = fieldErrorsOf(parsed as Record<string, unknown>);
+    if (fieldErrors.length > 0) {
+      const first = fieldErrors[0] as FieldError & { code: 'missing_field' | 'invalid_field' | 'unknown_field' };
+      throw problems.badRequest(
+        first.code,
+        fieldErrors.map((e) => `${e.field}: ${e.message}`).join('; '),
+        fieldErrors.map(({ field, message }) => ({ field, message })),
+      );
+    }
   }
 
-  if (bytes.byteLength > maxBodyBytes) throw problems.payloadTooLarge(maxBodyBytes);
+  if (byteLength > maxBodyBytes) throw problems.payloadTooLarge(maxBodyBytes);
   return { message: (parsed as { message: string }).message, idempotencyKey };
+}
+
+/** The common, valid body: exactly one field, a non-empty string `message` (the schema is the judge of anything else). */
+function isPlainSend(body: object): boolean {
+  const message = (body as { message?: unknown }).message;
+  if (typeof message !== 'string' || message === '' || !Object.hasOwn(body, 'message')) return false;
+  let keys = 0;
+  for (const key in body) {
+    if (++keys > 1 || key !== 'message') return false;
+  }
+  return keys === 1;
 }
 
 function bodyBytes(request: RawRequest): Uint8Array {

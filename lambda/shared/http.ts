@@ -10,8 +10,14 @@ export class ResponseHeaders {
     Object.assign(this.values, headers);
   }
 
+  /**
+   * A copy, built key by key: on Node 20's V8 adding properties to an object made by a spread
+   * costs microseconds each, and every answer adds its own headers to this copy.
+   */
   all(): Record<string, string> {
-    return { ...this.values };
+    const copy: Record<string, string> = {};
+    for (const name in this.values) copy[name] = this.values[name] as string;
+    return copy;
   }
 }
 
@@ -40,44 +46,50 @@ export function apiResponses(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGat
       bags.set(request.context, new ResponseHeaders());
     },
     onError: (request) => {
-      const error = request.error;
-      const collected = bags.get(request.context)?.all() ?? {};
-      const requestId = requestIdOf(request);
-      let problem: HttpProblem;
-      if (error instanceof HttpProblem) {
-        problem = error;
-        logger.info('request refused', { status: problem.status, code: problem.code });
-      } else if (isDependencyFailure(error)) {
-        // DynamoDB/SQS unreachable, throttled or contended: nothing was accepted; retry is safe.
-        logger.error('dependency unavailable', { error: error as Error });
-        problem = new HttpProblem({
-          status: 503,
-          code: 'service_unavailable',
-          title: 'Service Unavailable',
-          detail: 'The service is temporarily unavailable and nothing was accepted. Retry with backoff.',
-          headers: { 'Retry-After': '1' },
-        });
-      } else {
-        logger.error('unhandled error', { error: error as Error });
-        problem = new HttpProblem({
-          status: 500,
-          code: 'internal_error',
-          title: 'Internal Server Error',
-          detail: `Something went wrong on our side. Quote request id ${requestId} if you contact support.`,
-        });
-      }
-      request.response = {
-        statusCode: problem.status,
-        headers: {
-          ...collected,
-          ...problem.headers,
-          'Content-Type': 'application/problem+json',
-          'X-Request-Id': requestId,
-        },
-        body: JSON.stringify(problem.toBody(requestId)),
-      };
+      request.response = problemResult(request.error, bags.get(request.context), requestIdOf(request));
     },
   };
+}
+
+/**
+ * The answer to a failed request: an HttpProblem as itself, a dependency failure as a 503 that may
+ * be retried, anything else as a 500 without internals; with the collected headers. `log` is added
+ * to the log line (request and key ids).
+ */
+export function problemResult(
+  error: unknown,
+  headers: ResponseHeaders | undefined,
+  requestId: string,
+  log: Readonly<Record<string, unknown>> = {},
+): APIGatewayProxyResult {
+  let problem: HttpProblem;
+  if (error instanceof HttpProblem) {
+    problem = error;
+    logger.info('request refused', Object.assign({}, log, { status: problem.status, code: problem.code }));
+  } else if (isDependencyFailure(error)) {
+    // DynamoDB/SQS unreachable, throttled or contended: nothing was accepted; retry is safe.
+    logger.error('dependency unavailable', Object.assign({}, log, { error: error as Error }));
+    problem = new HttpProblem({
+      status: 503,
+      code: 'service_unavailable',
+      title: 'Service Unavailable',
+      detail: 'The service is temporarily unavailable and nothing was accepted. Retry with backoff.',
+      headers: { 'Retry-After': '1' },
+    });
+  } else {
+    logger.error('unhandled error', Object.assign({}, log, { error: error as Error }));
+    problem = new HttpProblem({
+      status: 500,
+      code: 'internal_error',
+      title: 'Internal Server Error',
+      detail: `Something went wrong on our side. Quote request id ${requestId} if you contact support.`,
+    });
+  }
+  const all = headers?.all() ?? {};
+  Object.assign(all, problem.headers);
+  all['Content-Type'] = 'application/problem+json';
+  all['X-Request-Id'] = requestId;
+  return { statusCode: problem.status, headers: all, body: JSON.stringify(problem.toBody(requestId)) };
 }
 
 /** The collected headers of the current invocation, for the handler to add to. */
@@ -89,11 +101,11 @@ export function responseHeadersOf(context: Context): ResponseHeaders {
 
 /** Renders a successful ApiResult with the collected headers. */
 export function toProxyResult(result: ApiResult, headers: ResponseHeaders, requestId: string): APIGatewayProxyResult {
-  return {
-    statusCode: result.statusCode,
-    headers: { ...headers.all(), ...result.headers, 'Content-Type': JSON_TYPE, 'X-Request-Id': requestId },
-    body: JSON.stringify(result.body),
-  };
+  const all = headers.all();
+  if (result.headers) Object.assign(all, result.headers);
+  all['Content-Type'] = JSON_TYPE;
+  all['X-Request-Id'] = requestId;
+  return { statusCode: result.statusCode, headers: all, body: JSON.stringify(result.body) };
 }
 
 const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
