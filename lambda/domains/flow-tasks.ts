@@ -16,6 +16,8 @@ export interface FlowInput {
   readonly pollSeconds?: number;
   readonly watchdogSeconds?: number;
   readonly certificate?: { readonly status: string; readonly reason?: string; readonly watchdogExpired?: boolean };
+  /** Set by the state machine's Catch when a certificate step failed unexpectedly (States error). */
+  readonly error?: { readonly Error?: string; readonly Cause?: string };
 }
 
 export interface FlowTaskDeps {
@@ -105,7 +107,11 @@ export function createFlowTasks(deps: FlowTaskDeps) {
       if (!found) return { state: 'stale' };
       const dns = await check(found.record);
       const caa = await diagnoseCaa(found.record.domain, deps.dns);
-      const failure = input.certificate?.status === 'failed' ? input.certificate.reason : undefined;
+      // The Cause of a caught error may hold internal details: the owner sees only its name.
+      const failure = input.error
+        ? `The certificate request stopped on an unexpected error (${input.error.Error ?? 'unknown'}). ` +
+          'Nothing is wrong on your side if DNS still verifies: press Re-verify to try again.'
+        : input.certificate?.status === 'failed' ? input.certificate.reason : undefined;
       const blocking = caa.allowed ? undefined : caa.records.find((r) => r.tag.toLowerCase() === 'issue') ?? caa.records[0];
       const diagnosis: DomainDiagnosis = {
         dnsStillVerifies: dns.verified,

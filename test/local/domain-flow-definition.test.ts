@@ -20,13 +20,16 @@ const definition = domainFlowDefinition({
 
 type Certificate = { status: string; watchdogExpired: boolean };
 
-async function run(answers: { dns: boolean; certificate: Certificate[] }) {
+async function run(answers: { dns: boolean; certificate: Certificate[]; failing?: string }) {
   const visited: string[] = [];
   const certificates = [...answers.certificate];
   type Handler = NonNullable<NonNullable<Parameters<StateMachine['run']>[1]>['overrides']>['taskResourceLocalHandlers'];
   type Json = ReturnType<NonNullable<Handler>[string]>;
-  const handler = (name: string, answer: () => unknown) => async () => {
+  let diagnoseInput: unknown;
+  const handler = (name: string, answer: () => unknown) => async (input: unknown) => {
     visited.push(name);
+    if (name === S.diagnose) diagnoseInput = input;
+    if (name === answers.failing) throw new Error(`${name} failed`);
     return answer() as Awaited<Json>;
   };
   const machine = new StateMachine(definition as unknown as StateMachineDefinition, {
@@ -48,7 +51,7 @@ async function run(answers: { dns: boolean; certificate: Certificate[] }) {
     },
   );
   const result = (await execution.result) as Record<string, unknown>;
-  return { visited, result };
+  return { visited, result, diagnoseInput };
 }
 
 const pending: Certificate = { status: 'pending', watchdogExpired: false };
@@ -82,6 +85,19 @@ describe('domain flow definition', () => {
   it('diagnoses at once when issuance failed', async () => {
     const { visited } = await run({ dns: true, certificate: [{ status: 'failed', watchdogExpired: false }] });
     expect(visited.at(-1)).toBe(S.diagnose);
+  });
+
+  it('diagnoses (rather than leaving the domain issuing) when a certificate step fails unexpectedly', async () => {
+    for (const failing of [S.requestCertificate, S.checkCertificate]) {
+      const { visited, diagnoseInput } = await run({ dns: true, certificate: [pending], failing });
+      expect(visited.at(-1), failing).toBe(S.diagnose);
+      expect(diagnoseInput).toMatchObject({ domain: 'www.example.com', attempt: 1, error: { Error: 'Error' } });
+    }
+  });
+
+  it('fails the execution when DNS verification itself fails unexpectedly', async () => {
+    // A Fail state rejects the run; going to Diagnose instead would resolve it.
+    await expect(run({ dns: true, certificate: [], failing: S.verifyDns })).rejects.toThrow();
   });
 
   it('is JSONPath only (no JSONata), with the watchdog branch', () => {

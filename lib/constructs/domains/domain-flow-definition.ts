@@ -12,6 +12,9 @@
  * Input: { domain, attempt, pollSeconds, watchdogSeconds }. The tasks keep the domain's record
  * up to date; the execution's outcome is the domain's state, so every path ends in success
  * except an unexpected error, which fails the execution (and raises the failed-executions alarm).
+ * An unexpected error of a certificate step (RequestCertificate, CheckCertificate) goes to
+ * Diagnose first, so the domain does not stay `issuing_certificate` with no explanation: it
+ * becomes `certificate_delayed`, saying the request stopped and Re-verify retries it.
  */
 export interface DomainFlowTasks {
   readonly verifyDns: string;
@@ -48,12 +51,12 @@ const retryTransientLambdaErrors = [
   },
 ];
 
-const task = (resource: string, resultPath: string, next: string | undefined) => ({
+const task = (resource: string, resultPath: string, next: string | undefined, onError: string = S.failed) => ({
   Type: 'Task',
   Resource: resource,
   ResultPath: resultPath,
   Retry: retryTransientLambdaErrors,
-  Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: S.failed }],
+  Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: onError }],
   ...(next ? { Next: next } : { End: true }),
 });
 
@@ -69,9 +72,9 @@ export function domainFlowDefinition(tasks: DomainFlowTasks): Record<string, unk
         Default: S.dnsNotVerified,
       },
       [S.dnsNotVerified]: { Type: 'Succeed', Comment: 'The domain is dns_failed with its reason; the owner fixes DNS and verifies again' },
-      [S.requestCertificate]: task(tasks.requestCertificate, '$.certificate', S.waitForCertificate),
+      [S.requestCertificate]: task(tasks.requestCertificate, '$.certificate', S.waitForCertificate, S.diagnose),
       [S.waitForCertificate]: { Type: 'Wait', SecondsPath: '$.pollSeconds', Next: S.checkCertificate },
-      [S.checkCertificate]: task(tasks.checkCertificate, '$.certificate', S.certificateReady),
+      [S.checkCertificate]: task(tasks.checkCertificate, '$.certificate', S.certificateReady, S.diagnose),
       [S.certificateReady]: {
         Type: 'Choice',
         Choices: [
