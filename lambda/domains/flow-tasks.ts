@@ -110,7 +110,7 @@ export function createFlowTasks(deps: FlowTaskDeps) {
       // The Cause of a caught error may hold internal details: the owner sees only its name.
       const failure = input.error
         ? `The certificate request stopped on an unexpected error (${input.error.Error ?? 'unknown'}). ` +
-          'Nothing is wrong on your side if DNS still verifies: press Re-verify to try again.'
+        'Nothing is wrong on your side if DNS still verifies: press Re-verify to try again.'
         : input.certificate?.status === 'failed' ? input.certificate.reason : undefined;
       const blocking = caa.allowed ? undefined : caa.records.find((r) => r.tag.toLowerCase() === 'issue') ?? caa.records[0];
       const diagnosis: DomainDiagnosis = {
