@@ -721,7 +721,7 @@ ${GLOBAL_FLAGS_HELP}
 
 By default the CLI talks to the local platform (npm start). With --stack or --outputs it works on a
 deployed stack directly (DynamoDB and API Gateway), with your AWS credentials. Projects and
-domains are local only: on AWS their control-plane API comes with the dashboard (Cognito).
+domains are local only: on AWS owners manage them in the dashboard (output DashboardUrl).
 
 Exit codes: 0 success, 1 refused by the control plane or a network/AWS failure, 2 usage error.
 
@@ -841,7 +841,8 @@ interface Backend {
   close(): void;
 }
 
-const AWS_PROJECTS_MESSAGE = 'projects and domains are managed through the control-plane API; on AWS it comes with the dashboard (Cognito)';
+const AWS_PROJECTS_MESSAGE =
+  'projects and domains of a deployed stack are managed by their owners in the dashboard (output DashboardUrl of <stackPrefix>-Dashboard)';
 
 async function openBackend(values: Values, env: CliIo['env'], localOnly = false): Promise<Backend> {
   const url = values.url as string | undefined;

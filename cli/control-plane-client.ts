@@ -56,7 +56,7 @@ export interface RedirectInput {
 /**
  * Projects, deploys and custom domains: the control-plane API's routes under
  * `/accounts/{accountId}/projects` (local/control-api.ts). Only the local platform has them for the
- * CLI; on AWS the same API comes with the dashboard (Cognito). Refusals are `CliError`s too.
+ * CLI; on AWS owners reach the same routes through the dashboard's API (Cognito). Refusals are `CliError`s too.
  */
 export interface ProjectsClient {
   createProject(accountId: string, input: { slug: string; name?: string }): Promise<ProjectView>;

@@ -345,7 +345,7 @@ describe('usage, help and backends', () => {
   it('--stack/--outputs: projects and domains are refused with exit 1 (the dashboard\'s API on AWS)', async () => {
     const out = await cliWith(['domains', 'list', '--account', 'a', '--project', 'p', '--stack', 'MessagesPlatform-Api', '--json']);
     expect(out.code).toBe(1);
-    expect(out.stderr).toMatch(/^error: projects and domains are managed through the control-plane API; on AWS it comes with the dashboard \(Cognito\)\n/);
+    expect(out.stderr).toMatch(/^error: projects and domains of a deployed stack are managed by their owners in the dashboard \(output DashboardUrl/);
     expect(JSON.parse(out.stdout)).toMatchObject({ error: { code: 'not_supported', exitCode: 1 } });
     expect((await cliWith(['projects', 'list', '--account', 'a', '--outputs', 'cdk-outputs.json'])).code).toBe(1);
   });
