@@ -21,6 +21,68 @@ class EarlyTimeoutError extends Error {
   }
 }
 
+interface InFlight {
+  readonly deadline: number;
+  readonly abandon: (error: Error) => void;
+}
+
+/**
+ * Invocations in flight and one timer for the earliest deadline among them. A timer per invocation
+ * (what middy does) costs more than a request's own work; deadlines only grow, so this one timer is
+ * set about once per function timeout. On Lambda there is one invocation at a time; the local
+ * platform runs many.
+ */
+const inFlight = new Set<InFlight>();
+let watchdog: ReturnType<typeof setTimeout> | undefined;
+let watchdogAt = Infinity;
+
+function armWatchdog(): void {
+  let earliest = Infinity;
+  for (const entry of inFlight) if (entry.deadline < earliest) earliest = entry.deadline;
+  if (earliest >= watchdogAt) return;
+  if (watchdog !== undefined) clearTimeout(watchdog);
+  watchdogAt = earliest;
+  if (earliest === Infinity) {
+    watchdog = undefined;
+    return;
+  }
+  watchdog = setTimeout(() => {
+    watchdog = undefined;
+    watchdogAt = Infinity;
+    const now = Date.now();
+    for (const entry of inFlight) {
+      if (entry.deadline <= now) {
+        inFlight.delete(entry);
+        entry.abandon(new EarlyTimeoutError());
+      }
+    }
+    armWatchdog();
+  }, earliest - Date.now());
+  // Never what keeps a process (the local platform, a test) alive.
+  watchdog.unref?.();
+}
+
+/** The route's answer, or an EarlyTimeoutError shortly before the function's deadline. */
+function withDeadline<T>(routed: Promise<T>, context: Context): Promise<T> {
+  const remainingMs = context.getRemainingTimeInMillis?.();
+  if (remainingMs === undefined) return routed;
+  return new Promise<T>((resolve, reject) => {
+    const entry: InFlight = { deadline: Date.now() + remainingMs - TIMEOUT_EARLY_MS, abandon: reject };
+    inFlight.add(entry);
+    if (entry.deadline < watchdogAt) armWatchdog();
+    routed.then(
+      (value) => {
+        inFlight.delete(entry);
+        resolve(value);
+      },
+      (error: unknown) => {
+        inFlight.delete(entry);
+        reject(error);
+      },
+    );
+  });
+}
+
 /**
  * The frame of every API function: request and key ids in the log lines, the collected rate-limit
  * headers on every answer, problems (and anything unexpected) as problem+json, an answer before the
@@ -44,24 +106,12 @@ function apiHandler(route: Route) {
         ...(caller.kind === 'key' ? { keyId: caller.keyId } : {}),
       },
     };
-    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const routed = route(event, party, headers);
-      const remainingMs = context.getRemainingTimeInMillis?.();
-      const result =
-        remainingMs === undefined
-          ? await routed
-          : await Promise.race([
-              routed,
-              new Promise<never>((_, reject) => {
-                timer = setTimeout(() => reject(new EarlyTimeoutError()), remainingMs - TIMEOUT_EARLY_MS);
-              }),
-            ]);
+      const result = await withDeadline(route(event, party, headers), context);
       return toProxyResult(result, headers, requestId);
     } catch (error) {
       return problemResult(error, headers, requestId, party.log);
     } finally {
-      if (timer !== undefined) clearTimeout(timer);
       flushMetrics();
     }
   };

@@ -7,7 +7,7 @@ import type { LimiterDecision, LimiterState, WindowUsage } from './rate-limiter.
  */
 export function rateLimitHeaders(state: LimiterState): Record<string, string> {
   const nowSec = state.nowMs / 1000;
-  const policy = [state.minute, state.day].map((w) => `"${w.name}";q=${w.limit};w=${w.windowSeconds}`).join(', ');
+  const policy = policyOf(state.minute, state.day);
   const binding = bindingWindow(state);
 
   if (state.bannedUntilMs !== undefined) {
@@ -29,6 +29,31 @@ export function rateLimitHeaders(state: LimiterState): Record<string, string> {
     'RateLimit-Policy': policy,
     RateLimit: `"${binding.name}";r=${remaining};t=${Math.max(0, Math.ceil(resetSec - nowSec))}`,
   };
+}
+
+/** The last RateLimit-Policy made: a key's limits rarely change between its requests. */
+let lastPolicy = { minute: NaN, day: NaN, minuteSeconds: NaN, daySeconds: NaN, names: '', text: '' };
+
+function policyOf(minute: WindowUsage, day: WindowUsage): string {
+  const p = lastPolicy;
+  const names = minute.name + day.name;
+  if (
+    p.names !== names ||
+    p.minute !== minute.limit ||
+    p.day !== day.limit ||
+    p.minuteSeconds !== minute.windowSeconds ||
+    p.daySeconds !== day.windowSeconds
+  ) {
+    lastPolicy = {
+      minute: minute.limit,
+      day: day.limit,
+      minuteSeconds: minute.windowSeconds,
+      daySeconds: day.windowSeconds,
+      names,
+      text: `"${minute.name}";q=${minute.limit};w=${minute.windowSeconds}, "${day.name}";q=${day.limit};w=${day.windowSeconds}`,
+    };
+  }
+  return lastPolicy.text;
 }
 
 export function bindingWindow(state: LimiterState): WindowUsage {

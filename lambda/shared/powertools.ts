@@ -1,8 +1,31 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, type MetricUnit } from '@aws-lambda-powertools/metrics';
 
+const PER_INVOCATION_LEVEL = (process.env.AWS_LAMBDA_MAX_CONCURRENCY ?? '') !== '';
+
+/** Powertools' INFO threshold. */
+const INFO = 12;
+
 /** One logger and one metrics instance per function, configured by POWERTOOLS_* variables. */
-export const logger = new Logger();
+export const logger = new (class extends Logger {
+  // No initialiser: Powertools' constructor may set the level before subclass fields exist.
+  declare private infoOn: boolean | undefined;
+
+  /**
+   * Whether an INFO line would be written, remembered until the level changes: reading the level
+   * costs environment lookups. With per-invocation levels (Lambda managed-instance concurrency,
+   * AWS_LAMBDA_MAX_CONCURRENCY) it is read every time.
+   */
+  infoLogged(): boolean {
+    if (PER_INVOCATION_LEVEL) return this.level <= INFO;
+    return (this.infoOn ??= this.level <= INFO);
+  }
+
+  override setLogLevel(logLevel: Parameters<Logger['setLogLevel']>[0]): void {
+    super.setLogLevel(logLevel);
+    this.infoOn = undefined;
+  }
+})();
 export const metrics = new (class extends Metrics {
   /** Whether Powertools drops metrics (POWERTOOLS_METRICS_DISABLED, dev mode): nothing to hand over then. */
   publishes(): boolean {
@@ -10,14 +33,12 @@ export const metrics = new (class extends Metrics {
   }
 })({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'MessagesPlatform' });
 
-/** Powertools' INFO threshold. */
-const INFO = 12;
-
 /**
  * Whether an INFO line would be written: a hot path skips building it otherwise (Powertools does
- * the X-Ray and log-buffer lookups of a line before it checks the level).
+ * the X-Ray and log-buffer lookups of a line before it checks the level). No log buffering is
+ * configured, so a line below the level is simply dropped.
  */
-export const infoLogged = (): boolean => logger.level <= INFO;
+export const infoLogged = (): boolean => logger.infoLogged();
 
 type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
 
