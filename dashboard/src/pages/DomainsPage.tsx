@@ -348,10 +348,10 @@ function DomainCard({
   return (
     <li className={`card domain domain-${domain.state}`} aria-labelledby={headingId}>
       <div className="card-head">
-        <h3 id={headingId} ref={headingRef} tabIndex={-1} className="domain-name">
-          {domain.domain}
-          {domain.display !== domain.domain ? <span className="hint block">entered as {domain.display}</span> : null}
-        </h3>
+        <div>
+          <h3 id={headingId} ref={headingRef} tabIndex={-1} className="domain-name">{domain.domain}</h3>
+          {domain.display !== domain.domain ? <p className="hint">Entered as {domain.display}</p> : null}
+        </div>
         <div className="domain-badges">
           <DomainStateBadge state={domain.state} />
           {isPrimary ? <Badge tone="success">Primary</Badge> : null}

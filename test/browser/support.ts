@@ -1,0 +1,136 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { build } from 'vite';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const DASHBOARD = join(ROOT, 'dashboard');
+export const SCREENSHOTS = join(ROOT, 'artifacts', 'screenshots');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sourceFiles(path) : [path];
+  });
+}
+
+/**
+ * Builds the dashboard from the current sources (vite build) into a temporary folder named by a
+ * hash of those sources, so every test file tests the code as it is, and files share one build.
+ */
+export async function buildDashboard(): Promise<string> {
+  const inputs = [
+    join(DASHBOARD, 'index.html'),
+    join(DASHBOARD, 'vite.config.ts'),
+    ...sourceFiles(join(DASHBOARD, 'src')),
+    ...(existsSync(join(DASHBOARD, 'public')) ? sourceFiles(join(DASHBOARD, 'public')) : []),
+  ].sort();
+  const hash = createHash('sha256');
+  for (const file of inputs) hash.update(file).update(readFileSync(file));
+  const outDir = join(tmpdir(), `dashboard-browser-test-${hash.digest('hex').slice(0, 16)}`);
+  if (existsSync(join(outDir, 'index.html'))) return outDir;
+  // Vitest runs with NODE_ENV=test, which would make Vite bundle React's development build.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({
+      root: DASHBOARD,
+      configFile: join(DASHBOARD, 'vite.config.ts'),
+      mode: 'production',
+      logLevel: 'warn',
+      build: { outDir, emptyOutDir: true, sourcemap: false },
+    });
+  } finally {
+    process.env.NODE_ENV = nodeEnv;
+  }
+  return outDir;
+}
+
+/** Debian's Chromium, headless; never a downloaded browser. */
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+export async function newContext(browser: Browser, baseURL: string, phone = false): Promise<BrowserContext> {
+  const context = await browser.newContext({
+    baseURL,
+    ...(phone
+      ? { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true }
+      : { viewport: { width: 1280, height: 900 } }),
+  });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
+  context.setDefaultTimeout(15_000);
+  return context;
+}
+
+export async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
+}
+
+/** Collects uncaught page errors and console errors, to fail a test on them. */
+export function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+  });
+  return errors;
+}
+
+/**
+ * Every interactive control on the page has an accessible name: Chromium's accessibility tree
+ * (aria snapshot) lists an unnamed control as its bare role.
+ */
+export async function unnamedControls(page: Page): Promise<string[]> {
+  const snapshot = await page.locator('body').ariaSnapshot();
+  const unnamed = /^\s*- (textbox|combobox|button|link|menuitem|progressbar|checkbox|radio|listbox|dialog)(?: \[[^\]]*\])*(?::.*)?$/;
+  return snapshot.split('\n').filter((line) => unnamed.test(line));
+}
+
+export interface HttpAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: string;
+}
+
+/** A plain HTTP request with node:http (curl-equivalent; it can set Host, which fetch cannot). */
+export function http(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<HttpAnswer> {
+  return new Promise((resolvePromise, reject) => {
+    const req = request(url, { method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () =>
+        resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** POST /messages with an API key, as the curl example in the dashboard does. */
+export const sendMessage = (messagesApiUrl: string, key: string, message = 'Hello from the browser test') =>
+  http(`${messagesApiUrl}/messages`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ message }),
+  });
