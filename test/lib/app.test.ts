@@ -48,6 +48,9 @@ const DISTRIBUTION = 'MessagesPlatform-DomainsData/Edge/Distribution';
 const FLOW = 'MessagesPlatform-Domains/Flow';
 const FLOW_TASKS = ['VerifyDns', 'RequestCertificate', 'CheckCertificate', 'Activate', 'Diagnose'];
 const TENANTS = 'AwsSolutions-IAM5[Resource::arn:aws:cloudfront::<AWS::AccountId>:distribution-tenant/*]';
+const DASHBOARD_DATA = 'MessagesPlatform-DashboardData/Dashboard';
+const DASHBOARD = 'MessagesPlatform-Dashboard/Dashboard';
+const CONTROL_ROLE = `${DASHBOARD}/ControlFunction/Role`;
 const expectedAcknowledgements = (region: string) => {
   const apigateway = (path: string) => `AwsSolutions-IAM5[Resource::arn:aws:apigateway:${region}::${path}]`;
   return [
@@ -77,6 +80,34 @@ const expectedAcknowledgements = (region: string) => {
     `${TENANTS} @ ${FLOW}/RequestCertificate/Role`,
     `${TENANTS} @ ${FLOW}/CheckCertificate/Role`,
     `AwsSolutions-IAM5[Resource::arn:aws:acm:us-east-1:<AWS::AccountId>:certificate/*] @ ${FLOW}/CheckCertificate/Role`,
+    // The owners' dashboard (lib/constructs/dashboard, as test/lib/constructs/dashboard/dashboard-nag.test.ts
+    // pins them): optional MFA and the Essentials plan of the user pool; the control function's
+    // X-Ray, Node.js 22 and run-time resources (API keys, tags, usage-plan keys, tenants, deploy
+    // objects); validation in the handler and no WAF on the control API; no geo restriction, no WAF
+    // and the cloudfront.net certificate on the dashboard's distribution; BucketDeployment's
+    // provider function and the grants CDK gives its role.
+    `AwsSolutions-COG2 @ ${DASHBOARD_DATA}/UserPool`,
+    `AwsSolutions-COG8 @ ${DASHBOARD_DATA}/UserPool`,
+    `AwsSolutions-IAM5[Resource::*] @ ${CONTROL_ROLE}`,
+    `AwsSolutions-L1 @ ${DASHBOARD}/ControlFunction/Function`,
+    `${apigateway('/apikeys/*')} @ ${CONTROL_ROLE}`,
+    `${apigateway('/tags/*')} @ ${CONTROL_ROLE}`,
+    `${apigateway('/usageplans/*/keys')} @ ${CONTROL_ROLE}`,
+    `${apigateway('/usageplans/*/keys/*')} @ ${CONTROL_ROLE}`,
+    `${TENANTS} @ ${CONTROL_ROLE}`,
+    `AwsSolutions-IAM5[Resource::{"Fn::GetStackOutput":{"StackName":"MessagesPlatform-DomainsData","Region":"${region}","OutputName":"PublishOutputFnGetAttProjectsSites5509E0F1Arn9864D556"}}/projects/*] @ ${CONTROL_ROLE}`,
+    `AwsSolutions-APIG2 @ ${DASHBOARD}/ControlApi`,
+    `AwsSolutions-APIG3 @ ${DASHBOARD}/ControlApi/DeploymentStage.v1`,
+    `AwsSolutions-CFR1 @ ${DASHBOARD}/Distribution/Resource`,
+    `AwsSolutions-CFR2 @ ${DASHBOARD}/Distribution/Resource`,
+    `AwsSolutions-CFR4 @ ${DASHBOARD}/Distribution/Resource`,
+    'AwsSolutions-L1 @ MessagesPlatform-Dashboard/Custom::CDKBucketDeployment8693BB64968944B69AAFB0CC9EB8756C512MiB/Resource',
+    ...['s3:GetBucket*', 's3:GetObject*', 's3:List*', 's3:Abort*', 's3:DeleteObject*'].map(
+      (action) => `AwsSolutions-IAM5[Action::${action}] @ ${DASHBOARD}/DeploymentRole`,
+    ),
+    `AwsSolutions-IAM5[Resource::*] @ ${DASHBOARD}/DeploymentRole`,
+    `AwsSolutions-IAM5[Resource::<DashboardSiteAB106610.Arn>/*] @ ${DASHBOARD}/DeploymentRole`,
+    `AwsSolutions-IAM5[Resource::arn:aws:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-${region}/*] @ ${DASHBOARD}/DeploymentRole`,
   ].sort();
 };
 
@@ -93,15 +124,24 @@ describe('the CDK app, synthesized as `cdk synth` does (cdk.json context, real b
       .pluginReports;
   });
 
-  it('has the data, API and domains stacks, named from the prefix, in the configured region, account-agnostic', () => {
+  it('has the data, API, domains and dashboard stacks, named from the prefix, in the configured region, account-agnostic', () => {
     expect(platform.app.node.children.filter(Stack.isStack).map((s) => s.stackName)).toEqual([
       'MessagesPlatform-Data',
       'MessagesPlatform-Api',
       'MessagesPlatform-EdgeCertificate',
       'MessagesPlatform-DomainsData',
       'MessagesPlatform-Domains',
+      'MessagesPlatform-DashboardData',
+      'MessagesPlatform-Dashboard',
     ]);
-    for (const stack of [platform.dataStack, platform.apiStack, platform.domainsDataStack, platform.domainsStack]) {
+    for (const stack of [
+      platform.dataStack,
+      platform.apiStack,
+      platform.domainsDataStack,
+      platform.domainsStack,
+      platform.dashboardDataStack,
+      platform.dashboardStack,
+    ]) {
       expect(stack.region).toBe(platform.config.platform.region);
       expect(Token.isUnresolved(stack.account)).toBe(true);
     }
@@ -111,6 +151,11 @@ describe('the CDK app, synthesized as `cdk synth` does (cdk.json context, real b
     expect(platform.apiStack.dependencies).toContain(platform.dataStack);
     expect(platform.domainsDataStack.dependencies).toContain(platform.edgeCertificateStack);
     expect(platform.domainsStack.dependencies).toContain(platform.domainsDataStack);
+    // The stateless dashboard reads every other stack; nothing reads it.
+    const { dataStack, apiStack, domainsDataStack, domainsStack, dashboardDataStack } = platform;
+    for (const other of [dataStack, apiStack, domainsDataStack, domainsStack, dashboardDataStack]) {
+      expect(platform.dashboardStack.dependencies).toContain(other);
+    }
   });
 
   it('runs the AWS Solutions checks and leaves no unacknowledged finding (error or warning)', () => {

@@ -267,6 +267,8 @@ export class Dashboard extends Construct {
         throttlingBurstLimit: props.throttleBurstLimit ?? 100,
       },
     });
+    // The ControlApiUrl output replaces the RestApi's own Endpoint output (its URL ends with "/").
+    this.api.node.tryRemoveChild('Endpoint');
     this.controlApiUrl = Fn.join('', [
       'https://',
       this.api.restApiId,
