@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { loadConfig } from '../lib/config/index.js';
 import { ENV, HANDLER_ENTRIES } from '../lib/constructs/messages/runtime-contract.js';
-import { ESM_REQUIRE_BANNER, REPO_ROOT } from '../lib/constructs/shared/platform-function.js';
+import { LAMBDA_BUNDLE, REPO_ROOT } from '../lib/constructs/shared/platform-function.js';
 import { type BenchOptions, type Figure, median, round } from './lib.js';
 
 /** Dummy values for every variable the handler modules read at init (nothing is called). */
@@ -41,21 +41,26 @@ function importTimeMs(specifiers: readonly string[], env: NodeJS.ProcessEnv): nu
   return Number(out);
 }
 
-/** esbuild exactly as PlatformFunction bundles (NodejsFunction, local bundling): minified ESM .mjs, node22. */
+/**
+ * esbuild exactly as PlatformFunction bundles (NodejsFunction, local bundling, run from the
+ * repository root): its LAMBDA_BUNDLE options, ESM .mjs, source map kept apart.
+ */
 async function bundle(entry: string, outfile: string) {
   const result = await build({
+    absWorkingDir: REPO_ROOT,
     entryPoints: [join(REPO_ROOT, entry)],
     outfile,
     bundle: true,
     platform: 'node',
-    target: 'node22',
+    target: LAMBDA_BUNDLE.target,
     format: 'esm',
-    minify: true,
+    minify: LAMBDA_BUNDLE.minify,
     sourcemap: true,
     sourcesContent: false,
-    mainFields: ['module', 'main'],
-    banner: { js: ESM_REQUIRE_BANNER },
-    external: [],
+    mainFields: [...LAMBDA_BUNDLE.mainFields],
+    banner: { js: LAMBDA_BUNDLE.banner },
+    external: [...LAMBDA_BUNDLE.external],
+    alias: { ...LAMBDA_BUNDLE.alias },
     metafile: true,
     logLevel: 'error',
   });
