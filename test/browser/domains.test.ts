@@ -2,7 +2,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDns, type TestDnsServer } from '../support/dns-server.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { buildDashboard, http, launchBrowser, newContext, screenshot, unnamedControls, watchErrors } from './support.js';
+import {
+  buildDashboard, http, launchBrowser, newContext, screenshot, screenshotOf, unnamedControls, watchErrors,
+} from './support.js';
 
 // Issue 5 "must show", through the UI only, on the Pro demo account and its deployed demo project:
 // add a domain, read the CNAME it displays, set it in a test DNS server, Verify, see it active;
@@ -115,6 +117,7 @@ describe('custom domains on a Pro account', () => {
     expect(await domain.getByText(`CNAME ${cname}`, { exact: true }).isVisible()).toBe(true);
     expect(await domain.getByRole('listitem').filter({ hasText: 'DNS check' }).textContent()).toContain('failed');
     await screenshot(page, '07-domain-dns-failed');
+    await screenshotOf(domain, '07b-domain-dns-failed-card');
 
     // The record the dashboard displayed, set as shown.
     dns.set(WWW, { CNAME: cname });
@@ -200,8 +203,7 @@ describe('custom domains on a Pro account', () => {
     expect(await domain.getByText('caa-browser.test CAA 0 issue "letsencrypt.org"').isVisible()).toBe(true);
     expect(await domain.getByText('caa-browser.test CAA 0 issue "amazon.com"').isVisible()).toBe(true);
     expect(await domain.getByText('DNS still verifies').isVisible()).toBe(true);
-    await domain.scrollIntoViewIfNeeded();
-    await screenshot(page, '10-certificate-diagnosis');
+    await screenshotOf(domain, '10-certificate-diagnosis');
 
     dns.set('caa-browser.test', { CAA: [{ flags: 0, tag: 'issue', value: 'amazon.com' }] });
     await page.getByRole('button', { name: `Re-verify ${CAA_WWW}` }).click();

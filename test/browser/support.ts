@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { build } from 'vite';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -78,9 +78,17 @@ export async function newContext(browser: Browser, baseURL: string, phone = fals
   return context;
 }
 
+/** A screenshot into artifacts/screenshots: the whole page (from its top, where the sticky header belongs), or the viewport. */
 export async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
+  if (fullPage) await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
+}
+
+/** A screenshot of one element (a domain card, a dialog). */
+export async function screenshotOf(locator: Locator, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await locator.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
 }
 
 /** Collects uncaught page errors and console errors, to fail a test on them. */

@@ -18,6 +18,15 @@ async function copyText(text: string): Promise<void> {
   if (!ok) throw new Error('copy failed');
 }
 
+function CopyIcon() {
+  return (
+    <svg aria-hidden="true" width="14" height="14" viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.5">
+      <rect x="5.5" y="5.5" width="8" height="8" rx="1.5" />
+      <path d="M10.5 5.5V3.5a1 1 0 0 0-1-1h-6a1 1 0 0 0-1 1v6a1 1 0 0 0 1 1h2" />
+    </svg>
+  );
+}
+
 /** A button that copies `value`; its accessible name says what it copies, the result is announced. */
 interface CopyButtonProps {
   readonly value: string;
@@ -43,7 +52,8 @@ export function CopyButton({ value, label, className }: CopyButtonProps) {
   return (
     <span className="copy">
       <button type="button" className={`button small secondary ${className ?? ''}`} onClick={onClick} aria-label={label}>
-        <span aria-hidden="true">{status === 'copied' ? '✓' : '⧉'}</span> {status === 'copied' ? 'Copied' : 'Copy'}
+        {status === 'copied' ? <span aria-hidden="true">✓</span> : <CopyIcon />}
+        {status === 'copied' ? 'Copied' : 'Copy'}
       </button>
       <span className="visually-hidden" role="status">
         {status === 'copied' ? 'Copied to the clipboard' : status === 'failed' ? 'Copy failed: select the text and copy it by hand' : ''}

@@ -145,39 +145,22 @@ export function RecordsTable({ domain, records }: RecordsTableProps) {
 
 interface FailureText {
   readonly title: string;
-  readonly explain: (failure: DnsFailure, domain: Domain) => string;
+  /** What the service's detail does not say already. */
+  readonly note?: string;
 }
 
 export const FAILURE: Record<DnsFailureReason, FailureText> = {
   record_not_found: {
     title: 'No DNS record found yet',
-    explain: (f, d) =>
-      `We found no ${d.apex ? 'ALIAS/ANAME (no address at all)' : 'CNAME'} for ${d.domain}. Add the record shown below, pointing to ` +
-      `${f.expected}. DNS changes can take up to 48 hours to propagate, though most resolve within minutes: press ` +
-      'Re-verify shortly.',
+    note: 'If you have just set it, wait a few minutes and press Re-verify.',
   },
-  cname_mismatch: {
-    title: 'The CNAME points somewhere else',
-    explain: (f, d) => `The CNAME of ${d.domain} points to a different host. Change its value to exactly ${f.expected}.`,
-  },
-  conflicting_record: {
-    title: 'Another record is in the way',
-    explain: (f, d) =>
-      `${d.domain} has A or AAAA records where the CNAME should be, and a name with a CNAME can have no other ` +
-      `records. Delete those records, then add the CNAME to ${f.expected}.`,
-  },
+  cname_mismatch: { title: 'The CNAME points somewhere else' },
+  conflicting_record: { title: 'Another record is in the way' },
   dns_lookup_failed: {
-    title: 'Our DNS lookup failed',
-    explain: () =>
-      'The lookup itself failed (for example the name servers did not answer), so nothing could be checked. This is ' +
-      'not a problem with your record: check that the domain’s name servers answer, then press Re-verify.',
+    title: 'Our DNS lookup failed (not your record)',
+    note: 'Nothing could be checked, so your record may well be right.',
   },
-  apex_not_aliased: {
-    title: 'The domain is not aliased to the platform',
-    explain: (f, d) =>
-      `${d.domain} resolves to addresses that are not the platform’s. Replace its A/AAAA records with an ALIAS or ` +
-      `ANAME record pointing to ${f.expected}.`,
-  },
+  apex_not_aliased: { title: 'The domain is not aliased to the platform' },
 };
 
 /** Why DNS verification failed, in plain words, with what was observed and what is expected. */
@@ -187,7 +170,8 @@ export function FailureExplanation({ domain, failure }: { readonly domain: Domai
   return (
     <div className="explain">
       <Notice tone="error" title={reason.title}>
-        <p>{reason.explain(failure, domain)}</p>
+        <p>{failure.detail}</p>
+        {reason.note ? <p>{reason.note}</p> : null}
       </Notice>
       <dl className="facts observed">
         <div>
@@ -203,7 +187,6 @@ export function FailureExplanation({ domain, failure }: { readonly domain: Domai
           <dd><code>{expectedType} {failure.expected}</code></dd>
         </div>
       </dl>
-      <p className="hint">Details: {failure.detail}</p>
     </div>
   );
 }
