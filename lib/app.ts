@@ -97,8 +97,12 @@ export function buildApp(options: BuildAppOptions = {}): PlatformApp {
     description: 'Projects platform: the custom-domain flow (Step Functions, task functions, alarms)',
   });
 
+  // The Cognito domain prefix of managed login: `-c dashboardDomainPrefix=<prefix>` when the default
+  // (stack name and account id) is not wanted.
+  const dashboardDomainPrefix: unknown = app.node.tryGetContext('dashboardDomainPrefix');
   const dashboardDataStack = new DashboardDataStack(app, `${stackPrefix}-DashboardData`, {
     env,
+    domainPrefix: dashboardDomainPrefix === undefined ? undefined : String(dashboardDomainPrefix),
     description: 'Owners\' dashboard: stateful resources (Cognito user pool with managed login, Owners table)',
   });
   const dashboardStack = new DashboardStack(app, `${stackPrefix}-Dashboard`, {

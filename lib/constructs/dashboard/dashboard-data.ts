@@ -19,7 +19,7 @@ export interface DashboardDataProps {
    * The Cognito domain prefix of managed login (`<prefix>.auth.<region>.amazoncognito.com`). It
    * must be unique in the region across all AWS accounts, use lower-case letters, digits and
    * hyphens, and not contain `aws`, `amazon` or `cognito`.
-   * @default - `<stack name, lower case>-<account id>`, e.g. `messagesplatform-dashboarddata-123456789012`
+   * @default - `<stack name, lower case, without those words>-<account id>`, e.g. `messagesplatform-dashboarddata-123456789012`
    */
   readonly domainPrefix?: string;
   /**
@@ -38,23 +38,21 @@ export interface DashboardDataProps {
 /** Words Cognito refuses in a domain prefix. */
 const RESERVED_PREFIX_WORDS = ['aws', 'amazon', 'cognito'] as const;
 
-/** The default domain prefix: the stack name made DNS-safe, then the account id (unique per account and stack). */
+/**
+ * The default domain prefix: the stack name made DNS-safe without the words Cognito refuses, then
+ * the account id (unique per account and stack, as Cognito requires per region).
+ */
 export function defaultDomainPrefix(stackName: string): string {
-  const slug = stackName
-    .toLowerCase()
+  let slug = stackName.toLowerCase();
+  for (const word of RESERVED_PREFIX_WORDS) slug = slug.replaceAll(word, '-');
+  slug = slug
     .replace(/[^a-z0-9-]+/g, '-')
     .replace(/-+/g, '-')
     .replace(/^-|-$/g, '')
     .slice(0, 50)
     .replace(/-$/, '');
-  const reserved = RESERVED_PREFIX_WORDS.find((w) => slug.includes(w));
-  if (reserved) {
-    throw new Error(
-      `The default Cognito domain prefix derived from stack name ${stackName} contains "${reserved}", which Cognito refuses: set domainPrefix`,
-    );
-  }
   // 50 + "-" + 12 digits = 63 characters at most, Cognito's limit.
-  return Fn.join('-', [slug, Aws.ACCOUNT_ID]);
+  return Fn.join('-', [slug || 'dashboard', Aws.ACCOUNT_ID]);
 }
 
 /**

@@ -133,18 +133,31 @@ describe('the dashboard stacks (DashboardData, Dashboard) of the app', () => {
       });
     });
 
+    it('takes the domain prefix from the dashboardDomainPrefix context', () => {
+      const { dashboardDataStack } = buildApp({
+        context: { ...cdkJsonContext(), ...SKIP_BUNDLING, dashboardDomainPrefix: 'owners-login' },
+        nag: false,
+      });
+      Template.fromStack(dashboardDataStack).hasResourceProperties('AWS::Cognito::UserPoolDomain', { Domain: 'owners-login' });
+    });
+
     it('outputs the Owners table name', () => {
       expect(Object.keys(dataTemplate.toJSON().Outputs).filter((o) => !o.startsWith('PublishOutput'))).toEqual([
         DASHBOARD_DATA_OUTPUTS.ownersTableName,
       ]);
     });
 
-    it('refuses a domain prefix Cognito would refuse, and stack names that make one', () => {
+    it('refuses a domain prefix Cognito would refuse, and derives a valid one from any stack name', () => {
       const app = new App();
       expect(() => new DashboardData(new Stack(app, 'A'), 'D', { domainPrefix: 'my-aws-dashboard' })).toThrow(/domainPrefix/);
       expect(() => new DashboardData(new Stack(app, 'B'), 'D', { domainPrefix: 'Upper' })).toThrow(/domainPrefix/);
       expect(() => new DashboardData(new Stack(app, 'C'), 'D', { domainPrefix: 'owners-login' })).not.toThrow();
-      expect(() => defaultDomainPrefix('AmazonShop-DashboardData')).toThrow(/amazon/);
+      const probe = new Stack(app, 'Probe');
+      const inStackOf = (prefix: string) => probe.resolve(prefix);
+      expect(inStackOf(defaultDomainPrefix('AmazonShop-AWS_Cognito-DashboardData'))).toEqual({
+        'Fn::Join': ['-', ['shop-dashboarddata', { Ref: 'AWS::AccountId' }]],
+      });
+      expect(inStackOf(defaultDomainPrefix('Cognito'))).toEqual({ 'Fn::Join': ['-', ['dashboard', { Ref: 'AWS::AccountId' }]] });
     });
   });
 
