@@ -258,8 +258,6 @@ function addError(error: unknown): string {
   const message = errorMessage(error);
   if (!(error instanceof ApiError)) return message;
   switch (error.code) {
-    case 'invalid_domain':
-      return `${message} Enter a name like www.example.com or example.com, without https:// or a path.`;
     case 'domain_taken':
       return `${message} Remove it from the other project first.`;
     default:

@@ -1,4 +1,4 @@
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { errorMessage } from '../api';
 import { Badge } from '../components/Badge';
 import { CopyButton } from '../components/CopyButton';
@@ -168,12 +168,15 @@ function CreateKeyForm({ onCreated }: { readonly onCreated: (created: CreatedKey
 
 function NewKeyPanel({ created, onDone }: { readonly created: CreatedKey; readonly onDone: () => void }) {
   const { config } = useApp();
+  const panel = useRef<HTMLElement>(null);
+  // Move focus to the new key once, so screen-reader and keyboard users land on it.
+  useEffect(() => panel.current?.focus(), [created.key.keyId]);
   const base = config.messagesApiUrl || '<messages API URL>';
   const curl =
     `curl -X POST ${base}/messages \\\n  -H "Authorization: Bearer ${created.secret}" \\\n` +
     `  -H "Content-Type: application/json" \\\n  -d '{"message": "Hello"}'`;
   return (
-    <section aria-labelledby="new-key-heading" className="card new-key" tabIndex={-1} ref={(node) => node?.focus()}>
+    <section aria-labelledby="new-key-heading" className="card new-key" tabIndex={-1} ref={panel}>
       <h2 id="new-key-heading">New key “{created.key.name}”</h2>
       <Notice tone="warning" title="Copy this key now: it will not be shown again.">
         <p>
