@@ -165,6 +165,28 @@ describe('API keys', () => {
 
     const refused = await sendMessage(platform.baseUrl, secret);
     expect(refused.status).toBe(401);
+  });
+
+  it('shows a key at its limit, and banned after it kept sending past the 429s', async () => {
+    await page.getByLabel('Key name').fill('busy');
+    await page.getByRole('button', { name: 'Generate key' }).click();
+    const busy = await page.getByRole('textbox', { name: 'Secret key' }).inputValue();
+    // Free: 60 a minute; more than 30 refusals in a minute ban the key (shipped defaults).
+    const statuses: number[] = [];
+    for (let i = 0; i < 95; i++) statuses.push((await sendMessage(platform.baseUrl, busy, `m${i}`)).status);
+    expect(statuses.filter((s) => s === 202)).toHaveLength(60);
+    expect(statuses.slice(60).every((s) => s === 429)).toBe(true);
+
+    await page.getByRole('link', { name: 'Plan & usage' }).click();
+    const key = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: /^busy/ }) });
+    await key.waitFor();
+    expect(await page.getByRole('heading', { name: /^browser test/ }).count()).toBe(0); // revoked: not listed
+    expect(await key.getByText('60 of 60 used, 0 left').isVisible()).toBe(true);
+    expect(await key.getByText('(limit reached)').isVisible()).toBe(true);
+    expect(await key.getByRole('progressbar', { name: 'This minute' }).getAttribute('aria-valuenow')).toBe('60');
+    expect(await key.getByText('Temporarily banned').isVisible()).toBe(true);
+    expect(await page.getByText('1 revoked key is not shown.').isVisible()).toBe(true);
+    await screenshot(page, '03b-usage-limit-and-ban');
     await page.context().close();
   });
 });

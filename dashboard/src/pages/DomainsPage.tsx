@@ -660,7 +660,7 @@ function RemoveDialog({
       footer={(
         <>
           <button type="button" className="button secondary" onClick={close} autoFocus>Cancel</button>
-          {live && !redirect && pointing.length === 0
+          {live && !redirect && pointing.length === 0 && project.domains.primary !== name
             ? <button type="button" className="button secondary" onClick={() => onRedirectFirst(name)}>Set up a redirect first</button>
             : null}
           <button type="button" className="button danger" disabled={busy || pointing.length > 0} onClick={() => void remove()}>
