@@ -115,8 +115,10 @@ describe('the CDK app, synthesized as `cdk synth` does (cdk.json context, real b
   let platform: PlatformApp;
   let reports: PluginReport[];
 
+  let outdir: string;
+
   beforeAll(() => {
-    const outdir = tempOutdir();
+    outdir = tempOutdir();
     platform = buildApp({ context: cdkJsonContext(), outdir });
     // Throws ValidationFailed when cdk-nag reports an unacknowledged error, or (strict mode, cdk.json) warning.
     platform.app.synth();
@@ -180,6 +182,18 @@ describe('the CDK app, synthesized as `cdk synth` does (cdk.json context, real b
       // Never on the app or a whole stack.
       expect(v.acknowledgedAt?.split('/').length ?? 0, v.ruleName).toBeGreaterThanOrEqual(3);
     }
+  });
+
+  it('builds the dashboard app with Vite at synth and stages it for the deployment, index.html and its assets', () => {
+    const deployments = Template.fromStack(platform.dashboardStack).findResources('Custom::CDKBucketDeployment');
+    const [appKey] = (Object.values(deployments)[0]?.Properties.SourceObjectKeys ?? []) as string[];
+    const appDir = join(outdir, `asset.${(appKey ?? '').replace(/\.zip$/, '')}`);
+    const html = readFileSync(join(appDir, 'index.html'), 'utf8');
+    const scripts = [...html.matchAll(/src="\.\/(assets\/[^"]+\.js)"/g)].map((m) => m[1] as string);
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const script of scripts) expect(readFileSync(join(appDir, script), 'utf8').length, script).toBeGreaterThan(1000);
+    // Built output only: no sources (TypeScript) in what is deployed.
+    expect(html).not.toContain('src/main.tsx');
   });
 
   it('fails synth when a finding is not acknowledged', () => {
