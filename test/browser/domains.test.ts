@@ -211,6 +211,23 @@ describe('custom domains on a Pro account', () => {
     expect((await edge(CAA_WWW)).status).toBe(200);
   });
 
+  it('offers to set up a redirect before removing a live domain, and the redirect form starts from it', async () => {
+    const dialog = await removeViaMenu(CAA_WWW);
+    expect(await dialog.getByText('No redirect is set up').isVisible()).toBe(true);
+    await dialog.getByRole('button', { name: 'Set up a redirect first' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    // Focus lands on the redirect form's From, set to the domain (once the dialog has closed).
+    await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('redirect-from');
+    expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe(CAA_WWW);
+    await page.getByLabel('To', { exact: true }).selectOption('demo.platform.example.com');
+    await page.getByLabel('Status', { exact: true }).selectOption('308');
+    await page.getByRole('button', { name: 'Add redirect' }).click();
+    await page.getByText(`${CAA_WWW} now redirects to demo.platform.example.com (308).`).waitFor();
+    const answer = await edge(CAA_WWW, '/a?b=c');
+    expect(answer.status).toBe(308);
+    expect(answer.headers.location).toBe('https://demo.platform.example.com/a?b=c');
+  });
+
   it('removes domains from their menu: refused while a redirect points at it, warned without a redirect, refused by the edge at once', async () => {
     // www is the target of the apex's redirect: the dialog says so and offers no Remove.
     let dialog = await removeViaMenu(WWW);

@@ -94,7 +94,7 @@ export async function screenshotOf(locator: Locator, name: string): Promise<void
 /** Collects uncaught page errors and console errors, to fail a test on them. */
 export function watchErrors(page: Page): string[] {
   const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message} ${error.stack?.split('\n').slice(1, 4).join(' | ') ?? ''}`));
   page.on('console', (message) => {
     if (message.type() === 'error') errors.push(`console: ${message.text()}`);
   });

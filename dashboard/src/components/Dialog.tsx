@@ -10,12 +10,15 @@ export function Dialog({
   onClose,
   children,
   footer,
+  onClosed,
 }: {
   readonly open: boolean;
   readonly title: string;
   readonly onClose: () => void;
   readonly children: ReactNode;
   readonly footer: ReactNode;
+  /** After it closed and focus went back (to move focus elsewhere instead). */
+  readonly onClosed?: () => void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
@@ -39,17 +42,18 @@ export function Dialog({
       event.preventDefault();
       onClose();
     };
-    const onClosed = () => {
+    const handleClose = () => {
       const target = opener.current;
       if (target instanceof HTMLElement && target.isConnected) target.focus();
+      onClosed?.();
     };
     dialog.addEventListener('cancel', onCancel);
-    dialog.addEventListener('close', onClosed);
+    dialog.addEventListener('close', handleClose);
     return () => {
       dialog.removeEventListener('cancel', onCancel);
-      dialog.removeEventListener('close', onClosed);
+      dialog.removeEventListener('close', handleClose);
     };
-  }, [onClose]);
+  }, [onClose, onClosed]);
 
   return (
     <dialog ref={ref} className="dialog" aria-labelledby={titleId}>

@@ -31,6 +31,7 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
   const [redirectFrom, setRedirectFrom] = useState<string>();
   const [removing, setRemoving] = useState<Domain>();
   const [focusDomain, setFocusDomain] = useState<string>();
+  const pendingRedirect = useRef<string | undefined>(undefined);
 
   const setProject = project.setData;
   const setDomains = domains.setData;
@@ -139,8 +140,13 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
                 domain={removing}
                 onClose={() => setRemoving(undefined)}
                 onRedirectFirst={(name) => {
+                  pendingRedirect.current = name;
                   setRemoving(undefined);
-                  setRedirectFrom(name);
+                }}
+                onClosed={() => {
+                  // Once the dialog has closed (and put focus back), move focus to the redirect form.
+                  if (pendingRedirect.current) setRedirectFrom(pendingRedirect.current);
+                  pendingRedirect.current = undefined;
                 }}
                 onRemoved={(name, warning) => {
                   setRemoving(undefined);
@@ -620,12 +626,14 @@ function RemoveDialog({
   domain,
   onClose,
   onRedirectFirst,
+  onClosed,
   onRemoved,
 }: {
   readonly project: Project;
   readonly domain: Domain | undefined;
   readonly onClose: () => void;
   readonly onRedirectFirst: (domain: string) => void;
+  readonly onClosed: () => void;
   readonly onRemoved: (domain: string, warning: string | undefined) => void;
 }) {
   const { api, me } = useApp();
@@ -657,6 +665,7 @@ function RemoveDialog({
       open={domain !== undefined}
       title={`Remove ${name}?`}
       onClose={close}
+      onClosed={onClosed}
       footer={(
         <>
           <button type="button" className="button secondary" onClick={close} autoFocus>Cancel</button>
