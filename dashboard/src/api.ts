@@ -22,7 +22,10 @@ export class ApiError extends Error {
 export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) {
     const fields = error.problem?.errors?.map((e) => `${e.field}: ${e.message}`).join('; ');
-    return fields ? `${error.message} (${fields})` : error.message;
+    const message = fields ? `${error.message} (${fields})` : error.message;
+    // A server error's detail is generic: the request ID lets support find what happened.
+    const requestId = error.status >= 500 ? error.problem?.requestId : undefined;
+    return requestId ? `${message} If it keeps happening, contact support with request ID ${requestId}.` : message;
   }
   if (error instanceof TypeError) return 'The service could not be reached. Check your connection and try again.';
   return error instanceof Error ? error.message : String(error);

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDashboard, launchBrowser, newContext, watchErrors } from './support.js';
+import { buildDashboard, launchBrowser, newContext, screenshot, watchErrors } from './support.js';
 
 // The AWS sign-in path (Cognito managed login, authorization code + PKCE) in the real browser,
 // against a stand-in for Cognito's /oauth2/authorize, /oauth2/token and /logout that checks
@@ -183,6 +183,7 @@ describe('Cognito managed login with PKCE', () => {
     await page.goto('/#/usage');
     await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
     expect(await page.getByText('Development sign-in').count()).toBe(0);
+    await screenshot(page, '00-sign-in-cognito');
     await page.getByRole('button', { name: 'Sign in or create an account' }).click();
 
     await page.getByRole('heading', { name: 'Plan & usage', level: 1 }).waitFor();

@@ -211,6 +211,22 @@ describe('custom domains on a Pro account', () => {
     expect((await edge(CAA_WWW)).status).toBe(200);
   });
 
+  it('says when no record is found yet (up to 48 hours to propagate), and removes a domain that never served without a warning', async () => {
+    const missing = 'www.missing-browser.test';
+    await addDomain(missing, missing);
+    await page.getByRole('button', { name: `Verify ${missing}` }).click();
+    await waitForState(missing, 'DNS check failed');
+    const alert = card(missing).getByRole('alert').filter({ hasText: 'No DNS record found yet' });
+    expect(await alert.textContent()).toMatch(/up to 48 hours/);
+    expect(await card(missing).getByText('No record', { exact: true }).isVisible()).toBe(true);
+
+    const dialog = await removeViaMenu(missing);
+    expect(await dialog.getByText('No redirect is set up').count()).toBe(0);
+    await dialog.getByRole('button', { name: 'Remove domain' }).click();
+    await page.getByText(`${missing} was removed and no longer serves traffic.`).waitFor();
+    expect(await card(missing).count()).toBe(0);
+  });
+
   it('offers to set up a redirect before removing a live domain, and the redirect form starts from it', async () => {
     const dialog = await removeViaMenu(CAA_WWW);
     expect(await dialog.getByText('No redirect is set up').isVisible()).toBe(true);

@@ -88,7 +88,12 @@ export async function screenshot(page: Page, name: string, fullPage = true): Pro
 /** A screenshot of one element (a domain card, a dialog). */
 export async function screenshotOf(locator: Locator, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
+  // The sticky header would cover the top of an element scrolled into view. (Through the CSSOM:
+  // the dashboard's CSP refuses the inline style tag of Playwright's `style` option.)
+  const header = (position: string) => `document.querySelector('.topbar')?.style.setProperty('position', '${position}')`;
+  await locator.page().evaluate(header('static'));
   await locator.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+  await locator.page().evaluate(header(''));
 }
 
 /** Collects uncaught page errors and console errors, to fail a test on them. */

@@ -42,6 +42,7 @@ export function UsagePage() {
 
       <section aria-labelledby="plan-heading" className="card">
         <h2 id="plan-heading">Current plan: {planName(plans, account.plan)}</h2>
+        <p className="hint">Account {account.name} (<code>{account.accountId}</code>)</p>
         <dl className="facts">
           <div>
             <dt>Requests per minute</dt>
