@@ -88,6 +88,7 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
                 ? (
                     <AddDomainForm
                       project={p}
+                      addedPending={list.some((d) => d.domain === focusDomain && d.state === 'pending_dns')}
                       onAdded={(domain) => {
                         setDomains((current) => [...(current ?? []).filter((d) => d.domain !== domain.domain), domain]);
                         setFocusDomain(domain.domain);
@@ -185,10 +186,12 @@ function DefaultDomainCard({ project }: { readonly project: Project }) {
 
 interface AddDomainFormProps {
   readonly project: Project;
+  /** Whether the domain added last still waits for its DNS record (its hint stays until then). */
+  readonly addedPending: boolean;
   readonly onAdded: (domain: Domain) => void;
 }
 
-function AddDomainForm({ project, onAdded }: AddDomainFormProps) {
+function AddDomainForm({ project, addedPending, onAdded }: AddDomainFormProps) {
   const { api, me } = useApp();
   const [input, setInput] = useState('');
   const [busy, setBusy] = useState(false);
@@ -244,7 +247,7 @@ function AddDomainForm({ project, onAdded }: AddDomainFormProps) {
       </form>
       <ActionError message={error} id={errorId} />
       <p role="status" className="status-line">
-        {added
+        {added && addedPending
           ? (
               <>
                 <span aria-hidden="true">✓ </span>Added <strong>{added.domain.domain}</strong>
