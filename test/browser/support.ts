@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -30,8 +30,13 @@ export async function buildDashboard(): Promise<string> {
   ].sort();
   const hash = createHash('sha256');
   for (const file of inputs) hash.update(file).update(readFileSync(file));
-  const outDir = join(tmpdir(), `dashboard-browser-test-${hash.digest('hex').slice(0, 16)}`);
+  const name = `dashboard-browser-test-${hash.digest('hex').slice(0, 16)}`;
+  const outDir = join(tmpdir(), name);
   if (existsSync(join(outDir, 'index.html'))) return outDir;
+  // Builds of older sources are of no further use.
+  for (const old of readdirSync(tmpdir()).filter((n) => n.startsWith('dashboard-browser-test-') && n !== name)) {
+    rmSync(join(tmpdir(), old), { recursive: true, force: true });
+  }
   // Vitest runs with NODE_ENV=test, which would make Vite bundle React's development build.
   const nodeEnv = process.env.NODE_ENV;
   process.env.NODE_ENV = 'production';
