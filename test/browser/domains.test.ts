@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDns, type TestDnsServer } from '../support/dns-server.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
 import {
-  buildDashboard, http, launchBrowser, newContext, screenshot, screenshotOf, unnamedControls, watchErrors,
+  buildDashboard, http, launchBrowser, newContext, PHONE_WIDTH, pageWidth, screenshot, screenshotOf, unnamedControls,
+  watchErrors,
 } from './support.js';
 
 // Issue 5 "must show", through the UI only, on the Pro demo account and its deployed demo project:
@@ -84,7 +85,7 @@ describe('custom domains on a Pro account', () => {
     await page.getByRole('heading', { name: 'Demo site: settings' }).waitFor();
     await page.getByRole('navigation', { name: 'Project settings' }).getByRole('link', { name: 'Domains' }).click();
     await page.getByRole('heading', { name: 'Demo site: domains' }).waitFor();
-    expect(await page.getByText('No custom domains yet.').isVisible()).toBe(true);
+    await page.getByText('No custom domains yet.').waitFor(); // the list loads after the project
   });
 
   it('adds a subdomain: shows the normalised name and the exact CNAME record (TTL 3600) with copy buttons', async () => {
@@ -289,7 +290,8 @@ describe('custom domains on a Pro account', () => {
     const table = phone.getByRole('table', { name: 'DNS records for blog.shop-browser.test' });
     await table.waitFor();
     expect(await table.locator('.record-value').textContent()).toBe(platform.platformHost);
-    expect(await phone.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    const width = await pageWidth(phone);
+    expect(width.width, width.overflowing.join('\n')).toBe(PHONE_WIDTH);
     await screenshot(phone, '12-phone-domains');
     await phone.context().close();
     expect(phoneErrors.filter((e) => !/status of 4\d\d/.test(e))).toEqual([]);

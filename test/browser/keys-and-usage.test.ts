@@ -2,7 +2,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
 import {
-  buildDashboard, launchBrowser, newContext, screenshot, sendMessage, unnamedControls, watchErrors,
+  buildDashboard, launchBrowser, newContext, PHONE_WIDTH, pageWidth, screenshot, sendMessage, unnamedControls,
+  watchErrors,
 } from './support.js';
 
 // Issue 5 "must show", through the UI only: sign in, generate a key and send a message with it,
@@ -74,7 +75,7 @@ describe('API keys', () => {
     expect(await header.getByText('Development sign-in').isVisible()).toBe(true);
     expect(await header.getByText('new.owner@example.test').isVisible()).toBe(true);
     expect(await header.getByText('Free plan').isVisible()).toBe(true);
-    expect(await page.getByText('No keys yet.').isVisible()).toBe(true);
+    await page.getByText('No keys yet.').waitFor();
 
     // An empty name is refused next to the form, without a request.
     await page.getByRole('button', { name: 'Generate key' }).click();
@@ -237,13 +238,15 @@ describe('Free plan', () => {
     await page.getByRole('link', { name: 'Projects' }).click();
     await page.getByRole('link', { name: 'Domains of Free site' }).click();
     await page.getByRole('heading', { name: 'Custom domains need the Pro plan or above' }).waitFor();
-    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    const width = await pageWidth(page);
+    expect(width.width, width.overflowing.join('\n')).toBe(PHONE_WIDTH);
     await screenshot(page, '10-phone-free-domains');
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.getByLabel('Key name').fill('phone');
     await page.getByRole('button', { name: 'Generate key' }).click();
     await page.getByRole('textbox', { name: 'Secret key' }).waitFor();
-    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    const widthWithKey = await pageWidth(page);
+    expect(widthWithKey.width, widthWithKey.overflowing.join('\n')).toBe(PHONE_WIDTH);
     await screenshot(page, '11-phone-keys');
   });
 });

@@ -71,11 +71,14 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
+/** A phone's viewport width in CSS pixels (the page must not be wider: no horizontal scrolling). */
+export const PHONE_WIDTH = 390;
+
 export async function newContext(browser: Browser, baseURL: string, phone = false): Promise<BrowserContext> {
   const context = await browser.newContext({
     baseURL,
     ...(phone
-      ? { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true }
+      ? { viewport: { width: PHONE_WIDTH, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true }
       : { viewport: { width: 1280, height: 900 } }),
   });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
@@ -152,3 +155,20 @@ export const sendMessage = (messagesApiUrl: string, key: string, message = 'Hell
     headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ message }),
   });
+
+/**
+ * The page's width, and the elements that stick out to the right of a phone's viewport (to name
+ * the culprit when the page scrolls sideways).
+ */
+export async function pageWidth(page: Page): Promise<{ width: number; overflowing: string[] }> {
+  return (await page.evaluate(`(() => {
+    const overflowing = [];
+    for (const el of document.querySelectorAll('body *')) {
+      const right = el.getBoundingClientRect().right;
+      if (right > ${PHONE_WIDTH} + 0.5) {
+        overflowing.push(el.tagName.toLowerCase() + '.' + el.className + ' → ' + Math.round(right) + ': ' + (el.textContent || '').slice(0, 30));
+      }
+    }
+    return { width: document.documentElement.scrollWidth, overflowing: overflowing.slice(0, 10) };
+  })()`)) as { width: number; overflowing: string[] };
+}
