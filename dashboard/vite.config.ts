@@ -12,8 +12,15 @@ export default defineConfig({
     outDir: 'dist',
     emptyOutDir: true,
     target: 'es2022',
-    sourcemap: true,
   },
-  server: { host: '127.0.0.1' },
+  // `npx vite dashboard` while `npm start` runs: the app from source, its config and API from the
+  // local platform's dashboard server (default port 3002).
+  server: {
+    host: '127.0.0.1',
+    proxy: {
+      '/config.json': 'http://127.0.0.1:3002',
+      '/api': 'http://127.0.0.1:3002',
+    },
+  },
   preview: { host: '127.0.0.1' },
 });
