@@ -153,6 +153,8 @@ describe('API keys', () => {
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
     expect(await page.evaluate('document.activeElement?.getAttribute("aria-label")')).toMatch(/^Revoke browser test/);
+    // Focus is visible on it (keyboard focus draws the outline).
+    expect(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle')).toBe('solid');
     expect((await sendMessage(platform.baseUrl, secret)).status).toBe(202);
 
     await page.keyboard.press('Enter');
