@@ -263,6 +263,8 @@ describe('custom domains on a Pro account', () => {
     await dialog.getByRole('button', { name: 'Remove domain' }).click();
     await page.getByText(`${APEX} was removed and no longer serves traffic.`).waitFor();
     expect(await card(APEX).count()).toBe(0);
+    // Focus goes to the list the domain left, not to the top of the page.
+    expect(await page.evaluate('document.activeElement?.id')).toBe('domains-heading');
     expect((await edge(APEX)).status).toBe(404);
 
     // www is live, primary, and nothing redirects from it: the dialog warns.

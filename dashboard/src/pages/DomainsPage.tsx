@@ -31,7 +31,8 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
   const [redirectFrom, setRedirectFrom] = useState<string>();
   const [removing, setRemoving] = useState<Domain>();
   const [focusDomain, setFocusDomain] = useState<string>();
-  const pendingRedirect = useRef<string | undefined>(undefined);
+  /** What to do once the remove dialog has closed and given focus back (then focus can move on). */
+  const afterDialog = useRef<(() => void) | undefined>(undefined);
 
   const setProject = project.setData;
   const setDomains = domains.setData;
@@ -83,7 +84,8 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
           )
         : (
             <>
-              {pageNotice ? <Notice tone={pageNotice.tone} live>{pageNotice.text}</Notice> : null}
+              {/* A live region that is always there, so its messages are announced. */}
+              <div role="status">{pageNotice ? <Notice tone={pageNotice.tone}>{pageNotice.text}</Notice> : null}</div>
               {deployed
                 ? (
                     <AddDomainForm
@@ -107,7 +109,7 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
 
               <section aria-labelledby="domains-heading" className="domain-section">
                 <div className="section-head">
-                  <h2 id="domains-heading">Custom domains</h2>
+                  <h2 id="domains-heading" tabIndex={-1}>Custom domains</h2>
                   <button type="button" className="button small secondary" onClick={() => void domains.reload()}>Refresh</button>
                 </div>
                 {domains.error ? <Notice tone="error">{domains.error}</Notice> : null}
@@ -141,15 +143,15 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
                 domain={removing}
                 onClose={() => setRemoving(undefined)}
                 onRedirectFirst={(name) => {
-                  pendingRedirect.current = name;
+                  afterDialog.current = () => setRedirectFrom(name);
                   setRemoving(undefined);
                 }}
                 onClosed={() => {
-                  // Once the dialog has closed (and put focus back), move focus to the redirect form.
-                  if (pendingRedirect.current) setRedirectFrom(pendingRedirect.current);
-                  pendingRedirect.current = undefined;
+                  afterDialog.current?.();
+                  afterDialog.current = undefined;
                 }}
                 onRemoved={(name, warning) => {
+                  afterDialog.current = () => document.getElementById('domains-heading')?.focus();
                   setRemoving(undefined);
                   domains.setData((current) => current?.filter((d) => d.domain !== name));
                   void project.reload();
@@ -157,7 +159,6 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
                     tone: warning ? 'warning' : 'success',
                     text: `${name} was removed and no longer serves traffic.${warning ? ` ${warning}` : ''}`,
                   });
-                  document.getElementById('domains-heading')?.focus();
                 }}
               />
             </>
