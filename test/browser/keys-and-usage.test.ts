@@ -165,6 +165,8 @@ describe('API keys', () => {
     const row = page.getByRole('row', { name: /browser test/ });
     await row.getByText('Revoked').waitFor();
     expect(await row.getByRole('button').count()).toBe(0);
+    await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('keys-heading');
+    await page.getByRole('status').filter({ hasText: /Key browser test \(sk_live_.*\) is revoked\./ }).waitFor({ state: 'attached' });
 
     const refused = await sendMessage(platform.baseUrl, secret);
     expect(refused.status).toBe(401);

@@ -19,6 +19,7 @@ export function KeysPage() {
   const [created, setCreated] = useState<CreatedKey>();
   const [revoking, setRevoking] = useState<Key>();
   const [announcement, setAnnouncement] = useState('');
+  const focusList = useRef(false);
 
   return (
     <>
@@ -40,7 +41,7 @@ export function KeysPage() {
 
       <section aria-labelledby="keys-heading" className="card">
         <div className="card-head">
-          <h2 id="keys-heading">Your keys</h2>
+          <h2 id="keys-heading" tabIndex={-1}>Your keys</h2>
           <button type="button" className="button small secondary" onClick={() => void keys.reload()}>Refresh</button>
         </div>
         <p className="visually-hidden" role="status">{announcement}</p>
@@ -105,7 +106,13 @@ export function KeysPage() {
       <RevokeDialog
         keyToRevoke={revoking}
         onClose={() => setRevoking(undefined)}
+        onClosed={() => {
+          if (focusList.current) document.getElementById('keys-heading')?.focus();
+          focusList.current = false;
+        }}
         onRevoked={(key) => {
+          // Its Revoke button is gone: once the dialog has closed, focus goes to the list.
+          focusList.current = true;
           setRevoking(undefined);
           setAnnouncement(`Key ${key.name} (${maskedKey(key)}) is revoked.`);
           keys.setData((current) => current?.map((k) => (k.keyId === key.keyId ? key : k)));
@@ -212,10 +219,12 @@ function NewKeyPanel({ created, onDone }: { readonly created: CreatedKey; readon
 function RevokeDialog({
   keyToRevoke,
   onClose,
+  onClosed,
   onRevoked,
 }: {
   readonly keyToRevoke: Key | undefined;
   readonly onClose: () => void;
+  readonly onClosed: () => void;
   readonly onRevoked: (key: Key) => void;
 }) {
   const { api, me } = useApp();
@@ -242,6 +251,7 @@ function RevokeDialog({
       open={keyToRevoke !== undefined}
       title={`Revoke the key “${keyToRevoke?.name ?? ''}”?`}
       onClose={close}
+      onClosed={onClosed}
       footer={(
         <>
           <button type="button" className="button secondary" onClick={close} autoFocus>Cancel</button>
