@@ -29,12 +29,10 @@ export class MemoryLimiterStore implements LimiterStore {
     item.minuteCount += 1;
     item.dayCount += 1;
     item.lastUsedAt = c.nowMs;
-    return {
-      minuteCount: item.minuteCount,
-      dayCount: item.dayCount,
-      ...(item.minuteLimit === undefined ? {} : { minuteLimit: item.minuteLimit }),
-      ...(item.dayLimit === undefined ? {} : { dayLimit: item.dayLimit }),
-    };
+    const consumed: Mutable<Consumed> = { minuteCount: item.minuteCount, dayCount: item.dayCount };
+    if (item.minuteLimit !== undefined) consumed.minuteLimit = item.minuteLimit;
+    if (item.dayLimit !== undefined) consumed.dayLimit = item.dayLimit;
+    return consumed;
   }
 
   async get(id: string): Promise<LimiterItem | undefined> {

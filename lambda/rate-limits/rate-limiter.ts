@@ -197,18 +197,18 @@ export class RateLimiter {
     counted: Consumed,
     consumption: Consumption,
   ): LimiterDecision {
-    const windows = windowsAt(nowMs);
+    // The item the write left behind; its windows are the consumption's (both are those of nowMs).
     return {
       outcome: 'allowed',
       consumption,
       state: this.stateOf(subject, nowMs, {
         id: subject.id,
-        minuteWindow: windows.minute,
-        dayWindow: windows.day,
+        minuteWindow: consumption.minuteWindow,
+        dayWindow: consumption.dayWindow,
         minuteCount: counted.minuteCount,
         dayCount: counted.dayCount,
-        ...(counted.minuteLimit === undefined ? {} : { minuteLimit: counted.minuteLimit }),
-        ...(counted.dayLimit === undefined ? {} : { dayLimit: counted.dayLimit }),
+        minuteLimit: counted.minuteLimit,
+        dayLimit: counted.dayLimit,
       }),
     };
   }
