@@ -1,5 +1,5 @@
 import type {
-  Account, AddedDomain, CreatedKey, Domain, DomainConfig, Key, Me, Plan, Problem, Project, RedirectStatus,
+  Account, AddedDomain, CreatedKey, DeployFile, Domain, DomainConfig, Key, Me, Plan, Problem, Project, RedirectStatus,
   RemovedDomain, Usage,
 } from './types';
 
@@ -95,6 +95,13 @@ export class Api {
 
   project = (accountId: string, projectId: string) =>
     this.request<Project>('GET', `/accounts/${seg(accountId)}/projects/${seg(projectId)}`);
+
+  createProject = (accountId: string, input: { slug: string; name?: string }) =>
+    this.request<Project>('POST', `/accounts/${seg(accountId)}/projects`, input);
+
+  /** Uploads a whole site; the answer is the project once the deploy finished (live only if it succeeded). */
+  deploy = (accountId: string, projectId: string, files: readonly DeployFile[]) =>
+    this.request<Project>('POST', `${this.projectPath(accountId, projectId)}/deploys`, { files });
 
   private projectPath = (accountId: string, projectId: string) => `/accounts/${seg(accountId)}/projects/${seg(projectId)}`;
 

@@ -6,10 +6,11 @@ export const formatDateTime = (iso: string) => dateTime.format(new Date(iso));
 export const formatTime = (iso: string) => time.format(new Date(iso));
 export const formatNumber = (n: number) => number.format(n);
 
+/** Sizes in decimal units (1 MB = 1,000,000 bytes), as the deploy limit is stated. */
 export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} KB`;
+  return `${(bytes / 1_000_000).toFixed(2)} MB`;
 }
 
 /** "in 42 s", "in 3 min", "in 5 h" (for resets and bans). */

@@ -77,6 +77,12 @@ export interface Deploy {
   readonly error?: string;
 }
 
+/** One file of a deploy: a path inside the site (e.g. `assets/app.css`) and its bytes in base64. */
+export interface DeployFile {
+  readonly path: string;
+  readonly content: string;
+}
+
 export type RedirectStatus = 301 | 302 | 307 | 308;
 export const REDIRECT_STATUSES: readonly RedirectStatus[] = [301, 302, 307, 308];
 

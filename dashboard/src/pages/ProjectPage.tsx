@@ -1,15 +1,21 @@
+import { useEffect, useState } from 'react';
 import { Loading, Notice } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
 import { Time } from '../components/Time';
 import { useAsync } from '../components/useAsync';
 import { useApp } from '../context';
+import { clearFlash, peekFlash } from '../flash';
 import { formatBytes, formatNumber } from '../format';
 import { href } from '../router';
+import { DeploySection } from './DeploySection';
 import { DeployBadge, ProjectNav } from './project-parts';
 
 export function ProjectPage({ projectId }: { readonly projectId: string }) {
   const { api, config, me } = useApp();
   const project = useAsync(() => api.project(me.account.accountId, projectId), [api, me.account.accountId, projectId]);
+  // "Project created" from the New project form, shown while this page is open.
+  const [flash] = useState(() => peekFlash(href.project(projectId)));
+  useEffect(() => clearFlash(href.project(projectId)), [projectId]);
   if (!project.data) {
     return (
       <>
@@ -25,12 +31,19 @@ export function ProjectPage({ projectId }: { readonly projectId: string }) {
     <>
       <ProjectNav project={p} current="general" />
       <PageHeading title={`${p.name}: settings`} />
+      {flash && !p.liveDeployId ? <Notice tone="success" live>{flash}</Notice> : null}
       <section className="card" aria-labelledby="general-heading">
         <h2 id="general-heading">General</h2>
         <dl className="facts">
           <div><dt>Slug</dt><dd><code>{p.slug}</code></dd></div>
           <div><dt>Project ID</dt><dd><code>{p.projectId}</code></dd></div>
-          <div><dt>Default URL</dt><dd><a href={p.url} target="_blank" rel="noreferrer">{p.url}</a></dd></div>
+          <div>
+            <dt>Default URL</dt>
+            <dd>
+              <a href={p.url} target="_blank" rel="noreferrer">{p.url}</a>
+              {p.liveDeployId ? null : <span className="muted"> (not live yet)</span>}
+            </dd>
+          </div>
           <div><dt>Primary domain</dt><dd>{p.domains.primary}</dd></div>
           <div><dt>Created</dt><dd><Time iso={p.createdAt} /></dd></div>
         </dl>
@@ -52,20 +65,23 @@ export function ProjectPage({ projectId }: { readonly projectId: string }) {
               </dl>
             )
           : (
-              <p>
-                Not deployed yet.
-                {config.auth.kind === 'dev'
-                  ? (
-                      <>
-                        {' '}Deploy with the platform CLI:{' '}
-                        <code>{`npm run platform -- projects deploy ./dist --account ${p.accountId} --project ${p.projectId}`}</code>.
-                      </>
-                    )
-                  : null}
-              </p>
+              <p>Not deployed yet: the site is published at its default URL after its first successful deploy.</p>
             )}
         {deploy?.error ? <Notice tone="error" title="The last deploy failed">{deploy.error}</Notice> : null}
         {p.deployState === 'failed' && p.liveDeployId ? <p className="hint">The previous version is still live.</p> : null}
+        <DeploySection
+          project={p}
+          onProject={(deployed) => project.setData(() => deployed)}
+          onReload={() => void project.reload()}
+        />
+        {config.auth.kind === 'dev'
+          ? (
+              <p className="hint cli-hint">
+                Or with the platform CLI:{' '}
+                <code>{`npm run platform -- projects deploy ./dist --account ${p.accountId} --project ${p.projectId}`}</code>
+              </p>
+            )
+          : null}
       </section>
       <p><a className="button secondary" href={href.domains(p.projectId)}>Manage domains</a></p>
     </>

@@ -1,68 +1,180 @@
-import { Loading, Notice } from '../components/Notice';
+import { type FormEvent, useId, useState } from 'react';
+import { errorMessage } from '../api';
+import { ActionError, Loading, Notice } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
 import { Time } from '../components/Time';
 import { useAsync } from '../components/useAsync';
 import { useApp } from '../context';
+import { setFlash } from '../flash';
 import { href } from '../router';
+import type { Project } from '../types';
 import { DeployBadge } from './project-parts';
 
+/** The platform's domain, read off a project the owner has (`<slug>.<domain>`). */
+export function platformDomainOf(projects: readonly Project[] | undefined): string | undefined {
+  const known = projects?.find((p) => p.defaultDomain.startsWith(`${p.slug}.`));
+  return known?.defaultDomain.slice(known.slug.length + 1);
+}
+
+/** A slug suggested by the name: "My Shop!" → "my-shop". */
+export const slugFrom = (name: string) =>
+  name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+/, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+
 export function ProjectsPage() {
-  const { api, config, me } = useApp();
+  const { api, me } = useApp();
   const projects = useAsync(() => api.projects(me.account.accountId), [api, me.account.accountId]);
   return (
     <>
       <PageHeading title="Projects">
         <p className="lead">Each project is published at its own subdomain of the platform.</p>
       </PageHeading>
-      {projects.error ? <Notice tone="error">{projects.error}</Notice> : null}
-      {!projects.data && projects.loading ? <Loading label="Loading projects…" /> : null}
-      {projects.data && projects.data.length === 0
-        ? (
-            <div className="card empty">
-              <p>No projects yet.</p>
-              {config.auth.kind === 'dev'
-                ? (
-                    <p className="hint">
-                      Create and deploy one with the platform CLI:{' '}
-                      <code>npm run platform -- projects create --account {me.account.accountId} --slug my-site</code>.
-                    </p>
-                  )
-                : null}
-            </div>
-          )
-        : null}
-      <ul className="project-list">
-        {projects.data?.map((project) => (
-          <li key={project.projectId} className="card project">
-            <div className="card-head">
-              <h2><a href={href.project(project.projectId)}>{project.name}</a></h2>
-              <DeployBadge state={project.deployState} />
-            </div>
-            <dl className="facts compact">
-              <div>
-                <dt>Default URL</dt>
-                <dd>
-                  {project.liveDeployId
-                    ? <a href={project.url} target="_blank" rel="noreferrer">{project.defaultDomain}</a>
-                    : <span>{project.defaultDomain} <span className="muted">(not live yet)</span></span>}
-                </dd>
+      <NewProjectForm domain={platformDomainOf(projects.data)} />
+      <section aria-labelledby="projects-heading">
+        <h2 id="projects-heading" className="section-title">Your projects</h2>
+        {projects.error ? <Notice tone="error">{projects.error}</Notice> : null}
+        {!projects.data && projects.loading ? <Loading label="Loading projects…" /> : null}
+        {projects.data && projects.data.length === 0
+          ? (
+              <div className="card empty">
+                <p>No projects yet. Create one above, then deploy its files from its settings.</p>
               </div>
-              <div>
-                <dt>Primary domain</dt>
-                <dd>{project.domains.primary}</dd>
+            )
+          : null}
+        <ul className="project-list">
+          {projects.data?.map((project) => (
+            <li key={project.projectId} className="card project">
+              <div className="card-head">
+                <h3><a href={href.project(project.projectId)}>{project.name}</a></h3>
+                <DeployBadge state={project.deployState} />
               </div>
-              <div>
-                <dt>Last deploy</dt>
-                <dd>{project.lastDeploy ? <Time iso={project.lastDeploy.finishedAt ?? project.lastDeploy.startedAt} /> : 'Never'}</dd>
-              </div>
-            </dl>
-            <p className="row">
-              <a className="button small secondary" href={href.project(project.projectId)} aria-label={`Settings of ${project.name}`}>Settings</a>
-              <a className="button small secondary" href={href.domains(project.projectId)} aria-label={`Domains of ${project.name}`}>Domains</a>
-            </p>
-          </li>
-        ))}
-      </ul>
+              <dl className="facts compact">
+                <div>
+                  <dt>Default URL</dt>
+                  <dd>
+                    {project.liveDeployId
+                      ? <a href={project.url} target="_blank" rel="noreferrer">{project.defaultDomain}</a>
+                      : <span>{project.defaultDomain} <span className="muted">(not live yet)</span></span>}
+                  </dd>
+                </div>
+                <div>
+                  <dt>Primary domain</dt>
+                  <dd>{project.domains.primary}</dd>
+                </div>
+                <div>
+                  <dt>Last deploy</dt>
+                  <dd>{project.lastDeploy ? <Time iso={project.lastDeploy.finishedAt ?? project.lastDeploy.startedAt} /> : 'Never'}</dd>
+                </div>
+              </dl>
+              <p className="row">
+                <a className="button small secondary" href={href.project(project.projectId)} aria-label={`Settings of ${project.name}`}>Settings</a>
+                <a className="button small secondary" href={href.domains(project.projectId)} aria-label={`Domains of ${project.name}`}>Domains</a>
+              </p>
+            </li>
+          ))}
+        </ul>
+      </section>
     </>
+  );
+}
+
+function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
+  const { api, me } = useApp();
+  const [name, setName] = useState('');
+  const [slug, setSlug] = useState('');
+  /** Until the owner types a slug, it follows the name. */
+  const [slugEdited, setSlugEdited] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const rulesId = useId();
+  const urlId = useId();
+  const errorId = useId();
+
+  const wanted = slug.trim().toLowerCase();
+  const host = `${wanted || 'your-slug'}.${domain ?? '…'}`;
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (busy) return;
+    if (!wanted) {
+      setError('Choose a slug: it names the project’s address, e.g. my-site.');
+      document.getElementById('project-slug')?.focus();
+      return;
+    }
+    setBusy(true);
+    setError(undefined);
+    try {
+      const input = { slug: wanted, ...(name.trim() ? { name: name.trim() } : {}) };
+      const project = await api.createProject(me.account.accountId, input);
+      const target = href.project(project.projectId);
+      setFlash(
+        target,
+        `Project ${project.name} is created. Deploy its files below to publish it at ${project.defaultDomain}.`,
+      );
+      location.hash = target;
+    } catch (e) {
+      setError(errorMessage(e));
+      setBusy(false);
+      document.getElementById('project-slug')?.focus();
+    }
+  };
+
+  return (
+    <section aria-labelledby="new-project-heading" className="card">
+      <h2 id="new-project-heading">New project</h2>
+      <form className="new-project" onSubmit={(e) => void onSubmit(e)} noValidate>
+        <div className="grid2">
+          <div className="field">
+            <label htmlFor="project-name">Name <span className="optional">(optional)</span></label>
+            <input
+              id="project-name"
+              value={name}
+              maxLength={100}
+              autoComplete="off"
+              onChange={(e) => {
+                setName(e.target.value);
+                if (!slugEdited) setSlug(slugFrom(e.target.value));
+              }}
+            />
+            <p className="hint">Shown in the dashboard. Without one, the slug is the name.</p>
+          </div>
+          <div className="field">
+            <label htmlFor="project-slug">Slug</label>
+            <input
+              id="project-slug"
+              value={slug}
+              autoComplete="off"
+              autoCapitalize="none"
+              spellCheck={false}
+              required
+              aria-describedby={`${rulesId} ${urlId}${error ? ` ${errorId}` : ''}`}
+              aria-invalid={error ? true : undefined}
+              onChange={(e) => {
+                setSlug(e.target.value);
+                setSlugEdited(e.target.value !== '');
+              }}
+            />
+            <p className="hint" id={rulesId}>
+              3 to 40 lower-case letters, digits or hyphens, not starting or ending with a hyphen. Some names (www,
+              api, …) are kept by the platform. It cannot be changed later.
+            </p>
+          </div>
+        </div>
+        <p className="url-preview" id={urlId}>
+          Default URL: <code>https://{host}</code>
+          {domain ? null : <span className="hint block">The platform’s domain is shown once the project is created.</span>}
+        </p>
+        <button type="submit" className="button primary" aria-disabled={busy ? true : undefined}>
+          {busy ? 'Creating…' : 'Create project'}
+        </button>
+        <ActionError message={error} id={errorId} />
+      </form>
+    </section>
   );
 }

@@ -1,0 +1,16 @@
+/**
+ * A message for the next page (a hash navigation loses component state): "Project created" on
+ * the settings page the form goes to. Keyed by where it is meant to show.
+ */
+let pending: { readonly key: string; readonly message: string } | undefined;
+
+export function setFlash(key: string, message: string): void {
+  pending = { key, message };
+}
+
+/** The message meant for `key`, if any (it stays until clearFlash, so a re-render keeps it). */
+export const peekFlash = (key: string): string | undefined => (pending?.key === key ? pending.message : undefined);
+
+export function clearFlash(key: string): void {
+  if (pending?.key === key) pending = undefined;
+}

@@ -1,0 +1,266 @@
+import { type ChangeEvent, type FormEvent, useId, useRef, useState } from 'react';
+import { ApiError, errorMessage } from '../api';
+import { Notice } from '../components/Notice';
+import { Time } from '../components/Time';
+import { useApp } from '../context';
+import { encodeFiles, MAX_SITE_BYTES_HINT, type Selection, selectFiles } from '../deploy-files';
+import { formatBytes, formatNumber } from '../format';
+import type { Project } from '../types';
+import { DeployBadge } from './project-parts';
+
+type Phase =
+  | { readonly kind: 'idle' } |
+  { readonly kind: 'reading'; readonly done: number; readonly total: number } |
+  { readonly kind: 'uploading' } |
+  { readonly kind: 'succeeded'; readonly project: Project } |
+  { readonly kind: 'failed'; readonly message: string };
+
+/** How many chosen files are listed by name (the count and size cover them all). */
+const LISTED = 100;
+
+const plural = (n: number, one: string, many = `${one}s`) => `${formatNumber(n)} ${n === 1 ? one : many}`;
+
+/**
+ * Deploys a site from the browser: a folder (or files) read into base64 and sent in one request,
+ * as the CLI does. The service makes the new version live only once every file is stored.
+ */
+export function DeploySection({
+  project,
+  onProject,
+  onReload,
+}: {
+  readonly project: Project;
+  /** The project as the deploy left it. */
+  readonly onProject: (project: Project) => void;
+  /** After a failure: the service may have recorded a failed deploy. */
+  readonly onReload: () => void;
+}) {
+  const { api, me } = useApp();
+  const [selection, setSelection] = useState<Selection>();
+  const [phase, setPhase] = useState<Phase>({ kind: 'idle' });
+  const [refusal, setRefusal] = useState<string>();
+  const folderInput = useRef<HTMLInputElement | null>(null);
+  const hintId = useId();
+  const problemsId = useId();
+  const busy = phase.kind === 'reading' || phase.kind === 'uploading';
+
+  const onChoose = (event: ChangeEvent<HTMLInputElement>) => {
+    const chosen = Array.from(event.target.files ?? []);
+    // Cleared so that choosing the same folder again (after a rebuild) is a change too.
+    event.target.value = '';
+    if (chosen.length === 0) return;
+    setSelection(selectFiles(chosen));
+    setPhase({ kind: 'idle' });
+    setRefusal(undefined);
+  };
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (busy) return;
+    if (!selection) {
+      setRefusal('Choose your site’s folder (or its files) first.');
+      folderInput.current?.focus();
+      return;
+    }
+    if (selection.problems.length > 0) {
+      setRefusal('This selection cannot be deployed: see why above.');
+      return;
+    }
+    setRefusal(undefined);
+    const files = selection.files;
+    try {
+      setPhase({ kind: 'reading', done: 0, total: files.length });
+      const encoded = await encodeFiles(files, (done) => setPhase({ kind: 'reading', done, total: files.length }));
+      setPhase({ kind: 'uploading' });
+      const deployed = await api.deploy(me.account.accountId, project.projectId, encoded);
+      onProject(deployed);
+      setPhase({ kind: 'succeeded', project: deployed });
+      setSelection(undefined);
+    } catch (e) {
+      const message = errorMessage(e);
+      setPhase({
+        kind: 'failed',
+        message: e instanceof ApiError && e.code !== 'deploy_failed' && !/live version/.test(message)
+          ? `${message} The live version is unchanged.`
+          : message,
+      });
+      if (e instanceof ApiError) onReload();
+    }
+  };
+
+  const status = ((): string => {
+    switch (phase.kind) {
+      case 'reading':
+        return `Deploying… reading files (${formatNumber(phase.done)} of ${formatNumber(phase.total)})`;
+      case 'uploading':
+        return `Deploying… uploading ${selection ? plural(selection.files.length, 'file') : 'the files'}; the live version changes once every file is stored.`;
+      case 'succeeded':
+        return `Deploy succeeded. Your site is live at ${phase.project.url}`;
+      case 'failed':
+        return 'The deploy failed.';
+      case 'idle':
+        return selection ? `${plural(selection.files.length, 'file')} chosen, ${formatBytes(selection.totalBytes)}.` : '';
+    }
+  })();
+
+  const live = phase.kind === 'succeeded' ? phase.project : undefined;
+  const finished = live?.lastDeploy;
+
+  return (
+    <div className="deploy-new" aria-labelledby="new-deploy-heading" role="group">
+      <h3 id="new-deploy-heading">Deploy a new version</h3>
+      <p className="hint" id={hintId}>
+        Choose your site’s folder (your build output, e.g. <code>dist</code>) or its files. It needs an{' '}
+        <code>index.html</code> at its top level, and a deploy carries {MAX_SITE_BYTES_HINT} of files. The live
+        version changes only when the whole deploy succeeds.
+      </p>
+      <form onSubmit={(e) => void onSubmit(e)} noValidate>
+        <div className="file-pickers">
+          <span className="file-picker">
+            <input
+              ref={(node) => {
+                folderInput.current = node;
+                // Not in React's typings: a folder picker (every file named by webkitRelativePath).
+                if (node) node.webkitdirectory = true;
+              }}
+              id="deploy-folder"
+              className="file-input visually-hidden"
+              type="file"
+              multiple
+              onChange={onChoose}
+              aria-describedby={hintId}
+              disabled={busy}
+            />
+            <label htmlFor="deploy-folder" className="button secondary">
+              <FolderIcon /> Choose a folder
+            </label>
+          </span>
+          <span className="file-picker">
+            <input
+              id="deploy-files"
+              className="file-input visually-hidden"
+              type="file"
+              multiple
+              onChange={onChoose}
+              aria-describedby={hintId}
+              disabled={busy}
+            />
+            <label htmlFor="deploy-files" className="button secondary">Choose files</label>
+          </span>
+        </div>
+
+        {selection ? <SelectionSummary selection={selection} problemsId={problemsId} /> : null}
+
+        <p className="row deploy-actions">
+          <button
+            type="submit"
+            className="button primary"
+            aria-disabled={busy ? true : undefined}
+            aria-describedby={selection && selection.problems.length > 0 ? problemsId : undefined}
+          >
+            {busy ? 'Deploying…' : 'Deploy'}
+          </button>
+          {selection && !busy
+            ? (
+                <button
+                  type="button"
+                  className="button secondary"
+                  onClick={() => {
+                    setSelection(undefined);
+                    setRefusal(undefined);
+                  }}
+                >
+                  Clear selection
+                </button>
+              )
+            : null}
+        </p>
+        <p className="action-error" role="alert">{refusal ? <><span aria-hidden="true">✕ </span>{refusal}</> : null}</p>
+      </form>
+
+      <p className={`status-line deploy-status${busy ? ' busy' : ''}`} role="status" aria-live="polite">
+        {busy ? <span className="spinner" aria-hidden="true" /> : null}
+        {/* The selection, the result and the failure are on screen already: here they are only announced. */}
+        {busy ? status : <span className="visually-hidden">{status}</span>}
+      </p>
+
+      {live && finished
+        ? (
+            <Notice tone="success" title="Deploy succeeded: your site is live">
+              <dl className="facts compact deploy-result">
+                <div><dt>State</dt><dd><DeployBadge state={live.deployState} /></dd></div>
+                <div><dt>Deploy</dt><dd><code>{finished.deployId}</code></dd></div>
+                <div><dt>Finished</dt><dd><Time iso={finished.finishedAt ?? finished.startedAt} /></dd></div>
+                {finished.fileCount !== undefined
+                  ? <div><dt>Files</dt><dd>{plural(finished.fileCount, 'file')}{finished.bytes !== undefined ? `, ${formatBytes(finished.bytes)}` : ''}</dd></div>
+                  : null}
+              </dl>
+              <p>
+                Live at <a href={live.url} target="_blank" rel="noreferrer">{live.url}</a>
+                {live.domains.primary !== live.defaultDomain ? ` and at ${live.domains.primary}` : ''}.
+              </p>
+            </Notice>
+          )
+        : null}
+      {phase.kind === 'failed' ? <Notice tone="error" title="The deploy failed">{phase.message}</Notice> : null}
+    </div>
+  );
+}
+
+function FolderIcon() {
+  return (
+    <svg aria-hidden="true" width="16" height="16" viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.5">
+      <path d="M1.75 4.25a1 1 0 0 1 1-1h3.5l1.5 1.75h5.5a1 1 0 0 1 1 1v6.75a1 1 0 0 1-1 1H2.75a1 1 0 0 1-1-1z" />
+    </svg>
+  );
+}
+
+function SelectionSummary({ selection, problemsId }: { readonly selection: Selection; readonly problemsId: string }) {
+  const { files, folder, skipped, totalBytes, bodyBytes, problems } = selection;
+  const listed = files.slice(0, LISTED);
+  const example = files.some((f) => f.path === 'index.html') ? 'index.html' : files[0]?.path;
+  return (
+    <div className="selection">
+      <p className="selection-head">
+        <strong>{folder ? <>Folder <code>{folder}</code></> : 'Chosen files'}</strong>
+        {': '}
+        {plural(files.length, 'file')}, {formatBytes(totalBytes)}
+        <span className="muted"> ({formatBytes(bodyBytes)} to upload)</span>
+      </p>
+      {folder && example
+        ? (
+            <p className="hint">
+              Published from the folder’s contents: <code>{folder}/{example}</code> becomes <code>/{example}</code>.
+            </p>
+          )
+        : null}
+      {skipped.length > 0 ? <p className="hint">Left out (system files): {skipped.join(', ')}</p> : null}
+      {problems.length > 0
+        ? (
+            <div className="notice notice-error" role="alert" id={problemsId}>
+              <span className="notice-icon" aria-hidden="true">✕</span>
+              <div className="notice-text">
+                <p className="notice-title"><span className="visually-hidden">Error: </span>This cannot be deployed</p>
+                <ul className="problems">{problems.map((p) => <li key={p}>{p}</li>)}</ul>
+              </div>
+            </div>
+          )
+        : null}
+      {files.length > 0
+        ? (
+            <details open={files.length <= 12}>
+              <summary>Files to publish</summary>
+              <ul className="file-list">
+                {listed.map((f) => (
+                  <li key={f.path}>
+                    <code>{f.path}</code> <span className="muted">{formatBytes(f.file.size)}</span>
+                  </li>
+                ))}
+                {files.length > LISTED ? <li className="muted">and {plural(files.length - LISTED, 'more file')}</li> : null}
+              </ul>
+            </details>
+          )
+        : null}
+    </div>
+  );
+}
