@@ -231,6 +231,36 @@ describe('creating and deploying a project from the dashboard', () => {
     expect((await edge('/')).body).toContain('Version two');
     expect((await edge('/logo.svg')).headers['content-type']).toBe('image/svg+xml');
     expect((await edge('/assets/app.css')).status).toBe(404); // the previous version's files are not in this one
+
+    // The pickers are reachable with the keyboard, and the focused one shows it on its label.
+    await deploySection().getByRole('button', { name: 'Deploy', exact: true }).focus();
+    await page.keyboard.press('Shift+Tab');
+    expect(await page.evaluate('document.activeElement?.id')).toBe('deploy-files');
+    expect(await page.evaluate(`getComputedStyle(document.querySelector('label[for="deploy-files"]')).outlineStyle`)).toBe('solid');
+  });
+
+  it('explains a deploy the service refuses, and says the live version is unchanged', async () => {
+    // A storage failure cannot be caused through the UI: the service's answer to one is played back.
+    await page.route('**/deploys', (route: Route) => route.fulfill({
+      status: 502,
+      contentType: 'application/problem+json',
+      body: JSON.stringify({
+        status: 502,
+        title: 'Bad Gateway',
+        code: 'deploy_failed',
+        detail: 'Deploy dep_01TEST failed and the live version is unchanged. Retry the deploy.',
+        requestId: 'req-browser-test',
+      }),
+    }));
+    await deploySection().getByLabel('Choose a folder').setInputFiles(siteDir);
+    await deploySection().getByRole('button', { name: 'Deploy', exact: true }).click();
+    const failure = deploySection().getByRole('alert').filter({ hasText: 'The deploy failed' });
+    await failure.waitFor();
+    expect(await failure.textContent()).toContain('Deploy dep_01TEST failed and the live version is unchanged. Retry the deploy.');
+    expect(await failure.textContent()).toContain('request ID req-browser-test');
+    await page.unroute('**/deploys');
+    expect((await edge('/')).body).toContain('Version two');
+    await screenshotOf(deploySection(), '17c-deploy-failed');
   });
 
   it('lists the project, live, with its default URL (the platform’s domain is known from now on)', async () => {
@@ -267,7 +297,8 @@ describe('creating and deploying a project from the dashboard', () => {
   });
 
   it('logged no app errors', () => {
-    // Chromium logs fetch answers of 4xx as console errors (the refused slugs); those are expected.
-    expect(errors.filter((e) => !/status of 4\d\d/.test(e))).toEqual([]);
+    // Chromium logs fetch answers of 4xx as console errors (the refused slugs), and the 502 played
+    // back above; those are expected.
+    expect(errors.filter((e) => !/status of (4\d\d|502 \(Bad Gateway\))/.test(e))).toEqual([]);
   });
 });
