@@ -1,3 +1,4 @@
+import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { callerFromContext } from '../keys/caller.js';
 import { type ApiResult, problemResult, ResponseHeaders, toProxyResult } from '../shared/http.js';
@@ -83,38 +84,47 @@ function withDeadline<T>(routed: Promise<T>, context: Context): Promise<T> {
   });
 }
 
+/** Publishes the invocation's buffered metrics when it ends, answered or not. */
+function publishMetrics(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> {
+  return { after: flushMetrics, onError: flushMetrics };
+}
+
 /**
- * The frame of every API function: request and key ids in the log lines, the collected rate-limit
- * headers on every answer, problems (and anything unexpected) as problem+json, an answer before the
- * function times out, and the invocation's metrics published at its end. Written out rather than as
- * a middy chain with the Powertools middlewares: those cost several times the route's own work on
- * every call (context injection, key stores, metric validation).
+ * The middy chain of every API function: request and key ids in the log lines, the collected
+ * rate-limit headers on every answer, problems (and anything unexpected) as problem+json, an answer
+ * before the function times out, and the invocation's metrics published at its end. The chain is
+ * kept thin on purpose: the Powertools middlewares (context injection, key stores, metric
+ * validation) and middy's per-invocation early-timeout timer cost several times the route's own
+ * work on every call, so the frame passes ids explicitly, buffers metrics, and shares one
+ * deadline timer (bench/README.md, handler overhead).
  */
 function apiHandler(route: Route) {
-  return async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
-    const requestContext = event.requestContext;
-    const requestId = requestContext?.requestId ?? context.awsRequestId;
-    const headers = new ResponseHeaders();
-    const caller = callerFromContext(requestContext?.authorizer);
-    // Never the Authorization header or the key itself: the key id identifies the caller in logs.
-    const party: RequestParty = {
-      caller,
-      sourceIp: requestContext?.identity?.sourceIp ?? 'unknown',
-      log: {
-        requestId,
-        function_request_id: context.awsRequestId,
-        ...(caller.kind === 'key' ? { keyId: caller.keyId } : {}),
-      },
-    };
-    try {
-      const result = await withDeadline(route(event, party, headers), context);
-      return toProxyResult(result, headers, requestId);
-    } catch (error) {
-      return problemResult(error, headers, requestId, party.log);
-    } finally {
-      flushMetrics();
-    }
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({ timeoutEarlyInMillis: 0 })
+    .use(publishMetrics())
+    .handler((event, context) => frame(route, event, context));
+}
+
+async function frame(route: Route, event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> {
+  const requestContext = event.requestContext;
+  const requestId = requestContext?.requestId ?? context.awsRequestId;
+  const headers = new ResponseHeaders();
+  const caller = callerFromContext(requestContext?.authorizer);
+  // Never the Authorization header or the key itself: the key id identifies the caller in logs.
+  const party: RequestParty = {
+    caller,
+    sourceIp: requestContext?.identity?.sourceIp ?? 'unknown',
+    log: {
+      requestId,
+      function_request_id: context.awsRequestId,
+      ...(caller.kind === 'key' ? { keyId: caller.keyId } : {}),
+    },
   };
+  try {
+    const result = await withDeadline(route(event, party, headers), context);
+    return toProxyResult(result, headers, requestId);
+  } catch (error) {
+    return problemResult(error, headers, requestId, party.log);
+  }
 }
 
 // The routes' requests are written out field by field: on Node 20's V8 an object spread followed
