@@ -1,4 +1,4 @@
-import type { GatewayResponseDefinition } from '../messages/gateway-responses.js';
+import { type GatewayResponseDefinition, SHARED_GATEWAY_RESPONSES } from '../messages/gateway-responses.js';
 
 /**
  * Gateway responses of the control-plane API (behind the dashboard's Cognito authorizer): RFC 9457
@@ -32,28 +32,8 @@ export const CONTROL_GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
     headers: { ...problemHeaders, 'Retry-After': '1' },
     problem: { code: 'rate_limited', title: 'Too Many Requests', detail: 'Too many requests. Retry in a moment.' },
   },
-  {
-    type: 'REQUEST_TOO_LARGE',
-    statusCode: 413,
-    headers: problemHeaders,
-    problem: { code: 'payload_too_large', title: 'Payload Too Large', detail: 'The request body is too large.' },
-  },
-  {
-    type: 'INTEGRATION_TIMEOUT',
-    statusCode: 504,
-    headers: problemHeaders,
-    problem: { code: 'gateway_timeout', title: 'Gateway Timeout', detail: 'Please retry shortly.' },
-  },
-  {
-    type: 'DEFAULT_4XX',
-    statusCode: 400,
-    headers: problemHeaders,
-    problem: { code: 'bad_request', title: 'Bad Request', detail: 'The request could not be handled.' },
-  },
-  {
-    type: 'DEFAULT_5XX',
-    statusCode: 503,
-    headers: { ...problemHeaders, 'Retry-After': '1' },
-    problem: { code: 'service_unavailable', title: 'Service Unavailable', detail: 'Please retry shortly.' },
-  },
+  SHARED_GATEWAY_RESPONSES.requestTooLarge,
+  SHARED_GATEWAY_RESPONSES.integrationTimeout,
+  SHARED_GATEWAY_RESPONSES.default4xx,
+  SHARED_GATEWAY_RESPONSES.default5xx,
 ];

@@ -15,6 +15,37 @@ export const PROBLEM_TYPE_BASE = 'https://docs.platform.example.com/problems/';
 
 const problemHeaders = { 'Content-Type': 'application/problem+json' } as const;
 
+/**
+ * Gateway responses every REST API of the platform answers the same way (the Messages API and the
+ * dashboard's control API): body too large, integration timeout, and the defaults.
+ */
+export const SHARED_GATEWAY_RESPONSES = {
+  requestTooLarge: {
+    type: 'REQUEST_TOO_LARGE',
+    statusCode: 413,
+    headers: problemHeaders,
+    problem: { code: 'payload_too_large', title: 'Payload Too Large', detail: 'The request body is too large.' },
+  },
+  integrationTimeout: {
+    type: 'INTEGRATION_TIMEOUT',
+    statusCode: 504,
+    headers: problemHeaders,
+    problem: { code: 'gateway_timeout', title: 'Gateway Timeout', detail: 'Please retry shortly.' },
+  },
+  default4xx: {
+    type: 'DEFAULT_4XX',
+    statusCode: 400,
+    headers: problemHeaders,
+    problem: { code: 'bad_request', title: 'Bad Request', detail: 'The request could not be handled.' },
+  },
+  default5xx: {
+    type: 'DEFAULT_5XX',
+    statusCode: 503,
+    headers: { ...problemHeaders, 'Retry-After': '1' },
+    problem: { code: 'service_unavailable', title: 'Service Unavailable', detail: 'Please retry shortly.' },
+  },
+} as const satisfies Record<string, GatewayResponseDefinition>;
+
 export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
   {
     type: 'UNAUTHORIZED',
@@ -70,12 +101,7 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
       detail: 'Daily request quota exhausted. Retry after the day resets (00:00 UTC).',
     },
   },
-  {
-    type: 'REQUEST_TOO_LARGE',
-    statusCode: 413,
-    headers: problemHeaders,
-    problem: { code: 'payload_too_large', title: 'Payload Too Large', detail: 'The request body is too large.' },
-  },
+  SHARED_GATEWAY_RESPONSES.requestTooLarge,
   {
     type: 'MISSING_AUTHENTICATION_TOKEN',
     statusCode: 404,
@@ -94,24 +120,9 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
     headers: { ...problemHeaders, 'Retry-After': '1' },
     problem: { code: 'service_unavailable', title: 'Service Unavailable', detail: 'Please retry shortly.' },
   },
-  {
-    type: 'INTEGRATION_TIMEOUT',
-    statusCode: 504,
-    headers: problemHeaders,
-    problem: { code: 'gateway_timeout', title: 'Gateway Timeout', detail: 'Please retry shortly.' },
-  },
-  {
-    type: 'DEFAULT_4XX',
-    statusCode: 400,
-    headers: problemHeaders,
-    problem: { code: 'bad_request', title: 'Bad Request', detail: 'The request could not be handled.' },
-  },
-  {
-    type: 'DEFAULT_5XX',
-    statusCode: 503,
-    headers: { ...problemHeaders, 'Retry-After': '1' },
-    problem: { code: 'service_unavailable', title: 'Service Unavailable', detail: 'Please retry shortly.' },
-  },
+  SHARED_GATEWAY_RESPONSES.integrationTimeout,
+  SHARED_GATEWAY_RESPONSES.default4xx,
+  SHARED_GATEWAY_RESPONSES.default5xx,
 ];
 
 /** The problem body of a gateway response, with the request id filled in. */
