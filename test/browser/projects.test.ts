@@ -285,6 +285,7 @@ describe('creating and deploying a project from the dashboard', () => {
     await phone.getByRole('region', { name: 'New project' }).waitFor();
     let width = await pageWidth(phone);
     expect(width.width, width.overflowing.join('\n')).toBe(PHONE_WIDTH);
+    await screenshot(phone, '18a-phone-projects');
     await phone.getByRole('link', { name: 'Settings of My Portfolio' }).click();
     const section = phone.getByRole('group', { name: 'Deploy a new version' });
     await section.getByLabel('Choose a folder').setInputFiles(siteDir);

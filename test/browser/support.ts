@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -33,10 +33,19 @@ export async function buildDashboard(): Promise<string> {
   const name = `dashboard-browser-test-${hash.digest('hex').slice(0, 16)}`;
   const outDir = join(tmpdir(), name);
   if (existsSync(join(outDir, 'index.html'))) return outDir;
-  // Builds of older sources are of no further use.
+  // Builds of older sources (and abandoned staging folders) are of no further use, once no run can
+  // still be serving them (a run of other sources may be going on: an hour is plenty).
   for (const old of readdirSync(tmpdir()).filter((n) => n.startsWith('dashboard-browser-test-') && n !== name)) {
-    rmSync(join(tmpdir(), old), { recursive: true, force: true });
+    const path = join(tmpdir(), old);
+    try {
+      if (Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Removed by a parallel run meanwhile.
+    }
   }
+  // Test files build in parallel: each builds into a folder of its own and moves it into place
+  // in one rename, so a file never serves a folder that another build is emptying.
+  const staging = `${outDir}.${process.pid}-${randomBytes(4).toString('hex')}`;
   // Vitest runs with NODE_ENV=test, which would make Vite bundle React's development build.
   const nodeEnv = process.env.NODE_ENV;
   process.env.NODE_ENV = 'production';
@@ -46,11 +55,24 @@ export async function buildDashboard(): Promise<string> {
       configFile: join(DASHBOARD, 'vite.config.ts'),
       mode: 'production',
       logLevel: 'warn',
-      build: { outDir, emptyOutDir: true, sourcemap: false },
+      build: { outDir: staging, emptyOutDir: true, sourcemap: false },
     });
   } finally {
     process.env.NODE_ENV = nodeEnv;
   }
+  try {
+    renameSync(staging, outDir);
+  } catch {
+    // Another file's build got there first (the same sources, the same output): use it. A folder
+    // without index.html is an interrupted build: replace it.
+    if (!existsSync(join(outDir, 'index.html'))) {
+      rmSync(outDir, { recursive: true, force: true });
+      renameSync(staging, outDir);
+    } else {
+      rmSync(staging, { recursive: true, force: true });
+    }
+  }
+  if (!existsSync(join(outDir, 'index.html'))) throw new Error(`the dashboard build is missing from ${outDir}`);
   return outDir;
 }
 
