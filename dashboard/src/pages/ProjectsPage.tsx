@@ -97,7 +97,6 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
   const errorId = useId();
 
   const wanted = slug.trim().toLowerCase();
-  const host = `${wanted || 'your-slug'}.${domain ?? '…'}`;
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
@@ -167,7 +166,8 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
           </div>
         </div>
         <p className="url-preview" id={urlId}>
-          Default URL: <code>https://{host}</code>
+          Default URL:{' '}
+          <code>https://{wanted || <span className="placeholder">your-slug</span>}.{domain ?? '…'}</code>
           {domain ? null : <span className="hint block">The platform’s domain is shown once the project is created.</span>}
         </p>
         <button type="submit" className="button primary" aria-disabled={busy ? true : undefined}>
