@@ -28,6 +28,8 @@ export interface LocalDashboardOptions {
   /** The control API's Lambda handler (lambda/control/http-handlers.ts), as deployed. */
   readonly handler: ProxyHandler;
   readonly messagesApiUrl: string;
+  /** Projects are served at `<slug>.<platformDomain>`. */
+  readonly platformDomain: string;
   readonly demoOwners: readonly DemoOwner[];
   /** Lifetime of a development sign-in. @default 12 hours */
   readonly sessionSeconds?: number;
@@ -113,6 +115,7 @@ export async function startLocalDashboard(
   const runtimeConfig = JSON.stringify({
     apiBaseUrl: '/api',
     messagesApiUrl: options.messagesApiUrl,
+    platformDomain: options.platformDomain,
     auth: { kind: 'dev', demoOwners: options.demoOwners },
   });
 

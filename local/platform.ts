@@ -320,6 +320,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
         distDir: options.dashboard.distDir ?? DASHBOARD_DIST_DIR,
         handler: createControlApiHandler(controlApi),
         messagesApiUrl: api.url,
+        platformDomain: config.platform.domain,
         demoOwners,
       });
       services.push({ endpoint: dashboard.url, stop: dashboard.stop });

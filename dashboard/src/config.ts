@@ -13,6 +13,8 @@ export type AuthConfig =
 export interface RuntimeConfig {
   readonly apiBaseUrl: string;
   readonly messagesApiUrl: string;
+  /** Projects are served at `<slug>.<platformDomain>`. */
+  readonly platformDomain?: string;
   readonly auth: AuthConfig;
 }
 
@@ -48,6 +50,7 @@ export function parseConfig(value: unknown): RuntimeConfig {
   return {
     apiBaseUrl: value.apiBaseUrl.replace(/\/+$/, ''),
     messagesApiUrl: typeof value.messagesApiUrl === 'string' ? value.messagesApiUrl.replace(/\/+$/, '') : '',
+    ...(typeof value.platformDomain === 'string' && value.platformDomain ? { platformDomain: value.platformDomain } : {}),
     auth: parseAuth(value.auth),
   };
 }

@@ -83,11 +83,11 @@ describe('creating and deploying a project from the dashboard', () => {
     await page.getByText('No projects yet.').waitFor();
 
     const form = page.getByRole('region', { name: 'New project' });
-    // The slug follows the name until it is typed; the default URL follows the slug. A new owner
-    // has no project to read the platform's domain from: the URL ends in "…" until one exists.
+    // The slug follows the name until it is typed; the default URL follows the slug, on the
+    // platform's domain from config.json (a new owner has no project to read it from).
     await form.getByLabel('Name').fill('My Portfolio');
     expect(await form.getByLabel('Slug').inputValue()).toBe(SLUG);
-    expect(await form.getByText('Default URL:').textContent()).toContain(`https://${SLUG}.…`);
+    expect(await form.getByText('Default URL:').textContent()).toContain(`https://${SLUG}.${platform.config.platform.domain}`);
     expect(await form.getByText('3 to 40 lower-case letters, digits or hyphens').isVisible()).toBe(true);
     // The rules and the URL are the slug field's description (read with it by screen readers).
     const described = await form.getByLabel('Slug').getAttribute('aria-describedby');

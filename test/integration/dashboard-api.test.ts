@@ -84,6 +84,7 @@ describe('dashboard server', () => {
     expect(config).toEqual({
       apiBaseUrl: '/api',
       messagesApiUrl: platform.baseUrl,
+      platformDomain: 'platform.example.com',
       auth: {
         kind: 'dev',
         demoOwners: [

@@ -28,14 +28,14 @@ export const slugFrom = (name: string) =>
     .replace(/-+$/, '');
 
 export function ProjectsPage() {
-  const { api, me } = useApp();
+  const { api, me, config } = useApp();
   const projects = useAsync(() => api.projects(me.account.accountId), [api, me.account.accountId]);
   return (
     <>
       <PageHeading title="Projects">
         <p className="lead">Each project is published at its own subdomain of the platform.</p>
       </PageHeading>
-      <NewProjectForm domain={platformDomainOf(projects.data)} />
+      <NewProjectForm domain={config.platformDomain ?? platformDomainOf(projects.data)} />
       <section aria-labelledby="projects-heading">
         <h2 id="projects-heading" className="section-title">Your projects</h2>
         {projects.error ? <Notice tone="error">{projects.error}</Notice> : null}

@@ -446,6 +446,7 @@ export class Dashboard extends Construct {
         s3deploy.Source.jsonData('config.json', {
           apiBaseUrl: this.controlApiUrl,
           messagesApiUrl: props.messagesApiUrl,
+          platformDomain: props.config.platform.domain,
           auth: {
             kind: 'cognito',
             domain: this.cognitoDomainUrl,

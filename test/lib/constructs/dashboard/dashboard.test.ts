@@ -497,7 +497,8 @@ describe('the dashboard stacks (DashboardData, Dashboard) of the app', () => {
       const filled = staged.replace(/<<marker:0xbaba:\d+>>/g, (m) => JSON.stringify(`@@${JSON.stringify(markers[m])}@@`).slice(1, -1));
       const config = JSON.parse(filled) as Record<string, unknown>;
       const unmark = (value: string) => value.split('@@').filter((part) => part !== '').map((part) => (part.startsWith('{') ? JSON.parse(part) : part));
-      expect(Object.keys(config).sort()).toEqual(['apiBaseUrl', 'auth', 'messagesApiUrl']);
+      expect(Object.keys(config).sort()).toEqual(['apiBaseUrl', 'auth', 'messagesApiUrl', 'platformDomain']);
+      expect(config.platformDomain).toBe(platform.config.platform.domain);
       expect(unmark(config.apiBaseUrl as string)).toEqual([inStack(dashboard.controlApiUrl)]);
       expect(inStack(dashboard.controlApiUrl)).toEqual({
         'Fn::Join': ['', ['https://', { Ref: idOf(dashboard.api) }, `.execute-api.${stack.region}.`, { Ref: 'AWS::URLSuffix' }, `/${CONTROL_STAGE_NAME}`]],
