@@ -7,6 +7,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import { decodePathSegment } from '../lambda/shared/http.js';
 import { gatewayProblemBody, gatewayResponse } from '../lib/constructs/messages/gateway-responses.js';
 import { listenOnLoopback, localLambdaContext } from './loopback.js';
 import type { UsagePlans } from './usage-plans.js';
@@ -175,7 +176,7 @@ function match(
     const ok = parts.every((part, i) => {
       const segment = segments[i] as string;
       if (part.startsWith('{') && part.endsWith('}')) {
-        params[part.slice(1, -1)] = safeDecode(segment);
+        params[part.slice(1, -1)] = decodePathSegment(segment);
         return true;
       }
       return part === segment;
@@ -183,15 +184,6 @@ function match(
     if (ok) return { route, ...(Object.keys(params).length ? { pathParameters: params } : {}) };
   }
   return {};
-}
-
-/** A segment that is not valid percent-encoding is passed on as is (it names nothing: the route's 404). */
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
 }
 
 function singleValueHeaders(req: IncomingMessage): Record<string, string> {

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
-import { type ControlApi, type ControlResponse, MAX_CONTROL_BODY_BYTES, type Principal } from '../lambda/control/control-api.js';
-import { PROBLEM_TYPE_BASE } from '../lib/constructs/messages/gateway-responses.js';
+import {
+  type ControlApi,
+  type ControlResponse,
+  MAX_CONTROL_BODY_BYTES,
+  type Principal,
+  problemResponse,
+} from '../lambda/control/control-api.js';
 import { listenOnLoopback } from './loopback.js';
-
-export type { ControlServices } from '../lambda/control/control-api.js';
 
 /** Reads a request body up to the control API's limit; undefined when it is larger. */
 export async function readBody(req: IncomingMessage, limit = MAX_CONTROL_BODY_BYTES): Promise<string | undefined> {
@@ -23,22 +26,15 @@ export function writeAnswer(res: ServerResponse, answer: ControlResponse): void 
   res.end(answer.body);
 }
 
+/** Writes a problem document of the control API (the same builder the Lambda entry uses). */
 export function writeProblem(
   res: ServerResponse,
   status: number,
   code: string,
-  title: string,
   detail: string,
   headers: Record<string, string> = {},
 ): void {
-  const requestId = randomUUID();
-  res.writeHead(status, {
-    ...headers,
-    'Content-Type': 'application/problem+json',
-    'Cache-Control': 'no-store',
-    'X-Request-Id': requestId,
-  });
-  res.end(JSON.stringify({ type: `${PROBLEM_TYPE_BASE}${code}`, title, status, detail, code, requestId }));
+  writeAnswer(res, problemResponse(randomUUID(), status, code, detail, headers));
 }
 
 /** Serves one request through the control API as `principal`: the body, then the answer. */
@@ -52,7 +48,7 @@ export async function serveControlRequest(
   const body = await readBody(req);
   if (body === undefined) {
     // The rest of the body is not read: the connection cannot be reused.
-    return writeProblem(res, 413, 'payload_too_large', 'Payload Too Large', 'The body is too large.', { Connection: 'close' });
+    return writeProblem(res, 413, 'payload_too_large', 'The body is too large.', { Connection: 'close' });
   }
   const contentType = req.headers['content-type'];
   writeAnswer(
@@ -81,7 +77,7 @@ export async function startControlApi(
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     serveControlRequest(api, req, res, path, operator).catch((error: unknown) => {
       console.error('control API error', error);
-      if (!res.headersSent) writeProblem(res, 500, 'internal_error', 'Internal Server Error', 'Something went wrong.');
+      if (!res.headersSent) writeProblem(res, 500, 'internal_error', 'Something went wrong.');
     });
   });
   const listening = await listenOnLoopback(server, port);

@@ -5,6 +5,7 @@ import { join, normalize, resolve, sep } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { PlanId } from '../lib/config/index.js';
 import { contentTypeOf } from '../lambda/projects/project-service.js';
+import { decodePathSegment } from '../lambda/shared/http.js';
 import { readBody, writeProblem } from './control-api.js';
 import { listenOnLoopback, localLambdaContext } from './loopback.js';
 
@@ -122,7 +123,7 @@ export async function startLocalDashboard(
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       console.error('local dashboard error', error);
-      if (!res.headersSent) writeProblem(res, 500, 'internal_error', 'Internal Server Error', 'Something went wrong.');
+      if (!res.headersSent) writeProblem(res, 500, 'internal_error', 'Something went wrong.');
       else res.destroy();
     });
   });
@@ -133,7 +134,7 @@ export async function startLocalDashboard(
     if (url.pathname === '/api/dev/sign-in') return devSignIn(req, res, method);
     if (url.pathname === '/api' || url.pathname.startsWith('/api/')) return api(req, res, url, method);
     if (method !== 'GET' && method !== 'HEAD') {
-      return writeProblem(res, 405, 'method_not_allowed', 'Method Not Allowed', 'Allowed methods: GET, HEAD.', { Allow: 'GET, HEAD' });
+      return writeProblem(res, 405, 'method_not_allowed', 'Allowed methods: GET, HEAD.', { Allow: 'GET, HEAD' });
     }
     if (url.pathname === '/config.json') {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...SECURITY_HEADERS });
@@ -144,17 +145,17 @@ export async function startLocalDashboard(
 
   async function devSignIn(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
     if (method !== 'POST') {
-      return writeProblem(res, 405, 'method_not_allowed', 'Method Not Allowed', 'Allowed methods: POST.', { Allow: 'POST' });
+      return writeProblem(res, 405, 'method_not_allowed', 'Allowed methods: POST.', { Allow: 'POST' });
     }
     const raw = await readBody(req, 16 * 1024);
     let email: unknown;
     try {
       email = (JSON.parse(raw ?? '') as { email?: unknown }).email;
     } catch {
-      return writeProblem(res, 400, 'invalid_json', 'Bad Request', 'The body must be a JSON object: {"email": "you@example.com"}.');
+      return writeProblem(res, 400, 'invalid_json', 'The body must be a JSON object: {"email": "you@example.com"}.');
     }
     if (typeof email !== 'string' || !EMAIL.test(email.trim())) {
-      return writeProblem(res, 400, 'invalid_request', 'Bad Request', 'email: enter an email address such as you@example.com.');
+      return writeProblem(res, 400, 'invalid_request', 'email: enter an email address such as you@example.com.');
     }
     const { token, claims } = signIn.issue(email);
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
@@ -167,13 +168,13 @@ export async function startLocalDashboard(
     const verified = claims ? signIn.verify(claims) : undefined;
     if (!verified) {
       // As API Gateway's Cognito authorizer: no valid token, no call to the function.
-      return writeProblem(res, 401, 'unauthorized', 'Unauthorized', 'Sign in again: the session is missing or has expired.', {
+      return writeProblem(res, 401, 'unauthorized', 'Sign in again: the session is missing or has expired.', {
         'WWW-Authenticate': 'Bearer',
       });
     }
     const body = await readBody(req);
     if (body === undefined) {
-      return writeProblem(res, 413, 'payload_too_large', 'Payload Too Large', 'The body is too large.', { Connection: 'close' });
+      return writeProblem(res, 413, 'payload_too_large', 'The body is too large.', { Connection: 'close' });
     }
     const requestId = randomUUID();
     const path = url.pathname.slice('/api'.length) || '/';
@@ -208,10 +209,10 @@ export async function startLocalDashboard(
   }
 
   function staticFile(res: ServerResponse, pathname: string, method: string): void {
-    const relative = normalize(decodeURIComponentSafe(pathname === '/' ? '/index.html' : pathname)).replace(/^([/\\])+/, '');
+    const relative = normalize(decodePathSegment(pathname === '/' ? '/index.html' : pathname)).replace(/^([/\\])+/, '');
     const file = resolve(distDir, relative);
     if (!file.startsWith(distDir + sep) || !existsSync(file) || !statSync(file).isFile()) {
-      return writeProblem(res, 404, 'not_found', 'Not Found', `There is no file at ${pathname}.`);
+      return writeProblem(res, 404, 'not_found', `There is no file at ${pathname}.`);
     }
     // Hashed assets never change; index.html must be revalidated to pick up a new build.
     const cache = relative.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
@@ -221,14 +222,6 @@ export async function startLocalDashboard(
 
   const listening = await listenOnLoopback(server, options.port);
   return { url: listening.url, server, signIn, stop: listening.stop };
-}
-
-function decodeURIComponentSafe(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
 }
 
 /** Newest modification time of the dashboard's sources (dist and node_modules excluded). */

@@ -4,6 +4,7 @@ import { PROBLEM_TYPE_BASE } from '../../lib/constructs/messages/gateway-respons
 import { DomainError, type DomainService } from '../domains/domain-service.js';
 import { type ControlPlane, ControlPlaneError } from '../keys/control-plane.js';
 import { type DeployFile, ProjectError, type ProjectService } from '../projects/project-service.js';
+import { decodePathSegment } from '../shared/http.js';
 import type { OwnerDirectory } from './owners.js';
 
 /**
@@ -117,14 +118,6 @@ function deployFiles(value: unknown): DeployFile[] {
   });
 }
 
-function safeDecode(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
-}
-
 /**
  * The control-plane HTTP API (accounts, plans, keys, bans, usage, projects, deploys, domains),
  * independent of its transport: the operator's local control port, the local dashboard server
@@ -149,13 +142,13 @@ export class ControlApi {
       };
     } catch (error) {
       if (error instanceof ApiProblem) {
-        return problem(requestId, error.status, error.code, error.message, error.headers);
+        return problemResponse(requestId, error.status, error.code, error.message, error.headers);
       }
       if (error instanceof ControlPlaneError) {
-        return problem(requestId, error.status, error.code, error.message, {}, error.errors);
+        return problemResponse(requestId, error.status, error.code, error.message, {}, error.errors);
       }
       if (error instanceof ProjectError || error instanceof DomainError) {
-        return problem(requestId, error.status, error.code, error.message);
+        return problemResponse(requestId, error.status, error.code, error.message);
       }
       throw error;
     }
@@ -175,7 +168,7 @@ export class ControlApi {
     const values = match.pattern.exec(path)?.slice(1) ?? [];
     // A parameter that is not valid percent-encoding is taken as is: it names nothing, so the
     // route answers its own 404 (e.g. account_not_found) rather than failing.
-    const params = Object.fromEntries(match.params.map((name, i) => [name, safeDecode(values[i] ?? '')]));
+    const params = Object.fromEntries(match.params.map((name, i) => [name, decodePathSegment(values[i] ?? '')]));
     await this.authorize(match.access, params, request.principal);
     const body = parseBody(request);
     return match.handler({ params, body, principal: request.principal });
@@ -191,7 +184,7 @@ export class ControlApi {
       throw new ApiProblem(403, 'forbidden', 'Plans, bans and new accounts are managed by the platform team. Contact support to change them.');
     }
     if (access === 'account') {
-      const own = await this.services.owners.accountIdOf(principal);
+      const own = await this.services.owners.ensureAccount(principal);
       if (params.accountId !== own) throw new ApiProblem(404, 'account_not_found', `No account ${params.accountId ?? ''}.`);
     }
   }
@@ -213,7 +206,8 @@ function parseBody(request: ControlRequest): Record<string, unknown> {
   }
 }
 
-function problem(
+/** A problem document answer of the control API (title from the status). */
+export function problemResponse(
   requestId: string,
   status: number,
   code: string,

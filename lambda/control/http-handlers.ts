@@ -1,9 +1,8 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { PROBLEM_TYPE_BASE } from '../../lib/constructs/messages/gateway-responses.js';
 import { logger } from '../shared/powertools.js';
-import type { ControlApi, ControlResponse, Principal } from './control-api.js';
+import { type ControlApi, type ControlResponse, type Principal, problemResponse } from './control-api.js';
 
 export interface ControlApiHandlerOptions {
   /** The dashboard's origin: answers carry Access-Control-Allow-Origin for it. */
@@ -24,20 +23,6 @@ export function ownerFromClaims(
   return { kind: 'owner', ownerId: sub, ...(typeof email === 'string' && email ? { email } : {}) };
 }
 
-function problemResult(
-  requestId: string,
-  status: number,
-  code: string,
-  title: string,
-  detail: string,
-): ControlResponse {
-  return {
-    status,
-    headers: { 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store', 'X-Request-Id': requestId },
-    body: JSON.stringify({ type: `${PROBLEM_TYPE_BASE}${code}`, title, status, detail, code, requestId }),
-  };
-}
-
 /**
  * The control-plane API as a Lambda proxy handler behind API Gateway's Cognito authorizer: the
  * dashboard's backend. Logs carry the request id and the owner id, never tokens or key secrets.
@@ -55,7 +40,7 @@ export function createControlApiHandler(api: ControlApi, options: ControlApiHand
       let answer: ControlResponse;
       if (!principal) {
         // Behind the authorizer this cannot happen; answered rather than trusted if it ever does.
-        answer = problemResult(requestId, 401, 'unauthorized', 'Unauthorized', 'Sign in to use the dashboard API.');
+        answer = problemResponse(requestId, 401, 'unauthorized', 'Sign in to use the dashboard API.');
       } else {
         const body = event.body === null || event.body === undefined
           ? undefined
@@ -72,7 +57,7 @@ export function createControlApiHandler(api: ControlApi, options: ControlApiHand
           });
         } catch (error) {
           logger.error('control API request failed', { error: error as Error, method: event.httpMethod, resource: event.resource });
-          answer = problemResult(requestId, 500, 'internal_error', 'Internal Server Error', 'Something went wrong on our side. Try again.');
+          answer = problemResponse(requestId, 500, 'internal_error', 'Something went wrong on our side. Try again.');
         }
       }
       if (answer.status >= 500) logger.warn('control API answered a server error', { status: answer.status });

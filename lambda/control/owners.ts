@@ -56,11 +56,6 @@ export class OwnerDirectory {
     this.ensured.set(owner.ownerId, link.accountId);
     return link.accountId;
   }
-
-  /** Same as ensureAccount: any first request of a new owner completes the sign-up. */
-  accountIdOf(owner: Owner): Promise<string> {
-    return this.ensureAccount(owner);
-  }
 }
 
 export class DynamoDbOwnerStore implements OwnerStore {

@@ -1,5 +1,4 @@
-import type middy from '@middy/core';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import { logger } from './powertools.js';
 import { HttpProblem } from './problem.js';
 
@@ -28,28 +27,6 @@ export interface ApiResult {
 }
 
 const JSON_TYPE = 'application/json';
-
-/** One bag per invocation, keyed by the Lambda context object middy passes to the handler. */
-const bags = new WeakMap<Context, ResponseHeaders>();
-
-/**
- * Middy middleware that turns results and HttpProblems into API Gateway proxy results: JSON or
- * problem+json bodies, X-Request-Id, and the collected rate-limit headers on every response.
- * Anything unexpected is logged and answered as a 500 problem without internals.
- */
-export function apiResponses(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> {
-  const requestIdOf = (request: middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>) =>
-    request.event.requestContext?.requestId ?? request.context.awsRequestId;
-
-  return {
-    before: (request) => {
-      bags.set(request.context, new ResponseHeaders());
-    },
-    onError: (request) => {
-      request.response = problemResult(request.error, bags.get(request.context), requestIdOf(request));
-    },
-  };
-}
 
 /**
  * The answer to a failed request: an HttpProblem as itself, a dependency failure as a 503 that may
@@ -92,13 +69,6 @@ export function problemResult(
   return { statusCode: problem.status, headers: all, body: JSON.stringify(problem.toBody(requestId)) };
 }
 
-/** The collected headers of the current invocation, for the handler to add to. */
-export function responseHeadersOf(context: Context): ResponseHeaders {
-  const bag = bags.get(context);
-  if (!bag) throw new Error('apiResponses() middleware must run first');
-  return bag;
-}
-
 /** Renders a successful ApiResult with the collected headers. */
 export function toProxyResult(result: ApiResult, headers: ResponseHeaders, requestId: string): APIGatewayProxyResult {
   const all = headers.all();
@@ -106,6 +76,15 @@ export function toProxyResult(result: ApiResult, headers: ResponseHeaders, reque
   all['Content-Type'] = JSON_TYPE;
   all['X-Request-Id'] = requestId;
   return { statusCode: result.statusCode, headers: all, body: JSON.stringify(result.body) };
+}
+
+/** Percent-decodes a path segment; one that is not valid percent-encoding is taken as is (it names nothing). */
+export function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
