@@ -6,6 +6,7 @@ import { MenuButton } from '../components/MenuButton';
 import { ActionError, Loading, Notice } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
 import { Time } from '../components/Time';
+import { useAction } from '../components/useAction';
 import { useAsync } from '../components/useAsync';
 import { planName, useApp } from '../context';
 import { href } from '../router';
@@ -195,8 +196,7 @@ interface AddDomainFormProps {
 function AddDomainForm({ project, addedPending, onAdded }: AddDomainFormProps) {
   const { api, me } = useApp();
   const [input, setInput] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, setError, run } = useAction(addError);
   const [added, setAdded] = useState<{ typed: string; domain: Domain }>();
   const errorId = useId();
   const hintId = useId();
@@ -207,18 +207,12 @@ function AddDomainForm({ project, addedPending, onAdded }: AddDomainFormProps) {
       setError('Enter a domain, e.g. www.example.com.');
       return;
     }
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       const result = await api.addDomain(me.account.accountId, project.projectId, input);
       setAdded({ typed: input.trim(), domain: result.domain });
       setInput('');
       onAdded(result.domain);
-    } catch (e) {
-      setError(addError(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -292,8 +286,7 @@ function DomainCard({
 }) {
   const { api, me } = useApp();
   const accountId = me.account.accountId;
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, setError, run } = useAction();
   const [pollTick, setPollTick] = useState(0);
   const headingRef = useRef<HTMLHeadingElement>(null);
   const headingId = useId();
@@ -326,17 +319,8 @@ function DomainCard({
     };
   }, [api, accountId, project.projectId, domain, onChange, pollTick]);
 
-  const verify = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      onChange(await api.verifyDomain(accountId, project.projectId, domain.domain, domain.attempt > 0));
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const verify = () =>
+    run(async () => onChange(await api.verifyDomain(accountId, project.projectId, domain.domain, domain.attempt > 0)));
 
   const setPrimary = async () => {
     setError(undefined);
@@ -641,8 +625,7 @@ function RemoveDialog({
   readonly onRemoved: (domain: string, warning: string | undefined) => void;
 }) {
   const { api, me } = useApp();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, setError, run } = useAction();
   const name = domain?.domain ?? '';
   const redirect = project.domains.redirects.find((r) => r.from === name);
   const pointing = project.domains.redirects.filter((r) => r.to === name);
@@ -653,16 +636,10 @@ function RemoveDialog({
   };
   const remove = async () => {
     if (!domain) return;
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       const result = await api.removeDomain(me.account.accountId, project.projectId, domain.domain);
       onRemoved(result.domain, result.warning);
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <Dialog

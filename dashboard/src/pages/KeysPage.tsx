@@ -1,11 +1,11 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
-import { errorMessage } from '../api';
 import { Badge } from '../components/Badge';
 import { CopyButton } from '../components/CopyButton';
 import { Dialog } from '../components/Dialog';
 import { ActionError, Loading, Notice } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
 import { Time } from '../components/Time';
+import { useAction } from '../components/useAction';
 import { useAsync } from '../components/useAsync';
 import { useApp } from '../context';
 import type { CreatedKey, Key } from '../types';
@@ -126,8 +126,7 @@ export function KeysPage() {
 function CreateKeyForm({ onCreated }: { readonly onCreated: (created: CreatedKey) => void }) {
   const { api, me } = useApp();
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, setError, run } = useAction();
   const errorId = useId();
   const hintId = useId();
 
@@ -137,16 +136,10 @@ function CreateKeyForm({ onCreated }: { readonly onCreated: (created: CreatedKey
       setError('Give the key a name, e.g. production or laptop.');
       return;
     }
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       onCreated(await api.createKey(me.account.accountId, name.trim()));
       setName('');
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -228,23 +221,14 @@ function RevokeDialog({
   readonly onRevoked: (key: Key) => void;
 }) {
   const { api, me } = useApp();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, setError, run } = useAction();
   const close = () => {
     setError(undefined);
     onClose();
   };
   const revoke = async () => {
     if (!keyToRevoke) return;
-    setBusy(true);
-    setError(undefined);
-    try {
-      onRevoked(await api.revokeKey(me.account.accountId, keyToRevoke.keyId));
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => onRevoked(await api.revokeKey(me.account.accountId, keyToRevoke.keyId)));
   };
   return (
     <Dialog

@@ -1,0 +1,31 @@
+import { useCallback, useState } from 'react';
+import { errorMessage } from '../api';
+
+export interface ActionState {
+  readonly busy: boolean;
+  readonly error: string | undefined;
+  readonly setError: (message: string | undefined) => void;
+  /** Runs one action: busy while it runs, its failure explained (by `describe`) once it ends. */
+  readonly run: (work: () => Promise<void>) => Promise<void>;
+}
+
+/** The state of a button or form that calls the API: in flight, and why the last call failed. */
+export function useAction(describe: (error: unknown) => string = errorMessage): ActionState {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const run = useCallback(
+    async (work: () => Promise<void>) => {
+      setBusy(true);
+      setError(undefined);
+      try {
+        await work();
+      } catch (e) {
+        setError(describe(e));
+      } finally {
+        setBusy(false);
+      }
+    },
+    [describe],
+  );
+  return { busy, error, setError, run };
+}
