@@ -5,31 +5,10 @@ import { Stack, Token } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import * as cxapi from 'aws-cdk-lib/cx-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type PlatformApp } from '../../lib/app.js';
 import { backstopFor } from '../../lib/config/index.js';
-import { cdkJsonContext, SKIP_BUNDLING } from './support/cdk-app.js';
-
-interface ViolatingConstruct {
-  constructPath: string;
-}
-interface Violation {
-  ruleName: string;
-  severity: string;
-  violatingConstructs?: ViolatingConstruct[];
-  acknowledgedId?: string;
-  acknowledgedAt?: string;
-  reason?: string;
-}
-interface PluginReport {
-  pluginName: string;
-  conclusion: string;
-  violations: Violation[];
-  suppressedViolations?: Violation[];
-}
-
-const reportFile = cxapi.VALIDATION_REPORT_FILE ?? 'validation-report.json';
+import { cdkJsonContext, SKIP_BUNDLING, type PluginReport, readNagReports } from './support/cdk-app.js';
 
 const tempDirs: string[] = [];
 function tempOutdir(): string {
@@ -122,8 +101,7 @@ describe('the CDK app, synthesized as `cdk synth` does (cdk.json context, real b
     platform = buildApp({ context: cdkJsonContext(), outdir });
     // Throws ValidationFailed when cdk-nag reports an unacknowledged error, or (strict mode, cdk.json) warning.
     platform.app.synth();
-    reports = (JSON.parse(readFileSync(join(outdir, reportFile), 'utf8')) as { pluginReports: PluginReport[] })
-      .pluginReports;
+    reports = readNagReports(outdir);
   });
 
   it('has the data, API, domains and dashboard stacks, named from the prefix, in the configured region, account-agnostic', () => {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as cxapi from 'aws-cdk-lib/cx-api';
 
 /** The repository root (this file is test/lib/support/cdk-app.ts). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -18,3 +19,26 @@ export function cdkJsonContext(): Record<string, unknown> {
 
 /** Context that skips asset bundling (esbuild) in every stack: for tests that do not look at code. */
 export const SKIP_BUNDLING = { 'aws:cdk:bundling-stacks': [] } as const;
+
+/** One finding of a policy-validation plugin (cdk-nag) in the cloud assembly's report. */
+export interface Violation {
+  ruleName: string;
+  severity: string;
+  violatingConstructs?: { constructPath: string }[];
+  acknowledgedId?: string;
+  acknowledgedAt?: string;
+  reason?: string;
+}
+
+export interface PluginReport {
+  pluginName: string;
+  conclusion: string;
+  violations: Violation[];
+  suppressedViolations?: Violation[];
+}
+
+/** The policy-validation (cdk-nag) reports written by `app.synth()` into `outdir`. */
+export function readNagReports(outdir: string): PluginReport[] {
+  const reportFile = join(outdir, cxapi.VALIDATION_REPORT_FILE ?? 'validation-report.json');
+  return (JSON.parse(readFileSync(reportFile, 'utf8')) as { pluginReports: PluginReport[] }).pluginReports;
+}

@@ -1,25 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as cxapi from 'aws-cdk-lib/cx-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type PlatformApp } from '../../../../lib/app.js';
-import { cdkJsonContext, SKIP_BUNDLING } from '../../support/cdk-app.js';
-
-interface Violation {
-  ruleName: string;
-  severity: string;
-  violatingConstructs?: { constructPath: string }[];
-  acknowledgedId?: string;
-  acknowledgedAt?: string;
-  reason?: string;
-}
-interface PluginReport {
-  pluginName: string;
-  conclusion: string;
-  violations: Violation[];
-  suppressedViolations?: Violation[];
-}
+import { cdkJsonContext, SKIP_BUNDLING, type PluginReport, readNagReports } from '../../support/cdk-app.js';
 
 /**
  * Every finding the dashboard stacks accept, where (lib/constructs/dashboard). The same entries, with
@@ -74,8 +58,7 @@ describe('the dashboard stacks with cdk-nag (AwsSolutions)', () => {
   beforeAll(() => {
     platform = buildApp({ context: { ...cdkJsonContext(), ...SKIP_BUNDLING }, outdir });
     platform.app.synth();
-    const reportFile = join(outdir, cxapi.VALIDATION_REPORT_FILE ?? 'validation-report.json');
-    reports = (JSON.parse(readFileSync(reportFile, 'utf8')) as { pluginReports: PluginReport[] }).pluginReports;
+    reports = readNagReports(outdir);
   });
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 

@@ -1,9 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Token } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import * as cxapi from 'aws-cdk-lib/cx-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../../lib/config/index.js';
 import { applyNag } from '../../../../lib/nag.js';
@@ -13,22 +12,7 @@ import {
   DomainsStack,
   EdgeCertificateStack,
 } from '../../../../lib/stacks/domains-stack.js';
-import { cdkJsonContext, SKIP_BUNDLING } from '../../support/cdk-app.js';
-
-interface Violation {
-  ruleName: string;
-  severity: string;
-  violatingConstructs?: { constructPath: string }[];
-  acknowledgedId?: string;
-  acknowledgedAt?: string;
-  reason?: string;
-}
-interface PluginReport {
-  pluginName: string;
-  conclusion: string;
-  violations: Violation[];
-  suppressedViolations?: Violation[];
-}
+import { cdkJsonContext, SKIP_BUNDLING, type PluginReport, readNagReports } from '../../support/cdk-app.js';
 
 const FIXTURE = 'test/lib/fixtures/flow-handlers.fixture.ts';
 const config = loadConfig();
@@ -71,8 +55,7 @@ describe('the domains stacks (EdgeCertificate in us-east-1, DomainsData, Domains
     flowStack = new DomainsStack(app, 'Test-Domains', { config, env, data: dataStack, flowTasksEntry: FIXTURE });
     applyNag(app);
     app.synth();
-    const reportFile = join(outdir, cxapi.VALIDATION_REPORT_FILE ?? 'validation-report.json');
-    reports = (JSON.parse(readFileSync(reportFile, 'utf8')) as { pluginReports: PluginReport[] }).pluginReports;
+    reports = readNagReports(outdir);
   });
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
