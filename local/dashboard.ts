@@ -1,5 +1,5 @@
-import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join, normalize, resolve, sep } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -224,32 +224,69 @@ export async function startLocalDashboard(
   return { url: listening.url, server, signIn, stop: listening.stop };
 }
 
-/** Newest modification time of the dashboard's sources (dist and node_modules excluded). */
-function newestSourceMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === 'dist' || entry.name === 'node_modules') continue;
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestSourceMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sourceFiles(path) : [path];
+  });
 }
 
+/** SHA-256 of the dashboard's sources (index.html, vite.config.ts, src/, public/): what a build is made of. */
+export function dashboardSourceHash(): string {
+  const publicDir = join(DASHBOARD_SOURCE_DIR, 'public');
+  const inputs = [
+    join(DASHBOARD_SOURCE_DIR, 'index.html'),
+    join(DASHBOARD_SOURCE_DIR, 'vite.config.ts'),
+    ...sourceFiles(join(DASHBOARD_SOURCE_DIR, 'src')),
+    ...(existsSync(publicDir) ? sourceFiles(publicDir) : []),
+  ].sort();
+  const hash = createHash('sha256');
+  for (const file of inputs) hash.update(file).update(readFileSync(file));
+  return hash.digest('hex');
+}
+
+/** Written into a build: the hash of the sources it was made from. */
+const SOURCES_STAMP = '.sources-sha256';
+
 /**
- * Builds the dashboard with Vite unless dist/ is newer than every source file, so `npm start`
- * needs no separate build step. Returns the directory to serve.
+ * Builds the dashboard with Vite into `outDir` unless it already holds a build of the current
+ * sources, so `npm start` needs no separate build step. The build goes to a folder of its own and
+ * is moved into place in one rename, so concurrent builds (test files, two starts) never serve a
+ * folder another build is emptying. Returns the directory to serve.
  */
-export async function buildDashboard(options: { force?: boolean; quiet?: boolean } = {}): Promise<string> {
-  const index = join(DASHBOARD_DIST_DIR, 'index.html');
-  if (!options.force && existsSync(index) && statSync(index).mtimeMs >= newestSourceMtime(DASHBOARD_SOURCE_DIR)) {
-    return DASHBOARD_DIST_DIR;
-  }
+export async function buildDashboard(options: { outDir?: string; quiet?: boolean } = {}): Promise<string> {
+  const outDir = options.outDir ?? DASHBOARD_DIST_DIR;
+  const sources = dashboardSourceHash();
+  const isCurrent = () =>
+    existsSync(join(outDir, 'index.html')) &&
+    existsSync(join(outDir, SOURCES_STAMP)) &&
+    readFileSync(join(outDir, SOURCES_STAMP), 'utf8') === sources;
+  if (isCurrent()) return outDir;
+
+  const staging = `${outDir}.${process.pid}-${randomBytes(4).toString('hex')}`;
   const { build } = await import('vite');
-  await build({
-    configFile: join(DASHBOARD_SOURCE_DIR, 'vite.config.ts'),
-    root: DASHBOARD_SOURCE_DIR,
-    logLevel: options.quiet ? 'warn' : 'info',
-    build: { outDir: DASHBOARD_DIST_DIR, emptyOutDir: true },
-  });
-  return DASHBOARD_DIST_DIR;
+  // Under vitest NODE_ENV is "test", which would make Vite bundle React's development build.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({
+      configFile: join(DASHBOARD_SOURCE_DIR, 'vite.config.ts'),
+      root: DASHBOARD_SOURCE_DIR,
+      mode: 'production',
+      logLevel: options.quiet ? 'warn' : 'info',
+      build: { outDir: staging, emptyOutDir: true, sourcemap: false },
+    });
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
+  writeFileSync(join(staging, SOURCES_STAMP), sources);
+  if (isCurrent()) {
+    // Another build of the same sources got there first: use it.
+    rmSync(staging, { recursive: true, force: true });
+  } else {
+    rmSync(outDir, { recursive: true, force: true });
+    renameSync(staging, outDir);
+  }
+  return outDir;
 }

@@ -1,41 +1,23 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
-import { build } from 'vite';
+import { buildDashboard as buildLocalDashboard, dashboardSourceHash } from '../../local/dashboard.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const DASHBOARD = join(ROOT, 'dashboard');
 export const SCREENSHOTS = join(ROOT, 'artifacts', 'screenshots');
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? sourceFiles(path) : [path];
-  });
-}
-
 /**
- * Builds the dashboard from the current sources (vite build) into a temporary folder named by a
- * hash of those sources, so every test file tests the code as it is, and files share one build.
+ * Builds the dashboard from the current sources into a temporary folder named by a hash of those
+ * sources, so every test file tests the code as it is, and files share one build (the staging and
+ * the check are local/dashboard.ts's `buildDashboard`, as for npm start).
  */
 export async function buildDashboard(): Promise<string> {
-  const inputs = [
-    join(DASHBOARD, 'index.html'),
-    join(DASHBOARD, 'vite.config.ts'),
-    ...sourceFiles(join(DASHBOARD, 'src')),
-    ...(existsSync(join(DASHBOARD, 'public')) ? sourceFiles(join(DASHBOARD, 'public')) : []),
-  ].sort();
-  const hash = createHash('sha256');
-  for (const file of inputs) hash.update(file).update(readFileSync(file));
-  const name = `dashboard-browser-test-${hash.digest('hex').slice(0, 16)}`;
-  const outDir = join(tmpdir(), name);
-  if (existsSync(join(outDir, 'index.html'))) return outDir;
+  const name = `dashboard-browser-test-${dashboardSourceHash().slice(0, 16)}`;
   // Builds of older sources (and abandoned staging folders) are of no further use, once no run can
   // still be serving them (a run of other sources may be going on: an hour is plenty).
-  for (const old of readdirSync(tmpdir()).filter((n) => n.startsWith('dashboard-browser-test-') && n !== name)) {
+  for (const old of readdirSync(tmpdir()).filter((n) => n.startsWith('dashboard-browser-test-') && !n.startsWith(name))) {
     const path = join(tmpdir(), old);
     try {
       if (Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path, { recursive: true, force: true });
@@ -43,37 +25,7 @@ export async function buildDashboard(): Promise<string> {
       // Removed by a parallel run meanwhile.
     }
   }
-  // Test files build in parallel: each builds into a folder of its own and moves it into place
-  // in one rename, so a file never serves a folder that another build is emptying.
-  const staging = `${outDir}.${process.pid}-${randomBytes(4).toString('hex')}`;
-  // Vitest runs with NODE_ENV=test, which would make Vite bundle React's development build.
-  const nodeEnv = process.env.NODE_ENV;
-  process.env.NODE_ENV = 'production';
-  try {
-    await build({
-      root: DASHBOARD,
-      configFile: join(DASHBOARD, 'vite.config.ts'),
-      mode: 'production',
-      logLevel: 'warn',
-      build: { outDir: staging, emptyOutDir: true, sourcemap: false },
-    });
-  } finally {
-    process.env.NODE_ENV = nodeEnv;
-  }
-  try {
-    renameSync(staging, outDir);
-  } catch {
-    // Another file's build got there first (the same sources, the same output): use it. A folder
-    // without index.html is an interrupted build: replace it.
-    if (!existsSync(join(outDir, 'index.html'))) {
-      rmSync(outDir, { recursive: true, force: true });
-      renameSync(staging, outDir);
-    } else {
-      rmSync(staging, { recursive: true, force: true });
-    }
-  }
-  if (!existsSync(join(outDir, 'index.html'))) throw new Error(`the dashboard build is missing from ${outDir}`);
-  return outDir;
+  return buildLocalDashboard({ outDir: join(tmpdir(), name), quiet: true });
 }
 
 /** Debian's Chromium, headless; never a downloaded browser. */
