@@ -143,6 +143,8 @@ export async function sendMessage(
   );
   const storeFailure = await stored;
   const queueFailure = await queued;
+  // The limiter's tidying (rare) overlapped the writes above; nothing stays in flight after the answer.
+  if (decision.housekeeping) await decision.housekeeping;
   if (storeFailure || queueFailure) {
     logger.error(
       'message not accepted; compensating',

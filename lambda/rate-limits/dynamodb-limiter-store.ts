@@ -1,8 +1,14 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionally, isConditionFailure } from '../shared/dynamodb.js';
-import type { ConsumeCondition, Consumed, Counts, LimiterItem, LimiterStore } from './limiter-store.js';
+import type { ConsumeCondition, Consumed, LimiterItem, LimiterStore } from './limiter-store.js';
 
-/** Limiter state in DynamoDB, one item per subject. Works on dynalite (no transactions used). */
+/**
+ * Limiter state in DynamoDB, one item per subject. Each window's count is an attribute named after
+ * the window (`m<minute index>`, `d<day index>`), so counting in a new window needs no reset: the
+ * one conditional write ADDs to the current counters (creating them at 1) and REMOVEs the previous
+ * window's. A request is therefore one round trip whether or not a window just rolled over.
+ * Counters of older windows (left when a subject was idle) are tidied off the critical path.
+ */
 export class DynamoDbLimiterStore implements LimiterStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -10,38 +16,56 @@ export class DynamoDbLimiterStore implements LimiterStore {
   ) {}
 
   async tryConsume(id: string, c: ConsumeCondition): Promise<Consumed | undefined> {
-    // Keys compare with their stored limits (set by the control plane); anonymous IPs with the config's.
-    const stored = c.limits === 'stored';
+    const minute = minuteCounter(c.minuteWindow);
+    const day = dayCounter(c.dayWindow);
+    const values: Record<string, unknown> = { ':one': 1, ':active': 'active', ':now': c.nowMs };
+    let condition: string;
+    if (c.limits === 'stored') {
+      // Keys: the control plane creates the item, active and with the key's limits.
+      condition =
+        '#status = :active AND (attribute_not_exists(#m) OR #m < minuteLimit)' +
+        ' AND (attribute_not_exists(#d) OR #d < dayLimit)';
+    } else {
+      // Anonymous callers: the item is created by this write, with the config's limits.
+      condition =
+        '(attribute_not_exists(#status) OR #status = :active) AND (attribute_not_exists(#m) OR #m < :lm)' +
+        ' AND (attribute_not_exists(#d) OR #d < :ld)';
+      values[':lm'] = c.limits.perMinute;
+      values[':ld'] = c.limits.perDay;
+    }
+    let set = 'lastUsedAt = :now';
+    if (c.expiresAtSeconds !== undefined) {
+      set += ', expiresAt = :exp';
+      values[':exp'] = c.expiresAtSeconds;
+    }
     try {
       const result = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
-          UpdateExpression: 'SET minuteCount = minuteCount + :one, dayCount = dayCount + :one, lastUsedAt = :now',
-          ConditionExpression:
-            'minuteWindow = :mw AND dayWindow = :dw' +
-            (stored ? ' AND minuteCount < minuteLimit AND dayCount < dayLimit' : ' AND minuteCount < :pm AND dayCount < :pd') +
-            ' AND (attribute_not_exists(#status) OR #status = :active)' +
-            ' AND (attribute_not_exists(banUntil) OR banUntil <= :now)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':one': 1,
-            ':mw': c.minuteWindow,
-            ':dw': c.dayWindow,
-            ':active': 'active',
-            ':now': c.nowMs,
-            ...(c.limits === 'stored' ? {} : { ':pm': c.limits.perMinute, ':pd': c.limits.perDay }),
+          UpdateExpression: `ADD #m :one, #d :one SET ${set} REMOVE #pm, #pd`,
+          ConditionExpression: `${condition} AND (attribute_not_exists(banUntil) OR banUntil <= :now)`,
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            '#m': minute,
+            '#d': day,
+            '#pm': minuteCounter(c.minuteWindow - 1),
+            '#pd': dayCounter(c.dayWindow - 1),
           },
+          ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
         }),
       );
       const attrs = result.Attributes ?? {};
-      return {
-        minuteCount: Number(attrs.minuteCount),
-        dayCount: Number(attrs.dayCount),
-        ...(attrs.minuteLimit === undefined ? {} : { minuteLimit: Number(attrs.minuteLimit) }),
-        ...(attrs.dayLimit === undefined ? {} : { dayLimit: Number(attrs.dayLimit) }),
+      const consumed: { -readonly [K in keyof Consumed]: Consumed[K] } = {
+        minuteCount: Number(attrs[minute]),
+        dayCount: Number(attrs[day]),
       };
+      if (attrs.minuteLimit !== undefined) consumed.minuteLimit = Number(attrs.minuteLimit);
+      if (attrs.dayLimit !== undefined) consumed.dayLimit = Number(attrs.dayLimit);
+      const stale = staleCounters(attrs, c);
+      if (stale.length > 0) consumed.tidy = () => this.removeCounters(id, stale);
+      return consumed;
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
       throw error;
@@ -52,48 +76,7 @@ export class DynamoDbLimiterStore implements LimiterStore {
     const result = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true }),
     );
-    return result.Item as LimiterItem | undefined;
-  }
-
-  replaceCounts(
-    id: string,
-    expected: LimiterItem | undefined,
-    next: Counts & { minuteWindow: number; dayWindow: number; lastUsedAt: number },
-    expiresAtSeconds?: number,
-  ): Promise<boolean> {
-    const set = ['minuteWindow = :nmw', 'minuteCount = :nmc', 'dayWindow = :ndw', 'dayCount = :ndc', 'lastUsedAt = :now'];
-    const values: Record<string, unknown> = {
-      ':nmw': next.minuteWindow,
-      ':nmc': next.minuteCount,
-      ':ndw': next.dayWindow,
-      ':ndc': next.dayCount,
-      ':now': next.lastUsedAt,
-    };
-    if (expiresAtSeconds !== undefined) {
-      set.push('expiresAt = :exp');
-      values[':exp'] = expiresAtSeconds;
-    }
-    let condition = 'attribute_not_exists(id)';
-    if (expected) {
-      condition = 'minuteWindow = :emw AND minuteCount = :emc AND dayWindow = :edw AND dayCount = :edc';
-      Object.assign(values, {
-        ':emw': expected.minuteWindow,
-        ':emc': expected.minuteCount,
-        ':edw': expected.dayWindow,
-        ':edc': expected.dayCount,
-      });
-    }
-    return conditionally(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { id },
-          UpdateExpression: `SET ${set.join(', ')}`,
-          ConditionExpression: condition,
-          ExpressionAttributeValues: values,
-        }),
-      ),
-    );
+    return result.Item ? limiterItemOf(result.Item) : undefined;
   }
 
   async addStrike(id: string, windowStart: number): Promise<number | undefined> {
@@ -151,27 +134,31 @@ export class DynamoDbLimiterStore implements LimiterStore {
   }
 
   async refund(id: string, windows: { minuteWindow: number; dayWindow: number }): Promise<void> {
+    const names = { '#m': minuteCounter(windows.minuteWindow), '#d': dayCounter(windows.dayWindow) };
+    const values = { ':minusOne': -1, ':zero': 0 };
     const both = await conditionally(() =>
       this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
-          UpdateExpression: 'SET minuteCount = minuteCount - :one, dayCount = dayCount - :one',
-          ConditionExpression: 'minuteWindow = :mw AND dayWindow = :dw AND minuteCount > :zero AND dayCount > :zero',
-          ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':mw': windows.minuteWindow, ':dw': windows.dayWindow },
+          UpdateExpression: 'ADD #m :minusOne, #d :minusOne',
+          ConditionExpression: '#m > :zero AND #d > :zero',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
         }),
       ),
     );
     if (both) return;
-    // The minute rolled over since: only the day still holds the request.
+    // The minute rolled over since (its counter is gone): only the day still holds the request.
     await conditionally(() =>
       this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
-          UpdateExpression: 'SET dayCount = dayCount - :one',
-          ConditionExpression: 'dayWindow = :dw AND dayCount > :zero',
-          ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':dw': windows.dayWindow },
+          UpdateExpression: 'ADD #d :minusOne',
+          ConditionExpression: '#d > :zero',
+          ExpressionAttributeNames: { '#d': names['#d'] },
+          ExpressionAttributeValues: values,
         }),
       ),
     );
@@ -182,13 +169,10 @@ export class DynamoDbLimiterStore implements LimiterStore {
       new UpdateCommand({
         TableName: this.tableName,
         Key: { id },
-        // A new key starts with empty windows; an existing one keeps its counts.
-        UpdateExpression:
-          'SET #status = :active, minuteLimit = :pm, dayLimit = :pd,' +
-          ' minuteWindow = if_not_exists(minuteWindow, :zero), minuteCount = if_not_exists(minuteCount, :zero),' +
-          ' dayWindow = if_not_exists(dayWindow, :zero), dayCount = if_not_exists(dayCount, :zero)',
+        // A reactivated key keeps the counts of its current windows.
+        UpdateExpression: 'SET #status = :active, minuteLimit = :pm, dayLimit = :pd',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':active': 'active', ':pm': limits.perMinute, ':pd': limits.perDay, ':zero': 0 },
+        ExpressionAttributeValues: { ':active': 'active', ':pm': limits.perMinute, ':pd': limits.perDay },
       }),
     );
   }
@@ -227,4 +211,59 @@ export class DynamoDbLimiterStore implements LimiterStore {
       }),
     );
   }
+
+  /** Removes counters of past windows; never recreates an item that is gone (an expired anonymous one). */
+  private async removeCounters(id: string, counters: readonly string[]): Promise<void> {
+    const names: Record<string, string> = {};
+    counters.forEach((name, i) => {
+      names[`#c${i}`] = name;
+    });
+    await conditionally(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id },
+          UpdateExpression: `REMOVE ${Object.keys(names).join(', ')}`,
+          ConditionExpression: 'attribute_exists(id)',
+          ExpressionAttributeNames: names,
+        }),
+      ),
+    );
+  }
+}
+
+const COUNTER = /^([md])(\d+)$/;
+export const minuteCounter = (minuteWindow: number) => `m${minuteWindow}`;
+export const dayCounter = (dayWindow: number) => `d${dayWindow}`;
+
+/** Counters of windows before the previous ones: the write that counts removes only the previous ones. */
+function staleCounters(attrs: Record<string, unknown>, c: ConsumeCondition): string[] {
+  const stale: string[] = [];
+  for (const name in attrs) {
+    const counter = COUNTER.exec(name);
+    if (!counter) continue;
+    const window = Number(counter[2]);
+    // The previous window is left alone: a request with a slightly late clock may still count there.
+    if (window < (counter[1] === 'm' ? c.minuteWindow : c.dayWindow) - 1) stale.push(name);
+  }
+  return stale;
+}
+
+/** The item as the limiter reads it: the latest minute and day counters, the other attributes as stored. */
+export function limiterItemOf(attrs: Record<string, unknown>): LimiterItem {
+  const item: Record<string, unknown> = { minuteWindow: 0, minuteCount: 0, dayWindow: 0, dayCount: 0 };
+  for (const name in attrs) {
+    const counter = COUNTER.exec(name);
+    if (!counter) {
+      item[name] = attrs[name];
+      continue;
+    }
+    const kind = counter[1] === 'm' ? 'minute' : 'day';
+    const window = Number(counter[2]);
+    if (window >= Number(item[`${kind}Window`])) {
+      item[`${kind}Window`] = window;
+      item[`${kind}Count`] = Number(attrs[name]);
+    }
+  }
+  return item as unknown as LimiterItem;
 }

@@ -1,4 +1,7 @@
-/** The persisted state of one limiter subject: an API key (`key#<id>`) or an anonymous client IP (`ip#<addr>`). */
+/**
+ * The state of one limiter subject, an API key (`key#<id>`) or an anonymous client IP (`ip#<addr>`),
+ * as the limiter reads it: the counts of the latest minute and day windows that hold any.
+ */
 export interface LimiterItem {
   readonly id: string;
   /** Absent for anonymous subjects; `revoked` refuses a key at once, whatever the authorizer cached. */
@@ -28,6 +31,8 @@ export interface ConsumeCondition {
   /** Limits to compare with, or 'stored' for the item's own minuteLimit/dayLimit (keys). */
   readonly limits: { readonly perMinute: number; readonly perDay: number } | 'stored';
   readonly nowMs: number;
+  /** Epoch seconds after which the item may be deleted (anonymous subjects); keys never expire. */
+  readonly expiresAtSeconds?: number;
 }
 
 export interface Counts {
@@ -39,32 +44,29 @@ export interface Counts {
 export interface Consumed extends Counts {
   readonly minuteLimit?: number;
   readonly dayLimit?: number;
+  /**
+   * Set when the write found counters of windows older than the previous ones (the subject was
+   * idle for a while): removes them. Best effort and off the critical path; a failure only leaves
+   * them for the next request to find.
+   */
+  readonly tidy?: () => Promise<void>;
 }
 
 /**
  * Storage port of the limiter. The hot path is `tryConsume`: one conditional write that counts the
- * request only when the subject is active, not banned, in the current windows and below its limits.
+ * request in the current minute and day windows, whichever windows the item held before, only when
+ * the subject is active, not banned and below its limits. There is no separate roll-over write.
  */
 export interface LimiterStore {
   tryConsume(id: string, condition: ConsumeCondition): Promise<Consumed | undefined>;
   get(id: string): Promise<LimiterItem | undefined>;
-  /**
-   * Writes the windows and counts of `next` only if the stored windows and counts still equal
-   * those of `expected` (or the item is absent when `expected` is undefined). Other attributes stay.
-   */
-  replaceCounts(
-    id: string,
-    expected: LimiterItem | undefined,
-    next: Counts & { minuteWindow: number; dayWindow: number },
-    expiresAtSeconds?: number,
-  ): Promise<boolean>;
   /** Adds a strike if the strike window still starts at `windowStart`; returns the new count, or undefined on a mismatch. */
   addStrike(id: string, windowStart: number): Promise<number | undefined>;
   /** Starts a new strike window with one strike if the current one still starts at `expectedStart`. */
   restartStrikes(id: string, expectedStart: number | undefined, nowMs: number): Promise<boolean>;
   /** Bans until `untilMs` unless already banned past `nowMs`; clears strikes. */
   ban(id: string, untilMs: number, nowMs: number): Promise<void>;
-  /** Gives back one request in the given windows (best effort: nothing when a window has rolled over). */
+  /** Gives back one request in the given windows (best effort: nothing in a window that has rolled over). */
   refund(id: string, windows: { minuteWindow: number; dayWindow: number }): Promise<void>;
   /** Creates (or reactivates) a key subject with its limits; existing counts are kept. */
   activateKey(id: string, limits: { perMinute: number; perDay: number }): Promise<void>;

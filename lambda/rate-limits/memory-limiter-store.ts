@@ -1,4 +1,4 @@
-import type { ConsumeCondition, Consumed, Counts, LimiterItem, LimiterStore } from './limiter-store.js';
+import type { ConsumeCondition, Consumed, LimiterItem, LimiterStore } from './limiter-store.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -11,27 +11,34 @@ export class MemoryLimiterStore implements LimiterStore {
 
   async tryConsume(id: string, c: ConsumeCondition): Promise<Consumed | undefined> {
     const item = this.items.get(id);
-    const perMinute = c.limits === 'stored' ? item?.minuteLimit : c.limits.perMinute;
-    const perDay = c.limits === 'stored' ? item?.dayLimit : c.limits.perDay;
-    if (
-      !item ||
-      perMinute === undefined ||
-      perDay === undefined ||
-      item.minuteWindow !== c.minuteWindow ||
-      item.dayWindow !== c.dayWindow ||
-      item.minuteCount >= perMinute ||
-      item.dayCount >= perDay ||
-      (item.status !== undefined && item.status !== 'active') ||
-      (item.banUntil !== undefined && item.banUntil > c.nowMs)
-    ) {
-      return undefined;
+    let perMinute: number | undefined;
+    let perDay: number | undefined;
+    if (c.limits === 'stored') {
+      if (item?.status !== 'active') return undefined;
+      perMinute = item.minuteLimit;
+      perDay = item.dayLimit;
+    } else {
+      if (item?.status !== undefined && item.status !== 'active') return undefined;
+      perMinute = c.limits.perMinute;
+      perDay = c.limits.perDay;
     }
-    item.minuteCount += 1;
-    item.dayCount += 1;
-    item.lastUsedAt = c.nowMs;
-    const consumed: Mutable<Consumed> = { minuteCount: item.minuteCount, dayCount: item.dayCount };
-    if (item.minuteLimit !== undefined) consumed.minuteLimit = item.minuteLimit;
-    if (item.dayLimit !== undefined) consumed.dayLimit = item.dayLimit;
+    if (item?.banUntil !== undefined && item.banUntil > c.nowMs) return undefined;
+    // As in DynamoDB: a window without a counter yet accepts, whatever the limit.
+    const inMinute = item !== undefined && item.minuteWindow === c.minuteWindow;
+    const inDay = item !== undefined && item.dayWindow === c.dayWindow;
+    if (inMinute && (perMinute === undefined || item.minuteCount >= perMinute)) return undefined;
+    if (inDay && (perDay === undefined || item.dayCount >= perDay)) return undefined;
+
+    const counted = item ?? { id, minuteWindow: 0, minuteCount: 0, dayWindow: 0, dayCount: 0 };
+    counted.minuteCount = inMinute ? counted.minuteCount + 1 : 1;
+    counted.minuteWindow = c.minuteWindow;
+    counted.dayCount = inDay ? counted.dayCount + 1 : 1;
+    counted.dayWindow = c.dayWindow;
+    counted.lastUsedAt = c.nowMs;
+    this.items.set(id, counted);
+    const consumed: Mutable<Consumed> = { minuteCount: counted.minuteCount, dayCount: counted.dayCount };
+    if (counted.minuteLimit !== undefined) consumed.minuteLimit = counted.minuteLimit;
+    if (counted.dayLimit !== undefined) consumed.dayLimit = counted.dayLimit;
     return consumed;
   }
 
@@ -40,28 +47,9 @@ export class MemoryLimiterStore implements LimiterStore {
     return item ? { ...item } : undefined;
   }
 
-  async replaceCounts(
-    id: string,
-    expected: LimiterItem | undefined,
-    next: Counts & { minuteWindow: number; dayWindow: number; lastUsedAt: number },
-  ): Promise<boolean> {
-    const item = this.items.get(id);
-    if (expected === undefined) {
-      if (item) return false;
-      this.items.set(id, { id, ...next });
-      return true;
-    }
-    if (
-      !item ||
-      item.minuteWindow !== expected.minuteWindow ||
-      item.minuteCount !== expected.minuteCount ||
-      item.dayWindow !== expected.dayWindow ||
-      item.dayCount !== expected.dayCount
-    ) {
-      return false;
-    }
-    Object.assign(item, next);
-    return true;
+  /** Writes an item as is: fixtures for tests (e.g. items written by an earlier version). */
+  seed(item: LimiterItem): void {
+    this.items.set(item.id, { ...item });
   }
 
   async addStrike(id: string, windowStart: number): Promise<number | undefined> {

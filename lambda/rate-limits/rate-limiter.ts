@@ -39,8 +39,22 @@ export interface Consumption {
   readonly dayWindow: number;
 }
 
+export interface AllowedDecision {
+  readonly outcome: 'allowed';
+  readonly state: LimiterState;
+  readonly consumption?: Consumption;
+  /**
+   * Set when the counting write left tidying to do (counters of long-past windows). Already
+   * running and never rejecting; a caller that can overlap it with its own work awaits it before
+   * answering, so that nothing is left in flight when a Lambda function is frozen.
+   */
+  readonly housekeeping?: Promise<void>;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 export type LimiterDecision =
-  | { readonly outcome: 'allowed'; readonly state: LimiterState; readonly consumption?: Consumption } |
+  | AllowedDecision |
   {
     readonly outcome: 'rate_limited';
     readonly state: LimiterState;
@@ -85,38 +99,25 @@ export class RateLimiter {
         dayWindow: windows.day,
         limits: subject.kind === 'key' ? 'stored' : subject.limits,
         nowMs,
+        ...(subject.kind === 'anonymous' ? { expiresAtSeconds: anonymousExpiry(windows.day) } : {}),
       });
       if (counted) {
         return this.allowed(subject, nowMs, counted, { minuteWindow: windows.minute, dayWindow: windows.day });
       }
 
+      // Refused: read the item to tell why (revoked, banned, a spent window).
       const item = await this.store.get(subject.id);
       const refusal = await this.refusal(subject, item, nowMs, 'send');
       if (refusal) return refusal;
-      if (!item && subject.kind === 'key') {
-        // The control plane creates key items; a key without one was never issued properly.
-        return { outcome: 'revoked', state: this.stateOf(subject, nowMs, undefined) };
+      if (subject.kind === 'key') {
+        // The control plane creates key items, active; a key without one was never issued properly.
+        if (item?.status !== 'active') return { outcome: 'revoked', state: this.stateOf(subject, nowMs, item) };
+        // An item written before limits were stored in it: store the plan's, then count.
+        if (item.minuteLimit === undefined || item.dayLimit === undefined) {
+          await this.store.setLimits(subject.id, subject.limits);
+        }
       }
-
-      // Below the limits: the windows rolled over, the item is new, or we raced another request.
-      const current = rolled(item, windows);
-      const next = {
-        minuteWindow: windows.minute,
-        dayWindow: windows.day,
-        minuteCount: current.minuteCount + 1,
-        dayCount: current.dayCount + 1,
-        lastUsedAt: nowMs,
-      };
-      const expiry = subject.kind === 'anonymous' ? anonymousExpiry(windows.day) : undefined;
-      if (await this.store.replaceCounts(subject.id, item, next, expiry)) {
-        const limits = effectiveLimits(subject, item);
-        return this.allowed(
-          subject,
-          nowMs,
-          { ...next, minuteLimit: limits.perMinute, dayLimit: limits.perDay },
-          { minuteWindow: windows.minute, dayWindow: windows.day },
-        );
-      }
+      // Otherwise the item changed between the write and the read (a refund, a new window): again.
     }
     throw new LimiterContentionError(subject.id);
   }
@@ -198,7 +199,7 @@ export class RateLimiter {
     consumption: Consumption,
   ): LimiterDecision {
     // The item the write left behind; its windows are the consumption's (both are those of nowMs).
-    return {
+    const decision: Mutable<AllowedDecision> = {
       outcome: 'allowed',
       consumption,
       state: this.stateOf(subject, nowMs, {
@@ -211,6 +212,9 @@ export class RateLimiter {
         dayLimit: counted.dayLimit,
       }),
     };
+    // Best effort: a failure leaves old counters for a later request to remove.
+    if (counted.tidy) decision.housekeeping = counted.tidy().catch(() => undefined);
+    return decision;
   }
 
   private banned(

@@ -33,7 +33,6 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 const LIMITER_METHODS = [
   'tryConsume',
   'get',
-  'replaceCounts',
   'addStrike',
   'restartStrikes',
   'ban',

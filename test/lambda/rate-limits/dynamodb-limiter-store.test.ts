@@ -1,381 +1,306 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTables, LOCAL_AWS, LOCAL_TABLE_NAMES, type RunningService, startDynamoDb } from '../../../local/emulators.js';
 import { DynamoDbLimiterStore } from '../../../lambda/rate-limits/dynamodb-limiter-store.js';
-import type { LimiterItem } from '../../../lambda/rate-limits/limiter-store.js';
+import type { ConsumeCondition } from '../../../lambda/rate-limits/limiter-store.js';
 import { createDocumentClient } from '../../../lambda/shared/dynamodb.js';
 
-const TABLE = 'RateLimits';
-const ID = 'key#key_1';
-const ddb = mockClient(DynamoDBDocumentClient);
-const store = new DynamoDbLimiterStore(createDocumentClient({ region: 'eu-west-1' }), TABLE);
+// Against dynalite, the real DynamoDB protocol peer: the conditions and update expressions are
+// judged by a DynamoDB implementation, and the raw item is read back with the SDK, independently.
+const TABLE = LOCAL_TABLE_NAMES.rateLimits;
+const MINUTE = 29_920_935;
+const DAY = 20_778;
+const NOW = MINUTE * 60_000 + 10_000;
 
-const conditionFailed = () => new ConditionalCheckFailedException({ message: 'x', $metadata: {} });
-const updateInputs = () => ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input);
+let dynamodb: RunningService;
+let store: DynamoDbLimiterStore;
+let raw: DynamoDBDocumentClient;
+let client: ReturnType<typeof createDocumentClient>;
+let n = 0;
+/** A fresh subject id per test. */
+const fresh = (prefix = 'key') => `${prefix}#t${++n}`;
 
-beforeEach(() => {
-  ddb.reset();
+beforeAll(async () => {
+  dynamodb = await startDynamoDb();
+  await createTables(dynamodb.endpoint);
+  client = createDocumentClient({ ...LOCAL_AWS, endpoint: dynamodb.endpoint });
+  store = new DynamoDbLimiterStore(client, TABLE);
+  raw = DynamoDBDocumentClient.from(new DynamoDBClient({ ...LOCAL_AWS, endpoint: dynamodb.endpoint }));
 });
 
-const condition = {
-  minuteWindow: 29_920_935,
-  dayWindow: 20_778,
-  limits: { perMinute: 60, perDay: 1_000 },
-  nowMs: 1_795_256_130_000,
-};
-/** A key's condition: compare with the limits stored in its item. */
-const stored = { ...condition, limits: 'stored' as const };
+afterAll(async () => {
+  client.destroy();
+  raw.destroy();
+  await dynamodb.stop();
+});
 
-describe('tryConsume', () => {
-  it('with explicit limits (anonymous subjects) is one conditional UpdateItem counting both windows', async () => {
-    ddb.on(UpdateCommand).resolves({ Attributes: { id: 'ip#203.0.113.7', minuteCount: 13, dayCount: 401 } });
-    expect(await store.tryConsume(ID, condition)).toEqual({ minuteCount: 13, dayCount: 401 });
-    expect(updateInputs()).toEqual([
-      {
-        TableName: TABLE,
-        Key: { id: ID },
-        UpdateExpression: 'SET minuteCount = minuteCount + :one, dayCount = dayCount + :one, lastUsedAt = :now',
-        ConditionExpression:
-          'minuteWindow = :mw AND dayWindow = :dw AND minuteCount < :pm AND dayCount < :pd' +
-          ' AND (attribute_not_exists(#status) OR #status = :active)' +
-          ' AND (attribute_not_exists(banUntil) OR banUntil <= :now)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':one': 1,
-          ':mw': 29_920_935,
-          ':dw': 20_778,
-          ':pm': 60,
-          ':pd': 1_000,
-          ':active': 'active',
-          ':now': 1_795_256_130_000,
-        },
-        ReturnValues: 'ALL_NEW',
-      },
-    ]);
-    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
-  });
+const rawItem = async (id: string) =>
+  (await raw.send(new GetCommand({ TableName: TABLE, Key: { id }, ConsistentRead: true }))).Item;
+const putRaw = (item: Record<string, unknown>) => raw.send(new PutCommand({ TableName: TABLE, Item: item }));
 
-  it('with \'stored\' limits (keys) compares with the item\'s own minuteLimit and dayLimit, without :pm/:pd', async () => {
-    ddb.on(UpdateCommand).resolves({ Attributes: { minuteCount: 13, dayCount: 401 } });
-    await store.tryConsume(ID, stored);
-    expect(updateInputs()).toEqual([
-      {
-        TableName: TABLE,
-        Key: { id: ID },
-        UpdateExpression: 'SET minuteCount = minuteCount + :one, dayCount = dayCount + :one, lastUsedAt = :now',
-        ConditionExpression:
-          'minuteWindow = :mw AND dayWindow = :dw AND minuteCount < minuteLimit AND dayCount < dayLimit' +
-          ' AND (attribute_not_exists(#status) OR #status = :active)' +
-          ' AND (attribute_not_exists(banUntil) OR banUntil <= :now)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':one': 1,
-          ':mw': 29_920_935,
-          ':dw': 20_778,
-          ':active': 'active',
-          ':now': 1_795_256_130_000,
-        },
-        ReturnValues: 'ALL_NEW',
-      },
-    ]);
-    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
-  });
+const at = (minute: number, day = DAY, limits: ConsumeCondition['limits'] = 'stored'): ConsumeCondition => ({
+  minuteWindow: minute,
+  dayWindow: day,
+  limits,
+  nowMs: minute * 60_000 + 1_000,
+});
+const anonymousAt = (minute: number, day = DAY): ConsumeCondition => ({
+  ...at(minute, day, { perMinute: 2, perDay: 3 }),
+  expiresAtSeconds: 1_795_400_000,
+});
 
-  it('returns the new counts and the stored limits from the whole new item, and nothing else of it', async () => {
-    ddb.on(UpdateCommand).resolves({
-      Attributes: {
-        id: ID,
-        status: 'active',
-        minuteWindow: 29_920_935,
-        minuteCount: 13,
-        dayWindow: 20_778,
-        dayCount: 401,
-        minuteLimit: 300,
-        dayLimit: 10_000,
-        lastUsedAt: 1_795_256_130_000,
-        strikeCount: 0,
-      },
-    });
-    expect(await store.tryConsume(ID, stored)).toEqual({
-      minuteCount: 13,
-      dayCount: 401,
-      minuteLimit: 300,
-      dayLimit: 10_000,
+describe('tryConsume on a key (stored limits)', () => {
+  it('counts in counters named after the windows, and returns the new counts and the stored limits', async () => {
+    const id = fresh();
+    await store.activateKey(id, { perMinute: 3, perDay: 10 });
+    const limits = { minuteLimit: 3, dayLimit: 10 };
+    expect(await store.tryConsume(id, at(MINUTE))).toEqual({ minuteCount: 1, dayCount: 1, ...limits });
+    expect(await store.tryConsume(id, at(MINUTE))).toEqual({ minuteCount: 2, dayCount: 2, ...limits });
+    expect(await rawItem(id)).toEqual({
+      id,
+      status: 'active',
+      minuteLimit: 3,
+      dayLimit: 10,
+      [`m${MINUTE}`]: 2,
+      [`d${DAY}`]: 2,
+      lastUsedAt: MINUTE * 60_000 + 1_000,
     });
   });
 
-  it('returns no limits when the item has none', async () => {
-    ddb.on(UpdateCommand).resolves({ Attributes: { minuteCount: 2, dayCount: 3 } });
-    const consumed = await store.tryConsume(ID, condition);
-    expect(consumed).toEqual({ minuteCount: 2, dayCount: 3 });
-    expect(consumed && Object.keys(consumed)).toEqual(['minuteCount', 'dayCount']);
+  it('refuses at the minute limit and at the day limit, changing nothing', async () => {
+    const id = fresh();
+    await store.activateKey(id, { perMinute: 2, perDay: 3 });
+    await store.tryConsume(id, at(MINUTE));
+    await store.tryConsume(id, at(MINUTE));
+    const before = await rawItem(id);
+    expect(await store.tryConsume(id, at(MINUTE))).toBeUndefined();
+    expect(await store.tryConsume(id, at(MINUTE + 1))).toMatchObject({ minuteCount: 1, dayCount: 3 });
+    expect(await store.tryConsume(id, at(MINUTE + 2))).toBeUndefined();
+    expect(before).toMatchObject({ [`m${MINUTE}`]: 2, [`d${DAY}`]: 2 });
+    expect(await rawItem(id)).toMatchObject({ [`m${MINUTE + 1}`]: 1, [`d${DAY}`]: 3 });
   });
 
-  it('maps a failed condition to undefined', async () => {
-    ddb.on(UpdateCommand).rejects(conditionFailed());
-    expect(await store.tryConsume(ID, condition)).toBeUndefined();
-    expect(await store.tryConsume(ID, stored)).toBeUndefined();
+  it('rolls the minute and the day over in the same single write, removing the previous windows\' counters', async () => {
+    const id = fresh();
+    await store.activateKey(id, { perMinute: 5, perDay: 50 });
+    await store.tryConsume(id, at(MINUTE));
+    await store.tryConsume(id, at(MINUTE));
+    expect(await store.tryConsume(id, at(MINUTE + 1, DAY + 1))).toEqual({
+      minuteCount: 1,
+      dayCount: 1,
+      minuteLimit: 5,
+      dayLimit: 50,
+    });
+    const item = await rawItem(id);
+    expect(item).toMatchObject({ [`m${MINUTE + 1}`]: 1, [`d${DAY + 1}`]: 1 });
+    expect(item).not.toHaveProperty(`m${MINUTE}`);
+    expect(item).not.toHaveProperty(`d${DAY}`);
   });
 
-  it('recognises a condition failure by its name too (errors crossing SDK copies)', async () => {
-    ddb.on(UpdateCommand).rejects(Object.assign(new Error('x'), { name: 'ConditionalCheckFailedException' }));
-    expect(await store.tryConsume(ID, condition)).toBeUndefined();
+  it('refuses a revoked, a banned and a missing key, and creates no item for a missing one', async () => {
+    const revoked = fresh();
+    await store.activateKey(revoked, { perMinute: 5, perDay: 50 });
+    await store.revokeKey(revoked);
+    expect(await store.tryConsume(revoked, at(MINUTE))).toBeUndefined();
+
+    const banned = fresh();
+    await store.activateKey(banned, { perMinute: 5, perDay: 50 });
+    await store.ban(banned, NOW + 60_000, NOW);
+    expect(await store.tryConsume(banned, { ...at(MINUTE), nowMs: NOW })).toBeUndefined();
+    // The ban ends at its time.
+    const afterBan = await store.tryConsume(banned, { ...at(MINUTE + 1), nowMs: NOW + 60_000 });
+    expect(afterBan).toMatchObject({ minuteCount: 1 });
+
+    const missing = fresh();
+    expect(await store.tryConsume(missing, at(MINUTE))).toBeUndefined();
+    expect(await rawItem(missing)).toBeUndefined();
   });
 
-  it('lets other errors propagate', async () => {
-    const throttled = Object.assign(new Error('slow down'), { name: 'ProvisionedThroughputExceededException' });
-    ddb.on(UpdateCommand).rejects(throttled);
-    await expect(store.tryConsume(ID, condition)).rejects.toBe(throttled);
+  it('hands over tidying of counters left by an idle spell, which removes only those', async () => {
+    const id = fresh();
+    await store.activateKey(id, { perMinute: 5, perDay: 50 });
+    await store.tryConsume(id, at(MINUTE, DAY));
+    // Idle for 10 minutes and 3 days: the write removes only the counters of the previous windows.
+    const consumed = await store.tryConsume(id, at(MINUTE + 10, DAY + 3));
+    expect(consumed).toMatchObject({ minuteCount: 1, dayCount: 1 });
+    expect(await rawItem(id)).toMatchObject({ [`m${MINUTE}`]: 1, [`d${DAY}`]: 1 });
+    expect(consumed?.tidy).toBeTypeOf('function');
+    await consumed?.tidy?.();
+    const item = await rawItem(id);
+    expect(item).toMatchObject({ [`m${MINUTE + 10}`]: 1, [`d${DAY + 3}`]: 1, status: 'active' });
+    expect(Object.keys(item ?? {}).filter((k) => /^[md]\d+$/.test(k)).sort()).toEqual([`d${DAY + 3}`, `m${MINUTE + 10}`]);
+    // Nothing left to tidy on the next request.
+    expect((await store.tryConsume(id, at(MINUTE + 10, DAY + 3)))?.tidy).toBeUndefined();
+  });
+
+  it('leaves the previous window\'s counter to tidying alone (a late clock may still count there)', async () => {
+    const id = fresh();
+    await store.activateKey(id, { perMinute: 5, perDay: 50 });
+    await store.tryConsume(id, at(MINUTE + 1));
+    // A request with a clock a little behind counts in the previous minute again.
+    await store.tryConsume(id, at(MINUTE));
+    expect((await store.tryConsume(id, at(MINUTE + 1)))?.tidy).toBeUndefined();
+  });
+
+  it('accepts exactly the limit of concurrent requests', async () => {
+    const id = fresh();
+    await store.activateKey(id, { perMinute: 7, perDay: 100 });
+    const results = await Promise.all(Array.from({ length: 25 }, () => store.tryConsume(id, at(MINUTE))));
+    const counted = results.filter((r) => r !== undefined);
+    expect(counted).toHaveLength(7);
+    expect(counted.map((r) => r?.minuteCount).sort((a = 0, b = 0) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+});
+
+describe('tryConsume on an anonymous subject (explicit limits)', () => {
+  it('creates the item on first use with its expiry, and compares with the given limits', async () => {
+    const id = fresh('ip');
+    expect(await store.tryConsume(id, anonymousAt(MINUTE))).toEqual({ minuteCount: 1, dayCount: 1 });
+    expect(await store.tryConsume(id, anonymousAt(MINUTE))).toEqual({ minuteCount: 2, dayCount: 2 });
+    expect(await store.tryConsume(id, anonymousAt(MINUTE))).toBeUndefined();
+    expect(await store.tryConsume(id, anonymousAt(MINUTE + 1))).toEqual({ minuteCount: 1, dayCount: 3 });
+    expect(await store.tryConsume(id, anonymousAt(MINUTE + 2))).toBeUndefined();
+    expect(await rawItem(id)).toEqual({
+      id,
+      [`m${MINUTE + 1}`]: 1,
+      [`d${DAY}`]: 3,
+      lastUsedAt: (MINUTE + 1) * 60_000 + 1_000,
+      expiresAt: 1_795_400_000,
+    });
   });
 });
 
 describe('get', () => {
-  it('reads consistently', async () => {
-    const item: LimiterItem = { id: ID, minuteWindow: 1, minuteCount: 2, dayWindow: 3, dayCount: 4 };
-    ddb.on(GetCommand).resolves({ Item: item });
-    expect(await store.get(ID)).toEqual(item);
-    expect(ddb.commandCalls(GetCommand).map((c) => c.args[0].input)).toEqual([
-      { TableName: TABLE, Key: { id: ID }, ConsistentRead: true },
-    ]);
-  });
-
-  it('returns undefined for an absent item', async () => {
-    ddb.on(GetCommand).resolves({});
-    expect(await store.get(ID)).toBeUndefined();
-  });
-});
-
-describe('replaceCounts', () => {
-  const next = { minuteWindow: 11, minuteCount: 1, dayWindow: 22, dayCount: 7, lastUsedAt: 1_795_256_130_000 };
-
-  it('creates an absent item only if it is still absent, with its expiry', async () => {
-    ddb.on(UpdateCommand).resolves({});
-    expect(await store.replaceCounts('ip#203.0.113.7', undefined, next, 1_795_400_000)).toBe(true);
-    expect(updateInputs()).toEqual([
-      {
-        TableName: TABLE,
-        Key: { id: 'ip#203.0.113.7' },
-        UpdateExpression:
-          'SET minuteWindow = :nmw, minuteCount = :nmc, dayWindow = :ndw, dayCount = :ndc, lastUsedAt = :now,' +
-          ' expiresAt = :exp',
-        ConditionExpression: 'attribute_not_exists(id)',
-        ExpressionAttributeValues: {
-          ':nmw': 11,
-          ':nmc': 1,
-          ':ndw': 22,
-          ':ndc': 7,
-          ':now': 1_795_256_130_000,
-          ':exp': 1_795_400_000,
-        },
-      },
-    ]);
-  });
-
-  it('replaces an existing item only if its windows and counts are still the ones read', async () => {
-    ddb.on(UpdateCommand).resolves({});
-    const expected: LimiterItem = {
-      id: ID,
+  it('reads the latest counters as windows and counts, and every other attribute as stored', async () => {
+    const id = fresh();
+    await putRaw({
+      id,
       status: 'active',
-      minuteWindow: 10,
-      minuteCount: 60,
-      dayWindow: 22,
-      dayCount: 6,
-      banUntil: 5,
-    };
-    expect(await store.replaceCounts(ID, expected, next)).toBe(true);
-    expect(updateInputs()).toEqual([
-      {
-        TableName: TABLE,
-        Key: { id: ID },
-        UpdateExpression:
-          'SET minuteWindow = :nmw, minuteCount = :nmc, dayWindow = :ndw, dayCount = :ndc, lastUsedAt = :now',
-        ConditionExpression: 'minuteWindow = :emw AND minuteCount = :emc AND dayWindow = :edw AND dayCount = :edc',
-        ExpressionAttributeValues: {
-          ':nmw': 11,
-          ':nmc': 1,
-          ':ndw': 22,
-          ':ndc': 7,
-          ':now': 1_795_256_130_000,
-          ':emw': 10,
-          ':emc': 60,
-          ':edw': 22,
-          ':edc': 6,
-        },
-      },
-    ]);
+      minuteLimit: 5,
+      dayLimit: 50,
+      [`m${MINUTE - 1}`]: 4,
+      [`m${MINUTE}`]: 2,
+      [`d${DAY}`]: 9,
+      strikeWindowStart: 1,
+      strikeCount: 2,
+    });
+    expect(await store.get(id)).toEqual({
+      id,
+      status: 'active',
+      minuteLimit: 5,
+      dayLimit: 50,
+      minuteWindow: MINUTE,
+      minuteCount: 2,
+      dayWindow: DAY,
+      dayCount: 9,
+      strikeWindowStart: 1,
+      strikeCount: 2,
+    });
   });
 
-  it('answers false when the item changed meanwhile, and propagates other errors', async () => {
-    ddb.on(UpdateCommand).rejectsOnce(conditionFailed()).rejectsOnce(new Error('network'));
-    expect(await store.replaceCounts(ID, undefined, next)).toBe(false);
-    await expect(store.replaceCounts(ID, undefined, next)).rejects.toThrow('network');
-  });
-});
-
-describe('strikes and bans', () => {
-  it('addStrike adds one if the strike window is unchanged and returns the count', async () => {
-    ddb.on(UpdateCommand).resolves({ Attributes: { strikeCount: 4 } });
-    expect(await store.addStrike(ID, 1_000)).toBe(4);
-    expect(updateInputs()).toEqual([
-      {
-        TableName: TABLE,
-        Key: { id: ID },
-        UpdateExpression: 'ADD strikeCount :one',
-        ConditionExpression: 'strikeWindowStart = :start',
-        ExpressionAttributeValues: { ':one': 1, ':start': 1_000 },
-        ReturnValues: 'UPDATED_NEW',
-      },
-    ]);
-  });
-
-  it('addStrike answers undefined when the strike window moved', async () => {
-    ddb.on(UpdateCommand).rejects(conditionFailed());
-    expect(await store.addStrike(ID, 1_000)).toBeUndefined();
-  });
-
-  it('restartStrikes conditions on the window it saw, or on none for a first strike', async () => {
-    ddb.on(UpdateCommand).resolves({});
-    expect(await store.restartStrikes(ID, 1_000, 70_000)).toBe(true);
-    expect(await store.restartStrikes(ID, undefined, 70_000)).toBe(true);
-    expect(updateInputs()).toEqual([
-      {
-        TableName: TABLE,
-        Key: { id: ID },
-        UpdateExpression: 'SET strikeWindowStart = :now, strikeCount = :one',
-        ConditionExpression: 'strikeWindowStart = :expected',
-        ExpressionAttributeValues: { ':now': 70_000, ':one': 1, ':expected': 1_000 },
-      },
-      {
-        TableName: TABLE,
-        Key: { id: ID },
-        UpdateExpression: 'SET strikeWindowStart = :now, strikeCount = :one',
-        ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(strikeWindowStart)',
-        ExpressionAttributeValues: { ':now': 70_000, ':one': 1 },
-      },
-    ]);
-  });
-
-  it('ban sets the end and clears strikes unless a ban is already running; a lost race is not an error', async () => {
-    ddb.on(UpdateCommand).rejects(conditionFailed());
-    await expect(store.ban(ID, 900_000, 1_000)).resolves.toBeUndefined();
-    expect(updateInputs()).toEqual([
-      {
-        TableName: TABLE,
-        Key: { id: ID },
-        UpdateExpression: 'SET banUntil = :until, strikeCount = :zero',
-        ConditionExpression: 'attribute_exists(id) AND (attribute_not_exists(banUntil) OR banUntil <= :now)',
-        ExpressionAttributeValues: { ':until': 900_000, ':zero': 0, ':now': 1_000 },
-      },
-    ]);
-  });
-
-  it('liftBan removes the ban and the strike window', async () => {
-    ddb.on(UpdateCommand).resolves({});
-    await store.liftBan(ID);
-    expect(updateInputs()).toEqual([
-      {
-        TableName: TABLE,
-        Key: { id: ID },
-        UpdateExpression: 'REMOVE banUntil, strikeWindowStart SET strikeCount = :zero',
-        ExpressionAttributeValues: { ':zero': 0 },
-      },
-    ]);
-  });
-});
-
-describe('key lifecycle', () => {
-  it('activateKey sets the status and stored limits, keeps existing counts and starts a new item with empty windows', async () => {
-    ddb.on(UpdateCommand).resolves({});
-    await store.activateKey(ID, { perMinute: 300, perDay: 10_000 });
-    expect(updateInputs()).toEqual([
-      {
-        TableName: TABLE,
-        Key: { id: ID },
-        UpdateExpression:
-          'SET #status = :active, minuteLimit = :pm, dayLimit = :pd,' +
-          ' minuteWindow = if_not_exists(minuteWindow, :zero), minuteCount = if_not_exists(minuteCount, :zero),' +
-          ' dayWindow = if_not_exists(dayWindow, :zero), dayCount = if_not_exists(dayCount, :zero)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':active': 'active', ':pm': 300, ':pd': 10_000, ':zero': 0 },
-      },
-    ]);
-    expect(updateInputs()[0]?.ConditionExpression).toBeUndefined();
-  });
-
-  it('setLimits writes only the stored limits, and only on an existing item', async () => {
-    ddb.on(UpdateCommand).resolves({});
-    await store.setLimits(ID, { perMinute: 1_000, perDay: 100_000 });
-    expect(updateInputs()).toEqual([
-      {
-        TableName: TABLE,
-        Key: { id: ID },
-        UpdateExpression: 'SET minuteLimit = :pm, dayLimit = :pd',
-        ConditionExpression: 'attribute_exists(id)',
-        ExpressionAttributeValues: { ':pm': 1_000, ':pd': 100_000 },
-      },
-    ]);
-  });
-
-  it('setLimits on a missing item propagates the condition failure', async () => {
-    const failed = conditionFailed();
-    ddb.on(UpdateCommand).rejects(failed);
-    await expect(store.setLimits(ID, { perMinute: 1, perDay: 1 })).rejects.toBe(failed);
-  });
-
-  it('revokeKey sets the status to revoked and touches nothing else', async () => {
-    ddb.on(UpdateCommand).resolves({});
-    await store.revokeKey(ID);
-    expect(updateInputs()).toEqual([
-      {
-        TableName: TABLE,
-        Key: { id: ID },
-        UpdateExpression: 'SET #status = :revoked',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':revoked': 'revoked' },
-      },
-    ]);
+  it('shows an item without counters as empty windows, and an absent one as undefined', async () => {
+    const id = fresh();
+    await store.activateKey(id, { perMinute: 5, perDay: 50 });
+    expect(await store.get(id)).toEqual({
+      id,
+      status: 'active',
+      minuteLimit: 5,
+      dayLimit: 50,
+      minuteWindow: 0,
+      minuteCount: 0,
+      dayWindow: 0,
+      dayCount: 0,
+    });
+    expect(await store.get(fresh())).toBeUndefined();
   });
 });
 
 describe('refund', () => {
-  const windows = { minuteWindow: 11, dayWindow: 22 };
-  const both = {
-    TableName: TABLE,
-    Key: { id: ID },
-    UpdateExpression: 'SET minuteCount = minuteCount - :one, dayCount = dayCount - :one',
-    ConditionExpression: 'minuteWindow = :mw AND dayWindow = :dw AND minuteCount > :zero AND dayCount > :zero',
-    ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':mw': 11, ':dw': 22 },
-  };
-  const dayOnly = {
-    TableName: TABLE,
-    Key: { id: ID },
-    UpdateExpression: 'SET dayCount = dayCount - :one',
-    ConditionExpression: 'dayWindow = :dw AND dayCount > :zero',
-    ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':dw': 22 },
-  };
-
-  it('gives back one request in both windows with one write when both are current', async () => {
-    ddb.on(UpdateCommand).resolves({});
-    await store.refund(ID, windows);
-    expect(updateInputs()).toEqual([both]);
+  it('gives one request back in both windows while both are current', async () => {
+    const id = fresh();
+    await store.activateKey(id, { perMinute: 5, perDay: 50 });
+    await store.tryConsume(id, at(MINUTE));
+    await store.tryConsume(id, at(MINUTE));
+    await store.refund(id, { minuteWindow: MINUTE, dayWindow: DAY });
+    expect(await store.get(id)).toMatchObject({ minuteCount: 1, dayCount: 1 });
   });
 
-  it('falls back to the day only when the first condition fails (the minute rolled over)', async () => {
-    ddb.on(UpdateCommand).rejectsOnce(conditionFailed()).resolves({});
-    await store.refund(ID, windows);
-    expect(updateInputs()).toEqual([both, dayOnly]);
+  it('gives it back in the day only once the minute rolled over, and nothing once the day did too', async () => {
+    const id = fresh();
+    await store.activateKey(id, { perMinute: 5, perDay: 50 });
+    await store.tryConsume(id, at(MINUTE));
+    await store.tryConsume(id, at(MINUTE + 1));
+    await store.refund(id, { minuteWindow: MINUTE, dayWindow: DAY });
+    expect(await rawItem(id)).toMatchObject({ [`m${MINUTE + 1}`]: 1, [`d${DAY}`]: 1 });
+    expect(await rawItem(id)).not.toHaveProperty(`m${MINUTE}`);
+
+    await store.tryConsume(id, at(MINUTE + 2, DAY + 1));
+    await store.refund(id, { minuteWindow: MINUTE + 1, dayWindow: DAY });
+    expect(await rawItem(id)).toMatchObject({ [`m${MINUTE + 2}`]: 1, [`d${DAY + 1}`]: 1 });
   });
 
-  it('gives nothing back, without an error, when the day rolled over too', async () => {
-    ddb.on(UpdateCommand).rejects(conditionFailed());
-    await expect(store.refund(ID, windows)).resolves.toBeUndefined();
-    expect(updateInputs()).toEqual([both, dayOnly]);
+  it('never goes below zero', async () => {
+    const id = fresh();
+    await store.activateKey(id, { perMinute: 5, perDay: 50 });
+    await store.tryConsume(id, at(MINUTE));
+    await store.refund(id, { minuteWindow: MINUTE, dayWindow: DAY });
+    await store.refund(id, { minuteWindow: MINUTE, dayWindow: DAY });
+    expect(await rawItem(id)).toMatchObject({ [`m${MINUTE}`]: 0, [`d${DAY}`]: 0 });
+  });
+});
+
+describe('strikes and bans', () => {
+  it('addStrike counts only in the strike window it names; restartStrikes conditions on the one it saw', async () => {
+    const id = fresh();
+    await store.activateKey(id, { perMinute: 5, perDay: 50 });
+    expect(await store.addStrike(id, 1_000)).toBeUndefined();
+    expect(await store.restartStrikes(id, undefined, 1_000)).toBe(true);
+    expect(await store.restartStrikes(id, undefined, 2_000)).toBe(false);
+    expect(await store.addStrike(id, 1_000)).toBe(2);
+    expect(await store.restartStrikes(id, 5, 70_000)).toBe(false);
+    expect(await store.restartStrikes(id, 1_000, 70_000)).toBe(true);
+    expect(await rawItem(id)).toMatchObject({ strikeWindowStart: 70_000, strikeCount: 1 });
+    // No strike window is started on a subject that does not exist.
+    expect(await store.restartStrikes(fresh(), undefined, 1_000)).toBe(false);
   });
 
-  it('propagates other errors without a fallback write', async () => {
-    ddb.on(UpdateCommand).rejects(new Error('network'));
-    await expect(store.refund(ID, windows)).rejects.toThrow('network');
-    expect(updateInputs()).toEqual([both]);
+  it('ban clears strikes unless a ban is running (a lost race is not an error); liftBan ends it', async () => {
+    const id = fresh();
+    await store.activateKey(id, { perMinute: 5, perDay: 50 });
+    await store.restartStrikes(id, undefined, 1_000);
+    await store.ban(id, 900_000, 1_000);
+    await expect(store.ban(id, 999_000, 2_000)).resolves.toBeUndefined();
+    expect(await rawItem(id)).toMatchObject({ banUntil: 900_000, strikeCount: 0 });
+    await store.liftBan(id);
+    const item = await rawItem(id);
+    expect(item).toMatchObject({ strikeCount: 0 });
+    expect(item).not.toHaveProperty('banUntil');
+    expect(item).not.toHaveProperty('strikeWindowStart');
+  });
+});
+
+describe('key lifecycle', () => {
+  it('activateKey stores the limits and keeps the counts of a reactivated key', async () => {
+    const id = fresh();
+    await store.activateKey(id, { perMinute: 5, perDay: 50 });
+    await store.tryConsume(id, at(MINUTE));
+    await store.revokeKey(id);
+    expect(await rawItem(id)).toMatchObject({ status: 'revoked', [`m${MINUTE}`]: 1 });
+    await store.activateKey(id, { perMinute: 8, perDay: 80 });
+    const counted = await store.tryConsume(id, at(MINUTE));
+    expect(counted).toEqual({ minuteCount: 2, dayCount: 2, minuteLimit: 8, dayLimit: 80 });
+  });
+
+  it('setLimits applies to the next request, and fails on a missing item', async () => {
+    const id = fresh();
+    await store.activateKey(id, { perMinute: 1, perDay: 50 });
+    await store.tryConsume(id, at(MINUTE));
+    expect(await store.tryConsume(id, at(MINUTE))).toBeUndefined();
+    await store.setLimits(id, { perMinute: 2, perDay: 50 });
+    expect(await store.tryConsume(id, at(MINUTE))).toMatchObject({ minuteCount: 2, minuteLimit: 2 });
+    await expect(store.setLimits(fresh(), { perMinute: 1, perDay: 1 })).rejects.toMatchObject({
+      name: 'ConditionalCheckFailedException',
+    });
   });
 });

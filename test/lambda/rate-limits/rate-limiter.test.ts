@@ -325,9 +325,10 @@ describe('RateLimiter.consume: subjects without an active item', () => {
     expect(await store.get(subject.id)).toBeUndefined();
   });
 
-  it('creates an anonymous subject on first use, expiring a day after its day window', async () => {
+  it('creates an anonymous subject on first use with one write, expiring a day after its day window', async () => {
     const { limiter, anonymous, store } = setup();
-    const replace = vi.spyOn(store, 'replaceCounts');
+    const tryConsume = vi.spyOn(store, 'tryConsume');
+    const get = vi.spyOn(store, 'get');
     const subject = anonymous({ perMinute: 60, perDay: 10_000 });
     const decision = await limiter.consume(subject);
     expect(decision.outcome).toBe('allowed');
@@ -340,22 +341,57 @@ describe('RateLimiter.consume: subjects without an active item', () => {
       dayCount: 1,
       lastUsedAt: T0,
     });
-    expect(replace).toHaveBeenCalledTimes(1);
-    expect(replace).toHaveBeenCalledWith(
-      'ip#203.0.113.7',
-      undefined,
-      { minuteWindow: MINUTE_OF_T0, dayWindow: DAY_OF_T0, minuteCount: 1, dayCount: 1, lastUsedAt: T0 },
-      Date.UTC(2026, 10, 23) / 1000,
-    );
+    expect(tryConsume.mock.calls).toEqual([
+      [
+        'ip#203.0.113.7',
+        {
+          minuteWindow: MINUTE_OF_T0,
+          dayWindow: DAY_OF_T0,
+          limits: { perMinute: 60, perDay: 10_000 },
+          nowMs: T0,
+          expiresAtSeconds: Date.UTC(2026, 10, 23) / 1000,
+        },
+      ],
+    ]);
+    expect(get).toHaveBeenCalledTimes(1); // the assertion's own read above
   });
 
   it('writes no expiry on key items', async () => {
     const { limiter, key, store } = setup();
     const subject = await key({ perMinute: 5, perDay: 100 });
-    const replace = vi.spyOn(store, 'replaceCounts');
+    const tryConsume = vi.spyOn(store, 'tryConsume');
     await limiter.consume(subject);
-    expect(replace).toHaveBeenCalledTimes(1);
-    expect((replace.mock.calls[0] as unknown[] | undefined)?.[3]).toBeUndefined();
+    expect(tryConsume).toHaveBeenCalledTimes(1);
+    expect(tryConsume.mock.calls[0]?.[1]).not.toHaveProperty('expiresAtSeconds');
+  });
+
+  it('counts the first request of a new minute and of a new day with the same single write', async () => {
+    const { limiter, clock, key, store } = setup(DAY_END - 30_000);
+    const subject = await key({ perMinute: 2, perDay: 3 });
+    await consumeTimes(limiter, subject, 2);
+    const tryConsume = vi.spyOn(store, 'tryConsume');
+    const get = vi.spyOn(store, 'get');
+    clock.set(DAY_END + 1_000);
+    const decisions = await consumeTimes(limiter, subject, 2);
+    expect(outcomes(decisions)).toEqual(['allowed', 'allowed']);
+    expect(decisions[0]?.state.minute.used).toBe(1);
+    expect(decisions[0]?.state.day.used).toBe(1);
+    expect(tryConsume).toHaveBeenCalledTimes(2);
+    expect(get).not.toHaveBeenCalled();
+  });
+
+  it('hands over the store\'s tidying as housekeeping, already settled when it fails', async () => {
+    const store = new MemoryLimiterStore();
+    await store.activateKey(keySubjectId('key_1'), { perMinute: 5, perDay: 100 });
+    const counted = store.tryConsume.bind(store);
+    vi.spyOn(store, 'tryConsume').mockImplementation(async (id, condition) => {
+      const consumed = await counted(id, condition);
+      return consumed && { ...consumed, tidy: () => Promise.reject(new Error('throttled')) };
+    });
+    const limiter = new RateLimiter(store, new ManualClock(T0));
+    const decision = await limiter.consume({ id: keySubjectId('key_1'), limits: { perMinute: 5, perDay: 100 }, kind: 'key' });
+    expect(decision.outcome).toBe('allowed');
+    await expect(decision.outcome === 'allowed' ? decision.housekeeping : undefined).resolves.toBeUndefined();
   });
 });
 
@@ -369,7 +405,16 @@ describe('RateLimiter: a key\'s limits are the ones stored in its limiter item',
     await limiter.consume(ip);
     expect(tryConsume.mock.calls).toEqual([
       [subject.id, { minuteWindow: MINUTE_OF_T0, dayWindow: DAY_OF_T0, limits: 'stored', nowMs: T0 }],
-      [ip.id, { minuteWindow: MINUTE_OF_T0, dayWindow: DAY_OF_T0, limits: { perMinute: 7, perDay: 70 }, nowMs: T0 }],
+      [
+        ip.id,
+        {
+          minuteWindow: MINUTE_OF_T0,
+          dayWindow: DAY_OF_T0,
+          limits: { perMinute: 7, perDay: 70 },
+          nowMs: T0,
+          expiresAtSeconds: Date.UTC(2026, 10, 23) / 1000,
+        },
+      ],
     ]);
   });
 
@@ -386,7 +431,6 @@ describe('RateLimiter: a key\'s limits are the ones stored in its limiter item',
       day: { name: 'day', limit: 50, used, windowSeconds: 86_400, resetMs: DAY_END },
     });
     const consumption = { minuteWindow: MINUTE_OF_T0, dayWindow: DAY_OF_T0 };
-    // The first request of the window is counted by replaceCounts, the second by tryConsume.
     expect(await limiter.consume(subject)).toEqual({ outcome: 'allowed', consumption, state: state(1) });
     expect(await limiter.consume(subject)).toEqual({ outcome: 'allowed', consumption, state: state(2) });
     expect(await limiter.consume(subject)).toEqual({
@@ -430,11 +474,10 @@ describe('RateLimiter: a key\'s limits are the ones stored in its limiter item',
     expect(await store.get(subject.id)).toMatchObject({ minuteCount: 4, dayCount: 4, minuteLimit: 10, dayLimit: 4 });
   });
 
-  it('falls back to the subject\'s limits when the key\'s item has none (an item written before limits were stored)', async () => {
+  it('falls back to the subject\'s limits when the key\'s item has none (written before limits were stored), and stores them', async () => {
     const { limiter, store } = setup();
     const id = keySubjectId('key_legacy');
-    const empty = { minuteWindow: 0, minuteCount: 0, dayWindow: 0, dayCount: 0, lastUsedAt: 0 };
-    await store.replaceCounts(id, undefined, empty);
+    store.seed({ id, status: 'active', minuteWindow: 0, minuteCount: 0, dayWindow: 0, dayCount: 0, lastUsedAt: 0 });
     const subject: LimiterSubject = { id, limits: { perMinute: 3, perDay: 100 }, ban: BAN, kind: 'key' };
     const decisions = await consumeTimes(limiter, subject, 4);
     expect(outcomes(decisions)).toEqual(['allowed', 'allowed', 'allowed', 'rate_limited']);
@@ -442,12 +485,16 @@ describe('RateLimiter: a key\'s limits are the ones stored in its limiter item',
     expect(decisions.map((d) => d.state.day.limit)).toEqual([100, 100, 100, 100]);
     expect(await store.get(id)).toEqual({
       id,
+      status: 'active',
       minuteWindow: MINUTE_OF_T0,
       minuteCount: 3,
       dayWindow: DAY_OF_T0,
       dayCount: 3,
       lastUsedAt: T0,
-      // The fourth request's refusal is a strike; no limits are written into the item.
+      // The item's first refusal below the subject's limits wrote them into it.
+      minuteLimit: 3,
+      dayLimit: 100,
+      // The fourth request's refusal is a strike.
       strikeWindowStart: T0,
       strikeCount: 1,
     });
@@ -626,18 +673,19 @@ describe('RateLimiter.consume under concurrency', () => {
       minuteCount: 0,
       dayWindow: 0,
       dayCount: 0,
+      minuteLimit: 5,
+      dayLimit: 100,
     };
     const store = {
       tryConsume: vi.fn(async () => undefined),
       get: vi.fn(async () => item),
-      replaceCounts: vi.fn(async () => false),
     } as unknown as LimiterStore;
     const limiter = new RateLimiter(store, new ManualClock(T0));
     const subject: LimiterSubject = { id: 'key#busy', limits: { perMinute: 5, perDay: 100 }, kind: 'key' };
     const error = await limiter.consume(subject).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LimiterContentionError);
     expect((error as Error).message).toContain('key#busy');
-    expect(vi.mocked(store.replaceCounts).mock.calls.length).toBeGreaterThan(1);
+    expect(vi.mocked(store.tryConsume)).toHaveBeenCalledTimes(8);
   });
 });
 
