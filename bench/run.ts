@@ -11,6 +11,10 @@ import { type BenchOptions, type Figure, figureLine, quietPowertools } from './l
 quietPowertools();
 
 const options: BenchOptions = { smoke: process.argv.includes('--smoke') };
+/** `--only <name>[,<name>]`: run just these figures (e.g. local-e2e); results go to results/only.tmp. */
+const onlyArg = process.argv.indexOf('--only');
+const only = onlyArg === -1 ? undefined : new Set((process.argv[onlyArg + 1] ?? '').split(','));
+const wanted = (name: string) => only === undefined || only.has(name);
 const figures: Figure[] = [];
 const timings: Record<string, number> = {};
 const started = performance.now();
@@ -65,48 +69,54 @@ async function main() {
   console.log(`# bench ${options.smoke ? '--smoke' : 'full run'} · node ${process.version} · ${cpus().length} cores · ${new Date().toISOString()}`);
   console.log('# figure | value | goal | pass/fail');
 
-  report(await timed('handler-overhead', () => handlerOverhead(options)));
-  for (const f of await timed('bundle-and-cold-start', () => bundleAndColdStart(options))) report(f);
+  if (wanted('handler-overhead')) report(await timed('handler-overhead', () => handlerOverhead(options)));
+  if (wanted('bundle-size') || wanted('cold-start')) {
+    for (const f of await timed('bundle-and-cold-start', () => bundleAndColdStart(options))) report(f);
+  }
 
   // One platform for throughput and round trips: Enterprise limits raised so the limiter never refuses;
   // no queue worker, so the figure is the POST path (the worker would compete for the same 2 cores).
-  const e2ePlatform = await startLocalPlatform({
-    port: 0,
-    controlPort: 0,
-    edgePort: 0,
-    worker: false,
-    config: loadConfig({ plans: { enterprise: { limits: { perMinute: 1_000_000_000, perDay: 1_000_000_000 } } } }),
-  });
+  const e2ePlatform =
+    wanted('local-e2e') || wanted('round-trips')
+      ? await startLocalPlatform({
+          port: 0,
+          controlPort: 0,
+          edgePort: 0,
+          worker: false,
+          config: loadConfig({ plans: { enterprise: { limits: { perMinute: 1_000_000_000, perDay: 1_000_000_000 } } } }),
+        })
+      : undefined;
   try {
-    report(await timed('local-e2e', () => localE2e(e2ePlatform, options)));
-    report(await timed('round-trips', () => roundTrips(e2ePlatform, options)));
+    if (e2ePlatform && wanted('local-e2e')) report(await timed('local-e2e', () => localE2e(e2ePlatform, options)));
+    if (e2ePlatform && wanted('round-trips')) report(await timed('round-trips', () => roundTrips(e2ePlatform, options)));
   } finally {
-    await e2ePlatform.stop();
+    await e2ePlatform?.stop();
   }
 
   // Limiter exactness on its own platform with a manual clock (each burst in a minute of its own).
-  const clock = new ManualClock();
-  const limitsPlatform = await startLocalPlatform({
-    port: 0,
-    controlPort: 0,
-    edgePort: 0,
-    worker: false,
-    clock,
-    config: loadConfig(options.smoke ? SMOKE_LIMITS : FULL_LIMITS),
-  });
-  try {
-    report(await timed('limiter-exactness', () => limiterExactness(limitsPlatform, clock, options)));
-  } finally {
-    await limitsPlatform.stop();
+  if (wanted('limiter-exactness')) {
+    const clock = new ManualClock();
+    const limitsPlatform = await startLocalPlatform({
+      port: 0,
+      controlPort: 0,
+      edgePort: 0,
+      worker: false,
+      clock,
+      config: loadConfig(options.smoke ? SMOKE_LIMITS : FULL_LIMITS),
+    });
+    try {
+      report(await timed('limiter-exactness', () => limiterExactness(limitsPlatform, clock, options)));
+    } finally {
+      await limitsPlatform.stop();
+    }
   }
-
-  report(await timed('synth', async () => synthTime(options)));
+  if (wanted('synth')) report(await timed('synth', async () => synthTime(options)));
 
   const totalSeconds = Math.round((performance.now() - started) / 100) / 10;
   console.log(`# total ${totalSeconds} s`);
   const results = {
     mode: options.smoke ? 'smoke' : 'full',
-    command: options.smoke ? 'npm run bench -- --smoke' : 'npm run bench',
+    command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
     at: new Date().toISOString(),
     node: process.version,
     cores: cpus().length,
@@ -116,7 +126,9 @@ async function main() {
   };
   const dir = fileURLToPath(new URL('./results/', import.meta.url));
   mkdirSync(dir, { recursive: true });
-  writeFileSync(`${dir}${options.smoke ? 'smoke.tmp' : 'latest.json'}`, `${JSON.stringify(results, null, 2)}\n`);
+  // A partial run (--only) never replaces the full run's results.
+  const file = only ? 'only.tmp' : options.smoke ? 'smoke.tmp' : 'latest.json';
+  writeFileSync(`${dir}${file}`, `${JSON.stringify(results, null, 2)}\n`);
 }
 
 main().then(

@@ -304,3 +304,52 @@ describe('key lifecycle', () => {
     });
   });
 });
+
+describe('property: the in-memory store (unit tests, benchmarks) answers as the DynamoDB one does', () => {
+  it('for generated sequences of consumes, refunds and limit changes on moving windows', async () => {
+    const { MemoryLimiterStore } = await import('../../../lambda/rate-limits/memory-limiter-store.js');
+    const fc = (await import('fast-check')).default;
+    const op = fc.oneof(
+      fc.record({
+        kind: fc.constant('consume' as const),
+        // Mostly within a minute and a day, so that limits are met; sometimes a roll-over or an idle spell.
+        minutes: fc.oneof(fc.constant(0), fc.constant(0), fc.constant(1), fc.integer({ min: 2, max: 5 })),
+        days: fc.integer({ min: 0, max: 9 }).map((d) => (d === 0 ? 1 : 0)),
+      }),
+      fc.record({ kind: fc.constant('consume' as const), minutes: fc.constant(0), days: fc.constant(0) }),
+      fc.record({ kind: fc.constant('refund' as const), minutesBack: fc.nat(1) }),
+      fc.record({ kind: fc.constant('setLimits' as const), perMinute: fc.integer({ min: 1, max: 4 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.boolean(), fc.array(op, { minLength: 1, maxLength: 40 }), async (isKey, ops) => {
+        const id = fresh(isKey ? 'key' : 'ip');
+        const memory = new MemoryLimiterStore();
+        const stores = [store, memory] as const;
+        if (isKey) for (const s of stores) await s.activateKey(id, { perMinute: 3, perDay: 6 });
+        let minute = MINUTE;
+        let day = DAY;
+        for (const o of ops) {
+          if (o.kind === 'consume') {
+            minute += o.minutes;
+            day += o.days;
+            const c = isKey ? at(minute, day) : anonymousAt(minute, day);
+            const [real, mirror] = await Promise.all(stores.map((s) => s.tryConsume(id, c)));
+            expect(mirror).toEqual(real && { ...real, tidy: undefined });
+          } else if (o.kind === 'refund') {
+            for (const s of stores) await s.refund(id, { minuteWindow: minute - o.minutesBack, dayWindow: day });
+          } else if (isKey) {
+            for (const s of stores) await s.setLimits(id, { perMinute: o.perMinute, perDay: 6 });
+          }
+          const [real, mirror] = await Promise.all(stores.map((s) => s.get(id)));
+          const counts = (item: typeof real) =>
+            item && {
+              minute: item.minuteWindow === minute ? item.minuteCount : 0,
+              day: item.dayWindow === day ? item.dayCount : 0,
+            };
+          expect(counts(mirror)).toEqual(counts(real));
+        }
+      }),
+      { seed: 20261121, numRuns: 40 },
+    );
+  });
+});
