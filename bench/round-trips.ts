@@ -1,5 +1,5 @@
-import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { SqsClient } from '../lambda/shared/aws/sqs.js';
 import { LOCAL_AWS, LOCAL_TABLE_NAMES } from '../local/emulators.js';
 import type { LocalPlatform } from '../local/platform.js';
 import { lambdaContext, sendEvent } from './handler-overhead.js';
@@ -70,7 +70,7 @@ export async function roundTrips(platform: LocalPlatform, options: BenchOptions)
     'dynamodb',
     calls,
   );
-  const sqsClient = instrument(new SQSClient({ ...LOCAL_AWS, endpoint: platform.endpoints.sqs }), 'sqs', calls);
+  const sqsClient = instrument(new SqsClient({ ...LOCAL_AWS, endpoint: platform.endpoints.sqs }), 'sqs', calls);
   try {
     const handler = createSendMessageHandler({
       limiter: new RateLimiter(new DynamoDbLimiterStore(documentClient, LOCAL_TABLE_NAMES.rateLimits), clock),

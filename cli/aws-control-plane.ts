@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { DynamoDbAccountStore } from '../lambda/keys/accounts.js';
 import { ApiGatewayUsagePlanGateway } from '../lambda/keys/api-gateway-usage-plan-gateway.js';
 import { ControlPlane, ControlPlaneError } from '../lambda/keys/control-plane.js';
@@ -202,7 +203,8 @@ export async function createAwsControlPlane(options: AwsControlPlaneOptions): Pr
     }
   }
 
-  const documentClient = createDocumentClient({ region });
+  // The operator's credentials through the SDK's chain (profiles, SSO, ...); the client itself is the Lambdas'.
+  const documentClient = createDocumentClient({ region, credentials: defaultProvider() });
   // One attempt per SDK call: the gateway adapter retries throttles itself, with backoff.
   const apiGateway = new APIGatewayClient({ region, maxAttempts: 1 });
   const controlPlane = new ControlPlane({

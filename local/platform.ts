@@ -8,7 +8,6 @@ import {
   SendMessageBatchCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type AccountRecord, DynamoDbAccountStore } from '../lambda/keys/accounts.js';
 import type { ApiKeyRecord } from '../lambda/keys/key-store.js';
 import { type AccountView, ControlPlane } from '../lambda/keys/control-plane.js';
@@ -27,6 +26,8 @@ import { createWorkerHandler } from '../lambda/messages/worker.js';
 import { DynamoDbLimiterStore } from '../lambda/rate-limits/dynamodb-limiter-store.js';
 import { RateLimiter } from '../lambda/rate-limits/rate-limiter.js';
 import { type Clock, systemClock } from '../lambda/shared/clock.js';
+import { ScanCommand } from '../lambda/shared/aws/dynamodb.js';
+import { SqsClient } from '../lambda/shared/aws/sqs.js';
 import { createDocumentClient } from '../lambda/shared/dynamodb.js';
 import { loadConfig, PLAN_IDS, type PlanId, type PlatformConfig } from '../lib/config/index.js';
 import { startLocalApiGateway } from './api-gateway.js';
@@ -159,13 +160,15 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     });
 
     const documentClient = createDocumentClient({ ...LOCAL_AWS, endpoint: dynamodb.endpoint });
+    // The SDK client for what only the local platform does (poll, redrive); the Lambda code's own for sending.
     const sqsClient = new SQSClient({ ...LOCAL_AWS, endpoint: sqs.endpoint });
+    const queueClient = new SqsClient({ ...LOCAL_AWS, endpoint: sqs.endpoint });
     const limiterStore = new DynamoDbLimiterStore(documentClient, LOCAL_TABLE_NAMES.rateLimits);
     const limiter = new RateLimiter(limiterStore, clock);
     const messages = new DynamoDbMessageStore(documentClient, LOCAL_TABLE_NAMES.messages);
     const keys = new DynamoDbKeyStore(documentClient, LOCAL_TABLE_NAMES.apiKeys);
     const accounts = new DynamoDbAccountStore(documentClient, LOCAL_TABLE_NAMES.accounts);
-    const queue = new SqsMessageQueue(sqsClient, queues.queueUrl);
+    const queue = new SqsMessageQueue(queueClient, queues.queueUrl);
 
     // Usage plans and internal keys as on API Gateway: the backstop the front applies.
     const usagePlans = new UsagePlans(clock);
@@ -356,6 +359,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
         await stopAll();
         documentClient.destroy();
         sqsClient.destroy();
+        queueClient.destroy();
       },
     };
   } catch (error) {

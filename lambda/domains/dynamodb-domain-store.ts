@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DocumentClient, GetCommand, PutCommand, UpdateCommand } from '../shared/aws/dynamodb.js';
 import { DOMAIN_TABLE_KEYS } from '../../lib/constructs/domains/runtime-contract.js';
 import { conditionally, queryIndex } from '../shared/dynamodb.js';
 import { conditionalUpdate } from '../shared/dynamodb-update.js';
@@ -7,7 +7,7 @@ import type { DomainStore } from './ports.js';
 
 export class DynamoDbDomainStore implements DomainStore {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 

@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DocumentClient, GetCommand, PutCommand } from '../shared/aws/dynamodb.js';
 import type { PlanId, RateLimits } from '../../lib/config/index.js';
 
 export interface AccountRecord {
@@ -23,7 +23,7 @@ export interface AccountStore {
 
 export class DynamoDbAccountStore implements AccountStore {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 

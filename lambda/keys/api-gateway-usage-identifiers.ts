@@ -1,5 +1,5 @@
-import { type APIGatewayClient, GetApiKeyCommand } from '@aws-sdk/client-api-gateway';
 import type { PlanId } from '../../lib/config/index.js';
+import { type ApiGatewayClient, GetApiKeyCommand } from '../shared/aws/api-gateway.js';
 import type { UsageIdentifiers } from './authorize.js';
 
 /**
@@ -11,7 +11,7 @@ export class ApiGatewayUsageIdentifiers implements UsageIdentifiers {
   private readonly values = new Map<string, Promise<string>>();
 
   constructor(
-    private readonly client: APIGatewayClient,
+    private readonly client: ApiGatewayClient,
     private readonly keyIds: Readonly<Record<string, string>>,
   ) {}
 

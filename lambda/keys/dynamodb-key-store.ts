@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DocumentClient, GetCommand, PutCommand, UpdateCommand } from '../shared/aws/dynamodb.js';
 import { TABLE_KEYS } from '../../lib/constructs/messages/runtime-contract.js';
 import { queryIndex } from '../shared/dynamodb.js';
 import { conditionalUpdate } from '../shared/dynamodb-update.js';
@@ -6,7 +6,7 @@ import type { ApiKeyChanges, ApiKeyRecord, KeyStore } from './key-store.js';
 
 export class DynamoDbKeyStore implements KeyStore {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 

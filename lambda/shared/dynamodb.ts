@@ -1,14 +1,11 @@
-import { ConditionalCheckFailedException, DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DocumentClient, type DocumentClientConfig, QueryCommand } from './aws/dynamodb.js';
 
-export function createDocumentClient(config: DynamoDBClientConfig = {}): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(new DynamoDBClient(config), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+/** The platform's DynamoDB client (lambda/shared/aws): native values, undefined attributes left out. */
+export function createDocumentClient(config: DocumentClientConfig = {}): DocumentClient {
+  return new DocumentClient(config);
 }
 
 export const isConditionFailure = (error: unknown): boolean =>
-  error instanceof ConditionalCheckFailedException ||
   (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
 
 /** Runs a conditional write; false when its condition failed, other errors propagate. */
@@ -24,7 +21,7 @@ export async function conditionally(write: () => Promise<unknown>): Promise<bool
 
 /** Every item of one partition of a secondary index, following LastEvaluatedKey through all pages. */
 export async function queryIndex<T>(
-  client: DynamoDBDocumentClient,
+  client: DocumentClient,
   query: { tableName: string; indexName: string; partitionKey: string; value: string },
 ): Promise<T[]> {
   const items: T[] = [];

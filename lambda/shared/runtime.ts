@@ -6,7 +6,7 @@ import { systemClock } from './clock.js';
 import { createDocumentClient } from './dynamodb.js';
 import { requireEnv, requireJsonEnv } from './env.js';
 
-/** Module-scoped SDK clients and ports built from the environment, once per cold start. */
+/** Module-scoped AWS clients and ports built from the environment, once per cold start. */
 export const documentClient = createDocumentClient();
 
 export const limitsConfig = () => requireJsonEnv<LimitsConfig>(ENV.limitsConfig);

@@ -1,8 +1,8 @@
 import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbMessageStore } from '../../lambda/messages/dynamodb-message-store.js';
 import { newMessageId } from '../../lambda/messages/send-message.js';
+import { ScanCommand } from '../../lambda/shared/aws/dynamodb.js';
 import { createDocumentClient } from '../../lambda/shared/dynamodb.js';
 import { LOCAL_AWS } from '../../local/emulators.js';
 import {

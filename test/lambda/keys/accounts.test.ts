@@ -1,15 +1,15 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type AccountRecord, DynamoDbAccountStore } from '../../../lambda/keys/accounts.js';
+import { GetCommand, PutCommand } from '../../../lambda/shared/aws/dynamodb.js';
 import { createDocumentClient } from '../../../lambda/shared/dynamodb.js';
+import { conditionalCheckFailed, mockSend } from '../../support/aws-mock.js';
 
 const TABLE = 'Accounts';
-const ddb = mockClient(DynamoDBDocumentClient);
-const store = new DynamoDbAccountStore(createDocumentClient({ region: 'eu-west-1' }), TABLE);
+const client = createDocumentClient({ region: 'eu-west-1' });
+const ddb = mockSend(client);
+const store = new DynamoDbAccountStore(client, TABLE);
 
-const conditionFailed = () => new ConditionalCheckFailedException({ message: 'x', $metadata: {} });
+const conditionFailed = () => conditionalCheckFailed('x');
 const putInputs = () => ddb.commandCalls(PutCommand).map((c) => c.args[0].input);
 
 const account: AccountRecord = {

@@ -1,12 +1,13 @@
-import { APIGatewayClient, GetApiKeyCommand } from '@aws-sdk/client-api-gateway';
-import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ApiGatewayUsageIdentifiers } from '../../../lambda/keys/api-gateway-usage-identifiers.js';
+import { ApiGatewayClient, GetApiKeyCommand } from '../../../lambda/shared/aws/api-gateway.js';
+import { mockSend } from '../../support/aws-mock.js';
 
-const gateway = mockClient(APIGatewayClient);
+const client = new ApiGatewayClient({ region: 'eu-west-1' });
+const gateway = mockSend(client);
 const KEY_IDS = { free: 'kid-free', pro: 'kid-pro', anonymous: 'kid-anon' };
 const calls = () => gateway.commandCalls(GetApiKeyCommand).map((c) => c.args[0].input);
-const identifiers = () => new ApiGatewayUsageIdentifiers(new APIGatewayClient({ region: 'eu-west-1' }), KEY_IDS);
+const identifiers = () => new ApiGatewayUsageIdentifiers(client, KEY_IDS);
 
 beforeEach(() => {
   gateway.reset();
