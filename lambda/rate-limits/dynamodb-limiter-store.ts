@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DocumentClient, GetCommand, UpdateCommand } from '../shared/aws/dynamodb.js';
 import { conditionally, isConditionFailure } from '../shared/dynamodb.js';
 import type { ConsumeCondition, Consumed, LimiterItem, LimiterStore } from './limiter-store.js';
 
@@ -11,7 +11,7 @@ import type { ConsumeCondition, Consumed, LimiterItem, LimiterStore } from './li
  */
 export class DynamoDbLimiterStore implements LimiterStore {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 
