@@ -1,7 +1,13 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import autocannon from 'autocannon';
+import { DynamoDbMessageStore } from '../lambda/messages/dynamodb-message-store.js';
+import { newMessageId } from '../lambda/messages/send-message.js';
+import { SqsMessageQueue } from '../lambda/messages/sqs-message-queue.js';
+import { DynamoDbLimiterStore } from '../lambda/rate-limits/dynamodb-limiter-store.js';
+import { windowsAt } from '../lambda/rate-limits/windows.js';
 import { SendMessageCommand as LeanSendMessageCommand, SqsClient } from '../lambda/shared/aws/sqs.js';
-import { LOCAL_AWS } from '../local/emulators.js';
+import { createDocumentClient } from '../lambda/shared/dynamodb.js';
+import { LOCAL_AWS, LOCAL_TABLE_NAMES } from '../local/emulators.js';
 import type { LocalPlatform } from '../local/platform.js';
 import { type BenchOptions, closedLoop, type Figure, percentile, round } from './lib.js';
 
@@ -11,6 +17,11 @@ interface Run {
   readonly rawSendMessage: { rps: number; p50Ms: number; p99Ms: number; errors: number };
   /** Context only: the same loop on the platform's own SQS client (lambda/shared/aws), which costs less per call. */
   readonly rawSendMessagePlatformClient: { rps: number; p50Ms: number; p99Ms: number; errors: number };
+  /**
+   * Context only: the emulator floor of a POST — its three calls and nothing else (the limiter's
+   * UpdateItem, then the record's PutItem beside the SendMessage), through the same adapters.
+   */
+  readonly emulatorFloor: { rps: number; p50Ms: number; p99Ms: number; errors: number };
   readonly ratio: number;
 }
 
@@ -40,6 +51,48 @@ async function postMessages(platform: LocalPlatform, keys: readonly string[], co
 }
 
 type SendOne = (queueUrl: string, id: string) => Promise<unknown>;
+
+/** The calls a POST makes, made directly: what dynalite and fauxqs alone cost per accepted message. */
+function emulatorFloor(platform: LocalPlatform): { call: SendOne; destroy: () => void } {
+  const documents = createDocumentClient({ ...LOCAL_AWS, endpoint: platform.endpoints.dynamodb });
+  const sqs = new SqsClient({ ...LOCAL_AWS, endpoint: platform.endpoints.sqs });
+  const limiter = new DynamoDbLimiterStore(documents, LOCAL_TABLE_NAMES.rateLimits);
+  const messages = new DynamoDbMessageStore(documents, LOCAL_TABLE_NAMES.messages);
+  const queue = new SqsMessageQueue(sqs, platform.queues.queueUrl);
+  let n = 0;
+  const call: SendOne = async () => {
+    const now = Date.now();
+    const windows = windowsAt(now);
+    const id = newMessageId(now);
+    const createdAt = new Date(now).toISOString();
+    // One subject per 64 calls in flight at most, as the POSTs use one key per connection.
+    await limiter.tryConsume(`ip#bench-floor-${n++ % 64}`, {
+      minuteWindow: windows.minute,
+      dayWindow: windows.day,
+      limits: { perMinute: 1_000_000_000, perDay: 1_000_000_000 },
+      nowMs: now,
+    });
+    await Promise.all([
+      messages.create({
+        id,
+        accountId: 'acct_bench',
+        keyId: 'key_bench',
+        message: 'bench message',
+        status: 'queued',
+        createdAt,
+        expiresAt: Math.floor(now / 1000) + 86_400,
+      }),
+      queue.send({ v: 1, id, accountId: 'acct_bench', createdAt }),
+    ]);
+  };
+  return {
+    call,
+    destroy: () => {
+      documents.destroy();
+      sqs.destroy();
+    },
+  };
+}
 
 /** A closed loop of SendMessage calls on `client`, as the send handler's queue adapter makes them. */
 async function rawSendMessage(platform: LocalPlatform, concurrency: number, seconds: number, sendOne: SendOne) {
@@ -80,27 +133,32 @@ export async function localE2e(platform: LocalPlatform, options: BenchOptions): 
     lean.send(
       new LeanSendMessageCommand({ QueueUrl: queueUrl, MessageBody: envelope(id), MessageAttributes: attributes(id) }),
     );
+  const floor = emulatorFloor(platform);
   const runs: Run[] = [];
   try {
     // Warm-up: JIT, sockets, the authorizer's key cache (every key).
     await postMessages(platform, keys, keys.length, 1);
     await rawSendMessage(platform, 4, 1, viaSdk);
     await rawSendMessage(platform, 4, 1, viaLean);
+    await rawSendMessage(platform, 4, 1, floor.call);
     for (const concurrency of concurrencies) {
       const post = await postMessages(platform, keys, concurrency, seconds);
       const raw = await rawSendMessage(platform, concurrency, seconds, viaSdk);
       const rawLean = await rawSendMessage(platform, concurrency, seconds, viaLean);
+      const floorRun = await rawSendMessage(platform, concurrency, seconds, floor.call);
       runs.push({
         concurrency,
         post,
         rawSendMessage: raw,
         rawSendMessagePlatformClient: rawLean,
+        emulatorFloor: floorRun,
         ratio: round(post.rps / raw.rps, 3),
       });
     }
   } finally {
     sdk.destroy();
     lean.destroy();
+    floor.destroy();
   }
   const refused = runs.reduce((n, r) => n + r.post.non2xx + r.post.errors, 0);
   const worst = Math.min(...runs.map((r) => r.ratio));
@@ -113,11 +171,15 @@ export async function localE2e(platform: LocalPlatform, options: BenchOptions): 
   const leanContext = runs
     .map((r) => `c${r.concurrency} ${r.rawSendMessagePlatformClient.rps} req/s`)
     .join(', ');
+  const floorContext = runs
+    .map((r) => `c${r.concurrency} ${r.emulatorFloor.rps} req/s (${round(r.emulatorFloor.rps / r.rawSendMessage.rps, 2)}×)`)
+    .join(', ');
   return {
     figure: 'local-e2e (POST /messages req/s ÷ raw SendMessage req/s, worst concurrency)',
     value:
       `${round(worst, 2)}× — ${perConcurrency}${refused ? `; ${refused} POSTs not 2xx` : ''}` +
-      ` (context: raw SendMessage on the platform's own SQS client ${leanContext})`,
+      ` (context: raw SendMessage on the platform's own SQS client ${leanContext};` +
+      ` a POST's three emulator calls alone, without the platform: ${floorContext})`,
     goal: '≥ 0.5×',
     pass: worst >= 0.5 && refused === 0,
     details: { secondsPerRun: seconds, keys: 'one per connection (Enterprise plan)', runs },
