@@ -269,6 +269,26 @@ export class AwsClient {
     }
   }
 
+  /** A call on the AWS JSON 1.0 protocol (`POST /` naming the operation in X-Amz-Target), as DynamoDB and SQS take them. */
+  postJson(
+    operation: string,
+    targetPrefix: string,
+    body: unknown,
+    headers: Readonly<Record<string, string>> = {},
+  ): Promise<AwsResult> {
+    return this.request({
+      operation,
+      method: 'POST',
+      path: '/',
+      headers: {
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amz-target': `${targetPrefix}.${operation}`,
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    });
+  }
+
   /** Closes this client's connections; requests made afterwards open new ones. */
   destroy(): void {
     this.agent.destroy();

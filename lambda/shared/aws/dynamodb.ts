@@ -250,16 +250,7 @@ export class DocumentClient {
   }
 
   async send<Input extends object, Output extends object>(command: DocumentCommand<Input, Output>): Promise<Output> {
-    const response = await this.client.request({
-      operation: command.operation,
-      method: 'POST',
-      path: '/',
-      headers: {
-        'content-type': 'application/x-amz-json-1.0',
-        'x-amz-target': `DynamoDB_20120810.${command.operation}`,
-      },
-      body: JSON.stringify(serializeInput(command.input)),
-    });
+    const response = await this.client.postJson(command.operation, 'DynamoDB_20120810', serializeInput(command.input));
     const body = jsonBody(response, `DynamoDB ${command.operation}`);
     const output = deserializeOutput(body);
     output.$metadata = response.metadata;

@@ -80,18 +80,8 @@ export class SqsClient {
     const body: Record<string, unknown> = { ...rest };
     if (MessageAttributes) body.MessageAttributes = serializeAttributes(MessageAttributes);
     if (MessageSystemAttributes) body.MessageSystemAttributes = serializeAttributes(MessageSystemAttributes);
-    const response = await this.client.request({
-      operation: command.operation,
-      method: 'POST',
-      path: '/',
-      headers: {
-        'content-type': 'application/x-amz-json-1.0',
-        'x-amz-target': `AmazonSQS.${command.operation}`,
-        // Asks for the legacy error code in x-amzn-query-error, as the SDK does.
-        'x-amzn-query-mode': 'true',
-      },
-      body: JSON.stringify(body),
-    });
+    // x-amzn-query-mode asks for the legacy error code in x-amzn-query-error, as the SDK does.
+    const response = await this.client.postJson(command.operation, 'AmazonSQS', body, { 'x-amzn-query-mode': 'true' });
     const output: SendMessageCommandOutput = { ...jsonBody(response, 'SQS SendMessage'), $metadata: response.metadata };
     if (output.MD5OfMessageBody !== md5(command.input.MessageBody ?? '')) {
       throw checksumError('MD5OfMessageBody', response.metadata);
