@@ -190,21 +190,6 @@ export class ScanCommand extends DocumentCommand<ScanCommandInput, ScanCommandOu
   readonly operation = 'Scan';
 }
 
-export type {
-  DeleteCommandInput,
-  DeleteCommandOutput,
-  GetCommandInput,
-  GetCommandOutput,
-  PutCommandInput,
-  PutCommandOutput,
-  QueryCommandInput,
-  QueryCommandOutput,
-  ScanCommandInput,
-  ScanCommandOutput,
-  UpdateCommandInput,
-  UpdateCommandOutput,
-};
-
 const ATTRIBUTE_MAPS_IN = ['Key', 'Item', 'ExpressionAttributeValues', 'ExclusiveStartKey'] as const;
 const ATTRIBUTE_MAPS_OUT = ['Item', 'Attributes', 'LastEvaluatedKey'] as const;
 // The pre-expression parameters would need their own marshalling; the platform uses expressions only.
