@@ -233,6 +233,8 @@ export class DynamoDbLimiterStore implements LimiterStore {
 }
 
 const COUNTER = /^([md])(\d+)$/;
+/** The attributes of the item's earlier format (one stored window per kind): no longer counted, never read. */
+const EARLIER_FORMAT = new Set(['minuteWindow', 'minuteCount', 'dayWindow', 'dayCount']);
 export const minuteCounter = (minuteWindow: number) => `m${minuteWindow}`;
 export const dayCounter = (dayWindow: number) => `d${dayWindow}`;
 
@@ -255,7 +257,7 @@ export function limiterItemOf(attrs: Record<string, unknown>): LimiterItem {
   for (const name in attrs) {
     const counter = COUNTER.exec(name);
     if (!counter) {
-      item[name] = attrs[name];
+      if (!EARLIER_FORMAT.has(name)) item[name] = attrs[name];
       continue;
     }
     const kind = counter[1] === 'm' ? 'minute' : 'day';

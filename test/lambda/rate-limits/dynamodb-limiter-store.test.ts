@@ -199,6 +199,23 @@ describe('get', () => {
     });
   });
 
+  it('ignores the counts of the earlier item format (a stored window per kind), which nothing updates', async () => {
+    const id = fresh();
+    await putRaw({ id, status: 'active', minuteLimit: 5, dayLimit: 50, minuteWindow: MINUTE, minuteCount: 5, dayWindow: DAY, dayCount: 9 });
+    expect(await store.get(id)).toEqual({
+      id,
+      status: 'active',
+      minuteLimit: 5,
+      dayLimit: 50,
+      minuteWindow: 0,
+      minuteCount: 0,
+      dayWindow: 0,
+      dayCount: 0,
+    });
+    expect(await store.tryConsume(id, at(MINUTE))).toMatchObject({ minuteCount: 1, dayCount: 1 });
+    expect(await store.get(id)).toMatchObject({ minuteWindow: MINUTE, minuteCount: 1, dayWindow: DAY, dayCount: 1 });
+  });
+
   it('shows an item without counters as empty windows, and an absent one as undefined', async () => {
     const id = fresh();
     await store.activateKey(id, { perMinute: 5, perDay: 50 });
