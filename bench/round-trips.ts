@@ -1,32 +1,23 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { AwsCallRecord } from '../lambda/shared/aws/aws-client.js';
 import { SqsClient } from '../lambda/shared/aws/sqs.js';
 import { LOCAL_AWS, LOCAL_TABLE_NAMES } from '../local/emulators.js';
 import type { LocalPlatform } from '../local/platform.js';
 import { lambdaContext, sendEvent } from './handler-overhead.js';
-import { type BenchOptions, type Figure, nowMs } from './lib.js';
+import type { BenchOptions, Figure } from './lib.js';
 
 interface Call {
   readonly name: string;
   readonly start: number;
-  end: number;
+  readonly end: number;
 }
 
-/** Wraps `client.send` so every AWS call is recorded with its start and end. */
-function instrument<C extends { send: (...args: never[]) => Promise<unknown> }>(
-  client: C,
-  service: string,
-  calls: Call[],
-): C {
-  const original = client.send.bind(client) as (...args: unknown[]) => Promise<unknown>;
-  (client as { send: unknown }).send = (...args: unknown[]) => {
-    const call: Call = { name: `${service}:${(args[0] as object).constructor.name}`, start: nowMs(), end: Number.NaN };
-    calls.push(call);
-    return original(...args).finally(() => {
-      call.end = nowMs();
-    });
-  };
-  return client;
-}
+/** The clients' own observation hook: every AWS call with its start and end (retries included). */
+const recordInto =
+  (calls: Call[]) =>
+    (call: AwsCallRecord): void => {
+      calls.push({ name: `${call.service}:${call.operation}`, start: call.startMs, end: call.endMs });
+    };
 
 /** Sequential depth: calls whose in-flight intervals overlap count once (merged intervals). */
 export function sequentialDepth(calls: readonly Call[]): number {
@@ -65,12 +56,12 @@ export async function roundTrips(platform: LocalPlatform, options: BenchOptions)
   const clock = new ManualClock(Math.floor(Date.now() / 60_000) * 60_000 + 1_000);
 
   const calls: Call[] = [];
-  const documentClient = instrument(
-    createDocumentClient({ ...LOCAL_AWS, endpoint: platform.endpoints.dynamodb }),
-    'dynamodb',
-    calls,
-  );
-  const sqsClient = instrument(new SqsClient({ ...LOCAL_AWS, endpoint: platform.endpoints.sqs }), 'sqs', calls);
+  const documentClient = createDocumentClient({
+    ...LOCAL_AWS,
+    endpoint: platform.endpoints.dynamodb,
+    onCall: recordInto(calls),
+  });
+  const sqsClient = new SqsClient({ ...LOCAL_AWS, endpoint: platform.endpoints.sqs, onCall: recordInto(calls) });
   try {
     const handler = createSendMessageHandler({
       limiter: new RateLimiter(new DynamoDbLimiterStore(documentClient, LOCAL_TABLE_NAMES.rateLimits), clock),
@@ -96,7 +87,11 @@ export async function roundTrips(platform: LocalPlatform, options: BenchOptions)
       return {
         total: calls.length,
         depth: sequentialDepth(calls),
-        shape: calls.map((c) => c.name.replace(/Command$/, '')).join(', '),
+        // In the order the calls started (the hook reports them as they end).
+        shape: [...calls]
+          .sort((a, b) => a.start - b.start)
+          .map((c) => c.name)
+          .join(', '),
       };
     };
     const measure = async (withIdempotencyKey: boolean) => {
