@@ -1,6 +1,6 @@
 import { type DocumentClient, GetCommand, UpdateCommand } from '../shared/aws/dynamodb.js';
 import { conditionally, isConditionFailure } from '../shared/dynamodb.js';
-import type { ConsumeCondition, Consumed, LimiterItem, LimiterStore } from './limiter-store.js';
+import type { ConsumeCondition, Consumed, LimiterItem, LimiterStore, Mutable } from './limiter-store.js';
 
 /**
  * Limiter state in DynamoDB, one item per subject. Each window's count is an attribute named after
@@ -57,7 +57,7 @@ export class DynamoDbLimiterStore implements LimiterStore {
         }),
       );
       const attrs = result.Attributes ?? {};
-      const consumed: { -readonly [K in keyof Consumed]: Consumed[K] } = {
+      const consumed: Mutable<Consumed> = {
         minuteCount: Number(attrs[minute]),
         dayCount: Number(attrs[day]),
       };
@@ -235,8 +235,8 @@ export class DynamoDbLimiterStore implements LimiterStore {
 const COUNTER = /^([md])(\d+)$/;
 /** The attributes of the item's earlier format (one stored window per kind): no longer counted, never read. */
 const EARLIER_FORMAT = new Set(['minuteWindow', 'minuteCount', 'dayWindow', 'dayCount']);
-export const minuteCounter = (minuteWindow: number) => `m${minuteWindow}`;
-export const dayCounter = (dayWindow: number) => `d${dayWindow}`;
+const minuteCounter = (minuteWindow: number) => `m${minuteWindow}`;
+const dayCounter = (dayWindow: number) => `d${dayWindow}`;
 
 /** Counters of windows before the previous ones: the write that counts removes only the previous ones. */
 function staleCounters(attrs: Record<string, unknown>, c: ConsumeCondition): string[] {
@@ -252,7 +252,7 @@ function staleCounters(attrs: Record<string, unknown>, c: ConsumeCondition): str
 }
 
 /** The item as the limiter reads it: the latest minute and day counters, the other attributes as stored. */
-export function limiterItemOf(attrs: Record<string, unknown>): LimiterItem {
+function limiterItemOf(attrs: Record<string, unknown>): LimiterItem {
   const item: Record<string, unknown> = { minuteWindow: 0, minuteCount: 0, dayWindow: 0, dayCount: 0 };
   for (const name in attrs) {
     const counter = COUNTER.exec(name);

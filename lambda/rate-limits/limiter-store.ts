@@ -77,3 +77,6 @@ export interface LimiterStore {
   /** Clears a ban and its strikes. */
   liftBan(id: string): Promise<void>;
 }
+
+/** A writable copy of a readonly shape, for results built field by field (no spreads on the hot path). */
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -1,6 +1,4 @@
-import type { ConsumeCondition, Consumed, LimiterItem, LimiterStore } from './limiter-store.js';
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+import type { ConsumeCondition, Consumed, LimiterItem, LimiterStore, Mutable } from './limiter-store.js';
 
 /**
  * In-memory limiter store with the same conditional semantics as the DynamoDB store, for unit

@@ -1,6 +1,6 @@
 import type { BanPolicy, RateLimits } from '../../lib/config/index.js';
 import type { Clock } from '../shared/clock.js';
-import type { Consumed, Counts, LimiterItem, LimiterStore } from './limiter-store.js';
+import type { Consumed, Counts, LimiterItem, LimiterStore, Mutable } from './limiter-store.js';
 import { dayWindowEndMs, minuteWindowEndMs, windowsAt } from './windows.js';
 
 export interface LimiterSubject {
@@ -50,8 +50,6 @@ export interface AllowedDecision {
    */
   readonly housekeeping?: Promise<void>;
 }
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 export type LimiterDecision =
   | AllowedDecision |
