@@ -1,3 +1,5 @@
+import { CredentialsError, environmentCredentials } from './aws/credentials.js';
+
 /**
  * What the Lambda bundles use instead of `@aws-sdk/credential-provider-node` (an esbuild alias in
  * PlatformFunction's bundling; nothing imports this module by name). Lambda hands a function its
@@ -10,15 +12,6 @@
  * default chain.
  */
 
-interface EnvCredentials {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-  readonly sessionToken?: string;
-  readonly expiration?: Date;
-  readonly credentialScope?: string;
-  readonly accountId?: string;
-}
-
 class CredentialsProviderError extends Error {
   // The SDK's credential chains look at these to decide whether another provider may be tried.
   readonly tryNextLink = false;
@@ -29,27 +22,29 @@ class CredentialsProviderError extends Error {
   }
 }
 
-/** The SDK clients call this as `credentialDefaultProvider(config)`; the result is memoized by the SDK. */
+const fromEnvironment = environmentCredentials();
+
+/**
+ * The SDK clients call this as `credentialDefaultProvider(config)`; the result is memoized by the SDK.
+ * The variables are read by the platform's own client's `environmentCredentials`, plus the two
+ * the SDK also carries (credential scope, account id).
+ */
 export const defaultProvider =
   (_init: unknown = {}) =>
-    async (): Promise<EnvCredentials> => {
-      const accessKeyId = process.env.AWS_ACCESS_KEY_ID;
-      const secretAccessKey = process.env.AWS_SECRET_ACCESS_KEY;
-      if (!accessKeyId || !secretAccessKey) {
+    async () => {
+      try {
+        const credentials = await fromEnvironment();
+        const credentialScope = process.env.AWS_CREDENTIAL_SCOPE;
+        const accountId = process.env.AWS_ACCOUNT_ID;
+        return {
+          ...credentials,
+          ...(credentialScope ? { credentialScope } : {}),
+          ...(accountId ? { accountId } : {}),
+        };
+      } catch (error) {
+        if (!(error instanceof CredentialsError)) throw error;
         throw new CredentialsProviderError(
           'Unable to find environment variable credentials (the Lambda bundles read AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY only).',
         );
       }
-      const sessionToken = process.env.AWS_SESSION_TOKEN;
-      const expiry = process.env.AWS_CREDENTIAL_EXPIRATION;
-      const credentialScope = process.env.AWS_CREDENTIAL_SCOPE;
-      const accountId = process.env.AWS_ACCOUNT_ID;
-      return {
-        accessKeyId,
-        secretAccessKey,
-        ...(sessionToken ? { sessionToken } : {}),
-        ...(expiry ? { expiration: new Date(expiry) } : {}),
-        ...(credentialScope ? { credentialScope } : {}),
-        ...(accountId ? { accountId } : {}),
-      };
     };
