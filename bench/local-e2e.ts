@@ -94,8 +94,8 @@ function emulatorFloor(platform: LocalPlatform): { call: SendOne; destroy: () =>
   };
 }
 
-/** A closed loop of SendMessage calls on `client`, as the send handler's queue adapter makes them. */
-async function rawSendMessage(platform: LocalPlatform, concurrency: number, seconds: number, sendOne: SendOne) {
+/** A closed loop of `sendOne` (a raw SendMessage, or the emulator floor's three calls): rate and latency. */
+async function closedLoopRate(platform: LocalPlatform, concurrency: number, seconds: number, sendOne: SendOne) {
   let i = 0;
   const { latencies, elapsedMs, errors } = await closedLoop(seconds * 1000, concurrency, async () => {
     await sendOne(platform.queues.queueUrl, `msg_bench_${i++}`);
@@ -138,14 +138,14 @@ export async function localE2e(platform: LocalPlatform, options: BenchOptions): 
   try {
     // Warm-up: JIT, sockets, the authorizer's key cache (every key).
     await postMessages(platform, keys, keys.length, 1);
-    await rawSendMessage(platform, 4, 1, viaSdk);
-    await rawSendMessage(platform, 4, 1, viaLean);
-    await rawSendMessage(platform, 4, 1, floor.call);
+    await closedLoopRate(platform, 4, 1, viaSdk);
+    await closedLoopRate(platform, 4, 1, viaLean);
+    await closedLoopRate(platform, 4, 1, floor.call);
     for (const concurrency of concurrencies) {
       const post = await postMessages(platform, keys, concurrency, seconds);
-      const raw = await rawSendMessage(platform, concurrency, seconds, viaSdk);
-      const rawLean = await rawSendMessage(platform, concurrency, seconds, viaLean);
-      const floorRun = await rawSendMessage(platform, concurrency, seconds, floor.call);
+      const raw = await closedLoopRate(platform, concurrency, seconds, viaSdk);
+      const rawLean = await closedLoopRate(platform, concurrency, seconds, viaLean);
+      const floorRun = await closedLoopRate(platform, concurrency, seconds, floor.call);
       runs.push({
         concurrency,
         post,
