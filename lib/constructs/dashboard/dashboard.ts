@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ArnFormat, CfnOutput, DockerImage, Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { CfnOutput, DockerImage, Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
@@ -22,6 +22,7 @@ import { gatewayResponseHeaders, gatewayResponseTemplate } from '../messages/mes
 import type { MessagesTables } from '../messages/messages-data.js';
 import { TABLE_KEYS } from '../messages/runtime-contract.js';
 import { PlatformFunction, REPO_ROOT } from '../shared/platform-function.js';
+import { apigatewayArn } from '../shared/arns.js';
 import { CONTROL_GATEWAY_RESPONSES } from './control-gateway-responses.js';
 import type { DashboardDataResources } from './dashboard-data.js';
 import { CONTROL_API_HANDLER, CONTROL_ENV } from './runtime-contract.js';
@@ -666,11 +667,6 @@ export class Dashboard extends Construct {
       });
     }
   }
-}
-
-/** The ARN of an API Gateway control-plane path of the stack's region, e.g. `/apikeys/*`. */
-function apigatewayArn(stack: Stack, path: string): string {
-  return stack.formatArn({ service: 'apigateway', account: '', resource: path, arnFormat: ArnFormat.NO_RESOURCE_NAME });
 }
 
 /** Every distribution tenant of the account (tenant ARNs carry no distribution id). */

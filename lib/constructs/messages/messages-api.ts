@@ -1,4 +1,4 @@
-import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -10,6 +10,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { usageIdentifierBackstop, PLAN_IDS, type PlanId, type PlatformConfig, type RateLimits } from '../../config/index.js';
 import { METRICS_NAMESPACE, PlatformFunction } from '../shared/platform-function.js';
+import { apigatewayArn } from '../shared/arns.js';
 import { GATEWAY_RESPONSES, type GatewayResponseDefinition, gatewayProblemBody } from './gateway-responses.js';
 import type { MessagesDataResources } from './messages-data.js';
 import { ENV, HANDLER_ENTRIES, TABLE_KEYS } from './runtime-contract.js';
@@ -769,11 +770,6 @@ export class MessagesApi extends Construct {
       }
     }
   }
-}
-
-/** The ARN of an API Gateway control-plane path of the stack's region, e.g. `/apikeys/*`. */
-function apigatewayArn(stack: Stack, path: string): string {
-  return stack.formatArn({ service: 'apigateway', account: '', resource: path, arnFormat: ArnFormat.NO_RESOURCE_NAME });
 }
 
 /**
