@@ -8,7 +8,13 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type PlatformApp } from '../../lib/app.js';
 import { backstopFor } from '../../lib/config/index.js';
-import { cdkJsonContext, SKIP_BUNDLING, type PluginReport, readNagReports } from './support/cdk-app.js';
+import {
+  cdkJsonContext,
+  expectNoUnacknowledgedFindings,
+  type PluginReport,
+  readNagReports,
+  SKIP_BUNDLING,
+} from './support/cdk-app.js';
 
 const tempDirs: string[] = [];
 function tempOutdir(): string {
@@ -139,15 +145,7 @@ describe('the CDK app, synthesized as `cdk synth` does (cdk.json context, real b
   });
 
   it('runs the AWS Solutions checks and leaves no unacknowledged finding (error or warning)', () => {
-    const nag = reports.find((r) => r.pluginName === 'AwsSolutions');
-    expect(nag, 'AwsSolutions plugin report').toBeDefined();
-    for (const report of reports) {
-      expect(
-        report.violations.map((v) => `${v.severity} ${v.ruleName} at ${v.violatingConstructs?.[0]?.constructPath}`),
-        report.pluginName,
-      ).toEqual([]);
-      expect(report.conclusion, report.pluginName).toBe('success');
-    }
+    expectNoUnacknowledgedFindings(reports);
   });
 
   it('acknowledges exactly the reviewed findings, on their own constructs, each with a reason', () => {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as cxapi from 'aws-cdk-lib/cx-api';
+import { expect } from 'vitest';
 
 /** The repository root (this file is test/lib/support/cdk-app.ts). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -41,4 +42,16 @@ export interface PluginReport {
 export function readNagReports(outdir: string): PluginReport[] {
   const reportFile = join(outdir, cxapi.VALIDATION_REPORT_FILE ?? 'validation-report.json');
   return (JSON.parse(readFileSync(reportFile, 'utf8')) as { pluginReports: PluginReport[] }).pluginReports;
+}
+
+/** The AwsSolutions checks ran, and every plugin ended with no unacknowledged finding (error or warning). */
+export function expectNoUnacknowledgedFindings(reports: readonly PluginReport[]): void {
+  expect(reports.find((r) => r.pluginName === 'AwsSolutions'), 'AwsSolutions plugin report').toBeDefined();
+  for (const report of reports) {
+    expect(
+      report.violations.map((v) => `${v.severity} ${v.ruleName} at ${v.violatingConstructs?.[0]?.constructPath}`),
+      report.pluginName,
+    ).toEqual([]);
+    expect(report.conclusion, report.pluginName).toBe('success');
+  }
 }
