@@ -4,7 +4,8 @@ import { buildApp } from '../lib/app.js';
 import { ConfigError } from '../lib/config/index.js';
 
 try {
-  buildApp();
+  // The CLI resolves an account for `cdk deploy` (it needs credentials); offline synth has none.
+  buildApp({ deployable: process.env.CDK_DEFAULT_ACCOUNT !== undefined });
 } catch (error) {
   if (error instanceof ConfigError) {
     // A bad deployer value: say which, without a stack trace.

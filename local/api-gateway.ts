@@ -9,6 +9,7 @@ import type {
 } from 'aws-lambda';
 import { decodePathSegment } from '../lambda/shared/http.js';
 import { gatewayProblemBody, gatewayResponse } from '../lib/constructs/messages/gateway-responses.js';
+import type { LocalFirewall } from './firewall.js';
 import { listenOnLoopback, localLambdaContext } from './loopback.js';
 import type { UsagePlans } from './usage-plans.js';
 
@@ -28,6 +29,8 @@ export interface LocalApiGatewayOptions {
   readonly fallback: LambdaFunction<APIGatewayProxyEvent, APIGatewayProxyResult>;
   readonly authorizer: LambdaFunction<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>;
   readonly usagePlans: UsagePlans;
+  /** The web ACL's rate rules, before anything else (as WAF is in front of API Gateway). */
+  readonly firewall?: LocalFirewall;
   readonly stage?: string;
 }
 
@@ -65,6 +68,13 @@ export async function startLocalApiGateway(
     const multiValueHeaders = multiValue(req);
     const query = Object.fromEntries(url.searchParams);
     const sourceIp = req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1';
+    const blocked = options.firewall?.inspect(sourceIp, headerOf(req, 'authorization'));
+    if (blocked) {
+      const { statusCode, headers: blockHeaders, contentType, body: blockBody } = blocked.response;
+      res.writeHead(statusCode, { ...blockHeaders, 'Content-Type': contentType });
+      res.end(blockBody);
+      return;
+    }
 
     let authorization: APIGatewayAuthorizerResult;
     try {
@@ -184,6 +194,11 @@ function match(
     if (ok) return { route, ...(Object.keys(params).length ? { pathParameters: params } : {}) };
   }
   return {};
+}
+
+function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function singleValueHeaders(req: IncomingMessage): Record<string, string> {

@@ -31,6 +31,7 @@ import { SqsClient } from '../lambda/shared/aws/sqs.js';
 import { createDocumentClient } from '../lambda/shared/dynamodb.js';
 import { loadConfig, PLAN_IDS, type PlanId, type PlatformConfig } from '../lib/config/index.js';
 import { startLocalApiGateway } from './api-gateway.js';
+import { LocalFirewall } from './firewall.js';
 import {
   createQueues,
   createTables,
@@ -186,6 +187,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       port: options.port ?? 3000,
       authorizer,
       usagePlans,
+      firewall: new LocalFirewall(config.protection.waf, clock),
       routes: [
         {
           method: 'POST',

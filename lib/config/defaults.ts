@@ -49,5 +49,18 @@ export const defaultConfig = {
     maxReceiveCount: 5,
   },
   auth: { keyCacheSeconds: 30 },
+  // A placeholder: `cdk synth` works with it offline, a deploy refuses it (lib/config/reserved-domains.ts).
   platform: { domain: 'platform.example.com', region: 'eu-west-1' },
+  alarms: {},
+  protection: {
+    // Anonymous callers get 60/min from our own limiter (with headers); past 5x that an IP's
+    // requests without a key stop at WAF, before any Lambda runs.
+    waf: { anonymousPerIpPerMinute: 300, perIpPerMinute: 20_000 },
+    // Below API Gateway's account default (10,000 rps, burst 5,000), so the Messages API cannot
+    // take the whole account's REST budget from the control API.
+    stageThrottle: { rateLimit: 5_000, burstLimit: 2_500 },
+    // 70 in all: an account needs a concurrency quota of at least 170 (new accounts may have 10;
+    // the README says how to check and what to set then).
+    reservedConcurrency: { worker: 40, domainFlowTask: 4, controlApi: 10 },
+  },
 } as const;

@@ -110,8 +110,72 @@ export const platformConfigSchema = z
       .object({
         domain: domainName,
         region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, { message: 'must be an AWS region such as eu-west-1' }),
+        /**
+         * An existing public hosted zone to put the platform's records in (the zone of the domain
+         * or of a parent of it). Without it, the `<prefix>-EdgeZone` stack creates (and retains)
+         * a zone for the domain, which must then be delegated at the registrar.
+         */
+        hostedZone: z
+          .object({
+            id: z.string().regex(/^Z[A-Z0-9]{1,31}$/, { message: 'must be a Route 53 hosted zone id such as Z0123456789ABCDEFGHIJ' }),
+            name: domainName,
+          })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .refine((p) => !p.hostedZone || p.domain === p.hostedZone.name || p.domain.endsWith(`.${p.hostedZone.name}`), {
+        message: 'platform.hostedZone.name must be platform.domain or a parent of it',
+      }),
+    /** Where the alarms of every stack notify (one SNS topic per environment). */
+    alarms: z
+      .object({
+        /** Subscribed to the alarm topic by e-mail (AWS sends a confirmation link first). */
+        email: z.email({ error: 'alarms.email must be an e-mail address' }).optional(),
       })
       .strict(),
+    /** Flood protection of the Messages API: what keeps one caller from starving the platform. */
+    protection: z
+      .object({
+        /** AWS WAF rate-based rules on the REST API stage, per client IP, in requests per minute. */
+        waf: z
+          .object({
+            /** Requests without a well-formed `Bearer sk_…` key (anonymous callers, key guessing). */
+            anonymousPerIpPerMinute: positiveInt('protection.waf.anonymousPerIpPerMinute').min(10, {
+              error: 'protection.waf.anonymousPerIpPerMinute must be at least 10 (the WAF minimum)',
+            }),
+            /** Every request of one IP, keys included: well above any single plan's per-minute limit. */
+            perIpPerMinute: positiveInt('protection.waf.perIpPerMinute').min(10, {
+              error: 'protection.waf.perIpPerMinute must be at least 10 (the WAF minimum)',
+            }),
+          })
+          .strict(),
+        /** Stage-wide throttling of the Messages API (all callers together), requests per second. */
+        stageThrottle: z
+          .object({
+            rateLimit: positiveInt('protection.stageThrottle.rateLimit'),
+            burstLimit: positiveInt('protection.stageThrottle.burstLimit').max(5_000, {
+              error: 'protection.stageThrottle.burstLimit must be at most 5000 (API Gateway account burst)',
+            }),
+          })
+          .strict(),
+        /**
+         * Lambda concurrency reserved for the functions that must keep running during an API
+         * flood (0 = none). Reservations need the account's concurrency quota: Lambda keeps 100
+         * unreserved, so the sum must stay at or below the quota minus 100.
+         */
+        reservedConcurrency: z
+          .object({
+            worker: z.number().int().min(0, { error: 'protection.reservedConcurrency.worker must be at least 0' }),
+            domainFlowTask: z.number().int().min(0, { error: 'protection.reservedConcurrency.domainFlowTask must be at least 0' }),
+            controlApi: z.number().int().min(0, { error: 'protection.reservedConcurrency.controlApi must be at least 0' }),
+          })
+          .strict(),
+      })
+      .strict()
+      .refine((p) => p.waf.perIpPerMinute >= p.waf.anonymousPerIpPerMinute, {
+        message: 'protection.waf.perIpPerMinute must be at least protection.waf.anonymousPerIpPerMinute',
+      }),
   })
   .strict();
 

@@ -1,18 +1,28 @@
 import { CfnOutput, Fn, Stack, type StackProps } from 'aws-cdk-lib';
+import * as route53 from 'aws-cdk-lib/aws-route53';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { PlatformConfig } from '../config/index.js';
 import { DomainFlow } from '../constructs/domains/domain-flow.js';
-import { CLOUDFRONT_CERTIFICATE_REGION, Edge, EdgeZone } from '../constructs/domains/edge.js';
+import { CLOUDFRONT_CERTIFICATE_REGION, Edge, EdgeCertificate, type EdgeZoneResources, PlatformZone } from '../constructs/domains/edge.js';
 import { ProjectsData } from '../constructs/domains/projects-data.js';
 
 /*
- * Projects and custom domains on AWS: three stacks.
+ * Projects and custom domains on AWS: four stacks.
  *
- *   <prefix>-EdgeCertificate (us-east-1)  the platform zone and the wildcard certificate
+ *   <prefix>-EdgeZone        (us-east-1)  the platform's hosted zone (retained); absent when
+ *                                         `platform.hostedZone` names an existing zone
+ *   <prefix>-EdgeCertificate (us-east-1)  the wildcard certificate, DNS-validated in that zone
  *   <prefix>-DomainsData     (region)     tables, site bucket, KeyValueStore, the multi-tenant
  *                                         distribution, connection group, default tenant, DNS
  *   <prefix>-Domains         (region)     the domain flow (state machine, task functions, alarms)
+ *
+ * Why the zone has a stack of its own: CloudFormation waits for a DNS-validated certificate until
+ * the zone's delegation answers, and a stack's outputs exist only once it is complete. With the
+ * zone and the certificate together, the name servers to delegate to could not be read while the
+ * certificate waited for that very delegation, and a timed-out wait rolled the zone back (new name
+ * servers on the retry). Alone, the zone is complete in a minute; the certificate's stack then
+ * waits for a delegation the operator can make (README, "First deploy").
  *
  * Why the certificate alone is in us-east-1: CloudFront takes viewer certificates from ACM in
  * us-east-1 only, while the site bucket, the tables and the flow belong in the platform region
@@ -22,8 +32,8 @@ import { ProjectsData } from '../constructs/domains/projects-data.js';
  * distribution/KVS ids -> flow), i.e. a cycle between regions; with only the zone and the
  * certificate there, the references go one way (us-east-1 -> region: certificate ARN and zone id),
  * resolved by Fn::GetStackOutput (crossRegionReferences, "weak" references per cdk.json: no
- * custom resources). The zone goes with the certificate because its DNS validation records need
- * the zone id, and the zone is global anyway.
+ * custom resources). The zone's stack is in us-east-1 too, beside the certificate whose
+ * validation records need its id (Route 53 is global, so any region would do).
  *
  * Why the edge is in the data stack: tenants created at run time hang off the distribution and
  * the connection group (replacing either orphans every custom domain), the KeyValueStore holds
@@ -33,9 +43,11 @@ import { ProjectsData } from '../constructs/domains/projects-data.js';
 
 /** The stacks' outputs (fixed logical ids), by stack. */
 export const DOMAINS_OUTPUTS = {
-  edgeCertificate: {
+  edgeZone: {
     hostedZoneId: 'HostedZoneId',
     hostedZoneNameServers: 'HostedZoneNameServers',
+  },
+  edgeCertificate: {
     wildcardCertificateArn: 'WildcardCertificateArn',
   },
   domainsData: {
@@ -56,30 +68,58 @@ function output(scope: Construct, name: string, value: string, description: stri
   return out;
 }
 
-export interface EdgeCertificateStackProps extends StackProps {
+export interface EdgeZoneStackProps extends StackProps {
   readonly config: PlatformConfig;
 }
 
-/** us-east-1: the platform's hosted zone and the wildcard certificate for CloudFront. Retain the zone: its name servers are delegated at the registrar. */
+/** us-east-1: the platform's hosted zone alone, retained; delegate the domain to its name servers (output). */
+export class EdgeZoneStack extends Stack {
+  readonly platformZone: PlatformZone;
+
+  constructor(scope: Construct, id: string, props: EdgeZoneStackProps) {
+    const { config, ...stackProps } = props;
+    super(scope, id, { ...stackProps, env: { ...stackProps.env, region: CLOUDFRONT_CERTIFICATE_REGION } });
+    this.platformZone = new PlatformZone(this, 'EdgeZone', { domain: config.platform.domain });
+    const o = DOMAINS_OUTPUTS.edgeZone;
+    const zone = this.platformZone.zone;
+    output(this, o.hostedZoneId, zone.hostedZoneId, 'The platform zone (retained: give it as platform.hostedZone to re-create the environment)');
+    output(
+      this,
+      o.hostedZoneNameServers,
+      Fn.join(',', zone.hostedZoneNameServers ?? []),
+      'Delegate the platform domain to these name servers at the registrar (the certificate validates once they answer)',
+    );
+  }
+}
+
+export interface EdgeCertificateStackProps extends StackProps {
+  readonly config: PlatformConfig;
+  /**
+   * The zone the certificate validates in and the platform's records go to.
+   * @default - the existing zone named by `config.platform.hostedZone` (required then)
+   */
+  readonly zone?: route53.IHostedZone;
+}
+
+/** us-east-1: the wildcard certificate for CloudFront, validated in the platform zone. */
 export class EdgeCertificateStack extends Stack {
-  readonly edgeZone: EdgeZone;
+  readonly edgeZone: EdgeCertificate;
 
   constructor(scope: Construct, id: string, props: EdgeCertificateStackProps) {
-    const { config, ...stackProps } = props;
+    const { config, zone, ...stackProps } = props;
     super(scope, id, {
       ...stackProps,
       env: { ...stackProps.env, region: CLOUDFRONT_CERTIFICATE_REGION },
       crossRegionReferences: true,
     });
-    this.edgeZone = new EdgeZone(this, 'EdgeZone', { domain: config.platform.domain });
+    const existing = config.platform.hostedZone;
+    let platformZone = zone;
+    if (!platformZone) {
+      if (!existing) throw new Error(`${id}: give the platform zone (the EdgeZone stack's) or set platform.hostedZone to an existing zone`);
+      platformZone = route53.HostedZone.fromHostedZoneAttributes(this, 'ExistingZone', { hostedZoneId: existing.id, zoneName: existing.name });
+    }
+    this.edgeZone = new EdgeCertificate(this, 'EdgeZone', { domain: config.platform.domain, zone: platformZone });
     const o = DOMAINS_OUTPUTS.edgeCertificate;
-    output(this, o.hostedZoneId, this.edgeZone.zone.hostedZoneId, 'The platform zone');
-    output(
-      this,
-      o.hostedZoneNameServers,
-      Fn.join(',', this.edgeZone.zone.hostedZoneNameServers ?? []),
-      'Delegate the platform domain to these name servers at the registrar (the certificate validates once they answer)',
-    );
     output(this, o.wildcardCertificateArn, this.edgeZone.certificate.certificateArn, `*.${config.platform.domain} and ${config.platform.domain} (us-east-1)`);
   }
 }
@@ -87,7 +127,7 @@ export class EdgeCertificateStack extends Stack {
 export interface DomainsDataStackProps extends StackProps {
   readonly config: PlatformConfig;
   /** The zone and certificate from the EdgeCertificateStack (us-east-1). */
-  readonly edgeZone: EdgeZone;
+  readonly edgeZone: EdgeZoneResources;
 }
 
 /** Stateful: projects, domains, the sites and the edge they are served from. Deployed after EdgeCertificate, changed rarely. */

@@ -110,10 +110,12 @@ describe('the CDK app, synthesized as `cdk synth` does (cdk.json context, real b
     reports = readNagReports(outdir);
   });
 
-  it('has the data, API, domains and dashboard stacks, named from the prefix, in the configured region, account-agnostic', () => {
+  it('has the operations, data, API, domains and dashboard stacks, named from the prefix, in the configured region, account-agnostic', () => {
     expect(platform.app.node.children.filter(Stack.isStack).map((s) => s.stackName)).toEqual([
+      'MessagesPlatform-Operations',
       'MessagesPlatform-Data',
       'MessagesPlatform-Api',
+      'MessagesPlatform-EdgeZone',
       'MessagesPlatform-EdgeCertificate',
       'MessagesPlatform-DomainsData',
       'MessagesPlatform-Domains',
@@ -121,6 +123,7 @@ describe('the CDK app, synthesized as `cdk synth` does (cdk.json context, real b
       'MessagesPlatform-Dashboard',
     ]);
     for (const stack of [
+      platform.operationsStack,
       platform.dataStack,
       platform.apiStack,
       platform.domainsDataStack,
@@ -131,12 +134,18 @@ describe('the CDK app, synthesized as `cdk synth` does (cdk.json context, real b
       expect(stack.region).toBe(platform.config.platform.region);
       expect(Token.isUnresolved(stack.account)).toBe(true);
     }
-    // CloudFront takes its viewer certificate from ACM in us-east-1 only.
+    // CloudFront takes its viewer certificate from ACM in us-east-1 only; the zone goes beside it.
+    expect(platform.edgeZoneStack?.region).toBe('us-east-1');
     expect(platform.edgeCertificateStack.region).toBe('us-east-1');
     expect(Token.isUnresolved(platform.edgeCertificateStack.account)).toBe(true);
+    expect(platform.edgeCertificateStack.dependencies).toContain(platform.edgeZoneStack);
     expect(platform.apiStack.dependencies).toContain(platform.dataStack);
     expect(platform.domainsDataStack.dependencies).toContain(platform.edgeCertificateStack);
     expect(platform.domainsStack.dependencies).toContain(platform.domainsDataStack);
+    // Every stack with alarms notifies the operations stack's topic.
+    for (const stack of [platform.apiStack, platform.domainsStack, platform.dashboardStack]) {
+      expect(stack.dependencies).toContain(platform.operationsStack);
+    }
     // The stateless dashboard reads every other stack; nothing reads it.
     const { dataStack, apiStack, domainsDataStack, domainsStack, dashboardDataStack } = platform;
     for (const other of [dataStack, apiStack, domainsDataStack, domainsStack, dashboardDataStack]) {

@@ -512,6 +512,8 @@ export class Dashboard extends Construct {
       // Deploys carry their files; API Gateway waits at most 29 s for an integration.
       memorySize: 1024,
       timeout: Duration.seconds(29),
+      // Owners keep their dashboard during a Messages API flood (0: none); config protection.reservedConcurrency.
+      reservedConcurrentExecutions: config.protection.reservedConcurrency.controlApi || undefined,
       environment: {
         [CONTROL_ENV.platformConfig]: JSON.stringify(config),
         [CONTROL_ENV.apiKeysTable]: tables.apiKeys.tableName,

@@ -44,7 +44,7 @@
  *   - Routing needs no tenant parameters: the function maps the Host header to the deploy prefix
  *     through the KeyValueStore and rewrites the URI, so `tenantConfig` defines none.
  */
-import { Duration, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as certificatemanager from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -70,42 +70,65 @@ export const SITE_ORIGIN_ID = 'sites';
 /** TTL of the platform's own CNAME records (platform host and wildcard). */
 export const EDGE_RECORD_TTL = Duration.minutes(5);
 
-export interface EdgeZoneProps {
+export interface PlatformZoneProps {
   /** The platform domain (config.platform.domain): the zone apex. */
   readonly domain: string;
 }
 
 /**
- * The platform's public hosted zone and the wildcard certificate (`*.<domain>` and `<domain>`)
- * validated by DNS in that zone. It must be in a us-east-1 stack: CloudFront takes viewer
- * certificates from ACM in us-east-1 only (the zone, being global, goes with it so that the
- * validation records need no reference back from another region).
- *
- * After the first deployment the operator delegates the domain to the zone's name servers (stack
- * output); until then the certificate cannot validate and CloudFormation waits for it.
+ * The platform's public hosted zone, alone in its stack (`<prefix>-EdgeZone`) so that it is
+ * complete, with its name servers in the stack outputs, before anything waits for its delegation
+ * (the wildcard certificate). Retained: the registrar points at its name servers, and a new zone
+ * would get new ones. A re-created environment reuses it through `platform.hostedZone`.
  */
-export class EdgeZone extends Construct {
+export class PlatformZone extends Construct {
   readonly zone: route53.PublicHostedZone;
-  readonly certificate: certificatemanager.Certificate;
-  readonly domain: string;
 
-  constructor(scope: Construct, id: string, props: EdgeZoneProps) {
+  constructor(scope: Construct, id: string, props: PlatformZoneProps) {
     super(scope, id);
-    const region = Stack.of(this).region;
-    if (Token.isUnresolved(region) || region !== CLOUDFRONT_CERTIFICATE_REGION) {
-      throw new Error(
-        `EdgeZone ${this.node.path} must be in a stack with env.region ${CLOUDFRONT_CERTIFICATE_REGION} (CloudFront viewer certificates), not ${region}`,
-      );
-    }
-    this.domain = props.domain;
     this.zone = new route53.PublicHostedZone(this, 'Zone', {
       zoneName: props.domain,
       comment: 'Platform zone: default project subdomains, the platform host, certificate validation',
     });
+    this.zone.applyRemovalPolicy(RemovalPolicy.RETAIN);
+  }
+}
+
+/** The zone the platform's records go in, and the wildcard certificate validated in it. */
+export interface EdgeZoneResources {
+  readonly zone: route53.IHostedZone;
+  readonly certificate: certificatemanager.ICertificate;
+}
+
+export interface EdgeCertificateProps {
+  /** The platform domain (config.platform.domain). */
+  readonly domain: string;
+  /** A public zone of the domain or of a parent of it, delegated: validation records go there. */
+  readonly zone: route53.IHostedZone;
+}
+
+/**
+ * The wildcard certificate (`*.<domain>` and `<domain>`) validated by DNS in the platform zone.
+ * It must be in a us-east-1 stack: CloudFront takes viewer certificates from ACM in us-east-1 only.
+ * CloudFormation waits until it validates, which needs the zone's delegation to answer.
+ */
+export class EdgeCertificate extends Construct implements EdgeZoneResources {
+  readonly zone: route53.IHostedZone;
+  readonly certificate: certificatemanager.Certificate;
+
+  constructor(scope: Construct, id: string, props: EdgeCertificateProps) {
+    super(scope, id);
+    const region = Stack.of(this).region;
+    if (Token.isUnresolved(region) || region !== CLOUDFRONT_CERTIFICATE_REGION) {
+      throw new Error(
+        `EdgeCertificate ${this.node.path} must be in a stack with env.region ${CLOUDFRONT_CERTIFICATE_REGION} (CloudFront viewer certificates), not ${region}`,
+      );
+    }
+    this.zone = props.zone;
     this.certificate = new certificatemanager.Certificate(this, 'WildcardCertificate', {
       domainName: `*.${props.domain}`,
       subjectAlternativeNames: [props.domain],
-      validation: certificatemanager.CertificateValidation.fromDns(this.zone),
+      validation: certificatemanager.CertificateValidation.fromDns(props.zone),
     });
   }
 }
@@ -254,7 +277,8 @@ export class Edge extends Construct implements EdgeResources {
     );
 
     this.connectionGroup = new cloudfront.CfnConnectionGroup(this, 'ConnectionGroup', {
-      name: `${stack.stackName}-sites`,
+      // CloudFront names are unique per account, across regions: the stack name alone is not.
+      name: `${stack.stackName}-${stack.region}-sites`,
       enabled: true,
       ipv6Enabled: true,
     });
@@ -262,7 +286,7 @@ export class Edge extends Construct implements EdgeResources {
     this.routingEndpoint = this.connectionGroup.attrRoutingEndpoint;
 
     this.defaultTenant = new cloudfront.CfnDistributionTenant(this, 'DefaultTenant', {
-      name: `${stack.stackName}-default-subdomains`,
+      name: `${stack.stackName}-${stack.region}-default-subdomains`,
       distributionId: this.distributionId,
       connectionGroupId: this.connectionGroupId,
       domains: [`*.${props.domain}`],

@@ -1,8 +1,9 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { creationUniqueName } from '../shared/names.js';
 import { DOMAIN_TABLE_KEYS } from './runtime-contract.js';
 
 /** The tables of projects and custom domains (names as in `DOMAIN_TABLE_KEYS`). */
@@ -117,6 +118,8 @@ export class ProjectsData extends Construct implements ProjectsDataResources {
     });
 
     this.keyValueStore = new cloudfront.KeyValueStore(this, 'KeyValueStore', {
+      // Names are unique per account across regions, and the store is retained: see names.ts.
+      keyValueStoreName: creationUniqueName(Stack.of(this), 'sites', 64),
       comment: 'Host name -> serve a deploy prefix, redirect, or removed (viewer-request function)',
     });
     this.keyValueStore.applyRemovalPolicy(removalPolicy);

@@ -11,6 +11,7 @@ import { Construct } from 'constructs';
 import { usageIdentifierBackstop, PLAN_IDS, type PlanId, type PlatformConfig, type RateLimits } from '../../config/index.js';
 import { METRICS_NAMESPACE, PlatformFunction } from '../shared/platform-function.js';
 import { apigatewayArn } from '../shared/arns.js';
+import { ApiFirewall } from './api-firewall.js';
 import { GATEWAY_RESPONSES, type GatewayResponseDefinition, gatewayProblemBody } from './gateway-responses.js';
 import type { MessagesDataResources } from './messages-data.js';
 import { ENV, HANDLER_ENTRIES, TABLE_KEYS } from './runtime-contract.js';
@@ -110,6 +111,8 @@ export function gatewayResponseHeaders(def: GatewayResponseDefinition): Record<s
 export class MessagesApi extends Construct {
   readonly api: apigw.RestApi;
   readonly stage: apigw.Stage;
+  /** The AWS WAF web ACL on the stage (flood protection before any Lambda runs). */
+  readonly firewall: ApiFirewall;
   readonly authorizer: apigw.RequestAuthorizer;
   readonly functions: {
     readonly authorizer: PlatformFunction;
@@ -149,7 +152,7 @@ export class MessagesApi extends Construct {
     readonly queueAge: cloudwatch.Alarm;
   };
 
-  /** The operators' dashboard, named `<stackName>-messages`. */
+  /** The operators' dashboard, named `<stackName>-<region>-messages` (dashboard names are unique per account). */
   readonly dashboard: cloudwatch.Dashboard;
 
   constructor(scope: Construct, id: string, props: MessagesApiProps) {
@@ -224,6 +227,8 @@ export class MessagesApi extends Construct {
       serviceName: 'messages-worker',
       description: 'Queue worker: processes messages with partial batch responses',
       timeout: data.workerTimeout,
+      // Kept for the worker during an API flood (0: none); see config protection.reservedConcurrency.
+      reservedConcurrentExecutions: config.protection.reservedConcurrency.worker || undefined,
       environment: {
         [ENV.messagesTable]: tables.messages.tableName,
         [ENV.messagesConfig]: messagesConfig,
@@ -231,11 +236,16 @@ export class MessagesApi extends Construct {
     });
     workerFn.allowItems(tables.messages, 'GetItem', 'UpdateItem');
     // Grants the consumer actions (receive, delete, change visibility, attributes) on this queue only.
+    // With reserved concurrency, the event source's maximum concurrency stays within it: pollers
+    // beyond it would be throttled, and a throttled batch returns to the queue and counts a receive
+    // towards the dead-letter threshold.
+    const workerReserved = config.protection.reservedConcurrency.worker;
     workerFn.function.addEventSource(
       new SqsEventSource(queue, {
         batchSize: 10,
         maxBatchingWindow: Duration.seconds(1),
         reportBatchItemFailures: true,
+        ...(workerReserved >= 2 ? { maxConcurrency: Math.min(workerReserved, 1000) } : {}),
       }),
     );
 
@@ -314,6 +324,9 @@ export class MessagesApi extends Construct {
         // Data trace would log full requests, Authorization headers (customer secrets) included.
         dataTraceEnabled: false,
         metricsEnabled: false,
+        // All callers together: the Messages API cannot take the account's whole REST budget.
+        throttlingRateLimit: config.protection.stageThrottle.rateLimit,
+        throttlingBurstLimit: config.protection.stageThrottle.burstLimit,
       },
       defaultMethodOptions: {
         authorizer: this.authorizer,
@@ -323,6 +336,7 @@ export class MessagesApi extends Construct {
       },
     });
     this.stage = this.api.deploymentStage;
+    this.firewall = new ApiFirewall(this, 'Firewall', { config, stage: this.stage });
 
     const integration = (fn: PlatformFunction) =>
       new apigw.LambdaIntegration(fn.function, { proxy: true, allowTestInvoke: false });
@@ -558,7 +572,8 @@ export class MessagesApi extends Construct {
       new cloudwatch.GraphWidget({ title, left, width: 8, height: 6, ...extra });
 
     const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
-      dashboardName: `${stack.stackName}-messages`,
+      // Dashboard names are unique per account, across regions.
+      dashboardName: `${stack.stackName}-${stack.region}-messages`,
       defaultInterval: Duration.hours(3),
     });
     dashboard.addWidgets(
@@ -753,11 +768,6 @@ export class MessagesApi extends Construct {
       id: 'AwsSolutions::AwsSolutions-COG4',
       reason:
         'Clients authenticate with API keys (Authorization: Bearer <key>), not Cognito user pool tokens: every method uses our Lambda REQUEST authorizer, which looks up the SHA-256 of the key.',
-    });
-    Validations.of(this.stage).acknowledge({
-      id: 'AwsSolutions::AwsSolutions-APIG3',
-      reason:
-        'No WAF web ACL: abuse is bounded by the exact per-key/per-IP limiter with temporary bans and by the per-plan usage-plan backstop, and a WAF block would answer without the problem body and rate-limit headers the API contract promises on every response. A web ACL can be associated per deployment without changing this stack.',
     });
     if (manageCloudWatchRole) {
       const role = this.api.node.tryFindChild('CloudWatchRole');

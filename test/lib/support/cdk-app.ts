@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { App } from 'aws-cdk-lib';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { expect } from 'vitest';
+import type { PlatformConfig } from '../../../lib/config/index.js';
+import { EdgeCertificateStack, EdgeZoneStack } from '../../../lib/stacks/domains-stack.js';
 
 /** The repository root (this file is test/lib/support/cdk-app.ts). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -54,4 +57,18 @@ export function expectNoUnacknowledgedFindings(reports: readonly PluginReport[])
     ).toEqual([]);
     expect(report.conclusion, report.pluginName).toBe('success');
   }
+}
+
+/**
+ * The two us-east-1 stacks of the edge as lib/app.ts builds them: `<prefix>-EdgeZone` (the
+ * platform zone) and `<prefix>-EdgeCertificate` (the wildcard certificate validated in it).
+ */
+export function edgeStacks(
+  app: App,
+  prefix: string,
+  config: PlatformConfig,
+): { zoneStack: EdgeZoneStack; certStack: EdgeCertificateStack } {
+  const zoneStack = new EdgeZoneStack(app, `${prefix}-EdgeZone`, { config });
+  const certStack = new EdgeCertificateStack(app, `${prefix}-EdgeCertificate`, { config, zone: zoneStack.platformZone.zone });
+  return { zoneStack, certStack };
 }

@@ -20,12 +20,8 @@ import {
   TENANT_ACTIONS,
 } from '../../../../lib/constructs/domains/domain-flow.js';
 import { DOMAIN_ENV, DOMAIN_HANDLERS } from '../../../../lib/constructs/domains/runtime-contract.js';
-import {
-  DomainsDataStack,
-  DomainsStack,
-  EdgeCertificateStack,
-} from '../../../../lib/stacks/domains-stack.js';
-import { cdkJsonContext, REPO_ROOT, SKIP_BUNDLING } from '../../support/cdk-app.js';
+import { DomainsDataStack, DomainsStack } from '../../../../lib/stacks/domains-stack.js';
+import { cdkJsonContext, edgeStacks, REPO_ROOT, SKIP_BUNDLING } from '../../support/cdk-app.js';
 
 type Json = ReturnType<Template['toJSON']>;
 
@@ -70,7 +66,7 @@ describe('DomainFlow (in the Domains stack)', () => {
 
   beforeAll(() => {
     const app = new App({ context: { ...cdkJsonContext(), ...SKIP_BUNDLING } });
-    const certStack = new EdgeCertificateStack(app, 'Test-EdgeCertificate', { config });
+    const { certStack } = edgeStacks(app, 'Test', config);
     dataStack = new DomainsDataStack(app, 'Test-DomainsData', { config, env, edgeZone: certStack.edgeZone });
     stack = new DomainsStack(app, 'Test-Domains', { config, env, data: dataStack, flowTasksEntry: FIXTURE });
     flow = stack.flow;
@@ -281,7 +277,7 @@ describe('DomainFlow (in the Domains stack)', () => {
         expect(alarm.Properties.AlarmActions).toBeUndefined();
       }
       const app = new App({ context: { ...cdkJsonContext(), ...SKIP_BUNDLING } });
-      const certStack = new EdgeCertificateStack(app, 'T-EdgeCertificate', { config });
+      const { certStack } = edgeStacks(app, 'T', config);
       const data = new DomainsDataStack(app, 'T-DomainsData', { config, env, edgeZone: certStack.edgeZone });
       const s = new Stack(app, 'T-Domains', { env });
       const topic = new sns.Topic(s, 'Alarms', { enforceSSL: true });
@@ -315,7 +311,7 @@ describe('DomainFlow (in the Domains stack)', () => {
 
   it('fails synth early when the handler module is missing', () => {
     const app = new App({ context: { ...cdkJsonContext(), ...SKIP_BUNDLING } });
-    const certStack = new EdgeCertificateStack(app, 'M-EdgeCertificate', { config });
+    const { certStack } = edgeStacks(app, 'M', config);
     const data = new DomainsDataStack(app, 'M-DomainsData', { config, env, edgeZone: certStack.edgeZone });
     expect(
       () => new DomainsStack(app, 'M-Domains', { config, env, data, flowTasksEntry: 'lambda/domains/no-such-module.ts' }),

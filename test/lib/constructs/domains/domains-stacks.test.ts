@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Token } from 'aws-cdk-lib';
+import { App, type Stack, Token } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../../lib/config/index.js';
@@ -10,10 +10,12 @@ import {
   DOMAINS_OUTPUTS,
   DomainsDataStack,
   DomainsStack,
-  EdgeCertificateStack,
+  type EdgeCertificateStack,
+  type EdgeZoneStack,
 } from '../../../../lib/stacks/domains-stack.js';
 import {
   cdkJsonContext,
+  edgeStacks,
   expectNoUnacknowledgedFindings,
   type PluginReport,
   readNagReports,
@@ -47,8 +49,9 @@ function expectedDomainsAcknowledgements(prefix: string): string[] {
   ].sort();
 }
 
-describe('the domains stacks (EdgeCertificate in us-east-1, DomainsData, Domains) with cdk-nag', () => {
+describe('the domains stacks (EdgeZone and EdgeCertificate in us-east-1, DomainsData, Domains) with cdk-nag', () => {
   const outdir = mkdtempSync(join(tmpdir(), 'cdk-domains-test-'));
+  let zoneStack: EdgeZoneStack;
   let certStack: EdgeCertificateStack;
   let dataStack: DomainsDataStack;
   let flowStack: DomainsStack;
@@ -56,7 +59,7 @@ describe('the domains stacks (EdgeCertificate in us-east-1, DomainsData, Domains
 
   beforeAll(() => {
     const app = new App({ context: { ...cdkJsonContext(), ...SKIP_BUNDLING }, outdir });
-    certStack = new EdgeCertificateStack(app, 'Test-EdgeCertificate', { config });
+    ({ zoneStack, certStack } = edgeStacks(app, 'Test', config));
     dataStack = new DomainsDataStack(app, 'Test-DomainsData', { config, env, edgeZone: certStack.edgeZone });
     flowStack = new DomainsStack(app, 'Test-Domains', { config, env, data: dataStack, flowTasksEntry: FIXTURE });
     applyNag(app);
@@ -65,10 +68,12 @@ describe('the domains stacks (EdgeCertificate in us-east-1, DomainsData, Domains
   });
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-  it('puts the certificate stack in us-east-1 and the others in the platform region, account-agnostic, in order', () => {
-    expect(certStack.region).toBe('us-east-1');
+  it('puts the zone and certificate stacks in us-east-1 and the others in the platform region, account-agnostic, in order', () => {
+    expect([zoneStack.region, certStack.region]).toEqual(['us-east-1', 'us-east-1']);
     expect([dataStack.region, flowStack.region]).toEqual([config.platform.region, config.platform.region]);
-    for (const s of [certStack, dataStack, flowStack]) expect(Token.isUnresolved(s.account)).toBe(true);
+    for (const s of [zoneStack, certStack, dataStack, flowStack]) expect(Token.isUnresolved(s.account)).toBe(true);
+    // The zone is complete (its name servers readable) before anything waits for its delegation.
+    expect(certStack.dependencies).toContain(zoneStack);
     expect(dataStack.dependencies).toContain(certStack);
     expect(flowStack.dependencies).toContain(dataStack);
   });
@@ -89,8 +94,8 @@ describe('the domains stacks (EdgeCertificate in us-east-1, DomainsData, Domains
   });
 
   it('has the outputs under fixed logical ids, each in the stack that owns the resource', () => {
-    const outputsOf = (s: typeof certStack | typeof dataStack | typeof flowStack) =>
-      Object.keys(Template.fromStack(s).toJSON().Outputs).filter((o) => !o.startsWith('PublishOutput'));
+    const outputsOf = (s: Stack) => Object.keys(Template.fromStack(s).toJSON().Outputs).filter((o) => !o.startsWith('PublishOutput'));
+    expect(outputsOf(zoneStack).sort()).toEqual(Object.values(DOMAINS_OUTPUTS.edgeZone).sort());
     expect(outputsOf(certStack).sort()).toEqual(Object.values(DOMAINS_OUTPUTS.edgeCertificate).sort());
     expect(outputsOf(dataStack).sort()).toEqual(Object.values(DOMAINS_OUTPUTS.domainsData).sort());
     expect(outputsOf(flowStack)).toEqual(Object.values(DOMAINS_OUTPUTS.domains));
@@ -99,8 +104,8 @@ describe('the domains stacks (EdgeCertificate in us-east-1, DomainsData, Domains
     expect(Template.fromStack(flowStack).toJSON().Outputs.StateMachineArn.Value).toEqual({
       Ref: flowStack.getLogicalId(flowStack.flow.stateMachine.node.defaultChild as never),
     });
-    expect(Template.fromStack(certStack).toJSON().Outputs.HostedZoneNameServers.Value).toEqual({
-      'Fn::Join': [',', { 'Fn::GetAtt': [certStack.getLogicalId(certStack.edgeZone.zone.node.defaultChild as never), 'NameServers'] }],
+    expect(Template.fromStack(zoneStack).toJSON().Outputs.HostedZoneNameServers.Value).toEqual({
+      'Fn::Join': [',', { 'Fn::GetAtt': [zoneStack.getLogicalId(zoneStack.platformZone.zone.node.defaultChild as never), 'NameServers'] }],
     });
   });
 });

@@ -1,25 +1,28 @@
 import { App, type CfnResource, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as route53 from 'aws-cdk-lib/aws-route53';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { functionSource } from '../../../../edge/cloudfront-function.js';
 import { loadConfig } from '../../../../lib/config/index.js';
-import { Edge, EdgeZone, platformHostOf, SITE_ORIGIN_ID } from '../../../../lib/constructs/domains/edge.js';
+import { Edge, EdgeCertificate, platformHostOf, SITE_ORIGIN_ID } from '../../../../lib/constructs/domains/edge.js';
 import { ProjectsData } from '../../../../lib/constructs/domains/projects-data.js';
-import { DomainsDataStack, EdgeCertificateStack } from '../../../../lib/stacks/domains-stack.js';
-import { cdkJsonContext, SKIP_BUNDLING } from '../../support/cdk-app.js';
+import { DomainsDataStack, EdgeCertificateStack, type EdgeZoneStack } from '../../../../lib/stacks/domains-stack.js';
+import { cdkJsonContext, edgeStacks, SKIP_BUNDLING } from '../../support/cdk-app.js';
 
 type Json = ReturnType<Template['toJSON']>;
 
 const config = loadConfig();
 const domain = config.platform.domain;
 
-describe('Edge (in the DomainsData stack) and EdgeZone (in the us-east-1 EdgeCertificate stack)', () => {
+describe('Edge (in the DomainsData stack), the platform zone and the certificate (in the us-east-1 EdgeZone and EdgeCertificate stacks)', () => {
+  let zoneStack: EdgeZoneStack;
   let certStack: EdgeCertificateStack;
   let dataStack: DomainsDataStack;
   let edge: Edge;
   let template: Template;
   let resources: Json;
   let certTemplate: Template;
+  let zoneTemplate: Template;
 
   /** The logical id of an L2's default child, or of an L1 itself. */
   const idIn = (stack: Stack, construct: { node: { defaultChild?: unknown } }) =>
@@ -27,16 +30,19 @@ describe('Edge (in the DomainsData stack) and EdgeZone (in the us-east-1 EdgeCer
   const idOf = (construct: { node: { defaultChild?: unknown } }) => idIn(dataStack, construct);
   const props = (construct: { node: { defaultChild?: unknown } }) => resources[idOf(construct)]?.Properties as Json;
   /** A cross-region reference to an output of the EdgeCertificate stack, followed to what it publishes. */
-  const fromCertStack = (value: Json) => {
+  const fromCertStack = (value: Json) => fromUsEast1(value, certStack, certTemplate);
+  /** The same, to an output of the EdgeZone stack. */
+  const fromZoneStack = (value: Json) => fromUsEast1(value, zoneStack, zoneTemplate);
+  const fromUsEast1 = (value: Json, stack: Stack, stackTemplate: Template) => {
     const ref = value['Fn::GetStackOutput'] as { StackName: string; Region: string; OutputName: string };
-    expect(ref.StackName).toBe(certStack.stackName);
+    expect(ref.StackName).toBe(stack.stackName);
     expect(ref.Region).toBe('us-east-1');
-    return certTemplate.toJSON().Outputs[ref.OutputName].Value as Json;
+    return stackTemplate.toJSON().Outputs[ref.OutputName].Value as Json;
   };
 
   beforeAll(() => {
     const app = new App({ context: { ...cdkJsonContext(), ...SKIP_BUNDLING } });
-    certStack = new EdgeCertificateStack(app, 'Test-EdgeCertificate', { config });
+    ({ zoneStack, certStack } = edgeStacks(app, 'Test', config));
     dataStack = new DomainsDataStack(app, 'Test-DomainsData', {
       config,
       env: { region: config.platform.region },
@@ -47,26 +53,48 @@ describe('Edge (in the DomainsData stack) and EdgeZone (in the us-east-1 EdgeCer
     template = Template.fromStack(dataStack);
     resources = template.toJSON().Resources;
     certTemplate = Template.fromStack(certStack);
+    zoneTemplate = Template.fromStack(zoneStack);
   });
 
-  describe('EdgeZone', () => {
-    it('is in us-east-1: the platform zone and the wildcard certificate validated by DNS in it', () => {
-      expect(certStack.region).toBe('us-east-1');
-      certTemplate.hasResourceProperties('AWS::Route53::HostedZone', { Name: `${domain}.` });
-      const zoneId = idIn(certStack, certStack.edgeZone.zone);
-      certTemplate.hasResourceProperties('AWS::CertificateManager::Certificate', {
-        DomainName: `*.${domain}`,
-        SubjectAlternativeNames: [domain],
-        ValidationMethod: 'DNS',
-        // `*.<domain>` and `<domain>` share one validation record: CDK lists the zone once.
-        DomainValidationOptions: [{ DomainName: domain, HostedZoneId: { Ref: zoneId } }],
+  describe('EdgeZone and EdgeCertificate', () => {
+    it('puts the platform zone alone in its us-east-1 stack, retained (the registrar points at its name servers)', () => {
+      expect(zoneStack.region).toBe('us-east-1');
+      zoneTemplate.hasResource('AWS::Route53::HostedZone', {
+        Properties: { Name: `${domain}.` },
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
       });
+      expect(Object.keys(zoneTemplate.toJSON().Resources)).toHaveLength(1);
+      certTemplate.resourceCountIs('AWS::Route53::HostedZone', 0);
+    });
+
+    it('validates the wildcard certificate by DNS in that zone, from the us-east-1 certificate stack', () => {
+      expect(certStack.region).toBe('us-east-1');
+      const cert = Object.values(certTemplate.findResources('AWS::CertificateManager::Certificate'))[0]?.Properties as Json;
+      expect(cert.DomainName).toBe(`*.${domain}`);
+      expect(cert.SubjectAlternativeNames).toEqual([domain]);
+      expect(cert.ValidationMethod).toBe('DNS');
+      // `*.<domain>` and `<domain>` share one validation record: CDK lists the zone once.
+      expect(cert.DomainValidationOptions).toHaveLength(1);
+      expect(cert.DomainValidationOptions[0].DomainName).toBe(domain);
+      expect(JSON.stringify(cert.DomainValidationOptions[0].HostedZoneId)).toContain(zoneStack.stackName);
+    });
+
+    it('takes an existing zone from platform.hostedZone instead (no zone stack)', () => {
+      const existing = loadConfig({ platform: { domain: 'apps.acme.net', hostedZone: { id: 'Z0123456789ABCDEFGHIJ', name: 'acme.net' } } });
+      const app = new App({ context: cdkJsonContext() });
+      const stack = new EdgeCertificateStack(app, 'Existing-EdgeCertificate', { config: existing });
+      const cert = Object.values(Template.fromStack(stack).findResources('AWS::CertificateManager::Certificate'))[0]?.Properties as Json;
+      expect(cert.DomainValidationOptions).toEqual([{ DomainName: 'apps.acme.net', HostedZoneId: 'Z0123456789ABCDEFGHIJ' }]);
+      expect(() => new EdgeCertificateStack(app, 'NoZone-EdgeCertificate', { config })).toThrow(/platform\.hostedZone/);
     });
 
     it('refuses a stack outside us-east-1 (CloudFront takes viewer certificates from there only)', () => {
       const app = new App();
       const stack = new Stack(app, 'Elsewhere', { env: { region: 'eu-west-1' } });
-      expect(() => new EdgeZone(stack, 'Zone', { domain })).toThrow(/us-east-1/);
+      const zoneStack = new Stack(app, 'ZoneElsewhere', { env: { region: 'us-east-1' } });
+      const zone = new route53.PublicHostedZone(zoneStack, 'Zone', { zoneName: domain });
+      expect(() => new EdgeCertificate(stack, 'Certificate', { domain, zone })).toThrow(/us-east-1/);
     });
   });
 
@@ -181,13 +209,13 @@ describe('Edge (in the DomainsData stack) and EdgeZone (in the us-east-1 EdgeCer
 
     it('points the platform host and the wildcard at the connection group\'s routing endpoint, in the platform zone', () => {
       const routingEndpoint = { 'Fn::GetAtt': [idOf(edge.connectionGroup), 'RoutingEndpoint'] };
-      const zoneId = { Ref: idIn(certStack, certStack.edgeZone.zone) };
+      const zoneId = { Ref: idIn(zoneStack, zoneStack.platformZone.zone) };
       const records = Object.values(template.findResources('AWS::Route53::RecordSet')).map((r) => r.Properties as Json);
       expect(records.map((r) => r.Name).sort()).toEqual([`*.${domain}.`, `${platformHostOf(domain)}.`]);
       for (const record of records) {
         expect(record.Type).toBe('CNAME');
         expect(record.ResourceRecords).toEqual([routingEndpoint]);
-        expect(fromCertStack(record.HostedZoneId)).toEqual(zoneId);
+        expect(fromZoneStack(record.HostedZoneId)).toEqual(zoneId);
       }
       expect(edge.platformHost).toBe(`edge.${domain}`);
     });
@@ -195,7 +223,7 @@ describe('Edge (in the DomainsData stack) and EdgeZone (in the us-east-1 EdgeCer
 
   it('refuses a site bucket from another stack (its one bucket policy must name the distribution)', () => {
     const app = new App({ context: cdkJsonContext() });
-    const zoneStack = new EdgeCertificateStack(app, 'Z', { config });
+    const { certStack: zoneStack } = edgeStacks(app, 'Z', config);
     const other = new Stack(app, 'Other', { env: { region: config.platform.region }, crossRegionReferences: true });
     const data = new ProjectsData(other, 'Projects');
     const stack = new Stack(app, 'Edge', { env: { region: config.platform.region }, crossRegionReferences: true });

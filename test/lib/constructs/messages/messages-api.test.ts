@@ -631,8 +631,8 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
         widgets = JSON.parse(text).widgets as Widget[];
       });
 
-      it('is named <stackName>-messages and is a stack output', () => {
-        expect(dashboard.DashboardName).toBe(`${stack.stackName}-messages`);
+      it('is named <stackName>-<region>-messages (unique per account) and is a stack output', () => {
+        expect(dashboard.DashboardName).toBe(`${stack.stackName}-${stack.region}-messages`);
         const outputs = template.toJSON().Outputs as Json;
         expect(outputs.DashboardName.Value).toEqual({ Ref: idOf(api.dashboard) });
       });

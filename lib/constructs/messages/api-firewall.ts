@@ -1,0 +1,114 @@
+import { Stack } from 'aws-cdk-lib';
+import type * as apigw from 'aws-cdk-lib/aws-apigateway';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+import type { PlatformConfig } from '../../config/index.js';
+import {
+  FIREWALL_BLOCK_RESPONSE,
+  FIREWALL_MANAGED_GROUPS,
+  FIREWALL_RATE_RULES,
+  FIREWALL_WINDOW_SECONDS,
+  firewallLimit,
+  WELL_FORMED_BEARER,
+} from './firewall-rules.js';
+
+export interface ApiFirewallProps {
+  readonly config: PlatformConfig;
+  /** The REST API stage the web ACL is associated with. */
+  readonly stage: apigw.Stage;
+}
+
+/** The custom response body key of the rate rules' block action. */
+const RATE_LIMITED_BODY = 'RateLimited';
+
+/**
+ * An AWS WAF web ACL (regional) on the Messages API stage: the rules of firewall-rules.ts, with
+ * CloudWatch metrics and sampled requests per rule. Requests it blocks never reach the
+ * authorizer or a handler, so a flood costs WAF's per-request price, not Lambda concurrency.
+ */
+export class ApiFirewall extends Construct {
+  readonly webAcl: wafv2.CfnWebACL;
+  readonly association: wafv2.CfnWebACLAssociation;
+
+  constructor(scope: Construct, id: string, props: ApiFirewallProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    const metricPrefix = `${stack.stackName}-messages`.replace(/[^A-Za-z0-9_-]/g, '');
+    const visibility = (name: string): wafv2.CfnWebACL.VisibilityConfigProperty => ({
+      cloudWatchMetricsEnabled: true,
+      metricName: `${metricPrefix}-${name}`.slice(0, 128),
+      sampledRequestsEnabled: true,
+    });
+
+    const rateRules: wafv2.CfnWebACL.RuleProperty[] = FIREWALL_RATE_RULES.map((rule) => ({
+      name: rule.name,
+      priority: rule.priority,
+      action: {
+        block: {
+          customResponse: {
+            responseCode: FIREWALL_BLOCK_RESPONSE.statusCode,
+            customResponseBodyKey: RATE_LIMITED_BODY,
+            responseHeaders: Object.entries(FIREWALL_BLOCK_RESPONSE.headers).map(([name, value]) => ({ name, value })),
+          },
+        },
+      },
+      statement: {
+        rateBasedStatement: {
+          limit: firewallLimit(rule, props.config.protection.waf),
+          evaluationWindowSec: FIREWALL_WINDOW_SECONDS,
+          aggregateKeyType: 'IP',
+          ...(rule.scope === 'withoutWellFormedKey'
+            ? {
+                scopeDownStatement: {
+                  notStatement: {
+                    statement: {
+                      regexMatchStatement: {
+                        regexString: WELL_FORMED_BEARER.source,
+                        fieldToMatch: { singleHeader: { name: 'authorization' } },
+                        textTransformations: [{ priority: 0, type: 'LOWERCASE' }],
+                      },
+                    },
+                  },
+                },
+              }
+            : {}),
+        },
+      },
+      visibilityConfig: visibility(rule.name),
+    }));
+
+    const managedRules: wafv2.CfnWebACL.RuleProperty[] = FIREWALL_MANAGED_GROUPS.map((group) => ({
+      name: group.name,
+      priority: group.priority,
+      overrideAction: { none: {} },
+      statement: {
+        managedRuleGroupStatement: {
+          vendorName: 'AWS',
+          name: group.name,
+          ...(group.countOnly.length
+            ? { ruleActionOverrides: group.countOnly.map((name) => ({ name, actionToUse: { count: {} } })) }
+            : {}),
+        },
+      },
+      visibilityConfig: visibility(group.name),
+    }));
+
+    this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
+      scope: 'REGIONAL',
+      description: 'Messages API: per-IP rate rules (anonymous and all requests), IP reputation, known bad inputs',
+      defaultAction: { allow: {} },
+      customResponseBodies: {
+        [RATE_LIMITED_BODY]: { contentType: 'APPLICATION_JSON', content: FIREWALL_BLOCK_RESPONSE.body },
+      },
+      rules: [...rateRules, ...managedRules],
+      visibilityConfig: visibility('WebAcl'),
+    });
+
+    this.association = new wafv2.CfnWebACLAssociation(this, 'StageAssociation', {
+      resourceArn: props.stage.stageArn,
+      webAclArn: this.webAcl.attrArn,
+    });
+    // The stage must exist before it can be associated.
+    this.association.node.addDependency(props.stage);
+  }
+}
