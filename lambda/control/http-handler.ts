@@ -4,7 +4,7 @@ import { CloudFrontClient } from '@aws-sdk/client-cloudfront';
 import { CloudFrontKeyValueStoreClient } from '@aws-sdk/client-cloudfront-keyvaluestore';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
-import type { PlatformConfig } from '../../lib/config/index.js';
+import { type PlatformConfig, validateConfig } from '../../lib/config/index.js';
 import { CONTROL_ENV } from '../../lib/constructs/dashboard/runtime-contract.js';
 import { CloudFrontCertificateAuthority } from '../domains/cloudfront-certificate-authority.js';
 import { DomainService } from '../domains/domain-service.js';
@@ -28,7 +28,8 @@ import { DynamoDbOwnerStore, OwnerDirectory } from './owners.js';
 
 // The dashboard's API (lib/constructs/dashboard): module-scoped clients and services, built once
 // per cold start from the environment the construct sets (CONTROL_ENV).
-const config = requireJsonEnv<PlatformConfig>(CONTROL_ENV.platformConfig);
+// Validated: the construct sends runtimeConfig(), and validation restores the deploy-time defaults.
+const config: PlatformConfig = validateConfig(requireJsonEnv<unknown>(CONTROL_ENV.platformConfig));
 const documents = createDocumentClient();
 const clock = systemClock;
 

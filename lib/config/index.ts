@@ -61,6 +61,16 @@ export function usageIdentifierBackstop(identifier: PlanId | 'anonymous', config
   return { ...backstop, burstLimit: Math.min(API_GATEWAY_MAX_BURST, backstop.burstLimit) };
 }
 
+/**
+ * The config a function reads from its environment: without the deploy-time sections (`alarms`,
+ * `protection`), which no function uses, so that it stays far below Lambda's 4 KB environment
+ * limit. validateConfig gives them their defaults back.
+ */
+export function runtimeConfig(config: PlatformConfig): Omit<PlatformConfig, 'alarms' | 'protection'> {
+  const { alarms: _alarms, protection: _protection, ...runtime } = config;
+  return runtime;
+}
+
 export function planOf(config: PlatformConfig, id: PlanId): PlanDefinition {
   return config.plans[id];
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defaultConfig } from './defaults.js';
 import type { PlanDefinition, PlanId } from './plans.js';
 
 const positiveInt = (what: string) =>
@@ -127,14 +128,18 @@ export const platformConfigSchema = z
       .refine((p) => !p.hostedZone || p.domain === p.hostedZone.name || p.domain.endsWith(`.${p.hostedZone.name}`), {
         message: 'platform.hostedZone.name must be platform.domain or a parent of it',
       }),
-    /** Where the alarms of every stack notify (one SNS topic per environment). */
+    /**
+     * Where the alarms of every stack notify (one SNS topic per environment). Deploy-time only:
+     * functions get the config without it (runtimeConfig), so it defaults when absent.
+     */
     alarms: z
       .object({
         /** Subscribed to the alarm topic by e-mail (AWS sends a confirmation link first). */
         email: z.email({ error: 'alarms.email must be an e-mail address' }).optional(),
       })
-      .strict(),
-    /** Flood protection of the Messages API: what keeps one caller from starving the platform. */
+      .strict()
+      .default({}),
+    /** Flood protection of the Messages API: what keeps one caller from starving the platform. Deploy-time only, as `alarms`. */
     protection: z
       .object({
         /** AWS WAF rate-based rules on the REST API stage, per client IP, in requests per minute. */
@@ -175,7 +180,8 @@ export const platformConfigSchema = z
       .strict()
       .refine((p) => p.waf.perIpPerMinute >= p.waf.anonymousPerIpPerMinute, {
         message: 'protection.waf.perIpPerMinute must be at least protection.waf.anonymousPerIpPerMinute',
-      }),
+      })
+      .default(structuredClone(defaultConfig.protection)),
   })
   .strict();
 

@@ -43,7 +43,6 @@ const expectedAcknowledgements = (region: string) => {
     ...FUNCTIONS.map((f) => `AwsSolutions-L1 @ ${API}/${f}/Function`),
     `AwsSolutions-APIG2 @ ${API}/RestApi`,
     `AwsSolutions-COG4 @ ${API}/RestApi`,
-    `AwsSolutions-APIG3 @ ${API}/RestApi/DeploymentStage.v1`,
     `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs] @ ${API}/RestApi/CloudWatchRole`,
     // The authorizer reads the per-customer internal API keys, created at run time.
     `${apigateway('/apikeys/*')} @ ${API}/Authorizer/Role`,

@@ -14,9 +14,10 @@ import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import type { PlatformConfig } from '../../config/index.js';
+import { type PlatformConfig, runtimeConfig } from '../../config/index.js';
 import type { EdgeResources } from '../domains/edge.js';
 import type { ProjectsDataResources } from '../domains/projects-data.js';
+import { accountUniqueName } from '../shared/names.js';
 import { DOMAIN_TABLE_KEYS } from '../domains/runtime-contract.js';
 import { gatewayResponseHeaders, gatewayResponseTemplate } from '../messages/messages-api.js';
 import type { MessagesTables } from '../messages/messages-data.js';
@@ -321,6 +322,8 @@ export class Dashboard extends Construct {
       'object-src \'none\'',
     ]);
     this.responseHeadersPolicy = new cloudfront.ResponseHeadersPolicy(this, 'SecurityHeaders', {
+      // CloudFront names are unique per account, across regions.
+      responseHeadersPolicyName: accountUniqueName(stack, 'dashboard-headers', 128),
       comment: `${stack.stackName}: dashboard security headers (CSP: control API and Cognito only)`,
       securityHeadersBehavior: {
         contentSecurityPolicy: { contentSecurityPolicy: csp, override: true },
@@ -344,7 +347,12 @@ export class Dashboard extends Construct {
       defaultRootObject: 'index.html',
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
       defaultBehavior: {
-        origin: S3BucketOrigin.withOriginAccessControl(this.siteBucket),
+        origin: S3BucketOrigin.withOriginAccessControl(this.siteBucket, {
+          originAccessControl: new cloudfront.S3OriginAccessControl(this, 'SiteAccessControl', {
+            originAccessControlName: accountUniqueName(stack, 'dashboard', 64),
+            signing: cloudfront.Signing.SIGV4_ALWAYS,
+          }),
+        }),
         viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
         cachedMethods: cloudfront.CachedMethods.CACHE_GET_HEAD,
@@ -515,7 +523,7 @@ export class Dashboard extends Construct {
       // Owners keep their dashboard during a Messages API flood (0: none); config protection.reservedConcurrency.
       reservedConcurrentExecutions: config.protection.reservedConcurrency.controlApi || undefined,
       environment: {
-        [CONTROL_ENV.platformConfig]: JSON.stringify(config),
+        [CONTROL_ENV.platformConfig]: JSON.stringify(runtimeConfig(config)),
         [CONTROL_ENV.apiKeysTable]: tables.apiKeys.tableName,
         [CONTROL_ENV.accountsTable]: tables.accounts.tableName,
         [CONTROL_ENV.rateLimitsTable]: tables.rateLimits.tableName,

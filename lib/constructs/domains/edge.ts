@@ -51,6 +51,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import { Construct } from 'constructs';
 import { functionSource } from '../../../edge/cloudfront-function.js';
+import { accountUniqueName } from '../shared/names.js';
 import type { ProjectsDataResources } from './projects-data.js';
 
 /** CloudFront only accepts viewer certificates from ACM in this region. */
@@ -206,6 +207,7 @@ export class Edge extends Construct implements EdgeResources {
     });
 
     this.originAccessControl = new cloudfront.S3OriginAccessControl(this, 'OriginAccessControl', {
+      originAccessControlName: accountUniqueName(stack, 'sites', 64),
       description: 'Project sites: CloudFront reads the site bucket (SigV4, always signed)',
       signing: cloudfront.Signing.SIGV4_ALWAYS,
     });
@@ -278,7 +280,7 @@ export class Edge extends Construct implements EdgeResources {
 
     this.connectionGroup = new cloudfront.CfnConnectionGroup(this, 'ConnectionGroup', {
       // CloudFront names are unique per account, across regions: the stack name alone is not.
-      name: `${stack.stackName}-${stack.region}-sites`,
+      name: accountUniqueName(stack, 'sites', 128),
       enabled: true,
       ipv6Enabled: true,
     });
@@ -286,7 +288,7 @@ export class Edge extends Construct implements EdgeResources {
     this.routingEndpoint = this.connectionGroup.attrRoutingEndpoint;
 
     this.defaultTenant = new cloudfront.CfnDistributionTenant(this, 'DefaultTenant', {
-      name: `${stack.stackName}-${stack.region}-default-subdomains`,
+      name: accountUniqueName(stack, 'default-subdomains', 128),
       distributionId: this.distributionId,
       connectionGroupId: this.connectionGroupId,
       domains: [`*.${props.domain}`],

@@ -64,7 +64,8 @@ export class ApiFirewall extends Construct {
                     statement: {
                       regexMatchStatement: {
                         regexString: WELL_FORMED_BEARER.source,
-                        fieldToMatch: { singleHeader: { name: 'authorization' } },
+                        // singleHeader is untyped in the L1, so CloudFormation's own casing: Name.
+                        fieldToMatch: { singleHeader: { Name: 'authorization' } },
                         textTransformations: [{ priority: 0, type: 'LOWERCASE' }],
                       },
                     },
@@ -95,7 +96,7 @@ export class ApiFirewall extends Construct {
 
     this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
       scope: 'REGIONAL',
-      description: 'Messages API: per-IP rate rules (anonymous and all requests), IP reputation, known bad inputs',
+      description: 'Messages API: per-IP rate rules for anonymous and all requests, IP reputation, known bad inputs',
       defaultAction: { allow: {} },
       customResponseBodies: {
         [RATE_LIMITED_BODY]: { contentType: 'APPLICATION_JSON', content: FIREWALL_BLOCK_RESPONSE.body },

@@ -11,6 +11,7 @@ import { Construct } from 'constructs';
 import { usageIdentifierBackstop, PLAN_IDS, type PlanId, type PlatformConfig, type RateLimits } from '../../config/index.js';
 import { METRICS_NAMESPACE, PlatformFunction } from '../shared/platform-function.js';
 import { apigatewayArn } from '../shared/arns.js';
+import { accountUniqueName } from '../shared/names.js';
 import { ApiFirewall } from './api-firewall.js';
 import { GATEWAY_RESPONSES, type GatewayResponseDefinition, gatewayProblemBody } from './gateway-responses.js';
 import type { MessagesDataResources } from './messages-data.js';
@@ -573,7 +574,7 @@ export class MessagesApi extends Construct {
 
     const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       // Dashboard names are unique per account, across regions.
-      dashboardName: `${stack.stackName}-${stack.region}-messages`,
+      dashboardName: accountUniqueName(stack, 'messages', 255),
       defaultInterval: Duration.hours(3),
     });
     dashboard.addWidgets(

@@ -67,13 +67,21 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
       });
     });
 
-    it('deploys stage v1 with JSON access logs, X-Ray tracing and execution logging, without data trace', () => {
+    it('deploys stage v1 with JSON access logs, X-Ray tracing, execution logging and throttling, without data trace', () => {
       template.resourceCountIs('AWS::ApiGateway::Stage', 1);
       const stage = Object.values(template.findResources('AWS::ApiGateway::Stage'))[0]?.Properties as Json;
       expect(stage.StageName).toBe(STAGE_NAME);
       expect(stage.TracingEnabled).toBe(true);
       expect(stage.MethodSettings).toEqual([
-        { HttpMethod: '*', ResourcePath: '/*', LoggingLevel: 'ERROR', DataTraceEnabled: false, MetricsEnabled: false },
+        {
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          LoggingLevel: 'ERROR',
+          DataTraceEnabled: false,
+          MetricsEnabled: false,
+          ThrottlingRateLimit: platform.config.protection.stageThrottle.rateLimit,
+          ThrottlingBurstLimit: platform.config.protection.stageThrottle.burstLimit,
+        },
       ]);
       const format = JSON.parse(stage.AccessLogSetting.Format);
       expect(format).toMatchObject({
@@ -533,9 +541,13 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
         Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnId('worker') } }],
         Threshold: 1,
       });
-      // No topic given: no actions.
+      // The app gives the Operations stack's topic: every alarm notifies it, on alarm and back to OK.
+      const topic = {
+        'Fn::GetStackOutput': expect.objectContaining({ StackName: platform.operationsStack.stackName, Region: platform.config.platform.region }),
+      };
       for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm'))) {
-        expect(alarm.Properties.AlarmActions).toBeUndefined();
+        expect(alarm.Properties.AlarmActions).toEqual([topic]);
+        expect(alarm.Properties.OKActions).toEqual([topic]);
       }
     });
 
