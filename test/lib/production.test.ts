@@ -162,9 +162,9 @@ describe('the app as deployed', () => {
     ]);
     const rate = rules.slice(0, 2).map((r) => r.Statement.RateBasedStatement);
     expect(rate.map((r) => [r.Limit, r.AggregateKeyType])).toEqual([
-        [config.protection.waf.anonymousPerIpPerMinute, 'IP'],
-        [config.protection.waf.perIpPerMinute, 'IP'],
-      ]);
+      [config.protection.waf.anonymousPerIpPerMinute, 'IP'],
+      [config.protection.waf.perIpPerMinute, 'IP'],
+    ]);
     const [association] = resourcesOf(main, 'AWS::WAFv2::WebACLAssociation');
     expect(association?.resource.Properties.WebACLArn).toEqual({ 'Fn::GetAtt': [acl?.id, 'Arn'] });
     const restApi = resourcesOf(main, 'AWS::ApiGateway::RestApi').find((r) => r.stack === 'MessagesPlatform-Api');
