@@ -1,6 +1,7 @@
 import { App, type AppProps } from 'aws-cdk-lib';
 import { loadConfig, type PlatformConfig } from './config/index.js';
 import { applyNag } from './nag.js';
+import { applyControlTower } from './policy-validation.js';
 import { ApiStack } from './stacks/api-stack.js';
 import { DashboardDataStack, DashboardStack } from './stacks/dashboard-stack.js';
 import { DataStack } from './stacks/data-stack.js';
@@ -28,6 +29,11 @@ export interface BuildAppOptions {
   readonly outdir?: string;
   /** Run cdk-nag. @default true */
   readonly nag?: boolean;
+  /**
+   * Run the AWS Control Tower proactive controls (cfn-guard, lib/policy-validation.ts).
+   * @default - as `nag`: tests that skip cdk-nag look at resources, not at compliance
+   */
+  readonly controlTower?: boolean;
 }
 
 /** Context from `-c platform='{"plans":...}'` arrives as a JSON string; from cdk.json or tests, as an object. */
@@ -117,6 +123,7 @@ export function buildApp(options: BuildAppOptions = {}): PlatformApp {
   });
 
   if (options.nag ?? true) applyNag(app);
+  if (options.controlTower ?? options.nag ?? true) applyControlTower(app, stackPrefix);
   return {
     app,
     config,
