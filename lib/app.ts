@@ -2,6 +2,7 @@ import { App, type AppProps } from 'aws-cdk-lib';
 import { ConfigError, loadConfig, type PlatformConfig } from './config/index.js';
 import { reservedDomainReason } from './config/reserved-domains.js';
 import { applyNag } from './nag.js';
+import { applyControlTower } from './policy-validation.js';
 import { ApiStack } from './stacks/api-stack.js';
 import { DashboardDataStack, DashboardStack } from './stacks/dashboard-stack.js';
 import { DataStack } from './stacks/data-stack.js';
@@ -40,6 +41,11 @@ export interface BuildAppOptions {
    * @default false
    */
   readonly deployable?: boolean;
+  /**
+   * Run the AWS Control Tower proactive controls (cfn-guard, lib/policy-validation.ts).
+   * @default - as `nag`: tests that skip cdk-nag look at resources, not at compliance
+   */
+  readonly controlTower?: boolean;
 }
 
 /** Refuses, for a deploy, a platform domain nobody can delegate (lib/config/reserved-domains.ts). */
@@ -163,6 +169,7 @@ export function buildApp(options: BuildAppOptions = {}): PlatformApp {
   });
 
   if (options.nag ?? true) applyNag(app);
+  if (options.controlTower ?? options.nag ?? true) applyControlTower(app, stackPrefix);
   return {
     app,
     config,
