@@ -52,6 +52,19 @@ export class AlarmTopic extends Construct {
       }),
     );
 
+    // Grants only for AWS services acting on AWS resources (Control Tower CT.KMS.PR.3): nobody
+    // can hand the key's use to another principal with a grant.
+    this.key.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'GrantsOnlyForAwsServices',
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: ['kms:CreateGrant'],
+        resources: ['*'],
+        conditions: { BoolIfExists: { 'kms:GrantIsForAWSResource': 'false', 'aws:PrincipalIsAWSService': 'false' } },
+      }),
+    );
+
     this.topic = new sns.Topic(this, 'Topic', {
       displayName: `${stack.stackName} alarms`,
       masterKey: this.key,
