@@ -126,7 +126,7 @@ describe('the platform app under the Control Tower rules (cdk.json context, no b
 
   it('still finds something for each deferred control (delete it from DEFERRED_CONTROLS once its fix is merged)', () => {
     const templatePaths = readdirSync(outdir).filter((f) => f.endsWith('.template.json')).map((f) => join(outdir, f));
-    expect(templatePaths).toHaveLength(7);
+    expect(templatePaths).toHaveLength(platform.app.node.children.filter(Stack.isStack).length);
     for (const { control } of DEFERRED_CONTROLS) {
       const rule = controlTowerRules().get(control);
       expect(rule, control).toBeDefined();
