@@ -14,16 +14,30 @@ import type { DnsResolver } from '../lambda/domains/dns-resolver.js';
 import { verifyDns } from '../lambda/domains/dns-verification.js';
 import { normaliseDomain } from '../lambda/domains/domain-name.js';
 import type { DomainRecord } from '../lambda/domains/domain-record.js';
-import type { CertificateAuthority, CertificateStatus, EdgeRouter } from '../lambda/domains/ports.js';
+import type {
+  CertificateAuthority,
+  CertificateStatus,
+  EdgeCleanup,
+  EdgeRouter,
+  ReleaseOutcome,
+  TenantClaim,
+} from '../lambda/domains/ports.js';
 import { contentTypeOf } from '../lambda/projects/project-service.js';
 import type { SiteStorage } from '../lambda/projects/ports.js';
 import { listenOnLoopback } from './loopback.js';
 
 const LOCAL_KVS_ID = 'local-kvs';
 
-/** The edge's KeyValueStore locally: the same values the CloudFront Function reads on AWS. */
-export class LocalEdgeRouter implements EdgeRouter {
-  readonly store = new MemoryKeyValueStore();
+/**
+ * The edge's KeyValueStore locally: the same values the CloudFront Function reads on AWS, in a store
+ * that versions and sizes itself like the real one (MemoryKeyValueStore).
+ */
+export class LocalEdgeRouter implements EdgeRouter, EdgeCleanup {
+  readonly store: MemoryKeyValueStore;
+
+  constructor(options: { maxBytes?: number } = {}) {
+    this.store = new MemoryKeyValueStore({}, options);
+  }
 
   async serve(host: string, prefix: string): Promise<void> {
     this.store.put(host, EDGE_VALUE.serve(prefix));
@@ -35,6 +49,19 @@ export class LocalEdgeRouter implements EdgeRouter {
 
   async refuse(host: string): Promise<void> {
     this.store.put(host, EDGE_VALUE.removed());
+  }
+
+  /** As KvsEdgeRouter.forgetRefusal: version, value, check, then a delete conditional on the version. */
+  async forgetRefusal(host: string, stillRemoved: () => Promise<boolean>): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      const etag = this.store.etag;
+      if (this.store.value(host) !== EDGE_VALUE.removed() || !(await stillRemoved())) return false;
+      try {
+        return this.store.delete(host, etag);
+      } catch (error) {
+        if ((error as Error).name !== 'ConflictException' || attempt >= 6) throw error;
+      }
+    }
   }
 }
 
@@ -63,28 +90,43 @@ export class FileSiteStorage implements SiteStorage {
   }
 }
 
+/** A simulated tenant's life: enabled with its domain, disabled after a removal, then deleted. */
+export type SimulatedTenantState = 'enabled' | 'disabled';
+
 /**
  * SIMULATED certificate issuance: CloudFront and ACM do not run locally. Like ACM, it issues
  * once the domain's DNS verifies and CAA allows Amazon's CA, and never otherwise (so the
- * 30-minute watchdog and its diagnosis can be seen locally too).
+ * 30-minute watchdog and its diagnosis can be seen locally too). One simulated tenant per domain,
+ * as on AWS; releasing one disables it, and CloudFront's refusal to delete it while the disable
+ * deploys (ResourceNotDisabled) is played `deleteRefusals` times before the delete succeeds.
  */
 export class SimulatedCertificateAuthority implements CertificateAuthority {
-  private readonly requested = new Set<string>();
+  private readonly tenants = new Map<string, { state: SimulatedTenantState; refusalsLeft: number }>();
+  private readonly deleteRefusals: number;
 
   constructor(
     private readonly dns: DnsResolver,
     private readonly platformHost: string,
     private readonly platformDomain: string,
     private readonly log: (line: string) => void = (line) => console.log(line),
-  ) {}
+    options: { deleteRefusals?: number } = {},
+  ) {
+    this.deleteRefusals = options.deleteRefusals ?? 1;
+  }
+
+  /** The domain's simulated tenant, or undefined when it has none (never requested, or deleted). */
+  tenantOf(domain: string): SimulatedTenantState | undefined {
+    return this.tenants.get(domain)?.state;
+  }
 
   async request(domain: DomainRecord): Promise<void> {
-    this.requested.add(domain.domain);
+    // A disabled tenant left by a removal is enabled again for the new claim, as the CloudFront adapter does.
+    this.tenants.set(domain.domain, { state: 'enabled', refusalsLeft: 0 });
     this.log(`[local edge] SIMULATED: certificate requested for ${domain.domain} (no CloudFront/ACM locally)`);
   }
 
   async status(domain: DomainRecord): Promise<CertificateStatus> {
-    if (!this.requested.has(domain.domain)) return { status: 'pending' };
+    if (this.tenants.get(domain.domain)?.state !== 'enabled') return { status: 'pending' };
     const dns = await verifyDns(normaliseDomain(domain.domain, this.platformDomain), this.platformHost, this.dns);
     const caa = await diagnoseCaa(domain.domain, this.dns);
     if (!dns.verified || !caa.allowed) return { status: 'pending' };
@@ -92,8 +134,24 @@ export class SimulatedCertificateAuthority implements CertificateAuthority {
     return { status: 'issued' };
   }
 
-  async release(domain: DomainRecord): Promise<void> {
-    this.requested.delete(domain.domain);
+  async release(released: TenantClaim, current: () => Promise<TenantClaim | undefined>): Promise<ReleaseOutcome> {
+    const tenant = this.tenants.get(released.domain);
+    if (!tenant) return 'released';
+    // One tenant per domain: a live claim of the domain holds this very tenant.
+    if (await current()) return 'kept';
+    if (tenant.state === 'enabled') {
+      this.tenants.set(released.domain, { state: 'disabled', refusalsLeft: this.deleteRefusals });
+      this.log(`[local edge] SIMULATED: tenant of ${released.domain} disabled`);
+    }
+    const disabled = this.tenants.get(released.domain);
+    if (disabled && disabled.refusalsLeft > 0) {
+      disabled.refusalsLeft--;
+      this.log(`[local edge] SIMULATED: deleting the tenant of ${released.domain} refused, its disable is still deploying (ResourceNotDisabled)`);
+      return 'pending';
+    }
+    this.tenants.delete(released.domain);
+    this.log(`[local edge] SIMULATED: tenant of ${released.domain} deleted`);
+    return 'released';
   }
 }
 

@@ -41,10 +41,10 @@ import {
   startSqs,
 } from './emulators.js';
 import { NodeDnsResolver } from '../lambda/domains/dns-resolver.js';
-import type { DomainRecord } from '../lambda/domains/domain-record.js';
 import { DomainService } from '../lambda/domains/domain-service.js';
 import { DynamoDbDomainStore } from '../lambda/domains/dynamodb-domain-store.js';
 import { createFlowTasks } from '../lambda/domains/flow-tasks.js';
+import { createReleaseTask } from '../lambda/domains/release-task.js';
 import { DynamoDbProjectStore } from '../lambda/projects/dynamodb-project-store.js';
 import { deployPrefix, type ProjectRecord } from '../lambda/projects/project.js';
 import { ProjectService } from '../lambda/projects/project-service.js';
@@ -77,8 +77,17 @@ export interface LocalPlatformOptions {
   readonly edgePort?: number;
   /** DNS servers (host:port) for the domain checks. @default the system resolver */
   readonly dnsServers?: readonly string[];
-  /** Domain flow timing: the wait between certificate checks, and the watchdog. @default 1 s and 30 min */
-  readonly domainFlow?: { readonly pollMs?: number; readonly watchdogSeconds?: number };
+  /**
+   * Domain flow timing: the wait between certificate checks, the watchdog, and the wait between
+   * rounds of a tenant release; and how many times the simulated CloudFront refuses to delete a
+   * released tenant (its disable still deploying). @default 1 s, 30 min, pollMs, 1
+   */
+  readonly domainFlow?: {
+    readonly pollMs?: number;
+    readonly watchdogSeconds?: number;
+    readonly releaseWaitMs?: number;
+    readonly tenantDeleteRefusals?: number;
+  };
   /** Where deployed files are kept. @default <dataDir>/sites, or a temporary directory */
   readonly sitesDir?: string;
   /**
@@ -107,6 +116,10 @@ export interface LocalPlatform {
   readonly projects: ProjectService;
   readonly domains: DomainService;
   readonly domainFlow: LocalDomainFlow;
+  /** The local edge's KeyValueStore (values, version, size). */
+  readonly edge: LocalEdgeRouter;
+  /** The simulated tenants and certificates. */
+  readonly certificates: SimulatedCertificateAuthority;
   /** The same control plane, in process. */
   readonly controlPlane: ControlPlane;
   /** A fresh demo key per plan, issued at start; shown here once. */
@@ -245,7 +258,9 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     const storage = new FileSiteStorage(sitesDir);
     const edge = new LocalEdgeRouter();
     const dns = new NodeDnsResolver(options.dnsServers);
-    const certificates = new SimulatedCertificateAuthority(dns, platformHost, config.platform.domain);
+    const certificates = new SimulatedCertificateAuthority(dns, platformHost, config.platform.domain, undefined, {
+      deleteRefusals: options.domainFlow?.tenantDeleteRefusals ?? 1,
+    });
     const projectStore = new DynamoDbProjectStore(documentClient, LOCAL_TABLE_NAMES.projects);
     const domainStore = new DynamoDbDomainStore(documentClient, LOCAL_TABLE_NAMES.domains);
     const domainFlow = new LocalDomainFlow(
@@ -259,7 +274,12 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
         platformHost,
         platformDomain: config.platform.domain,
       }),
-      { pollMs: options.domainFlow?.pollMs ?? 1_000, watchdogSeconds: options.domainFlow?.watchdogSeconds ?? 30 * 60 },
+      createReleaseTask({ domains: domainStore, projects: projectStore, certificates, edge, clock }),
+      {
+        pollMs: options.domainFlow?.pollMs ?? 1_000,
+        watchdogSeconds: options.domainFlow?.watchdogSeconds ?? 30 * 60,
+        ...(options.domainFlow?.releaseWaitMs === undefined ? {} : { releaseWaitMs: options.domainFlow.releaseWaitMs }),
+      },
     );
     services.push({ endpoint: 'domain-flow', stop: () => domainFlow.stop() });
     const projects = new ProjectService({
@@ -276,7 +296,6 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       projects: projectStore,
       domains: domainStore,
       edge,
-      certificates,
       flow: domainFlow,
       clock,
       config,
@@ -341,6 +360,8 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       projects,
       domains,
       domainFlow,
+      edge,
+      certificates,
       controlPlane,
       demoKeys,
       demoAccounts,
@@ -397,9 +418,8 @@ async function restoreEdge(
       else await edge.serve(domain.domain, prefix);
     }
   }
-  for (const item of (await scanAll(client, LOCAL_TABLE_NAMES.domains)) as DomainRecord[]) {
-    if (item.state === 'removed') await edge.refuse(item.domain);
-  }
+  // Removed domains get no entry back: the simulated tenants do not outlive the process (nothing
+  // routes a removed host any more), and the function answers a missing key with the same 404.
 }
 
 async function scanAll(client: ReturnType<typeof createDocumentClient>, tableName: string): Promise<unknown[]> {
