@@ -103,6 +103,8 @@ export type SimulatedTenantState = 'enabled' | 'disabled';
 export class SimulatedCertificateAuthority implements CertificateAuthority {
   private readonly tenants = new Map<string, { state: SimulatedTenantState; refusalsLeft: number }>();
   private readonly deleteRefusals: number;
+  /** Every line the simulation printed, in order (what happened to certificates and tenants). */
+  readonly history: string[] = [];
 
   constructor(
     private readonly dns: DnsResolver,
@@ -114,6 +116,11 @@ export class SimulatedCertificateAuthority implements CertificateAuthority {
     this.deleteRefusals = options.deleteRefusals ?? 1;
   }
 
+  private note(line: string): void {
+    this.history.push(line);
+    this.log(line);
+  }
+
   /** The domain's simulated tenant, or undefined when it has none (never requested, or deleted). */
   tenantOf(domain: string): SimulatedTenantState | undefined {
     return this.tenants.get(domain)?.state;
@@ -122,7 +129,7 @@ export class SimulatedCertificateAuthority implements CertificateAuthority {
   async request(domain: DomainRecord): Promise<void> {
     // A disabled tenant left by a removal is enabled again for the new claim, as the CloudFront adapter does.
     this.tenants.set(domain.domain, { state: 'enabled', refusalsLeft: 0 });
-    this.log(`[local edge] SIMULATED: certificate requested for ${domain.domain} (no CloudFront/ACM locally)`);
+    this.note(`[local edge] SIMULATED: certificate requested for ${domain.domain} (no CloudFront/ACM locally)`);
   }
 
   async status(domain: DomainRecord): Promise<CertificateStatus> {
@@ -130,7 +137,7 @@ export class SimulatedCertificateAuthority implements CertificateAuthority {
     const dns = await verifyDns(normaliseDomain(domain.domain, this.platformDomain), this.platformHost, this.dns);
     const caa = await diagnoseCaa(domain.domain, this.dns);
     if (!dns.verified || !caa.allowed) return { status: 'pending' };
-    this.log(`[local edge] SIMULATED: certificate issued for ${domain.domain} (DNS verifies, CAA allows Amazon)`);
+    this.note(`[local edge] SIMULATED: certificate issued for ${domain.domain} (DNS verifies, CAA allows Amazon)`);
     return { status: 'issued' };
   }
 
@@ -141,16 +148,16 @@ export class SimulatedCertificateAuthority implements CertificateAuthority {
     if (await current()) return 'kept';
     if (tenant.state === 'enabled') {
       this.tenants.set(released.domain, { state: 'disabled', refusalsLeft: this.deleteRefusals });
-      this.log(`[local edge] SIMULATED: tenant of ${released.domain} disabled`);
+      this.note(`[local edge] SIMULATED: tenant of ${released.domain} disabled`);
     }
     const disabled = this.tenants.get(released.domain);
     if (disabled && disabled.refusalsLeft > 0) {
       disabled.refusalsLeft--;
-      this.log(`[local edge] SIMULATED: deleting the tenant of ${released.domain} refused, its disable is still deploying (ResourceNotDisabled)`);
+      this.note(`[local edge] SIMULATED: deleting the tenant of ${released.domain} refused, its disable is still deploying (ResourceNotDisabled)`);
       return 'pending';
     }
     this.tenants.delete(released.domain);
-    this.log(`[local edge] SIMULATED: tenant of ${released.domain} deleted`);
+    this.note(`[local edge] SIMULATED: tenant of ${released.domain} deleted`);
     return 'released';
   }
 }
