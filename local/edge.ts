@@ -17,12 +17,14 @@ import type { DomainRecord } from '../lambda/domains/domain-record.js';
 import type {
   CertificateAuthority,
   CertificateStatus,
+  DomainStore,
   EdgeCleanup,
   EdgeRouter,
   ReleaseOutcome,
   TenantClaim,
 } from '../lambda/domains/ports.js';
 import { contentTypeOf } from '../lambda/projects/project-service.js';
+import { deployPrefix, type ProjectRecord } from '../lambda/projects/project.js';
 import type { SiteStorage } from '../lambda/projects/ports.js';
 import { listenOnLoopback } from './loopback.js';
 
@@ -61,6 +63,32 @@ export class LocalEdgeRouter implements EdgeRouter, EdgeCleanup {
       } catch (error) {
         if ((error as Error).name !== 'ConflictException' || attempt >= 6) throw error;
       }
+    }
+  }
+}
+
+/**
+ * The local KeyValueStore lives in memory: with --data, it is rebuilt from the stored projects (their
+ * default subdomains and live domains, served or redirected as configured). Removed domains get no
+ * entry back: the simulated tenants do not outlive the process either (nothing routes a removed host
+ * any more), and the function answers a missing key with the same 404.
+ */
+export async function restoreEdge(
+  edge: LocalEdgeRouter,
+  projects: readonly ProjectRecord[],
+  domains: Pick<DomainStore, 'listByProject'>,
+  platformDomain: string,
+): Promise<void> {
+  for (const project of projects) {
+    if (!project.accountId || !project.liveDeployId) continue;
+    const prefix = deployPrefix(project.projectId, project.liveDeployId);
+    await edge.serve(`${project.slug}.${platformDomain}`, prefix);
+    const redirects = new Map(project.domains.redirects.map((r) => [r.from, r]));
+    for (const domain of await domains.listByProject(project.projectId)) {
+      if (domain.state !== 'active') continue;
+      const redirect = redirects.get(domain.domain);
+      if (redirect) await edge.redirect(domain.domain, redirect.to, redirect.status);
+      else await edge.serve(domain.domain, prefix);
     }
   }
 }

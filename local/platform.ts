@@ -46,7 +46,7 @@ import { DynamoDbDomainStore } from '../lambda/domains/dynamodb-domain-store.js'
 import { createFlowTasks } from '../lambda/domains/flow-tasks.js';
 import { createReleaseTask } from '../lambda/domains/release-task.js';
 import { DynamoDbProjectStore } from '../lambda/projects/dynamodb-project-store.js';
-import { deployPrefix, type ProjectRecord } from '../lambda/projects/project.js';
+import type { ProjectRecord } from '../lambda/projects/project.js';
 import { ProjectService } from '../lambda/projects/project-service.js';
 import { ControlApi } from '../lambda/control/control-api.js';
 import { createControlApiHandler } from '../lambda/control/http-handlers.js';
@@ -54,7 +54,7 @@ import { DynamoDbOwnerStore, OwnerDirectory } from '../lambda/control/owners.js'
 import { startControlApi } from './control-api.js';
 import { DASHBOARD_DIST_DIR, type DemoOwner, DevSignIn, startLocalDashboard } from './dashboard.js';
 import { LocalDomainFlow } from './domain-flow.js';
-import { FileSiteStorage, LocalEdgeRouter, SimulatedCertificateAuthority, startLocalEdge } from './edge.js';
+import { FileSiteStorage, LocalEdgeRouter, restoreEdge, SimulatedCertificateAuthority, startLocalEdge } from './edge.js';
 import { QueuePoller } from './queue-poller.js';
 import { LocalUsagePlanGateway, UsagePlans } from './usage-plans.js';
 
@@ -301,7 +301,10 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       config,
       platformHost,
     });
-    if (options.dataDir) await restoreEdge(domainStore, edge, config.platform.domain, documentClient);
+    if (options.dataDir) {
+      const stored = (await scanAll(documentClient, LOCAL_TABLE_NAMES.projects)) as ProjectRecord[];
+      await restoreEdge(edge, stored, domainStore, config.platform.domain);
+    }
     const edgeServer = await startLocalEdge({ port: options.edgePort ?? 8080, router: edge, storage });
     services.push({ endpoint: edgeServer.url, stop: edgeServer.stop });
 
@@ -397,29 +400,6 @@ async function deployDemoProject(projects: ProjectService, accountId: string): P
   const html = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Demo site</title></head>' +
     '<body><h1>Demo site</h1><p>Deployed by the local platform for the Pro demo account.</p></body></html>\n';
   await projects.deploy(accountId, project.projectId, [{ path: 'index.html', body: Buffer.from(html) }]);
-}
-
-/** The edge's KeyValueStore is in memory: with --data, rebuild it from the stored projects and domains. */
-async function restoreEdge(
-  domainStore: DynamoDbDomainStore,
-  edge: LocalEdgeRouter,
-  platformDomain: string,
-  client: ReturnType<typeof createDocumentClient>,
-): Promise<void> {
-  for (const item of (await scanAll(client, LOCAL_TABLE_NAMES.projects)) as ProjectRecord[]) {
-    if (!item.accountId || !item.liveDeployId) continue;
-    const prefix = deployPrefix(item.projectId, item.liveDeployId);
-    await edge.serve(`${item.slug}.${platformDomain}`, prefix);
-    const redirects = new Map(item.domains.redirects.map((r) => [r.from, r]));
-    for (const domain of await domainStore.listByProject(item.projectId)) {
-      if (domain.state !== 'active') continue;
-      const redirect = redirects.get(domain.domain);
-      if (redirect) await edge.redirect(domain.domain, redirect.to, redirect.status);
-      else await edge.serve(domain.domain, prefix);
-    }
-  }
-  // Removed domains get no entry back: the simulated tenants do not outlive the process (nothing
-  // routes a removed host any more), and the function answers a missing key with the same 404.
 }
 
 async function scanAll(client: ReturnType<typeof createDocumentClient>, tableName: string): Promise<unknown[]> {
