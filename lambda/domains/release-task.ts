@@ -64,7 +64,9 @@ export function createReleaseTask(deps: ReleaseTaskDeps) {
       const attempts = input.released?.attempts ?? 0;
       if (status === 'pending') {
         const waitSeconds = Math.min(timing.maxWaitSeconds, timing.firstWaitSeconds * 2 ** attempts);
-        const expired = deps.clock.now() - Date.parse(release.requestedAt) >= timing.giveUpSeconds * 1000;
+        const requested = Date.parse(release.requestedAt);
+        // An unreadable removal time must not loop for ever: give up at once (the alarm says so).
+        const expired = Number.isNaN(requested) || deps.clock.now() - requested >= timing.giveUpSeconds * 1000;
         return { status, attempts: attempts + 1, waitSeconds, expired };
       }
       if (status === 'kept') return { status, attempts, waitSeconds: 0, expired: false };
