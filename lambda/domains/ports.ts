@@ -25,9 +25,11 @@ export interface EdgeRouter {
 
 /**
  * Clean-up of the edge's KeyValueStore after a removal. A removed domain's refusal is needed only
- * while CloudFront still routes the host to the distribution; once its tenant is gone, CloudFront
- * answers for the host itself (the name is on no distribution), so the entry would only use up the
- * store's fixed 5 MB.
+ * while CloudFront still routes the host to the distribution (and runs the viewer-request function
+ * for it). Once no tenant holds the name, CloudFront answers for the host itself before any function
+ * runs: a request for a name associated with no distribution gets CloudFront's own 403 ("HTTP 403
+ * status code (Permission Denied)": alternate CNAME not configured), and there is no certificate for
+ * it either. The entry would then only use up the store's fixed 5 MB.
  */
 export interface EdgeCleanup {
   /**
