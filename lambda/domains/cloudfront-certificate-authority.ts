@@ -1,20 +1,16 @@
 import { type ACMClient, DescribeCertificateCommand } from '@aws-sdk/client-acm';
-import {
-  type CloudFrontClient,
-  type ManagedCertificateDetails,
-  VerifyDnsConfigurationCommand,
-} from '@aws-sdk/client-cloudfront';
+import { type ManagedCertificateDetails, VerifyDnsConfigurationCommand } from '@aws-sdk/client-cloudfront';
 import type { ProjectRecord } from '../projects/project.js';
 import { releaseFromTenant } from './cloudfront-tenant-release.js';
 import {
   CertificateRequestBusyError,
   CloudFrontTenants,
+  type CloudFrontTenantsOptions,
   DomainLimitError,
   errorName,
   live,
   messageOf,
   requestedDomains,
-  type Tenancy,
   type TenantVersion,
 } from './cloudfront-tenants.js';
 import type { DomainRecord } from './domain-record.js';
@@ -37,23 +33,9 @@ export function describeAcmFailure(reason: string): string {
   return text ? `${reason}: ${text}` : reason;
 }
 
-export interface CloudFrontCertificateAuthorityOptions {
-  /** Create it with `maxAttempts: 1`: throttles are retried here with `withBackoff`. */
-  readonly cloudfront: CloudFrontClient;
-  /** In us-east-1, where CloudFront's certificates live. `maxAttempts: 1` as above. */
+export interface CloudFrontCertificateAuthorityOptions extends CloudFrontTenantsOptions {
+  /** In us-east-1, where CloudFront's certificates live. Create it with `maxAttempts: 1`: throttles are retried here. */
   readonly acm: ACMClient;
-  /** The multi-tenant distribution (DOMAIN_ENV.distributionId). */
-  readonly distributionId: string;
-  /** The connection group whose routing endpoint the platform host points at (DOMAIN_ENV.connectionGroupId). */
-  readonly connectionGroupId: string;
-  /** @default 'project' (one tenant per project, named from its slug) */
-  readonly tenancy?: Tenancy;
-  /** @default TENANT_QUOTAS.domainsPerTenant (5) */
-  readonly maxDomainsPerTenant?: number;
-  /** @default setTimeout */
-  readonly sleep?: (ms: number) => Promise<void>;
-  /** @default Math.random */
-  readonly random?: () => number;
 }
 
 const failed = (reason: string): CertificateStatus => ({ status: 'failed', reason });
