@@ -11,34 +11,91 @@ export const KVS_ID_PLACEHOLDER = '__KVS_ID__';
 const KVS_ID_LINE = `const kvsId = '${KVS_ID_PLACEHOLDER}';`;
 const IMPORT_LINE = 'import cf from \'cloudfront\';';
 
-/** CloudFront KeyValueStore limits (key 512, value 1024 characters). */
-export const KVS_LIMITS = { keyChars: 512, valueChars: 1024 } as const;
+/**
+ * CloudFront KeyValueStore limits: key 512 and value 1024 characters, and 5 MB per store (not
+ * adjustable). The store's size is what PutKey/DeleteKey answer as TotalSizeInBytes; it is counted
+ * here as the UTF-8 bytes of every key plus its value, with no per-entry overhead (none is
+ * documented), against the stricter reading of "5 MB" (5,000,000 bytes rather than 5 MiB).
+ */
+export const KVS_LIMITS = { keyChars: 512, valueChars: 1024, storeBytes: 5_000_000 } as const;
+
+/** The bytes one entry adds to the store's size (see KVS_LIMITS). */
+export function kvsEntryBytes(key: string, value: string): number {
+  return Buffer.byteLength(key, 'utf8') + Buffer.byteLength(value, 'utf8');
+}
 
 /** Reads values like the runtime's `cf.kvs(id)` handle: a missing key rejects. */
 export interface KeyValueStoreReader {
   get(key: string, options?: { format?: 'string' | 'json' | 'bytes' }): Promise<unknown>;
 }
 
-/** In-memory KeyValueStore: the stand-in for tests and the local edge. */
+/** An error with the name the KeyValueStore data-plane API gives it (ConflictException, ServiceQuotaExceededException). */
+function kvsError(name: string, message: string): Error {
+  return Object.assign(new Error(message), { name });
+}
+
+/**
+ * In-memory KeyValueStore: the stand-in for tests and the local edge. Like the real store it keeps
+ * a store-wide version (the ETag every write changes; a write with a stale `ifMatch` is refused with
+ * ConflictException) and its size, refusing a put that would take it past KVS_LIMITS.storeBytes
+ * (ServiceQuotaExceededException).
+ */
 export class MemoryKeyValueStore implements KeyValueStoreReader {
   private readonly entries = new Map<string, string>();
+  private bytes = 0;
+  private version = 0;
+  private readonly maxBytes: number;
 
-  constructor(initial: Record<string, string> = {}) {
+  constructor(initial: Record<string, string> = {}, options: { maxBytes?: number } = {}) {
+    this.maxBytes = options.maxBytes ?? KVS_LIMITS.storeBytes;
     for (const [key, value] of Object.entries(initial)) this.put(key, value);
   }
 
-  put(key: string, value: string): void {
-    if (key.length === 0 || key.length > KVS_LIMITS.keyChars) throw new Error(`KeyValueStore key must be 1-${KVS_LIMITS.keyChars} characters`);
-    if (value.length > KVS_LIMITS.valueChars) throw new Error(`KeyValueStore value for ${key} exceeds ${KVS_LIMITS.valueChars} characters`);
-    this.entries.set(key, value);
+  /** The store's current version: pass it as `ifMatch` to make a write conditional on no write in between. */
+  get etag(): string {
+    return `v${this.version}`;
   }
 
-  delete(key: string): boolean {
-    return this.entries.delete(key);
+  /** The store's size by KVS_LIMITS' accounting (keys plus values, UTF-8 bytes). */
+  get sizeBytes(): number {
+    return this.bytes;
+  }
+
+  get itemCount(): number {
+    return this.entries.size;
+  }
+
+  put(key: string, value: string, ifMatch?: string): void {
+    if (key.length === 0 || key.length > KVS_LIMITS.keyChars) throw new Error(`KeyValueStore key must be 1-${KVS_LIMITS.keyChars} characters`);
+    if (value.length > KVS_LIMITS.valueChars) throw new Error(`KeyValueStore value for ${key} exceeds ${KVS_LIMITS.valueChars} characters`);
+    this.checkVersion(ifMatch);
+    const previous = this.entries.get(key);
+    const bytes = this.bytes - (previous === undefined ? 0 : kvsEntryBytes(key, previous)) + kvsEntryBytes(key, value);
+    if (bytes > this.maxBytes) {
+      throw kvsError('ServiceQuotaExceededException', `KeyValueStore size limit exceeded: ${bytes} bytes with ${key}, the most is ${this.maxBytes}`);
+    }
+    this.entries.set(key, value);
+    this.bytes = bytes;
+    this.version++;
+  }
+
+  delete(key: string, ifMatch?: string): boolean {
+    this.checkVersion(ifMatch);
+    const previous = this.entries.get(key);
+    if (previous === undefined) return false;
+    this.entries.delete(key);
+    this.bytes -= kvsEntryBytes(key, previous);
+    this.version++;
+    return true;
   }
 
   has(key: string): boolean {
     return this.entries.has(key);
+  }
+
+  /** The raw value, or undefined when the key is absent (the data-plane GetKey, not the runtime's get). */
+  value(key: string): string | undefined {
+    return this.entries.get(key);
   }
 
   async get(key: string, options: { format?: 'string' | 'json' | 'bytes' } = {}): Promise<unknown> {
@@ -47,6 +104,12 @@ export class MemoryKeyValueStore implements KeyValueStoreReader {
     if (options.format === 'json') return JSON.parse(value) as unknown;
     if (options.format === 'bytes') return Buffer.from(value, 'utf8');
     return value;
+  }
+
+  private checkVersion(ifMatch: string | undefined): void {
+    if (ifMatch !== undefined && ifMatch !== this.etag) {
+      throw kvsError('ConflictException', `KeyValueStore changed since version ${ifMatch} (now ${this.etag})`);
+    }
   }
 }
 

@@ -4,16 +4,29 @@ import {
   DOMAIN_FLOW_STATES as S,
   domainFlowDefinition,
   domainFlowExecutionName,
+  domainReleaseExecutionName,
 } from '../lib/constructs/domains/domain-flow-definition.js';
 import type { FlowInput, FlowTasks } from '../lambda/domains/flow-tasks.js';
-import type { DomainFlowStarter } from '../lambda/domains/ports.js';
+import type { DomainFlowStarter, TenantReleaseRequest } from '../lambda/domains/ports.js';
+import type { ReleaseTask, ReleaseTaskInput } from '../lambda/domains/release-task.js';
+
+/** An execution's input, as the engine types it (JSON). */
+type ExecutionInput = Parameters<StateMachine['run']>[0];
 
 const localArn = (name: string) => `arn:aws:lambda:local:000000000000:function:domain-flow-${name}`;
 
+export interface LocalDomainFlowOptions {
+  /** The wait between certificate checks. */
+  readonly pollMs: number;
+  readonly watchdogSeconds: number;
+  /** The wait between rounds of a tenant release, and between retries of its task. @default pollMs */
+  readonly releaseWaitMs?: number;
+}
+
 /**
  * Runs the very definition the stack deploys in aws-local-stepfunctions, with its Lambda tasks
- * mapped to the same task functions the Lambdas run. Waits are shortened by `pollMs`; the
- * watchdog comes in the input (30 minutes unless overridden, as tests do).
+ * mapped to the same task functions the Lambdas run. Waits are shortened by `pollMs` (and
+ * `releaseWaitMs`); the watchdog comes in the input (30 minutes unless overridden, as tests do).
  */
 export class LocalDomainFlow implements DomainFlowStarter {
   private readonly machine = new StateMachine(
@@ -23,6 +36,7 @@ export class LocalDomainFlow implements DomainFlowStarter {
       checkCertificate: localArn('check-certificate'),
       activate: localArn('activate'),
       diagnose: localArn('diagnose'),
+      releaseTenant: localArn('release-tenant'),
     }) as unknown as StateMachineDefinition,
   );
 
@@ -30,34 +44,19 @@ export class LocalDomainFlow implements DomainFlowStarter {
 
   constructor(
     private readonly tasks: FlowTasks,
-    private readonly options: { pollMs: number; watchdogSeconds: number },
+    private readonly releaseTask: ReleaseTask,
+    private readonly options: LocalDomainFlowOptions,
   ) {}
 
   async start(input: { domain: string; attempt: number }): Promise<void> {
-    const name = domainFlowExecutionName(input.domain, input.attempt);
-    if (this.running.has(name)) return;
-    const task = <T>(fn: (i: FlowInput) => Promise<T>) => async (i: unknown) => (await fn(i as FlowInput)) as never;
     const pollSeconds = Math.max(1, Math.round(this.options.pollMs / 1000));
-    const execution = this.machine.run(
-      { ...input, pollSeconds, watchdogSeconds: this.options.watchdogSeconds },
-      {
-        overrides: {
-          taskResourceLocalHandlers: {
-            [S.verifyDns]: task(this.tasks.verifyDns),
-            [S.requestCertificate]: task(this.tasks.requestCertificate),
-            [S.checkCertificate]: task(this.tasks.checkCertificate),
-            [S.activate]: task(this.tasks.activate),
-            [S.diagnose]: task(this.tasks.diagnose),
-          },
-          waitTimeOverrides: { [S.waitForCertificate]: this.options.pollMs },
-        },
-        noThrowOnAbort: true,
-      },
-    );
-    const result = execution.result
-      .catch((error: unknown) => console.error(`domain flow ${name} failed:`, (error as Error).message))
-      .finally(() => this.running.delete(name));
-    this.running.set(name, { abort: execution.abort, result });
+    const { watchdogSeconds } = this.options;
+    this.run(domainFlowExecutionName(input.domain, input.attempt), { ...input, pollSeconds, watchdogSeconds });
+  }
+
+  async release(input: TenantReleaseRequest): Promise<void> {
+    const { domain, ...release } = input;
+    this.run(domainReleaseExecutionName(domain, input.claimedAt), { domain, release });
   }
 
   /** Waits for running executions (tests), or aborts them (shutdown). */
@@ -68,5 +67,31 @@ export class LocalDomainFlow implements DomainFlowStarter {
   async stop(): Promise<void> {
     for (const execution of this.running.values()) execution.abort();
     await Promise.allSettled([...this.running.values()].map((r) => r.result));
+  }
+
+  /** One execution per name at a time, as Step Functions does for a running execution's name. */
+  private run(name: string, input: ExecutionInput): void {
+    if (this.running.has(name)) return;
+    const task = <I, T>(fn: (i: I) => Promise<T>) => async (i: unknown) => (await fn(i as I)) as never;
+    const releaseWaitMs = this.options.releaseWaitMs ?? this.options.pollMs;
+    const execution = this.machine.run(input, {
+      overrides: {
+        taskResourceLocalHandlers: {
+          [S.verifyDns]: task<FlowInput, unknown>(this.tasks.verifyDns),
+          [S.requestCertificate]: task<FlowInput, unknown>(this.tasks.requestCertificate),
+          [S.checkCertificate]: task<FlowInput, unknown>(this.tasks.checkCertificate),
+          [S.activate]: task<FlowInput, unknown>(this.tasks.activate),
+          [S.diagnose]: task<FlowInput, unknown>(this.tasks.diagnose),
+          [S.releaseTenant]: task<ReleaseTaskInput, unknown>(this.releaseTask.releaseTenant),
+        },
+        waitTimeOverrides: { [S.waitForCertificate]: this.options.pollMs, [S.waitToRelease]: releaseWaitMs },
+        retryIntervalOverrides: { [S.releaseTenant]: releaseWaitMs },
+      },
+      noThrowOnAbort: true,
+    });
+    const result = execution.result
+      .catch((error: unknown) => console.error(`domain flow ${name} failed:`, (error as Error).message))
+      .finally(() => this.running.delete(name));
+    this.running.set(name, { abort: execution.abort, result });
   }
 }

@@ -14,16 +14,32 @@ import type { DnsResolver } from '../lambda/domains/dns-resolver.js';
 import { verifyDns } from '../lambda/domains/dns-verification.js';
 import { normaliseDomain } from '../lambda/domains/domain-name.js';
 import type { DomainRecord } from '../lambda/domains/domain-record.js';
-import type { CertificateAuthority, CertificateStatus, EdgeRouter } from '../lambda/domains/ports.js';
+import type {
+  CertificateAuthority,
+  CertificateStatus,
+  DomainStore,
+  EdgeCleanup,
+  EdgeRouter,
+  ReleaseOutcome,
+  TenantClaim,
+} from '../lambda/domains/ports.js';
 import { contentTypeOf } from '../lambda/projects/project-service.js';
+import { deployPrefix, type ProjectRecord } from '../lambda/projects/project.js';
 import type { SiteStorage } from '../lambda/projects/ports.js';
 import { listenOnLoopback } from './loopback.js';
 
 const LOCAL_KVS_ID = 'local-kvs';
 
-/** The edge's KeyValueStore locally: the same values the CloudFront Function reads on AWS. */
-export class LocalEdgeRouter implements EdgeRouter {
-  readonly store = new MemoryKeyValueStore();
+/**
+ * The edge's KeyValueStore locally: the same values the CloudFront Function reads on AWS, in a store
+ * that versions and sizes itself like the real one (MemoryKeyValueStore).
+ */
+export class LocalEdgeRouter implements EdgeRouter, EdgeCleanup {
+  readonly store: MemoryKeyValueStore;
+
+  constructor(options: { maxBytes?: number } = {}) {
+    this.store = new MemoryKeyValueStore({}, options);
+  }
 
   async serve(host: string, prefix: string): Promise<void> {
     this.store.put(host, EDGE_VALUE.serve(prefix));
@@ -35,6 +51,45 @@ export class LocalEdgeRouter implements EdgeRouter {
 
   async refuse(host: string): Promise<void> {
     this.store.put(host, EDGE_VALUE.removed());
+  }
+
+  /** As KvsEdgeRouter.forgetRefusal: version, value, check, then a delete conditional on the version. */
+  async forgetRefusal(host: string, stillRemoved: () => Promise<boolean>): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      const etag = this.store.etag;
+      if (this.store.value(host) !== EDGE_VALUE.removed() || !(await stillRemoved())) return false;
+      try {
+        return this.store.delete(host, etag);
+      } catch (error) {
+        if ((error as Error).name !== 'ConflictException' || attempt >= 6) throw error;
+      }
+    }
+  }
+}
+
+/**
+ * The local KeyValueStore lives in memory: with --data, it is rebuilt from the stored projects (their
+ * default subdomains and live domains, served or redirected as configured). Removed domains get no
+ * entry back: the simulated tenants do not outlive the process either (nothing routes a removed host
+ * any more), and the function answers a missing key with the same 404.
+ */
+export async function restoreEdge(
+  edge: LocalEdgeRouter,
+  projects: readonly ProjectRecord[],
+  domains: Pick<DomainStore, 'listByProject'>,
+  platformDomain: string,
+): Promise<void> {
+  for (const project of projects) {
+    if (!project.accountId || !project.liveDeployId) continue;
+    const prefix = deployPrefix(project.projectId, project.liveDeployId);
+    await edge.serve(`${project.slug}.${platformDomain}`, prefix);
+    const redirects = new Map(project.domains.redirects.map((r) => [r.from, r]));
+    for (const domain of await domains.listByProject(project.projectId)) {
+      if (domain.state !== 'active') continue;
+      const redirect = redirects.get(domain.domain);
+      if (redirect) await edge.redirect(domain.domain, redirect.to, redirect.status);
+      else await edge.serve(domain.domain, prefix);
+    }
   }
 }
 
@@ -63,37 +118,75 @@ export class FileSiteStorage implements SiteStorage {
   }
 }
 
+/** A simulated tenant's life: enabled with its domain, disabled after a removal, then deleted. */
+export type SimulatedTenantState = 'enabled' | 'disabled';
+
 /**
  * SIMULATED certificate issuance: CloudFront and ACM do not run locally. Like ACM, it issues
  * once the domain's DNS verifies and CAA allows Amazon's CA, and never otherwise (so the
- * 30-minute watchdog and its diagnosis can be seen locally too).
+ * 30-minute watchdog and its diagnosis can be seen locally too). One simulated tenant per domain,
+ * as on AWS; releasing one disables it, and CloudFront's refusal to delete it while the disable
+ * deploys (ResourceNotDisabled) is played `deleteRefusals` times before the delete succeeds.
  */
 export class SimulatedCertificateAuthority implements CertificateAuthority {
-  private readonly requested = new Set<string>();
+  private readonly tenants = new Map<string, { state: SimulatedTenantState; refusalsLeft: number }>();
+  private readonly deleteRefusals: number;
+  /** Every line the simulation printed, in order (what happened to certificates and tenants). */
+  readonly history: string[] = [];
 
   constructor(
     private readonly dns: DnsResolver,
     private readonly platformHost: string,
     private readonly platformDomain: string,
     private readonly log: (line: string) => void = (line) => console.log(line),
-  ) {}
+    options: { deleteRefusals?: number } = {},
+  ) {
+    this.deleteRefusals = options.deleteRefusals ?? 1;
+  }
+
+  private note(line: string): void {
+    this.history.push(line);
+    this.log(line);
+  }
+
+  /** The domain's simulated tenant, or undefined when it has none (never requested, or deleted). */
+  tenantOf(domain: string): SimulatedTenantState | undefined {
+    return this.tenants.get(domain)?.state;
+  }
 
   async request(domain: DomainRecord): Promise<void> {
-    this.requested.add(domain.domain);
-    this.log(`[local edge] SIMULATED: certificate requested for ${domain.domain} (no CloudFront/ACM locally)`);
+    // A disabled tenant left by a removal is enabled again for the new claim, as the CloudFront adapter does.
+    this.tenants.set(domain.domain, { state: 'enabled', refusalsLeft: 0 });
+    this.note(`[local edge] SIMULATED: certificate requested for ${domain.domain} (no CloudFront/ACM locally)`);
   }
 
   async status(domain: DomainRecord): Promise<CertificateStatus> {
-    if (!this.requested.has(domain.domain)) return { status: 'pending' };
+    if (this.tenants.get(domain.domain)?.state !== 'enabled') return { status: 'pending' };
     const dns = await verifyDns(normaliseDomain(domain.domain, this.platformDomain), this.platformHost, this.dns);
     const caa = await diagnoseCaa(domain.domain, this.dns);
     if (!dns.verified || !caa.allowed) return { status: 'pending' };
-    this.log(`[local edge] SIMULATED: certificate issued for ${domain.domain} (DNS verifies, CAA allows Amazon)`);
+    this.note(`[local edge] SIMULATED: certificate issued for ${domain.domain} (DNS verifies, CAA allows Amazon)`);
     return { status: 'issued' };
   }
 
-  async release(domain: DomainRecord): Promise<void> {
-    this.requested.delete(domain.domain);
+  async release(released: TenantClaim, current: () => Promise<TenantClaim | undefined>): Promise<ReleaseOutcome> {
+    const tenant = this.tenants.get(released.domain);
+    if (!tenant) return 'released';
+    // One tenant per domain: a live claim of the domain holds this very tenant.
+    if (await current()) return 'kept';
+    if (tenant.state === 'enabled') {
+      this.tenants.set(released.domain, { state: 'disabled', refusalsLeft: this.deleteRefusals });
+      this.note(`[local edge] SIMULATED: tenant of ${released.domain} disabled`);
+    }
+    const disabled = this.tenants.get(released.domain);
+    if (disabled && disabled.refusalsLeft > 0) {
+      disabled.refusalsLeft--;
+      this.note(`[local edge] SIMULATED: deleting the tenant of ${released.domain} refused, its disable is still deploying (ResourceNotDisabled)`);
+      return 'pending';
+    }
+    this.tenants.delete(released.domain);
+    this.note(`[local edge] SIMULATED: tenant of ${released.domain} deleted`);
+    return 'released';
   }
 }
 

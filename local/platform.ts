@@ -42,12 +42,12 @@ import {
   startSqs,
 } from './emulators.js';
 import { NodeDnsResolver } from '../lambda/domains/dns-resolver.js';
-import type { DomainRecord } from '../lambda/domains/domain-record.js';
 import { DomainService } from '../lambda/domains/domain-service.js';
 import { DynamoDbDomainStore } from '../lambda/domains/dynamodb-domain-store.js';
 import { createFlowTasks } from '../lambda/domains/flow-tasks.js';
+import { createReleaseTask } from '../lambda/domains/release-task.js';
 import { DynamoDbProjectStore } from '../lambda/projects/dynamodb-project-store.js';
-import { deployPrefix, type ProjectRecord } from '../lambda/projects/project.js';
+import type { ProjectRecord } from '../lambda/projects/project.js';
 import { ProjectService } from '../lambda/projects/project-service.js';
 import { ControlApi } from '../lambda/control/control-api.js';
 import { createControlApiHandler } from '../lambda/control/http-handlers.js';
@@ -55,7 +55,7 @@ import { DynamoDbOwnerStore, OwnerDirectory } from '../lambda/control/owners.js'
 import { startControlApi } from './control-api.js';
 import { DASHBOARD_DIST_DIR, type DemoOwner, DevSignIn, startLocalDashboard } from './dashboard.js';
 import { LocalDomainFlow } from './domain-flow.js';
-import { FileSiteStorage, LocalEdgeRouter, SimulatedCertificateAuthority, startLocalEdge } from './edge.js';
+import { FileSiteStorage, LocalEdgeRouter, restoreEdge, SimulatedCertificateAuthority, startLocalEdge } from './edge.js';
 import { QueuePoller } from './queue-poller.js';
 import { LocalUsagePlanGateway, UsagePlans } from './usage-plans.js';
 
@@ -78,8 +78,17 @@ export interface LocalPlatformOptions {
   readonly edgePort?: number;
   /** DNS servers (host:port) for the domain checks. @default the system resolver */
   readonly dnsServers?: readonly string[];
-  /** Domain flow timing: the wait between certificate checks, and the watchdog. @default 1 s and 30 min */
-  readonly domainFlow?: { readonly pollMs?: number; readonly watchdogSeconds?: number };
+  /**
+   * Domain flow timing: the wait between certificate checks, the watchdog, and the wait between
+   * rounds of a tenant release; and how many times the simulated CloudFront refuses to delete a
+   * released tenant (its disable still deploying). @default 1 s, 30 min, pollMs, 1
+   */
+  readonly domainFlow?: {
+    readonly pollMs?: number;
+    readonly watchdogSeconds?: number;
+    readonly releaseWaitMs?: number;
+    readonly tenantDeleteRefusals?: number;
+  };
   /** Where deployed files are kept. @default <dataDir>/sites, or a temporary directory */
   readonly sitesDir?: string;
   /**
@@ -108,6 +117,10 @@ export interface LocalPlatform {
   readonly projects: ProjectService;
   readonly domains: DomainService;
   readonly domainFlow: LocalDomainFlow;
+  /** The local edge's KeyValueStore (values, version, size). */
+  readonly edge: LocalEdgeRouter;
+  /** The simulated tenants and certificates. */
+  readonly certificates: SimulatedCertificateAuthority;
   /** The same control plane, in process. */
   readonly controlPlane: ControlPlane;
   /** A fresh demo key per plan, issued at start; shown here once. */
@@ -247,7 +260,9 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     const storage = new FileSiteStorage(sitesDir);
     const edge = new LocalEdgeRouter();
     const dns = new NodeDnsResolver(options.dnsServers);
-    const certificates = new SimulatedCertificateAuthority(dns, platformHost, config.platform.domain);
+    const certificates = new SimulatedCertificateAuthority(dns, platformHost, config.platform.domain, undefined, {
+      deleteRefusals: options.domainFlow?.tenantDeleteRefusals ?? 1,
+    });
     const projectStore = new DynamoDbProjectStore(documentClient, LOCAL_TABLE_NAMES.projects);
     const domainStore = new DynamoDbDomainStore(documentClient, LOCAL_TABLE_NAMES.domains);
     const domainFlow = new LocalDomainFlow(
@@ -261,7 +276,12 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
         platformHost,
         platformDomain: config.platform.domain,
       }),
-      { pollMs: options.domainFlow?.pollMs ?? 1_000, watchdogSeconds: options.domainFlow?.watchdogSeconds ?? 30 * 60 },
+      createReleaseTask({ domains: domainStore, projects: projectStore, certificates, edge, clock }),
+      {
+        pollMs: options.domainFlow?.pollMs ?? 1_000,
+        watchdogSeconds: options.domainFlow?.watchdogSeconds ?? 30 * 60,
+        ...(options.domainFlow?.releaseWaitMs === undefined ? {} : { releaseWaitMs: options.domainFlow.releaseWaitMs }),
+      },
     );
     services.push({ endpoint: 'domain-flow', stop: () => domainFlow.stop() });
     const projects = new ProjectService({
@@ -278,13 +298,15 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       projects: projectStore,
       domains: domainStore,
       edge,
-      certificates,
       flow: domainFlow,
       clock,
       config,
       platformHost,
     });
-    if (options.dataDir) await restoreEdge(domainStore, edge, config.platform.domain, documentClient);
+    if (options.dataDir) {
+      const stored = (await scanAll(documentClient, LOCAL_TABLE_NAMES.projects)) as ProjectRecord[];
+      await restoreEdge(edge, stored, domainStore, config.platform.domain);
+    }
     const edgeServer = await startLocalEdge({ port: options.edgePort ?? 8080, router: edge, storage });
     services.push({ endpoint: edgeServer.url, stop: edgeServer.stop });
 
@@ -343,6 +365,8 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       projects,
       domains,
       domainFlow,
+      edge,
+      certificates,
       controlPlane,
       demoKeys,
       demoAccounts,
@@ -378,30 +402,6 @@ async function deployDemoProject(projects: ProjectService, accountId: string): P
   const html = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Demo site</title></head>' +
     '<body><h1>Demo site</h1><p>Deployed by the local platform for the Pro demo account.</p></body></html>\n';
   await projects.deploy(accountId, project.projectId, [{ path: 'index.html', body: Buffer.from(html) }]);
-}
-
-/** The edge's KeyValueStore is in memory: with --data, rebuild it from the stored projects and domains. */
-async function restoreEdge(
-  domainStore: DynamoDbDomainStore,
-  edge: LocalEdgeRouter,
-  platformDomain: string,
-  client: ReturnType<typeof createDocumentClient>,
-): Promise<void> {
-  for (const item of (await scanAll(client, LOCAL_TABLE_NAMES.projects)) as ProjectRecord[]) {
-    if (!item.accountId || !item.liveDeployId) continue;
-    const prefix = deployPrefix(item.projectId, item.liveDeployId);
-    await edge.serve(`${item.slug}.${platformDomain}`, prefix);
-    const redirects = new Map(item.domains.redirects.map((r) => [r.from, r]));
-    for (const domain of await domainStore.listByProject(item.projectId)) {
-      if (domain.state !== 'active') continue;
-      const redirect = redirects.get(domain.domain);
-      if (redirect) await edge.redirect(domain.domain, redirect.to, redirect.status);
-      else await edge.serve(domain.domain, prefix);
-    }
-  }
-  for (const item of (await scanAll(client, LOCAL_TABLE_NAMES.domains)) as DomainRecord[]) {
-    if (item.state === 'removed') await edge.refuse(item.domain);
-  }
 }
 
 async function scanAll(client: ReturnType<typeof createDocumentClient>, tableName: string): Promise<unknown[]> {

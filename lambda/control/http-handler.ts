@@ -1,12 +1,9 @@
-import { ACMClient } from '@aws-sdk/client-acm';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
-import { CloudFrontClient } from '@aws-sdk/client-cloudfront';
 import { CloudFrontKeyValueStoreClient } from '@aws-sdk/client-cloudfront-keyvaluestore';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { type PlatformConfig, validateConfig } from '../../lib/config/index.js';
 import { CONTROL_ENV } from '../../lib/constructs/dashboard/runtime-contract.js';
-import { CloudFrontCertificateAuthority } from '../domains/cloudfront-certificate-authority.js';
 import { DomainService } from '../domains/domain-service.js';
 import { DynamoDbDomainStore } from '../domains/dynamodb-domain-store.js';
 import { KvsEdgeRouter } from '../domains/kvs-edge-router.js';
@@ -73,13 +70,7 @@ const api = new ControlApi({
     projects: projectStore,
     domains: domainStore,
     edge,
-    certificates: new CloudFrontCertificateAuthority({
-      cloudfront: new CloudFrontClient({ maxAttempts: 1 }),
-      acm: new ACMClient({ region: 'us-east-1', maxAttempts: 1 }),
-      distributionId: requireEnv(CONTROL_ENV.distributionId),
-      connectionGroupId: requireEnv(CONTROL_ENV.connectionGroupId),
-      tenancy: 'domain',
-    }),
+    // Verify starts the domain flow; removal starts its release branch (the tenant goes asynchronously).
     flow: new SfnDomainFlowStarter({
       client: new SFNClient({}),
       stateMachineArn: requireEnv(CONTROL_ENV.domainFlowArn),

@@ -8,7 +8,7 @@ import { type DnsRecordInstruction, requiredRecords } from './dns-records.js';
 import { type DomainConfig, DomainConfigError, redirectStatus, removalWarning, validateDomainConfig } from './domain-config.js';
 import { InvalidDomainError, normaliseDomain } from './domain-name.js';
 import type { DomainRecord, DomainState } from './domain-record.js';
-import type { CertificateAuthority, DomainFlowStarter, DomainStore, EdgeRouter } from './ports.js';
+import type { DomainFlowStarter, DomainStore, EdgeRouter } from './ports.js';
 
 export type DomainErrorCode =
   | 'invalid_domain' |
@@ -54,7 +54,7 @@ export interface DomainServiceDeps {
   readonly projects: ProjectStore;
   readonly domains: DomainStore;
   readonly edge: EdgeRouter;
-  readonly certificates: CertificateAuthority;
+  /** Starts the flow on Verify, and the asynchronous release of a removed domain's tenant. */
   readonly flow: DomainFlowStarter;
   readonly clock: Clock;
   readonly config: PlatformConfig;
@@ -173,7 +173,10 @@ export class DomainService {
 
   /**
    * Removes a domain. The edge refuses it from the next request on (before anything else), then
-   * the record and the certificate go. Warns when it was live with no redirect set up.
+   * the project's configuration and the record change, and the release of its distribution tenant
+   * is handed to the domain flow: deleting a tenant waits for its disable to deploy (minutes), far
+   * longer than this call may take. The release starts after the record says `removed`, because it
+   * keeps the tenant of a domain that is live again. Warns when it was live with no redirect set up.
    */
   async remove(
     accountId: string,
@@ -196,8 +199,15 @@ export class DomainService {
     const redirects = project.domains.redirects.filter((r) => r.from !== record.domain);
     const primary = project.domains.primary === record.domain ? this.defaultDomain(project) : project.domains.primary;
     await this.deps.projects.update(projectId, { domains: { primary, redirects } });
-    await this.deps.domains.update(record.domain, { state: 'removed', updatedAt: new Date(this.deps.clock.now()).toISOString() });
-    await this.deps.certificates.release(record, project);
+    const now = new Date(this.deps.clock.now()).toISOString();
+    await this.deps.domains.update(record.domain, { state: 'removed', updatedAt: now });
+    await this.deps.flow.release({
+      domain: record.domain,
+      projectId: project.projectId,
+      slug: project.slug,
+      claimedAt: record.createdAt,
+      requestedAt: now,
+    });
     return { domain: record.domain, removed: true, ...(warning ? { warning } : {}) };
   }
 

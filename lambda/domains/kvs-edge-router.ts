@@ -6,11 +6,12 @@ import {
   type CloudFrontKeyValueStoreClient,
   DeleteKeyCommand,
   DescribeKeyValueStoreCommand,
+  GetKeyCommand,
   PutKeyCommand,
 } from '@aws-sdk/client-cloudfront-keyvaluestore';
 import { EDGE_VALUE, KVS_LIMITS, type RedirectStatus } from '../../edge/cloudfront-function.js';
 import { type BackoffOptions, withBackoff } from '../keys/api-gateway-usage-plan-gateway.js';
-import type { EdgeRouter } from './ports.js';
+import type { EdgeCleanup, EdgeRouter } from './ports.js';
 
 /** Retry policy of a write whose ETag moved between DescribeKeyValueStore and PutKey/DeleteKey. */
 export const KVS_WRITE = {
@@ -60,7 +61,7 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * control plane cannot disagree on the format. Every write is DescribeKeyValueStore (current ETag)
  * then PutKey/DeleteKey with `IfMatch`; a stale ETag re-reads and retries (bounded, with jitter).
  */
-export class KvsEdgeRouter implements EdgeRouter {
+export class KvsEdgeRouter implements EdgeRouter, EdgeCleanup {
   private readonly backoff: BackoffOptions;
 
   constructor(private readonly options: KvsEdgeRouterOptions) {
@@ -82,18 +83,37 @@ export class KvsEdgeRouter implements EdgeRouter {
   }
 
   /**
-   * Drops the host's entry (the function then answers as for an unknown host: 404). Not part of the
-   * port: removal uses `refuse`. Already absent counts as done.
+   * Drops a removed host's refusal (EdgeCleanup): DescribeKeyValueStore (ETag), GetKey, then DeleteKey
+   * with that ETag only when the value is still EDGE_VALUE.removed() and `stillRemoved()` holds. A
+   * put after the ETag was read (a re-added domain going live) fails the delete with a conflict, and
+   * the whole check runs again. An absent key counts as nothing to delete.
    */
-  async forget(host: string): Promise<void> {
+  async forgetRefusal(host: string, stillRemoved: () => Promise<boolean>): Promise<boolean> {
     const key = checkedKey(host);
+    const { kvsArn: KvsARN } = this.options;
+    let deleted = false;
     await this.write(async (etag) => {
+      deleted = false;
+      const value = await this.valueOf(key);
+      if (value !== EDGE_VALUE.removed() || !(await stillRemoved())) return;
       try {
-        await this.options.client.send(new DeleteKeyCommand({ KvsARN: this.options.kvsArn, Key: key, IfMatch: etag }));
+        await this.options.client.send(new DeleteKeyCommand({ KvsARN, Key: key, IfMatch: etag }));
+        deleted = true;
       } catch (error) {
         if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
       }
     });
+    return deleted;
+  }
+
+  private async valueOf(key: string): Promise<string | undefined> {
+    try {
+      const out = await this.options.client.send(new GetKeyCommand({ KvsARN: this.options.kvsArn, Key: key }));
+      return out.Value;
+    } catch (error) {
+      if ((error as { name?: string }).name === 'ResourceNotFoundException') return undefined;
+      throw error;
+    }
   }
 
   private async put(host: string, value: string): Promise<void> {

@@ -1,7 +1,11 @@
 import { type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { DOMAIN_FLOW_DEFAULTS, domainFlowExecutionName } from '../../lib/constructs/domains/domain-flow-definition.js';
+import {
+  DOMAIN_FLOW_DEFAULTS,
+  domainFlowExecutionName,
+  domainReleaseExecutionName,
+} from '../../lib/constructs/domains/domain-flow-definition.js';
 import { type BackoffOptions, withBackoff } from '../keys/api-gateway-usage-plan-gateway.js';
-import type { DomainFlowStarter } from './ports.js';
+import type { DomainFlowStarter, TenantReleaseRequest } from './ports.js';
 
 export interface SfnDomainFlowStarterOptions {
   /** Create it with `maxAttempts: 1`: throttles are retried here with `withBackoff`. */
@@ -25,7 +29,8 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * twice: Step Functions answers a start with the name of a running execution and the same input as
  * a success, and ExecutionAlreadyExists when that execution has closed or its input differs. Both
  * mean "this attempt has already been started", which is what the caller needs to know; a new
- * attempt (re-verify) has a new name.
+ * attempt (re-verify) has a new name. Releases of removed domains' tenants are executions of the
+ * same machine (its release branch), one per claim of a domain (`domainReleaseExecutionName`).
  */
 export class SfnDomainFlowStarter implements DomainFlowStarter {
   private readonly backoff: BackoffOptions;
@@ -35,20 +40,29 @@ export class SfnDomainFlowStarter implements DomainFlowStarter {
   }
 
   async start(input: { domain: string; attempt: number }): Promise<void> {
-    const execution = {
+    await this.startExecution(domainFlowExecutionName(input.domain, input.attempt), {
       domain: input.domain,
       attempt: input.attempt,
       pollSeconds: this.options.pollSeconds ?? DOMAIN_FLOW_DEFAULTS.pollSeconds,
       watchdogSeconds: this.options.watchdogSeconds ?? DOMAIN_FLOW_DEFAULTS.watchdogSeconds,
-    };
+    });
+  }
+
+  /** The input's `release` sends the execution down the release branch (ReleaseTaskInput). */
+  async release(input: TenantReleaseRequest): Promise<void> {
+    const { domain, ...release } = input;
+    await this.startExecution(domainReleaseExecutionName(domain, input.claimedAt), { domain, release });
+  }
+
+  private async startExecution(name: string, input: Record<string, unknown>): Promise<void> {
     try {
       await withBackoff(
         () =>
           this.options.client.send(
             new StartExecutionCommand({
               stateMachineArn: this.options.stateMachineArn,
-              name: domainFlowExecutionName(input.domain, input.attempt),
-              input: JSON.stringify(execution),
+              name,
+              input: JSON.stringify(input),
             }),
           ),
         this.backoff,

@@ -59,8 +59,8 @@ export const defaultConfig = {
     // Below API Gateway's account default (10,000 rps, burst 5,000), so the Messages API cannot
     // take the whole account's REST budget from the control API.
     stageThrottle: { rateLimit: 5_000, burstLimit: 2_500 },
-    // 70 in all: an account needs a concurrency quota of at least 170 (new accounts may have 10;
-    // the README says how to check and what to set then).
+    // 40 + 6 flow tasks x 4 + 10 = 74 in all: an account needs a concurrency quota of at least 174
+    // (Lambda keeps 100 unreserved; new accounts may have 10: the README says what to do then).
     reservedConcurrency: { worker: 40, domainFlowTask: 4, controlApi: 10 },
   },
 } as const;

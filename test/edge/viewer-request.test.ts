@@ -5,6 +5,8 @@ import {
   functionSource,
   isResponse,
   KVS_ID_PLACEHOLDER,
+  KVS_LIMITS,
+  kvsEntryBytes,
   loadViewerRequest,
   MemoryKeyValueStore,
   viewerRequestEvent,
@@ -306,6 +308,52 @@ describe('MemoryKeyValueStore', () => {
     expect(() => store.put('k'.repeat(513), 'v')).toThrow(/key/);
     expect(() => store.put('k', 'v'.repeat(1025))).toThrow(/value/);
     store.put('k'.repeat(512), 'v'.repeat(1024));
+  });
+
+  it('sizes itself as UTF-8 bytes of keys plus values: puts add, overwrites replace, deletes give back', () => {
+    const store = new MemoryKeyValueStore();
+    store.put('www.example.com', '{"x":1}');
+    expect(store.sizeBytes).toBe(15 + 7);
+    store.put('www.example.com', '{"s":"projects/p/deploys/d"}');
+    expect(store.sizeBytes).toBe(15 + 28);
+    store.put('xn--bcher-kva.example', '{"r":"é.example"}');
+    expect(store.sizeBytes).toBe(15 + 28 + 21 + 18);
+    expect(kvsEntryBytes('é', 'ü')).toBe(4);
+    expect(store.delete('www.example.com')).toBe(true);
+    expect(store.sizeBytes).toBe(21 + 18);
+    expect(store.itemCount).toBe(1);
+    expect(store.delete('www.example.com')).toBe(false);
+    expect(store.sizeBytes).toBe(21 + 18);
+  });
+
+  it('refuses a put past the store size (ServiceQuotaExceededException) and keeps what it had', () => {
+    expect(KVS_LIMITS.storeBytes).toBe(5_000_000);
+    const store = new MemoryKeyValueStore({}, { maxBytes: 30 });
+    store.put('a.example', '{"x":1}');
+    let error: unknown;
+    try {
+      store.put('b.example', '{"x":1}');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({ name: 'ServiceQuotaExceededException' });
+    expect(store.has('b.example')).toBe(false);
+    expect(store.sizeBytes).toBe(16);
+    store.put('a.example', '{"x":2}');
+    expect(store.value('a.example')).toBe('{"x":2}');
+  });
+
+  it('versions itself like the real store: every write moves the ETag, a write with a stale one is refused', () => {
+    const store = new MemoryKeyValueStore();
+    const first = store.etag;
+    store.put('a.example', '{"x":1}', first);
+    const second = store.etag;
+    expect(second).not.toBe(first);
+    expect(() => store.delete('a.example', first)).toThrow(expect.objectContaining({ name: 'ConflictException' }));
+    expect(() => store.put('a.example', '{"x":2}', first)).toThrow(expect.objectContaining({ name: 'ConflictException' }));
+    expect(store.value('a.example')).toBe('{"x":1}');
+    expect(store.delete('a.example', second)).toBe(true);
+    expect(store.etag).not.toBe(second);
   });
 });
 

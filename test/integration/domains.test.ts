@@ -62,8 +62,10 @@ beforeAll(async () => {
     'apex-good.test': EDGE_IPS,
     'www.caa.test': { CNAME: HOST },
     'caa.test': { CAA: [{ flags: 0, tag: 'issue', value: 'letsencrypt.org' }] },
+    'www.again.test': { CNAME: HOST },
   });
-  platform = await startTestPlatform({ dnsServers: [dns.address], domainFlow: { pollMs: 20 } });
+  // Release rounds 300 ms apart: long enough to act between the refused delete and the next round.
+  platform = await startTestPlatform({ dnsServers: [dns.address], domainFlow: { pollMs: 20, releaseWaitMs: 300 } });
   accountId = platform.demoAccounts.pro.accountId;
   const project = await control('POST', `/accounts/${accountId}/projects`, { slug: 'shop-site', name: 'Shop' });
   expect(project.status).toBe(201);
@@ -225,5 +227,54 @@ describe('configuration, redirects and removal', () => {
   it('will not remove a domain that others redirect to', async () => {
     const refused = await control('DELETE', `${projectPath}/domains/www.good.test`);
     expect(refused).toMatchObject({ status: 409, body: { code: 'domain_in_use' } });
+  });
+});
+
+describe('asynchronous release of a removed domain\'s tenant', () => {
+  const linesOf = (domain: string) => platform.certificates.history.filter((l) => l.includes(`of ${domain} `));
+
+  it('answers the removal before the tenant is gone; the release disables it, retries the refused delete, deletes it, then drops the refusal', async () => {
+    const domain = 'apex-good.test';
+    // The redirect from it to www.good.test goes with it (www.good.test itself, a redirect target, cannot be removed).
+    expect(platform.certificates.tenantOf(domain)).toBe('enabled');
+    const removed = await control('DELETE', `${projectPath}/domains/${domain}`);
+    expect(removed).toMatchObject({ status: 200, body: { removed: true } });
+    expect(platform.certificates.tenantOf(domain)).not.toBeUndefined();
+    expect((await edge(domain)).status).toBe(404);
+    expect(platform.edge.store.value(domain)).toBe('{"x":1}');
+
+    await eventually(async () => (platform.certificates.tenantOf(domain) === undefined ? true : undefined), 10_000, 25);
+    await platform.domainFlow.settle();
+    expect(linesOf(domain)).toEqual([
+      `[local edge] SIMULATED: tenant of ${domain} disabled`,
+      `[local edge] SIMULATED: deleting the tenant of ${domain} refused, its disable is still deploying (ResourceNotDisabled)`,
+      `[local edge] SIMULATED: tenant of ${domain} deleted`,
+    ]);
+    // Nothing routes the host to the distribution any more: its refusal is gone from the store, and
+    // the function still answers 404 for it (an unknown host).
+    expect(platform.edge.store.has(domain)).toBe(false);
+    const after = await edge(domain);
+    expect(after.status).toBe(404);
+    expect(after.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('keeps the tenant and the edge entry of a domain added again (to another project) before its release finished', async () => {
+    const domain = 'www.again.test';
+    expect(await verify(domain, ['active', 'dns_failed', 'certificate_delayed'])).toMatchObject({ state: 'active' });
+    expect(await (await edge(domain)).text()).toBe('<h1>v1</h1>');
+    expect((await control('DELETE', `${projectPath}/domains/${domain}`)).status).toBe(200);
+    // The first round disabled the tenant and was refused the delete; the next one is 300 ms away.
+    await eventually(async () => (platform.certificates.tenantOf(domain) === 'disabled' ? true : undefined), 5_000, 5);
+
+    const listed = (await control('GET', `/accounts/${accountId}/projects`)).body.projects as Array<{ projectId: string; slug: string }>;
+    const otherPath = `/accounts/${accountId}/projects/${listed.find((p) => p.slug === 'other-site')?.projectId}`;
+    expect((await control('POST', `${otherPath}/domains`, { domain })).status).toBe(201);
+    expect((await control('POST', `${otherPath}/domains/${domain}/verify`)).status).toBe(202);
+    await platform.domainFlow.settle();
+
+    expect((await control('GET', `${otherPath}/domains/${domain}`)).body).toMatchObject({ state: 'active' });
+    expect(platform.certificates.tenantOf(domain)).toBe('enabled');
+    expect(linesOf(domain).filter((l) => l.includes('deleted'))).toEqual([]);
+    expect(await (await edge(domain)).text()).toBe('other');
   });
 });

@@ -31,7 +31,8 @@ const API = 'MessagesPlatform-Api/Messages';
 const FUNCTIONS = ['Authorizer', 'SendMessage', 'GetMessage', 'Fallback', 'Worker'];
 const DISTRIBUTION = 'MessagesPlatform-DomainsData/Edge/Distribution';
 const FLOW = 'MessagesPlatform-Domains/Flow';
-const FLOW_TASKS = ['VerifyDns', 'RequestCertificate', 'CheckCertificate', 'Activate', 'Diagnose'];
+const FLOW_TASKS = ['VerifyDns', 'RequestCertificate', 'CheckCertificate', 'Activate', 'Diagnose', 'ReleaseTenant'];
+const CERTIFICATES = 'AwsSolutions-IAM5[Resource::arn:aws:acm:us-east-1:<AWS::AccountId>:certificate/*]';
 const TENANTS = 'AwsSolutions-IAM5[Resource::arn:aws:cloudfront::<AWS::AccountId>:distribution-tenant/*]';
 const DASHBOARD_DATA = 'MessagesPlatform-DashboardData/Dashboard';
 const DASHBOARD = 'MessagesPlatform-Dashboard/Dashboard';
@@ -61,13 +62,10 @@ const expectedAcknowledgements = (region: string) => {
     ...FLOW_TASKS.map((t) => `AwsSolutions-L1 @ ${FLOW}/${t}/Function`),
     `AwsSolutions-IAM5[Resource::*] @ ${FLOW}/TenantCreationPolicy`,
     `AwsSolutions-IAM5[Resource::*] @ ${FLOW}/StateMachine/Role`,
-    `${TENANTS} @ ${FLOW}/RequestCertificate/Role`,
-    `${TENANTS} @ ${FLOW}/CheckCertificate/Role`,
-    `AwsSolutions-IAM5[Resource::arn:aws:acm:us-east-1:<AWS::AccountId>:certificate/*] @ ${FLOW}/CheckCertificate/Role`,
+    ...['RequestCertificate', 'CheckCertificate', 'ReleaseTenant'].flatMap((t) => [`${TENANTS} @ ${FLOW}/${t}/Role`, `${CERTIFICATES} @ ${FLOW}/${t}/Role`]),
     // The owners' dashboard (lib/constructs/dashboard, as test/lib/constructs/dashboard/dashboard-nag.test.ts
     // pins them): optional MFA and the Essentials plan of the user pool; the control function's
-    // X-Ray, Node.js 22 and run-time resources (API keys, tags, usage-plan keys, tenants, deploy
-    // objects); validation in the handler and no WAF on the control API; no geo restriction, no WAF
+    // X-Ray, Node.js 22 and run-time resources (API keys, tags, usage-plan keys, deploy objects); validation in the handler and no WAF on the control API; no geo restriction, no WAF
     // and the cloudfront.net certificate on the dashboard's distribution; BucketDeployment's
     // provider function and the grants CDK gives its role.
     `AwsSolutions-COG2 @ ${DASHBOARD_DATA}/UserPool`,
@@ -78,7 +76,6 @@ const expectedAcknowledgements = (region: string) => {
     `${apigateway('/tags/*')} @ ${CONTROL_ROLE}`,
     `${apigateway('/usageplans/*/keys')} @ ${CONTROL_ROLE}`,
     `${apigateway('/usageplans/*/keys/*')} @ ${CONTROL_ROLE}`,
-    `${TENANTS} @ ${CONTROL_ROLE}`,
     `AwsSolutions-IAM5[Resource::{"Fn::GetStackOutput":{"StackName":"MessagesPlatform-DomainsData","Region":"${region}","OutputName":"PublishOutputFnGetAttProjectsSites5509E0F1Arn9864D556"}}/projects/*] @ ${CONTROL_ROLE}`,
     `AwsSolutions-APIG2 @ ${DASHBOARD}/ControlApi`,
     `AwsSolutions-APIG3 @ ${DASHBOARD}/ControlApi/DeploymentStage.v1`,

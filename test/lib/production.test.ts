@@ -183,7 +183,7 @@ describe('the app as deployed', () => {
     ]);
   });
 
-  it('reserves Lambda concurrency for the worker and the control API, within the event source\'s reach', () => {
+  it('reserves Lambda concurrency for the worker, the domain flow and the control API, within the event source\'s reach', () => {
     const { reservedConcurrency } = loadConfig().protection;
     const reserved = resourcesOf(main, 'AWS::Lambda::Function')
       .filter((f) => f.resource.Properties.ReservedConcurrentExecutions !== undefined)
@@ -194,6 +194,11 @@ describe('the app as deployed', () => {
         ['MessagesPlatform-Dashboard', 'DashboardControlFunction', reservedConcurrency.controlApi],
       ]),
     );
+    const flowTasks = resourcesOf(main, 'AWS::Lambda::Function').filter((f) => f.stack === 'MessagesPlatform-Domains');
+    expect(flowTasks).toHaveLength(6);
+    for (const task of flowTasks) expect(task.resource.Properties.ReservedConcurrentExecutions, task.id).toBe(reservedConcurrency.domainFlowTask);
+    // Nothing else reserves: the API functions take what is left, the sum stays what the README says.
+    expect(reserved).toHaveLength(2 + flowTasks.length);
     const [mapping] = resourcesOf(main, 'AWS::Lambda::EventSourceMapping');
     expect(mapping?.resource.Properties.ScalingConfig).toEqual({ MaximumConcurrency: reservedConcurrency.worker });
   });

@@ -5,18 +5,23 @@ import {
   DOMAIN_FLOW_STATES as S,
   domainFlowDefinition,
   domainFlowExecutionName,
+  RELEASE_TASK_RETRY,
 } from '../../lib/constructs/domains/domain-flow-definition.js';
 
 // The definition's control flow, run by the local engine with scripted task answers (the flow's
 // real Lambda handlers are exercised end to end by the domain integration tests).
 const arn = (name: string) => `arn:aws:lambda:eu-west-1:123456789012:function:${name}`;
-const definition = domainFlowDefinition({
+const tasks = {
   verifyDns: arn('verify'),
   requestCertificate: arn('request'),
   checkCertificate: arn('check'),
   activate: arn('activate'),
   diagnose: arn('diagnose'),
-});
+  releaseTenant: arn('release'),
+};
+const definition = domainFlowDefinition(tasks);
+/** The engine adds fields to the document it runs (QueryLanguage): shape checks read an untouched one. */
+const pristine = () => domainFlowDefinition(tasks);
 
 type Certificate = { status: string; watchdogExpired: boolean };
 
@@ -45,6 +50,9 @@ async function run(answers: { dns: boolean; certificate: Certificate[]; failing?
           [S.checkCertificate]: handler(S.checkCertificate, () => certificates.shift()),
           [S.activate]: handler(S.activate, () => ({ state: 'active' })),
           [S.diagnose]: handler(S.diagnose, () => ({ state: 'certificate_delayed' })),
+          [S.releaseTenant]: handler(S.releaseTenant, () => {
+            throw new Error('a verification must not release');
+          }),
         },
         waitTimeOverrides: { [S.waitForCertificate]: 0 },
       },
@@ -110,5 +118,118 @@ describe('domain flow definition', () => {
 
   it('names executions deterministically per domain attempt', () => {
     expect(domainFlowExecutionName('www.example.com', 3)).toBe('www_example_com-3');
+  });
+});
+
+type Released = { status: string; attempts: number; waitSeconds: number; expired: boolean };
+
+/** Runs a release execution with scripted rounds (an Error instance is thrown by that round). */
+async function release(rounds: Array<Released | Error>) {
+  const visited: string[] = [];
+  const inputs: unknown[] = [];
+  const waits: number[] = [];
+  const machine = new StateMachine(definition as unknown as StateMachineDefinition, {
+    validationOptions: { checkPaths: true },
+  });
+  const fail = (name: string) => async () => {
+    visited.push(name);
+    throw new Error(`${name} must not run in a release`);
+  };
+  const execution = machine.run(
+    {
+      domain: 'www.example.com',
+      release: { projectId: 'prj_1', slug: 'shop', claimedAt: '2026-01-01T00:00:00.000Z', requestedAt: '2026-01-02T00:00:00.000Z' },
+    },
+    {
+      overrides: {
+        taskResourceLocalHandlers: {
+          [S.verifyDns]: fail(S.verifyDns),
+          [S.requestCertificate]: fail(S.requestCertificate),
+          [S.checkCertificate]: fail(S.checkCertificate),
+          [S.activate]: fail(S.activate),
+          [S.diagnose]: fail(S.diagnose),
+          [S.releaseTenant]: async (input: unknown) => {
+            visited.push(S.releaseTenant);
+            inputs.push(input);
+            const next = rounds.shift();
+            if (!next) throw new Error('no more scripted rounds');
+            if (next instanceof Error) throw next;
+            const previous = (input as { released?: Released }).released;
+            if (previous) waits.push(previous.waitSeconds);
+            return next;
+          },
+        },
+        waitTimeOverrides: { [S.waitToRelease]: 0 },
+        retryIntervalOverrides: { [S.releaseTenant]: 0 },
+      },
+    },
+  );
+  return { visited, inputs, waits, result: execution.result as Promise<Record<string, unknown>> };
+}
+
+/** The Error of the Fail state an execution ended in (the engine wraps it in an ExecutionError). */
+const failedWith = async (result: Promise<unknown>) => {
+  const error = (await result.then(() => undefined, (e: unknown) => e)) as { cause?: { name?: string } } | undefined;
+  return error?.cause?.name;
+};
+
+const pendingRound = (attempts: number, waitSeconds: number, expired = false): Released => ({ status: 'pending', attempts, waitSeconds, expired });
+
+describe('domain flow definition: the release branch', () => {
+  it('goes to ReleaseTenant when the input has `release`, and to VerifyDns otherwise', () => {
+    const states = pristine().States as Record<string, unknown>;
+    expect(pristine().StartAt).toBe(S.operation);
+    expect(states[S.operation]).toEqual({
+      Type: 'Choice',
+      Choices: [{ Variable: '$.release', IsPresent: true, Next: S.releaseTenant }],
+      Default: S.verifyDns,
+    });
+  });
+
+  it('waits the time each pending round asks for, passing its result on, until the tenant is released', async () => {
+    const run = await release([pendingRound(1, 30), pendingRound(2, 60), { status: 'released', attempts: 2, waitSeconds: 0, expired: false }]);
+    const result = await run.result;
+    expect(run.visited).toEqual([S.releaseTenant, S.releaseTenant, S.releaseTenant]);
+    expect(run.waits).toEqual([30, 60]);
+    expect(result.released).toEqual({ status: 'released', attempts: 2, waitSeconds: 0, expired: false });
+    expect(run.inputs[0]).toEqual({
+      domain: 'www.example.com',
+      release: { projectId: 'prj_1', slug: 'shop', claimedAt: '2026-01-01T00:00:00.000Z', requestedAt: '2026-01-02T00:00:00.000Z' },
+    });
+  });
+
+  it('ends without another round when the domain was claimed again on that tenant (kept)', async () => {
+    const run = await release([{ status: 'kept', attempts: 0, waitSeconds: 0, expired: false }]);
+    await run.result;
+    expect(run.visited).toEqual([S.releaseTenant]);
+  });
+
+  it('fails the execution (TenantReleaseFailed, the alarm) when refusals outlast the give-up time', async () => {
+    const run = await release([pendingRound(1, 30), pendingRound(2, 60, true)]);
+    expect(await failedWith(run.result)).toBe('TenantReleaseFailed');
+    expect(run.visited).toEqual([S.releaseTenant, S.releaseTenant]);
+  });
+
+  it('retries a failing task RELEASE_TASK_RETRY.MaxAttempts times, then fails the execution', async () => {
+    const failures = Array.from({ length: RELEASE_TASK_RETRY.MaxAttempts + 1 }, () => new Error('CloudFront is down'));
+    const run = await release(failures);
+    expect(await failedWith(run.result)).toBe('TenantReleaseFailed');
+    expect(run.visited).toHaveLength(RELEASE_TASK_RETRY.MaxAttempts + 1);
+
+    const recovering = await release([new Error('throttled'), { status: 'released', attempts: 0, waitSeconds: 0, expired: false }]);
+    expect((await recovering.result).released).toMatchObject({ status: 'released' });
+  });
+
+  it('backs a failing task off exponentially with full jitter, capped, and waits as the task says between rounds', () => {
+    const states = pristine().States as Record<string, { Retry?: unknown[] }>;
+    expect(states[S.releaseTenant]?.Retry?.at(-1)).toEqual({
+      ErrorEquals: ['States.ALL'],
+      IntervalSeconds: 30,
+      MaxAttempts: 6,
+      BackoffRate: 2,
+      MaxDelaySeconds: 600,
+      JitterStrategy: 'FULL',
+    });
+    expect(states[S.waitToRelease]).toEqual({ Type: 'Wait', SecondsPath: '$.released.waitSeconds', Next: S.releaseTenant });
   });
 });

@@ -17,6 +17,7 @@ import { Construct } from 'constructs';
 import { type PlatformConfig, runtimeConfig } from '../../config/index.js';
 import type { EdgeResources } from '../domains/edge.js';
 import type { ProjectsDataResources } from '../domains/projects-data.js';
+import { KVS_ACTIONS } from '../domains/domain-flow.js';
 import { accountUniqueName } from '../shared/names.js';
 import { DOMAIN_TABLE_KEYS } from '../domains/runtime-contract.js';
 import { gatewayResponseHeaders, gatewayResponseTemplate } from '../messages/messages-api.js';
@@ -192,8 +193,10 @@ export function dashboardAppSource(appDir: string = join(REPO_ROOT, 'dashboard')
  * | Domains table / `byProject`   | GetItem, PutItem, UpdateItem / Query                                     | DynamoDbDomainStore |
  * | site bucket `projects/*`      | s3:PutObject                                                             | S3SiteStorage (deploys) |
  * | KeyValueStore                 | DescribeKeyValueStore, PutKey                                            | KvsEdgeRouter (serve, redirect, refuse) |
- * | distribution tenants          | GetDistributionTenant, UpdateDistributionTenant, DeleteDistributionTenant | CloudFrontCertificateAuthority.release (remove) |
- * | domain flow state machine     | states:StartExecution                                                    | SfnDomainFlowStarter (verify, re-verify) |
+ * | domain flow state machine     | states:StartExecution                                                    | SfnDomainFlowStarter (verify, re-verify; release on remove) |
+ *
+ * No CloudFront tenant or ACM action: removing a domain refuses it at the edge and hands the
+ * release of its tenant to the domain flow (whose release task holds those grants).
  */
 export class Dashboard extends Construct {
   readonly siteBucket: s3.Bucket;
@@ -539,8 +542,6 @@ export class Dashboard extends Construct {
         [CONTROL_ENV.domainsTable]: projects.tables.domains.tableName,
         [CONTROL_ENV.siteBucket]: projects.siteBucket.bucketName,
         [CONTROL_ENV.keyValueStoreArn]: projects.keyValueStore.keyValueStoreArn,
-        [CONTROL_ENV.distributionId]: edge.distributionId,
-        [CONTROL_ENV.connectionGroupId]: edge.connectionGroupId,
         [CONTROL_ENV.platformHost]: edge.platformHost,
         [CONTROL_ENV.domainFlowArn]: props.domainFlow.stateMachineArn,
         [CONTROL_ENV.messagesApiUrl]: props.messagesApiUrl,
@@ -566,19 +567,13 @@ export class Dashboard extends Construct {
     fn.allow(['dynamodb:Query'], [`${projectsTable.tableArn}/index/${DOMAIN_TABLE_KEYS.projects.accountIndex.name}`]);
     // The site bucket is SSE-S3: no KMS grant.
     fn.allow(['s3:PutObject'], [this.siteObjectsArn]);
-    fn.allow(
-      ['cloudfront-keyvaluestore:DescribeKeyValueStore', 'cloudfront-keyvaluestore:PutKey'],
-      [projects.keyValueStore.keyValueStoreArn],
-    );
+    fn.allow([...KVS_ACTIONS.write], [projects.keyValueStore.keyValueStoreArn]);
 
     // Custom domains (DomainService).
     fn.allowItems(domainsTable, 'GetItem', 'PutItem', 'UpdateItem');
     fn.allow(['dynamodb:Query'], [`${domainsTable.tableArn}/index/${DOMAIN_TABLE_KEYS.domains.projectIndex.name}`]);
+    // Verify starts the flow; removal starts its release branch (the tenant goes asynchronously).
     fn.allow(['states:StartExecution'], [props.domainFlow.stateMachineArn]);
-    fn.allow(
-      ['cloudfront:GetDistributionTenant', 'cloudfront:UpdateDistributionTenant', 'cloudfront:DeleteDistributionTenant'],
-      [tenantArns(stack)],
-    );
     return fn;
   }
 
@@ -605,10 +600,6 @@ export class Dashboard extends Construct {
     iam5(
       apigatewayArn(stack, '/usageplans/*/keys/*'),
       `GetUsagePlanKey, after a ConflictException on binding, to check that the key is already in that very plan: the keys are created at run time and the plan may be an Enterprise one (run time too). Only apigateway:GET.`,
-    );
-    iam5(
-      tenantArns(stack),
-      'Removing a custom domain takes it off its distribution tenant (and deletes the tenant with its last domain). Tenants are created at run time by the domain flow, one per domain or project, and tenant ARNs carry no distribution id to narrow on. Only Get, Update and Delete of tenants.',
     );
     // The site bucket is another stack's: its ARN reads as the cross-stack reference (weak or
     // strong, per cdk.json) only once the app is prepared, so this finding is acknowledged then.
@@ -677,11 +668,6 @@ export class Dashboard extends Construct {
       });
     }
   }
-}
-
-/** Every distribution tenant of the account (tenant ARNs carry no distribution id). */
-function tenantArns(stack: Stack): string {
-  return stack.formatArn({ service: 'cloudfront', region: '', resource: 'distribution-tenant', resourceName: '*' });
 }
 
 /**

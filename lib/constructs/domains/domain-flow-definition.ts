@@ -1,13 +1,24 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The custom-domain flow as an Amazon States Language document (JSONPath, so the local engine,
- * aws-local-stepfunctions, runs the very same definition; it ignores JSONata).
+ * aws-local-stepfunctions, runs the very same definition; it ignores JSONata). An execution either
+ * verifies a domain attempt or, when its input has `release`, releases a removed domain's tenant:
  *
+ *   Operation? ─ $.release present → ReleaseTenant (the release branch, see releaseStates)
+ *       └─ otherwise ↓
  *   VerifyDns → DnsVerified? ─no──────────────────────────────→ DnsNotVerified (domain: dns_failed)
  *                  └─yes→ RequestCertificate → WaitForCertificate → CheckCertificate → CertificateReady?
  *                            ┌──────────── pending, watchdog not expired ─────┘      │
  *                            └→ WaitForCertificate                                    ├ issued → Activate (active)
  *                                                                                     └ failed, or 30-minute watchdog
  *                                                                                        expired → Diagnose (certificate_delayed)
+ *
+ * Why the release is a branch of this state machine rather than an SQS queue with a worker or a
+ * second state machine: the control API already starts this machine (its ARN, its grant, the
+ * deterministic execution names), Wait → task → Choice is the loop the certificate polling already
+ * uses, its failed-executions alarm already exists, and the local engine runs this very document,
+ * so the local platform exercises the same release without a second runner or queue emulation.
  *
  * Input: { domain, attempt, pollSeconds, watchdogSeconds }. The tasks keep the domain's record
  * up to date; the execution's outcome is the domain's state, so every path ends in success
@@ -22,9 +33,11 @@ export interface DomainFlowTasks {
   readonly checkCertificate: string;
   readonly activate: string;
   readonly diagnose: string;
+  readonly releaseTenant: string;
 }
 
 export const DOMAIN_FLOW_STATES = {
+  operation: 'Operation?',
   verifyDns: 'VerifyDns',
   dnsVerified: 'DnsVerified?',
   dnsNotVerified: 'DnsNotVerified',
@@ -35,10 +48,39 @@ export const DOMAIN_FLOW_STATES = {
   activate: 'Activate',
   diagnose: 'Diagnose',
   failed: 'FlowFailed',
+  releaseTenant: 'ReleaseTenant',
+  tenantReleased: 'TenantReleased?',
+  waitToRelease: 'WaitToRelease',
+  released: 'Released',
+  releaseKept: 'ReleaseKept',
+  releaseFailed: 'TenantReleaseFailed',
 } as const;
 
 /** The default time between certificate checks, and the watchdog (interface document, rule 9). */
 export const DOMAIN_FLOW_DEFAULTS = { pollSeconds: 30, watchdogSeconds: 30 * 60 } as const;
+
+/**
+ * The release branch's timing. A disable usually deploys within minutes, so the first retry of the
+ * delete comes after 30 s and the waits double up to 10 minutes; after 24 hours of refusals the
+ * execution fails (the failed-executions alarm) instead of looping for ever.
+ */
+export const TENANT_RELEASE_DEFAULTS = {
+  firstWaitSeconds: 30,
+  maxWaitSeconds: 600,
+  giveUpSeconds: 24 * 60 * 60,
+} as const;
+
+/**
+ * Errors of the release task itself (throttling past the SDK backoff, an outage) are retried by Step
+ * Functions: 30 s, then doubling up to 10 minutes with full jitter, six times (about 25 minutes)
+ * before the execution fails.
+ */
+export const RELEASE_TASK_RETRY = {
+  IntervalSeconds: 30,
+  MaxAttempts: 6,
+  BackoffRate: 2,
+  MaxDelaySeconds: 600,
+} as const;
 
 const S = DOMAIN_FLOW_STATES;
 
@@ -62,9 +104,15 @@ const task = (resource: string, resultPath: string, next: string | undefined, on
 
 export function domainFlowDefinition(tasks: DomainFlowTasks): Record<string, unknown> {
   return {
-    Comment: 'Custom domain: verify DNS, request the certificate, wait for it with a 30-minute watchdog, activate or diagnose',
-    StartAt: S.verifyDns,
+    Comment:
+      'Custom domain: verify DNS, request the certificate, wait for it with a 30-minute watchdog, activate or diagnose; or release a removed domain\'s tenant',
+    StartAt: S.operation,
     States: {
+      [S.operation]: {
+        Type: 'Choice',
+        Choices: [{ Variable: '$.release', IsPresent: true, Next: S.releaseTenant }],
+        Default: S.verifyDns,
+      },
       [S.verifyDns]: task(tasks.verifyDns, '$.dns', S.dnsVerified),
       [S.dnsVerified]: {
         Type: 'Choice',
@@ -88,6 +136,49 @@ export function domainFlowDefinition(tasks: DomainFlowTasks): Record<string, unk
       [S.activate]: task(tasks.activate, '$.activation', undefined),
       [S.diagnose]: task(tasks.diagnose, '$.diagnosis', undefined),
       [S.failed]: { Type: 'Fail', Error: 'DomainFlowFailed', Cause: 'An unexpected error stopped the domain flow; the owner can re-verify' },
+      ...releaseStates(tasks.releaseTenant),
+    },
+  };
+}
+
+/**
+ * The release branch: the removal has already stopped the domain at the edge (KeyValueStore), so
+ * this only returns the tenant to the account's quota and then drops the edge entry.
+ *
+ *   ReleaseTenant → TenantReleased? ─ released → Released      (tenant gone, refusal entry dropped)
+ *        ↑                           ├ kept     → ReleaseKept   (the domain was added again on that tenant)
+ *        │                           ├ expired  → TenantReleaseFailed (24 h of refusals: the alarm)
+ *        └──── WaitToRelease ←───────┘ pending  (the disable is still deploying; waits double up to 10 min)
+ *
+ * Input: { domain, release: { projectId, slug, claimedAt, requestedAt } }. The task's result
+ * (status, attempts, waitSeconds, expired) is kept at $.released for the next round.
+ */
+function releaseStates(releaseTenant: string): Record<string, unknown> {
+  return {
+    [S.releaseTenant]: {
+      Type: 'Task',
+      Resource: releaseTenant,
+      ResultPath: '$.released',
+      Retry: [...retryTransientLambdaErrors, { ErrorEquals: ['States.ALL'], ...RELEASE_TASK_RETRY, JitterStrategy: 'FULL' }],
+      Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: S.releaseFailed }],
+      Next: S.tenantReleased,
+    },
+    [S.tenantReleased]: {
+      Type: 'Choice',
+      Choices: [
+        { Variable: '$.released.status', StringEquals: 'released', Next: S.released },
+        { Variable: '$.released.status', StringEquals: 'kept', Next: S.releaseKept },
+        { Variable: '$.released.expired', BooleanEquals: true, Next: S.releaseFailed },
+      ],
+      Default: S.waitToRelease,
+    },
+    [S.waitToRelease]: { Type: 'Wait', SecondsPath: '$.released.waitSeconds', Next: S.releaseTenant },
+    [S.released]: { Type: 'Succeed', Comment: 'The tenant no longer holds the domain (deleted with its last one); the edge entry is gone' },
+    [S.releaseKept]: { Type: 'Succeed', Comment: 'The domain was added again on the same tenant: it is the new claim\'s now' },
+    [S.releaseFailed]: {
+      Type: 'Fail',
+      Error: 'TenantReleaseFailed',
+      Cause: 'The removed domain\'s tenant could not be released (still refused after the retries): it is disabled and serves nothing, but counts against the tenants quota',
     },
   };
 }
@@ -95,4 +186,16 @@ export function domainFlowDefinition(tasks: DomainFlowTasks): Record<string, unk
 /** Execution names are deterministic per domain attempt, so a double click cannot start two flows. */
 export function domainFlowExecutionName(domain: string, attempt: number): string {
   return `${domain.replace(/[^A-Za-z0-9-_]/g, '_').slice(0, 70)}-${attempt}`;
+}
+
+/**
+ * One release per claim of a domain (the removed record's createdAt), so a repeated removal call
+ * cannot start two. At most 80 characters (the StartExecution limit): the name is cut, and a hash of
+ * the whole domain keeps two long names with the same beginning apart.
+ */
+export function domainReleaseExecutionName(domain: string, claimedAt: string): string {
+  const hash = createHash('sha256').update(domain).digest('hex').slice(0, 8);
+  const claimed = Date.parse(claimedAt);
+  if (Number.isNaN(claimed)) throw new Error(`domainReleaseExecutionName: claimedAt ${JSON.stringify(claimedAt)} is not a time`);
+  return `release-${domain.replace(/[^A-Za-z0-9-_]/g, '_').slice(0, 50)}-${hash}-${claimed.toString(36)}`;
 }

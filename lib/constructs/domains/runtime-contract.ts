@@ -14,6 +14,14 @@ export const DOMAIN_HANDLERS = {
       diagnose: 'diagnose',
     },
   },
+  /**
+   * The release branch's task, in a module of its own: it needs no DNS, no platform host and none
+   * of the verification tasks' clients, only the tenants, the KeyValueStore and two tables.
+   */
+  tenantRelease: {
+    entry: 'lambda/domains/release-handler.ts',
+    handler: 'releaseTenant',
+  },
 } as const;
 
 export const DOMAIN_ENV = {

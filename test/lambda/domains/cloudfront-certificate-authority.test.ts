@@ -1,160 +1,44 @@
-import { ACMClient, DescribeCertificateCommand } from '@aws-sdk/client-acm';
+import { DescribeCertificateCommand } from '@aws-sdk/client-acm';
 import {
-  CloudFrontClient,
   CNAMEAlreadyExists,
   CreateDistributionTenantCommand,
-  DeleteDistributionTenantCommand,
-  type DistributionTenant,
   EntityAlreadyExists,
   EntityLimitExceeded,
-  EntityNotFound,
   GetDistributionTenantCommand,
   GetManagedCertificateDetailsCommand,
   InvalidArgument,
-  type ManagedCertificateDetails,
-  PreconditionFailed,
-  ResourceNotDisabled,
   UpdateDistributionTenantCommand,
   VerifyDnsConfigurationCommand,
 } from '@aws-sdk/client-cloudfront';
-import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { describeAcmFailure } from '../../../lambda/domains/cloudfront-certificate-authority.js';
 import {
   CertificateRequestBusyError,
-  CloudFrontCertificateAuthority,
-  type CloudFrontCertificateAuthorityOptions,
-  describeAcmFailure,
   DomainInUseError,
   DomainLimitError,
-  TENANT_DELETE,
   TenantConflictError,
-  TenantDeletionPendingError,
   TenantLimitError,
-  tenantName,
-} from '../../../lambda/domains/cloudfront-certificate-authority.js';
-import type { DomainRecord } from '../../../lambda/domains/domain-record.js';
-import type { ProjectRecord } from '../../../lambda/projects/project.js';
-
-const cloudfront = mockClient(CloudFrontClient);
-const acm = mockClient(ACMClient);
-const meta = { $metadata: {} };
-
-const DIST = 'E1XNX8R2GOAABC';
-const GROUP = 'cg_2whCJoXMYCjHcxaLGrkllvyABC';
-const TENANT_ID = 'dt_2yMvQgam3QkJo2z54FDl91dk1AB';
-const CERT_ARN = 'arn:aws:acm:us-east-1:123456789012:certificate/11111111-2222-3333-4444-555555555555';
-const MCR = { ValidationTokenHost: 'cloudfront' };
-
-const project: ProjectRecord = {
-  projectId: 'prj_1',
-  accountId: 'acc_1',
-  slug: 'shop',
-  name: 'Shop',
-  deployState: 'succeeded',
-  liveDeployId: 'dep_1',
-  domains: { primary: 'shop.platform.test', redirects: [] },
-  createdAt: '2026-01-01T00:00:00.000Z',
-};
-
-const record = (domain: string): DomainRecord => ({
-  domain,
-  display: domain,
-  projectId: 'prj_1',
-  accountId: 'acc_1',
-  apex: false,
-  state: 'issuing_certificate',
-  records: [],
-  attempt: 1,
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-});
-
-const WWW = record('www.example.com');
-
-const tenant = (
-  domains: Array<[string, 'active' | 'inactive']>,
-  extra: Partial<DistributionTenant> = {},
-): { DistributionTenant: DistributionTenant; ETag: string } => ({
-  DistributionTenant: {
-    Id: TENANT_ID,
-    DistributionId: DIST,
-    Name: 'project-shop',
-    Domains: domains.map(([Domain, Status]) => ({ Domain, Status })),
-    ConnectionGroupId: GROUP,
-    Enabled: true,
-    Status: 'Deployed',
-    Tags: { Items: [{ Key: 'projectId', Value: 'prj_1' }] },
-    ...extra,
-  },
-  ETag: 'E1',
-});
-
-const certificate = (status: ManagedCertificateDetails['CertificateStatus'], domains: string[], arn = CERT_ARN) => ({
-  ManagedCertificateDetails: {
-    CertificateArn: arn,
-    CertificateStatus: status,
-    ValidationTokenHost: 'cloudfront' as const,
-    ValidationTokenDetails: domains.map((Domain) => ({ Domain })),
-  },
-});
-
-const notFound = () => new EntityNotFound({ message: 'The specified distribution tenant does not exist', ...meta });
-const stale = () => new PreconditionFailed({ message: 'The If-Match version is missing or not valid', ...meta });
-
-const COMMANDS = {
-  GetDistributionTenant: GetDistributionTenantCommand,
-  CreateDistributionTenant: CreateDistributionTenantCommand,
-  UpdateDistributionTenant: UpdateDistributionTenantCommand,
-  DeleteDistributionTenant: DeleteDistributionTenantCommand,
-  GetManagedCertificateDetails: GetManagedCertificateDetailsCommand,
-  VerifyDnsConfiguration: VerifyDnsConfigurationCommand,
-} as const;
-
-/** Every CloudFront command sent, in order, as [operation, input]. */
-function sent(): Array<[string, unknown]> {
-  return cloudfront.calls().map((call) => {
-    const command = call.args[0];
-    const name = Object.entries(COMMANDS).find(([, type]) => command instanceof type)?.[0] ?? 'unknown';
-    return [name, command.input];
-  });
-}
-const names = () => sent().map(([name]) => name);
-
-let delays: number[];
-const authority = (options: Partial<CloudFrontCertificateAuthorityOptions> = {}) =>
-  new CloudFrontCertificateAuthority({
-    cloudfront: new CloudFrontClient({ region: 'us-east-1', maxAttempts: 1 }),
-    acm: new ACMClient({ region: 'us-east-1', maxAttempts: 1 }),
-    distributionId: DIST,
-    connectionGroupId: GROUP,
-    sleep: async (ms) => {
-      delays.push(ms);
-    },
-    random: () => 0.5,
-    ...options,
-  });
-
-beforeEach(() => {
-  cloudfront.reset();
-  acm.reset();
-  delays = [];
-  cloudfront.on(UpdateDistributionTenantCommand).resolves({ ETag: 'E2' });
-  cloudfront.on(CreateDistributionTenantCommand).resolves({ ETag: 'E1' });
-  cloudfront.on(DeleteDistributionTenantCommand).resolves({});
-});
-
-describe('tenant names', () => {
-  it('one tenant per project, from its slug; or one per domain, hashed when the name would pass 128 characters', () => {
-    expect(tenantName('project', 'www.example.com', { slug: 'shop' })).toBe('project-shop');
-    expect(tenantName('domain', 'www.example.com', { slug: 'shop' })).toBe('domain-www.example.com');
-    const long = `${'a'.repeat(63)}.${'b'.repeat(63)}.example.com`;
-    const name = tenantName('domain', long, { slug: 'shop' });
-    expect(name).toHaveLength(127);
-    expect(name).toMatch(/^domain-a{63}\.b{39}-[0-9a-f]{16}$/);
-    expect(tenantName('domain', long, { slug: 'x' })).toBe(name);
-    expect(() => tenantName('project', 'www.example.com', { slug: 'bad_slug' })).toThrow(/Cannot name a CloudFront distribution tenant/);
-  });
-});
+} from '../../../lambda/domains/cloudfront-tenants.js';
+import {
+  acm,
+  authority,
+  CERT_ARN,
+  certificate,
+  cloudfront,
+  delays,
+  DIST,
+  GROUP,
+  MCR,
+  meta,
+  names,
+  notFound,
+  project,
+  sent,
+  stale,
+  tenant,
+  TENANT_ID,
+  WWW,
+} from './cloudfront-fixtures.js';
 
 describe('CloudFrontCertificateAuthority: request', () => {
   it('creates the project\'s tenant with the domain and a CloudFront-validated managed certificate', async () => {
@@ -326,6 +210,14 @@ describe('CloudFrontCertificateAuthority: request', () => {
     ]);
   });
 
+  it('creates the tenant again when it was deleted between the read and the update (a release racing a re-add)', async () => {
+    cloudfront.on(GetDistributionTenantCommand).resolvesOnce(tenant([], { Enabled: false })).rejects(notFound());
+    cloudfront.on(UpdateDistributionTenantCommand).rejects(notFound());
+    await authority().request(WWW, project);
+    expect(names()).toEqual(['GetDistributionTenant', 'UpdateDistributionTenant', 'GetDistributionTenant', 'CreateDistributionTenant']);
+    expect(delays).toEqual([250]);
+  });
+
   it('refuses a tenant of another distribution or another project', async () => {
     cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'active']], { DistributionId: 'EOTHER' }));
     await expect(authority().request(WWW, project)).rejects.toThrow(TenantConflictError);
@@ -450,89 +342,5 @@ describe('CloudFrontCertificateAuthority: status', () => {
     expect(describeAcmFailure('CAA_ERROR')).toMatch(/^CAA_ERROR: a CAA record/);
     expect(describeAcmFailure('DOMAIN_NOT_ALLOWED')).toMatch(/^DOMAIN_NOT_ALLOWED: /);
     expect(describeAcmFailure('SOMETHING_NEW')).toBe('SOMETHING_NEW');
-  });
-});
-
-describe('CloudFrontCertificateAuthority: release', () => {
-  it('takes the domain off a tenant that keeps other domains', async () => {
-    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['example.com', 'active'], ['www.example.com', 'active']]));
-    await authority().release(WWW, project);
-    expect(sent()).toEqual([
-      ['GetDistributionTenant', { Identifier: 'project-shop' }],
-      [
-        'UpdateDistributionTenant',
-        {
-          Id: TENANT_ID,
-          IfMatch: 'E1',
-          DistributionId: DIST,
-          Domains: [{ Domain: 'example.com' }],
-          ConnectionGroupId: GROUP,
-          Enabled: true,
-        },
-      ],
-    ]);
-  });
-
-  it('disables, then deletes, a tenant whose last domain goes', async () => {
-    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'active']]));
-    await authority().release(WWW, project);
-    expect(sent()).toEqual([
-      ['GetDistributionTenant', { Identifier: 'project-shop' }],
-      [
-        'UpdateDistributionTenant',
-        {
-          Id: TENANT_ID,
-          IfMatch: 'E1',
-          DistributionId: DIST,
-          Domains: [{ Domain: 'www.example.com' }],
-          ConnectionGroupId: GROUP,
-          Enabled: false,
-        },
-      ],
-      ['DeleteDistributionTenant', { Id: TENANT_ID, IfMatch: 'E2' }],
-    ]);
-  });
-
-  it('waits for the disable to deploy (ResourceNotDisabled), then deletes with the fresh ETag', async () => {
-    cloudfront
-      .on(GetDistributionTenantCommand)
-      .resolvesOnce(tenant([['www.example.com', 'active']]))
-      .resolves({ ...tenant([['www.example.com', 'active']], { Enabled: false }), ETag: 'E3' });
-    cloudfront.on(DeleteDistributionTenantCommand).rejectsOnce(new ResourceNotDisabled({ message: 'not disabled', ...meta })).resolves({});
-    await authority().release(WWW, project);
-    expect(names()).toEqual([
-      'GetDistributionTenant',
-      'UpdateDistributionTenant',
-      'DeleteDistributionTenant',
-      'GetDistributionTenant',
-      'DeleteDistributionTenant',
-    ]);
-    expect(sent()[4]).toEqual(['DeleteDistributionTenant', { Id: TENANT_ID, IfMatch: 'E3' }]);
-    expect(delays).toEqual([TENANT_DELETE.waitMs]);
-  });
-
-  it('says so when the tenant is still deploying its disable after the last attempt; a later release deletes it', async () => {
-    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'active']]));
-    cloudfront.on(DeleteDistributionTenantCommand).rejects(new ResourceNotDisabled({ message: 'not disabled', ...meta }));
-    const error = await authority().release(WWW, project).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(TenantDeletionPendingError);
-    expect(names().filter((n) => n === 'DeleteDistributionTenant')).toHaveLength(TENANT_DELETE.attempts);
-
-    cloudfront.reset();
-    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'active']], { Enabled: false }));
-    cloudfront.on(DeleteDistributionTenantCommand).resolves({});
-    await authority().release(WWW, project);
-    expect(sent()).toEqual([
-      ['GetDistributionTenant', { Identifier: 'project-shop' }],
-      ['DeleteDistributionTenant', { Id: TENANT_ID, IfMatch: 'E1' }],
-    ]);
-  });
-
-  it('does nothing when there is no tenant or the domain is not on it', async () => {
-    cloudfront.on(GetDistributionTenantCommand).rejects(notFound());
-    await authority().release(WWW, project);
-    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['example.com', 'active']]));
-    await authority().release(WWW, project);
-    expect(names()).toEqual(['GetDistributionTenant', 'GetDistributionTenant']);
   });
 });

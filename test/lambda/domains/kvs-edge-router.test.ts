@@ -3,6 +3,7 @@ import {
   ConflictException,
   DeleteKeyCommand,
   DescribeKeyValueStoreCommand,
+  GetKeyCommand,
   PutKeyCommand,
   ResourceNotFoundException,
 } from '@aws-sdk/client-cloudfront-keyvaluestore';
@@ -22,6 +23,7 @@ let delays: number[];
 const COMMANDS = {
   DescribeKeyValueStore: DescribeKeyValueStoreCommand,
   PutKey: PutKeyCommand,
+  GetKey: GetKeyCommand,
   DeleteKey: DeleteKeyCommand,
 } as const;
 
@@ -50,6 +52,7 @@ beforeEach(() => {
   kvs.on(DescribeKeyValueStoreCommand).resolves({ ETag: 'etag-1', KvsARN: KVS_ARN, ItemCount: 3, TotalSizeInBytes: 120, Created: new Date(0) });
   kvs.on(PutKeyCommand).resolves({ ETag: 'etag-2', ItemCount: 4, TotalSizeInBytes: 160 });
   kvs.on(DeleteKeyCommand).resolves({ ETag: 'etag-2', ItemCount: 2, TotalSizeInBytes: 80 });
+  kvs.on(GetKeyCommand).resolves({ Key: 'gone.example.com', Value: '{"x":1}', ItemCount: 3, TotalSizeInBytes: 120 });
 });
 
 afterEach(() => {
@@ -86,17 +89,55 @@ describe('KvsEdgeRouter: writes', () => {
     await expect(router().refuse(`${'a'.repeat(510)}.io`)).rejects.toThrow(/1-512 characters/);
     expect(sent()).toEqual([]);
   });
+});
 
-  it('forget: DeleteKey with IfMatch; an absent key counts as done', async () => {
-    await router().forget('gone.example.com');
-    kvs.on(DeleteKeyCommand).rejects(new ResourceNotFoundException({ message: 'Key not found', ...meta }));
-    await router().forget('gone.example.com');
+describe('KvsEdgeRouter: forgetRefusal (clean-up after a release)', () => {
+  const removed = async () => true;
+
+  it('reads the ETag, then the value, checks the domain, then deletes with that ETag', async () => {
+    const order: string[] = [];
+    const stillRemoved = async () => {
+      order.push(`checked after ${sent().map(([name]) => name).join(',')}`);
+      return true;
+    };
+    expect(await router().forgetRefusal('gone.example.com', stillRemoved)).toBe(true);
     expect(sent()).toEqual([
       ['DescribeKeyValueStore', { KvsARN: KVS_ARN }],
-      ['DeleteKey', { KvsARN: KVS_ARN, Key: 'gone.example.com', IfMatch: 'etag-1' }],
-      ['DescribeKeyValueStore', { KvsARN: KVS_ARN }],
+      ['GetKey', { KvsARN: KVS_ARN, Key: 'gone.example.com' }],
       ['DeleteKey', { KvsARN: KVS_ARN, Key: 'gone.example.com', IfMatch: 'etag-1' }],
     ]);
+    expect(order).toEqual(['checked after DescribeKeyValueStore,GetKey']);
+  });
+
+  it('keeps any value but the refusal (a re-added domain already serving or redirecting)', async () => {
+    for (const value of ['{"s":"projects/p/deploys/d"}', '{"r":"www.example.com","c":301}']) {
+      kvs.on(GetKeyCommand).resolves({ Key: 'gone.example.com', Value: value });
+      expect(await router().forgetRefusal('gone.example.com', removed)).toBe(false);
+    }
+    expect(sent().map(([name]) => name)).not.toContain('DeleteKey');
+  });
+
+  it('keeps the refusal of a domain that is claimed again (its record is not removed)', async () => {
+    expect(await router().forgetRefusal('gone.example.com', async () => false)).toBe(false);
+    expect(sent().map(([name]) => name)).toEqual(['DescribeKeyValueStore', 'GetKey']);
+  });
+
+  it('checks again from a fresh ETag when a write got in between (ConflictException), and keeps what that write put', async () => {
+    kvs.on(DescribeKeyValueStoreCommand).resolvesOnce({ ETag: 'etag-1' }).resolves({ ETag: 'etag-5' });
+    kvs.on(GetKeyCommand)
+      .resolvesOnce({ Key: 'gone.example.com', Value: '{"x":1}' })
+      .resolves({ Key: 'gone.example.com', Value: '{"s":"projects/p/deploys/d"}' });
+    kvs.on(DeleteKeyCommand).rejects(conflict());
+    expect(await router().forgetRefusal('gone.example.com', removed)).toBe(false);
+    expect(sent().map(([name]) => name)).toEqual(['DescribeKeyValueStore', 'GetKey', 'DeleteKey', 'DescribeKeyValueStore', 'GetKey']);
+  });
+
+  it('counts an absent key as nothing to delete', async () => {
+    kvs.on(GetKeyCommand).rejects(new ResourceNotFoundException({ message: 'Key not found', ...meta }));
+    expect(await router().forgetRefusal('gone.example.com', removed)).toBe(false);
+    kvs.on(GetKeyCommand).resolves({ Key: 'gone.example.com', Value: '{"x":1}' });
+    kvs.on(DeleteKeyCommand).rejects(new ResourceNotFoundException({ message: 'Key not found', ...meta }));
+    expect(await router().forgetRefusal('gone.example.com', removed)).toBe(false);
   });
 });
 

@@ -1,8 +1,13 @@
+import { createHash } from 'node:crypto';
 import { ExecutionAlreadyExists, InvalidName, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { SfnDomainFlowStarter } from '../../../lambda/domains/sfn-flow-starter.js';
-import { DOMAIN_FLOW_DEFAULTS, domainFlowExecutionName } from '../../../lib/constructs/domains/domain-flow-definition.js';
+import {
+  DOMAIN_FLOW_DEFAULTS,
+  domainFlowExecutionName,
+  domainReleaseExecutionName,
+} from '../../../lib/constructs/domains/domain-flow-definition.js';
 
 const sfn = mockClient(SFNClient);
 const ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:DomainFlow';
@@ -73,5 +78,45 @@ describe('SfnDomainFlowStarter', () => {
     await starter().start({ domain: 'www.example.com', attempt: 1 });
     expect(inputs()).toHaveLength(2);
     expect(delays).toEqual([250]);
+  });
+
+  it('starts a release down the same state machine\'s release branch, named once per claim of the domain', async () => {
+    const release = {
+      domain: 'www.example.com',
+      projectId: 'prj_1',
+      slug: 'shop',
+      claimedAt: '2026-01-01T00:00:00.000Z',
+      requestedAt: '2026-02-01T10:00:00.000Z',
+    };
+    await starter().release(release);
+    const hash = createHash('sha256').update('www.example.com').digest('hex').slice(0, 8);
+    const name = `release-www_example_com-${hash}-${Date.parse(release.claimedAt).toString(36)}`;
+    expect(inputs()).toEqual([
+      {
+        stateMachineArn: ARN,
+        name,
+        input: JSON.stringify({
+          domain: 'www.example.com',
+          release: { projectId: 'prj_1', slug: 'shop', claimedAt: '2026-01-01T00:00:00.000Z', requestedAt: '2026-02-01T10:00:00.000Z' },
+        }),
+      },
+    ]);
+    expect(domainReleaseExecutionName('www.example.com', release.claimedAt)).toBe(name);
+    // A removal repeated at once (a double click) is the same claim: ExecutionAlreadyExists means started.
+    sfn.on(StartExecutionCommand).rejects(new ExecutionAlreadyExists({ message: 'Execution Already Exists', ...meta }));
+    await expect(starter().release({ ...release, requestedAt: '2026-02-01T10:00:01.000Z' })).resolves.toBeUndefined();
+  });
+
+  it('keeps release names within 80 characters, and apart for long domains that begin alike', () => {
+    const base = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(60)}`;
+    const one = domainReleaseExecutionName(`${base}.one.example`, '2026-01-01T00:00:00.000Z');
+    const two = domainReleaseExecutionName(`${base}.two.example`, '2026-01-01T00:00:00.000Z');
+    expect(one.length).toBeLessThanOrEqual(80);
+    expect(one).toMatch(/^release-a{50}-[0-9a-f]{8}-[0-9a-z]+$/);
+    expect(one).not.toBe(two);
+    expect(domainReleaseExecutionName('www.example.com', '2026-03-01T00:00:00.000Z')).not.toBe(
+      domainReleaseExecutionName('www.example.com', '2026-01-01T00:00:00.000Z'),
+    );
+    expect(() => domainReleaseExecutionName('www.example.com', 'yesterday')).toThrow(/not a time/);
   });
 });

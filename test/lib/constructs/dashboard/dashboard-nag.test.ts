@@ -27,15 +27,14 @@ function expectedDashboardAcknowledgements(prefix: string, region: string): stri
     // The user pool: optional MFA, Essentials rather than Plus.
     `AwsSolutions-COG2 @ ${prefix}-DashboardData/Dashboard/UserPool`,
     `AwsSolutions-COG8 @ ${prefix}-DashboardData/Dashboard/UserPool`,
-    // The control function: X-Ray on "*", Node.js 22, run-time API keys, tags, usage-plan keys,
-    // tenants and deploy objects by pattern.
+    // The control function: X-Ray on "*", Node.js 22, run-time API keys, tags, usage-plan keys and
+    // deploy objects by pattern (no tenants: removal hands them to the domain flow).
     `AwsSolutions-IAM5[Resource::*] @ ${fnRole}`,
     `AwsSolutions-L1 @ ${dashboard}/ControlFunction/Function`,
     `${apigateway('/apikeys/*')} @ ${fnRole}`,
     `${apigateway('/tags/*')} @ ${fnRole}`,
     `${apigateway('/usageplans/*/keys')} @ ${fnRole}`,
     `${apigateway('/usageplans/*/keys/*')} @ ${fnRole}`,
-    `AwsSolutions-IAM5[Resource::arn:aws:cloudfront::<AWS::AccountId>:distribution-tenant/*] @ ${fnRole}`,
     `${siteObjects} @ ${fnRole}`,
     // The control API: validation in the handler, no WAF.
     `AwsSolutions-APIG2 @ ${dashboard}/ControlApi`,

@@ -279,8 +279,15 @@ describe('the dashboard stacks (DashboardData, Dashboard) of the app', () => {
 
     it('gets exactly the CONTROL_ENV environment, the validated config among it', () => {
       const env = fnProps().Environment.Variables as Record<string, unknown>;
+      // The distribution and connection group went with the tenant calls (removal starts the flow's release).
+      const unused: string[] = [CONTROL_ENV.distributionId, CONTROL_ENV.connectionGroupId];
       expect(Object.keys(env).sort()).toEqual(
-        [...Object.values(CONTROL_ENV), 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'NODE_OPTIONS'].sort(),
+        [
+          ...Object.values(CONTROL_ENV).filter((name) => !unused.includes(name)),
+          'POWERTOOLS_SERVICE_NAME',
+          'POWERTOOLS_METRICS_NAMESPACE',
+          'NODE_OPTIONS',
+        ].sort(),
       );
       // Without the deploy-time sections; validation (as the handler does) gives back the same config.
       const runtime = JSON.parse(env[CONTROL_ENV.platformConfig] as string) as Record<string, unknown>;
@@ -290,7 +297,6 @@ describe('the dashboard stacks (DashboardData, Dashboard) of the app', () => {
       const messages = platform.apiStack.messages;
       const { tables } = platform.dataStack.messages;
       const projects = platform.domainsDataStack.projects;
-      const edge = platform.domainsDataStack.edge;
       expect(env).toMatchObject({
         [CONTROL_ENV.apiKeysTable]: inStack(tables.apiKeys.tableName),
         [CONTROL_ENV.accountsTable]: inStack(tables.accounts.tableName),
@@ -302,8 +308,6 @@ describe('the dashboard stacks (DashboardData, Dashboard) of the app', () => {
         [CONTROL_ENV.domainsTable]: inStack(projects.tables.domains.tableName),
         [CONTROL_ENV.siteBucket]: inStack(projects.siteBucket.bucketName),
         [CONTROL_ENV.keyValueStoreArn]: inStack(projects.keyValueStore.keyValueStoreArn),
-        [CONTROL_ENV.distributionId]: inStack(edge.distributionId),
-        [CONTROL_ENV.connectionGroupId]: inStack(edge.connectionGroupId),
         [CONTROL_ENV.platformHost]: `edge.${platform.config.platform.domain}`,
         [CONTROL_ENV.domainFlowArn]: inStack(platform.domainsStack.flow.stateMachine.stateMachineArn),
         [CONTROL_ENV.messagesApiUrl]: inStack(messages.api.url),
@@ -350,7 +354,6 @@ describe('the dashboard stacks (DashboardData, Dashboard) of the app', () => {
       const owners = platform.dashboardDataStack.dashboard.ownersTable;
       const r = (token: string) => JSON.stringify(inStack(token));
       const apigw = (path: string) => JSON.stringify(`arn:aws:apigateway:${stack.region}::${path}`);
-      const tenants = JSON.stringify({ 'Fn::Join': ['', ['arn:aws:cloudfront::', { Ref: 'AWS::AccountId' }, ':distribution-tenant/*']] });
       const pairs = (actions: string[], resource: string) => actions.map((a) => `${a} ${resource}`);
       const expected = [
         ...pairs(['logs:CreateLogStream', 'logs:PutLogEvents'], r(dashboard.controlFunction.logGroup.logGroupArn)),
@@ -377,10 +380,12 @@ describe('the dashboard stacks (DashboardData, Dashboard) of the app', () => {
         // Custom domains.
         ...pairs(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], r(projects.tables.domains.tableArn)),
         `dynamodb:Query ${r(`${projects.tables.domains.tableArn}/index/byProject`)}`,
+        // Verify, and the release of a removed domain's tenant: both executions of the domain flow.
         `states:StartExecution ${r(platform.domainsStack.flow.stateMachine.stateMachineArn)}`,
-        ...pairs(['cloudfront:GetDistributionTenant', 'cloudfront:UpdateDistributionTenant', 'cloudfront:DeleteDistributionTenant'], tenants),
       ].sort();
       expect(granted).toEqual(expected);
+      // Removal hands the tenant to the flow: no CloudFront tenant or ACM action here.
+      expect(granted.filter((g) => /^(cloudfront|acm):/.test(g))).toEqual([]);
       expect(resources[roleId]?.Properties.ManagedPolicyArns).toBeUndefined();
     });
   });

@@ -11,6 +11,7 @@ import {
   domainFlowDefinition,
 } from '../../../../lib/constructs/domains/domain-flow-definition.js';
 import {
+  DESCRIBES_CERTIFICATES,
   DOMAIN_FLOW_METRICS,
   DOMAIN_FLOW_SERVICE,
   DomainFlow,
@@ -18,6 +19,7 @@ import {
   type FlowTask,
   KVS_ACTIONS,
   TENANT_ACTIONS,
+  VERIFICATION_TASKS,
 } from '../../../../lib/constructs/domains/domain-flow.js';
 import { DOMAIN_ENV, DOMAIN_HANDLERS } from '../../../../lib/constructs/domains/runtime-contract.js';
 import { DomainsDataStack, DomainsStack } from '../../../../lib/stacks/domains-stack.js';
@@ -32,7 +34,7 @@ interface Statement {
   Sid?: string;
 }
 
-/** Stand-in for lambda/domains/flow-handlers.ts: exports the five task handlers. */
+/** Stand-in for lambda/domains/flow-handlers.ts: exports the five verification task handlers. */
 const FIXTURE = 'test/lib/fixtures/flow-handlers.fixture.ts';
 const config = loadConfig();
 const env = { region: config.platform.region };
@@ -77,7 +79,7 @@ describe('DomainFlow (in the Domains stack)', () => {
   });
 
   describe('state machine', () => {
-    it('is a Standard state machine running exactly domainFlowDefinition, with the five task functions', () => {
+    it('is a Standard state machine running exactly domainFlowDefinition, with the six task functions', () => {
       const sm = resources[idOf(flow.stateMachine)].Properties;
       expect(sm.StateMachineType).toBe('STANDARD');
       const [sep, parts] = sm.DefinitionString['Fn::Join'] as [string, Json[]];
@@ -111,35 +113,54 @@ describe('DomainFlow (in the Domains stack)', () => {
         IncludeExecutionData: true,
         Destinations: [{ CloudWatchLogsLogGroup: { LogGroupArn: { 'Fn::GetAtt': [idOf(flow.executionLog), 'Arn'] } } }],
       });
-      expect(resources[idOf(flow.executionLog)].Properties.LogGroupName).toMatch(/^\/aws\/vendedlogs\/states\//);
     });
 
-    it('may invoke exactly the five task functions', () => {
+    it('names its RETAINed execution log under the vended-logs prefix, unique per stack creation (the stack id\'s UUID)', () => {
+      const log = resources[idOf(flow.executionLog)];
+      expect(log.DeletionPolicy).toBe('Retain');
+      expect(log.Properties.LogGroupName).toEqual({
+        'Fn::Join': [
+          '',
+          [
+            `/aws/vendedlogs/states/${stack.stackName}-domain-flow-`,
+            { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] },
+          ],
+        ],
+      });
+      // The only named resource of the construct: functions, roles, alarms and the state machine get generated names.
+      const named = Object.entries(resources)
+        .filter(([, r]) => ['LogGroupName', 'FunctionName', 'RoleName', 'StateMachineName', 'AlarmName'].some((k) => k in (r.Properties ?? {})))
+        .map(([id]) => id);
+      expect(named).toEqual([idOf(flow.executionLog)]);
+    });
+
+    it('may invoke exactly the six task functions', () => {
       const invokes = statementsOfRole(idOf(flow.stateMachine.role)).filter((s) => list(s.Action).includes('lambda:InvokeFunction'));
       expect(invokes).toHaveLength(1);
       expect(list(invokes[0]?.Action)).toEqual(['lambda:InvokeFunction']);
       const targets = list(invokes[0]?.Resource) as Json[];
-      expect(targets.map((r) => r['Fn::GetAtt'][1])).toEqual(Array(5).fill('Arn'));
+      expect(targets.map((r) => r['Fn::GetAtt'][1])).toEqual(Array(6).fill('Arn'));
       expect(targets.map((r) => r['Fn::GetAtt'][0]).sort()).toEqual(FLOW_TASKS.map(fnId).sort());
     });
   });
 
   describe('task functions', () => {
-    it('are five house functions (Node.js 22, arm64, X-Ray) exporting the contract\'s handler names from one module', () => {
+    it('are six house functions (Node.js 22, arm64, X-Ray) exporting the contract\'s handler names', () => {
       const fns = Object.values(template.findResources('AWS::Lambda::Function'));
-      expect(fns).toHaveLength(5);
+      expect(fns).toHaveLength(6);
       for (const fn of fns) {
         expect(fn.Properties.Runtime).toBe('nodejs22.x');
         expect(fn.Properties.Architectures).toEqual(['arm64']);
         expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
       }
-      for (const task of FLOW_TASKS) {
+      for (const task of VERIFICATION_TASKS) {
         expect(resources[fnId(task)].Properties.Handler).toBe(`index.${DOMAIN_HANDLERS.flowTasks.handlers[task]}`);
       }
+      expect(resources[fnId('releaseTenant')].Properties.Handler).toBe(`index.${DOMAIN_HANDLERS.tenantRelease.handler}`);
     });
 
     it('get the runtime contract\'s environment (tables, platform host and domain, KVS, distribution, connection group, watchdog, bucket)', () => {
-      for (const task of FLOW_TASKS) {
+      for (const task of VERIFICATION_TASKS) {
         const vars = resources[fnId(task)].Properties.Environment.Variables as Json;
         expect(vars.POWERTOOLS_SERVICE_NAME).toBe(DOMAIN_FLOW_SERVICE);
         expect(vars.POWERTOOLS_METRICS_NAMESPACE).toBe(DOMAIN_FLOW_METRICS.namespace);
@@ -159,6 +180,22 @@ describe('DomainFlow (in the Domains stack)', () => {
         expect(vars[DOMAIN_ENV.dnsServers]).toBeUndefined();
       }
     });
+
+    it('give the release task only what releasing a tenant needs: the two tables, the KVS, the distribution and connection group', () => {
+      const vars = resources[fnId('releaseTenant')].Properties.Environment.Variables as Json;
+      const { tables } = dataStack.projects;
+      expect(Object.keys(vars).filter((k) => !k.startsWith('POWERTOOLS_') && !k.startsWith('AWS_') && k !== 'NODE_OPTIONS').sort()).toEqual(
+        [
+          DOMAIN_ENV.projectsTable,
+          DOMAIN_ENV.domainsTable,
+          DOMAIN_ENV.keyValueStoreArn,
+          DOMAIN_ENV.distributionId,
+          DOMAIN_ENV.connectionGroupId,
+        ].sort(),
+      );
+      expect(source(vars[DOMAIN_ENV.domainsTable])).toEqual({ Ref: idIn(dataStack, tables.domains) });
+      expect(source(vars[DOMAIN_ENV.keyValueStoreArn])).toEqual(arnOf(dataStack.projects.keyValueStore));
+    });
   });
 
   describe('least privilege', () => {
@@ -166,75 +203,100 @@ describe('DomainFlow (in the Domains stack)', () => {
     const managedCertificates = { 'Fn::Join': ['', ['arn:aws:acm:us-east-1:', { Ref: 'AWS::AccountId' }, ':certificate/*']] };
     const xray = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
 
-    it('grants no wildcard action, and Resource "*" only to X-Ray and to tenant creation in RequestCertificate', () => {
-      for (const task of FLOW_TASKS) {
-        for (const s of statementsOf(task)) {
-          expect(s.Effect, task).toBe('Allow');
-          for (const action of list(s.Action)) expect(action, task).not.toMatch(/\*/);
-          if (list(s.Resource).includes('*')) {
-            const actions = list(s.Action).sort();
-            if (actions.every((a) => a.startsWith('xray:'))) expect(actions, task).toEqual(xray);
-            else {
-              expect(task).toBe('requestCertificate');
-              expect(actions).toEqual(['acm:RequestCertificate', 'cloudfront:CreateDistributionTenant']);
-              expect(s.Resource).toBe('*');
-            }
-          }
-        }
-      }
+    /** Every (action, resource) pair a task's role is allowed, resources followed to the DomainsData stack. */
+    const grantsOf = (task: FlowTask): string[] =>
+      statementsOf(task)
+        .flatMap((s) => list(s.Action).flatMap((a) => list(s.Resource).map((r) => `${a} ${JSON.stringify(source(r))}`)))
+        .sort();
+    const pairs = (actions: readonly string[], resource: unknown) => actions.map((a) => `${a} ${JSON.stringify(resource)}`);
+
+    it('grants each task exactly the actions it calls, on exactly those resources', () => {
+      const { tables, keyValueStore } = dataStack.projects;
+      const projects = arnOf(tables.projects);
+      const domains = arnOf(tables.domains);
+      const kvs = arnOf(keyValueStore);
+      const common = (task: FlowTask) => [
+        ...pairs(['logs:CreateLogStream', 'logs:PutLogEvents'], { 'Fn::GetAtt': [idOf(flow.functions[task].logGroup), 'Arn'] }),
+        ...pairs(xray, '*'),
+      ];
+      const verification = (task: FlowTask) => [
+        ...common(task),
+        ...pairs(['dynamodb:GetItem', 'dynamodb:UpdateItem'], domains),
+        ...pairs(['dynamodb:GetItem'], projects),
+      ];
+      const expected: Record<FlowTask, string[]> = {
+        verifyDns: verification('verifyDns'),
+        requestCertificate: [
+          ...verification('requestCertificate'),
+          ...pairs(TENANT_ACTIONS.requestCertificate, tenantArns),
+          ...pairs(['acm:DescribeCertificate'], managedCertificates),
+          ...pairs(['cloudfront:CreateDistributionTenant', 'acm:RequestCertificate'], '*'),
+        ],
+        checkCertificate: [
+          ...verification('checkCertificate'),
+          ...pairs(TENANT_ACTIONS.checkCertificate, tenantArns),
+          ...pairs(['acm:DescribeCertificate'], managedCertificates),
+        ],
+        activate: [...verification('activate'), ...pairs(KVS_ACTIONS.write, kvs)],
+        diagnose: verification('diagnose'),
+        releaseTenant: [
+          ...common('releaseTenant'),
+          ...pairs(['dynamodb:GetItem'], domains),
+          ...pairs(['dynamodb:GetItem'], projects),
+          ...pairs(TENANT_ACTIONS.releaseTenant, tenantArns),
+          ...pairs(['acm:DescribeCertificate'], managedCertificates),
+          ...pairs(KVS_ACTIONS.forgetRefusal, kvs),
+        ],
+      };
+      for (const task of FLOW_TASKS) expect(grantsOf(task), task).toEqual(expected[task].sort());
     });
 
-    it('allows DynamoDB item actions on the Projects and Domains tables only (no Accounts, no indexes, no scans)', () => {
-      const tables = [arnOf(dataStack.projects.tables.projects), arnOf(dataStack.projects.tables.domains)];
-      for (const task of FLOW_TASKS) {
-        const granted: Record<string, string[]> = {};
-        for (const s of statementsOf(task)) {
-          const actions = list(s.Action).filter((a) => a.startsWith('dynamodb:'));
-          if (actions.length === 0) continue;
-          for (const resource of list(s.Resource)) {
-            const table = source(resource);
-            expect(tables, `${task} ${JSON.stringify(resource)}`).toContainEqual(table);
-            const name = JSON.stringify(table) === JSON.stringify(tables[0]) ? 'projects' : 'domains';
-            granted[name] = [...(granted[name] ?? []), ...actions].sort();
-          }
-        }
-        expect(granted, task).toEqual({ projects: ['dynamodb:GetItem'], domains: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] });
-      }
-    });
-
-    it('allows the KeyValueStore data-plane actions to Activate only, on the store\'s ARN only', () => {
-      for (const task of FLOW_TASKS) {
-        const kvs = statementsOf(task).filter((s) => list(s.Action).some((a) => a.startsWith('cloudfront-keyvaluestore:')));
-        if (task !== 'activate') {
-          expect(kvs, task).toEqual([]);
-          continue;
-        }
-        expect(kvs).toHaveLength(1);
-        expect(list(kvs[0]?.Action).sort()).toEqual([...KVS_ACTIONS].sort());
-        expect(list(kvs[0]?.Resource).map(source)).toEqual([arnOf(dataStack.projects.keyValueStore)]);
-      }
-    });
-
-    it('allows tenant actions on distribution-tenant ARNs only, and ACM reads on us-east-1 certificates only', () => {
-      const cloudfrontOf = (task: FlowTask) =>
-        statementsOf(task).filter((s) => list(s.Action).some((a) => a.startsWith('cloudfront:') || a.startsWith('acm:')));
-      for (const task of ['verifyDns', 'activate', 'diagnose'] as const) expect(cloudfrontOf(task), task).toEqual([]);
-
-      const request = cloudfrontOf('requestCertificate');
-      expect(request.filter((s) => s.Resource !== '*')).toEqual([
-        { Effect: 'Allow', Action: [...TENANT_ACTIONS.requestCertificate].sort(), Resource: tenantArns },
+    it('lists the tenant and certificate actions the resource schema and API references name, per task', () => {
+      // What a create or update with a managed certificate needs (AWS::CloudFront::DistributionTenant
+      // handlers), besides the tenant calls themselves; no web ACL is passed, so no wafv2:GetWebACL.
+      expect([...TENANT_ACTIONS.requestCertificate].sort()).toEqual([
+        'cloudfront:GetDistributionTenant',
+        'cloudfront:GetManagedCertificateDetails',
+        'cloudfront:TagResource',
+        'cloudfront:UpdateDistributionTenant',
+        'cloudfront:VerifyDnsConfiguration',
       ]);
+      expect([...TENANT_ACTIONS.releaseTenant].sort()).toEqual([
+        'cloudfront:DeleteDistributionTenant',
+        'cloudfront:GetDistributionTenant',
+        'cloudfront:UpdateDistributionTenant',
+      ]);
+      expect([...DESCRIBES_CERTIFICATES].sort()).toEqual(['checkCertificate', 'releaseTenant', 'requestCertificate']);
+      expect([...KVS_ACTIONS.forgetRefusal].sort()).toEqual([
+        'cloudfront-keyvaluestore:DeleteKey',
+        'cloudfront-keyvaluestore:DescribeKeyValueStore',
+        'cloudfront-keyvaluestore:GetKey',
+      ]);
+      const all = FLOW_TASKS.flatMap((t) => statementsOf(t).flatMap((s) => list(s.Action)));
+      expect(all.filter((a) => a.startsWith('wafv2:') || a === 'cloudfront:GetVpcOrigin')).toEqual([]);
+    });
+
+    it('grants no wildcard action, and Resource "*" only to X-Ray and to tenant creation, in its own policy of RequestCertificate', () => {
+      for (const task of FLOW_TASKS) {
+        for (const s of statementsOf(task)) {
+          for (const action of list(s.Action)) expect(action, task).not.toMatch(/\*/);
+          if (!list(s.Resource).includes('*')) continue;
+          const actions = list(s.Action).sort();
+          if (actions.every((a) => a.startsWith('xray:'))) expect(actions, task).toEqual(xray);
+          else expect(task).toBe('requestCertificate');
+        }
+      }
       expect(resources[idOf(flow.tenantCreationPolicy)].Properties.Roles).toEqual([
         { Ref: idOf(flow.functions.requestCertificate.role) },
       ]);
-
-      expect(cloudfrontOf('checkCertificate')).toEqual([
-        { Effect: 'Allow', Action: [...TENANT_ACTIONS.checkCertificate].sort(), Resource: tenantArns },
-        { Effect: 'Allow', Action: 'acm:DescribeCertificate', Resource: managedCertificates },
+      expect(resources[idOf(flow.tenantCreationPolicy)].Properties.PolicyDocument.Statement).toEqual([
+        {
+          Sid: 'CreateProjectTenants',
+          Effect: 'Allow',
+          Action: ['acm:RequestCertificate', 'cloudfront:CreateDistributionTenant'],
+          Resource: '*',
+        },
       ]);
-      // No tenant deletion, no distribution or connection-group changes anywhere in the flow.
-      const all = FLOW_TASKS.flatMap((t) => statementsOf(t).flatMap((s) => list(s.Action)));
-      expect(all.filter((a) => /Delete|Distribution$|ConnectionGroup|Function/.test(a))).toEqual([]);
     });
 
     it('grants no Route 53, S3 or CloudWatch actions (metrics go out as EMF in the log)', () => {
@@ -244,8 +306,9 @@ describe('DomainFlow (in the Domains stack)', () => {
   });
 
   describe('alarms', () => {
-    it('alarms on any failed execution', () => {
+    it('alarms on any failed execution: a verification stopped unexpectedly, or a tenant release that kept failing', () => {
       const alarm = resources[idOf(flow.alarms.executionsFailed)].Properties;
+      expect(alarm.AlarmDescription).toMatch(/DomainFlowFailed.*TenantReleaseFailed/s);
       expect(alarm).toMatchObject({
         Namespace: 'AWS/States',
         MetricName: 'ExecutionsFailed',
@@ -272,7 +335,7 @@ describe('DomainFlow (in the Domains stack)', () => {
       expect(DOMAIN_FLOW_METRICS.certificateDelayed).toBe('DomainsCertificateDelayed');
     });
 
-    it('has no alarm actions without a topic, and notifies a topic on alarm and recovery', () => {
+    it('has no alarm actions without a topic, and notifies a topic on alarm and recovery (both alarms)', () => {
       for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm'))) {
         expect(alarm.Properties.AlarmActions).toBeUndefined();
       }
@@ -297,16 +360,22 @@ describe('DomainFlow (in the Domains stack)', () => {
         expect(alarm.Properties.AlarmActions).toEqual([topicRef]);
         expect(alarm.Properties.OKActions).toEqual([topicRef]);
       }
-      for (const fn of Object.values(t.findResources('AWS::Lambda::Function'))) {
-        expect(fn.Properties.Environment.Variables[DOMAIN_ENV.dnsServers]).toBe('127.0.0.1:5300');
+      const fns = Object.values(t.findResources('AWS::Lambda::Function'));
+      const release = `index.${DOMAIN_HANDLERS.tenantRelease.handler}`;
+      expect(fns.filter((fn) => fn.Properties.Handler === release)).toHaveLength(1);
+      for (const fn of fns) {
+        // The release task resolves no names.
+        const expected = fn.Properties.Handler === release ? undefined : '127.0.0.1:5300';
+        expect(fn.Properties.Environment.Variables[DOMAIN_ENV.dnsServers]).toBe(expected);
       }
     });
   });
 
-  it('defaults to the real handler module, which exports the five task handlers', () => {
-    const source = readFileSync(join(REPO_ROOT, DOMAIN_HANDLERS.flowTasks.entry), 'utf8');
-    const exported = [...source.matchAll(/^export const (\w+)\b/gm)].map((m) => m[1]);
-    expect(exported.sort()).toEqual(Object.values(DOMAIN_HANDLERS.flowTasks.handlers).sort());
+  it('defaults to the real handler modules, which export the five verification task handlers and the release task', () => {
+    const exports = (entry: string) =>
+      [...readFileSync(join(REPO_ROOT, entry), 'utf8').matchAll(/^export const (\w+)\b/gm)].map((m) => m[1]).sort();
+    expect(exports(DOMAIN_HANDLERS.flowTasks.entry)).toEqual(Object.values(DOMAIN_HANDLERS.flowTasks.handlers).sort());
+    expect(exports(DOMAIN_HANDLERS.tenantRelease.entry)).toEqual([DOMAIN_HANDLERS.tenantRelease.handler]);
   });
 
   it('fails synth early when the handler module is missing', () => {

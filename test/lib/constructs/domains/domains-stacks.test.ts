@@ -33,7 +33,8 @@ const env = { region: config.platform.region };
 function expectedDomainsAcknowledgements(prefix: string): string[] {
   const flow = `${prefix}-Domains/Flow`;
   const distribution = `${prefix}-DomainsData/Edge/Distribution`;
-  const tasks = ['VerifyDns', 'RequestCertificate', 'CheckCertificate', 'Activate', 'Diagnose'];
+  const tasks = ['VerifyDns', 'RequestCertificate', 'CheckCertificate', 'Activate', 'Diagnose', 'ReleaseTenant'];
+  const certificates = 'AwsSolutions-IAM5[Resource::arn:aws:acm:us-east-1:<AWS::AccountId>:certificate/*]';
   const tenants = 'AwsSolutions-IAM5[Resource::arn:aws:cloudfront::<AWS::AccountId>:distribution-tenant/*]';
   return [
     `AwsSolutions-CFR1 @ ${distribution}`,
@@ -43,9 +44,11 @@ function expectedDomainsAcknowledgements(prefix: string): string[] {
     ...tasks.map((t) => `AwsSolutions-L1 @ ${flow}/${t}/Function`),
     `AwsSolutions-IAM5[Resource::*] @ ${flow}/TenantCreationPolicy`,
     `AwsSolutions-IAM5[Resource::*] @ ${flow}/StateMachine/Role`,
-    `${tenants} @ ${flow}/RequestCertificate/Role`,
-    `${tenants} @ ${flow}/CheckCertificate/Role`,
-    `AwsSolutions-IAM5[Resource::arn:aws:acm:us-east-1:<AWS::AccountId>:certificate/*] @ ${flow}/CheckCertificate/Role`,
+    // Run-time tenants and their managed certificates, by ARN pattern, in the three tasks that touch them.
+    ...['RequestCertificate', 'CheckCertificate', 'ReleaseTenant'].flatMap((t) => [
+      `${tenants} @ ${flow}/${t}/Role`,
+      `${certificates} @ ${flow}/${t}/Role`,
+    ]),
   ].sort();
 }
 

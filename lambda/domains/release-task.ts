@@ -1,0 +1,79 @@
+import { TENANT_RELEASE_DEFAULTS } from '../../lib/constructs/domains/domain-flow-definition.js';
+import type { ProjectStore } from '../projects/ports.js';
+import type { Clock } from '../shared/clock.js';
+import type { CertificateAuthority, DomainStore, EdgeCleanup, ReleaseOutcome, TenantClaim, TenantReleaseRequest } from './ports.js';
+
+/** What the release branch's task receives: the execution input, and its own result of the round before. */
+export interface ReleaseTaskInput {
+  readonly domain: string;
+  readonly release: Omit<TenantReleaseRequest, 'domain'>;
+  readonly released?: ReleaseTaskResult;
+}
+
+export interface ReleaseTaskResult {
+  readonly status: ReleaseOutcome;
+  /** Rounds that found the tenant still deploying its disable. */
+  readonly attempts: number;
+  /** How long the state machine waits before the next round (pending only). */
+  readonly waitSeconds: number;
+  /** Pending for longer than the give-up time since the removal: the execution fails (alarm). */
+  readonly expired: boolean;
+  /** Whether the domain's refusal was dropped from the edge (released only). */
+  readonly edgeEntryDeleted?: boolean;
+}
+
+export interface ReleaseTaskDeps {
+  readonly domains: DomainStore;
+  readonly projects: ProjectStore;
+  readonly certificates: CertificateAuthority;
+  readonly edge: EdgeCleanup;
+  readonly clock: Clock;
+  /** @default TENANT_RELEASE_DEFAULTS */
+  readonly timing?: Partial<typeof TENANT_RELEASE_DEFAULTS>;
+}
+
+/**
+ * The task of the domain flow's release branch (design: removal answers at once, the tenant is
+ * released asynchronously). Each round takes the removed domain off its tenant (deleting the tenant
+ * with its last domain); once the tenant no longer holds it, CloudFront answers for the host
+ * itself and the edge's refusal entry is dropped, guarded so a domain added again keeps its entry.
+ */
+export function createReleaseTask(deps: ReleaseTaskDeps) {
+  const timing = { ...TENANT_RELEASE_DEFAULTS, ...deps.timing };
+
+  /** The domain's live claim now: a record that is not removed, with its project's slug. */
+  const currentClaim = async (domain: string): Promise<TenantClaim | undefined> => {
+    const record = await deps.domains.get(domain);
+    if (!record || record.state === 'removed') return undefined;
+    const project = await deps.projects.get(record.projectId);
+    // A live claim names its tenant through its project: without it, deciding would be a guess.
+    if (!project) throw new Error(`project ${record.projectId} of ${domain} is missing`);
+    return { domain, projectId: record.projectId, slug: project.slug };
+  };
+
+  const stillRemoved = async (domain: string): Promise<boolean> => {
+    const record = await deps.domains.get(domain);
+    return !record || record.state === 'removed';
+  };
+
+  return {
+    async releaseTenant(input: ReleaseTaskInput): Promise<ReleaseTaskResult> {
+      const { domain, release } = input;
+      const claim = { domain, projectId: release.projectId, slug: release.slug };
+      const status = await deps.certificates.release(claim, () => currentClaim(domain));
+      const attempts = input.released?.attempts ?? 0;
+      if (status === 'pending') {
+        const waitSeconds = Math.min(timing.maxWaitSeconds, timing.firstWaitSeconds * 2 ** attempts);
+        const requested = Date.parse(release.requestedAt);
+        // An unreadable removal time must not loop for ever: give up at once (the alarm says so).
+        const expired = Number.isNaN(requested) || deps.clock.now() - requested >= timing.giveUpSeconds * 1000;
+        return { status, attempts: attempts + 1, waitSeconds, expired };
+      }
+      if (status === 'kept') return { status, attempts, waitSeconds: 0, expired: false };
+      const edgeEntryDeleted = await deps.edge.forgetRefusal(domain, () => stillRemoved(domain));
+      return { status, attempts, waitSeconds: 0, expired: false, edgeEntryDeleted };
+    },
+  };
+}
+
+export type ReleaseTask = ReturnType<typeof createReleaseTask>;
