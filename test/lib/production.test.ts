@@ -196,7 +196,9 @@ describe('the app as deployed', () => {
     );
     const flowTasks = resourcesOf(main, 'AWS::Lambda::Function').filter((f) => f.stack === 'MessagesPlatform-Domains');
     expect(flowTasks).toHaveLength(6);
-    for (const task of flowTasks) expect(task.resource.Properties.ReservedConcurrentExecutions, task.id).toBe(reservedConcurrency.domainFlowTask);
+    for (const task of flowTasks) {
+      expect(task.resource.Properties.ReservedConcurrentExecutions, task.id).toBe(reservedConcurrency.domainFlowTask);
+    }
     // Nothing else reserves: the API functions take what is left, the sum stays what the README says.
     expect(reserved).toHaveLength(2 + flowTasks.length);
     const [mapping] = resourcesOf(main, 'AWS::Lambda::EventSourceMapping');
