@@ -8,7 +8,9 @@ import type { Clock } from '../shared/clock.js';
 import type { AccountRecord, AccountStore } from './accounts.js';
 import { displayParts, generateApiKey, hashApiKey } from './api-key-format.js';
 import type { ApiKeyRecord, KeyStore } from './key-store.js';
-import type { UsagePlanGateway } from './usage-plan-gateway.js';
+import type { InternalKey, UsagePlanGateway } from './usage-plan-gateway.js';
+import { backfillUsageKeys, type UsageKeyBackfill } from './usage-key-backfill.js';
+import { type AccountView, type KeyUsageView, type KeyView, keyView, type UsageView } from './views.js';
 
 export type ControlPlaneErrorCode = 'invalid_request' | 'account_not_found' | 'key_not_found';
 
@@ -25,48 +27,7 @@ export class ControlPlaneError extends Error {
   }
 }
 
-export interface AccountView {
-  readonly accountId: string;
-  readonly name: string;
-  readonly plan: PlanId;
-  /** The limits in force: the plan's, or the account's agreed ones (Enterprise). */
-  readonly limits: RateLimits;
-  readonly customLimits: boolean;
-  readonly createdAt: string;
-  readonly updatedAt?: string;
-}
-
-/** A key as it may be shown after creation: never the secret, never its hash. */
-export interface KeyView {
-  readonly keyId: string;
-  readonly name: string;
-  readonly prefix: string;
-  readonly last4: string;
-  readonly status: 'active' | 'revoked';
-  readonly createdAt: string;
-  readonly lastUsedAt?: string;
-  readonly revokedAt?: string;
-}
-
-export interface WindowUsageView {
-  readonly used: number;
-  readonly limit: number;
-  readonly remaining: number;
-  readonly resetsAt: string;
-}
-
-export interface KeyUsageView extends KeyView {
-  readonly minute: WindowUsageView;
-  readonly day: WindowUsageView;
-  readonly bannedUntil?: string;
-}
-
-export interface UsageView {
-  readonly accountId: string;
-  readonly plan: PlanId;
-  readonly limits: RateLimits;
-  readonly keys: readonly KeyUsageView[];
-}
+export type { AccountView, KeyUsageView, KeyView, UsageView, WindowUsageView } from './views.js';
 
 export interface ControlPlaneDeps {
   readonly accounts: AccountStore;
@@ -175,16 +136,16 @@ export class ControlPlane {
     const secret = generateApiKey();
     const keyId = `key_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
     const limits = this.limitsOf(account);
-    const gatewayKeyId = await this.deps.gateway.createKey(
+    const internalKey = await this.deps.gateway.createKey(
       keyId,
       this.usagePlanIdOf(account),
       account.plan === 'free' || account.plan === 'pro',
     );
     try {
-      return await this.storeKey(secret, keyId, keyName, account, limits, gatewayKeyId);
+      return await this.storeKey(secret, keyId, keyName, account, limits, internalKey);
     } catch (error) {
       // Nothing refers to the internal key yet: delete it rather than leak it (it counts against the quota).
-      if (gatewayKeyId) await this.deps.gateway.deleteKey(gatewayKeyId).catch(() => {});
+      if (internalKey) await this.deps.gateway.deleteKey(internalKey.id).catch(() => {});
       throw error;
     }
   }
@@ -195,7 +156,7 @@ export class ControlPlane {
     keyName: string,
     account: AccountRecord,
     limits: RateLimits,
-    gatewayKeyId: string | undefined,
+    internalKey: InternalKey | undefined,
   ): Promise<{ secret: string; key: KeyView }> {
     const record: ApiKeyRecord = {
       keyHash: hashApiKey(secret),
@@ -206,7 +167,7 @@ export class ControlPlane {
       status: 'active',
       plan: account.plan,
       ...(account.limits ? { limits: account.limits } : {}),
-      ...(gatewayKeyId ? { gatewayKeyId } : {}),
+      ...bindingOf(internalKey),
       createdAt: iso(this.deps.clock.now()),
     };
     // The limiter item first: a key record without one would be refused as revoked.
@@ -236,7 +197,7 @@ export class ControlPlane {
       // Frees the internal key (it counts against the API key quota); a failed delete is
       // completed by revoking again, since the record keeps the id until it is gone.
       await this.deps.gateway.deleteKey(record.gatewayKeyId);
-      await this.deps.keys.update(record.keyHash, { gatewayKeyId: undefined });
+      await this.deps.keys.update(record.keyHash, { gatewayKeyId: undefined, gatewayKeyValue: undefined });
     }
     return keyView({ ...record, status: 'revoked', revokedAt });
   }
@@ -275,13 +236,14 @@ export class ControlPlane {
     const keys = (await this.deps.keys.listByAccount(accountId)).filter((k) => k.status === 'active');
     const poolable = plan === 'free' || plan === 'pro';
     for (const key of keys) {
-      let gatewayKeyId = key.gatewayKeyId;
-      if (gatewayKeyId && from !== to) await this.deps.gateway.moveKey(gatewayKeyId, from, to);
+      // A move keeps the internal key (its id and value): the record's stored value stays right.
+      if (key.gatewayKeyId && from !== to) await this.deps.gateway.moveKey(key.gatewayKeyId, from, to);
       // A pooled key moving to a plan that never pools gets its own internal key.
-      if (!gatewayKeyId && !poolable) gatewayKeyId = await this.deps.gateway.createKey(key.keyId, to, false);
+      const created = !key.gatewayKeyId && !poolable
+        ? await this.deps.gateway.createKey(key.keyId, to, false)
+        : undefined;
       await this.deps.limiter.setLimits(keySubjectId(key.keyId), nextLimits);
-      const binding = gatewayKeyId ? { gatewayKeyId } : {};
-      await this.deps.keys.update(key.keyHash, { plan, limits: next.limits, ...binding });
+      await this.deps.keys.update(key.keyHash, { plan, limits: next.limits, ...bindingOf(created) });
     }
     // Deleted before the account forgets it, so an interrupted change is completed by a re-run.
     if (account.gatewayUsagePlanId && plan !== 'enterprise') {
@@ -289,6 +251,19 @@ export class ControlPlane {
     }
     await this.deps.accounts.replace(next);
     return this.accountView(next);
+  }
+
+  /**
+   * Stores the value of each key's internal key where the record lacks it (records created before
+   * values were stored), off the request path; the authorizer meters those keys on their plan's
+   * pooled key until then. Idempotent: a run fills only what is still missing.
+   */
+  async backfillUsageKeys(accountId?: string): Promise<UsageKeyBackfill> {
+    if (accountId !== undefined) await this.account(accountId);
+    const records = accountId === undefined
+      ? await this.deps.keys.listAll()
+      : await this.deps.keys.listByAccount(accountId);
+    return backfillUsageKeys({ keys: this.deps.keys, gateway: this.deps.gateway }, records, accountId);
   }
 
   async liftBan(accountId: string, keyId: string): Promise<{ keyId: string; wasBanned: boolean }> {
@@ -372,15 +347,5 @@ export class ControlPlane {
   }
 }
 
-function keyView(record: ApiKeyRecord, lastUsedAtMs?: number): KeyView {
-  return {
-    keyId: record.keyId,
-    name: record.name,
-    prefix: record.prefix,
-    last4: record.last4,
-    status: record.status,
-    createdAt: record.createdAt,
-    ...(lastUsedAtMs !== undefined ? { lastUsedAt: iso(lastUsedAtMs) } : {}),
-    ...(record.revokedAt ? { revokedAt: record.revokedAt } : {}),
-  };
-}
+/** The record attributes of an internal key: its id and value, stored together. */
+const bindingOf = (key: InternalKey | undefined) => (key ? { gatewayKeyId: key.id, gatewayKeyValue: key.value } : {});

@@ -7,7 +7,7 @@ import { MemoryLimiterStore } from '../../../lambda/rate-limits/memory-limiter-s
 import { keySubjectId, RateLimiter } from '../../../lambda/rate-limits/rate-limiter.js';
 import { ManualClock } from '../../../lambda/shared/clock.js';
 import { loadConfig, type PlanId, type RateLimits } from '../../../lib/config/index.js';
-import { FakeAccountStore, FakeKeyStore, FakeUsagePlanGateway } from './fakes.js';
+import { FakeAccountStore, FakeKeyStore, FakeUsagePlanGateway, valueOfGatewayKey } from './fakes.js';
 
 const config = loadConfig();
 /** 2026-11-21 10:15:30.123 UTC. */
@@ -371,7 +371,7 @@ describe('ControlPlane.createKey', () => {
     expect(text).not.toContain(sha256(secret));
   });
 
-  it('stores only the SHA-256 of the secret, its prefix and last 4, with the account\'s plan and the internal key', async () => {
+  it('stores only the SHA-256 of the secret, its prefix and last 4, with the account\'s plan and the internal key\'s id and value', async () => {
     const { createAccount, createKey, keys } = setup();
     await createAccount('pro');
     const { secret, key } = await createKey('ci');
@@ -386,6 +386,8 @@ describe('ControlPlane.createKey', () => {
         status: 'active',
         plan: 'pro',
         gatewayKeyId: 'gk-1',
+        // The usage identifier the authorizer returns, as CreateApiKey answered it: no GetApiKey later.
+        gatewayKeyValue: valueOfGatewayKey('gk-1'),
         createdAt: iso(T0),
       },
     ]);
@@ -459,6 +461,7 @@ describe('ControlPlane.createKey', () => {
     gateway.quotaReached = true;
     const { key } = await createKey();
     expect(record(key.keyId)).not.toHaveProperty('gatewayKeyId');
+    expect(record(key.keyId)).not.toHaveProperty('gatewayKeyValue');
     expect(gateway.members.size).toBe(0);
     expect(await item(key.keyId)).toEqual(limiterItem(key.keyId, FREE));
     expect((await send(key.keyId)).outcome).toBe('allowed');
@@ -579,7 +582,7 @@ describe('ControlPlane.revokeKey', () => {
       last4: key.last4,
       status: 'revoked',
       plan: 'pro',
-      // The internal key is gone, so the record no longer names it.
+      // The internal key is gone, so the record no longer names it nor holds its value.
       createdAt: iso(T0),
       revokedAt: iso(T0 + 60_000),
     });
@@ -727,6 +730,10 @@ describe('ControlPlane.setPlan', () => {
       expect(record(keyId)).toMatchObject({ plan: 'pro' });
       expect(record(keyId)).not.toHaveProperty('limits');
     }
+    // A move keeps the internal key, so each record keeps its id and value; the pooled one has neither.
+    expect(record(a)).toMatchObject({ gatewayKeyId: gk.a, gatewayKeyValue: valueOfGatewayKey(gk.a) });
+    expect(record(b)).toMatchObject({ gatewayKeyId: gk.b, gatewayKeyValue: valueOfGatewayKey(gk.b) });
+    expect(Object.keys(record(pooled as string)).filter((k) => k.startsWith('gateway'))).toEqual([]);
     // The revoked key is left as it was.
     expect(record(revoked)).toEqual(revokedBefore);
     expect(await item(revoked)).toEqual(revokedItemBefore);
@@ -751,6 +758,9 @@ describe('ControlPlane.setPlan', () => {
     expect(gateway.plans.get('up-acct-acct_1')).toEqual({ accountId: 'acct_1', limits: AGREED });
     const ownKey = record(pooled as string)?.gatewayKeyId as string;
     expect(ownKey).toBeTruthy();
+    // The formerly pooled key stores its new internal key's value with its id; the moved ones keep theirs.
+    expect(record(pooled as string).gatewayKeyValue).toBe(valueOfGatewayKey(ownKey));
+    expect(record(a)).toMatchObject({ gatewayKeyId: gk.a, gatewayKeyValue: valueOfGatewayKey(gk.a) });
     expect(gateway.keysIn('up-acct-acct_1').sort()).toEqual([gk.a, gk.b, ownKey].sort());
     expect(accounts.accounts.get('acct_1')).toEqual({
       accountId: 'acct_1',
