@@ -73,6 +73,12 @@ function parseLimits(plan: PlanId, value: unknown, config: PlatformConfig): Rate
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/**
+ * Seconds added to the authorizer's key cache before a revoked key's internal key is deleted:
+ * clocks of the control plane and of the authorizers may differ by this much.
+ */
+export const RELEASE_MARGIN_SECONDS = 5;
+
 /** A new account id: `acct_` and 20 random hex digits. */
 export const newAccountId = () => `acct_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
 
@@ -133,6 +139,8 @@ export class ControlPlane {
   async createKey(accountId: string, name: unknown): Promise<{ secret: string; key: KeyView }> {
     const keyName = parseName(name);
     const account = await this.account(accountId);
+    // Frees the quota the account's revoked keys still hold, before taking from it.
+    await this.releaseInternalKeys(await this.deps.keys.listByAccount(accountId));
     const secret = generateApiKey();
     const keyId = `key_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
     const limits = this.limitsOf(account);
@@ -187,19 +195,46 @@ export class ControlPlane {
 
   /** Refused by the limiter from the next request on; by the authorizer within its cache TTL. */
   async revokeKey(accountId: string, keyId: string): Promise<KeyView> {
-    const record = await this.key(accountId, keyId);
-    if (record.status === 'revoked' && !record.gatewayKeyId) return keyView(record);
-    const revokedAt = record.revokedAt ?? iso(this.deps.clock.now());
-    // Refused from the next request on, before anything that could fail.
-    await this.deps.limiter.revokeKey(keySubjectId(keyId));
-    await this.deps.keys.update(record.keyHash, { status: 'revoked', revokedAt });
-    if (record.gatewayKeyId) {
-      // Frees the internal key (it counts against the API key quota); a failed delete is
-      // completed by revoking again, since the record keeps the id until it is gone.
-      await this.deps.gateway.deleteKey(record.gatewayKeyId);
-      await this.deps.keys.update(record.keyHash, { gatewayKeyId: undefined, gatewayKeyValue: undefined });
+    await this.account(accountId);
+    const records = await this.deps.keys.listByAccount(accountId);
+    const record = records.find((k) => k.keyId === keyId);
+    if (!record) throw new ControlPlaneError('key_not_found', `No key ${keyId} in account ${accountId}.`, 404);
+    let revoked = record;
+    if (record.status !== 'revoked') {
+      const revokedAt = iso(this.deps.clock.now());
+      // Refused from the next request on, before anything that could fail.
+      await this.deps.limiter.revokeKey(keySubjectId(keyId));
+      await this.deps.keys.update(record.keyHash, { status: 'revoked', revokedAt });
+      revoked = { ...record, status: 'revoked', revokedAt };
     }
-    return keyView({ ...record, status: 'revoked', revokedAt });
+    await this.releaseInternalKeys(records.map((k) => (k.keyId === keyId ? revoked : k)));
+    return keyView(revoked);
+  }
+
+  /**
+   * Deletes the internal keys of revoked keys (they count against the API key quota) once no
+   * authorizer can still hold the key's active record: until then a request with the key still
+   * passes the usage-plan backstop and gets the limiter's 401 with rate-limit headers, not API
+   * Gateway's own. Run by the account's key changes (create, revoke, plan change); the record
+   * keeps the key's id until it is deleted, so a failed delete is completed by the next one.
+   */
+  private async releaseInternalKeys(records: readonly ApiKeyRecord[]): Promise<ApiKeyRecord[]> {
+    const { keyCacheSeconds } = this.deps.config.auth;
+    const graceMs = keyCacheSeconds > 0 ? (keyCacheSeconds + RELEASE_MARGIN_SECONDS) * 1000 : 0;
+    const now = this.deps.clock.now();
+    const after: ApiKeyRecord[] = [];
+    for (const record of records) {
+      const { gatewayKeyId, gatewayKeyValue: _value, ...rest } = record;
+      const revokedAtMs = record.revokedAt ? Date.parse(record.revokedAt) : 0;
+      if (record.status !== 'revoked' || !gatewayKeyId || revokedAtMs + graceMs > now) {
+        after.push(record);
+        continue;
+      }
+      await this.deps.gateway.deleteKey(gatewayKeyId);
+      await this.deps.keys.update(record.keyHash, { gatewayKeyId: undefined, gatewayKeyValue: undefined });
+      after.push(rest);
+    }
+    return after;
   }
 
   /**
@@ -233,7 +268,15 @@ export class ControlPlane {
     const from = this.usagePlanIdOf(account);
     const to = this.usagePlanIdOf(next);
     const nextLimits = this.limitsOf(next);
-    const keys = (await this.deps.keys.listByAccount(accountId)).filter((k) => k.status === 'active');
+    const records = await this.releaseInternalKeys(await this.deps.keys.listByAccount(accountId));
+    // A revoked key whose internal key is not released yet moves with the others: it stays valid
+    // until then, and a usage plan is deleted only once no key is bound to it.
+    for (const key of records) {
+      if (key.status === 'revoked' && key.gatewayKeyId && from !== to) {
+        await this.deps.gateway.moveKey(key.gatewayKeyId, from, to);
+      }
+    }
+    const keys = records.filter((k) => k.status === 'active');
     const poolable = plan === 'free' || plan === 'pro';
     for (const key of keys) {
       // A move keeps the internal key (its id and value): the record's stored value stays right.

@@ -28,8 +28,8 @@ import { createTables, LOCAL_AWS, LOCAL_TABLE_NAMES, type RunningService, startD
 // dynalite, API Gateway through aws-sdk-client-mock (no emulator of it here).
 
 /**
- * A deployment made with `-c platform=...` overrides: Pro limits, the Enterprise defaults and the
- * backstop factor all differ from lib/config's defaults, which the CLI must not use.
+ * A deployment made with `-c platform=...` overrides: Pro limits, the Enterprise defaults, the
+ * backstop factor and the key cache all differ from lib/config's defaults, which the CLI must not use.
  */
 const DEPLOYED = loadConfig({
   platform: { region: 'eu-central-1' },
@@ -38,6 +38,8 @@ const DEPLOYED = loadConfig({
     enterprise: { limits: { perMinute: 777, perDay: 77_777 } },
   },
   backstop: { factor: 3 },
+  // No authorizer key cache: a revocation deletes the internal key at once (the default keeps it 30 s + 5 s).
+  auth: { keyCacheSeconds: 0 },
 });
 const DEFAULTS = loadConfig();
 
