@@ -727,7 +727,8 @@ const GLOBAL_FLAGS_HELP = `Global flags:
   --url URL           the local control-plane API (default $PLATFORM_CONTROL_URL or ${DEFAULT_CONTROL_URL})
   --stack NAME        a deployed stack instead: the API stack's outputs by CloudFormation (default name MessagesPlatform-Api)
   --outputs FILE      a deployed stack instead: the file of cdk deploy --outputs-file
-  --region REGION     with --stack/--outputs (default $AWS_REGION, else the config's platform.region)
+  --region REGION     with --stack/--outputs (default $AWS_REGION, $AWS_DEFAULT_REGION, your AWS profile's;
+                      with --outputs, else the deployment's own platform.region)
   -h, --help          help; after a command, that command's help`;
 
 function globalHelp(): string {
@@ -743,8 +744,9 @@ ${COMMANDS.map((c) => `  ${c.words.join(' ').padEnd(width)}  ${c.summary}`).join
 ${GLOBAL_FLAGS_HELP}
 
 By default the CLI talks to the local platform (npm start). With --stack or --outputs it works on a
-deployed stack directly (DynamoDB and API Gateway), with your AWS credentials. Projects and
-domains are local only: on AWS owners manage them in the dashboard (output DashboardUrl).
+deployed stack directly (DynamoDB and API Gateway), with your AWS credentials and the deployment's
+own config (its PlatformConfig output: plans, limits, backstops). Projects and domains are local
+only: on AWS owners manage them in the dashboard (output DashboardUrl).
 
 Exit codes: 0 success, 1 refused by the control plane or a network/AWS failure, 2 usage error.
 
