@@ -26,7 +26,7 @@ function handlerEnv(): NodeJS.ProcessEnv {
     [ENV.queueUrl]: 'http://127.0.0.1:1/000000000000/messages',
     [ENV.limitsConfig]: JSON.stringify({ plans: config.plans, anonymous: config.anonymous }),
     [ENV.messagesConfig]: JSON.stringify(config.messages),
-    [ENV.gatewayKeyIds]: JSON.stringify({ free: 'k1', pro: 'k2', business: 'k3', enterprise: 'k4', anonymous: 'k5' }),
+    [ENV.pooledUsageKeys]: JSON.stringify({ free: 'v1', pro: 'v2', business: 'v3', enterprise: 'v4', anonymous: 'v5' }),
     [ENV.keyCacheSeconds]: '30',
   };
 }
@@ -77,7 +77,7 @@ async function bundle(entry: string, outfile: string) {
  * platform's own client, lambda/shared/aws): the baseline of the cold-start ratio.
  */
 const SDK_CLIENTS_OF: Readonly<Record<keyof typeof HANDLER_ENTRIES, readonly string[]>> = {
-  authorizer: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-api-gateway'],
+  authorizer: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'],
   sendMessage: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-sqs'],
   getMessage: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'],
   fallback: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'],

@@ -4,6 +4,7 @@ import { domainToASCII, domainToUnicode } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { REDIRECT_STATUSES } from '../lambda/domains/domain-config.js';
 import { PLAN_IDS, type RateLimits } from '../lib/config/index.js';
+import type { DeployedStack } from './deployed-stack.js';
 import type {
   ControlPlaneClient,
   DeployFileUpload,
@@ -14,7 +15,7 @@ import type {
   ProjectView,
 } from './control-plane-client.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE, usageError } from './errors.js';
-import { accountText, clean, keysTable, keyText, keyValues, maskedKey, table, usageText } from './format.js';
+import { accountText, backfillText, clean, keysTable, keyText, keyValues, maskedKey, table, usageText } from './format.js';
 import { DEFAULT_CONTROL_URL, HttpControlPlaneClient } from './http-control-plane-client.js';
 
 /** Where the CLI writes, and the environment it reads: the process's, or a test's. */
@@ -33,6 +34,8 @@ interface Context {
   readonly client: ControlPlaneClient;
   readonly json: boolean;
   readonly io: CliIo;
+  /** The deployment's API stack, with --stack/--outputs (undefined against the local platform). */
+  deployed(): DeployedStack | undefined;
   /** Projects, deploys and domains: the local control-plane API only (commands marked `localOnly`). */
   projects(): ProjectsClient;
   /** The command's one JSON document (--json) or its human text. */
@@ -436,6 +439,24 @@ export const COMMANDS: readonly Command[] = [
     },
   },
   {
+    words: ['keys', 'backfill-usage-keys'],
+    summary: 'Store the usage identifier of keys created before it was stored (migration; idempotent)',
+    options: { account: { type: 'string' } },
+    required: [],
+    flags: [['--account ID', 'only the keys of this account (default: every account)']],
+    examples: [
+      'keys backfill-usage-keys --account acct_demo_pro',
+      'keys backfill-usage-keys --stack MessagesPlatform-Api --region eu-west-1',
+    ],
+    async run(ctx, values) {
+      const result = await ctx.client.backfillUsageKeys(values.account as string | undefined);
+      ctx.output(result, backfillText(result));
+      if (result.changed.length > 0) {
+        ctx.fail(`${result.changed.length} key record(s) changed during the run and were left alone`, 'run keys backfill-usage-keys again');
+      }
+    },
+  },
+  {
     words: ['plans', 'set'],
     summary: 'Move an account to a plan (Enterprise with custom limits)',
     options: { account: { type: 'string' }, plan: { type: 'string' }, ...LIMIT_OPTIONS },
@@ -486,14 +507,16 @@ export const COMMANDS: readonly Command[] = [
     required: [],
     flags: [['--stack NAME | --outputs FILE', 'the deployed API stack (one of the two is needed)']],
     examples: ['dlq redrive --stack MessagesPlatform-Api --region eu-west-1', 'dlq redrive --outputs cdk-outputs.json'],
-    async run(ctx, values) {
-      if (values.stack === undefined && values.outputs === undefined) {
+    async run(ctx) {
+      const stack = ctx.deployed();
+      if (!stack) {
         throw new CliError('dlq redrive works on a deployed stack: give --stack or --outputs', {
           code: 'not_supported',
           hint: 'locally, the fault tests call redriveDeadLetters() of the local platform (local/platform.ts)',
         });
       }
-      const task = await startRedrive(values, ctx.io.env);
+      const { startRedrive } = await import('./dlq-redrive.js');
+      const task = await startRedrive(stack);
       ctx.output(
         task,
         `Started moving ${task.messages} message${task.messages === 1 ? '' : 's'} from ${task.sourceArn} to ${task.destinationArn} (task ${task.taskHandle}).\n` +
@@ -704,7 +727,8 @@ const GLOBAL_FLAGS_HELP = `Global flags:
   --url URL           the local control-plane API (default $PLATFORM_CONTROL_URL or ${DEFAULT_CONTROL_URL})
   --stack NAME        a deployed stack instead: the API stack's outputs by CloudFormation (default name MessagesPlatform-Api)
   --outputs FILE      a deployed stack instead: the file of cdk deploy --outputs-file
-  --region REGION     with --stack/--outputs (default $AWS_REGION, else the config's platform.region)
+  --region REGION     with --stack/--outputs (default $AWS_REGION, $AWS_DEFAULT_REGION, your AWS profile's;
+                      with --outputs, else the deployment's own platform.region)
   -h, --help          help; after a command, that command's help`;
 
 function globalHelp(): string {
@@ -720,8 +744,9 @@ ${COMMANDS.map((c) => `  ${c.words.join(' ').padEnd(width)}  ${c.summary}`).join
 ${GLOBAL_FLAGS_HELP}
 
 By default the CLI talks to the local platform (npm start). With --stack or --outputs it works on a
-deployed stack directly (DynamoDB and API Gateway), with your AWS credentials. Projects and
-domains are local only: on AWS owners manage them in the dashboard (output DashboardUrl).
+deployed stack directly (DynamoDB and API Gateway), with your AWS credentials and the deployment's
+own config (its PlatformConfig output: plans, limits, backstops). Projects and domains are local
+only: on AWS owners manage them in the dashboard (output DashboardUrl).
 
 Exit codes: 0 success, 1 refused by the control plane or a network/AWS failure, 2 usage error.
 
@@ -838,6 +863,8 @@ interface Backend {
   readonly client: ControlPlaneClient;
   /** Projects and domains: the local control-plane API only. */
   readonly projects?: ProjectsClient;
+  /** With --stack/--outputs: the deployment's API stack (outputs, region). */
+  readonly deployed?: DeployedStack;
   close(): void;
 }
 
@@ -868,7 +895,7 @@ async function openBackend(values: Values, env: CliIo['env'], localOnly = false)
       ...(region !== undefined ? { region } : {}),
       env,
     });
-    return { client: aws.client, close: () => aws.close() };
+    return { client: aws.client, deployed: aws.stack, close: () => aws.close() };
   }
 
   const baseUrl = url ?? (env.PLATFORM_CONTROL_URL || DEFAULT_CONTROL_URL);
@@ -947,6 +974,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     }
 
     const backend = await openBackend(values, io.env, command.localOnly === true);
+    for (const warning of backend.deployed?.warnings ?? []) io.stderr.write(`warning: ${clean(warning)}\n`);
     let exitCode = 0;
     try {
       let written = false;
@@ -958,6 +986,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
           if (!backend.projects) throw new CliError(AWS_PROJECTS_MESSAGE, { code: 'not_supported' });
           return backend.projects;
         },
+        deployed: () => backend.deployed,
         output(document, text) {
           if (written) throw new Error('a command writes one output');
           written = true;
@@ -1002,80 +1031,4 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
 function write(stream: CliIo['stdout'], text: string, code: number): number {
   stream.write(text);
   return code;
-}
-
-/**
- * `dlq redrive` on a deployed stack: the API stack's QueueUrl and DeadLetterQueueUrl outputs (by
- * CloudFormation or from the outputs file), their ARNs, and an SQS message move task between them.
- */
-async function startRedrive(
-  values: Values,
-  env: CliIo['env'],
-): Promise<{ taskHandle: string; sourceArn: string; destinationArn: string; messages: number }> {
-  const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
-  const { GetQueueAttributesCommand, SQSClient, StartMessageMoveTaskCommand } = await import('@aws-sdk/client-sqs');
-  const { awsError, DEFAULT_API_STACK_NAME, resolveRegion } = await import('./aws-control-plane.js');
-  const { loadConfig } = await import('../lib/config/index.js');
-  const region = resolveRegion(values.region as string | undefined, env, loadConfig());
-  const stack = values.stack as string | undefined;
-  let raw: Record<string, unknown> = {};
-  let source: string;
-  if (values.outputs !== undefined) {
-    const file = values.outputs as string;
-    source = file;
-    let document: Record<string, Record<string, unknown>>;
-    try {
-      document = JSON.parse(await readFile(file, 'utf8')) as Record<string, Record<string, unknown>>;
-    } catch (error) {
-      throw new CliError(`cannot read the outputs file ${clean(file)}: ${clean((error as Error).message)}`, { code: 'bad_outputs' });
-    }
-    const withQueues = Object.keys(document).filter((name) => typeof document[name]?.DeadLetterQueueUrl === 'string');
-    const chosen = stack ?? (withQueues.includes(DEFAULT_API_STACK_NAME) ? DEFAULT_API_STACK_NAME : withQueues[0]);
-    raw = (chosen !== undefined ? document[chosen] : undefined) ?? {};
-  } else {
-    const name = stack ?? DEFAULT_API_STACK_NAME;
-    source = `stack ${name} in ${region}`;
-    const cloudFormation = new CloudFormationClient({ region });
-    try {
-      const answer = await cloudFormation.send(new DescribeStacksCommand({ StackName: name }));
-      for (const output of answer.Stacks?.[0]?.Outputs ?? []) {
-        if (output.OutputKey && output.OutputValue !== undefined) raw[output.OutputKey] = output.OutputValue;
-      }
-    } catch (error) {
-      throw awsError(error, region);
-    } finally {
-      cloudFormation.destroy();
-    }
-  }
-  const queueUrl = raw.QueueUrl;
-  const deadLetterQueueUrl = raw.DeadLetterQueueUrl;
-  if (typeof queueUrl !== 'string' || typeof deadLetterQueueUrl !== 'string') {
-    throw new CliError(`${source} lacks the QueueUrl and DeadLetterQueueUrl outputs`, {
-      code: 'missing_outputs',
-      hint: 'is it the API stack (<stackPrefix>-Api), deployed from this version of the platform?',
-    });
-  }
-  const sqs = new SQSClient({ region });
-  try {
-    const names = ['QueueArn', 'ApproximateNumberOfMessages'] as const;
-    const attributes = async (url: string) =>
-      (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: [...names] }))).Attributes ?? {};
-    const dlq = await attributes(deadLetterQueueUrl);
-    const queue = await attributes(queueUrl);
-    const sourceArn = dlq.QueueArn as string;
-    const destinationArn = queue.QueueArn as string;
-    const task = await sqs.send(
-      new StartMessageMoveTaskCommand({ SourceArn: sourceArn, DestinationArn: destinationArn }),
-    );
-    return {
-      taskHandle: task.TaskHandle ?? '',
-      sourceArn,
-      destinationArn,
-      messages: Number(dlq.ApproximateNumberOfMessages ?? 0),
-    };
-  } catch (error) {
-    throw awsError(error, region);
-  } finally {
-    sqs.destroy();
-  }
 }

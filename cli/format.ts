@@ -1,4 +1,4 @@
-import type { AccountView, KeyView, UsageView } from './control-plane-client.js';
+import type { AccountView, KeyView, UsageKeyBackfill, UsageView } from './control-plane-client.js';
 
 /** Control characters (a name could hold some) are shown as `?`, never sent to the terminal. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
@@ -83,4 +83,20 @@ export function usageText(usage: UsageView): string {
     ]),
   );
   return `${head}\n${body}`;
+}
+
+const idList = (ids: readonly string[]) => (ids.length === 0 ? 'none' : ids.join(', '));
+
+/** The outcome of `keys backfill-usage-keys`: what was checked, stored, and left as it was. */
+export function backfillText(result: UsageKeyBackfill): string {
+  return keyValues([
+    ['scope', result.accountId ?? 'every account'],
+    ['checked', result.checked],
+    ['stored now', `${result.filled.length}${result.filled.length > 0 ? ` (${idList(result.filled)})` : ''}`],
+    ['already stored', result.alreadyStored],
+    ['pooled', `${result.pooled} (no internal key of their own: their plan's pooled key)`],
+    ['revoked', result.revoked],
+    ['internal key gone', `${idList(result.internalKeyMissing)}${result.internalKeyMissing.length > 0 ? ' (left on their plan\'s pooled key)' : ''}`],
+    ['changed meanwhile', idList(result.changed)],
+  ]);
 }

@@ -12,6 +12,7 @@ import type {
   ProjectsClient,
   ProjectView,
   RedirectInput,
+  UsageKeyBackfill,
   UsageView,
 } from './control-plane-client.js';
 import { CliError } from './errors.js';
@@ -89,6 +90,10 @@ export class HttpControlPlaneClient implements ControlPlaneClient, ProjectsClien
 
   usage(accountId: string): Promise<UsageView> {
     return this.request('GET', `/accounts/${seg(accountId)}/usage`);
+  }
+
+  backfillUsageKeys(accountId?: string): Promise<UsageKeyBackfill> {
+    return this.request('POST', '/maintenance/backfill-usage-keys', accountId === undefined ? {} : { accountId });
   }
 
   createProject(accountId: string, input: { slug: string; name?: string }): Promise<ProjectView> {

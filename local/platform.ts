@@ -191,7 +191,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
 
     const authorizer = createAuthorizerHandler({
       keys,
-      usageIdentifiers: gateway,
+      pooledUsageKeys: gateway.pooledUsageKeys(),
       limits: { plans: config.plans, anonymous: config.anonymous },
       clock,
       keyCacheSeconds: config.auth.keyCacheSeconds,

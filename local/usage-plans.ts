@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { backstopFor, type PlanId, usageIdentifierBackstop, type PlatformConfig, type RateLimits } from '../lib/config/index.js';
-import type { UsageIdentifiers } from '../lambda/keys/authorize.js';
-import type { UsagePlanGateway } from '../lambda/keys/usage-plan-gateway.js';
+import { POOLED_USAGE_KEY_NAMES, type PooledUsageKeys } from '../lambda/keys/authorize.js';
+import type { InternalKey, UsagePlanGateway } from '../lambda/keys/usage-plan-gateway.js';
 import { DAY_MS } from '../lambda/rate-limits/windows.js';
 import type { Clock } from '../lambda/shared/clock.js';
 
@@ -36,7 +36,8 @@ export class UsagePlans {
     this.plans.delete(planId);
   }
 
-  createKey(planId: string): { id: string; value: string } {
+  /** Creates an API key in a plan; like API Gateway, it generates the value (CreateApiKey answers it). */
+  createKey(planId: string): InternalKey {
     if (!this.plans.has(planId)) throw new Error(`no usage plan ${planId}`);
     const key = { id: randomUUID().replaceAll('-', '').slice(0, 10), value: randomBytes(20).toString('hex') };
     this.keys.set(key.id, { value: key.value, planId });
@@ -44,10 +45,12 @@ export class UsagePlans {
     return key;
   }
 
-  /** Re-registers a key kept from an earlier run (with --data); internal values are new. */
-  restoreKey(id: string, planId: string): void {
+  /**
+   * Re-registers a key kept from an earlier run (with --data) with the value its record stored; a
+   * record from before values were stored gets a new one (as `keys backfill-usage-keys` then reads).
+   */
+  restoreKey(id: string, planId: string, value: string = randomBytes(20).toString('hex')): void {
     if (this.keys.has(id)) return;
-    const value = randomBytes(20).toString('hex');
     this.keys.set(id, { value, planId });
     this.planOfValue.set(value, planId);
   }
@@ -68,10 +71,9 @@ export class UsagePlans {
     this.buckets.delete(key.value);
   }
 
-  valueOf(id: string): string {
-    const key = this.keys.get(id);
-    if (!key) throw new Error(`no API key ${id}`);
-    return key.value;
+  /** GetApiKey with includeValue; undefined once the key is deleted. */
+  valueOf(id: string): string | undefined {
+    return this.keys.get(id)?.value;
   }
 
   planOf(id: string): string | undefined {
@@ -100,32 +102,43 @@ export class UsagePlans {
   }
 }
 
-const STANDARD_PLANS = ['free', 'pro', 'business'] as const;
-
 /**
  * The local counterpart of the API Gateway adapter: the same usage plans the API stack creates
  * (one per standard plan, one for anonymous callers, one per Enterprise account at run time),
- * a pooled key per plan, and one internal key per customer key.
+ * a pooled key per plan, and one internal key per customer key. As on AWS, the authorizer gets
+ * the pooled keys' values at start (`pooledUsageKeys`, the stack passes them in its environment)
+ * and each customer key's value from its record; it never asks this gateway for one.
  */
-export class LocalUsagePlanGateway implements UsagePlanGateway, UsageIdentifiers {
-  private readonly poolKeys = new Map<string, string>();
+export class LocalUsagePlanGateway implements UsagePlanGateway {
+  private readonly pooled: PooledUsageKeys;
 
   constructor(
     readonly plans: UsagePlans,
     private readonly config: PlatformConfig,
   ) {
-    for (const plan of [...STANDARD_PLANS, 'enterprise', 'anonymous'] as const) {
+    for (const plan of POOLED_USAGE_KEY_NAMES) {
       this.plans.definePlan(plan, usageIdentifierBackstop(plan, config));
     }
-    for (const plan of [...STANDARD_PLANS, 'enterprise', 'anonymous'] as const) {
-      this.poolKeys.set(plan, this.plans.createKey(plan).id);
-    }
+    this.pooled = Object.fromEntries(
+      POOLED_USAGE_KEY_NAMES.map((plan) => [plan, this.plans.createKey(plan).value]),
+    ) as PooledUsageKeys;
+  }
+
+  /** The values of the pooled keys, one per plan plus anonymous: what the authorizer is configured with. */
+  pooledUsageKeys(): PooledUsageKeys {
+    return this.pooled;
   }
 
   /** Rebuilds the bindings of accounts and keys kept from an earlier run (with --data). */
   restore(
     accounts: ReadonlyArray<{ plan: PlanId; limits?: RateLimits; gatewayUsagePlanId?: string }>,
-    keys: ReadonlyArray<{ status: string; gatewayKeyId?: string; plan: PlanId; accountId: string }>,
+    keys: ReadonlyArray<{
+      status: string;
+      gatewayKeyId?: string;
+      gatewayKeyValue?: string;
+      plan: PlanId;
+      accountId: string;
+    }>,
     planOfAccount: (accountId: string) => string | undefined,
   ): void {
     for (const account of accounts) {
@@ -135,7 +148,9 @@ export class LocalUsagePlanGateway implements UsagePlanGateway, UsageIdentifiers
     }
     for (const key of keys) {
       const planId = planOfAccount(key.accountId);
-      if (key.status === 'active' && key.gatewayKeyId && planId) this.plans.restoreKey(key.gatewayKeyId, planId);
+      if (key.status === 'active' && key.gatewayKeyId && planId) {
+        this.plans.restoreKey(key.gatewayKeyId, planId, key.gatewayKeyValue);
+      }
     }
   }
 
@@ -157,8 +172,12 @@ export class LocalUsagePlanGateway implements UsagePlanGateway, UsageIdentifiers
     this.plans.deletePlan(usagePlanId);
   }
 
-  async createKey(_keyId: string, usagePlanId: string): Promise<string | undefined> {
-    return this.plans.createKey(usagePlanId).id;
+  async createKey(_keyId: string, usagePlanId: string): Promise<InternalKey | undefined> {
+    return this.plans.createKey(usagePlanId);
+  }
+
+  async keyValue(gatewayKeyId: string): Promise<string | undefined> {
+    return this.plans.valueOf(gatewayKeyId);
   }
 
   async moveKey(gatewayKeyId: string, _from: string, to: string): Promise<void> {
@@ -167,11 +186,5 @@ export class LocalUsagePlanGateway implements UsagePlanGateway, UsageIdentifiers
 
   async deleteKey(gatewayKeyId: string): Promise<void> {
     this.plans.deleteKey(gatewayKeyId);
-  }
-
-  async valueFor(target: { plan: PlanId | 'anonymous'; gatewayKeyId?: string }): Promise<string> {
-    const id = target.gatewayKeyId ?? this.poolKeys.get(target.plan);
-    if (!id) throw new Error(`no usage identifier for ${target.plan}`);
-    return this.plans.valueOf(id);
   }
 }

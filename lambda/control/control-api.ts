@@ -289,6 +289,14 @@ function controlRoutes({ controlPlane, projects, domains, owners, config }: Cont
       status: 200,
       body: await controlPlane.usage(account(params)),
     })),
+    // Migration of key records created before the internal key's value was stored (keys backfill-usage-keys).
+    route('POST', '/maintenance/backfill-usage-keys', 'operator', async ({ body }) => {
+      const { accountId } = body;
+      if (accountId !== undefined && typeof accountId !== 'string') {
+        throw new ApiProblem(400, 'invalid_request', 'accountId must be a string when given.');
+      }
+      return { status: 200, body: await controlPlane.backfillUsageKeys(accountId) };
+    }),
 
     route('POST', '/accounts/{accountId}/projects', 'account', async ({ params, body }) => ({
       status: 201,

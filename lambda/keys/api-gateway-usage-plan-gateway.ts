@@ -6,6 +6,7 @@ import {
   DeleteApiKeyCommand,
   DeleteUsagePlanCommand,
   DeleteUsagePlanKeyCommand,
+  GetApiKeyCommand,
   GetUsagePlanCommand,
   GetUsagePlanKeyCommand,
   GetUsagePlansCommand,
@@ -13,7 +14,7 @@ import {
   UpdateUsagePlanCommand,
 } from '@aws-sdk/client-api-gateway';
 import { backstopFor, type PlatformConfig, type RateLimits } from '../../lib/config/index.js';
-import type { UsagePlanGateway } from './usage-plan-gateway.js';
+import type { InternalKey, UsagePlanGateway } from './usage-plan-gateway.js';
 
 /** Retry policy of control-plane calls (see `withBackoff`). */
 export const BACKOFF = {
@@ -202,8 +203,8 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
     );
   }
 
-  async createKey(keyId: string, usagePlanId: string, poolable: boolean): Promise<string | undefined> {
-    let apiKeyId: string;
+  async createKey(keyId: string, usagePlanId: string, poolable: boolean): Promise<InternalKey | undefined> {
+    let key: { id: string; value?: string };
     try {
       const created = await this.call(() =>
         this.client.send(
@@ -216,7 +217,7 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
         ),
       );
       if (!created.id) throw new Error(`CreateApiKey internal-${keyId} returned no id`);
-      apiKeyId = created.id;
+      key = { id: created.id, ...(created.value ? { value: created.value } : {}) };
     } catch (error) {
       if (errorName(error) !== 'LimitExceededException') throw error;
       // The API keys quota: Free and Pro keys share their plan's pooled key (the authorizer uses it
@@ -225,19 +226,30 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
       throw new ApiKeyQuotaError(keyId, error);
     }
     try {
-      await this.bind(apiKeyId, usagePlanId);
+      // CreateApiKey answers the generated value; read it back only if it ever did not.
+      const value = key.value ?? (await this.keyValue(key.id));
+      if (!value) throw new Error(`API key ${key.id} (customer key ${keyId}) has no value`);
+      await this.bind(key.id, usagePlanId);
+      return { id: key.id, value };
     } catch (error) {
       try {
-        await this.deleteKey(apiKeyId);
+        await this.deleteKey(key.id);
       } catch (cleanupError) {
         throw new Error(
-          `Binding internal API key ${apiKeyId} (customer key ${keyId}) to usage plan ${usagePlanId} failed (${messageOf(error)}), and deleting that API key failed too (${messageOf(cleanupError)}): delete it by hand.`,
+          `Binding internal API key ${key.id} (customer key ${keyId}) to usage plan ${usagePlanId} failed (${messageOf(error)}), and deleting that API key failed too (${messageOf(cleanupError)}): delete it by hand.`,
           { cause: error },
         );
       }
       throw error;
     }
-    return apiKeyId;
+  }
+
+  /** GetApiKey with includeValue, for records created before values were stored; undefined once the key is gone. */
+  async keyValue(gatewayKeyId: string): Promise<string | undefined> {
+    const key = await this.ignoring('NotFoundException', () =>
+      this.call(() => this.client.send(new GetApiKeyCommand({ apiKey: gatewayKeyId, includeValue: true }))),
+    );
+    return key?.value;
   }
 
   /** An API key can be in one usage plan per stage only: unbind from `from`, then bind to `to`. */

@@ -1,5 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import type { PlanDefinition, PlanId, RateLimits } from '../../lib/config/index.js';
+import { PLAN_IDS, type PlanDefinition, type PlanId, type RateLimits } from '../../lib/config/index.js';
 import { header } from '../messages/validation.js';
 import type { Clock } from '../shared/clock.js';
 import { logger } from '../shared/powertools.js';
@@ -12,17 +12,27 @@ export interface LimitsConfig {
   readonly anonymous: RateLimits;
 }
 
+/** The usage identifiers of the stack's pooled internal keys: one per plan, plus anonymous callers. */
+export const POOLED_USAGE_KEY_NAMES = [...PLAN_IDS, 'anonymous'] as const;
+
 /**
- * Resolves the usage identifier (an internal API Gateway key's value) of a caller: the key's own
- * internal key when it has one, else the pooled key of its plan (or of anonymous callers).
+ * The values of the pooled internal API Gateway keys (the authorizer's environment). A caller
+ * without an internal key of its own (anonymous, pooled Free/Pro keys, records from before the
+ * values were stored) is metered on its plan's. Internal identifiers, not customer secrets.
  */
-export interface UsageIdentifiers {
-  valueFor(target: { plan: PlanId | 'anonymous'; gatewayKeyId?: string }): Promise<string>;
+export type PooledUsageKeys = Readonly<Record<(typeof POOLED_USAGE_KEY_NAMES)[number], string>>;
+
+/** Checks the pooled keys the environment gives (every name, a non-empty value), or throws naming what is wrong. */
+export function parsePooledUsageKeys(raw: unknown): PooledUsageKeys {
+  const given = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  const bad = POOLED_USAGE_KEY_NAMES.filter((name) => typeof given[name] !== 'string' || given[name] === '');
+  if (bad.length > 0) throw new Error(`pooled usage keys: no value for ${bad.join(', ')}`);
+  return Object.fromEntries(POOLED_USAGE_KEY_NAMES.map((name) => [name, given[name] as string])) as PooledUsageKeys;
 }
 
 export interface AuthorizeDeps {
   readonly keys: KeyStore;
-  readonly usageIdentifiers: UsageIdentifiers;
+  readonly pooledUsageKeys: PooledUsageKeys;
   readonly limits: LimitsConfig;
   readonly clock: Clock;
   /** How long a key lookup is reused in memory; revocation reaches the authorizer within this. */
@@ -44,6 +54,11 @@ export function createAuthorizer(deps: AuthorizeDeps) {
     const hit = cache.get(keyHash);
     if (hit && hit.expiresMs > now) return hit.record;
     const record = await deps.keys.findByHash(keyHash);
+    if (record?.status === 'active' && record.gatewayKeyId && !record.gatewayKeyValue) {
+      // A record from before the values were stored: never a management call here (its quotas are
+      // low and fixed); meter it on the plan's pooled key until `keys backfill-usage-keys` runs.
+      logger.warn('key record has no stored usage identifier; using its plan\'s pooled key', { keyId: record.keyId });
+    }
     if (deps.keyCacheSeconds > 0) {
       if (cache.size > 10_000) cache.clear();
       cache.set(keyHash, { record, expiresMs: now + deps.keyCacheSeconds * 1000 });
@@ -51,7 +66,9 @@ export function createAuthorizer(deps: AuthorizeDeps) {
     return record;
   }
 
-  async function identify(event: APIGatewayRequestAuthorizerEvent): Promise<{ caller: Caller; gatewayKeyId?: string }> {
+  async function identify(
+    event: APIGatewayRequestAuthorizerEvent,
+  ): Promise<{ caller: Caller; usageIdentifierKey: string }> {
     const authorization = header(event.headers ?? {}, 'authorization');
     if (authorization === undefined || authorization.trim() === '') return anonymous('missing');
     const token = BEARER.exec(authorization)?.[1];
@@ -69,24 +86,19 @@ export function createAuthorizer(deps: AuthorizeDeps) {
         limits: record.limits ?? plan.limits,
         ban: plan.ban,
       },
-      ...(record.gatewayKeyId ? { gatewayKeyId: record.gatewayKeyId } : {}),
+      // One read of the record gives everything: its own internal key's value, or its plan's pool.
+      usageIdentifierKey: record.gatewayKeyValue ?? deps.pooledUsageKeys[record.plan],
     };
   }
 
+  const anonymous = (reason: 'missing' | 'malformed' | 'invalid') => ({
+    caller: { kind: 'anonymous' as const, reason },
+    usageIdentifierKey: deps.pooledUsageKeys.anonymous,
+  });
+
   return async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
-    const { caller, gatewayKeyId } = await identify(event);
+    const { caller, usageIdentifierKey } = await identify(event);
     logger.debug('caller identified', caller.kind === 'key' ? { keyId: caller.keyId } : { anonymous: caller.reason });
-    const plan = caller.kind === 'key' ? caller.plan : 'anonymous';
-    let usageIdentifierKey: string;
-    try {
-      usageIdentifierKey = await deps.usageIdentifiers.valueFor({ plan, ...(gatewayKeyId ? { gatewayKeyId } : {}) });
-    } catch (error) {
-      if (!gatewayKeyId) throw error;
-      // The key's own internal key is gone (revoked within our cache TTL): meter it on the plan's
-      // pooled key; the limiter refuses a revoked key with a 401.
-      logger.warn('internal usage key not found; using the pooled key', { keyId: principalOf(caller), error: error as Error });
-      usageIdentifierKey = await deps.usageIdentifiers.valueFor({ plan });
-    }
     return {
       principalId: principalOf(caller),
       policyDocument: {
@@ -100,8 +112,6 @@ export function createAuthorizer(deps: AuthorizeDeps) {
 }
 
 const principalOf = (caller: Caller) => (caller.kind === 'key' ? caller.keyId : 'anonymous');
-
-const anonymous = (reason: 'missing' | 'malformed' | 'invalid') => ({ caller: { kind: 'anonymous' as const, reason } });
 
 /** arn:aws:execute-api:region:account:api/stage/METHOD/path → .../stage/*: one policy fits every route. */
 function wildcardResource(methodArn: string): string {

@@ -1,15 +1,16 @@
 import { ENV } from '../../lib/constructs/messages/runtime-contract.js';
-import { ApiGatewayClient } from '../shared/aws/api-gateway.js';
 import { systemClock } from '../shared/clock.js';
 import { requireEnv, requireJsonEnv } from '../shared/env.js';
 import { documentClient, limitsConfig } from '../shared/runtime.js';
-import { ApiGatewayUsageIdentifiers } from './api-gateway-usage-identifiers.js';
+import { parsePooledUsageKeys } from './authorize.js';
 import { createAuthorizerHandler } from './authorizer-handler.js';
 import { DynamoDbKeyStore } from './dynamodb-key-store.js';
 
+// One DynamoDB read per key lookup and nothing else: no management-plane (API Gateway) client at
+// all, since its quotas are low and fixed and a scale-out would turn its throttling into failures.
 export const handler = createAuthorizerHandler({
   keys: new DynamoDbKeyStore(documentClient, requireEnv(ENV.apiKeysTable)),
-  usageIdentifiers: new ApiGatewayUsageIdentifiers(new ApiGatewayClient(), requireJsonEnv(ENV.gatewayKeyIds)),
+  pooledUsageKeys: parsePooledUsageKeys(requireJsonEnv(ENV.pooledUsageKeys)),
   limits: limitsConfig(),
   clock: systemClock,
   keyCacheSeconds: Number(requireEnv(ENV.keyCacheSeconds)),

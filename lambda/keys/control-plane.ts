@@ -8,7 +8,9 @@ import type { Clock } from '../shared/clock.js';
 import type { AccountRecord, AccountStore } from './accounts.js';
 import { displayParts, generateApiKey, hashApiKey } from './api-key-format.js';
 import type { ApiKeyRecord, KeyStore } from './key-store.js';
-import type { UsagePlanGateway } from './usage-plan-gateway.js';
+import type { InternalKey, UsagePlanGateway } from './usage-plan-gateway.js';
+import { backfillUsageKeys, type UsageKeyBackfill } from './usage-key-backfill.js';
+import { type AccountView, type KeyUsageView, type KeyView, keyView, type UsageView } from './views.js';
 
 export type ControlPlaneErrorCode = 'invalid_request' | 'account_not_found' | 'key_not_found';
 
@@ -25,48 +27,7 @@ export class ControlPlaneError extends Error {
   }
 }
 
-export interface AccountView {
-  readonly accountId: string;
-  readonly name: string;
-  readonly plan: PlanId;
-  /** The limits in force: the plan's, or the account's agreed ones (Enterprise). */
-  readonly limits: RateLimits;
-  readonly customLimits: boolean;
-  readonly createdAt: string;
-  readonly updatedAt?: string;
-}
-
-/** A key as it may be shown after creation: never the secret, never its hash. */
-export interface KeyView {
-  readonly keyId: string;
-  readonly name: string;
-  readonly prefix: string;
-  readonly last4: string;
-  readonly status: 'active' | 'revoked';
-  readonly createdAt: string;
-  readonly lastUsedAt?: string;
-  readonly revokedAt?: string;
-}
-
-export interface WindowUsageView {
-  readonly used: number;
-  readonly limit: number;
-  readonly remaining: number;
-  readonly resetsAt: string;
-}
-
-export interface KeyUsageView extends KeyView {
-  readonly minute: WindowUsageView;
-  readonly day: WindowUsageView;
-  readonly bannedUntil?: string;
-}
-
-export interface UsageView {
-  readonly accountId: string;
-  readonly plan: PlanId;
-  readonly limits: RateLimits;
-  readonly keys: readonly KeyUsageView[];
-}
+export type { AccountView, KeyUsageView, KeyView, UsageView, WindowUsageView } from './views.js';
 
 export interface ControlPlaneDeps {
   readonly accounts: AccountStore;
@@ -111,6 +72,12 @@ function parseLimits(plan: PlanId, value: unknown, config: PlatformConfig): Rate
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Seconds added to the authorizer's key cache before a revoked key's internal key is deleted:
+ * clocks of the control plane and of the authorizers may differ by this much.
+ */
+export const RELEASE_MARGIN_SECONDS = 5;
 
 /** A new account id: `acct_` and 20 random hex digits. */
 export const newAccountId = () => `acct_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
@@ -172,19 +139,21 @@ export class ControlPlane {
   async createKey(accountId: string, name: unknown): Promise<{ secret: string; key: KeyView }> {
     const keyName = parseName(name);
     const account = await this.account(accountId);
+    // Frees the quota the account's revoked keys still hold, before taking from it.
+    await this.releaseInternalKeys(await this.deps.keys.listByAccount(accountId));
     const secret = generateApiKey();
     const keyId = `key_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
     const limits = this.limitsOf(account);
-    const gatewayKeyId = await this.deps.gateway.createKey(
+    const internalKey = await this.deps.gateway.createKey(
       keyId,
       this.usagePlanIdOf(account),
       account.plan === 'free' || account.plan === 'pro',
     );
     try {
-      return await this.storeKey(secret, keyId, keyName, account, limits, gatewayKeyId);
+      return await this.storeKey(secret, keyId, keyName, account, limits, internalKey);
     } catch (error) {
       // Nothing refers to the internal key yet: delete it rather than leak it (it counts against the quota).
-      if (gatewayKeyId) await this.deps.gateway.deleteKey(gatewayKeyId).catch(() => {});
+      if (internalKey) await this.deps.gateway.deleteKey(internalKey.id).catch(() => {});
       throw error;
     }
   }
@@ -195,7 +164,7 @@ export class ControlPlane {
     keyName: string,
     account: AccountRecord,
     limits: RateLimits,
-    gatewayKeyId: string | undefined,
+    internalKey: InternalKey | undefined,
   ): Promise<{ secret: string; key: KeyView }> {
     const record: ApiKeyRecord = {
       keyHash: hashApiKey(secret),
@@ -206,7 +175,7 @@ export class ControlPlane {
       status: 'active',
       plan: account.plan,
       ...(account.limits ? { limits: account.limits } : {}),
-      ...(gatewayKeyId ? { gatewayKeyId } : {}),
+      ...bindingOf(internalKey),
       createdAt: iso(this.deps.clock.now()),
     };
     // The limiter item first: a key record without one would be refused as revoked.
@@ -226,19 +195,46 @@ export class ControlPlane {
 
   /** Refused by the limiter from the next request on; by the authorizer within its cache TTL. */
   async revokeKey(accountId: string, keyId: string): Promise<KeyView> {
-    const record = await this.key(accountId, keyId);
-    if (record.status === 'revoked' && !record.gatewayKeyId) return keyView(record);
-    const revokedAt = record.revokedAt ?? iso(this.deps.clock.now());
-    // Refused from the next request on, before anything that could fail.
-    await this.deps.limiter.revokeKey(keySubjectId(keyId));
-    await this.deps.keys.update(record.keyHash, { status: 'revoked', revokedAt });
-    if (record.gatewayKeyId) {
-      // Frees the internal key (it counts against the API key quota); a failed delete is
-      // completed by revoking again, since the record keeps the id until it is gone.
-      await this.deps.gateway.deleteKey(record.gatewayKeyId);
-      await this.deps.keys.update(record.keyHash, { gatewayKeyId: undefined });
+    await this.account(accountId);
+    const records = await this.deps.keys.listByAccount(accountId);
+    const record = records.find((k) => k.keyId === keyId);
+    if (!record) throw new ControlPlaneError('key_not_found', `No key ${keyId} in account ${accountId}.`, 404);
+    let revoked = record;
+    if (record.status !== 'revoked') {
+      const revokedAt = iso(this.deps.clock.now());
+      // Refused from the next request on, before anything that could fail.
+      await this.deps.limiter.revokeKey(keySubjectId(keyId));
+      await this.deps.keys.update(record.keyHash, { status: 'revoked', revokedAt });
+      revoked = { ...record, status: 'revoked', revokedAt };
     }
-    return keyView({ ...record, status: 'revoked', revokedAt });
+    await this.releaseInternalKeys(records.map((k) => (k.keyId === keyId ? revoked : k)));
+    return keyView(revoked);
+  }
+
+  /**
+   * Deletes the internal keys of revoked keys (they count against the API key quota) once no
+   * authorizer can still hold the key's active record: until then a request with the key still
+   * passes the usage-plan backstop and gets the limiter's 401 with rate-limit headers, not API
+   * Gateway's own. Run by the account's key changes (create, revoke, plan change); the record
+   * keeps the key's id until it is deleted, so a failed delete is completed by the next one.
+   */
+  private async releaseInternalKeys(records: readonly ApiKeyRecord[]): Promise<ApiKeyRecord[]> {
+    const { keyCacheSeconds } = this.deps.config.auth;
+    const graceMs = keyCacheSeconds > 0 ? (keyCacheSeconds + RELEASE_MARGIN_SECONDS) * 1000 : 0;
+    const now = this.deps.clock.now();
+    const after: ApiKeyRecord[] = [];
+    for (const record of records) {
+      const { gatewayKeyId, gatewayKeyValue: _value, ...rest } = record;
+      const revokedAtMs = record.revokedAt ? Date.parse(record.revokedAt) : 0;
+      if (record.status !== 'revoked' || !gatewayKeyId || revokedAtMs + graceMs > now) {
+        after.push(record);
+        continue;
+      }
+      await this.deps.gateway.deleteKey(gatewayKeyId);
+      await this.deps.keys.update(record.keyHash, { gatewayKeyId: undefined, gatewayKeyValue: undefined });
+      after.push(rest);
+    }
+    return after;
   }
 
   /**
@@ -272,16 +268,25 @@ export class ControlPlane {
     const from = this.usagePlanIdOf(account);
     const to = this.usagePlanIdOf(next);
     const nextLimits = this.limitsOf(next);
-    const keys = (await this.deps.keys.listByAccount(accountId)).filter((k) => k.status === 'active');
+    const records = await this.releaseInternalKeys(await this.deps.keys.listByAccount(accountId));
+    // A revoked key whose internal key is not released yet moves with the others: it stays valid
+    // until then, and a usage plan is deleted only once no key is bound to it.
+    for (const key of records) {
+      if (key.status === 'revoked' && key.gatewayKeyId && from !== to) {
+        await this.deps.gateway.moveKey(key.gatewayKeyId, from, to);
+      }
+    }
+    const keys = records.filter((k) => k.status === 'active');
     const poolable = plan === 'free' || plan === 'pro';
     for (const key of keys) {
-      let gatewayKeyId = key.gatewayKeyId;
-      if (gatewayKeyId && from !== to) await this.deps.gateway.moveKey(gatewayKeyId, from, to);
+      // A move keeps the internal key (its id and value): the record's stored value stays right.
+      if (key.gatewayKeyId && from !== to) await this.deps.gateway.moveKey(key.gatewayKeyId, from, to);
       // A pooled key moving to a plan that never pools gets its own internal key.
-      if (!gatewayKeyId && !poolable) gatewayKeyId = await this.deps.gateway.createKey(key.keyId, to, false);
+      const created = !key.gatewayKeyId && !poolable
+        ? await this.deps.gateway.createKey(key.keyId, to, false)
+        : undefined;
       await this.deps.limiter.setLimits(keySubjectId(key.keyId), nextLimits);
-      const binding = gatewayKeyId ? { gatewayKeyId } : {};
-      await this.deps.keys.update(key.keyHash, { plan, limits: next.limits, ...binding });
+      await this.deps.keys.update(key.keyHash, { plan, limits: next.limits, ...bindingOf(created) });
     }
     // Deleted before the account forgets it, so an interrupted change is completed by a re-run.
     if (account.gatewayUsagePlanId && plan !== 'enterprise') {
@@ -289,6 +294,19 @@ export class ControlPlane {
     }
     await this.deps.accounts.replace(next);
     return this.accountView(next);
+  }
+
+  /**
+   * Stores the value of each key's internal key where the record lacks it (records created before
+   * values were stored), off the request path; the authorizer meters those keys on their plan's
+   * pooled key until then. Idempotent: a run fills only what is still missing.
+   */
+  async backfillUsageKeys(accountId?: string): Promise<UsageKeyBackfill> {
+    if (accountId !== undefined) await this.account(accountId);
+    const records = accountId === undefined
+      ? await this.deps.keys.listAll()
+      : await this.deps.keys.listByAccount(accountId);
+    return backfillUsageKeys({ keys: this.deps.keys, gateway: this.deps.gateway }, records, accountId);
   }
 
   async liftBan(accountId: string, keyId: string): Promise<{ keyId: string; wasBanned: boolean }> {
@@ -372,15 +390,5 @@ export class ControlPlane {
   }
 }
 
-function keyView(record: ApiKeyRecord, lastUsedAtMs?: number): KeyView {
-  return {
-    keyId: record.keyId,
-    name: record.name,
-    prefix: record.prefix,
-    last4: record.last4,
-    status: record.status,
-    createdAt: record.createdAt,
-    ...(lastUsedAtMs !== undefined ? { lastUsedAt: iso(lastUsedAtMs) } : {}),
-    ...(record.revokedAt ? { revokedAt: record.revokedAt } : {}),
-  };
-}
+/** The record attributes of an internal key: its id and value, stored together. */
+const bindingOf = (key: InternalKey | undefined) => (key ? { gatewayKeyId: key.id, gatewayKeyValue: key.value } : {});

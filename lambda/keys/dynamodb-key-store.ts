@@ -1,4 +1,4 @@
-import { type DocumentClient, GetCommand, PutCommand, UpdateCommand } from '../shared/aws/dynamodb.js';
+import { type DocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '../shared/aws/dynamodb.js';
 import { TABLE_KEYS } from '../../lib/constructs/messages/runtime-contract.js';
 import { queryIndex } from '../shared/dynamodb.js';
 import { conditionalUpdate } from '../shared/dynamodb-update.js';
@@ -31,10 +31,27 @@ export class DynamoDbKeyStore implements KeyStore {
     });
   }
 
-  async update(keyHash: string, changes: ApiKeyChanges): Promise<void> {
+  async listAll(): Promise<ApiKeyRecord[]> {
+    const records: ApiKeyRecord[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new ScanCommand({ TableName: this.tableName, ConsistentRead: true, ExclusiveStartKey: startKey }),
+      );
+      records.push(...((page.Items ?? []) as ApiKeyRecord[]));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return records;
+  }
+
+  async update(keyHash: string, changes: ApiKeyChanges, expected?: Partial<ApiKeyRecord>): Promise<void> {
     if (Object.keys(changes).length === 0) return;
     await this.client.send(
-      new UpdateCommand({ TableName: this.tableName, Key: { keyHash }, ...conditionalUpdate('keyHash', changes) }),
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { keyHash },
+        ...conditionalUpdate('keyHash', changes, expected),
+      }),
     );
   }
 }

@@ -1,6 +1,15 @@
 import type { RateLimits } from '../../lib/config/index.js';
 
 /**
+ * An internal API Gateway key: its id (to move or delete it) and its value (the usage identifier
+ * the authorizer returns; an internal identifier, not a customer secret).
+ */
+export interface InternalKey {
+  readonly id: string;
+  readonly value: string;
+}
+
+/**
  * Binding of customer keys to API Gateway usage plans (the backstop behind the exact limiter),
  * through internal API Gateway keys: customer secrets never live in API Gateway.
  *
@@ -19,10 +28,13 @@ export interface UsagePlanGateway {
   /** Deletes an Enterprise account's usage plan once no key is bound to it. */
   deleteAccountPlan(usagePlanId: string): Promise<void>;
   /**
-   * Creates the internal key of customer key `keyId` in usage plan `usagePlanId`; returns its id,
-   * or undefined when the key must use its plan's pool (API key quota reached; Free and Pro only).
+   * Creates the internal key of customer key `keyId` in usage plan `usagePlanId`; returns its id
+   * and value, or undefined when the key must use its plan's pool (API key quota reached; Free and
+   * Pro only).
    */
-  createKey(keyId: string, usagePlanId: string, poolable: boolean): Promise<string | undefined>;
+  createKey(keyId: string, usagePlanId: string, poolable: boolean): Promise<InternalKey | undefined>;
+  /** The value of an existing internal key (migration of records that lack it); undefined once it is deleted. */
+  keyValue(gatewayKeyId: string): Promise<string | undefined>;
   /** Moves an internal key from one usage plan to another (plan change). */
   moveKey(gatewayKeyId: string, fromUsagePlanId: string, toUsagePlanId: string): Promise<void>;
   /** Deletes the internal key of a revoked customer key. */

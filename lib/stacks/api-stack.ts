@@ -1,9 +1,10 @@
-import { Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { PlatformConfig } from '../config/index.js';
 import { MessagesApi } from '../constructs/messages/messages-api.js';
 import type { MessagesDataResources } from '../constructs/messages/messages-data.js';
+import { PLATFORM_CONFIG_OUTPUT, platformConfigOutputValue } from './api-stack-outputs.js';
 
 export interface ApiStackProps extends StackProps {
   readonly config: PlatformConfig;
@@ -27,5 +28,12 @@ export class ApiStack extends Stack {
       data: props.messagesData,
       alarmTopic: props.alarmTopic,
     });
+    // A stack output rather than an SSM parameter: the CLI already reads this stack's outputs
+    // (DescribeStacks, or the cdk --outputs-file), so it needs no new permission or call, and the
+    // value changes with the very deploy that changes the config.
+    new CfnOutput(this, PLATFORM_CONFIG_OUTPUT, {
+      value: platformConfigOutputValue(props.config),
+      description: 'The effective platform config (defaults merged with deploy-time overrides, validated), JSON: the operator CLI uses its plans, limits and backstop',
+    }).overrideLogicalId(PLATFORM_CONFIG_OUTPUT);
   }
 }

@@ -3,6 +3,10 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../cli/commands.js';
 import type { UsageView } from '../../cli/control-plane-client.js';
+import { hashApiKey } from '../../lambda/keys/api-key-format.js';
+import { DynamoDbKeyStore } from '../../lambda/keys/dynamodb-key-store.js';
+import { createDocumentClient } from '../../lambda/shared/dynamodb.js';
+import { LOCAL_AWS } from '../../local/emulators.js';
 import { send, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 // The operator CLI (npm run platform) against the local platform's control-plane API: in process
@@ -174,6 +178,42 @@ describe('keys', () => {
   });
 });
 
+describe('keys backfill-usage-keys (migration of records from before usage identifiers were stored)', () => {
+  it('stores the missing value on the local platform, says what it did, and changes nothing when run again', async () => {
+    const accountId = await newAccount('pro');
+    const { secret, keyId } = await newKey(accountId);
+    const documents = createDocumentClient({ ...LOCAL_AWS, endpoint: platform.endpoints.dynamodb });
+    const store = new DynamoDbKeyStore(documents, platform.tables.apiKeys);
+    const record = await store.findByHash(hashApiKey(secret));
+    await store.update(hashApiKey(secret), { gatewayKeyValue: undefined });
+
+    const human = await cli('keys', 'backfill-usage-keys', '--account', accountId);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(new RegExp(`^scope +${accountId}$`, 'm'));
+    expect(human.stdout).toMatch(new RegExp(`^stored now +1 \\(${keyId}\\)$`, 'm'));
+    expect(human.stdout).toMatch(/^internal key gone +none$/m);
+    expect(await store.findByHash(hashApiKey(secret))).toEqual(record);
+
+    expect(await json('keys', 'backfill-usage-keys', '--account', accountId)).toEqual({
+      accountId,
+      checked: 1,
+      filled: [],
+      alreadyStored: 1,
+      pooled: 0,
+      revoked: 0,
+      internalKeyMissing: [],
+      changed: [],
+    });
+    expect((await send(platform, secret)).status).toBe(202);
+  });
+
+  it('without --account, checks the keys of every account, the demo accounts included', async () => {
+    const all = await json<{ checked: number; filled: string[] }>('keys', 'backfill-usage-keys');
+    expect(all.checked).toBeGreaterThanOrEqual(Object.keys(platform.demoAccounts).length);
+    expect(all.filled).toEqual([]);
+  });
+});
+
 describe('plans and usage', () => {
   it('plans set changes X-RateLimit-Limit on the next request; Enterprise custom limits are enforced', async () => {
     const accountId = await newAccount('free');
@@ -280,7 +320,7 @@ describe('errors', () => {
     [['keys', 'list', '--acount', 'acct_x'], 'error: unknown flag --acount for keys list'],
     [['keys', 'list', '--account'], 'error: --account needs a value'],
     [['keys', 'list', '--account', 'acct_x', 'extra'], 'error: unexpected argument "extra" for keys list'],
-    [['keys', 'rotate', '--account', 'acct_x'], 'error: unknown command "keys rotate"; keys has: create, list, revoke'],
+    [['keys', 'rotate', '--account', 'acct_x'], 'error: unknown command "keys rotate"; keys has: create, list, revoke, backfill-usage-keys'],
     [['accounts', 'delete'], 'error: unknown command "accounts delete"'],
     [['frobnicate'], 'error: unknown command "frobnicate"'],
     [['keys'], 'error: keys needs a command: create, list, revoke'],
@@ -330,7 +370,7 @@ describe('help and environment', () => {
       expect(own.stdout).toContain(`Usage: npm run platform -- ${command} `);
       expect(own.stdout).toMatch(/Examples:\n {2}npm run platform -- /);
     }
-    expect((await cliWith({}, ['help', 'keys'])).stdout).toContain('Usage: npm run platform -- keys <create|list|revoke>');
+    expect((await cliWith({}, ['help', 'keys'])).stdout).toContain('Usage: npm run platform -- keys <create|list|revoke|backfill-usage-keys>');
   });
 
   it('PLATFORM_CONTROL_URL replaces the default URL', async () => {

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../lambda/keys/api-key-format.js';
+import { DynamoDbKeyStore } from '../../lambda/keys/dynamodb-key-store.js';
+import type { ApiKeyRecord } from '../../lambda/keys/key-store.js';
+import { createDocumentClient } from '../../lambda/shared/dynamodb.js';
+import { LOCAL_AWS } from '../../local/emulators.js';
 import { many, minuteStart, rateHeaders, send, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 // Issue 3: accounts, plans and keys through the control-plane HTTP API, seen on the Messages API.
@@ -33,6 +37,12 @@ async function key(accountId: string, name = 'test key'): Promise<{ secret: stri
   return { secret: created.body.secret as string, keyId: (created.body.key as { keyId: string }).keyId };
 }
 
+const store = () => {
+  const documents = createDocumentClient({ ...LOCAL_AWS, endpoint: platform.endpoints.dynamodb });
+  return new DynamoDbKeyStore(documents, platform.tables.apiKeys);
+};
+const recordOf = async (secret: string) => (await store().findByHash(hashApiKey(secret))) as ApiKeyRecord;
+
 function nextMinute(): void {
   platform.clock.set(Math.max(minuteStart(), (Math.floor(platform.clock.now() / 60_000) + 1) * 60_000 + 5_000));
 }
@@ -62,16 +72,25 @@ describe('keys', () => {
     expect(JSON.stringify(listed.body)).not.toContain(hashApiKey(secret));
   });
 
-  it('a revoked key gets 401 on the very next request', async () => {
+  it('a revoked key gets 401 on the very next request, from the limiter with rate-limit headers', async () => {
     const free = await account('free');
     const { secret, keyId } = await key(free.accountId);
     expect((await send(platform, secret, 'before')).status).toBe(202); // the authorizer now caches it
     const revoked = await control('DELETE', `/accounts/${free.accountId}/keys/${keyId}`);
     expect(revoked.body).toMatchObject({ keyId, status: 'revoked', revokedAt: expect.any(String) });
+    // The cached record still names the key's internal key, which stays until no authorizer can
+    // hold the record: the backstop lets the request through, and the limiter refuses it.
     const answer = await send(platform, secret, 'after');
     expect(answer.status).toBe(401);
     expect(answer.body.code).toBe('invalid_api_key');
     expect(answer.headers.get('www-authenticate')).toBe('Bearer');
+    expect(rateHeaders(answer.headers).limit).toBe(platform.config.anonymous.perMinute);
+    expect(await recordOf(secret)).toMatchObject({ status: 'revoked', gatewayKeyId: expect.any(String) });
+    // Past the cache (and its margin), the account's next key change deletes the internal key.
+    platform.clock.advance((platform.config.auth.keyCacheSeconds + 5) * 1000);
+    await key(free.accountId, 'another');
+    expect(await recordOf(secret)).not.toHaveProperty('gatewayKeyId');
+    expect((await send(platform, secret, 'later')).status).toBe(401);
   });
 
   it('refuses unknown accounts and keys, and bad input, with problem documents', async () => {
@@ -149,5 +168,71 @@ describe('bans and usage', () => {
     expect((await send(platform, secret, 'x')).body.code).toBe('rate_limited');
     platform.clock.advance(60_000);
     expect((await send(platform, secret, 'after the ban')).status).toBe(202);
+  });
+});
+
+describe('usage identifiers: the authorizer reads them from the key record, never from the gateway', () => {
+  const expireAuthorizerCache = () => platform.clock.advance(platform.config.auth.keyCacheSeconds * 1000);
+
+  it('a new key\'s record holds its internal key\'s id and value, and the backstop meters the key on that value', async () => {
+    nextMinute();
+    const acct = await account('pro');
+    const { secret } = await key(acct.accountId);
+    const record = await recordOf(secret);
+    expect(record.gatewayKeyId).toEqual(expect.any(String));
+    expect(record.gatewayKeyValue).toMatch(/^[0-9a-f]{40}$/);
+    expect((await send(platform, secret, 'x')).status).toBe(202);
+    // Another value in the record is what reaches the backstop: the front refuses it as API Gateway would.
+    await store().update(record.keyHash, { gatewayKeyValue: 'not-an-internal-key-value-0000' });
+    expireAuthorizerCache();
+    const refused = await send(platform, secret, 'x', { checkSpec: false });
+    expect(refused.status).toBe(401);
+    expect(refused.body.detail).toBe('The API key is invalid or has been revoked.');
+    await store().update(record.keyHash, { gatewayKeyValue: record.gatewayKeyValue });
+    expireAuthorizerCache();
+    expect((await send(platform, secret, 'x')).status).toBe(202);
+  });
+
+  it('a record from before values were stored works on its plan\'s pooled key; the backfill stores its value, once', async () => {
+    nextMinute();
+    const acct = await account('business');
+    const { secret, keyId } = await key(acct.accountId);
+    const record = await recordOf(secret);
+    await store().update(record.keyHash, { gatewayKeyValue: undefined });
+    expireAuthorizerCache();
+    const pooled = await send(platform, secret, 'x');
+    expect(pooled.status).toBe(202);
+    expect(rateHeaders(pooled.headers).limit).toBe(platform.config.plans.business.limits.perMinute);
+
+    const backfill = await control('POST', '/maintenance/backfill-usage-keys', { accountId: acct.accountId });
+    expect(backfill).toEqual({
+      status: 200,
+      body: {
+        accountId: acct.accountId,
+        checked: 1,
+        filled: [keyId],
+        alreadyStored: 0,
+        pooled: 0,
+        revoked: 0,
+        internalKeyMissing: [],
+        changed: [],
+      },
+    });
+    expect(await recordOf(secret)).toEqual(record);
+    const again = await control('POST', '/maintenance/backfill-usage-keys', { accountId: acct.accountId });
+    expect(again.body).toMatchObject({ filled: [], alreadyStored: 1 });
+    expireAuthorizerCache();
+    expect((await send(platform, secret, 'x')).status).toBe(202);
+  });
+
+  it('the backfill route is the operators\': a bad accountId is a 400, an unknown account a 404', async () => {
+    expect((await control('POST', '/maintenance/backfill-usage-keys', { accountId: 42 })).body).toMatchObject({
+      status: 400,
+      code: 'invalid_request',
+    });
+    expect((await control('POST', '/maintenance/backfill-usage-keys', { accountId: 'acct_nope' })).body).toMatchObject({
+      status: 404,
+      code: 'account_not_found',
+    });
   });
 });

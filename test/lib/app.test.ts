@@ -45,8 +45,6 @@ const expectedAcknowledgements = (region: string) => {
     `AwsSolutions-APIG2 @ ${API}/RestApi`,
     `AwsSolutions-COG4 @ ${API}/RestApi`,
     `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs] @ ${API}/RestApi/CloudWatchRole`,
-    // The authorizer reads the per-customer internal API keys, created at run time.
-    `${apigateway('/apikeys/*')} @ ${API}/Authorizer/Role`,
     // The operator (control plane) manages internal API keys and Enterprise usage plans, created at run time.
     `${apigateway('/apikeys/*')} @ ${API}/OperatorPolicy`,
     `${apigateway('/usageplans/*')} @ ${API}/OperatorPolicy`,

@@ -14,6 +14,7 @@ import { apigatewayArn } from '../shared/arns.js';
 import { accountUniqueName } from '../shared/names.js';
 import { ApiFirewall } from './api-firewall.js';
 import { GATEWAY_RESPONSES, type GatewayResponseDefinition, gatewayProblemBody } from './gateway-responses.js';
+import { pooledUsageKeyValue } from './pooled-usage-keys.js';
 import type { MessagesDataResources } from './messages-data.js';
 import { ENV, HANDLER_ENTRIES, TABLE_KEYS } from './runtime-contract.js';
 
@@ -370,10 +371,11 @@ export class MessagesApi extends Construct {
     // key its own internal key in its plan's usage plan (and each Enterprise account its own usage
     // plan), at run time. The CDK-created key of each plan is the pooled one: anonymous callers,
     // Free/Pro keys created once the 10,000 API keys per region quota is reached, and key records
-    // without their own internal key use it (the authorizer falls back to GATEWAY_KEY_IDS).
+    // without the value of an internal key of their own use it (POOLED_USAGE_KEYS).
     const limitsOf = (u: UsageIdentifier): RateLimits =>
       u === 'anonymous' ? config.anonymous : config.plans[u as PlanId].limits;
     const usagePlans = {} as Record<UsageIdentifier, { plan: apigw.UsagePlan; key: apigw.ApiKey }>;
+    const pooledUsageKeys = {} as Record<UsageIdentifier, string>;
     for (const u of USAGE_IDENTIFIERS) {
       const limits = limitsOf(u);
       const backstop = usageIdentifierBackstop(u, config);
@@ -385,30 +387,22 @@ export class MessagesApi extends Construct {
         quota: { limit: backstop.quotaPerDay, period: apigw.Period.DAY },
         apiStages: [{ api: this.api, stage: this.stage }],
       });
-      // No value: API Gateway generates it. The authorizer reads it once per cold start (GetApiKey
-      // includeValue) and returns it as the usage identifier. Customer keys never live here.
+      // A value known at synth (not a secret, see pooledUsageKeyValue) reaches the authorizer in its
+      // environment: no GetApiKey on the request path. Customer keys never live here.
+      pooledUsageKeys[u] = pooledUsageKeyValue(stack.stackName, u);
       const key = new apigw.ApiKey(this, `UsageKey${suffix}`, {
         description: `Pooled internal usage identifier of the "${u}" usage plan, for callers without their own internal key (not a customer key)`,
         enabled: true,
+        value: pooledUsageKeys[u],
       });
       plan.addApiKey(key);
       usagePlans[u] = { plan, key };
     }
     this.usagePlans = usagePlans;
 
-    authorizerFn.addEnvironment(
-      ENV.gatewayKeyIds,
-      stack.toJsonString(Object.fromEntries(USAGE_IDENTIFIERS.map((u) => [u, usagePlans[u].key.keyId]))),
-    );
-    // The per-customer internal keys are created at run time, so their ids cannot be listed here:
-    // the authorizer may read (GET only) any API key of the region, nothing else of API Gateway.
-    const apiKeysArn = apigatewayArn(stack, '/apikeys/*');
-    authorizerFn.allow(['apigateway:GET'], [apiKeysArn]);
-    Validations.of(authorizerFn.role).acknowledge({
-      id: `AwsSolutions::AwsSolutions-IAM5[Resource::${apigatewayNagArn(stack, '/apikeys/*')}]`,
-      reason:
-        'The authorizer reads the value of the internal API key of each customer key (GetApiKey with includeValue) to return it as the usage identifier. Those keys are created at run time by the control plane, one per customer key, so their ids cannot be named in the template: the grant is apigateway:GET only, on the API keys path only (no usage plans, no writes).',
-    });
+    authorizerFn.addEnvironment(ENV.pooledUsageKeys, JSON.stringify(pooledUsageKeys));
+    // No API Gateway grant: the authorizer reads each key's usage identifier from its record and
+    // the pooled ones from its environment, never from the management API (low, fixed quotas).
 
     // ---- Control plane (operator CLI) --------------------------------------------------------
     const operatorPolicy = this.createOperatorPolicy(stack, tables, queue, deadLetterQueue);
@@ -691,9 +685,10 @@ export class MessagesApi extends Construct {
     const policy = new iam.ManagedPolicy(this, 'OperatorPolicy', {
       description: `Run the keys and plans control plane (operator CLI) against ${stack.stackName}: API key records, accounts, limiter items, internal API Gateway keys and usage plans, stack outputs, and the DLQ redrive.`,
       statements: [
+        // Scan: `keys backfill-usage-keys` without --account reads every key record.
         new iam.PolicyStatement({
           sid: 'ApiKeyRecords',
-          actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Scan'],
           resources: [tables.apiKeys.tableArn],
         }),
         new iam.PolicyStatement({

@@ -21,8 +21,11 @@ export const ENV = {
   limitsConfig: 'LIMITS_CONFIG',
   /** JSON: the `messages` part of the platform config. */
   messagesConfig: 'MESSAGES_CONFIG',
-  /** JSON: { [usageIdentifier: string]: apiGatewayApiKeyId }, one per plan plus "anonymous". */
-  gatewayKeyIds: 'GATEWAY_KEY_IDS',
+  /**
+   * JSON: { [usageIdentifier: string]: value }, the value of the pooled internal API Gateway key of
+   * each plan plus "anonymous" (internal identifiers, not secrets: see MessagesApi).
+   */
+  pooledUsageKeys: 'POOLED_USAGE_KEYS',
   keyCacheSeconds: 'KEY_CACHE_SECONDS',
 } as const;
 

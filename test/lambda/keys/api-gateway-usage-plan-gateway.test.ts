@@ -7,6 +7,7 @@ import {
   DeleteApiKeyCommand,
   DeleteUsagePlanCommand,
   DeleteUsagePlanKeyCommand,
+  GetApiKeyCommand,
   GetUsagePlanCommand,
   GetUsagePlanKeyCommand,
   GetUsagePlansCommand,
@@ -41,6 +42,7 @@ const COMMANDS = {
   DeleteApiKey: DeleteApiKeyCommand,
   DeleteUsagePlan: DeleteUsagePlanCommand,
   DeleteUsagePlanKey: DeleteUsagePlanKeyCommand,
+  GetApiKey: GetApiKeyCommand,
   GetUsagePlan: GetUsagePlanCommand,
   GetUsagePlanKey: GetUsagePlanKeyCommand,
   GetUsagePlans: GetUsagePlansCommand,
@@ -84,10 +86,10 @@ beforeEach(() => {
 });
 
 describe('ApiGatewayUsagePlanGateway: keys', () => {
-  it('creates a key: CreateApiKey (internal name, tagged, no value given), then CreateUsagePlanKey in the plan', async () => {
-    gateway.on(CreateApiKeyCommand).resolves({ id: 'ak-1' });
+  it('creates a key: CreateApiKey (internal name, tagged, no value given), then CreateUsagePlanKey in the plan; answers its id and generated value', async () => {
+    gateway.on(CreateApiKeyCommand).resolves({ id: 'ak-1', value: 'generated-value-of-ak-1' });
     gateway.on(CreateUsagePlanKeyCommand).resolves({ id: 'ak-1', type: 'API_KEY' });
-    expect(await adapter().createKey('key_abc', 'up-pro', true)).toBe('ak-1');
+    expect(await adapter().createKey('key_abc', 'up-pro', true)).toEqual({ id: 'ak-1', value: 'generated-value-of-ak-1' });
     expect(sent()).toEqual([
       [
         'CreateApiKey',
@@ -101,6 +103,37 @@ describe('ApiGatewayUsagePlanGateway: keys', () => {
       ['CreateUsagePlanKey', { usagePlanId: 'up-pro', keyId: 'ak-1', keyType: 'API_KEY' }],
     ]);
     expect(delays).toEqual([]);
+  });
+
+  it('reads the value back (GetApiKey includeValue) only if CreateApiKey did not answer it', async () => {
+    gateway.on(CreateApiKeyCommand).resolves({ id: 'ak-5' });
+    gateway.on(GetApiKeyCommand).resolves({ id: 'ak-5', value: 'read-value-of-ak-5' });
+    gateway.on(CreateUsagePlanKeyCommand).resolves({});
+    expect(await adapter().createKey('key_v', 'up-pro', true)).toEqual({ id: 'ak-5', value: 'read-value-of-ak-5' });
+    expect(sent().map(([name, input]) => [name, name === 'CreateApiKey' ? undefined : input])).toEqual([
+      ['CreateApiKey', undefined],
+      ['GetApiKey', { apiKey: 'ak-5', includeValue: true }],
+      ['CreateUsagePlanKey', { usagePlanId: 'up-pro', keyId: 'ak-5', keyType: 'API_KEY' }],
+    ]);
+  });
+
+  it('deletes the just-created API key when its value cannot be had, and fails', async () => {
+    gateway.on(CreateApiKeyCommand).resolves({ id: 'ak-6' });
+    gateway.on(GetApiKeyCommand).resolves({ id: 'ak-6' });
+    gateway.on(DeleteApiKeyCommand).resolves({});
+    await expect(adapter().createKey('key_w', 'up-pro', true)).rejects.toThrow('API key ak-6 (customer key key_w) has no value');
+    expect(sent().map(([name]) => name)).toEqual(['CreateApiKey', 'GetApiKey', 'DeleteApiKey']);
+  });
+
+  it('reads an existing key\'s value (GetApiKey includeValue), and undefined once the key is gone', async () => {
+    gateway.on(GetApiKeyCommand, { apiKey: 'ak-7' }).resolves({ id: 'ak-7', value: 'value-of-ak-7' });
+    gateway.on(GetApiKeyCommand, { apiKey: 'ak-gone' }).rejects(notFound());
+    expect(await adapter().keyValue('ak-7')).toBe('value-of-ak-7');
+    expect(await adapter().keyValue('ak-gone')).toBeUndefined();
+    expect(sent()).toEqual([
+      ['GetApiKey', { apiKey: 'ak-7', includeValue: true }],
+      ['GetApiKey', { apiKey: 'ak-gone', includeValue: true }],
+    ]);
   });
 
   it('answers undefined (the plan\'s pooled key) when the API key quota is reached for a poolable key', async () => {
@@ -123,7 +156,7 @@ describe('ApiGatewayUsagePlanGateway: keys', () => {
 
   it('deletes the just-created API key when binding it to the usage plan fails, and rethrows', async () => {
     const failure = new NotFoundException({ message: 'Invalid Usage Plan ID specified', ...meta });
-    gateway.on(CreateApiKeyCommand).resolves({ id: 'ak-2' });
+    gateway.on(CreateApiKeyCommand).resolves({ id: 'ak-2', value: 'value-of-ak-2' });
     gateway.on(CreateUsagePlanKeyCommand).rejects(failure);
     gateway.on(DeleteApiKeyCommand).resolves({});
     await expect(adapter().createKey('key_x', 'up-gone', true)).rejects.toBe(failure);
@@ -135,7 +168,7 @@ describe('ApiGatewayUsagePlanGateway: keys', () => {
   });
 
   it('names the orphaned API key when the cleanup fails too', async () => {
-    gateway.on(CreateApiKeyCommand).resolves({ id: 'ak-3' });
+    gateway.on(CreateApiKeyCommand).resolves({ id: 'ak-3', value: 'value-of-ak-3' });
     gateway.on(CreateUsagePlanKeyCommand).rejects(new Error('boom'));
     gateway.on(DeleteApiKeyCommand).rejects(new Error('denied'));
     await expect(adapter().createKey('key_y', 'up-pro', true)).rejects.toThrow(
@@ -144,10 +177,10 @@ describe('ApiGatewayUsagePlanGateway: keys', () => {
   });
 
   it('treats a conflict on binding as done when the key is in that plan already', async () => {
-    gateway.on(CreateApiKeyCommand).resolves({ id: 'ak-4' });
+    gateway.on(CreateApiKeyCommand).resolves({ id: 'ak-4', value: 'value-of-ak-4' });
     gateway.on(CreateUsagePlanKeyCommand).rejects(conflict());
     gateway.on(GetUsagePlanKeyCommand).resolves({ id: 'ak-4', type: 'API_KEY' });
-    expect(await adapter().createKey('key_z', 'up-pro', true)).toBe('ak-4');
+    expect(await adapter().createKey('key_z', 'up-pro', true)).toEqual({ id: 'ak-4', value: 'value-of-ak-4' });
     expect(sent().map(([name, input]) => [name, name === 'CreateApiKey' ? undefined : input])).toEqual([
       ['CreateApiKey', undefined],
       ['CreateUsagePlanKey', { usagePlanId: 'up-pro', keyId: 'ak-4', keyType: 'API_KEY' }],
@@ -338,12 +371,19 @@ describe('ApiGatewayUsagePlanGateway: control-plane rate limits', () => {
       .rejectsOnce(throttled())
       .rejectsOnce(throttled())
       .rejectsOnce(throttled())
-      .resolves({ id: 'ak-9' });
+      .resolves({ id: 'ak-9', value: 'value-of-ak-9' });
     gateway.on(CreateUsagePlanKeyCommand).resolves({});
     // random() = 1: the upper bound of each jittered step.
-    expect(await adapter().createKey('key_t', 'up-free', true)).toBe('ak-9');
+    expect(await adapter().createKey('key_t', 'up-free', true)).toEqual({ id: 'ak-9', value: 'value-of-ak-9' });
     expect(delays).toEqual([500, 1000, 2000, 4000, 8000, 16_000, 20_000]);
     expect(gateway.commandCalls(CreateApiKeyCommand)).toHaveLength(BACKOFF.maxAttempts);
+  });
+
+  it('retries a throttled GetApiKey (the backfill of stored values) with the same backoff', async () => {
+    gateway.on(GetApiKeyCommand).rejectsOnce(throttled()).rejectsOnce(throttled()).resolves({ id: 'ak-8', value: 'value-of-ak-8' });
+    expect(await adapter().keyValue('ak-8')).toBe('value-of-ak-8');
+    expect(delays).toEqual([500, 1000]);
+    expect(gateway.commandCalls(GetApiKeyCommand)).toHaveLength(3);
   });
 
   it('draws each wait uniformly below the step (full jitter)', async () => {

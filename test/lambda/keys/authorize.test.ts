@@ -1,9 +1,16 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { generateApiKey, hashApiKey } from '../../../lambda/keys/api-key-format.js';
-import { type AuthorizeDeps, createAuthorizer, type UsageIdentifiers } from '../../../lambda/keys/authorize.js';
+import {
+  type AuthorizeDeps,
+  createAuthorizer,
+  parsePooledUsageKeys,
+  POOLED_USAGE_KEY_NAMES,
+  type PooledUsageKeys,
+} from '../../../lambda/keys/authorize.js';
 import type { ApiKeyRecord } from '../../../lambda/keys/key-store.js';
 import { ManualClock } from '../../../lambda/shared/clock.js';
+import { logger } from '../../../lambda/shared/powertools.js';
 import { loadConfig, type PlanId } from '../../../lib/config/index.js';
 import { FakeKeyStore } from './fakes.js';
 
@@ -12,27 +19,25 @@ const T0 = Date.UTC(2026, 10, 21, 10, 15, 0);
 const METHOD_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:abc123def4/v1/POST/messages';
 const WILDCARD = 'arn:aws:execute-api:eu-west-1:123456789012:abc123def4/v1/*';
 
-type UsageTarget = Parameters<UsageIdentifiers['valueFor']>[0];
+/** The pooled keys' values, as the stack passes them in the authorizer's environment. */
+const POOLED: PooledUsageKeys = {
+  free: 'pooled-free-0123456789abcdef',
+  pro: 'pooled-pro-0123456789abcdef',
+  business: 'pooled-business-0123456789abcdef',
+  enterprise: 'pooled-enterprise-0123456789abcdef',
+  anonymous: 'pooled-anonymous-0123456789abcdef',
+};
 
-/** A key's own internal key when it has one, else its plan's pooled key; records what it was asked. */
-function fakeUsageIdentifiers() {
-  const targets: UsageTarget[] = [];
-  const usageIdentifiers: UsageIdentifiers = {
-    valueFor: async (target) => {
-      targets.push(target);
-      return target.gatewayKeyId ? `usage-id-own-${target.gatewayKeyId}` : `usage-id-${target.plan}`;
-    },
-  };
-  return { usageIdentifiers, targets };
-}
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 function setup(keyCacheSeconds = 30) {
   const keys = new FakeKeyStore();
   const clock = new ManualClock(T0);
-  const { usageIdentifiers, targets } = fakeUsageIdentifiers();
   const deps: AuthorizeDeps = {
     keys,
-    usageIdentifiers,
+    pooledUsageKeys: POOLED,
     limits: { plans: config.plans, anonymous: config.anonymous },
     clock,
     keyCacheSeconds,
@@ -54,7 +59,7 @@ function setup(keyCacheSeconds = 30) {
     });
     return secret;
   }
-  return { keys, clock, authorize, issue, targets };
+  return { keys, clock, authorize, issue };
 }
 
 function event(headers: Record<string, string> | null, methodArn = METHOD_ARN): APIGatewayRequestAuthorizerEvent {
@@ -68,7 +73,7 @@ const withoutPolicy = ({ policyDocument: _policy, ...rest }: APIGatewayAuthorize
 const anonymousResult = (reason: string) => ({
   principalId: 'anonymous',
   context: { principal: 'anonymous', reason },
-  usageIdentifierKey: 'usage-id-anonymous',
+  usageIdentifierKey: POOLED.anonymous,
 });
 
 describe('createAuthorizer: callers without a valid key are let through as anonymous', () => {
@@ -83,10 +88,9 @@ describe('createAuthorizer: callers without a valid key are let through as anony
     ['two tokens', event({ Authorization: `Bearer ${generateApiKey()} extra` }), 'malformed'],
     ['a token that is not one of our keys', bearer('not-a-key'), 'invalid'],
   ])('%s → %s', async (_what, e, reason) => {
-    const { authorize, keys, targets } = setup();
+    const { authorize, keys } = setup();
     expect(withoutPolicy(await authorize(e))).toEqual(anonymousResult(reason));
     expect(keys.lookups).toEqual([]);
-    expect(targets).toEqual([{ plan: 'anonymous' }]);
   });
 
   it('a key with a bad checksum is invalid without a lookup', async () => {
@@ -111,18 +115,16 @@ describe('createAuthorizer: callers without a valid key are let through as anony
   });
 
   it('a revoked key is metered as anonymous, not on its own internal key', async () => {
-    const { authorize, issue, targets } = setup();
-    const secret = await issue('pro', { status: 'revoked', gatewayKeyId: 'gk_revoked' });
+    const { authorize, issue } = setup();
+    const secret = await issue('pro', { status: 'revoked', gatewayKeyId: 'gk_revoked', gatewayKeyValue: 'value-of-gk_revoked' });
     expect(withoutPolicy(await authorize(bearer(secret)))).toEqual(anonymousResult('invalid'));
-    expect(targets).toEqual([{ plan: 'anonymous' }]);
-    expect(Object.keys(targets[0] ?? {})).toEqual(['plan']);
   });
 });
 
 describe('createAuthorizer: valid keys', () => {
-  it('passes the key, account and plan limits on as context and binds the plan usage plan', async () => {
+  it('passes the key, account and plan limits on as context and binds the key\'s own internal key by its stored value', async () => {
     const { authorize, issue } = setup();
-    const secret = await issue('pro');
+    const secret = await issue('pro', { gatewayKeyId: 'gk_123', gatewayKeyValue: 'value-of-gk_123-0123456789' });
     expect(withoutPolicy(await authorize(bearer(secret)))).toEqual({
       principalId: 'key_pro',
       context: {
@@ -135,31 +137,22 @@ describe('createAuthorizer: valid keys', () => {
         banThreshold: 30,
         banDurationSeconds: 900,
       },
-      usageIdentifierKey: 'usage-id-pro',
+      usageIdentifierKey: 'value-of-gk_123-0123456789',
     });
   });
 
-  it('binds a key with its own internal key to that key (usage identifier of the key, not of the plan)', async () => {
-    const { authorize, issue, targets } = setup();
-    const secret = await issue('pro', { gatewayKeyId: 'gk_123' });
-    const result = await authorize(bearer(secret));
-    expect(result.principalId).toBe('key_pro');
-    expect(result.usageIdentifierKey).toBe('usage-id-own-gk_123');
-    expect(targets).toEqual([{ plan: 'pro', gatewayKeyId: 'gk_123' }]);
-  });
-
-  it('binds a pooled key (no internal key of its own) to its plan\'s pooled key, without a gatewayKeyId', async () => {
-    const { authorize, issue, targets } = setup();
-    const secret = await issue('free');
-    expect((await authorize(bearer(secret))).usageIdentifierKey).toBe('usage-id-free');
-    expect(targets).toEqual([{ plan: 'free' }]);
-    expect(Object.keys(targets[0] ?? {})).toEqual(['plan']);
-  });
-
-  it('never puts the internal key id in the context', async () => {
+  it('binds a pooled key (no internal key of its own) to its plan\'s pooled key', async () => {
     const { authorize, issue } = setup();
-    const secret = await issue('business', { gatewayKeyId: 'gk_secretive' });
-    expect(JSON.stringify((await authorize(bearer(secret))).context)).not.toContain('gk_secretive');
+    const secret = await issue('free');
+    expect((await authorize(bearer(secret))).usageIdentifierKey).toBe(POOLED.free);
+  });
+
+  it('never puts the internal key id or value in the context', async () => {
+    const { authorize, issue } = setup();
+    const secret = await issue('business', { gatewayKeyId: 'gk_secretive', gatewayKeyValue: 'value-secretive-0123456789' });
+    const context = JSON.stringify((await authorize(bearer(secret))).context);
+    expect(context).not.toContain('gk_secretive');
+    expect(context).not.toContain('value-secretive');
   });
 
   it.each([
@@ -170,7 +163,7 @@ describe('createAuthorizer: valid keys', () => {
     const { authorize, issue } = setup();
     const result = await authorize(bearer(await issue(plan)));
     expect(result.context).toMatchObject({ plan, perMinute, perDay });
-    expect(result.usageIdentifierKey).toBe(`usage-id-${plan}`);
+    expect(result.usageIdentifierKey).toBe(POOLED[plan]);
   });
 
   it('uses an Enterprise account\'s own limits over the plan\'s', async () => {
@@ -200,6 +193,70 @@ describe('createAuthorizer: valid keys', () => {
       expect(text).not.toContain(secret.slice(8, 38));
       expect(text).not.toContain(hashApiKey(secret));
     }
+  });
+});
+
+describe('createAuthorizer: no management-plane call on the request path', () => {
+  it('reads the key record once and nothing else, for every kind of caller', async () => {
+    const { authorize, issue, keys } = setup(0);
+    const own = await issue('pro', { keyId: 'key_own', gatewayKeyId: 'gk_1', gatewayKeyValue: 'value-of-gk_1-0123456789' });
+    const pooled = await issue('free', { keyId: 'key_pooled' });
+    const legacy = await issue('business', { keyId: 'key_legacy', gatewayKeyId: 'gk_2' });
+    keys.calls.length = 0;
+    const results = [];
+    for (const e of [event(null), bearer(generateApiKey()), bearer(own), bearer(pooled), bearer(legacy)]) {
+      results.push((await authorize(e)).usageIdentifierKey);
+    }
+    expect(results).toEqual([POOLED.anonymous, POOLED.anonymous, 'value-of-gk_1-0123456789', POOLED.free, POOLED.business]);
+    // The deps hold the key store and plain values only: the one port the authorizer can call.
+    expect(keys.calls.map((c) => c.method)).toEqual(['findByHash', 'findByHash', 'findByHash', 'findByHash']);
+  });
+
+  it('meters a record from before values were stored on its plan\'s pooled key, and warns with the keyId only', async () => {
+    const warn = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
+    const { authorize, issue, clock } = setup(30);
+    const secret = await issue('business', { keyId: 'key_legacy', gatewayKeyId: 'gk_legacy' });
+    expect((await authorize(bearer(secret))).usageIdentifierKey).toBe(POOLED.business);
+    expect(warn.mock.calls).toEqual([
+      ['key record has no stored usage identifier; using its plan\'s pooled key', { keyId: 'key_legacy' }],
+    ]);
+    const logged = JSON.stringify(warn.mock.calls);
+    expect(logged).not.toContain(secret);
+    expect(logged).not.toContain(hashApiKey(secret));
+    expect(logged).not.toContain('gk_legacy');
+    // Once per lookup, not per request: a cached record warns again only when it is read again.
+    await authorize(bearer(secret));
+    expect(warn).toHaveBeenCalledTimes(1);
+    clock.advance(30_000);
+    await authorize(bearer(secret));
+    expect(warn).toHaveBeenCalledTimes(2);
+  });
+
+  it('does not warn for a pooled key, a key with its value, or a revoked record without one', async () => {
+    const warn = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
+    const { authorize, issue } = setup();
+    for (const [keyId, overrides] of [
+      ['key_a', {}],
+      ['key_b', { gatewayKeyId: 'gk_b', gatewayKeyValue: 'value-of-gk_b-0123456789' }],
+      ['key_c', { gatewayKeyId: 'gk_c', status: 'revoked' as const }],
+    ] as const) {
+      await authorize(bearer(await issue('pro', { keyId, ...overrides })));
+    }
+    expect(warn).not.toHaveBeenCalled();
+  });
+});
+
+describe('parsePooledUsageKeys (the authorizer\'s environment)', () => {
+  it('takes one value per plan and for anonymous callers, and nothing else', () => {
+    expect(POOLED_USAGE_KEY_NAMES).toEqual(['free', 'pro', 'business', 'enterprise', 'anonymous']);
+    expect(parsePooledUsageKeys({ ...POOLED, extra: 'x' })).toEqual(POOLED);
+  });
+
+  it('names every missing or empty value (a cold start fails rather than meter on nothing)', () => {
+    const { pro: _pro, anonymous: _anonymous, ...partial } = POOLED;
+    expect(() => parsePooledUsageKeys({ ...partial, free: '' })).toThrow('pooled usage keys: no value for free, pro, anonymous');
+    expect(() => parsePooledUsageKeys(null)).toThrow('no value for free, pro, business, enterprise, anonymous');
+    expect(() => parsePooledUsageKeys({ ...POOLED, business: 42 })).toThrow('no value for business');
   });
 });
 

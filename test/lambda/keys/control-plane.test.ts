@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { API_KEY_PREFIX, isWellFormedApiKey } from '../../../lambda/keys/api-key-format.js';
-import { ControlPlane, ControlPlaneError } from '../../../lambda/keys/control-plane.js';
+import { ControlPlane, ControlPlaneError, RELEASE_MARGIN_SECONDS } from '../../../lambda/keys/control-plane.js';
 import type { ApiKeyRecord } from '../../../lambda/keys/key-store.js';
 import { MemoryLimiterStore } from '../../../lambda/rate-limits/memory-limiter-store.js';
 import { keySubjectId, RateLimiter } from '../../../lambda/rate-limits/rate-limiter.js';
 import { ManualClock } from '../../../lambda/shared/clock.js';
 import { loadConfig, type PlanId, type RateLimits } from '../../../lib/config/index.js';
-import { FakeAccountStore, FakeKeyStore, FakeUsagePlanGateway } from './fakes.js';
+import { FakeAccountStore, FakeKeyStore, FakeUsagePlanGateway, valueOfGatewayKey } from './fakes.js';
 
 const config = loadConfig();
 /** 2026-11-21 10:15:30.123 UTC. */
@@ -371,7 +371,7 @@ describe('ControlPlane.createKey', () => {
     expect(text).not.toContain(sha256(secret));
   });
 
-  it('stores only the SHA-256 of the secret, its prefix and last 4, with the account\'s plan and the internal key', async () => {
+  it('stores only the SHA-256 of the secret, its prefix and last 4, with the account\'s plan and the internal key\'s id and value', async () => {
     const { createAccount, createKey, keys } = setup();
     await createAccount('pro');
     const { secret, key } = await createKey('ci');
@@ -386,6 +386,8 @@ describe('ControlPlane.createKey', () => {
         status: 'active',
         plan: 'pro',
         gatewayKeyId: 'gk-1',
+        // The usage identifier the authorizer returns, as CreateApiKey answered it: no GetApiKey later.
+        gatewayKeyValue: valueOfGatewayKey('gk-1'),
         createdAt: iso(T0),
       },
     ]);
@@ -459,6 +461,7 @@ describe('ControlPlane.createKey', () => {
     gateway.quotaReached = true;
     const { key } = await createKey();
     expect(record(key.keyId)).not.toHaveProperty('gatewayKeyId');
+    expect(record(key.keyId)).not.toHaveProperty('gatewayKeyValue');
     expect(gateway.members.size).toBe(0);
     expect(await item(key.keyId)).toEqual(limiterItem(key.keyId, FREE));
     expect((await send(key.keyId)).outcome).toBe('allowed');
@@ -559,7 +562,10 @@ describe('ControlPlane.listKeys', () => {
 });
 
 describe('ControlPlane.revokeKey', () => {
-  it('revokes the key in the limiter, marks the record revoked and deletes its internal key', async () => {
+  /** How long a revoked key keeps its internal key: the authorizer's key cache, plus the clock margin. */
+  const GRACE_MS = (config.auth.keyCacheSeconds + RELEASE_MARGIN_SECONDS) * 1000;
+
+  it('revokes the key in the limiter and marks the record revoked, keeping its internal key while an authorizer may hold it', async () => {
     const { controlPlane, createAccount, createKey, clock, gateway, item, record, send } = setup();
     await createAccount('pro');
     const { key, secret } = await createKey();
@@ -570,7 +576,7 @@ describe('ControlPlane.revokeKey', () => {
     const view = await controlPlane.revokeKey('acct_1', key.keyId);
     expect(view).toEqual({ ...key, status: 'revoked', revokedAt: iso(T0 + 60_000) });
     expect(await item(key.keyId)).toMatchObject({ status: 'revoked', minuteCount: 1, dayCount: 1 });
-    expect(record(key.keyId)).toEqual({
+    const revoked = {
       keyHash: sha256(secret),
       keyId: key.keyId,
       accountId: 'acct_1',
@@ -579,50 +585,103 @@ describe('ControlPlane.revokeKey', () => {
       last4: key.last4,
       status: 'revoked',
       plan: 'pro',
-      // The internal key is gone, so the record no longer names it.
       createdAt: iso(T0),
       revokedAt: iso(T0 + 60_000),
-    });
-    expect(gateway.calls).toEqual([{ method: 'deleteKey', gatewayKeyId: 'gk-1' }]);
-    expect(gateway.members.size).toBe(0);
+    };
+    // An authorizer may still hold the active record (its cache): a request with the key must still
+    // pass the usage-plan backstop, to get the limiter's 401 with rate-limit headers.
+    expect(record(key.keyId)).toEqual({ ...revoked, gatewayKeyId: 'gk-1', gatewayKeyValue: valueOfGatewayKey('gk-1') });
+    expect(gateway.calls).toEqual([]);
+    expect(gateway.members.get('gk-1')).toBe('up-pro');
     expect((await send(key.keyId)).outcome).toBe('revoked');
+
+    clock.set(T0 + 60_000 + GRACE_MS - 1);
+    await controlPlane.revokeKey('acct_1', key.keyId);
+    expect(gateway.calls).toEqual([]);
+
+    // Past the grace, the internal key is deleted (it counts against the quota), and the record forgets it.
+    clock.set(T0 + 60_000 + GRACE_MS);
+    expect(await controlPlane.revokeKey('acct_1', key.keyId)).toEqual(view);
+    expect(gateway.calls).toEqual([{ method: 'deleteKey', gatewayKeyId: 'gk-1' }]);
+    expect(record(key.keyId)).toEqual(revoked);
+    expect(gateway.members.size).toBe(0);
   });
 
-  it('is idempotent: a second revocation changes nothing and answers the first revocation', async () => {
+  it('with no authorizer key cache, deletes the internal key at once', async () => {
+    const accounts = new FakeAccountStore();
+    const keys = new FakeKeyStore();
+    const gateway = new FakeUsagePlanGateway();
+    const controlPlane = new ControlPlane({
+      accounts,
+      keys,
+      limiter: new MemoryLimiterStore(),
+      gateway,
+      clock: new ManualClock(T0),
+      config: loadConfig({ auth: { keyCacheSeconds: 0 } }),
+    });
+    await controlPlane.createAccount({ accountId: 'acct_1', name: 'Acme', plan: 'pro' });
+    const { key } = await controlPlane.createKey('acct_1', 'k');
+    await controlPlane.revokeKey('acct_1', key.keyId);
+    expect(gateway.calls.filter((c) => c.method === 'deleteKey')).toEqual([{ method: 'deleteKey', gatewayKeyId: 'gk-1' }]);
+    expect(keys.byKeyId(key.keyId)).not.toHaveProperty('gatewayKeyId');
+  });
+
+  it('is idempotent: once the internal key is released, revoking again changes nothing and answers the first revocation', async () => {
     const { controlPlane, createAccount, createKey, clock, gateway, keys, limiter } = setup();
     await createAccount('free');
     const { key } = await createKey();
     clock.set(T0 + 60_000);
     const first = await controlPlane.revokeKey('acct_1', key.keyId);
+    clock.set(T0 + 60_000 + GRACE_MS);
+    await controlPlane.revokeKey('acct_1', key.keyId);
     const gatewayCalls = gateway.calls.length;
     const keyUpdates = keys.calls.filter((c) => c.method === 'update').length;
     const revokes = vi.mocked(limiter.revokeKey).mock.calls.length;
 
-    clock.set(T0 + 120_000);
+    clock.set(T0 + 120_000 + GRACE_MS);
     expect(await controlPlane.revokeKey('acct_1', key.keyId)).toEqual(first);
     expect(gateway.calls).toHaveLength(gatewayCalls);
     expect(keys.calls.filter((c) => c.method === 'update')).toHaveLength(keyUpdates);
     expect(vi.mocked(limiter.revokeKey).mock.calls).toHaveLength(revokes);
   });
 
+  it('releases the account\'s due internal keys before creating a key (they hold the API key quota)', async () => {
+    const { controlPlane, createAccount, createKey, clock, gateway, record } = setup();
+    await createAccount('pro');
+    const { key } = await createKey('old');
+    await controlPlane.revokeKey('acct_1', key.keyId);
+    gateway.calls.length = 0;
+    clock.set(T0 + GRACE_MS);
+    const fresh = await createKey('new');
+    expect(gateway.calls).toEqual([
+      { method: 'deleteKey', gatewayKeyId: 'gk-1' },
+      { method: 'createKey', keyId: fresh.key.keyId, usagePlanId: 'up-pro', poolable: true },
+    ]);
+    expect(record(key.keyId)).not.toHaveProperty('gatewayKeyId');
+  });
+
   it('deletes no internal key for a pooled key', async () => {
-    const { controlPlane, createAccount, createKey, gateway, item } = setup();
+    const { controlPlane, createAccount, createKey, clock, gateway, item } = setup();
     await createAccount('free');
     gateway.quotaReached = true;
     const { key } = await createKey();
     gateway.calls.length = 0;
+    await controlPlane.revokeKey('acct_1', key.keyId);
+    clock.set(T0 + GRACE_MS);
     await controlPlane.revokeKey('acct_1', key.keyId);
     expect(gateway.calls).toEqual([]);
     expect(await item(key.keyId)).toMatchObject({ status: 'revoked' });
   });
 
   it('leaves the account\'s other keys alone', async () => {
-    const { controlPlane, createAccount, createKey, gateway, record, send } = setup();
+    const { controlPlane, createAccount, createKey, clock, gateway, record, send } = setup();
     await createAccount('free');
     const revoked = await createKey('a');
     const kept = await createKey('b');
     await controlPlane.revokeKey('acct_1', revoked.key.keyId);
-    expect(record(kept.key.keyId).status).toBe('active');
+    clock.set(T0 + GRACE_MS);
+    await controlPlane.revokeKey('acct_1', revoked.key.keyId);
+    expect(record(kept.key.keyId)).toMatchObject({ status: 'active', gatewayKeyId: 'gk-2', gatewayKeyValue: valueOfGatewayKey('gk-2') });
     expect(gateway.members.get('gk-2')).toBe('up-free');
     expect((await send(kept.key.keyId)).outcome).toBe('allowed');
   });
@@ -644,7 +703,7 @@ describe('ControlPlane.revokeKey', () => {
   });
 
   it('is completed by running it again when the limiter could not be reached', async () => {
-    const { controlPlane, createAccount, createKey, limiter, record, gateway } = setup();
+    const { controlPlane, createAccount, createKey, limiter, record } = setup();
     await createAccount('free');
     const { key } = await createKey();
     vi.mocked(limiter.revokeKey).mockRejectedValueOnce(new Error('limiter unavailable'));
@@ -652,22 +711,22 @@ describe('ControlPlane.revokeKey', () => {
     expect(record(key.keyId).status).toBe('active');
     await controlPlane.revokeKey('acct_1', key.keyId);
     expect(record(key.keyId).status).toBe('revoked');
-    expect(gateway.members.size).toBe(0);
+    expect((await limiter.get(keySubjectId(key.keyId)))?.status).toBe('revoked');
   });
 
-  // Fails against the current source: once the record is revoked, revokeKey returns early, so an
-  // internal key whose deletion failed is never deleted (it keeps counting against the
-  // 10,000-keys-per-region quota).
   it('is completed by running it again when the internal key could not be deleted', async () => {
-    const { controlPlane, createAccount, createKey, gateway, record } = setup();
+    const { controlPlane, createAccount, createKey, clock, gateway, record } = setup();
     await createAccount('pro');
     const { key } = await createKey();
+    await controlPlane.revokeKey('acct_1', key.keyId);
+    clock.set(T0 + GRACE_MS);
     gateway.fail('deleteKey', Object.assign(new Error('Too Many Requests'), { name: 'TooManyRequestsException' }));
     await expect(controlPlane.revokeKey('acct_1', key.keyId)).rejects.toThrow('Too Many Requests');
-    expect(record(key.keyId).status).toBe('revoked');
+    expect(record(key.keyId)).toMatchObject({ status: 'revoked', gatewayKeyId: 'gk-1' });
 
     await controlPlane.revokeKey('acct_1', key.keyId);
     expect(gateway.members.has('gk-1')).toBe(false);
+    expect(record(key.keyId)).not.toHaveProperty('gatewayKeyId');
   });
 });
 
@@ -680,6 +739,9 @@ describe('ControlPlane.setPlan', () => {
     const a = (await createKey('a')).key.keyId;
     const b = (await createKey('b')).key.keyId;
     const revoked = (await createKey('revoked')).key.keyId;
+    await controlPlane.revokeKey('acct_1', revoked);
+    // Revoked long enough ago that its internal key is released (see revokeKey).
+    clock.set(T0 + 60_000);
     await controlPlane.revokeKey('acct_1', revoked);
     let pooled: string | undefined;
     if (plan === 'free' || plan === 'pro') {
@@ -727,6 +789,10 @@ describe('ControlPlane.setPlan', () => {
       expect(record(keyId)).toMatchObject({ plan: 'pro' });
       expect(record(keyId)).not.toHaveProperty('limits');
     }
+    // A move keeps the internal key, so each record keeps its id and value; the pooled one has neither.
+    expect(record(a)).toMatchObject({ gatewayKeyId: gk.a, gatewayKeyValue: valueOfGatewayKey(gk.a) });
+    expect(record(b)).toMatchObject({ gatewayKeyId: gk.b, gatewayKeyValue: valueOfGatewayKey(gk.b) });
+    expect(Object.keys(record(pooled as string)).filter((k) => k.startsWith('gateway'))).toEqual([]);
     // The revoked key is left as it was.
     expect(record(revoked)).toEqual(revokedBefore);
     expect(await item(revoked)).toEqual(revokedItemBefore);
@@ -751,6 +817,9 @@ describe('ControlPlane.setPlan', () => {
     expect(gateway.plans.get('up-acct-acct_1')).toEqual({ accountId: 'acct_1', limits: AGREED });
     const ownKey = record(pooled as string)?.gatewayKeyId as string;
     expect(ownKey).toBeTruthy();
+    // The formerly pooled key stores its new internal key's value with its id; the moved ones keep theirs.
+    expect(record(pooled as string).gatewayKeyValue).toBe(valueOfGatewayKey(ownKey));
+    expect(record(a)).toMatchObject({ gatewayKeyId: gk.a, gatewayKeyValue: valueOfGatewayKey(gk.a) });
     expect(gateway.keysIn('up-acct-acct_1').sort()).toEqual([gk.a, gk.b, ownKey].sort());
     expect(accounts.accounts.get('acct_1')).toEqual({
       accountId: 'acct_1',
@@ -828,6 +897,25 @@ describe('ControlPlane.setPlan', () => {
       expect(record(keyId)).not.toHaveProperty('limits');
     }
     expect(record(revoked)).toEqual(revokedBefore);
+  });
+
+  it('moves a revoked key whose internal key is not released yet with the others, so the old usage plan can go', async () => {
+    const { controlPlane, createAccount, createKey, gateway, record } = setup();
+    await createAccount('enterprise', AGREED);
+    const kept = (await createKey('kept')).key.keyId;
+    const revoked = (await createKey('revoked')).key.keyId;
+    await controlPlane.revokeKey('acct_1', revoked);
+    gateway.calls.length = 0;
+
+    await controlPlane.setPlan('acct_1', { plan: 'business' });
+    expect(sortedCalls(gateway.calls.filter((c) => c.method === 'moveKey'))).toEqual([
+      { method: 'moveKey', gatewayKeyId: record(kept).gatewayKeyId, from: 'up-acct-acct_1', to: 'up-business' },
+      { method: 'moveKey', gatewayKeyId: record(revoked).gatewayKeyId, from: 'up-acct-acct_1', to: 'up-business' },
+    ]);
+    expect(gateway.plans.has('up-acct-acct_1')).toBe(false);
+    // Still revoked, still Enterprise in its record (a revoked key's record is not moved), still bound until released.
+    expect(record(revoked)).toMatchObject({ status: 'revoked', plan: 'enterprise', gatewayKeyId: 'gk-2' });
+    expect(gateway.members.get('gk-2')).toBe('up-business');
   });
 
   it('pro → free on an account whose keys are all pooled moves nothing but still applies the limits', async () => {

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbKeyStore } from '../../../lambda/keys/dynamodb-key-store.js';
 import type { ApiKeyRecord } from '../../../lambda/keys/key-store.js';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '../../../lambda/shared/aws/dynamodb.js';
+import { GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '../../../lambda/shared/aws/dynamodb.js';
 import { createDocumentClient } from '../../../lambda/shared/dynamodb.js';
 import { conditionalCheckFailed, mockSend } from '../../support/aws-mock.js';
 
@@ -189,5 +189,43 @@ describe('update', () => {
     const failed = conditionFailed();
     ddb.on(UpdateCommand).rejects(failed);
     await expect(store.update(HASH, { status: 'revoked' })).rejects.toBe(failed);
+  });
+
+  it('with expected values, applies only while the key still has them (the backfill\'s guard)', async () => {
+    ddb.on(UpdateCommand).resolves({});
+    await store.update(HASH, { gatewayKeyValue: 'value-1' }, { status: 'active', gatewayKeyId: 'gk-1' });
+    expect(updateInputs()).toEqual([
+      {
+        TableName: TABLE,
+        Key: { keyHash: HASH },
+        UpdateExpression: 'SET #gatewayKeyValue = :gatewayKeyValue',
+        ConditionExpression:
+          'attribute_exists(#key) AND #expected_status = :expected_status AND #expected_gatewayKeyId = :expected_gatewayKeyId',
+        ExpressionAttributeNames: {
+          '#gatewayKeyValue': 'gatewayKeyValue',
+          '#key': 'keyHash',
+          '#expected_status': 'status',
+          '#expected_gatewayKeyId': 'gatewayKeyId',
+        },
+        ExpressionAttributeValues: { ':gatewayKeyValue': 'value-1', ':expected_status': 'active', ':expected_gatewayKeyId': 'gk-1' },
+      },
+    ]);
+  });
+});
+
+describe('listAll', () => {
+  it('scans the whole table with consistent reads, following LastEvaluatedKey through every page', async () => {
+    const second = record({ keyHash: 'b'.repeat(64), keyId: 'key_2' });
+    ddb
+      .on(ScanCommand)
+      .resolvesOnce({ Items: [record()], LastEvaluatedKey: { keyHash: HASH } })
+      .resolvesOnce({ Items: [], LastEvaluatedKey: { keyHash: 'b'.repeat(64) } })
+      .resolvesOnce({ Items: [second] });
+    expect(await store.listAll()).toEqual([record(), second]);
+    expect(ddb.commandCalls(ScanCommand).map((c) => c.args[0].input)).toEqual([
+      { TableName: TABLE, ConsistentRead: true, ExclusiveStartKey: undefined },
+      { TableName: TABLE, ConsistentRead: true, ExclusiveStartKey: { keyHash: HASH } },
+      { TableName: TABLE, ConsistentRead: true, ExclusiveStartKey: { keyHash: 'b'.repeat(64) } },
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 import type { AccountRecord, AccountStore } from '../../../lambda/keys/accounts.js';
 import type { ApiKeyChanges, ApiKeyRecord, KeyStore } from '../../../lambda/keys/key-store.js';
-import type { UsagePlanGateway } from '../../../lambda/keys/usage-plan-gateway.js';
+import type { InternalKey, UsagePlanGateway } from '../../../lambda/keys/usage-plan-gateway.js';
 import type { RateLimits } from '../../../lib/config/index.js';
 import { conditionalCheckFailed } from '../../support/aws-mock.js';
 
@@ -47,11 +47,14 @@ export class FakeAccountStore implements AccountStore {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+/** The value the fake gateway generates for internal key `id` (API Gateway's are random; these are named after the id). */
+export const valueOfGatewayKey = (id: string) => `value-of-${id}-0123456789abcdef`;
+
 export class FakeKeyStore implements KeyStore {
   readonly records = new Map<string, ApiKeyRecord>();
   /** Hashes looked up by findByHash, in order. */
   readonly lookups: string[] = [];
-  readonly calls: Array<{ method: 'findByHash' | 'put' | 'listByAccount' | 'update'; args: unknown[] }> = [];
+  readonly calls: Array<{ method: 'findByHash' | 'put' | 'listByAccount' | 'listAll' | 'update'; args: unknown[] }> = [];
 
   async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
     this.calls.push({ method: 'findByHash', args: [keyHash] });
@@ -76,11 +79,20 @@ export class FakeKeyStore implements KeyStore {
       .map(copy);
   }
 
-  /** attribute_exists(keyHash); an attribute set to undefined is removed. */
-  async update(keyHash: string, changes: ApiKeyChanges): Promise<void> {
-    this.calls.push({ method: 'update', args: [keyHash, copy(changes)] });
+  /** The table scanned: every record, in no particular order (here: by hash). */
+  async listAll(): Promise<ApiKeyRecord[]> {
+    this.calls.push({ method: 'listAll', args: [] });
+    return [...this.records.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, record]) => copy(record));
+  }
+
+  /** attribute_exists(keyHash) and the `expected` values; an attribute set to undefined is removed. */
+  async update(keyHash: string, changes: ApiKeyChanges, expected?: Partial<ApiKeyRecord>): Promise<void> {
+    this.calls.push({ method: 'update', args: [keyHash, copy(changes), ...(expected ? [copy(expected)] : [])] });
     const record = this.records.get(keyHash);
     if (!record) throw conditionFailed(`no key ${keyHash}`);
+    for (const [name, value] of Object.entries(expected ?? {})) {
+      if (record[name as keyof ApiKeyRecord] !== value) throw conditionFailed(`key ${keyHash}: ${name} is not ${String(value)}`);
+    }
     const next: Mutable<ApiKeyRecord> = { ...record };
     for (const [name, value] of Object.entries(changes) as Array<[keyof ApiKeyChanges, unknown]>) {
       if (value === undefined) delete next[name];
@@ -104,6 +116,7 @@ export type GatewayCall =
   { method: 'updateAccountPlan'; usagePlanId: string; limits: RateLimits } |
   { method: 'deleteAccountPlan'; usagePlanId: string } |
   { method: 'createKey'; keyId: string; usagePlanId: string; poolable: boolean } |
+  { method: 'keyValue'; gatewayKeyId: string } |
   { method: 'moveKey'; gatewayKeyId: string; from: string; to: string } |
   { method: 'deleteKey'; gatewayKeyId: string };
 
@@ -164,7 +177,7 @@ export class FakeUsagePlanGateway implements UsagePlanGateway {
     this.plans.delete(usagePlanId);
   }
 
-  async createKey(keyId: string, usagePlanId: string, poolable: boolean): Promise<string | undefined> {
+  async createKey(keyId: string, usagePlanId: string, poolable: boolean): Promise<InternalKey | undefined> {
     this.record({ method: 'createKey', keyId, usagePlanId, poolable });
     if (!this.plans.has(usagePlanId)) throw new Error(`no usage plan ${usagePlanId}`);
     if (this.quotaReached) {
@@ -174,7 +187,13 @@ export class FakeUsagePlanGateway implements UsagePlanGateway {
     const id = `gk-${this.nextKey++}`;
     this.members.set(id, usagePlanId);
     this.keyOwners.set(id, keyId);
-    return id;
+    return { id, value: valueOfGatewayKey(id) };
+  }
+
+  /** GetApiKey with includeValue: the value of an existing key, undefined once it is deleted. */
+  async keyValue(gatewayKeyId: string): Promise<string | undefined> {
+    this.record({ method: 'keyValue', gatewayKeyId });
+    return this.members.has(gatewayKeyId) ? valueOfGatewayKey(gatewayKeyId) : undefined;
   }
 
   async moveKey(gatewayKeyId: string, from: string, to: string): Promise<void> {

@@ -12,7 +12,10 @@ import {
   USAGE_IDENTIFIERS,
 } from '../../../../lib/constructs/messages/messages-api.js';
 import { MessagesData } from '../../../../lib/constructs/messages/messages-data.js';
+import { pooledUsageKeyValue } from '../../../../lib/constructs/messages/pooled-usage-keys.js';
 import { ENV } from '../../../../lib/constructs/messages/runtime-contract.js';
+import { REQUIRED_OUTPUT_KEYS } from '../../../../cli/deployed-stack.js';
+import { PLATFORM_CONFIG_OUTPUT } from '../../../../lib/stacks/api-stack-outputs.js';
 import { cdkJsonContext, SKIP_BUNDLING } from '../../support/cdk-app.js';
 
 /** CloudFormation JSON as the assertions library types it. */
@@ -209,13 +212,18 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
       }
     });
 
-    it('binds exactly one generated internal API key (no value in the template) to each plan', () => {
+    it('binds exactly one pooled internal API key to each plan, with a value set at synth (64 hex characters, distinct)', () => {
       template.resourceCountIs('AWS::ApiGateway::ApiKey', USAGE_IDENTIFIERS.length);
       template.resourceCountIs('AWS::ApiGateway::UsagePlanKey', USAGE_IDENTIFIERS.length);
-      for (const key of Object.values(template.findResources('AWS::ApiGateway::ApiKey'))) {
-        expect(key.Properties).not.toHaveProperty('Value');
-        expect(key.Properties.Enabled).toBe(true);
+      const values = USAGE_IDENTIFIERS.map((u) => resources[idOf(api.usagePlans[u].key)]?.Properties.Value as string);
+      for (const [i, u] of USAGE_IDENTIFIERS.entries()) {
+        const key = resources[idOf(api.usagePlans[u].key)]?.Properties as Json;
+        expect(key.Enabled, u).toBe(true);
+        // API Gateway takes 20 to 128 alphanumeric characters.
+        expect(values[i], u).toMatch(/^[0-9a-f]{64}$/);
+        expect(values[i], u).toBe(pooledUsageKeyValue(stack.stackName, u));
       }
+      expect(new Set(values).size).toBe(USAGE_IDENTIFIERS.length);
       for (const u of USAGE_IDENTIFIERS) {
         template.hasResourceProperties('AWS::ApiGateway::UsagePlanKey', {
           KeyId: { Ref: idOf(api.usagePlans[u].key) },
@@ -258,7 +266,7 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
     it('gives each function exactly the environment of the runtime contract', () => {
       const base = ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'NODE_OPTIONS'];
       const expected: Record<keyof MessagesApi['functions'], string[]> = {
-        authorizer: [ENV.apiKeysTable, ENV.limitsConfig, ENV.keyCacheSeconds, ENV.gatewayKeyIds],
+        authorizer: [ENV.apiKeysTable, ENV.limitsConfig, ENV.keyCacheSeconds, ENV.pooledUsageKeys],
         sendMessage: [
           ENV.rateLimitsTable,
           ENV.messagesTable,
@@ -287,13 +295,11 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
       );
     });
 
-    it('passes the authorizer the id of every internal usage key as GATEWAY_KEY_IDS JSON', () => {
-      const value = fnProps('authorizer').Environment.Variables[ENV.gatewayKeyIds] as Json;
-      // Resolve the Fn::Join with each Ref replaced by its logical id, then parse the JSON.
-      const parts = value['Fn::Join'][1] as (string | Json)[];
-      const json = parts.map((p) => (typeof p === 'string' ? p : `<${p.Ref}>`)).join('');
-      expect(JSON.parse(json)).toEqual(
-        Object.fromEntries(USAGE_IDENTIFIERS.map((u) => [u, `<${idOf(api.usagePlans[u].key)}>`])),
+    it('passes the authorizer the value of every pooled usage key as POOLED_USAGE_KEYS JSON, as literals (no reference to resolve)', () => {
+      const value = fnProps('authorizer').Environment.Variables[ENV.pooledUsageKeys] as unknown;
+      expect(typeof value).toBe('string');
+      expect(JSON.parse(value as string)).toEqual(
+        Object.fromEntries(USAGE_IDENTIFIERS.map((u) => [u, resources[idOf(api.usagePlans[u].key)]?.Properties.Value])),
       );
     });
 
@@ -334,7 +340,7 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
         'xray:PutTraceSegments',
       ];
       const expected: Record<keyof MessagesApi['functions'], string[]> = {
-        authorizer: ['dynamodb:GetItem', 'apigateway:GET'],
+        authorizer: ['dynamodb:GetItem'],
         sendMessage: [
           'dynamodb:GetItem',
           'dynamodb:PutItem',
@@ -373,15 +379,13 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
       );
     });
 
-    it('lets the authorizer only GET API keys (pooled and per-customer internal keys), nothing else of API Gateway', () => {
-      const apigateway = statementsOf('authorizer').filter((st) => actionsOf(st).some((a) => a.startsWith('apigateway:')));
-      expect(apigateway).toHaveLength(1);
-      const s = apigateway[0] as Statement;
-      expect(s.Effect).toBe('Allow');
-      expect(actionsOf(s)).toEqual(['apigateway:GET']);
-      // The per-customer keys are created at run time: the API keys path of the region, and only it.
-      expect(s.Resource).toBe(`arn:aws:apigateway:${stack.region}::/apikeys/*`);
-      // The pooled keys' ids still reach the authorizer through GATEWAY_KEY_IDS (tested below).
+    it('gives the authorizer no API Gateway action at all: no management-plane call on the request path', () => {
+      const apigateway = [...allowedActions('authorizer')].filter((a) => a.startsWith('apigateway:'));
+      expect(apigateway).toEqual([]);
+      const anyApiGatewayResource = statementsOf('authorizer').filter((st) =>
+        JSON.stringify(st.Resource).includes(':apigateway:'),
+      );
+      expect(anyApiGatewayResource).toEqual([]);
     });
 
     it('scopes table grants to the tables each function needs (never index ARNs)', () => {
@@ -472,9 +476,10 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
         ]),
       );
       expect(bySid).toEqual({
+        // Scan: keys backfill-usage-keys without --account reads every key record.
         ApiKeyRecords: {
           effect: 'Allow',
-          actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan', 'dynamodb:UpdateItem'],
           resource: arn('apiKeys'),
         },
         ApiKeysOfAnAccount: {
@@ -707,6 +712,11 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
       });
     });
 
+    it('has every output the operator CLI requires', () => {
+      const outputs = template.toJSON().Outputs as Json;
+      for (const key of [...REQUIRED_OUTPUT_KEYS, PLATFORM_CONFIG_OUTPUT]) expect(outputs[key], key).toBeDefined();
+    });
+
     it('outputs the API URL, the queue URLs and every table name', () => {
       const outputs = template.toJSON().Outputs as Json;
       for (const name of [
@@ -727,6 +737,27 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
       expect(outputs.MessagesTableName.Value).toEqual(stack.resolve(tables.messages.tableName));
       expect(outputs.QueueUrl.Value).toEqual(stack.resolve(platform.dataStack.messages.queue.queueUrl));
     });
+  });
+});
+
+describe('MessagesApi pooled usage key values', () => {
+  const valuesOf = (stackName: string) => {
+    const app = new App({ context: { ...cdkJsonContext(), ...SKIP_BUNDLING } });
+    const stack = new Stack(app, stackName, { env: { region: 'eu-west-1' } });
+    const config = loadConfig();
+    const data = new MessagesData(stack, 'Data', { config });
+    const api = new MessagesApi(stack, 'Api', { config, data, manageCloudWatchRole: false });
+    const resources = Template.fromStack(stack).toJSON().Resources as Record<string, Json>;
+    const logicalId = (u: (typeof USAGE_IDENTIFIERS)[number]) =>
+      stack.getLogicalId(api.usagePlans[u].key.node.defaultChild as CfnResource);
+    return USAGE_IDENTIFIERS.map((u) => resources[logicalId(u)]?.Properties.Value as string);
+  };
+
+  it('are the same on every synth of a stack (a changed Value would replace the keys), and differ between stacks', () => {
+    const first = valuesOf('Prod-Api');
+    expect(valuesOf('Prod-Api')).toEqual(first);
+    const other = valuesOf('Staging-Api');
+    expect(other.filter((value) => first.includes(value))).toEqual([]);
   });
 });
 

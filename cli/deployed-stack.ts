@@ -1,0 +1,274 @@
+import { readFileSync } from 'node:fs';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { ConfigError, type PlatformConfig, validateConfig } from '../lib/config/index.js';
+import { PLATFORM_CONFIG_OUTPUT } from '../lib/stacks/api-stack-outputs.js';
+import { awsError } from './aws-errors.js';
+import { CliError, usageError } from './errors.js';
+
+/** `<stackPrefix>-Api` with the default prefix (lib/app.ts). */
+export const DEFAULT_API_STACK_NAME = 'MessagesPlatform-Api';
+
+/** The outputs of the API stack the control plane needs (lib/constructs/messages/messages-api.ts). */
+export const REQUIRED_OUTPUT_KEYS = [
+  'ApiKeysTableName',
+  'AccountsTableName',
+  'RateLimitsTableName',
+  'RestApiId',
+  'StageName',
+  'FreeUsagePlanId',
+  'ProUsagePlanId',
+  'BusinessUsagePlanId',
+] as const;
+
+/** The API stack of a deployment: its name, where it runs, and its outputs as CloudFormation gives them. */
+export interface DeployedStack {
+  readonly stackName: string;
+  readonly region: string;
+  /** Where the outputs came from, for messages: the outputs file, or DescribeStacks in a region. */
+  readonly source: string;
+  readonly outputs: Readonly<Record<string, string>>;
+  /** Things the operator should know (printed on stderr), e.g. a region other than the deployment's. */
+  readonly warnings: readonly string[];
+}
+
+export interface ControlPlaneOutputs {
+  readonly apiKeysTableName: string;
+  readonly accountsTableName: string;
+  readonly rateLimitsTableName: string;
+  readonly restApiId: string;
+  readonly stageName: string;
+  readonly usagePlanIds: { readonly free: string; readonly pro: string; readonly business: string };
+}
+
+/** Picks the control plane's outputs out of a stack's outputs; names every missing one. */
+export function controlPlaneOutputs(stack: Pick<DeployedStack, 'stackName' | 'source' | 'outputs'>): ControlPlaneOutputs {
+  const raw = stack.outputs;
+  const missing = REQUIRED_OUTPUT_KEYS.filter((key) => typeof raw[key] !== 'string' || raw[key].length === 0);
+  if (missing.length > 0) {
+    throw new CliError(`stack ${stack.stackName} (${stack.source}) lacks the output${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`, {
+      code: 'missing_outputs',
+      hint: 'is it the API stack (<stackPrefix>-Api), deployed from this version of the platform? run cdk deploy again',
+    });
+  }
+  const get = (key: (typeof REQUIRED_OUTPUT_KEYS)[number]) => raw[key] as string;
+  return {
+    apiKeysTableName: get('ApiKeysTableName'),
+    accountsTableName: get('AccountsTableName'),
+    rateLimitsTableName: get('RateLimitsTableName'),
+    restApiId: get('RestApiId'),
+    stageName: get('StageName'),
+    usagePlanIds: { free: get('FreeUsagePlanId'), pro: get('ProUsagePlanId'), business: get('BusinessUsagePlanId') },
+  };
+}
+
+const REDEPLOY_HINT =
+  'deploy the API stack again with this version of the platform (npx cdk deploy --all): the CLI takes plans, limits and backstops from the deployment, never from its own defaults';
+
+/**
+ * The deployment's effective config, from its `PlatformConfig` output, checked with the same
+ * schema as at synth (lib/config). Missing or invalid, it is an error: the CLI's own defaults
+ * would write the wrong limits into key records and size Enterprise backstops wrongly.
+ */
+export function publishedConfig(stack: Pick<DeployedStack, 'stackName' | 'source' | 'outputs'>): PlatformConfig {
+  const raw = stack.outputs[PLATFORM_CONFIG_OUTPUT];
+  const where = `stack ${stack.stackName} (${stack.source})`;
+  if (typeof raw !== 'string' || raw.length === 0) {
+    throw new CliError(`${where} lacks the output ${PLATFORM_CONFIG_OUTPUT}, the deployment's platform config`, {
+      code: 'missing_outputs',
+      hint: REDEPLOY_HINT,
+    });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new CliError(`the ${PLATFORM_CONFIG_OUTPUT} output of ${where} is not JSON`, { code: 'bad_platform_config', hint: REDEPLOY_HINT });
+  }
+  try {
+    return validateConfig(parsed);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new CliError(`the ${PLATFORM_CONFIG_OUTPUT} output of ${where} is not a valid platform config: ${error.issues.join('; ')}`, {
+      code: 'bad_platform_config',
+      cause: error,
+      hint: REDEPLOY_HINT,
+    });
+  }
+}
+
+const REGION_PATTERN = /^[a-z]{2}(-[a-z]+)+-\d$/;
+
+/** The region of the operator's AWS profile (AWS_PROFILE, else default), as the SDK reads it; undefined if none. */
+export type ProfileRegion = (env: Readonly<Record<string, string | undefined>>) => Promise<string | undefined>;
+
+/** The SDK's own lookup (config file of the profile), through a client that is never used to call AWS. */
+export const sdkProfileRegion: ProfileRegion = async (env) => {
+  const client = new CloudFormationClient(env.AWS_PROFILE ? { profile: env.AWS_PROFILE } : {});
+  try {
+    return await client.config.region();
+  } catch {
+    return undefined;
+  } finally {
+    client.destroy();
+  }
+};
+
+/**
+ * The region the operator chose: `--region`, else AWS_REGION, else AWS_DEFAULT_REGION, else the
+ * AWS profile's region; undefined when none says one. Never a hard-coded default.
+ */
+export async function operatorRegion(
+  flag: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  profileRegion: ProfileRegion = sdkProfileRegion,
+): Promise<{ region: string; from: string } | undefined> {
+  if (flag !== undefined) {
+    if (!REGION_PATTERN.test(flag)) throw usageError(`--region must be an AWS region such as eu-west-1, got "${flag}"`);
+    return { region: flag, from: '--region' };
+  }
+  for (const name of ['AWS_REGION', 'AWS_DEFAULT_REGION'] as const) {
+    if (env[name]) return { region: env[name], from: name };
+  }
+  const profile = await profileRegion(env);
+  return profile ? { region: profile, from: `the AWS profile ${env.AWS_PROFILE || 'default'}` } : undefined;
+}
+
+export interface OpenStackOptions {
+  /** The API stack's name, for DescribeStacks (or to pick a stack in `outputsFile`). */
+  readonly stack?: string;
+  /** A `cdk deploy --outputs-file` JSON file; read instead of calling CloudFormation. */
+  readonly outputsFile?: string;
+  readonly region?: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** @default sdkProfileRegion */
+  readonly profileRegion?: ProfileRegion;
+}
+
+/**
+ * Finds the deployment's API stack and its outputs: from the outputs file (the region is the
+ * operator's, else the one the published config names), or with DescribeStacks in the operator's
+ * region (which must be known: the stack is looked up there).
+ */
+export async function openDeployedStack(options: OpenStackOptions): Promise<DeployedStack> {
+  const chosen = await operatorRegion(options.region, options.env, options.profileRegion);
+  if (options.outputsFile !== undefined) {
+    const { stackName, outputs } = readOutputsFile(options.outputsFile, options.stack);
+    const source = options.outputsFile;
+    if (chosen) {
+      const published = outputs[PLATFORM_CONFIG_OUTPUT]
+        ? publishedConfig({ stackName, source, outputs }).platform.region
+        : undefined;
+      const warnings = published && published !== chosen.region
+        ? [`the deployment's platform.region is ${published}, but the CLI uses ${chosen.region} (from ${chosen.from})`]
+        : [];
+      return { stackName, region: chosen.region, source, outputs, warnings };
+    }
+    const region = publishedConfig({ stackName, source, outputs }).platform.region;
+    return { stackName, region, source, outputs, warnings: [] };
+  }
+
+  const stackName = options.stack ?? DEFAULT_API_STACK_NAME;
+  if (!chosen) {
+    throw usageError(
+      `no AWS region to look up the stack ${stackName} in`,
+      'pass --region, or set AWS_REGION (or a region in your AWS profile); with --outputs FILE the deployment\'s own region is used',
+    );
+  }
+  const cloudFormation = new CloudFormationClient({ region: chosen.region });
+  try {
+    return await describeStack(cloudFormation, stackName, chosen.region);
+  } finally {
+    cloudFormation.destroy();
+  }
+}
+
+/**
+ * Reads the file written by `cdk deploy --outputs-file FILE`: `{ "<StackName>": { "<OutputKey>": "value" } }`.
+ * With `stackName`, takes that stack; otherwise the one stack holding any of the control plane's
+ * outputs (the API stack; the data stack has none), preferring `MessagesPlatform-Api` if several do.
+ */
+export function readOutputsFile(
+  file: string,
+  stackName?: string,
+): { stackName: string; outputs: Record<string, string> } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    throw new CliError(`cannot read the outputs file ${file}${code ? ` (${code})` : ''}`, {
+      code: 'outputs_file',
+      cause: error,
+      hint: 'write it with: npx cdk deploy --all --outputs-file FILE',
+    });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new CliError(`the outputs file ${file} is not JSON`, { code: 'outputs_file', hint: 'write it with: npx cdk deploy --all --outputs-file FILE' });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new CliError(`the outputs file ${file} is not a JSON object of stacks`, { code: 'outputs_file' });
+  }
+  const stacks = parsed as Record<string, unknown>;
+  const outputsOf = (name: string): Record<string, string> => {
+    const value = stacks[name];
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+    return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  };
+
+  if (stackName !== undefined) {
+    if (!(stackName in stacks)) {
+      const names = Object.keys(stacks);
+      throw new CliError(`the outputs file ${file} has no stack ${stackName}`, {
+        code: 'missing_outputs',
+        hint: names.length ? `it has: ${names.join(', ')}` : 'it lists no stacks',
+      });
+    }
+    return { stackName, outputs: outputsOf(stackName) };
+  }
+
+  const candidates = Object.keys(stacks).filter((name) => REQUIRED_OUTPUT_KEYS.some((key) => key in outputsOf(name)));
+  if (candidates.length === 0) {
+    throw new CliError(`no stack in the outputs file ${file} has the outputs ${REQUIRED_OUTPUT_KEYS.join(', ')}`, {
+      code: 'missing_outputs',
+      hint: 'deploy the API stack with: npx cdk deploy --all --outputs-file FILE',
+    });
+  }
+  const chosen = candidates.length === 1
+    ? (candidates[0] as string)
+    : candidates.includes(DEFAULT_API_STACK_NAME) ? DEFAULT_API_STACK_NAME : undefined;
+  if (chosen === undefined) {
+    throw usageError(`the outputs file ${file} holds several API stacks (${candidates.join(', ')})`, 'choose one with --stack NAME');
+  }
+  return { stackName: chosen, outputs: outputsOf(chosen) };
+}
+
+/** A deployed stack and its outputs, through CloudFormation DescribeStacks. */
+export async function describeStack(
+  client: CloudFormationClient,
+  stackName: string,
+  region: string,
+): Promise<DeployedStack> {
+  let stack;
+  try {
+    const answer = await client.send(new DescribeStacksCommand({ StackName: stackName }));
+    stack = answer.Stacks?.[0];
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ValidationError' && /does not exist/i.test((error as Error).message)) {
+      throw new CliError(`stack ${stackName} does not exist in ${region}`, {
+        code: 'stack_not_found',
+        cause: error,
+        hint: 'check --stack (the API stack is <stackPrefix>-Api) and --region (or AWS_REGION)',
+      });
+    }
+    throw awsError(error, region);
+  }
+  if (!stack) throw new CliError(`stack ${stackName} does not exist in ${region}`, { code: 'stack_not_found' });
+  const outputs: Record<string, string> = {};
+  for (const output of stack.Outputs ?? []) {
+    if (output.OutputKey && output.OutputValue !== undefined) outputs[output.OutputKey] = output.OutputValue;
+  }
+  return { stackName: stack.StackName ?? stackName, region, source: `DescribeStacks in ${region}`, outputs, warnings: [] };
+}
