@@ -12,14 +12,18 @@ export interface Figure {
   readonly value: string;
   /** The goal, as text. */
   readonly goal: string;
-  /** true/false against the goal; null when the figure was skipped. */
+  /** true/false against the goal; null when the figure was skipped or has no goal (NO_GOAL). */
   readonly pass: boolean | null;
   /** Absolute numbers and anything else worth keeping in latest.json (context, not goals). */
   readonly details?: Record<string, unknown>;
 }
 
-export const figureLine = (f: Figure) =>
-  `${f.figure} | ${f.value} | ${f.goal} | ${f.pass === null ? 'skipped' : f.pass ? 'pass' : 'fail'}`;
+/** The goal of a figure kept as context: it is read, not judged. */
+export const NO_GOAL = 'none (context)';
+
+const result = (f: Figure) => (f.pass === null ? (f.goal === NO_GOAL ? 'context' : 'skipped') : f.pass ? 'pass' : 'fail');
+
+export const figureLine = (f: Figure) => `${f.figure} | ${f.value} | ${f.goal} | ${result(f)}`;
 
 /** Percentile (nearest rank) of an unsorted sample. */
 export function percentile(sample: readonly number[], p: number): number {

@@ -1,46 +1,21 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { AwsCallRecord } from '../lambda/shared/aws/aws-client.js';
-import { SqsClient } from '../lambda/shared/aws/sqs.js';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DATA_PLANE } from '../lambda/shared/aws-clients.js';
 import { LOCAL_AWS, LOCAL_TABLE_NAMES } from '../local/emulators.js';
 import type { LocalPlatform } from '../local/platform.js';
+import { type AwsCall, meter, sequentialDepth } from './aws-meter.js';
 import { lambdaContext, sendEvent } from './handler-overhead.js';
 import type { BenchOptions, Figure } from './lib.js';
 
-interface Call {
-  readonly name: string;
-  readonly start: number;
-  readonly end: number;
-}
-
-/** The clients' own observation hook: every AWS call with its start and end (retries included). */
-const recordInto =
-  (calls: Call[]) =>
-    (call: AwsCallRecord): void => {
-      calls.push({ name: `${call.service}:${call.operation}`, start: call.startMs, end: call.endMs });
-    };
-
-/** Sequential depth: calls whose in-flight intervals overlap count once (merged intervals). */
-export function sequentialDepth(calls: readonly Call[]): number {
-  const sorted = [...calls].sort((a, b) => a.start - b.start);
-  let depth = 0;
-  let until = Number.NEGATIVE_INFINITY;
-  for (const c of sorted) {
-    if (c.start >= until) {
-      depth++;
-      until = c.end;
-    } else {
-      until = Math.max(until, c.end);
-    }
-  }
-  return depth;
-}
+export { sequentialDepth };
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 /**
- * The platform's send handler is built with the platform's own clients; to count calls we build the
- * same handler (createSendMessageHandler with the DynamoDB adapters) on instrumented clients pointed
- * at the platform's emulators and its tables, for a key issued by the platform's control plane.
+ * The platform does not expose its clients; to count calls we build the same send handler
+ * (createSendMessageHandler with the DynamoDB and SQS adapters) on SDK clients configured as the
+ * Lambdas' and metered by their middleware stacks (aws-meter.ts), pointed at the platform's
+ * emulators and tables, for a key issued by the platform's control plane.
  */
 export async function roundTrips(platform: LocalPlatform, options: BenchOptions): Promise<Figure> {
   const { createSendMessageHandler } = await import('../lambda/messages/http-handlers.js');
@@ -55,13 +30,11 @@ export async function roundTrips(platform: LocalPlatform, options: BenchOptions)
   // one request is the first of a new minute window (every key meets one a minute while it sends).
   const clock = new ManualClock(Math.floor(Date.now() / 60_000) * 60_000 + 1_000);
 
-  const calls: Call[] = [];
-  const documentClient = createDocumentClient({
-    ...LOCAL_AWS,
-    endpoint: platform.endpoints.dynamodb,
-    onCall: recordInto(calls),
-  });
-  const sqsClient = new SqsClient({ ...LOCAL_AWS, endpoint: platform.endpoints.sqs, onCall: recordInto(calls) });
+  const calls: AwsCall[] = [];
+  const documentClient = createDocumentClient({ ...LOCAL_AWS, endpoint: platform.endpoints.dynamodb });
+  meter(documentClient, calls);
+  const sqsClient = new SQSClient({ ...DATA_PLANE, ...LOCAL_AWS, endpoint: platform.endpoints.sqs });
+  meter(sqsClient, calls);
   try {
     const handler = createSendMessageHandler({
       limiter: new RateLimiter(new DynamoDbLimiterStore(documentClient, LOCAL_TABLE_NAMES.rateLimits), clock),
@@ -87,7 +60,7 @@ export async function roundTrips(platform: LocalPlatform, options: BenchOptions)
       return {
         total: calls.length,
         depth: sequentialDepth(calls),
-        // In the order the calls started (the hook reports them as they end).
+        // In the order the calls started (the meter records them as they end).
         shape: [...calls]
           .sort((a, b) => a.start - b.start)
           .map((c) => c.name)

@@ -1,10 +1,10 @@
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { DynamoDbAccountStore } from '../lambda/keys/accounts.js';
 import { ApiGatewayUsagePlanGateway } from '../lambda/keys/api-gateway-usage-plan-gateway.js';
 import { ControlPlane, ControlPlaneError } from '../lambda/keys/control-plane.js';
 import { DynamoDbKeyStore } from '../lambda/keys/dynamodb-key-store.js';
 import { DynamoDbLimiterStore } from '../lambda/rate-limits/dynamodb-limiter-store.js';
+import { CONTROL_PLANE, usagePlanUpdateRetry } from '../lambda/shared/aws-clients.js';
 import { systemClock } from '../lambda/shared/clock.js';
 import { createDocumentClient } from '../lambda/shared/dynamodb.js';
 import type { PlatformConfig } from '../lib/config/index.js';
@@ -43,16 +43,18 @@ export async function createAwsControlPlane(options: AwsControlPlaneOptions): Pr
   const config = publishedConfig(stack);
   const { region } = stack;
 
-  // The operator's credentials through the SDK's chain (profiles, SSO, ...); the client itself is the Lambdas'.
-  const documentClient = createDocumentClient({ region, credentials: defaultProvider() });
-  // One attempt per SDK call: the gateway adapter retries throttles itself, with backoff.
-  const apiGateway = new APIGatewayClient({ region, maxAttempts: 1 });
+  // The operator's credentials through the SDK's default chain (profiles, SSO, ...); the clients
+  // and their retries are the Lambdas'.
+  const documentClient = createDocumentClient({ region });
+  const apiGateway = new APIGatewayClient({ ...CONTROL_PLANE, region });
+  const usagePlanUpdates = new APIGatewayClient({ region, retryStrategy: usagePlanUpdateRetry() });
   const controlPlane = new ControlPlane({
     accounts: new DynamoDbAccountStore(documentClient, outputs.accountsTableName),
     keys: new DynamoDbKeyStore(documentClient, outputs.apiKeysTableName),
     limiter: new DynamoDbLimiterStore(documentClient, outputs.rateLimitsTableName),
     gateway: new ApiGatewayUsagePlanGateway({
       client: apiGateway,
+      usagePlanUpdates,
       restApiId: outputs.restApiId,
       stageName: outputs.stageName,
       standardPlanIds: outputs.usagePlanIds,
@@ -70,6 +72,7 @@ export async function createAwsControlPlane(options: AwsControlPlaneOptions): Pr
     close: () => {
       documentClient.destroy();
       apiGateway.destroy();
+      usagePlanUpdates.destroy();
     },
   };
 }

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import {
   DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
@@ -26,8 +27,7 @@ import { createWorkerHandler } from '../lambda/messages/worker.js';
 import { DynamoDbLimiterStore } from '../lambda/rate-limits/dynamodb-limiter-store.js';
 import { RateLimiter } from '../lambda/rate-limits/rate-limiter.js';
 import { type Clock, systemClock } from '../lambda/shared/clock.js';
-import { ScanCommand } from '../lambda/shared/aws/dynamodb.js';
-import { SqsClient } from '../lambda/shared/aws/sqs.js';
+import { DATA_PLANE, traced } from '../lambda/shared/aws-clients.js';
 import { createDocumentClient } from '../lambda/shared/dynamodb.js';
 import { loadConfig, PLAN_IDS, type PlanId, type PlatformConfig } from '../lib/config/index.js';
 import { startLocalApiGateway } from './api-gateway.js';
@@ -174,9 +174,10 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     });
 
     const documentClient = createDocumentClient({ ...LOCAL_AWS, endpoint: dynamodb.endpoint });
-    // The SDK client for what only the local platform does (poll, redrive); the Lambda code's own for sending.
+    // The send function's client, as the Lambda builds it; another for what only the local platform
+    // does (long polls, redrive), without the request path's 5 s attempt timeout.
+    const queueClient = traced(new SQSClient({ ...DATA_PLANE, ...LOCAL_AWS, endpoint: sqs.endpoint }));
     const sqsClient = new SQSClient({ ...LOCAL_AWS, endpoint: sqs.endpoint });
-    const queueClient = new SqsClient({ ...LOCAL_AWS, endpoint: sqs.endpoint });
     const limiterStore = new DynamoDbLimiterStore(documentClient, LOCAL_TABLE_NAMES.rateLimits);
     const limiter = new RateLimiter(limiterStore, clock);
     const messages = new DynamoDbMessageStore(documentClient, LOCAL_TABLE_NAMES.messages);
@@ -404,7 +405,7 @@ async function deployDemoProject(projects: ProjectService, accountId: string): P
   await projects.deploy(accountId, project.projectId, [{ path: 'index.html', body: Buffer.from(html) }]);
 }
 
-async function scanAll(client: ReturnType<typeof createDocumentClient>, tableName: string): Promise<unknown[]> {
+async function scanAll(client: DynamoDBDocumentClient, tableName: string): Promise<unknown[]> {
   const items: unknown[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -415,7 +416,7 @@ async function scanAll(client: ReturnType<typeof createDocumentClient>, tableNam
   return items;
 }
 
-async function requeueStranded(client: ReturnType<typeof createDocumentClient>, queue: SqsMessageQueue): Promise<void> {
+async function requeueStranded(client: DynamoDBDocumentClient, queue: SqsMessageQueue): Promise<void> {
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await client.send(

@@ -16,6 +16,7 @@ import { DynamoDbProjectStore } from '../projects/dynamodb-project-store.js';
 import { ProjectService } from '../projects/project-service.js';
 import { S3SiteStorage } from '../projects/s3-site-storage.js';
 import { DynamoDbLimiterStore } from '../rate-limits/dynamodb-limiter-store.js';
+import { CONTROL_PLANE, traced, usagePlanUpdateRetry } from '../shared/aws-clients.js';
 import { systemClock } from '../shared/clock.js';
 import { createDocumentClient } from '../shared/dynamodb.js';
 import { requireEnv, requireJsonEnv } from '../shared/env.js';
@@ -36,7 +37,8 @@ const controlPlane = new ControlPlane({
   keys: new DynamoDbKeyStore(documents, requireEnv(CONTROL_ENV.apiKeysTable)),
   limiter: new DynamoDbLimiterStore(documents, requireEnv(CONTROL_ENV.rateLimitsTable)),
   gateway: new ApiGatewayUsagePlanGateway({
-    client: new APIGatewayClient({}),
+    client: traced(new APIGatewayClient(CONTROL_PLANE)),
+    usagePlanUpdates: traced(new APIGatewayClient({ retryStrategy: usagePlanUpdateRetry() })),
     restApiId: requireEnv(CONTROL_ENV.restApiId),
     stageName: requireEnv(CONTROL_ENV.stageName),
     standardPlanIds: requireJsonEnv<{ free: string; pro: string; business: string }>(CONTROL_ENV.usagePlanIds),
@@ -50,7 +52,7 @@ const projectStore = new DynamoDbProjectStore(documents, requireEnv(CONTROL_ENV.
 const domainStore = new DynamoDbDomainStore(documents, requireEnv(CONTROL_ENV.domainsTable));
 // The KeyValueStore's API is global (us-east-1), like CloudFront's.
 const edge = new KvsEdgeRouter({
-  client: new CloudFrontKeyValueStoreClient({ region: 'us-east-1' }),
+  client: traced(new CloudFrontKeyValueStoreClient({ ...CONTROL_PLANE, region: 'us-east-1' })),
   kvsArn: requireEnv(CONTROL_ENV.keyValueStoreArn),
 });
 
@@ -60,7 +62,10 @@ const api = new ControlApi({
     accounts,
     projects: projectStore,
     domains: domainStore,
-    storage: new S3SiteStorage({ client: new S3Client({}), bucket: requireEnv(CONTROL_ENV.siteBucket) }),
+    storage: new S3SiteStorage({
+      client: traced(new S3Client(CONTROL_PLANE)),
+      bucket: requireEnv(CONTROL_ENV.siteBucket),
+    }),
     edge,
     clock,
     config,
@@ -72,7 +77,7 @@ const api = new ControlApi({
     edge,
     // Verify starts the domain flow; removal starts its release branch (the tenant goes asynchronously).
     flow: new SfnDomainFlowStarter({
-      client: new SFNClient({}),
+      client: traced(new SFNClient(CONTROL_PLANE)),
       stateMachineArn: requireEnv(CONTROL_ENV.domainFlowArn),
     }),
     clock,

@@ -1,6 +1,7 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { correlationPaths } from '@aws-lambda-powertools/logger/correlationId';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { powertools, TIMEOUT_EARLY_MS } from '../shared/middleware.js';
 import { logger } from '../shared/powertools.js';
 import { type ControlApi, type ControlResponse, type Principal, problemResponse } from './control-api.js';
 
@@ -31,12 +32,12 @@ export function createControlApiHandler(api: ControlApi, options: ControlApiHand
   const cors: Record<string, string> = options.dashboardOrigin
     ? { 'Access-Control-Allow-Origin': options.dashboardOrigin, Vary: 'Origin' }
     : {};
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
-    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })
+    .use(powertools({ correlationIdPath: correlationPaths.API_GATEWAY_REST }))
     .handler(async (event, context) => {
       const requestId = event.requestContext?.requestId ?? context.awsRequestId;
       const principal = ownerFromClaims(event.requestContext?.authorizer);
-      logger.appendKeys({ requestId, ownerId: principal?.kind === 'owner' ? principal.ownerId : undefined });
+      logger.appendKeys({ ownerId: principal?.kind === 'owner' ? principal.ownerId : undefined });
       let answer: ControlResponse;
       if (!principal) {
         // Behind the authorizer this cannot happen; answered rather than trusted if it ever does.

@@ -1,4 +1,4 @@
-import { type DocumentClient, GetCommand, PutCommand } from '../shared/aws/dynamodb.js';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type ControlPlane, newAccountId } from '../keys/control-plane.js';
 import type { Clock } from '../shared/clock.js';
 import { conditionally } from '../shared/dynamodb.js';
@@ -60,7 +60,7 @@ export class OwnerDirectory {
 
 export class DynamoDbOwnerStore implements OwnerStore {
   constructor(
-    private readonly client: DocumentClient,
+    private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 

@@ -34,7 +34,7 @@ export function describeAcmFailure(reason: string): string {
 }
 
 export interface CloudFrontCertificateAuthorityOptions extends CloudFrontTenantsOptions {
-  /** In us-east-1, where CloudFront's certificates live. Create it with `maxAttempts: 1`: throttles are retried here. */
+  /** In us-east-1, where CloudFront's certificates live; with the control-plane retries (CONTROL_PLANE). */
   readonly acm: ACMClient;
 }
 
@@ -172,8 +172,8 @@ export class CloudFrontCertificateAuthority implements CertificateAuthority {
     if (certificate.CertificateArn) {
       const certificateArn = certificate.CertificateArn;
       try {
-        const { Certificate: acm } = await this.tenants.call(() =>
-          this.options.acm.send(new DescribeCertificateCommand({ CertificateArn: certificateArn })),
+        const { Certificate: acm } = await this.options.acm.send(
+          new DescribeCertificateCommand({ CertificateArn: certificateArn }),
         );
         if (acm?.FailureReason) parts.push(`ACM: ${describeAcmFailure(acm.FailureReason)}`);
         const validation = acm?.DomainValidationOptions?.find((o) => o.DomainName === domain);
@@ -183,8 +183,8 @@ export class CloudFrontCertificateAuthority implements CertificateAuthority {
       }
     }
     try {
-      const { DnsConfigurationList: checks } = await this.tenants.call(() =>
-        this.options.cloudfront.send(new VerifyDnsConfigurationCommand({ Identifier: tenantId, Domain: domain })),
+      const { DnsConfigurationList: checks } = await this.options.cloudfront.send(
+        new VerifyDnsConfigurationCommand({ Identifier: tenantId, Domain: domain }),
       );
       const check = checks?.find((c) => c.Domain === domain);
       if (check?.Status) parts.push(`CloudFront DNS check: ${check.Status}${check.Reason ? ` (${check.Reason})` : ''}`);

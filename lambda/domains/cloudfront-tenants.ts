@@ -11,7 +11,6 @@ import {
   UpdateDistributionTenantCommand,
 } from '@aws-sdk/client-cloudfront';
 import type { ProjectRecord } from '../projects/project.js';
-import { type BackoffOptions, withBackoff } from '../keys/api-gateway-usage-plan-gateway.js';
 
 /*
  * Quotas and rules the tenant adapters are designed around (checked in the CloudFront docs):
@@ -119,7 +118,7 @@ export class TenantConflictError extends Error {
 }
 
 export interface CloudFrontTenantsOptions {
-  /** Create it with `maxAttempts: 1`: throttles are retried here with `withBackoff`. */
+  /** With the control-plane retries (CONTROL_PLANE in lambda/shared/aws-clients.ts): throttles are the SDK's to retry. */
   readonly cloudfront: CloudFrontClient;
   /** The multi-tenant distribution (DOMAIN_ENV.distributionId). */
   readonly distributionId: string;
@@ -158,13 +157,13 @@ const RACES = new Set(['PreconditionFailed', 'EntityAlreadyExists', 'EntityNotFo
 
 /**
  * The distribution tenants of the multi-tenant distribution, as the certificate adapters use them:
- * every call retries throttles (`withBackoff`); writes carry the ETag of the read they are based on,
+ * the client's SDK retries cover throttling; writes carry the ETag of the read they are based on,
  * and `racing` re-runs a read-modify-write that lost a race.
  */
 export class CloudFrontTenants {
   readonly tenancy: Tenancy;
   readonly maxDomains: number;
-  readonly backoff: BackoffOptions;
+  readonly backoff: { readonly sleep: (ms: number) => Promise<void>; readonly random: () => number };
 
   constructor(private readonly options: CloudFrontTenantsOptions) {
     this.backoff = { sleep: options.sleep ?? defaultSleep, random: options.random ?? Math.random };
@@ -183,7 +182,7 @@ export class CloudFrontTenants {
   async read(name: string, projectId?: string): Promise<TenantVersion | undefined> {
     let out;
     try {
-      out = await this.call(() => this.options.cloudfront.send(new GetDistributionTenantCommand({ Identifier: name })));
+      out = await this.options.cloudfront.send(new GetDistributionTenantCommand({ Identifier: name }));
     } catch (error) {
       if (errorName(error) === 'EntityNotFound') return undefined;
       throw error;
@@ -202,18 +201,16 @@ export class CloudFrontTenants {
 
   async create(name: string, domain: string, projectId: string): Promise<void> {
     try {
-      await this.call(() =>
-        this.options.cloudfront.send(
-          new CreateDistributionTenantCommand({
-            DistributionId: this.options.distributionId,
-            Name: name,
-            Domains: [{ Domain: domain }],
-            ConnectionGroupId: this.options.connectionGroupId,
-            ManagedCertificateRequest: MANAGED_CERTIFICATE_REQUEST,
-            Enabled: true,
-            Tags: { Items: [{ Key: 'projectId', Value: projectId }] },
-          }),
-        ),
+      await this.options.cloudfront.send(
+        new CreateDistributionTenantCommand({
+          DistributionId: this.options.distributionId,
+          Name: name,
+          Domains: [{ Domain: domain }],
+          ConnectionGroupId: this.options.connectionGroupId,
+          ManagedCertificateRequest: MANAGED_CERTIFICATE_REQUEST,
+          Enabled: true,
+          Tags: { Items: [{ Key: 'projectId', Value: projectId }] },
+        }),
       );
     } catch (error) {
       if (errorName(error) === 'EntityLimitExceeded') throw new TenantLimitError(name, error);
@@ -231,20 +228,18 @@ export class CloudFrontTenants {
     const { tenant } = current;
     const customizations = change.customizations ?? tenant.Customizations;
     try {
-      const out = await this.call(() =>
-        this.options.cloudfront.send(
-          new UpdateDistributionTenantCommand({
-            Id: tenant.Id,
-            IfMatch: current.etag,
-            DistributionId: this.options.distributionId,
-            Domains: change.domains.map((d) => ({ Domain: d })),
-            ConnectionGroupId: tenant.ConnectionGroupId ?? this.options.connectionGroupId,
-            ...(customizations ? { Customizations: customizations } : {}),
-            ...(tenant.Parameters?.length ? { Parameters: tenant.Parameters } : {}),
-            ...(change.certificate ? { ManagedCertificateRequest: MANAGED_CERTIFICATE_REQUEST } : {}),
-            Enabled: change.enabled,
-          }),
-        ),
+      const out = await this.options.cloudfront.send(
+        new UpdateDistributionTenantCommand({
+          Id: tenant.Id,
+          IfMatch: current.etag,
+          DistributionId: this.options.distributionId,
+          Domains: change.domains.map((d) => ({ Domain: d })),
+          ConnectionGroupId: tenant.ConnectionGroupId ?? this.options.connectionGroupId,
+          ...(customizations ? { Customizations: customizations } : {}),
+          ...(tenant.Parameters?.length ? { Parameters: tenant.Parameters } : {}),
+          ...(change.certificate ? { ManagedCertificateRequest: MANAGED_CERTIFICATE_REQUEST } : {}),
+          Enabled: change.enabled,
+        }),
       );
       return out.ETag ?? current.etag;
     } catch (error) {
@@ -261,7 +256,7 @@ export class CloudFrontTenants {
   async delete(version: TenantVersion): Promise<'deleted' | 'pending'> {
     const { tenant: { Id }, etag } = version;
     try {
-      await this.call(() => this.options.cloudfront.send(new DeleteDistributionTenantCommand({ Id, IfMatch: etag })));
+      await this.options.cloudfront.send(new DeleteDistributionTenantCommand({ Id, IfMatch: etag }));
       return 'deleted';
     } catch (error) {
       if (errorName(error) === 'EntityNotFound') return 'deleted';
@@ -272,9 +267,7 @@ export class CloudFrontTenants {
 
   async certificate(tenantId: string): Promise<ManagedCertificateDetails | undefined> {
     try {
-      const out = await this.call(() =>
-        this.options.cloudfront.send(new GetManagedCertificateDetailsCommand({ Identifier: tenantId })),
-      );
+      const out = await this.options.cloudfront.send(new GetManagedCertificateDetailsCommand({ Identifier: tenantId }));
       return out.ManagedCertificateDetails;
     } catch (error) {
       if (errorName(error) === 'EntityNotFound') return undefined;
@@ -297,10 +290,6 @@ export class CloudFrontTenants {
         await this.backoff.sleep(Math.round(this.backoff.random() * stepMs));
       }
     }
-  }
-
-  call<T>(send: () => Promise<T>): Promise<T> {
-    return withBackoff(send, this.backoff);
   }
 }
 

@@ -1,4 +1,4 @@
-import { type DocumentClient, GetCommand, PutCommand, UpdateCommand } from '../shared/aws/dynamodb.js';
+import { type DynamoDBDocumentClient as DocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DOMAIN_TABLE_KEYS } from '../../lib/constructs/domains/runtime-contract.js';
 import { conditionally, queryIndex } from '../shared/dynamodb.js';
 import { conditionalUpdate } from '../shared/dynamodb-update.js';

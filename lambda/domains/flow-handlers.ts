@@ -2,11 +2,14 @@ import { ACMClient } from '@aws-sdk/client-acm';
 import { CloudFrontClient } from '@aws-sdk/client-cloudfront';
 import { CloudFrontKeyValueStoreClient } from '@aws-sdk/client-cloudfront-keyvaluestore';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import middy from '@middy/core';
 import { DOMAIN_ENV } from '../../lib/constructs/domains/runtime-contract.js';
 import { DynamoDbProjectStore } from '../projects/dynamodb-project-store.js';
+import { CONTROL_PLANE, traced } from '../shared/aws-clients.js';
 import { systemClock } from '../shared/clock.js';
 import { createDocumentClient } from '../shared/dynamodb.js';
 import { requireEnv } from '../shared/env.js';
+import { powertools } from '../shared/middleware.js';
 import { logger, metrics } from '../shared/powertools.js';
 import { CloudFrontCertificateAuthority } from './cloudfront-certificate-authority.js';
 import { NodeDnsResolver } from './dns-resolver.js';
@@ -24,15 +27,18 @@ const tasks = createFlowTasks({
   projects: new DynamoDbProjectStore(documents, requireEnv(DOMAIN_ENV.projectsTable)),
   dns: new NodeDnsResolver(dnsServers ? dnsServers.split(',') : undefined),
   certificates: new CloudFrontCertificateAuthority({
-    cloudfront: new CloudFrontClient({ maxAttempts: 1 }),
-    acm: new ACMClient({ region: 'us-east-1', maxAttempts: 1 }),
+    cloudfront: traced(new CloudFrontClient(CONTROL_PLANE)),
+    acm: traced(new ACMClient({ ...CONTROL_PLANE, region: 'us-east-1' })),
     distributionId: requireEnv(DOMAIN_ENV.distributionId),
     connectionGroupId: requireEnv(DOMAIN_ENV.connectionGroupId),
     // One tenant per domain: a tenant has one pending certificate request at a time, so per-project
     // tenants would make a second domain wait for the first one's certificate.
     tenancy: 'domain',
   }),
-  edge: new KvsEdgeRouter({ client: new CloudFrontKeyValueStoreClient({ region: 'us-east-1' }), kvsArn: requireEnv(DOMAIN_ENV.keyValueStoreArn) }),
+  edge: new KvsEdgeRouter({
+    client: traced(new CloudFrontKeyValueStoreClient({ ...CONTROL_PLANE, region: 'us-east-1' })),
+    kvsArn: requireEnv(DOMAIN_ENV.keyValueStoreArn),
+  }),
   clock: systemClock,
   platformHost: requireEnv(DOMAIN_ENV.platformHost),
   platformDomain: requireEnv(DOMAIN_ENV.platformDomain),
@@ -43,12 +49,13 @@ const tasks = createFlowTasks({
   },
 });
 
-const task =
-  <T>(run: (input: FlowInput) => Promise<T>) =>
-    (input: FlowInput): Promise<T> => {
+const task = <T>(run: (input: FlowInput) => Promise<T>) =>
+  middy<FlowInput, T>()
+    .use(powertools())
+    .handler((input) => {
       logger.appendKeys({ domain: input.domain, attempt: input.attempt });
       return run(input);
-    };
+    });
 
 export const verifyDns = task(tasks.verifyDns);
 export const requestCertificate = task(tasks.requestCertificate);

@@ -10,7 +10,6 @@ import {
   PutKeyCommand,
 } from '@aws-sdk/client-cloudfront-keyvaluestore';
 import { EDGE_VALUE, KVS_LIMITS, type RedirectStatus } from '../../edge/cloudfront-function.js';
-import { type BackoffOptions, withBackoff } from '../keys/api-gateway-usage-plan-gateway.js';
 import type { EdgeCleanup, EdgeRouter } from './ports.js';
 
 /** Retry policy of a write whose ETag moved between DescribeKeyValueStore and PutKey/DeleteKey. */
@@ -40,8 +39,7 @@ export function isStaleEtag(error: unknown): boolean {
 export interface KvsEdgeRouterOptions {
   /**
    * The KeyValueStore data-plane client (any region: the endpoint is global and derived from the
-   * ARN). Create it with `maxAttempts: 1` as the other control-plane clients: throttles are retried
-   * here with `withBackoff`.
+   * ARN), with the control-plane retries (CONTROL_PLANE): throttles are the SDK's to retry.
    */
   readonly client: CloudFrontKeyValueStoreClient;
   /** The KeyValueStore associated with the viewer-request function (DOMAIN_ENV.keyValueStoreArn). */
@@ -62,7 +60,7 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * then PutKey/DeleteKey with `IfMatch`; a stale ETag re-reads and retries (bounded, with jitter).
  */
 export class KvsEdgeRouter implements EdgeRouter, EdgeCleanup {
-  private readonly backoff: BackoffOptions;
+  private readonly backoff: { readonly sleep: (ms: number) => Promise<void>; readonly random: () => number };
 
   constructor(private readonly options: KvsEdgeRouterOptions) {
     this.backoff = { sleep: options.sleep ?? defaultSleep, random: options.random ?? Math.random };
@@ -126,14 +124,11 @@ export class KvsEdgeRouter implements EdgeRouter, EdgeCleanup {
 
   private async write(send: (etag: string) => Promise<void>): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      const store = await withBackoff(
-        () => this.options.client.send(new DescribeKeyValueStoreCommand({ KvsARN: this.options.kvsArn })),
-        this.backoff,
-      );
+      const store = await this.options.client.send(new DescribeKeyValueStoreCommand({ KvsARN: this.options.kvsArn }));
       if (!store.ETag) throw new Error(`DescribeKeyValueStore ${this.options.kvsArn} returned no ETag`);
       const etag = store.ETag;
       try {
-        await withBackoff(() => send(etag), this.backoff);
+        await send(etag);
         return;
       } catch (error) {
         if (!isStaleEtag(error) || attempt >= KVS_WRITE.maxAttempts) throw error;

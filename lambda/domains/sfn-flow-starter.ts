@@ -4,24 +4,17 @@ import {
   domainFlowExecutionName,
   domainReleaseExecutionName,
 } from '../../lib/constructs/domains/domain-flow-definition.js';
-import { type BackoffOptions, withBackoff } from '../keys/api-gateway-usage-plan-gateway.js';
 import type { DomainFlowStarter, TenantReleaseRequest } from './ports.js';
 
 export interface SfnDomainFlowStarterOptions {
-  /** Create it with `maxAttempts: 1`: throttles are retried here with `withBackoff`. */
+  /** With the control-plane retries (CONTROL_PLANE in lambda/shared/aws-clients.ts). */
   readonly client: SFNClient;
   readonly stateMachineArn: string;
   /** Seconds between certificate checks. @default DOMAIN_FLOW_DEFAULTS.pollSeconds (30) */
   readonly pollSeconds?: number;
   /** Seconds after verification without a certificate before the diagnosis. @default DOMAIN_FLOW_DEFAULTS.watchdogSeconds (1800) */
   readonly watchdogSeconds?: number;
-  /** @default setTimeout */
-  readonly sleep?: (ms: number) => Promise<void>;
-  /** @default Math.random */
-  readonly random?: () => number;
 }
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Starts the domain flow (a Standard state machine) for one domain attempt. The execution name is
@@ -33,11 +26,7 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * same machine (its release branch), one per claim of a domain (`domainReleaseExecutionName`).
  */
 export class SfnDomainFlowStarter implements DomainFlowStarter {
-  private readonly backoff: BackoffOptions;
-
-  constructor(private readonly options: SfnDomainFlowStarterOptions) {
-    this.backoff = { sleep: options.sleep ?? defaultSleep, random: options.random ?? Math.random };
-  }
+  constructor(private readonly options: SfnDomainFlowStarterOptions) {}
 
   async start(input: { domain: string; attempt: number }): Promise<void> {
     await this.startExecution(domainFlowExecutionName(input.domain, input.attempt), {
@@ -56,16 +45,12 @@ export class SfnDomainFlowStarter implements DomainFlowStarter {
 
   private async startExecution(name: string, input: Record<string, unknown>): Promise<void> {
     try {
-      await withBackoff(
-        () =>
-          this.options.client.send(
-            new StartExecutionCommand({
-              stateMachineArn: this.options.stateMachineArn,
-              name,
-              input: JSON.stringify(input),
-            }),
-          ),
-        this.backoff,
+      await this.options.client.send(
+        new StartExecutionCommand({
+          stateMachineArn: this.options.stateMachineArn,
+          name,
+          input: JSON.stringify(input),
+        }),
       );
     } catch (error) {
       if ((error as { name?: string }).name !== 'ExecutionAlreadyExists') throw error;

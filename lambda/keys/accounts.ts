@@ -1,4 +1,4 @@
-import { type DocumentClient, GetCommand, PutCommand } from '../shared/aws/dynamodb.js';
+import { type DynamoDBDocumentClient as DocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { PlanId, RateLimits } from '../../lib/config/index.js';
 
 export interface AccountRecord {

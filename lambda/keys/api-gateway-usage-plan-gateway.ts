@@ -16,67 +16,11 @@ import {
 import { backstopFor, type PlatformConfig, type RateLimits } from '../../lib/config/index.js';
 import type { InternalKey, UsagePlanGateway } from './usage-plan-gateway.js';
 
-/** Retry policy of control-plane calls (see `withBackoff`). */
-export const BACKOFF = {
-  /** First retry waits up to this long (full jitter). */
-  baseMs: 500,
-  /** No exponential step waits longer than this. */
-  capMs: 20_000,
-  /** Attempts in all, the first included; then the last error is rethrown. */
-  maxAttempts: 8,
-  /** AWS allows one UpdateUsagePlan per 20 s: its retries wait at least this long (plus jitter). */
-  updateUsagePlanFloorMs: 20_000,
-} as const;
-
-export interface BackoffOptions {
-  readonly sleep: (ms: number) => Promise<void>;
-  readonly random: () => number;
-  /** Every retry waits at least this long, the jittered step comes on top. @default 0 */
-  readonly floorMs?: number;
-}
-
-const THROTTLING_NAMES = new Set([
-  'TooManyRequestsException',
-  'ThrottlingException',
-  'Throttling',
-  'ThrottledException',
-  'RequestThrottledException',
-]);
-
 interface AwsErrorShape {
   name?: string;
-  message?: string;
-  retryAfterSeconds?: string;
-  $retryable?: { throttling?: boolean };
 }
 
 const errorName = (error: unknown): string | undefined => (error as AwsErrorShape | undefined)?.name;
-
-/** A control-plane throttle: API Gateway's TooManyRequestsException or any error the SDK marks as throttling. */
-export function isThrottling(error: unknown): boolean {
-  const e = error as AwsErrorShape | undefined;
-  return e?.$retryable?.throttling === true || THROTTLING_NAMES.has(e?.name ?? '');
-}
-
-/**
- * Runs one control-plane call, retrying throttles with exponential backoff and full jitter:
- * retry n (1-based) waits `floor + random() × min(cap, base × 2^(n-1))`, where the floor is the
- * larger of `options.floorMs` and the error's `retryAfterSeconds` (bounded by the cap). At most
- * `BACKOFF.maxAttempts` attempts; then the last error is rethrown. Other errors are not retried.
- */
-export async function withBackoff<T>(call: () => Promise<T>, options: BackoffOptions): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await call();
-    } catch (error) {
-      if (!isThrottling(error) || attempt >= BACKOFF.maxAttempts) throw error;
-      const hintMs = Math.min(BACKOFF.capMs, Number((error as AwsErrorShape).retryAfterSeconds ?? 0) * 1000 || 0);
-      const stepMs = Math.min(BACKOFF.capMs, BACKOFF.baseMs * 2 ** (attempt - 1));
-      const floorMs = Math.max(options.floorMs ?? 0, hintMs);
-      await options.sleep(Math.round(floorMs + options.random() * stepMs));
-    }
-  }
-}
 
 /** CreateApiKey answered LimitExceededException for a key that may not share its plan's pooled key. */
 export class ApiKeyQuotaError extends Error {
@@ -90,39 +34,33 @@ export class ApiKeyQuotaError extends Error {
 }
 
 export interface ApiGatewayUsagePlanGatewayOptions {
-  /**
-   * The API Gateway client. Create it with `maxAttempts: 1`: every call here already retries
-   * throttles with backoff (`withBackoff`), and the SDK's own retries would multiply the attempts
-   * (up to 8 × 3) and the time spent. A client with SDK retries works, with layered retries.
-   */
+  /** The API Gateway client, with the control-plane retries (CONTROL_PLANE in lambda/shared/aws-clients.ts). */
   readonly client: APIGatewayClient;
+  /**
+   * The client that sends UpdateUsagePlan: the same, but its retries wait at least the 20 s API
+   * Gateway needs between two updates of a usage plan (`retryStrategy: usagePlanUpdateRetry()`).
+   */
+  readonly usagePlanUpdates: APIGatewayClient;
   readonly restApiId: string;
   readonly stageName: string;
   /** The stack's usage plans of the standard plans (outputs FreeUsagePlanId, ProUsagePlanId, BusinessUsagePlanId). */
   readonly standardPlanIds: { readonly free: string; readonly pro: string; readonly business: string };
   readonly config: PlatformConfig;
-  /** @default setTimeout */
-  readonly sleep?: (ms: number) => Promise<void>;
-  /** @default Math.random */
-  readonly random?: () => number;
 }
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * The usage-plan port on API Gateway (design §2, keys & plans control plane): one internal API key
  * per customer key in its plan's usage plan (throttles and quotas apply per API key), one usage
  * plan per Enterprise account. Control-plane only: never call this on the request path. Every
  * call respects AWS's control-plane rate limits (CreateApiKey 5/s, UpdateUsagePlan 1 per 20 s)
- * through `withBackoff`, and each operation is idempotent so an interrupted change can be re-run.
+ * through the clients' SDK retry strategies, and each operation is idempotent so an interrupted
+ * change can be re-run.
  */
 export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
   private readonly client: APIGatewayClient;
-  private readonly backoff: BackoffOptions;
 
   constructor(private readonly options: ApiGatewayUsagePlanGatewayOptions) {
     this.client = options.client;
-    this.backoff = { sleep: options.sleep ?? defaultSleep, random: options.random ?? Math.random };
   }
 
   standardPlanId(plan: 'free' | 'pro' | 'business'): string {
@@ -142,17 +80,15 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
       if (!same) await this.updateAccountPlan(existing.id, limits);
       return existing.id;
     }
-    const created = await this.call(() =>
-      this.client.send(
-        new CreateUsagePlanCommand({
-          name,
-          description: `Backstop of Enterprise account ${accountId} (its agreed limits × ${this.options.config.backstop.factor}); the exact limiter is ours`,
-          apiStages: [{ apiId: this.options.restApiId, stage: this.options.stageName }],
-          throttle: { rateLimit: backstop.rateLimit, burstLimit: backstop.burstLimit },
-          quota: { limit: backstop.quotaPerDay, period: 'DAY' },
-          tags: { accountId },
-        }),
-      ),
+    const created = await this.client.send(
+      new CreateUsagePlanCommand({
+        name,
+        description: `Backstop of Enterprise account ${accountId} (its agreed limits × ${this.options.config.backstop.factor}); the exact limiter is ours`,
+        apiStages: [{ apiId: this.options.restApiId, stage: this.options.stageName }],
+        throttle: { rateLimit: backstop.rateLimit, burstLimit: backstop.burstLimit },
+        quota: { limit: backstop.quotaPerDay, period: 'DAY' },
+        tags: { accountId },
+      }),
     );
     if (!created.id) throw new Error(`CreateUsagePlan ${name} returned no id`);
     return created.id;
@@ -160,61 +96,51 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
 
   async updateAccountPlan(usagePlanId: string, limits: RateLimits): Promise<void> {
     const backstop = backstopFor(limits, this.options.config);
-    await this.call(
-      () =>
-        this.client.send(
-          new UpdateUsagePlanCommand({
-            usagePlanId,
-            patchOperations: [
-              { op: 'replace', path: '/throttle/rateLimit', value: String(backstop.rateLimit) },
-              { op: 'replace', path: '/throttle/burstLimit', value: String(backstop.burstLimit) },
-              { op: 'replace', path: '/quota/limit', value: String(backstop.quotaPerDay) },
-            ],
-          }),
-        ),
-      BACKOFF.updateUsagePlanFloorMs,
+    await this.options.usagePlanUpdates.send(
+      new UpdateUsagePlanCommand({
+        usagePlanId,
+        patchOperations: [
+          { op: 'replace', path: '/throttle/rateLimit', value: String(backstop.rateLimit) },
+          { op: 'replace', path: '/throttle/burstLimit', value: String(backstop.burstLimit) },
+          { op: 'replace', path: '/quota/limit', value: String(backstop.quotaPerDay) },
+        ],
+      }),
     );
   }
 
   /** Detaches the plan from this API's stage (API Gateway refuses to delete an attached plan), then deletes it. */
   async deleteAccountPlan(usagePlanId: string): Promise<void> {
     const plan = await this.ignoring('NotFoundException', () =>
-      this.call(() => this.client.send(new GetUsagePlanCommand({ usagePlanId }))),
+      this.client.send(new GetUsagePlanCommand({ usagePlanId })),
     );
     if (!plan) return;
     const stage = `${this.options.restApiId}:${this.options.stageName}`;
     if (this.hasOurStage(plan)) {
       const detached = await this.ignoring('NotFoundException', () =>
-        this.call(
-          () =>
-            this.client.send(
-              new UpdateUsagePlanCommand({
-                usagePlanId,
-                patchOperations: [{ op: 'remove', path: '/apiStages', value: stage }],
-              }),
-            ),
-          BACKOFF.updateUsagePlanFloorMs,
+        this.options.usagePlanUpdates.send(
+          new UpdateUsagePlanCommand({
+            usagePlanId,
+            patchOperations: [{ op: 'remove', path: '/apiStages', value: stage }],
+          }),
         ),
       );
       if (!detached) return;
     }
     await this.ignoring('NotFoundException', () =>
-      this.call(() => this.client.send(new DeleteUsagePlanCommand({ usagePlanId }))),
+      this.client.send(new DeleteUsagePlanCommand({ usagePlanId })),
     );
   }
 
   async createKey(keyId: string, usagePlanId: string, poolable: boolean): Promise<InternalKey | undefined> {
     let key: { id: string; value?: string };
     try {
-      const created = await this.call(() =>
-        this.client.send(
-          new CreateApiKeyCommand({
-            name: `internal-${keyId}`,
-            description: `Internal usage identifier of customer key ${keyId}; not a customer secret`,
-            enabled: true,
-            tags: { keyId },
-          }),
-        ),
+      const created = await this.client.send(
+        new CreateApiKeyCommand({
+          name: `internal-${keyId}`,
+          description: `Internal usage identifier of customer key ${keyId}; not a customer secret`,
+          enabled: true,
+          tags: { keyId },
+        }),
       );
       if (!created.id) throw new Error(`CreateApiKey internal-${keyId} returned no id`);
       key = { id: created.id, ...(created.value ? { value: created.value } : {}) };
@@ -247,7 +173,7 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
   /** GetApiKey with includeValue, for records created before values were stored; undefined once the key is gone. */
   async keyValue(gatewayKeyId: string): Promise<string | undefined> {
     const key = await this.ignoring('NotFoundException', () =>
-      this.call(() => this.client.send(new GetApiKeyCommand({ apiKey: gatewayKeyId, includeValue: true }))),
+      this.client.send(new GetApiKeyCommand({ apiKey: gatewayKeyId, includeValue: true })),
     );
     return key?.value;
   }
@@ -256,9 +182,7 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
   async moveKey(gatewayKeyId: string, fromUsagePlanId: string, toUsagePlanId: string): Promise<void> {
     if (fromUsagePlanId === toUsagePlanId) return;
     await this.ignoring('NotFoundException', () =>
-      this.call(() =>
-        this.client.send(new DeleteUsagePlanKeyCommand({ usagePlanId: fromUsagePlanId, keyId: gatewayKeyId })),
-      ),
+      this.client.send(new DeleteUsagePlanKeyCommand({ usagePlanId: fromUsagePlanId, keyId: gatewayKeyId })),
     );
     await this.bind(gatewayKeyId, toUsagePlanId);
   }
@@ -266,20 +190,18 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
   /** Deleting the API key also removes it from its usage plan. */
   async deleteKey(gatewayKeyId: string): Promise<void> {
     await this.ignoring('NotFoundException', () =>
-      this.call(() => this.client.send(new DeleteApiKeyCommand({ apiKey: gatewayKeyId }))),
+      this.client.send(new DeleteApiKeyCommand({ apiKey: gatewayKeyId })),
     );
   }
 
   /** CreateUsagePlanKey; a ConflictException is fine when the key is already in that very plan. */
   private async bind(apiKeyId: string, usagePlanId: string): Promise<void> {
     try {
-      await this.call(() =>
-        this.client.send(new CreateUsagePlanKeyCommand({ usagePlanId, keyId: apiKeyId, keyType: 'API_KEY' })),
-      );
+      await this.client.send(new CreateUsagePlanKeyCommand({ usagePlanId, keyId: apiKeyId, keyType: 'API_KEY' }));
     } catch (error) {
       if (errorName(error) !== 'ConflictException') throw error;
       const bound = await this.ignoring('NotFoundException', () =>
-        this.call(() => this.client.send(new GetUsagePlanKeyCommand({ usagePlanId, keyId: apiKeyId }))),
+        this.client.send(new GetUsagePlanKeyCommand({ usagePlanId, keyId: apiKeyId })),
       );
       if (!bound) throw error;
     }
@@ -289,9 +211,7 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
   private async findAccountPlan(name: string): Promise<UsagePlan | undefined> {
     let position: string | undefined;
     do {
-      const page = await this.call(() =>
-        this.client.send(new GetUsagePlansCommand({ limit: 500, ...(position ? { position } : {}) })),
-      );
+      const page = await this.client.send(new GetUsagePlansCommand({ limit: 500, ...(position ? { position } : {}) }));
       const found = page.items?.find((p) => p.name === name && this.hasOurStage(p));
       if (found) return found;
       position = page.position;
@@ -303,10 +223,6 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
     return (plan.apiStages ?? []).some(
       (s) => s.apiId === this.options.restApiId && s.stage === this.options.stageName,
     );
-  }
-
-  private call<T>(send: () => Promise<T>, floorMs = 0): Promise<T> {
-    return withBackoff(send, { ...this.backoff, floorMs });
   }
 
   /** Runs `send`; the named error means "already done" and yields undefined. */

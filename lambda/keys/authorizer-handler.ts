@@ -1,12 +1,14 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { correlationPaths } from '@aws-lambda-powertools/logger/correlationId';
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { logger } from '../shared/powertools.js';
+import { powertools, TIMEOUT_EARLY_MS } from '../shared/middleware.js';
 import { type AuthorizeDeps, createAuthorizer } from './authorize.js';
 
 export function createAuthorizerHandler(deps: AuthorizeDeps) {
   const authorize = createAuthorizer(deps);
-  return middy<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult, Error, Context>()
-    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
+  return middy<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult, Error, Context>({
+    timeoutEarlyInMillis: TIMEOUT_EARLY_MS,
+  })
+    .use(powertools({ correlationIdPath: correlationPaths.API_GATEWAY_REST }))
     .handler((event) => authorize(event));
 }

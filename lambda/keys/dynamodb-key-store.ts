@@ -1,4 +1,4 @@
-import { type DocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '../shared/aws/dynamodb.js';
+import { type DynamoDBDocumentClient as DocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_KEYS } from '../../lib/constructs/messages/runtime-contract.js';
 import { queryIndex } from '../shared/dynamodb.js';
 import { conditionalUpdate } from '../shared/dynamodb-update.js';

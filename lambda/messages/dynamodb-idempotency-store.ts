@@ -1,10 +1,10 @@
-import { DeleteCommand, type DocumentClient, GetCommand, PutCommand } from '../shared/aws/dynamodb.js';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionally } from '../shared/dynamodb.js';
 import type { IdempotencyEntry, IdempotencyStore } from './ports.js';
 
 export class DynamoDbIdempotencyStore implements IdempotencyStore {
   constructor(
-    private readonly client: DocumentClient,
+    private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 

@@ -1,11 +1,11 @@
-import { DeleteCommand, type DocumentClient, GetCommand, PutCommand, UpdateCommand } from '../shared/aws/dynamodb.js';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionally } from '../shared/dynamodb.js';
 import type { MessageRecord } from './message.js';
 import type { MessageStore, TransitionResult } from './ports.js';
 
 export class DynamoDbMessageStore implements MessageStore {
   constructor(
-    private readonly client: DocumentClient,
+    private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 

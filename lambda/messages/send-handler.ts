@@ -1,5 +1,6 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { ENV } from '../../lib/constructs/messages/runtime-contract.js';
-import { SqsClient } from '../shared/aws/sqs.js';
+import { DATA_PLANE, traced } from '../shared/aws-clients.js';
 import { systemClock } from '../shared/clock.js';
 import { requireEnv, requireJsonEnv } from '../shared/env.js';
 import { documentClient, limiterFromEnv, limitsConfig } from '../shared/runtime.js';
@@ -12,7 +13,7 @@ import { SqsMessageQueue } from './sqs-message-queue.js';
 export const handler = createSendMessageHandler({
   limiter: limiterFromEnv(),
   messages: new DynamoDbMessageStore(documentClient, requireEnv(ENV.messagesTable)),
-  queue: new SqsMessageQueue(new SqsClient(), requireEnv(ENV.queueUrl)),
+  queue: new SqsMessageQueue(traced(new SQSClient(DATA_PLANE)), requireEnv(ENV.queueUrl)),
   idempotency: new DynamoDbIdempotencyStore(documentClient, requireEnv(ENV.idempotencyTable)),
   clock: systemClock,
   config: requireJsonEnv<MessagesConfig>(ENV.messagesConfig),

@@ -1,10 +1,10 @@
-import { SendMessageCommand, type SqsClient } from '../shared/aws/sqs.js';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { MessageEnvelope } from './message.js';
 import type { MessageQueue } from './ports.js';
 
 export class SqsMessageQueue implements MessageQueue {
   constructor(
-    private readonly client: SqsClient,
+    private readonly client: SQSClient,
     private readonly queueUrl: string,
   ) {}
 

@@ -1,9 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { logger, metrics } from '../shared/powertools.js';
+import { powertools, TIMEOUT_EARLY_MS } from '../shared/middleware.js';
 import { type ProcessMessageDeps, processMessage } from './process-message.js';
 
 /** The queue worker: each record on its own, failures reported per item (partial batch response). */
@@ -19,9 +17,8 @@ export function createWorkerHandler(deps: ProcessMessageDeps) {
       deps,
     );
   return (
-    middy<SQSEvent, SQSBatchResponse, Error, Context>()
-      .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
-      .use(logMetrics(metrics))
+    middy<SQSEvent, SQSBatchResponse, Error, Context>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })
+      .use(powertools())
       // A batch where every record failed is still a partial response: SQS retries just those
       // records, and the function's error metric keeps meaning "the worker itself broke".
       .handler((event, context) =>

@@ -1,4 +1,4 @@
-import { DeleteCommand, type DocumentClient, GetCommand, PutCommand, UpdateCommand } from '../shared/aws/dynamodb.js';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DOMAIN_TABLE_KEYS } from '../../lib/constructs/domains/runtime-contract.js';
 import { conditionally, queryIndex } from '../shared/dynamodb.js';
 import { conditionalUpdate } from '../shared/dynamodb-update.js';
@@ -10,7 +10,7 @@ const slugKey = (slug: string) => `slug#${slug}`;
 
 export class DynamoDbProjectStore implements ProjectStore {
   constructor(
-    private readonly client: DocumentClient,
+    private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 

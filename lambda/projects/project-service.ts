@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { monotonicFactory } from 'ulid';
 import type { PlatformConfig } from '../../lib/config/index.js';
 import type { DomainStore, EdgeRouter } from '../domains/ports.js';
 import type { AccountStore } from '../keys/accounts.js';
 import type { Clock } from '../shared/clock.js';
 import { logger } from '../shared/powertools.js';
+import { monotonicUlid } from '../shared/ulid.js';
 import { type ProjectStore, type SiteStorage, SlugTakenError } from './ports.js';
 import { type DeployRecord, deployPrefix, type ProjectRecord } from './project.js';
 
@@ -102,8 +101,6 @@ function checkPath(path: string): string {
   return path;
 }
 
-const nextUlid = monotonicFactory();
-
 /** A domain the edge serves: active, or active before a re-verify that has not replaced it yet. */
 const isLive = (d: { state: string; activeAt?: string }) => d.state === 'active' || (d.activeAt !== undefined && d.state !== 'removed');
 
@@ -135,7 +132,7 @@ export class ProjectService {
     if (RESERVED_SLUGS.has(slug)) throw new ProjectError('slug_taken', `The slug ${slug} is reserved by the platform.`, 409);
     const name = typeof input.name === 'string' && input.name.trim() !== '' ? input.name.trim().slice(0, 100) : slug;
     const project: ProjectRecord = {
-      projectId: `prj_${randomUUID().replaceAll('-', '').slice(0, 20)}`,
+      projectId: `prj_${monotonicUlid(this.deps.clock.now())}`,
       accountId,
       slug,
       name,
@@ -175,7 +172,7 @@ export class ProjectService {
     if (project.deployState === 'in_progress' && running && nowMs - Date.parse(running.startedAt) < STALE_DEPLOY_MS) {
       throw new ProjectError('deploy_in_progress', `Deploy ${running.deployId} is still in progress; wait for it to finish.`, 409);
     }
-    const deployId = `dep_${nextUlid(nowMs)}`;
+    const deployId = `dep_${monotonicUlid(nowMs)}`;
     const started: DeployRecord = { deployId, state: 'in_progress', startedAt: new Date(nowMs).toISOString() };
     if (!(await this.deps.projects.update(projectId, { deployState: 'in_progress', lastDeploy: started }, project.deployState))) {
       throw new ProjectError('deploy_in_progress', 'Another deploy of this project just started.', 409);

@@ -1,4 +1,4 @@
-import { type DocumentClient, GetCommand, UpdateCommand } from '../shared/aws/dynamodb.js';
+import { type DynamoDBDocumentClient as DocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionally, isConditionFailure } from '../shared/dynamodb.js';
 import type { ConsumeCondition, Consumed, LimiterItem, LimiterStore, Mutable } from './limiter-store.js';
 

@@ -1,8 +1,35 @@
-import { DocumentClient, type DocumentClientConfig, QueryCommand } from './aws/dynamodb.js';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { DATA_PLANE, traced } from './aws-clients.js';
 
-/** The platform's DynamoDB client (lambda/shared/aws): native values, undefined attributes left out. */
-export function createDocumentClient(config: DocumentClientConfig = {}): DocumentClient {
-  return new DocumentClient(config);
+/**
+ * The document client of the Lambdas, the CLI and the local platform (give `endpoint` and
+ * credentials for an emulator): native values, undefined attributes left out, traced, the
+ * request-path retries (DATA_PLANE). A refused conditional write's `Item`
+ * (ReturnValuesOnConditionCheckFailure) is native values too, like any output: lib-dynamodb
+ * translates outputs only.
+ */
+export function createDocumentClient(config: DynamoDBClientConfig = {}): DynamoDBDocumentClient {
+  const client = traced(new DynamoDBClient({ ...DATA_PLANE, ...config }));
+  const documents = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  documents.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        const item = isConditionFailure(error) ? (error as { Item?: unknown }).Item : undefined;
+        if (item !== null && typeof item === 'object') {
+          Object.assign(error as object, { Item: unmarshall(item as Parameters<typeof unmarshall>[0]) });
+        }
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'conditionFailureItem' },
+  );
+  // lib-dynamodb's destroy does nothing (its DynamoDBClient may be shared); this one owns its client.
+  documents.destroy = () => client.destroy();
+  return documents;
 }
 
 export const isConditionFailure = (error: unknown): boolean =>
@@ -21,7 +48,7 @@ export async function conditionally(write: () => Promise<unknown>): Promise<bool
 
 /** Every item of one partition of a secondary index, following LastEvaluatedKey through all pages. */
 export async function queryIndex<T>(
-  client: DocumentClient,
+  client: DynamoDBDocumentClient,
   query: { tableName: string; indexName: string; partitionKey: string; value: string },
 ): Promise<T[]> {
   const items: T[] = [];

@@ -9,14 +9,9 @@ export class ResponseHeaders {
     Object.assign(this.values, headers);
   }
 
-  /**
-   * A copy, built key by key: on Node 20's V8 adding properties to an object made by a spread
-   * costs microseconds each, and every answer adds its own headers to this copy.
-   */
+  /** A copy: every answer adds its own headers to it. */
   all(): Record<string, string> {
-    const copy: Record<string, string> = {};
-    for (const name in this.values) copy[name] = this.values[name] as string;
-    return copy;
+    return { ...this.values };
   }
 }
 
@@ -31,7 +26,7 @@ const JSON_TYPE = 'application/json';
 /**
  * The answer to a failed request: an HttpProblem as itself, a dependency failure as a 503 that may
  * be retried, anything else as a 500 without internals; with the collected headers. `log` is added
- * to the log line (request and key ids).
+ * to the log line (the key id).
  */
 export function problemResult(
   error: unknown,
@@ -42,10 +37,10 @@ export function problemResult(
   let problem: HttpProblem;
   if (error instanceof HttpProblem) {
     problem = error;
-    logger.info('request refused', Object.assign({}, log, { status: problem.status, code: problem.code }));
+    logger.info('request refused', { ...log, status: problem.status, code: problem.code });
   } else if (isDependencyFailure(error)) {
     // DynamoDB/SQS unreachable, throttled or contended: nothing was accepted; retry is safe.
-    logger.error('dependency unavailable', Object.assign({}, log, { error: error as Error }));
+    logger.error('dependency unavailable', { ...log, error: error as Error });
     problem = new HttpProblem({
       status: 503,
       code: 'service_unavailable',
@@ -54,7 +49,7 @@ export function problemResult(
       headers: { 'Retry-After': '1' },
     });
   } else {
-    logger.error('unhandled error', Object.assign({}, log, { error: error as Error }));
+    logger.error('unhandled error', { ...log, error: error as Error });
     problem = new HttpProblem({
       status: 500,
       code: 'internal_error',

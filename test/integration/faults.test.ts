@@ -1,7 +1,7 @@
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import { DynamoDbMessageStore } from '../../lambda/messages/dynamodb-message-store.js';
-import { ScanCommand } from '../../lambda/shared/aws/dynamodb.js';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../lambda/shared/dynamodb.js';
 import { LOCAL_AWS } from '../../local/emulators.js';
 import {

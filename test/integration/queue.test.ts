@@ -2,7 +2,7 @@ import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-s
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbMessageStore } from '../../lambda/messages/dynamodb-message-store.js';
 import { newMessageId } from '../../lambda/messages/send-message.js';
-import { ScanCommand } from '../../lambda/shared/aws/dynamodb.js';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../lambda/shared/dynamodb.js';
 import { LOCAL_AWS } from '../../local/emulators.js';
 import {

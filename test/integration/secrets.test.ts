@@ -7,7 +7,7 @@ import type { TestPlatform } from '../support/platform.js';
 process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
 const { call, send, startTestPlatform } = await import('../support/platform.js');
 const { hashApiKey } = await import('../../lambda/keys/api-key-format.js');
-const { ScanCommand } = await import('../../lambda/shared/aws/dynamodb.js');
+const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
 const { createDocumentClient } = await import('../../lambda/shared/dynamodb.js');
 const { LOCAL_AWS } = await import('../../local/emulators.js');
 

@@ -173,13 +173,11 @@ describe('KvsEdgeRouter: concurrency and throttling', () => {
     expect(delays).toEqual([]);
   });
 
-  it('retries a throttled call with the house backoff (withBackoff), keeping the same ETag', async () => {
-    kvs.on(DescribeKeyValueStoreCommand).rejectsOnce(throttled()).resolves({ ETag: 'etag-1' });
-    kvs.on(PutKeyCommand).rejectsOnce(throttled()).resolves({ ETag: 'etag-2' });
-    await router().serve('www.example.com', 'projects/p/deploys/d');
-    expect(sent().map(([name]) => name)).toEqual(['DescribeKeyValueStore', 'DescribeKeyValueStore', 'PutKey', 'PutKey']);
-    expect((sent()[3]?.[1] as { IfMatch: string }).IfMatch).toBe('etag-1');
-    expect(delays).toEqual([250, 250]); // 0.5 × BACKOFF.baseMs each, first retry
+  it('leaves throttling to the SDK client\'s retries: a throttle that outlasts them is rethrown, no ETag re-read', async () => {
+    kvs.on(PutKeyCommand).rejects(throttled());
+    await expect(router().serve('www.example.com', 'projects/p/deploys/d')).rejects.toMatchObject({ name: 'ThrottlingException' });
+    expect(sent().map(([name]) => name)).toEqual(['DescribeKeyValueStore', 'PutKey']);
+    expect(delays).toEqual([]);
   });
 
   it('recognises a stale ETag as ConflictException, PreconditionFailed or HTTP 412', () => {

@@ -1,15 +1,16 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type AccountRecord, DynamoDbAccountStore } from '../../../lambda/keys/accounts.js';
-import { GetCommand, PutCommand } from '../../../lambda/shared/aws/dynamodb.js';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../../lambda/shared/dynamodb.js';
-import { conditionalCheckFailed, mockSend } from '../../support/aws-mock.js';
 
 const TABLE = 'Accounts';
 const client = createDocumentClient({ region: 'eu-west-1' });
-const ddb = mockSend(client);
+const ddb = mockClient(client);
 const store = new DynamoDbAccountStore(client, TABLE);
 
-const conditionFailed = () => conditionalCheckFailed('x');
+const conditionFailed = () => new ConditionalCheckFailedException({ message: 'x', $metadata: {} });
 const putInputs = () => ddb.commandCalls(PutCommand).map((c) => c.args[0].input);
 
 const account: AccountRecord = {

@@ -18,12 +18,8 @@ import {
 } from '@aws-sdk/client-api-gateway';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  ApiGatewayUsagePlanGateway,
-  ApiKeyQuotaError,
-  BACKOFF,
-  isThrottling,
-} from '../../../lambda/keys/api-gateway-usage-plan-gateway.js';
+import { ApiGatewayUsagePlanGateway, ApiKeyQuotaError } from '../../../lambda/keys/api-gateway-usage-plan-gateway.js';
+import { CONTROL_PLANE, usagePlanUpdateRetry } from '../../../lambda/shared/aws-clients.js';
 import { loadConfig } from '../../../lib/config/index.js';
 
 const gateway = mockClient(APIGatewayClient);
@@ -64,25 +60,21 @@ const notFound = () => new NotFoundException({ message: 'Invalid resource', ...m
 const conflict = () => new ConflictException({ message: 'already exists', ...meta });
 const quota = () => new LimitExceededException({ message: 'Cannot exceed the limit of API keys', ...meta });
 
-let delays: number[];
-let randomValue: number;
+// Both clients answer from the class-level mock; `thisValue` tells which one a command went to.
+const client = new APIGatewayClient({ ...CONTROL_PLANE, region: 'eu-west-1' });
+const usagePlanUpdates = new APIGatewayClient({ region: 'eu-west-1', retryStrategy: usagePlanUpdateRetry() });
 const adapter = () =>
   new ApiGatewayUsagePlanGateway({
-    client: new APIGatewayClient({ region: 'eu-west-1', maxAttempts: 1 }),
+    client,
+    usagePlanUpdates,
     restApiId: API,
     stageName: STAGE,
     standardPlanIds: PLANS,
     config,
-    sleep: async (ms) => {
-      delays.push(ms);
-    },
-    random: () => randomValue,
   });
 
 beforeEach(() => {
   gateway.reset();
-  delays = [];
-  randomValue = 1;
 });
 
 describe('ApiGatewayUsagePlanGateway: keys', () => {
@@ -102,7 +94,6 @@ describe('ApiGatewayUsagePlanGateway: keys', () => {
       ],
       ['CreateUsagePlanKey', { usagePlanId: 'up-pro', keyId: 'ak-1', keyType: 'API_KEY' }],
     ]);
-    expect(delays).toEqual([]);
   });
 
   it('reads the value back (GetApiKey includeValue) only if CreateApiKey did not answer it', async () => {
@@ -140,7 +131,6 @@ describe('ApiGatewayUsagePlanGateway: keys', () => {
     gateway.on(CreateApiKeyCommand).rejects(quota());
     expect(await adapter().createKey('key_free', 'up-free', true)).toBeUndefined();
     expect(sent().map(([name]) => name)).toEqual(['CreateApiKey']);
-    expect(delays).toEqual([]); // a quota is not a throttle: no retry
   });
 
   it('fails loudly when the API key quota is reached for a key that may not be pooled', async () => {
@@ -361,106 +351,30 @@ describe('ApiGatewayUsagePlanGateway: Enterprise usage plans', () => {
 });
 
 describe('ApiGatewayUsagePlanGateway: control-plane rate limits', () => {
-  it('retries TooManyRequestsException with exponential backoff, full jitter, capped at 20 s', async () => {
-    gateway
-      .on(CreateApiKeyCommand)
-      .rejectsOnce(throttled())
-      .rejectsOnce(throttled())
-      .rejectsOnce(throttled())
-      .rejectsOnce(throttled())
-      .rejectsOnce(throttled())
-      .rejectsOnce(throttled())
-      .rejectsOnce(throttled())
-      .resolves({ id: 'ak-9', value: 'value-of-ak-9' });
-    gateway.on(CreateUsagePlanKeyCommand).resolves({});
-    // random() = 1: the upper bound of each jittered step.
-    expect(await adapter().createKey('key_t', 'up-free', true)).toEqual({ id: 'ak-9', value: 'value-of-ak-9' });
-    expect(delays).toEqual([500, 1000, 2000, 4000, 8000, 16_000, 20_000]);
-    expect(gateway.commandCalls(CreateApiKeyCommand)).toHaveLength(BACKOFF.maxAttempts);
+  it('sends UpdateUsagePlan on the client with the 20 s retry floor, every other call on the control-plane client', async () => {
+    gateway.on(GetUsagePlansCommand).resolves({ items: [{ id: 'up-ent', name: 'enterprise-acct_2', apiStages: [{ apiId: API, stage: STAGE }] }] });
+    gateway.on(UpdateUsagePlanCommand).resolves({});
+    gateway.on(GetUsagePlanCommand).resolves({ id: 'up-ent', apiStages: [{ apiId: API, stage: STAGE }] });
+    gateway.on(DeleteUsagePlanCommand).resolves({});
+    await adapter().createAccountPlan('acct_2', LIMITS);
+    await adapter().deleteAccountPlan('up-ent');
+    const byClient = gateway.calls().map((call) => [
+      Object.entries(COMMANDS).find(([, type]) => call.args[0] instanceof type)?.[0],
+      call.thisValue === usagePlanUpdates ? 'updates' : call.thisValue === client ? 'control' : 'other',
+    ]);
+    expect(byClient).toEqual([
+      ['GetUsagePlans', 'control'],
+      ['UpdateUsagePlan', 'updates'],
+      ['GetUsagePlan', 'control'],
+      ['UpdateUsagePlan', 'updates'],
+      ['DeleteUsagePlan', 'control'],
+    ]);
   });
 
-  it('retries a throttled GetApiKey (the backfill of stored values) with the same backoff', async () => {
-    gateway.on(GetApiKeyCommand).rejectsOnce(throttled()).rejectsOnce(throttled()).resolves({ id: 'ak-8', value: 'value-of-ak-8' });
-    expect(await adapter().keyValue('ak-8')).toBe('value-of-ak-8');
-    expect(delays).toEqual([500, 1000]);
-    expect(gateway.commandCalls(GetApiKeyCommand)).toHaveLength(3);
-  });
-
-  it('draws each wait uniformly below the step (full jitter)', async () => {
-    randomValue = 0.25;
-    gateway
-      .on(DeleteApiKeyCommand)
-      .rejectsOnce(throttled())
-      .rejectsOnce(throttled())
-      .rejectsOnce(throttled())
-      .resolves({});
-    await adapter().deleteKey('ak-1');
-    expect(delays).toEqual([125, 250, 500]);
-  });
-
-  it('gives up after 8 attempts and rethrows the throttle', async () => {
+  it('leaves retries to the SDK: a throttle that outlasts them reaches the caller after one send', async () => {
     const error = throttled();
     gateway.on(DeleteUsagePlanKeyCommand).rejects(error);
     await expect(adapter().moveKey('ak-1', 'up-free', 'up-pro')).rejects.toBe(error);
-    expect(gateway.commandCalls(DeleteUsagePlanKeyCommand)).toHaveLength(8);
-    expect(gateway.commandCalls(CreateUsagePlanKeyCommand)).toHaveLength(0);
-    expect(delays).toHaveLength(7);
-    for (let i = 1; i < delays.length; i++) expect(delays[i]).toBeGreaterThanOrEqual(delays[i - 1] as number);
-    expect(Math.max(...delays)).toBe(BACKOFF.capMs);
-  });
-
-  it('waits at least 20 s between UpdateUsagePlan attempts (AWS: 1 update per 20 s), jitter on top', async () => {
-    randomValue = 0.5;
-    gateway.on(UpdateUsagePlanCommand).rejectsOnce(throttled()).rejectsOnce(throttled()).resolves({});
-    await adapter().updateAccountPlan('up-ent', LIMITS);
-    expect(delays).toEqual([20_250, 20_500]);
-    randomValue = 0;
-    delays = [];
-    gateway.reset();
-    gateway.on(UpdateUsagePlanCommand).rejectsOnce(throttled()).resolves({});
-    await adapter().updateAccountPlan('up-ent', LIMITS);
-    expect(delays).toEqual([20_000]);
-  });
-
-  it('honours the server\'s Retry-After as a floor (bounded by the cap)', async () => {
-    randomValue = 0;
-    gateway
-      .on(CreateUsagePlanKeyCommand)
-      .rejectsOnce(new TooManyRequestsException({ message: 'slow down', retryAfterSeconds: '3', ...meta }))
-      .rejectsOnce(new TooManyRequestsException({ message: 'slow down', retryAfterSeconds: '600', ...meta }))
-      .resolves({});
-    gateway.on(DeleteUsagePlanKeyCommand).resolves({});
-    await adapter().moveKey('ak-1', 'up-free', 'up-pro');
-    expect(delays).toEqual([3000, 20_000]);
-  });
-
-  it('retries errors the SDK marks as throttling, and nothing else', async () => {
-    const sdkThrottle = Object.assign(new Error('Rate exceeded'), { name: 'SomeThrottle', $retryable: { throttling: true } });
-    expect(isThrottling(sdkThrottle)).toBe(true);
-    expect(isThrottling(throttled())).toBe(true);
-    expect(isThrottling(Object.assign(new Error('x'), { name: 'ThrottlingException' }))).toBe(true);
-    for (const e of [quota(), notFound(), conflict(), new Error('socket hang up'), undefined]) {
-      expect(isThrottling(e)).toBe(false);
-    }
-    gateway.on(DeleteApiKeyCommand).rejectsOnce(sdkThrottle).resolves({});
-    await adapter().deleteKey('ak-1');
-    expect(delays).toHaveLength(1);
-
-    delays = [];
-    const denied = Object.assign(new Error('not authorized'), { name: 'UnauthorizedException' });
-    gateway.reset();
-    gateway.on(DeleteApiKeyCommand).rejects(denied);
-    await expect(adapter().deleteKey('ak-1')).rejects.toBe(denied);
-    expect(delays).toEqual([]);
-    expect(gateway.commandCalls(DeleteApiKeyCommand)).toHaveLength(1);
-  });
-
-  it('retries every step of a multi-call operation on its own', async () => {
-    randomValue = 0;
-    gateway.on(GetUsagePlansCommand).rejectsOnce(throttled()).resolves({ items: [] });
-    gateway.on(CreateUsagePlanCommand).rejectsOnce(throttled()).resolves({ id: 'up-ent' });
-    expect(await adapter().createAccountPlan('acct_2', LIMITS)).toBe('up-ent');
-    expect(sent().map(([name]) => name)).toEqual(['GetUsagePlans', 'GetUsagePlans', 'CreateUsagePlan', 'CreateUsagePlan']);
-    expect(delays).toEqual([0, 0]);
+    expect(sent().map(([name]) => name)).toEqual(['DeleteUsagePlanKey']);
   });
 });

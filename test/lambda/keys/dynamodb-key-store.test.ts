@@ -1,17 +1,18 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbKeyStore } from '../../../lambda/keys/dynamodb-key-store.js';
 import type { ApiKeyRecord } from '../../../lambda/keys/key-store.js';
-import { GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '../../../lambda/shared/aws/dynamodb.js';
+import { GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../../lambda/shared/dynamodb.js';
-import { conditionalCheckFailed, mockSend } from '../../support/aws-mock.js';
 
 const TABLE = 'ApiKeys';
 const HASH = 'a'.repeat(64);
 const client = createDocumentClient({ region: 'eu-west-1' });
-const ddb = mockSend(client);
+const ddb = mockClient(client);
 const store = new DynamoDbKeyStore(client, TABLE);
 
-const conditionFailed = () => conditionalCheckFailed('x');
+const conditionFailed = () => new ConditionalCheckFailedException({ message: 'x', $metadata: {} });
 const updateInputs = () => ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input);
 const queryInputs = () => ddb.commandCalls(QueryCommand).map((c) => c.args[0].input);
 

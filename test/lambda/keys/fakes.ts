@@ -1,8 +1,8 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { AccountRecord, AccountStore } from '../../../lambda/keys/accounts.js';
 import type { ApiKeyChanges, ApiKeyRecord, KeyStore } from '../../../lambda/keys/key-store.js';
 import type { InternalKey, UsagePlanGateway } from '../../../lambda/keys/usage-plan-gateway.js';
 import type { RateLimits } from '../../../lib/config/index.js';
-import { conditionalCheckFailed } from '../../support/aws-mock.js';
 
 /**
  * In-memory fakes of the key and account ports and of the usage-plan gateway, with the semantics
@@ -13,7 +13,8 @@ import { conditionalCheckFailed } from '../../support/aws-mock.js';
 const copy = <T>(value: T): T => structuredClone(value);
 
 /** The error the DynamoDB adapters let through when a write's condition fails. */
-export const conditionFailed = (what: string) => conditionalCheckFailed(`The conditional request failed (${what})`);
+export const conditionFailed = (what: string) =>
+  new ConditionalCheckFailedException({ message: `The conditional request failed (${what})`, $metadata: {} });
 
 export class FakeAccountStore implements AccountStore {
   readonly accounts = new Map<string, AccountRecord>();

@@ -1,15 +1,16 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbIdempotencyStore } from '../../../lambda/messages/dynamodb-idempotency-store.js';
 import type { IdempotencyEntry } from '../../../lambda/messages/ports.js';
-import { DeleteCommand, GetCommand, PutCommand } from '../../../lambda/shared/aws/dynamodb.js';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../../lambda/shared/dynamodb.js';
-import { conditionalCheckFailed, mockSend } from '../../support/aws-mock.js';
 
 const TABLE = 'Idempotency';
 const NOW_MS = Date.UTC(2026, 10, 21, 10, 15, 30, 999);
 const NOW_SEC = Date.UTC(2026, 10, 21, 10, 15, 30) / 1000;
 const client = createDocumentClient({ region: 'eu-west-1' });
-const ddb = mockSend(client);
+const ddb = mockClient(client);
 const store = new DynamoDbIdempotencyStore(client, TABLE);
 
 const entry: IdempotencyEntry = {
@@ -27,7 +28,7 @@ const existing: IdempotencyEntry = {
   messageId: 'msg_01JD8X3Q5Z8M2N4P6R7S9T0V00',
   requestHash: 'b'.repeat(64),
 };
-const conditionFailed = () => conditionalCheckFailed('x');
+const conditionFailed = () => new ConditionalCheckFailedException({ message: 'x', $metadata: {} });
 const claimPut = {
   TableName: TABLE,
   Item: entry,

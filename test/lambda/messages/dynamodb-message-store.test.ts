@@ -1,15 +1,16 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbMessageStore } from '../../../lambda/messages/dynamodb-message-store.js';
 import type { MessageRecord } from '../../../lambda/messages/message.js';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '../../../lambda/shared/aws/dynamodb.js';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../../lambda/shared/dynamodb.js';
-import { conditionalCheckFailed, mockSend } from '../../support/aws-mock.js';
 
 const TABLE = 'Messages';
 const ID = 'msg_01JD8X3Q5Z8M2N4P6R7S9T0V1W';
 const AT = '2026-11-21T10:15:31.500Z';
 const client = createDocumentClient({ region: 'eu-west-1' });
-const ddb = mockSend(client);
+const ddb = mockClient(client);
 const store = new DynamoDbMessageStore(client, TABLE);
 
 const record: MessageRecord = {
@@ -21,7 +22,7 @@ const record: MessageRecord = {
   createdAt: '2026-11-21T10:15:30.123Z',
   expiresAt: 1_797_848_130,
 };
-const conditionFailed = () => conditionalCheckFailed('x');
+const conditionFailed = () => new ConditionalCheckFailedException({ message: 'x', $metadata: {} });
 const getInputs = () => ddb.commandCalls(GetCommand).map((c) => c.args[0].input);
 
 beforeEach(() => {

@@ -80,18 +80,23 @@ describe('API handler frame', () => {
     expect(result.headers?.Location).toMatch(/^\/messages\/msg_/);
   });
 
-  it('answers a problem with the collected headers and logs it with the request and key ids', async () => {
-    const info = vi.spyOn(logger, 'info').mockImplementation(() => undefined);
+  it('answers a problem with the collected headers and logs it with the key id, API Gateway\'s request id as correlation id', async () => {
+    const correlationIds: unknown[] = [];
+    const info = vi.spyOn(logger, 'info').mockImplementation(() => {
+      correlationIds.push(logger.getCorrelationId());
+    });
     const result = await (await sendHandler())(event({ body: '{"message":""}' }), context());
     expect(result.statusCode).toBe(400);
-    expect(result.headers).toMatchObject({ 'Content-Type': 'application/problem+json', 'X-RateLimit-Limit': '60' });
-    expect(info).toHaveBeenCalledWith('request refused', {
-      requestId: 'req-1',
-      function_request_id: 'lambda-req-1',
-      keyId: 'key_1',
-      status: 400,
-      code: 'invalid_field',
+    expect(result.headers).toMatchObject({
+      'Content-Type': 'application/problem+json',
+      'X-Request-Id': 'req-1',
+      'X-RateLimit-Limit': '60',
     });
+    expect(JSON.parse(result.body)).toMatchObject({ status: 400, code: 'invalid_field', requestId: 'req-1' });
+    expect(info).toHaveBeenCalledWith('request refused', { keyId: 'key_1', status: 400, code: 'invalid_field' });
+    expect(correlationIds).toEqual(['req-1']);
+    // Reset after the invocation: nothing of this request leaks into the next one's lines.
+    expect(logger.getCorrelationId()).toBeUndefined();
   });
 
   it('answers 503 with Retry-After shortly before the function times out, and frees the slot', async () => {
@@ -112,17 +117,17 @@ describe('API handler frame', () => {
     expect((await handler(event(), context(10_000))).statusCode).toBe(202);
   });
 
-  it('hands the invocation metrics to Powertools once, at its end, when metrics are enabled', async () => {
-    vi.spyOn(metrics, 'publishes').mockReturnValue(true);
-    const added = vi.spyOn(metrics, 'addMetric').mockReturnThis();
+  it('publishes the invocation\'s metrics once at its end (logMetrics), with the cold-start metric asked for', async () => {
+    const added = vi.spyOn(metrics, 'addMetric');
     const published = vi.spyOn(metrics, 'publishStoredMetrics').mockReturnThis();
-    await (await sendHandler())(event(), context());
+    const coldStart = vi.spyOn(metrics, 'captureColdStartMetric').mockReturnValue(undefined);
+    await (await sendHandler())(event(), { ...context(), functionName: 'send-message' } as Context);
     expect(added.mock.calls.map(([name]) => name)).toEqual(['LimiterLatency', 'MessageAccepted']);
     expect(published).toHaveBeenCalledTimes(1);
+    expect(coldStart).toHaveBeenCalledWith('send-message');
   });
 
   it('sends a rejection reason as its own dimensioned metric', async () => {
-    vi.spyOn(metrics, 'publishes').mockReturnValue(true);
     vi.spyOn(metrics, 'publishStoredMetrics').mockReturnThis();
     const single = { addDimension: vi.fn(), addMetric: vi.fn() };
     vi.spyOn(metrics, 'singleMetric').mockReturnValue(single as unknown as ReturnType<typeof metrics.singleMetric>);

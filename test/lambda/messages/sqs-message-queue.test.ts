@@ -1,12 +1,12 @@
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { MessageEnvelope } from '../../../lambda/messages/message.js';
 import { SqsMessageQueue } from '../../../lambda/messages/sqs-message-queue.js';
-import { SendMessageCommand, SqsClient } from '../../../lambda/shared/aws/sqs.js';
-import { mockSend } from '../../support/aws-mock.js';
 
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/messages';
-const client = new SqsClient({ region: 'eu-west-1' });
-const sqs = mockSend(client);
+const client = new SQSClient({ region: 'eu-west-1' });
+const sqs = mockClient(client);
 const queue = new SqsMessageQueue(client, QUEUE_URL);
 
 const envelope: MessageEnvelope = {

@@ -11,7 +11,7 @@ describe('Lambda bundle credentials (stand-in for the SDK default chain)', () =>
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret');
     vi.stubEnv('AWS_SESSION_TOKEN', 'token');
     vi.stubEnv('AWS_CREDENTIAL_EXPIRATION', '2030-01-01T00:00:00Z');
-    await expect(defaultProvider({})()).resolves.toEqual({
+    await expect(defaultProvider({})()).resolves.toMatchObject({
       accessKeyId: 'AKIDEXAMPLE',
       secretAccessKey: 'secret',
       sessionToken: 'token',

@@ -1,0 +1,35 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import type { MiddlewareObj } from '@middy/core';
+import { logger, metrics, tracer } from './powertools.js';
+
+/**
+ * middy's own early timeout: this long before the function's deadline the invocation is answered
+ * with a TimeoutError (the API functions map it to a 503 the client may retry) rather than killed.
+ */
+export const TIMEOUT_EARLY_MS = 50;
+
+export interface PowertoolsOptions {
+  /** Where the event carries the correlation id (a JMESPath, e.g. `correlationPaths.API_GATEWAY_REST`). */
+  readonly correlationIdPath?: string;
+}
+
+/**
+ * The Powertools middlewares every handler starts with: the Lambda context in every log line
+ * (cold_start, function name, request ids, the correlation id) and the keys reset after each
+ * invocation; the invocation's metrics published at its end, with a ColdStart metric; the
+ * handler as an X-Ray subsegment (the SDK clients' calls nest under it, see aws-clients.ts).
+ */
+export function powertools(options: PowertoolsOptions = {}): MiddlewareObj[] {
+  return [
+    injectLambdaContext(logger, {
+      resetKeys: true,
+      logEvent: false,
+      ...(options.correlationIdPath ? { correlationIdPath: options.correlationIdPath } : {}),
+    }),
+    logMetrics(metrics, { captureColdStartMetric: true }),
+    // Answers carry customers' messages: they stay out of the trace.
+    captureLambdaHandler(tracer, { captureResponse: false }),
+  ];
+}
