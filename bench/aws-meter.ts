@@ -9,8 +9,13 @@ export interface AwsCall {
   readonly start: number;
   readonly end: number;
   readonly attempts: number;
-  /** DynamoDB writes: the item as written (PutItem), or as answered (UpdateItem with ReturnValues ALL_NEW). */
+  /**
+   * DynamoDB: the item as written (PutItem), as answered (UpdateItem with ReturnValues ALL_NEW), or
+   * as read (GetItem): what its capacity units are counted from.
+   */
   readonly item?: Record<string, unknown>;
+  /** GetItem: a strongly consistent read (a full read unit per 4 KB, else half). */
+  readonly consistentRead?: boolean;
   /** UpdateItem and DeleteItem: the key, to size the item afterwards. */
   readonly key?: Record<string, unknown>;
   /** SQS SendMessage: the payload SQS bills for (body and attributes), in bytes. */
@@ -19,10 +24,14 @@ export interface AwsCall {
 
 const SERVICES: Readonly<Record<string, string>> = { DynamoDBClient: 'dynamodb', SQSClient: 'sqs' };
 
+type Item = Record<string, unknown>;
+type Output = { Attributes?: Item; Item?: Item; $metadata?: { attempts?: number } };
+
 type Input = Record<string, unknown> & {
   TableName?: string;
   Item?: Record<string, unknown>;
   Key?: Record<string, unknown>;
+  ConsistentRead?: boolean;
   MessageBody?: string;
   MessageAttributes?: Record<string, { DataType?: string; StringValue?: string }>;
 };
@@ -47,7 +56,7 @@ export function meter<I extends object, O extends object>(
   const middleware: InitializeMiddleware<I, O> = (next, context) => async (args) => {
     const start = performance.now();
     const input = (args as { input: Input }).input;
-    let output: { Attributes?: Record<string, unknown>; $metadata?: { attempts?: number } } | undefined;
+    let output: Output | undefined;
     let attempts = 1;
     try {
       const result = await next(args);
@@ -60,7 +69,8 @@ export function meter<I extends object, O extends object>(
     } finally {
       const service = SERVICES[(context as { clientName?: string }).clientName ?? ''] ?? 'aws';
       const operation = ((context as { commandName?: string }).commandName ?? '').replace(/Command$/, '');
-      const item = operation === 'PutItem' ? input.Item : operation === 'UpdateItem' ? output?.Attributes : undefined;
+      const item =
+        operation === 'PutItem' ? input.Item : operation === 'UpdateItem' ? output?.Attributes : operation === 'GetItem' ? output?.Item : undefined;
       calls.push({
         name: `${service}:${operation}`,
         start,

@@ -1,50 +1,23 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { DATA_PLANE } from '../lambda/shared/aws-clients.js';
-import { LOCAL_AWS, LOCAL_TABLE_NAMES } from '../local/emulators.js';
-import type { LocalPlatform } from '../local/platform.js';
-import { type AwsCall, meter, sequentialDepth } from './aws-meter.js';
+import { sequentialDepth } from './aws-meter.js';
 import { lambdaContext, sendEvent } from './handler-overhead.js';
 import type { BenchOptions, Figure } from './lib.js';
+import type { LocalPlatform } from '../local/platform.js';
+import { meteredHandlers } from './metered-handlers.js';
 
 export { sequentialDepth };
 
-type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-
 /**
- * The platform does not expose its clients; to count calls we build the same send handler
- * (createSendMessageHandler with the DynamoDB and SQS adapters) on SDK clients configured as the
- * Lambdas' and metered by their middleware stacks (aws-meter.ts), pointed at the platform's
- * emulators and tables, for a key issued by the platform's control plane.
+ * The send handler as the Lambda builds it, on metered SDK clients (metered-handlers.ts) pointed
+ * at the platform's emulators and tables, for a key issued by the platform's control plane.
  */
 export async function roundTrips(platform: LocalPlatform, options: BenchOptions): Promise<Figure> {
-  const { createSendMessageHandler } = await import('../lambda/messages/http-handlers.js');
-  const { DynamoDbIdempotencyStore } = await import('../lambda/messages/dynamodb-idempotency-store.js');
-  const { DynamoDbMessageStore } = await import('../lambda/messages/dynamodb-message-store.js');
-  const { SqsMessageQueue } = await import('../lambda/messages/sqs-message-queue.js');
-  const { DynamoDbLimiterStore } = await import('../lambda/rate-limits/dynamodb-limiter-store.js');
-  const { RateLimiter } = await import('../lambda/rate-limits/rate-limiter.js');
-  const { createDocumentClient } = await import('../lambda/shared/dynamodb.js');
   const { ManualClock } = await import('../lambda/shared/clock.js');
   // The handler's clock is moved by hand: the requests of the steady state fall in one minute, and
   // one request is the first of a new minute window (every key meets one a minute while it sends).
   const clock = new ManualClock(Math.floor(Date.now() / 60_000) * 60_000 + 1_000);
-
-  const calls: AwsCall[] = [];
-  const documentClient = createDocumentClient({ ...LOCAL_AWS, endpoint: platform.endpoints.dynamodb });
-  meter(documentClient, calls);
-  const sqsClient = new SQSClient({ ...DATA_PLANE, ...LOCAL_AWS, endpoint: platform.endpoints.sqs });
-  meter(sqsClient, calls);
+  const metered = await meteredHandlers(platform, clock);
+  const { calls, send: handler } = metered;
   try {
-    const handler = createSendMessageHandler({
-      limiter: new RateLimiter(new DynamoDbLimiterStore(documentClient, LOCAL_TABLE_NAMES.rateLimits), clock),
-      messages: new DynamoDbMessageStore(documentClient, LOCAL_TABLE_NAMES.messages),
-      queue: new SqsMessageQueue(sqsClient, platform.queues.queueUrl),
-      idempotency: new DynamoDbIdempotencyStore(documentClient, LOCAL_TABLE_NAMES.idempotency),
-      clock,
-      config: platform.config.messages,
-      anonymousLimits: platform.config.anonymous,
-    }) as unknown as Handler;
     const account = platform.demoAccounts.enterprise;
     const { key } = await platform.controlPlane.createKey(account.accountId, 'bench round trips');
 
@@ -121,7 +94,6 @@ export async function roundTrips(platform: LocalPlatform, options: BenchOptions)
       details: { requests: count, withoutIdempotencyKey: plain, withIdempotencyKey: idem },
     };
   } finally {
-    documentClient.destroy();
-    sqsClient.destroy();
+    metered.destroy();
   }
 }

@@ -1,6 +1,6 @@
 /**
  * `npm run bench` (full, < 10 min) or `npm run bench -- --smoke` (tiny counts, < 60 s): one line
- * per figure, `figure | value | goal | pass/fail`, then bench/results/latest.json (full runs) or
+ * per figure, `figure | value | goal | pass/fail/context`, then bench/results/latest.json (full runs) or
  * bench/results/smoke.tmp (smoke runs, git-ignored). See bench/README.md.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -63,6 +63,7 @@ async function main() {
   const { bundleAndColdStart } = await import('./bundle-cold-start.js');
   const { localE2e } = await import('./local-e2e.js');
   const { roundTrips } = await import('./round-trips.js');
+  const { costPerMillion } = await import('./cost-per-million.js');
   const { limiterExactness } = await import('./limiter-exactness.js');
   const { synthTime } = await import('./synth.js');
   const { startLocalPlatform } = await import('../local/platform.js');
@@ -70,17 +71,16 @@ async function main() {
   const { ManualClock } = await import('../lambda/shared/clock.js');
 
   console.log(`# bench ${options.smoke ? '--smoke' : 'full run'} · node ${process.version} · ${cpus().length} cores · ${new Date().toISOString()}`);
-  console.log('# figure | value | goal | pass/fail');
+  console.log('# figure | value | goal | pass/fail/context');
 
   if (wanted('handler-overhead')) report(await timed('handler-overhead', () => handlerOverhead(options)));
-  if (wanted('bundle-size') || wanted('cold-start')) {
-    for (const f of await timed('bundle-and-cold-start', () => bundleAndColdStart(options))) report(f);
-  }
 
-  // One platform for throughput and round trips: Enterprise limits raised so the limiter never refuses;
-  // no queue worker, so the figure is the POST path (the worker would compete for the same 2 cores).
+  // One platform for cold starts, throughput, round trips and cost: Enterprise limits raised so the
+  // limiter never refuses; no queue worker, so the figure is the POST path (the worker would
+  // compete for the same 2 cores).
+  const onPlatform = ['bundle-size', 'cold-start', 'local-e2e', 'round-trips', 'cost-per-million'];
   const e2ePlatform =
-    wanted('local-e2e') || wanted('round-trips')
+    onPlatform.some(wanted)
       ? await startLocalPlatform({
           port: 0,
           controlPort: 0,
@@ -90,8 +90,14 @@ async function main() {
         })
       : undefined;
   try {
+    if (e2ePlatform && (wanted('bundle-size') || wanted('cold-start'))) {
+      for (const f of await timed('bundle-and-cold-start', () => bundleAndColdStart(e2ePlatform, options))) report(f);
+    }
     if (e2ePlatform && wanted('local-e2e')) report(await timed('local-e2e', () => localE2e(e2ePlatform, options)));
     if (e2ePlatform && wanted('round-trips')) report(await timed('round-trips', () => roundTrips(e2ePlatform, options)));
+    if (e2ePlatform && wanted('cost-per-million')) {
+      report(await timed('cost-per-million', () => costPerMillion(e2ePlatform, options)));
+    }
   } finally {
     await e2ePlatform?.stop();
   }

@@ -1,0 +1,41 @@
+/**
+ * The baseline of the cold-start figure, bundled like a function but without anything of the
+ * platform: plain AWS SDK v3 clients with their defaults (the default credential chain, no
+ * Tracer, no Powertools, no middy) making the calls of an accepted POST, UpdateItem, then PutItem
+ * beside SendMessage. Endpoints come from AWS_ENDPOINT_URL_DYNAMODB and AWS_ENDPOINT_URL_SQS.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+
+const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+const sqs = new SQSClient({});
+
+export interface PlainSdkEvent {
+  readonly rateLimitsTable: string;
+  readonly messagesTable: string;
+  readonly queueUrl: string;
+  readonly id: string;
+}
+
+export async function handler(event: PlainSdkEvent): Promise<void> {
+  await documents.send(
+    new UpdateCommand({
+      TableName: event.rateLimitsTable,
+      Key: { id: `bench#${event.id}` },
+      UpdateExpression: 'ADD #n :one',
+      ExpressionAttributeNames: { '#n': 'n' },
+      ExpressionAttributeValues: { ':one': 1 },
+    }),
+  );
+  await Promise.all([
+    documents.send(new PutCommand({ TableName: event.messagesTable, Item: { id: event.id, message: 'bench message' } })),
+    sqs.send(
+      new SendMessageCommand({
+        QueueUrl: event.queueUrl,
+        MessageBody: JSON.stringify({ id: event.id }),
+        MessageAttributes: { messageId: { DataType: 'String', StringValue: event.id } },
+      }),
+    ),
+  ]);
+}

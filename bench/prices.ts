@@ -1,0 +1,76 @@
+/**
+ * AWS list prices in us-east-1 used by the cost-per-million figure: on-demand, first volume tier,
+ * free tiers left out (a cost per unit, not a bill). Checked on 2026-11-25 against the pricing
+ * pages named in `source`; update the date with any value.
+ */
+export const PRICES_CHECKED_ON = '2026-11-25';
+
+export const PRICES = {
+  apiGatewayRestRequest: {
+    usd: 3.5 / 1e6,
+    unit: 'REST API request (first 333 million a month)',
+    source: 'https://aws.amazon.com/api-gateway/pricing/',
+  },
+  wafRequest: {
+    usd: 0.6 / 1e6,
+    unit: 'web request inspected by a web ACL',
+    source: 'https://aws.amazon.com/waf/pricing/',
+  },
+  wafWebAclMonth: { usd: 5, unit: 'web ACL per month', source: 'https://aws.amazon.com/waf/pricing/' },
+  wafRuleMonth: { usd: 1, unit: 'rule or rule group per web ACL per month', source: 'https://aws.amazon.com/waf/pricing/' },
+  lambdaRequest: { usd: 0.2 / 1e6, unit: 'Lambda invocation', source: 'https://aws.amazon.com/lambda/pricing/' },
+  lambdaArmGbSecond: {
+    usd: 0.0000133334,
+    unit: 'GB-second on arm64 (first 7.5 billion a month)',
+    source: 'https://aws.amazon.com/lambda/pricing/',
+  },
+  dynamoDbWriteRequestUnit: {
+    usd: 0.625 / 1e6,
+    unit: 'on-demand write request unit (1 KB)',
+    source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/',
+  },
+  dynamoDbReadRequestUnit: {
+    usd: 0.125 / 1e6,
+    unit: 'on-demand read request unit (4 KB strongly consistent, 8 KB eventually)',
+    source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/',
+  },
+  sqsRequest: {
+    usd: 0.4 / 1e6,
+    unit: 'standard queue request per 64 KB chunk (first 100 billion a month)',
+    source: 'https://aws.amazon.com/sqs/pricing/',
+  },
+  cloudWatchLogsIngestedGb: {
+    usd: 0.5,
+    unit: 'GB of logs ingested (Lambda logs, first 10 TB; EMF metrics arrive as logs)',
+    source: 'https://aws.amazon.com/cloudwatch/pricing/',
+  },
+  cloudWatchCustomMetricMonth: {
+    usd: 0.3,
+    unit: 'custom metric series per month (first 10,000)',
+    source: 'https://aws.amazon.com/cloudwatch/pricing/',
+  },
+  xrayTraceRecorded: { usd: 5 / 1e6, unit: 'trace recorded', source: 'https://aws.amazon.com/xray/pricing/' },
+} as const;
+
+/**
+ * What the run does not measure, stated: the figure multiplies these with what it measures.
+ * Sources as above, plus the constructs (memory, batch size) and X-Ray's default sampling rule.
+ */
+export const ASSUMPTIONS = {
+  /** PlatformFunction's default memory (lib/constructs/shared/platform-function.ts). */
+  lambdaMemoryGb: 0.5,
+  /** One in-region DynamoDB or SQS round trip from Lambda (p50 order of magnitude). */
+  awsRoundTripMs: 8,
+  /** A handler's own work per invocation besides its AWS calls (parsing, middlewares, logging). */
+  handlerWorkMs: 3,
+  /** The worker's event source batch size (lib/constructs/messages/messages-api.ts), batches assumed full. */
+  workerBatchSize: 10,
+  /** Per worker batch: one ReceiveMessage by the event source mapping and one DeleteMessageBatch. */
+  sqsRequestsPerBatch: 2,
+  /** X-Ray's default sampling rule at volume: 5 % of requests (the 1/s reservoir is negligible). */
+  xraySampling: 0.05,
+  /** Lambda's own log lines per invocation (START, END, REPORT with the X-Ray trace id). */
+  lambdaPlatformLogBytes: 400,
+  /** Rules of the Messages API's web ACL (lib/constructs/messages/firewall-rules.ts): two rate rules, two managed groups. */
+  wafRules: 4,
+} as const;
