@@ -26,11 +26,10 @@ export const ESM_REQUIRE_BANNER =
  * artefact that is deployed (bench/bundle-cold-start.ts builds with exactly these).
  *
  * Every dependency is bundled, the AWS SDK v3 included: the versions in package-lock.json are the
- * versions that run, not whatever SDK the Lambda runtime happens to ship, and a bundle initialises
- * in a fraction of the time the unbundled SDK takes to import (the cold-start figure). The one
- * substitution: the SDK's default credential chain is replaced by the environment-variable link
- * Lambda actually uses (lambda/shared/lambda-credentials.ts), which takes about 85 KB (the STS,
- * SSO and metadata-service clients) out of every bundle.
+ * versions that run, not whatever SDK the Lambda runtime happens to ship. The one substitution:
+ * the SDK's default credential chain is replaced by the environment-variable link Lambda actually
+ * uses (lambda/shared/lambda-credentials.ts, the SDK's fromEnv); the measured reason is in
+ * bench/README.md (bundle-size and cold-start, send-message without the alias).
  */
 export const LAMBDA_BUNDLE = {
   target: 'node22',
