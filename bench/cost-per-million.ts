@@ -1,3 +1,4 @@
+import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, type MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayRequestAuthorizerEvent, SQSEvent } from 'aws-lambda';
 import type { LocalPlatform } from '../local/platform.js';
@@ -60,17 +61,31 @@ export async function costPerMillion(platform: LocalPlatform, options: BenchOpti
   const { key, secret } = await platform.controlPlane.createKey(account.accountId, 'bench cost');
   const count = options.smoke ? 10 : 200;
 
-  // What the handlers log (at INFO, as deployed) and the metrics they record, during the invocations.
+  // What the handlers log at INFO (as deployed) and the EMF documents of the metrics they record,
+  // per invocation. The handlers' logger runs at WARN here (Powertools resets a level set by hand
+  // at each invocation), so its INFO lines are written again by a logger at INFO with the same
+  // context keys, and counted.
   let logBytes = 0;
-  const recorded: RecordedMetric[] = [];
+  let emfTotal = 0;
+  const series = new Set<string>();
+  const shadow = new Logger({ logLevel: 'INFO', serviceName: 'messages-api' });
   const write = process.stdout.write.bind(process.stdout);
+  const info = logger.info.bind(logger);
   const addMetric = metrics.addMetric.bind(metrics);
   const singleMetric = metrics.singleMetric.bind(metrics);
-  const capture = async <T>(invoke: () => Promise<T>): Promise<T> => {
+  const capture = async <T>(requestId: string, invoke: () => Promise<T>): Promise<T> => {
+    const recorded: RecordedMetric[] = [];
+    shadow.addContext(lambdaContext(requestId));
+    shadow.appendKeys({ correlation_id: requestId });
     process.stdout.write = ((chunk: string | Uint8Array) => {
       logBytes += Buffer.byteLength(chunk);
       return true;
     }) as typeof process.stdout.write;
+    type Log = (...args: unknown[]) => void;
+    logger.info = ((...args: unknown[]) => {
+      (shadow.info as Log)(...args);
+      (info as Log)(...args);
+    }) as typeof logger.info;
     metrics.addMetric = (name, unit, value) => {
       recorded.push({ name, unit });
       return addMetric(name, unit, value);
@@ -90,8 +105,11 @@ export async function costPerMillion(platform: LocalPlatform, options: BenchOpti
       return await invoke();
     } finally {
       process.stdout.write = write;
+      logger.info = info;
       metrics.addMetric = addMetric;
       metrics.singleMetric = singleMetric;
+      emfTotal += emfBytes(recorded);
+      for (const r of recorded) series.add(r.dimension ? `${r.name}{${r.dimension.join('=')}}` : r.name);
     }
   };
 
@@ -110,18 +128,18 @@ export async function costPerMillion(platform: LocalPlatform, options: BenchOpti
     metered.calls.length = 0;
     metered.queued.length = 0;
     logBytes = 0;
-    recorded.length = 0;
-    logger.setLogLevel('INFO');
+    emfTotal = 0;
+    series.clear();
     const depth = { authorizer: 0, send: 0, worker: 0 };
-    try {
+    {
       for (let i = 0; i < count; i++) {
         const from = metered.calls.length;
-        await capture(() => metered.authorizer(authorizerEvent(i), lambdaContext(`cost-a-${i}`)));
+        await capture(`cost-a-${i}`, () => metered.authorizer(authorizerEvent(i), lambdaContext(`cost-a-${i}`)));
         depth.authorizer = Math.max(depth.authorizer, sequentialDepth(metered.calls.slice(from)));
         const event = sendEvent(i, key.keyId, account.accountId);
         if (withIdempotencyKey) event.headers['idempotency-key'] = `cost-${Date.now()}-${i}-${Math.random()}`;
         const sent = metered.calls.length;
-        const answer = await capture(() => metered.send(event, lambdaContext(`cost-s-${i}`)));
+        const answer = await capture(`cost-s-${i}`, () => metered.send(event, lambdaContext(`cost-s-${i}`)));
         if (answer.statusCode !== 202) throw new Error(`cost: POST answered ${answer.statusCode}: ${answer.body}`);
         depth.send = Math.max(depth.send, sequentialDepth(metered.calls.slice(sent)));
       }
@@ -137,12 +155,10 @@ export async function costPerMillion(platform: LocalPlatform, options: BenchOpti
           })),
         } as unknown as SQSEvent;
         const from = metered.calls.length;
-        const answer = await capture(() => metered.worker(event, lambdaContext(`cost-w-${b}`)));
+        const answer = await capture(`cost-w-${b}`, () => metered.worker(event, lambdaContext(`cost-w-${b}`)));
         if (answer.batchItemFailures.length > 0) throw new Error('cost: the worker failed messages');
         depth.worker = Math.max(depth.worker, sequentialDepth(metered.calls.slice(from)));
       }
-    } finally {
-      logger.setLogLevel('WARN');
     }
     const calls = [...metered.calls];
 
@@ -173,7 +189,7 @@ export async function costPerMillion(platform: LocalPlatform, options: BenchOpti
     const msPerMessage = durationMs.authorizer + durationMs.send + durationMs.worker * workerInvocations;
     const gbSeconds = (ASSUMPTIONS.lambdaMemoryGb * msPerMessage) / 1000;
     const invocations = 2 + workerInvocations;
-    const emf = emfBytes(recorded) / count;
+    const emf = emfTotal / count;
     // Metrics are disabled in the bench process: what was written is the log lines alone.
     const logs = logBytes / count;
     const logBytesPerMessage = logs + emf + invocations * ASSUMPTIONS.lambdaPlatformLogBytes;
@@ -206,7 +222,7 @@ export async function costPerMillion(platform: LocalPlatform, options: BenchOpti
         sequentialDepth: depth,
       },
       stated: { durationMs, lambdaMemoryGb: ASSUMPTIONS.lambdaMemoryGb, invocationsPerMessage: round(invocations, 2) },
-      metricSeries: [...new Set(recorded.map((r) => (r.dimension ? `${r.name}{${r.dimension.join('=')}}` : r.name)))],
+      metricSeries: [...series],
     };
   };
 
