@@ -53,8 +53,11 @@ const { ENV, HANDLER_ENTRIES } = await import('../../../lib/constructs/messages/
 const HANDLER_MODULES: ReadonlyArray<readonly [entry: string, handlers: readonly string[]]> = [
   ...Object.values(HANDLER_ENTRIES).map((entry) => [entry, ['handler']] as const),
   [CONTROL_API_HANDLER.entry, [CONTROL_API_HANDLER.handler]],
-  [DOMAIN_HANDLERS.flowTasks.entry, Object.values(DOMAIN_HANDLERS.flowTasks.handlers)],
-  [DOMAIN_HANDLERS.tenantRelease.entry, [DOMAIN_HANDLERS.tenantRelease.handler]],
+  // Every domain function, those added later included: one handler or a map of them per entry.
+  ...Object.values(DOMAIN_HANDLERS).map((spec) => {
+    const { entry, handler, handlers } = spec as { entry: string; handler?: string; handlers?: Record<string, string> };
+    return [entry, handlers ? Object.values(handlers) : [handler as string]] as const;
+  }),
 ];
 
 const XRAY = 'XRaySDKInstrumentation';
