@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, SQSEvent, SQSRecord } from 'aws-lambda';
+import type {
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayRequestAuthorizerEvent,
+  SQSEvent,
+  SQSRecord,
+} from 'aws-lambda';
 import type { Message } from '@aws-sdk/client-sqs';
 import { LOCAL_ACCOUNT, LOCAL_IDS } from './local-resources.js';
 
@@ -147,3 +153,24 @@ export function sqsRecord(message: Message, queueArn: string, region: string): S
 }
 
 export const sqsEvent = (...records: SQSRecord[]): SQSEvent => ({ Records: records });
+
+/** A proxy integration's result as the client sees it (API Gateway copies status, headers and body). */
+export interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  /** Parsed when the Content-Type is JSON (problem+json included). */
+  readonly body: Record<string, unknown>;
+  readonly text: string;
+}
+
+export function answerOf(result: APIGatewayProxyResult): Answer {
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(result.headers ?? {})) headers.set(k, String(v));
+  for (const [k, vs] of Object.entries(result.multiValueHeaders ?? {})) {
+    for (const v of vs) headers.append(k, String(v));
+  }
+  const text = result.isBase64Encoded ? Buffer.from(result.body, 'base64').toString('utf8') : result.body;
+  const json = /[/+]json\b/i.test(headers.get('content-type') ?? '');
+  const body = json && text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  return { status: result.statusCode, headers, body, text };
+}

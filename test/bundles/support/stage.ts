@@ -1,6 +1,10 @@
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { DocumentClient } from '../../../lambda/shared/aws/dynamodb.js';
+import { createDocumentClient } from '../../../lambda/shared/dynamodb.js';
+import { LOCAL_AWS } from '../../../local/emulators.js';
 import { type LocalPlatform, startLocalPlatform } from '../../../local/platform.js';
 import { startTestDns, type TestDnsServer } from '../../support/dns-server.js';
 import { AwsWireStub } from './aws-stub.js';
@@ -68,6 +72,9 @@ export class BundleStage {
   private readonly processes = new Map<FunctionKey, Promise<LambdaProcess>>();
   private readonly copies = new Map<string, string>();
   private readonly functions: ReadonlyMap<string, SynthesizedFunction>;
+  /** For the tests' own reads of what the bundles wrote (dynalite, fauxqs). */
+  readonly documents: DocumentClient;
+  readonly sqs: SQSClient;
 
   private constructor(
     readonly assembly: CloudAssembly,
@@ -77,6 +84,8 @@ export class BundleStage {
     private readonly workDir: string,
   ) {
     this.functions = new Map(assembly.functions().map((fn) => [fn.path, fn]));
+    this.documents = createDocumentClient({ ...LOCAL_AWS, endpoint: platform.endpoints.dynamodb });
+    this.sqs = new SQSClient({ ...LOCAL_AWS, endpoint: platform.endpoints.sqs });
   }
 
   static async start(options: BundleStageOptions = {}): Promise<BundleStage> {
@@ -141,6 +150,8 @@ export class BundleStage {
   async stop(): Promise<void> {
     const started = await Promise.allSettled(this.processes.values());
     for (const p of started) if (p.status === 'fulfilled') await p.value.stop();
+    this.documents.destroy();
+    this.sqs.destroy();
     await this.platform.stop();
     await this.stub.stop();
     await this.dns.stop();
