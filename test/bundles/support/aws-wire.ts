@@ -102,3 +102,45 @@ export function xmlText(body: string, name: string): string | undefined {
 export function xmlTexts(body: string, name: string): string[] {
   return [...body.matchAll(new RegExp(`<${name}>([^<]*)</${name}>`, 'g'))].map((m) => m[1] ?? '');
 }
+
+/** GetManagedCertificateDetails: the tenant's CloudFront-managed certificate request. */
+export function managedCertificate(details: {
+  readonly arn: string;
+  readonly status: string;
+  readonly domains: readonly string[];
+}): StubReply {
+  const tokens = details.domains
+    .map((d) => `<member><Domain>${escapeXml(d)}</Domain><RedirectTo>validation.cloudfront.net/${escapeXml(d)}</RedirectTo>` +
+      `<RedirectFrom>${escapeXml(d)}/.well-known/pki-validation/token.txt</RedirectFrom></member>`)
+    .join('');
+  const body =
+    `<?xml version="1.0" encoding="UTF-8"?><ManagedCertificateDetails xmlns="${CLOUDFRONT_NS}">` +
+    `<CertificateArn>${details.arn}</CertificateArn><CertificateStatus>${details.status}</CertificateStatus>` +
+    `<ValidationTokenHost>cloudfront</ValidationTokenHost><ValidationTokenDetails>${tokens}</ValidationTokenDetails>` +
+    '</ManagedCertificateDetails>';
+  return { status: 200, headers: xml, body };
+}
+
+/** VerifyDnsConfiguration: CloudFront's own DNS check of a tenant's domain. */
+export function dnsConfiguration(domain: string, status: string, reason?: string): StubReply {
+  const body =
+    `<?xml version="1.0" encoding="UTF-8"?><VerifyDnsConfigurationResult xmlns="${CLOUDFRONT_NS}"><DnsConfigurationList>` +
+    `<DnsConfiguration><Domain>${escapeXml(domain)}</Domain><Status>${status}</Status>` +
+    `${reason ? `<Reason>${escapeXml(reason)}</Reason>` : ''}</DnsConfiguration></DnsConfigurationList></VerifyDnsConfigurationResult>`;
+  return { status: 200, headers: xml, body };
+}
+
+/** ACM DescribeCertificate (JSON 1.1) of a certificate that failed validation. */
+export function acmFailedCertificate(arn: string, domain: string, failureReason: string): StubReply {
+  const body = JSON.stringify({
+    Certificate: {
+      CertificateArn: arn,
+      DomainName: domain,
+      Status: 'FAILED',
+      FailureReason: failureReason,
+      Type: 'AMAZON_ISSUED',
+      DomainValidationOptions: [{ DomainName: domain, ValidationStatus: 'FAILED', ValidationMethod: 'HTTP' }],
+    },
+  });
+  return { status: 200, headers: { 'content-type': 'application/x-amz-json-1.1' }, body };
+}

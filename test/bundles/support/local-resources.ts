@@ -56,6 +56,8 @@ function localValues(platform: LocalPlatform, region: string): Record<string, { 
 export function localResolver(platform: LocalPlatform, region: string): (ref: ResourceReference) => string {
   const values = localValues(platform, region);
   return (ref) => {
+    // The state machine's definition names its task functions by ARN.
+    if (ref.type === 'AWS::Lambda::Function' && ref.attribute === 'Arn') return lambdaArnOf(region, ref.stack, ref.logicalId);
     const local = values[`${ref.path}#${ref.attribute}`];
     const what = `${ref.stack}/${ref.path} (${ref.type}, ${ref.attribute})`;
     if (!local) throw new Error(`refers to ${what}, which has no local equivalent in test/bundles/support/local-resources.ts`);
@@ -72,7 +74,10 @@ export const pseudoParameters = (region: string): Record<string, string> => ({
 });
 
 /** Lambda's name for a function CloudFormation named: `<stack>-<logical id>` (at most 64 characters). */
-export const functionNameOf = (fn: SynthesizedFunction) => `${fn.stack}-${fn.logicalId}`.slice(0, 64);
+export const functionNameOf = (fn: Pick<SynthesizedFunction, 'stack' | 'logicalId'>) => `${fn.stack}-${fn.logicalId}`.slice(0, 64);
+
+export const lambdaArnOf = (region: string, stack: string, logicalId: string) =>
+  `arn:aws:lambda:${region}:${LOCAL_ACCOUNT}:function:${functionNameOf({ stack, logicalId })}`;
 
 /** Dummy credentials, as Lambda hands a role's session to the function. Emulators and the stub accept any. */
 export const LOCAL_CREDENTIALS = {

@@ -11,8 +11,7 @@ import { AwsWireStub } from './aws-stub.js';
 import { CloudAssembly, type SynthesizedFunction } from './cdk-out.js';
 import { BundleError, LambdaProcess } from './lambda-process.js';
 import {
-  functionNameOf,
-  LOCAL_ACCOUNT,
+  lambdaArnOf,
   lambdaRuntimeEnv,
   localNetworkEnv,
   localResolver,
@@ -179,7 +178,7 @@ export class BundleStage {
       handler: fn.handler,
       timeoutSeconds: fn.timeoutSeconds,
       env,
-      invokedFunctionArn: `arn:aws:lambda:${fn.region}:${LOCAL_ACCOUNT}:function:${functionNameOf(fn)}`,
+      invokedFunctionArn: lambdaArnOf(fn.region, fn.stack, fn.logicalId),
     });
   }
 
