@@ -110,7 +110,8 @@ export class LambdaProcess {
     if (init === 'timeout') why = `${options.label} bundle: init did not finish within ${INIT_TIMEOUT_MS / 1000} s`;
     else if (init === 'exit' || init.type !== 'init-error') why = `${options.label} bundle: the process ${lambda.exited ?? 'exited'} during init`;
     else why = initFailure(options.label, init.errorType, init.errorMessage);
-    throw new BundleError(`${why}\n--- its output ---\n${lambda.output.trim()}`);
+    const output = lambda.output.trim();
+    throw new BundleError(output ? `${why}\n--- its output ---\n${output}` : why);
   }
 
   /** The function's stdout and stderr so far (the end of it): its log lines and EMF documents. */
