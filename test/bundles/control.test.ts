@@ -19,8 +19,9 @@ beforeAll(async () => {
 });
 afterAll(() => stage?.stop());
 afterEach(() => {
-  expect(stage.stub.unexpected, 'calls the test did not expect').toEqual([]);
-  expect(stage.stub.pending(), 'answers queued for calls that never came').toEqual({});
+  const left = stage.stub.reset();
+  expect(left.unexpected, 'calls the test did not expect').toEqual([]);
+  expect(left.pending, 'answers queued for calls that never came').toEqual({});
 });
 
 const signedByTheFunction = { accessKeyId: LOCAL_CREDENTIALS.AWS_ACCESS_KEY_ID };

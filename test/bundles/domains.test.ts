@@ -58,8 +58,9 @@ beforeAll(async () => {
 });
 afterAll(() => stage?.stop());
 afterEach(() => {
-  expect(stage.stub.unexpected, 'calls the test did not expect').toEqual([]);
-  expect(stage.stub.pending(), 'answers queued for calls that never came').toEqual({});
+  const left = stage.stub.reset();
+  expect(left.unexpected, 'calls the test did not expect').toEqual([]);
+  expect(left.pending, 'answers queued for calls that never came').toEqual({});
 });
 
 async function record(domain: string): Promise<Record<string, unknown> | undefined> {

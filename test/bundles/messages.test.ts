@@ -40,6 +40,7 @@ async function call(route: 'sendMessage' | 'getMessage' | 'fallback', request: H
     proxyEvent(request, { principalId: authorization.principalId, context: authorization.context ?? {} }),
   );
   const answer = answerOf(result);
+  await stage.expectNoServerError(route, answer.status, answer.text);
   const { status, headers, body } = answer;
   assertResponseMatchesSpec({ method: request.method, path: request.path, status, headers, body });
   return answer;

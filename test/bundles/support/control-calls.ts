@@ -45,6 +45,7 @@ export async function controlCall(
     ),
   );
   const answer = answerOf(result);
+  await stage.expectNoServerError('control', answer.status, answer.text);
   validator ??= createResponseValidator({ specPath: CONTROL_PLANE_OPENAPI_PATH });
   const { status, headers } = answer;
   assertResponseMatchesSpec({ method, path, status, headers, body: answer.text === '' ? undefined : answer.body }, validator);

@@ -146,6 +146,16 @@ export class BundleStage {
     return (await this.lambda(key)).invoke<T>(event);
   }
 
+  /**
+   * An API answer that is a server error says why only in the function's logs: fail with them.
+   * (Answers below 500 are the behaviour under test.)
+   */
+  async expectNoServerError(key: FunctionKey, status: number, body: string): Promise<void> {
+    if (status < 500) return;
+    const logs = (await this.lambda(key)).logs().trim();
+    throw new BundleError(`${key} bundle answered ${status}: ${body}\n--- its output ---\n${logs}`);
+  }
+
   async stop(): Promise<void> {
     const started = await Promise.allSettled(this.processes.values());
     for (const p of started) if (p.status === 'fulfilled') await p.value.stop();
