@@ -10,6 +10,9 @@ import { pathToFileURL } from 'node:url';
 
 const [codeDir, handlerSpec, timeoutArg] = process.argv.slice(2);
 
+// Never outlive the test run that started this process (a killed runner leaves no orphans).
+process.on('disconnect', () => process.exit(0));
+
 // The KeyValueStore client puts the account id of the store's ARN in front of the endpoint's host
 // (<account>.<host>), so its stub is reached as `localhost`. Names under .localhost are loopback
 // (RFC 6761); this machine's resolver does not know that, so say it here, before any connection.
