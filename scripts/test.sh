@@ -36,7 +36,7 @@ step "unit tests" vitest_project unit
 step "infra tests (CDK assertions, cdk-nag)" vitest_project infra
 step "integration tests (local platform)" vitest_project integration
 step "browser tests (dashboard in Chromium)" vitest_project browser
-step "cdk synth of every stack with cdk-nag and the Control Tower rules (cfn-guard)" npx cdk synth --quiet --all
+step "cdk synth of every stack with cdk-nag and the Control Tower rules (cfn-guard)" npx cdk synth --quiet
 # The templates that synth wrote (no second synth, so the Lambda bundles are built once).
 step "CloudFormation lint (cfn-lint) of every synthesized template" bash scripts/cfn-lint.sh cdk.out
 # The bundles that synth just wrote to cdk.out (not built again): the artifacts that get deployed.
