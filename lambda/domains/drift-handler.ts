@@ -20,7 +20,7 @@ const dnsServers = process.env[DOMAIN_ENV.dnsServers];
 const sfn = new SFNClient({ maxAttempts: 1 });
 
 /** The metric per finding (EMF): DomainsMisconfigured, DomainsRestored, DomainsDetached. */
-export const DRIFT_METRICS: Readonly<Record<DriftFinding, string>> = {
+const DRIFT_METRICS: Readonly<Record<DriftFinding, string>> = {
   misconfigured: 'DomainsMisconfigured',
   restored: 'DomainsRestored',
   detached: 'DomainsDetached',
