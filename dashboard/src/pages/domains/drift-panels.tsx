@@ -46,7 +46,7 @@ export function MisconfigurationPanel({ domain, misconfiguration }: Misconfigura
         </div>
       </dl>
       <p className="hint">
-        Fix the record as shown below. The domain becomes active again by itself at the next check (hourly), or at
+        Fix the record as shown below. The domain becomes active again by itself at the next scheduled check, or at
         once when you press Re-verify.
       </p>
     </section>
