@@ -221,34 +221,11 @@ describe('DomainFlow (in the Domains stack)', () => {
     expect(resources[fnId('checkDrift')].Properties.Timeout).toBe(120);
   });
 
-  describe('the drift schedule', () => {
-    it('starts the flow\'s drift branch every config.domains.driftCheck.intervalMinutes, in a schedule group of its own', () => {
-      const schedules = Object.values(template.findResources('AWS::Scheduler::Schedule'));
-      expect(schedules).toHaveLength(1);
-      const schedule = schedules[0]?.Properties as Json;
-      expect(schedule).toMatchObject({
-        ScheduleExpression: 'rate(1 hour)',
-        State: 'ENABLED',
-        FlexibleTimeWindow: { Mode: 'OFF' },
-        GroupName: flow.driftSchedule.group.scheduleGroupName,
-      });
-      expect(schedule.Target).toMatchObject({
-        Arn: { Ref: idOf(flow.stateMachine) },
-        Input: JSON.stringify({ drift: {} }),
-        RetryPolicy: { MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 10 },
-      });
-      expect(resources[idOf(flow.driftSchedule.group)].DeletionPolicy).toBe('Delete');
-    });
-
-    it('runs as a role that Scheduler assumes and that may only start executions of this state machine', () => {
-      const schedule = Object.values(template.findResources('AWS::Scheduler::Schedule'))[0]?.Properties as Json;
-      const roleId = (schedule.Target.RoleArn as Json)['Fn::GetAtt'][0] as string;
-      const trust = resources[roleId].Properties.AssumeRolePolicyDocument.Statement as Json[];
-      expect(trust.map((t) => t.Principal.Service)).toEqual(['scheduler.amazonaws.com']);
-      expect(statementsOfRole(roleId)).toEqual([
-        { Effect: 'Allow', Action: 'states:StartExecution', Resource: { Ref: idOf(flow.stateMachine) } },
-      ]);
-    });
+  it('is started by its drift schedule (drift-schedule.test.ts) with the flow\'s drift input, every configured interval', () => {
+    const schedules = Object.values(template.findResources('AWS::Scheduler::Schedule')).map((r) => r.Properties);
+    expect(schedules.map((p) => [p.ScheduleExpression, p.Target.Arn, p.Target.Input])).toEqual([
+      ['rate(1 hour)', { Ref: idOf(flow.stateMachine) }, JSON.stringify({ drift: {} })],
+    ]);
   });
 
   describe('least privilege', () => {
@@ -403,19 +380,9 @@ describe('DomainFlow (in the Domains stack)', () => {
       expect(DOMAIN_FLOW_METRICS.certificateDelayed).toBe('DomainsCertificateDelayed');
     });
 
-    it('alarms when the schedule could not start a drift check (InvocationDroppedCount of its group)', () => {
-      const alarm = resources[idOf(flow.alarms.driftCheckDropped)].Properties;
-      expect(alarm).toMatchObject({
-        Namespace: 'AWS/Scheduler',
-        MetricName: 'InvocationDroppedCount',
-        Dimensions: [{ Name: 'ScheduleGroup', Value: flow.driftSchedule.group.scheduleGroupName }],
-        Period: 3600,
-        Statistic: 'Sum',
-        Threshold: 1,
-        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-        TreatMissingData: 'notBreaching',
-      });
+    it('names DriftCheckFailed in the failed-executions alarm, and includes the schedule\'s alarm among its own', () => {
       expect(resources[idOf(flow.alarms.executionsFailed)].Properties.AlarmDescription).toContain('DriftCheckFailed');
+      expect(flow.alarms.driftCheckDropped).toBe(flow.driftSchedule.alarms.dropped);
     });
 
     it('has no alarm actions without a topic, and notifies a topic on alarm and recovery (all three alarms)', () => {
