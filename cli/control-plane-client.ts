@@ -49,6 +49,12 @@ export interface DomainRemoved {
   readonly warning?: string;
 }
 
+/** A drift check of every live domain, started (its execution runs on). */
+export interface DriftCheckStarted {
+  readonly execution: string;
+  readonly startedAt: string;
+}
+
 /** A redirect entry to add; the control plane defaults `status` to 301. */
 export interface RedirectInput {
   readonly from: string;
@@ -75,4 +81,6 @@ export interface ProjectsClient {
   setPrimaryDomain(accountId: string, projectId: string, domain: string): Promise<DomainConfig>;
   addRedirect(accountId: string, projectId: string, redirect: RedirectInput): Promise<DomainConfig>;
   removeRedirect(accountId: string, projectId: string, from: string): Promise<DomainConfig>;
+  /** Operators: starts a drift check of every live domain now (202). */
+  checkDomainDrift(): Promise<DriftCheckStarted>;
 }

@@ -7,6 +7,7 @@ import type {
   DomainAdded,
   DomainConfig,
   DomainRemoved,
+  DriftCheckStarted,
   DomainView,
   KeyView,
   ProjectsClient,
@@ -144,6 +145,10 @@ export class HttpControlPlaneClient implements ControlPlaneClient, ProjectsClien
 
   removeRedirect(accountId: string, projectId: string, from: string): Promise<DomainConfig> {
     return this.request('DELETE', `${projectPath(accountId, projectId)}/domain-config/redirects/${seg(from)}`);
+  }
+
+  checkDomainDrift(): Promise<DriftCheckStarted> {
+    return this.request('POST', '/maintenance/domain-drift-check');
   }
 
   private list<T>(value: T[] | undefined, name: string): T[] {

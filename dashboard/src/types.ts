@@ -112,7 +112,9 @@ export interface Project {
 }
 
 export interface DnsRecordInstruction {
-  readonly type: 'CNAME' | 'ALIAS';
+  readonly type: 'CNAME' | 'ALIAS' | 'TXT';
+  /** `routing` points the domain at its target; `ownership` (TXT) proves control of its DNS. */
+  readonly purpose: 'routing' | 'ownership';
   readonly host: string;
   readonly fqdn: string;
   readonly value: string;
@@ -126,6 +128,7 @@ export type DomainState =
   'dns_failed' |
   'issuing_certificate' |
   'active' |
+  'dns_misconfigured' |
   'certificate_delayed' |
   'removed';
 
@@ -134,13 +137,21 @@ export type DnsFailureReason =
   'cname_mismatch' |
   'conflicting_record' |
   'dns_lookup_failed' |
-  'apex_not_aliased';
+  'apex_not_aliased' |
+  'ownership_unproven';
 
 export interface DnsFailure {
   readonly reason: DnsFailureReason;
   readonly observed: readonly string[];
   readonly expected: string;
   readonly detail: string;
+}
+
+/** A live domain whose DNS no longer points at its target: served until `detachAt`. */
+export interface DomainMisconfiguration extends DnsFailure {
+  readonly since: string;
+  readonly detachAt: string;
+  readonly checkedAt: string;
 }
 
 export interface DomainDiagnosis {
@@ -161,7 +172,12 @@ export interface Domain {
   readonly state: DomainState;
   readonly apex: boolean;
   readonly records: readonly DnsRecordInstruction[];
+  /** What the CNAME/ALIAS points at: the domain's own target, or the shared host for an older domain. */
+  readonly target: string;
+  /** Only while the domain still uses the shared host: the records of its own target. */
+  readonly switchTo?: readonly DnsRecordInstruction[];
   readonly failure?: DnsFailure;
+  readonly misconfiguration?: DomainMisconfiguration;
   readonly diagnosis?: DomainDiagnosis;
   readonly attempt: number;
   readonly verifiedAt?: string;

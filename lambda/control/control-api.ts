@@ -298,6 +298,9 @@ function controlRoutes({ controlPlane, projects, domains, owners, config }: Cont
       return { status: 200, body: await controlPlane.backfillUsageKeys(accountId) };
     }),
 
+    // The drift check of every live domain runs on a schedule; operators can start one now.
+    route('POST', '/maintenance/domain-drift-check', 'operator', async () => ({ status: 202, body: await domains.checkDrift() })),
+
     route('POST', '/accounts/{accountId}/projects', 'account', async ({ params, body }) => ({
       status: 201,
       body: await projects.createProject(account(params), { slug: body.slug, name: body.name }),

@@ -6,7 +6,7 @@ import { DOMAIN_ENV } from '../../lib/constructs/domains/runtime-contract.js';
 import { DynamoDbProjectStore } from '../projects/dynamodb-project-store.js';
 import { systemClock } from '../shared/clock.js';
 import { createDocumentClient } from '../shared/dynamodb.js';
-import { requireEnv } from '../shared/env.js';
+import { requireEnv, requirePositiveIntEnv } from '../shared/env.js';
 import { logger, metrics } from '../shared/powertools.js';
 import { CloudFrontCertificateAuthority } from './cloudfront-certificate-authority.js';
 import { NodeDnsResolver } from './dns-resolver.js';
@@ -36,6 +36,7 @@ const tasks = createFlowTasks({
   clock: systemClock,
   platformHost: requireEnv(DOMAIN_ENV.platformHost),
   platformDomain: requireEnv(DOMAIN_ENV.platformDomain),
+  driftGraceSeconds: requirePositiveIntEnv(DOMAIN_ENV.driftGraceSeconds),
   onCertificateDelayed: (domain) => {
     logger.warn('domain certificate delayed', { domain });
     metrics.addMetric('DomainsCertificateDelayed', MetricUnit.Count, 1);
