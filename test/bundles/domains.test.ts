@@ -1,8 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EDGE_VALUE } from '../../edge/cloudfront-function.js';
-import { domainFlowExecutionName, domainReleaseExecutionName } from '../../lib/constructs/domains/domain-flow-definition.js';
+import { domainReleaseExecutionName } from '../../lib/constructs/domains/domain-flow-definition.js';
 import { deployPrefix, type ProjectRecord } from '../../lambda/projects/project.js';
-import { GetCommand } from '../../lambda/shared/aws/dynamodb.js';
 import {
   acmFailedCertificate,
   cloudFrontDeleted,
@@ -14,12 +13,12 @@ import {
   kvsWritten,
   managedCertificate,
   sfnStarted,
-  type TenantFields,
   xmlText,
   xmlTexts,
 } from './support/aws-wire.js';
-import { controlCall, ownerClaims } from './support/control-calls.js';
-import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_IDS } from './support/local-resources.js';
+import { controlCall } from './support/control-calls.js';
+import { DemoProjectDomains } from './support/domain-calls.js';
+import { LOCAL_ACCOUNT, LOCAL_IDS } from './support/local-resources.js';
 import { BundleStage } from './support/stage.js';
 import { SynthesizedFlow } from './support/state-machine.js';
 
@@ -27,11 +26,12 @@ import { SynthesizedFlow } from './support/state-machine.js';
 // removes domains (its StartExecution reaches the stub), then the synthesized state machine runs
 // with that very input in aws-local-stepfunctions, each Task state invoking its function's bundle:
 // DNS and CAA against the dns2 server, DynamoDB on dynalite, CloudFront, ACM and the KeyValueStore
-// through the wire-format stub (each answer queued below is the one the real API gives).
+// through the wire-format stub (each answer queued below is the one the real API gives). The drift
+// branch has its own file (drift.test.ts).
 const HOST = 'edge.platform.example.com';
-const owner = ownerClaims('pro@demo.local');
 let stage: BundleStage;
 let flow: SynthesizedFlow;
+let domains: DemoProjectDomains;
 let project: ProjectRecord;
 let base: string;
 const stateMachineArn = `arn:aws:states:eu-west-1:${LOCAL_ACCOUNT}:stateMachine:${LOCAL_IDS.stateMachineName}`;
@@ -40,21 +40,15 @@ beforeAll(async () => {
   stage = await BundleStage.start({
     demoProject: true,
     dns: {
-      'www.bundle-stage.test': { CNAME: HOST },
-      'shop.bundle-stage.test': { CNAME: 'old-host.example.net' },
       'old-host.example.net': { A: ['203.0.113.99'] },
-      'www.caa-blocked.test': { CNAME: HOST },
       'caa-blocked.test': { CAA: [{ flags: 0, tag: 'issue', value: 'letsencrypt.org' }] },
     },
   });
   expect(stage.declaredEnv('verifyDns').PLATFORM_HOST).toBe(HOST);
   flow = new SynthesizedFlow(stage);
-  const [view] = await stage.platform.projects.listProjects('acct_demo_pro');
-  const stored = await stage.documents.send(
-    new GetCommand({ TableName: stage.platform.tables.projects, Key: { projectId: view?.projectId } }),
-  );
-  project = stored.Item as ProjectRecord;
-  base = `/accounts/acct_demo_pro/projects/${project.projectId}/domains`;
+  expect(flow.arn).toBe(stateMachineArn);
+  domains = await DemoProjectDomains.of(stage, flow.arn);
+  ({ project, base } = domains);
 });
 afterAll(() => stage?.stop());
 afterEach(() => {
@@ -63,49 +57,13 @@ afterEach(() => {
   expect(left.pending, 'answers queued for calls that never came').toEqual({});
 });
 
-async function record(domain: string): Promise<Record<string, unknown> | undefined> {
-  const { tables } = stage.platform;
-  const out = await stage.documents.send(
-    new GetCommand({ TableName: tables.domains, Key: { domain }, ConsistentRead: true }),
-  );
-  return out.Item;
-}
+const record = (domain: string) => domains.record(domain);
+const tenant: DemoProjectDomains['tenant'] = (domain, fields) => domains.tenant(domain, fields);
 
-const tenant = (domain: string, fields: Partial<TenantFields> = {}): TenantFields => ({
-  id: `dt_${domain.replace(/\W/g, '')}`,
-  name: `domain-${domain}`,
-  distributionId: LOCAL_IDS.distributionId,
-  connectionGroupId: LOCAL_IDS.connectionGroupId,
-  domains: [{ domain, status: 'inactive' }],
-  enabled: true,
-  projectId: project.projectId,
-  etag: 'E1',
-  ...fields,
-});
-
-/** The control bundle's StartExecution, as the stub received it: the execution input the flow runs with. */
-function startedExecution(name: string): Record<string, unknown> {
-  const [start] = stage.stub.take('states');
-  expect(start).toMatchObject({ method: 'POST', path: '/', region: 'eu-west-1', accessKeyId: LOCAL_CREDENTIALS.AWS_ACCESS_KEY_ID });
-  expect(start?.headers['x-amz-target']).toBe('AWSStepFunctions.StartExecution');
-  const body = JSON.parse(start?.body ?? '{}') as { stateMachineArn: string; name: string; input: string };
-  // DOMAIN_FLOW_ARN: the Domains stack's output, through Fn::GetStackOutput.
-  expect(body.stateMachineArn).toBe(stateMachineArn);
-  expect(body.name).toBe(name);
-  return JSON.parse(body.input) as Record<string, unknown>;
-}
-
-/** Adds the domain and presses Verify through the control bundle; returns the execution input it started. */
+/** Adds the domain, sets the records the control function asked for, presses Verify; returns the execution input. */
 async function addAndVerify(domain: string): Promise<Record<string, unknown>> {
-  const added = await controlCall(stage, owner, 'POST', base, { domain });
-  expect(added.status).toBe(201);
-  stage.stub.reply('states', sfnStarted(`${stateMachineArn.replace(':stateMachine:', ':execution:')}:${domain}-1`));
-  const verified = await controlCall(stage, owner, 'POST', `${base}/${domain}/verify`);
-  expect(verified.status).toBe(202);
-  expect(verified.body).toMatchObject({ domain, state: 'verifying' });
-  const input = startedExecution(domainFlowExecutionName(domain, 1));
-  expect(input).toEqual({ domain, attempt: 1, pollSeconds: 30, watchdogSeconds: 1800 });
-  return input;
+  domains.pointDns(await domains.add(domain));
+  return domains.verify(domain);
 }
 
 describe('the synthesized domain flow', () => {
@@ -117,6 +75,7 @@ describe('the synthesized domain flow', () => {
       Activate: 'activate',
       Diagnose: 'diagnose',
       ReleaseTenant: 'releaseTenant',
+      CheckDrift: 'checkDrift',
     });
   });
 });
@@ -163,14 +122,16 @@ describe('flow task bundles', () => {
     expect(await record(domain)).toMatchObject({ state: 'active', attempt: 1, verifiedAt: expect.any(String), activeAt: expect.any(String) });
   });
 
-  it('verify with a CNAME to another host: dns_failed with the reason and the expected target', async () => {
+  it('verify with a CNAME to another host: dns_failed with the reason and the domain\'s own target', async () => {
     const shop = 'shop.bundle-stage.test';
-    const run = await flow.run(await addAndVerify(shop));
+    const { target } = await domains.add(shop);
+    stage.dns.set(shop, { CNAME: 'old-host.example.net' });
+    const run = await flow.run(await domains.verify(shop));
     expect(run.status).toBe('SUCCEEDED');
     expect(run.tasks.map((t) => [t.state, t.output])).toEqual([['VerifyDns', { verified: false }]]);
     expect(await record(shop)).toMatchObject({
       state: 'dns_failed',
-      failure: { reason: 'cname_mismatch', expected: HOST, observed: ['CNAME old-host.example.net'] },
+      failure: { reason: 'cname_mismatch', expected: target, observed: ['CNAME old-host.example.net'] },
     });
   });
 
@@ -222,13 +183,13 @@ describe('flow task bundles', () => {
   it('remove: refused at the edge at once, then the release branch disables and (after a refusal) deletes the tenant', async () => {
     stage.stub.reply('cloudfront-keyvaluestore', kvsDescribe(LOCAL_IDS.keyValueStoreArn, 'KV3'), kvsWritten('KV4'));
     stage.stub.reply('states', sfnStarted(`${stateMachineArn.replace(':stateMachine:', ':execution:')}:release`));
-    const removed = await controlCall(stage, owner, 'DELETE', `${base}/${domain}`);
+    const removed = await controlCall(stage, domains.owner, 'DELETE', `${base}/${domain}`);
     expect(removed.status).toBe(200);
     expect(removed.body).toMatchObject({ domain, removed: true });
     const [, refuse] = stage.stub.take('cloudfront-keyvaluestore');
     expect(JSON.parse(refuse?.body ?? '')).toEqual({ Value: EDGE_VALUE.removed() });
     const claimedAt = (await record(domain))?.createdAt as string;
-    const input = startedExecution(domainReleaseExecutionName(domain, claimedAt));
+    const input = domains.startedExecution(domainReleaseExecutionName(domain, claimedAt));
     expect(input).toEqual({
       domain,
       release: { projectId: project.projectId, slug: project.slug, claimedAt, requestedAt: expect.any(String) },

@@ -13,7 +13,7 @@ export const RUN_SYNTH_FIRST =
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
-interface Template {
+export interface Template {
   readonly Resources?: Record<string, { Type: string; Properties?: JsonObject; Metadata?: JsonObject }>;
   readonly Outputs?: Record<string, { Value: Json }>;
 }

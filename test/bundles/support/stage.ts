@@ -36,6 +36,7 @@ export const FUNCTIONS = {
   activate: 'Flow/Activate/Function',
   diagnose: 'Flow/Diagnose/Function',
   releaseTenant: 'Flow/ReleaseTenant/Function',
+  checkDrift: 'Flow/CheckDrift/Function',
 } as const;
 
 export type FunctionKey = keyof typeof FUNCTIONS;
@@ -63,9 +64,10 @@ export interface BundleStageOptions {
 
 /**
  * The emulators and stubs the bundles run against, and the bundles themselves: the local platform
- * (dynalite, fauxqs, tables, queues and demo data, its queue worker off so messages stay on the
- * queue for the worker bundle), a dns2 server, the wire-format stub, and one process per function
- * started on first use, with its code copied out of the repository.
+ * (dynalite, fauxqs, tables, queues and demo data; its queue worker off so messages stay on the
+ * queue for the worker bundle, its drift timer off so only the CheckDrift bundle checks live
+ * domains), a dns2 server, the wire-format stub, and one process per function started on first
+ * use, with its code copied out of the repository.
  */
 export class BundleStage {
   private readonly processes = new Map<FunctionKey, Promise<LambdaProcess>>();
@@ -98,6 +100,8 @@ export class BundleStage {
       worker: false,
       dnsServers: [dns.address],
       demoProject: options.demoProject ?? false,
+      // The drift check runs in the CheckDrift bundle here: the platform's own timer stays off.
+      domainFlow: { driftCheckIntervalMs: 0 },
     });
     // Lambda's /var/task has no node_modules around it: the copies must not find the repository's.
     const workDir = mkdtempSync(join(tmpdir(), 'lambda-bundles-'));
