@@ -69,6 +69,11 @@ export class AwsServiceError extends Error {
   readonly $fault: 'client' | 'server';
   readonly $metadata: AwsResponseMetadata;
   readonly $retryable: boolean;
+  /**
+   * The error document's other members as sent (e.g. DynamoDB's `Item` of a refused conditional
+   * write asked with ReturnValuesOnConditionCheckFailure), for the service's client to decode.
+   */
+  readonly $details: Readonly<Record<string, unknown>>;
 
   constructor(options: {
     name: string;
@@ -76,12 +81,14 @@ export class AwsServiceError extends Error {
     fault: 'client' | 'server';
     metadata: AwsResponseMetadata;
     retryable: boolean;
+    details?: Readonly<Record<string, unknown>>;
   }) {
     super(options.message);
     this.name = options.name;
     this.$fault = options.fault;
     this.$metadata = options.metadata;
     this.$retryable = options.retryable;
+    this.$details = options.details ?? {};
   }
 }
 
@@ -158,6 +165,7 @@ export function parseServiceError(
     fault: response.statusCode >= 500 ? 'server' : 'client',
     metadata: { httpStatusCode: response.statusCode, requestId: response.requestId, ...metadata },
     retryable,
+    details: body,
   });
 }
 
