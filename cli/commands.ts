@@ -490,7 +490,7 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     words: ['usage'],
-    summary: "The account's minute and day usage against its limits, with each key's share (revoked keys too) and bans",
+    summary: 'The account\'s minute and day usage against its limits, with each key\'s share (revoked keys too) and bans',
     options: { account: { type: 'string' } },
     required: ['account'],
     flags: [['--account ID', 'the account id']],

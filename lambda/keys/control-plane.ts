@@ -305,7 +305,8 @@ export class ControlPlane {
   /** The account with an internal key of its own: created now for an account that has none and may have one. */
   private async withInternalKey(account: AccountRecord): Promise<AccountRecord> {
     if (account.gatewayKeyId) return account;
-    const created = await this.deps.gateway.createKey(account.accountId, this.usagePlanIdOf(account), poolable(account.plan));
+    const usagePlanId = this.usagePlanIdOf(account);
+    const created = await this.deps.gateway.createKey(account.accountId, usagePlanId, poolable(account.plan));
     if (!created) return account;
     const next = { ...account, ...bindingOf(created) };
     await this.deps.accounts.replace(next);
@@ -355,11 +356,14 @@ export class ControlPlane {
 }
 
 /** The record attributes of an internal key: its id and value, stored together. */
-export const bindingOf = (key: InternalKey | undefined) => (key ? { gatewayKeyId: key.id, gatewayKeyValue: key.value } : {});
+export const bindingOf = (key: InternalKey | undefined) =>
+  key ? { gatewayKeyId: key.id, gatewayKeyValue: key.value } : {};
 
 /** The account's internal key, when it has one with its value. */
 const internalKeyOf = (account: AccountRecord): InternalKey | undefined =>
-  account.gatewayKeyId && account.gatewayKeyValue ? { id: account.gatewayKeyId, value: account.gatewayKeyValue } : undefined;
+  account.gatewayKeyId && account.gatewayKeyValue
+    ? { id: account.gatewayKeyId, value: account.gatewayKeyValue }
+    : undefined;
 
 /** Free and Pro accounts may share their plan's pooled internal key once the API keys quota is reached. */
 const poolable = (plan: PlanId) => plan === 'free' || plan === 'pro';

@@ -40,15 +40,15 @@ export interface ApiKeyRecord {
 export type ApiKeyChanges = Partial<
   Pick<
     ApiKeyRecord,
-    | 'status'
-    | 'revokedAt'
-    | 'plan'
-    | 'limits'
-    | 'gatewayKeyId'
-    | 'gatewayKeyValue'
-    | 'formerGatewayKeyId'
-    | 'formerGatewayKeyRetiredAt'
-    | 'lastUsedAt'
+    | 'status' |
+    'revokedAt' |
+    'plan' |
+    'limits' |
+    'gatewayKeyId' |
+    'gatewayKeyValue' |
+    'formerGatewayKeyId' |
+    'formerGatewayKeyRetiredAt' |
+    'lastUsedAt'
   >
 >;
 

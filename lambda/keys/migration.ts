@@ -34,7 +34,11 @@ export interface MigrationReport {
   readonly keysRebound: number;
   readonly limiterItemsMoved: number;
   readonly formerKeysDeleted: number;
-  readonly formerKeysPending: ReadonlyArray<{ readonly accountId: string; readonly keyId: string; readonly deleteAfter: string }>;
+  readonly formerKeysPending: ReadonlyArray<{
+    readonly accountId: string;
+    readonly keyId: string;
+    readonly deleteAfter: string;
+  }>;
   readonly changed: readonly string[];
   readonly details: readonly AccountMigration[];
 }
@@ -102,7 +106,8 @@ export async function migrateAccount(
       ...(former ? { formerGatewayKeyId: former, formerGatewayKeyRetiredAt: retiredAt } : {}),
     };
     try {
-      await deps.keys.update(record.keyHash, changes, record.gatewayKeyId ? { gatewayKeyId: record.gatewayKeyId } : undefined);
+      const expected = record.gatewayKeyId ? { gatewayKeyId: record.gatewayKeyId } : undefined;
+      await deps.keys.update(record.keyHash, changes, expected);
       keysRebound.push(record.keyId);
       current.push({ ...record, ...changes });
     } catch (error) {

@@ -4,6 +4,10 @@ import type { LimiterStore } from './limiter-store.js';
 import { keyItemId, shardCount, shardId, sliceOf } from './shards.js';
 import { type Windows, windowsAt } from './windows.js';
 
+/** A counter's count in a given window (0 when it holds another window's). */
+const countIn = (counter: { window: number; count: number } | undefined, window: number) =>
+  counter?.window === window ? counter.count : 0;
+
 /** A key's part of its account's usage in the current windows, with its markers. */
 export interface KeyUsage {
   readonly minute: number;
@@ -58,7 +62,8 @@ export class AccountLimits {
 
   /** Provisions an account whose shards have no limits yet (created before per-account limits); leaves others alone. */
   async ensureProvisioned(accountId: string, limits: RateLimits, nowMs: number): Promise<void> {
-    if ((await this.store.get(shardId(accountId, 0)))?.minuteLimit === undefined) await this.provision(accountId, limits, nowMs);
+    const first = await this.store.get(shardId(accountId, 0));
+    if (first?.minuteLimit === undefined) await this.provision(accountId, limits, nowMs);
   }
 
   /**
@@ -85,8 +90,8 @@ export class AccountLimits {
       parts[0] = (parts[0] as number) + left;
       return parts;
     };
-    const minutes = split(counts.minute, (item) => (item?.minuteLimit ?? 0) - (item?.minute?.window === windows.minute ? item.minute.count : 0));
-    const days = split(counts.day, (item) => (item?.dayLimit ?? 0) - (item?.day?.window === windows.day ? item.day.count : 0));
+    const minutes = split(counts.minute, (item) => (item?.minuteLimit ?? 0) - countIn(item?.minute, windows.minute));
+    const days = split(counts.day, (item) => (item?.dayLimit ?? 0) - countIn(item?.day, windows.day));
     for (let i = 0; i < shards; i++) {
       const minute = minutes[i] as number;
       const day = days[i] as number;
@@ -130,7 +135,9 @@ export class AccountLimits {
     const windows = windowsAt(nowMs);
     const first = await this.store.get(shardId(accountId, 0));
     const shards = first?.shards ?? 1;
-    const rest = await Promise.all(Array.from({ length: shards - 1 }, (_, i) => this.store.get(shardId(accountId, i + 1))));
+    const rest = await Promise.all(
+      Array.from({ length: shards - 1 }, (_, i) => this.store.get(shardId(accountId, i + 1))),
+    );
     let minute = 0;
     let day = 0;
     const keys = new Map<string, { minute: number; day: number; lastUsedAt?: number; bannedUntil?: number }>();
@@ -169,7 +176,8 @@ export class AccountLimits {
     windows: Windows,
   ): Promise<void> {
     const deltas: Array<Record<string, number>> = items.map(() => ({}));
-    const spread = (counter: string, current: (item: LimiterItem | undefined) => number, slice: (i: number) => number) => {
+    type Count = (item: LimiterItem | undefined) => number;
+    const spread = (counter: string, current: Count, slice: (i: number) => number) => {
       const counts = items.map(current);
       let left = counts.reduce((a, b) => a + b, 0);
       const targets = counts.map((_, i) => {
@@ -182,8 +190,8 @@ export class AccountLimits {
         (deltas[i] as Record<string, number>)[counter] = (targets[i] as number) - count;
       });
     };
-    const minuteOf = (item: LimiterItem | undefined) => (item?.minute?.window === windows.minute ? item.minute.count : 0);
-    const dayOf = (item: LimiterItem | undefined) => (item?.day?.window === windows.day ? item.day.count : 0);
+    const minuteOf = (item: LimiterItem | undefined) => countIn(item?.minute, windows.minute);
+    const dayOf = (item: LimiterItem | undefined) => countIn(item?.day, windows.day);
     spread(minuteCounter(windows.minute), minuteOf, (i) => sliceOf(limits, shards, i).perMinute);
     spread(dayCounter(windows.day), dayOf, (i) => sliceOf(limits, shards, i).perDay);
     items.forEach((item, i) => {
@@ -195,7 +203,8 @@ export class AccountLimits {
         ];
         for (const [counter, count] of moves) {
           if (count === 0) continue;
-          (deltas[0] as Record<string, number>)[counter] = ((deltas[0] as Record<string, number>)[counter] ?? 0) + count;
+          const first = deltas[0] as Record<string, number>;
+          first[counter] = (first[counter] ?? 0) + count;
           (deltas[i] as Record<string, number>)[counter] = -count;
         }
       }

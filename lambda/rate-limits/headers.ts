@@ -38,7 +38,8 @@ export function rateLimitHeaders(state: LimiterState): Record<string, string> {
  * Whole seconds until `targetMs`, rounded up: the same count as Retry-After (never earlier than
  * the moment it names), with a floor (Retry-After is at least 1; RateLimit's t may be 0).
  */
-const secondsTo = (targetMs: number, nowMs: number, floor: number) => Math.max(floor, Math.ceil((targetMs - nowMs) / 1000));
+const secondsTo = (targetMs: number, nowMs: number, floor: number) =>
+  Math.max(floor, Math.ceil((targetMs - nowMs) / 1000));
 
 /** The last RateLimit-Policy made: an account's limits rarely change between its requests. */
 let lastPolicy = { minute: NaN, day: NaN, minuteSeconds: NaN, daySeconds: NaN, names: '', text: '' };

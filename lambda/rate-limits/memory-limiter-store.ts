@@ -122,6 +122,7 @@ export class MemoryLimiterStore implements LimiterStore {
   }
 
   async addCounts(id: string, c: CountsToAdd, lastUsedAt?: number): Promise<void> {
+    if (c.minute <= 0 && c.day <= 0 && c.keyMinute <= 0 && c.keyDay <= 0 && lastUsedAt === undefined) return;
     const item = this.items.get(id) ?? { id };
     const adds: Array<[string, number]> = [
       [minuteCounter(c.minuteWindow), c.minute],
@@ -136,6 +137,8 @@ export class MemoryLimiterStore implements LimiterStore {
   }
 
   async adjustCounters(id: string, deltas: Readonly<Record<string, number>>): Promise<void> {
+    // As DynamoDB's store: nothing to add is no write at all (no item created).
+    if (Object.values(deltas).every((amount) => amount === 0)) return;
     const item = this.items.get(id) ?? { id };
     for (const [name, amount] of Object.entries(deltas)) if (amount !== 0) add(item, name, amount);
     this.items.set(id, item);
@@ -162,7 +165,8 @@ export class MemoryLimiterStore implements LimiterStore {
   /** The condition of consumeExpression (limiter-expressions.ts), evaluated here. */
   private admits(item: Attributes | undefined, c: ConsumeCondition, m: string, d: string): boolean {
     const num = (name: string) => (item?.[name] === undefined ? undefined : Number(item[name]));
-    if (num(minuteCounter(c.minuteWindow + 1)) !== undefined || num(dayCounter(c.dayWindow + 1)) !== undefined) return false;
+    const later = num(minuteCounter(c.minuteWindow + 1)) ?? num(dayCounter(c.dayWindow + 1));
+    if (later !== undefined) return false;
     const below = (counter: string, limit: number | undefined, counterMayBeAbsent: boolean) => {
       const count = num(counter);
       if (limit === undefined) return false;

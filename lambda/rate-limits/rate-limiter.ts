@@ -143,7 +143,8 @@ export class RateLimiter {
       if (left.minute > 0 && left.day > 0) {
         return { outcome: 'allowed', state: stateOf(limitsOn(other.item, subject.limits), left, windows, nowMs) };
       }
-      spent.set(shardId(subject.accountId, other.i), this.exhaustionOf(other.item, left, windows, subject.limits, nowMs));
+      const exhaustion = this.exhaustionOf(other.item, left, windows, subject.limits, nowMs);
+      spent.set(shardId(subject.accountId, other.i), exhaustion);
     }
     return this.rateLimited(subject, nowMs, windows, shards, spent);
   }
@@ -188,17 +189,16 @@ export class RateLimiter {
         });
         continue;
       }
-      if (item.shards !== undefined && item.shards !== shards) {
-        // The account was resharded by a plan change that this caller's limits predate.
-        shards = item.shards;
-        this.knowledge.learnShardCount(subject.accountId, shards);
-        continue;
-      }
       const newer = adoptNewerWindows(windows, item);
       if (newer) {
         // Another container's clock is ahead and the shard has rolled over: count in its windows.
         windows = newer;
         continue;
+      }
+      if (item.shards !== undefined && item.shards !== shards) {
+        // The account's shard count is not what this caller's limits imply (a plan change they predate).
+        shards = item.shards;
+        this.knowledge.learnShardCount(subject.accountId, shards);
       }
       const remaining = remainingOn(item, windows, subject.limits);
       if (remaining.minute === 0 || remaining.day === 0) {
@@ -233,12 +233,20 @@ export class RateLimiter {
         continue;
       }
       const remaining = remainingOn(item, windows, subject.limits);
-      if (remaining.minute === 0 || remaining.day === 0) return this.rateLimitedAnonymous(subject, remaining, windows, nowMs);
+      if (remaining.minute === 0 || remaining.day === 0) {
+        return this.rateLimitedAnonymous(subject, remaining, windows, nowMs);
+      }
     }
     throw new LimiterContentionError(subject.id);
   }
 
-  private allowedKey(subject: KeySubject, id: string, windows: Windows, nowMs: number, counted: Counted): LimiterDecision {
+  private allowedKey(
+    subject: KeySubject,
+    id: string,
+    windows: Windows,
+    nowMs: number,
+    counted: Counted,
+  ): LimiterDecision {
     const item = counted.item;
     if (item.shards !== undefined) this.knowledge.learnShardCount(subject.accountId, item.shards);
     const decision: Mutable<AllowedDecision> = {
@@ -308,7 +316,8 @@ export class RateLimiter {
       minute: blocking === 'minute' ? 0 : Math.max(0, ...known.map((e) => e?.remaining.minute ?? 0)),
       day: blocking === 'day' ? 0 : Math.max(0, ...known.map((e) => e?.remaining.day ?? 0)),
     };
-    const bannedUntil = await strike(this.store, subject.keyId, subject.ban, nowMs, shardIds(subject.accountId, shards));
+    const all = shardIds(subject.accountId, shards);
+    const bannedUntil = await strike(this.store, subject.keyId, subject.ban, nowMs, all);
     if (bannedUntil !== undefined) {
       this.knowledge.rememberBan(subject.keyId, bannedUntil, nowMs);
       return this.banned(subject, nowMs, windows, bannedUntil);
