@@ -74,7 +74,19 @@ export function setup() {
       ban: config.plans.free.ban,
     });
   return {
-    accounts, keys, limiter, accountLimits, gateway, clock, controlPlane, everything, data, createAccount, createKey, record, send,
+    accounts,
+    keys,
+    limiter,
+    accountLimits,
+    gateway,
+    clock,
+    controlPlane,
+    everything,
+    data,
+    createAccount,
+    createKey,
+    record,
+    send,
   };
 }
 
