@@ -1,7 +1,8 @@
 import type { RateLimits } from '../../lib/config/index.js';
 import { dayCounter, keyDayCounter, keyMinuteCounter, type LimiterItem, minuteCounter } from './limiter-item.js';
 import type { LimiterStore } from './limiter-store.js';
-import { keyItemId, shardCount, shardId, sliceOf } from './shards.js';
+import { keyItemId, shardCount, shardId, shardIds, sliceOf } from './shards.js';
+import { ban as banKey } from './strikes.js';
 import { type Windows, windowsAt } from './windows.js';
 
 /** A counter's count in a given window (0 when it holds another window's). */
@@ -104,28 +105,29 @@ export class AccountLimits {
     }
   }
 
-  /** Marks a revoked key on every shard until `untilMs` (the authorizer refuses it by then); returns its last use. */
+  /**
+   * Marks a revoked key on every shard and on its own item until `untilMs` (the authorizer refuses
+   * it by then); returns its last use.
+   */
   async markRevoked(accountId: string, keyId: string, untilMs: number, nowMs: number): Promise<number | undefined> {
     const shards = await this.shardsOf(accountId);
-    await Promise.all(
-      Array.from({ length: shards }, (_, i) => this.store.setKeyMarker(shardId(accountId, i), keyId, 'revoked', untilMs, nowMs)),
-    );
+    await Promise.all([
+      ...shardIds(accountId, shards).map((shard) => this.store.setKeyMarker(shard, keyId, 'revoked', untilMs, nowMs)),
+      this.store.setKeyMarker(keyItemId(keyId), keyId, 'revoked', untilMs, nowMs, { create: true }),
+    ]);
     return (await this.usage(accountId, nowMs)).keys.get(keyId)?.lastUsedAt;
   }
 
-  /** Bans a key on every shard of its account (tests and operators; the limiter bans through strikes). */
+  /** Bans a key as its strikes would (the migration carries bans over with it). */
   async ban(accountId: string, keyId: string, untilMs: number, nowMs: number): Promise<void> {
-    const shards = await this.shardsOf(accountId);
-    await Promise.all(
-      Array.from({ length: shards }, (_, i) => this.store.setKeyMarker(shardId(accountId, i), keyId, 'ban', untilMs, nowMs)),
-    );
+    await banKey(this.store, keyId, shardIds(accountId, await this.shardsOf(accountId)), untilMs, nowMs);
   }
 
   /** Clears a key's ban on every shard and its strikes; true if it was banned. */
   async liftBan(accountId: string, keyId: string, nowMs: number): Promise<boolean> {
     const usage = await this.usage(accountId, nowMs);
     await Promise.all(
-      Array.from({ length: usage.shards }, (_, i) => this.store.clearKeyMarker(shardId(accountId, i), keyId, 'ban')),
+      [...shardIds(accountId, usage.shards), keyItemId(keyId)].map((id) => this.store.clearKeyMarker(id, keyId, 'ban')),
     );
     await this.store.resetStrikes(keyItemId(keyId));
     return usage.keys.get(keyId)?.bannedUntil !== undefined;

@@ -79,15 +79,26 @@ export class DynamoDbLimiterStore implements LimiterStore {
     );
   }
 
-  setKeyMarker(id: string, keyId: string, marker: KeyMarker, untilMs: number, nowMs: number): Promise<boolean> {
+  setKeyMarker(
+    id: string,
+    keyId: string,
+    marker: KeyMarker,
+    untilMs: number,
+    nowMs: number,
+    options: { readonly create?: boolean } = {},
+  ): Promise<boolean> {
     const ban = marker === 'ban';
+    const conditions = [
+      ...(options.create ? [] : ['attribute_exists(id)']),
+      ...(ban ? ['(attribute_not_exists(#k) OR #k <= :now)'] : []),
+    ];
     return conditionally(() =>
       this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
           UpdateExpression: 'SET #k = :until',
-          ConditionExpression: ban ? 'attribute_exists(id) AND (attribute_not_exists(#k) OR #k <= :now)' : 'attribute_exists(id)',
+          ...(conditions.length > 0 ? { ConditionExpression: conditions.join(' AND ') } : {}),
           ExpressionAttributeNames: { '#k': keyMarkerName(keyId, marker) },
           ExpressionAttributeValues: ban ? { ':until': untilMs, ':now': nowMs } : { ':until': untilMs },
         }),

@@ -71,10 +71,18 @@ export interface LimiterStore {
   /** Like `provision`, only for a shard that has no slice yet (the hot path meeting an account the control plane never provisioned). */
   provisionIfMissing(id: string, provision: ShardProvision): Promise<void>;
   /**
-   * Sets a key's marker on an existing shard. A ban never shortens an active one (false when one
+   * Sets a key's marker on an item: an account's shard (only if it exists), or the key's own item
+   * with `create` (it may hold no strikes yet). A ban never shortens an active one (false when one
    * is active past `nowMs`); a revocation marker is set as given.
    */
-  setKeyMarker(id: string, keyId: string, marker: KeyMarker, untilMs: number, nowMs: number): Promise<boolean>;
+  setKeyMarker(
+    id: string,
+    keyId: string,
+    marker: KeyMarker,
+    untilMs: number,
+    nowMs: number,
+    options?: { readonly create?: boolean },
+  ): Promise<boolean>;
   clearKeyMarker(id: string, keyId: string, marker: KeyMarker): Promise<void>;
   /** Adds a strike if the strike window still starts at `windowStart`; returns the new count, or undefined on a mismatch. */
   addStrike(id: string, windowStart: number): Promise<number | undefined>;

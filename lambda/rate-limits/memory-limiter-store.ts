@@ -78,12 +78,20 @@ export class MemoryLimiterStore implements LimiterStore {
     if (this.items.get(id)?.minuteLimit === undefined) await this.provision(id, p);
   }
 
-  async setKeyMarker(id: string, keyId: string, marker: KeyMarker, untilMs: number, nowMs: number): Promise<boolean> {
-    const item = this.items.get(id);
+  async setKeyMarker(
+    id: string,
+    keyId: string,
+    marker: KeyMarker,
+    untilMs: number,
+    nowMs: number,
+    options: { readonly create?: boolean } = {},
+  ): Promise<boolean> {
+    const item = this.items.get(id) ?? (options.create ? { id } : undefined);
     const name = keyMarkerName(keyId, marker);
     if (!item) return false;
     if (marker === 'ban' && item[name] !== undefined && Number(item[name]) > nowMs) return false;
     item[name] = untilMs;
+    this.items.set(id, item);
     return true;
   }
 

@@ -316,11 +316,11 @@ export class RateLimiter {
       minute: blocking === 'minute' ? 0 : Math.max(0, ...known.map((e) => e?.remaining.minute ?? 0)),
       day: blocking === 'day' ? 0 : Math.max(0, ...known.map((e) => e?.remaining.day ?? 0)),
     };
-    const all = shardIds(subject.accountId, shards);
-    const bannedUntil = await strike(this.store, subject.keyId, subject.ban, nowMs, all);
-    if (bannedUntil !== undefined) {
-      this.knowledge.rememberBan(subject.keyId, bannedUntil, nowMs);
-      return this.banned(subject, nowMs, windows, bannedUntil);
+    const struck = await strike(this.store, subject.keyId, subject.ban, nowMs, shardIds(subject.accountId, shards));
+    if (struck.outcome === 'revoked') return { outcome: 'revoked', state: stateOf(limits, remaining, windows, nowMs) };
+    if (struck.outcome === 'banned') {
+      this.knowledge.rememberBan(subject.keyId, struck.untilMs, nowMs);
+      return this.banned(subject, nowMs, windows, struck.untilMs);
     }
     const state: LimiterState = { ...stateOf(limits, remaining, windows, nowMs), blocking };
     return {

@@ -168,6 +168,20 @@ describe('RateLimiter.consume: bans and revocations are per key', () => {
     expect((await limiter.consume(key('key_a'))).outcome).toBe('allowed');
   });
 
+  it('tells a banned or revoked key so even when the container answers a spent budget from memory', async () => {
+    const { limiter, calls, account, admin, clock } = setup();
+    const key = await account({ perMinute: 1, perDay: 100 });
+    await limiter.consume(key('key_a'));
+    expect((await limiter.consume(key('key_a'))).outcome).toBe('rate_limited');
+    await admin.ban('acct_1', 'key_b', T0 + 600_000, clock.now());
+    await admin.markRevoked('acct_1', 'key_c', T0 + 35_000, clock.now());
+    calls.length = 0;
+    // The container knows the shard is spent: no write, but the key's own item is read for its strikes.
+    expect(await limiter.consume(key('key_b'))).toMatchObject({ outcome: 'banned', retryAfterSeconds: 600 });
+    expect((await limiter.consume(key('key_c'))).outcome).toBe('revoked');
+    expect(calls).toEqual(['get', 'get']);
+  });
+
   it('refuses a revoked key at once as revoked, its siblings unaffected, until the marker expires', async () => {
     const { limiter, clock, account, admin } = setup();
     const key = await account({ perMinute: 10, perDay: 100 });
