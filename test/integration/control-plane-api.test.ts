@@ -161,7 +161,8 @@ describe('control-plane API against openapi/control-plane.yaml', () => {
       day: { used: 60, limit: 1_000, remaining: 940 },
       limiterShards: 1,
     });
-    expect((usage.body.keys as Body[])[0]).toMatchObject({ used: { minute: 60, day: 60 }, bannedUntil: expect.any(String) });
+    const [busyUsage] = usage.body.keys as Body[];
+    expect(busyUsage).toMatchObject({ used: { minute: 60, day: 60 }, bannedUntil: expect.any(String) });
     expectProblem(await cp('GET', '/accounts/acct_missing/usage'), 404, 'account_not_found');
 
     expect((await cp('DELETE', `/accounts/${freeId}/keys/${busyId}/ban`)).body).toEqual({ keyId: busyId, wasBanned: true });
@@ -171,7 +172,8 @@ describe('control-plane API against openapi/control-plane.yaml', () => {
 
     // The migration of accounts from before per-account limits: nothing to move here.
     const migrated = await cp('POST', '/maintenance/migrate-accounts', { accountId: freeId });
-    expect(migrated.body).toMatchObject({ accountId: freeId, accounts: 1, internalKeys: { kept: 1 }, keysRebound: 0, changed: [] });
+    expect(migrated.body).toMatchObject({ accountId: freeId, accounts: 1, internalKeys: { kept: 1 } });
+    expect(migrated.body).toMatchObject({ keysRebound: 0, changed: [] });
     expect((await cp('POST', '/maintenance/migrate-accounts')).body).toMatchObject({ keysRebound: 0, changed: [] });
     expectProblem(await cp('POST', '/maintenance/migrate-accounts', { accountId: 7 }), 400, 'invalid_request');
     expectProblem(await cp('POST', '/maintenance/migrate-accounts', { accountId: 'acct_missing' }), 404, 'account_not_found');

@@ -207,7 +207,8 @@ describe('usage identifiers: the authorizer reads them from the key record, neve
 
     const migrated = await control('POST', '/maintenance/migrate-accounts', { accountId: acct.accountId });
     expect(migrated.status).toBe(200);
-    expect(migrated.body).toMatchObject({ accountId: acct.accountId, internalKeys: { kept: 1 }, keysRebound: 1, changed: [] });
+    expect(migrated.body).toMatchObject({ accountId: acct.accountId, internalKeys: { kept: 1 } });
+    expect(migrated.body).toMatchObject({ keysRebound: 1, changed: [] });
     expect(await recordOf(secret)).toEqual(record);
     const again = await control('POST', '/maintenance/migrate-accounts', { accountId: acct.accountId });
     expect(again.body).toMatchObject({ keysRebound: 0 });
