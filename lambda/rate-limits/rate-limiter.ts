@@ -80,6 +80,10 @@ export class LimiterContentionError extends Error {
   }
 }
 
+/** DynamoDB's answers to a write past a partition's ceiling, as the platform's client throws them. */
+const THROTTLING_ERRORS = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException']);
+const isThrottling = (error: unknown) => THROTTLING_ERRORS.has((error as { name?: string } | null)?.name ?? '');
+
 /** Attempts beyond one per shard, for writes that race with other requests, refunds and roll-overs. */
 const EXTRA_ATTEMPTS = 8;
 /** Anonymous items are kept a day past their window (TTL), so they vanish on their own. */
@@ -161,18 +165,33 @@ export class RateLimiter {
     if (bannedUntil !== undefined) return this.banned(subject, nowMs, windows, bannedUntil);
     let shards = this.knowledge.shardCount(subject.accountId) ?? shardCount(subject.limits);
     const spent = new Map<string, Exhaustion>();
+    let throttled: unknown;
+    const hot = new Set<number>();
     for (let attempt = 0; attempt < shards + EXTRA_ATTEMPTS; attempt++) {
-      const open = this.candidates(subject.accountId, shards, windows, nowMs, spent);
-      if (open.length === 0) return this.rateLimited(subject, nowMs, windows, shards, spent);
+      const open = this.candidates(subject.accountId, shards, windows, nowMs, spent).filter((i) => !hot.has(i));
+      if (open.length === 0) {
+        // Every open shard was throttled past the client's retries: the table is overloaded (503).
+        if (throttled !== undefined) throw throttled;
+        return this.rateLimited(subject, nowMs, windows, shards, spent);
+      }
       const index = open[this.pick(open.length)] as number;
       const id = shardId(subject.accountId, index);
-      const result = await this.store.tryConsume(id, {
-        minuteWindow: windows.minute,
-        dayWindow: windows.day,
-        limits: 'stored',
-        nowMs,
-        keyId: subject.keyId,
-      });
+      let result: Awaited<ReturnType<LimiterStore['tryConsume']>>;
+      try {
+        result = await this.store.tryConsume(id, {
+          minuteWindow: windows.minute,
+          dayWindow: windows.day,
+          limits: 'stored',
+          nowMs,
+          keyId: subject.keyId,
+        });
+      } catch (error) {
+        // A shard past its item's write ceiling (after the client's retries): another may take it.
+        if (!isThrottling(error) || shards === 1) throw error;
+        throttled = error;
+        hot.add(index);
+        continue;
+      }
       if (result.counted) return this.allowedKey(subject, id, windows, nowMs, result);
 
       // Refused: tell why from the item (sent back with the refusal, or read now).
@@ -191,8 +210,10 @@ export class RateLimiter {
       }
       const newer = adoptNewerWindows(windows, item);
       if (newer) {
-        // Another container's clock is ahead and the shard has rolled over: count in its windows.
+        // Another container's clock is ahead and the shard has rolled over: count in its windows,
+        // where the shards this request found spent (in the earlier ones) may have budget again.
         windows = newer;
+        spent.clear();
         continue;
       }
       if (item.shards !== undefined && item.shards !== shards) {

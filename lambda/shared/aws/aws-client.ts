@@ -114,6 +114,24 @@ const TRANSIENT_CODES = new Set(['RequestTimeout', 'RequestTimeoutException', 'I
 const CLOCK_SKEW_CODES = new Set(['RequestTimeTooSkewed', 'RequestExpired', 'InvalidSignatureException', 'SignatureDoesNotMatch']);
 const MAX_BACKOFF_MS = 2_000;
 const USER_AGENT = 'messages-platform-aws/1';
+/** Attempts per call and the base of the backoff when the config gives none. */
+export const DEFAULT_MAX_ATTEMPTS = 3;
+export const DEFAULT_RETRY_BASE_MS = 50;
+
+/**
+ * The wait before retry `attempt` (1-based: after the first failed attempt): full jitter below an
+ * exponential cap of 2 s; throttling backs off from twice the base. Exported so that a simulation
+ * of DynamoDB (the benchmarks' item write ceiling) retries exactly as this client does.
+ */
+export function retryDelayMs(
+  attempt: number,
+  throttled: boolean,
+  baseMs = DEFAULT_RETRY_BASE_MS,
+  random = Math.random,
+): number {
+  const cap = Math.min(MAX_BACKOFF_MS, (throttled ? 2 : 1) * baseMs * 2 ** (attempt - 1));
+  return Math.floor(random() * cap);
+}
 
 /** `com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException` → `ConditionalCheckFailedException`. */
 export function shortErrorType(type: string): string {
@@ -225,9 +243,9 @@ export class AwsClient {
     }
     this.basePath = this.endpoint.pathname.replace(/\/$/, '');
     this.credentials = resolveCredentials(config.credentials);
-    this.maxAttempts = Math.max(1, config.maxAttempts ?? 3);
+    this.maxAttempts = Math.max(1, config.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
     this.requestTimeoutMs = config.requestTimeoutMs ?? 5_000;
-    this.retryBaseMs = config.retryBaseMs ?? 50;
+    this.retryBaseMs = config.retryBaseMs ?? DEFAULT_RETRY_BASE_MS;
     this.onCall = config.onCall;
     this.transport = this.endpoint.protocol === 'https:' ? https : http;
     const agentOptions = { keepAlive: true, keepAliveMsecs: 1_000, maxSockets: 50, scheduling: 'lifo' as const };
@@ -266,8 +284,7 @@ export class AwsClient {
           retryable = error instanceof TimeoutError || (typeof code === 'string' && RETRYABLE_NETWORK_CODES.has(code));
         }
         if (!retryable || attempts >= this.maxAttempts) throw withMetadata(failure, attempts, totalRetryDelay);
-        const cap = Math.min(MAX_BACKOFF_MS, (throttled ? 2 : 1) * this.retryBaseMs * 2 ** (attempts - 1));
-        const delay = Math.floor(Math.random() * cap);
+        const delay = retryDelayMs(attempts, throttled, this.retryBaseMs);
         totalRetryDelay += delay;
         await sleep(delay);
       }

@@ -4,6 +4,7 @@ import { rateLimitHeaders } from '../../../lambda/rate-limits/headers.js';
 import type { LimiterStore } from '../../../lambda/rate-limits/limiter-store.js';
 import { type KeySubject, RateLimiter } from '../../../lambda/rate-limits/rate-limiter.js';
 import { ManualClock } from '../../../lambda/shared/clock.js';
+import { ItemWriteCeiling, THROTTLING_ERROR, withItemWriteCeiling } from '../../../local/item-write-ceiling.js';
 import { BAN, consumeTimes, DAY_END, MINUTE_OF_T0, outcomes, remaining, setup, T0 } from './limiter-fixtures.js';
 
 /** An account whose budget is split as given across shards (small numbers; the real split starts at 30,000/min). */
@@ -113,5 +114,30 @@ describe('RateLimiter: an account split across shards', () => {
     expect(late).toMatchObject({ outcome: 'allowed', consumption: { minuteWindow: MINUTE_OF_T0 + 1 } });
     expect(late.state.minute.resetMs).toBe(T0 + 120_000);
     expect((await behind.consume(key('key_b'))).outcome).toBe('rate_limited');
+  });
+
+  it('forgets the shards it found spent in the earlier window once it adopts a later one (found by the property test)', async () => {
+    const { memory } = setup();
+    const small = await sharded(memory, [[1, 50], [1, 50]]);
+    // Callers whose limits imply the two shards from their first request.
+    const key = (keyId: string): KeySubject => ({ ...small(keyId), limits: { perMinute: 60_000, perDay: 100 } });
+    const behind = () => new ManualClock(T0 + 59_990);
+    expect(await new RateLimiter(memory, behind(), () => 0).consume(key('key_a'))).toMatchObject({ consumption: { item: 'acct#acct_s' } });
+    // Another container, a minute on, counts on shard 1.
+    const ahead = await new RateLimiter(memory, new ManualClock(T0 + 60_000), (n) => n - 1).consume(key('key_b'));
+    expect(ahead).toMatchObject({ consumption: { item: 'acct#acct_s#1', minuteWindow: MINUTE_OF_T0 + 1 } });
+    // Shard 0 is spent in the old minute, shard 1 has rolled over: shard 0 has budget in the new one.
+    const late = await new RateLimiter(memory, behind(), () => 0).consume(key('key_c'));
+    expect(late).toMatchObject({ outcome: 'allowed', consumption: { item: 'acct#acct_s', minuteWindow: MINUTE_OF_T0 + 1 } });
+  });
+
+  it('sends a request a shard refuses for its write ceiling to another shard, and fails (503) only when all refuse', async () => {
+    const { memory, clock } = setup();
+    const key = await sharded(memory, [[50, 500], [50, 500]]);
+    const store = withItemWriteCeiling(memory, new ItemWriteCeiling(clock, 1));
+    const limiter = new RateLimiter(store, clock, () => 0);
+    expect(await limiter.consume(key('key_a'))).toMatchObject({ consumption: { item: 'acct#acct_s' } });
+    expect(await limiter.consume(key('key_a'))).toMatchObject({ consumption: { item: 'acct#acct_s#1' } });
+    await expect(limiter.consume(key('key_a'))).rejects.toMatchObject({ name: THROTTLING_ERROR });
   });
 });
