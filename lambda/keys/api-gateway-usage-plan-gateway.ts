@@ -82,7 +82,7 @@ export async function withBackoff<T>(call: () => Promise<T>, options: BackoffOpt
 export class ApiKeyQuotaError extends Error {
   constructor(accountId: string, cause: unknown) {
     super(
-      `API Gateway refused a new API key for account ${accountId} (LimitExceededException: the API keys per region quota, 10,000 by default, is reached; one internal key per account). Business and Enterprise accounts never fall back to a pooled key: request a quota increase for "API keys per Region" in Service Quotas, then try again.`,
+      `API Gateway refused a new API key for account ${accountId} (LimitExceededException: the API keys per region quota, 10,000 and fixed by AWS, is reached; one internal key per account). Business and Enterprise accounts never fall back to a pooled key: move Free and Pro accounts to their plan's pooled key, or serve further paid accounts from another Region or AWS account.`,
       { cause },
     );
     this.name = 'ApiKeyQuotaError';

@@ -149,7 +149,7 @@ describe('ApiGatewayUsagePlanGateway: keys', () => {
       .createKey('key_biz', 'up-business', false)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiKeyQuotaError);
-    expect((error as Error).message).toMatch(/key_biz.*API keys per region quota.*quota increase/s);
+    expect((error as Error).message).toMatch(/key_biz.*API keys per region quota.*fixed by AWS.*another Region/s);
     expect((error as Error).cause).toBeInstanceOf(LimitExceededException);
     expect(sent().map(([name]) => name)).toEqual(['CreateApiKey']);
   });
