@@ -1,7 +1,10 @@
 import http from 'node:http';
 import https from 'node:https';
 import { type AwsCredentials, type CredentialsProvider, resolveCredentials } from './credentials.js';
+import { DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_BASE_MS, retryDelayMs } from './retry.js';
 import { signRequest, uriEncode } from './sigv4.js';
+
+export { DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_BASE_MS, retryDelayMs } from './retry.js';
 
 /** One `send`, as seen by an observer: all its attempts, from the first byte out to the last byte in. */
 export interface AwsCallRecord {
@@ -112,26 +115,7 @@ const THROTTLING_CODES = new Set([
 ]);
 const TRANSIENT_CODES = new Set(['RequestTimeout', 'RequestTimeoutException', 'InternalServerError', 'ServiceUnavailable']);
 const CLOCK_SKEW_CODES = new Set(['RequestTimeTooSkewed', 'RequestExpired', 'InvalidSignatureException', 'SignatureDoesNotMatch']);
-const MAX_BACKOFF_MS = 2_000;
 const USER_AGENT = 'messages-platform-aws/1';
-/** Attempts per call and the base of the backoff when the config gives none. */
-export const DEFAULT_MAX_ATTEMPTS = 3;
-export const DEFAULT_RETRY_BASE_MS = 50;
-
-/**
- * The wait before retry `attempt` (1-based: after the first failed attempt): full jitter below an
- * exponential cap of 2 s; throttling backs off from twice the base. Exported so that a simulation
- * of DynamoDB (the benchmarks' item write ceiling) retries exactly as this client does.
- */
-export function retryDelayMs(
-  attempt: number,
-  throttled: boolean,
-  baseMs = DEFAULT_RETRY_BASE_MS,
-  random = Math.random,
-): number {
-  const cap = Math.min(MAX_BACKOFF_MS, (throttled ? 2 : 1) * baseMs * 2 ** (attempt - 1));
-  return Math.floor(random() * cap);
-}
 
 /** `com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException` → `ConditionalCheckFailedException`. */
 export function shortErrorType(type: string): string {
