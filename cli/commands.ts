@@ -13,7 +13,7 @@ import type {
 } from './control-plane-client.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE, usageError } from './errors.js';
 import { configText, domainConfigRows, domainName, domainsTable, domainText, recordsText } from './domain-format.js';
-import { accountText, backfillText, clean, keysTable, keyText, keyValues, maskedKey, table, usageText } from './format.js';
+import { accountText, clean, keysTable, keyText, keyValues, maskedKey, migrationText, table, usageText } from './format.js';
 import { DEFAULT_CONTROL_URL, HttpControlPlaneClient } from './http-control-plane-client.js';
 
 /** Where the CLI writes, and the environment it reads: the process's, or a test's. */
@@ -358,20 +358,20 @@ export const COMMANDS: readonly Command[] = [
     },
   },
   {
-    words: ['keys', 'backfill-usage-keys'],
-    summary: 'Store the usage identifier of keys created before it was stored (migration; idempotent)',
+    words: ['accounts', 'migrate'],
+    summary: 'Move accounts from before per-account limits: shared budgets, one internal key per account (idempotent)',
     options: { account: { type: 'string' } },
     required: [],
-    flags: [['--account ID', 'only the keys of this account (default: every account)']],
+    flags: [['--account ID', 'only this account (default: every account with keys)']],
     examples: [
-      'keys backfill-usage-keys --account acct_demo_pro',
-      'keys backfill-usage-keys --stack MessagesPlatform-Api --region eu-west-1',
+      'accounts migrate --account acct_demo_pro',
+      'accounts migrate --stack MessagesPlatform-Api --region eu-west-1',
     ],
     async run(ctx, values) {
-      const result = await ctx.client.backfillUsageKeys(values.account as string | undefined);
-      ctx.output(result, backfillText(result));
+      const result = await ctx.client.migrate(values.account as string | undefined);
+      ctx.output(result, migrationText(result));
       if (result.changed.length > 0) {
-        ctx.fail(`${result.changed.length} key record(s) changed during the run and were left alone`, 'run keys backfill-usage-keys again');
+        ctx.fail(`${result.changed.length} key record(s) changed during the run and were left alone`, 'run accounts migrate again');
       }
     },
   },
@@ -409,7 +409,7 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     words: ['usage'],
-    summary: 'Current minute and day usage of every key against its limits',
+    summary: 'The account\'s minute and day usage against its limits, with each key\'s share (revoked keys too) and bans',
     options: { account: { type: 'string' } },
     required: ['account'],
     flags: [['--account ID', 'the account id']],

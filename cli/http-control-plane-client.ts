@@ -13,7 +13,7 @@ import type {
   ProjectsClient,
   ProjectView,
   RedirectInput,
-  UsageKeyBackfill,
+  MigrationReport,
   UsageView,
 } from './control-plane-client.js';
 import { CliError } from './errors.js';
@@ -93,8 +93,8 @@ export class HttpControlPlaneClient implements ControlPlaneClient, ProjectsClien
     return this.request('GET', `/accounts/${seg(accountId)}/usage`);
   }
 
-  backfillUsageKeys(accountId?: string): Promise<UsageKeyBackfill> {
-    return this.request('POST', '/maintenance/backfill-usage-keys', accountId === undefined ? {} : { accountId });
+  migrate(accountId?: string): Promise<MigrationReport> {
+    return this.request('POST', '/maintenance/migrate-accounts', accountId === undefined ? {} : { accountId });
   }
 
   createProject(accountId: string, input: { slug: string; name?: string }): Promise<ProjectView> {

@@ -238,10 +238,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       await requeueStranded(documentClient, queue);
       const storedAccounts = (await scanAll(documentClient, LOCAL_TABLE_NAMES.accounts)) as AccountRecord[];
       const storedKeys = (await scanAll(documentClient, LOCAL_TABLE_NAMES.apiKeys)) as ApiKeyRecord[];
-      const usagePlanOf = new Map(
-        storedAccounts.map((a) => [a.accountId, a.plan === 'enterprise' ? a.gatewayUsagePlanId : a.plan]),
-      );
-      gateway.restore(storedAccounts, storedKeys, (accountId) => usagePlanOf.get(accountId));
+      gateway.restore(storedAccounts, storedKeys);
     }
 
     // Projects, deploys and custom domains.

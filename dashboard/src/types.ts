@@ -47,6 +47,7 @@ export interface CreatedKey {
   readonly key: Key;
 }
 
+/** One window of the account's budget (every key of the account draws on it). */
 export interface WindowUsage {
   readonly used: number;
   readonly limit: number;
@@ -54,9 +55,9 @@ export interface WindowUsage {
   readonly resetsAt: string;
 }
 
+/** A key with its share of the account's usage, and its ban (bans are per key). */
 export interface KeyUsage extends Key {
-  readonly minute: WindowUsage;
-  readonly day: WindowUsage;
+  readonly used: { readonly minute: number; readonly day: number };
   readonly bannedUntil?: string;
 }
 
@@ -64,6 +65,9 @@ export interface Usage {
   readonly accountId: string;
   readonly plan: PlanId;
   readonly limits: Limits;
+  readonly minute: WindowUsage;
+  readonly day: WindowUsage;
+  readonly limiterShards: number;
   readonly keys: readonly KeyUsage[];
 }
 

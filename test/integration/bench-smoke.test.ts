@@ -16,6 +16,7 @@ const FIGURES = [
   'local-e2e',
   'round-trips',
   'limiter-exactness',
+  'limiter-scale',
   'synth',
 ];
 

@@ -153,12 +153,15 @@ describe('control-plane API against openapi/control-plane.yaml', () => {
     expectProblem(await cp('GET', '/accounts/acct_missing/keys'), 404, 'account_not_found');
 
     const usage = await cp('GET', `/accounts/${freeId}/usage`);
-    expect(usage.body).toMatchObject({ plan: 'free', limits: { perMinute: 60, perDay: 1_000 } });
-    expect((usage.body.keys as Body[])[0]).toMatchObject({
+    expect(usage.body).toMatchObject({
+      plan: 'free',
+      limits: { perMinute: 60, perDay: 1_000 },
       minute: { used: 60, limit: 60, remaining: 0 },
       day: { used: 60, limit: 1_000, remaining: 940 },
-      bannedUntil: expect.any(String),
+      limiterShards: 1,
     });
+    const [busyUsage] = usage.body.keys as Body[];
+    expect(busyUsage).toMatchObject({ used: { minute: 60, day: 60 }, bannedUntil: expect.any(String) });
     expectProblem(await cp('GET', '/accounts/acct_missing/usage'), 404, 'account_not_found');
 
     expect((await cp('DELETE', `/accounts/${freeId}/keys/${busyId}/ban`)).body).toEqual({ keyId: busyId, wasBanned: true });
@@ -166,12 +169,13 @@ describe('control-plane API against openapi/control-plane.yaml', () => {
     expectProblem(await cp('DELETE', `/accounts/${freeId}/keys/key_00000000000000000000/ban`), 404, 'key_not_found');
     expectProblem(await cp('DELETE', `/accounts/acct_missing/keys/${busyId}/ban`), 404, 'account_not_found');
 
-    // The migration of key records from before usage identifiers were stored: nothing to fill here.
-    const backfill = await cp('POST', '/maintenance/backfill-usage-keys', { accountId: freeId });
-    expect(backfill.body).toMatchObject({ accountId: freeId, checked: 1, filled: [], alreadyStored: 1, changed: [] });
-    expect((await cp('POST', '/maintenance/backfill-usage-keys')).body).toMatchObject({ filled: [], changed: [] });
-    expectProblem(await cp('POST', '/maintenance/backfill-usage-keys', { accountId: 7 }), 400, 'invalid_request');
-    expectProblem(await cp('POST', '/maintenance/backfill-usage-keys', { accountId: 'acct_missing' }), 404, 'account_not_found');
+    // The migration of accounts from before per-account limits: nothing to move here.
+    const migrated = await cp('POST', '/maintenance/migrate-accounts', { accountId: freeId });
+    expect(migrated.body).toMatchObject({ accountId: freeId, accounts: 1, internalKeys: { kept: 1 } });
+    expect(migrated.body).toMatchObject({ keysRebound: 0, changed: [] });
+    expect((await cp('POST', '/maintenance/migrate-accounts')).body).toMatchObject({ keysRebound: 0, changed: [] });
+    expectProblem(await cp('POST', '/maintenance/migrate-accounts', { accountId: 7 }), 400, 'invalid_request');
+    expectProblem(await cp('POST', '/maintenance/migrate-accounts', { accountId: 'acct_missing' }), 404, 'account_not_found');
 
     const revoked = await cp('DELETE', `/accounts/${accountId}/keys/${keyId}`);
     expect(revoked.body).toMatchObject({ keyId, status: 'revoked', revokedAt: expect.any(String) });

@@ -1,7 +1,10 @@
 import http from 'node:http';
 import https from 'node:https';
 import { type AwsCredentials, type CredentialsProvider, resolveCredentials } from './credentials.js';
+import { DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_BASE_MS, retryDelayMs } from './retry.js';
 import { signRequest, uriEncode } from './sigv4.js';
+
+export { DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_BASE_MS, retryDelayMs } from './retry.js';
 
 /** One `send`, as seen by an observer: all its attempts, from the first byte out to the last byte in. */
 export interface AwsCallRecord {
@@ -69,6 +72,11 @@ export class AwsServiceError extends Error {
   readonly $fault: 'client' | 'server';
   readonly $metadata: AwsResponseMetadata;
   readonly $retryable: boolean;
+  /**
+   * The error document's other members as sent (e.g. DynamoDB's `Item` of a refused conditional
+   * write asked with ReturnValuesOnConditionCheckFailure), for the service's client to decode.
+   */
+  readonly $details: Readonly<Record<string, unknown>>;
 
   constructor(options: {
     name: string;
@@ -76,12 +84,14 @@ export class AwsServiceError extends Error {
     fault: 'client' | 'server';
     metadata: AwsResponseMetadata;
     retryable: boolean;
+    details?: Readonly<Record<string, unknown>>;
   }) {
     super(options.message);
     this.name = options.name;
     this.$fault = options.fault;
     this.$metadata = options.metadata;
     this.$retryable = options.retryable;
+    this.$details = options.details ?? {};
   }
 }
 
@@ -105,7 +115,6 @@ const THROTTLING_CODES = new Set([
 ]);
 const TRANSIENT_CODES = new Set(['RequestTimeout', 'RequestTimeoutException', 'InternalServerError', 'ServiceUnavailable']);
 const CLOCK_SKEW_CODES = new Set(['RequestTimeTooSkewed', 'RequestExpired', 'InvalidSignatureException', 'SignatureDoesNotMatch']);
-const MAX_BACKOFF_MS = 2_000;
 const USER_AGENT = 'messages-platform-aws/1';
 
 /** `com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException` → `ConditionalCheckFailedException`. */
@@ -158,6 +167,7 @@ export function parseServiceError(
     fault: response.statusCode >= 500 ? 'server' : 'client',
     metadata: { httpStatusCode: response.statusCode, requestId: response.requestId, ...metadata },
     retryable,
+    details: body,
   });
 }
 
@@ -217,9 +227,9 @@ export class AwsClient {
     }
     this.basePath = this.endpoint.pathname.replace(/\/$/, '');
     this.credentials = resolveCredentials(config.credentials);
-    this.maxAttempts = Math.max(1, config.maxAttempts ?? 3);
+    this.maxAttempts = Math.max(1, config.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
     this.requestTimeoutMs = config.requestTimeoutMs ?? 5_000;
-    this.retryBaseMs = config.retryBaseMs ?? 50;
+    this.retryBaseMs = config.retryBaseMs ?? DEFAULT_RETRY_BASE_MS;
     this.onCall = config.onCall;
     this.transport = this.endpoint.protocol === 'https:' ? https : http;
     const agentOptions = { keepAlive: true, keepAliveMsecs: 1_000, maxSockets: 50, scheduling: 'lifo' as const };
@@ -258,8 +268,7 @@ export class AwsClient {
           retryable = error instanceof TimeoutError || (typeof code === 'string' && RETRYABLE_NETWORK_CODES.has(code));
         }
         if (!retryable || attempts >= this.maxAttempts) throw withMetadata(failure, attempts, totalRetryDelay);
-        const cap = Math.min(MAX_BACKOFF_MS, (throttled ? 2 : 1) * this.retryBaseMs * 2 ** (attempts - 1));
-        const delay = Math.floor(Math.random() * cap);
+        const delay = retryDelayMs(attempts, throttled, this.retryBaseMs);
         totalRetryDelay += delay;
         await sleep(delay);
       }

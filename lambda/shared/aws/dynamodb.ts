@@ -12,7 +12,7 @@ import type {
   UpdateCommandInput,
   UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
-import { AwsClient, type AwsClientConfig, jsonBody } from './aws-client.js';
+import { AwsClient, type AwsClientConfig, AwsServiceError, jsonBody } from './aws-client.js';
 
 /** DynamoDB's JSON form of a value; `B` is base64 as on the wire. */
 export type AttributeValue =
@@ -235,7 +235,16 @@ export class DocumentClient {
   }
 
   async send<Input extends object, Output extends object>(command: DocumentCommand<Input, Output>): Promise<Output> {
-    const response = await this.client.postJson(command.operation, 'DynamoDB_20120810', serializeInput(command.input));
+    let response: Awaited<ReturnType<AwsClient['postJson']>>;
+    try {
+      response = await this.client.postJson(command.operation, 'DynamoDB_20120810', serializeInput(command.input));
+    } catch (error) {
+      // As the SDK's ConditionalCheckFailedException: the refused item (asked with
+      // ReturnValuesOnConditionCheckFailure) rides on the error, here as native values.
+      const item = error instanceof AwsServiceError ? error.$details.Item : undefined;
+      if (item !== null && typeof item === 'object') Object.assign(error as object, { Item: fromAttributeMap(item as WireMap) });
+      throw error;
+    }
     const body = jsonBody(response, `DynamoDB ${command.operation}`);
     const output = deserializeOutput(body);
     output.$metadata = response.metadata;

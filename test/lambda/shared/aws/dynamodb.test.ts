@@ -223,3 +223,38 @@ describe('DocumentClient on dynalite', () => {
     expect(new UpdateCommand({ TableName: TABLE, Key: {} }).constructor.name).toBe('UpdateCommand');
   });
 });
+
+describe('DocumentClient: the item a refused conditional write carries', () => {
+  it('decodes DynamoDB\'s Item of a ConditionalCheckFailedException (asked with ReturnValuesOnConditionCheckFailure)', async () => {
+    // dynalite ignores the parameter: a server answering as DynamoDB documents it stands in here.
+    const { createServer } = await import('node:http');
+    let received: Record<string, unknown> = {};
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        received = JSON.parse(body) as Record<string, unknown>;
+        res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0' });
+        res.end(JSON.stringify({
+          __type: 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException',
+          message: 'The conditional request failed',
+          Item: { id: { S: 'acct#a' }, m29920935: { N: '60' }, 'key_a/b': { N: '1795257005000' } },
+        }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const peer = new DocumentClient({ ...LOCAL_AWS, endpoint: `http://127.0.0.1:${port}` });
+    try {
+      const error = await peer
+        .send(new UpdateCommand({ TableName: TABLE, Key: { id: 'acct#a' }, UpdateExpression: 'ADD n :one', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }))
+        .catch((e: unknown) => e);
+      expect(received).toMatchObject({ ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
+      expect(isConditionFailure(error)).toBe(true);
+      expect(error).toMatchObject({ Item: { id: 'acct#a', m29920935: 60, 'key_a/b': 1_795_257_005_000 } });
+    } finally {
+      peer.destroy();
+      server.close();
+    }
+  });
+});
