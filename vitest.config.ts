@@ -1,9 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-// Four projects, run in this order by scripts/test.sh:
+// Five projects, run in this order by scripts/test.sh:
 // unit (pure code, adapters with aws-sdk-client-mock), infra (CDK assertions + cdk-nag),
 // integration (real HTTP against the local platform with its emulators), browser (the dashboard
-// in Debian's Chromium through playwright-core, against the local platform).
+// in Debian's Chromium through playwright-core, against the local platform), and, after the synth
+// step, bundles (every Lambda bundle synth wrote to cdk.out, invoked against the emulators).
 // Quiet handlers in tests; the AWS SDK's Node 20 notice is about future releases, not these pins.
 const env = {
   POWERTOOLS_SERVICE_NAME: 'test',
@@ -57,6 +58,20 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           // One Chromium at a time on a 2-core box.
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: 'bundles',
+          env,
+          include: ['test/bundles/**/*.test.ts'],
+          environment: 'node',
+          // Reuses the synth step's cdk.out (never bundles again); fails at once when there is none.
+          globalSetup: ['test/bundles/support/global-setup.ts'],
+          // Bounded: an invocation waits at most its function's timeout (30 s at most here).
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
           fileParallelism: false,
         },
       },

@@ -97,12 +97,14 @@ export async function handlerOverhead(options: BenchOptions): Promise<Figure> {
   const { createSendMessageHandler } = await import('../lambda/messages/http-handlers.js');
   const { RateLimiter } = await import('../lambda/rate-limits/rate-limiter.js');
   const { MemoryLimiterStore } = await import('../lambda/rate-limits/memory-limiter-store.js');
+  const { AccountLimits } = await import('../lambda/rate-limits/account-limits.js');
   const { systemClock } = await import('../lambda/shared/clock.js');
   const config = loadConfig();
   const store = new MemoryLimiterStore();
   const keyId = 'key_bench';
   const accountId = 'acct_bench';
-  await store.activateKey(`key#${keyId}`, { perMinute: 1_000_000_000, perDay: 1_000_000_000 });
+  // The account's shards, as the control plane provisions them.
+  await new AccountLimits(store).provision(accountId, { perMinute: 1_000_000_000, perDay: 1_000_000_000 }, Date.now());
   const real = createSendMessageHandler({
     limiter: new RateLimiter(store, systemClock),
     messages: new MemoryMessageStore(),

@@ -6,11 +6,15 @@ import { type BenchOptions, type Figure, pool } from './lib.js';
 /** First millisecond of the minute `minutesAhead` from now, plus 5 s. */
 const minuteStart = (minutesAhead: number) => (Math.floor(Date.now() / 60_000) + minutesAhead) * 60_000 + 5_000;
 
+/** Keys per account: limits belong to the account, so every burst is spread over several keys. */
+const KEYS_PER_ACCOUNT = 3;
+
 /**
- * For each plan: on a fresh key, exactly `limit` concurrent POSTs (all must be accepted), and on
- * another fresh key `limit` × 1.2 (+2) concurrent POSTs (exactly `limit` accepted), over real HTTP.
- * The platform runs on a manual clock: each burst gets a minute of its own, so no window rolls over
- * mid-burst and the usage-plan backstop starts each burst full.
+ * For each plan: on a fresh account, exactly `limit` concurrent POSTs spread over its keys (all
+ * must be accepted), and on another fresh account `limit` × 1.2 (+2) concurrent POSTs over its
+ * keys (exactly `limit` accepted), over real HTTP. The platform runs on a manual clock: each burst
+ * gets a minute of its own, so no window rolls over mid-burst and the usage-plan backstop (one
+ * internal key per account) starts each burst full.
  */
 export async function limiterExactness(
   platform: LocalPlatform,
@@ -23,27 +27,30 @@ export async function limiterExactness(
     {
       limit: number;
       at: { sent: number; accepted: number };
-      above: { sent: number; accepted: number; refused429: number; other: number };
+      above: { sent: number; accepted: number; refused429: number; other: number; perKey: number[] };
     }
   > = {};
   let minute = 1;
   const burst = async (plan: PlanId, sent: number) => {
     clock.set(minuteStart(minute++));
-    const key = await platform.issueKey(platform.demoAccounts[plan], `bench ${plan} ${sent}`);
-    const statuses = await pool(sent, concurrency, async () => {
+    const account = await platform.controlPlane.createAccount({ name: `bench ${plan} ${sent}`, plan });
+    const keys: string[] = [];
+    for (let k = 0; k < KEYS_PER_ACCOUNT; k++) keys.push(await platform.issueKey(account, `bench key ${k}`));
+    const answers = await pool(sent, concurrency, async (i) => {
       const res = await fetch(`${platform.baseUrl}/messages`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${keys[i % keys.length]}`, 'content-type': 'application/json' },
         body: JSON.stringify({ message: 'limit probe' }),
       });
       await res.arrayBuffer();
-      return res.status;
+      return { status: res.status, key: i % keys.length };
     });
     return {
       sent,
-      accepted: statuses.filter((s) => s === 202).length,
-      refused429: statuses.filter((s) => s === 429).length,
-      other: statuses.filter((s) => s !== 202 && s !== 429).length,
+      accepted: answers.filter((a) => a.status === 202).length,
+      refused429: answers.filter((a) => a.status === 429).length,
+      other: answers.filter((a) => a.status !== 202 && a.status !== 429).length,
+      perKey: keys.map((_, k) => answers.filter((a) => a.key === k && a.status === 202).length),
     };
   };
   for (const plan of PLAN_IDS) {
@@ -54,12 +61,12 @@ export async function limiterExactness(
   }
   const exact = Object.values(results).every((r) => r.at.accepted === r.limit && r.above.accepted === r.limit);
   return {
-    figure: 'limiter-exactness (accepted/limit per plan: at limit; above limit)',
+    figure: `limiter-exactness (accepted/limit per account of ${KEYS_PER_ACCOUNT} keys, per plan: at limit; above limit)`,
     value: Object.entries(results)
-      .map(([plan, r]) => `${plan} ${r.at.accepted}/${r.limit}; ${r.above.accepted}/${r.limit} of ${r.above.sent}`)
+      .map(([plan, r]) => `${plan} ${r.at.accepted}/${r.limit}; ${r.above.accepted}/${r.limit} of ${r.above.sent} (per key ${r.above.perKey.join('+')})`)
       .join(', '),
-    goal: 'accepted = limit exactly',
+    goal: 'accepted = limit exactly, whichever keys send',
     pass: exact,
-    details: { concurrency, plans: results },
+    details: { concurrency, keysPerAccount: KEYS_PER_ACCOUNT, plans: results },
   };
 }

@@ -65,6 +65,7 @@ async function main() {
   const { roundTrips } = await import('./round-trips.js');
   const { costPerMillion } = await import('./cost-per-million.js');
   const { limiterExactness } = await import('./limiter-exactness.js');
+  const { limiterScale } = await import('./limiter-scale.js');
   const { synthTime } = await import('./synth.js');
   const { startLocalPlatform } = await import('../local/platform.js');
   const { loadConfig } = await import('../lib/config/index.js');
@@ -119,6 +120,8 @@ async function main() {
       await limitsPlatform.stop();
     }
   }
+  // Simulated time: counts and ratios that do not depend on how busy the box is.
+  if (wanted('limiter-scale')) report(await timed('limiter-scale', () => limiterScale(options)));
   if (wanted('synth')) report(await timed('synth', async () => synthTime(options)));
 
   const totalSeconds = Math.round((performance.now() - started) / 100) / 10;

@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   console.log(`Messages API running at ${platform.baseUrl} (ready in ${Date.now() - started} ms)`);
   console.log(`Dashboard at ${platform.dashboardUrl ?? ''} (development sign-in: ${platform.demoOwners.map((o) => o.email).join(', ')}, or any email)`);
   console.log(`Control-plane API at ${platform.controlUrl} (loopback only; see npm run platform -- --help)`);
-  console.log(`Edge (projects by Host header) at ${platform.edgeUrl}; custom domains point at ${platform.platformHost}`);
+  console.log(`Edge (projects by Host header) at ${platform.edgeUrl}; custom domains point at their own <token>.${platform.platformHost}`);
   console.log('  Certificates are SIMULATED locally: issued once DNS verifies and CAA allows Amazon.');
   console.log(`  DNS checks use ${values.dns ?? 'the system resolver'}.`);
   console.log(`State: ${values.data ? `persisted in ${values.data}` : 'in memory'}\n`);

@@ -103,6 +103,6 @@ function withCliErrors(controlPlane: ControlPlaneClient, region: string): Contro
     setPlan: (accountId, input) => guard(() => controlPlane.setPlan(accountId, input)),
     liftBan: (accountId, keyId) => guard(() => controlPlane.liftBan(accountId, keyId)),
     usage: (accountId) => guard(() => controlPlane.usage(accountId)),
-    backfillUsageKeys: (accountId) => guard(() => controlPlane.backfillUsageKeys(accountId)),
+    migrate: (accountId) => guard(() => controlPlane.migrate(accountId)),
   };
 }

@@ -1,6 +1,6 @@
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
-import { domainToASCII, domainToUnicode } from 'node:url';
+import { domainToASCII } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { REDIRECT_STATUSES } from '../lambda/domains/domain-config.js';
 import { PLAN_IDS, type RateLimits } from '../lib/config/index.js';
@@ -8,14 +8,12 @@ import type { DeployedStack } from './deployed-stack.js';
 import type {
   ControlPlaneClient,
   DeployFileUpload,
-  DnsRecordInstruction,
-  DomainConfig,
-  DomainView,
   ProjectsClient,
   ProjectView,
 } from './control-plane-client.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE, usageError } from './errors.js';
-import { accountText, backfillText, clean, keysTable, keyText, keyValues, maskedKey, table, usageText } from './format.js';
+import { configText, domainConfigRows, domainName, domainsTable, domainText, recordsText } from './domain-format.js';
+import { accountText, clean, keysTable, keyText, keyValues, maskedKey, migrationText, table, usageText } from './format.js';
 import { DEFAULT_CONTROL_URL, HttpControlPlaneClient } from './http-control-plane-client.js';
 
 /** Where the CLI writes, and the environment it reads: the process's, or a test's. */
@@ -146,21 +144,6 @@ function redirectStatusFlag(values: Values): number | undefined {
 const byteCount = (bytes: number): string =>
   bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
-/** `a.example.com` or, for an IDN, `bücher.example (xn--bcher-kva.example)`. */
-function domainName(view: Pick<DomainView, 'domain'>): string {
-  const unicode = domainToUnicode(view.domain);
-  return unicode && unicode !== view.domain ? `${clean(unicode)} (${view.domain})` : view.domain;
-}
-
-function domainConfigRows(config: DomainConfig): Array<readonly [string, string]> {
-  return [
-    ['primary', config.primary],
-    ...(config.redirects.length === 0
-      ? [['redirects', 'none'] as const]
-      : config.redirects.map((r) => ['redirect', `${r.from} → ${r.to} (${r.status})`] as const)),
-  ];
-}
-
 function projectText(project: ProjectView): string {
   const last = project.lastDeploy;
   const lastText = last
@@ -188,75 +171,6 @@ function projectsTable(projects: readonly ProjectView[]): string {
     ['ID', 'SLUG', 'NAME', 'DEPLOY', 'LIVE DEPLOY', 'URL', 'CREATED'],
     projects.map((p) => [p.projectId, p.slug, p.name, p.deployState, p.liveDeployId, p.url, p.createdAt]),
   );
-}
-
-export function recordsText(domain: string, records: readonly DnsRecordInstruction[]): string {
-  const rows = table(['TYPE', 'HOST', 'VALUE', 'TTL'], records.map((r) => [r.type, r.host, r.value, r.ttl]));
-  const notes = records.filter((r) => r.note).map((r) => `Note: ${clean(r.note as string)}\n`);
-  return `Set ${records.length === 1 ? 'this DNS record' : 'these DNS records'} for ${domain} at your DNS provider ` +
-    `(HOST is relative to your domain, @ is the domain itself):\n${rows}${notes.length > 0 ? `\n${notes.join('')}` : ''}`;
-}
-
-function domainsTable(domains: readonly DomainView[]): string {
-  if (domains.length === 0) return 'No custom domains.\n';
-  return table(
-    ['DOMAIN', 'STATE', 'REASON', 'ACTIVE SINCE', 'UPDATED'],
-    domains.map((d) => [
-      domainName(d),
-      d.state,
-      d.failure?.reason ?? (d.diagnosis ? delayReason(d.diagnosis) : undefined),
-      d.activeAt,
-      d.updatedAt,
-    ]),
-  );
-}
-
-function delayReason(diagnosis: NonNullable<DomainView['diagnosis']>): string {
-  const reasons = [
-    ...(diagnosis.caaAllowsAmazon ? [] : ['caa_blocks_amazon']),
-    ...(diagnosis.dnsStillVerifies ? [] : ['dns_no_longer_verifies']),
-  ];
-  return reasons.length > 0 ? reasons.join(', ') : 'certificate_pending';
-}
-
-/** A domain's state, and why when it failed: observed vs expected, or the certificate diagnosis. */
-function domainText(view: DomainView): string {
-  const rows: Array<readonly [string, string | number | undefined]> = [
-    ['domain', domainName(view)],
-    ['project', view.projectId],
-    ['state', view.state],
-    ['attempt', view.attempt],
-  ];
-  if (view.failure) {
-    rows.push(
-      ['reason', view.failure.reason],
-      ['observed', view.failure.observed.length > 0 ? view.failure.observed.join(', ') : 'nothing'],
-      ['expected', view.failure.expected],
-      ['detail', view.failure.detail],
-    );
-  }
-  const diagnosis = view.diagnosis;
-  if (diagnosis) {
-    rows.push(
-      ['dns', diagnosis.dnsStillVerifies ? 'still verifies' : `no longer verifies${diagnosis.dnsDetail ? `: ${diagnosis.dnsDetail}` : ''}`],
-      [
-        'caa',
-        diagnosis.caaAllowsAmazon
-          ? 'allows Amazon\'s certificate authority'
-          : `blocks Amazon's certificate authority: ${diagnosis.caaRecord ?? 'a CAA record'}` +
-            (diagnosis.caaFoundAt ? ` (found at ${diagnosis.caaFoundAt})` : ''),
-      ],
-      ...(diagnosis.caaDetail ? [['caa detail', diagnosis.caaDetail] as const] : []),
-      ...(diagnosis.certificateFailure ? [['certificate', diagnosis.certificateFailure] as const] : []),
-      ['checked', diagnosis.checkedAt],
-    );
-  }
-  rows.push(['verified', view.verifiedAt], ['active since', view.activeAt], ['updated', view.updatedAt]);
-  return keyValues(rows);
-}
-
-function configText(config: DomainConfig): string {
-  return keyValues(domainConfigRows(config));
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -298,6 +212,11 @@ async function verifyCommand(ctx: Context, values: Values, domainInput: string, 
     ctx.fail(`${view.domain} is still ${view.state} after ${waitSeconds} s`, 'the flow goes on: check again with domains list, or wait longer with --wait SECONDS');
   } else if (view.state === 'dns_failed') {
     ctx.fail(`${view.domain} did not verify: ${view.failure?.reason ?? 'dns_failed'}`, 'fix the DNS record as the detail says, then run domains reverify');
+  } else if (view.state === 'dns_misconfigured') {
+    ctx.fail(
+      `${view.domain} is dns_misconfigured: ${view.misconfiguration?.reason ?? 'its DNS does not point at its target'}`,
+      `it is still served until ${view.misconfiguration?.detachAt ?? 'the end of its grace period'}; fix the DNS record as the detail says, then run domains reverify`,
+    );
   } else if (view.state === 'certificate_delayed') {
     ctx.fail(`${view.domain} has no certificate yet (certificate_delayed)`, 'see the diagnosis above; once fixed, run domains reverify');
   } else {
@@ -439,20 +358,20 @@ export const COMMANDS: readonly Command[] = [
     },
   },
   {
-    words: ['keys', 'backfill-usage-keys'],
-    summary: 'Store the usage identifier of keys created before it was stored (migration; idempotent)',
+    words: ['accounts', 'migrate'],
+    summary: 'Move accounts from before per-account limits: shared budgets, one internal key per account (idempotent)',
     options: { account: { type: 'string' } },
     required: [],
-    flags: [['--account ID', 'only the keys of this account (default: every account)']],
+    flags: [['--account ID', 'only this account (default: every account with keys)']],
     examples: [
-      'keys backfill-usage-keys --account acct_demo_pro',
-      'keys backfill-usage-keys --stack MessagesPlatform-Api --region eu-west-1',
+      'accounts migrate --account acct_demo_pro',
+      'accounts migrate --stack MessagesPlatform-Api --region eu-west-1',
     ],
     async run(ctx, values) {
-      const result = await ctx.client.backfillUsageKeys(values.account as string | undefined);
-      ctx.output(result, backfillText(result));
+      const result = await ctx.client.migrate(values.account as string | undefined);
+      ctx.output(result, migrationText(result));
       if (result.changed.length > 0) {
-        ctx.fail(`${result.changed.length} key record(s) changed during the run and were left alone`, 'run keys backfill-usage-keys again');
+        ctx.fail(`${result.changed.length} key record(s) changed during the run and were left alone`, 'run accounts migrate again');
       }
     },
   },
@@ -490,7 +409,7 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     words: ['usage'],
-    summary: 'Current minute and day usage of every key against its limits',
+    summary: 'The account\'s minute and day usage against its limits, with each key\'s share (revoked keys too) and bans',
     options: { account: { type: 'string' } },
     required: ['account'],
     flags: [['--account ID', 'the account id']],
@@ -655,6 +574,24 @@ export const COMMANDS: readonly Command[] = [
       const removed = await ctx.projects().removeDomain(...ids(values), domainArg(domain as string));
       if (removed.warning) ctx.io.stderr.write(`warning: ${clean(removed.warning)}\n`);
       ctx.output(removed, `Removed ${removed.domain} from project ${projectId}: it is no longer served.\n`);
+    },
+  },
+  {
+    words: ['domains', 'check-drift'],
+    summary: 'Re-check every live domain\'s DNS now (operators; it also runs on a schedule)',
+    options: {},
+    required: [],
+    flags: [],
+    examples: ['domains check-drift', 'domains check-drift --json'],
+    localOnly: true,
+    async run(ctx) {
+      const started = await ctx.projects().checkDomainDrift();
+      ctx.output(
+        started,
+        `Started the drift check of every live domain (execution ${started.execution}, ${started.startedAt}).\n` +
+        'Domains no longer pointing at their target become dns_misconfigured; fixed ones become active again; ' +
+        'ones past their grace period are detached. See them with domains list.\n',
+      );
     },
   },
   {

@@ -2,11 +2,10 @@ import type { RateLimits } from '../lib/config/index.js';
 import type { DnsRecordInstruction } from '../lambda/domains/dns-records.js';
 import type { DomainConfig } from '../lambda/domains/domain-config.js';
 import type { DomainView } from '../lambda/domains/domain-service.js';
-import type { AccountView, KeyUsageView, KeyView, UsageView, WindowUsageView } from '../lambda/keys/control-plane.js';
-import type { UsageKeyBackfill } from '../lambda/keys/usage-key-backfill.js';
+import type { AccountView, KeyUsageView, KeyView, MigrationReport, UsageView, WindowUsageView } from '../lambda/keys/control-plane.js';
 import type { ProjectView } from '../lambda/projects/project-service.js';
 
-export type { AccountView, KeyUsageView, KeyView, UsageKeyBackfill, UsageView, WindowUsageView };
+export type { AccountView, KeyUsageView, KeyView, MigrationReport, UsageView, WindowUsageView };
 
 /**
  * What the operator CLI needs of the control plane: the methods of `ControlPlane`
@@ -23,8 +22,8 @@ export interface ControlPlaneClient {
   setPlan(accountId: string, input: { plan: string; limits?: RateLimits }): Promise<AccountView>;
   liftBan(accountId: string, keyId: string): Promise<{ keyId: string; wasBanned: boolean }>;
   usage(accountId: string): Promise<UsageView>;
-  /** Stores the internal key value of records that lack it (all accounts without `accountId`); idempotent. */
-  backfillUsageKeys(accountId?: string): Promise<UsageKeyBackfill>;
+  /** Moves accounts from before per-account limits (every account with keys without `accountId`); idempotent. */
+  migrate(accountId?: string): Promise<MigrationReport>;
 }
 
 export type { DnsRecordInstruction, DomainConfig, DomainView, ProjectView };
@@ -47,6 +46,12 @@ export interface DomainRemoved {
   readonly removed: true;
   /** Set when the domain was live with no redirect from it. */
   readonly warning?: string;
+}
+
+/** A drift check of every live domain, started (its execution runs on). */
+export interface DriftCheckStarted {
+  readonly execution: string;
+  readonly startedAt: string;
 }
 
 /** A redirect entry to add; the control plane defaults `status` to 301. */
@@ -75,4 +80,6 @@ export interface ProjectsClient {
   setPrimaryDomain(accountId: string, projectId: string, domain: string): Promise<DomainConfig>;
   addRedirect(accountId: string, projectId: string, redirect: RedirectInput): Promise<DomainConfig>;
   removeRedirect(accountId: string, projectId: string, from: string): Promise<DomainConfig>;
+  /** Operators: starts a drift check of every live domain now (202). */
+  checkDomainDrift(): Promise<DriftCheckStarted>;
 }

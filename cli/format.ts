@@ -1,4 +1,4 @@
-import type { AccountView, KeyView, UsageKeyBackfill, UsageView } from './control-plane-client.js';
+import type { AccountView, KeyView, MigrationReport, UsageView } from './control-plane-client.js';
 
 /** Control characters (a name could hold some) are shown as `?`, never sent to the terminal. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
@@ -61,24 +61,21 @@ export function keysTable(keys: readonly KeyView[]): string {
 export function usageText(usage: UsageView): string {
   const head = keyValues([
     ['account', usage.accountId],
-    ['plan', `${usage.plan} (${limitsText(usage.limits)})`],
-    ...(usage.keys[0]
-      ? [
-          ['minute resets', usage.keys[0].minute.resetsAt] as const,
-          ['day resets', usage.keys[0].day.resetsAt] as const,
-        ]
-      : []),
+    ['plan', `${usage.plan} (${limitsText(usage.limits)}, shared by every key of the account)`],
+    ['this minute', `${usage.minute.used}/${usage.minute.limit} (${usage.minute.remaining} left, resets ${usage.minute.resetsAt})`],
+    ['today (UTC)', `${usage.day.used}/${usage.day.limit} (${usage.day.remaining} left, resets ${usage.day.resetsAt})`],
   ]);
   if (usage.keys.length === 0) return `${head}\nNo keys.\n`;
   const body = table(
-    ['ID', 'NAME', 'KEY', 'STATUS', 'MINUTE', 'DAY', 'BANNED UNTIL'],
+    ['ID', 'NAME', 'KEY', 'STATUS', 'MINUTE', 'DAY', 'LAST USED', 'BANNED UNTIL'],
     usage.keys.map((k) => [
       k.keyId,
       k.name,
       maskedKey(k),
       k.status,
-      `${k.minute.used}/${k.minute.limit}`,
-      `${k.day.used}/${k.day.limit}`,
+      k.used.minute,
+      k.used.day,
+      k.lastUsedAt,
       k.bannedUntil,
     ]),
   );
@@ -87,16 +84,23 @@ export function usageText(usage: UsageView): string {
 
 const idList = (ids: readonly string[]) => (ids.length === 0 ? 'none' : ids.join(', '));
 
-/** The outcome of `keys backfill-usage-keys`: what was checked, stored, and left as it was. */
-export function backfillText(result: UsageKeyBackfill): string {
+/** The outcome of `accounts migrate`: what was moved, and what is left for a later run. */
+export function migrationText(result: MigrationReport): string {
+  const keys = result.internalKeys;
+  const pending = result.formerKeysPending;
   return keyValues([
-    ['scope', result.accountId ?? 'every account'],
-    ['checked', result.checked],
-    ['stored now', `${result.filled.length}${result.filled.length > 0 ? ` (${idList(result.filled)})` : ''}`],
-    ['already stored', result.alreadyStored],
-    ['pooled', `${result.pooled} (no internal key of their own: their plan's pooled key)`],
-    ['revoked', result.revoked],
-    ['internal key gone', `${idList(result.internalKeyMissing)}${result.internalKeyMissing.length > 0 ? ' (left on their plan\'s pooled key)' : ''}`],
+    ['scope', result.accountId ?? 'every account with keys'],
+    ['accounts', result.accounts],
+    ['internal keys', `${keys.kept} kept, ${keys.adopted} adopted from a key, ${keys.created} created, ${keys.pooled} pooled`],
+    ['keys rebound', result.keysRebound],
+    ['limiter items moved', result.limiterItemsMoved],
+    ['former keys deleted', result.formerKeysDeleted],
+    [
+      'former keys pending',
+      pending.length === 0
+        ? 'none'
+        : `${pending.length} (in use by authorizer caches: run again after ${pending.map((p) => p.deleteAfter).sort().at(-1)})`,
+    ],
     ['changed meanwhile', idList(result.changed)],
   ]);
 }

@@ -7,12 +7,13 @@ import type {
   DomainAdded,
   DomainConfig,
   DomainRemoved,
+  DriftCheckStarted,
   DomainView,
   KeyView,
   ProjectsClient,
   ProjectView,
   RedirectInput,
-  UsageKeyBackfill,
+  MigrationReport,
   UsageView,
 } from './control-plane-client.js';
 import { CliError } from './errors.js';
@@ -92,8 +93,8 @@ export class HttpControlPlaneClient implements ControlPlaneClient, ProjectsClien
     return this.request('GET', `/accounts/${seg(accountId)}/usage`);
   }
 
-  backfillUsageKeys(accountId?: string): Promise<UsageKeyBackfill> {
-    return this.request('POST', '/maintenance/backfill-usage-keys', accountId === undefined ? {} : { accountId });
+  migrate(accountId?: string): Promise<MigrationReport> {
+    return this.request('POST', '/maintenance/migrate-accounts', accountId === undefined ? {} : { accountId });
   }
 
   createProject(accountId: string, input: { slug: string; name?: string }): Promise<ProjectView> {
@@ -144,6 +145,10 @@ export class HttpControlPlaneClient implements ControlPlaneClient, ProjectsClien
 
   removeRedirect(accountId: string, projectId: string, from: string): Promise<DomainConfig> {
     return this.request('DELETE', `${projectPath(accountId, projectId)}/domain-config/redirects/${seg(from)}`);
+  }
+
+  checkDomainDrift(): Promise<DriftCheckStarted> {
+    return this.request('POST', '/maintenance/domain-drift-check');
   }
 
   private list<T>(value: T[] | undefined, name: string): T[] {

@@ -5,7 +5,9 @@ import {
   domainFlowDefinition,
   domainFlowExecutionName,
   domainReleaseExecutionName,
+  driftCheckExecutionName,
 } from '../lib/constructs/domains/domain-flow-definition.js';
+import type { DriftCheckInput, DriftCheckTask } from '../lambda/domains/drift-check.js';
 import type { FlowInput, FlowTasks } from '../lambda/domains/flow-tasks.js';
 import type { DomainFlowStarter, TenantReleaseRequest } from '../lambda/domains/ports.js';
 import type { ReleaseTask, ReleaseTaskInput } from '../lambda/domains/release-task.js';
@@ -14,6 +16,8 @@ import type { ReleaseTask, ReleaseTaskInput } from '../lambda/domains/release-ta
 type ExecutionInput = Parameters<StateMachine['run']>[0];
 
 const localArn = (name: string) => `arn:aws:lambda:local:000000000000:function:domain-flow-${name}`;
+/** The context object's `StateMachine.Id` locally (the drift task reads it; locally it starts releases in process). */
+export const LOCAL_STATE_MACHINE_ARN = 'arn:aws:states:local:000000000000:stateMachine:domain-flow';
 
 export interface LocalDomainFlowOptions {
   /** The wait between certificate checks. */
@@ -37,16 +41,25 @@ export class LocalDomainFlow implements DomainFlowStarter {
       activate: localArn('activate'),
       diagnose: localArn('diagnose'),
       releaseTenant: localArn('release-tenant'),
+      checkDrift: localArn('check-drift'),
     }) as unknown as StateMachineDefinition,
   );
 
   private readonly running = new Map<string, { abort(): void; result: Promise<unknown> }>();
+
+  private driftTask: DriftCheckTask | undefined;
+  private driftRuns = 0;
 
   constructor(
     private readonly tasks: FlowTasks,
     private readonly releaseTask: ReleaseTask,
     private readonly options: LocalDomainFlowOptions,
   ) {}
+
+  /** The drift branch's task; set after construction because it starts releases on this very flow. */
+  useDriftCheck(task: DriftCheckTask): void {
+    this.driftTask = task;
+  }
 
   async start(input: { domain: string; attempt: number }): Promise<void> {
     const pollSeconds = Math.max(1, Math.round(this.options.pollMs / 1000));
@@ -57,6 +70,13 @@ export class LocalDomainFlow implements DomainFlowStarter {
   async release(input: TenantReleaseRequest): Promise<void> {
     const { domain, ...release } = input;
     this.run(domainReleaseExecutionName(domain, input.claimedAt), { domain, release });
+  }
+
+  async checkDrift(): Promise<{ execution: string }> {
+    // Distinct names even within one millisecond (a timer and a "check now" together).
+    const execution = `${driftCheckExecutionName(Date.now())}-${++this.driftRuns}`;
+    this.run(execution, { drift: {} });
+    return { execution };
   }
 
   /** Waits for running executions (tests), or aborts them (shutdown). */
@@ -83,10 +103,15 @@ export class LocalDomainFlow implements DomainFlowStarter {
           [S.activate]: task<FlowInput, unknown>(this.tasks.activate),
           [S.diagnose]: task<FlowInput, unknown>(this.tasks.diagnose),
           [S.releaseTenant]: task<ReleaseTaskInput, unknown>(this.releaseTask.releaseTenant),
+          [S.checkDrift]: task<DriftCheckInput, unknown>(async (i) => {
+            if (!this.driftTask) throw new Error('the local domain flow has no drift check task');
+            return this.driftTask.checkDrift(i);
+          }),
         },
         waitTimeOverrides: { [S.waitForCertificate]: this.options.pollMs, [S.waitToRelease]: releaseWaitMs },
-        retryIntervalOverrides: { [S.releaseTenant]: releaseWaitMs },
+        retryIntervalOverrides: { [S.releaseTenant]: releaseWaitMs, [S.checkDrift]: releaseWaitMs },
       },
+      context: { StateMachine: { Id: LOCAL_STATE_MACHINE_ARN, Name: 'domain-flow' }, Execution: { Name: name, Input: input } },
       noThrowOnAbort: true,
     });
     const result = execution.result

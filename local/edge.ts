@@ -13,7 +13,8 @@ import { diagnoseCaa } from '../lambda/domains/caa.js';
 import type { DnsResolver } from '../lambda/domains/dns-resolver.js';
 import { verifyDns } from '../lambda/domains/dns-verification.js';
 import { normaliseDomain } from '../lambda/domains/domain-name.js';
-import type { DomainRecord } from '../lambda/domains/domain-record.js';
+import { type DomainRecord, isLive } from '../lambda/domains/domain-record.js';
+import { expectationOf } from '../lambda/domains/expectations.js';
 import type {
   CertificateAuthority,
   CertificateStatus,
@@ -69,7 +70,8 @@ export class LocalEdgeRouter implements EdgeRouter, EdgeCleanup {
 
 /**
  * The local KeyValueStore lives in memory: with --data, it is rebuilt from the stored projects (their
- * default subdomains and live domains, served or redirected as configured). Removed domains get no
+ * default subdomains and live domains, including misconfigured ones in their grace period, served or
+ * redirected as configured). Removed domains get no
  * entry back: the simulated tenants do not outlive the process either (nothing routes a removed host
  * any more), and the function answers a missing key with the same 404.
  */
@@ -85,7 +87,7 @@ export async function restoreEdge(
     await edge.serve(`${project.slug}.${platformDomain}`, prefix);
     const redirects = new Map(project.domains.redirects.map((r) => [r.from, r]));
     for (const domain of await domains.listByProject(project.projectId)) {
-      if (domain.state !== 'active') continue;
+      if (!isLive(domain)) continue;
       const redirect = redirects.get(domain.domain);
       if (redirect) await edge.redirect(domain.domain, redirect.to, redirect.status);
       else await edge.serve(domain.domain, prefix);
@@ -162,7 +164,7 @@ export class SimulatedCertificateAuthority implements CertificateAuthority {
 
   async status(domain: DomainRecord): Promise<CertificateStatus> {
     if (this.tenants.get(domain.domain)?.state !== 'enabled') return { status: 'pending' };
-    const dns = await verifyDns(normaliseDomain(domain.domain, this.platformDomain), this.platformHost, this.dns);
+    const dns = await verifyDns(normaliseDomain(domain.domain, this.platformDomain), expectationOf(domain, this.platformHost, 'verify'), this.dns);
     const caa = await diagnoseCaa(domain.domain, this.dns);
     if (!dns.verified || !caa.allowed) return { status: 'pending' };
     this.note(`[local edge] SIMULATED: certificate issued for ${domain.domain} (DNS verifies, CAA allows Amazon)`);

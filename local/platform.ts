@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import {
@@ -41,21 +40,17 @@ import {
   startDynamoDb,
   startSqs,
 } from './emulators.js';
-import { NodeDnsResolver } from '../lambda/domains/dns-resolver.js';
-import { DomainService } from '../lambda/domains/domain-service.js';
-import { DynamoDbDomainStore } from '../lambda/domains/dynamodb-domain-store.js';
-import { createFlowTasks } from '../lambda/domains/flow-tasks.js';
-import { createReleaseTask } from '../lambda/domains/release-task.js';
-import { DynamoDbProjectStore } from '../lambda/projects/dynamodb-project-store.js';
+import type { DomainService } from '../lambda/domains/domain-service.js';
 import type { ProjectRecord } from '../lambda/projects/project.js';
-import { ProjectService } from '../lambda/projects/project-service.js';
+import type { ProjectService } from '../lambda/projects/project-service.js';
 import { ControlApi } from '../lambda/control/control-api.js';
 import { createControlApiHandler } from '../lambda/control/http-handlers.js';
 import { DynamoDbOwnerStore, OwnerDirectory } from '../lambda/control/owners.js';
 import { startControlApi } from './control-api.js';
 import { DASHBOARD_DIST_DIR, type DemoOwner, DevSignIn, startLocalDashboard } from './dashboard.js';
-import { LocalDomainFlow } from './domain-flow.js';
-import { FileSiteStorage, LocalEdgeRouter, restoreEdge, SimulatedCertificateAuthority, startLocalEdge } from './edge.js';
+import type { LocalDomainFlow } from './domain-flow.js';
+import { createLocalDomains, type LocalDomainsOptions } from './domains.js';
+import { type LocalEdgeRouter, restoreEdge, type SimulatedCertificateAuthority, startLocalEdge } from './edge.js';
 import { QueuePoller } from './queue-poller.js';
 import { LocalUsagePlanGateway, UsagePlans } from './usage-plans.js';
 
@@ -80,15 +75,11 @@ export interface LocalPlatformOptions {
   readonly dnsServers?: readonly string[];
   /**
    * Domain flow timing: the wait between certificate checks, the watchdog, and the wait between
-   * rounds of a tenant release; and how many times the simulated CloudFront refuses to delete a
-   * released tenant (its disable still deploying). @default 1 s, 30 min, pollMs, 1
+   * rounds of a tenant release; how many times the simulated CloudFront refuses to delete a
+   * released tenant (its disable still deploying); and how often the drift check runs by itself
+   * (0: never, only when asked). @default 1 s, 30 min, pollMs, 1, config.domains.driftCheck.intervalMinutes
    */
-  readonly domainFlow?: {
-    readonly pollMs?: number;
-    readonly watchdogSeconds?: number;
-    readonly releaseWaitMs?: number;
-    readonly tenantDeleteRefusals?: number;
-  };
+  readonly domainFlow?: LocalDomainsOptions['domainFlow'];
   /** Where deployed files are kept. @default <dataDir>/sites, or a temporary directory */
   readonly sitesDir?: string;
   /**
@@ -248,62 +239,22 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       await requeueStranded(documentClient, queue);
       const storedAccounts = (await scanAll(documentClient, LOCAL_TABLE_NAMES.accounts)) as AccountRecord[];
       const storedKeys = (await scanAll(documentClient, LOCAL_TABLE_NAMES.apiKeys)) as ApiKeyRecord[];
-      const usagePlanOf = new Map(
-        storedAccounts.map((a) => [a.accountId, a.plan === 'enterprise' ? a.gatewayUsagePlanId : a.plan]),
-      );
-      gateway.restore(storedAccounts, storedKeys, (accountId) => usagePlanOf.get(accountId));
+      gateway.restore(storedAccounts, storedKeys);
     }
 
     // Projects, deploys and custom domains.
-    const platformHost = `edge.${config.platform.domain}`;
-    const sitesDir = options.sitesDir ?? join(options.dataDir ?? mkdtempSync(join(tmpdir(), 'platform-sites-')), 'sites');
-    mkdirSync(sitesDir, { recursive: true });
-    const storage = new FileSiteStorage(sitesDir);
-    const edge = new LocalEdgeRouter();
-    const dns = new NodeDnsResolver(options.dnsServers);
-    const certificates = new SimulatedCertificateAuthority(dns, platformHost, config.platform.domain, undefined, {
-      deleteRefusals: options.domainFlow?.tenantDeleteRefusals ?? 1,
-    });
-    const projectStore = new DynamoDbProjectStore(documentClient, LOCAL_TABLE_NAMES.projects);
-    const domainStore = new DynamoDbDomainStore(documentClient, LOCAL_TABLE_NAMES.domains);
-    const domainFlow = new LocalDomainFlow(
-      createFlowTasks({
-        domains: domainStore,
-        projects: projectStore,
-        dns,
-        certificates,
-        edge,
-        clock,
-        platformHost,
-        platformDomain: config.platform.domain,
-      }),
-      createReleaseTask({ domains: domainStore, projects: projectStore, certificates, edge, clock }),
-      {
-        pollMs: options.domainFlow?.pollMs ?? 1_000,
-        watchdogSeconds: options.domainFlow?.watchdogSeconds ?? 30 * 60,
-        ...(options.domainFlow?.releaseWaitMs === undefined ? {} : { releaseWaitMs: options.domainFlow.releaseWaitMs }),
-      },
-    );
-    services.push({ endpoint: 'domain-flow', stop: () => domainFlow.stop() });
-    const projects = new ProjectService({
+    const local = createLocalDomains({
+      documentClient,
       accounts,
-      projects: projectStore,
-      domains: domainStore,
-      storage,
-      edge,
       clock,
       config,
+      ...(options.dnsServers ? { dnsServers: options.dnsServers } : {}),
+      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+      ...(options.sitesDir ? { sitesDir: options.sitesDir } : {}),
+      ...(options.domainFlow ? { domainFlow: options.domainFlow } : {}),
     });
-    const domains = new DomainService({
-      accounts,
-      projects: projectStore,
-      domains: domainStore,
-      edge,
-      flow: domainFlow,
-      clock,
-      config,
-      platformHost,
-    });
+    const { platformHost, storage, edge, certificates, domainStore, domainFlow, projects, domains } = local;
+    services.push({ endpoint: 'domain-flow', stop: local.stop });
     if (options.dataDir) {
       const stored = (await scanAll(documentClient, LOCAL_TABLE_NAMES.projects)) as ProjectRecord[];
       await restoreEdge(edge, stored, domainStore, config.platform.domain);

@@ -47,7 +47,7 @@ export class UsagePlans {
 
   /**
    * Re-registers a key kept from an earlier run (with --data) with the value its record stored; a
-   * record from before values were stored gets a new one (as `keys backfill-usage-keys` then reads).
+   * record from before values were stored gets a new one (as `accounts migrate` then reads).
    */
   restoreKey(id: string, planId: string, value: string = randomBytes(20).toString('hex')): void {
     if (this.keys.has(id)) return;
@@ -105,9 +105,9 @@ export class UsagePlans {
 /**
  * The local counterpart of the API Gateway adapter: the same usage plans the API stack creates
  * (one per standard plan, one for anonymous callers, one per Enterprise account at run time),
- * a pooled key per plan, and one internal key per customer key. As on AWS, the authorizer gets
- * the pooled keys' values at start (`pooledUsageKeys`, the stack passes them in its environment)
- * and each customer key's value from its record; it never asks this gateway for one.
+ * a pooled key per plan, and one internal key per account. As on AWS, the authorizer gets the
+ * pooled keys' values at start (`pooledUsageKeys`, the stack passes them in its environment) and
+ * each account's value from its keys' records; it never asks this gateway for one.
  */
 export class LocalUsagePlanGateway implements UsagePlanGateway {
   private readonly pooled: PooledUsageKeys;
@@ -129,28 +129,43 @@ export class LocalUsagePlanGateway implements UsagePlanGateway {
     return this.pooled;
   }
 
-  /** Rebuilds the bindings of accounts and keys kept from an earlier run (with --data). */
+  /**
+   * Rebuilds the bindings kept from an earlier run (with --data): each account's internal key,
+   * and the keys' own internal keys of data from before keys were per account (until
+   * `accounts migrate` deletes them).
+   */
   restore(
-    accounts: ReadonlyArray<{ plan: PlanId; limits?: RateLimits; gatewayUsagePlanId?: string }>,
+    accounts: ReadonlyArray<{
+      accountId: string;
+      plan: PlanId;
+      limits?: RateLimits;
+      gatewayUsagePlanId?: string;
+      gatewayKeyId?: string;
+      gatewayKeyValue?: string;
+    }>,
     keys: ReadonlyArray<{
       status: string;
       gatewayKeyId?: string;
       gatewayKeyValue?: string;
-      plan: PlanId;
+      formerGatewayKeyId?: string;
       accountId: string;
     }>,
-    planOfAccount: (accountId: string) => string | undefined,
   ): void {
+    const planOf = new Map<string, string>();
     for (const account of accounts) {
       if (account.gatewayUsagePlanId && account.limits) {
         this.plans.definePlan(account.gatewayUsagePlanId, backstopFor(account.limits, this.config));
       }
+      const planId = account.plan === 'enterprise' ? account.gatewayUsagePlanId : account.plan;
+      if (!planId) continue;
+      planOf.set(account.accountId, planId);
+      if (account.gatewayKeyId) this.plans.restoreKey(account.gatewayKeyId, planId, account.gatewayKeyValue);
     }
     for (const key of keys) {
-      const planId = planOfAccount(key.accountId);
-      if (key.status === 'active' && key.gatewayKeyId && planId) {
-        this.plans.restoreKey(key.gatewayKeyId, planId, key.gatewayKeyValue);
-      }
+      const planId = planOf.get(key.accountId);
+      if (!planId) continue;
+      if (key.gatewayKeyId) this.plans.restoreKey(key.gatewayKeyId, planId, key.gatewayKeyValue);
+      if (key.formerGatewayKeyId) this.plans.restoreKey(key.formerGatewayKeyId, planId);
     }
   }
 
@@ -172,7 +187,7 @@ export class LocalUsagePlanGateway implements UsagePlanGateway {
     this.plans.deletePlan(usagePlanId);
   }
 
-  async createKey(_keyId: string, usagePlanId: string): Promise<InternalKey | undefined> {
+  async createKey(_accountId: string, usagePlanId: string): Promise<InternalKey | undefined> {
     return this.plans.createKey(usagePlanId);
   }
 

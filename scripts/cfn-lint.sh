@@ -12,7 +12,7 @@ if ! command -v cfn-lint >/dev/null 2>&1; then
   exit 1
 fi
 if [[ ! -f "${outdir}/manifest.json" ]]; then
-  echo "no ${outdir}/manifest.json: run 'npx cdk synth --quiet --all' first." >&2
+  echo "no ${outdir}/manifest.json: run 'npx cdk synth --quiet' first." >&2
   exit 1
 fi
 

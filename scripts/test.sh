@@ -2,7 +2,8 @@
 # `npm test`: every check the project has, in order, failing fast with the step that failed.
 # lint → type check → OpenAPI lint → unit → infra (CDK assertions + cdk-nag) → integration
 # (real HTTP against the local platform) → browser (the dashboard in Chromium) → `cdk synth` of every
-# stack with cdk-nag and the AWS Control Tower rules (cfn-guard) → cfn-lint of the templates it wrote.
+# stack with cdk-nag and the AWS Control Tower rules (cfn-guard) → cfn-lint of the templates it wrote →
+# the Lambda bundles synth wrote, each invoked with its template's environment against the emulators.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,9 +36,11 @@ step "unit tests" vitest_project unit
 step "infra tests (CDK assertions, cdk-nag)" vitest_project infra
 step "integration tests (local platform)" vitest_project integration
 step "browser tests (dashboard in Chromium)" vitest_project browser
-step "cdk synth of every stack with cdk-nag and the Control Tower rules (cfn-guard)" npx cdk synth --quiet --all
+step "cdk synth of every stack with cdk-nag and the Control Tower rules (cfn-guard)" npx cdk synth --quiet
 # The templates that synth wrote (no second synth, so the Lambda bundles are built once).
 step "CloudFormation lint (cfn-lint) of every synthesized template" bash scripts/cfn-lint.sh cdk.out
+# The bundles that synth just wrote to cdk.out (not built again): the artifacts that get deployed.
+step "Lambda bundles from cdk.out (invoked against the emulators)" vitest_project bundles
 
 # One closing line with the totals of every vitest project.
 node -e '

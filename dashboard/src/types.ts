@@ -47,6 +47,7 @@ export interface CreatedKey {
   readonly key: Key;
 }
 
+/** One window of the account's budget (every key of the account draws on it). */
 export interface WindowUsage {
   readonly used: number;
   readonly limit: number;
@@ -54,9 +55,9 @@ export interface WindowUsage {
   readonly resetsAt: string;
 }
 
+/** A key with its share of the account's usage, and its ban (bans are per key). */
 export interface KeyUsage extends Key {
-  readonly minute: WindowUsage;
-  readonly day: WindowUsage;
+  readonly used: { readonly minute: number; readonly day: number };
   readonly bannedUntil?: string;
 }
 
@@ -64,6 +65,9 @@ export interface Usage {
   readonly accountId: string;
   readonly plan: PlanId;
   readonly limits: Limits;
+  readonly minute: WindowUsage;
+  readonly day: WindowUsage;
+  readonly limiterShards: number;
   readonly keys: readonly KeyUsage[];
 }
 
@@ -112,7 +116,9 @@ export interface Project {
 }
 
 export interface DnsRecordInstruction {
-  readonly type: 'CNAME' | 'ALIAS';
+  readonly type: 'CNAME' | 'ALIAS' | 'TXT';
+  /** `routing` points the domain at its target; `ownership` (TXT) proves control of its DNS. */
+  readonly purpose: 'routing' | 'ownership';
   readonly host: string;
   readonly fqdn: string;
   readonly value: string;
@@ -126,6 +132,7 @@ export type DomainState =
   'dns_failed' |
   'issuing_certificate' |
   'active' |
+  'dns_misconfigured' |
   'certificate_delayed' |
   'removed';
 
@@ -134,13 +141,21 @@ export type DnsFailureReason =
   'cname_mismatch' |
   'conflicting_record' |
   'dns_lookup_failed' |
-  'apex_not_aliased';
+  'apex_not_aliased' |
+  'ownership_unproven';
 
 export interface DnsFailure {
   readonly reason: DnsFailureReason;
   readonly observed: readonly string[];
   readonly expected: string;
   readonly detail: string;
+}
+
+/** A live domain whose DNS no longer points at its target: served until `detachAt`. */
+export interface DomainMisconfiguration extends DnsFailure {
+  readonly since: string;
+  readonly detachAt: string;
+  readonly checkedAt: string;
 }
 
 export interface DomainDiagnosis {
@@ -161,7 +176,12 @@ export interface Domain {
   readonly state: DomainState;
   readonly apex: boolean;
   readonly records: readonly DnsRecordInstruction[];
+  /** What the CNAME/ALIAS points at: the domain's own target, or the shared host for an older domain. */
+  readonly target: string;
+  /** Only while the domain still uses the shared host: the records of its own target. */
+  readonly switchTo?: readonly DnsRecordInstruction[];
   readonly failure?: DnsFailure;
+  readonly misconfiguration?: DomainMisconfiguration;
   readonly diagnosis?: DomainDiagnosis;
   readonly attempt: number;
   readonly verifiedAt?: string;

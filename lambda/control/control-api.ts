@@ -289,14 +289,17 @@ function controlRoutes({ controlPlane, projects, domains, owners, config }: Cont
       status: 200,
       body: await controlPlane.usage(account(params)),
     })),
-    // Migration of key records created before the internal key's value was stored (keys backfill-usage-keys).
-    route('POST', '/maintenance/backfill-usage-keys', 'operator', async ({ body }) => {
+    // Migration of accounts from before per-account limits and internal keys (accounts migrate).
+    route('POST', '/maintenance/migrate-accounts', 'operator', async ({ body }) => {
       const { accountId } = body;
       if (accountId !== undefined && typeof accountId !== 'string') {
         throw new ApiProblem(400, 'invalid_request', 'accountId must be a string when given.');
       }
-      return { status: 200, body: await controlPlane.backfillUsageKeys(accountId) };
+      return { status: 200, body: await controlPlane.migrate(accountId) };
     }),
+
+    // The drift check of every live domain runs on a schedule; operators can start one now.
+    route('POST', '/maintenance/domain-drift-check', 'operator', async () => ({ status: 202, body: await domains.checkDrift() })),
 
     route('POST', '/accounts/{accountId}/projects', 'account', async ({ params, body }) => ({
       status: 201,

@@ -1,7 +1,10 @@
 import type { DomainName } from './domain-name.js';
+import type { OwnershipRecord } from './ownership.js';
 
 export interface DnsRecordInstruction {
-  readonly type: 'CNAME' | 'ALIAS';
+  readonly type: 'CNAME' | 'ALIAS' | 'TXT';
+  /** What the record is for: `routing` points the domain at its target, `ownership` proves control of it. */
+  readonly purpose: 'routing' | 'ownership';
   /** The name to enter at the DNS provider, relative to the registrable domain ('@' for the apex). */
   readonly host: string;
   /** The fully qualified name the record is for. */
@@ -13,24 +16,35 @@ export interface DnsRecordInstruction {
 
 export const RECORD_TTL_SECONDS = 3600;
 
+const APEX_NOTE =
+  'An apex cannot have a CNAME. Use an ALIAS or ANAME record (the name depends on your DNS provider); ' +
+  'not every provider supports them. If yours does not, use a subdomain such as www instead.';
+
+export interface RequiredRecordsOptions {
+  /** What the CNAME/ALIAS points at: the claim's own target (or, for a domain added before targets, the shared host). */
+  readonly target: string;
+  /** The ownership TXT record, when the claim must prove ownership (apex, or a name another account held). */
+  readonly ownership?: OwnershipRecord & { readonly note: string };
+}
+
 /**
  * The records the owner sets (interface document, custom domain rules 4 and 5): a CNAME for a
- * subdomain, an ALIAS/ANAME for an apex, both pointing at the platform host.
+ * subdomain, an ALIAS/ANAME for an apex, pointing at the target; and the ownership TXT record
+ * beside it when one is required.
  */
-export function requiredRecords(domain: DomainName, platformHost: string): DnsRecordInstruction[] {
-  if (domain.apex) {
-    return [
-      {
-        type: 'ALIAS',
-        host: '@',
-        fqdn: domain.name,
-        value: platformHost,
-        ttl: RECORD_TTL_SECONDS,
-        note:
-          'An apex cannot have a CNAME. Use an ALIAS or ANAME record (the name depends on your DNS provider); ' +
-          'not every provider supports them. If yours does not, use a subdomain such as www instead.',
-      },
-    ];
-  }
-  return [{ type: 'CNAME', host: domain.subdomain, fqdn: domain.name, value: platformHost, ttl: RECORD_TTL_SECONDS }];
+export function requiredRecords(domain: DomainName, options: RequiredRecordsOptions): DnsRecordInstruction[] {
+  const routing: DnsRecordInstruction = domain.apex
+    ? { type: 'ALIAS', purpose: 'routing', host: '@', fqdn: domain.name, value: options.target, ttl: RECORD_TTL_SECONDS, note: APEX_NOTE }
+    : { type: 'CNAME', purpose: 'routing', host: domain.subdomain, fqdn: domain.name, value: options.target, ttl: RECORD_TTL_SECONDS };
+  if (!options.ownership) return [routing];
+  const { fqdn, host, value, note } = options.ownership;
+  return [routing, { type: 'TXT', purpose: 'ownership', host, fqdn, value, ttl: RECORD_TTL_SECONDS, note }];
 }
+
+/** The record a domain points with (its CNAME or ALIAS). */
+export const routingRecord = (records: readonly DnsRecordInstruction[]): DnsRecordInstruction | undefined =>
+  records.find((r) => r.type === 'CNAME' || r.type === 'ALIAS');
+
+/** The ownership TXT record it must have, if any. */
+export const ownershipRecordOf = (records: readonly DnsRecordInstruction[]): DnsRecordInstruction | undefined =>
+  records.find((r) => r.type === 'TXT');

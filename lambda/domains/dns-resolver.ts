@@ -11,6 +11,8 @@ export interface DnsResolver {
   cname(name: string): Promise<string[]>;
   addresses(name: string): Promise<{ a: string[]; aaaa: string[] }>;
   caa(name: string): Promise<CaaRecord[]>;
+  /** TXT records, each with its character strings joined (as RFC 7208 reads a long value). */
+  txt(name: string): Promise<string[]>;
 }
 
 /** The lookup itself failed (SERVFAIL, timeout, refused): distinct from a wrong or missing record. */
@@ -53,6 +55,11 @@ export class NodeDnsResolver implements DnsResolver {
       const tag = (['issue', 'issuewild', 'iodef'] as const).find((t) => t in r) ?? Object.keys(r).find((k) => k !== 'critical') ?? '';
       return { critical: r.critical, tag, value: String((r as unknown as Record<string, unknown>)[tag] ?? '') };
     });
+  }
+
+  async txt(name: string): Promise<string[]> {
+    const records = await this.ask(name, () => this.resolver.resolveTxt(name));
+    return records.map((chunks) => chunks.join(''));
   }
 
   private async ask<T>(name: string, query: () => Promise<T[]>): Promise<T[]> {

@@ -1,5 +1,6 @@
 import type { DomainName } from './domain-name.js';
 import { DnsLookupError, type DnsResolver } from './dns-resolver.js';
+import { isTargetHost } from './ownership.js';
 
 /** Why verification failed (design §1); each comes with what was observed and what to do. */
 export type DnsFailureReason =
@@ -7,7 +8,8 @@ export type DnsFailureReason =
   'cname_mismatch' |
   'conflicting_record' |
   'dns_lookup_failed' |
-  'apex_not_aliased';
+  'apex_not_aliased' |
+  'ownership_unproven';
 
 export type DnsVerification =
   | { readonly verified: true; readonly observed: readonly string[] } |
@@ -19,17 +21,51 @@ export type DnsVerification =
     readonly detail: string;
   };
 
+/** What the domain's DNS must show. */
+export interface DnsExpectation {
+  /** What the CNAME/ALIAS may point at; the first is the one asked for (`expected`). */
+  readonly targets: readonly string[];
+  /** The ownership TXT record, when the claim must prove ownership; `note` says why. */
+  readonly ownership?: { readonly fqdn: string; readonly host: string; readonly value: string; readonly note?: string };
+  /** The shared platform host (`edge.<platform domain>`): a CNAME to it is named as such. */
+  readonly platformHost: string;
+}
+
 const canonical = (name: string) => name.toLowerCase().replace(/\.$/, '');
 
 /**
- * Checks the owner's DNS for a domain: a subdomain needs a CNAME to the platform host and nothing
- * else at that name; an apex needs ALIAS/ANAME flattening, i.e. its addresses are the platform
- * host's. A lookup failure is reported as such, never as a wrong record.
+ * Checks the owner's DNS for a domain: a subdomain needs a CNAME to its target and nothing else at
+ * that name; an apex needs ALIAS/ANAME flattening, i.e. its addresses are its target's; then the
+ * ownership TXT record, when one is required. A lookup failure is reported as such, never as a
+ * wrong record.
  */
-export async function verifyDns(domain: DomainName, platformHost: string, dns: DnsResolver): Promise<DnsVerification> {
-  const expected = canonical(platformHost);
+export async function verifyDns(
+  domain: DomainName,
+  expectation: DnsExpectation,
+  dns: DnsResolver,
+): Promise<DnsVerification> {
+  const pointing = await checkPointing(domain, expectation, dns);
+  if (!pointing.verified || !expectation.ownership) return pointing;
+  const required = expectation.ownership;
+  const ownership = await guard(required.value, () => verifyOwnership(domain, required, dns));
+  return ownership.verified ? pointing : ownership;
+}
+
+/** Only whether the domain still points at one of its targets: what the drift check asks. */
+export function checkPointing(
+  domain: DomainName,
+  expectation: DnsExpectation,
+  dns: DnsResolver,
+): Promise<DnsVerification> {
+  const targets = expectation.targets.map(canonical);
+  const platformHost = canonical(expectation.platformHost);
+  return guard(targets[0] as string, () =>
+    domain.apex ? verifyApex(domain, targets, dns) : verifySubdomain(domain, targets, platformHost, dns));
+}
+
+async function guard(expected: string, check: () => Promise<DnsVerification>): Promise<DnsVerification> {
   try {
-    return domain.apex ? await verifyApex(domain, expected, dns) : await verifySubdomain(domain, expected, dns);
+    return await check();
   } catch (error) {
     if (!(error instanceof DnsLookupError)) throw error;
     return {
@@ -44,16 +80,23 @@ export async function verifyDns(domain: DomainName, platformHost: string, dns: D
   }
 }
 
-async function verifySubdomain(domain: DomainName, expected: string, dns: DnsResolver): Promise<DnsVerification> {
+async function verifySubdomain(
+  domain: DomainName,
+  targets: readonly string[],
+  platformHost: string,
+  dns: DnsResolver,
+): Promise<DnsVerification> {
+  const expected = targets[0] as string;
   const cnames = (await dns.cname(domain.name)).map(canonical);
   if (cnames.length > 0) {
-    if (cnames.includes(expected)) return { verified: true, observed: cnames.map((c) => `CNAME ${c}`) };
+    if (cnames.some((c) => targets.includes(c))) return { verified: true, observed: cnames.map((c) => `CNAME ${c}`) };
     return {
       verified: false,
       reason: 'cname_mismatch',
       observed: cnames.map((c) => `CNAME ${c}`),
       expected,
-      detail: `The CNAME of ${domain.name} points to ${cnames.join(', ')}, but it must point to ${expected}. Change its value to exactly ${expected}.`,
+      detail: `The CNAME of ${domain.name} points to ${cnames.join(', ')}, but it must point to ${expected}. ${whyNot(cnames, platformHost)}` +
+        `Change its value to exactly ${expected}.`,
     };
   }
   const { a, aaaa } = await dns.addresses(domain.name);
@@ -72,11 +115,23 @@ async function verifySubdomain(domain: DomainName, expected: string, dns: DnsRes
   return notFound(domain, expected, 'CNAME');
 }
 
-async function verifyApex(domain: DomainName, expected: string, dns: DnsResolver): Promise<DnsVerification> {
-  const [own, platform] = await Promise.all([dns.addresses(domain.name), dns.addresses(expected)]);
+/** Why a CNAME to the platform that is not this claim's target proves nothing. */
+function whyNot(cnames: readonly string[], platformHost: string): string {
+  if (cnames.includes(platformHost)) {
+    return `${platformHost} is the host every domain used to share, so it does not show that you control this domain: each domain now has a target of its own. `;
+  }
+  if (cnames.some((c) => isTargetHost(c, platformHost))) {
+    return 'That is the target of another domain, or of an earlier time this name was added: each domain has its own, and a new one with every addition. ';
+  }
+  return '';
+}
+
+async function verifyApex(domain: DomainName, targets: readonly string[], dns: DnsResolver): Promise<DnsVerification> {
+  const expected = targets[0] as string;
+  const [own, ...platform] = await Promise.all([dns.addresses(domain.name), ...targets.map((t) => dns.addresses(t))]);
   const ownAddresses = [...own.a, ...own.aaaa];
   if (ownAddresses.length === 0) return notFound(domain, expected, 'ALIAS/ANAME');
-  const platformAddresses = new Set([...platform.a, ...platform.aaaa]);
+  const platformAddresses = new Set(platform.flatMap((p) => [...p.a, ...p.aaaa]));
   const foreign = ownAddresses.filter((address) => !platformAddresses.has(address));
   if (foreign.length === 0) return { verified: true, observed: ownAddresses };
   return {
@@ -87,6 +142,25 @@ async function verifyApex(domain: DomainName, expected: string, dns: DnsResolver
     detail:
       `${domain.name} resolves to ${foreign.join(', ')}, which ${foreign.length === 1 ? 'is' : 'are'} not an address of ${expected}. ` +
       `Replace its A/AAAA records with an ALIAS or ANAME record pointing to ${expected}.`,
+  };
+}
+
+async function verifyOwnership(
+  domain: DomainName,
+  ownership: NonNullable<DnsExpectation['ownership']>,
+  dns: DnsResolver,
+): Promise<DnsVerification> {
+  const values = await dns.txt(ownership.fqdn);
+  if (values.includes(ownership.value)) return { verified: true, observed: [`TXT ${ownership.value}`] };
+  const found = values.length > 0 ? `The TXT records at ${ownership.fqdn} are ${values.map((v) => `"${v}"`).join(', ')}; none is this claim's token. ` : '';
+  return {
+    verified: false,
+    reason: 'ownership_unproven',
+    observed: values.map((v) => `TXT ${v}`),
+    expected: ownership.value,
+    detail:
+      `${domain.name} needs an ownership record: a TXT record named ${ownership.fqdn} (enter ${ownership.host} at your DNS provider) ` +
+      `with the value ${ownership.value}. ${found}${ownership.note ? `${ownership.note} ` : ''}Add it, then verify again.`,
   };
 }
 

@@ -8,6 +8,7 @@ export type DomainState =
   'dns_failed' |
   'issuing_certificate' |
   'active' |
+  'dns_misconfigured' |
   'certificate_delayed' |
   'removed';
 
@@ -25,6 +26,26 @@ export interface DomainDiagnosis {
   readonly checkedAt: string;
 }
 
+/** Why a DNS check failed, with what was observed and what to do. */
+export interface DnsFailure {
+  readonly reason: DnsFailureReason;
+  readonly observed: readonly string[];
+  readonly expected: string;
+  readonly detail: string;
+}
+
+/**
+ * A live domain whose DNS no longer points at its target (state `dns_misconfigured`): it is still
+ * served until `detachAt`, then detached from its project and its tenant released.
+ */
+export interface DomainMisconfiguration extends DnsFailure {
+  /** The first check that found it wrong; the grace period runs from here. */
+  readonly since: string;
+  readonly detachAt: string;
+  /** The latest check (what `observed` is from). */
+  readonly checkedAt: string;
+}
+
 export interface DomainRecord {
   /** Normalised ASCII name; the table key, so one project per domain platform-wide. */
   readonly domain: string;
@@ -33,20 +54,41 @@ export interface DomainRecord {
   readonly accountId: string;
   readonly apex: boolean;
   readonly state: DomainState;
-  /** The records the owner sets, as shown when the domain was added. */
+  /** The records the owner sets: what Verify checks and what the drift check compares against. */
   readonly records: readonly DnsRecordInstruction[];
+  /**
+   * This claim's own DNS target, `<token>.edge.<platform domain>`. A new claim of the name gets a new
+   * one, so a record left behind by an earlier holder points at a target that proves nothing now.
+   * Absent on records added before per-domain targets until the service assigns one.
+   */
+  readonly target?: string;
+  /** This claim's token for the ownership TXT record (apex, or a name another account held). */
+  readonly ownershipToken?: string;
+  /**
+   * Accounts whose claims of this exact name passed DNS verification. Carried from one claim to the
+   * next (the store keeps it when a removed name is claimed again): the history a new claimant of
+   * the name or of a subdomain of it is checked against.
+   */
+  readonly verifiedBy?: readonly string[];
   /** Each Verify/Re-verify starts attempt n+1; the flow's execution name includes it. */
   readonly attempt: number;
   /** Why DNS verification failed, with what was observed (dns_failed). */
-  readonly failure?: {
-    readonly reason: DnsFailureReason;
-    readonly observed: readonly string[];
-    readonly expected: string;
-    readonly detail: string;
-  };
+  readonly failure?: DnsFailure;
+  /** What the drift check (or a failed Re-verify of a live domain) found (dns_misconfigured). */
+  readonly misconfiguration?: DomainMisconfiguration;
   readonly diagnosis?: DomainDiagnosis;
   readonly verifiedAt?: string;
   readonly activeAt?: string;
+  /** Set when the drift check detached the domain after its grace period (state removed). */
+  readonly detachedAt?: string;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
+
+/**
+ * Whether the edge serves the domain: it became active once in this claim and is not removed. A
+ * Re-verify, a delayed certificate or a drifted record does not stop it serving; only a removal or
+ * a detachment does.
+ */
+export const isLive = (record: Pick<DomainRecord, 'state' | 'activeAt'>): boolean =>
+  record.state === 'active' || (record.activeAt !== undefined && record.state !== 'removed');

@@ -4,11 +4,16 @@ import type { AccountStore } from '../keys/accounts.js';
 import type { ProjectStore } from '../projects/ports.js';
 import { deployPrefix, type ProjectRecord } from '../projects/project.js';
 import type { Clock } from '../shared/clock.js';
-import { type DnsRecordInstruction, requiredRecords } from './dns-records.js';
+import { type DnsRecordInstruction, routingRecord } from './dns-records.js';
 import { type DomainConfig, DomainConfigError, redirectStatus, removalWarning, validateDomainConfig } from './domain-config.js';
 import { InvalidDomainError, normaliseDomain } from './domain-name.js';
-import type { DomainRecord, DomainState } from './domain-record.js';
+import type { DomainRecord } from './domain-record.js';
+import { takeOffProject } from './domain-removal.js';
+import { domainView, type DomainView, recordsFor } from './domain-view.js';
+import { randomToken, targetHost } from './ownership.js';
 import type { DomainFlowStarter, DomainStore, EdgeRouter } from './ports.js';
+
+export type { DomainView } from './domain-view.js';
 
 export type DomainErrorCode =
   | 'invalid_domain' |
@@ -32,23 +37,6 @@ export class DomainError extends Error {
   }
 }
 
-export interface DomainView {
-  readonly domain: string;
-  readonly display: string;
-  readonly projectId: string;
-  readonly state: DomainState;
-  readonly apex: boolean;
-  /** The DNS records to set at the owner's DNS provider. */
-  readonly records: readonly DnsRecordInstruction[];
-  readonly failure?: DomainRecord['failure'];
-  readonly diagnosis?: DomainRecord['diagnosis'];
-  readonly attempt: number;
-  readonly verifiedAt?: string;
-  readonly activeAt?: string;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
-
 export interface DomainServiceDeps {
   readonly accounts: AccountStore;
   readonly projects: ProjectStore;
@@ -58,28 +46,15 @@ export interface DomainServiceDeps {
   readonly flow: DomainFlowStarter;
   readonly clock: Clock;
   readonly config: PlatformConfig;
-  /** The name customers point their CNAME/ALIAS at, e.g. edge.platform.example.com. */
+  /**
+   * The shared platform host, e.g. edge.platform.example.com: each domain's own target is a name
+   * under it (`<token>.edge.platform.example.com`), routed by its wildcard record.
+   */
   readonly platformHost: string;
 }
 
 /** Names in configuration calls, normalised like added domains: trim, lower case, no trailing dot, IDN to punycode. */
 const hostName = (input: string) => domainToASCII(input.trim().toLowerCase().replace(/\.$/, '')) || input.trim().toLowerCase();
-
-const view = (record: DomainRecord): DomainView => ({
-  domain: record.domain,
-  display: record.display,
-  projectId: record.projectId,
-  state: record.state,
-  apex: record.apex,
-  records: record.records,
-  ...(record.failure ? { failure: record.failure } : {}),
-  ...(record.diagnosis ? { diagnosis: record.diagnosis } : {}),
-  attempt: record.attempt,
-  ...(record.verifiedAt ? { verifiedAt: record.verifiedAt } : {}),
-  ...(record.activeAt ? { activeAt: record.activeAt } : {}),
-  createdAt: record.createdAt,
-  updatedAt: record.updatedAt,
-});
 
 /**
  * Custom domains of a project (interface document, "Custom domain rules"): add (Pro or above,
@@ -120,7 +95,9 @@ export class DomainService {
       throw error;
     }
     const now = new Date(this.deps.clock.now()).toISOString();
-    const records = requiredRecords(name, this.deps.platformHost);
+    // A fresh target and token for every claim: whatever an earlier holder left in DNS proves nothing.
+    const claim = { accountId, target: this.newTarget(), ownershipToken: randomToken() };
+    const records = await recordsFor(name, claim, this.deps.domains);
     const record: DomainRecord = {
       domain: name.name,
       display: name.display,
@@ -129,6 +106,8 @@ export class DomainService {
       apex: name.apex,
       state: 'pending_dns',
       records,
+      target: claim.target,
+      ownershipToken: claim.ownershipToken,
       attempt: 0,
       createdAt: now,
       updatedAt: now,
@@ -138,37 +117,85 @@ export class DomainService {
       const detail = holder.projectId === projectId ? 'is already a domain of this project' : 'is used by another project';
       throw new DomainError('domain_taken', `${name.name} ${detail}. A domain can serve one project only.`, 409);
     }
-    return { domain: view(record), records };
+    return { domain: domainView(record, this.deps.platformHost), records };
   }
 
   async list(accountId: string, projectId: string): Promise<DomainView[]> {
     await this.project(accountId, projectId);
     const records = await this.deps.domains.listByProject(projectId);
-    return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map(view);
+    const sorted = records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return Promise.all(sorted.map((record) => this.view(record)));
   }
 
   async get(accountId: string, projectId: string, domain: string): Promise<DomainView> {
-    return view(await this.domain(accountId, projectId, domain));
+    return this.view(await this.domain(accountId, projectId, domain));
   }
 
-  /** Verify, and Re-verify: a fresh attempt of the whole flow (DNS, certificate, activation). */
+  /**
+   * Verify, and Re-verify: a fresh attempt of the whole flow (DNS, certificate, activation). The
+   * records are worked out again first: a domain added before per-domain targets moves to its own
+   * target here, and a name another account verified since it was added needs the TXT record now.
+   */
   async verify(accountId: string, projectId: string, domain: string): Promise<DomainView> {
     const record = await this.domain(accountId, projectId, domain);
     const attempt = record.attempt + 1;
+    const claim = {
+      accountId: record.accountId,
+      target: record.target ?? this.newTarget(),
+      ownershipToken: record.ownershipToken ?? randomToken(),
+    };
+    const records = await recordsFor(this.nameOf(record), claim, this.deps.domains);
     const changes = {
       state: 'verifying' as const,
       attempt,
+      records,
+      target: claim.target,
+      ownershipToken: claim.ownershipToken,
       failure: undefined,
       diagnosis: undefined,
       updatedAt: new Date(this.deps.clock.now()).toISOString(),
     };
     if (!(await this.deps.domains.update(record.domain, changes, record.attempt))) {
       // Someone pressed Verify at the same moment: that attempt runs.
-      return view(await this.domain(accountId, projectId, domain));
+      return this.view(await this.domain(accountId, projectId, domain));
     }
     await this.deps.flow.start({ domain: record.domain, attempt });
     const { failure: _failure, diagnosis: _diagnosis, ...rest } = record;
-    return view({ ...rest, ...changes });
+    return domainView({ ...rest, ...changes }, this.deps.platformHost);
+  }
+
+  /** Operators: starts a drift check of every live domain now (it also runs on a schedule). */
+  async checkDrift(): Promise<{ execution: string; startedAt: string }> {
+    const startedAt = new Date(this.deps.clock.now()).toISOString();
+    const { execution } = await this.deps.flow.checkDrift();
+    return { execution, startedAt };
+  }
+
+  /**
+   * A domain's view. One added before per-domain targets gets its own target assigned on its first
+   * read (stored, so every read shows the same), and the view offers the switch to it.
+   */
+  private async view(stored: DomainRecord): Promise<DomainView> {
+    let record = stored;
+    if (!record.target || !record.ownershipToken) {
+      const assigned = {
+        target: record.target ?? this.newTarget(),
+        ownershipToken: record.ownershipToken ?? randomToken(),
+      };
+      // Conditional on the claim and attempt: a Verify at the same moment assigns its own, which wins.
+      const sameClaim = { attempt: record.attempt, createdAt: record.createdAt };
+      if (await this.deps.domains.update(record.domain, assigned, sameClaim)) {
+        record = { ...record, ...assigned };
+      } else {
+        record = (await this.deps.domains.get(record.domain)) ?? record;
+      }
+    }
+    const routing = routingRecord(record.records)?.value ?? this.deps.platformHost;
+    const { target, ownershipToken } = record;
+    if (!target || !ownershipToken || routing === target) return domainView(record, this.deps.platformHost);
+    const claim = { accountId: record.accountId, target, ownershipToken };
+    const switchTo = await recordsFor(this.nameOf(record), claim, this.deps.domains);
+    return domainView(record, this.deps.platformHost, switchTo);
   }
 
   /**
@@ -196,18 +223,10 @@ export class DomainService {
     }
     const warning = removalWarning(record.domain, record.state, project.domains);
     await this.deps.edge.refuse(record.domain);
-    const redirects = project.domains.redirects.filter((r) => r.from !== record.domain);
-    const primary = project.domains.primary === record.domain ? this.defaultDomain(project) : project.domains.primary;
-    await this.deps.projects.update(projectId, { domains: { primary, redirects } });
     const now = new Date(this.deps.clock.now()).toISOString();
+    // The record says removed before the release starts: the release keeps the tenant of a live claim.
     await this.deps.domains.update(record.domain, { state: 'removed', updatedAt: now });
-    await this.deps.flow.release({
-      domain: record.domain,
-      projectId: project.projectId,
-      slug: project.slug,
-      claimedAt: record.createdAt,
-      requestedAt: now,
-    });
+    await takeOffProject({ ...this.deps, platformDomain: this.deps.config.platform.domain }, record, project, now);
     return { domain: record.domain, removed: true, ...(warning ? { warning } : {}) };
   }
 
@@ -253,7 +272,8 @@ export class DomainService {
     try {
       validateDomainConfig(next, {
         defaultDomain: this.defaultDomain(project),
-        domains: domains.map((d) => ({ name: d.domain, state: d.state })),
+        // A misconfigured domain still serves during its grace period: it may stay primary or a redirect target.
+        domains: domains.map((d) => ({ name: d.domain, state: d.state === 'dns_misconfigured' ? 'active' : d.state })),
       });
     } catch (error) {
       if (error instanceof DomainConfigError) throw new DomainError('invalid_config', error.message, 400);
@@ -262,12 +282,21 @@ export class DomainService {
     await this.deps.projects.update(project.projectId, { domains: next });
     const redirecting = new Map(next.redirects.map((r) => [r.from, r]));
     const prefix = project.liveDeployId ? deployPrefix(project.projectId, project.liveDeployId) : undefined;
-    for (const domain of domains.filter((d) => d.state === 'active')) {
+    for (const domain of domains.filter((d) => d.state === 'active' || d.state === 'dns_misconfigured')) {
       const redirect = redirecting.get(domain.domain);
       if (redirect) await this.deps.edge.redirect(domain.domain, redirect.to, redirect.status);
       else if (prefix) await this.deps.edge.serve(domain.domain, prefix);
     }
     return next;
+  }
+
+  /** A fresh target for a new claim: whatever an earlier holder left in DNS points elsewhere. */
+  private newTarget(): string {
+    return targetHost(randomToken(), this.deps.platformHost);
+  }
+
+  private nameOf(record: DomainRecord) {
+    return normaliseDomain(record.domain, this.deps.config.platform.domain);
   }
 
   private defaultDomain(project: ProjectRecord): string {

@@ -1,9 +1,15 @@
-import { type DynamoDBDocumentClient as DocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient as DocumentClient,
+  GetCommand,
+  PutCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { DOMAIN_TABLE_KEYS } from '../../lib/constructs/domains/runtime-contract.js';
 import { conditionally, queryIndex } from '../shared/dynamodb.js';
 import { conditionalUpdate } from '../shared/dynamodb-update.js';
 import type { DomainRecord } from './domain-record.js';
-import type { DomainStore } from './ports.js';
+import type { DomainExpectation, DomainStore, LiveDomainsPage } from './ports.js';
 
 export class DynamoDbDomainStore implements DomainStore {
   constructor(
@@ -13,21 +19,29 @@ export class DynamoDbDomainStore implements DomainStore {
 
   async claim(record: DomainRecord): Promise<DomainRecord | undefined> {
     for (let attempt = 0; attempt < 3; attempt++) {
+      const existing = await this.get(record.domain);
+      if (existing && existing.state !== 'removed') return existing;
+      // The removed claim's verification history stays with the name (ownershipRequirement reads it).
+      const verifiedBy = [...new Set([...(existing?.verifiedBy ?? []), ...(record.verifiedBy ?? [])])];
+      const item: DomainRecord = verifiedBy.length > 0 ? { ...record, verifiedBy } : record;
       const claimed = await conditionally(() =>
         this.client.send(
           new PutCommand({
             TableName: this.tableName,
-            Item: record,
-            // One project per domain platform-wide; a removed domain can be added again.
-            ConditionExpression: 'attribute_not_exists(#domain) OR #state = :removed',
-            ExpressionAttributeNames: { '#domain': 'domain', '#state': 'state' },
-            ExpressionAttributeValues: { ':removed': 'removed' },
+            Item: item,
+            // One project per domain platform-wide; a removed domain can be added again, and the
+            // history read above is still the stored one (same removed claim).
+            ...(existing
+              ? {
+                  ConditionExpression: '#state = :removed AND #createdAt = :createdAt',
+                  ExpressionAttributeNames: { '#state': 'state', '#createdAt': 'createdAt' },
+                  ExpressionAttributeValues: { ':removed': 'removed', ':createdAt': existing.createdAt },
+                }
+              : { ConditionExpression: 'attribute_not_exists(#domain)', ExpressionAttributeNames: { '#domain': 'domain' } }),
           }),
         ),
       );
       if (claimed) return undefined;
-      const holder = await this.get(record.domain);
-      if (holder && holder.state !== 'removed') return holder;
     }
     throw new Error(`domain ${record.domain} is contended`);
   }
@@ -52,10 +66,29 @@ export class DynamoDbDomainStore implements DomainStore {
     return fresh.filter((d): d is DomainRecord => d !== undefined && d.projectId === projectId && d.state !== 'removed');
   }
 
-  update(domain: string, changes: Partial<Omit<DomainRecord, 'domain'>>, expectedAttempt?: number): Promise<boolean> {
-    const expected = expectedAttempt === undefined ? undefined : { attempt: expectedAttempt };
+  update(domain: string, changes: Partial<Omit<DomainRecord, 'domain'>>, expected?: number | DomainExpectation): Promise<boolean> {
+    const expectation: DomainExpectation | undefined = typeof expected === 'number' ? { attempt: expected } : expected;
+    const fields = expectation
+      ? Object.fromEntries(Object.entries(expectation).filter(([, value]) => value !== undefined))
+      : undefined;
     return conditionally(() =>
-      this.client.send(new UpdateCommand({ TableName: this.tableName, Key: { domain }, ...conditionalUpdate('domain', changes, expected) })),
+      this.client.send(new UpdateCommand({ TableName: this.tableName, Key: { domain }, ...conditionalUpdate('domain', changes, fields) })),
     );
+  }
+
+  /** A Scan filtered to live records (see isLive); the cursor is the page's LastEvaluatedKey, base64url JSON. */
+  async liveDomains(cursor: string | undefined, pageSize: number): Promise<LiveDomainsPage> {
+    const page = await this.client.send(
+      new ScanCommand({
+        TableName: this.tableName,
+        Limit: pageSize,
+        FilterExpression: '#state = :active OR (attribute_exists(#activeAt) AND #state <> :removed)',
+        ExpressionAttributeNames: { '#state': 'state', '#activeAt': 'activeAt' },
+        ExpressionAttributeValues: { ':active': 'active', ':removed': 'removed' },
+        ...(cursor ? { ExclusiveStartKey: JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown> } : {}),
+      }),
+    );
+    const next = page.LastEvaluatedKey ? Buffer.from(JSON.stringify(page.LastEvaluatedKey)).toString('base64url') : undefined;
+    return { records: (page.Items ?? []) as DomainRecord[], ...(next ? { cursor: next } : {}) };
   }
 }

@@ -8,7 +8,7 @@ import { DynamoDbProjectStore } from '../projects/dynamodb-project-store.js';
 import { CONTROL_PLANE, traced } from '../shared/aws-clients.js';
 import { systemClock } from '../shared/clock.js';
 import { createDocumentClient } from '../shared/dynamodb.js';
-import { requireEnv } from '../shared/env.js';
+import { requireEnv, requirePositiveIntEnv } from '../shared/env.js';
 import { powertools } from '../shared/middleware.js';
 import { logger, metrics } from '../shared/powertools.js';
 import { CloudFrontCertificateAuthority } from './cloudfront-certificate-authority.js';
@@ -42,6 +42,7 @@ const tasks = createFlowTasks({
   clock: systemClock,
   platformHost: requireEnv(DOMAIN_ENV.platformHost),
   platformDomain: requireEnv(DOMAIN_ENV.platformDomain),
+  driftGraceSeconds: requirePositiveIntEnv(DOMAIN_ENV.driftGraceSeconds),
   onCertificateDelayed: (domain) => {
     logger.warn('domain certificate delayed', { domain });
     metrics.addMetric('DomainsCertificateDelayed', MetricUnit.Count, 1);

@@ -6,7 +6,8 @@ import { diagnoseCaa } from './caa.js';
 import type { DnsResolver } from './dns-resolver.js';
 import { verifyDns } from './dns-verification.js';
 import { normaliseDomain } from './domain-name.js';
-import type { DomainDiagnosis, DomainRecord } from './domain-record.js';
+import { type DomainDiagnosis, type DomainRecord, isLive } from './domain-record.js';
+import { expectationOf } from './expectations.js';
 import type { CertificateAuthority, CertificateStatus, DomainStore, EdgeRouter } from './ports.js';
 
 /** What each task of the state machine receives: the execution input plus earlier results. */
@@ -29,6 +30,8 @@ export interface FlowTaskDeps {
   readonly clock: Clock;
   readonly platformHost: string;
   readonly platformDomain: string;
+  /** How long a live domain whose DNS no longer verifies keeps being served (config domains.driftCheck). */
+  readonly driftGraceSeconds: number;
   /** Called when a domain becomes certificate_delayed (a metric on AWS, for the alarm). */
   readonly onCertificateDelayed?: (domain: string) => void;
 }
@@ -56,18 +59,29 @@ export function createFlowTasks(deps: FlowTaskDeps) {
     deps.domains.update(input.domain, { ...changes, updatedAt: now() }, input.attempt);
 
   const check = (record: DomainRecord) =>
-    verifyDns(normaliseDomain(record.domain, deps.platformDomain), deps.platformHost, deps.dns);
+    verifyDns(normaliseDomain(record.domain, deps.platformDomain), expectationOf(record, deps.platformHost, 'verify'), deps.dns);
 
   return {
     async verifyDns(input: FlowInput): Promise<{ verified: boolean }> {
       const found = await current(input);
       if (!found) return { verified: false, ...STALE };
-      const result = await check(found.record);
+      const { record } = found;
+      const result = await check(record);
       if (result.verified) {
-        await update(input, { state: 'issuing_certificate', verifiedAt: now(), failure: undefined });
+        // The history a later claimant of this name (or of a subdomain) is checked against.
+        const verifiedBy = [...new Set([...(record.verifiedBy ?? []), record.accountId])];
+        await update(input, { state: 'issuing_certificate', verifiedAt: now(), verifiedBy, failure: undefined, misconfiguration: undefined });
         return { verified: true };
       }
       const { reason, observed, expected, detail } = result;
+      if (isLive(record)) {
+        // A live domain keeps serving: a failed Re-verify is drift, with its grace period (kept from an earlier finding).
+        const since = record.misconfiguration?.since ?? now();
+        const detachAt = new Date(Date.parse(since) + deps.driftGraceSeconds * 1000).toISOString();
+        const misconfiguration = { reason, observed, expected, detail, since, detachAt, checkedAt: now() };
+        await update(input, { state: 'dns_misconfigured', misconfiguration });
+        return { verified: false };
+      }
       await update(input, { state: 'dns_failed', failure: { reason, observed, expected, detail } });
       return { verified: false };
     },
@@ -97,7 +111,7 @@ export function createFlowTasks(deps: FlowTaskDeps) {
       else if (project.liveDeployId) {
         await deps.edge.serve(record.domain, deployPrefix(project.projectId, project.liveDeployId));
       }
-      await update(input, { state: 'active', activeAt: now(), diagnosis: undefined });
+      await update(input, { state: 'active', activeAt: now(), diagnosis: undefined, misconfiguration: undefined });
       return { state: 'active' };
     },
 

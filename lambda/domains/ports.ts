@@ -1,16 +1,38 @@
 import type { ProjectRecord } from '../projects/project.js';
-import type { DomainRecord } from './domain-record.js';
+import type { DomainRecord, DomainState } from './domain-record.js';
+
+/** What a conditional update expects of the stored record (all given fields must still hold). */
+export interface DomainExpectation {
+  /** The attempt: a newer Verify wins over an older attempt's writes. */
+  readonly attempt?: number;
+  readonly state?: DomainState;
+  /** The claim (its createdAt): a name removed and added again is another claim. */
+  readonly createdAt?: string;
+}
+
+/** One page of the live domains (the drift check's walk over the table). */
+export interface LiveDomainsPage {
+  readonly records: readonly DomainRecord[];
+  /** Where the next page starts; absent after the last one. */
+  readonly cursor?: string;
+}
 
 export interface DomainStore {
   /**
    * Claims a domain for a project: succeeds when no record exists or the existing one is
-   * `removed`. Returns undefined when claimed, or the live record that holds the name.
+   * `removed`, whose `verifiedBy` history the new record inherits. Returns undefined when
+   * claimed, or the live record that holds the name.
    */
   claim(record: DomainRecord): Promise<DomainRecord | undefined>;
   get(domain: string): Promise<DomainRecord | undefined>;
   listByProject(projectId: string): Promise<DomainRecord[]>;
-  /** Applies `changes` if the record's attempt is still `expectedAttempt` (a newer Verify wins). */
-  update(domain: string, changes: Partial<Omit<DomainRecord, 'domain'>>, expectedAttempt?: number): Promise<boolean>;
+  /**
+   * Applies `changes` if the record still matches `expected` (a number is the attempt: a newer
+   * Verify wins). Returns whether it applied.
+   */
+  update(domain: string, changes: Partial<Omit<DomainRecord, 'domain'>>, expected?: number | DomainExpectation): Promise<boolean>;
+  /** Live domains (served at the edge, see isLive), a page at a time, in no set order. */
+  liveDomains(cursor: string | undefined, pageSize: number): Promise<LiveDomainsPage>;
 }
 
 /**
@@ -90,4 +112,6 @@ export interface DomainFlowStarter {
   start(input: { domain: string; attempt: number }): Promise<void>;
   /** Starts the release of a removed domain's tenant (the same state machine, its release branch). */
   release(input: TenantReleaseRequest): Promise<void>;
+  /** Starts a drift check of every live domain (the same state machine, its drift branch); returns the execution's name. */
+  checkDrift(): Promise<{ readonly execution: string }>;
 }

@@ -3,6 +3,7 @@ import {
   DOMAIN_FLOW_DEFAULTS,
   domainFlowExecutionName,
   domainReleaseExecutionName,
+  driftCheckExecutionName,
 } from '../../lib/constructs/domains/domain-flow-definition.js';
 import type { DomainFlowStarter, TenantReleaseRequest } from './ports.js';
 
@@ -14,6 +15,8 @@ export interface SfnDomainFlowStarterOptions {
   readonly pollSeconds?: number;
   /** Seconds after verification without a certificate before the diagnosis. @default DOMAIN_FLOW_DEFAULTS.watchdogSeconds (1800) */
   readonly watchdogSeconds?: number;
+  /** Names a drift check started by hand. @default Date.now */
+  readonly now?: () => number;
 }
 
 /**
@@ -41,6 +44,13 @@ export class SfnDomainFlowStarter implements DomainFlowStarter {
   async release(input: TenantReleaseRequest): Promise<void> {
     const { domain, ...release } = input;
     await this.startExecution(domainReleaseExecutionName(domain, input.claimedAt), { domain, release });
+  }
+
+  /** The input's `drift` sends the execution down the drift branch (DriftCheckInput). */
+  async checkDrift(): Promise<{ execution: string }> {
+    const execution = driftCheckExecutionName((this.options.now ?? Date.now)());
+    await this.startExecution(execution, { drift: {} });
+    return { execution };
   }
 
   private async startExecution(name: string, input: Record<string, unknown>): Promise<void> {

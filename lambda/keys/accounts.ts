@@ -9,6 +9,13 @@ export interface AccountRecord {
   readonly limits?: RateLimits;
   /** The account's own usage plan (Enterprise), created by the control plane. */
   readonly gatewayUsagePlanId?: string;
+  /**
+   * The account's one internal API Gateway key in its plan's usage plan (the backstop), with its
+   * value; every key record of the account holds a copy. Absent when the account is pooled (the
+   * API keys quota was reached: Free and Pro only) or was created before keys were per account.
+   */
+  readonly gatewayKeyId?: string;
+  readonly gatewayKeyValue?: string;
   readonly createdAt: string;
   readonly updatedAt?: string;
 }

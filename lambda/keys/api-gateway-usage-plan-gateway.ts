@@ -22,11 +22,11 @@ interface AwsErrorShape {
 
 const errorName = (error: unknown): string | undefined => (error as AwsErrorShape | undefined)?.name;
 
-/** CreateApiKey answered LimitExceededException for a key that may not share its plan's pooled key. */
+/** CreateApiKey answered LimitExceededException for an account that may not share its plan's pooled key. */
 export class ApiKeyQuotaError extends Error {
-  constructor(keyId: string, cause: unknown) {
+  constructor(accountId: string, cause: unknown) {
     super(
-      `API Gateway refused a new API key for customer key ${keyId} (LimitExceededException: the API keys per region quota, 10,000 by default, is reached). Business and Enterprise keys never fall back to a pooled key: request a quota increase for "API keys per Region" in Service Quotas, then create the key again.`,
+      `API Gateway refused a new API key for account ${accountId} (LimitExceededException: the API keys per region quota, 10,000 and fixed by AWS, is reached; one internal key per account). Business and Enterprise accounts never fall back to a pooled key: move Free and Pro accounts to their plan's pooled key, or serve further paid accounts from another Region or AWS account.`,
       { cause },
     );
     this.name = 'ApiKeyQuotaError';
@@ -50,8 +50,8 @@ export interface ApiGatewayUsagePlanGatewayOptions {
 
 /**
  * The usage-plan port on API Gateway (design §2, keys & plans control plane): one internal API key
- * per customer key in its plan's usage plan (throttles and quotas apply per API key), one usage
- * plan per Enterprise account. Control-plane only: never call this on the request path. Every
+ * per account in its plan's usage plan (throttles and quotas apply per API key, limits per
+ * account), one usage plan per Enterprise account. Control-plane only: never call this on the request path. Every
  * call respects AWS's control-plane rate limits (CreateApiKey 5/s, UpdateUsagePlan 1 per 20 s)
  * through the clients' SDK retry strategies, and each operation is idempotent so an interrupted
  * change can be re-run.
@@ -131,30 +131,30 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
     );
   }
 
-  async createKey(keyId: string, usagePlanId: string, poolable: boolean): Promise<InternalKey | undefined> {
+  async createKey(accountId: string, usagePlanId: string, poolable: boolean): Promise<InternalKey | undefined> {
     let key: { id: string; value?: string };
     try {
       const created = await this.client.send(
         new CreateApiKeyCommand({
-          name: `internal-${keyId}`,
-          description: `Internal usage identifier of customer key ${keyId}; not a customer secret`,
+          name: `internal-${accountId}`,
+          description: `Internal usage identifier of account ${accountId}, shared by its API keys; not a customer secret`,
           enabled: true,
-          tags: { keyId },
+          tags: { accountId },
         }),
       );
-      if (!created.id) throw new Error(`CreateApiKey internal-${keyId} returned no id`);
+      if (!created.id) throw new Error(`CreateApiKey internal-${accountId} returned no id`);
       key = { id: created.id, ...(created.value ? { value: created.value } : {}) };
     } catch (error) {
       if (errorName(error) !== 'LimitExceededException') throw error;
-      // The API keys quota: Free and Pro keys share their plan's pooled key (the authorizer uses it
-      // for records without gatewayKeyId); the others must not silently share a tier's backstop.
+      // The API keys quota: Free and Pro accounts share their plan's pooled key (the authorizer uses
+      // it for records without gatewayKeyValue); the others must not silently share a tier's backstop.
       if (poolable) return undefined;
-      throw new ApiKeyQuotaError(keyId, error);
+      throw new ApiKeyQuotaError(accountId, error);
     }
     try {
       // CreateApiKey answers the generated value; read it back only if it ever did not.
       const value = key.value ?? (await this.keyValue(key.id));
-      if (!value) throw new Error(`API key ${key.id} (customer key ${keyId}) has no value`);
+      if (!value) throw new Error(`API key ${key.id} (account ${accountId}) has no value`);
       await this.bind(key.id, usagePlanId);
       return { id: key.id, value };
     } catch (error) {
@@ -162,7 +162,7 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
         await this.deleteKey(key.id);
       } catch (cleanupError) {
         throw new Error(
-          `Binding internal API key ${key.id} (customer key ${keyId}) to usage plan ${usagePlanId} failed (${messageOf(error)}), and deleting that API key failed too (${messageOf(cleanupError)}): delete it by hand.`,
+          `Binding internal API key ${key.id} (account ${accountId}) to usage plan ${usagePlanId} failed (${messageOf(error)}), and deleting that API key failed too (${messageOf(cleanupError)}): delete it by hand.`,
           { cause: error },
         );
       }

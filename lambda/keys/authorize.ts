@@ -17,8 +17,8 @@ export const POOLED_USAGE_KEY_NAMES = [...PLAN_IDS, 'anonymous'] as const;
 
 /**
  * The values of the pooled internal API Gateway keys (the authorizer's environment). A caller
- * without an internal key of its own (anonymous, pooled Free/Pro keys, records from before the
- * values were stored) is metered on its plan's. Internal identifiers, not customer secrets.
+ * whose account has no internal key of its own (anonymous, pooled Free/Pro accounts, records from
+ * before the values were stored) is metered on its plan's. Internal identifiers, not customer secrets.
  */
 export type PooledUsageKeys = Readonly<Record<(typeof POOLED_USAGE_KEY_NAMES)[number], string>>;
 
@@ -56,7 +56,7 @@ export function createAuthorizer(deps: AuthorizeDeps) {
     const record = await deps.keys.findByHash(keyHash);
     if (record?.status === 'active' && record.gatewayKeyId && !record.gatewayKeyValue) {
       // A record from before the values were stored: never a management call here (its quotas are
-      // low and fixed); meter it on the plan's pooled key until `keys backfill-usage-keys` runs.
+      // low and fixed); meter it on the plan's pooled key until `accounts migrate` runs.
       logger.warn('key record has no stored usage identifier; using its plan\'s pooled key', { keyId: record.keyId });
     }
     if (deps.keyCacheSeconds > 0) {
@@ -86,7 +86,7 @@ export function createAuthorizer(deps: AuthorizeDeps) {
         limits: record.limits ?? plan.limits,
         ban: plan.ban,
       },
-      // One read of the record gives everything: its own internal key's value, or its plan's pool.
+      // One read of the record gives everything: its account's internal key's value, or its plan's pool.
       usageIdentifierKey: record.gatewayKeyValue ?? deps.pooledUsageKeys[record.plan],
     };
   }

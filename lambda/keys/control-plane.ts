@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import { PLAN_IDS, type PlanId, type PlatformConfig, type RateLimits } from '../../lib/config/index.js';
+import { AccountLimits } from '../rate-limits/account-limits.js';
 import type { LimiterStore } from '../rate-limits/limiter-store.js';
-import { keySubjectId } from '../rate-limits/rate-limiter.js';
-import { dayWindowEndMs, minuteWindowEndMs, windowsAt } from '../rate-limits/windows.js';
 import type { Clock } from '../shared/clock.js';
 import type { AccountRecord, AccountStore } from './accounts.js';
 import { displayParts, generateApiKey, hashApiKey } from './api-key-format.js';
 import type { ApiKeyRecord, KeyStore } from './key-store.js';
+import { type AccountMigration, migrateAccount, type MigrationReport, summarize } from './migration.js';
 import type { InternalKey, UsagePlanGateway } from './usage-plan-gateway.js';
-import { backfillUsageKeys, type UsageKeyBackfill } from './usage-key-backfill.js';
-import { type AccountView, type KeyUsageView, type KeyView, keyView, type UsageView } from './views.js';
+import { type AccountView, type KeyView, keyView, type UsageView, usageView } from './views.js';
 
 export type ControlPlaneErrorCode = 'invalid_request' | 'account_not_found' | 'key_not_found';
 
@@ -28,6 +27,7 @@ export class ControlPlaneError extends Error {
 }
 
 export type { AccountView, KeyUsageView, KeyView, UsageView, WindowUsageView } from './views.js';
+export type { MigrationReport } from './migration.js';
 
 export interface ControlPlaneDeps {
   readonly accounts: AccountStore;
@@ -74,8 +74,9 @@ function parseLimits(plan: PlanId, value: unknown, config: PlatformConfig): Rate
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
- * Seconds added to the authorizer's key cache before a revoked key's internal key is deleted:
- * clocks of the control plane and of the authorizers may differ by this much.
+ * Seconds added to the authorizer's key cache: clocks of the control plane and of the authorizers
+ * may differ by this much. A revoked key is refused by the limiter for this long past the cache
+ * TTL; a key's own internal key (from before keys were per account) is deleted only after it.
  */
 export const RELEASE_MARGIN_SECONDS = 5;
 
@@ -85,10 +86,16 @@ export const newAccountId = () => `acct_${randomUUID().replaceAll('-', '').slice
 /**
  * Accounts, plans and API keys (design §2, keys & plans control plane). The same logic runs
  * behind the local platform's control API, in the operator CLI against a deployed stack, and in
- * the dashboard's API. Keys are returned in clear exactly once, by `createKey`.
+ * the dashboard's API. Keys are returned in clear exactly once, by `createKey`. Limits belong to
+ * the account: its keys share one budget (the limiter's shards) and one internal API Gateway key
+ * (the backstop); a ban or a revocation is a key's own.
  */
 export class ControlPlane {
-  constructor(private readonly deps: ControlPlaneDeps) {}
+  private readonly limits: AccountLimits;
+
+  constructor(private readonly deps: ControlPlaneDeps) {
+    this.limits = new AccountLimits(deps.limiter);
+  }
 
   async createAccount(input: {
     name: unknown;
@@ -103,7 +110,7 @@ export class ControlPlane {
     const gatewayUsagePlanId = plan === 'enterprise' && limits
       ? await this.deps.gateway.createAccountPlan(accountId, limits)
       : undefined;
-    const account: AccountRecord = {
+    const draft: AccountRecord = {
       accountId,
       name,
       plan,
@@ -111,7 +118,16 @@ export class ControlPlane {
       ...(gatewayUsagePlanId ? { gatewayUsagePlanId } : {}),
       createdAt: iso(this.deps.clock.now()),
     };
-    await this.deps.accounts.create(account);
+    const internalKey = await this.deps.gateway.createKey(accountId, this.usagePlanIdOf(draft), poolable(plan));
+    const account: AccountRecord = { ...draft, ...bindingOf(internalKey) };
+    try {
+      await this.deps.accounts.create(account);
+    } catch (error) {
+      // Nothing refers to the internal key yet: delete it rather than leak it (it counts against the quota).
+      if (internalKey) await this.deps.gateway.deleteKey(internalKey.id).catch(() => {});
+      throw error;
+    }
+    await this.limits.provision(accountId, this.limitsOf(account), this.deps.clock.now());
     return this.accountView(account);
   }
 
@@ -138,48 +154,24 @@ export class ControlPlane {
   /** Creates a key; the secret is in the result and nowhere else, ever. */
   async createKey(accountId: string, name: unknown): Promise<{ secret: string; key: KeyView }> {
     const keyName = parseName(name);
-    const account = await this.account(accountId);
-    // Frees the quota the account's revoked keys still hold, before taking from it.
-    await this.releaseInternalKeys(await this.deps.keys.listByAccount(accountId));
+    const account = await this.withInternalKey(await this.account(accountId));
     const secret = generateApiKey();
-    const keyId = `key_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
-    const limits = this.limitsOf(account);
-    const internalKey = await this.deps.gateway.createKey(
-      keyId,
-      this.usagePlanIdOf(account),
-      account.plan === 'free' || account.plan === 'pro',
-    );
-    try {
-      return await this.storeKey(secret, keyId, keyName, account, limits, internalKey);
-    } catch (error) {
-      // Nothing refers to the internal key yet: delete it rather than leak it (it counts against the quota).
-      if (internalKey) await this.deps.gateway.deleteKey(internalKey.id).catch(() => {});
-      throw error;
-    }
-  }
-
-  private async storeKey(
-    secret: string,
-    keyId: string,
-    keyName: string,
-    account: AccountRecord,
-    limits: RateLimits,
-    internalKey: InternalKey | undefined,
-  ): Promise<{ secret: string; key: KeyView }> {
     const record: ApiKeyRecord = {
       keyHash: hashApiKey(secret),
-      keyId,
-      accountId: account.accountId,
+      keyId: `key_${randomUUID().replaceAll('-', '').slice(0, 20)}`,
+      accountId,
       name: keyName,
       ...displayParts(secret),
       status: 'active',
       plan: account.plan,
       ...(account.limits ? { limits: account.limits } : {}),
-      ...bindingOf(internalKey),
+      // The account's internal key: the authorizer's one read of this record gives it.
+      ...bindingOf(internalKeyOf(account)),
       createdAt: iso(this.deps.clock.now()),
     };
-    // The limiter item first: a key record without one would be refused as revoked.
-    await this.deps.limiter.activateKey(keySubjectId(keyId), limits);
+    // The shards first (an account from before per-account limits gets them now): the key's first
+    // request then counts on its account's budget.
+    await this.limits.ensureProvisioned(accountId, this.limitsOf(account), this.deps.clock.now());
     await this.deps.keys.put(record);
     return { secret, key: keyView(record) };
   }
@@ -187,59 +179,37 @@ export class ControlPlane {
   async listKeys(accountId: string): Promise<KeyView[]> {
     await this.account(accountId);
     const records = await this.deps.keys.listByAccount(accountId);
-    const items = await Promise.all(records.map((r) => this.deps.limiter.get(keySubjectId(r.keyId))));
+    const usage = await this.limits.usage(accountId, this.deps.clock.now());
     return records
-      .map((record, i) => keyView(record, items[i]?.lastUsedAt))
+      .map((record) => keyView(record, usage.keys.get(record.keyId)?.lastUsedAt))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
   }
 
-  /** Refused by the limiter from the next request on; by the authorizer within its cache TTL. */
-  async revokeKey(accountId: string, keyId: string): Promise<KeyView> {
-    await this.account(accountId);
-    const records = await this.deps.keys.listByAccount(accountId);
-    const record = records.find((k) => k.keyId === keyId);
-    if (!record) throw new ControlPlaneError('key_not_found', `No key ${keyId} in account ${accountId}.`, 404);
-    let revoked = record;
-    if (record.status !== 'revoked') {
-      const revokedAt = iso(this.deps.clock.now());
-      // Refused from the next request on, before anything that could fail.
-      await this.deps.limiter.revokeKey(keySubjectId(keyId));
-      await this.deps.keys.update(record.keyHash, { status: 'revoked', revokedAt });
-      revoked = { ...record, status: 'revoked', revokedAt };
-    }
-    await this.releaseInternalKeys(records.map((k) => (k.keyId === keyId ? revoked : k)));
-    return keyView(revoked);
-  }
-
   /**
-   * Deletes the internal keys of revoked keys (they count against the API key quota) once no
-   * authorizer can still hold the key's active record: until then a request with the key still
-   * passes the usage-plan backstop and gets the limiter's 401 with rate-limit headers, not API
-   * Gateway's own. Run by the account's key changes (create, revoke, plan change); the record
-   * keeps the key's id until it is deleted, so a failed delete is completed by the next one.
+   * Refused by the limiter from the next request on (a marker on every shard of the account, kept
+   * until no authorizer can still hold the key's active record), by the authorizer within its
+   * cache TTL. The account's internal key stays: the account's other keys use it.
    */
-  private async releaseInternalKeys(records: readonly ApiKeyRecord[]): Promise<ApiKeyRecord[]> {
-    const { keyCacheSeconds } = this.deps.config.auth;
-    const graceMs = keyCacheSeconds > 0 ? (keyCacheSeconds + RELEASE_MARGIN_SECONDS) * 1000 : 0;
-    const now = this.deps.clock.now();
-    const after: ApiKeyRecord[] = [];
-    for (const record of records) {
-      const { gatewayKeyId, gatewayKeyValue: _value, ...rest } = record;
-      const revokedAtMs = record.revokedAt ? Date.parse(record.revokedAt) : 0;
-      if (record.status !== 'revoked' || !gatewayKeyId || revokedAtMs + graceMs > now) {
-        after.push(record);
-        continue;
-      }
-      await this.deps.gateway.deleteKey(gatewayKeyId);
-      await this.deps.keys.update(record.keyHash, { gatewayKeyId: undefined, gatewayKeyValue: undefined });
-      after.push(rest);
-    }
-    return after;
+  async revokeKey(accountId: string, keyId: string): Promise<KeyView> {
+    const record = await this.key(accountId, keyId);
+    if (record.status === 'revoked') return keyView(record);
+    const nowMs = this.deps.clock.now();
+    const until = nowMs + (this.deps.config.auth.keyCacheSeconds + RELEASE_MARGIN_SECONDS) * 1000;
+    // Refused from the next request on, before anything that could fail.
+    const lastUsedMs = await this.limits.markRevoked(accountId, keyId, until, nowMs);
+    const changes = {
+      status: 'revoked' as const,
+      revokedAt: iso(nowMs),
+      ...(lastUsedMs !== undefined ? { lastUsedAt: iso(lastUsedMs) } : {}),
+    };
+    await this.deps.keys.update(record.keyHash, changes);
+    return keyView({ ...record, ...changes });
   }
 
   /**
-   * Moves the account to a plan (Enterprise with its agreed limits). Each step is idempotent, so
-   * an interrupted change is completed by running it again.
+   * Moves the account to a plan (Enterprise with its agreed limits): its one internal key moves to
+   * the new usage plan, its shards take the new limits. Each step is idempotent, so an
+   * interrupted change is completed by running it again.
    */
   async setPlan(accountId: string, input: { plan: unknown; limits?: unknown }): Promise<AccountView> {
     const account = await this.account(accountId);
@@ -255,38 +225,32 @@ export class ControlPlane {
       if (gatewayUsagePlanId) await this.deps.gateway.updateAccountPlan(gatewayUsagePlanId, limits);
       else gatewayUsagePlanId = await this.deps.gateway.createAccountPlan(accountId, limits);
     }
-    const next: AccountRecord = {
+    const draft: AccountRecord = {
       accountId,
       name: account.name,
       plan,
       ...(plan === 'enterprise' && limits ? { limits } : {}),
       ...(plan === 'enterprise' && gatewayUsagePlanId ? { gatewayUsagePlanId } : {}),
+      ...bindingOf(internalKeyOf(account)),
       createdAt: account.createdAt,
       updatedAt: iso(this.deps.clock.now()),
     };
-
     const from = this.usagePlanIdOf(account);
-    const to = this.usagePlanIdOf(next);
-    const nextLimits = this.limitsOf(next);
-    const records = await this.releaseInternalKeys(await this.deps.keys.listByAccount(accountId));
-    // A revoked key whose internal key is not released yet moves with the others: it stays valid
-    // until then, and a usage plan is deleted only once no key is bound to it.
-    for (const key of records) {
-      if (key.status === 'revoked' && key.gatewayKeyId && from !== to) {
-        await this.deps.gateway.moveKey(key.gatewayKeyId, from, to);
-      }
-    }
-    const keys = records.filter((k) => k.status === 'active');
-    const poolable = plan === 'free' || plan === 'pro';
-    for (const key of keys) {
-      // A move keeps the internal key (its id and value): the record's stored value stays right.
-      if (key.gatewayKeyId && from !== to) await this.deps.gateway.moveKey(key.gatewayKeyId, from, to);
-      // A pooled key moving to a plan that never pools gets its own internal key.
-      const created = !key.gatewayKeyId && !poolable
-        ? await this.deps.gateway.createKey(key.keyId, to, false)
-        : undefined;
-      await this.deps.limiter.setLimits(keySubjectId(key.keyId), nextLimits);
-      await this.deps.keys.update(key.keyHash, { plan, limits: next.limits, ...bindingOf(created) });
+    const to = this.usagePlanIdOf(draft);
+    // A move keeps the internal key (its id and value): the records' copies stay right.
+    if (account.gatewayKeyId && from !== to) await this.deps.gateway.moveKey(account.gatewayKeyId, from, to);
+    // A pooled account moving to a plan that never pools gets its own internal key.
+    const created = !account.gatewayKeyId && !poolable(plan)
+      ? await this.deps.gateway.createKey(accountId, to, false)
+      : undefined;
+    const next: AccountRecord = { ...draft, ...bindingOf(created) };
+    await this.limits.provision(accountId, this.limitsOf(next), this.deps.clock.now());
+    for (const key of await this.deps.keys.listByAccount(accountId)) {
+      await this.deps.keys.update(key.keyHash, {
+        plan,
+        limits: next.limits,
+        ...(key.status === 'active' ? bindingOf(created) : {}),
+      });
     }
     // Deleted before the account forgets it, so an interrupted change is completed by a re-run.
     if (account.gatewayUsagePlanId && plan !== 'enterprise') {
@@ -297,59 +261,60 @@ export class ControlPlane {
   }
 
   /**
-   * Stores the value of each key's internal key where the record lacks it (records created before
-   * values were stored), off the request path; the authorizer meters those keys on their plan's
-   * pooled key until then. Idempotent: a run fills only what is still missing.
+   * Moves accounts created before limits and internal keys were per account (README, "Migrating
+   * to per-account limits"): one account, or every account that has keys. Idempotent.
    */
-  async backfillUsageKeys(accountId?: string): Promise<UsageKeyBackfill> {
+  async migrate(accountId?: string): Promise<MigrationReport> {
     if (accountId !== undefined) await this.account(accountId);
     const records = accountId === undefined
       ? await this.deps.keys.listAll()
       : await this.deps.keys.listByAccount(accountId);
-    return backfillUsageKeys({ keys: this.deps.keys, gateway: this.deps.gateway }, records, accountId);
+    const byAccount = new Map<string, ApiKeyRecord[]>();
+    for (const record of records) byAccount.set(record.accountId, [...(byAccount.get(record.accountId) ?? []), record]);
+    if (accountId !== undefined && !byAccount.has(accountId)) byAccount.set(accountId, []);
+    const results: AccountMigration[] = [];
+    for (const [id, keys] of [...byAccount.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+      const account = await this.deps.accounts.get(id);
+      if (!account) continue;
+      results.push(
+        await migrateAccount(
+          { ...this.deps, accountLimits: this.limits, graceMs: this.releaseGraceMs() },
+          { account, limits: this.limitsOf(account), usagePlanId: this.usagePlanIdOf(account), keys },
+        ),
+      );
+    }
+    return summarize(results, accountId);
   }
 
   async liftBan(accountId: string, keyId: string): Promise<{ keyId: string; wasBanned: boolean }> {
     await this.key(accountId, keyId);
-    const item = await this.deps.limiter.get(keySubjectId(keyId));
-    const wasBanned = item?.banUntil !== undefined && item.banUntil > this.deps.clock.now();
-    await this.deps.limiter.liftBan(keySubjectId(keyId));
+    const wasBanned = await this.limits.liftBan(accountId, keyId, this.deps.clock.now());
     return { keyId, wasBanned };
   }
 
-  /** Current minute and day counts of every key against its limits. */
+  /** The account's minute and day usage against its limits, with every key's share and ban. */
   async usage(accountId: string): Promise<UsageView> {
     const account = await this.account(accountId);
-    const records = await this.deps.keys.listByAccount(accountId);
-    const nowMs = this.deps.clock.now();
-    const windows = windowsAt(nowMs);
-    const limits = this.limitsOf(account);
-    const keys = await Promise.all(
-      records.map(async (record): Promise<KeyUsageView> => {
-        const item = await this.deps.limiter.get(keySubjectId(record.keyId));
-        const minuteLimit = item?.minuteLimit ?? limits.perMinute;
-        const dayLimit = item?.dayLimit ?? limits.perDay;
-        const minuteUsed = item?.minuteWindow === windows.minute ? item.minuteCount : 0;
-        const dayUsed = item?.dayWindow === windows.day ? item.dayCount : 0;
-        return {
-          ...keyView(record, item?.lastUsedAt),
-          minute: {
-            used: minuteUsed,
-            limit: minuteLimit,
-            remaining: Math.max(0, minuteLimit - minuteUsed),
-            resetsAt: iso(minuteWindowEndMs(windows.minute)),
-          },
-          day: {
-            used: dayUsed,
-            limit: dayLimit,
-            remaining: Math.max(0, dayLimit - dayUsed),
-            resetsAt: iso(dayWindowEndMs(windows.day)),
-          },
-          ...(item?.banUntil !== undefined && item.banUntil > nowMs ? { bannedUntil: iso(item.banUntil) } : {}),
-        };
-      }),
-    );
-    return { accountId, plan: account.plan, limits, keys: keys.sort((a, b) => a.createdAt.localeCompare(b.createdAt)) };
+    const [records, usage] = await Promise.all([
+      this.deps.keys.listByAccount(accountId),
+      this.limits.usage(accountId, this.deps.clock.now()),
+    ]);
+    return usageView(account, usage.limits ?? this.limitsOf(account), records, usage);
+  }
+
+  /** The account with an internal key of its own: created now for an account that has none and may have one. */
+  private async withInternalKey(account: AccountRecord): Promise<AccountRecord> {
+    if (account.gatewayKeyId) return account;
+    const usagePlanId = this.usagePlanIdOf(account);
+    const created = await this.deps.gateway.createKey(account.accountId, usagePlanId, poolable(account.plan));
+    if (!created) return account;
+    const next = { ...account, ...bindingOf(created) };
+    await this.deps.accounts.replace(next);
+    return next;
+  }
+
+  private releaseGraceMs(): number {
+    return (this.deps.config.auth.keyCacheSeconds + RELEASE_MARGIN_SECONDS) * 1000;
   }
 
   private async account(accountId: string): Promise<AccountRecord> {
@@ -391,4 +356,14 @@ export class ControlPlane {
 }
 
 /** The record attributes of an internal key: its id and value, stored together. */
-const bindingOf = (key: InternalKey | undefined) => (key ? { gatewayKeyId: key.id, gatewayKeyValue: key.value } : {});
+export const bindingOf = (key: InternalKey | undefined) =>
+  key ? { gatewayKeyId: key.id, gatewayKeyValue: key.value } : {};
+
+/** The account's internal key, when it has one with its value. */
+const internalKeyOf = (account: AccountRecord): InternalKey | undefined =>
+  account.gatewayKeyId && account.gatewayKeyValue
+    ? { id: account.gatewayKeyId, value: account.gatewayKeyValue }
+    : undefined;
+
+/** Free and Pro accounts may share their plan's pooled internal key once the API keys quota is reached. */
+const poolable = (plan: PlanId) => plan === 'free' || plan === 'pro';

@@ -13,21 +13,43 @@ export interface ApiKeyRecord {
   readonly plan: PlanId;
   /** Per-account limits (Enterprise); otherwise the plan's. */
   readonly limits?: RateLimits;
-  /** The internal API Gateway key that binds this key to its usage plan; absent when pooled. */
+  /**
+   * Copied from the account with `gatewayKeyValue` (and moved with it): the account's one internal
+   * API Gateway key, bound to its plan's usage plan. Absent when the account is pooled.
+   */
   readonly gatewayKeyId?: string;
   /**
-   * The value of that internal key, which the authorizer returns as the usage identifier, so that
-   * it needs no API Gateway call. Not a customer secret: the REST API takes API keys from the
-   * authorizer only (`apiKeySourceType: AUTHORIZER`), so API Gateway never accepts it from a
-   * client. Absent on records created before it was stored (`keys backfill-usage-keys` fills it).
+   * The value of that internal key, which the authorizer returns as the usage identifier: the one
+   * read of the key record gives it, so no API Gateway call is ever on the request path. Not a
+   * customer secret: the REST API takes API keys from the authorizer only
+   * (`apiKeySourceType: AUTHORIZER`), so API Gateway never accepts it from a client.
    */
   readonly gatewayKeyValue?: string;
+  /**
+   * The key's own internal key from before internal keys were per account, left to delete once no
+   * authorizer can still hold the record that named it (the migration deletes it then).
+   */
+  readonly formerGatewayKeyId?: string;
+  readonly formerGatewayKeyRetiredAt?: string;
+  /** Last use, kept at revocation (the limiter's copy is tidied away some time after). */
+  readonly lastUsedAt?: string;
   readonly createdAt: string;
   readonly revokedAt?: string;
 }
 
 export type ApiKeyChanges = Partial<
-  Pick<ApiKeyRecord, 'status' | 'revokedAt' | 'plan' | 'limits' | 'gatewayKeyId' | 'gatewayKeyValue'>
+  Pick<
+    ApiKeyRecord,
+    | 'status' |
+    'revokedAt' |
+    'plan' |
+    'limits' |
+    'gatewayKeyId' |
+    'gatewayKeyValue' |
+    'formerGatewayKeyId' |
+    'formerGatewayKeyRetiredAt' |
+    'lastUsedAt'
+  >
 >;
 
 export interface KeyStore {

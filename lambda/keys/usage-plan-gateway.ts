@@ -10,13 +10,14 @@ export interface InternalKey {
 }
 
 /**
- * Binding of customer keys to API Gateway usage plans (the backstop behind the exact limiter),
- * through internal API Gateway keys: customer secrets never live in API Gateway.
+ * Binding of accounts to API Gateway usage plans (the backstop behind the exact limiter), through
+ * internal API Gateway keys: customer secrets never live in API Gateway.
  *
- * Usage-plan throttles and quotas apply per API key, so each customer key gets its own internal
- * key in its plan's usage plan. API Gateway allows 10,000 API keys per region: when that quota is
- * reached, `createKey` answers `undefined` for Free and Pro keys, which then share their plan's
- * pooled internal key chosen by the authorizer (documented in the README).
+ * Usage-plan throttles and quotas apply per API key, and limits belong to the account, so each
+ * account gets one internal key in its plan's usage plan, shared by all its customer keys. API
+ * Gateway allows 10,000 API keys per region, so that many accounts: when the quota is reached,
+ * `createKey` answers `undefined` for Free and Pro accounts, which then share their plan's pooled
+ * internal key chosen by the authorizer (documented in the README).
  */
 export interface UsagePlanGateway {
   /** The shared usage plan of a standard plan (free, pro, business). */
@@ -28,15 +29,15 @@ export interface UsagePlanGateway {
   /** Deletes an Enterprise account's usage plan once no key is bound to it. */
   deleteAccountPlan(usagePlanId: string): Promise<void>;
   /**
-   * Creates the internal key of customer key `keyId` in usage plan `usagePlanId`; returns its id
-   * and value, or undefined when the key must use its plan's pool (API key quota reached; Free and
-   * Pro only).
+   * Creates the internal key of account `accountId` in usage plan `usagePlanId`; returns its id
+   * and value, or undefined when the account must use its plan's pool (API key quota reached;
+   * Free and Pro only).
    */
-  createKey(keyId: string, usagePlanId: string, poolable: boolean): Promise<InternalKey | undefined>;
+  createKey(accountId: string, usagePlanId: string, poolable: boolean): Promise<InternalKey | undefined>;
   /** The value of an existing internal key (migration of records that lack it); undefined once it is deleted. */
   keyValue(gatewayKeyId: string): Promise<string | undefined>;
   /** Moves an internal key from one usage plan to another (plan change). */
   moveKey(gatewayKeyId: string, fromUsagePlanId: string, toUsagePlanId: string): Promise<void>;
-  /** Deletes the internal key of a revoked customer key. */
+  /** Deletes an internal key (a customer key's own, from before keys were per account). */
   deleteKey(gatewayKeyId: string): Promise<void>;
 }

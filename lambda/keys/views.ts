@@ -1,4 +1,6 @@
 import type { PlanId, RateLimits } from '../../lib/config/index.js';
+import type { AccountUsage } from '../rate-limits/account-limits.js';
+import { dayWindowEndMs, minuteWindowEndMs } from '../rate-limits/windows.js';
 import type { ApiKeyRecord } from './key-store.js';
 
 // What the control plane shows of accounts, keys and usage: never a secret, never a hash.
@@ -26,6 +28,7 @@ export interface KeyView {
   readonly revokedAt?: string;
 }
 
+/** One window of the account's budget: every key of the account draws on it. */
 export interface WindowUsageView {
   readonly used: number;
   readonly limit: number;
@@ -33,9 +36,9 @@ export interface WindowUsageView {
   readonly resetsAt: string;
 }
 
+/** A key's share of its account's usage in the current windows, and its ban (bans are per key). */
 export interface KeyUsageView extends KeyView {
-  readonly minute: WindowUsageView;
-  readonly day: WindowUsageView;
+  readonly used: { readonly minute: number; readonly day: number };
   readonly bannedUntil?: string;
 }
 
@@ -43,11 +46,20 @@ export interface UsageView {
   readonly accountId: string;
   readonly plan: PlanId;
   readonly limits: RateLimits;
+  /** The account's budget in the current UTC minute and day. */
+  readonly minute: WindowUsageView;
+  readonly day: WindowUsageView;
+  /** How many limiter items hold the account's budget (1 up to 30,000 requests a minute). */
+  readonly limiterShards: number;
+  /** Every key of the account, revoked ones included (they drew on the same budget). */
   readonly keys: readonly KeyUsageView[];
 }
 
-/** A key record as it may be shown. */
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A key record as it may be shown; `lastUsedAtMs` is the limiter's (the record's own is kept at revocation). */
 export function keyView(record: ApiKeyRecord, lastUsedAtMs?: number): KeyView {
+  const lastUsedAt = lastUsedAtMs !== undefined ? iso(lastUsedAtMs) : record.lastUsedAt;
   return {
     keyId: record.keyId,
     name: record.name,
@@ -55,7 +67,41 @@ export function keyView(record: ApiKeyRecord, lastUsedAtMs?: number): KeyView {
     last4: record.last4,
     status: record.status,
     createdAt: record.createdAt,
-    ...(lastUsedAtMs !== undefined ? { lastUsedAt: new Date(lastUsedAtMs).toISOString() } : {}),
+    ...(lastUsedAt !== undefined ? { lastUsedAt } : {}),
     ...(record.revokedAt ? { revokedAt: record.revokedAt } : {}),
+  };
+}
+
+/** The account's usage with a row per key, oldest key first. */
+export function usageView(
+  account: { accountId: string; plan: PlanId },
+  limits: RateLimits,
+  records: readonly ApiKeyRecord[],
+  usage: AccountUsage,
+): UsageView {
+  const window = (used: number, limit: number, resetMs: number): WindowUsageView => ({
+    used,
+    limit,
+    remaining: Math.max(0, limit - used),
+    resetsAt: iso(resetMs),
+  });
+  const keys = records
+    .map((record): KeyUsageView => {
+      const key = usage.keys.get(record.keyId);
+      return {
+        ...keyView(record, key?.lastUsedAt),
+        used: { minute: key?.minute ?? 0, day: key?.day ?? 0 },
+        ...(key?.bannedUntil !== undefined && record.status === 'active' ? { bannedUntil: iso(key.bannedUntil) } : {}),
+      };
+    })
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
+  return {
+    accountId: account.accountId,
+    plan: account.plan,
+    limits,
+    minute: window(usage.minute, limits.perMinute, minuteWindowEndMs(usage.windows.minute)),
+    day: window(usage.day, limits.perDay, dayWindowEndMs(usage.windows.day)),
+    limiterShards: usage.shards,
+    keys,
   };
 }

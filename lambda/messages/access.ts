@@ -2,13 +2,8 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { RateLimits } from '../../lib/config/index.js';
 import type { Caller, KeyCaller } from '../keys/caller.js';
 import { decisionHeaders } from '../rate-limits/headers.js';
-import {
-  anonymousSubjectId,
-  keySubjectId,
-  type LimiterDecision,
-  type LimiterSubject,
-  type RateLimiter,
-} from '../rate-limits/rate-limiter.js';
+import type { KeySubject, LimiterDecision, RateLimiter } from '../rate-limits/rate-limiter.js';
+import { anonymousItemId } from '../rate-limits/shards.js';
 import type { ResponseHeaders } from '../shared/http.js';
 import { metrics } from '../shared/powertools.js';
 import { HttpProblem, problems } from '../shared/problem.js';
@@ -36,18 +31,19 @@ export async function requireKey(
 ): Promise<KeyCaller> {
   if (caller.kind === 'key') return caller;
   const decision = await deps.limiter.consume({
-    id: anonymousSubjectId(sourceIp),
+    id: anonymousItemId(sourceIp),
     limits: deps.anonymousLimits,
     kind: 'anonymous',
   });
   headers.set(decisionHeaders(decision));
-  if (decision.outcome !== 'allowed') throw refusal(decision);
+  if (decision.outcome !== 'allowed') throw refusal(decision, 'anonymous');
   rejected('unauthorized');
   throw problems.unauthorized(UNAUTHORIZED_DETAIL[caller.reason]);
 }
 
-export function keySubject(caller: KeyCaller): LimiterSubject {
-  return { id: keySubjectId(caller.keyId), limits: caller.limits, ban: caller.ban, kind: 'key' };
+/** The key draws on its account's budget; a ban or revocation is the key's own. */
+export function keySubject(caller: KeyCaller): KeySubject {
+  return { kind: 'key', keyId: caller.keyId, accountId: caller.accountId, limits: caller.limits, ban: caller.ban };
 }
 
 /** Records the decision's headers and throws the refusal, if it is one. */
@@ -59,7 +55,10 @@ export function enforce(
   if (decision.outcome !== 'allowed') throw refusal(decision);
 }
 
-export function refusal(decision: Exclude<LimiterDecision, { outcome: 'allowed' }>): HttpProblem {
+export function refusal(
+  decision: Exclude<LimiterDecision, { outcome: 'allowed' }>,
+  budget: 'account' | 'anonymous' = 'account',
+): HttpProblem {
   switch (decision.outcome) {
     case 'revoked':
       rejected('unauthorized');
@@ -80,7 +79,10 @@ export function refusal(decision: Exclude<LimiterDecision, { outcome: 'allowed' 
         status: 429,
         code: 'rate_limited',
         title: 'Too Many Requests',
-        detail: `Rate limit of your plan exceeded for this ${decision.window}. Retry after ${decision.retryAfterSeconds} s; continuing to send requests can get the key temporarily banned.`,
+        detail:
+          budget === 'account'
+            ? `Your account's rate limit for this ${decision.window} is spent (every key of the account draws on it). Retry after ${decision.retryAfterSeconds} s; continuing to send requests can get this key temporarily banned.`
+            : `The budget of requests without a valid API key from your address is spent for this ${decision.window}. Retry after ${decision.retryAfterSeconds} s.`,
         headers: { 'Retry-After': String(decision.retryAfterSeconds) },
         extensions: { window: decision.window, retryAfter: decision.retryAfterSeconds },
       });

@@ -138,7 +138,7 @@ export async function sendMessage(
     // A queued envelope without a record is dropped by the worker as an orphan.
     await Promise.allSettled([
       storeFailure ? Promise.resolve() : deps.messages.remove(record.id),
-      consumption ? deps.limiter.refund(subject, consumption) : Promise.resolve(),
+      consumption ? deps.limiter.refund(consumption) : Promise.resolve(),
       claim ? deps.idempotency.release(claim.id, claim.messageId) : Promise.resolve(),
     ]);
     if (consumption) headers.set(refundedHeaders(headers));

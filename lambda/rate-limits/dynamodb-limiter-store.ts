@@ -1,13 +1,33 @@
 import { type DynamoDBDocumentClient as DocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionally, isConditionFailure } from '../shared/dynamodb.js';
-import type { ConsumeCondition, Consumed, LimiterItem, LimiterStore, Mutable } from './limiter-store.js';
+import { consumeExpression } from './limiter-expressions.js';
+import {
+  dayCounter,
+  keyDayCounter,
+  keyLastUsed,
+  keyMarkerName,
+  keyMinuteCounter,
+  type KeyMarker,
+  type LimiterItem,
+  minuteCounter,
+  parseItem,
+  staleAttributes,
+} from './limiter-item.js';
+import type {
+  ConsumeCondition,
+  CountsToAdd,
+  Counted,
+  LimiterStore,
+  Mutable,
+  Refused,
+  ShardProvision,
+} from './limiter-store.js';
 
 /**
- * Limiter state in DynamoDB, one item per subject. Each window's count is an attribute named after
- * the window (`m<minute index>`, `d<day index>`), so counting in a new window needs no reset: the
- * one conditional write ADDs to the current counters (creating them at 1) and REMOVEs the previous
- * window's. A request is therefore one round trip whether or not a window just rolled over.
- * Counters of older windows (left when a subject was idle) are tidied off the critical path.
+ * Limiter state in DynamoDB (attributes in limiter-item.ts). The hot path is one conditional
+ * UpdateItem; on a refusal DynamoDB sends the item back with the error
+ * (ReturnValuesOnConditionCheckFailure), so telling why costs no second read there. Emulators
+ * that ignore that parameter (dynalite) leave the reading to the limiter.
  */
 export class DynamoDbLimiterStore implements LimiterStore {
   constructor(
@@ -15,60 +35,30 @@ export class DynamoDbLimiterStore implements LimiterStore {
     private readonly tableName: string,
   ) {}
 
-  async tryConsume(id: string, c: ConsumeCondition): Promise<Consumed | undefined> {
-    const minute = minuteCounter(c.minuteWindow);
-    const day = dayCounter(c.dayWindow);
-    const values: Record<string, unknown> = { ':one': 1, ':active': 'active', ':now': c.nowMs };
-    let condition: string;
-    if (c.limits === 'stored') {
-      // Keys: the control plane creates the item, active and with the key's limits.
-      condition =
-        '#status = :active AND (attribute_not_exists(#m) OR #m < minuteLimit)' +
-        ' AND (attribute_not_exists(#d) OR #d < dayLimit)';
-    } else {
-      // Anonymous callers: the item is created by this write, with the config's limits.
-      condition =
-        '(attribute_not_exists(#status) OR #status = :active) AND (attribute_not_exists(#m) OR #m < :lm)' +
-        ' AND (attribute_not_exists(#d) OR #d < :ld)';
-      values[':lm'] = c.limits.perMinute;
-      values[':ld'] = c.limits.perDay;
-    }
-    let set = 'lastUsedAt = :now';
-    if (c.expiresAtSeconds !== undefined) {
-      set += ', expiresAt = :exp';
-      values[':exp'] = c.expiresAtSeconds;
-    }
+  async tryConsume(id: string, c: ConsumeCondition): Promise<Counted | Refused> {
+    const expression = consumeExpression(c);
     try {
       const result = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
-          UpdateExpression: `ADD #m :one, #d :one SET ${set} REMOVE #pm, #pd`,
-          ConditionExpression: `${condition} AND (attribute_not_exists(banUntil) OR banUntil <= :now)`,
-          ExpressionAttributeNames: {
-            '#status': 'status',
-            '#m': minute,
-            '#d': day,
-            '#pm': minuteCounter(c.minuteWindow - 1),
-            '#pd': dayCounter(c.dayWindow - 1),
-          },
-          ExpressionAttributeValues: values,
+          UpdateExpression: expression.update,
+          ConditionExpression: expression.condition,
+          ExpressionAttributeNames: expression.names,
+          ExpressionAttributeValues: expression.values,
           ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       const attrs = result.Attributes ?? {};
-      const consumed: Mutable<Consumed> = {
-        minuteCount: Number(attrs[minute]),
-        dayCount: Number(attrs[day]),
-      };
-      if (attrs.minuteLimit !== undefined) consumed.minuteLimit = Number(attrs.minuteLimit);
-      if (attrs.dayLimit !== undefined) consumed.dayLimit = Number(attrs.dayLimit);
-      const stale = staleCounters(attrs, c);
-      if (stale.length > 0) consumed.tidy = () => this.removeCounters(id, stale);
-      return consumed;
+      const counted: Mutable<Counted> = { counted: true, item: parseItem(attrs) };
+      const stale = staleAttributes(attrs, { minute: c.minuteWindow, day: c.dayWindow }, c.nowMs);
+      if (stale.length > 0) counted.tidy = () => this.removeAttributes(id, stale);
+      return counted;
     } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
+      if (!isConditionFailure(error)) throw error;
+      const item = (error as { Item?: Record<string, unknown> }).Item;
+      return item === undefined ? { counted: false } : { counted: false, item: parseItem(item) };
     }
   }
 
@@ -76,7 +66,48 @@ export class DynamoDbLimiterStore implements LimiterStore {
     const result = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true }),
     );
-    return result.Item ? limiterItemOf(result.Item) : undefined;
+    return result.Item ? parseItem(result.Item) : undefined;
+  }
+
+  async provision(id: string, p: ShardProvision): Promise<void> {
+    await this.client.send(new UpdateCommand(this.provisionInput(id, p)));
+  }
+
+  async provisionIfMissing(id: string, p: ShardProvision): Promise<void> {
+    await conditionally(() =>
+      this.client.send(new UpdateCommand({ ...this.provisionInput(id, p), ConditionExpression: 'attribute_not_exists(minuteLimit)' })),
+    );
+  }
+
+  setKeyMarker(
+    id: string,
+    keyId: string,
+    marker: KeyMarker,
+    untilMs: number,
+    nowMs: number,
+    options: { readonly create?: boolean } = {},
+  ): Promise<boolean> {
+    const ban = marker === 'ban';
+    const conditions = [
+      ...(options.create ? [] : ['attribute_exists(id)']),
+      ...(ban ? ['(attribute_not_exists(#k) OR #k <= :now)'] : []),
+    ];
+    return conditionally(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id },
+          UpdateExpression: 'SET #k = :until',
+          ...(conditions.length > 0 ? { ConditionExpression: conditions.join(' AND ') } : {}),
+          ExpressionAttributeNames: { '#k': keyMarkerName(keyId, marker) },
+          ExpressionAttributeValues: ban ? { ':until': untilMs, ':now': nowMs } : { ':until': untilMs },
+        }),
+      ),
+    );
+  }
+
+  async clearKeyMarker(id: string, keyId: string, marker: KeyMarker): Promise<void> {
+    await this.removeAttributes(id, [keyMarkerName(keyId, marker)]);
   }
 
   async addStrike(id: string, windowStart: number): Promise<number | undefined> {
@@ -106,9 +137,7 @@ export class DynamoDbLimiterStore implements LimiterStore {
           Key: { id },
           UpdateExpression: 'SET strikeWindowStart = :now, strikeCount = :one',
           ConditionExpression:
-            expectedStart === undefined
-              ? 'attribute_exists(id) AND attribute_not_exists(strikeWindowStart)'
-              : 'strikeWindowStart = :expected',
+            expectedStart === undefined ? 'attribute_not_exists(strikeWindowStart)' : 'strikeWindowStart = :expected',
           ExpressionAttributeValues: {
             ':now': nowMs,
             ':one': 1,
@@ -119,104 +148,140 @@ export class DynamoDbLimiterStore implements LimiterStore {
     );
   }
 
-  async ban(id: string, untilMs: number, nowMs: number): Promise<void> {
-    await conditionally(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { id },
-          UpdateExpression: 'SET banUntil = :until, strikeCount = :zero',
-          ConditionExpression: 'attribute_exists(id) AND (attribute_not_exists(banUntil) OR banUntil <= :now)',
-          ExpressionAttributeValues: { ':until': untilMs, ':zero': 0, ':now': nowMs },
-        }),
-      ),
-    );
-  }
-
-  async refund(id: string, windows: { minuteWindow: number; dayWindow: number }): Promise<void> {
-    const names = { '#m': minuteCounter(windows.minuteWindow), '#d': dayCounter(windows.dayWindow) };
-    const values = { ':minusOne': -1, ':zero': 0 };
-    const both = await conditionally(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { id },
-          UpdateExpression: 'ADD #m :minusOne, #d :minusOne',
-          ConditionExpression: '#m > :zero AND #d > :zero',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        }),
-      ),
-    );
-    if (both) return;
-    // The minute rolled over since (its counter is gone): only the day still holds the request.
-    await conditionally(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { id },
-          UpdateExpression: 'ADD #d :minusOne',
-          ConditionExpression: '#d > :zero',
-          ExpressionAttributeNames: { '#d': names['#d'] },
-          ExpressionAttributeValues: values,
-        }),
-      ),
-    );
-  }
-
-  async activateKey(id: string, limits: { perMinute: number; perDay: number }): Promise<void> {
+  async resetStrikes(id: string): Promise<void> {
     await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: { id },
-        // A reactivated key keeps the counts of its current windows.
-        UpdateExpression: 'SET #status = :active, minuteLimit = :pm, dayLimit = :pd',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':active': 'active', ':pm': limits.perMinute, ':pd': limits.perDay },
-      }),
-    );
-  }
-
-  async setLimits(id: string, limits: { perMinute: number; perDay: number }): Promise<void> {
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { id },
-        UpdateExpression: 'SET minuteLimit = :pm, dayLimit = :pd',
-        ConditionExpression: 'attribute_exists(id)',
-        ExpressionAttributeValues: { ':pm': limits.perMinute, ':pd': limits.perDay },
-      }),
-    );
-  }
-
-  async revokeKey(id: string): Promise<void> {
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { id },
-        UpdateExpression: 'SET #status = :revoked',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':revoked': 'revoked' },
-      }),
-    );
-  }
-
-  async liftBan(id: string): Promise<void> {
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { id },
-        UpdateExpression: 'REMOVE banUntil, strikeWindowStart SET strikeCount = :zero',
+        UpdateExpression: 'REMOVE strikeWindowStart SET strikeCount = :zero',
         ExpressionAttributeValues: { ':zero': 0 },
       }),
     );
   }
 
-  /** Removes counters of past windows; never recreates an item that is gone (an expired anonymous one). */
-  private async removeCounters(id: string, counters: readonly string[]): Promise<void> {
+  async refund(id: string, w: { minuteWindow: number; dayWindow: number; keyId?: string }): Promise<void> {
+    const minute = [minuteCounter(w.minuteWindow), ...(w.keyId ? [keyMinuteCounter(w.keyId, w.minuteWindow)] : [])];
+    const day = [dayCounter(w.dayWindow), ...(w.keyId ? [keyDayCounter(w.keyId, w.dayWindow)] : [])];
+    // Both windows, or only the day once the minute has rolled over (its counters are gone).
+    if (await this.decrement(id, [...minute, ...day])) return;
+    await this.decrement(id, day);
+  }
+
+  async addCounts(id: string, c: CountsToAdd, lastUsedAt?: number): Promise<void> {
+    const adds: Array<[string, number]> = [
+      [minuteCounter(c.minuteWindow), c.minute],
+      [dayCounter(c.dayWindow), c.day],
+      [keyMinuteCounter(c.keyId, c.minuteWindow), c.keyMinute],
+      [keyDayCounter(c.keyId, c.dayWindow), c.keyDay],
+    ].filter((entry): entry is [string, number] => (entry[1] as number) > 0);
+    if (adds.length > 0) {
+      const names: Record<string, string> = {};
+      const values: Record<string, unknown> = {};
+      adds.forEach(([name, amount], i) => {
+        names[`#a${i}`] = name;
+        values[`:a${i}`] = amount;
+      });
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id },
+          UpdateExpression: `ADD ${adds.map((_, i) => `#a${i} :a${i}`).join(', ')}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+    }
+    if (lastUsedAt === undefined) return;
+    await conditionally(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id },
+          UpdateExpression: 'SET #u = :u',
+          ConditionExpression: 'attribute_not_exists(#u) OR #u < :u',
+          ExpressionAttributeNames: { '#u': keyLastUsed(c.keyId) },
+          ExpressionAttributeValues: { ':u': lastUsedAt },
+        }),
+      ),
+    );
+  }
+
+  async adjustCounters(id: string, deltas: Readonly<Record<string, number>>): Promise<void> {
+    const entries = Object.entries(deltas).filter(([, amount]) => amount !== 0);
+    if (entries.length === 0) return;
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    entries.forEach(([name, amount], i) => {
+      names[`#a${i}`] = name;
+      values[`:a${i}`] = amount;
+    });
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { id },
+        UpdateExpression: `ADD ${entries.map((_, i) => `#a${i} :a${i}`).join(', ')}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+  }
+
+  markMigrated(id: string, nowMs: number): Promise<boolean> {
+    return conditionally(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id },
+          UpdateExpression: 'SET migratedAt = :now',
+          ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(migratedAt)',
+          ExpressionAttributeValues: { ':now': nowMs },
+        }),
+      ),
+    );
+  }
+
+  private provisionInput(id: string, p: ShardProvision) {
+    return {
+      TableName: this.tableName,
+      Key: { id },
+      UpdateExpression: 'SET #sm = :sm, #sd = :sd, #am = :am, #ad = :ad, #s = :s',
+      ExpressionAttributeNames: { '#sm': 'minuteLimit', '#sd': 'dayLimit', '#am': 'perMinute', '#ad': 'perDay', '#s': 'shards' },
+      ExpressionAttributeValues: {
+        ':sm': p.slice.perMinute,
+        ':sd': p.slice.perDay,
+        ':am': p.account.perMinute,
+        ':ad': p.account.perDay,
+        ':s': p.shards,
+      },
+    };
+  }
+
+  /** ADDs −1 to each counter while every one of them is above 0; false otherwise. */
+  private decrement(id: string, counters: readonly string[]): Promise<boolean> {
     const names: Record<string, string> = {};
     counters.forEach((name, i) => {
       names[`#c${i}`] = name;
+    });
+    const placeholders = Object.keys(names);
+    return conditionally(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id },
+          UpdateExpression: `ADD ${placeholders.map((p) => `${p} :minusOne`).join(', ')}`,
+          ConditionExpression: placeholders.map((p) => `${p} > :zero`).join(' AND '),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+        }),
+      ),
+    );
+  }
+
+  /** Removes attributes; never recreates an item that is gone (an expired anonymous one). */
+  private async removeAttributes(id: string, attributes: readonly string[]): Promise<void> {
+    const names: Record<string, string> = {};
+    attributes.forEach((name, i) => {
+      names[`#r${i}`] = name;
     });
     await conditionally(() =>
       this.client.send(
@@ -230,42 +295,4 @@ export class DynamoDbLimiterStore implements LimiterStore {
       ),
     );
   }
-}
-
-const COUNTER = /^([md])(\d+)$/;
-/** The attributes of the item's earlier format (one stored window per kind): no longer counted, never read. */
-const EARLIER_FORMAT = new Set(['minuteWindow', 'minuteCount', 'dayWindow', 'dayCount']);
-const minuteCounter = (minuteWindow: number) => `m${minuteWindow}`;
-const dayCounter = (dayWindow: number) => `d${dayWindow}`;
-
-/** Counters of windows before the previous ones: the write that counts removes only the previous ones. */
-function staleCounters(attrs: Record<string, unknown>, c: ConsumeCondition): string[] {
-  const stale: string[] = [];
-  for (const name in attrs) {
-    const counter = COUNTER.exec(name);
-    if (!counter) continue;
-    const window = Number(counter[2]);
-    // The previous window is left alone: a request with a slightly late clock may still count there.
-    if (window < (counter[1] === 'm' ? c.minuteWindow : c.dayWindow) - 1) stale.push(name);
-  }
-  return stale;
-}
-
-/** The item as the limiter reads it: the latest minute and day counters, the other attributes as stored. */
-function limiterItemOf(attrs: Record<string, unknown>): LimiterItem {
-  const item: Record<string, unknown> = { minuteWindow: 0, minuteCount: 0, dayWindow: 0, dayCount: 0 };
-  for (const name in attrs) {
-    const counter = COUNTER.exec(name);
-    if (!counter) {
-      if (!EARLIER_FORMAT.has(name)) item[name] = attrs[name];
-      continue;
-    }
-    const kind = counter[1] === 'm' ? 'minute' : 'day';
-    const window = Number(counter[2]);
-    if (window >= Number(item[`${kind}Window`])) {
-      item[`${kind}Window`] = window;
-      item[`${kind}Count`] = Number(attrs[name]);
-    }
-  }
-  return item as unknown as LimiterItem;
 }

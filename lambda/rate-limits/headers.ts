@@ -1,37 +1,47 @@
-import type { LimiterDecision, LimiterState, WindowUsage } from './rate-limiter.js';
+import type { LimiterState, WindowUsage } from './limiter-state.js';
+import type { LimiterDecision } from './rate-limiter.js';
 
 /**
- * Rate-limit headers for every response. The X-RateLimit-* trio describes the binding window:
- * the one with the fewest requests remaining (ties go to the minute). While banned, Remaining is 0
- * and Reset is the end of the ban. The IETF draft RateLimit/RateLimit-Policy headers come too.
+ * Rate-limit headers for every response, describing the account's budget (design §1). The
+ * X-RateLimit-* trio and RateLimit name one window:
+ * - on a 429 for the budget, the window that refused (the one Retry-After counts to);
+ * - otherwise the binding window, the one with the fewest requests remaining (ties go to the minute).
+ * While the key is banned they describe the ban instead: RateLimit-Policy lists a "ban" policy
+ * (q=0, w = the ban's length) and RateLimit names it with t = Retry-After, the seconds until the
+ * ban ends; Remaining is 0 and Reset is the ban's end. Remaining never overstates what is left
+ * (see WindowUsage.used).
  */
 export function rateLimitHeaders(state: LimiterState): Record<string, string> {
-  const nowSec = state.nowMs / 1000;
   const policy = policyOf(state.minute, state.day);
-  const binding = bindingWindow(state);
-
-  if (state.bannedUntilMs !== undefined) {
-    const resetSec = Math.ceil(state.bannedUntilMs / 1000);
+  if (state.ban !== undefined) {
+    const t = secondsTo(state.ban.untilMs, state.nowMs, 1);
     return {
-      'X-RateLimit-Limit': String(binding.limit),
+      'X-RateLimit-Limit': String(bindingWindow(state).limit),
       'X-RateLimit-Remaining': '0',
-      'X-RateLimit-Reset': String(resetSec),
-      'RateLimit-Policy': policy,
-      RateLimit: `"${binding.name}";r=0;t=${Math.max(0, Math.ceil(resetSec - nowSec))}`,
+      'X-RateLimit-Reset': String(Math.ceil(state.ban.untilMs / 1000)),
+      'RateLimit-Policy': `${policy}, "ban";q=0;w=${state.ban.durationSeconds}`,
+      RateLimit: `"ban";r=0;t=${t}`,
     };
   }
-  const remaining = remainingIn(binding);
-  const resetSec = Math.ceil(binding.resetMs / 1000);
+  const window = state.blocking === undefined ? bindingWindow(state) : state[state.blocking];
+  const remaining = remainingIn(window);
   return {
-    'X-RateLimit-Limit': String(binding.limit),
+    'X-RateLimit-Limit': String(window.limit),
     'X-RateLimit-Remaining': String(remaining),
-    'X-RateLimit-Reset': String(resetSec),
+    'X-RateLimit-Reset': String(Math.ceil(window.resetMs / 1000)),
     'RateLimit-Policy': policy,
-    RateLimit: `"${binding.name}";r=${remaining};t=${Math.max(0, Math.ceil(resetSec - nowSec))}`,
+    RateLimit: `"${window.name}";r=${remaining};t=${secondsTo(window.resetMs, state.nowMs, 0)}`,
   };
 }
 
-/** The last RateLimit-Policy made: a key's limits rarely change between its requests. */
+/**
+ * Whole seconds until `targetMs`, rounded up: the same count as Retry-After (never earlier than
+ * the moment it names), with a floor (Retry-After is at least 1; RateLimit's t may be 0).
+ */
+const secondsTo = (targetMs: number, nowMs: number, floor: number) =>
+  Math.max(floor, Math.ceil((targetMs - nowMs) / 1000));
+
+/** The last RateLimit-Policy made: an account's limits rarely change between its requests. */
 let lastPolicy = { minute: NaN, day: NaN, minuteSeconds: NaN, daySeconds: NaN, names: '', text: '' };
 
 function policyOf(minute: WindowUsage, day: WindowUsage): string {

@@ -1,81 +1,103 @@
-/**
- * The state of one limiter subject, an API key (`key#<id>`) or an anonymous client IP (`ip#<addr>`),
- * as the limiter reads it: the counts of the latest minute and day windows that hold any.
- */
-export interface LimiterItem {
-  readonly id: string;
-  /** Absent for anonymous subjects; `revoked` refuses a key at once, whatever the authorizer cached. */
-  readonly status?: 'active' | 'revoked';
-  readonly minuteWindow: number;
-  readonly minuteCount: number;
-  readonly dayWindow: number;
-  readonly dayCount: number;
-  /** Start (epoch ms) of the rolling minute in which 429 refusals are counted. */
-  readonly strikeWindowStart?: number;
-  readonly strikeCount?: number;
-  /** Epoch ms until which the subject is banned. */
-  readonly banUntil?: number;
-  /**
-   * Limits of a key, written by the control plane (key creation, plan change): the hot path
-   * compares against these, so a plan change applies on the very next request.
-   */
-  readonly minuteLimit?: number;
-  readonly dayLimit?: number;
-  /** Epoch ms of the last accepted request (kept by the same write that counts it). */
-  readonly lastUsedAt?: number;
-}
+import type { RateLimits } from '../../lib/config/index.js';
+import type { KeyMarker, LimiterItem } from './limiter-item.js';
+
+export type { KeyEntry, KeyMarker, LimiterItem, WindowCount } from './limiter-item.js';
 
 export interface ConsumeCondition {
   readonly minuteWindow: number;
   readonly dayWindow: number;
-  /** Limits to compare with, or 'stored' for the item's own minuteLimit/dayLimit (keys). */
-  readonly limits: { readonly perMinute: number; readonly perDay: number } | 'stored';
+  /** Limits to compare with, or 'stored' for the item's own slice (`minuteLimit`, `dayLimit`: account shards). */
+  readonly limits: RateLimits | 'stored';
   readonly nowMs: number;
-  /** Epoch seconds after which the item may be deleted (anonymous subjects); keys never expire. */
+  /**
+   * The key making the request (account shards): refused while the item holds an active ban or
+   * revocation marker for it; its own counters and last use are kept by the same write.
+   */
+  readonly keyId?: string;
+  /** Epoch seconds after which the item may be deleted (anonymous subjects); shards never expire. */
   readonly expiresAtSeconds?: number;
 }
 
-export interface Counts {
-  readonly minuteCount: number;
-  readonly dayCount: number;
-}
-
-/** What a successful consume returns: the new counts and the limits they were checked against. */
-export interface Consumed extends Counts {
-  readonly minuteLimit?: number;
-  readonly dayLimit?: number;
+/** A counted request: the item the write left behind. */
+export interface Counted {
+  readonly counted: true;
+  readonly item: LimiterItem;
   /**
-   * Set when the write found counters of windows older than the previous ones (the subject was
-   * idle for a while): removes them. Best effort and off the critical path; a failure only leaves
-   * them for the next request to find.
+   * Set when the write found attributes to tidy (counters of long-past windows, expired markers):
+   * removes them. Best effort and off the critical path; a failure leaves them for a later request.
    */
   readonly tidy?: () => Promise<void>;
 }
 
 /**
+ * A refused write. `item` is the item that refused it when the store got it with the refusal
+ * (DynamoDB's ReturnValuesOnConditionCheckFailure), null when there is no item; otherwise the
+ * limiter reads it.
+ */
+export interface Refused {
+  readonly counted: false;
+  readonly item?: LimiterItem | null;
+}
+
+/** What a shard holds about its account: its slice of the budget, the account's limits, the shard count. */
+export interface ShardProvision {
+  readonly slice: RateLimits;
+  readonly account: RateLimits;
+  readonly shards: number;
+}
+
+/** Counts added to an item by the migration of earlier per-key items. */
+export interface CountsToAdd {
+  readonly minuteWindow: number;
+  readonly dayWindow: number;
+  readonly minute: number;
+  readonly day: number;
+  readonly keyId: string;
+  readonly keyMinute: number;
+  readonly keyDay: number;
+}
+
+/**
  * Storage port of the limiter. The hot path is `tryConsume`: one conditional write that counts the
- * request in the current minute and day windows, whichever windows the item held before, only when
- * the subject is active, not banned and below its limits. There is no separate roll-over write.
+ * request in the current minute and day windows (and in the key's own counters), only while the
+ * item's budget is not spent and the key is neither banned nor revoked. Everything else runs on a
+ * refusal or in the control plane.
  */
 export interface LimiterStore {
-  tryConsume(id: string, condition: ConsumeCondition): Promise<Consumed | undefined>;
+  tryConsume(id: string, condition: ConsumeCondition): Promise<Counted | Refused>;
   get(id: string): Promise<LimiterItem | undefined>;
+  /** Writes a shard's slice and the account's limits; creates the shard if missing, keeps its counts and markers. */
+  provision(id: string, provision: ShardProvision): Promise<void>;
+  /** Like `provision`, only for a shard that has no slice yet (the hot path meeting an account the control plane never provisioned). */
+  provisionIfMissing(id: string, provision: ShardProvision): Promise<void>;
+  /**
+   * Sets a key's marker on an item: an account's shard (only if it exists), or the key's own item
+   * with `create` (it may hold no strikes yet). A ban never shortens an active one (false when one
+   * is active past `nowMs`); a revocation marker is set as given.
+   */
+  setKeyMarker(
+    id: string,
+    keyId: string,
+    marker: KeyMarker,
+    untilMs: number,
+    nowMs: number,
+    options?: { readonly create?: boolean },
+  ): Promise<boolean>;
+  clearKeyMarker(id: string, keyId: string, marker: KeyMarker): Promise<void>;
   /** Adds a strike if the strike window still starts at `windowStart`; returns the new count, or undefined on a mismatch. */
   addStrike(id: string, windowStart: number): Promise<number | undefined>;
-  /** Starts a new strike window with one strike if the current one still starts at `expectedStart`. */
+  /** Starts a new strike window with one strike if the current one still starts at `expectedStart` (none: the item may not exist yet). */
   restartStrikes(id: string, expectedStart: number | undefined, nowMs: number): Promise<boolean>;
-  /** Bans until `untilMs` unless already banned past `nowMs`; clears strikes. */
-  ban(id: string, untilMs: number, nowMs: number): Promise<void>;
+  /** Clears the strikes (after a ban, or when an operator lifts one). */
+  resetStrikes(id: string): Promise<void>;
   /** Gives back one request in the given windows (best effort: nothing in a window that has rolled over). */
-  refund(id: string, windows: { minuteWindow: number; dayWindow: number }): Promise<void>;
-  /** Creates (or reactivates) a key subject with its limits; existing counts are kept. */
-  activateKey(id: string, limits: { perMinute: number; perDay: number }): Promise<void>;
-  /** Changes the limits of a key subject (plan change); applies to the next request. */
-  setLimits(id: string, limits: { perMinute: number; perDay: number }): Promise<void>;
-  /** Refuses the key from the next request on. */
-  revokeKey(id: string): Promise<void>;
-  /** Clears a ban and its strikes. */
-  liftBan(id: string): Promise<void>;
+  refund(id: string, windows: { minuteWindow: number; dayWindow: number; keyId?: string }): Promise<void>;
+  /** Adds counts (migration); the key's last use is raised to `lastUsedAt` if later. */
+  addCounts(id: string, counts: CountsToAdd, lastUsedAt?: number): Promise<void>;
+  /** Adds each amount (negative ones too) to the named counter: moves counts between shards when an account is resharded. */
+  adjustCounters(id: string, deltas: Readonly<Record<string, number>>): Promise<void>;
+  /** Marks an earlier per-key item as migrated; false if it already was. */
+  markMigrated(id: string, nowMs: number): Promise<boolean>;
 }
 
 /** A writable copy of a readonly shape, for results built field by field (no spreads on the hot path). */

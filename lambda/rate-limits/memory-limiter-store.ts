@@ -1,107 +1,215 @@
-import type { ConsumeCondition, Consumed, LimiterItem, LimiterStore, Mutable } from './limiter-store.js';
+import {
+  dayCounter,
+  keyDayCounter,
+  keyLastUsed,
+  keyMarkerName,
+  keyMinuteCounter,
+  type KeyMarker,
+  type LimiterItem,
+  minuteCounter,
+  parseItem,
+  staleAttributes,
+} from './limiter-item.js';
+import type {
+  ConsumeCondition,
+  CountsToAdd,
+  Counted,
+  LimiterStore,
+  Mutable,
+  Refused,
+  ShardProvision,
+} from './limiter-store.js';
+
+type Attributes = Record<string, number | string>;
 
 /**
- * In-memory limiter store with the same conditional semantics as the DynamoDB store, for unit
- * tests of the limiter and for in-process benchmarks. Every method is atomic (single-threaded JS).
+ * In-memory limiter store holding the very attributes the DynamoDB store writes, with the same
+ * conditional semantics (the differential test compares them item by item), for unit tests of the
+ * limiter and in-process benchmarks. Every method is atomic (single-threaded JS); like DynamoDB
+ * with ReturnValuesOnConditionCheckFailure, a refused write answers the item that refused it.
  */
 export class MemoryLimiterStore implements LimiterStore {
-  private readonly items = new Map<string, Mutable<LimiterItem>>();
+  private readonly items = new Map<string, Attributes>();
 
-  async tryConsume(id: string, c: ConsumeCondition): Promise<Consumed | undefined> {
+  async tryConsume(id: string, c: ConsumeCondition): Promise<Counted | Refused> {
     const item = this.items.get(id);
-    let perMinute: number | undefined;
-    let perDay: number | undefined;
-    if (c.limits === 'stored') {
-      if (item?.status !== 'active') return undefined;
-      perMinute = item.minuteLimit;
-      perDay = item.dayLimit;
-    } else {
-      if (item?.status !== undefined && item.status !== 'active') return undefined;
-      perMinute = c.limits.perMinute;
-      perDay = c.limits.perDay;
-    }
-    if (item?.banUntil !== undefined && item.banUntil > c.nowMs) return undefined;
-    // As in DynamoDB: a window without a counter yet accepts, whatever the limit.
-    const inMinute = item !== undefined && item.minuteWindow === c.minuteWindow;
-    const inDay = item !== undefined && item.dayWindow === c.dayWindow;
-    if (inMinute && (perMinute === undefined || item.minuteCount >= perMinute)) return undefined;
-    if (inDay && (perDay === undefined || item.dayCount >= perDay)) return undefined;
+    const m = minuteCounter(c.minuteWindow);
+    const d = dayCounter(c.dayWindow);
+    if (!this.admits(item, c, m, d)) return { counted: false, item: item ? parseItem(item) : null };
 
-    const counted = item ?? { id, minuteWindow: 0, minuteCount: 0, dayWindow: 0, dayCount: 0 };
-    counted.minuteCount = inMinute ? counted.minuteCount + 1 : 1;
-    counted.minuteWindow = c.minuteWindow;
-    counted.dayCount = inDay ? counted.dayCount + 1 : 1;
-    counted.dayWindow = c.dayWindow;
-    counted.lastUsedAt = c.nowMs;
-    this.items.set(id, counted);
-    const consumed: Mutable<Consumed> = { minuteCount: counted.minuteCount, dayCount: counted.dayCount };
-    if (counted.minuteLimit !== undefined) consumed.minuteLimit = counted.minuteLimit;
-    if (counted.dayLimit !== undefined) consumed.dayLimit = counted.dayLimit;
-    return consumed;
+    const next: Attributes = item ?? { id };
+    add(next, m, 1);
+    add(next, d, 1);
+    delete next[minuteCounter(c.minuteWindow - 1)];
+    delete next[dayCounter(c.dayWindow - 1)];
+    if (c.keyId !== undefined) {
+      add(next, keyMinuteCounter(c.keyId, c.minuteWindow), 1);
+      add(next, keyDayCounter(c.keyId, c.dayWindow), 1);
+      delete next[keyMinuteCounter(c.keyId, c.minuteWindow - 1)];
+      delete next[keyDayCounter(c.keyId, c.dayWindow - 1)];
+      next[keyLastUsed(c.keyId)] = c.nowMs;
+    }
+    if (c.expiresAtSeconds !== undefined) next.expiresAt = c.expiresAtSeconds;
+    this.items.set(id, next);
+    const counted: Mutable<Counted> = { counted: true, item: parseItem(next) };
+    const stale = staleAttributes(next, { minute: c.minuteWindow, day: c.dayWindow }, c.nowMs);
+    if (stale.length > 0) counted.tidy = async () => this.remove(id, stale);
+    return counted;
   }
 
   async get(id: string): Promise<LimiterItem | undefined> {
     const item = this.items.get(id);
-    return item ? { ...item } : undefined;
+    return item ? parseItem(item) : undefined;
   }
 
-  /** Writes an item as is: fixtures for tests (e.g. items written by an earlier version). */
-  seed(item: LimiterItem): void {
-    this.items.set(item.id, { ...item });
+  async provision(id: string, p: ShardProvision): Promise<void> {
+    const item = this.items.get(id) ?? { id };
+    Object.assign(item, {
+      minuteLimit: p.slice.perMinute,
+      dayLimit: p.slice.perDay,
+      perMinute: p.account.perMinute,
+      perDay: p.account.perDay,
+      shards: p.shards,
+    });
+    this.items.set(id, item);
+  }
+
+  async provisionIfMissing(id: string, p: ShardProvision): Promise<void> {
+    if (this.items.get(id)?.minuteLimit === undefined) await this.provision(id, p);
+  }
+
+  async setKeyMarker(
+    id: string,
+    keyId: string,
+    marker: KeyMarker,
+    untilMs: number,
+    nowMs: number,
+    options: { readonly create?: boolean } = {},
+  ): Promise<boolean> {
+    const item = this.items.get(id) ?? (options.create ? { id } : undefined);
+    const name = keyMarkerName(keyId, marker);
+    if (!item) return false;
+    if (marker === 'ban' && item[name] !== undefined && Number(item[name]) > nowMs) return false;
+    item[name] = untilMs;
+    this.items.set(id, item);
+    return true;
+  }
+
+  async clearKeyMarker(id: string, keyId: string, marker: KeyMarker): Promise<void> {
+    this.remove(id, [keyMarkerName(keyId, marker)]);
   }
 
   async addStrike(id: string, windowStart: number): Promise<number | undefined> {
     const item = this.items.get(id);
     if (!item || item.strikeWindowStart !== windowStart) return undefined;
-    item.strikeCount = (item.strikeCount ?? 0) + 1;
+    item.strikeCount = Number(item.strikeCount ?? 0) + 1;
     return item.strikeCount;
   }
 
   async restartStrikes(id: string, expectedStart: number | undefined, nowMs: number): Promise<boolean> {
     const item = this.items.get(id);
-    if (!item || item.strikeWindowStart !== expectedStart) return false;
-    item.strikeWindowStart = nowMs;
-    item.strikeCount = 1;
+    if (item?.strikeWindowStart !== expectedStart) return false;
+    const next = item ?? { id };
+    next.strikeWindowStart = nowMs;
+    next.strikeCount = 1;
+    this.items.set(id, next);
     return true;
   }
 
-  async ban(id: string, untilMs: number, nowMs: number): Promise<void> {
-    const item = this.items.get(id);
-    if (!item || (item.banUntil !== undefined && item.banUntil > nowMs)) return;
-    item.banUntil = untilMs;
-    item.strikeCount = 0;
-  }
-
-  async refund(id: string, windows: { minuteWindow: number; dayWindow: number }): Promise<void> {
-    const item = this.items.get(id);
-    if (!item || item.dayWindow !== windows.dayWindow || item.dayCount <= 0) return;
-    item.dayCount -= 1;
-    if (item.minuteWindow === windows.minuteWindow && item.minuteCount > 0) item.minuteCount -= 1;
-  }
-
-  async activateKey(id: string, limits: { perMinute: number; perDay: number }): Promise<void> {
-    const item = this.items.get(id) ?? { id, minuteWindow: 0, minuteCount: 0, dayWindow: 0, dayCount: 0 };
-    Object.assign(item, { status: 'active', minuteLimit: limits.perMinute, dayLimit: limits.perDay });
-    this.items.set(id, item);
-  }
-
-  async setLimits(id: string, limits: { perMinute: number; perDay: number }): Promise<void> {
-    const item = this.items.get(id);
-    if (!item) throw new Error(`no limiter item ${id}`);
-    Object.assign(item, { minuteLimit: limits.perMinute, dayLimit: limits.perDay });
-  }
-
-  async revokeKey(id: string): Promise<void> {
-    const item = this.items.get(id) ?? { id, minuteWindow: 0, minuteCount: 0, dayWindow: 0, dayCount: 0 };
-    item.status = 'revoked';
-    this.items.set(id, item);
-  }
-
-  async liftBan(id: string): Promise<void> {
-    const item = this.items.get(id);
-    if (!item) return;
-    delete item.banUntil;
+  async resetStrikes(id: string): Promise<void> {
+    const item = this.items.get(id) ?? { id };
     delete item.strikeWindowStart;
     item.strikeCount = 0;
+    this.items.set(id, item);
   }
+
+  async refund(id: string, w: { minuteWindow: number; dayWindow: number; keyId?: string }): Promise<void> {
+    const minute = [minuteCounter(w.minuteWindow), ...(w.keyId ? [keyMinuteCounter(w.keyId, w.minuteWindow)] : [])];
+    const day = [dayCounter(w.dayWindow), ...(w.keyId ? [keyDayCounter(w.keyId, w.dayWindow)] : [])];
+    if (!this.decrement(id, [...minute, ...day])) this.decrement(id, day);
+  }
+
+  async addCounts(id: string, c: CountsToAdd, lastUsedAt?: number): Promise<void> {
+    if (c.minute <= 0 && c.day <= 0 && c.keyMinute <= 0 && c.keyDay <= 0 && lastUsedAt === undefined) return;
+    const item = this.items.get(id) ?? { id };
+    const adds: Array<[string, number]> = [
+      [minuteCounter(c.minuteWindow), c.minute],
+      [dayCounter(c.dayWindow), c.day],
+      [keyMinuteCounter(c.keyId, c.minuteWindow), c.keyMinute],
+      [keyDayCounter(c.keyId, c.dayWindow), c.keyDay],
+    ];
+    for (const [name, amount] of adds) if (amount > 0) add(item, name, amount);
+    const u = keyLastUsed(c.keyId);
+    if (lastUsedAt !== undefined && (item[u] === undefined || Number(item[u]) < lastUsedAt)) item[u] = lastUsedAt;
+    this.items.set(id, item);
+  }
+
+  async adjustCounters(id: string, deltas: Readonly<Record<string, number>>): Promise<void> {
+    // As DynamoDB's store: nothing to add is no write at all (no item created).
+    if (Object.values(deltas).every((amount) => amount === 0)) return;
+    const item = this.items.get(id) ?? { id };
+    for (const [name, amount] of Object.entries(deltas)) if (amount !== 0) add(item, name, amount);
+    this.items.set(id, item);
+  }
+
+  async markMigrated(id: string, nowMs: number): Promise<boolean> {
+    const item = this.items.get(id);
+    if (!item || item.migratedAt !== undefined) return false;
+    item.migratedAt = nowMs;
+    return true;
+  }
+
+  /** The item's attributes as stored, a copy (the differential test compares them with DynamoDB's). */
+  raw(id: string): Record<string, number | string> | undefined {
+    const item = this.items.get(id);
+    return item ? { ...item } : undefined;
+  }
+
+  /** Writes an item as is: fixtures for tests (e.g. items written by an earlier version). */
+  seed(item: Record<string, number | string> & { id: string }): void {
+    this.items.set(item.id, { ...item });
+  }
+
+  /** The condition of consumeExpression (limiter-expressions.ts), evaluated here. */
+  private admits(item: Attributes | undefined, c: ConsumeCondition, m: string, d: string): boolean {
+    const num = (name: string) => (item?.[name] === undefined ? undefined : Number(item[name]));
+    const later = num(minuteCounter(c.minuteWindow + 1)) ?? num(dayCounter(c.dayWindow + 1));
+    if (later !== undefined) return false;
+    const below = (counter: string, limit: number | undefined, counterMayBeAbsent: boolean) => {
+      const count = num(counter);
+      if (limit === undefined) return false;
+      return count === undefined ? counterMayBeAbsent : count < limit;
+    };
+    if (c.limits === 'stored') {
+      const minuteLimit = num('minuteLimit');
+      const dayLimit = num('dayLimit');
+      if (!below(m, minuteLimit, (minuteLimit ?? 0) > 0) || !below(d, dayLimit, (dayLimit ?? 0) > 0)) return false;
+    } else if (!below(m, c.limits.perMinute, true) || !below(d, c.limits.perDay, true)) {
+      return false;
+    }
+    if (c.keyId !== undefined) {
+      for (const marker of ['ban', 'revoked'] as const) {
+        const until = num(keyMarkerName(c.keyId, marker));
+        if (until !== undefined && until > c.nowMs) return false;
+      }
+    }
+    return true;
+  }
+
+  private decrement(id: string, counters: readonly string[]): boolean {
+    const item = this.items.get(id);
+    if (!item || !counters.every((name) => item[name] !== undefined && Number(item[name]) > 0)) return false;
+    for (const name of counters) item[name] = Number(item[name]) - 1;
+    return true;
+  }
+
+  private remove(id: string, attributes: readonly string[]): void {
+    const item = this.items.get(id);
+    if (!item) return;
+    for (const name of attributes) delete item[name];
+  }
+}
+
+function add(item: Attributes, name: string, amount: number): void {
+  item[name] = Number(item[name] ?? 0) + amount;
 }

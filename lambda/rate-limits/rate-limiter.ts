@@ -1,42 +1,50 @@
 import type { BanPolicy, RateLimits } from '../../lib/config/index.js';
 import type { Clock } from '../shared/clock.js';
-import type { Consumed, Counts, LimiterItem, LimiterStore, Mutable } from './limiter-store.js';
-import { dayWindowEndMs, minuteWindowEndMs, windowsAt } from './windows.js';
+import { ContainerKnowledge, EXHAUSTION_MEMORY_MS, type Exhaustion } from './container-knowledge.js';
+import { adoptNewerWindows, type LimiterItem } from './limiter-item.js';
+import {
+  type LimiterState,
+  limitsOn,
+  type Remaining,
+  remainingOn,
+  secondsUntil,
+  stateOf,
+  type WindowName,
+} from './limiter-state.js';
+import type { Counted, LimiterStore, Mutable } from './limiter-store.js';
+import { shardCount, shardId, shardIds, sliceOf } from './shards.js';
+import { strike } from './strikes.js';
+import { dayWindowEndMs, minuteWindowEndMs, type Windows, windowsAt } from './windows.js';
 
-export interface LimiterSubject {
-  readonly id: string;
-  /**
-   * Anonymous subjects: the limits that apply. Keys: the limits stored in the limiter item apply
-   * (written by the control plane); these are used only if the item has none.
-   */
+export type { LimiterState, WindowUsage } from './limiter-state.js';
+export { secondsUntil } from './limiter-state.js';
+
+/** A key of an account: it draws on the account's budget; bans and revocation are its own. */
+export interface KeySubject {
+  readonly kind: 'key';
+  readonly keyId: string;
+  readonly accountId: string;
+  /** The account's limits as the authorizer saw them; the shards' stored limits win (plan changes apply at once). */
   readonly limits: RateLimits;
-  /** Bans apply to keys; anonymous subjects are only rate limited. */
-  readonly ban?: BanPolicy;
-  /** Keys are created active by the control plane; anonymous subjects are created on first use. */
-  readonly kind: 'key' | 'anonymous';
+  readonly ban: BanPolicy;
 }
 
-export interface WindowUsage {
-  readonly name: 'minute' | 'day';
-  readonly limit: number;
-  readonly used: number;
-  readonly windowSeconds: number;
-  /** Epoch ms at which the window resets. */
-  readonly resetMs: number;
+/** A caller without a valid key, budgeted per client IP; never banned. */
+export interface AnonymousSubject {
+  readonly kind: 'anonymous';
+  /** The item, `ip#<addr>`. */
+  readonly id: string;
+  readonly limits: RateLimits;
 }
 
-export interface LimiterState {
-  readonly minute: WindowUsage;
-  readonly day: WindowUsage;
-  readonly nowMs: number;
-  /** Set while banned: epoch ms at which the ban ends. */
-  readonly bannedUntilMs?: number;
-}
+export type LimiterSubject = KeySubject | AnonymousSubject;
 
-/** Windows in which a consumed request was counted, for a refund. */
+/** Where a counted request was counted, for a refund. */
 export interface Consumption {
+  readonly item: string;
   readonly minuteWindow: number;
   readonly dayWindow: number;
+  readonly keyId?: string;
 }
 
 export interface AllowedDecision {
@@ -44,9 +52,9 @@ export interface AllowedDecision {
   readonly state: LimiterState;
   readonly consumption?: Consumption;
   /**
-   * Set when the counting write left tidying to do (counters of long-past windows). Already
-   * running and never rejecting; a caller that can overlap it with its own work awaits it before
-   * answering, so that nothing is left in flight when a Lambda function is frozen.
+   * Set when the counting write left tidying to do. Already running and never rejecting; a caller
+   * that can overlap it with its own work awaits it before answering, so that nothing is left in
+   * flight when a Lambda function is frozen.
    */
   readonly housekeeping?: Promise<void>;
 }
@@ -56,7 +64,7 @@ export type LimiterDecision =
   {
     readonly outcome: 'rate_limited';
     readonly state: LimiterState;
-    readonly window: 'minute' | 'day';
+    readonly window: WindowName;
     readonly retryAfterSeconds: number;
   } |
   { readonly outcome: 'banned'; readonly state: LimiterState; readonly retryAfterSeconds: number } |
@@ -72,207 +80,315 @@ export class LimiterContentionError extends Error {
   }
 }
 
-const MAX_ATTEMPTS = 8;
-const STRIKE_WINDOW_MS = 60_000;
+/** DynamoDB's answers to a write past a partition's ceiling, as the SDK throws them once its standard retries are spent. */
+const THROTTLING_ERRORS = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException']);
+const isThrottling = (error: unknown) => THROTTLING_ERRORS.has((error as { name?: string } | null)?.name ?? '');
+
+/** Attempts beyond one per shard, for writes that race with other requests, refunds and roll-overs. */
+const EXTRA_ATTEMPTS = 8;
 /** Anonymous items are kept a day past their window (TTL), so they vanish on their own. */
 const anonymousExpiry = (dayWindow: number) => Math.floor(dayWindowEndMs(dayWindow + 1) / 1000);
 
 /**
- * Exact fixed-window limiter (design §2). Only accepted requests consume budget; the common case
- * is one conditional write, and only a refused write reads the item to classify why.
+ * Exact fixed-window limiter (design §2; the design and its bounds are in the README, "Limiter
+ * state"). A key's request is one conditional write on one shard of its account: accepted while
+ * that shard's slice of the budget lasts and the key is neither banned nor revoked. Only a refused
+ * write reads (where DynamoDB did not send the item back) to tell why; a shard that ran out sends
+ * the request to another, so the account's whole budget is used before anyone gets a 429.
  */
 export class RateLimiter {
+  private readonly knowledge = new ContainerKnowledge();
+
   constructor(
     private readonly store: LimiterStore,
     private readonly clock: Clock,
+    /** Picks a shard among the candidates (tests make it deterministic). @default uniform random */
+    private readonly pick: (candidates: number) => number = (n) => Math.floor(Math.random() * n),
   ) {}
 
   /** Counts one request if the subject may make it. */
-  async consume(subject: LimiterSubject): Promise<LimiterDecision> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const nowMs = this.clock.now();
-      const windows = windowsAt(nowMs);
-      const counted = await this.store.tryConsume(subject.id, {
-        minuteWindow: windows.minute,
-        dayWindow: windows.day,
-        limits: subject.kind === 'key' ? 'stored' : subject.limits,
-        nowMs,
-        ...(subject.kind === 'anonymous' ? { expiresAtSeconds: anonymousExpiry(windows.day) } : {}),
-      });
-      if (counted) {
-        return this.allowed(subject, nowMs, counted, { minuteWindow: windows.minute, dayWindow: windows.day });
-      }
-
-      // Refused: read the item to tell why (revoked, banned, a spent window).
-      const item = await this.store.get(subject.id);
-      const refusal = await this.refusal(subject, item, nowMs, 'send');
-      if (refusal) return refusal;
-      if (subject.kind === 'key') {
-        // The control plane creates key items, active; a key without one was never issued properly.
-        if (item?.status !== 'active') return { outcome: 'revoked', state: this.stateOf(subject, nowMs, item) };
-        // An item written before limits were stored in it: store the plan's, then count.
-        if (item.minuteLimit === undefined || item.dayLimit === undefined) {
-          await this.store.setLimits(subject.id, subject.limits);
-        }
-      }
-      // Otherwise the item changed between the write and the read (a refund, a new window): again.
-    }
-    throw new LimiterContentionError(subject.id);
+  consume(subject: LimiterSubject): Promise<LimiterDecision> {
+    return subject.kind === 'key' ? this.consumeKey(subject) : this.consumeAnonymous(subject);
   }
 
   /** Judges a request without counting it (invalid requests, reads, idempotent replays). */
   async peek(subject: LimiterSubject, mode: PeekMode): Promise<LimiterDecision> {
     const nowMs = this.clock.now();
-    const item = await this.store.get(subject.id);
-    const refusal = await this.refusal(subject, item, nowMs, mode);
+    const windows = windowsAt(nowMs);
+    if (subject.kind === 'anonymous') {
+      const item = await this.store.get(subject.id);
+      const remaining = remainingOn(item, windows, subject.limits);
+      const state = stateOf(subject.limits, remaining, windows, nowMs);
+      if (mode === 'read' || (remaining.minute > 0 && remaining.day > 0)) return { outcome: 'allowed', state };
+      return this.rateLimitedAnonymous(subject, remaining, windows, nowMs);
+    }
+    const bannedUntil = this.knowledge.banUntil(subject.keyId, nowMs);
+    if (bannedUntil !== undefined) return this.banned(subject, nowMs, windows, bannedUntil);
+    const shards = this.knowledge.shardCount(subject.accountId) ?? shardCount(subject.limits);
+    const open = this.candidates(subject.accountId, shards, windows, nowMs, new Map());
+    const first = open.length > 0 ? (open[this.pick(open.length)] as number) : 0;
+    const item = await this.store.get(shardId(subject.accountId, first));
+    const refusal = this.markerRefusal(subject, item, windows, nowMs);
     if (refusal) return refusal;
-    if (!item && subject.kind === 'key') return { outcome: 'revoked', state: this.stateOf(subject, nowMs, undefined) };
-    return { outcome: 'allowed', state: this.stateOf(subject, nowMs, item) };
+    const remaining = remainingOn(item, windows, subject.limits);
+    if (mode === 'read' || (remaining.minute > 0 && remaining.day > 0)) {
+      return { outcome: 'allowed', state: stateOf(limitsOn(item, subject.limits), remaining, windows, nowMs) };
+    }
+    // That shard is spent: the request would be counted on another one if any still has budget.
+    const others = await Promise.all(
+      Array.from({ length: shards }, (_, i) => i)
+        .filter((i) => i !== first)
+        .map(async (i) => ({ i, item: await this.store.get(shardId(subject.accountId, i)) })),
+    );
+    const spent = new Map<string, Exhaustion>();
+    spent.set(shardId(subject.accountId, first), this.exhaustionOf(item, remaining, windows, subject.limits, nowMs));
+    for (const other of others) {
+      const left = remainingOn(other.item, windows, subject.limits);
+      if (left.minute > 0 && left.day > 0) {
+        return { outcome: 'allowed', state: stateOf(limitsOn(other.item, subject.limits), left, windows, nowMs) };
+      }
+      const exhaustion = this.exhaustionOf(other.item, left, windows, subject.limits, nowMs);
+      spent.set(shardId(subject.accountId, other.i), exhaustion);
+    }
+    return this.rateLimited(subject, nowMs, windows, shards, spent);
   }
 
   /** Gives back a request that was counted but then failed (e.g. the queue was unavailable). */
-  async refund(subject: LimiterSubject, consumption: Consumption): Promise<void> {
-    await this.store.refund(subject.id, consumption);
+  async refund(consumption: Consumption): Promise<void> {
+    await this.store.refund(consumption.item, consumption);
   }
 
-  private async refusal(
-    subject: LimiterSubject,
-    item: LimiterItem | undefined,
-    nowMs: number,
-    mode: PeekMode,
-  ): Promise<LimiterDecision | undefined> {
-    if (item?.status === 'revoked') return { outcome: 'revoked', state: this.stateOf(subject, nowMs, item) };
-    if (item?.banUntil !== undefined && item.banUntil > nowMs) return this.banned(subject, nowMs, item, item.banUntil);
-    if (mode === 'read') return undefined;
+  private async consumeKey(subject: KeySubject): Promise<LimiterDecision> {
+    const nowMs = this.clock.now();
+    let windows: Windows = windowsAt(nowMs);
+    const bannedUntil = this.knowledge.banUntil(subject.keyId, nowMs);
+    if (bannedUntil !== undefined) return this.banned(subject, nowMs, windows, bannedUntil);
+    let shards = this.knowledge.shardCount(subject.accountId) ?? shardCount(subject.limits);
+    const spent = new Map<string, Exhaustion>();
+    let throttled: unknown;
+    const hot = new Set<number>();
+    for (let attempt = 0; attempt < shards + EXTRA_ATTEMPTS; attempt++) {
+      const open = this.candidates(subject.accountId, shards, windows, nowMs, spent).filter((i) => !hot.has(i));
+      if (open.length === 0) {
+        // Every open shard was throttled past the client's retries: the table is overloaded (503).
+        if (throttled !== undefined) throw throttled;
+        return this.rateLimited(subject, nowMs, windows, shards, spent);
+      }
+      const index = open[this.pick(open.length)] as number;
+      const id = shardId(subject.accountId, index);
+      let result: Awaited<ReturnType<LimiterStore['tryConsume']>>;
+      try {
+        result = await this.store.tryConsume(id, {
+          minuteWindow: windows.minute,
+          dayWindow: windows.day,
+          limits: 'stored',
+          nowMs,
+          keyId: subject.keyId,
+        });
+      } catch (error) {
+        // A shard past its item's write ceiling (after the client's retries): another may take it.
+        if (!isThrottling(error) || shards === 1) throw error;
+        throttled = error;
+        hot.add(index);
+        continue;
+      }
+      if (result.counted) return this.allowedKey(subject, id, windows, nowMs, result);
 
-    const state = this.stateOf(subject, nowMs, item);
-    // When both windows are spent, the day blocks: retrying at the minute's end would fail again.
-    const blocking = [state.day, state.minute].find((w) => w.used >= w.limit);
-    if (!blocking) return undefined;
-
-    const banUntil = await this.strike(subject, item, nowMs);
-    if (banUntil !== undefined) return this.banned(subject, nowMs, item, banUntil);
-    return {
-      outcome: 'rate_limited',
-      state,
-      window: blocking.name,
-      retryAfterSeconds: secondsUntil(blocking.resetMs, nowMs),
-    };
+      // Refused: tell why from the item (sent back with the refusal, or read now).
+      const item = result.item === undefined ? await this.store.get(id) : (result.item ?? undefined);
+      const refusal = this.markerRefusal(subject, item, windows, nowMs);
+      if (refusal) return refusal;
+      if (item?.minuteLimit === undefined || item.dayLimit === undefined) {
+        // An account the control plane never provisioned (created before per-account limits, not
+        // migrated yet): give the shard the caller's limits, then count.
+        await this.store.provisionIfMissing(id, {
+          slice: sliceOf(subject.limits, shards, index),
+          account: subject.limits,
+          shards,
+        });
+        continue;
+      }
+      const newer = adoptNewerWindows(windows, item);
+      if (newer) {
+        // Another container's clock is ahead and the shard has rolled over: count in its windows,
+        // where the shards this request found spent (in the earlier ones) may have budget again.
+        windows = newer;
+        spent.clear();
+        continue;
+      }
+      if (item.shards !== undefined && item.shards !== shards) {
+        // The account's shard count is not what this caller's limits imply (a plan change they predate).
+        shards = item.shards;
+        this.knowledge.learnShardCount(subject.accountId, shards);
+      }
+      const remaining = remainingOn(item, windows, subject.limits);
+      if (remaining.minute === 0 || remaining.day === 0) {
+        const exhaustion = this.exhaustionOf(item, remaining, windows, subject.limits, nowMs);
+        this.knowledge.markExhausted(id, exhaustion);
+        spent.set(id, exhaustion);
+      }
+      // Otherwise the item changed between the write and the read (a refund, a new window): again.
+    }
+    throw new LimiterContentionError(shardId(subject.accountId, 0));
   }
 
-  /** Records a 429 refusal; returns the ban end when this refusal crossed the threshold. */
-  private async strike(
-    subject: LimiterSubject,
-    item: LimiterItem | undefined,
-    nowMs: number,
-  ): Promise<number | undefined> {
-    const policy = subject.ban;
-    if (!policy || !item) return undefined;
-    const windowStart = item.strikeWindowStart;
-    let strikes: number | undefined;
-    if (windowStart !== undefined && nowMs - windowStart < STRIKE_WINDOW_MS) {
-      strikes = await this.store.addStrike(subject.id, windowStart);
+  private async consumeAnonymous(subject: AnonymousSubject): Promise<LimiterDecision> {
+    const nowMs = this.clock.now();
+    let windows: Windows = windowsAt(nowMs);
+    for (let attempt = 0; attempt < EXTRA_ATTEMPTS; attempt++) {
+      const result = await this.store.tryConsume(subject.id, {
+        minuteWindow: windows.minute,
+        dayWindow: windows.day,
+        limits: subject.limits,
+        nowMs,
+        expiresAtSeconds: anonymousExpiry(windows.day),
+      });
+      if (result.counted) {
+        const state = stateOf(subject.limits, remainingOn(result.item, windows, subject.limits), windows, nowMs);
+        return this.withHousekeeping({ outcome: 'allowed', state }, result);
+      }
+      const item = result.item === undefined ? await this.store.get(subject.id) : (result.item ?? undefined);
+      const newer = adoptNewerWindows(windows, item);
+      if (newer) {
+        windows = newer;
+        continue;
+      }
+      const remaining = remainingOn(item, windows, subject.limits);
+      if (remaining.minute === 0 || remaining.day === 0) {
+        return this.rateLimitedAnonymous(subject, remaining, windows, nowMs);
+      }
     }
-    if (strikes === undefined) {
-      // The strike window expired (or another request restarted it): start a new one.
-      if (await this.store.restartStrikes(subject.id, windowStart, nowMs)) strikes = 1;
-      else
-        strikes = await this.store.addStrike(
-          subject.id,
-          (await this.store.get(subject.id))?.strikeWindowStart ?? nowMs,
-        );
-    }
-    if (strikes !== undefined && strikes > policy.threshold) {
-      const until = nowMs + policy.durationSeconds * 1000;
-      await this.store.ban(subject.id, until, nowMs);
-      return until;
-    }
-    return undefined;
+    throw new LimiterContentionError(subject.id);
   }
 
-  private allowed(
-    subject: LimiterSubject,
+  private allowedKey(
+    subject: KeySubject,
+    id: string,
+    windows: Windows,
     nowMs: number,
-    counted: Consumed,
-    consumption: Consumption,
+    counted: Counted,
   ): LimiterDecision {
-    // The item the write left behind; its windows are the consumption's (both are those of nowMs).
+    const item = counted.item;
+    if (item.shards !== undefined) this.knowledge.learnShardCount(subject.accountId, item.shards);
     const decision: Mutable<AllowedDecision> = {
       outcome: 'allowed',
-      consumption,
-      state: this.stateOf(subject, nowMs, {
-        id: subject.id,
-        minuteWindow: consumption.minuteWindow,
-        dayWindow: consumption.dayWindow,
-        minuteCount: counted.minuteCount,
-        dayCount: counted.dayCount,
-        minuteLimit: counted.minuteLimit,
-        dayLimit: counted.dayLimit,
-      }),
+      state: stateOf(limitsOn(item, subject.limits), remainingOn(item, windows, subject.limits), windows, nowMs),
+      consumption: { item: id, minuteWindow: windows.minute, dayWindow: windows.day, keyId: subject.keyId },
     };
-    // Best effort: a failure leaves old counters for a later request to remove.
+    return this.withHousekeeping(decision, counted);
+  }
+
+  private withHousekeeping(decision: Mutable<AllowedDecision>, counted: Counted): AllowedDecision {
+    // Best effort: a failure leaves old attributes for a later request to remove.
     if (counted.tidy) decision.housekeeping = counted.tidy().catch(() => undefined);
     return decision;
   }
 
-  private banned(
-    subject: LimiterSubject,
+  /** Shards still worth a write: neither refused during this request nor known spent by this container. */
+  private candidates(
+    accountId: string,
+    shards: number,
+    windows: Windows,
     nowMs: number,
+    spent: ReadonlyMap<string, Exhaustion>,
+  ): number[] {
+    const open: number[] = [];
+    for (let i = 0; i < shards; i++) {
+      const id = shardId(accountId, i);
+      if (!spent.has(id) && !this.knowledge.exhaustion(id, windows, nowMs)) open.push(i);
+    }
+    return open;
+  }
+
+  /** A revocation or ban marker of the key on the item, which refuses whatever the budget. */
+  private markerRefusal(
+    subject: KeySubject,
     item: LimiterItem | undefined,
-    untilMs: number,
+    windows: Windows,
+    nowMs: number,
+  ): LimiterDecision | undefined {
+    const key = item?.keys[subject.keyId];
+    if (key?.revokedUntil !== undefined && key.revokedUntil > nowMs) {
+      const state = stateOf(limitsOn(item, subject.limits), remainingOn(item, windows, subject.limits), windows, nowMs);
+      return { outcome: 'revoked', state };
+    }
+    if (key?.banUntil !== undefined && key.banUntil > nowMs) {
+      this.knowledge.rememberBan(subject.keyId, key.banUntil, nowMs);
+      return this.banned(subject, nowMs, windows, key.banUntil, item);
+    }
+    return undefined;
+  }
+
+  /** Every shard is spent: a 429 for the window that refuses (a strike towards a ban). */
+  private async rateLimited(
+    subject: KeySubject,
+    nowMs: number,
+    windows: Windows,
+    shards: number,
+    spent: ReadonlyMap<string, Exhaustion>,
+  ): Promise<LimiterDecision> {
+    const known = shardIds(subject.accountId, shards).map(
+      (id) => spent.get(id) ?? this.knowledge.exhaustion(id, windows, nowMs),
+    );
+    // The day refuses only when every shard has spent its day; otherwise the next minute brings budget back.
+    const blocking: WindowName = known.every((e) => e?.remaining.day === 0) ? 'day' : 'minute';
+    const limits = known.find((e) => e !== undefined)?.limits ?? subject.limits;
+    const remaining: Remaining = {
+      minute: blocking === 'minute' ? 0 : Math.max(0, ...known.map((e) => e?.remaining.minute ?? 0)),
+      day: blocking === 'day' ? 0 : Math.max(0, ...known.map((e) => e?.remaining.day ?? 0)),
+    };
+    const struck = await strike(this.store, subject.keyId, subject.ban, nowMs, shardIds(subject.accountId, shards));
+    if (struck.outcome === 'revoked') return { outcome: 'revoked', state: stateOf(limits, remaining, windows, nowMs) };
+    if (struck.outcome === 'banned') {
+      this.knowledge.rememberBan(subject.keyId, struck.untilMs, nowMs);
+      return this.banned(subject, nowMs, windows, struck.untilMs);
+    }
+    const state: LimiterState = { ...stateOf(limits, remaining, windows, nowMs), blocking };
+    return {
+      outcome: 'rate_limited',
+      state,
+      window: blocking,
+      retryAfterSeconds: secondsUntil(blocking === 'day' ? dayWindowEndMs(windows.day) : minuteWindowEndMs(windows.minute), nowMs),
+    };
+  }
+
+  private rateLimitedAnonymous(
+    subject: AnonymousSubject,
+    remaining: Remaining,
+    windows: Windows,
+    nowMs: number,
   ): LimiterDecision {
+    // When both windows are spent, the day blocks: retrying at the minute's end would fail again.
+    const blocking: WindowName = remaining.day === 0 ? 'day' : 'minute';
     return {
-      outcome: 'banned',
-      state: { ...this.stateOf(subject, nowMs, item), bannedUntilMs: untilMs },
-      retryAfterSeconds: secondsUntil(untilMs, nowMs),
+      outcome: 'rate_limited',
+      state: { ...stateOf(subject.limits, remaining, windows, nowMs), blocking },
+      window: blocking,
+      retryAfterSeconds: secondsUntil(blocking === 'day' ? dayWindowEndMs(windows.day) : minuteWindowEndMs(windows.minute), nowMs),
     };
   }
 
-  private stateOf(subject: LimiterSubject, nowMs: number, item: LimiterItem | undefined): LimiterState {
-    const windows = windowsAt(nowMs);
-    const counts = rolled(item, windows);
-    const limits = effectiveLimits(subject, item);
-    return {
-      nowMs,
-      minute: {
-        name: 'minute',
-        limit: limits.perMinute,
-        used: counts.minuteCount,
-        windowSeconds: 60,
-        resetMs: minuteWindowEndMs(windows.minute),
-      },
-      day: {
-        name: 'day',
-        limit: limits.perDay,
-        used: counts.dayCount,
-        windowSeconds: 86_400,
-        resetMs: dayWindowEndMs(windows.day),
-      },
+  private banned(
+    subject: KeySubject,
+    nowMs: number,
+    windows: Windows,
+    untilMs: number,
+    item?: LimiterItem,
+  ): LimiterDecision {
+    const state: LimiterState = {
+      ...stateOf(limitsOn(item, subject.limits), { minute: 0, day: 0 }, windows, nowMs),
+      ban: { untilMs, durationSeconds: subject.ban.durationSeconds },
     };
+    return { outcome: 'banned', state, retryAfterSeconds: secondsUntil(untilMs, nowMs) };
+  }
+
+  private exhaustionOf(
+    item: LimiterItem | undefined,
+    remaining: Remaining,
+    windows: Windows,
+    fallback: RateLimits,
+    nowMs: number,
+  ): Exhaustion {
+    return { windows, remaining, limits: limitsOn(item, fallback), untilMs: nowMs + EXHAUSTION_MEMORY_MS };
   }
 }
-
-/** A key's stored limits (set by the control plane) win over the subject's defaults. */
-function effectiveLimits(subject: LimiterSubject, item: LimiterItem | undefined): RateLimits {
-  if (subject.kind !== 'key') return subject.limits;
-  return {
-    perMinute: item?.minuteLimit ?? subject.limits.perMinute,
-    perDay: item?.dayLimit ?? subject.limits.perDay,
-  };
-}
-
-/** Counts of the current windows: a count from an earlier window no longer applies. */
-function rolled(item: LimiterItem | undefined, windows: { minute: number; day: number }): Counts {
-  return {
-    minuteCount: item && item.minuteWindow === windows.minute ? item.minuteCount : 0,
-    dayCount: item && item.dayWindow === windows.day ? item.dayCount : 0,
-  };
-}
-
-/** Whole seconds until `targetMs`, at least 1 (Retry-After). */
-export function secondsUntil(targetMs: number, nowMs: number): number {
-  return Math.max(1, Math.ceil((targetMs - nowMs) / 1000));
-}
-
-export const keySubjectId = (keyId: string) => `key#${keyId}`;
-export const anonymousSubjectId = (ip: string) => `ip#${ip}`;

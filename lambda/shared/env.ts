@@ -15,3 +15,12 @@ export function requireJsonEnv<T>(name: string): T {
     throw new Error(`Environment variable ${name} is not valid JSON`);
   }
 }
+
+export function requirePositiveIntEnv(name: string): number {
+  const raw = requireEnv(name);
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value <= 0) {
+    throw new Error(`Environment variable ${name} must be a whole number above 0, not ${JSON.stringify(raw)}`);
+  }
+  return value;
+}

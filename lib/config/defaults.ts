@@ -51,6 +51,8 @@ export const defaultConfig = {
   auth: { keyCacheSeconds: 30 },
   // A placeholder: `cdk synth` works with it offline, a deploy refuses it (lib/config/reserved-domains.ts).
   platform: { domain: 'platform.example.com', region: 'eu-west-1' },
+  // Hourly: a domain pointed elsewhere is seen within the hour; a week to notice and fix it before detachment.
+  domains: { driftCheck: { intervalMinutes: 60, gracePeriodDays: 7 } },
   alarms: {},
   protection: {
     // Anonymous callers get 60/min from our own limiter (with headers); past 5x that an IP's

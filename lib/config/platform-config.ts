@@ -128,6 +128,27 @@ export const platformConfigSchema = z
       .refine((p) => !p.hostedZone || p.domain === p.hostedZone.name || p.domain.endsWith(`.${p.hostedZone.name}`), {
         message: 'platform.hostedZone.name must be platform.domain or a parent of it',
       }),
+    /** Custom domains after they are live. */
+    domains: z
+      .object({
+        /**
+         * Every live domain is re-checked on this schedule (EventBridge Scheduler on AWS, a timer
+         * locally). One that no longer points at its target is `dns_misconfigured`; it is served for
+         * `gracePeriodDays`, then detached from its project and its tenant released.
+         */
+        driftCheck: z
+          .object({
+            intervalMinutes: positiveInt('domains.driftCheck.intervalMinutes').max(24 * 60, {
+              error: 'domains.driftCheck.intervalMinutes must be at most 1440 (once a day)',
+            }),
+            gracePeriodDays: positiveInt('domains.driftCheck.gracePeriodDays').max(90, {
+              error: 'domains.driftCheck.gracePeriodDays must be at most 90',
+            }),
+          })
+          .strict(),
+      })
+      .strict()
+      .default(structuredClone(defaultConfig.domains)),
     /**
      * Where the alarms of every stack notify (one SNS topic per environment). Deploy-time only:
      * functions get the config without it (runtimeConfig), so it defaults when absent.

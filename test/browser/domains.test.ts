@@ -15,6 +15,8 @@ const EDGE_IPS = { A: ['198.51.100.10'], AAAA: ['2001:db8::10'] };
 const WWW = 'www.shop-browser.test';
 const APEX = 'shop-browser.test';
 const CAA_WWW = 'www.caa-browser.test';
+/** A domain's own target, under the platform host. */
+const TARGET = /^[a-z2-7]{26}\.edge\.platform\.example\.com$/;
 
 let dns: TestDnsServer;
 let platform: TestPlatform;
@@ -59,6 +61,8 @@ beforeAll(async () => {
   });
   if (!platform.dashboardUrl) throw new Error('the platform did not start the dashboard');
   dns.set(platform.platformHost, EDGE_IPS);
+  // The platform zone's wildcard: every domain's own target resolves to the edge.
+  dns.set(`*.${platform.platformHost}`, EDGE_IPS);
   browser = await launchBrowser();
   page = await (await newContext(browser, platform.dashboardUrl)).newPage();
   errors = watchErrors(page);
@@ -98,7 +102,7 @@ describe('custom domains on a Pro account', () => {
     expect((await cells.nth(0).textContent())?.trim()).toBe('CNAME');
     expect(await cells.nth(1).locator('code').textContent()).toBe('www');
     cname = (await cells.nth(2).locator('code').textContent()) ?? '';
-    expect(cname).toBe(platform.platformHost);
+    expect(cname).toMatch(TARGET);
     expect(await cells.nth(3).locator('code').textContent()).toBe('3600');
 
     await table.getByRole('button', { name: `Copy the record value ${cname}` }).click();
@@ -133,7 +137,7 @@ describe('custom domains on a Pro account', () => {
     expect(served.body).toContain('Demo site');
   });
 
-  it('adds an apex (keyboard only) with an ALIAS/ANAME record and the provider caveat, and verifies it', async () => {
+  it('adds an apex (keyboard only) with an ALIAS/ANAME record and the provider caveat, beside its ownership TXT record, and verifies it', async () => {
     await page.getByLabel('Domain', { exact: true }).focus();
     await page.keyboard.type(APEX);
     await page.keyboard.press('Enter');
@@ -142,12 +146,24 @@ describe('custom domains on a Pro account', () => {
     const cells = table.getByRole('row').nth(1).getByRole('cell');
     expect(await cells.nth(0).textContent()).toMatch(/^ALIAS\s*or ANAME$/);
     expect(await cells.nth(1).locator('code').textContent()).toBe('@');
-    expect(await cells.nth(2).locator('code').textContent()).toBe(cname);
+    const alias = (await cells.nth(2).locator('code').textContent()) ?? '';
+    expect(alias).toMatch(TARGET);
+    expect(alias).not.toBe(cname);
     expect(await card(APEX).getByText('Not every DNS provider supports ALIAS or ANAME records').isVisible()).toBe(true);
+    const txt = table.getByRole('row').nth(2).getByRole('cell');
+    expect((await txt.nth(0).textContent())?.trim()).toBe('TXT');
+    expect(await txt.nth(1).locator('code').textContent()).toBe('_platform-verify');
+    const token = (await txt.nth(2).locator('code').textContent()) ?? '';
+    expect(token).toMatch(/^platform-verify=[a-z2-7]{26}$/);
 
-    // ALIAS/ANAME flattening: the apex answers with the platform host's addresses.
+    // ALIAS/ANAME flattening: the apex answers with its target's addresses; that alone proves nothing.
     dns.set(APEX, EDGE_IPS);
     await page.getByRole('button', { name: `Verify ${APEX}` }).click();
+    await waitForState(APEX, 'DNS check failed');
+    expect(await card(APEX).getByRole('alert').filter({ hasText: 'The ownership TXT record is missing' }).isVisible()).toBe(true);
+    expect(await card(APEX).getByText(`TXT _platform-verify.${APEX} "${token}"`, { exact: true }).isVisible()).toBe(true);
+    dns.set(`_platform-verify.${APEX}`, { TXT: [token] });
+    await page.getByRole('button', { name: `Re-verify ${APEX}` }).click();
     await waitForState(APEX, 'Active');
   });
 
@@ -187,9 +203,10 @@ describe('custom domains on a Pro account', () => {
   });
 
   it('shows live progress while the certificate is issued, then explains a CAA record that blocks it', async () => {
-    dns.set(CAA_WWW, { CNAME: platform.platformHost });
     dns.set('caa-browser.test', { CAA: [{ flags: 0, tag: 'issue', value: 'letsencrypt.org' }] });
     await addDomain(CAA_WWW, CAA_WWW);
+    const record = page.getByRole('table', { name: `DNS records for ${CAA_WWW}` }).getByRole('row').nth(1);
+    dns.set(CAA_WWW, { CNAME: (await record.locator('.record-value').textContent()) ?? '' });
     await page.getByRole('button', { name: `Verify ${CAA_WWW}` }).click();
     await waitForState(CAA_WWW, 'Issuing certificate');
     const domain = card(CAA_WWW);
@@ -294,7 +311,7 @@ describe('custom domains on a Pro account', () => {
     await phone.getByRole('button', { name: 'Add domain' }).click();
     const table = phone.getByRole('table', { name: 'DNS records for blog.shop-browser.test' });
     await table.waitFor();
-    expect(await table.locator('.record-value').textContent()).toBe(platform.platformHost);
+    expect(await table.locator('.record-value').textContent()).toMatch(TARGET);
     const width = await pageWidth(phone);
     expect(width.width, width.overflowing.join('\n')).toBe(PHONE_WIDTH);
     await screenshot(phone, '12-phone-domains');

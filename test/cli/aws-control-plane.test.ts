@@ -10,15 +10,14 @@ import {
   DeleteUsagePlanKeyCommand,
   GetApiKeyCommand,
   GetUsagePlansCommand,
-  NotFoundException,
 } from '@aws-sdk/client-api-gateway';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { run } from '../../cli/commands.js';
+import { DynamoDbAccountStore } from '../../lambda/keys/accounts.js';
 import { DynamoDbKeyStore } from '../../lambda/keys/dynamodb-key-store.js';
 import type { ApiKeyRecord } from '../../lambda/keys/key-store.js';
 import { DynamoDbLimiterStore } from '../../lambda/rate-limits/dynamodb-limiter-store.js';
-import { keySubjectId } from '../../lambda/rate-limits/rate-limiter.js';
 import { createDocumentClient } from '../../lambda/shared/dynamodb.js';
 import { loadConfig } from '../../lib/config/index.js';
 import { PLATFORM_CONFIG_OUTPUT } from '../../lib/stacks/api-stack-outputs.js';
@@ -38,7 +37,7 @@ const DEPLOYED = loadConfig({
     enterprise: { limits: { perMinute: 777, perDay: 77_777 } },
   },
   backstop: { factor: 3 },
-  // No authorizer key cache: a revocation deletes the internal key at once (the default keeps it 30 s + 5 s).
+  // No authorizer key cache: a revoked key's marker lasts the 5 s margin only.
   auth: { keyCacheSeconds: 0 },
 });
 const DEFAULTS = loadConfig();
@@ -123,31 +122,33 @@ async function record(keyId: string): Promise<ApiKeyRecord> {
 }
 
 describe('the control plane on a deployed stack (DynamoDB on dynalite, API Gateway mocked)', () => {
-  it('creates an account and a key bound to its plan\'s usage plan, storing the internal key\'s value, then revokes it', async () => {
+  it('creates an account with its one internal key, keys that copy it, and revokes a key without touching it', async () => {
     const account = await json('accounts', 'create', '--name', 'Deployed', '--plan', 'free');
     const accountId = account.accountId as string;
     expect(account).toMatchObject({ plan: 'free', limits: DEFAULTS.plans.free.limits });
-
-    const created = await json<{ key: { keyId: string } }>('keys', 'create', '--account', accountId, '--name', 'prod');
-    const { keyId } = created.key;
-    expect(apiGateway.commandCalls(CreateApiKeyCommand)[0]?.args[0].input).toMatchObject({ name: `internal-${keyId}` });
+    expect(apiGateway.commandCalls(CreateApiKeyCommand)[0]?.args[0].input).toMatchObject({ name: `internal-${accountId}` });
     expect(apiGateway.commandCalls(CreateUsagePlanKeyCommand)[0]?.args[0].input).toEqual({
       usagePlanId: 'up-free',
       keyId: 'gk-1',
       keyType: 'API_KEY',
     });
-    // The authorizer reads the usage identifier from the record: CreateApiKey's answer, no GetApiKey.
-    expect(await record(keyId)).toMatchObject({ gatewayKeyId: 'gk-1', gatewayKeyValue: 'generated-value-of-gk-1' });
+
+    const first = (await json<{ key: { keyId: string } }>('keys', 'create', '--account', accountId, '--name', 'prod')).key.keyId;
+    const second = (await json<{ key: { keyId: string } }>('keys', 'create', '--account', accountId, '--name', 'ci')).key.keyId;
+    // The authorizer reads the account's usage identifier from each record: no API key per customer key.
+    for (const keyId of [first, second]) {
+      expect(await record(keyId)).toMatchObject({ gatewayKeyId: 'gk-1', gatewayKeyValue: 'generated-value-of-gk-1' });
+    }
+    expect(apiGateway.commandCalls(CreateApiKeyCommand)).toHaveLength(1);
     expect(apiGateway.commandCalls(GetApiKeyCommand)).toEqual([]);
 
-    expect(await json('keys', 'list', '--account', accountId)).toEqual({
-      keys: [expect.objectContaining({ keyId, status: 'active' })],
-    });
-    expect(await json('keys', 'revoke', '--account', accountId, '--key', keyId)).toMatchObject({ keyId, status: 'revoked' });
-    expect(apiGateway.commandCalls(DeleteApiKeyCommand)[0]?.args[0].input).toEqual({ apiKey: 'gk-1' });
-    const revoked = await record(keyId);
-    expect(revoked).not.toHaveProperty('gatewayKeyId');
-    expect(revoked).not.toHaveProperty('gatewayKeyValue');
+    expect(await json('keys', 'revoke', '--account', accountId, '--key', first)).toMatchObject({ keyId: first, status: 'revoked' });
+    expect(apiGateway.commandCalls(DeleteApiKeyCommand)).toEqual([]);
+    expect(await limiter.get(`acct#${accountId}`)).toMatchObject({ keys: { [first]: { revokedUntil: expect.any(Number) } } });
+
+    const usage = await json<{ minute: unknown; keys: Array<{ keyId: string; status: string }> }>('usage', '--account', accountId);
+    expect(usage.minute).toMatchObject({ used: 0, limit: 60 });
+    expect(usage.keys.map((k) => [k.keyId, k.status]).sort()).toEqual([[first, 'revoked'], [second, 'active']].sort());
 
     const unknown = await cli('accounts', 'show', '--account', 'acct_nope');
     expect(unknown.code).toBe(1);
@@ -165,7 +166,7 @@ describe('the control plane on a deployed stack (DynamoDB on dynalite, API Gatew
       limits: { perMinute: 123, perDay: 4_567 },
       customLimits: false,
     });
-    expect(await limiter.get(keySubjectId(keyId))).toMatchObject({ minuteLimit: 123, dayLimit: 4_567 });
+    expect(await limiter.get(`acct#${accountId}`)).toMatchObject({ minuteLimit: 123, dayLimit: 4_567 });
     expect(await record(keyId)).toMatchObject({ plan: 'pro', gatewayKeyId: 'gk-1', gatewayKeyValue: 'generated-value-of-gk-1' });
     expect((await json('usage', '--account', accountId)).limits).toEqual({ perMinute: 123, perDay: 4_567 });
 
@@ -181,48 +182,62 @@ describe('the control plane on a deployed stack (DynamoDB on dynalite, API Gatew
       throttle: { rateLimit: Math.ceil((777 * 3) / 60), burstLimit: Math.max(500, 777 * 3) },
       quota: { limit: 77_777 * 3, period: 'DAY' },
     });
+    // The account's one internal key moved to its own usage plan.
+    expect(apiGateway.commandCalls(DeleteUsagePlanKeyCommand).map((c) => c.args[0].input)).toEqual([
+      { usagePlanId: 'up-free', keyId: 'gk-1' },
+      { usagePlanId: 'up-pro', keyId: 'gk-1' },
+    ]);
     expect(await record(keyId)).toMatchObject({ plan: 'enterprise', limits: { perMinute: 777, perDay: 77_777 } });
-    expect(await limiter.get(keySubjectId(keyId))).toMatchObject({ minuteLimit: 777, dayLimit: 77_777 });
+    expect(await limiter.get(`acct#${accountId}`)).toMatchObject({ minuteLimit: 777, dayLimit: 77_777 });
   });
 
-  it('keys backfill-usage-keys stores the value of records from before values were stored; a second run fills nothing', async () => {
-    const accountId = (await json<{ accountId: string }>('accounts', 'create', '--name', 'Legacy', '--plan', 'pro')).accountId;
-    const { keyId } = (await json<{ key: { keyId: string } }>('keys', 'create', '--account', accountId, '--name', 'old')).key;
-    const old = await record(keyId);
-    await keys.update(old.keyHash, { gatewayKeyValue: undefined });
-    apiGateway.on(GetApiKeyCommand, { apiKey: old.gatewayKeyId, includeValue: true }).resolves({ id: old.gatewayKeyId, value: 'value-read-back' });
-
-    expect(await json('keys', 'backfill-usage-keys', '--account', accountId)).toEqual({
+  it('accounts migrate adopts a key\'s own internal key for its account (reading a missing value), the others pending deletion', async () => {
+    // An account and keys as the per-key design left them: no internal key on the account, one per key.
+    const accountId = 'acct_legacy';
+    const documents = createDocumentClient({ ...LOCAL_AWS, endpoint: dynamodb.endpoint });
+    await new DynamoDbAccountStore(documents, LOCAL_TABLE_NAMES.accounts).create({
       accountId,
-      checked: 1,
-      filled: [keyId],
-      alreadyStored: 0,
-      pooled: 0,
-      revoked: 0,
-      internalKeyMissing: [],
+      name: 'Legacy',
+      plan: 'pro',
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
+    const legacy = (keyId: string, gatewayKeyId: string, createdAt: string): ApiKeyRecord => ({
+      keyHash: `hash-${keyId}`,
+      keyId,
+      accountId,
+      name: keyId,
+      prefix: 'sk_live_abcd',
+      last4: 'wxyz',
+      status: 'active',
+      plan: 'pro',
+      gatewayKeyId,
+      createdAt,
+    });
+    await keys.put(legacy('key_old1', 'gk-own1', '2026-01-01T00:00:00.000Z'));
+    await keys.put(legacy('key_old2', 'gk-own2', '2026-01-02T00:00:00.000Z'));
+    apiGateway.on(GetApiKeyCommand, { apiKey: 'gk-own1', includeValue: true }).resolves({ id: 'gk-own1', value: 'value-read-back' });
+
+    const report = await json<Record<string, unknown>>('accounts', 'migrate', '--account', accountId);
+    expect(report).toMatchObject({
+      accountId,
+      accounts: 1,
+      internalKeys: { kept: 0, adopted: 1, created: 0, pooled: 0 },
+      // Both records hold the account's key and its value now (the adopted one lacked the value).
+      keysRebound: 2,
+      formerKeysDeleted: 0,
+      formerKeysPending: [{ accountId, keyId: 'key_old2', deleteAfter: expect.any(String) }],
       changed: [],
     });
-    expect(apiGateway.commandCalls(GetApiKeyCommand).map((c) => c.args[0].input)).toEqual([
-      { apiKey: old.gatewayKeyId, includeValue: true },
-    ]);
-    expect(await record(keyId)).toEqual({ ...old, gatewayKeyValue: 'value-read-back' });
+    for (const keyId of ['key_old1', 'key_old2']) {
+      expect(await record(keyId)).toMatchObject({ gatewayKeyId: 'gk-own1', gatewayKeyValue: 'value-read-back' });
+    }
+    // Deleted by a run after the authorizer cache TTL (+ 5 s): an authorizer may still hold the old record.
+    expect(await record('key_old2')).toMatchObject({ formerGatewayKeyId: 'gk-own2' });
+    expect(apiGateway.commandCalls(DeleteApiKeyCommand)).toEqual([]);
+    expect(await limiter.get(`acct#${accountId}`)).toMatchObject({ minuteLimit: 123, dayLimit: 4_567 });
 
-    expect(await json('keys', 'backfill-usage-keys', '--account', accountId)).toMatchObject({ filled: [], alreadyStored: 1 });
+    expect(await json('accounts', 'migrate', '--account', accountId)).toMatchObject({ internalKeys: { kept: 1 }, keysRebound: 0 });
     expect(apiGateway.commandCalls(GetApiKeyCommand)).toHaveLength(1);
-  });
-
-  it('keys backfill-usage-keys without --account checks every account\'s keys; a gone internal key is named, not an error', async () => {
-    const accountId = (await json<{ accountId: string }>('accounts', 'create', '--name', 'Gone', '--plan', 'business')).accountId;
-    const { keyId } = (await json<{ key: { keyId: string } }>('keys', 'create', '--account', accountId, '--name', 'gone')).key;
-    const gone = await record(keyId);
-    await keys.update(gone.keyHash, { gatewayKeyValue: undefined });
-    apiGateway.on(GetApiKeyCommand).rejects(new NotFoundException({ message: 'Invalid API Key identifier specified', $metadata: {} }));
-
-    const result = await json<{ checked: number; filled: string[]; internalKeyMissing: string[] }>('keys', 'backfill-usage-keys');
-    expect(result).not.toHaveProperty('accountId');
-    expect(result.checked).toBe((await keys.listAll()).length);
-    expect(result.internalKeyMissing).toEqual([keyId]);
-    expect(result.filled).toEqual([]);
-    expect(await record(keyId)).not.toHaveProperty('gatewayKeyValue');
+    documents.destroy();
   });
 });

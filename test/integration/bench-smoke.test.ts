@@ -17,6 +17,7 @@ const FIGURES = [
   'round-trips',
   'cost-per-million',
   'limiter-exactness',
+  'limiter-scale',
   'synth',
 ];
 

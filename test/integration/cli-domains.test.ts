@@ -13,6 +13,8 @@ import { eventually, startTestPlatform, type TestPlatform } from '../support/pla
 // resolving names on a test DNS server.
 
 const HOST = 'edge.platform.example.com';
+/** A domain's own target under the platform host, as a pattern. */
+const TARGET = '[a-z2-7]{26}\\.edge\\.platform\\.example\\.com';
 let dns: TestDnsServer;
 let platform: TestPlatform;
 let accountId: string;
@@ -42,6 +44,14 @@ async function json<T = Record<string, unknown>>(...argv: string[]): Promise<T> 
   const out = await cli(...argv, '--json');
   expect(out.code, out.stderr).toBe(0);
   return JSON.parse(out.stdout) as T;
+}
+
+/** Points the domain's CNAME at its own target, read from the control plane as an owner would from the CLI. */
+async function pointAtTarget(domain: string): Promise<string> {
+  const view = await json<DomainView>('domains', 'list', ...ids()).then((l) => (l as unknown as { domains: DomainView[] }).domains.find((d) => d.domain === domain));
+  if (!view) throw new Error(`${domain} is not listed`);
+  dns.set(domain, { CNAME: view.target });
+  return view.target;
 }
 
 /** `--account … --project …` of the project under test. */
@@ -75,9 +85,7 @@ function siteDir(): string {
 beforeAll(async () => {
   dns = await startTestDns({
     [HOST]: { A: ['198.51.100.10'] },
-    'www.cli.test': { CNAME: HOST },
-    'old.cli.test': { CNAME: HOST },
-    'www.blocked.test': { CNAME: HOST },
+    [`*.${HOST}`]: { A: ['198.51.100.10'] },
     'blocked.test': { CAA: [{ flags: 0, tag: 'issue', value: 'letsencrypt.org' }] },
   });
   platform = await startTestPlatform({ dnsServers: [dns.address], domainFlow: { pollMs: 20 } });
@@ -186,19 +194,24 @@ describe('domains', () => {
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain(`Added www.cli.test to project ${projectId} (state pending_dns).`);
     expect(human.stdout).toMatch(/^TYPE +HOST +VALUE +TTL$/m);
-    expect(human.stdout).toMatch(/^CNAME +www +edge\.platform\.example\.com +3600$/m);
+    expect(human.stdout).toMatch(new RegExp(`^CNAME +www +${TARGET} +3600$`, 'm'));
     expect(human.stdout).toContain(`domains verify www.cli.test --account ${accountId} --project ${projectId} --wait`);
+    await pointAtTarget('www.cli.test');
 
     const added = await json<{ domain: DomainView; records: unknown[] }>('domains', 'add', 'old.cli.test', ...ids());
-    expect(added.domain).toMatchObject({ domain: 'old.cli.test', state: 'pending_dns', apex: false });
-    expect(added.records).toEqual([{ type: 'CNAME', host: 'old', fqdn: 'old.cli.test', value: HOST, ttl: 3600 }]);
+    expect(added.domain).toMatchObject({ domain: 'old.cli.test', state: 'pending_dns', apex: false, target: expect.stringMatching(new RegExp(`^${TARGET}$`)) });
+    expect(added.records).toEqual([{ type: 'CNAME', purpose: 'routing', host: 'old', fqdn: 'old.cli.test', value: added.domain.target, ttl: 3600 }]);
+    dns.set('old.cli.test', { CNAME: added.domain.target });
   });
 
-  it('an apex shows the ALIAS record and the note that not every provider supports it', async () => {
+  it('an apex shows the ALIAS record beside the ownership TXT record, each with its note', async () => {
     const out = await cli('domains', 'add', 'cli.test', ...ids());
     expect(out.code, out.stderr).toBe(0);
-    expect(out.stdout).toMatch(/^ALIAS +@ +edge\.platform\.example\.com +3600$/m);
-    expect(out.stdout).toMatch(/^Note: An apex cannot have a CNAME\. .*not every provider supports them/m);
+    expect(out.stdout).toContain('Set these DNS records for cli.test at your DNS provider');
+    expect(out.stdout).toMatch(new RegExp(`^ALIAS +@ +${TARGET} +3600$`, 'm'));
+    expect(out.stdout).toMatch(/^TXT +_platform-verify +platform-verify=[a-z2-7]{26} +3600$/m);
+    expect(out.stdout).toMatch(/^Note \(ALIAS\): An apex cannot have a CNAME\. .*not every provider supports them/m);
+    expect(out.stdout).toMatch(/^Note \(TXT\): An ALIAS\/ANAME record cannot be told apart from anyone else's by its addresses/m);
   });
 
   it('domains verify --wait follows the flow to active', async () => {
@@ -222,22 +235,25 @@ describe('domains', () => {
     expect(failed.stdout).toMatch(/^state +dns_failed$/m);
     expect(failed.stdout).toMatch(/^reason +record_not_found$/m);
     expect(failed.stdout).toMatch(/^observed +nothing$/m);
-    expect(failed.stdout).toMatch(/^expected +edge\.platform\.example\.com$/m);
+    expect(failed.stdout).toMatch(new RegExp(`^expected +${TARGET}$`, 'm'));
+    expect(failed.stdout).toMatch(new RegExp(`^record +ALIAS cli\\.test ${TARGET}$`, 'm'));
+    expect(failed.stdout).toMatch(/^record +TXT _platform-verify\.cli\.test platform-verify=[a-z2-7]{26}$/m);
     expect(failed.stdout).toMatch(/^detail +No ALIAS\/ANAME record was found for cli\.test\./m);
     expect(failed.stderr).toContain('error: cli.test did not verify: record_not_found\nhint: ');
 
     const document = await cli('domains', 'reverify', 'cli.test', ...ids(), '--wait', '20', '--json');
     expect(document.code).toBe(1);
-    expect(JSON.parse(document.stdout)).toMatchObject({ state: 'dns_failed', failure: { reason: 'record_not_found', expected: HOST } });
+    const failure = JSON.parse(document.stdout) as DomainView;
+    expect(failure).toMatchObject({ state: 'dns_failed', failure: { reason: 'record_not_found', expected: failure.target } });
   });
 
   it('domains list shows each domain and its state', async () => {
     const human = await cli('domains', 'list', ...ids());
     expect(human.code).toBe(0);
     const lines = human.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^DOMAIN +STATE +REASON +ACTIVE SINCE +UPDATED$/);
-    expect(lines.find((l) => l.startsWith('www.cli.test '))).toMatch(/ active +- +\d{4}-/);
-    expect(lines.find((l) => l.startsWith('cli.test '))).toMatch(/ dns_failed +record_not_found +- /);
+    expect(lines[0]).toMatch(/^DOMAIN +STATE +REASON +TARGET +ACTIVE SINCE +UPDATED$/);
+    expect(lines.find((l) => l.startsWith('www.cli.test '))).toMatch(new RegExp(` active +- +${TARGET} +\\d{4}-`));
+    expect(lines.find((l) => l.startsWith('cli.test '))).toMatch(new RegExp(` dns_failed +record_not_found +${TARGET} +- `));
     const listed = await json<{ domains: DomainView[] }>('domains', 'list', ...ids());
     // The test clock stands still: the three were added at the same instant, in no set order.
     expect(listed.domains.map((d) => `${d.domain} ${d.state}`).sort()).toEqual(['cli.test dns_failed', 'old.cli.test active', 'www.cli.test active']);
@@ -278,6 +294,30 @@ describe('domains', () => {
     expect(await json<DomainConfig>('domains', 'config', 'remove-redirect', '--from', 'old.cli.test', ...ids())).toEqual({ primary: 'www.cli.test', redirects: [] });
   });
 
+  it('domains check-drift starts the check; a domain pointed elsewhere then shows dns_misconfigured with what to do', async () => {
+    const target = await pointAtTarget('www.cli.test');
+    dns.set('www.cli.test', { CNAME: 'elsewhere.example.net' });
+    const started = await cli('domains', 'check-drift');
+    expect(started.code, started.stderr).toBe(0);
+    expect(started.stdout).toMatch(/^Started the drift check of every live domain \(execution drift-now-[0-9a-z]+-\d+, \d{4}-\d\d-\d\dT/);
+    await platform.domainFlow.settle();
+    const detachAt = new Date(platform.clock.now() + 7 * 24 * 60 * 60 * 1000).toISOString();
+    const human = await cli('domains', 'list', ...ids());
+    expect(human.stdout.split('\n').find((l) => l.startsWith('www.cli.test '))).toMatch(/ dns_misconfigured +cname_mismatch /);
+    const reverify = await cli('domains', 'reverify', 'www.cli.test', ...ids(), '--wait', '20');
+    expect(reverify.code).toBe(1);
+    expect(reverify.stdout).toMatch(/^state +dns_misconfigured$/m);
+    expect(reverify.stdout).toMatch(/^observed +CNAME elsewhere\.example\.net$/m);
+    expect(reverify.stdout).toMatch(new RegExp(`^served until +${detachAt.replace(/\./g, '\\.')} \\(then detached, unless the DNS is fixed first\\)$`, 'm'));
+    expect(reverify.stderr).toContain(`error: www.cli.test is dns_misconfigured: cname_mismatch\nhint: it is still served until ${detachAt}`);
+    expect((await edge('www.cli.test', '/')).status).toBe(200);
+
+    dns.set('www.cli.test', { CNAME: target });
+    expect(JSON.parse((await cli('domains', 'check-drift', '--json')).stdout)).toMatchObject({ execution: expect.stringMatching(/^drift-now-/) });
+    await platform.domainFlow.settle();
+    expect(await json<DomainView>('domains', 'reverify', 'www.cli.test', ...ids(), '--wait', '20')).toMatchObject({ state: 'active' });
+  });
+
   it('domains remove stops serving at once; the warning for a live domain without a redirect goes to stderr', async () => {
     expect((await edge('old.cli.test', '/')).status).toBe(200);
     const human = await cli('domains', 'remove', 'old.cli.test', ...ids());
@@ -298,6 +338,7 @@ describe('domains', () => {
 
   it('domains verify --wait prints the certificate_delayed diagnosis (CAA blocks Amazon) and exits 1', async () => {
     expect((await cli('domains', 'add', 'www.blocked.test', ...ids())).code).toBe(0);
+    await pointAtTarget('www.blocked.test');
     const waiting = cli('domains', 'verify', 'www.blocked.test', ...ids(), '--wait', '20');
     await eventually(async () => {
       const domain = await platform.domains.get(accountId, projectId, 'www.blocked.test');
@@ -333,7 +374,7 @@ describe('usage, help and backends', () => {
     [['domains', 'remove', 'a.test', 'b.test', '--account', 'a', '--project', 'p'], 'error: unexpected argument "b.test" for domains remove'],
     [['domains', 'config'], 'error: domains config needs a command: set-primary, add-redirect, remove-redirect'],
     [['domains', 'config', 'drop'], 'error: unknown command "domains config drop"; domains config has: set-primary, add-redirect, remove-redirect'],
-    [['domains', 'show'], 'error: unknown command "domains show"; domains has: add, list, verify, reverify, remove, config'],
+    [['domains', 'show'], 'error: unknown command "domains show"; domains has: add, list, verify, reverify, remove, check-drift, config'],
     [['projects', 'deploy', '--account', 'a', '--project', 'p'], 'error: projects deploy needs DIR'],
   ])('usage error %j: exit 2', async (argv, message) => {
     const out = await cli(...argv);
@@ -354,7 +395,7 @@ describe('usage, help and backends', () => {
     const global = await cliWith(['--help']);
     const commands = [
       'projects create', 'projects list', 'projects show', 'projects deploy',
-      'domains add', 'domains list', 'domains verify', 'domains reverify', 'domains remove',
+      'domains add', 'domains list', 'domains verify', 'domains reverify', 'domains remove', 'domains check-drift',
       'domains config set-primary', 'domains config add-redirect', 'domains config remove-redirect',
     ];
     for (const command of commands) {

@@ -178,39 +178,41 @@ describe('keys', () => {
   });
 });
 
-describe('keys backfill-usage-keys (migration of records from before usage identifiers were stored)', () => {
-  it('stores the missing value on the local platform, says what it did, and changes nothing when run again', async () => {
+describe('accounts migrate (accounts from before per-account limits and internal keys)', () => {
+  it('stores the account\'s internal key in a record that lacks it, says what it did, and changes nothing when run again', async () => {
     const accountId = await newAccount('pro');
-    const { secret, keyId } = await newKey(accountId);
+    const { secret } = await newKey(accountId);
     const documents = createDocumentClient({ ...LOCAL_AWS, endpoint: platform.endpoints.dynamodb });
     const store = new DynamoDbKeyStore(documents, platform.tables.apiKeys);
     const record = await store.findByHash(hashApiKey(secret));
     await store.update(hashApiKey(secret), { gatewayKeyValue: undefined });
 
-    const human = await cli('keys', 'backfill-usage-keys', '--account', accountId);
+    const human = await cli('accounts', 'migrate', '--account', accountId);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(new RegExp(`^scope +${accountId}$`, 'm'));
-    expect(human.stdout).toMatch(new RegExp(`^stored now +1 \\(${keyId}\\)$`, 'm'));
-    expect(human.stdout).toMatch(/^internal key gone +none$/m);
+    expect(human.stdout).toMatch(/^internal keys +1 kept, 0 adopted from a key, 0 created, 0 pooled$/m);
+    expect(human.stdout).toMatch(/^keys rebound +1$/m);
+    expect(human.stdout).toMatch(/^former keys pending +none$/m);
     expect(await store.findByHash(hashApiKey(secret))).toEqual(record);
 
-    expect(await json('keys', 'backfill-usage-keys', '--account', accountId)).toEqual({
+    expect(await json('accounts', 'migrate', '--account', accountId)).toMatchObject({
       accountId,
-      checked: 1,
-      filled: [],
-      alreadyStored: 1,
-      pooled: 0,
-      revoked: 0,
-      internalKeyMissing: [],
+      accounts: 1,
+      internalKeys: { kept: 1, adopted: 0, created: 0, pooled: 0 },
+      keysRebound: 0,
+      limiterItemsMoved: 0,
+      formerKeysDeleted: 0,
+      formerKeysPending: [],
       changed: [],
     });
     expect((await send(platform, secret)).status).toBe(202);
+    documents.destroy();
   });
 
-  it('without --account, checks the keys of every account, the demo accounts included', async () => {
-    const all = await json<{ checked: number; filled: string[] }>('keys', 'backfill-usage-keys');
-    expect(all.checked).toBeGreaterThanOrEqual(Object.keys(platform.demoAccounts).length);
-    expect(all.filled).toEqual([]);
+  it('without --account, checks every account with keys, the demo accounts included', async () => {
+    const all = await json<{ accounts: number; keysRebound: number }>('accounts', 'migrate');
+    expect(all.accounts).toBeGreaterThanOrEqual(Object.keys(platform.demoAccounts).length);
+    expect(all.keysRebound).toBe(0);
   });
 });
 
@@ -235,28 +237,33 @@ describe('plans and usage', () => {
     expect((await send(platform, secret)).status).toBe(429);
   });
 
-  it('usage shows per-key minute and day counts against the limits', async () => {
+  it('usage shows the account\'s minute and day against its limits, and each key\'s share', async () => {
     platform.clock.advance(60_000);
     const accountId = await newAccount('pro');
     const busy = await newKey(accountId, 'busy');
     const quiet = await newKey(accountId, 'quiet');
     for (let i = 0; i < 3; i++) expect((await send(platform, busy.secret)).status).toBe(202);
+    expect((await send(platform, quiet.secret)).status).toBe(202);
 
     const human = await cli('usage', '--account', accountId);
     expect(human.code).toBe(0);
-    expect(human.stdout).toMatch(/^plan +pro \(300\/min, 10000\/day\)$/m);
-    expect(human.stdout).toMatch(/^minute resets +\S+:00\.000Z$/m);
-    expect(human.stdout).toMatch(/^ID +NAME +KEY +STATUS +MINUTE +DAY +BANNED UNTIL$/m);
-    expect(human.stdout).toMatch(new RegExp(`^${busy.keyId} +busy +\\S+ +active +3/300 +3/10000 +-$`, 'm'));
-    expect(human.stdout).toMatch(new RegExp(`^${quiet.keyId} +quiet +\\S+ +active +0/300 +0/10000 +-$`, 'm'));
+    expect(human.stdout).toMatch(/^plan +pro \(300\/min, 10000\/day, shared by every key of the account\)$/m);
+    expect(human.stdout).toMatch(/^this minute +4\/300 \(296 left, resets \S+:00\.000Z\)$/m);
+    expect(human.stdout).toMatch(/^today \(UTC\) +4\/10000 \(9996 left, resets \S+T00:00:00\.000Z\)$/m);
+    expect(human.stdout).toMatch(/^ID +NAME +KEY +STATUS +MINUTE +DAY +LAST USED +BANNED UNTIL$/m);
+    expect(human.stdout).toMatch(new RegExp(`^${busy.keyId} +busy +\\S+ +active +3 +3 +\\S+Z +-$`, 'm'));
+    expect(human.stdout).toMatch(new RegExp(`^${quiet.keyId} +quiet +\\S+ +active +1 +1 +\\S+Z +-$`, 'm'));
 
     const usage = await json<UsageView>('usage', '--account', accountId);
-    expect(usage).toMatchObject({ accountId, plan: 'pro', limits: { perMinute: 300, perDay: 10000 } });
-    expect(usage.keys.find((k) => k.keyId === busy.keyId)).toMatchObject({
-      minute: { used: 3, limit: 300, remaining: 297 },
-      day: { used: 3, limit: 10000, remaining: 9997 },
+    expect(usage).toMatchObject({
+      accountId,
+      plan: 'pro',
+      limits: { perMinute: 300, perDay: 10000 },
+      minute: { used: 4, limit: 300, remaining: 296 },
+      day: { used: 4, limit: 10000, remaining: 9996 },
     });
-    expect(usage.keys.find((k) => k.keyId === quiet.keyId)).toMatchObject({ minute: { used: 0 }, day: { used: 0 } });
+    expect(usage.keys.find((k) => k.keyId === busy.keyId)).toMatchObject({ used: { minute: 3, day: 3 } });
+    expect(usage.keys.find((k) => k.keyId === quiet.keyId)).toMatchObject({ used: { minute: 1, day: 1 } });
   });
 });
 
@@ -272,11 +279,13 @@ describe('bans', () => {
     expect(last?.body.code).toBe('key_banned');
 
     const usage = await cli('usage', '--account', accountId);
-    expect(usage.stdout).toMatch(new RegExp(`^${keyId} .* 1/1 +1/1000 +\\d{4}-\\S+Z$`, 'm'));
+    expect(usage.stdout).toMatch(new RegExp(`^${keyId} .* 1 +1 +\\S+Z +\\d{4}-\\S+Z$`, 'm'));
 
     const human = await cli('bans', 'lift', '--account', accountId, '--key', keyId);
     expect(human.code).toBe(0);
     expect(human.stdout).toBe(`Lifted the ban on key ${keyId}.\n`);
+    // A container that refused the banned key answers from that memory for up to 5 s.
+    platform.clock.advance(5_000);
     // Not banned any more; still over this minute's limit until the next one.
     expect((await send(platform, secret)).body.code).toBe('rate_limited');
     platform.clock.advance(60_000);
@@ -320,7 +329,7 @@ describe('errors', () => {
     [['keys', 'list', '--acount', 'acct_x'], 'error: unknown flag --acount for keys list'],
     [['keys', 'list', '--account'], 'error: --account needs a value'],
     [['keys', 'list', '--account', 'acct_x', 'extra'], 'error: unexpected argument "extra" for keys list'],
-    [['keys', 'rotate', '--account', 'acct_x'], 'error: unknown command "keys rotate"; keys has: create, list, revoke, backfill-usage-keys'],
+    [['keys', 'rotate', '--account', 'acct_x'], 'error: unknown command "keys rotate"; keys has: create, list, revoke'],
     [['accounts', 'delete'], 'error: unknown command "accounts delete"'],
     [['frobnicate'], 'error: unknown command "frobnicate"'],
     [['keys'], 'error: keys needs a command: create, list, revoke'],
@@ -370,7 +379,7 @@ describe('help and environment', () => {
       expect(own.stdout).toContain(`Usage: npm run platform -- ${command} `);
       expect(own.stdout).toMatch(/Examples:\n {2}npm run platform -- /);
     }
-    expect((await cliWith({}, ['help', 'keys'])).stdout).toContain('Usage: npm run platform -- keys <create|list|revoke|backfill-usage-keys>');
+    expect((await cliWith({}, ['help', 'keys'])).stdout).toContain('Usage: npm run platform -- keys <create|list|revoke>');
   });
 
   it('PLATFORM_CONTROL_URL replaces the default URL', async () => {

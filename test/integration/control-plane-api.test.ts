@@ -83,10 +83,9 @@ beforeAll(async () => {
     .sort((a, b) => b.literals - a.literals);
   dns = await startTestDns({
     [HOST]: EDGE_IPS,
-    'www.cp.test': { CNAME: HOST },
+    [`*.${HOST}`]: EDGE_IPS,
     'cp.test': EDGE_IPS,
     'shop.cp.test': { A: ['203.0.113.7'] },
-    'blog.caa.test': { CNAME: HOST },
     'caa.test': { CAA: [{ flags: 0, tag: 'issue', value: 'letsencrypt.org' }] },
   });
   platform = await startTestPlatform({ dnsServers: [dns.address], domainFlow: { pollMs: 20 } });
@@ -154,12 +153,15 @@ describe('control-plane API against openapi/control-plane.yaml', () => {
     expectProblem(await cp('GET', '/accounts/acct_missing/keys'), 404, 'account_not_found');
 
     const usage = await cp('GET', `/accounts/${freeId}/usage`);
-    expect(usage.body).toMatchObject({ plan: 'free', limits: { perMinute: 60, perDay: 1_000 } });
-    expect((usage.body.keys as Body[])[0]).toMatchObject({
+    expect(usage.body).toMatchObject({
+      plan: 'free',
+      limits: { perMinute: 60, perDay: 1_000 },
       minute: { used: 60, limit: 60, remaining: 0 },
       day: { used: 60, limit: 1_000, remaining: 940 },
-      bannedUntil: expect.any(String),
+      limiterShards: 1,
     });
+    const [busyUsage] = usage.body.keys as Body[];
+    expect(busyUsage).toMatchObject({ used: { minute: 60, day: 60 }, bannedUntil: expect.any(String) });
     expectProblem(await cp('GET', '/accounts/acct_missing/usage'), 404, 'account_not_found');
 
     expect((await cp('DELETE', `/accounts/${freeId}/keys/${busyId}/ban`)).body).toEqual({ keyId: busyId, wasBanned: true });
@@ -167,12 +169,13 @@ describe('control-plane API against openapi/control-plane.yaml', () => {
     expectProblem(await cp('DELETE', `/accounts/${freeId}/keys/key_00000000000000000000/ban`), 404, 'key_not_found');
     expectProblem(await cp('DELETE', `/accounts/acct_missing/keys/${busyId}/ban`), 404, 'account_not_found');
 
-    // The migration of key records from before usage identifiers were stored: nothing to fill here.
-    const backfill = await cp('POST', '/maintenance/backfill-usage-keys', { accountId: freeId });
-    expect(backfill.body).toMatchObject({ accountId: freeId, checked: 1, filled: [], alreadyStored: 1, changed: [] });
-    expect((await cp('POST', '/maintenance/backfill-usage-keys')).body).toMatchObject({ filled: [], changed: [] });
-    expectProblem(await cp('POST', '/maintenance/backfill-usage-keys', { accountId: 7 }), 400, 'invalid_request');
-    expectProblem(await cp('POST', '/maintenance/backfill-usage-keys', { accountId: 'acct_missing' }), 404, 'account_not_found');
+    // The migration of accounts from before per-account limits: nothing to move here.
+    const migrated = await cp('POST', '/maintenance/migrate-accounts', { accountId: freeId });
+    expect(migrated.body).toMatchObject({ accountId: freeId, accounts: 1, internalKeys: { kept: 1 } });
+    expect(migrated.body).toMatchObject({ keysRebound: 0, changed: [] });
+    expect((await cp('POST', '/maintenance/migrate-accounts')).body).toMatchObject({ keysRebound: 0, changed: [] });
+    expectProblem(await cp('POST', '/maintenance/migrate-accounts', { accountId: 7 }), 400, 'invalid_request');
+    expectProblem(await cp('POST', '/maintenance/migrate-accounts', { accountId: 'acct_missing' }), 404, 'account_not_found');
 
     const revoked = await cp('DELETE', `/accounts/${accountId}/keys/${keyId}`);
     expect(revoked.body).toMatchObject({ keyId, status: 'revoked', revokedAt: expect.any(String) });
@@ -227,12 +230,22 @@ describe('control-plane API against openapi/control-plane.yaml', () => {
 
     const www = await cp('POST', `${projectPath}/domains`, { domain: ' WWW.cp.test. ' });
     expect(www.status).toBe(201);
-    expect(www.body.records).toEqual([{ type: 'CNAME', host: 'www', fqdn: 'www.cp.test', value: HOST, ttl: 3600 }]);
+    const target = (www.body.domain as Body).target as string;
+    expect(target).toMatch(/^[a-z2-7]{26}\.edge\.platform\.example\.com$/);
+    expect(www.body.records).toEqual([{ type: 'CNAME', purpose: 'routing', host: 'www', fqdn: 'www.cp.test', value: target, ttl: 3600 }]);
     expect(www.body.domain).toMatchObject({ domain: 'www.cp.test', display: 'WWW.cp.test.', state: 'pending_dns', attempt: 0 });
+    dns.set('www.cp.test', { CNAME: target });
     const apex = await cp('POST', `${projectPath}/domains`, { domain: 'cp.test' });
-    expect(apex.body.records).toMatchObject([{ type: 'ALIAS', host: '@', note: expect.any(String) }]);
+    const apexRecords = apex.body.records as Array<{ type: string; fqdn: string; value: string }>;
+    expect(apexRecords).toMatchObject([
+      { type: 'ALIAS', purpose: 'routing', host: '@', note: expect.any(String) },
+      { type: 'TXT', purpose: 'ownership', host: '_platform-verify', fqdn: '_platform-verify.cp.test' },
+    ]);
+    dns.set('_platform-verify.cp.test', { TXT: [apexRecords[1]?.value ?? ''] });
     for (const domain of ['shop.cp.test', 'blog.caa.test']) {
-      expect((await cp('POST', `${projectPath}/domains`, { domain })).status).toBe(201);
+      const added = await cp('POST', `${projectPath}/domains`, { domain });
+      expect(added.status).toBe(201);
+      if (domain === 'blog.caa.test') dns.set(domain, { CNAME: (added.body.domain as Body).target as string });
     }
     expectProblem(await cp('POST', `${projectPath}/domains`, { domain: 'www.cp.test' }), 409, 'domain_taken');
 
@@ -258,7 +271,7 @@ describe('control-plane API against openapi/control-plane.yaml', () => {
       apex: true,
     });
     expect(await domainIn(`${projectPath}/domains/shop.cp.test`, ['dns_failed', 'active'])).toMatchObject({
-      failure: { reason: 'conflicting_record', observed: ['A 203.0.113.7'], expected: HOST },
+      failure: { reason: 'conflicting_record', observed: ['A 203.0.113.7'], expected: expect.stringMatching(/\.edge\.platform\.example\.com$/) },
     });
     expectProblem(await cp('POST', `${projectPath}/domains/nope.cp.test/verify`), 404, 'domain_not_found');
     expectProblem(await cp('POST', `/accounts/${accountId}/projects/prj_missing/domains/cp.test/verify`), 404, 'project_not_found');
@@ -306,6 +319,22 @@ describe('control-plane API against openapi/control-plane.yaml', () => {
     expectProblem(await cp('DELETE', `/accounts/${accountId}/projects/prj_missing/domains/x.test`), 404, 'project_not_found');
   });
 
+  it('the drift check: operators start it (202, the execution); a live domain pointed elsewhere is then dns_misconfigured', async () => {
+    const live = await cp('POST', `${projectPath}/domains`, { domain: 'live.cp.test' });
+    dns.set('live.cp.test', { CNAME: (live.body.domain as Body).target as string });
+    await cp('POST', `${projectPath}/domains/live.cp.test/verify`);
+    await domainIn(`${projectPath}/domains/live.cp.test`, ['active']);
+    dns.set('live.cp.test', { CNAME: 'elsewhere.example.net' });
+    const started = await cp('POST', '/maintenance/domain-drift-check');
+    expect(started.status).toBe(202);
+    expect(started.body).toEqual({ execution: expect.stringMatching(/^drift-now-/), startedAt: new Date(platform.clock.now()).toISOString() });
+    await platform.domainFlow.settle();
+    expect(await domainIn(`${projectPath}/domains/live.cp.test`, ['dns_misconfigured'])).toMatchObject({
+      misconfiguration: { reason: 'cname_mismatch', observed: ['CNAME elsewhere.example.net'] },
+    });
+    expectProblem(await cp('POST', '/maintenance/domain-drift-check', undefined, { raw: '[]' }), 400, 'invalid_json');
+  });
+
   it('HTTP layer: unknown routes, other methods, media type, JSON, body size, malformed paths', async () => {
     expectProblem(await cp('GET', '/nope'), 404, 'not_found');
     // The owner's routes: the operator has no account of its own; the plans are for everyone.
@@ -345,7 +374,7 @@ describe('control-plane API against openapi/control-plane.yaml', () => {
     const documented = Object.entries(validator.document.paths).flatMap(([template, item]) =>
       HTTP_METHODS.filter((m) => m in item).map((m) => `${m.toUpperCase()} ${template}`),
     );
-    expect(documented).toHaveLength(24);
+    expect(documented).toHaveLength(25);
     expect(documented.filter((op) => !exercised.has(op))).toEqual([]);
     const { schemas } = validator.document.components as { schemas: { ProblemCode: { enum: string[] } } };
     const problemCodes = schemas.ProblemCode.enum;

@@ -161,7 +161,8 @@ describe('owners on the control API', () => {
 
     expect((await send(platform, secret, 'from the dashboard')).status).toBe(202);
     const usage = await api(token, 'GET', `/accounts/${accountId}/usage`);
-    expect((usage.body.keys as Array<{ minute: { used: number } }>)[0]?.minute.used).toBe(1);
+    expect((usage.body.keys as Array<{ used: { minute: number } }>)[0]?.used.minute).toBe(1);
+    expect(usage.body.minute).toMatchObject({ used: 1 });
 
     expect((await api(token, 'DELETE', `/accounts/${accountId}/keys/${keyId}`)).body.status).toBe('revoked');
     expect((await send(platform, secret, 'after revoke')).status).toBe(401);

@@ -7,6 +7,8 @@ import { eventually, startTestPlatform, type TestPlatform } from '../support/pla
 // aws-local-stepfunctions with the real task code) against a DNS server on loopback.
 const HOST = 'edge.platform.example.com';
 const EDGE_IPS = { A: ['198.51.100.10'], AAAA: ['2001:db8::10'] };
+/** A claim's own target: 26 base32 characters under the platform host. */
+const TARGET = /^[a-z2-7]{26}\.edge\.platform\.example\.com$/;
 let dns: TestDnsServer;
 let platform: TestPlatform;
 let projectPath: string;
@@ -40,10 +42,30 @@ function edge(host: string, path = '/'): Promise<{ status: number; headers: Head
 
 const files = (html: string) => [{ path: 'index.html', content: Buffer.from(html).toString('base64') }];
 
-/** Adds the domain, presses Verify, and waits for the flow to settle in one of `states`. */
-async function verify(domain: string, states: string[]) {
+interface Added {
+  readonly target: string;
+  readonly records: ReadonlyArray<{ type: string; fqdn: string; value: string }>;
+}
+
+/** Sets the records the platform asked for at the test DNS server (the routing record, and the TXT record if any). */
+function setRecords(added: Added, extra: Record<string, unknown> = {}) {
+  for (const record of added.records) {
+    if (record.type === 'CNAME') dns.set(record.fqdn, { CNAME: record.value });
+    if (record.type === 'ALIAS') dns.set(record.fqdn, { ...EDGE_IPS, ...extra });
+    if (record.type === 'TXT') dns.set(record.fqdn, { TXT: [record.value] });
+  }
+}
+
+/**
+ * Adds the domain, sets its records (unless `dnsAs` sets something else), presses Verify, and
+ * waits for the flow to settle in one of `states`.
+ */
+async function verify(domain: string, states: string[], dnsAs?: (added: Added) => void) {
   const added = await control('POST', `${projectPath}/domains`, { domain });
   expect(added.status, JSON.stringify(added.body)).toBe(201);
+  const view = added.body.domain as Added;
+  if (dnsAs) dnsAs(view);
+  else setRecords(view);
   expect((await control('POST', `${projectPath}/domains/${domain}/verify`)).status).toBe(202);
   return eventually(async () => {
     const current = await control('GET', `${projectPath}/domains/${domain}`);
@@ -54,15 +76,10 @@ async function verify(domain: string, states: string[]) {
 beforeAll(async () => {
   dns = await startTestDns({
     [HOST]: EDGE_IPS,
-    'www.good.test': { CNAME: HOST },
-    'shop.a-record.test': { A: ['203.0.113.7'] },
-    'www.wrong.test': { CNAME: 'old-host.example.net' },
+    // The platform zone's wildcard: every per-domain target resolves to the connection group.
+    [`*.${HOST}`]: EDGE_IPS,
     'old-host.example.net': { A: ['203.0.113.99'] },
-    'broken.servfail.test': { SERVFAIL: true },
-    'apex-good.test': EDGE_IPS,
-    'www.caa.test': { CNAME: HOST },
     'caa.test': { CAA: [{ flags: 0, tag: 'issue', value: 'letsencrypt.org' }] },
-    'www.again.test': { CNAME: HOST },
   });
   // Release rounds 300 ms apart: long enough to act between the refused delete and the next round.
   platform = await startTestPlatform({ dnsServers: [dns.address], domainFlow: { pollMs: 20, releaseWaitMs: 300 } });
@@ -113,13 +130,21 @@ describe('gates', () => {
     expect(taken).toMatchObject({ status: 409, body: { code: 'domain_taken' } });
   });
 
-  it('normalises the input and shows the records to set', async () => {
+  it('normalises the input and shows the records to set: a CNAME to the domain\'s own target, and for an apex an ownership TXT record', async () => {
     const added = await control('POST', `${projectPath}/domains`, { domain: '  Blog.Example.ORG. ' });
+    const target = (added.body.domain as Added).target;
+    expect(target).toMatch(TARGET);
     expect(added.body.records).toEqual([
-      { type: 'CNAME', host: 'blog', fqdn: 'blog.example.org', value: HOST, ttl: 3600 },
+      { type: 'CNAME', purpose: 'routing', host: 'blog', fqdn: 'blog.example.org', value: target, ttl: 3600 },
     ]);
     const apex = await control('POST', `${projectPath}/domains`, { domain: 'example.org' });
-    expect(apex.body.records).toMatchObject([{ type: 'ALIAS', host: '@', value: HOST, note: expect.stringMatching(/not every/i) }]);
+    const apexTarget = (apex.body.domain as Added).target;
+    expect(apexTarget).toMatch(TARGET);
+    expect(apexTarget).not.toBe(target);
+    expect(apex.body.records).toMatchObject([
+      { type: 'ALIAS', purpose: 'routing', host: '@', value: apexTarget, note: expect.stringMatching(/not every/i) },
+      { type: 'TXT', purpose: 'ownership', host: '_platform-verify', fqdn: '_platform-verify.example.org', value: expect.stringMatching(/^platform-verify=[a-z2-7]{26}$/) },
+    ]);
     expect((await control('POST', `${projectPath}/domains`, { domain: '*.example.org' })).body.code).toBe('invalid_domain');
   });
 });
@@ -131,34 +156,39 @@ describe('DNS scenarios through the flow', () => {
   });
 
   it('A record in place of the CNAME → conflicting_record', async () => {
-    expect(await verify('shop.a-record.test', ['dns_failed', 'active'])).toMatchObject({
+    expect(await verify('shop.a-record.test', ['dns_failed', 'active'], () => dns.set('shop.a-record.test', { A: ['203.0.113.7'] }))).toMatchObject({
       state: 'dns_failed',
       failure: { reason: 'conflicting_record', observed: ['A 203.0.113.7'] },
     });
   });
 
-  it('wrong CNAME → cname_mismatch, showing the observed value', async () => {
-    expect(await verify('www.wrong.test', ['dns_failed', 'active'])).toMatchObject({
+  it('wrong CNAME → cname_mismatch, showing the observed value and the domain\'s own target', async () => {
+    let target = '';
+    const failed = await verify('www.wrong.test', ['dns_failed', 'active'], (added) => {
+      target = added.target;
+      dns.set('www.wrong.test', { CNAME: 'old-host.example.net' });
+    });
+    expect(failed).toMatchObject({
       state: 'dns_failed',
-      failure: { reason: 'cname_mismatch', observed: ['CNAME old-host.example.net'], expected: HOST },
+      failure: { reason: 'cname_mismatch', observed: ['CNAME old-host.example.net'], expected: target },
     });
   });
 
   it('no record → record_not_found', async () => {
-    expect(await verify('www.missing.test', ['dns_failed', 'active'])).toMatchObject({
+    expect(await verify('www.missing.test', ['dns_failed', 'active'], () => undefined)).toMatchObject({
       state: 'dns_failed',
       failure: { reason: 'record_not_found', observed: [] },
     });
   });
 
   it('SERVFAIL → dns_lookup_failed', async () => {
-    expect(await verify('broken.servfail.test', ['dns_failed', 'active'])).toMatchObject({
+    expect(await verify('broken.servfail.test', ['dns_failed', 'active'], () => dns.set('broken.servfail.test', { SERVFAIL: true }))).toMatchObject({
       state: 'dns_failed',
       failure: { reason: 'dns_lookup_failed' },
     });
   });
 
-  it('apex ALIAS resolving to the platform host addresses → active', async () => {
+  it('apex ALIAS resolving to its target\'s addresses, with the ownership TXT record → active', async () => {
     expect(await verify('apex-good.test', ['active', 'dns_failed', 'certificate_delayed'])).toMatchObject({ state: 'active', apex: true });
   });
 
@@ -183,6 +213,7 @@ describe('DNS scenarios through the flow', () => {
     });
 
     dns.set('caa.test', { CAA: [{ flags: 0, tag: 'issue', value: 'amazon.com' }] });
+    // The target is the claim's: a Re-verify keeps it (the CNAME set for Verify stays right).
     expect((await control('POST', `${projectPath}/domains/www.caa.test/reverify`)).status).toBe(202);
     const active = await eventually(async () => {
       const current = await control('GET', `${projectPath}/domains/www.caa.test`);
@@ -268,7 +299,12 @@ describe('asynchronous release of a removed domain\'s tenant', () => {
 
     const listed = (await control('GET', `/accounts/${accountId}/projects`)).body.projects as Array<{ projectId: string; slug: string }>;
     const otherPath = `/accounts/${accountId}/projects/${listed.find((p) => p.slug === 'other-site')?.projectId}`;
-    expect((await control('POST', `${otherPath}/domains`, { domain })).status).toBe(201);
+    const again = await control('POST', `${otherPath}/domains`, { domain });
+    expect(again.status).toBe(201);
+    // A new claim, a new target: the owner points the CNAME at it (same account: no TXT needed).
+    const claim = again.body.domain as Added;
+    expect(claim.records.map((r) => r.type)).toEqual(['CNAME']);
+    setRecords(claim);
     expect((await control('POST', `${otherPath}/domains/${domain}/verify`)).status).toBe(202);
     await platform.domainFlow.settle();
 

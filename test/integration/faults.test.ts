@@ -12,8 +12,7 @@ import {
   rateHeaders,
   send,
   startTestPlatform,
-  type TestPlatform,
-} from '../support/platform.js';
+  type TestPlatform, freshKey } from '../support/platform.js';
 
 // Each fault must leave every accepted (202) message processed, and none processed twice: the
 // worker's queued|failed → processed transitions ('updated') are counted per message id.
@@ -69,7 +68,7 @@ describe('SQS stopped during a burst', () => {
   afterAll(() => platform?.stop());
 
   it('answers 202 or 503 (refunded), and after SQS returns every 202 is processed exactly once', async () => {
-    const key = await platform.issueKey(platform.demoAccounts.free, 'burst');
+    const key = await freshKey(platform, 'free', 'burst');
     const count = 40;
     let stopped: Promise<void> | undefined;
     const answers = await many(count, 8, async (i): Promise<Answer> => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lib/config/index.js';
 import { FIREWALL_BLOCK_RESPONSE } from '../../lib/constructs/messages/firewall-rules.js';
-import { many, minuteStart, rateHeaders, send, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { many, minuteStart, rateHeaders, send, startTestPlatform, type TestPlatform, freshKey } from '../support/platform.js';
 
 // Production issue: flood protection. The web ACL's rate rules (lib/constructs/messages/firewall-rules.ts)
 // run on the local front as WAF runs in front of API Gateway. Bounded: 650 requests on loopback.
@@ -35,7 +35,7 @@ const byFirewall = (a: { headers: Headers }) => a.headers.get('content-type') ==
 describe('an anonymous flood from one address', () => {
   it('is refused by the firewall past its per-IP limit while a valid key keeps getting 202', async () => {
     platform.clock.set(minuteStart());
-    const key = await platform.issueKey(platform.demoAccounts.pro, 'flood bystander');
+    const key = await freshKey(platform, 'pro', 'flood bystander');
     const [flood, valid] = await Promise.all([
       many(FLOOD, 16, (i) => anonymous(i)),
       many(VALID, 1, (i) => send(platform, key, `still here #${i}`)),

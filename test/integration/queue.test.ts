@@ -12,8 +12,7 @@ import {
   rateHeaders,
   send,
   startTestPlatform,
-  type TestPlatform,
-} from '../support/platform.js';
+  type TestPlatform, freshKey } from '../support/platform.js';
 
 // A 202 means queued: every accepted message is processed, or dead-lettered and shown failed.
 let platform: TestPlatform;
@@ -82,7 +81,7 @@ describe('dead-lettering', () => {
 
 describe('SQS unavailable', () => {
   it('answers 503 with Retry-After, refunds the budget and leaves no queued record', async () => {
-    const key = await platform.issueKey(platform.demoAccounts.free, 'outage');
+    const key = await freshKey(platform, 'free', 'outage');
     const before = rateHeaders((await send(platform, key, 'before the outage')).headers);
     expect(before.remaining).toBe(59);
 

@@ -7,8 +7,7 @@ import {
   rateHeaders,
   send,
   startTestPlatform,
-  type TestPlatform,
-} from '../support/platform.js';
+  type TestPlatform, freshKey } from '../support/platform.js';
 
 // Interface document "Limits" and "Authentication" rule 4; design §1 (Rate limits).
 let platform: TestPlatform;
@@ -26,7 +25,7 @@ function nextMinute(): void {
 describe('per-minute limits', () => {
   it.each(PLAN_IDS)('the %s key gets exactly its per-minute limit, then 429', async (plan) => {
     nextMinute();
-    const key = await platform.issueKey(platform.demoAccounts[plan], `limit test ${plan}`);
+    const key = await freshKey(platform, plan, `limit test ${plan}`);
     const limit = platform.config.plans[plan].limits.perMinute;
     const answers = await many(limit, 16, () => send(platform, key, 'x'));
     expect(answers.every((a) => a.status === 202)).toBe(true);
@@ -40,7 +39,7 @@ describe('per-minute limits', () => {
 
   it('refuses the 61st request of a Free key inside one minute, with Retry-After to the minute end', async () => {
     nextMinute();
-    const key = await platform.issueKey(platform.demoAccounts.free, 'sixty-first');
+    const key = await freshKey(platform, 'free', 'sixty-first');
     for (let i = 1; i <= 60; i++) {
       const answer = await send(platform, key, `#${i}`);
       expect(answer.status, `request ${i}`).toBe(202);
@@ -61,7 +60,7 @@ describe('per-minute limits', () => {
 
   it('opens a fresh window at the next minute', async () => {
     nextMinute();
-    const key = await platform.issueKey(platform.demoAccounts.free, 'rollover');
+    const key = await freshKey(platform, 'free', 'rollover');
     await many(60, 10, () => send(platform, key, 'x'));
     expect((await send(platform, key, 'x')).status).toBe(429);
     platform.clock.advance(60_000);
@@ -72,7 +71,7 @@ describe('per-minute limits', () => {
 
   it('accepts exactly 60 of 300 concurrent requests on a 60/min key, all answered with headers', async () => {
     nextMinute();
-    const key = await platform.issueKey(platform.demoAccounts.free, 'concurrency');
+    const key = await freshKey(platform, 'free', 'concurrency');
     const answers = await many(300, 300, () => send(platform, key, 'burst'));
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 202)).toHaveLength(60);
@@ -86,7 +85,7 @@ describe('per-minute limits', () => {
 describe('per-day limit', () => {
   it('binds when fewer requests remain in the day than in the minute', async () => {
     nextMinute();
-    const key = await platform.issueKey(platform.demoAccounts.enterprise, 'day limit');
+    const key = await freshKey(platform, 'enterprise', 'day limit');
     const { perMinute, perDay } = platform.config.plans.enterprise.limits; // 150/min, 400/day in tests
     let sent = 0;
     while (sent < perDay - 10) {
@@ -111,7 +110,7 @@ describe('per-day limit', () => {
 describe('ban after continued requests past a 429', () => {
   it('bans a key that keeps going, reports the ban, and lets it through when the ban ends', async () => {
     nextMinute();
-    const key = await platform.issueKey(platform.demoAccounts.free, 'ban test');
+    const key = await freshKey(platform, 'free', 'ban test');
     const { threshold, durationSeconds } = platform.config.plans.free.ban;
     await many(60, 10, () => send(platform, key, 'x'));
     for (let i = 0; i < threshold; i++) {
@@ -136,7 +135,7 @@ describe('ban after continued requests past a 429', () => {
 
   it('does not ban a key that stops at its 429s', async () => {
     nextMinute();
-    const key = await platform.issueKey(platform.demoAccounts.free, 'polite');
+    const key = await freshKey(platform, 'free', 'polite');
     await many(60, 10, () => send(platform, key, 'x'));
     for (let i = 0; i < platform.config.plans.free.ban.threshold; i++) await send(platform, key, 'x');
     platform.clock.advance(60_000);
@@ -147,7 +146,7 @@ describe('ban after continued requests past a 429', () => {
 describe('order of checks and budget', () => {
   it('answers 429 before 400 once the budget is spent, and a 400 spends nothing', async () => {
     nextMinute();
-    const key = await platform.issueKey(platform.demoAccounts.free, 'order');
+    const key = await freshKey(platform, 'free', 'order');
     for (let i = 0; i < 5; i++) expect((await call(platform, '/messages', { key, body: 'not json' })).status).toBe(400);
     const answers = await many(60, 10, () => send(platform, key, 'x'));
     expect(answers.filter((a) => a.status === 202)).toHaveLength(60);

@@ -18,6 +18,7 @@ const tasks = {
   activate: arn('activate'),
   diagnose: arn('diagnose'),
   releaseTenant: arn('release'),
+  checkDrift: arn('drift'),
 };
 const definition = domainFlowDefinition(tasks);
 /** The engine adds fields to the document it runs (QueryLanguage): shape checks read an untouched one. */
@@ -52,6 +53,9 @@ async function run(answers: { dns: boolean; certificate: Certificate[]; failing?
           [S.diagnose]: handler(S.diagnose, () => ({ state: 'certificate_delayed' })),
           [S.releaseTenant]: handler(S.releaseTenant, () => {
             throw new Error('a verification must not release');
+          }),
+          [S.checkDrift]: handler(S.checkDrift, () => {
+            throw new Error('a verification must not check drift');
           }),
         },
         waitTimeOverrides: { [S.waitForCertificate]: 0 },
@@ -148,6 +152,7 @@ async function release(rounds: Array<Released | Error>) {
           [S.checkCertificate]: fail(S.checkCertificate),
           [S.activate]: fail(S.activate),
           [S.diagnose]: fail(S.diagnose),
+          [S.checkDrift]: fail(S.checkDrift),
           [S.releaseTenant]: async (input: unknown) => {
             visited.push(S.releaseTenant);
             inputs.push(input);
@@ -176,12 +181,15 @@ const failedWith = async (result: Promise<unknown>) => {
 const pendingRound = (attempts: number, waitSeconds: number, expired = false): Released => ({ status: 'pending', attempts, waitSeconds, expired });
 
 describe('domain flow definition: the release branch', () => {
-  it('goes to ReleaseTenant when the input has `release`, and to VerifyDns otherwise', () => {
+  it('goes to ReleaseTenant when the input has `release`, to CheckDrift when it has `drift`, and to VerifyDns otherwise', () => {
     const states = pristine().States as Record<string, unknown>;
     expect(pristine().StartAt).toBe(S.operation);
     expect(states[S.operation]).toEqual({
       Type: 'Choice',
-      Choices: [{ Variable: '$.release', IsPresent: true, Next: S.releaseTenant }],
+      Choices: [
+        { Variable: '$.release', IsPresent: true, Next: S.releaseTenant },
+        { Variable: '$.drift', IsPresent: true, Next: S.checkDrift },
+      ],
       Default: S.verifyDns,
     });
   });
@@ -231,5 +239,63 @@ describe('domain flow definition: the release branch', () => {
       JitterStrategy: 'FULL',
     });
     expect(states[S.waitToRelease]).toEqual({ Type: 'Wait', SecondsPath: '$.released.waitSeconds', Next: S.releaseTenant });
+  });
+});
+
+type DriftRound = { cursor?: string; done: boolean; checked: number };
+
+/** Runs a drift execution with scripted rounds, as the schedule starts it ({ drift: {} }). */
+async function drift(rounds: Array<DriftRound | Error>) {
+  const inputs: unknown[] = [];
+  const machine = new StateMachine(definition as unknown as StateMachineDefinition, {
+    validationOptions: { checkPaths: true },
+  });
+  const fail = (name: string) => async () => {
+    throw new Error(`${name} must not run in a drift check`);
+  };
+  const execution = machine.run(DRIFT_INPUT, {
+    overrides: {
+      taskResourceLocalHandlers: {
+        [S.verifyDns]: fail(S.verifyDns),
+        [S.requestCertificate]: fail(S.requestCertificate),
+        [S.checkCertificate]: fail(S.checkCertificate),
+        [S.activate]: fail(S.activate),
+        [S.diagnose]: fail(S.diagnose),
+        [S.releaseTenant]: fail(S.releaseTenant),
+        [S.checkDrift]: async (input: unknown) => {
+          inputs.push(input);
+          const next = rounds.shift();
+          if (!next) throw new Error('no more scripted rounds');
+          if (next instanceof Error) throw next;
+          return next;
+        },
+      },
+      retryIntervalOverrides: { [S.checkDrift]: 0 },
+    },
+    context: { StateMachine: { Id: MACHINE } },
+  });
+  return { inputs, result: execution.result as Promise<Record<string, unknown>> };
+}
+
+const MACHINE = 'arn:aws:states:eu-west-1:123456789012:stateMachine:flow';
+const DRIFT_INPUT = { drift: {} };
+
+describe('domain flow definition: the drift branch', () => {
+  it('runs a round per page, handing each round the previous result and the state machine\'s own ARN', async () => {
+    const run = await drift([{ cursor: 'p2', done: false, checked: 50 }, { cursor: 'p3', done: false, checked: 100 }, { done: true, checked: 120 }]);
+    expect((await run.result).drift).toEqual({ done: true, checked: 120 });
+    expect(run.inputs).toEqual([
+      { drift: {}, stateMachineArn: MACHINE },
+      { drift: { cursor: 'p2', done: false, checked: 50 }, stateMachineArn: MACHINE },
+      { drift: { cursor: 'p3', done: false, checked: 100 }, stateMachineArn: MACHINE },
+    ]);
+  });
+
+  it('retries a failing round, then fails the execution (DriftCheckFailed, the failed-executions alarm)', async () => {
+    const recovering = await drift([new Error('throttled'), { done: true, checked: 3 }]);
+    expect((await recovering.result).drift).toEqual({ done: true, checked: 3 });
+    const failing = await drift(Array.from({ length: RELEASE_TASK_RETRY.MaxAttempts + 1 }, () => new Error('DynamoDB is down')));
+    expect(await failedWith(failing.result)).toBe('DriftCheckFailed');
+    expect(failing.inputs).toHaveLength(RELEASE_TASK_RETRY.MaxAttempts + 1);
   });
 });

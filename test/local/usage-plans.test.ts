@@ -29,20 +29,27 @@ describe('LocalUsagePlanGateway: the same model as on AWS', () => {
     expect(plans.admit(key?.value)).toBe('INVALID_API_KEY');
   });
 
-  it('restores stored keys (--data) with the value their record holds, and a new one for records without it', async () => {
+  it('restores stored accounts\' keys (--data) with the value their record holds, and the keys\' own ones of earlier data', async () => {
     const { plans, gateway } = setup();
     gateway.restore(
-      [],
       [
-        { status: 'active', gatewayKeyId: 'gk-a', gatewayKeyValue: 'stored-value-of-gk-a-0000', plan: 'pro', accountId: 'acct_1' },
-        { status: 'active', gatewayKeyId: 'gk-b', plan: 'pro', accountId: 'acct_1' },
-        { status: 'revoked', gatewayKeyId: 'gk-c', gatewayKeyValue: 'stored-value-of-gk-c-0000', plan: 'pro', accountId: 'acct_1' },
+        { accountId: 'acct_1', plan: 'pro', gatewayKeyId: 'gk-a', gatewayKeyValue: 'stored-value-of-gk-a-0000' },
+        { accountId: 'acct_2', plan: 'free' },
       ],
-      () => 'pro',
+      [
+        { status: 'active', gatewayKeyId: 'gk-a', gatewayKeyValue: 'stored-value-of-gk-a-0000', accountId: 'acct_1' },
+        { status: 'active', gatewayKeyId: 'gk-a', gatewayKeyValue: 'stored-value-of-gk-a-0000', formerGatewayKeyId: 'gk-old', accountId: 'acct_1' },
+        { status: 'active', gatewayKeyId: 'gk-b', accountId: 'acct_2' },
+        { status: 'active', gatewayKeyId: 'gk-x', accountId: 'acct_unknown' },
+      ],
     );
     expect(await gateway.keyValue('gk-a')).toBe('stored-value-of-gk-a-0000');
     expect(plans.admit('stored-value-of-gk-a-0000')).toBe('ok');
+    expect(plans.planOf('gk-a')).toBe('pro');
+    // Earlier data: a key's own internal key, until `accounts migrate` deletes it.
+    expect(plans.planOf('gk-old')).toBe('pro');
     expect(await gateway.keyValue('gk-b')).toMatch(/^[0-9a-f]{40}$/);
-    expect(await gateway.keyValue('gk-c')).toBeUndefined();
+    expect(plans.planOf('gk-b')).toBe('free');
+    expect(await gateway.keyValue('gk-x')).toBeUndefined();
   });
 });

@@ -7,6 +7,7 @@ export interface NameRecords {
   readonly A?: readonly string[];
   readonly AAAA?: readonly string[];
   readonly CAA?: ReadonlyArray<{ readonly flags: number; readonly tag: string; readonly value: string }>;
+  readonly TXT?: readonly string[];
   /** Answer every question about this name with SERVFAIL. */
   readonly SERVFAIL?: boolean;
 }
@@ -24,12 +25,15 @@ const TYPE_NAMES: Record<number, keyof NameRecords> = {
   [Packet.TYPE.AAAA]: 'AAAA',
   [Packet.TYPE.CNAME]: 'CNAME',
   [Packet.TYPE.CAA]: 'CAA',
+  [Packet.TYPE.TXT]: 'TXT',
 };
 
 /**
  * An authoritative DNS server on 127.0.0.1 (UDP) that answers from a zone the test controls,
  * following CNAMEs inside the zone like a recursive resolver would. Names not in the zone are
- * NXDOMAIN; names without the asked type answer NOERROR with no data.
+ * NXDOMAIN; names without the asked type answer NOERROR with no data. A `*.<name>` entry answers
+ * for the names below `<name>` that have no entry of their own (as the platform zone's
+ * `*.edge.` record does for per-domain targets).
  */
 export async function startTestDns(zone: Record<string, NameRecords> = {}): Promise<TestDnsServer> {
   const records = new Map(Object.entries(zone).map(([name, value]) => [name.toLowerCase(), value]));
@@ -45,7 +49,7 @@ export async function startTestDns(zone: Record<string, NameRecords> = {}): Prom
       let name = question.name.toLowerCase();
       const wanted = TYPE_NAMES[question.type];
       for (let hops = 0; hops < 8; hops++) {
-        const entry = records.get(name);
+        const entry = records.get(name) ?? records.get(`*.${name.slice(name.indexOf('.') + 1)}`);
         if (!entry) {
           if (hops === 0) response.header.rcode = 3; // NXDOMAIN
           break;
@@ -67,6 +71,10 @@ export async function startTestDns(zone: Record<string, NameRecords> = {}): Prom
         } else if (wanted === 'CAA') {
           for (const caa of entry.CAA ?? []) {
             answer({ name, type: Packet.TYPE.CAA, class: Packet.CLASS.IN, ttl: 60, ...caa });
+          }
+        } else if (wanted === 'TXT') {
+          for (const data of entry.TXT ?? []) {
+            answer({ name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 60, data });
           }
         }
         break;

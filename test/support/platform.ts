@@ -1,5 +1,5 @@
 import { ManualClock } from '../../lambda/shared/clock.js';
-import { loadConfig, type PlatformConfig } from '../../lib/config/index.js';
+import { loadConfig, type PlanId, type PlatformConfig } from '../../lib/config/index.js';
 import { type LocalPlatform, type LocalPlatformOptions, startLocalPlatform } from '../../local/platform.js';
 import { assertResponseMatchesSpec, readResponse } from './openapi.js';
 
@@ -123,3 +123,12 @@ export const rateHeaders = (headers: Headers) => ({
   remaining: Number(headers.get('x-ratelimit-remaining')),
   reset: Number(headers.get('x-ratelimit-reset')),
 });
+
+/**
+ * A key of a new account of the plan: a budget of its own. Limits belong to the account, so a new
+ * key of a demo account would share that account's budget with every other test's keys.
+ */
+export async function freshKey(platform: LocalPlatform, plan: PlanId, name: string): Promise<string> {
+  const account = await platform.controlPlane.createAccount({ name, plan });
+  return platform.issueKey(account, name);
+}

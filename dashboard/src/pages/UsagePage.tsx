@@ -33,8 +33,8 @@ export function UsagePage() {
 
   const current = plans.find((p) => p.id === account.plan);
   const domainPlans = plans.filter((p) => p.customDomains).map((p) => p.displayName);
-  const activeKeys = usage.data?.keys.filter((k) => k.status === 'active') ?? [];
-  const revokedKeys = usage.data?.keys.filter((k) => k.status === 'revoked') ?? [];
+  const keys = usage.data?.keys ?? [];
+  const banned = keys.filter((k) => k.bannedUntil);
 
   return (
     <>
@@ -58,9 +58,9 @@ export function UsagePage() {
           </div>
         </dl>
         <p className="hint">
-          Limits apply to each API key, per UTC minute and per UTC day.
-          {account.customLimits ? ' Your account has agreed limits.' : ''} A request over the limit gets 429 with
-          Retry-After; continuing after a 429 can get the key banned for a while.
+          Limits apply to the account, per UTC minute and per UTC day: all its API keys share them, so another key
+          adds no requests.{account.customLimits ? ' Your account has agreed limits.' : ''} A request over the limit
+          gets 429 with Retry-After; a key that keeps sending after 429s is banned for a while (that key only).
         </p>
         {current && !current.customDomains && domainPlans.length > 0
           ? (
@@ -76,40 +76,72 @@ export function UsagePage() {
 
       <section aria-labelledby="usage-heading" className="card">
         <div className="card-head">
-          <h2 id="usage-heading">Usage per key</h2>
+          <h2 id="usage-heading">Usage</h2>
           <button type="button" className="button small secondary" onClick={() => void reload()}>Refresh</button>
         </div>
-        <p className="hint">Updated every {REFRESH_MS / 1000} seconds.</p>
+        <p className="hint">All keys of the account together. Updated every {REFRESH_MS / 1000} seconds.</p>
         {usage.error ? <Notice tone="error">{usage.error}</Notice> : null}
         {!usage.data && usage.loading ? <Loading label="Loading usage…" /> : null}
-        {usage.data && activeKeys.length === 0
-          ? <p className="empty">No active keys. Generate a key on the API keys page to start sending messages.</p>
-          : null}
-        <ul className="usage-list">
-          {activeKeys.map((key) => (
-            <li key={key.keyId} className="usage-key">
-              <h3>
-                {key.name} <code className="key-mask">{maskedKey(key)}</code>
-              </h3>
-              {key.bannedUntil
-                ? (
-                    <Notice tone="error" title="Temporarily banned">
-                      <p>
-                        This key kept sending after 429 answers. Requests are refused until{' '}
-                        <Time iso={key.bannedUntil} />.
-                      </p>
-                    </Notice>
-                  )
-                : null}
+        {usage.data
+          ? (
               <div className="bars">
-                <UsageBar label="This minute" usage={key.minute} />
-                <UsageBar label="Today (UTC)" usage={key.day} />
+                <UsageBar label="This minute" usage={usage.data.minute} />
+                <UsageBar label="Today (UTC)" usage={usage.data.day} />
               </div>
-            </li>
-          ))}
-        </ul>
-        {revokedKeys.length > 0
-          ? <p className="hint">{revokedKeys.length} revoked {revokedKeys.length === 1 ? 'key is' : 'keys are'} not shown.</p>
+            )
+          : null}
+        {banned.map((key) => (
+          <Notice key={key.keyId} tone="error" title={`${key.name} is temporarily banned`}>
+            <p>
+              This key kept sending after 429 answers. Its requests are refused until{' '}
+              <Time iso={key.bannedUntil as string} />; the account&apos;s other keys are not affected.
+            </p>
+          </Notice>
+        ))}
+      </section>
+
+      <section aria-labelledby="per-key-heading" className="card">
+        <h2 id="per-key-heading">Usage per key</h2>
+        <p className="hint">What each key took from the account&apos;s budget, revoked keys included.</p>
+        {usage.data && keys.length === 0
+          ? <p className="empty">No keys yet. Generate a key on the API keys page to start sending messages.</p>
+          : null}
+        {keys.length > 0
+          ? (
+              <div className="table-scroll">
+                <table className="table responsive">
+                  <caption className="visually-hidden">Requests of each key this minute and today, oldest key first</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Name</th>
+                      <th scope="col">Key</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">This minute</th>
+                      <th scope="col">Today (UTC)</th>
+                      <th scope="col">Last used</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {keys.map((key) => (
+                      <tr key={key.keyId}>
+                        <th scope="row" data-label="Name">{key.name}</th>
+                        <td data-label="Key"><code className="key-mask">{maskedKey(key)}</code></td>
+                        <td data-label="Status">
+                          {key.status === 'revoked'
+                            ? <Badge tone="neutral">Revoked</Badge>
+                            : key.bannedUntil
+                              ? <Badge tone="error">Banned</Badge>
+                              : <Badge tone="success">Active</Badge>}
+                        </td>
+                        <td data-label="This minute">{formatNumber(key.used.minute)}</td>
+                        <td data-label="Today (UTC)">{formatNumber(key.used.day)}</td>
+                        <td data-label="Last used">{key.lastUsedAt ? <Time iso={key.lastUsedAt} /> : <span className="muted">Never</span>}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )
           : null}
       </section>
 

@@ -2,6 +2,7 @@ import { Badge, type BadgeTone } from '../components/Badge';
 import { CopyButton } from '../components/CopyButton';
 import { Notice } from '../components/Notice';
 import { Time } from '../components/Time';
+import { formatDateTime } from '../format';
 import type { DnsFailure, DnsFailureReason, DnsRecordInstruction, Domain, DomainDiagnosis, DomainState } from '../types';
 
 export const IN_PROGRESS: ReadonlySet<DomainState> = new Set(['verifying', 'issuing_certificate']);
@@ -12,6 +13,7 @@ const STATE: Record<DomainState, { tone: BadgeTone; text: string }> = {
   dns_failed: { tone: 'error', text: 'DNS check failed' },
   issuing_certificate: { tone: 'progress', text: 'Issuing certificate' },
   active: { tone: 'success', text: 'Active' },
+  dns_misconfigured: { tone: 'warning', text: 'DNS misconfigured' },
   certificate_delayed: { tone: 'warning', text: 'Certificate delayed' },
   removed: { tone: 'neutral', text: 'Removed' },
 };
@@ -33,6 +35,10 @@ export function stateAnnouncement(domain: Domain): string {
       return `${domain.domain}: DNS verified. Issuing the certificate…`;
     case 'active':
       return `${domain.domain} is live over HTTPS.`;
+    case 'dns_misconfigured':
+      return `${domain.domain}: its DNS no longer points here. It is still served until ${
+        domain.misconfiguration ? formatDateTime(domain.misconfiguration.detachAt) : 'the end of its grace period'
+      }; fix the record shown.`;
     case 'certificate_delayed':
       return `${domain.domain}: the certificate is delayed. See the diagnosis.`;
     case 'removed':
@@ -43,7 +49,8 @@ export function stateAnnouncement(domain: Domain): string {
 type StepState = 'todo' | 'current' | 'done' | 'failed';
 
 function steps(domain: Domain): Array<{ label: string; state: StepState }> {
-  const dnsFailedLater = domain.state === 'certificate_delayed' && domain.diagnosis?.dnsStillVerifies === false;
+  const dnsFailedLater =
+    (domain.state === 'certificate_delayed' && domain.diagnosis?.dnsStillVerifies === false) || domain.state === 'dns_misconfigured';
   const dns: StepState =
     domain.state === 'verifying'
       ? 'current'
@@ -57,10 +64,11 @@ function steps(domain: Domain): Array<{ label: string; state: StepState }> {
       ? 'current'
       : domain.state === 'certificate_delayed'
         ? 'failed'
-        : domain.state === 'active'
+        : domain.state === 'active' || domain.state === 'dns_misconfigured'
           ? 'done'
           : 'todo';
-  const live: StepState = domain.state === 'active' ? 'done' : 'todo';
+  // A misconfigured domain is still live (its grace period).
+  const live: StepState = domain.state === 'active' || domain.state === 'dns_misconfigured' ? 'done' : 'todo';
   return [
     { label: 'DNS check', state: dns },
     { label: 'Certificate', state: certificate },
@@ -89,14 +97,23 @@ export function VerifySteps({ domain }: { readonly domain: Domain }) {
 interface RecordsTableProps {
   readonly domain: string;
   readonly records: readonly DnsRecordInstruction[];
+  /** @default `DNS records for <domain>` */
+  readonly caption?: string;
 }
 
-export function RecordsTable({ domain, records }: RecordsTableProps) {
+const NOTE_TITLE: Record<DnsRecordInstruction['type'], string> = {
+  ALIAS: 'Not every DNS provider supports ALIAS or ANAME records',
+  CNAME: 'About this record',
+  TXT: 'Why the TXT record: proof that the domain is yours',
+};
+
+/** The records to set, each name and value with a copy button; the routing record first, the ownership TXT record beside it. */
+export function RecordsTable({ domain, records, caption }: RecordsTableProps) {
   return (
     <>
       <div className="table-scroll">
         <table className="table records responsive">
-          <caption>DNS records for {domain}</caption>
+          <caption>{caption ?? `DNS records for ${domain}`}</caption>
           <thead>
             <tr>
               <th scope="col">Type</th>
@@ -135,7 +152,7 @@ export function RecordsTable({ domain, records }: RecordsTableProps) {
         </table>
       </div>
       {records.filter((r) => r.note).map((record) => (
-        <Notice key={`note-${record.fqdn}`} tone="warning" title="Not every DNS provider supports ALIAS or ANAME records">
+        <Notice key={`note-${record.type}-${record.fqdn}`} tone={record.type === 'TXT' ? 'info' : 'warning'} title={NOTE_TITLE[record.type]}>
           <p>{record.note}</p>
         </Notice>
       ))}
@@ -161,12 +178,19 @@ export const FAILURE: Record<DnsFailureReason, FailureText> = {
     note: 'Nothing could be checked, so your record may well be right.',
   },
   apex_not_aliased: { title: 'The domain is not aliased to the platform' },
+  ownership_unproven: {
+    title: 'The ownership TXT record is missing',
+    note: 'Keep the CNAME/ALIAS as it is, and add the TXT record beside it.',
+  },
 };
 
 /** Why DNS verification failed, in plain words, with what was observed and what is expected. */
 export function FailureExplanation({ domain, failure }: { readonly domain: Domain; readonly failure: DnsFailure }) {
   const reason = FAILURE[failure.reason];
-  const expectedType = domain.apex ? 'ALIAS/ANAME' : 'CNAME';
+  const txt = domain.records.find((r) => r.type === 'TXT');
+  const expected = failure.reason === 'ownership_unproven' && txt
+    ? `TXT ${txt.fqdn} "${failure.expected}"`
+    : `${domain.apex ? 'ALIAS/ANAME' : 'CNAME'} ${failure.expected}`;
   return (
     <div className="explain">
       <Notice tone="error" title={reason.title}>
@@ -184,7 +208,7 @@ export function FailureExplanation({ domain, failure }: { readonly domain: Domai
         </div>
         <div>
           <dt>What we expect</dt>
-          <dd><code>{expectedType} {failure.expected}</code></dd>
+          <dd><code>{expected}</code></dd>
         </div>
       </dl>
     </div>

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
  * verifies a domain attempt or, when its input has `release`, releases a removed domain's tenant:
  *
  *   Operation? ─ $.release present → ReleaseTenant (the release branch, see releaseStates)
+ *       ├─ $.drift present → CheckDrift (the drift branch, see driftStates)
  *       └─ otherwise ↓
  *   VerifyDns → DnsVerified? ─no──────────────────────────────→ DnsNotVerified (domain: dns_failed)
  *                  └─yes→ RequestCertificate → WaitForCertificate → CheckCertificate → CertificateReady?
@@ -34,6 +35,7 @@ export interface DomainFlowTasks {
   readonly activate: string;
   readonly diagnose: string;
   readonly releaseTenant: string;
+  readonly checkDrift: string;
 }
 
 export const DOMAIN_FLOW_STATES = {
@@ -54,6 +56,10 @@ export const DOMAIN_FLOW_STATES = {
   released: 'Released',
   releaseKept: 'ReleaseKept',
   releaseFailed: 'TenantReleaseFailed',
+  checkDrift: 'CheckDrift',
+  driftChecked: 'DriftChecked?',
+  driftCheckDone: 'DriftCheckDone',
+  driftCheckFailed: 'DriftCheckFailed',
 } as const;
 
 /** The default time between certificate checks, and the watchdog (interface document, rule 9). */
@@ -105,12 +111,15 @@ const task = (resource: string, resultPath: string, next: string | undefined, on
 export function domainFlowDefinition(tasks: DomainFlowTasks): Record<string, unknown> {
   return {
     Comment:
-      'Custom domain: verify DNS, request the certificate, wait for it with a 30-minute watchdog, activate or diagnose; or release a removed domain\'s tenant',
+      'Custom domain: verify DNS, request the certificate, wait for it with a 30-minute watchdog, activate or diagnose; or release a removed domain\'s tenant; or check live domains for DNS drift',
     StartAt: S.operation,
     States: {
       [S.operation]: {
         Type: 'Choice',
-        Choices: [{ Variable: '$.release', IsPresent: true, Next: S.releaseTenant }],
+        Choices: [
+          { Variable: '$.release', IsPresent: true, Next: S.releaseTenant },
+          { Variable: '$.drift', IsPresent: true, Next: S.checkDrift },
+        ],
         Default: S.verifyDns,
       },
       [S.verifyDns]: task(tasks.verifyDns, '$.dns', S.dnsVerified),
@@ -137,8 +146,53 @@ export function domainFlowDefinition(tasks: DomainFlowTasks): Record<string, unk
       [S.diagnose]: task(tasks.diagnose, '$.diagnosis', undefined),
       [S.failed]: { Type: 'Fail', Error: 'DomainFlowFailed', Cause: 'An unexpected error stopped the domain flow; the owner can re-verify' },
       ...releaseStates(tasks.releaseTenant),
+      ...driftStates(tasks.checkDrift),
     },
   };
+}
+
+/**
+ * The drift branch: every live domain re-checked, one page per round, until the last page.
+ *
+ *   CheckDrift → DriftChecked? ─ done → DriftCheckDone
+ *        ↑                     └ more pages ─┐
+ *        └───────────────────────────────────┘
+ *
+ * Input: { drift: {} } (the schedule's, or the control plane's "check now"). The task gets the
+ * state machine's own ARN from the context object, to start the release of a detached domain's
+ * tenant on this very machine (a definition cannot name its own ARN). Its result (cursor, done,
+ * counts) replaces $.drift for the next round. Errors of the task are retried like the release's;
+ * after that the execution fails (DriftCheckFailed: the failed-executions alarm), and the next
+ * scheduled run starts from the first page again.
+ */
+function driftStates(checkDrift: string): Record<string, unknown> {
+  return {
+    [S.checkDrift]: {
+      Type: 'Task',
+      Resource: checkDrift,
+      Parameters: { 'drift.$': '$.drift', 'stateMachineArn.$': '$$.StateMachine.Id' },
+      ResultPath: '$.drift',
+      Retry: [...retryTransientLambdaErrors, { ErrorEquals: ['States.ALL'], ...RELEASE_TASK_RETRY, JitterStrategy: 'FULL' }],
+      Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: S.driftCheckFailed }],
+      Next: S.driftChecked,
+    },
+    [S.driftChecked]: {
+      Type: 'Choice',
+      Choices: [{ Variable: '$.drift.done', BooleanEquals: false, Next: S.checkDrift }],
+      Default: S.driftCheckDone,
+    },
+    [S.driftCheckDone]: { Type: 'Succeed', Comment: 'Every live domain was checked; $.drift holds the counts' },
+    [S.driftCheckFailed]: {
+      Type: 'Fail',
+      Error: 'DriftCheckFailed',
+      Cause: 'The drift check of live domains kept failing; domains it did not reach keep their state until the next run',
+    },
+  };
+}
+
+/** A drift check started by hand (the control plane's "check now"); scheduled ones get names from Step Functions. */
+export function driftCheckExecutionName(at: number): string {
+  return `drift-now-${at.toString(36)}`;
 }
 
 /**

@@ -9,11 +9,13 @@ import { Construct } from 'constructs';
 import type { PlatformConfig } from '../../config/index.js';
 import { METRICS_NAMESPACE, PlatformFunction } from '../shared/platform-function.js';
 import { DOMAIN_FLOW_DEFAULTS, type DomainFlowTasks, domainFlowDefinition } from './domain-flow-definition.js';
+import { DomainDriftSchedule } from './drift-schedule.js';
 import { CLOUDFRONT_CERTIFICATE_REGION, type EdgeResources } from './edge.js';
+import { DESCRIBES_CERTIFICATES, DRIFT_CHECK_ACTIONS, KVS_ACTIONS, nagArn, TENANT_ACTIONS } from './flow-permissions.js';
 import type { ProjectsDataResources } from './projects-data.js';
 import { DOMAIN_ENV, DOMAIN_HANDLERS } from './runtime-contract.js';
 
-/** Powertools service name of the six flow tasks: the `service` dimension of their metrics. */
+/** Powertools service name of the seven flow tasks: the `service` dimension of their metrics. */
 export const DOMAIN_FLOW_SERVICE = 'domains-flow';
 
 /**
@@ -30,62 +32,12 @@ export const DOMAIN_FLOW_METRICS = {
 /** The flow's output (fixed logical id). */
 export const DOMAIN_FLOW_OUTPUTS = { stateMachineArn: 'StateMachineArn' } as const;
 
-/**
- * The KeyValueStore data-plane actions, on the store's ARN only (the key-value-store resource type):
- * `write` is what KvsEdgeRouter.serve/redirect/refuse call (DescribeKeyValueStore for the ETag, then
- * PutKey with IfMatch); `forgetRefusal` is its clean-up after a release (GetKey, DeleteKey).
- */
-export const KVS_ACTIONS = {
-  write: ['cloudfront-keyvaluestore:DescribeKeyValueStore', 'cloudfront-keyvaluestore:PutKey'],
-  forgetRefusal: [
-    'cloudfront-keyvaluestore:DescribeKeyValueStore',
-    'cloudfront-keyvaluestore:GetKey',
-    'cloudfront-keyvaluestore:DeleteKey',
-  ],
-} as const;
-
-/**
- * Tenant actions on distribution-tenant ARNs, per task, from what it calls
- * (CloudFrontCertificateAuthority.request / .status / .release) and, for creating or updating a
- * tenant with a managed certificate, what the AWS::CloudFront::DistributionTenant resource schema
- * lists for that (its create and update handlers: GetManagedCertificateDetails, TagResource,
- * VerifyDnsConfiguration, with acm:DescribeCertificate and acm:RequestCertificate). wafv2:GetWebACL,
- * also listed there, is for a tenant whose customizations name a web ACL: no call here passes one.
- * cloudfront:GetVpcOrigin, a dependent action of Create/UpdateDistributionTenant in the Service
- * Authorization Reference, concerns VPC origins, which the distribution does not have.
- */
-export const TENANT_ACTIONS = {
-  requestCertificate: [
-    'cloudfront:GetDistributionTenant',
-    'cloudfront:GetManagedCertificateDetails',
-    'cloudfront:UpdateDistributionTenant',
-    // CreateDistributionTenant with Tags (projectId) is also authorized as TagResource on the new tenant.
-    'cloudfront:TagResource',
-    'cloudfront:VerifyDnsConfiguration',
-  ],
-  checkCertificate: [
-    'cloudfront:GetDistributionTenant',
-    'cloudfront:GetManagedCertificateDetails',
-    // Attaches the issued managed certificate to the tenant (Customizations.Certificate).
-    'cloudfront:UpdateDistributionTenant',
-    // Part of the failure reason.
-    'cloudfront:VerifyDnsConfiguration',
-  ],
-  // Takes the domain off (or disables), then deletes; the schema's delete handler lists the same three.
-  releaseTenant: ['cloudfront:GetDistributionTenant', 'cloudfront:UpdateDistributionTenant', 'cloudfront:DeleteDistributionTenant'],
-} as const;
-
-/**
- * Tasks whose UpdateDistributionTenant sends a certificate (a managed certificate request, or the
- * tenant's Customizations.Certificate sent back as read or attached): the resource schema's update
- * handler lists acm:DescribeCertificate for that. checkCertificate also calls it itself.
- */
-export const DESCRIBES_CERTIFICATES = ['requestCertificate', 'checkCertificate', 'releaseTenant'] as const;
+export { DESCRIBES_CERTIFICATES, DRIFT_CHECK_ACTIONS, KVS_ACTIONS, nagArn, TENANT_ACTIONS } from './flow-permissions.js';
 
 export type FlowTask = keyof DomainFlowTasks;
-/** The verification tasks (one module, DOMAIN_HANDLERS.flowTasks); releaseTenant has its own module. */
-export const VERIFICATION_TASKS = Object.keys(DOMAIN_HANDLERS.flowTasks.handlers) as Exclude<FlowTask, 'releaseTenant'>[];
-export const FLOW_TASKS: readonly FlowTask[] = [...VERIFICATION_TASKS, 'releaseTenant'];
+/** The verification tasks (one module, DOMAIN_HANDLERS.flowTasks); releaseTenant and checkDrift have a module each. */
+export const VERIFICATION_TASKS = Object.keys(DOMAIN_HANDLERS.flowTasks.handlers) as Exclude<FlowTask, 'releaseTenant' | 'checkDrift'>[];
+export const FLOW_TASKS: readonly FlowTask[] = [...VERIFICATION_TASKS, 'releaseTenant', 'checkDrift'];
 
 /**
  * `name` followed by the id of this stack's creation (the UUID at the end of AWS::StackId): a name
@@ -113,6 +65,11 @@ export interface DomainFlowProps {
    */
   readonly tenantReleaseEntry?: string;
   /**
+   * The module that exports the drift task's handler (`DOMAIN_HANDLERS.driftCheck.handler`).
+   * @default DOMAIN_HANDLERS.driftCheck.entry
+   */
+  readonly driftCheckEntry?: string;
+  /**
    * Seconds without a certificate before the flow diagnoses (`WATCHDOG_SECONDS`).
    * @default DOMAIN_FLOW_DEFAULTS.watchdogSeconds (30 minutes)
    */
@@ -136,10 +93,12 @@ export interface DomainFlowProps {
 
 /**
  * The custom-domain flow on AWS: a Standard state machine running exactly `domainFlowDefinition`
- * (JSONPath, the document the local engine runs too) over six Lambda tasks (the five verification
- * tasks from one handler module, the release task from its own), with execution logging (ALL) and
- * X-Ray tracing, and two alarms: failed executions (a verification stopped by an unexpected error,
- * or a tenant release that kept failing), and domains that reached `certificate_delayed`.
+ * (JSONPath, the document the local engine runs too) over seven Lambda tasks (the five verification
+ * tasks from one handler module, the release task and the drift task from a module each), with
+ * execution logging (ALL) and X-Ray tracing; the drift schedule (DomainDriftSchedule) that starts
+ * its drift branch; and three alarms: failed executions (a verification stopped by an unexpected
+ * error, a tenant release or a drift check that kept failing), domains that reached
+ * `certificate_delayed`, and drift checks the schedule could not start.
  *
  * Least privilege, per task, from what the tasks call (lambda/domains/flow-tasks.ts and
  * release-task.ts with CloudFrontCertificateAuthority and KvsEdgeRouter); DynamoDB item actions on
@@ -153,6 +112,7 @@ export interface DomainFlowProps {
  * | activate           | Domains Get/Update, Projects Get  | KeyValueStore: DescribeKeyValueStore, PutKey on the store's ARN                   |
  * | diagnose           | Domains Get/Update, Projects Get  | none: DNS and CAA through public DNS; the metric goes out as EMF in the log       |
  * | releaseTenant      | Domains Get, Projects Get         | tenants: Get, Update, Delete; acm:DescribeCertificate (us-east-1); KeyValueStore: DescribeKeyValueStore, GetKey, DeleteKey |
+ * | checkDrift         | Domains Scan/Get/Update, Projects Get/Update | KeyValueStore: DescribeKeyValueStore, PutKey; states:StartExecution on this state machine (the release of a detached domain) |
  *
  * The flow needs no Accounts table (the plan gate is the control plane's, before the flow starts)
  * and no Route 53: it does not write customers' records.
@@ -166,7 +126,13 @@ export class DomainFlow extends Construct {
   readonly alarms: {
     readonly executionsFailed: cloudwatch.Alarm;
     readonly certificateDelayed: cloudwatch.Alarm;
+    readonly driftCheckDropped: cloudwatch.Alarm;
   };
+
+  /** Starts the drift branch every `config.domains.driftCheck.intervalMinutes`. */
+  readonly driftSchedule: DomainDriftSchedule;
+  /** The drift task's right to start the release branch, apart from its role's default policy (see below). */
+  readonly startReleasePolicy: iam.Policy;
 
   readonly outputs: Readonly<Record<keyof typeof DOMAIN_FLOW_OUTPUTS, CfnOutput>>;
 
@@ -190,6 +156,17 @@ export class DomainFlow extends Construct {
       [DOMAIN_ENV.watchdogSeconds]: String(props.watchdogSeconds ?? DOMAIN_FLOW_DEFAULTS.watchdogSeconds),
       [DOMAIN_ENV.siteBucket]: data.siteBucket.bucketName,
       ...(props.dnsServers?.length ? { [DOMAIN_ENV.dnsServers]: props.dnsServers.join(',') } : {}),
+      [DOMAIN_ENV.driftGraceSeconds]: String(config.domains.driftCheck.gracePeriodDays * 24 * 60 * 60),
+    };
+    // The drift task: no tenant, distribution or bucket, only what the drift check reads and writes.
+    const driftEnvironment: Record<string, string> = {
+      [DOMAIN_ENV.projectsTable]: projects.tableName,
+      [DOMAIN_ENV.domainsTable]: domains.tableName,
+      [DOMAIN_ENV.keyValueStoreArn]: data.keyValueStore.keyValueStoreArn,
+      [DOMAIN_ENV.platformHost]: edge.platformHost,
+      [DOMAIN_ENV.platformDomain]: config.platform.domain,
+      [DOMAIN_ENV.driftGraceSeconds]: String(config.domains.driftCheck.gracePeriodDays * 24 * 60 * 60),
+      ...(props.dnsServers?.length ? { [DOMAIN_ENV.dnsServers]: props.dnsServers.join(',') } : {}),
     };
 
     const descriptions: Record<FlowTask, string> = {
@@ -199,22 +176,31 @@ export class DomainFlow extends Construct {
       activate: 'Domain flow: mark the domain active and serve it at the edge (KeyValueStore)',
       diagnose: 'Domain flow: certificate_delayed with a diagnosis (DNS still verifies? CAA blocks Amazon?)',
       releaseTenant: 'Domain flow: release a removed domain\'s distribution tenant (delete it with its last domain), then drop its edge refusal',
+      checkDrift: 'Domain flow: re-check the DNS of a page of live domains; dns_misconfigured, back to active, or detached after the grace period',
     };
-    const fn = (task: FlowTask, constructId: string) => {
-      const release = task === 'releaseTenant';
-      return new PlatformFunction(this, constructId, {
-        entry: release
-          ? props.tenantReleaseEntry ?? DOMAIN_HANDLERS.tenantRelease.entry
-          : props.flowTasksEntry ?? DOMAIN_HANDLERS.flowTasks.entry,
-        handler: release ? DOMAIN_HANDLERS.tenantRelease.handler : DOMAIN_HANDLERS.flowTasks.handlers[task],
+    const module = (task: FlowTask): { entry: string; handler: string; environment: Record<string, string> } => {
+      if (task === 'releaseTenant') {
+        const { entry, handler } = DOMAIN_HANDLERS.tenantRelease;
+        return { entry: props.tenantReleaseEntry ?? entry, handler, environment: tenantEnvironment };
+      }
+      if (task === 'checkDrift') {
+        const { entry, handler } = DOMAIN_HANDLERS.driftCheck;
+        return { entry: props.driftCheckEntry ?? entry, handler, environment: driftEnvironment };
+      }
+      const { entry, handlers } = DOMAIN_HANDLERS.flowTasks;
+      return { entry: props.flowTasksEntry ?? entry, handler: handlers[task], environment };
+    };
+    const fn = (task: FlowTask, constructId: string) =>
+      new PlatformFunction(this, constructId, {
+        ...module(task),
         serviceName: DOMAIN_FLOW_SERVICE,
         description: descriptions[task],
-        timeout: Duration.seconds(30),
-        // Kept for the flow during a Messages API flood (0: none); config protection.reservedConcurrency.
-        reservedConcurrentExecutions: config.protection.reservedConcurrency.domainFlowTask || undefined,
-        environment: release ? tenantEnvironment : environment,
+        // A drift round checks up to 50 domains, 8 at a time, each lookup bounded by the resolver's timeouts.
+        timeout: Duration.seconds(task === 'checkDrift' ? 120 : 30),
+        // Kept for the flow during a Messages API flood (0: none); config protection.reservedConcurrency. The
+        // drift check is not: it can wait for the flood to pass (its throttled rounds are retried).
+        reservedConcurrentExecutions: task === 'checkDrift' ? undefined : config.protection.reservedConcurrency.domainFlowTask || undefined,
       });
-    };
     const functions: Record<FlowTask, PlatformFunction> = {
       verifyDns: fn('verifyDns', 'VerifyDns'),
       requestCertificate: fn('requestCertificate', 'RequestCertificate'),
@@ -222,6 +208,7 @@ export class DomainFlow extends Construct {
       activate: fn('activate', 'Activate'),
       diagnose: fn('diagnose', 'Diagnose'),
       releaseTenant: fn('releaseTenant', 'ReleaseTenant'),
+      checkDrift: fn('checkDrift', 'CheckDrift'),
     };
     this.functions = functions;
 
@@ -274,6 +261,11 @@ export class DomainFlow extends Construct {
     activate.allow([...KVS_ACTIONS.write], [data.keyValueStore.keyValueStoreArn]);
     releaseTenant.allow([...KVS_ACTIONS.forgetRefusal], [data.keyValueStore.keyValueStoreArn]);
 
+    const { checkDrift } = functions;
+    checkDrift.allow([...DRIFT_CHECK_ACTIONS.domains], [domains.tableArn]);
+    checkDrift.allow([...DRIFT_CHECK_ACTIONS.projects], [projects.tableArn]);
+    checkDrift.allow([...KVS_ACTIONS.write], [data.keyValueStore.keyValueStoreArn]);
+
     // ---- State machine ------------------------------------------------------------------------
     this.executionLog = new logs.LogGroup(this, 'ExecutionLog', {
       // The vended-logs prefix keeps Step Functions' log delivery out of the size-limited
@@ -288,23 +280,40 @@ export class DomainFlow extends Construct {
     const tasks = Object.fromEntries(arns) as Record<FlowTask, string>;
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
       stateMachineType: sfn.StateMachineType.STANDARD,
-      comment: 'Custom domain: verify DNS, certificate with a 30-minute watchdog, activate or diagnose; or release a removed domain\'s tenant',
+      comment: 'Custom domain: verify DNS, certificate with a 30-minute watchdog, activate or diagnose; or release a removed domain\'s tenant; or check live domains for drift',
       definitionBody: sfn.DefinitionBody.fromString(stack.toJsonString(domainFlowDefinition(tasks))),
       tracingEnabled: true,
       logs: { destination: this.executionLog, level: sfn.LogLevel.ALL, includeExecutionData: true },
     });
-    // The definition is a string, so CDK cannot derive the invoke grants: exactly the six functions.
+    // The definition is a string, so CDK cannot derive the invoke grants: exactly the seven functions.
     this.stateMachine.addToRolePolicy(
       new iam.PolicyStatement({
         actions: ['lambda:InvokeFunction'],
         resources: FLOW_TASKS.map((task) => functions[task].function.functionArn),
       }),
     );
+    // A policy of its own, not the role's default one: each function depends on its default policy,
+    // and the state machine on the functions, so a grant on the state machine there would be a cycle.
+    this.startReleasePolicy = new iam.Policy(this, 'StartReleasePolicy', {
+      roles: [checkDrift.role],
+      statements: [
+        new iam.PolicyStatement({
+          sid: 'StartReleaseOfDetachedDomains',
+          actions: [...DRIFT_CHECK_ACTIONS.startRelease],
+          resources: [this.stateMachine.stateMachineArn],
+        }),
+      ],
+    });
+    this.driftSchedule = new DomainDriftSchedule(this, 'DriftSchedule', {
+      stateMachine: this.stateMachine,
+      intervalMinutes: config.domains.driftCheck.intervalMinutes,
+      ...(props.alarmTopic ? { alarmTopic: props.alarmTopic } : {}),
+    });
 
     // ---- Alarms -------------------------------------------------------------------------------
     const executionsFailed = new cloudwatch.Alarm(this, 'ExecutionsFailedAlarm', {
       alarmDescription:
-        'A domain flow execution failed. Error DomainFlowFailed: a verification stopped on an unexpected error (e.g. a CloudFront quota on tenants or domains per tenant); the domain keeps its previous state and the owner can re-verify once the cause is fixed. Error TenantReleaseFailed: a removed domain\'s tenant could not be released (still refused after 24 hours, or the task kept failing); the domain is not served, but its tenant counts against the quota: read the execution (release-<domain>-...), fix the cause, then start it again with the same input.',
+        'A domain flow execution failed. Error DomainFlowFailed: a verification stopped on an unexpected error (e.g. a CloudFront quota on tenants or domains per tenant); the domain keeps its previous state and the owner can re-verify once the cause is fixed. Error TenantReleaseFailed: a removed domain\'s tenant could not be released (still refused after 24 hours, or the task kept failing); the domain is not served, but its tenant counts against the quota: read the execution (release-<domain>-...), fix the cause, then start it again with the same input. Error DriftCheckFailed: the drift check of live domains kept failing; domains it did not reach keep their state until the next scheduled run.',
       metric: this.stateMachine.metricFailed({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
       threshold: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -326,10 +335,11 @@ export class DomainFlow extends Construct {
       evaluationPeriods: 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    this.alarms = { executionsFailed, certificateDelayed };
+    // The schedule's alarm got the topic from its own construct.
+    this.alarms = { executionsFailed, certificateDelayed, driftCheckDropped: this.driftSchedule.alarms.dropped };
     if (props.alarmTopic) {
       const action = new cwActions.SnsAction(props.alarmTopic);
-      for (const alarm of Object.values(this.alarms)) {
+      for (const alarm of [executionsFailed, certificateDelayed]) {
         alarm.addAlarmAction(action);
         alarm.addOkAction(action);
       }
@@ -376,20 +386,4 @@ export class DomainFlow extends Construct {
         'Added by CDK for the execution log and active tracing: the CloudWatch Logs log-delivery actions (logs:CreateLogDelivery, GetLogDelivery, UpdateLogDelivery, DeleteLogDelivery, ListLogDeliveries, PutResourcePolicy, DescribeResourcePolicies, DescribeLogGroups) and X-Ray writes, none of which supports resource-level permissions. The Lambda invoke grant names the six task functions.',
     });
   }
-}
-
-/**
- * An ARN as cdk-nag writes it in a finding id (IAM5 `Resource::`): unresolved pseudo parameters
- * as `<AWS::Name>`, everything else literal.
- */
-export function nagArn(stack: Stack, arn: string): string {
-  const render = (value: unknown): string => {
-    if (typeof value === 'string') return value;
-    const v = value as Record<string, unknown>;
-    if (typeof v.Ref === 'string' && v.Ref.startsWith('AWS::')) return `<${v.Ref}>`;
-    const join = v['Fn::Join'] as [string, unknown[]] | undefined;
-    if (join) return join[1].map(render).join(join[0]);
-    throw new Error(`nagArn: cannot render ${JSON.stringify(value)}`);
-  };
-  return render(stack.resolve(arn));
 }

@@ -53,22 +53,17 @@ import { Construct } from 'constructs';
 import { functionSource } from '../../../edge/cloudfront-function.js';
 import { accountUniqueName } from '../shared/names.js';
 import type { ProjectsDataResources } from './projects-data.js';
+import { platformHostOf } from './runtime-contract.js';
 
 /** CloudFront only accepts viewer certificates from ACM in this region. */
 export const CLOUDFRONT_CERTIFICATE_REGION = 'us-east-1';
 
-/** The label of the platform host under the platform domain: customers' CNAMEs point at `edge.<domain>`. */
-export const PLATFORM_HOST_LABEL = 'edge';
-
-/** The host name customers point their CNAME (or ALIAS/ANAME at an apex) at. */
-export function platformHostOf(platformDomain: string): string {
-  return `${PLATFORM_HOST_LABEL}.${platformDomain}`;
-}
+export { PLATFORM_HOST_LABEL, platformHostOf } from './runtime-contract.js';
 
 /** The id of the single origin (the site bucket) in the distribution. */
 export const SITE_ORIGIN_ID = 'sites';
 
-/** TTL of the platform's own CNAME records (platform host and wildcard). */
+/** TTL of the platform's own CNAME records (platform host and wildcards). */
 export const EDGE_RECORD_TTL = Duration.minutes(5);
 
 export interface PlatformZoneProps {
@@ -158,7 +153,7 @@ export interface EdgeResources {
   readonly connectionGroupId: string;
   /** The connection group's routing endpoint (`dxxxx.cloudfront.net`), the target of the platform host. */
   readonly routingEndpoint: string;
-  /** `edge.<domain>`: what customers' CNAMEs point at. */
+  /** `edge.<domain>`: the shared host; each custom domain's own target is `<token>.edge.<domain>`. */
   readonly platformHost: string;
 }
 
@@ -181,6 +176,7 @@ export class Edge extends Construct implements EdgeResources {
   readonly originAccessControl: cloudfront.S3OriginAccessControl;
   readonly platformHostRecord: route53.CnameRecord;
   readonly wildcardRecord: route53.CnameRecord;
+  readonly targetsRecord: route53.CnameRecord;
 
   readonly distributionId: string;
   readonly distributionArn: string;
@@ -303,7 +299,7 @@ export class Edge extends Construct implements EdgeResources {
       recordName: this.platformHost,
       domainName: this.routingEndpoint,
       ttl: EDGE_RECORD_TTL,
-      comment: 'The platform host: customers CNAME their domains here',
+      comment: 'The shared platform host: domains added before per-domain targets still point here',
     });
     this.wildcardRecord = new route53.CnameRecord(this, 'WildcardRecord', {
       zone: props.zone,
@@ -311,6 +307,17 @@ export class Edge extends Construct implements EdgeResources {
       domainName: this.routingEndpoint,
       ttl: EDGE_RECORD_TTL,
       comment: 'Default project subdomains <slug>.<platform domain>',
+    });
+    // Each custom domain's own target, <token>.edge.<domain>. The wildcard above does not cover
+    // them: edge.<domain> exists, so a name below it is answered by a wildcard at edge.<domain>
+    // (RFC 4592) or not at all. A target no claim holds any more still resolves, but nothing
+    // verifies against it and no tenant serves it.
+    this.targetsRecord = new route53.CnameRecord(this, 'TargetsRecord', {
+      zone: props.zone,
+      recordName: `*.${this.platformHost}`,
+      domainName: this.routingEndpoint,
+      ttl: EDGE_RECORD_TTL,
+      comment: 'Per-domain targets <token>.edge.<platform domain>: customers CNAME their domains here',
     });
 
     this.acknowledgeNagFindings();

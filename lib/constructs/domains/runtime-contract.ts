@@ -1,3 +1,15 @@
+/** The label of the platform host under the platform domain: customers' CNAMEs point at `edge.<domain>` or below it. */
+export const PLATFORM_HOST_LABEL = 'edge';
+
+/**
+ * The shared platform host (`edge.<platform domain>`), routed to the connection group. Each custom
+ * domain's own target is a name under it (`<token>.edge.<platform domain>`), routed by the
+ * `*.edge.` wildcard record.
+ */
+export function platformHostOf(platformDomain: string): string {
+  return `${PLATFORM_HOST_LABEL}.${platformDomain}`;
+}
+
 /**
  * Contract between the projects/domains constructs and their Lambda handlers: entry files,
  * exported handler names and environment variables. The local platform sets the same.
@@ -22,6 +34,14 @@ export const DOMAIN_HANDLERS = {
     entry: 'lambda/domains/release-handler.ts',
     handler: 'releaseTenant',
   },
+  /**
+   * The drift branch's task, in a module of its own: DNS, the tables, the KeyValueStore and starting
+   * releases, but no CloudFront tenant or ACM client.
+   */
+  driftCheck: {
+    entry: 'lambda/domains/drift-handler.ts',
+    handler: 'checkDrift',
+  },
 } as const;
 
 export const DOMAIN_ENV = {
@@ -37,6 +57,8 @@ export const DOMAIN_ENV = {
   /** Optional: comma-separated resolvers (host:port) for the flow's DNS checks; system resolver when unset. */
   dnsServers: 'DNS_SERVERS',
   watchdogSeconds: 'WATCHDOG_SECONDS',
+  /** Seconds a live domain whose DNS no longer points at its target is still served (config domains.driftCheck.gracePeriodDays). */
+  driftGraceSeconds: 'DRIFT_GRACE_SECONDS',
   siteBucket: 'SITE_BUCKET',
 } as const;
 

@@ -52,15 +52,26 @@ describe('normaliseDomain', () => {
 });
 
 describe('requiredRecords', () => {
-  it('a subdomain gets one CNAME to the platform host with TTL 3600', () => {
-    expect(requiredRecords(normaliseDomain('www.example.com', PLATFORM), 'edge.platform.example.com')).toEqual([
-      { type: 'CNAME', host: 'www', fqdn: 'www.example.com', value: 'edge.platform.example.com', ttl: 3600 },
+  const TARGET = 'k7q2mzxw4c3vd5n6h8j9ab2cde.edge.platform.example.com';
+
+  it('a subdomain gets one CNAME to its target with TTL 3600', () => {
+    expect(requiredRecords(normaliseDomain('www.example.com', PLATFORM), { target: TARGET })).toEqual([
+      { type: 'CNAME', purpose: 'routing', host: 'www', fqdn: 'www.example.com', value: TARGET, ttl: 3600 },
     ]);
   });
 
   it('an apex gets ALIAS/ANAME at @ with the provider caveat', () => {
-    const [record] = requiredRecords(normaliseDomain('example.com', PLATFORM), 'edge.platform.example.com');
-    expect(record).toMatchObject({ type: 'ALIAS', host: '@', fqdn: 'example.com', value: 'edge.platform.example.com', ttl: 3600 });
+    const [record, ...rest] = requiredRecords(normaliseDomain('example.com', PLATFORM), { target: TARGET });
+    expect(record).toMatchObject({ type: 'ALIAS', purpose: 'routing', host: '@', fqdn: 'example.com', value: TARGET, ttl: 3600 });
     expect(record?.note).toMatch(/not every provider/i);
+    expect(rest).toEqual([]);
+  });
+
+  it('puts the ownership TXT record beside the routing record when one is required, named relative to the registrable domain', () => {
+    const ownership = { fqdn: '_platform-verify.shop.eu.example.co.uk', host: '_platform-verify.shop.eu', value: 'platform-verify=abc', note: 'why' };
+    expect(requiredRecords(normaliseDomain('shop.eu.example.co.uk', PLATFORM), { target: TARGET, ownership })).toEqual([
+      { type: 'CNAME', purpose: 'routing', host: 'shop.eu', fqdn: 'shop.eu.example.co.uk', value: TARGET, ttl: 3600 },
+      { type: 'TXT', purpose: 'ownership', host: '_platform-verify.shop.eu', fqdn: '_platform-verify.shop.eu.example.co.uk', value: 'platform-verify=abc', ttl: 3600, note: 'why' },
+    ]);
   });
 });

@@ -28,6 +28,17 @@ beforeEach(() => {
 });
 
 describe('SfnDomainFlowStarter', () => {
+  it('starts a drift check of every live domain: input { drift: {} }, named for the time it was asked', async () => {
+    const at = Date.parse('2026-11-22T13:00:00.000Z');
+    const started = await new SfnDomainFlowStarter({
+      client: new SFNClient({ region: 'eu-west-1', maxAttempts: 1 }),
+      stateMachineArn: ARN,
+      now: () => at,
+    }).checkDrift();
+    expect(started).toEqual({ execution: `drift-now-${at.toString(36)}` });
+    expect(inputs()).toEqual([{ stateMachineArn: ARN, name: `drift-now-${at.toString(36)}`, input: '{"drift":{}}' }]);
+  });
+
   it('starts the execution named for the domain attempt, with the flow defaults as input', async () => {
     await starter().start({ domain: 'www.example.com', attempt: 3 });
     expect(inputs()).toEqual([

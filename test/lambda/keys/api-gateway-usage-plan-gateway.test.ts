@@ -78,18 +78,18 @@ beforeEach(() => {
 });
 
 describe('ApiGatewayUsagePlanGateway: keys', () => {
-  it('creates a key: CreateApiKey (internal name, tagged, no value given), then CreateUsagePlanKey in the plan; answers its id and generated value', async () => {
+  it('creates an account\'s key: CreateApiKey (internal name, tagged, no value given), then CreateUsagePlanKey in the plan; answers its id and generated value', async () => {
     gateway.on(CreateApiKeyCommand).resolves({ id: 'ak-1', value: 'generated-value-of-ak-1' });
     gateway.on(CreateUsagePlanKeyCommand).resolves({ id: 'ak-1', type: 'API_KEY' });
-    expect(await adapter().createKey('key_abc', 'up-pro', true)).toEqual({ id: 'ak-1', value: 'generated-value-of-ak-1' });
+    expect(await adapter().createKey('acct_abc', 'up-pro', true)).toEqual({ id: 'ak-1', value: 'generated-value-of-ak-1' });
     expect(sent()).toEqual([
       [
         'CreateApiKey',
         {
-          name: 'internal-key_abc',
-          description: 'Internal usage identifier of customer key key_abc; not a customer secret',
+          name: 'internal-acct_abc',
+          description: 'Internal usage identifier of account acct_abc, shared by its API keys; not a customer secret',
           enabled: true,
-          tags: { keyId: 'key_abc' },
+          tags: { accountId: 'acct_abc' },
         },
       ],
       ['CreateUsagePlanKey', { usagePlanId: 'up-pro', keyId: 'ak-1', keyType: 'API_KEY' }],
@@ -112,7 +112,7 @@ describe('ApiGatewayUsagePlanGateway: keys', () => {
     gateway.on(CreateApiKeyCommand).resolves({ id: 'ak-6' });
     gateway.on(GetApiKeyCommand).resolves({ id: 'ak-6' });
     gateway.on(DeleteApiKeyCommand).resolves({});
-    await expect(adapter().createKey('key_w', 'up-pro', true)).rejects.toThrow('API key ak-6 (customer key key_w) has no value');
+    await expect(adapter().createKey('acct_w', 'up-pro', true)).rejects.toThrow('API key ak-6 (account acct_w) has no value');
     expect(sent().map(([name]) => name)).toEqual(['CreateApiKey', 'GetApiKey', 'DeleteApiKey']);
   });
 
@@ -139,7 +139,7 @@ describe('ApiGatewayUsagePlanGateway: keys', () => {
       .createKey('key_biz', 'up-business', false)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiKeyQuotaError);
-    expect((error as Error).message).toMatch(/key_biz.*API keys per region quota.*quota increase/s);
+    expect((error as Error).message).toMatch(/key_biz.*API keys per region quota.*fixed by AWS.*another Region/s);
     expect((error as Error).cause).toBeInstanceOf(LimitExceededException);
     expect(sent().map(([name]) => name)).toEqual(['CreateApiKey']);
   });

@@ -116,7 +116,7 @@ export type GatewayCall =
   | { method: 'createAccountPlan'; accountId: string; limits: RateLimits } |
   { method: 'updateAccountPlan'; usagePlanId: string; limits: RateLimits } |
   { method: 'deleteAccountPlan'; usagePlanId: string } |
-  { method: 'createKey'; keyId: string; usagePlanId: string; poolable: boolean } |
+  { method: 'createKey'; accountId: string; usagePlanId: string; poolable: boolean } |
   { method: 'keyValue'; gatewayKeyId: string } |
   { method: 'moveKey'; gatewayKeyId: string; from: string; to: string } |
   { method: 'deleteKey'; gatewayKeyId: string };
@@ -139,7 +139,7 @@ export class FakeUsagePlanGateway implements UsagePlanGateway {
 
   /** Internal key id → the usage plan it is bound to. */
   readonly members = new Map<string, string>();
-  /** Internal key id → the customer key it was created for. */
+  /** Internal key id → the account (or, for keys of the earlier per-key design, the customer key) it was created for. */
   readonly keyOwners = new Map<string, string>();
   /** True when the region's API key quota is reached: Free and Pro keys get pooled. */
   quotaReached = false;
@@ -178,8 +178,8 @@ export class FakeUsagePlanGateway implements UsagePlanGateway {
     this.plans.delete(usagePlanId);
   }
 
-  async createKey(keyId: string, usagePlanId: string, poolable: boolean): Promise<InternalKey | undefined> {
-    this.record({ method: 'createKey', keyId, usagePlanId, poolable });
+  async createKey(accountId: string, usagePlanId: string, poolable: boolean): Promise<InternalKey | undefined> {
+    this.record({ method: 'createKey', accountId, usagePlanId, poolable });
     if (!this.plans.has(usagePlanId)) throw new Error(`no usage plan ${usagePlanId}`);
     if (this.quotaReached) {
       if (poolable) return undefined;
@@ -187,7 +187,7 @@ export class FakeUsagePlanGateway implements UsagePlanGateway {
     }
     const id = `gk-${this.nextKey++}`;
     this.members.set(id, usagePlanId);
-    this.keyOwners.set(id, keyId);
+    this.keyOwners.set(id, accountId);
     return { id, value: valueOfGatewayKey(id) };
   }
 
@@ -212,6 +212,13 @@ export class FakeUsagePlanGateway implements UsagePlanGateway {
     // Idempotent: deleting a deleted key is fine.
     this.members.delete(gatewayKeyId);
     this.keyOwners.delete(gatewayKeyId);
+  }
+
+  /** An internal key as the earlier per-key design created it (migration fixtures). */
+  seedKey(id: string, usagePlanId: string, owner: string): InternalKey {
+    this.members.set(id, usagePlanId);
+    this.keyOwners.set(id, owner);
+    return { id, value: valueOfGatewayKey(id) };
   }
 
   /** Internal key ids bound to a usage plan. */

@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createFallbackHandler, createSendMessageHandler } from '../../../lambda/messages/http-handlers.js';
 import type { LimiterStore } from '../../../lambda/rate-limits/limiter-store.js';
 import { MemoryLimiterStore } from '../../../lambda/rate-limits/memory-limiter-store.js';
-import { keySubjectId, RateLimiter } from '../../../lambda/rate-limits/rate-limiter.js';
+import { AccountLimits } from '../../../lambda/rate-limits/account-limits.js';
+import { RateLimiter } from '../../../lambda/rate-limits/rate-limiter.js';
 import { systemClock } from '../../../lambda/shared/clock.js';
 import { logger, metrics } from '../../../lambda/shared/powertools.js';
 import { loadConfig } from '../../../lib/config/index.js';
@@ -51,7 +52,9 @@ function context(remainingMs?: number): Context {
 }
 
 async function sendHandler(store: LimiterStore = new MemoryLimiterStore()) {
-  if (store instanceof MemoryLimiterStore) await store.activateKey(keySubjectId('key_1'), { perMinute: 60, perDay: 1000 });
+  if (store instanceof MemoryLimiterStore) {
+    await new AccountLimits(store).provision('acct_1', { perMinute: 60, perDay: 1000 }, Date.now());
+  }
   return createSendMessageHandler({
     limiter: new RateLimiter(store, systemClock),
     messages: new FakeMessageStore(),
@@ -101,7 +104,7 @@ describe('API handler frame', () => {
 
   it('answers 503 with Retry-After shortly before the function times out, and frees the slot', async () => {
     const hanging = new MemoryLimiterStore();
-    await hanging.activateKey(keySubjectId('key_1'), { perMinute: 60, perDay: 1000 });
+    await new AccountLimits(hanging).provision('acct_1', { perMinute: 60, perDay: 1000 }, Date.now());
     vi.spyOn(hanging, 'tryConsume').mockImplementation(() => new Promise(() => {}));
     vi.spyOn(logger, 'error').mockImplementation(() => undefined);
     const handler = await sendHandler(hanging);

@@ -4,7 +4,8 @@ import type { AnonymousReason, KeyCaller } from '../../../lambda/keys/caller.js'
 import { MESSAGE_ID_PATTERN } from '../../../lambda/messages/message.js';
 import { type SendMessageDeps, type SendRequest, sendMessage } from '../../../lambda/messages/send-message.js';
 import { MemoryLimiterStore } from '../../../lambda/rate-limits/memory-limiter-store.js';
-import { anonymousSubjectId, keySubjectId, RateLimiter } from '../../../lambda/rate-limits/rate-limiter.js';
+import { AccountLimits } from '../../../lambda/rate-limits/account-limits.js';
+import { RateLimiter } from '../../../lambda/rate-limits/rate-limiter.js';
 import { ManualClock } from '../../../lambda/shared/clock.js';
 import { type ApiResult, ResponseHeaders } from '../../../lambda/shared/http.js';
 import { logger } from '../../../lambda/shared/powertools.js';
@@ -51,7 +52,9 @@ async function setup(limits: RateLimits = config.plans.free.limits, anonymousLim
     limits,
     ban: config.plans.free.ban,
   };
-  await limiterStore.activateKey(keySubjectId('key_1'), limits);
+  // The account's budget, as the control plane provisions it.
+  const accountLimits = new AccountLimits(limiterStore);
+  await accountLimits.provision('acct_1', limits, clock.now());
   const request = (overrides: Partial<SendRequest> = {}): SendRequest => ({
     caller,
     sourceIp: IP,
@@ -63,11 +66,12 @@ async function setup(limits: RateLimits = config.plans.free.limits, anonymousLim
   });
   const withKey = (idempotencyKey: string, body = '{"message":"Hello, world"}') =>
     request({ headers: { 'Content-Type': 'application/json', 'Idempotency-Key': idempotencyKey }, body });
+  /** The account's counts in the current windows (the key's own share is the same: it is the account's only key). */
   const counts = async () => {
-    const item = await limiterStore.get(keySubjectId('key_1'));
-    return { minute: item?.minuteCount, day: item?.dayCount };
+    const usage = await accountLimits.usage('acct_1', clock.now());
+    return { minute: usage.minute, day: usage.day };
   };
-  return { clock, limiterStore, limiter, messages, queue, idempotency, deps, request, withKey, counts };
+  return { clock, limiterStore, accountLimits, limiter, messages, queue, idempotency, deps, request, withKey, counts };
 }
 
 /** The HttpProblem a promise rejects with (the test fails if it resolves or rejects with something else). */
@@ -244,7 +248,7 @@ describe('sendMessage: callers without a valid key', () => {
       'RateLimit-Policy': '"minute";q=60;w=60, "day";q=10000;w=86400',
       RateLimit: '"minute";r=59;t=20',
     });
-    expect(await limiterStore.get(anonymousSubjectId(IP))).toMatchObject({ minuteCount: 1, dayCount: 1 });
+    expect(await limiterStore.get(`ip#${IP}`)).toMatchObject({ minute: { count: 1 }, day: { count: 1 } });
     expect(messages.calls.create + queue.calls).toBe(0);
   });
 
@@ -261,8 +265,8 @@ describe('sendMessage: callers without a valid key', () => {
   });
 
   it('answers 401 for a key the limiter knows as revoked, and counts nothing', async () => {
-    const { deps, request, limiterStore, counts, queue } = await setup();
-    await limiterStore.revokeKey(keySubjectId('key_1'));
+    const { deps, request, accountLimits, counts, queue, clock } = await setup();
+    await accountLimits.markRevoked('acct_1', 'key_1', clock.now() + 35_000, clock.now());
     const problem = await rejection(sendMessage(request(), deps, new ResponseHeaders()));
     expect([problem.status, problem.code]).toEqual([401, 'invalid_api_key']);
     expect(await counts()).toEqual({ minute: 0, day: 0 });
@@ -349,7 +353,8 @@ describe('sendMessage: Idempotency-Key', () => {
     expect([problem.status, problem.code]).toEqual([409, 'idempotency_in_progress']);
     expect(problem.headers).toEqual({ 'Retry-After': '1' });
     expect(queue.sent).toHaveLength(1);
-    expect(await counts()).toEqual({ minute: 1, day: 1 });
+    // The clock is in the next minute by now: the day shows that the 409 consumed nothing.
+    expect(await counts()).toEqual({ minute: 0, day: 1 });
   });
 
   it('takes over a claim without a record from 30 s on and handles the request as new', async () => {

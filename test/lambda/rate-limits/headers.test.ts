@@ -1,3 +1,4 @@
+import { parseList } from 'structured-headers';
 import { describe, expect, it } from 'vitest';
 import { bindingWindow, decisionHeaders, rateLimitHeaders } from '../../../lambda/rate-limits/headers.js';
 import type { LimiterState } from '../../../lambda/rate-limits/rate-limiter.js';
@@ -16,7 +17,7 @@ function state(
     nowMs,
     minute: { name: 'minute', ...minute, windowSeconds: 60, resetMs: (T0_SEC + 60) * 1000 },
     day: { name: 'day', ...day, windowSeconds: 86_400, resetMs: DAY_END_SEC * 1000 },
-    ...(bannedUntilMs === undefined ? {} : { bannedUntilMs }),
+    ...(bannedUntilMs === undefined ? {} : { ban: { untilMs: bannedUntilMs, durationSeconds: 900 } }),
   };
 }
 
@@ -79,26 +80,52 @@ describe('rateLimitHeaders', () => {
     );
   });
 
-  it('while banned: Remaining 0 and Reset at the end of the ban', () => {
+  it('while banned: a "ban" policy, RateLimit naming it with t = the seconds until the ban ends, Remaining 0', () => {
     const nowMs = (T0_SEC + 30) * 1000;
     const s = state({ limit: 60, used: 60 }, { limit: 1_000, used: 200 }, nowMs, nowMs + 900_000);
     expect(rateLimitHeaders(s)).toEqual({
       'X-RateLimit-Limit': '60',
       'X-RateLimit-Remaining': '0',
       'X-RateLimit-Reset': String(T0_SEC + 30 + 900),
-      'RateLimit-Policy': '"minute";q=60;w=60, "day";q=1000;w=86400',
-      RateLimit: '"minute";r=0;t=900',
+      'RateLimit-Policy': '"minute";q=60;w=60, "day";q=1000;w=86400, "ban";q=0;w=900',
+      RateLimit: '"ban";r=0;t=900',
     });
   });
 
-  it('while banned with budget left: still Remaining 0, and a ban end between seconds rounds up', () => {
+  it('while banned with budget left: still Remaining 0, and a ban end between seconds rounds up alike everywhere', () => {
     const nowMs = (T0_SEC + 30) * 1000 + 250;
     const s = state({ limit: 60, used: 3 }, { limit: 1_000, used: 3 }, nowMs, (T0_SEC + 31) * 1000 + 750);
     expect(rateLimitHeaders(s)).toMatchObject({
       'X-RateLimit-Remaining': '0',
       'X-RateLimit-Reset': String(T0_SEC + 32),
-      RateLimit: '"minute";r=0;t=2',
+      RateLimit: '"ban";r=0;t=2',
     });
+  });
+
+  it('on a refusal, names the window that refused even when the other has as little left', () => {
+    const s: LimiterState = { ...state({ limit: 60, used: 60 }, { limit: 1_000, used: 1_000 }), blocking: 'day' };
+    expect(rateLimitHeaders(s)).toMatchObject({
+      'X-RateLimit-Limit': '1000',
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': String(DAY_END_SEC),
+      RateLimit: '"day";r=0;t=49470',
+    });
+  });
+
+  it('parse as RFC 9651 lists, banned or not', () => {
+    const nowMs = (T0_SEC + 30) * 1000;
+    for (const s of [
+      state({ limit: 60, used: 48 }, { limit: 1_000, used: 500 }),
+      state({ limit: 60, used: 60 }, { limit: 1_000, used: 60 }, nowMs, nowMs + 900_000),
+    ]) {
+      const h = rateLimitHeaders(s);
+      const policies = parseList(h['RateLimit-Policy'] as string).map(([name, params]) => [name, Object.fromEntries(params)]);
+      expect(policies.slice(0, 2)).toEqual([['minute', { q: 60, w: 60 }], ['day', { q: 1000, w: 86_400 }]]);
+      const [name, params] = parseList(h.RateLimit as string)[0] as unknown as [string, Map<string, number>];
+      // The item RateLimit names is one of the policies, and its t never exceeds that policy's window.
+      expect(policies.map(([policy]) => policy)).toContain(name);
+      expect(params?.get('t')).toBeLessThanOrEqual(Object.fromEntries(policies)[name as string]?.w as number);
+    }
   });
 
   it('sends only integers in the X-RateLimit-* headers', () => {

@@ -77,6 +77,7 @@ beforeAll(() => {
   }
   vi.stubEnv(DOMAIN_ENV.keyValueStoreArn, 'arn:aws:cloudfront::123456789012:key-value-store/kvs-1');
   vi.stubEnv(DOMAIN_ENV.dnsServers, '');
+  vi.stubEnv(DOMAIN_ENV.driftGraceSeconds, '259200');
   // As on Lambda with active tracing; without patching this test process's http and fetch.
   vi.stubEnv('AWS_EXECUTION_ENV', 'AWS_Lambda_nodejs22.x');
   vi.stubEnv('POWERTOOLS_TRACE_ENABLED', 'true');

@@ -232,6 +232,25 @@ describe('bad values are rejected with a message naming them', () => {
     expect(() => validateConfig('free')).toThrow(ConfigError);
     expect(() => validateConfig(null)).toThrow(ConfigError);
   });
+
+  it.each([
+    [{ domains: { driftCheck: { intervalMinutes: 0 } } }, 'domains.driftCheck.intervalMinutes must be greater than 0'],
+    [{ domains: { driftCheck: { intervalMinutes: 1441 } } }, 'domains.driftCheck.intervalMinutes must be at most 1440 (once a day)'],
+    [{ domains: { driftCheck: { gracePeriodDays: 1.5 } } }, 'domains.driftCheck.gracePeriodDays must be a whole number'],
+    [{ domains: { driftCheck: { gracePeriodDays: 91 } } }, 'domains.driftCheck.gracePeriodDays must be at most 90'],
+  ])('the drift check settings: %j', (overrides, issue) => {
+    expect(issuesOf(() => loadConfig(overrides))).toEqual([issue]);
+  });
+});
+
+describe('custom domain settings', () => {
+  it('re-check live domains hourly and serve a misconfigured one for 7 days by default; a config without them gets them', () => {
+    expect(loadConfig().domains).toEqual({ driftCheck: { intervalMinutes: 60, gracePeriodDays: 7 } });
+    const { domains: _domains, ...without } = loadConfig();
+    expect(validateConfig(without).domains).toEqual({ driftCheck: { intervalMinutes: 60, gracePeriodDays: 7 } });
+    const shorter = loadConfig({ domains: { driftCheck: { gracePeriodDays: 3 } } });
+    expect(shorter.domains.driftCheck).toEqual({ intervalMinutes: 60, gracePeriodDays: 3 });
+  });
 });
 
 describe('backstopFor', () => {

@@ -79,7 +79,7 @@ describe('DomainFlow (in the Domains stack)', () => {
   });
 
   describe('state machine', () => {
-    it('is a Standard state machine running exactly domainFlowDefinition, with the six task functions', () => {
+    it('is a Standard state machine running exactly domainFlowDefinition, with the seven task functions', () => {
       const sm = resources[idOf(flow.stateMachine)].Properties;
       expect(sm.StateMachineType).toBe('STANDARD');
       const [sep, parts] = sm.DefinitionString['Fn::Join'] as [string, Json[]];
@@ -134,20 +134,20 @@ describe('DomainFlow (in the Domains stack)', () => {
       expect(named).toEqual([idOf(flow.executionLog)]);
     });
 
-    it('may invoke exactly the six task functions', () => {
+    it('may invoke exactly the seven task functions', () => {
       const invokes = statementsOfRole(idOf(flow.stateMachine.role)).filter((s) => list(s.Action).includes('lambda:InvokeFunction'));
       expect(invokes).toHaveLength(1);
       expect(list(invokes[0]?.Action)).toEqual(['lambda:InvokeFunction']);
       const targets = list(invokes[0]?.Resource) as Json[];
-      expect(targets.map((r) => r['Fn::GetAtt'][1])).toEqual(Array(6).fill('Arn'));
+      expect(targets.map((r) => r['Fn::GetAtt'][1])).toEqual(Array(7).fill('Arn'));
       expect(targets.map((r) => r['Fn::GetAtt'][0]).sort()).toEqual(FLOW_TASKS.map(fnId).sort());
     });
   });
 
   describe('task functions', () => {
-    it('are six house functions (Node.js 22, arm64, X-Ray) exporting the contract\'s handler names', () => {
+    it('are seven house functions (Node.js 22, arm64, X-Ray) exporting the contract\'s handler names', () => {
       const fns = Object.values(template.findResources('AWS::Lambda::Function'));
-      expect(fns).toHaveLength(6);
+      expect(fns).toHaveLength(7);
       for (const fn of fns) {
         expect(fn.Properties.Runtime).toBe('nodejs22.x');
         expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -157,6 +157,12 @@ describe('DomainFlow (in the Domains stack)', () => {
         expect(resources[fnId(task)].Properties.Handler).toBe(`index.${DOMAIN_HANDLERS.flowTasks.handlers[task]}`);
       }
       expect(resources[fnId('releaseTenant')].Properties.Handler).toBe(`index.${DOMAIN_HANDLERS.tenantRelease.handler}`);
+      expect(resources[fnId('checkDrift')].Properties.Handler).toBe(`index.${DOMAIN_HANDLERS.driftCheck.handler}`);
+      // Reserved for the flow during a flood, except the drift check, which can wait.
+      for (const task of FLOW_TASKS) {
+        const reserved = resources[fnId(task)].Properties.ReservedConcurrentExecutions;
+        expect(reserved, task).toBe(task === 'checkDrift' ? undefined : config.protection.reservedConcurrency.domainFlowTask);
+      }
     });
 
     it('get the runtime contract\'s environment (tables, platform host and domain, KVS, distribution, connection group, watchdog, bucket)', () => {
@@ -167,6 +173,7 @@ describe('DomainFlow (in the Domains stack)', () => {
         expect(vars[DOMAIN_ENV.platformHost]).toBe(`edge.${config.platform.domain}`);
         expect(vars[DOMAIN_ENV.platformDomain]).toBe(config.platform.domain);
         expect(vars[DOMAIN_ENV.watchdogSeconds]).toBe(String(DOMAIN_FLOW_DEFAULTS.watchdogSeconds));
+        expect(vars[DOMAIN_ENV.driftGraceSeconds]).toBe(String(7 * 24 * 60 * 60));
         const { tables } = dataStack.projects;
         expect(source(vars[DOMAIN_ENV.projectsTable])).toEqual({ Ref: idIn(dataStack, tables.projects) });
         expect(source(vars[DOMAIN_ENV.domainsTable])).toEqual({ Ref: idIn(dataStack, tables.domains) });
@@ -196,6 +203,29 @@ describe('DomainFlow (in the Domains stack)', () => {
       expect(source(vars[DOMAIN_ENV.domainsTable])).toEqual({ Ref: idIn(dataStack, tables.domains) });
       expect(source(vars[DOMAIN_ENV.keyValueStoreArn])).toEqual(arnOf(dataStack.projects.keyValueStore));
     });
+  });
+
+  it('give the drift task what the drift check needs: the two tables, the KVS, the platform host and domain, the grace period', () => {
+    const vars = resources[fnId('checkDrift')].Properties.Environment.Variables as Json;
+    expect(Object.keys(vars).filter((k) => !k.startsWith('POWERTOOLS_') && !k.startsWith('AWS_') && k !== 'NODE_OPTIONS').sort()).toEqual(
+      [
+        DOMAIN_ENV.projectsTable,
+        DOMAIN_ENV.domainsTable,
+        DOMAIN_ENV.keyValueStoreArn,
+        DOMAIN_ENV.platformHost,
+        DOMAIN_ENV.platformDomain,
+        DOMAIN_ENV.driftGraceSeconds,
+      ].sort(),
+    );
+    expect(vars[DOMAIN_ENV.driftGraceSeconds]).toBe(String(config.domains.driftCheck.gracePeriodDays * 86_400));
+    expect(resources[fnId('checkDrift')].Properties.Timeout).toBe(120);
+  });
+
+  it('is started by its drift schedule (drift-schedule.test.ts) with the flow\'s drift input, every configured interval', () => {
+    const schedules = Object.values(template.findResources('AWS::Scheduler::Schedule')).map((r) => r.Properties);
+    expect(schedules.map((p) => [p.ScheduleExpression, p.Target.Arn, p.Target.Input])).toEqual([
+      ['rate(1 hour)', { Ref: idOf(flow.stateMachine) }, JSON.stringify({ drift: {} })],
+    ]);
   });
 
   describe('least privilege', () => {
@@ -246,6 +276,13 @@ describe('DomainFlow (in the Domains stack)', () => {
           ...pairs(TENANT_ACTIONS.releaseTenant, tenantArns),
           ...pairs(['acm:DescribeCertificate'], managedCertificates),
           ...pairs(KVS_ACTIONS.forgetRefusal, kvs),
+        ],
+        checkDrift: [
+          ...common('checkDrift'),
+          ...pairs(['dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], domains),
+          ...pairs(['dynamodb:GetItem', 'dynamodb:UpdateItem'], projects),
+          ...pairs(KVS_ACTIONS.write, kvs),
+          ...pairs(['states:StartExecution'], { Ref: idOf(flow.stateMachine) }),
         ],
       };
       for (const task of FLOW_TASKS) expect(grantsOf(task), task).toEqual(expected[task].sort());
@@ -303,6 +340,14 @@ describe('DomainFlow (in the Domains stack)', () => {
       const all = FLOW_TASKS.flatMap((t) => statementsOf(t).flatMap((s) => list(s.Action)));
       expect(all.filter((a) => /^(route53|s3|cloudwatch):/.test(a))).toEqual([]);
     });
+
+    it('lets the drift task start releases through a policy of its own (the role\'s default policy would make a cycle with the state machine)', () => {
+      const policy = resources[idOf(flow.startReleasePolicy)].Properties;
+      expect(policy.Roles).toEqual([{ Ref: idOf(flow.functions.checkDrift.role) }]);
+      expect(policy.PolicyDocument.Statement).toEqual([
+        { Sid: 'StartReleaseOfDetachedDomains', Effect: 'Allow', Action: 'states:StartExecution', Resource: { Ref: idOf(flow.stateMachine) } },
+      ]);
+    });
   });
 
   describe('alarms', () => {
@@ -335,7 +380,12 @@ describe('DomainFlow (in the Domains stack)', () => {
       expect(DOMAIN_FLOW_METRICS.certificateDelayed).toBe('DomainsCertificateDelayed');
     });
 
-    it('has no alarm actions without a topic, and notifies a topic on alarm and recovery (both alarms)', () => {
+    it('names DriftCheckFailed in the failed-executions alarm, and includes the schedule\'s alarm among its own', () => {
+      expect(resources[idOf(flow.alarms.executionsFailed)].Properties.AlarmDescription).toContain('DriftCheckFailed');
+      expect(flow.alarms.driftCheckDropped).toBe(flow.driftSchedule.alarms.dropped);
+    });
+
+    it('has no alarm actions without a topic, and notifies a topic on alarm and recovery (all three alarms)', () => {
       for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm'))) {
         expect(alarm.Properties.AlarmActions).toBeUndefined();
       }
@@ -354,7 +404,7 @@ describe('DomainFlow (in the Domains stack)', () => {
       });
       const t = Template.fromStack(s);
       const alarms = Object.values(t.findResources('AWS::CloudWatch::Alarm'));
-      expect(alarms).toHaveLength(2);
+      expect(alarms).toHaveLength(3);
       const topicRef = { Ref: s.getLogicalId(topic.node.defaultChild as CfnResource) };
       for (const alarm of alarms) {
         expect(alarm.Properties.AlarmActions).toEqual([topicRef]);
@@ -371,11 +421,12 @@ describe('DomainFlow (in the Domains stack)', () => {
     });
   });
 
-  it('defaults to the real handler modules, which export the five verification task handlers and the release task', () => {
+  it('defaults to the real handler modules, which export the five verification task handlers, the release task and the drift task', () => {
     const exports = (entry: string) =>
       [...readFileSync(join(REPO_ROOT, entry), 'utf8').matchAll(/^export const (\w+)\b/gm)].map((m) => m[1]).sort();
     expect(exports(DOMAIN_HANDLERS.flowTasks.entry)).toEqual(Object.values(DOMAIN_HANDLERS.flowTasks.handlers).sort());
     expect(exports(DOMAIN_HANDLERS.tenantRelease.entry)).toEqual([DOMAIN_HANDLERS.tenantRelease.handler]);
+    expect(exports(DOMAIN_HANDLERS.driftCheck.entry)).toEqual([DOMAIN_HANDLERS.driftCheck.handler]);
   });
 
   it('fails synth early when the handler module is missing', () => {

@@ -33,7 +33,7 @@ const env = { region: config.platform.region };
 function expectedDomainsAcknowledgements(prefix: string): string[] {
   const flow = `${prefix}-Domains/Flow`;
   const distribution = `${prefix}-DomainsData/Edge/Distribution`;
-  const tasks = ['VerifyDns', 'RequestCertificate', 'CheckCertificate', 'Activate', 'Diagnose', 'ReleaseTenant'];
+  const tasks = ['VerifyDns', 'RequestCertificate', 'CheckCertificate', 'Activate', 'Diagnose', 'ReleaseTenant', 'CheckDrift'];
   const certificates = 'AwsSolutions-IAM5[Resource::arn:aws:acm:us-east-1:<AWS::AccountId>:certificate/*]';
   const tenants = 'AwsSolutions-IAM5[Resource::arn:aws:cloudfront::<AWS::AccountId>:distribution-tenant/*]';
   return [

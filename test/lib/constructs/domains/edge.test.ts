@@ -207,11 +207,13 @@ describe('Edge (in the DomainsData stack), the platform zone and the certificate
       template.resourceCountIs('AWS::CloudFront::DistributionTenant', 1);
     });
 
-    it('points the platform host and the wildcard at the connection group\'s routing endpoint, in the platform zone', () => {
+    it('points the platform host, the default-subdomain wildcard and the per-domain targets\' wildcard at the connection group\'s routing endpoint, in the platform zone', () => {
       const routingEndpoint = { 'Fn::GetAtt': [idOf(edge.connectionGroup), 'RoutingEndpoint'] };
       const zoneId = { Ref: idIn(zoneStack, zoneStack.platformZone.zone) };
       const records = Object.values(template.findResources('AWS::Route53::RecordSet')).map((r) => r.Properties as Json);
-      expect(records.map((r) => r.Name).sort()).toEqual([`*.${domain}.`, `${platformHostOf(domain)}.`]);
+      // *.edge.<domain>: the wildcard at <domain> does not answer below edge.<domain>, which exists (RFC 4592).
+      const host = platformHostOf(domain);
+      expect(records.map((r) => r.Name).sort()).toEqual([`*.${host}.`, `*.${domain}.`, `${host}.`]);
       for (const record of records) {
         expect(record.Type).toBe('CNAME');
         expect(record.ResourceRecords).toEqual([routingEndpoint]);

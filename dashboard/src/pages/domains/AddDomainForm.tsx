@@ -1,0 +1,89 @@
+import { type FormEvent, useId, useState } from 'react';
+import { ApiError, errorMessage } from '../../api';
+import { ActionError } from '../../components/Notice';
+import { useAction } from '../../components/useAction';
+import { useApp } from '../../context';
+import type { Domain, Project } from '../../types';
+
+interface AddDomainFormProps {
+  readonly project: Project;
+  /** Whether the domain added last still waits for its DNS record (its hint stays until then). */
+  readonly addedPending: boolean;
+  readonly onAdded: (domain: Domain) => void;
+}
+
+export function AddDomainForm({ project, addedPending, onAdded }: AddDomainFormProps) {
+  const { api, me } = useApp();
+  const [input, setInput] = useState('');
+  const { busy, error, setError, run } = useAction(addError);
+  const [added, setAdded] = useState<{ typed: string; domain: Domain }>();
+  const errorId = useId();
+  const hintId = useId();
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!input.trim()) {
+      setError('Enter a domain, e.g. www.example.com.');
+      return;
+    }
+    await run(async () => {
+      const result = await api.addDomain(me.account.accountId, project.projectId, input);
+      setAdded({ typed: input.trim(), domain: result.domain });
+      setInput('');
+      onAdded(result.domain);
+    });
+  };
+
+  return (
+    <section className="card" aria-labelledby="add-domain-heading">
+      <h2 id="add-domain-heading">Add domain</h2>
+      <form className="inline-form" onSubmit={(e) => void onSubmit(e)} noValidate>
+        <div className="field grow">
+          <label htmlFor="add-domain-input">Domain</label>
+          <input
+            id="add-domain-input"
+            value={input}
+            inputMode="url"
+            autoComplete="off"
+            autoCapitalize="none"
+            spellCheck={false}
+            placeholder="www.example.com"
+            onChange={(e) => setInput(e.target.value)}
+            aria-describedby={`${hintId}${error ? ` ${errorId}` : ''}`}
+            aria-invalid={error ? true : undefined}
+          />
+          <p className="hint" id={hintId}>
+            A subdomain such as www.example.com (CNAME record) or an apex domain such as example.com (ALIAS/ANAME
+            record).
+          </p>
+        </div>
+        <button type="submit" className="button primary" disabled={busy}>{busy ? 'Adding…' : 'Add domain'}</button>
+      </form>
+      <ActionError message={error} id={errorId} />
+      <p role="status" className="status-line">
+        {added && addedPending
+          ? (
+              <>
+                <span aria-hidden="true">✓ </span>Added <strong>{added.domain.domain}</strong>
+                {added.typed !== added.domain.domain
+                  ? <> (you entered “{added.typed}”; this is its normalised name)</>
+                  : null}.
+                {' '}Set the DNS {added.domain.records.length === 1 ? 'record' : 'records'} shown below, then press Verify.
+              </>
+            )
+          : null}
+      </p>
+    </section>
+  );
+}
+
+function addError(error: unknown): string {
+  const message = errorMessage(error);
+  if (!(error instanceof ApiError)) return message;
+  switch (error.code) {
+    case 'domain_taken':
+      return `${message} Remove it from the other project first.`;
+    default:
+      return message;
+  }
+}

@@ -1,0 +1,152 @@
+import { useEffect, useId, useRef } from 'react';
+import { errorMessage } from '../../api';
+import { Badge } from '../../components/Badge';
+import { MenuButton } from '../../components/MenuButton';
+import { ActionError } from '../../components/Notice';
+import { Time } from '../../components/Time';
+import { useAction } from '../../components/useAction';
+import { useApp } from '../../context';
+import type { Domain, DomainConfig, Project } from '../../types';
+import {
+  DiagnosisPanel, DomainStateBadge, FailureExplanation, IN_PROGRESS, RecordsTable, VerifySteps, stateAnnouncement,
+} from '../domain-parts';
+import { MisconfigurationPanel, SwitchTargetNotice } from './drift-panels';
+import { useDomainPolling } from './useDomainPolling';
+
+interface DomainCardProps {
+  readonly project: Project;
+  readonly domain: Domain;
+  readonly focus: boolean;
+  readonly onChange: (domain: Domain) => void;
+  readonly onConfig: (config: DomainConfig) => void;
+  readonly onRemove: () => void;
+}
+
+/** States in which the owner acts next with Verify/Re-verify (the button beside the records). */
+const NEEDS_VERIFY = new Set<Domain['state']>(['pending_dns', 'dns_failed', 'certificate_delayed', 'dns_misconfigured']);
+
+/** One custom domain: its state, what to set or fix, its records, and its actions. */
+export function DomainCard({ project, domain, focus, onChange, onConfig, onRemove }: DomainCardProps) {
+  const { api, me } = useApp();
+  const accountId = me.account.accountId;
+  const { busy, error, setError, run } = useAction();
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  const headingId = useId();
+
+  useEffect(() => {
+    if (focus) headingRef.current?.focus();
+  }, [focus]);
+  useDomainPolling(project.projectId, domain, onChange, setError);
+
+  const verify = () =>
+    run(async () => onChange(await api.verifyDomain(accountId, project.projectId, domain.domain, domain.attempt > 0)));
+
+  const setPrimary = async () => {
+    setError(undefined);
+    try {
+      onConfig(await api.setPrimary(accountId, project.projectId, domain.domain));
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+  };
+
+  const isPrimary = project.domains.primary === domain.domain;
+  const redirect = project.domains.redirects.find((r) => r.from === domain.domain);
+  const redirectedFrom = project.domains.redirects.filter((r) => r.to === domain.domain);
+  const running = IN_PROGRESS.has(domain.state);
+  const serving = domain.state === 'active' || domain.state === 'dns_misconfigured';
+  const verifyLabel = domain.attempt > 0 ? 'Re-verify' : 'Verify';
+  const plural = domain.records.length === 1 ? 'this record' : 'these records';
+
+  return (
+    <li className={`card domain domain-${domain.state}`} aria-labelledby={headingId}>
+      <div className="card-head">
+        <div>
+          <h3 id={headingId} ref={headingRef} tabIndex={-1} className="domain-name">{domain.domain}</h3>
+          {domain.display !== domain.domain ? <p className="hint">Entered as {domain.display}</p> : null}
+        </div>
+        <div className="domain-badges">
+          <DomainStateBadge state={domain.state} />
+          {isPrimary ? <Badge tone="success">Primary</Badge> : null}
+          {redirect ? <Badge tone="neutral">Redirects to {redirect.to} ({redirect.status})</Badge> : null}
+          <MenuButton
+            label={`Actions for ${domain.domain}`}
+            items={[
+              ...(serving && !isPrimary && !redirect ? [{ label: 'Set as primary', onSelect: () => void setPrimary() }] : []),
+              ...(running ? [] : [{ label: verifyLabel, onSelect: () => void verify() }]),
+              { label: 'Remove', danger: true, onSelect: onRemove },
+            ]}
+          />
+        </div>
+      </div>
+
+      <p className="visually-hidden" role="status" aria-live="polite">{stateAnnouncement(domain)}</p>
+
+      {domain.state !== 'pending_dns' ? <VerifySteps domain={domain} /> : null}
+
+      {domain.state === 'pending_dns'
+        ? (
+            <p>
+              Set {plural} at your DNS provider, then press Verify. Most DNS changes resolve within minutes (up to 48
+              hours).
+            </p>
+          )
+        : null}
+      {domain.state === 'verifying' ? <p>Checking the DNS records… this takes a few seconds.</p> : null}
+      {domain.state === 'issuing_certificate'
+        ? (
+            <p>
+              DNS is verified. The SSL certificate is being issued, usually within a couple of minutes. Nothing to
+              install.
+            </p>
+          )
+        : null}
+      {domain.state === 'active'
+        ? (
+            <p>
+              <span aria-hidden="true">✓ </span>Live at{' '}
+              <a href={`https://${domain.domain}/`} target="_blank" rel="noreferrer">https://{domain.domain}</a>
+              {domain.activeAt ? <> since <Time iso={domain.activeAt} /></> : null}.
+              {redirect ? ` Visitors are redirected to ${redirect.to}.` : ''}
+              {redirectedFrom.length > 0 ? ` ${redirectedFrom.map((r) => r.from).join(', ')} redirect${redirectedFrom.length === 1 ? 's' : ''} here.` : ''}
+            </p>
+          )
+        : null}
+      {domain.state === 'dns_failed' && domain.failure ? <FailureExplanation domain={domain} failure={domain.failure} /> : null}
+      {domain.state === 'dns_misconfigured' && domain.misconfiguration
+        ? <MisconfigurationPanel domain={domain} misconfiguration={domain.misconfiguration} />
+        : null}
+      {domain.state === 'certificate_delayed' && domain.diagnosis ? <DiagnosisPanel domain={domain} diagnosis={domain.diagnosis} /> : null}
+      {domain.switchTo && !running
+        ? <SwitchTargetNotice domain={domain} switchTo={domain.switchTo} busy={busy} onReverify={() => void verify()} />
+        : null}
+
+      {domain.state === 'active'
+        ? (
+            <details>
+              <summary>DNS {domain.records.length === 1 ? 'record' : 'records'}</summary>
+              <RecordsTable domain={domain.domain} records={domain.records} />
+            </details>
+          )
+        : <RecordsTable domain={domain.domain} records={domain.records} />}
+
+      {NEEDS_VERIFY.has(domain.state)
+        ? (
+            <p className="row">
+              <button
+                type="button"
+                className="button primary"
+                disabled={busy}
+                onClick={() => void verify()}
+                aria-label={`${verifyLabel} ${domain.domain}`}
+              >
+                {busy ? 'Starting…' : verifyLabel}
+              </button>
+              {domain.attempt > 0 ? <span className="hint">Attempt {domain.attempt}</span> : null}
+            </p>
+          )
+        : null}
+      <ActionError message={error} />
+    </li>
+  );
+}

@@ -1,0 +1,191 @@
+import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { errorMessage } from '../../api';
+import { ActionError } from '../../components/Notice';
+import { useApp } from '../../context';
+import { type Domain, type DomainConfig, type Project, REDIRECT_STATUSES, type RedirectStatus } from '../../types';
+
+const STATUS_TEXT: Record<RedirectStatus, string> = {
+  301: '301 Moved Permanently',
+  302: '302 Found (temporary)',
+  307: '307 Temporary Redirect',
+  308: '308 Permanent Redirect',
+};
+
+export function DomainConfigSection({
+  project,
+  domains,
+  presetFrom,
+  onPresetUsed,
+  onConfig,
+}: {
+  readonly project: Project;
+  readonly domains: readonly Domain[];
+  readonly presetFrom: string | undefined;
+  readonly onPresetUsed: () => void;
+  readonly onConfig: (config: DomainConfig) => void;
+}) {
+  const { api, me } = useApp();
+  const accountId = me.account.accountId;
+  const config = project.domains;
+  const redirecting = new Set(config.redirects.map((r) => r.from));
+  // Serving domains: active, or misconfigured but still within their grace period.
+  const serving = (d: Domain) => d.state === 'active' || d.state === 'dns_misconfigured';
+  const servingDomains = domains.filter((d) => serving(d) && !redirecting.has(d.domain)).map((d) => d.domain);
+  const targets = [project.defaultDomain, ...servingDomains];
+  const sources = domains.map((d) => d.domain).filter((d) => d !== config.primary);
+
+  const [primary, setPrimary] = useState(config.primary);
+  const [primaryError, setPrimaryError] = useState<string>();
+  const [primaryDone, setPrimaryDone] = useState('');
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const [status, setStatus] = useState<RedirectStatus>(301);
+  const [redirectError, setRedirectError] = useState<string>();
+  const [redirectDone, setRedirectDone] = useState('');
+  const [removeError, setRemoveError] = useState<string>();
+  const fromRef = useRef<HTMLSelectElement>(null);
+
+  useEffect(() => setPrimary(config.primary), [config.primary]);
+  useEffect(() => {
+    if (!presetFrom) return;
+    setFrom(presetFrom);
+    fromRef.current?.focus();
+    fromRef.current?.scrollIntoView({ block: 'center' });
+    onPresetUsed();
+  }, [presetFrom, onPresetUsed]);
+
+  const fromValue = sources.includes(from) ? from : (sources[0] ?? '');
+  const toChoices = targets.filter((t) => t !== fromValue);
+  const toValue = toChoices.includes(to) ? to : (toChoices[0] ?? '');
+
+  const savePrimary = async (event: FormEvent) => {
+    event.preventDefault();
+    setPrimaryError(undefined);
+    setPrimaryDone('');
+    try {
+      onConfig(await api.setPrimary(accountId, project.projectId, primary));
+      setPrimaryDone(`${primary} is now the primary domain.`);
+    } catch (e) {
+      setPrimaryError(errorMessage(e));
+    }
+  };
+
+  const addRedirect = async (event: FormEvent) => {
+    event.preventDefault();
+    setRedirectError(undefined);
+    setRedirectDone('');
+    if (!fromValue || !toValue) {
+      setRedirectError('Choose the domain to redirect and where it goes.');
+      return;
+    }
+    try {
+      onConfig(await api.addRedirect(accountId, project.projectId, { from: fromValue, to: toValue, status }));
+      const fromDomain = domains.find((d) => d.domain === fromValue);
+      setRedirectDone(
+        `${fromValue} now redirects to ${toValue} (${status}).` +
+        (fromDomain && !serving(fromDomain) ? ` It applies once ${fromValue} is active.` : ''),
+      );
+    } catch (e) {
+      setRedirectError(errorMessage(e));
+    }
+  };
+
+  const removeRedirect = async (source: string) => {
+    setRemoveError(undefined);
+    setRedirectDone('');
+    try {
+      onConfig(await api.removeRedirect(accountId, project.projectId, source));
+      setRedirectDone(`The redirect from ${source} is removed.`);
+    } catch (e) {
+      setRemoveError(errorMessage(e));
+    }
+  };
+
+  return (
+    <section className="card" aria-labelledby="config-heading">
+      <h2 id="config-heading">Domain configuration</h2>
+
+      <form className="inline-form" onSubmit={(e) => void savePrimary(e)}>
+        <div className="field grow">
+          <label htmlFor="primary-domain">Primary domain</label>
+          <select id="primary-domain" value={primary} onChange={(e) => setPrimary(e.target.value)}>
+            {targets.map((t) => <option key={t} value={t}>{t}{t === project.defaultDomain ? ' (default)' : ''}</option>)}
+          </select>
+          <p className="hint">The default domain or an active custom domain that does not redirect.</p>
+        </div>
+        <button type="submit" className="button secondary" disabled={primary === config.primary}>Set primary</button>
+      </form>
+      <ActionError message={primaryError} />
+      <p role="status" className="status-line">{primaryDone}</p>
+
+      <h3>Redirects</h3>
+      {config.redirects.length === 0
+        ? <p className="empty">No redirects.</p>
+        : (
+            <table className="table responsive">
+              <caption className="visually-hidden">Redirects</caption>
+              <thead>
+                <tr>
+                  <th scope="col">From</th>
+                  <th scope="col">To</th>
+                  <th scope="col">Status</th>
+                  <th scope="col"><span className="visually-hidden">Actions</span></th>
+                </tr>
+              </thead>
+              <tbody>
+                {config.redirects.map((r) => (
+                  <tr key={r.from}>
+                    <td data-label="From">{r.from}</td>
+                    <td data-label="To"><span aria-hidden="true">→ </span>{r.to}</td>
+                    <td data-label="Status">{STATUS_TEXT[r.status]}</td>
+                    <td data-label="Actions" className="actions">
+                      <button
+                        type="button"
+                        className="button small danger-outline"
+                        aria-label={`Remove the redirect from ${r.from}`}
+                        onClick={() => void removeRedirect(r.from)}
+                      >
+                        Remove
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+      <ActionError message={removeError} />
+
+      {sources.length === 0
+        ? <p className="hint">Add a custom domain to redirect it.</p>
+        : (
+            <form className="redirect-form" onSubmit={(e) => void addRedirect(e)} aria-labelledby="redirect-form-heading">
+              <h4 id="redirect-form-heading">Add a redirect</h4>
+              <div className="grid3">
+                <div className="field">
+                  <label htmlFor="redirect-from">From</label>
+                  <select id="redirect-from" ref={fromRef} value={fromValue} onChange={(e) => setFrom(e.target.value)}>
+                    {sources.map((s) => <option key={s} value={s}>{s}</option>)}
+                  </select>
+                </div>
+                <div className="field">
+                  <label htmlFor="redirect-to">To</label>
+                  <select id="redirect-to" value={toValue} onChange={(e) => setTo(e.target.value)}>
+                    {toChoices.map((t) => <option key={t} value={t}>{t}</option>)}
+                  </select>
+                </div>
+                <div className="field">
+                  <label htmlFor="redirect-status">Status</label>
+                  <select id="redirect-status" value={status} onChange={(e) => setStatus(Number(e.target.value) as RedirectStatus)}>
+                    {REDIRECT_STATUSES.map((s) => <option key={s} value={s}>{STATUS_TEXT[s]}</option>)}
+                  </select>
+                </div>
+              </div>
+              <p className="hint">Visitors keep their path and query. A redirect is served in one hop: it must point to an active domain that does not redirect itself.</p>
+              <button type="submit" className="button secondary">Add redirect</button>
+              <ActionError message={redirectError} />
+            </form>
+          )}
+      <p role="status" className="status-line">{redirectDone}</p>
+    </section>
+  );
+}

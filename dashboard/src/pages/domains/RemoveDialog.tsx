@@ -1,0 +1,96 @@
+import { ActionError, Notice } from '../../components/Notice';
+import { Dialog } from '../../components/Dialog';
+import { useAction } from '../../components/useAction';
+import { useApp } from '../../context';
+import type { Domain, Project } from '../../types';
+
+export function RemoveDialog({
+  project,
+  domain,
+  onClose,
+  onRedirectFirst,
+  onClosed,
+  onRemoved,
+}: {
+  readonly project: Project;
+  readonly domain: Domain | undefined;
+  readonly onClose: () => void;
+  readonly onRedirectFirst: (domain: string) => void;
+  readonly onClosed: () => void;
+  readonly onRemoved: (domain: string, warning: string | undefined) => void;
+}) {
+  const { api, me } = useApp();
+  const { busy, error, setError, run } = useAction();
+  const name = domain?.domain ?? '';
+  const redirect = project.domains.redirects.find((r) => r.from === name);
+  const pointing = project.domains.redirects.filter((r) => r.to === name);
+  // A misconfigured domain still serves (its grace period): removing it breaks its links just the same.
+  const live = domain?.state === 'active' || domain?.state === 'dns_misconfigured';
+  const close = () => {
+    setError(undefined);
+    onClose();
+  };
+  const remove = async () => {
+    if (!domain) return;
+    await run(async () => {
+      const result = await api.removeDomain(me.account.accountId, project.projectId, domain.domain);
+      onRemoved(result.domain, result.warning);
+    });
+  };
+  return (
+    <Dialog
+      open={domain !== undefined}
+      title={`Remove ${name}?`}
+      onClose={close}
+      onClosed={onClosed}
+      footer={(
+        <>
+          <button type="button" className="button secondary" onClick={close} autoFocus>Cancel</button>
+          {live && !redirect && pointing.length === 0 && project.domains.primary !== name
+            ? <button type="button" className="button secondary" onClick={() => onRedirectFirst(name)}>Set up a redirect first</button>
+            : null}
+          <button type="button" className="button danger" disabled={busy || pointing.length > 0} onClick={() => void remove()}>
+            {busy ? 'Removing…' : 'Remove domain'}
+          </button>
+        </>
+      )}
+    >
+      {domain
+        ? (
+            <>
+              <p>
+                <strong>{name} stops serving traffic immediately.</strong> Requests to it are refused from the next one
+                on, and its certificate is released.
+              </p>
+              {pointing.length > 0
+                ? (
+                    <Notice tone="error" title="Other domains redirect here">
+                      <p>
+                        {pointing.map((r) => r.from).join(', ')} redirect{pointing.length === 1 ? 's' : ''} to {name}.
+                        Change or remove {pointing.length === 1 ? 'that redirect' : 'those redirects'} first.
+                      </p>
+                    </Notice>
+                  )
+                : null}
+              {live && !redirect
+                ? (
+                    <Notice tone="warning" title="No redirect is set up">
+                      <p>
+                        Links to {name} will stop working. If its URL was shared, set up a redirect from {name} to
+                        another domain first.
+                      </p>
+                    </Notice>
+                  )
+                : null}
+              {redirect ? <p>Its redirect to {redirect.to} is removed too.</p> : null}
+              {project.domains.primary === name
+                ? <p>It is the primary domain: {project.defaultDomain} becomes primary.</p>
+                : null}
+              <p className="hint">You can add the domain again later.</p>
+              <ActionError message={error} />
+            </>
+          )
+        : null}
+    </Dialog>
+  );
+}

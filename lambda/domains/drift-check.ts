@@ -1,0 +1,158 @@
+import type { ProjectStore } from '../projects/ports.js';
+import type { Clock } from '../shared/clock.js';
+import type { DnsResolver } from './dns-resolver.js';
+import { checkPointing } from './dns-verification.js';
+import { normaliseDomain } from './domain-name.js';
+import type { DomainRecord } from './domain-record.js';
+import { takeOffProject } from './domain-removal.js';
+import { expectationOf } from './expectations.js';
+import type { DomainFlowStarter, DomainStore, EdgeRouter } from './ports.js';
+
+/** What the drift branch's task receives: the execution input's `drift` (its own result of the round before), and the state machine. */
+export interface DriftCheckInput {
+  readonly drift: Partial<DriftCheckResult>;
+  /** The state machine's ARN (`$$.StateMachine.Id`): where the release of a detached domain's tenant is started. */
+  readonly stateMachineArn?: string;
+}
+
+/** Counts over the whole execution, and where the next round starts. */
+export interface DriftCheckResult {
+  /** The next page of live domains; absent when every page has been checked. */
+  readonly cursor?: string;
+  /** False while pages remain: the state machine runs the task again. */
+  readonly done: boolean;
+  readonly checked: number;
+  /** Found pointing elsewhere this run (newly `dns_misconfigured`, or still so within the grace period). */
+  readonly misconfigured: number;
+  /** Back to `active` on their own: DNS points at their target again. */
+  readonly restored: number;
+  /** Past the grace period: detached from their project, their tenant's release started. */
+  readonly detached: number;
+  /** DNS lookups that failed (SERVFAIL, timeout): not a finding either way, left as they were. */
+  readonly lookupFailed: number;
+}
+
+export interface DriftCheckDeps {
+  readonly domains: DomainStore;
+  readonly projects: ProjectStore;
+  readonly dns: DnsResolver;
+  readonly edge: EdgeRouter;
+  /** The flow to start releases on (on AWS, a starter for the state machine the input names). */
+  readonly flowFor: (stateMachineArn: string | undefined) => Pick<DomainFlowStarter, 'release'>;
+  readonly clock: Clock;
+  readonly platformHost: string;
+  readonly platformDomain: string;
+  /** How long a misconfigured domain is still served before it is detached. */
+  readonly graceSeconds: number;
+  /** Domains per round (one task invocation). @default 50 */
+  readonly pageSize?: number;
+  /** DNS checks at once within a round. @default 8 */
+  readonly concurrency?: number;
+  /** Called for each finding (a metric and a log line on AWS). */
+  readonly onFinding?: (domain: string, finding: DriftFinding) => void;
+}
+
+export type DriftFinding = 'misconfigured' | 'restored' | 'detached';
+
+type Outcome = DriftFinding | 'unchanged' | 'lookup_failed';
+
+/** A flow attempt is deciding these: the drift check leaves them to it. */
+const ATTEMPT_RUNNING = new Set(['verifying', 'issuing_certificate']);
+
+/**
+ * The drift branch's task (design §1: active domains are re-checked on a schedule). Each round
+ * reads one page of live domains and asks whether each still points at its target:
+ *
+ * - yes, and it was `dns_misconfigured` → `active` again, by itself;
+ * - no, first time → `dns_misconfigured` with what was observed, still served until `detachAt`;
+ * - no, past `detachAt` → detached: the edge refuses it, the record says removed (the name is free
+ *   for whoever controls its DNS now), it leaves its project's configuration, and the release
+ *   branch deletes its tenant.
+ *
+ * Every write is conditional on the record being the one checked (claim, attempt, state), so a
+ * Verify or a removal in between wins.
+ */
+export function createDriftCheckTask(deps: DriftCheckDeps) {
+  const pageSize = deps.pageSize ?? 50;
+  const concurrency = deps.concurrency ?? 8;
+  const now = () => new Date(deps.clock.now()).toISOString();
+
+  async function checkOne(listed: DomainRecord, stateMachineArn: string | undefined): Promise<Outcome> {
+    // The scan is eventually consistent: decide on the record as it is now.
+    const record = await deps.domains.get(listed.domain);
+    if (!record || record.state === 'removed' || ATTEMPT_RUNNING.has(record.state)) return 'unchanged';
+    const name = normaliseDomain(record.domain, deps.platformDomain);
+    const result = await checkPointing(name, expectationOf(record, deps.platformHost, 'drift'), deps.dns);
+    const expected = { attempt: record.attempt, createdAt: record.createdAt, state: record.state };
+    if (result.verified) {
+      if (record.state !== 'dns_misconfigured') return 'unchanged';
+      const restored = await deps.domains.update(record.domain, { state: 'active', misconfiguration: undefined, updatedAt: now() }, expected);
+      return restored ? 'restored' : 'unchanged';
+    }
+    if (result.reason === 'dns_lookup_failed') return 'lookup_failed';
+    const { reason, observed, expected: target, detail } = result;
+    const previous = record.misconfiguration;
+    if (previous && record.state === 'dns_misconfigured' && deps.clock.now() >= Date.parse(previous.detachAt)) {
+      return (await detach(record, stateMachineArn)) ? 'detached' : 'unchanged';
+    }
+    const since = previous?.since ?? now();
+    const misconfiguration = {
+      reason,
+      observed,
+      expected: target,
+      detail,
+      since,
+      detachAt: previous?.detachAt ?? new Date(Date.parse(since) + deps.graceSeconds * 1000).toISOString(),
+      checkedAt: now(),
+    };
+    const written = await deps.domains.update(record.domain, { state: 'dns_misconfigured', misconfiguration, updatedAt: now() }, expected);
+    return written ? 'misconfigured' : 'unchanged';
+  }
+
+  async function detach(record: DomainRecord, stateMachineArn: string | undefined): Promise<boolean> {
+    const project = await deps.projects.get(record.projectId);
+    if (!project) throw new Error(`project ${record.projectId} of ${record.domain} is missing`);
+    const at = now();
+    // The record first: if the owner re-verified or removed it meanwhile, nothing else happens.
+    const removed = await deps.domains.update(
+      record.domain,
+      { state: 'removed', detachedAt: at, updatedAt: at },
+      { attempt: record.attempt, createdAt: record.createdAt, state: 'dns_misconfigured' },
+    );
+    if (!removed) return false;
+    await deps.edge.refuse(record.domain);
+    const flow = deps.flowFor(stateMachineArn);
+    await takeOffProject({ ...deps, flow }, record, project, at);
+    return true;
+  }
+
+  return {
+    async checkDrift(input: DriftCheckInput): Promise<DriftCheckResult> {
+      const before = input.drift;
+      const page = await deps.domains.liveDomains(before.cursor, pageSize);
+      const outcomes: Outcome[] = [];
+      const queue = [...page.records];
+      await Promise.all(
+        Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+          for (let record = queue.shift(); record; record = queue.shift()) {
+            const outcome = await checkOne(record, input.stateMachineArn);
+            if (outcome === 'misconfigured' || outcome === 'restored' || outcome === 'detached') deps.onFinding?.(record.domain, outcome);
+            outcomes.push(outcome);
+          }
+        }),
+      );
+      const count = (outcome: Outcome) => outcomes.filter((o) => o === outcome).length;
+      return {
+        ...(page.cursor ? { cursor: page.cursor } : {}),
+        done: page.cursor === undefined,
+        checked: (before.checked ?? 0) + outcomes.length,
+        misconfigured: (before.misconfigured ?? 0) + count('misconfigured'),
+        restored: (before.restored ?? 0) + count('restored'),
+        detached: (before.detached ?? 0) + count('detached'),
+        lookupFailed: (before.lookupFailed ?? 0) + count('lookup_failed'),
+      };
+    },
+  };
+}
+
+export type DriftCheckTask = ReturnType<typeof createDriftCheckTask>;

@@ -1,0 +1,80 @@
+import type { ConsumeCondition } from './limiter-store.js';
+import {
+  dayCounter,
+  keyDayCounter,
+  keyLastUsed,
+  keyMarkerName,
+  keyMinuteCounter,
+  minuteCounter,
+} from './limiter-item.js';
+
+/** The parts of the counting UpdateItem, built once per request (the DynamoDB store sends them). */
+export interface ConsumeExpression {
+  readonly update: string;
+  readonly condition: string;
+  readonly names: Record<string, string>;
+  readonly values: Record<string, unknown>;
+}
+
+/**
+ * The one conditional write of the hot path. It ADDs 1 to the current minute and day counters
+ * (DynamoDB creates a missing one at 1) and to the key's own, and REMOVEs the previous windows'
+ * (so a new window needs no reset). Its condition: the counts are below the limits (the stored
+ * slice of a shard, whose counter may be absent only while that slice is above 0), no counter of
+ * a later window exists (a container whose clock is behind cannot count in a window that has
+ * already rolled over), and the key has no active ban or revocation marker.
+ */
+export function consumeExpression(c: ConsumeCondition): ConsumeExpression {
+  const names: Record<string, string> = {
+    '#m': minuteCounter(c.minuteWindow),
+    '#d': dayCounter(c.dayWindow),
+    '#nm': minuteCounter(c.minuteWindow + 1),
+    '#nd': dayCounter(c.dayWindow + 1),
+    '#pm': minuteCounter(c.minuteWindow - 1),
+    '#pd': dayCounter(c.dayWindow - 1),
+  };
+  const values: Record<string, unknown> = { ':one': 1 };
+  const conditions: string[] = [];
+  if (c.limits === 'stored') {
+    values[':zero'] = 0;
+    conditions.push(
+      '(#m < minuteLimit OR (attribute_not_exists(#m) AND minuteLimit > :zero))',
+      '(#d < dayLimit OR (attribute_not_exists(#d) AND dayLimit > :zero))',
+    );
+  } else {
+    values[':lm'] = c.limits.perMinute;
+    values[':ld'] = c.limits.perDay;
+    conditions.push('(attribute_not_exists(#m) OR #m < :lm)', '(attribute_not_exists(#d) OR #d < :ld)');
+  }
+  conditions.push('attribute_not_exists(#nm)', 'attribute_not_exists(#nd)');
+  let add = 'ADD #m :one, #d :one';
+  const set: string[] = [];
+  let remove = 'REMOVE #pm, #pd';
+  if (c.keyId !== undefined) {
+    const k = c.keyId;
+    Object.assign(names, {
+      '#km': keyMinuteCounter(k, c.minuteWindow),
+      '#kd': keyDayCounter(k, c.dayWindow),
+      '#kpm': keyMinuteCounter(k, c.minuteWindow - 1),
+      '#kpd': keyDayCounter(k, c.dayWindow - 1),
+      '#ku': keyLastUsed(k),
+      '#kb': keyMarkerName(k, 'ban'),
+      '#kx': keyMarkerName(k, 'revoked'),
+    });
+    values[':now'] = c.nowMs;
+    conditions.push('(attribute_not_exists(#kb) OR #kb <= :now)', '(attribute_not_exists(#kx) OR #kx <= :now)');
+    add += ', #km :one, #kd :one';
+    set.push('#ku = :now');
+    remove += ', #kpm, #kpd';
+  }
+  if (c.expiresAtSeconds !== undefined) {
+    set.push('expiresAt = :exp');
+    values[':exp'] = c.expiresAtSeconds;
+  }
+  return {
+    update: `${add}${set.length > 0 ? ` SET ${set.join(', ')}` : ''} ${remove}`,
+    condition: conditions.join(' AND '),
+    names,
+    values,
+  };
+}

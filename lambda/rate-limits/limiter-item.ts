@@ -1,0 +1,146 @@
+/**
+ * The attributes of a limiter item and how they are read, shared by the DynamoDB and in-memory
+ * stores so that both hold byte-for-byte the same items.
+ *
+ * - Budget counters are named after their window: `m<minute index>`, `d<day index>` (UTC).
+ * - A shard's slice of the account's budget: `minuteLimit`, `dayLimit`; the account's own limits
+ *   (what the headers show): `perMinute`, `perDay`; the account's shard count: `shards`.
+ * - Per key of the account, `<keyId>/<suffix>`: its own counters (`<keyId>/m<minute>`,
+ *   `<keyId>/d<day>`, for the usage breakdown), `<keyId>/u` (last use, epoch ms), `<keyId>/b`
+ *   (banned until, epoch ms) and `<keyId>/x` (revoked: refused until the authorizer surely
+ *   refuses the key too, epoch ms).
+ * - Key items (`key#<id>`) hold strikes: `strikeWindowStart`, `strikeCount`.
+ * - Anonymous items (`ip#<addr>`) hold counters and `expiresAt` (TTL).
+ */
+
+export interface WindowCount {
+  readonly window: number;
+  readonly count: number;
+}
+
+export interface KeyEntry {
+  /** The key's count in its latest minute and day windows (its share of the account's counts). */
+  readonly minute?: WindowCount;
+  readonly day?: WindowCount;
+  readonly lastUsedAt?: number;
+  readonly banUntil?: number;
+  readonly revokedUntil?: number;
+}
+
+export interface LimiterItem {
+  readonly id: string;
+  /** The counts of the latest minute and day windows that hold any. */
+  readonly minute?: WindowCount;
+  readonly day?: WindowCount;
+  /** What this item admits per window (a shard's slice; absent on anonymous items). */
+  readonly minuteLimit?: number;
+  readonly dayLimit?: number;
+  /** The account's limits, for the headers. */
+  readonly perMinute?: number;
+  readonly perDay?: number;
+  readonly shards?: number;
+  readonly keys: Readonly<Record<string, KeyEntry>>;
+  readonly strikeWindowStart?: number;
+  readonly strikeCount?: number;
+  /** Set on a per-key item of the earlier format once the migration moved it to its account. */
+  readonly migratedAt?: number;
+  /** The earlier per-key format, read by the migration only: status, ban and last use of the key. */
+  readonly status?: string;
+  readonly banUntil?: number;
+  readonly lastUsedAt?: number;
+}
+
+export type KeyMarker = 'ban' | 'revoked';
+
+export const minuteCounter = (minute: number) => `m${minute}`;
+export const dayCounter = (day: number) => `d${day}`;
+export const keyMinuteCounter = (keyId: string, minute: number) => `${keyId}/m${minute}`;
+export const keyDayCounter = (keyId: string, day: number) => `${keyId}/d${day}`;
+export const keyLastUsed = (keyId: string) => `${keyId}/u`;
+export const keyMarkerName = (keyId: string, marker: KeyMarker) => `${keyId}/${marker === 'ban' ? 'b' : 'x'}`;
+
+const COUNTER = /^([md])(\d+)$/;
+/** `<keyId>/<m|d><window>`, `<keyId>/u`, `<keyId>/b`, `<keyId>/x`; the key id is everything before the last slash. */
+const KEY_ATTRIBUTE = /^(.+)\/(?:([md])(\d+)|([ubx]))$/;
+const NUMBERS = ['minuteLimit', 'dayLimit', 'perMinute', 'perDay', 'shards', 'strikeWindowStart', 'strikeCount', 'migratedAt', 'banUntil', 'lastUsedAt'] as const;
+
+type MutableEntry = { -readonly [K in keyof KeyEntry]: KeyEntry[K] };
+
+const later = (current: WindowCount | undefined, window: number, count: number): WindowCount | undefined =>
+  current === undefined || window >= current.window ? { window, count } : current;
+
+/** The item as the limiter reads it, from its raw attributes. */
+export function parseItem(attrs: Readonly<Record<string, unknown>>): LimiterItem {
+  const item: Record<string, unknown> = { id: String(attrs.id) };
+  const keys: Record<string, MutableEntry> = {};
+  let minute: WindowCount | undefined;
+  let day: WindowCount | undefined;
+  for (const name in attrs) {
+    const value = attrs[name];
+    const counter = COUNTER.exec(name);
+    if (counter) {
+      if (counter[1] === 'm') minute = later(minute, Number(counter[2]), Number(value));
+      else day = later(day, Number(counter[2]), Number(value));
+      continue;
+    }
+    const keyAttribute = KEY_ATTRIBUTE.exec(name);
+    if (keyAttribute) {
+      const entry = (keys[keyAttribute[1] as string] ??= {});
+      if (keyAttribute[2] === 'm') entry.minute = later(entry.minute, Number(keyAttribute[3]), Number(value));
+      else if (keyAttribute[2] === 'd') entry.day = later(entry.day, Number(keyAttribute[3]), Number(value));
+      else if (keyAttribute[4] === 'u') entry.lastUsedAt = Number(value);
+      else if (keyAttribute[4] === 'b') entry.banUntil = Number(value);
+      else entry.revokedUntil = Number(value);
+    }
+  }
+  for (const name of NUMBERS) if (attrs[name] !== undefined) item[name] = Number(attrs[name]);
+  if (typeof attrs.status === 'string') item.status = attrs.status;
+  if (minute) item.minute = minute;
+  if (day) item.day = day;
+  item.keys = keys;
+  return item as unknown as LimiterItem;
+}
+
+/**
+ * Attributes a counting write leaves to tidy, off the critical path: counters of windows before
+ * the previous ones (the subject or key was idle), and markers that have expired. The previous
+ * window is left alone: the write itself removes it for the counters it touches, and a request
+ * with a slightly late clock may still count there. A revoked key's last use goes with its
+ * expired marker (the control plane kept it on the key record at revocation).
+ */
+export function staleAttributes(
+  attrs: Readonly<Record<string, unknown>>,
+  windows: { readonly minute: number; readonly day: number },
+  nowMs: number,
+): string[] {
+  const stale: string[] = [];
+  const isStale = (kind: string, window: number) => window < (kind === 'm' ? windows.minute : windows.day) - 1;
+  for (const name in attrs) {
+    const counter = COUNTER.exec(name);
+    if (counter) {
+      if (isStale(counter[1] as string, Number(counter[2]))) stale.push(name);
+      continue;
+    }
+    const keyAttribute = KEY_ATTRIBUTE.exec(name);
+    if (!keyAttribute) continue;
+    if (keyAttribute[2] !== undefined) {
+      if (isStale(keyAttribute[2], Number(keyAttribute[3]))) stale.push(name);
+    } else if (keyAttribute[4] !== 'u' && Number(attrs[name]) <= nowMs) {
+      stale.push(name);
+      if (keyAttribute[4] === 'x' && attrs[keyLastUsed(keyAttribute[1] as string)] !== undefined) {
+        stale.push(keyLastUsed(keyAttribute[1] as string));
+      }
+    }
+  }
+  return stale;
+}
+
+/** The windows a write must count in, given an item that may already hold newer ones (another container's clock ran ahead). */
+export function adoptNewerWindows(
+  windows: { readonly minute: number; readonly day: number },
+  item: LimiterItem | undefined,
+): { minute: number; day: number } | undefined {
+  const minute = Math.max(windows.minute, item?.minute?.window ?? 0);
+  const day = Math.max(windows.day, item?.day?.window ?? 0);
+  return minute !== windows.minute || day !== windows.day ? { minute, day } : undefined;
+}

@@ -1,0 +1,76 @@
+import type { RateLimits } from '../../lib/config/index.js';
+import type { LimiterItem } from './limiter-item.js';
+import { dayWindowEndMs, minuteWindowEndMs, type Windows } from './windows.js';
+
+export type WindowName = 'minute' | 'day';
+
+export interface WindowUsage {
+  readonly name: WindowName;
+  /** The account's (or anonymous caller's) limit in this window. */
+  readonly limit: number;
+  /** limit − what remains: never less than the requests counted, so Remaining never overstates. */
+  readonly used: number;
+  readonly windowSeconds: number;
+  /** Epoch ms at which the window resets. */
+  readonly resetMs: number;
+}
+
+export interface LimiterState {
+  readonly minute: WindowUsage;
+  readonly day: WindowUsage;
+  readonly nowMs: number;
+  /** On a 429 for the budget: the window that refused, which the headers then describe. */
+  readonly blocking?: WindowName;
+  /** While the key is banned: when the ban ends, and the ban's length (its policy's window). */
+  readonly ban?: { readonly untilMs: number; readonly durationSeconds: number };
+}
+
+/** What remains in a window as far as one item can tell; exact for a single-item budget. */
+export interface Remaining {
+  readonly minute: number;
+  readonly day: number;
+}
+
+/**
+ * What remains on one item in the given windows: its slice (the whole budget when the account has
+ * one shard) less its counts. With several shards this is a lower bound of the account's budget:
+ * the other shards hold at least nothing, and what they hold cannot be known without reading them.
+ */
+export function remainingOn(item: LimiterItem | undefined, windows: Windows, fallback: RateLimits): Remaining {
+  const minuteCount = item?.minute?.window === windows.minute ? item.minute.count : 0;
+  const dayCount = item?.day?.window === windows.day ? item.day.count : 0;
+  return {
+    minute: Math.max(0, (item?.minuteLimit ?? fallback.perMinute) - minuteCount),
+    day: Math.max(0, (item?.dayLimit ?? fallback.perDay) - dayCount),
+  };
+}
+
+/** The account's limits as the item states them (a plan change applies at once), else the caller's. */
+export function limitsOn(item: LimiterItem | undefined, fallback: RateLimits): RateLimits {
+  return { perMinute: item?.perMinute ?? fallback.perMinute, perDay: item?.perDay ?? fallback.perDay };
+}
+
+export function stateOf(limits: RateLimits, remaining: Remaining, windows: Windows, nowMs: number): LimiterState {
+  return {
+    nowMs,
+    minute: {
+      name: 'minute',
+      limit: limits.perMinute,
+      used: Math.max(0, limits.perMinute - remaining.minute),
+      windowSeconds: 60,
+      resetMs: minuteWindowEndMs(windows.minute),
+    },
+    day: {
+      name: 'day',
+      limit: limits.perDay,
+      used: Math.max(0, limits.perDay - remaining.day),
+      windowSeconds: 86_400,
+      resetMs: dayWindowEndMs(windows.day),
+    },
+  };
+}
+
+/** Whole seconds until `targetMs`, at least 1 (Retry-After). */
+export function secondsUntil(targetMs: number, nowMs: number): number {
+  return Math.max(1, Math.ceil((targetMs - nowMs) / 1000));
+}

@@ -1,0 +1,71 @@
+import type { BanPolicy } from '../../lib/config/index.js';
+import type { LimiterItem, LimiterStore } from './limiter-store.js';
+import { keyItemId } from './shards.js';
+
+export const STRIKE_WINDOW_MS = 60_000;
+
+/** What a 429 refusal of a key turned out to be, once its own item was read. */
+export type StrikeOutcome =
+  | { readonly outcome: 'struck' } |
+  { readonly outcome: 'banned'; readonly untilMs: number } |
+  { readonly outcome: 'revoked' };
+
+/**
+ * Records a 429 refusal of a key on its own item (`key#<id>`, so that a flood of refusals never
+ * takes write capacity from its account's shards); when this one takes the key past the policy's
+ * threshold within a rolling minute, bans the key. The key's item also holds its ban and
+ * revocation (as the shards do): a refusal answered from a container's memory of spent shards
+ * reads them here, so a banned or revoked key is never told it merely met the budget.
+ */
+export async function strike(
+  store: LimiterStore,
+  keyId: string,
+  policy: BanPolicy,
+  nowMs: number,
+  shards: readonly string[],
+): Promise<StrikeOutcome> {
+  const id = keyItemId(keyId);
+  const item = await store.get(id);
+  const known = markersOf(item, keyId, nowMs);
+  if (known) return known;
+  const windowStart = item?.strikeWindowStart;
+  let strikes: number | undefined;
+  if (windowStart !== undefined && nowMs - windowStart < STRIKE_WINDOW_MS) {
+    strikes = await store.addStrike(id, windowStart);
+  }
+  if (strikes === undefined) {
+    // The strike window expired (or another request restarted it): start a new one.
+    if (await store.restartStrikes(id, windowStart, nowMs)) strikes = 1;
+    else strikes = await store.addStrike(id, (await store.get(id))?.strikeWindowStart ?? nowMs);
+  }
+  if (strikes === undefined || strikes <= policy.threshold) return { outcome: 'struck' };
+  const until = nowMs + policy.durationSeconds * 1000;
+  await ban(store, keyId, shards, until, nowMs);
+  return { outcome: 'banned', untilMs: until };
+}
+
+/**
+ * Bans the key on every shard of its account and on its own item (an active ban is never
+ * shortened), and clears its strikes.
+ */
+export async function ban(
+  store: LimiterStore,
+  keyId: string,
+  shards: readonly string[],
+  untilMs: number,
+  nowMs: number,
+): Promise<void> {
+  await Promise.all([
+    ...shards.map((shard) => store.setKeyMarker(shard, keyId, 'ban', untilMs, nowMs)),
+    store.setKeyMarker(keyItemId(keyId), keyId, 'ban', untilMs, nowMs, { create: true }),
+  ]);
+  await store.resetStrikes(keyItemId(keyId));
+}
+
+/** The key's ban or revocation as its own item holds it (the migration carries bans of the earlier format over). */
+function markersOf(item: LimiterItem | undefined, keyId: string, nowMs: number): StrikeOutcome | undefined {
+  const entry = item?.keys[keyId];
+  if (entry?.revokedUntil !== undefined && entry.revokedUntil > nowMs) return { outcome: 'revoked' };
+  if (entry?.banUntil !== undefined && entry.banUntil > nowMs) return { outcome: 'banned', untilMs: entry.banUntil };
+  return undefined;
+}

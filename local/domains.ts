@@ -1,0 +1,120 @@
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NodeDnsResolver } from '../lambda/domains/dns-resolver.js';
+import { DomainService } from '../lambda/domains/domain-service.js';
+import { createDriftCheckTask } from '../lambda/domains/drift-check.js';
+import { DynamoDbDomainStore } from '../lambda/domains/dynamodb-domain-store.js';
+import { createFlowTasks } from '../lambda/domains/flow-tasks.js';
+import { createReleaseTask } from '../lambda/domains/release-task.js';
+import type { AccountStore } from '../lambda/keys/accounts.js';
+import { DynamoDbProjectStore } from '../lambda/projects/dynamodb-project-store.js';
+import { ProjectService } from '../lambda/projects/project-service.js';
+import type { Clock } from '../lambda/shared/clock.js';
+import type { createDocumentClient } from '../lambda/shared/dynamodb.js';
+import type { PlatformConfig } from '../lib/config/index.js';
+import { platformHostOf } from '../lib/constructs/domains/runtime-contract.js';
+import { LocalDomainFlow } from './domain-flow.js';
+import { FileSiteStorage, LocalEdgeRouter, SimulatedCertificateAuthority } from './edge.js';
+import { LOCAL_TABLE_NAMES } from './emulators.js';
+
+export interface LocalDomainsOptions {
+  readonly documentClient: ReturnType<typeof createDocumentClient>;
+  readonly accounts: AccountStore;
+  readonly clock: Clock;
+  readonly config: PlatformConfig;
+  readonly dnsServers?: readonly string[];
+  readonly dataDir?: string;
+  readonly sitesDir?: string;
+  readonly domainFlow?: {
+    readonly pollMs?: number;
+    readonly watchdogSeconds?: number;
+    readonly releaseWaitMs?: number;
+    readonly tenantDeleteRefusals?: number;
+    /** How often the drift check runs by itself; 0 turns the timer off. @default config.domains.driftCheck.intervalMinutes */
+    readonly driftCheckIntervalMs?: number;
+  };
+}
+
+/**
+ * Projects, deploys and custom domains on the local platform: the same services and flow tasks as
+ * on AWS over dynalite, the local edge's KeyValueStore, the simulated tenants, and the flow's
+ * definition in aws-local-stepfunctions; plus the timer that starts the drift check, as
+ * EventBridge Scheduler does on AWS.
+ */
+export function createLocalDomains(options: LocalDomainsOptions) {
+  const { documentClient, accounts, clock, config } = options;
+  const platformHost = platformHostOf(config.platform.domain);
+  const sitesDir = options.sitesDir ?? join(options.dataDir ?? mkdtempSync(join(tmpdir(), 'platform-sites-')), 'sites');
+  mkdirSync(sitesDir, { recursive: true });
+  const storage = new FileSiteStorage(sitesDir);
+  const edge = new LocalEdgeRouter();
+  const dns = new NodeDnsResolver(options.dnsServers);
+  const certificates = new SimulatedCertificateAuthority(dns, platformHost, config.platform.domain, undefined, {
+    deleteRefusals: options.domainFlow?.tenantDeleteRefusals ?? 1,
+  });
+  const projectStore = new DynamoDbProjectStore(documentClient, LOCAL_TABLE_NAMES.projects);
+  const domainStore = new DynamoDbDomainStore(documentClient, LOCAL_TABLE_NAMES.domains);
+  const graceSeconds = config.domains.driftCheck.gracePeriodDays * 24 * 60 * 60;
+  const domainFlow = new LocalDomainFlow(
+    createFlowTasks({
+      domains: domainStore,
+      projects: projectStore,
+      dns,
+      certificates,
+      edge,
+      clock,
+      platformHost,
+      platformDomain: config.platform.domain,
+      driftGraceSeconds: graceSeconds,
+    }),
+    createReleaseTask({ domains: domainStore, projects: projectStore, certificates, edge, clock }),
+    {
+      pollMs: options.domainFlow?.pollMs ?? 1_000,
+      watchdogSeconds: options.domainFlow?.watchdogSeconds ?? 30 * 60,
+      ...(options.domainFlow?.releaseWaitMs === undefined ? {} : { releaseWaitMs: options.domainFlow.releaseWaitMs }),
+    },
+  );
+  domainFlow.useDriftCheck(
+    createDriftCheckTask({
+      domains: domainStore,
+      projects: projectStore,
+      dns,
+      edge,
+      // Locally the releases run on this very flow, whatever ARN the context object names.
+      flowFor: () => domainFlow,
+      clock,
+      platformHost,
+      platformDomain: config.platform.domain,
+      graceSeconds,
+    }),
+  );
+  const stores = { accounts, projects: projectStore, domains: domainStore };
+  const projects = new ProjectService({ ...stores, storage, edge, clock, config });
+  const domains = new DomainService({ ...stores, edge, flow: domainFlow, clock, config, platformHost });
+
+  const intervalMs = options.domainFlow?.driftCheckIntervalMs ?? config.domains.driftCheck.intervalMinutes * 60_000;
+  const timer = intervalMs > 0
+    ? setInterval(() => {
+        domainFlow.checkDrift().catch((error: unknown) => console.error('drift check did not start:', (error as Error).message));
+      }, intervalMs)
+    : undefined;
+  // The timer alone must not keep the process alive (tests, a stopped platform).
+  timer?.unref();
+
+  return {
+    platformHost,
+    storage,
+    edge,
+    certificates,
+    projectStore,
+    domainStore,
+    domainFlow,
+    projects,
+    domains,
+    stop: async () => {
+      if (timer) clearInterval(timer);
+      await domainFlow.stop();
+    },
+  };
+}

@@ -1,0 +1,189 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ProvisionedThroughputExceededException, type ThrottlingReason } from '@aws-sdk/client-dynamodb';
+import { INITIAL_RETRY_TOKENS, MAXIMUM_RETRY_DELAY, NO_RETRY_INCREMENT, Retry } from '@smithy/util-retry';
+import { DATA_PLANE } from '../lambda/shared/aws-clients.js';
+import type { Clock } from '../lambda/shared/clock.js';
+import type { LimiterStore } from '../lambda/rate-limits/limiter-store.js';
+
+/**
+ * DynamoDB's per-item write ceiling, simulated (neither dynalite nor the in-memory store has one).
+ * One partition takes at most 1,000 write units per second, and a single item never spreads over
+ * partitions; a refused conditional write consumes capacity too. A write past the ceiling is
+ * answered as DynamoDB answers it: ProvisionedThroughputExceededException with the throttling
+ * reason TableWriteKeyRangeThroughputExceeded (the API reference lists ThrottlingException for
+ * UpdateItem as well; the SDK's standard retries treat both as throttling). Throttled writes consume nothing.
+ * Every write counts as one unit (limiter items stay under 1 KB).
+ */
+export const DEFAULT_ITEM_WRITES_PER_SECOND = 1_000;
+export const THROTTLING_ERROR = 'ProvisionedThroughputExceededException';
+export const THROTTLING_REASON = 'TableWriteKeyRangeThroughputExceeded';
+
+/** Counts writes per item in each second of a clock; refuses those past the ceiling. */
+export class ItemWriteCeiling {
+  private second = Number.NaN;
+  private readonly writes = new Map<string, number>();
+  /** Writes refused, in all. */
+  throttled = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    readonly writesPerSecond = DEFAULT_ITEM_WRITES_PER_SECOND,
+  ) {}
+
+  /** True when the item may take one more write this second (and counts it). */
+  admit(item: string): boolean {
+    const second = Math.floor(this.clock.now() / 1000);
+    if (second !== this.second) {
+      this.second = second;
+      this.writes.clear();
+    }
+    const count = this.writes.get(item) ?? 0;
+    if (count >= this.writesPerSecond) {
+      this.throttled++;
+      return false;
+    }
+    this.writes.set(item, count + 1);
+    return true;
+  }
+}
+
+/** The ThrottlingReasons DynamoDB gives for a write past a partition's ceiling. */
+const throttlingReasons = (tableName: string): ThrottlingReason[] => [
+  { reason: THROTTLING_REASON, resource: `arn:aws:dynamodb:local:000000000000:table/${tableName}` },
+];
+
+/** The error document DynamoDB sends for a write past a partition's ceiling. */
+export function throttlingBody(tableName: string): Record<string, unknown> {
+  return {
+    __type: `com.amazonaws.dynamodb.v20120810#${THROTTLING_ERROR}`,
+    message: 'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.',
+    ThrottlingReasons: throttlingReasons(tableName),
+  };
+}
+
+/** The error the SDK's DynamoDB client throws for that answer (after its own retries). */
+export function throttlingError(item: string): ProvisionedThroughputExceededException {
+  return new ProvisionedThroughputExceededException({
+    message: `item ${item}: write ceiling reached`,
+    $metadata: { httpStatusCode: 400, attempts: 1, totalRetryDelay: 0 },
+    ThrottlingReasons: throttlingReasons('RateLimits'),
+  });
+}
+
+/** Methods of the limiter store that only read (they take read units, 3,000 per second per partition: not simulated). */
+const READS = new Set<keyof LimiterStore>(['get']);
+
+/** A limiter store (the in-memory one) behind the ceiling: every write, refused ones included, counts on its item. */
+export function withItemWriteCeiling(store: LimiterStore, ceiling: ItemWriteCeiling): LimiterStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== 'function' || READS.has(property as keyof LimiterStore)) return value;
+      return (id: string, ...rest: unknown[]) => {
+        if (!ceiling.admit(id)) return Promise.reject(throttlingError(id));
+        return (value as (...a: unknown[]) => unknown).call(target, id, ...rest);
+      };
+    },
+  });
+}
+
+/** The names the SDK classifies as throttling that DynamoDB answers (@smithy's THROTTLING_ERROR_CODES). */
+const THROTTLING_NAMES = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException']);
+const isThrottling = (error: unknown): boolean => {
+  const e = error as { name?: string; $retryable?: { throttling?: boolean } } | null;
+  return THROTTLING_NAMES.has(e?.name ?? '') || e?.$retryable?.throttling === true;
+};
+
+/**
+ * A store that retries throttled calls the way the Lambdas' DynamoDB client does (the SDK's
+ * standard retry strategy with DATA_PLANE's attempts), on a clock's `sleep` instead of the SDK's
+ * real timers, for stores without a network client (the in-memory one in the benchmarks). The
+ * numbers are the SDK's own (@smithy/util-retry): retry n waits `floor(random() × min(base × 2^(n-1),
+ * MAXIMUM_RETRY_DELAY))` with the throttling base, and each throttled retry takes its cost from the
+ * client's retry quota (refunded by successes); an empty quota fails the call at once. One instance
+ * is one client: give each simulated container its own.
+ */
+export function withClientRetries(
+  store: LimiterStore,
+  sleep: (ms: number) => Promise<void>,
+  random: () => number = Math.random,
+  maxAttempts: number = DATA_PLANE.maxAttempts,
+): LimiterStore {
+  let capacity = INITIAL_RETRY_TOKENS;
+  const cost = Retry.throttlingCost();
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+            capacity = Math.min(INITIAL_RETRY_TOKENS, capacity + (attempt > 1 ? cost : NO_RETRY_INCREMENT));
+            return result;
+          } catch (error) {
+            if (!isThrottling(error) || attempt >= maxAttempts || capacity < cost) throw error;
+            capacity -= cost;
+            const cap = Math.min(Retry.throttlingDelay() * 2 ** (attempt - 1), MAXIMUM_RETRY_DELAY);
+            await sleep(Math.floor(random() * cap));
+          }
+        }
+      };
+    },
+  });
+}
+
+const WRITE_OPERATIONS = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
+
+/**
+ * The ceiling in front of dynalite: an HTTP proxy that forwards DynamoDB's JSON protocol, counts
+ * each write on its item (table and key) and answers those past the ceiling with DynamoDB's
+ * throttling error, so the client's own retries (and their backoff) are what meets it.
+ */
+export async function startItemCeilingProxy(options: {
+  readonly target: string;
+  readonly ceiling: ItemWriteCeiling;
+}): Promise<{ endpoint: string; stop: () => Promise<void> }> {
+  const target = new URL(options.target);
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const operation = String(req.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+      if (WRITE_OPERATIONS.has(operation)) {
+        const input = JSON.parse(body.toString('utf8') || '{}') as { TableName?: string; Key?: unknown; Item?: unknown };
+        const table = input.TableName ?? '';
+        if (!options.ceiling.admit(`${table}/${JSON.stringify(input.Key ?? input.Item)}`)) {
+          const answer = JSON.stringify(throttlingBody(table));
+          res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'throttled' });
+          res.end(answer);
+          return;
+        }
+      }
+      const forward = http.request(
+        { hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      forward.on('error', () => {
+        res.writeHead(502);
+        res.end();
+      });
+      forward.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

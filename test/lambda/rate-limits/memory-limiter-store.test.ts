@@ -1,0 +1,8 @@
+import { MemoryLimiterStore } from '../../../lambda/rate-limits/memory-limiter-store.js';
+import { storeContract } from './store-contract.js';
+
+// The same contract as the DynamoDB store's (a refusal carries the item, as DynamoDB sends it).
+storeContract('MemoryLimiterStore', () => {
+  const store = new MemoryLimiterStore();
+  return { store, raw: async (id) => store.raw(id), refusalCarriesItem: true };
+});
