@@ -132,7 +132,17 @@ function handleApi(req: IncomingMessage, res: ServerResponse) {
     }, cors);
   }
   if (path === `/prod/accounts/${ACCOUNT.accountId}/usage`) {
-    return json(res, 200, { accountId: ACCOUNT.accountId, plan: 'pro', limits: ACCOUNT.limits, keys: [] }, cors);
+    // The control API's usage document (openapi/control-plane.yaml): the account's windows, then each key's share.
+    const window = (limit: number, resetsAt: string) => ({ used: 0, limit, remaining: limit, resetsAt });
+    return json(res, 200, {
+      accountId: ACCOUNT.accountId,
+      plan: 'pro',
+      limits: ACCOUNT.limits,
+      minute: window(ACCOUNT.limits.perMinute, '2026-11-21T10:01:00.000Z'),
+      day: window(ACCOUNT.limits.perDay, '2026-11-22T00:00:00.000Z'),
+      limiterShards: 1,
+      keys: [],
+    }, cors);
   }
   if (path === `/prod/accounts/${ACCOUNT.accountId}/keys`) return json(res, 200, { keys: [] }, cors);
   return json(res, 404, { type: 'about:blank', title: 'Not Found', status: 404, detail: 'No such route.', code: 'not_found' }, cors);

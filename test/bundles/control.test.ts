@@ -27,8 +27,11 @@ afterEach(() => {
 const signedByTheFunction = { accessKeyId: LOCAL_CREDENTIALS.AWS_ACCESS_KEY_ID };
 
 describe('control function bundle', () => {
-  it('GET /me: a first sign-in links the owner to a new Free account in dynalite, with the dashboard\'s CORS origin', async () => {
+  it('GET /me: a first sign-in links the owner to a new Free account in dynalite, with its own API Gateway key in the Free usage plan', async () => {
     const claims = ownerClaims('first.owner@example.com', '1f6c1a52-5b7e-4a4e-9d55-0c3c1f2e9a01');
+    // Limits belong to the account: its one internal API Gateway key is made with it.
+    const gatewayKey = { id: 'f3p8x1m6n2', value: 'RnJlZUFjY291bnRLZXlWYWx1ZTAxMjM0NTY3ODlh' };
+    stage.stub.reply('apigateway', apiGatewayKeyCreated(gatewayKey.id, gatewayKey.value, 'internal'), apiGatewayPlanKeyCreated(gatewayKey.id, 'internal'));
     const answer = await controlCall(stage, claims, 'GET', '/me');
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({
@@ -43,31 +46,34 @@ describe('control function bundle', () => {
     const link = await stage.documents.send(new GetCommand({ TableName: tables.owners, Key: { ownerId: claims.sub } }));
     expect(link.Item).toMatchObject({ ownerId: claims.sub, accountId, email: 'first.owner@example.com' });
     const account = await stage.documents.send(new GetCommand({ TableName: tables.accounts, Key: { accountId } }));
-    expect(account.Item).toMatchObject({ accountId, plan: 'free' });
-  });
-
-  it('POST /accounts/{id}/keys: a Business key gets its own API Gateway key in the stack\'s Business usage plan', async () => {
-    const gatewayKey = { id: 'k7q2w9e4r1', value: 'Q2xvdWRGcm9udEtleVZhbHVlMDEyMzQ1Njc4OWFi' };
-    stage.stub.reply('apigateway', apiGatewayKeyCreated(gatewayKey.id, gatewayKey.value, 'internal'), apiGatewayPlanKeyCreated(gatewayKey.id, 'internal'));
-    const answer = await controlCall(stage, ownerClaims('business@demo.local'), 'POST', '/accounts/acct_demo_business/keys', { name: 'bundle key' });
-    expect(answer.status).toBe(201);
-    const { secret, key } = answer.body as { secret: string; key: { keyId: string } };
+    expect(account.Item).toMatchObject({ accountId, plan: 'free', gatewayKeyId: gatewayKey.id });
 
     const [createKey, bind] = stage.stub.take('apigateway');
     expect(createKey).toMatchObject({ method: 'POST', path: '/apikeys', region: 'eu-west-1', ...signedByTheFunction });
-    expect(JSON.parse(createKey?.body ?? '')).toMatchObject({ name: `internal-${key.keyId}`, enabled: true, tags: { keyId: key.keyId } });
-    // USAGE_PLAN_IDS is a Fn::Join of three stack outputs: the Business one is where the key goes.
-    expect(bind).toMatchObject({ method: 'POST', path: `/usageplans/${LOCAL_IDS.usagePlans.business}/keys` });
+    expect(JSON.parse(createKey?.body ?? '')).toMatchObject({ name: `internal-${accountId}`, enabled: true, tags: { accountId } });
+    // USAGE_PLAN_IDS is a Fn::Join of three stack outputs: the Free one is where the account's key goes.
+    expect(bind).toMatchObject({ method: 'POST', path: `/usageplans/${LOCAL_IDS.usagePlans.free}/keys` });
     expect(JSON.parse(bind?.body ?? '')).toEqual({ keyId: gatewayKey.id, keyType: 'API_KEY' });
+  });
 
-    // The authorizer bundle meters the new key on the API Gateway key the control function stored.
+  it('POST /accounts/{id}/keys: a Business key is metered on its account\'s API Gateway key, with no API Gateway call', async () => {
+    const { tables } = stage.platform;
+    const account = await stage.documents.send(new GetCommand({ TableName: tables.accounts, Key: { accountId: 'acct_demo_business' } }));
+    const gatewayKeyValue = (account.Item as { gatewayKeyValue?: string } | undefined)?.gatewayKeyValue;
+    expect(gatewayKeyValue, 'the demo account has its internal key').toBeTruthy();
+    const answer = await controlCall(stage, ownerClaims('business@demo.local'), 'POST', '/accounts/acct_demo_business/keys', { name: 'bundle key' });
+    expect(answer.status).toBe(201);
+    const { secret, key } = answer.body as { secret: string; key: { keyId: string } };
+    expect(stage.stub.take('apigateway')).toEqual([]);
+
+    // The authorizer bundle meters the new key on the account's API Gateway key, copied into the key record.
     const authorization = await stage.invoke<APIGatewayAuthorizerResult>(
       'authorizer',
       authorizerEvent({ method: 'POST', resource: '/messages', path: '/messages', headers: { Authorization: `Bearer ${secret}` } }),
     );
     expect(authorization.principalId).toBe(key.keyId);
     expect(authorization.context).toMatchObject({ principal: 'key', accountId: 'acct_demo_business', plan: 'business' });
-    expect(authorization.usageIdentifierKey).toBe(gatewayKey.value);
+    expect(authorization.usageIdentifierKey).toBe(gatewayKeyValue);
   });
 
   it('POST .../deploys: files go to the stack\'s site bucket in S3, then the edge serves the new version (KeyValueStore)', async () => {
