@@ -18,6 +18,8 @@ function nextMinute(): void {
 async function freeAccountWithTwoKeys(name: string) {
   const account = await platform.controlPlane.createAccount({ name, plan: 'free' });
   const a = await platform.controlPlane.createKey(account.accountId, 'a');
+  // Usage lists keys by createdAt, then by their random ids: a later millisecond keeps a before b.
+  platform.clock.advance(1);
   const b = await platform.controlPlane.createKey(account.accountId, 'b');
   return { accountId: account.accountId, a: a.secret, b: b.secret, keyIds: [a.key.keyId, b.key.keyId] as const };
 }
