@@ -5,7 +5,7 @@ import { listenOnLoopback } from '../../../local/loopback.js';
 export interface StubRequest {
   /** The signing name of its credential scope (`cloudfront`, `acm`, `cloudfront-keyvaluestore`, `states`, ...). */
   readonly service: string;
-  /** `AWS4-HMAC-SHA256` (SigV4) or `AWS4-ECDSA-P256-SHA256` (SigV4A). */
+  /** The Authorization header's algorithm as the SDK sent it: SigV4 (HMAC) or `AWS4-ECDSA-P256-SHA256` (SigV4A). */
   readonly algorithm: string;
   readonly accessKeyId: string;
   /** The scope's region (SigV4), or the X-Amz-Region-Set header (SigV4A). */
@@ -25,7 +25,8 @@ export interface StubReply {
   readonly body?: string;
 }
 
-const SIGV4 = /^(AWS4-HMAC-SHA256) Credential=([^/]+)\/\d{8}\/([^/]+)\/([^/]+)\/aws4_request,/;
+// Read, never verified: the stub records what the SDK's signers produced (any HMAC variant of SigV4).
+const SIGV4 = /^(AWS4-HMAC-[A-Z0-9]+) Credential=([^/]+)\/\d{8}\/([^/]+)\/([^/]+)\/aws4_request,/;
 const SIGV4A = /^(AWS4-ECDSA-P256-SHA256) Credential=([^/]+)\/\d{8}\/([^/]+)\/aws4_request,/;
 
 /**
