@@ -1,12 +1,11 @@
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
-import { CloudFrontKeyValueStoreClient } from '@aws-sdk/client-cloudfront-keyvaluestore';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { type PlatformConfig, validateConfig } from '../../lib/config/index.js';
 import { CONTROL_ENV } from '../../lib/constructs/dashboard/runtime-contract.js';
+import { kvsEdgeRouter } from '../domains/aws-adapters.js';
 import { DomainService } from '../domains/domain-service.js';
 import { DynamoDbDomainStore } from '../domains/dynamodb-domain-store.js';
-import { KvsEdgeRouter } from '../domains/kvs-edge-router.js';
 import { SfnDomainFlowStarter } from '../domains/sfn-flow-starter.js';
 import { DynamoDbAccountStore } from '../keys/accounts.js';
 import { ApiGatewayUsagePlanGateway } from '../keys/api-gateway-usage-plan-gateway.js';
@@ -50,11 +49,7 @@ const controlPlane = new ControlPlane({
 
 const projectStore = new DynamoDbProjectStore(documents, requireEnv(CONTROL_ENV.projectsTable));
 const domainStore = new DynamoDbDomainStore(documents, requireEnv(CONTROL_ENV.domainsTable));
-// The KeyValueStore's API is global (us-east-1), like CloudFront's.
-const edge = new KvsEdgeRouter({
-  client: traced(new CloudFrontKeyValueStoreClient({ ...CONTROL_PLANE, region: 'us-east-1' })),
-  kvsArn: requireEnv(CONTROL_ENV.keyValueStoreArn),
-});
+const edge = kvsEdgeRouter(requireEnv(CONTROL_ENV.keyValueStoreArn));
 
 const api = new ControlApi({
   controlPlane,

@@ -1,4 +1,3 @@
-import { CloudFrontKeyValueStoreClient } from '@aws-sdk/client-cloudfront-keyvaluestore';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
@@ -10,16 +9,14 @@ import { createDocumentClient } from '../shared/dynamodb.js';
 import { requireEnv, requirePositiveIntEnv } from '../shared/env.js';
 import { powertools } from '../shared/middleware.js';
 import { logger, metrics } from '../shared/powertools.js';
-import { NodeDnsResolver } from './dns-resolver.js';
+import { domainDnsResolver, kvsEdgeRouter } from './aws-adapters.js';
 import { type DriftCheckInput, type DriftCheckResult, type DriftFinding, createDriftCheckTask } from './drift-check.js';
 import { DynamoDbDomainStore } from './dynamodb-domain-store.js';
-import { KvsEdgeRouter } from './kvs-edge-router.js';
 import { SfnDomainFlowStarter } from './sfn-flow-starter.js';
 
 // The domain flow's drift task (DOMAIN_HANDLERS.driftCheck). Module-scoped clients, built once per
 // cold start from the environment the DomainFlow construct sets for this function.
 const documents = createDocumentClient();
-const dnsServers = process.env[DOMAIN_ENV.dnsServers];
 // StartExecution is a management API: the adaptive retries (CONTROL_PLANE) absorb its throttles.
 const sfn = traced(new SFNClient(CONTROL_PLANE));
 
@@ -33,12 +30,8 @@ const DRIFT_METRICS: Readonly<Record<DriftFinding, string>> = {
 const task = createDriftCheckTask({
   domains: new DynamoDbDomainStore(documents, requireEnv(DOMAIN_ENV.domainsTable)),
   projects: new DynamoDbProjectStore(documents, requireEnv(DOMAIN_ENV.projectsTable)),
-  dns: new NodeDnsResolver(dnsServers ? dnsServers.split(',') : undefined),
-  // The KeyValueStore's API is global (us-east-1), like CloudFront's.
-  edge: new KvsEdgeRouter({
-    client: traced(new CloudFrontKeyValueStoreClient({ ...CONTROL_PLANE, region: 'us-east-1' })),
-    kvsArn: requireEnv(DOMAIN_ENV.keyValueStoreArn),
-  }),
+  dns: domainDnsResolver(),
+  edge: kvsEdgeRouter(requireEnv(DOMAIN_ENV.keyValueStoreArn)),
   // The state machine that runs this task starts the releases (the ARN comes from its context object).
   flowFor: (stateMachineArn) => {
     if (!stateMachineArn) throw new Error('the drift task needs the state machine ARN ($$.StateMachine.Id) to start releases');
