@@ -117,32 +117,43 @@ export class QueuePoller {
   }
 
   private toRecord(message: Message): SQSRecord {
-    const attributes = message.Attributes ?? {};
-    return {
-      messageId: message.MessageId as string,
-      receiptHandle: message.ReceiptHandle as string,
-      body: message.Body ?? '',
-      attributes: {
-        ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
-        SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
-        SenderId: attributes.SenderId ?? 'local',
-        ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
-      },
-      messageAttributes: Object.fromEntries(
-        Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
-          name,
-          {
-            stringValue: value.StringValue,
-            dataType: value.DataType ?? 'String',
-            stringListValues: [],
-            binaryListValues: [],
-          },
-        ]),
-      ),
-      md5OfBody: message.MD5OfBody ?? '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: this.queueArn,
-      awsRegion: 'us-east-1',
-    };
+    return sqsRecordOf(message, { queueArn: this.queueArn, region: 'us-east-1', senderId: 'local' });
   }
+}
+
+/**
+ * The event source mapping's record for a message received from the queue (attributes as Lambda
+ * spells them): what the local poller hands the worker, and what the bundle stage invokes it with.
+ */
+export function sqsRecordOf(
+  message: Message,
+  source: { readonly queueArn: string; readonly region: string; readonly senderId: string },
+): SQSRecord {
+  const attributes = message.Attributes ?? {};
+  return {
+    messageId: message.MessageId ?? '',
+    receiptHandle: message.ReceiptHandle ?? '',
+    body: message.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
+      SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
+      SenderId: attributes.SenderId ?? source.senderId,
+      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+    },
+    messageAttributes: Object.fromEntries(
+      Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
+        name,
+        {
+          stringValue: value.StringValue,
+          dataType: value.DataType ?? 'String',
+          stringListValues: [],
+          binaryListValues: [],
+        },
+      ]),
+    ),
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: source.queueArn,
+    awsRegion: source.region,
+  };
 }

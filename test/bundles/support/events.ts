@@ -7,6 +7,7 @@ import type {
   SQSRecord,
 } from 'aws-lambda';
 import type { Message } from '@aws-sdk/client-sqs';
+import { sqsRecordOf } from '../../../local/queue-poller.js';
 import { LOCAL_ACCOUNT, LOCAL_IDS } from './local-resources.js';
 
 // Events shaped as API Gateway (REST API, Lambda proxy integration and REQUEST authorizer) and the
@@ -126,30 +127,9 @@ export function proxyEvent(request: HttpRequest, authorizer: ProxyAuthorizer): A
   } as APIGatewayProxyEvent;
 }
 
-/** The event source mapping's record for a message received from the queue (attributes as Lambda spells them). */
+/** The event source mapping's record for a message received from the queue, as the local poller builds it. */
 export function sqsRecord(message: Message, queueArn: string, region: string): SQSRecord {
-  const attributes = message.Attributes ?? {};
-  return {
-    messageId: message.MessageId ?? '',
-    receiptHandle: message.ReceiptHandle ?? '',
-    body: message.Body ?? '',
-    attributes: {
-      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
-      SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
-      SenderId: attributes.SenderId ?? 'AROAEXAMPLE',
-      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
-    },
-    messageAttributes: Object.fromEntries(
-      Object.entries(message.MessageAttributes ?? {}).map(([name, a]) => [
-        name,
-        { stringValue: a.StringValue, stringListValues: [], binaryListValues: [], dataType: a.DataType ?? 'String' },
-      ]),
-    ),
-    md5OfBody: message.MD5OfBody ?? '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: queueArn,
-    awsRegion: region,
-  } as SQSRecord;
+  return sqsRecordOf(message, { queueArn, region, senderId: 'AROAEXAMPLE' });
 }
 
 export const sqsEvent = (...records: SQSRecord[]): SQSEvent => ({ Records: records });
