@@ -53,7 +53,7 @@ function capacityUnits(calls: readonly AwsCall[], sizeOf: (call: AwsCall) => num
  * size and sampling are stated (ASSUMPTIONS).
  */
 export async function costPerMillion(platform: LocalPlatform, options: BenchOptions): Promise<Figure> {
-  const { ManualClock } = await import('../lambda/shared/clock.js');
+  const { ManualClock } = await import('../test/support/clock.js');
   const { logger, metrics } = await import('../lambda/shared/powertools.js');
   const clock = new ManualClock(Math.floor(Date.now() / 60_000) * 60_000 + 1_000);
   const metered = await meteredHandlers(platform, clock);

@@ -96,7 +96,7 @@ async function measure(handler: Handler, count: number, keyId: string, accountId
 export async function handlerOverhead(options: BenchOptions): Promise<Figure> {
   const { createSendMessageHandler } = await import('../lambda/messages/http-handlers.js');
   const { RateLimiter } = await import('../lambda/rate-limits/rate-limiter.js');
-  const { MemoryLimiterStore } = await import('../lambda/rate-limits/memory-limiter-store.js');
+  const { MemoryLimiterStore } = await import('../test/support/memory-limiter-store.js');
   const { AccountLimits } = await import('../lambda/rate-limits/account-limits.js');
   const { systemClock } = await import('../lambda/shared/clock.js');
   const config = loadConfig();

@@ -1,6 +1,6 @@
 import { PLAN_IDS, type PlanId } from '../lib/config/index.js';
 import type { LocalPlatform } from '../local/platform.js';
-import type { ManualClock } from '../lambda/shared/clock.js';
+import type { ManualClock } from '../test/support/clock.js';
 import { type BenchOptions, type Figure, pool } from './lib.js';
 
 /** First millisecond of the minute `minutesAhead` from now, plus 5 s. */

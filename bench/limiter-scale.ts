@@ -1,6 +1,6 @@
 import { AccountLimits } from '../lambda/rate-limits/account-limits.js';
 import type { LimiterStore } from '../lambda/rate-limits/limiter-store.js';
-import { MemoryLimiterStore } from '../lambda/rate-limits/memory-limiter-store.js';
+import { MemoryLimiterStore } from '../test/support/memory-limiter-store.js';
 import { type KeySubject, type LimiterDecision, RateLimiter } from '../lambda/rate-limits/rate-limiter.js';
 import { shardCount, shardId } from '../lambda/rate-limits/shards.js';
 import type { RateLimits } from '../lib/config/index.js';

@@ -11,7 +11,7 @@ export { sequentialDepth };
  * at the platform's emulators and tables, for a key issued by the platform's control plane.
  */
 export async function roundTrips(platform: LocalPlatform, options: BenchOptions): Promise<Figure> {
-  const { ManualClock } = await import('../lambda/shared/clock.js');
+  const { ManualClock } = await import('../test/support/clock.js');
   // The handler's clock is moved by hand: the requests of the steady state fall in one minute, and
   // one request is the first of a new minute window (every key meets one a minute while it sends).
   const clock = new ManualClock(Math.floor(Date.now() / 60_000) * 60_000 + 1_000);

@@ -69,7 +69,7 @@ async function main() {
   const { synthTime } = await import('./synth.js');
   const { startLocalPlatform } = await import('../local/platform.js');
   const { loadConfig } = await import('../lib/config/index.js');
-  const { ManualClock } = await import('../lambda/shared/clock.js');
+  const { ManualClock } = await import('../test/support/clock.js');
 
   console.log(`# bench ${options.smoke ? '--smoke' : 'full run'} · node ${process.version} · ${cpus().length} cores · ${new Date().toISOString()}`);
   console.log('# figure | value | goal | pass/fail/context');

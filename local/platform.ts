@@ -1,58 +1,21 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  DeleteMessageBatchCommand,
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-  SendMessageBatchCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
-import { type AccountRecord, DynamoDbAccountStore } from '../lambda/keys/accounts.js';
-import type { ApiKeyRecord } from '../lambda/keys/key-store.js';
-import { type AccountView, ControlPlane } from '../lambda/keys/control-plane.js';
-import { createAuthorizerHandler } from '../lambda/keys/authorizer-handler.js';
-import { DynamoDbKeyStore } from '../lambda/keys/dynamodb-key-store.js';
-import { DynamoDbIdempotencyStore } from '../lambda/messages/dynamodb-idempotency-store.js';
-import { DynamoDbMessageStore } from '../lambda/messages/dynamodb-message-store.js';
-import {
-  createFallbackHandler,
-  createGetMessageHandler,
-  createSendMessageHandler,
-} from '../lambda/messages/http-handlers.js';
-import type { MessageRecord } from '../lambda/messages/message.js';
-import { SqsMessageQueue } from '../lambda/messages/sqs-message-queue.js';
-import { createWorkerHandler } from '../lambda/messages/worker.js';
-import { DynamoDbLimiterStore } from '../lambda/rate-limits/dynamodb-limiter-store.js';
-import { RateLimiter } from '../lambda/rate-limits/rate-limiter.js';
-import { type Clock, systemClock } from '../lambda/shared/clock.js';
-import { DATA_PLANE, traced } from '../lambda/shared/aws-clients.js';
-import { createDocumentClient } from '../lambda/shared/dynamodb.js';
-import { loadConfig, PLAN_IDS, type PlanId, type PlatformConfig } from '../lib/config/index.js';
-import { startLocalApiGateway } from './api-gateway.js';
-import { LocalFirewall } from './firewall.js';
-import {
-  createQueues,
-  createTables,
-  LOCAL_AWS,
-  LOCAL_TABLE_NAMES,
-  type RunningService,
-  startDynamoDb,
-  startSqs,
-} from './emulators.js';
+import type { ControlApi } from '../lambda/control/control-api.js';
 import type { DomainService } from '../lambda/domains/domain-service.js';
-import type { ProjectRecord } from '../lambda/projects/project.js';
+import type { AccountView, ControlPlane } from '../lambda/keys/control-plane.js';
 import type { ProjectService } from '../lambda/projects/project-service.js';
-import { ControlApi } from '../lambda/control/control-api.js';
-import { createControlApiHandler } from '../lambda/control/http-handlers.js';
-import { DynamoDbOwnerStore, OwnerDirectory } from '../lambda/control/owners.js';
-import { startControlApi } from './control-api.js';
-import { DASHBOARD_DIST_DIR, type DemoOwner, DevSignIn, startLocalDashboard } from './dashboard.js';
+import { type Clock, systemClock } from '../lambda/shared/clock.js';
+import { loadConfig, type PlanId, type PlatformConfig } from '../lib/config/index.js';
+import type { DemoOwner } from './dashboard.js';
 import type { LocalDomainFlow } from './domain-flow.js';
-import { createLocalDomains, type LocalDomainsOptions } from './domains.js';
-import { type LocalEdgeRouter, restoreEdge, type SimulatedCertificateAuthority, startLocalEdge } from './edge.js';
-import { QueuePoller } from './queue-poller.js';
-import { LocalUsagePlanGateway, UsagePlans } from './usage-plans.js';
+import type { LocalDomainsOptions } from './domains.js';
+import type { LocalEdgeRouter, SimulatedCertificateAuthority } from './edge.js';
+import { LOCAL_TABLE_NAMES, type RunningService } from './emulators.js';
+import type { QueuePoller } from './queue-poller.js';
+import { startBackingServices } from './wiring/backing-services.js';
+import { startControl } from './wiring/control-api.js';
+import { startDashboard } from './wiring/dashboard.js';
+import { deployDemoProject, startDomains } from './wiring/domains.js';
+import { seedDemoAccounts, wireKeys } from './wiring/keys.js';
+import { startMessages } from './wiring/messages.js';
 
 export interface LocalPlatformOptions {
   /** API port on 127.0.0.1; 0 picks a free one. @default 3000 */
@@ -142,286 +105,111 @@ export interface LocalPlatform {
 /**
  * The whole Messages API on loopback, with the handler modules the stacks deploy: dynalite for
  * DynamoDB, fauxqs for SQS, an API Gateway front (authorizer → usage plans → Lambda proxy) and
- * the queue worker.
+ * the queue worker; projects and custom domains with the local edge; the control-plane API and,
+ * when asked, the dashboard. Each capability is wired in local/wiring/.
  */
 export async function startLocalPlatform(options: LocalPlatformOptions = {}): Promise<LocalPlatform> {
   const config = options.config ?? loadConfig();
   const clock = options.clock ?? systemClock;
+  // Every running part, in start order; stopped in reverse, also when the start fails half-way.
   const services: RunningService[] = [];
   const stopAll = async () => {
     for (const service of services.reverse()) await service.stop().catch(() => {});
   };
 
   try {
-    if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-    const dynamodb = await startDynamoDb(options.dataDir ? { path: join(options.dataDir, 'dynamodb') } : {});
-    services.push(dynamodb);
-    const sqs = await startSqs();
-    services.push(sqs);
-    await createTables(dynamodb.endpoint);
-    const queues = await createQueues(sqs.endpoint, {
-      maxReceiveCount: config.messages.maxReceiveCount,
-      visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 2,
-    });
-
-    const documentClient = createDocumentClient({ ...LOCAL_AWS, endpoint: dynamodb.endpoint });
-    // The send function's client, as the Lambda builds it; another for what only the local platform
-    // does (long polls, redrive), without the request path's 5 s attempt timeout.
-    const queueClient = traced(new SQSClient({ ...DATA_PLANE, ...LOCAL_AWS, endpoint: sqs.endpoint }));
-    const sqsClient = new SQSClient({ ...LOCAL_AWS, endpoint: sqs.endpoint });
-    const limiterStore = new DynamoDbLimiterStore(documentClient, LOCAL_TABLE_NAMES.rateLimits);
-    const limiter = new RateLimiter(limiterStore, clock);
-    const messages = new DynamoDbMessageStore(documentClient, LOCAL_TABLE_NAMES.messages);
-    const keys = new DynamoDbKeyStore(documentClient, LOCAL_TABLE_NAMES.apiKeys);
-    const accounts = new DynamoDbAccountStore(documentClient, LOCAL_TABLE_NAMES.accounts);
-    const queue = new SqsMessageQueue(queueClient, queues.queueUrl);
-
-    // Usage plans and internal keys as on API Gateway: the backstop the front applies.
-    const usagePlans = new UsagePlans(clock);
-    const gateway = new LocalUsagePlanGateway(usagePlans, config);
-    const controlPlane = new ControlPlane({ accounts, keys, limiter: limiterStore, gateway, clock, config });
-
-    const authorizer = createAuthorizerHandler({
-      keys,
-      pooledUsageKeys: gateway.pooledUsageKeys(),
-      limits: { plans: config.plans, anonymous: config.anonymous },
-      clock,
-      keyCacheSeconds: config.auth.keyCacheSeconds,
-    });
-    const api = await startLocalApiGateway({
-      port: options.port ?? 3000,
-      authorizer,
-      usagePlans,
-      firewall: new LocalFirewall(config.protection.waf, clock),
-      routes: [
-        {
-          method: 'POST',
-          resource: '/messages',
-          handler: createSendMessageHandler({
-            limiter,
-            messages,
-            queue,
-            idempotency: new DynamoDbIdempotencyStore(documentClient, LOCAL_TABLE_NAMES.idempotency),
-            clock,
-            config: config.messages,
-            anonymousLimits: config.anonymous,
-          }),
-        },
-        {
-          method: 'GET',
-          resource: '/messages/{id}',
-          handler: createGetMessageHandler({ limiter, messages, anonymousLimits: config.anonymous }),
-        },
-      ],
-      fallback: createFallbackHandler({ limiter, anonymousLimits: config.anonymous }),
-    });
-    services.push({ endpoint: api.url, stop: api.stop });
-
-    let worker: QueuePoller | undefined;
-    if (options.worker ?? true) {
-      const queueArn = (
-        await sqsClient.send(new GetQueueAttributesCommand({ QueueUrl: queues.queueUrl, AttributeNames: ['QueueArn'] }))
-      ).Attributes?.QueueArn as string;
-      worker = new QueuePoller(
-        sqsClient,
-        queues.queueUrl,
-        queueArn,
-        createWorkerHandler({ messages, clock, maxReceiveCount: config.messages.maxReceiveCount }),
-      );
-      worker.start();
-      const poller = worker;
-      services.push({ endpoint: 'worker', stop: () => poller.stop() });
-    }
-
-    // The queue and usage plans are in memory: with --data, envelopes of messages still queued
-    // are put back, and the usage-plan bindings of stored accounts and keys are rebuilt.
+    const backing = await startBackingServices(options, config, services);
+    const { documentClient } = backing;
+    const keys = wireKeys({ documentClient, clock, config });
+    const messages = await startMessages(
+      { backing, keys, clock, config, port: options.port ?? 3000, worker: options.worker ?? true },
+      services,
+    );
     if (options.dataDir) {
-      await requeueStranded(documentClient, queue);
-      const storedAccounts = (await scanAll(documentClient, LOCAL_TABLE_NAMES.accounts)) as AccountRecord[];
-      const storedKeys = (await scanAll(documentClient, LOCAL_TABLE_NAMES.apiKeys)) as ApiKeyRecord[];
-      gateway.restore(storedAccounts, storedKeys);
+      await messages.requeueStranded();
+      await keys.restoreUsagePlans();
     }
 
-    // Projects, deploys and custom domains.
-    const local = createLocalDomains({
-      documentClient,
-      accounts,
-      clock,
-      config,
-      ...(options.dnsServers ? { dnsServers: options.dnsServers } : {}),
-      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-      ...(options.sitesDir ? { sitesDir: options.sitesDir } : {}),
-      ...(options.domainFlow ? { domainFlow: options.domainFlow } : {}),
-    });
-    const { platformHost, storage, edge, certificates, domainStore, domainFlow, projects, domains } = local;
-    services.push({ endpoint: 'domain-flow', stop: local.stop });
-    if (options.dataDir) {
-      const stored = (await scanAll(documentClient, LOCAL_TABLE_NAMES.projects)) as ProjectRecord[];
-      await restoreEdge(edge, stored, domainStore, config.platform.domain);
-    }
-    const edgeServer = await startLocalEdge({ port: options.edgePort ?? 8080, router: edge, storage });
-    services.push({ endpoint: edgeServer.url, stop: edgeServer.stop });
+    const domains = await startDomains(
+      {
+        documentClient,
+        accounts: keys.accounts,
+        clock,
+        config,
+        edgePort: options.edgePort ?? 8080,
+        dnsServers: options.dnsServers,
+        dataDir: options.dataDir,
+        sitesDir: options.sitesDir,
+        domainFlow: options.domainFlow,
+      },
+      services,
+    );
+    const { controlPlane } = keys;
+    const control = await startControl(
+      {
+        documentClient,
+        controlPlane,
+        projects: domains.projects,
+        domains: domains.domains,
+        clock,
+        config,
+        port: options.controlPort ?? 3001,
+      },
+      services,
+    );
 
-    const ownerStore = new DynamoDbOwnerStore(documentClient, LOCAL_TABLE_NAMES.owners);
-    const owners = new OwnerDirectory({ store: ownerStore, controlPlane, clock });
-    const controlApi = new ControlApi({ controlPlane, projects, domains, owners, config });
-    const control = await startControlApi(controlApi, options.controlPort ?? 3001);
-    services.push({ endpoint: control.url, stop: control.stop });
+    const { demoAccounts, demoKeys } = await seedDemoAccounts(keys, config);
+    const demoOwners = await control.linkDemoOwners();
+    if (options.demoProject) await deployDemoProject(domains.projects, 'acct_demo_pro');
 
-    // Demo accounts, one per plan, and a fresh key each: through the control plane, like any key.
-    const demoAccounts = {} as Record<PlanId, AccountView>;
-    const demoKeys = {} as Record<PlanId, string>;
-    for (const plan of PLAN_IDS) {
-      const accountId = `acct_demo_${plan}`;
-      const existing = await accounts.get(accountId);
-      demoAccounts[plan] = existing
-        ? await controlPlane.getAccount(accountId)
-        : await controlPlane.createAccount({ accountId, name: `Demo ${config.plans[plan].displayName}`, plan });
-      demoKeys[plan] = (await controlPlane.createKey(accountId, 'demo key')).secret;
-    }
-
-    // Development sign-in: <plan>@demo.local owns the demo account of that plan.
-    const demoOwners = PLAN_IDS.map((plan) => ({ email: `${plan}@demo.local`, plan }));
-    for (const owner of demoOwners) {
-      await ownerStore.link({
-        ownerId: DevSignIn.ownerIdOf(owner.email),
-        accountId: `acct_demo_${owner.plan}`,
-        email: owner.email,
-        createdAt: new Date(clock.now()).toISOString(),
-      });
-    }
-    if (options.demoProject) await deployDemoProject(projects, 'acct_demo_pro');
-
-    let dashboardUrl: string | undefined;
-    if (options.dashboard) {
-      const dashboard = await startLocalDashboard({
-        port: options.dashboard.port ?? 3002,
-        distDir: options.dashboard.distDir ?? DASHBOARD_DIST_DIR,
-        handler: createControlApiHandler(controlApi),
-        messagesApiUrl: api.url,
-        platformDomain: config.platform.domain,
-        demoOwners,
-      });
-      services.push({ endpoint: dashboard.url, stop: dashboard.stop });
-      dashboardUrl = dashboard.url;
-    }
+    const dashboardUrl = options.dashboard
+      ? await startDashboard(
+          {
+            controlApi: control.controlApi,
+            port: options.dashboard.port ?? 3002,
+            distDir: options.dashboard.distDir,
+            messagesApiUrl: messages.api.url,
+            config,
+            demoOwners,
+          },
+          services,
+        )
+      : undefined;
 
     return {
-      baseUrl: api.url,
-      controlUrl: control.url,
-      edgeUrl: edgeServer.url,
+      baseUrl: messages.api.url,
+      controlUrl: control.controlUrl,
+      edgeUrl: domains.edgeServer.url,
       dashboardUrl,
       demoOwners,
-      controlApi,
-      platformHost,
-      projects,
-      domains,
-      domainFlow,
-      edge,
-      certificates,
+      controlApi: control.controlApi,
+      platformHost: domains.platformHost,
+      projects: domains.projects,
+      domains: domains.domains,
+      domainFlow: domains.domainFlow,
+      edge: domains.edge,
+      certificates: domains.certificates,
       controlPlane,
       demoKeys,
       demoAccounts,
       config,
       clock,
-      endpoints: { dynamodb: dynamodb.endpoint, sqs: sqs.endpoint },
+      endpoints: { dynamodb: backing.dynamodb.endpoint, sqs: backing.sqs.endpoint },
       tables: LOCAL_TABLE_NAMES,
-      queues,
-      worker,
-      stopQueueService: () => sqs.pause(),
-      restartQueueService: () => sqs.resume(),
-      redriveDeadLetters: () => redrive(sqsClient, queues.deadLetterQueueUrl, queues.queueUrl),
-      stopDatabaseService: () => dynamodb.stop(),
+      queues: backing.queues,
+      worker: messages.worker,
+      stopQueueService: () => backing.sqs.pause(),
+      restartQueueService: () => backing.sqs.resume(),
+      redriveDeadLetters: messages.redriveDeadLetters,
+      stopDatabaseService: () => backing.dynamodb.stop(),
       issueKey: async (account, name) => (await controlPlane.createKey(account.accountId, name)).secret,
       stop: async () => {
         await stopAll();
-        documentClient.destroy();
-        sqsClient.destroy();
-        queueClient.destroy();
+        backing.destroyClients();
       },
     };
   } catch (error) {
     await stopAll();
     throw error;
-  }
-}
-
-/** A small site for the Pro demo account, deployed once (kept with --data). */
-async function deployDemoProject(projects: ProjectService, accountId: string): Promise<void> {
-  const existing = (await projects.listProjects(accountId)).find((p) => p.slug === 'demo');
-  if (existing?.liveDeployId) return;
-  const project = existing ?? (await projects.createProject(accountId, { slug: 'demo', name: 'Demo site' }));
-  const html = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Demo site</title></head>' +
-    '<body><h1>Demo site</h1><p>Deployed by the local platform for the Pro demo account.</p></body></html>\n';
-  await projects.deploy(accountId, project.projectId, [{ path: 'index.html', body: Buffer.from(html) }]);
-}
-
-async function scanAll(client: DynamoDBDocumentClient, tableName: string): Promise<unknown[]> {
-  const items: unknown[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: startKey }));
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
-}
-
-async function requeueStranded(client: DynamoDBDocumentClient, queue: SqsMessageQueue): Promise<void> {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({
-        TableName: LOCAL_TABLE_NAMES.messages,
-        FilterExpression: '#status = :queued',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':queued': 'queued' },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of (page.Items ?? []) as MessageRecord[]) {
-      await queue.send({ v: 1, id: item.id, accountId: item.accountId, createdAt: item.createdAt });
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-}
-
-/** Receive from the DLQ, send to the queue (same body and attributes), delete from the DLQ, until empty. */
-async function redrive(sqs: SQSClient, from: string, to: string): Promise<number> {
-  let moved = 0;
-  for (;;) {
-    const { Messages: messages = [] } = await sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: from,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 0,
-        VisibilityTimeout: 30,
-        MessageAttributeNames: ['All'],
-      }),
-    );
-    if (messages.length === 0) return moved;
-    const sent = await sqs.send(
-      new SendMessageBatchCommand({
-        QueueUrl: to,
-        Entries: messages.map((m, i) => ({
-          Id: String(i),
-          MessageBody: m.Body ?? '',
-          ...(m.MessageAttributes ? { MessageAttributes: m.MessageAttributes } : {}),
-        })),
-      }),
-    );
-    // Only what reached the queue leaves the DLQ; a failed entry stays for the next pass.
-    const ok = new Set((sent.Successful ?? []).map((e) => e.Id));
-    const done = messages.filter((_, i) => ok.has(String(i)));
-    if (done.length > 0) {
-      await sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: from,
-          Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle as string })),
-        }),
-      );
-    }
-    moved += done.length;
-    if (done.length < messages.length) throw new Error(`redrive: ${messages.length - done.length} messages not sent`);
   }
 }

@@ -82,19 +82,3 @@ export class DynamoDbOwnerStore implements OwnerStore {
     return existing;
   }
 }
-
-/** In-memory owners for unit tests of the API. */
-export class MemoryOwnerStore implements OwnerStore {
-  private readonly links = new Map<string, OwnerLink>();
-
-  get(ownerId: string): Promise<OwnerLink | undefined> {
-    return Promise.resolve(this.links.get(ownerId));
-  }
-
-  link(link: OwnerLink): Promise<OwnerLink> {
-    const existing = this.links.get(link.ownerId);
-    if (existing) return Promise.resolve(existing);
-    this.links.set(link.ownerId, link);
-    return Promise.resolve(link);
-  }
-}

@@ -5,19 +5,3 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
-
-/** A clock that tests move by hand; it starts at the given time and only moves when told. */
-export class ManualClock implements Clock {
-  constructor(private current: number = Date.now()) {}
-  now(): number {
-    return this.current;
-  }
-
-  set(epochMs: number): void {
-    this.current = epochMs;
-  }
-
-  advance(ms: number): void {
-    this.current += ms;
-  }
-}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../lambda/shared/clock.js';
+import { ManualClock } from '../support/clock.js';
 import { FIREWALL_BLOCK_RESPONSE, WELL_FORMED_BEARER } from '../../lib/constructs/messages/firewall-rules.js';
 import { LocalFirewall } from '../../local/firewall.js';
 

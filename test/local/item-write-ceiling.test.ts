@@ -11,9 +11,9 @@ import {
 import { createTables, LOCAL_AWS, LOCAL_TABLE_NAMES, type RunningService, startDynamoDb } from '../../local/emulators.js';
 import { AccountLimits } from '../../lambda/rate-limits/account-limits.js';
 import { DynamoDbLimiterStore } from '../../lambda/rate-limits/dynamodb-limiter-store.js';
-import { MemoryLimiterStore } from '../../lambda/rate-limits/memory-limiter-store.js';
+import { MemoryLimiterStore } from '../support/memory-limiter-store.js';
 import { RateLimiter } from '../../lambda/rate-limits/rate-limiter.js';
-import { ManualClock } from '../../lambda/shared/clock.js';
+import { ManualClock } from '../support/clock.js';
 import { createDocumentClient } from '../../lambda/shared/dynamodb.js';
 
 const T0 = Date.UTC(2026, 10, 21, 10, 15, 0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../lambda/shared/clock.js';
+import { ManualClock } from '../support/clock.js';
 import { loadConfig } from '../../lib/config/index.js';
 import { LocalUsagePlanGateway, UsagePlans } from '../../local/usage-plans.js';
 

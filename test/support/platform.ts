@@ -1,4 +1,4 @@
-import { ManualClock } from '../../lambda/shared/clock.js';
+import { ManualClock } from './clock.js';
 import { loadConfig, type PlanId, type PlatformConfig } from '../../lib/config/index.js';
 import { type LocalPlatform, type LocalPlatformOptions, startLocalPlatform } from '../../local/platform.js';
 import { assertResponseMatchesSpec, readResponse } from './openapi.js';

@@ -4,7 +4,7 @@ import type { DomainRecord } from '../../../lambda/domains/domain-record.js';
 import { createDriftCheckTask, type DriftCheckResult } from '../../../lambda/domains/drift-check.js';
 import { DynamoDbDomainStore } from '../../../lambda/domains/dynamodb-domain-store.js';
 import { DynamoDbProjectStore } from '../../../lambda/projects/dynamodb-project-store.js';
-import { ManualClock } from '../../../lambda/shared/clock.js';
+import { ManualClock } from '../../support/clock.js';
 import { createDocumentClient } from '../../../lambda/shared/dynamodb.js';
 import { LocalEdgeRouter } from '../../../local/edge.js';
 import { createTables, LOCAL_AWS, LOCAL_TABLE_NAMES, type RunningService, startDynamoDb } from '../../../local/emulators.js';

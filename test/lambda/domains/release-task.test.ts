@@ -6,7 +6,7 @@ import { DynamoDbDomainStore } from '../../../lambda/domains/dynamodb-domain-sto
 import { createReleaseTask, type ReleaseTaskInput, type ReleaseTaskResult } from '../../../lambda/domains/release-task.js';
 import { DynamoDbProjectStore } from '../../../lambda/projects/dynamodb-project-store.js';
 import type { ProjectRecord } from '../../../lambda/projects/project.js';
-import { ManualClock } from '../../../lambda/shared/clock.js';
+import { ManualClock } from '../../support/clock.js';
 import { createDocumentClient } from '../../../lambda/shared/dynamodb.js';
 import { TENANT_RELEASE_DEFAULTS } from '../../../lib/constructs/domains/domain-flow-definition.js';
 import { LocalEdgeRouter, SimulatedCertificateAuthority } from '../../../local/edge.js';

@@ -9,10 +9,10 @@ import {
   type PooledUsageKeys,
 } from '../../../lambda/keys/authorize.js';
 import type { ApiKeyRecord } from '../../../lambda/keys/key-store.js';
-import { ManualClock } from '../../../lambda/shared/clock.js';
+import { ManualClock } from '../../support/clock.js';
 import { logger } from '../../../lambda/shared/powertools.js';
 import { loadConfig, type PlanId } from '../../../lib/config/index.js';
-import { FakeKeyStore } from './fakes.js';
+import { FakeKeyStore } from '../../support/key-fakes.js';
 
 const config = loadConfig();
 const T0 = Date.UTC(2026, 10, 21, 10, 15, 0);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ControlPlaneError } from '../../../lambda/keys/control-plane.js';
 import { AGREED, config, expectInvalid, iso, refusal, setup, T0 } from './control-plane-fixtures.js';
-import { valueOfGatewayKey } from './fakes.js';
+import { valueOfGatewayKey } from '../../support/key-fakes.js';
 
 const FREE = config.plans.free.limits;
 const PRO = config.plans.pro.limits;

@@ -3,11 +3,11 @@ import { ControlPlane, ControlPlaneError } from '../../../lambda/keys/control-pl
 import type { ApiKeyRecord } from '../../../lambda/keys/key-store.js';
 import { AccountLimits } from '../../../lambda/rate-limits/account-limits.js';
 import type { LimiterStore } from '../../../lambda/rate-limits/limiter-store.js';
-import { MemoryLimiterStore } from '../../../lambda/rate-limits/memory-limiter-store.js';
+import { MemoryLimiterStore } from '../../support/memory-limiter-store.js';
 import { RateLimiter } from '../../../lambda/rate-limits/rate-limiter.js';
-import { ManualClock } from '../../../lambda/shared/clock.js';
+import { ManualClock } from '../../support/clock.js';
 import { loadConfig, type PlanId, type RateLimits } from '../../../lib/config/index.js';
-import { FakeAccountStore, FakeKeyStore, FakeUsagePlanGateway } from './fakes.js';
+import { FakeAccountStore, FakeKeyStore, FakeUsagePlanGateway } from '../../support/key-fakes.js';
 
 export const config = loadConfig();
 /** 2026-11-21 10:15:30.123 UTC. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PlanId, RateLimits } from '../../../lib/config/index.js';
 import { AGREED, AGREED_BIG, config, expectInvalid, iso, refusal, setup, T0 } from './control-plane-fixtures.js';
-import { valueOfGatewayKey } from './fakes.js';
+import { valueOfGatewayKey } from '../../support/key-fakes.js';
 
 const PLAN_MESSAGE = 'must be one of free, pro, business, enterprise';
 const LIMITS_SHAPE = 'must be {"perMinute": n, "perDay": n} with whole numbers above 0';

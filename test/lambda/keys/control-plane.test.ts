@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { API_KEY_PREFIX, isWellFormedApiKey } from '../../../lambda/keys/api-key-format.js';
 import { RELEASE_MARGIN_SECONDS } from '../../../lambda/keys/control-plane.js';
 import { AGREED, AGREED_BIG, config, expectInvalid, iso, refusal, setup, T0 } from './control-plane-fixtures.js';
-import { valueOfGatewayKey } from './fakes.js';
+import { valueOfGatewayKey } from '../../support/key-fakes.js';
 
 const KEY_ID = /^key_[0-9a-f]{20}$/;
 const NAME_MESSAGE = 'must be a string of 1 to 100 characters';

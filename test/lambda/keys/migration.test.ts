@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RELEASE_MARGIN_SECONDS } from '../../../lambda/keys/control-plane.js';
 import type { ApiKeyRecord } from '../../../lambda/keys/key-store.js';
 import { config, iso, setup, T0 } from './control-plane-fixtures.js';
-import { valueOfGatewayKey } from './fakes.js';
+import { valueOfGatewayKey } from '../../support/key-fakes.js';
 
 const W = Math.floor(T0 / 60_000);
 const D = Math.floor(T0 / 86_400_000);

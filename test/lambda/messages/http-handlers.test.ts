@@ -2,13 +2,13 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createFallbackHandler, createSendMessageHandler } from '../../../lambda/messages/http-handlers.js';
 import type { LimiterStore } from '../../../lambda/rate-limits/limiter-store.js';
-import { MemoryLimiterStore } from '../../../lambda/rate-limits/memory-limiter-store.js';
+import { MemoryLimiterStore } from '../../support/memory-limiter-store.js';
 import { AccountLimits } from '../../../lambda/rate-limits/account-limits.js';
 import { RateLimiter } from '../../../lambda/rate-limits/rate-limiter.js';
 import { systemClock } from '../../../lambda/shared/clock.js';
 import { logger, metrics } from '../../../lambda/shared/powertools.js';
 import { loadConfig } from '../../../lib/config/index.js';
-import { FakeIdempotencyStore, FakeMessageQueue, FakeMessageStore } from './fakes.js';
+import { FakeIdempotencyStore, FakeMessageQueue, FakeMessageStore } from '../../support/message-fakes.js';
 
 const config = loadConfig();
 

@@ -6,9 +6,9 @@ import {
   processMessage,
   type QueuedMessage,
 } from '../../../lambda/messages/process-message.js';
-import { ManualClock } from '../../../lambda/shared/clock.js';
+import { ManualClock } from '../../support/clock.js';
 import { logger } from '../../../lambda/shared/powertools.js';
-import { FakeMessageStore } from './fakes.js';
+import { FakeMessageStore } from '../../support/message-fakes.js';
 
 const ID = 'msg_01JD8X3Q5Z8M2N4P6R7S9T0V1W';
 const CREATED = '2026-11-21T10:15:30.123Z';

@@ -3,15 +3,15 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AnonymousReason, KeyCaller } from '../../../lambda/keys/caller.js';
 import { MESSAGE_ID_PATTERN } from '../../../lambda/messages/message.js';
 import { type SendMessageDeps, type SendRequest, sendMessage } from '../../../lambda/messages/send-message.js';
-import { MemoryLimiterStore } from '../../../lambda/rate-limits/memory-limiter-store.js';
+import { MemoryLimiterStore } from '../../support/memory-limiter-store.js';
 import { AccountLimits } from '../../../lambda/rate-limits/account-limits.js';
 import { RateLimiter } from '../../../lambda/rate-limits/rate-limiter.js';
-import { ManualClock } from '../../../lambda/shared/clock.js';
+import { ManualClock } from '../../support/clock.js';
 import { type ApiResult, ResponseHeaders } from '../../../lambda/shared/http.js';
 import { logger } from '../../../lambda/shared/powertools.js';
 import { HttpProblem } from '../../../lambda/shared/problem.js';
 import { loadConfig, type RateLimits } from '../../../lib/config/index.js';
-import { FakeIdempotencyStore, FakeMessageQueue, FakeMessageStore } from './fakes.js';
+import { FakeIdempotencyStore, FakeMessageQueue, FakeMessageStore } from '../../support/message-fakes.js';
 
 /** 2026-11-21 10:15:30.123 UTC. */
 const T0 = Date.UTC(2026, 10, 21, 10, 15, 30, 123);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AccountLimits } from '../../../lambda/rate-limits/account-limits.js';
-import { MemoryLimiterStore } from '../../../lambda/rate-limits/memory-limiter-store.js';
+import { MemoryLimiterStore } from '../../support/memory-limiter-store.js';
 import { RateLimiter } from '../../../lambda/rate-limits/rate-limiter.js';
-import { ManualClock } from '../../../lambda/shared/clock.js';
+import { ManualClock } from '../../support/clock.js';
 import { BAN, consumeTimes, DAY_OF_T0, MINUTE_OF_T0, outcomes, T0 } from './limiter-fixtures.js';
 
 function setup() {

@@ -1,5 +1,5 @@
 import type { LimiterStore } from '../../../lambda/rate-limits/limiter-store.js';
-import { MemoryLimiterStore } from '../../../lambda/rate-limits/memory-limiter-store.js';
+import { MemoryLimiterStore } from '../../support/memory-limiter-store.js';
 import { AccountLimits } from '../../../lambda/rate-limits/account-limits.js';
 import {
   type AnonymousSubject,
@@ -7,7 +7,7 @@ import {
   type LimiterDecision,
   RateLimiter,
 } from '../../../lambda/rate-limits/rate-limiter.js';
-import { ManualClock } from '../../../lambda/shared/clock.js';
+import { ManualClock } from '../../support/clock.js';
 import type { BanPolicy, RateLimits } from '../../../lib/config/index.js';
 
 /** 2026-11-21 10:15:00.000 UTC: the start of a minute. */

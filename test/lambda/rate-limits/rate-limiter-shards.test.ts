@@ -3,7 +3,7 @@ import { EXHAUSTION_MEMORY_MS } from '../../../lambda/rate-limits/container-know
 import { rateLimitHeaders } from '../../../lambda/rate-limits/headers.js';
 import type { LimiterStore } from '../../../lambda/rate-limits/limiter-store.js';
 import { type KeySubject, RateLimiter } from '../../../lambda/rate-limits/rate-limiter.js';
-import { ManualClock } from '../../../lambda/shared/clock.js';
+import { ManualClock } from '../../support/clock.js';
 import { ItemWriteCeiling, THROTTLING_ERROR, withItemWriteCeiling } from '../../../local/item-write-ceiling.js';
 import { BAN, consumeTimes, DAY_END, MINUTE_OF_T0, outcomes, remaining, setup, T0 } from './limiter-fixtures.js';
 

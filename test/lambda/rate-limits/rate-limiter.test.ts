@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BAN_MEMORY_MS } from '../../../lambda/rate-limits/container-knowledge.js';
 import { rateLimitHeaders } from '../../../lambda/rate-limits/headers.js';
 import { LimiterContentionError, RateLimiter } from '../../../lambda/rate-limits/rate-limiter.js';
-import { MemoryLimiterStore } from '../../../lambda/rate-limits/memory-limiter-store.js';
+import { MemoryLimiterStore } from '../../support/memory-limiter-store.js';
 import {
   BAN,
   consumeTimes,

@@ -1,11 +1,11 @@
-import type { MessageEnvelope, MessageRecord } from '../../../lambda/messages/message.js';
+import type { MessageEnvelope, MessageRecord } from '../../lambda/messages/message.js';
 import type {
   IdempotencyEntry,
   IdempotencyStore,
   MessageQueue,
   MessageStore,
   TransitionResult,
-} from '../../../lambda/messages/ports.js';
+} from '../../lambda/messages/ports.js';
 
 /**
  * In-memory fakes of the message ports, with the semantics of the DynamoDB and SQS adapters

@@ -9,7 +9,7 @@ import {
   minuteCounter,
   parseItem,
   staleAttributes,
-} from './limiter-item.js';
+} from '../../lambda/rate-limits/limiter-item.js';
 import type {
   ConsumeCondition,
   CountsToAdd,
@@ -18,7 +18,7 @@ import type {
   Mutable,
   Refused,
   ShardProvision,
-} from './limiter-store.js';
+} from '../../lambda/rate-limits/limiter-store.js';
 
 type Attributes = Record<string, number | string>;
 

@@ -1,5 +1,5 @@
-import { MemoryLimiterStore } from '../../../lambda/rate-limits/memory-limiter-store.js';
-import { storeContract } from './store-contract.js';
+import { MemoryLimiterStore } from './memory-limiter-store.js';
+import { storeContract } from '../lambda/rate-limits/store-contract.js';
 
 // The same contract as the DynamoDB store's (a refusal carries the item, as DynamoDB sends it).
 storeContract('MemoryLimiterStore', () => {

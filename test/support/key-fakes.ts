@@ -1,8 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import type { AccountRecord, AccountStore } from '../../../lambda/keys/accounts.js';
-import type { ApiKeyChanges, ApiKeyRecord, KeyStore } from '../../../lambda/keys/key-store.js';
-import type { InternalKey, UsagePlanGateway } from '../../../lambda/keys/usage-plan-gateway.js';
-import type { RateLimits } from '../../../lib/config/index.js';
+import type { AccountRecord, AccountStore } from '../../lambda/keys/accounts.js';
+import type { ApiKeyChanges, ApiKeyRecord, KeyStore } from '../../lambda/keys/key-store.js';
+import type { InternalKey, UsagePlanGateway } from '../../lambda/keys/usage-plan-gateway.js';
+import type { RateLimits } from '../../lib/config/index.js';
 
 /**
  * In-memory fakes of the key and account ports and of the usage-plan gateway, with the semantics

@@ -1,0 +1,63 @@
+import { type CliIo, type Values } from './command.js';
+import type { ControlPlaneClient, ProjectsClient } from './control-plane-client.js';
+import type { DeployedStack } from './deployed-stack.js';
+import { CliError, usageError } from './errors.js';
+import { clean } from './format.js';
+import { DEFAULT_CONTROL_URL, HttpControlPlaneClient } from './http-control-plane-client.js';
+
+/**
+ * Which backend a command talks to: the local platform's control-plane API (--url,
+ * $PLATFORM_CONTROL_URL or the default), or a deployed stack (--stack/--outputs, with --region).
+ */
+export interface Backend {
+  readonly client: ControlPlaneClient;
+  /** Projects and domains: the local control-plane API only. */
+  readonly projects?: ProjectsClient;
+  /** With --stack/--outputs: the deployment's API stack (outputs, region). */
+  readonly deployed?: DeployedStack;
+  close(): void;
+}
+
+export const AWS_PROJECTS_MESSAGE =
+  'projects and domains of a deployed stack are managed by their owners in the dashboard (output DashboardUrl of <stackPrefix>-Dashboard)';
+
+export async function openBackend(values: Values, env: CliIo['env'], localOnly = false): Promise<Backend> {
+  const url = values.url as string | undefined;
+  const stack = values.stack as string | undefined;
+  const outputs = values.outputs as string | undefined;
+  const region = values.region as string | undefined;
+  const deployed = stack !== undefined || outputs !== undefined;
+  if (url !== undefined && deployed) throw usageError('--url is for the local platform; --stack/--outputs for a deployed stack: give one or the other');
+  if (region !== undefined && !deployed) throw usageError('--region goes with --stack or --outputs');
+  if (deployed && localOnly) {
+    throw new CliError(AWS_PROJECTS_MESSAGE, {
+      code: 'not_supported',
+      hint: 'against the local platform (npm start), drop --stack/--outputs (or pass --url)',
+    });
+  }
+
+  if (deployed) {
+    // Loaded only for a deployed stack: the AWS SDK clients are not needed locally.
+    const { createAwsControlPlane } = await import('./aws-control-plane.js');
+    const aws = await createAwsControlPlane({
+      ...(stack !== undefined ? { stack } : {}),
+      ...(outputs !== undefined ? { outputsFile: outputs } : {}),
+      ...(region !== undefined ? { region } : {}),
+      env,
+    });
+    return { client: aws.client, deployed: aws.stack, close: () => aws.close() };
+  }
+
+  const baseUrl = url ?? (env.PLATFORM_CONTROL_URL || DEFAULT_CONTROL_URL);
+  let parsed: URL;
+  try {
+    parsed = new URL(baseUrl);
+  } catch {
+    throw usageError(`${url !== undefined ? '--url' : 'PLATFORM_CONTROL_URL'} must be an http(s) URL, got "${clean(baseUrl)}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw usageError(`${url !== undefined ? '--url' : 'PLATFORM_CONTROL_URL'} must be an http(s) URL, got "${clean(baseUrl)}"`);
+  }
+  const client = new HttpControlPlaneClient(baseUrl);
+  return { client, projects: client, close: () => {} };
+}

@@ -1,0 +1,105 @@
+import { type ParseArgsConfig } from 'node:util';
+import { PLAN_IDS, type RateLimits } from '../lib/config/index.js';
+import type { DeployedStack } from './deployed-stack.js';
+import type { ControlPlaneClient, ProjectsClient } from './control-plane-client.js';
+import { usageError } from './errors.js';
+import { clean } from './format.js';
+
+/** Where the CLI writes, and the environment it reads: the process's, or a test's. */
+export interface CliIo {
+  readonly stdout: { write(chunk: string): unknown };
+  readonly stderr: { write(chunk: string): unknown };
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+export const PROGRAM = 'npm run platform --';
+
+export type Options = NonNullable<ParseArgsConfig['options']>;
+export type Values = Record<string, string | boolean | undefined>;
+
+export interface Context {
+  readonly client: ControlPlaneClient;
+  readonly json: boolean;
+  readonly io: CliIo;
+  /** The deployment's API stack, with --stack/--outputs (undefined against the local platform). */
+  deployed(): DeployedStack | undefined;
+  /** Projects, deploys and domains: the local control-plane API only (commands marked `localOnly`). */
+  projects(): ProjectsClient;
+  /** The command's one JSON document (--json) or its human text. */
+  output(document: unknown, text: string): void;
+  /**
+   * After `output`: the command did its work but the outcome is a failure (e.g. a domain that did
+   * not verify). Prints `error: <message>` on stderr and makes the exit code 1.
+   */
+  fail(message: string, hint?: string): void;
+}
+
+export interface Command {
+  readonly words: readonly string[];
+  readonly summary: string;
+  /** Positional arguments after the command words, all required: `[NAME, meaning]`. */
+  readonly args?: ReadonlyArray<readonly [string, string]>;
+  readonly options: Options;
+  readonly required: readonly string[];
+  /** Flag lines of the help, `[flag, meaning]`. */
+  readonly flags: ReadonlyArray<readonly [string, string]>;
+  readonly examples: readonly string[];
+  /** Only against the local control-plane API (not with --stack/--outputs). */
+  readonly localOnly?: boolean;
+  run(ctx: Context, values: Values, args: readonly string[]): Promise<void>;
+}
+
+export const GLOBAL_OPTIONS = {
+  json: { type: 'boolean' },
+  url: { type: 'string' },
+  stack: { type: 'string' },
+  outputs: { type: 'string' },
+  region: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies Options;
+
+export const str = (values: Values, name: string) => values[name] as string;
+
+export const LIMIT_FLAGS: ReadonlyArray<readonly [string, string]> = [
+  ['--per-minute N', 'requests per minute (Enterprise only, with --per-day)'],
+  ['--per-day N', 'requests per day (Enterprise only, with --per-minute)'],
+];
+export const LIMIT_OPTIONS = { 'per-minute': { type: 'string' }, 'per-day': { type: 'string' } } as const satisfies Options;
+
+export function positiveInt(flag: string, value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0) {
+    throw usageError(`--${flag} must be a whole number above 0, got "${clean(value)}"`);
+  }
+  return n;
+}
+
+export function planFlag(values: Values): string {
+  const plan = str(values, 'plan');
+  if (!(PLAN_IDS as readonly string[]).includes(plan)) {
+    throw usageError(`--plan must be one of ${PLAN_IDS.join(', ')}, got "${clean(plan)}"`);
+  }
+  return plan;
+}
+
+/** --per-minute and --per-day: both or neither, and only with --plan enterprise. */
+export function limitFlags(values: Values, plan: string): RateLimits | undefined {
+  const perMinute = values['per-minute'] as string | undefined;
+  const perDay = values['per-day'] as string | undefined;
+  if (perMinute === undefined && perDay === undefined) return undefined;
+  if (plan !== 'enterprise') {
+    throw usageError(`--per-minute and --per-day are custom limits, for --plan enterprise only (the ${plan} plan has fixed limits)`);
+  }
+  if (perMinute === undefined || perDay === undefined) throw usageError('--per-minute and --per-day go together');
+  return { perMinute: positiveInt('per-minute', perMinute), perDay: positiveInt('per-day', perDay) };
+}
+
+// ---- Projects, deploys and custom domains (the local control-plane API only) ----
+
+export const PROJECT_FLAGS: ReadonlyArray<readonly [string, string]> = [
+  ['--account ID', 'the account id'],
+  ['--project ID', 'the project id (prj_…), as projects create and projects list show it'],
+];
+export const PROJECT_OPTIONS = { account: { type: 'string' }, project: { type: 'string' } } as const satisfies Options;
+export const PROJECT_REQUIRED = ['account', 'project'] as const;
+export const ids = (values: Values) => [str(values, 'account'), str(values, 'project')] as const;

@@ -1,0 +1,24 @@
+import { PLAN_IDS } from '../../lib/config/index.js';
+import { type Command, LIMIT_FLAGS, LIMIT_OPTIONS, limitFlags, planFlag, str } from '../command.js';
+import { accountText } from '../format.js';
+
+/** `plans set`. */
+export const PLAN_COMMANDS: readonly Command[] = [
+  {
+    words: ['plans', 'set'],
+    summary: 'Move an account to a plan (Enterprise with custom limits)',
+    options: { account: { type: 'string' }, plan: { type: 'string' }, ...LIMIT_OPTIONS },
+    required: ['account', 'plan'],
+    flags: [['--account ID', 'the account id'], ['--plan PLAN', `one of ${PLAN_IDS.join(', ')}`], ...LIMIT_FLAGS],
+    examples: [
+      'plans set --account acct_demo_free --plan business',
+      'plans set --account acct_demo_free --plan enterprise --per-minute 2000 --per-day 500000',
+    ],
+    async run(ctx, values) {
+      const plan = planFlag(values);
+      const limits = limitFlags(values, plan);
+      const account = await ctx.client.setPlan(str(values, 'account'), { plan, ...(limits ? { limits } : {}) });
+      ctx.output(account, `Account ${account.accountId} is on the ${account.plan} plan; its keys have the new limits from their next request.\n${accountText(account)}`);
+    },
+  },
+];

@@ -1,0 +1,52 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ControlApi } from '../../lambda/control/control-api.js';
+import { DynamoDbOwnerStore, OwnerDirectory } from '../../lambda/control/owners.js';
+import type { DomainService } from '../../lambda/domains/domain-service.js';
+import type { ControlPlane } from '../../lambda/keys/control-plane.js';
+import type { ProjectService } from '../../lambda/projects/project-service.js';
+import type { Clock } from '../../lambda/shared/clock.js';
+import { PLAN_IDS, type PlatformConfig } from '../../lib/config/index.js';
+import { startControlApi } from '../control-api.js';
+import { type DemoOwner, DevSignIn } from '../dashboard.js';
+import { LOCAL_TABLE_NAMES, type RunningService } from '../emulators.js';
+
+export interface ControlApiWiringOptions {
+  readonly documentClient: DynamoDBDocumentClient;
+  readonly controlPlane: ControlPlane;
+  readonly projects: ProjectService;
+  readonly domains: DomainService;
+  readonly clock: Clock;
+  readonly config: PlatformConfig;
+  /** Control-plane API port on 127.0.0.1; 0 picks a free one. */
+  readonly port: number;
+}
+
+/**
+ * The control-plane HTTP API (the operator's, on loopback without authentication) over the same
+ * ControlApi the dashboard answers through, with the owners' directory. Added to `services` once it runs.
+ */
+export async function startControl(options: ControlApiWiringOptions, services: RunningService[]) {
+  const { controlPlane, projects, domains, clock, config } = options;
+  const ownerStore = new DynamoDbOwnerStore(options.documentClient, LOCAL_TABLE_NAMES.owners);
+  const owners = new OwnerDirectory({ store: ownerStore, controlPlane, clock });
+  const controlApi = new ControlApi({ controlPlane, projects, domains, owners, config });
+  const control = await startControlApi(controlApi, options.port);
+  services.push({ endpoint: control.url, stop: control.stop });
+  return {
+    controlApi,
+    controlUrl: control.url,
+    /** Development sign-in: `<plan>@demo.local` owns the demo account of that plan (`acct_demo_<plan>`). */
+    async linkDemoOwners(): Promise<DemoOwner[]> {
+      const demoOwners = PLAN_IDS.map((plan) => ({ email: `${plan}@demo.local`, plan }));
+      for (const owner of demoOwners) {
+        await ownerStore.link({
+          ownerId: DevSignIn.ownerIdOf(owner.email),
+          accountId: `acct_demo_${owner.plan}`,
+          email: owner.email,
+          createdAt: new Date(clock.now()).toISOString(),
+        });
+      }
+      return demoOwners;
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import type { ControlApi } from '../../lambda/control/control-api.js';
+import { createControlApiHandler } from '../../lambda/control/http-handlers.js';
+import type { PlatformConfig } from '../../lib/config/index.js';
+import { DASHBOARD_DIST_DIR, type DemoOwner, startLocalDashboard } from '../dashboard.js';
+import type { RunningService } from '../emulators.js';
+
+/**
+ * The dashboard on 127.0.0.1: the built app, its API through the control API's Lambda handler, and
+ * the development sign-in. Added to `services` once it runs; returns its URL.
+ */
+export async function startDashboard(
+  options: {
+    readonly controlApi: ControlApi;
+    readonly port: number;
+    readonly distDir?: string | undefined;
+    readonly messagesApiUrl: string;
+    readonly config: PlatformConfig;
+    readonly demoOwners: readonly DemoOwner[];
+  },
+  services: RunningService[],
+): Promise<string> {
+  const dashboard = await startLocalDashboard({
+    port: options.port,
+    distDir: options.distDir ?? DASHBOARD_DIST_DIR,
+    handler: createControlApiHandler(options.controlApi),
+    messagesApiUrl: options.messagesApiUrl,
+    platformDomain: options.config.platform.domain,
+    demoOwners: options.demoOwners,
+  });
+  services.push({ endpoint: dashboard.url, stop: dashboard.stop });
+  return dashboard.url;
+}

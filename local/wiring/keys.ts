@@ -1,0 +1,66 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type AccountRecord, DynamoDbAccountStore } from '../../lambda/keys/accounts.js';
+import { createAuthorizerHandler } from '../../lambda/keys/authorizer-handler.js';
+import { type AccountView, ControlPlane } from '../../lambda/keys/control-plane.js';
+import { DynamoDbKeyStore } from '../../lambda/keys/dynamodb-key-store.js';
+import type { ApiKeyRecord } from '../../lambda/keys/key-store.js';
+import { DynamoDbLimiterStore } from '../../lambda/rate-limits/dynamodb-limiter-store.js';
+import type { Clock } from '../../lambda/shared/clock.js';
+import { PLAN_IDS, type PlanId, type PlatformConfig } from '../../lib/config/index.js';
+import { LOCAL_TABLE_NAMES } from '../emulators.js';
+import { LocalUsagePlanGateway, UsagePlans } from '../usage-plans.js';
+import { scanAll } from './scan.js';
+
+/**
+ * Accounts, API keys and plans: the control plane over dynalite, the limiter's store, the usage
+ * plans and internal keys as on API Gateway (the backstop the API front applies), and the REQUEST
+ * authorizer.
+ */
+export function wireKeys(deps: { documentClient: DynamoDBDocumentClient; clock: Clock; config: PlatformConfig }) {
+  const { documentClient, clock, config } = deps;
+  const limiterStore = new DynamoDbLimiterStore(documentClient, LOCAL_TABLE_NAMES.rateLimits);
+  const keys = new DynamoDbKeyStore(documentClient, LOCAL_TABLE_NAMES.apiKeys);
+  const accounts = new DynamoDbAccountStore(documentClient, LOCAL_TABLE_NAMES.accounts);
+  const usagePlans = new UsagePlans(clock);
+  const gateway = new LocalUsagePlanGateway(usagePlans, config);
+  const controlPlane = new ControlPlane({ accounts, keys, limiter: limiterStore, gateway, clock, config });
+  const authorizer = createAuthorizerHandler({
+    keys,
+    pooledUsageKeys: gateway.pooledUsageKeys(),
+    limits: { plans: config.plans, anonymous: config.anonymous },
+    clock,
+    keyCacheSeconds: config.auth.keyCacheSeconds,
+  });
+  return {
+    limiterStore,
+    keys,
+    accounts,
+    usagePlans,
+    controlPlane,
+    authorizer,
+    /** With --data: the usage plans are in memory, so the bindings of stored accounts and keys are rebuilt. */
+    async restoreUsagePlans(): Promise<void> {
+      const storedAccounts = (await scanAll(documentClient, LOCAL_TABLE_NAMES.accounts)) as AccountRecord[];
+      const storedKeys = (await scanAll(documentClient, LOCAL_TABLE_NAMES.apiKeys)) as ApiKeyRecord[];
+      gateway.restore(storedAccounts, storedKeys);
+    },
+  };
+}
+
+/** Demo accounts, one per plan (`acct_demo_<plan>`), and a fresh key each: through the control plane, like any key. */
+export async function seedDemoAccounts(
+  { controlPlane, accounts }: Pick<ReturnType<typeof wireKeys>, 'controlPlane' | 'accounts'>,
+  config: PlatformConfig,
+): Promise<{ demoAccounts: Record<PlanId, AccountView>; demoKeys: Record<PlanId, string> }> {
+  const demoAccounts = {} as Record<PlanId, AccountView>;
+  const demoKeys = {} as Record<PlanId, string>;
+  for (const plan of PLAN_IDS) {
+    const accountId = `acct_demo_${plan}`;
+    const existing = await accounts.get(accountId);
+    demoAccounts[plan] = existing
+      ? await controlPlane.getAccount(accountId)
+      : await controlPlane.createAccount({ accountId, name: `Demo ${config.plans[plan].displayName}`, plan });
+    demoKeys[plan] = (await controlPlane.createKey(accountId, 'demo key')).secret;
+  }
+  return { demoAccounts, demoKeys };
+}
