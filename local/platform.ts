@@ -300,6 +300,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
         handler: createControlApiHandler(controlApi),
         messagesApiUrl: api.url,
         platformDomain: config.platform.domain,
+        localEdgeUrl: edgeServer.url,
         demoOwners,
       });
       services.push({ endpoint: dashboard.url, stop: dashboard.stop });

@@ -1,5 +1,4 @@
 import { type FormEvent, useId, useState } from 'react';
-import { ApiError, errorMessage } from '../../api';
 import { ActionError } from '../../components/Notice';
 import { useAction } from '../../components/useAction';
 import { useApp } from '../../context';
@@ -15,7 +14,7 @@ interface AddDomainFormProps {
 export function AddDomainForm({ project, addedPending, onAdded }: AddDomainFormProps) {
   const { api, me } = useApp();
   const [input, setInput] = useState('');
-  const { busy, error, setError, run } = useAction(addError);
+  const { busy, error, setError, run } = useAction();
   const [added, setAdded] = useState<{ typed: string; domain: Domain }>();
   const errorId = useId();
   const hintId = useId();
@@ -75,15 +74,4 @@ export function AddDomainForm({ project, addedPending, onAdded }: AddDomainFormP
       </p>
     </section>
   );
-}
-
-function addError(error: unknown): string {
-  const message = errorMessage(error);
-  if (!(error instanceof ApiError)) return message;
-  switch (error.code) {
-    case 'domain_taken':
-      return `${message} Remove it from the other project first.`;
-    default:
-      return message;
-  }
 }
