@@ -121,7 +121,12 @@ export class DomainService {
    * Whose project holds the name: this one, another project of this account (named: the owner has
    * it), or another account's (never named: that would tell one account about another's projects).
    */
-  private async takenMessage(domain: string, holder: { accountId: string; projectId: string }, accountId: string, projectId: string): Promise<string> {
+  private async takenMessage(
+    domain: string,
+    holder: { accountId: string; projectId: string },
+    accountId: string,
+    projectId: string,
+  ): Promise<string> {
     if (holder.projectId === projectId) return `${domain} is already a domain of this project: it is listed below.`;
     if (holder.accountId === accountId) {
       const other = await this.deps.projects.get(holder.projectId);

@@ -149,7 +149,9 @@ describe('control-plane API against openapi/control-plane.yaml', () => {
     await many(threshold + 1, 8, () => send(platform, busy, 'x'));
 
     const listed = await cp('GET', `/accounts/${freeId}/keys`);
-    expect(listed.body.keys).toMatchObject([{ keyId: busyId, lastUsedAt: expect.any(String), bannedUntil: expect.any(String) }]);
+    expect(listed.body.keys).toMatchObject([
+      { keyId: busyId, lastUsedAt: expect.any(String), bannedUntil: expect.any(String) },
+    ]);
     expectProblem(await cp('GET', '/accounts/acct_missing/keys'), 404, 'account_not_found');
 
     const usage = await cp('GET', `/accounts/${freeId}/usage`);

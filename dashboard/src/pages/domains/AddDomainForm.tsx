@@ -1,7 +1,9 @@
 import { type FormEvent, useId, useState } from 'react';
 import { ActionError } from '../../components/Notice';
 import { useAction } from '../../components/useAction';
+import { useNotice } from '../../components/useNotice';
 import { useApp } from '../../context';
+import { actionStarted } from '../../flash';
 import type { Domain, Project } from '../../types';
 
 interface AddDomainFormProps {
@@ -15,12 +17,13 @@ export function AddDomainForm({ project, addedPending, onAdded }: AddDomainFormP
   const { api, me } = useApp();
   const [input, setInput] = useState('');
   const { busy, error, setError, run } = useAction();
-  const [added, setAdded] = useState<{ typed: string; domain: Domain }>();
+  const [added, setAdded] = useNotice<{ typed: string; domain: Domain }>();
   const errorId = useId();
   const hintId = useId();
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
+    actionStarted();
     if (!input.trim()) {
       setError('Enter a domain, e.g. www.example.com.');
       return;
