@@ -50,7 +50,7 @@ export function PlatformUrl({ url, live = true, label }: PlatformUrlProps) {
             <span className="local-way block">
               <span className="hint">
                 Locally:{' '}
-                <a href={local.link} target="_blank" rel="noreferrer" aria-label={`${shown} on the local edge`}>
+                <a href={local.link} target="_blank" rel="noreferrer">
                   <LongValue value={local.link} />
                 </a>
               </span>
