@@ -2,7 +2,6 @@ import { type ChangeEvent, type FormEvent, useId, useRef, useState } from 'react
 import { ApiError, errorMessage } from '../api';
 import { LongValue } from '../components/LongValue';
 import { Notice } from '../components/Notice';
-import { PlatformUrl } from '../components/PlatformUrl';
 import { Time } from '../components/Time';
 import { useApp } from '../context';
 import { actionStarted } from '../flash';
@@ -203,7 +202,8 @@ export function DeploySection({
                   : null}
               </dl>
               <p>
-                Live at <PlatformUrl url={live.url} label={live.url} />
+                {/* The local ways in are in the General section above (PlatformUrl). */}
+                Live at <a href={live.url} target="_blank" rel="noreferrer"><LongValue value={live.url} /></a>
                 {live.domains.primary !== live.defaultDomain
                   ? <> and at <LongValue value={live.domains.primary} /></>
                   : null}
