@@ -31,6 +31,11 @@ export interface LocalDashboardOptions {
   readonly messagesApiUrl: string;
   /** Projects are served at `<slug>.<platformDomain>`. */
   readonly platformDomain: string;
+  /**
+   * The local edge (http://127.0.0.1:<port>): the app pairs every platform URL with the way it
+   * works locally (a `Host` header, or the `<host>.localhost` name the local edge serves).
+   */
+  readonly localEdgeUrl?: string;
   readonly demoOwners: readonly DemoOwner[];
   /** Lifetime of a development sign-in. @default 12 hours */
   readonly sessionSeconds?: number;
@@ -117,6 +122,7 @@ export async function startLocalDashboard(
     apiBaseUrl: '/api',
     messagesApiUrl: options.messagesApiUrl,
     platformDomain: options.platformDomain,
+    ...(options.localEdgeUrl ? { localEdgeUrl: options.localEdgeUrl } : {}),
     auth: { kind: 'dev', demoOwners: options.demoOwners },
   });
 
@@ -216,7 +222,9 @@ export async function startLocalDashboard(
     }
     // Hashed assets never change; index.html must be revalidated to pick up a new build.
     const cache = relative.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
-    res.writeHead(200, { 'Content-Type': contentTypeOf(file), 'Cache-Control': cache, ...SECURITY_HEADERS });
+    // The API documents (docs/*.yaml) read as text in the browser rather than as a download.
+    const type = file.endsWith('.yaml') ? 'text/plain; charset=utf-8' : contentTypeOf(file);
+    res.writeHead(200, { 'Content-Type': type, 'Cache-Control': cache, ...SECURITY_HEADERS });
     res.end(method === 'HEAD' ? undefined : readFileSync(file));
   }
 
@@ -231,7 +239,17 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** SHA-256 of the dashboard's sources (index.html, vite.config.ts, src/, public/): what a build is made of. */
+/**
+ * What the app takes from outside dashboard/: the slug rule it shares with the control plane, and
+ * the API documents its build ships as docs/*.yaml (dashboard/vite.config.ts).
+ */
+const SHARED_SOURCES = [
+  resolve(DASHBOARD_SOURCE_DIR, '..', 'lambda', 'projects', 'slug.ts'),
+  resolve(DASHBOARD_SOURCE_DIR, '..', 'openapi', 'openapi.yaml'),
+  resolve(DASHBOARD_SOURCE_DIR, '..', 'openapi', 'control-plane.yaml'),
+];
+
+/** SHA-256 of the dashboard's sources (index.html, vite.config.ts, src/, public/, shared files): what a build is made of. */
 export function dashboardSourceHash(): string {
   const publicDir = join(DASHBOARD_SOURCE_DIR, 'public');
   const inputs = [
@@ -239,6 +257,7 @@ export function dashboardSourceHash(): string {
     join(DASHBOARD_SOURCE_DIR, 'vite.config.ts'),
     ...sourceFiles(join(DASHBOARD_SOURCE_DIR, 'src')),
     ...(existsSync(publicDir) ? sourceFiles(publicDir) : []),
+    ...SHARED_SOURCES,
   ].sort();
   const hash = createHash('sha256');
   for (const file of inputs) hash.update(file).update(readFileSync(file));

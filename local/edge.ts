@@ -193,6 +193,22 @@ export class SimulatedCertificateAuthority implements CertificateAuthority {
 }
 
 /**
+ * Locally every served host is reachable under a loopback name too, `<host>.localhost` (RFC 6761:
+ * Chromium, Firefox and curl resolve every `*.localhost` name to loopback without DNS), so a
+ * project link works by a click: `http://my-site.platform.example.com.localhost:8080/`. The suffix is
+ * dropped before the CloudFront Function sees the Host; no platform domain can end in `.localhost`
+ * (lib/config refuses reserved names), so nothing else is ever served under it.
+ */
+export const LOOPBACK_SUFFIX = '.localhost';
+
+/** The Host the function sees for a Host header the local edge received (port kept, the function drops it). */
+export function hostOfLoopbackName(header: string): string {
+  const [, name = header, port = ''] = /^(.*?)(:\d*)?$/.exec(header) ?? [];
+  const lower = name.toLowerCase().replace(/\.$/, '');
+  return lower.endsWith(LOOPBACK_SUFFIX) ? `${lower.slice(0, -LOOPBACK_SUFFIX.length)}${port}` : header;
+}
+
+/**
  * Serves projects by Host header on 127.0.0.1, running the real CloudFront Function code against
  * the local KeyValueStore: redirects, refusals of removed domains, and the live deploy's files.
  * Plain HTTP locally; on AWS the edge is HTTPS with each domain's certificate.
@@ -205,7 +221,7 @@ export async function startLocalEdge(options: {
   const viewerRequest = loadViewerRequest({ kvsId: LOCAL_KVS_ID, kvs: options.router.store, log: () => {} });
   const server = createServer((req, res) => {
     void (async () => {
-      const host = req.headers.host ?? '';
+      const host = hostOfLoopbackName(req.headers.host ?? '');
       const result = await viewerRequest(
         viewerRequestEvent({ host, url: req.url ?? '/', method: req.method ?? 'GET' }),
       );

@@ -169,6 +169,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
             port: options.dashboard.port ?? 3002,
             distDir: options.dashboard.distDir,
             messagesApiUrl: messages.api.url,
+            localEdgeUrl: domains.edgeServer.url,
             config,
             demoOwners,
           },

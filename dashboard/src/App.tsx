@@ -2,11 +2,13 @@ import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } fro
 import { Api, ApiError, errorMessage } from './api';
 import { SignIn } from './auth/SignIn';
 import { clearSession, completeCognitoSignIn, loadSession, type Session, signOut } from './auth/session';
+import type { SignInNotice } from './auth/SignIn';
 import { Notice, Loading } from './components/Notice';
 import { loadConfig, type RuntimeConfig } from './config';
 import { AppContext, type AppContextValue, planName } from './context';
 import { KeysPage } from './pages/KeysPage';
 import { NotFoundPage } from './pages/NotFoundPage';
+import { OverviewPage } from './pages/OverviewPage';
 import { ProjectPage } from './pages/ProjectPage';
 import { ProjectsPage } from './pages/ProjectsPage';
 import { DomainsPage } from './pages/DomainsPage';
@@ -17,7 +19,7 @@ import type { Me, Plan } from './types';
 type Boot =
   | { readonly phase: 'loading' } |
   { readonly phase: 'failed'; readonly error: string } |
-  { readonly phase: 'ready'; readonly config: RuntimeConfig; readonly session: Session | undefined; readonly notice?: string };
+  { readonly phase: 'ready'; readonly config: RuntimeConfig; readonly session: Session | undefined; readonly notice?: SignInNotice };
 
 type Ready = Extract<Boot, { phase: 'ready' }>;
 
@@ -27,12 +29,12 @@ let starting: Promise<Ready> | undefined;
 function start(): Promise<Ready> {
   starting ??= (async () => {
     const config = await loadConfig();
-    let notice: string | undefined;
+    let notice: SignInNotice | undefined;
     let session = loadSession();
     try {
       session = (await completeCognitoSignIn(config)) ?? session;
     } catch (e) {
-      notice = errorMessage(e);
+      notice = { tone: 'warning', text: errorMessage(e) };
     }
     return { phase: 'ready' as const, config, session, ...(notice ? { notice } : {}) };
   })();
@@ -63,7 +65,7 @@ export function App() {
     );
   }
   const { config, session, notice } = boot;
-  const onSignedOut = (message?: string) => {
+  const onSignedOut = (message?: SignInNotice) => {
     clearSession();
     setBoot({ phase: 'ready', config, session: undefined, ...(message ? { notice: message } : {}) });
   };
@@ -86,13 +88,14 @@ function SignedIn({
 }: {
   readonly config: RuntimeConfig;
   readonly session: Session;
-  readonly onSignedOut: (message?: string) => void;
+  readonly onSignedOut: (message?: SignInNotice) => void;
 }) {
   const expired = useRef(false);
   const onUnauthorized = useCallback(() => {
     if (expired.current) return;
     expired.current = true;
-    onSignedOut('Your session has expired. Sign in again.');
+    // The deep link stays: the same owner signing in again goes back where they were.
+    onSignedOut({ tone: 'warning', text: 'Your session has expired. Sign in again.' });
   }, [onSignedOut]);
   const api = useMemo(
     () => new Api({ baseUrl: config.apiBaseUrl, token: () => session.token, onUnauthorized }),
@@ -147,9 +150,14 @@ function SignedIn({
   );
 }
 
-function signOutNow(config: RuntimeConfig, onSignedOut: (message?: string) => void) {
+/**
+ * Signing out forgets where the owner was: the next owner to sign in on this tab lands on the
+ * overview, not on a page of the previous owner's projects.
+ */
+function signOutNow(config: RuntimeConfig, onSignedOut: (message?: SignInNotice) => void) {
+  history.replaceState(null, '', `${location.pathname}${location.search}`);
   signOut(config);
-  if (config.auth.kind === 'dev') onSignedOut('You are signed out.');
+  if (config.auth.kind === 'dev') onSignedOut({ tone: 'info', text: 'You are signed out.' });
 }
 
 function Shell({ onSignOut }: { readonly onSignOut: () => void }) {
@@ -170,7 +178,7 @@ function Shell({ onSignOut }: { readonly onSignOut: () => void }) {
           </a>
           <header className="topbar">
             <div className="topbar-inner">
-              <a className="brand" href={href.keys}><span aria-hidden="true" className="brand-mark">◆</span> Platform</a>
+              <a className="brand" href={href.overview}><span aria-hidden="true" className="brand-mark">◆</span> Platform</a>
               {app.config.auth.kind === 'dev'
                 ? <span className="dev-badge" title="Local platform only, no password">Development sign-in</span>
                 : null}
@@ -181,6 +189,7 @@ function Shell({ onSignOut }: { readonly onSignOut: () => void }) {
               </div>
             </div>
             <nav aria-label="Main" className="mainnav">
+              <NavLink to={href.overview} current={route.name === 'overview'}>Overview</NavLink>
               <NavLink to={href.keys} current={route.name === 'keys'}>API keys</NavLink>
               <NavLink to={href.usage} current={route.name === 'usage'}>Plan &amp; usage</NavLink>
               <NavLink to={href.projects} current={route.name === 'projects' || route.name === 'project' || route.name === 'domains'}>
@@ -209,6 +218,8 @@ function NavLink({ to, current, children }: NavLinkProps) {
 
 function Page({ route }: { readonly route: Route }) {
   switch (route.name) {
+    case 'overview':
+      return <OverviewPage />;
     case 'keys':
       return <KeysPage />;
     case 'usage':

@@ -15,6 +15,11 @@ export interface RuntimeConfig {
   readonly messagesApiUrl: string;
   /** Projects are served at `<slug>.<platformDomain>`. */
   readonly platformDomain?: string;
+  /**
+   * Only on the local platform: its edge (`http://127.0.0.1:<port>`), which serves every platform
+   * host by its Host header and as `<host>.localhost`. Platform URLs are then shown with their local way in.
+   */
+  readonly localEdgeUrl?: string;
   readonly auth: AuthConfig;
 }
 
@@ -51,6 +56,7 @@ export function parseConfig(value: unknown): RuntimeConfig {
     apiBaseUrl: value.apiBaseUrl.replace(/\/+$/, ''),
     messagesApiUrl: typeof value.messagesApiUrl === 'string' ? value.messagesApiUrl.replace(/\/+$/, '') : '',
     ...(typeof value.platformDomain === 'string' && value.platformDomain ? { platformDomain: value.platformDomain } : {}),
+    ...(typeof value.localEdgeUrl === 'string' && value.localEdgeUrl ? { localEdgeUrl: value.localEdgeUrl.replace(/\/+$/, '') } : {}),
     auth: parseAuth(value.auth),
   };
 }

@@ -14,3 +14,20 @@ export const peekFlash = (key: string): string | undefined => (pending?.key === 
 export function clearFlash(key: string): void {
   if (pending?.key === key) pending = undefined;
 }
+
+/**
+ * Notices belong to the action that caused them: when the owner starts another one, every notice
+ * and error left by earlier actions goes (components subscribe with onActionStart), so an old
+ * "✓ Added" never stands under a new error and notices do not pile up.
+ */
+const actionListeners = new Set<() => void>();
+
+export function onActionStart(listener: () => void): () => void {
+  actionListeners.add(listener);
+  return () => actionListeners.delete(listener);
+}
+
+export function actionStarted(): void {
+  pending = undefined;
+  for (const listener of [...actionListeners]) listener();
+}

@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'react';
 
-/** Hash routes (work on S3/CloudFront without rewrites): #/keys, #/usage, #/projects, #/projects/<id>/domains. */
+/** Hash routes (work on S3/CloudFront without rewrites): #/ (the overview), #/keys, #/usage, #/projects, #/projects/<id>/domains. */
 export type Route =
-  | { readonly name: 'keys' } |
+  | { readonly name: 'overview' } |
+  { readonly name: 'keys' } |
   { readonly name: 'usage' } |
   { readonly name: 'projects' } |
   { readonly name: 'project'; readonly projectId: string } |
@@ -10,7 +11,7 @@ export type Route =
   { readonly name: 'not-found'; readonly path: string };
 
 export function parseRoute(hash: string): Route {
-  const path = hash.replace(/^#/, '') || '/keys';
+  const path = hash.replace(/^#/, '') || '/';
   const parts = path.split('/').filter(Boolean).map((p) => {
     try {
       return decodeURIComponent(p);
@@ -19,6 +20,7 @@ export function parseRoute(hash: string): Route {
     }
   });
   const [first, id, sub] = parts;
+  if (parts.length === 0) return { name: 'overview' };
   if (parts.length === 1 && first === 'keys') return { name: 'keys' };
   if (parts.length === 1 && first === 'usage') return { name: 'usage' };
   if (parts.length === 1 && first === 'projects') return { name: 'projects' };
@@ -28,6 +30,7 @@ export function parseRoute(hash: string): Route {
 }
 
 export const href = {
+  overview: '#/',
   keys: '#/keys',
   usage: '#/usage',
   projects: '#/projects',

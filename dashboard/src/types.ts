@@ -40,6 +40,8 @@ export interface Key {
   readonly createdAt: string;
   readonly lastUsedAt?: string;
   readonly revokedAt?: string;
+  /** While an active key is banned: when the ban ends. */
+  readonly bannedUntil?: string;
 }
 
 export interface CreatedKey {
@@ -58,7 +60,6 @@ export interface WindowUsage {
 /** A key with its share of the account's usage, and its ban (bans are per key). */
 export interface KeyUsage extends Key {
   readonly used: { readonly minute: number; readonly day: number };
-  readonly bannedUntil?: string;
 }
 
 export interface Usage {

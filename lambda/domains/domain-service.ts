@@ -113,11 +113,27 @@ export class DomainService {
       updatedAt: now,
     };
     const holder = await this.deps.domains.claim(record);
-    if (holder) {
-      const detail = holder.projectId === projectId ? 'is already a domain of this project' : 'is used by another project';
-      throw new DomainError('domain_taken', `${name.name} ${detail}. A domain can serve one project only.`, 409);
-    }
+    if (holder) throw new DomainError('domain_taken', await this.takenMessage(name.name, holder, accountId, projectId), 409);
     return { domain: domainView(record, this.deps.platformHost), records };
+  }
+
+  /**
+   * Whose project holds the name: this one, another project of this account (named: the owner has
+   * it), or another account's (never named: that would tell one account about another's projects).
+   */
+  private async takenMessage(
+    domain: string,
+    holder: { accountId: string; projectId: string },
+    accountId: string,
+    projectId: string,
+  ): Promise<string> {
+    if (holder.projectId === projectId) return `${domain} is already a domain of this project: it is listed below.`;
+    if (holder.accountId === accountId) {
+      const other = await this.deps.projects.get(holder.projectId);
+      const named = !other ? holder.projectId : other.name === other.slug ? other.slug : `${other.name} (${other.slug})`;
+      return `${domain} is a domain of your project ${named}. A domain serves one project only: remove it there first to add it here.`;
+    }
+    return `${domain} is a domain of a project of another account. A domain serves one project only; if the name is yours, ask that account's owner to remove it.`;
   }
 
   async list(accountId: string, projectId: string): Promise<DomainView[]> {

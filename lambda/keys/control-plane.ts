@@ -181,7 +181,7 @@ export class ControlPlane {
     const records = await this.deps.keys.listByAccount(accountId);
     const usage = await this.limits.usage(accountId, this.deps.clock.now());
     return records
-      .map((record) => keyView(record, usage.keys.get(record.keyId)?.lastUsedAt))
+      .map((record) => keyView(record, usage.keys.get(record.keyId)))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
   }
 

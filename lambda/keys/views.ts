@@ -26,6 +26,8 @@ export interface KeyView {
   readonly createdAt: string;
   readonly lastUsedAt?: string;
   readonly revokedAt?: string;
+  /** While an active key is banned: when the ban ends (bans are per key). */
+  readonly bannedUntil?: string;
 }
 
 /** One window of the account's budget: every key of the account draws on it. */
@@ -39,7 +41,6 @@ export interface WindowUsageView {
 /** A key's share of its account's usage in the current windows, and its ban (bans are per key). */
 export interface KeyUsageView extends KeyView {
   readonly used: { readonly minute: number; readonly day: number };
-  readonly bannedUntil?: string;
 }
 
 export interface UsageView {
@@ -57,9 +58,19 @@ export interface UsageView {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** A key record as it may be shown; `lastUsedAtMs` is the limiter's (the record's own is kept at revocation). */
-export function keyView(record: ApiKeyRecord, lastUsedAtMs?: number): KeyView {
-  const lastUsedAt = lastUsedAtMs !== undefined ? iso(lastUsedAtMs) : record.lastUsedAt;
+/** What the limiter knows of a key (AccountUsage's entry for it). */
+export interface KeyActivity {
+  readonly lastUsedAt?: number;
+  readonly bannedUntil?: number;
+}
+
+/**
+ * A key record as it may be shown, with what the limiter knows of it: its last use (the record's
+ * own is kept at revocation) and, while it is active, its ban.
+ */
+export function keyView(record: ApiKeyRecord, activity?: KeyActivity): KeyView {
+  const lastUsedAt = activity?.lastUsedAt !== undefined ? iso(activity.lastUsedAt) : record.lastUsedAt;
+  const bannedUntil = record.status === 'active' ? activity?.bannedUntil : undefined;
   return {
     keyId: record.keyId,
     name: record.name,
@@ -69,6 +80,7 @@ export function keyView(record: ApiKeyRecord, lastUsedAtMs?: number): KeyView {
     createdAt: record.createdAt,
     ...(lastUsedAt !== undefined ? { lastUsedAt } : {}),
     ...(record.revokedAt ? { revokedAt: record.revokedAt } : {}),
+    ...(bannedUntil !== undefined ? { bannedUntil: iso(bannedUntil) } : {}),
   };
 }
 
@@ -89,9 +101,8 @@ export function usageView(
     .map((record): KeyUsageView => {
       const key = usage.keys.get(record.keyId);
       return {
-        ...keyView(record, key?.lastUsedAt),
+        ...keyView(record, key),
         used: { minute: key?.minute ?? 0, day: key?.day ?? 0 },
-        ...(key?.bannedUntil !== undefined && record.status === 'active' ? { bannedUntil: iso(key.bannedUntil) } : {}),
       };
     })
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));

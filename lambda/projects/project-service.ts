@@ -6,6 +6,7 @@ import { logger } from '../shared/powertools.js';
 import { monotonicUlid } from '../shared/ulid.js';
 import { type ProjectStore, type SiteStorage, SlugTakenError } from './ports.js';
 import { type DeployRecord, deployPrefix, type ProjectRecord } from './project.js';
+import { checkSlug } from './slug.js';
 
 export type ProjectErrorCode =
   | 'invalid_request' |
@@ -57,9 +58,6 @@ export interface ProjectServiceDeps {
   readonly config: PlatformConfig;
 }
 
-const SLUG = /^[a-z0-9](?:[a-z0-9-]{1,38}[a-z0-9])$/;
-/** Names the platform keeps for itself under its domain. */
-const RESERVED_SLUGS = new Set(['www', 'api', 'edge', 'app', 'admin', 'dashboard', 'mail', 'status', 'docs', 'static', 'cdn']);
 /** A deploy left in progress longer than this (its process died) no longer blocks the next one. */
 const STALE_DEPLOY_MS = 15 * 60_000;
 const MAX_FILES = 10_000;
@@ -121,15 +119,9 @@ export class ProjectService {
     if (!(await this.deps.accounts.get(accountId))) {
       throw new ProjectError('account_not_found', `No account ${accountId}.`, 404);
     }
-    const slug = typeof input.slug === 'string' ? input.slug.trim().toLowerCase() : '';
-    if (!SLUG.test(slug)) {
-      throw new ProjectError(
-        'invalid_request',
-        'slug must be 3 to 40 lower-case letters, digits or hyphens, not starting or ending with a hyphen.',
-        400,
-      );
-    }
-    if (RESERVED_SLUGS.has(slug)) throw new ProjectError('slug_taken', `The slug ${slug} is reserved by the platform.`, 409);
+    const checked = checkSlug(typeof input.slug === 'string' ? input.slug : '');
+    if (!checked.ok) throw new ProjectError(checked.code, checked.message, checked.code === 'slug_taken' ? 409 : 400);
+    const { slug } = checked;
     const name = typeof input.name === 'string' && input.name.trim() !== '' ? input.name.trim().slice(0, 100) : slug;
     const project: ProjectRecord = {
       projectId: `prj_${monotonicUlid(this.deps.clock.now())}`,

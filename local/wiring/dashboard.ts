@@ -14,6 +14,8 @@ export async function startDashboard(
     readonly port: number;
     readonly distDir?: string | undefined;
     readonly messagesApiUrl: string;
+    /** The local edge, so the app pairs every platform URL with the way that works locally. */
+    readonly localEdgeUrl: string;
     readonly config: PlatformConfig;
     readonly demoOwners: readonly DemoOwner[];
   },
@@ -25,6 +27,7 @@ export async function startDashboard(
     handler: createControlApiHandler(options.controlApi),
     messagesApiUrl: options.messagesApiUrl,
     platformDomain: options.config.platform.domain,
+    localEdgeUrl: options.localEdgeUrl,
     demoOwners: options.demoOwners,
   });
   services.push({ endpoint: dashboard.url, stop: dashboard.stop });

@@ -82,7 +82,7 @@ describe('custom domains on a Pro account', () => {
     const project = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Demo site' }) });
     await project.waitFor();
     expect(await project.getByText('Deployed').isVisible()).toBe(true);
-    expect(await project.getByRole('link', { name: 'demo.platform.example.com' }).getAttribute('href'))
+    expect(await project.getByRole('link', { name: 'demo.platform.example.com', exact: true }).getAttribute('href'))
       .toBe('https://demo.platform.example.com/');
     await screenshot(page, '05-projects');
     await project.getByRole('link', { name: 'Settings of Demo site' }).click();

@@ -29,6 +29,8 @@ async function signInAs(page: Page, email: string) {
   await page.getByRole('heading', { name: 'Development sign-in' }).waitFor();
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Email').press('Enter');
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
   await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
 }
 
@@ -70,6 +72,8 @@ describe('API keys', () => {
     // Keyboard only: type the email and submit with Enter. A new owner gets a Free account.
     await page.getByLabel('Email').fill('new.owner@example.test');
     await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
     await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
     const header = page.getByRole('banner');
     expect(await header.getByText('Development sign-in').isVisible()).toBe(true);
@@ -222,12 +226,12 @@ describe('Free plan', () => {
     const page = await open();
     await page.goto('/');
     await page.getByRole('button', { name: 'Sign in as free@demo.local' }).click();
-    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     await page.getByRole('link', { name: 'Projects' }).click();
     const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Free site' }) });
     await card.waitFor();
     expect(await card.getByText('Deployed').isVisible()).toBe(true);
-    expect(await card.getByRole('link', { name: 'free-site.platform.example.com' }).isVisible()).toBe(true);
+    expect(await card.getByRole('link', { name: 'free-site.platform.example.com', exact: true }).isVisible()).toBe(true);
     await card.getByRole('link', { name: 'Domains of Free site' }).click();
 
     await page.getByRole('heading', { name: 'Free site: domains' }).waitFor();

@@ -77,7 +77,7 @@ describe('creating and deploying a project from the dashboard', () => {
     await page.getByRole('heading', { name: 'Development sign-in' }).waitFor();
     await page.getByLabel('Email').fill(OWNER);
     await page.getByLabel('Email').press('Enter');
-    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click();
     await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
     await page.getByText('No projects yet.').waitFor();
@@ -268,7 +268,7 @@ describe('creating and deploying a project from the dashboard', () => {
     const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'My Portfolio' }) });
     await card.waitFor();
     expect(await card.getByText('Deployed').isVisible()).toBe(true);
-    expect(await card.getByRole('link', { name: HOST }).getAttribute('href')).toBe(`https://${HOST}/`);
+    expect(await card.getByRole('link', { name: HOST, exact: true }).getAttribute('href')).toBe(`https://${HOST}/`);
     const form = page.getByRole('region', { name: 'New project' });
     await form.getByLabel('Slug').fill('blog');
     expect(await form.getByText('Default URL:').textContent()).toContain('https://blog.platform.example.com');
@@ -280,7 +280,7 @@ describe('creating and deploying a project from the dashboard', () => {
     await phone.goto('/');
     await phone.getByLabel('Email').fill(OWNER);
     await phone.getByLabel('Email').press('Enter');
-    await phone.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    await phone.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     await phone.getByRole('link', { name: 'Projects' }).click();
     await phone.getByRole('region', { name: 'New project' }).waitFor();
     let width = await pageWidth(phone);

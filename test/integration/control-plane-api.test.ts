@@ -149,7 +149,9 @@ describe('control-plane API against openapi/control-plane.yaml', () => {
     await many(threshold + 1, 8, () => send(platform, busy, 'x'));
 
     const listed = await cp('GET', `/accounts/${freeId}/keys`);
-    expect(listed.body.keys).toMatchObject([{ keyId: busyId, lastUsedAt: expect.any(String) }]);
+    expect(listed.body.keys).toMatchObject([
+      { keyId: busyId, lastUsedAt: expect.any(String), bannedUntil: expect.any(String) },
+    ]);
     expectProblem(await cp('GET', '/accounts/acct_missing/keys'), 404, 'account_not_found');
 
     const usage = await cp('GET', `/accounts/${freeId}/usage`);
@@ -162,10 +164,13 @@ describe('control-plane API against openapi/control-plane.yaml', () => {
     });
     const [busyUsage] = usage.body.keys as Body[];
     expect(busyUsage).toMatchObject({ used: { minute: 60, day: 60 }, bannedUntil: expect.any(String) });
+    // The keys list and the usage tell the same ban.
+    expect((listed.body.keys as Body[])[0]?.bannedUntil).toBe(busyUsage?.bannedUntil);
     expectProblem(await cp('GET', '/accounts/acct_missing/usage'), 404, 'account_not_found');
 
     expect((await cp('DELETE', `/accounts/${freeId}/keys/${busyId}/ban`)).body).toEqual({ keyId: busyId, wasBanned: true });
     expect((await cp('DELETE', `/accounts/${freeId}/keys/${busyId}/ban`)).body).toEqual({ keyId: busyId, wasBanned: false });
+    expect((await cp('GET', `/accounts/${freeId}/keys`)).body.keys).toEqual([expect.not.objectContaining({ bannedUntil: expect.anything() })]);
     expectProblem(await cp('DELETE', `/accounts/${freeId}/keys/key_00000000000000000000/ban`), 404, 'key_not_found');
     expectProblem(await cp('DELETE', `/accounts/acct_missing/keys/${busyId}/ban`), 404, 'account_not_found');
 

@@ -128,6 +128,23 @@ describe('gates', () => {
     expect((await control('POST', `${otherPath}/domains`, { domain: 'taken.test' })).status).toBe(201);
     const taken = await control('POST', `${projectPath}/domains`, { domain: ' TAKEN.test. ' });
     expect(taken).toMatchObject({ status: 409, body: { code: 'domain_taken' } });
+    // The message says whose project holds the name: another of this account's (named), this one,
+    // or another account's (never named).
+    expect(taken.body.detail).toBe(
+      'taken.test is a domain of your project other-site. A domain serves one project only: remove it there first to add it here.',
+    );
+    const again = await control('POST', `${otherPath}/domains`, { domain: 'taken.test' });
+    expect(again).toMatchObject({ status: 409, body: { code: 'domain_taken', detail: 'taken.test is already a domain of this project: it is listed below.' } });
+    const business = platform.demoAccounts.business.accountId;
+    const theirs = await control('POST', `/accounts/${business}/projects`, { slug: 'business-site' });
+    const theirsPath = `/accounts/${business}/projects/${theirs.body.projectId}`;
+    await control('POST', `${theirsPath}/deploys`, { files: files('theirs') });
+    const elsewhere = await control('POST', `${theirsPath}/domains`, { domain: 'taken.test' });
+    expect(elsewhere).toMatchObject({ status: 409, body: { code: 'domain_taken' } });
+    expect(elsewhere.body.detail).toBe(
+      'taken.test is a domain of a project of another account. A domain serves one project only; if the name is yours, ask that account\'s owner to remove it.',
+    );
+    expect(JSON.stringify(elsewhere.body)).not.toContain(other.body.projectId as string);
   });
 
   it('normalises the input and shows the records to set: a CNAME to the domain\'s own target, and for an apex an ownership TXT record', async () => {

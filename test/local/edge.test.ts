@@ -3,7 +3,7 @@ import { EDGE_VALUE, KVS_LIMITS, kvsEntryBytes } from '../../edge/cloudfront-fun
 import { NodeDnsResolver } from '../../lambda/domains/dns-resolver.js';
 import type { DomainRecord } from '../../lambda/domains/domain-record.js';
 import type { TenantClaim } from '../../lambda/domains/ports.js';
-import { LocalEdgeRouter, SimulatedCertificateAuthority } from '../../local/edge.js';
+import { hostOfLoopbackName, LocalEdgeRouter, SimulatedCertificateAuthority } from '../../local/edge.js';
 
 const PREFIX = 'projects/prj_1/deploys/dep_1';
 const removed = async () => true;
@@ -130,5 +130,19 @@ describe('SimulatedCertificateAuthority: a tenant\'s life', () => {
     expect(ca.tenantOf('www.example.com')).toBe('disabled');
     await ca.request(record);
     expect(ca.tenantOf('www.example.com')).toBe('enabled');
+  });
+});
+
+describe('hostOfLoopbackName', () => {
+  it('serves a host under its loopback name: the .localhost suffix is dropped, the port kept', () => {
+    expect(hostOfLoopbackName('my-site.platform.example.com.localhost:8080')).toBe('my-site.platform.example.com:8080');
+    expect(hostOfLoopbackName('WWW.Shop.Test.LOCALHOST')).toBe('www.shop.test');
+    expect(hostOfLoopbackName('my-site.platform.example.com.localhost.:8080')).toBe('my-site.platform.example.com:8080');
+  });
+
+  it('leaves every other Host as it came', () => {
+    expect(hostOfLoopbackName('my-site.platform.example.com:8080')).toBe('my-site.platform.example.com:8080');
+    expect(hostOfLoopbackName('localhost.example.com')).toBe('localhost.example.com');
+    expect(hostOfLoopbackName('')).toBe('');
   });
 });

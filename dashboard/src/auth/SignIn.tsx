@@ -4,6 +4,12 @@ import type { RuntimeConfig } from '../config';
 import { ActionError, Notice } from '../components/Notice';
 import { beginCognitoSignIn, devSignIn, type Session } from './session';
 
+/** Why the owner is on the sign-in page again: signed out (info), or a session that ended (warning). */
+export interface SignInNotice {
+  readonly tone: 'info' | 'warning';
+  readonly text: string;
+}
+
 const PLAN_NAMES: Record<string, string> = { free: 'Free', pro: 'Pro', business: 'Business', enterprise: 'Enterprise' };
 
 export function SignIn({
@@ -13,7 +19,7 @@ export function SignIn({
 }: {
   readonly config: RuntimeConfig;
   /** Why the owner is here again (e.g. the session expired). */
-  readonly notice?: string;
+  readonly notice?: SignInNotice;
   readonly onSignedIn: (session: Session) => void;
 }) {
   const heading = useRef<HTMLHeadingElement>(null);
@@ -44,7 +50,7 @@ function CognitoSignIn({
   headingRef,
 }: {
   readonly config: RuntimeConfig;
-  readonly notice: string | undefined;
+  readonly notice: SignInNotice | undefined;
   readonly headingRef: RefObject<HTMLHeadingElement | null>;
 }) {
   const [error, setError] = useState<string>();
@@ -52,7 +58,7 @@ function CognitoSignIn({
   return (
     <>
       <h1 ref={headingRef} tabIndex={-1}>Sign in</h1>
-      {notice ? <Notice tone="warning">{notice}</Notice> : null}
+      {notice ? <Notice tone={notice.tone} live>{notice.text}</Notice> : null}
       <p>Sign in to manage your API keys, usage, projects and domains.</p>
       <button
         type="button"
@@ -80,7 +86,7 @@ function DevSignIn({
   headingRef,
 }: {
   readonly config: RuntimeConfig;
-  readonly notice: string | undefined;
+  readonly notice: SignInNotice | undefined;
   readonly onSignedIn: (session: Session) => void;
   readonly headingRef: RefObject<HTMLHeadingElement | null>;
 }) {
@@ -116,7 +122,7 @@ function DevSignIn({
         <span aria-hidden="true">⚠</span> Development sign-in (local platform only, no password)
       </p>
       <h1 ref={headingRef} tabIndex={-1}>Development sign-in</h1>
-      {notice ? <Notice tone="warning">{notice}</Notice> : null}
+      {notice ? <Notice tone={notice.tone} live>{notice.text}</Notice> : null}
       <p>
         This local platform has no real accounts. Pick a demo owner, or type any email: a new owner gets a Free
         account.

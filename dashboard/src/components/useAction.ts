@@ -1,5 +1,6 @@
-import { useCallback, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { errorMessage } from '../api';
+import { actionStarted, onActionStart } from '../flash';
 
 export interface ActionState {
   readonly busy: boolean;
@@ -9,14 +10,18 @@ export interface ActionState {
   readonly run: (work: () => Promise<void>) => Promise<void>;
 }
 
-/** The state of a button or form that calls the API: in flight, and why the last call failed. */
+/**
+ * The state of a button or form that calls the API: in flight, and why the last call failed.
+ * Starting an action clears the notices and errors of every earlier action on the page.
+ */
 export function useAction(describe: (error: unknown) => string = errorMessage): ActionState {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
+  useEffect(() => onActionStart(() => setError(undefined)), []);
   const run = useCallback(
     async (work: () => Promise<void>) => {
+      actionStarted();
       setBusy(true);
-      setError(undefined);
       try {
         await work();
       } catch (e) {

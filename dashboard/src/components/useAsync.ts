@@ -7,6 +7,8 @@ export interface AsyncState<T> {
   readonly loading: boolean;
   /** Loads again; keeps the current data while loading. */
   readonly reload: () => Promise<void>;
+  /** Loads again as reload does, and rejects when the load failed (for usePolling's backoff). */
+  readonly refresh: () => Promise<void>;
   readonly setData: (update: (current: T | undefined) => T | undefined) => void;
 }
 
@@ -18,7 +20,7 @@ export function useAsync<T>(load: () => Promise<T>, deps: DependencyList): Async
   const generation = useRef(0);
   const stableLoad = useCallback(load, deps);
 
-  const reload = useCallback(async () => {
+  const refresh = useCallback(async () => {
     const mine = ++generation.current;
     setLoading(true);
     try {
@@ -29,10 +31,12 @@ export function useAsync<T>(load: () => Promise<T>, deps: DependencyList): Async
       }
     } catch (e) {
       if (mine === generation.current) setError(errorMessage(e));
+      throw e;
     } finally {
       if (mine === generation.current) setLoading(false);
     }
   }, [stableLoad]);
+  const reload = useCallback(() => refresh().catch(() => undefined), [refresh]);
 
   useEffect(() => {
     void reload();
@@ -42,5 +46,5 @@ export function useAsync<T>(load: () => Promise<T>, deps: DependencyList): Async
   }, [reload]);
 
   const setData = useCallback((update: (current: T | undefined) => T | undefined) => setDataState(update), []);
-  return { data, error, loading, reload, setData };
+  return { data, error, loading, reload, refresh, setData };
 }

@@ -1,8 +1,10 @@
 import { type ChangeEvent, type FormEvent, useId, useRef, useState } from 'react';
 import { ApiError, errorMessage } from '../api';
+import { LongValue } from '../components/LongValue';
 import { Notice } from '../components/Notice';
 import { Time } from '../components/Time';
 import { useApp } from '../context';
+import { actionStarted } from '../flash';
 import { encodeFiles, MAX_SITE_BYTES_HINT, type Selection, selectFiles } from '../deploy-files';
 import { formatBytes, formatNumber } from '../format';
 import type { Project } from '../types';
@@ -42,6 +44,7 @@ export function DeploySection({
   const folderInput = useRef<HTMLInputElement | null>(null);
   const hintId = useId();
   const problemsId = useId();
+  const nothingId = useId();
   const busy = phase.kind === 'reading' || phase.kind === 'uploading';
 
   const onChoose = (event: ChangeEvent<HTMLInputElement>) => {
@@ -57,6 +60,7 @@ export function DeploySection({
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     if (busy) return;
+    actionStarted();
     if (!selection) {
       setRefusal('Choose your site’s folder (or its files) first.');
       folderInput.current?.focus();
@@ -155,11 +159,13 @@ export function DeploySection({
           <button
             type="submit"
             className="button primary"
-            aria-disabled={busy ? true : undefined}
-            aria-describedby={selection && selection.problems.length > 0 ? problemsId : undefined}
+            // Focusable while unavailable (aria-disabled, not disabled): the hint beside it says why.
+            aria-disabled={busy || !selection ? true : undefined}
+            aria-describedby={!selection ? nothingId : selection.problems.length > 0 ? problemsId : undefined}
           >
             {busy ? 'Deploying…' : 'Deploy'}
           </button>
+          {!selection && !busy ? <span className="hint" id={nothingId}>Choose a folder or files to deploy first.</span> : null}
           {selection && !busy
             ? (
                 <button
@@ -189,15 +195,18 @@ export function DeploySection({
             <Notice tone="success" title="Deploy succeeded: your site is live">
               <dl className="facts compact deploy-result">
                 <div><dt>State</dt><dd><DeployBadge state={live.deployState} /></dd></div>
-                <div><dt>Deploy</dt><dd><code>{finished.deployId}</code></dd></div>
+                <div><dt>Deploy</dt><dd><code><LongValue value={finished.deployId} /></code></dd></div>
                 <div><dt>Finished</dt><dd><Time iso={finished.finishedAt ?? finished.startedAt} /></dd></div>
                 {finished.fileCount !== undefined
                   ? <div><dt>Files</dt><dd>{plural(finished.fileCount, 'file')}{finished.bytes !== undefined ? `, ${formatBytes(finished.bytes)}` : ''}</dd></div>
                   : null}
               </dl>
               <p>
-                Live at <a href={live.url} target="_blank" rel="noreferrer">{live.url}</a>
-                {live.domains.primary !== live.defaultDomain ? ` and at ${live.domains.primary}` : ''}.
+                {/* The local ways in are in the General section above (PlatformUrl). */}
+                Live at <a href={live.url} target="_blank" rel="noreferrer"><LongValue value={live.url} /></a>
+                {live.domains.primary !== live.defaultDomain
+                  ? <> and at <LongValue value={live.domains.primary} /></>
+                  : null}
               </p>
             </Notice>
           )
@@ -225,7 +234,10 @@ function SelectionSummary({ selection, problemsId }: { readonly selection: Selec
         <strong>{folder ? <>Folder <code>{folder}</code></> : 'Chosen files'}</strong>
         {': '}
         {plural(files.length, 'file')}, {formatBytes(totalBytes)}
-        <span className="muted"> ({formatBytes(bodyBytes)} to upload)</span>
+      </p>
+      <p className="hint">
+        The upload is {formatBytes(bodyBytes)}: the files are sent in one JSON request, base64-encoded (about a third
+        larger) with their paths.
       </p>
       {folder && example
         ? (

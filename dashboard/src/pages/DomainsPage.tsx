@@ -2,7 +2,10 @@ import { useCallback, useRef, useState } from 'react';
 import { Badge } from '../components/Badge';
 import { Loading, Notice } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
+import { PlatformUrl } from '../components/PlatformUrl';
 import { useAsync } from '../components/useAsync';
+import { useNotice } from '../components/useNotice';
+import { usePolling } from '../components/usePolling';
 import { planName, useApp } from '../context';
 import { href } from '../router';
 import type { Domain, DomainConfig, Project } from '../types';
@@ -22,7 +25,9 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
     () => (allowed ? api.domains(accountId, projectId) : Promise.resolve([])),
     [api, accountId, projectId, allowed],
   );
-  const [pageNotice, setPageNotice] = useState<{ tone: 'success' | 'warning'; text: string }>();
+  // Drift checks and the flow change domains while the page is open: read the list again now and then.
+  usePolling(domains.refresh, { intervalMs: 30_000, enabled: allowed });
+  const [pageNotice, setPageNotice] = useNotice<{ tone: 'success' | 'warning'; text: string }>();
   const [redirectFrom, setRedirectFrom] = useState<string>();
   const [removing, setRemoving] = useState<Domain>();
   const [focusDomain, setFocusDomain] = useState<string>();
@@ -184,7 +189,7 @@ function DefaultDomainCard({ project }: { readonly project: Project }) {
       </div>
       <p>
         {project.liveDeployId
-          ? <a href={project.url} target="_blank" rel="noreferrer">{project.defaultDomain}</a>
+          ? <PlatformUrl url={project.url} label={project.defaultDomain} />
           : <>{project.defaultDomain} <span className="muted">(served after the first successful deploy)</span></>}
       </p>
       <p className="hint">Always available; it cannot be removed.</p>

@@ -1,13 +1,16 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
-import { Badge } from '../components/Badge';
 import { CopyButton } from '../components/CopyButton';
 import { Dialog } from '../components/Dialog';
+import { KeyStatus } from '../components/KeyStatus';
 import { ActionError, Loading, Notice } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
 import { Time } from '../components/Time';
 import { useAction } from '../components/useAction';
 import { useAsync } from '../components/useAsync';
+import { useNotice } from '../components/useNotice';
+import { usePolling } from '../components/usePolling';
 import { useApp } from '../context';
+import { actionStarted } from '../flash';
 import type { CreatedKey, Key } from '../types';
 
 export const maskedKey = (key: Pick<Key, 'prefix' | 'last4'>) => `${key.prefix}…${key.last4}`;
@@ -16,9 +19,11 @@ export function KeysPage() {
   const { api, me } = useApp();
   const accountId = me.account.accountId;
   const keys = useAsync(() => api.keys(accountId), [api, accountId]);
+  // Last uses and bans change with every request the keys make.
+  usePolling(keys.refresh, { intervalMs: 10_000 });
   const [created, setCreated] = useState<CreatedKey>();
   const [revoking, setRevoking] = useState<Key>();
-  const [announcement, setAnnouncement] = useState('');
+  const [revoked, setRevoked] = useNotice<string>();
   const focusList = useRef(false);
 
   return (
@@ -32,7 +37,6 @@ export function KeysPage() {
       <CreateKeyForm
         onCreated={(result) => {
           setCreated(result);
-          setAnnouncement('');
           keys.setData((current) => [...(current ?? []), result.key]);
         }}
       />
@@ -44,7 +48,7 @@ export function KeysPage() {
           <h2 id="keys-heading" tabIndex={-1}>Your keys</h2>
           <button type="button" className="button small secondary" onClick={() => void keys.reload()}>Refresh</button>
         </div>
-        <p className="visually-hidden" role="status">{announcement}</p>
+        <div role="status">{revoked ? <Notice tone="success">{revoked}</Notice> : null}</div>
         {keys.error ? <Notice tone="error">{keys.error}</Notice> : null}
         {!keys.data && keys.loading ? <Loading label="Loading keys…" /> : null}
         {keys.data && keys.data.length === 0
@@ -69,16 +73,7 @@ export function KeysPage() {
                     <tr key={key.keyId}>
                       <th scope="row" data-label="Name">{key.name}</th>
                       <td data-label="Key"><code className="key-mask">{maskedKey(key)}</code></td>
-                      <td data-label="Status">
-                        {key.status === 'active'
-                          ? <Badge tone="success">Active</Badge>
-                          : (
-                              <>
-                                <Badge tone="neutral">Revoked</Badge>
-                                {key.revokedAt ? <span className="hint block"><Time iso={key.revokedAt} /></span> : null}
-                              </>
-                            )}
-                      </td>
+                      <td data-label="Status"><KeyStatus keyView={key} /></td>
                       <td data-label="Created"><Time iso={key.createdAt} /></td>
                       <td data-label="Last used">{key.lastUsedAt ? <Time iso={key.lastUsedAt} /> : <span className="muted">Never</span>}</td>
                       <td data-label="Actions" className="actions">
@@ -114,8 +109,10 @@ export function KeysPage() {
           // Its Revoke button is gone: once the dialog has closed, focus goes to the list.
           focusList.current = true;
           setRevoking(undefined);
-          setAnnouncement(`Key ${key.name} (${maskedKey(key)}) is revoked.`);
-          keys.setData((current) => current?.map((k) => (k.keyId === key.keyId ? key : k)));
+          setRevoked(`Key ${key.name} (${maskedKey(key)}) is revoked. Requests with it get 401 from now on.`);
+          // The revoke answer carries the key's last use; the row keeps the one it had if the answer has none.
+          keys.setData((current) =>
+            current?.map((k) => (k.keyId === key.keyId ? { ...key, lastUsedAt: key.lastUsedAt ?? k.lastUsedAt } : k)));
           if (created?.key.keyId === key.keyId) setCreated(undefined);
         }}
       />
@@ -132,6 +129,7 @@ function CreateKeyForm({ onCreated }: { readonly onCreated: (created: CreatedKey
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
+    actionStarted();
     if (!name.trim()) {
       setError('Give the key a name, e.g. production or laptop.');
       return;

@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'react';
 import { Loading, Notice } from '../components/Notice';
+import { LongValue } from '../components/LongValue';
 import { PageHeading } from '../components/PageHeading';
+import { PlatformUrl } from '../components/PlatformUrl';
 import { Time } from '../components/Time';
 import { useAsync } from '../components/useAsync';
 import { useApp } from '../context';
@@ -36,15 +38,16 @@ export function ProjectPage({ projectId }: { readonly projectId: string }) {
         <h2 id="general-heading">General</h2>
         <dl className="facts">
           <div><dt>Slug</dt><dd><code>{p.slug}</code></dd></div>
-          <div><dt>Project ID</dt><dd><code>{p.projectId}</code></dd></div>
+          <div><dt>Project ID</dt><dd><code><LongValue value={p.projectId} /></code></dd></div>
           <div>
             <dt>Default URL</dt>
             <dd>
-              <a href={p.url} target="_blank" rel="noreferrer">{p.url}</a>
-              {p.liveDeployId ? null : <span className="muted"> (not live yet)</span>}
+              {p.liveDeployId
+                ? <PlatformUrl url={p.url} label={p.url} />
+                : <><a href={p.url} target="_blank" rel="noreferrer"><LongValue value={p.url} /></a><span className="muted"> (not live yet)</span></>}
             </dd>
           </div>
-          <div><dt>Primary domain</dt><dd>{p.domains.primary}</dd></div>
+          <div><dt>Primary domain</dt><dd><LongValue value={p.domains.primary} /></dd></div>
           <div><dt>Created</dt><dd><Time iso={p.createdAt} /></dd></div>
         </dl>
       </section>
@@ -56,7 +59,7 @@ export function ProjectPage({ projectId }: { readonly projectId: string }) {
         {deploy
           ? (
               <dl className="facts">
-                <div><dt>Last deploy</dt><dd><code>{deploy.deployId}</code></dd></div>
+                <div><dt>Last deploy</dt><dd><code><LongValue value={deploy.deployId} /></code></dd></div>
                 <div><dt>Started</dt><dd><Time iso={deploy.startedAt} /></dd></div>
                 {deploy.finishedAt ? <div><dt>Finished</dt><dd><Time iso={deploy.finishedAt} /></dd></div> : null}
                 {deploy.fileCount !== undefined

@@ -1,11 +1,14 @@
 import { type FormEvent, useId, useState } from 'react';
 import { errorMessage } from '../api';
 import { ActionError, Loading, Notice } from '../components/Notice';
+import { LongValue } from '../components/LongValue';
 import { PageHeading } from '../components/PageHeading';
+import { PlatformUrl } from '../components/PlatformUrl';
 import { Time } from '../components/Time';
 import { useAsync } from '../components/useAsync';
 import { useApp } from '../context';
-import { setFlash } from '../flash';
+import { actionStarted, setFlash } from '../flash';
+import { checkSlug, SLUG_RULE } from '../../../lambda/projects/slug';
 import { href } from '../router';
 import type { Project } from '../types';
 import { DeployBadge } from './project-parts';
@@ -58,14 +61,17 @@ export function ProjectsPage() {
                 <div>
                   <dt>Default URL</dt>
                   <dd>
-                    {project.liveDeployId
-                      ? <a href={project.url} target="_blank" rel="noreferrer">{project.defaultDomain}</a>
-                      : <span>{project.defaultDomain} <span className="muted">(not live yet)</span></span>}
+                    <PlatformUrl
+                      url={project.url}
+                      label={project.defaultDomain}
+                      live={project.liveDeployId !== undefined}
+                    />
+                    {project.liveDeployId ? null : <span className="muted"> (not live yet)</span>}
                   </dd>
                 </div>
                 <div>
                   <dt>Primary domain</dt>
-                  <dd>{project.domains.primary}</dd>
+                  <dd><LongValue value={project.domains.primary} /></dd>
                 </div>
                 <div>
                   <dt>Last deploy</dt>
@@ -96,13 +102,26 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
   const urlId = useId();
   const errorId = useId();
 
-  const wanted = slug.trim().toLowerCase();
+  /** Checked by the server's own rule (lambda/projects/slug.ts): refused here in its words, before any request. */
+  const checked = checkSlug(slug);
+  const wanted = checked.slug;
+  /** The rule's verdict shows once the owner left the field or submitted, then follows every keystroke. */
+  const [judged, setJudged] = useState(false);
+  const refusal = judged && wanted && !checked.ok ? checked.message : undefined;
+  const shownError = error ?? refusal;
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     if (busy) return;
+    actionStarted();
+    setJudged(true);
     if (!wanted) {
       setError('Choose a slug: it names the project’s address, e.g. my-site.');
+      document.getElementById('project-slug')?.focus();
+      return;
+    }
+    if (!checked.ok) {
+      setError(undefined);
       document.getElementById('project-slug')?.focus();
       return;
     }
@@ -152,28 +171,30 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
               autoCapitalize="none"
               spellCheck={false}
               required
-              aria-describedby={`${rulesId} ${urlId}${error ? ` ${errorId}` : ''}`}
-              aria-invalid={error ? true : undefined}
+              aria-describedby={`${rulesId} ${urlId}${shownError ? ` ${errorId}` : ''}`}
+              aria-invalid={shownError ? true : undefined}
+              onBlur={() => setJudged(slug.trim() !== '')}
               onChange={(e) => {
                 setSlug(e.target.value);
                 setSlugEdited(e.target.value !== '');
+                setError(undefined);
               }}
             />
             <p className="hint" id={rulesId}>
-              3 to 40 lower-case letters, digits or hyphens, not starting or ending with a hyphen. Some names (www,
+              {SLUG_RULE.replace(/^The slug must be /, '').replace(/^./, (c) => c.toUpperCase())} Some names (www,
               api, …) are kept by the platform. It cannot be changed later.
             </p>
           </div>
         </div>
         <p className="url-preview" id={urlId}>
           Default URL:{' '}
-          <code>https://{wanted || <span className="placeholder">your-slug</span>}.{domain ?? '…'}</code>
+          <code>https://{wanted && checked.ok ? wanted : <span className="placeholder">{wanted ? 'a-valid-slug' : 'your-slug'}</span>}.{domain ?? '…'}</code>
           {domain ? null : <span className="hint block">The platform’s domain is shown once the project is created.</span>}
         </p>
         <button type="submit" className="button primary" aria-disabled={busy ? true : undefined}>
           {busy ? 'Creating…' : 'Create project'}
         </button>
-        <ActionError message={error} id={errorId} />
+        <ActionError message={shownError} id={errorId} />
       </form>
     </section>
   );

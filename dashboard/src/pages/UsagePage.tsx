@@ -1,10 +1,11 @@
-import { useEffect } from 'react';
 import { Badge } from '../components/Badge';
+import { KeyStatus } from '../components/KeyStatus';
 import { Loading, Notice } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
 import { Time } from '../components/Time';
 import { UsageBar } from '../components/UsageBar';
 import { useAsync } from '../components/useAsync';
+import { usePolling } from '../components/usePolling';
 import { planName, useApp } from '../context';
 import { formatNumber } from '../format';
 import type { Plan } from '../types';
@@ -25,11 +26,7 @@ export function UsagePage() {
   const account = me.account;
   const usage = useAsync(() => api.usage(account.accountId), [api, account.accountId]);
   const { reload } = usage;
-
-  useEffect(() => {
-    const timer = window.setInterval(() => void reload(), REFRESH_MS);
-    return () => window.clearInterval(timer);
-  }, [reload]);
+  usePolling(usage.refresh, { intervalMs: REFRESH_MS });
 
   const current = plans.find((p) => p.id === account.plan);
   const domainPlans = plans.filter((p) => p.customDomains).map((p) => p.displayName);
@@ -79,7 +76,7 @@ export function UsagePage() {
           <h2 id="usage-heading">Usage</h2>
           <button type="button" className="button small secondary" onClick={() => void reload()}>Refresh</button>
         </div>
-        <p className="hint">All keys of the account together. Updated every {REFRESH_MS / 1000} seconds.</p>
+        <p className="hint">All keys of the account together. Updated every {REFRESH_MS / 1000} seconds while this page is visible.</p>
         {usage.error ? <Notice tone="error">{usage.error}</Notice> : null}
         {!usage.data && usage.loading ? <Loading label="Loading usage…" /> : null}
         {usage.data
@@ -126,13 +123,7 @@ export function UsagePage() {
                       <tr key={key.keyId}>
                         <th scope="row" data-label="Name">{key.name}</th>
                         <td data-label="Key"><code className="key-mask">{maskedKey(key)}</code></td>
-                        <td data-label="Status">
-                          {key.status === 'revoked'
-                            ? <Badge tone="neutral">Revoked</Badge>
-                            : key.bannedUntil
-                              ? <Badge tone="error">Banned</Badge>
-                              : <Badge tone="success">Active</Badge>}
-                        </td>
+                        <td data-label="Status"><KeyStatus keyView={key} /></td>
                         <td data-label="This minute">{formatNumber(key.used.minute)}</td>
                         <td data-label="Today (UTC)">{formatNumber(key.used.day)}</td>
                         <td data-label="Last used">{key.lastUsedAt ? <Time iso={key.lastUsedAt} /> : <span className="muted">Never</span>}</td>
@@ -147,7 +138,8 @@ export function UsagePage() {
 
       <section aria-labelledby="plans-heading" className="card">
         <h2 id="plans-heading">Plans</h2>
-        <div className="table-scroll">
+        <p className="hint scroll-hint" aria-hidden="true">Swipe the table sideways to see every plan →</p>
+        <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="plans-heading">
           <table className="table plans">
             <caption className="visually-hidden">Limits and features of each plan</caption>
             <thead>

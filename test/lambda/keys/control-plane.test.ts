@@ -123,6 +123,23 @@ describe('ControlPlane.listKeys', () => {
       { ...b, status: 'revoked', revokedAt: iso(T0 + 2_000) },
     ]);
   });
+
+  it('shows an active key\'s ban with when it ends (no call per key), and none once it is over or the key is revoked', async () => {
+    const { controlPlane, createAccount, createKey, accountLimits, clock } = setup();
+    await createAccount('free');
+    const a = (await createKey('a')).key;
+    clock.advance(1);
+    const b = (await createKey('b')).key;
+    await accountLimits.ban('acct_1', a.keyId, T0 + 900_000, clock.now());
+    await accountLimits.ban('acct_1', b.keyId, T0 + 900_000, clock.now());
+    await controlPlane.revokeKey('acct_1', b.keyId);
+    const [bannedA, revokedB] = await controlPlane.listKeys('acct_1');
+    expect(bannedA).toEqual({ ...a, bannedUntil: iso(T0 + 900_000) });
+    expect(revokedB).toMatchObject({ keyId: b.keyId, status: 'revoked' });
+    expect(revokedB).not.toHaveProperty('bannedUntil');
+    clock.set(T0 + 900_000);
+    expect((await controlPlane.listKeys('acct_1'))[0]).toEqual(a);
+  });
 });
 
 describe('ControlPlane.revokeKey', () => {

@@ -1,8 +1,9 @@
 import { type FormEvent, useId, useState } from 'react';
-import { ApiError, errorMessage } from '../../api';
 import { ActionError } from '../../components/Notice';
 import { useAction } from '../../components/useAction';
+import { useNotice } from '../../components/useNotice';
 import { useApp } from '../../context';
+import { actionStarted } from '../../flash';
 import type { Domain, Project } from '../../types';
 
 interface AddDomainFormProps {
@@ -15,13 +16,14 @@ interface AddDomainFormProps {
 export function AddDomainForm({ project, addedPending, onAdded }: AddDomainFormProps) {
   const { api, me } = useApp();
   const [input, setInput] = useState('');
-  const { busy, error, setError, run } = useAction(addError);
-  const [added, setAdded] = useState<{ typed: string; domain: Domain }>();
+  const { busy, error, setError, run } = useAction();
+  const [added, setAdded] = useNotice<{ typed: string; domain: Domain }>();
   const errorId = useId();
   const hintId = useId();
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
+    actionStarted();
     if (!input.trim()) {
       setError('Enter a domain, e.g. www.example.com.');
       return;
@@ -75,15 +77,4 @@ export function AddDomainForm({ project, addedPending, onAdded }: AddDomainFormP
       </p>
     </section>
   );
-}
-
-function addError(error: unknown): string {
-  const message = errorMessage(error);
-  if (!(error instanceof ApiError)) return message;
-  switch (error.code) {
-    case 'domain_taken':
-      return `${message} Remove it from the other project first.`;
-    default:
-      return message;
-  }
 }

@@ -6,6 +6,7 @@ import { ActionError } from '../../components/Notice';
 import { Time } from '../../components/Time';
 import { useAction } from '../../components/useAction';
 import { useApp } from '../../context';
+import { actionStarted } from '../../flash';
 import type { Domain, DomainConfig, Project } from '../../types';
 import {
   DiagnosisPanel, DomainStateBadge, FailureExplanation, IN_PROGRESS, RecordsTable, VerifySteps, stateAnnouncement,
@@ -42,7 +43,7 @@ export function DomainCard({ project, domain, focus, onChange, onConfig, onRemov
     run(async () => onChange(await api.verifyDomain(accountId, project.projectId, domain.domain, domain.attempt > 0)));
 
   const setPrimary = async () => {
-    setError(undefined);
+    actionStarted();
     try {
       onConfig(await api.setPrimary(accountId, project.projectId, domain.domain));
     } catch (e) {

@@ -1,7 +1,9 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { errorMessage } from '../../api';
 import { ActionError } from '../../components/Notice';
+import { useNotice } from '../../components/useNotice';
 import { useApp } from '../../context';
+import { actionStarted } from '../../flash';
 import { type Domain, type DomainConfig, type Project, REDIRECT_STATUSES, type RedirectStatus } from '../../types';
 
 const STATUS_TEXT: Record<RedirectStatus, string> = {
@@ -35,14 +37,14 @@ export function DomainConfigSection({
   const sources = domains.map((d) => d.domain).filter((d) => d !== config.primary);
 
   const [primary, setPrimary] = useState(config.primary);
-  const [primaryError, setPrimaryError] = useState<string>();
-  const [primaryDone, setPrimaryDone] = useState('');
+  const [primaryError, setPrimaryError] = useNotice<string>();
+  const [primaryDone, setPrimaryDone] = useNotice<string>();
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   const [status, setStatus] = useState<RedirectStatus>(301);
-  const [redirectError, setRedirectError] = useState<string>();
-  const [redirectDone, setRedirectDone] = useState('');
-  const [removeError, setRemoveError] = useState<string>();
+  const [redirectError, setRedirectError] = useNotice<string>();
+  const [redirectDone, setRedirectDone] = useNotice<string>();
+  const [removeError, setRemoveError] = useNotice<string>();
   const fromRef = useRef<HTMLSelectElement>(null);
 
   useEffect(() => setPrimary(config.primary), [config.primary]);
@@ -60,8 +62,7 @@ export function DomainConfigSection({
 
   const savePrimary = async (event: FormEvent) => {
     event.preventDefault();
-    setPrimaryError(undefined);
-    setPrimaryDone('');
+    actionStarted();
     try {
       onConfig(await api.setPrimary(accountId, project.projectId, primary));
       setPrimaryDone(`${primary} is now the primary domain.`);
@@ -72,8 +73,7 @@ export function DomainConfigSection({
 
   const addRedirect = async (event: FormEvent) => {
     event.preventDefault();
-    setRedirectError(undefined);
-    setRedirectDone('');
+    actionStarted();
     if (!fromValue || !toValue) {
       setRedirectError('Choose the domain to redirect and where it goes.');
       return;
@@ -91,8 +91,7 @@ export function DomainConfigSection({
   };
 
   const removeRedirect = async (source: string) => {
-    setRemoveError(undefined);
-    setRedirectDone('');
+    actionStarted();
     try {
       onConfig(await api.removeRedirect(accountId, project.projectId, source));
       setRedirectDone(`The redirect from ${source} is removed.`);

@@ -1,5 +1,6 @@
-import { useEffect, useState } from 'react';
+import { useCallback } from 'react';
 import { errorMessage } from '../../api';
+import { usePolling } from '../../components/usePolling';
 import { useApp } from '../../context';
 import type { Domain } from '../../types';
 import { IN_PROGRESS } from '../domain-parts';
@@ -8,8 +9,9 @@ const POLL_MS = 1000;
 
 /**
  * Live progress: while the flow works on the domain (verifying, issuing the certificate), reads it
- * again every second and hands each new version to `onChange`. A failed read is reported through
- * `onError` and retried after three intervals; `onError(undefined)` once a read succeeds again.
+ * again every second (while the tab is visible) and hands each new version to `onChange`. A failed
+ * read is reported through `onError` and retried with backoff; `onError(undefined)` once a read
+ * succeeds again.
  */
 export function useDomainPolling(
   projectId: string,
@@ -19,30 +21,16 @@ export function useDomainPolling(
 ): void {
   const { api, me } = useApp();
   const accountId = me.account.accountId;
-  const [retry, setRetry] = useState(0);
-
-  useEffect(() => {
-    if (!IN_PROGRESS.has(domain.state)) return;
-    let cancelled = false;
-    let retryTimer: number | undefined;
-    const timer = window.setTimeout(() => {
-      api.domain(accountId, projectId, domain.domain).then(
-        (next) => {
-          if (cancelled) return;
-          onError(undefined);
-          onChange(next);
-        },
-        (e: unknown) => {
-          if (cancelled) return;
-          onError(`Could not refresh the status: ${errorMessage(e)} Retrying…`);
-          retryTimer = window.setTimeout(() => !cancelled && setRetry((t) => t + 1), POLL_MS * 3);
-        },
-      );
-    }, POLL_MS);
-    return () => {
-      cancelled = true;
-      window.clearTimeout(timer);
-      window.clearTimeout(retryTimer);
-    };
-  }, [api, accountId, projectId, domain, onChange, onError, retry]);
+  const name = domain.domain;
+  const read = useCallback(async () => {
+    try {
+      const next = await api.domain(accountId, projectId, name);
+      onError(undefined);
+      onChange(next);
+    } catch (e) {
+      onError(`Could not refresh the status: ${errorMessage(e)} Retrying…`);
+      throw e;
+    }
+  }, [api, accountId, projectId, name, onChange, onError]);
+  usePolling(read, { intervalMs: POLL_MS, maxIntervalMs: POLL_MS * 16, enabled: IN_PROGRESS.has(domain.state) });
 }

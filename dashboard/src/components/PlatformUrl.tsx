@@ -1,0 +1,66 @@
+import { useApp } from '../context';
+import { CopyButton } from './CopyButton';
+import { LongValue } from './LongValue';
+
+/**
+ * How a platform host is reached on the local platform: its local edge serves every host by its
+ * Host header, and as `<host>.localhost` (a loopback name browsers and curl resolve themselves;
+ * local/edge.ts). Undefined on AWS, where the public URL works as it is.
+ */
+export function localWayIn(localEdgeUrl: string | undefined, url: string): { link: string; curl: string } | undefined {
+  if (!localEdgeUrl) return undefined;
+  let target: URL;
+  let edge: URL;
+  try {
+    target = new URL(url);
+    edge = new URL(localEdgeUrl);
+  } catch {
+    return undefined;
+  }
+  const path = `${target.pathname}${target.search}`;
+  return {
+    link: `http://${target.hostname}.localhost:${edge.port}${path}`,
+    curl: `curl -H 'Host: ${target.hostname}' ${edge.origin}${path}`,
+  };
+}
+
+/**
+ * A URL the platform serves (a project's default URL, a custom domain): the link, and on the local
+ * platform the ways that work on this machine beside it. `live` false shows it as not served yet.
+ */
+interface PlatformUrlProps {
+  readonly url: string;
+  /** @default true */
+  readonly live?: boolean;
+  /** The link's text. @default the URL without its scheme */
+  readonly label?: string;
+}
+
+export function PlatformUrl({ url, live = true, label }: PlatformUrlProps) {
+  const { config } = useApp();
+  const local = localWayIn(config.localEdgeUrl, url);
+  const shown = label ?? url.replace(/^https?:\/\//, '').replace(/\/$/, '');
+  return (
+    <span className="platform-url">
+      {live
+        ? <a href={url} target="_blank" rel="noreferrer"><LongValue value={shown} /></a>
+        : <LongValue value={shown} />}
+      {local && live
+        ? (
+            <span className="local-way block">
+              <span className="hint">
+                Locally:{' '}
+                <a href={local.link} target="_blank" rel="noreferrer">
+                  <LongValue value={local.link} />
+                </a>
+              </span>
+              <span className="cell-copy">
+                <code><LongValue value={local.curl} /></code>
+                <CopyButton value={local.curl} label={`Copy the local curl command for ${shown}`} />
+              </span>
+            </span>
+          )
+        : null}
+    </span>
+  );
+}

@@ -1,0 +1,206 @@
+import { CopyButton } from '../components/CopyButton';
+import { LongValue } from '../components/LongValue';
+import { Loading, Notice } from '../components/Notice';
+import { PageHeading } from '../components/PageHeading';
+import { PlatformUrl } from '../components/PlatformUrl';
+import { Time } from '../components/Time';
+import { UsageBar } from '../components/UsageBar';
+import { useAsync } from '../components/useAsync';
+import { usePolling } from '../components/usePolling';
+import { planName, useApp } from '../context';
+import { formatNumber } from '../format';
+import { href } from '../router';
+import type { Key, Project, Usage } from '../types';
+import { batchSend, type CurlExample, singleSend } from './overview/curl';
+import { Step } from './overview/Step';
+
+/** While a step waits for something to happen elsewhere (a request, a deploy), how often to look. */
+const STEP_POLL_MS = 5_000;
+
+interface Progress {
+  readonly keys: readonly Key[];
+  readonly usage: Usage;
+  readonly projects: readonly Project[];
+}
+
+/**
+ * The first message: the latest last use of any key, revoked ones included. The Messages API
+ * records a key's last use when it accepts a message, and it outlives the day's count (which
+ * starts again at midnight UTC) and the key's revocation; today's usage is the fallback.
+ */
+function firstMessage(progress: Progress): { received: boolean; lastAt?: string } {
+  const lastAt = progress.keys.map((k) => k.lastUsedAt).filter((t): t is string => t !== undefined).sort().at(-1);
+  return { received: lastAt !== undefined || progress.usage.day.used > 0, ...(lastAt ? { lastAt } : {}) };
+}
+
+/** The first screen after sign-in: where the API is, the plan and its usage, and three steps to a first message and a first site. */
+export function OverviewPage() {
+  const { api, me, plans, config } = useApp();
+  const accountId = me.account.accountId;
+  const progress = useAsync(async (): Promise<Progress> => {
+    const [keys, usage, projects] = await Promise.all([
+      api.keys(accountId),
+      api.usage(accountId),
+      api.projects(accountId),
+    ]);
+    return { keys, usage, projects };
+  }, [api, accountId]);
+  const data = progress.data;
+  const first = data ? firstMessage(data) : undefined;
+  const live = data?.projects.find((p) => p.liveDeployId !== undefined);
+  // Looks again while a step waits for something done elsewhere (a request with curl, a deploy).
+  usePolling(progress.refresh, {
+    intervalMs: STEP_POLL_MS,
+    enabled: data !== undefined && (!first?.received || !live),
+  });
+
+  const base = config.messagesApiUrl;
+  const activeKeys = data?.keys.filter((k) => k.status === 'active') ?? [];
+
+  return (
+    <>
+      <PageHeading title="Overview">
+        <p className="lead">Your Messages API, your plan, and three steps to a first message and a first site.</p>
+      </PageHeading>
+
+      <section className="card" aria-labelledby="api-heading">
+        <h2 id="api-heading">Messages API</h2>
+        <dl className="facts">
+          <div>
+            <dt>Base URL</dt>
+            <dd>
+              <span className="cell-copy">
+                <code><LongValue value={base || 'not configured'} /></code>
+                {base ? <CopyButton value={base} label="Copy the API base URL" /> : null}
+              </span>
+            </dd>
+          </div>
+          <div>
+            <dt>Authentication</dt>
+            <dd><code>Authorization: Bearer &lt;API key&gt;</code></dd>
+          </div>
+        </dl>
+        <DocsLinks />
+      </section>
+
+      <section className="card" aria-labelledby="overview-plan-heading">
+        <div className="card-head">
+          <h2 id="overview-plan-heading">{planName(plans, me.account.plan)} plan</h2>
+          <a className="button small secondary" href={href.usage}>See limits and usage per key</a>
+        </div>
+        <p className="hint">
+          {formatNumber(me.account.limits.perMinute)} messages a minute and{' '}
+          {formatNumber(me.account.limits.perDay)} a day,
+          shared by all keys of the account.
+        </p>
+        {progress.error ? <Notice tone="error">{progress.error}</Notice> : null}
+        {data
+          ? (
+              <div className="bars">
+                <UsageBar label="This minute" usage={data.usage.minute} />
+                <UsageBar label="Today (UTC)" usage={data.usage.day} />
+              </div>
+            )
+          : progress.loading ? <Loading label="Loading your account…" /> : null}
+      </section>
+
+      <section className="card" aria-labelledby="start-heading">
+        <h2 id="start-heading">Get started</h2>
+        {data
+          ? (
+              <ol className="start-steps">
+                <Step number={1} title="Create an API key" done={activeKeys.length > 0}>
+                  {activeKeys.length > 0
+                    ? <p>You have {activeKeys.length === 1 ? 'an active key' : `${formatNumber(activeKeys.length)} active keys`}. <a href={href.keys}>Manage keys</a></p>
+                    : (
+                        <>
+                          <p>A key authenticates your requests. It is shown once, when you generate it.</p>
+                          <a className="button primary" href={href.keys}>Generate a key</a>
+                        </>
+                      )}
+                </Step>
+                <Step number={2} title="Send a test request" done={first?.received ?? false}>
+                  {first?.received
+                    ? (
+                        <p className="step-result">
+                          <span aria-hidden="true">✓ </span>First message received
+                          {first.lastAt ? <>; last one <Time iso={first.lastAt} /></> : null}.
+                        </p>
+                      )
+                    : (
+                        <p>
+                          Put your key in <code>API_KEY</code> and run one of these. This step ticks once a message is
+                          accepted.
+                        </p>
+                      )}
+                  <div className="grid2 curls">
+                    <CurlBlock title="One message" example={singleSend(base)} />
+                    <CurlBlock title="A batch (1 to 100 messages)" example={batchSend(base)} />
+                  </div>
+                  <p className="hint">
+                    The answer is <code>202 Accepted</code> with the queued message (a batch: all of them, and it counts
+                    as that many messages against your limits). A key counts as used when the API accepts a message with
+                    it: that is what ticks this step, and it stays after the day&apos;s count starts again.
+                  </p>
+                </Step>
+                <Step number={3} title="Deploy a site" done={live !== undefined}>
+                  {live
+                    ? (
+                        <p className="step-result">
+                          <span aria-hidden="true">✓ </span>{live.name} is live at{' '}
+                          <PlatformUrl url={live.url} />
+                        </p>
+                      )
+                    : (
+                        <>
+                          <p>
+                            Create a project, then deploy a folder with an <code>index.html</code>: it is published
+                            at its own subdomain
+                            {config.platformDomain ? <> of <code>{config.platformDomain}</code></> : null}.
+                          </p>
+                          <a className="button secondary" href={href.projects}>Create a project</a>
+                        </>
+                      )}
+                </Step>
+              </ol>
+            )
+          : progress.loading ? <Loading label="Loading your progress…" /> : null}
+      </section>
+    </>
+  );
+}
+
+function CurlBlock({ title, example }: { readonly title: string; readonly example: CurlExample }) {
+  return (
+    <div className="curl">
+      <h4>{title}</h4>
+      <div className="code-block">
+        <pre><code>{example.shown}</code></pre>
+        <CopyButton value={example.oneLine} label={`Copy the curl command: ${title.toLowerCase()}`} />
+      </div>
+    </div>
+  );
+}
+
+/** The API documents ship with this app (docs/*.yaml); the README's sections say the rest. */
+function DocsLinks() {
+  return (
+    <div className="docs-links">
+      <h3>Documentation</h3>
+      <ul>
+        <li>
+          <a href="docs/openapi.yaml">Messages API reference</a> (OpenAPI 3.1): requests, answers, error codes and
+          rate-limit headers.
+        </li>
+        <li>
+          <a href="docs/control-plane.yaml">Control-plane API reference</a>: keys, usage, projects and domains, as this
+          dashboard uses them.
+        </li>
+        <li className="hint">
+          In the repository&apos;s README: “Calling the API” (the order of checks, limits and bans), “Dashboard”, and
+          “Projects and custom domains”.
+        </li>
+      </ul>
+    </div>
+  );
+}
