@@ -25,6 +25,8 @@ import { SqsMessageQueue } from '../lambda/messages/sqs-message-queue.js';
 import { createWorkerHandler } from '../lambda/messages/worker.js';
 import { DynamoDbLimiterStore } from '../lambda/rate-limits/dynamodb-limiter-store.js';
 import { RateLimiter } from '../lambda/rate-limits/rate-limiter.js';
+import { DynamoDbUsageHistoryStore } from '../lambda/usage-history/dynamodb-usage-history-store.js';
+import { UsageHistory } from '../lambda/usage-history/usage-history.js';
 import { type Clock, systemClock } from '../lambda/shared/clock.js';
 import { DATA_PLANE, traced } from '../lambda/shared/aws-clients.js';
 import { createDocumentClient } from '../lambda/shared/dynamodb.js';
@@ -172,6 +174,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     const limiterStore = new DynamoDbLimiterStore(documentClient, LOCAL_TABLE_NAMES.rateLimits);
     const limiter = new RateLimiter(limiterStore, clock);
     const messages = new DynamoDbMessageStore(documentClient, LOCAL_TABLE_NAMES.messages);
+    const usageHistory = new DynamoDbUsageHistoryStore(documentClient, LOCAL_TABLE_NAMES.rateLimits);
     const keys = new DynamoDbKeyStore(documentClient, LOCAL_TABLE_NAMES.apiKeys);
     const accounts = new DynamoDbAccountStore(documentClient, LOCAL_TABLE_NAMES.accounts);
     const queue = new SqsMessageQueue(queueClient, queues.queueUrl);
@@ -226,7 +229,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
         sqsClient,
         queues.queueUrl,
         queueArn,
-        createWorkerHandler({ messages, clock, maxReceiveCount: config.messages.maxReceiveCount }),
+        createWorkerHandler({ messages, clock, maxReceiveCount: config.messages.maxReceiveCount, usageHistory }),
       );
       worker.start();
       const poller = worker;
@@ -264,7 +267,8 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
 
     const ownerStore = new DynamoDbOwnerStore(documentClient, LOCAL_TABLE_NAMES.owners);
     const owners = new OwnerDirectory({ store: ownerStore, controlPlane, clock });
-    const controlApi = new ControlApi({ controlPlane, projects, domains, owners, config });
+    const history = new UsageHistory({ accounts, keys, history: usageHistory, clock });
+    const controlApi = new ControlApi({ controlPlane, projects, domains, owners, config, usageHistory: history });
     const control = await startControlApi(controlApi, options.controlPort ?? 3001);
     services.push({ endpoint: control.url, stop: control.stop });
 
