@@ -77,7 +77,8 @@ export async function startControlApi(
   const operator: Principal = { kind: 'operator' };
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    serveControlRequest(api, req, res, url.pathname, operator, Object.fromEntries(url.searchParams)).catch((error: unknown) => {
+    const query = Object.fromEntries(url.searchParams);
+    serveControlRequest(api, req, res, url.pathname, operator, query).catch((error: unknown) => {
       console.error('control API error', error);
       if (!res.headersSent) writeProblem(res, 500, 'internal_error', 'Something went wrong.');
     });

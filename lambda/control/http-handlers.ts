@@ -26,7 +26,8 @@ export function ownerFromClaims(
 
 /** API Gateway's query parameters without the absent ones. */
 function queryOf(parameters: APIGatewayProxyEvent['queryStringParameters']): Record<string, string> {
-  return Object.fromEntries(Object.entries(parameters ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const given = Object.entries(parameters ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  return Object.fromEntries(given);
 }
 
 /**

@@ -33,7 +33,8 @@ export function createWorkerHandler(deps: WorkerDeps) {
       // records, and the function's error metric keeps meaning "the worker itself broke".
       .handler(async (event, context) => {
         const accepted = new AcceptedTally();
-        const response = await processPartialResponse(event, (record: SQSRecord) => processRecord(record, accepted), processor, {
+        const processOne = (record: SQSRecord) => processRecord(record, accepted);
+        const response = await processPartialResponse(event, processOne, processor, {
           context,
           throwOnFullBatchFailure: false,
         });

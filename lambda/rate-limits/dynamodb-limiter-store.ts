@@ -25,7 +25,9 @@ import type {
 } from './limiter-store.js';
 
 /** What a strike write adds for its tally: an ADD action (`:one` is the strike's own value) and a REMOVE clause. */
-function tallyExpression(tally: StrikeTally | undefined): { add: string; remove: string; names?: Record<string, string> } {
+function tallyExpression(
+  tally: StrikeTally | undefined,
+): { add: string; remove: string; names?: Record<string, string> } {
   if (!tally) return { add: '', remove: '' };
   const names: Record<string, string> = { '#refusal': tally.counter };
   const expired = tally.expired ?? [];

@@ -44,8 +44,8 @@ export interface LimiterItem {
   readonly keys: Readonly<Record<string, KeyEntry>>;
   readonly strikeWindowStart?: number;
   readonly strikeCount?: number;
-  /** The names of the key's refusal counters (key items), for the strike path to remove old ones. */
-  readonly refusalCounters?: readonly string[];
+  /** The key's refusal counters by name (key items), e.g. `{"rateLimited:2026-11-21": 3}`. */
+  readonly refusals?: Readonly<Record<string, number>>;
   /** Set on a per-key item of the earlier format once the migration moved it to its account. */
   readonly migratedAt?: number;
   /** The earlier per-key format, read by the migration only: status, ban and last use of the key. */
@@ -110,7 +110,7 @@ export function parseItem(attrs: Readonly<Record<string, unknown>>): LimiterItem
   const keys: Record<string, MutableEntry> = {};
   let minute: WindowCount | undefined;
   let day: WindowCount | undefined;
-  let refusalCounters: string[] | undefined;
+  let refusals: Record<string, number> | undefined;
   for (const name in attrs) {
     const value = attrs[name];
     const counter = COUNTER.exec(name);
@@ -129,13 +129,13 @@ export function parseItem(attrs: Readonly<Record<string, unknown>>): LimiterItem
       else entry.revokedUntil = Number(value);
       continue;
     }
-    if (REFUSAL_COUNTER.test(name)) (refusalCounters ??= []).push(name);
+    if (REFUSAL_COUNTER.test(name)) (refusals ??= {})[name] = Number(value);
   }
   for (const name of NUMBERS) if (attrs[name] !== undefined) item[name] = Number(attrs[name]);
   if (typeof attrs.status === 'string') item.status = attrs.status;
   if (minute) item.minute = minute;
   if (day) item.day = day;
-  if (refusalCounters) item.refusalCounters = refusalCounters;
+  if (refusals) item.refusals = refusals;
   item.keys = keys;
   return item as unknown as LimiterItem;
 }

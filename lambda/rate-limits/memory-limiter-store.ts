@@ -108,7 +108,12 @@ export class MemoryLimiterStore implements LimiterStore {
     return item.strikeCount;
   }
 
-  async restartStrikes(id: string, expectedStart: number | undefined, nowMs: number, tally?: StrikeTally): Promise<boolean> {
+  async restartStrikes(
+    id: string,
+    expectedStart: number | undefined,
+    nowMs: number,
+    tally?: StrikeTally,
+  ): Promise<boolean> {
     const item = this.items.get(id);
     if (item?.strikeWindowStart !== expectedStart) return false;
     const next = item ?? { id };

@@ -42,8 +42,9 @@ export async function strike(
   if (strikes === undefined) {
     // The strike window expired (or another request restarted it): start a new one. At most once
     // a minute per key, so this write also removes refusal counters past retention.
-    const expired = expiredRefusalCounters(item?.refusalCounters ?? [], nowMs);
-    if (await store.restartStrikes(id, windowStart, nowMs, expired.length > 0 ? { ...tally, expired } : tally)) strikes = 1;
+    const expired = expiredRefusalCounters(Object.keys(item?.refusals ?? {}), nowMs);
+    const restartTally = expired.length > 0 ? { ...tally, expired } : tally;
+    if (await store.restartStrikes(id, windowStart, nowMs, restartTally)) strikes = 1;
     else strikes = await store.addStrike(id, (await store.get(id))?.strikeWindowStart ?? nowMs, tally);
   }
   if (strikes === undefined || strikes <= policy.threshold) return { outcome: 'struck' };

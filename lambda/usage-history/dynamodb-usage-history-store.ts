@@ -37,7 +37,9 @@ export class DynamoDbUsageHistoryStore implements AcceptedUsageRecorder, UsageHi
   }
 
   async acceptedOn(accountId: string, dates: readonly string[]): Promise<Map<string, Map<string, number>>> {
-    const items = await Promise.all(dates.map(async (date) => ({ date, item: await this.read(historyItemId(accountId, date)) })));
+    const items = await Promise.all(
+      dates.map(async (date) => ({ date, item: await this.read(historyItemId(accountId, date)) })),
+    );
     const days = new Map<string, Map<string, number>>();
     for (const { date, item } of items) {
       if (!item) continue;

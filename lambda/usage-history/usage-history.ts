@@ -89,7 +89,8 @@ export class UsageHistory {
     const keyDays = (keyId: string): DayUsage[] =>
       dates.map((date) => {
         const refused: RefusalCounts = refusals.get(keyId)?.get(date) ?? ZERO;
-        return { date, accepted: accepted.get(date)?.get(keyId) ?? 0, rateLimited: refused.rateLimited, banned: refused.banned };
+        const acceptedOnDay = accepted.get(date)?.get(keyId) ?? 0;
+        return { date, accepted: acceptedOnDay, rateLimited: refused.rateLimited, banned: refused.banned };
       });
     const keys = [...records]
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId))
