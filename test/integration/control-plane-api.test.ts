@@ -164,6 +164,21 @@ describe('control-plane API against openapi/control-plane.yaml', () => {
     expect(busyUsage).toMatchObject({ used: { minute: 60, day: 60 }, bannedUntil: expect.any(String) });
     expectProblem(await cp('GET', '/accounts/acct_missing/usage'), 404, 'account_not_found');
 
+    // The history: the 60 accepted once the worker processed them; the 31 refusals, counted with their strikes.
+    const history = await eventually(async () => {
+      const answer = await cp('GET', `/accounts/${freeId}/usage/history?days=2`);
+      return (answer.body.totals as Body).accepted === 60 ? answer.body : undefined;
+    }, 10_000, 50);
+    expect(history).toMatchObject({ accountId: freeId, refusalsApproximate: true, totals: { accepted: 60, rateLimited: threshold + 1, banned: 0 } });
+    expect((history.days as Body[]).map((d) => d.date)).toEqual([history.from, history.to]);
+    expect(history.keys).toMatchObject([{ keyId: busyId, totals: { accepted: 60, rateLimited: threshold + 1, banned: 0 } }]);
+    expect(((await cp('GET', `/accounts/${freeId}/usage/history`)).body.days as Body[]).length).toBe(30);
+    const badDays = await cp('GET', `/accounts/${freeId}/usage/history?days=31`);
+    expectProblem(badDays, 400, 'invalid_request');
+    expect(badDays.body.errors).toEqual([{ field: 'days', message: 'must be a whole number from 1 to 30' }]);
+    expectProblem(await cp('GET', `/accounts/${freeId}/usage/history?days=week`), 400, 'invalid_request');
+    expectProblem(await cp('GET', '/accounts/acct_missing/usage/history'), 404, 'account_not_found');
+
     expect((await cp('DELETE', `/accounts/${freeId}/keys/${busyId}/ban`)).body).toEqual({ keyId: busyId, wasBanned: true });
     expect((await cp('DELETE', `/accounts/${freeId}/keys/${busyId}/ban`)).body).toEqual({ keyId: busyId, wasBanned: false });
     expectProblem(await cp('DELETE', `/accounts/${freeId}/keys/key_00000000000000000000/ban`), 404, 'key_not_found');
@@ -374,7 +389,7 @@ describe('control-plane API against openapi/control-plane.yaml', () => {
     const documented = Object.entries(validator.document.paths).flatMap(([template, item]) =>
       HTTP_METHODS.filter((m) => m in item).map((m) => `${m.toUpperCase()} ${template}`),
     );
-    expect(documented).toHaveLength(25);
+    expect(documented).toHaveLength(26);
     expect(documented.filter((op) => !exercised.has(op))).toEqual([]);
     const { schemas } = validator.document.components as { schemas: { ProblemCode: { enum: string[] } } };
     const problemCodes = schemas.ProblemCode.enum;
