@@ -169,9 +169,10 @@ describe('control-plane API against openapi/control-plane.yaml', () => {
       const answer = await cp('GET', `/accounts/${freeId}/usage/history?days=2`);
       return (answer.body.totals as Body).accepted === 60 ? answer.body : undefined;
     }, 10_000, 50);
-    expect(history).toMatchObject({ accountId: freeId, refusalsApproximate: true, totals: { accepted: 60, rateLimited: threshold + 1, banned: 0 } });
+    const totals = { accepted: 60, rateLimited: threshold + 1, banned: 0 };
+    expect(history).toMatchObject({ accountId: freeId, refusalsApproximate: true, totals });
     expect((history.days as Body[]).map((d) => d.date)).toEqual([history.from, history.to]);
-    expect(history.keys).toMatchObject([{ keyId: busyId, totals: { accepted: 60, rateLimited: threshold + 1, banned: 0 } }]);
+    expect(history.keys).toMatchObject([{ keyId: busyId, totals }]);
     expect(((await cp('GET', `/accounts/${freeId}/usage/history`)).body.days as Body[]).length).toBe(30);
     const badDays = await cp('GET', `/accounts/${freeId}/usage/history?days=31`);
     expectProblem(badDays, 400, 'invalid_request');
