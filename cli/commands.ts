@@ -15,6 +15,8 @@ import { CliError, EXIT_FAILURE, EXIT_USAGE, usageError } from './errors.js';
 import { configText, domainConfigRows, domainName, domainsTable, domainText, recordsText } from './domain-format.js';
 import { accountText, clean, keysTable, keyText, keyValues, maskedKey, migrationText, table, usageText } from './format.js';
 import { DEFAULT_CONTROL_URL, HttpControlPlaneClient } from './http-control-plane-client.js';
+import { MAX_HISTORY_DAYS } from '../lambda/usage-history/usage-days.js';
+import { usageHistoryText } from './usage-history-format.js';
 
 /** Where the CLI writes, and the environment it reads: the process's, or a test's. */
 export interface CliIo {
@@ -417,6 +419,22 @@ export const COMMANDS: readonly Command[] = [
     async run(ctx, values) {
       const usage = await ctx.client.usage(str(values, 'account'));
       ctx.output(usage, usageText(usage));
+    },
+  },
+  {
+    words: ['usage', 'history'],
+    summary: 'The account\'s accepted and refused (429) requests per UTC day, up to 30 days, per key (revoked too) and in all',
+    options: { account: { type: 'string' }, days: { type: 'string' } },
+    required: ['account'],
+    flags: [['--account ID', 'the account id'], ['--days N', 'days to show, today included: 1 to 30 (default 30)']],
+    examples: ['usage history --account acct_demo_pro', 'usage history --account acct_demo_pro --days 7 --json'],
+    async run(ctx, values) {
+      const days = values.days === undefined ? undefined : positiveInt('days', str(values, 'days'));
+      if (days !== undefined && days > MAX_HISTORY_DAYS) {
+        throw usageError(`--days must be from 1 to ${MAX_HISTORY_DAYS}, got ${days}`);
+      }
+      const history = await ctx.client.usageHistory(str(values, 'account'), days);
+      ctx.output(history, usageHistoryText(history));
     },
   },
   {
