@@ -4,7 +4,7 @@ import type {
   IdempotencyStore,
   MessageQueue,
   MessageStore,
-  TransitionResult,
+  Transition,
 } from '../lambda/messages/ports.js';
 
 /** The message store port answered from a Map (benchmarks only). */
@@ -27,20 +27,20 @@ export class MemoryMessageStore implements MessageStore {
     this.items.delete(id);
   }
 
-  async markProcessed(id: string, at: string): Promise<TransitionResult> {
+  async markProcessed(id: string, at: string): Promise<Transition> {
     return this.transition(id, 'processed', at);
   }
 
-  async markFailed(id: string, at: string): Promise<TransitionResult> {
+  async markFailed(id: string, at: string): Promise<Transition> {
     return this.transition(id, 'failed', at);
   }
 
-  private transition(id: string, status: 'processed' | 'failed', at: string): TransitionResult {
+  private transition(id: string, status: 'processed' | 'failed', at: string): Transition {
     const item = this.items.get(id);
-    if (!item) return 'missing';
-    if (item.status === status) return 'already_done';
+    if (!item) return { result: 'missing' };
+    if (item.status === status) return { result: 'already_done' };
     this.items.set(id, { ...item, status, ...(status === 'processed' ? { processedAt: at } : {}) } as MessageRecord);
-    return 'updated';
+    return { result: 'updated', before: { accountId: item.accountId, keyId: item.keyId, createdAt: item.createdAt, status: item.status } };
   }
 }
 

@@ -34,6 +34,7 @@ export async function meteredHandlers(platform: LocalPlatform, clock: Clock) {
   const { DynamoDbLimiterStore } = await import('../lambda/rate-limits/dynamodb-limiter-store.js');
   const { RateLimiter } = await import('../lambda/rate-limits/rate-limiter.js');
   const { createDocumentClient } = await import('../lambda/shared/dynamodb.js');
+  const { DynamoDbUsageHistoryStore } = await import('../lambda/usage-history/dynamodb-usage-history-store.js');
 
   const calls: AwsCall[] = [];
   const documentClient = createDocumentClient({ ...LOCAL_AWS, endpoint: platform.endpoints.dynamodb });
@@ -63,6 +64,7 @@ export async function meteredHandlers(platform: LocalPlatform, clock: Clock) {
     messages,
     clock,
     maxReceiveCount: config.messages.maxReceiveCount,
+    usageHistory: new DynamoDbUsageHistoryStore(documentClient, LOCAL_TABLE_NAMES.rateLimits),
   }) as unknown as Invoke<SQSEvent, SQSBatchResponse>;
   const authorizer = createAuthorizerHandler({
     keys: new DynamoDbKeyStore(documentClient, LOCAL_TABLE_NAMES.apiKeys),

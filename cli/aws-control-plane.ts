@@ -7,6 +7,9 @@ import { DynamoDbLimiterStore } from '../lambda/rate-limits/dynamodb-limiter-sto
 import { CONTROL_PLANE, usagePlanUpdateRetry } from '../lambda/shared/aws-clients.js';
 import { systemClock } from '../lambda/shared/clock.js';
 import { createDocumentClient } from '../lambda/shared/dynamodb.js';
+import { DynamoDbUsageHistoryStore } from '../lambda/usage-history/dynamodb-usage-history-store.js';
+import { MAX_HISTORY_DAYS } from '../lambda/usage-history/usage-days.js';
+import { UsageHistory } from '../lambda/usage-history/usage-history.js';
 import type { PlatformConfig } from '../lib/config/index.js';
 import { awsError } from './aws-errors.js';
 import type { ControlPlaneClient } from './control-plane-client.js';
@@ -48,9 +51,11 @@ export async function createAwsControlPlane(options: AwsControlPlaneOptions): Pr
   const documentClient = createDocumentClient({ region });
   const apiGateway = new APIGatewayClient({ ...CONTROL_PLANE, region });
   const usagePlanUpdates = new APIGatewayClient({ region, retryStrategy: usagePlanUpdateRetry() });
+  const accounts = new DynamoDbAccountStore(documentClient, outputs.accountsTableName);
+  const keys = new DynamoDbKeyStore(documentClient, outputs.apiKeysTableName);
   const controlPlane = new ControlPlane({
-    accounts: new DynamoDbAccountStore(documentClient, outputs.accountsTableName),
-    keys: new DynamoDbKeyStore(documentClient, outputs.apiKeysTableName),
+    accounts,
+    keys,
     limiter: new DynamoDbLimiterStore(documentClient, outputs.rateLimitsTableName),
     gateway: new ApiGatewayUsagePlanGateway({
       client: apiGateway,
@@ -63,8 +68,15 @@ export async function createAwsControlPlane(options: AwsControlPlaneOptions): Pr
     clock: systemClock,
     config,
   });
+  // The usage history reads the limiter's table with GetItem only (the operator policy's LimiterItems).
+  const history = new UsageHistory({
+    accounts,
+    keys,
+    history: new DynamoDbUsageHistoryStore(documentClient, outputs.rateLimitsTableName),
+    clock: systemClock,
+  });
   return {
-    client: withCliErrors(controlPlane, region),
+    client: withCliErrors(controlPlane, history, region),
     stack,
     outputs,
     config,
@@ -78,7 +90,11 @@ export async function createAwsControlPlane(options: AwsControlPlaneOptions): Pr
 }
 
 /** The in-process control plane, its refusals and AWS failures turned into CliErrors. */
-function withCliErrors(controlPlane: ControlPlaneClient, region: string): ControlPlaneClient {
+function withCliErrors(
+  controlPlane: Omit<ControlPlaneClient, 'usageHistory'>,
+  history: UsageHistory,
+  region: string,
+): ControlPlaneClient {
   const guard = async <T>(call: () => Promise<T>): Promise<T> => {
     try {
       return await call();
@@ -103,6 +119,7 @@ function withCliErrors(controlPlane: ControlPlaneClient, region: string): Contro
     setPlan: (accountId, input) => guard(() => controlPlane.setPlan(accountId, input)),
     liftBan: (accountId, keyId) => guard(() => controlPlane.liftBan(accountId, keyId)),
     usage: (accountId) => guard(() => controlPlane.usage(accountId)),
+    usageHistory: (accountId, days) => guard(() => history.history(accountId, days ?? MAX_HISTORY_DAYS)),
     migrate: (accountId) => guard(() => controlPlane.migrate(accountId)),
   };
 }

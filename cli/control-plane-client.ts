@@ -4,8 +4,9 @@ import type { DomainConfig } from '../lambda/domains/domain-config.js';
 import type { DomainView } from '../lambda/domains/domain-service.js';
 import type { AccountView, KeyUsageView, KeyView, MigrationReport, UsageView, WindowUsageView } from '../lambda/keys/control-plane.js';
 import type { ProjectView } from '../lambda/projects/project-service.js';
+import type { UsageHistoryView } from '../lambda/usage-history/usage-history.js';
 
-export type { AccountView, KeyUsageView, KeyView, MigrationReport, UsageView, WindowUsageView };
+export type { AccountView, KeyUsageView, KeyView, MigrationReport, UsageHistoryView, UsageView, WindowUsageView };
 
 /**
  * What the operator CLI needs of the control plane: the methods of `ControlPlane`
@@ -22,6 +23,8 @@ export interface ControlPlaneClient {
   setPlan(accountId: string, input: { plan: string; limits?: RateLimits }): Promise<AccountView>;
   liftBan(accountId: string, keyId: string): Promise<{ keyId: string; wasBanned: boolean }>;
   usage(accountId: string): Promise<UsageView>;
+  /** Accepted and refused requests per UTC day, per key and in all; `days` 1 to 30 (default 30). */
+  usageHistory(accountId: string, days?: number): Promise<UsageHistoryView>;
   /** Moves accounts from before per-account limits (every account with keys without `accountId`); idempotent. */
   migrate(accountId?: string): Promise<MigrationReport>;
 }

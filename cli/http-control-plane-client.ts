@@ -14,6 +14,7 @@ import type {
   ProjectView,
   RedirectInput,
   MigrationReport,
+  UsageHistoryView,
   UsageView,
 } from './control-plane-client.js';
 import { CliError } from './errors.js';
@@ -91,6 +92,10 @@ export class HttpControlPlaneClient implements ControlPlaneClient, ProjectsClien
 
   usage(accountId: string): Promise<UsageView> {
     return this.request('GET', `/accounts/${seg(accountId)}/usage`);
+  }
+
+  usageHistory(accountId: string, days?: number): Promise<UsageHistoryView> {
+    return this.request('GET', `/accounts/${seg(accountId)}/usage/history${days === undefined ? '' : `?days=${days}`}`);
   }
 
   migrate(accountId?: string): Promise<MigrationReport> {

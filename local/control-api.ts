@@ -44,6 +44,7 @@ export async function serveControlRequest(
   res: ServerResponse,
   path: string,
   principal: Principal,
+  query: Readonly<Record<string, string>> = {},
 ): Promise<void> {
   const body = await readBody(req);
   if (body === undefined) {
@@ -58,6 +59,7 @@ export async function serveControlRequest(
       path,
       ...(contentType ? { contentType } : {}),
       ...(body.length > 0 ? { body } : {}),
+      query,
       principal,
     }),
   );
@@ -74,8 +76,9 @@ export async function startControlApi(
 ): Promise<{ url: string; server: Server; stop(): Promise<void> }> {
   const operator: Principal = { kind: 'operator' };
   const server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    serveControlRequest(api, req, res, path, operator).catch((error: unknown) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const query = Object.fromEntries(url.searchParams);
+    serveControlRequest(api, req, res, url.pathname, operator, query).catch((error: unknown) => {
       console.error('control API error', error);
       if (!res.headersSent) writeProblem(res, 500, 'internal_error', 'Something went wrong.');
     });

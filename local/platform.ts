@@ -149,6 +149,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       {
         documentClient,
         controlPlane,
+        history: { accounts: keys.accounts, keys: keys.keys, history: keys.usageHistoryStore, clock },
         projects: domains.projects,
         domains: domains.domains,
         clock,

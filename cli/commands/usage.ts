@@ -1,7 +1,10 @@
-import { type Command, str } from '../command.js';
+import { MAX_HISTORY_DAYS } from '../../lambda/usage-history/usage-days.js';
+import { type Command, positiveInt, str } from '../command.js';
+import { usageError } from '../errors.js';
 import { usageText } from '../format.js';
+import { usageHistoryText } from '../usage-history-format.js';
 
-/** `usage`. */
+/** `usage` and `usage history`. */
 export const USAGE_COMMANDS: readonly Command[] = [
   {
     words: ['usage'],
@@ -13,6 +16,22 @@ export const USAGE_COMMANDS: readonly Command[] = [
     async run(ctx, values) {
       const usage = await ctx.client.usage(str(values, 'account'));
       ctx.output(usage, usageText(usage));
+    },
+  },
+  {
+    words: ['usage', 'history'],
+    summary: 'The account\'s accepted and refused (429) requests per UTC day, up to 30 days, per key (revoked too) and in all',
+    options: { account: { type: 'string' }, days: { type: 'string' } },
+    required: ['account'],
+    flags: [['--account ID', 'the account id'], ['--days N', 'days to show, today included: 1 to 30 (default 30)']],
+    examples: ['usage history --account acct_demo_pro', 'usage history --account acct_demo_pro --days 7 --json'],
+    async run(ctx, values) {
+      const days = values.days === undefined ? undefined : positiveInt('days', str(values, 'days'));
+      if (days !== undefined && days > MAX_HISTORY_DAYS) {
+        throw usageError(`--days must be from 1 to ${MAX_HISTORY_DAYS}, got ${days}`);
+      }
+      const history = await ctx.client.usageHistory(str(values, 'account'), days);
+      ctx.output(history, usageHistoryText(history));
     },
   },
 ];

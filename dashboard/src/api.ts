@@ -1,6 +1,6 @@
 import type {
   Account, AddedDomain, CreatedKey, DeployFile, Domain, DomainConfig, Key, Me, Plan, Problem, Project, RedirectStatus,
-  RemovedDomain, Usage,
+  RemovedDomain, Usage, UsageHistory,
 } from './types';
 
 /** A failed API call: the problem document's `detail` is what the user reads. */
@@ -89,6 +89,9 @@ export class Api {
     this.request<Key>('DELETE', `/accounts/${seg(accountId)}/keys/${seg(keyId)}`);
 
   usage = (accountId: string) => this.request<Usage>('GET', `/accounts/${seg(accountId)}/usage`);
+  /** Accepted and refused requests per UTC day (1 to 30 days, today included). */
+  usageHistory = (accountId: string, days = 30) =>
+    this.request<UsageHistory>('GET', `/accounts/${seg(accountId)}/usage/history?days=${days}`);
 
   projects = (accountId: string) =>
     this.request<{ projects: Project[] }>('GET', `/accounts/${seg(accountId)}/projects`).then((r) => r.projects);

@@ -212,3 +212,38 @@ export interface Problem {
   readonly requestId?: string;
   readonly errors?: ReadonlyArray<{ readonly field: string; readonly message: string }>;
 }
+
+// Usage history (GET /accounts/{accountId}/usage/history, openapi/control-plane.yaml UsageHistory).
+
+export interface UsageTotals {
+  readonly accepted: number;
+  readonly rateLimited: number;
+  readonly banned: number;
+}
+
+export interface DayUsage extends UsageTotals {
+  /** The UTC day, YYYY-MM-DD. */
+  readonly date: string;
+}
+
+export interface KeyUsageHistory {
+  readonly keyId: string;
+  readonly name: string;
+  readonly prefix: string;
+  readonly last4: string;
+  readonly status: 'active' | 'revoked';
+  readonly revokedAt?: string;
+  readonly totals: UsageTotals;
+  readonly days: readonly DayUsage[];
+}
+
+export interface UsageHistory {
+  readonly accountId: string;
+  readonly from: string;
+  readonly to: string;
+  /** Always true: refused counts are lower bounds. */
+  readonly refusalsApproximate: boolean;
+  readonly totals: UsageTotals;
+  readonly days: readonly DayUsage[];
+  readonly keys: readonly KeyUsageHistory[];
+}

@@ -5,6 +5,7 @@ import { DomainError, type DomainService } from '../domains/domain-service.js';
 import { type ControlPlane, ControlPlaneError } from '../keys/control-plane.js';
 import { type DeployFile, ProjectError, type ProjectService } from '../projects/project-service.js';
 import { decodePathSegment } from '../shared/http.js';
+import { parseHistoryDays, type UsageHistory } from '../usage-history/usage-history.js';
 import type { OwnerDirectory } from './owners.js';
 
 /**
@@ -23,6 +24,8 @@ export interface ControlRequest {
   readonly contentType?: string;
   /** The raw body, or undefined when there is none. */
   readonly body?: string;
+  /** Query string parameters (the last value of a repeated one). */
+  readonly query?: Readonly<Record<string, string>>;
   readonly principal: Principal;
   readonly requestId?: string;
 }
@@ -39,6 +42,7 @@ export interface ControlServices {
   readonly domains: DomainService;
   readonly owners: OwnerDirectory;
   readonly config: PlatformConfig;
+  readonly usageHistory: UsageHistory;
 }
 
 /**
@@ -53,6 +57,7 @@ type Access = 'operator' | 'account' | 'owner' | 'anyone';
 interface RouteContext {
   readonly params: Record<string, string>;
   readonly body: Record<string, unknown>;
+  readonly query: Readonly<Record<string, string>>;
   readonly principal: Principal;
 }
 
@@ -171,7 +176,7 @@ export class ControlApi {
     const params = Object.fromEntries(match.params.map((name, i) => [name, decodePathSegment(values[i] ?? '')]));
     await this.authorize(match.access, params, request.principal);
     const body = parseBody(request);
-    return match.handler({ params, body, principal: request.principal });
+    return match.handler({ params, body, query: request.query ?? {}, principal: request.principal });
   }
 
   /** Owners reach their own account only; another account is answered as absent (no probing). */
@@ -237,7 +242,7 @@ export function planCatalogue(config: PlatformConfig) {
   });
 }
 
-function controlRoutes({ controlPlane, projects, domains, owners, config }: ControlServices): Route[] {
+function controlRoutes({ controlPlane, projects, domains, owners, config, usageHistory }: ControlServices): Route[] {
   const base = '/accounts/{accountId}/projects/{projectId}';
   const account = (p: Record<string, string>) => p.accountId as string;
   const ids = (p: Record<string, string>) => [p.accountId as string, p.projectId as string] as const;
@@ -288,6 +293,10 @@ function controlRoutes({ controlPlane, projects, domains, owners, config }: Cont
     route('GET', '/accounts/{accountId}/usage', 'account', async ({ params }) => ({
       status: 200,
       body: await controlPlane.usage(account(params)),
+    })),
+    route('GET', '/accounts/{accountId}/usage/history', 'account', async ({ params, query }) => ({
+      status: 200,
+      body: await usageHistory.history(account(params), parseHistoryDays(query.days)),
     })),
     // Migration of accounts from before per-account limits and internal keys (accounts migrate).
     route('POST', '/maintenance/migrate-accounts', 'operator', async ({ body }) => {

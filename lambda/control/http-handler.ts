@@ -18,6 +18,8 @@ import { DynamoDbLimiterStore } from '../rate-limits/dynamodb-limiter-store.js';
 import { CONTROL_PLANE, traced, usagePlanUpdateRetry } from '../shared/aws-clients.js';
 import { systemClock } from '../shared/clock.js';
 import { createDocumentClient } from '../shared/dynamodb.js';
+import { DynamoDbUsageHistoryStore } from '../usage-history/dynamodb-usage-history-store.js';
+import { UsageHistory } from '../usage-history/usage-history.js';
 import { requireEnv, requireJsonEnv } from '../shared/env.js';
 import { ControlApi } from './control-api.js';
 import { createControlApiHandler } from './http-handlers.js';
@@ -31,9 +33,10 @@ const documents = createDocumentClient();
 const clock = systemClock;
 
 const accounts = new DynamoDbAccountStore(documents, requireEnv(CONTROL_ENV.accountsTable));
+const keys = new DynamoDbKeyStore(documents, requireEnv(CONTROL_ENV.apiKeysTable));
 const controlPlane = new ControlPlane({
   accounts,
-  keys: new DynamoDbKeyStore(documents, requireEnv(CONTROL_ENV.apiKeysTable)),
+  keys,
   limiter: new DynamoDbLimiterStore(documents, requireEnv(CONTROL_ENV.rateLimitsTable)),
   gateway: new ApiGatewayUsagePlanGateway({
     client: traced(new APIGatewayClient(CONTROL_PLANE)),
@@ -85,6 +88,12 @@ const api = new ControlApi({
     clock,
   }),
   config,
+  usageHistory: new UsageHistory({
+    accounts,
+    keys,
+    history: new DynamoDbUsageHistoryStore(documents, requireEnv(CONTROL_ENV.rateLimitsTable)),
+    clock,
+  }),
 });
 
 const dashboardOrigin = process.env[CONTROL_ENV.dashboardOrigin];

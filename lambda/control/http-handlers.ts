@@ -24,6 +24,12 @@ export function ownerFromClaims(
   return { kind: 'owner', ownerId: sub, ...(typeof email === 'string' && email ? { email } : {}) };
 }
 
+/** API Gateway's query parameters without the absent ones. */
+function queryOf(parameters: APIGatewayProxyEvent['queryStringParameters']): Record<string, string> {
+  const given = Object.entries(parameters ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  return Object.fromEntries(given);
+}
+
 /**
  * The control-plane API as a Lambda proxy handler behind API Gateway's Cognito authorizer: the
  * dashboard's backend. Logs carry the request id and the owner id, never tokens or key secrets.
@@ -53,6 +59,7 @@ export function createControlApiHandler(api: ControlApi, options: ControlApiHand
             path: event.path,
             ...(contentType ? { contentType } : {}),
             ...(body !== undefined ? { body } : {}),
+            query: queryOf(event.queryStringParameters),
             principal,
             requestId,
           });

@@ -1,7 +1,7 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionally } from '../shared/dynamodb.js';
 import type { MessageRecord } from './message.js';
-import type { MessageStore, TransitionResult } from './ports.js';
+import type { MessageStore, Transition } from './ports.js';
 
 export class DynamoDbMessageStore implements MessageStore {
   constructor(
@@ -29,11 +29,11 @@ export class DynamoDbMessageStore implements MessageStore {
     await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { id } }));
   }
 
-  markProcessed(id: string, at: string): Promise<TransitionResult> {
+  markProcessed(id: string, at: string): Promise<Transition> {
     return this.transition(id, 'processed', 'processedAt', at, ['queued', 'failed']);
   }
 
-  markFailed(id: string, at: string): Promise<TransitionResult> {
+  markFailed(id: string, at: string): Promise<Transition> {
     return this.transition(id, 'failed', 'failedAt', at, ['queued']);
   }
 
@@ -43,10 +43,12 @@ export class DynamoDbMessageStore implements MessageStore {
     stampAttribute: string,
     at: string,
     from: readonly string[],
-  ): Promise<TransitionResult> {
+  ): Promise<Transition> {
     const fromValues = Object.fromEntries(from.map((s, i) => [`:from${i}`, s]));
-    const updated = await conditionally(() =>
-      this.client.send(
+    // ALL_OLD costs no read capacity: the usage history learns the sender and the day from it.
+    let before: Record<string, unknown> | undefined;
+    const updated = await conditionally(async () => {
+      const answer = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
@@ -54,10 +56,17 @@ export class DynamoDbMessageStore implements MessageStore {
           ConditionExpression: `attribute_exists(id) AND #status IN (${Object.keys(fromValues).join(', ')})`,
           ExpressionAttributeNames: { '#status': 'status', '#stamp': stampAttribute },
           ExpressionAttributeValues: { ':to': to, ':at': at, ...fromValues },
+          ReturnValues: 'ALL_OLD',
         }),
-      ),
-    );
-    if (updated) return 'updated';
-    return (await this.get(id)) ? 'already_done' : 'missing';
+      );
+      before = answer.Attributes;
+    });
+    if (updated) {
+      const record = before as MessageRecord | undefined;
+      return record
+        ? { result: 'updated', before: { accountId: record.accountId, keyId: record.keyId, createdAt: record.createdAt, status: record.status } }
+        : { result: 'updated' };
+    }
+    return { result: (await this.get(id)) ? 'already_done' : 'missing' };
   }
 }

@@ -6,15 +6,24 @@ export interface MessageQueue {
 
 export type TransitionResult = 'updated' | 'already_done' | 'missing';
 
+/** What a transition made knows of the message as it was: its sender, its acceptance, its status. */
+export type TransitionedMessage = Pick<MessageRecord, 'accountId' | 'keyId' | 'createdAt' | 'status'>;
+
+/** A transition's result; `before` is set when this call made it (`updated`). */
+export interface Transition {
+  readonly result: TransitionResult;
+  readonly before?: TransitionedMessage;
+}
+
 export interface MessageStore {
   create(record: MessageRecord): Promise<void>;
   get(id: string): Promise<MessageRecord | undefined>;
   /** Compensation for a request that failed before its 202: the record must not claim `queued`. */
   remove(id: string): Promise<void>;
   /** queued|failed → processed, exactly once; `already_done` when it was processed before. */
-  markProcessed(id: string, at: string): Promise<TransitionResult>;
+  markProcessed(id: string, at: string): Promise<Transition>;
   /** queued → failed (dead-lettered). */
-  markFailed(id: string, at: string): Promise<TransitionResult>;
+  markFailed(id: string, at: string): Promise<Transition>;
 }
 
 /** A stored idempotent request: the body fingerprint and the response it got. */

@@ -2,7 +2,8 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import * as z from 'zod/mini';
 import type { Clock } from '../shared/clock.js';
 import { logger, metrics } from '../shared/powertools.js';
-import type { MessageStore } from './ports.js';
+import type { AcceptedTally } from '../usage-history/accepted-tally.js';
+import type { MessageStore, Transition } from './ports.js';
 
 export interface QueuedMessage {
   readonly body: string;
@@ -16,6 +17,19 @@ export interface ProcessMessageDeps {
   readonly clock: Clock;
   /** Receives before SQS dead-letters a message (the queue's maxReceiveCount). */
   readonly maxReceiveCount: number;
+  /** The batch's accepted messages for the usage history (the worker writes them after the batch). */
+  readonly accepted?: AcceptedTally;
+}
+
+/**
+ * Counts an accepted message once: on the first transition out of `queued` that this call made.
+ * A redriven failed message (failed → processed) was counted when it failed.
+ */
+function countAccepted(transition: Transition, deps: ProcessMessageDeps): void {
+  const before = transition.before;
+  if (transition.result === 'updated' && before?.status === 'queued') {
+    deps.accepted?.count(before.accountId, before.keyId, before.createdAt);
+  }
 }
 
 const envelopeSchema = z.object({
@@ -47,7 +61,7 @@ export async function processMessage(message: QueuedMessage, deps: ProcessMessag
   } catch (error) {
     const id = message.messageIdAttribute;
     if (id && message.receiveCount >= deps.maxReceiveCount) {
-      await deps.messages.markFailed(id, new Date(deps.clock.now()).toISOString());
+      countAccepted(await deps.messages.markFailed(id, new Date(deps.clock.now()).toISOString()), deps);
       metrics.addMetric('MessageFailed', MetricUnit.Count, 1);
       logger.error('message failed on its last attempt; it goes to the DLQ', { messageId: id, error: error as Error });
     } else {
@@ -67,7 +81,9 @@ async function processOnce(message: QueuedMessage, deps: ProcessMessageDeps): Pr
   } catch {
     throw new PoisonMessageError('the queued envelope is not one this worker understands');
   }
-  const result = await deps.messages.markProcessed(envelope.id, new Date(deps.clock.now()).toISOString());
+  const transition = await deps.messages.markProcessed(envelope.id, new Date(deps.clock.now()).toISOString());
+  const result = transition.result;
+  countAccepted(transition, deps);
   if (result === 'updated') {
     metrics.addMetric('MessageProcessed', MetricUnit.Count, 1);
     return;

@@ -2,6 +2,7 @@ import { ENV } from '../../lib/constructs/messages/runtime-contract.js';
 import { systemClock } from '../shared/clock.js';
 import { requireEnv, requireJsonEnv } from '../shared/env.js';
 import { documentClient } from '../shared/runtime.js';
+import { DynamoDbUsageHistoryStore } from '../usage-history/dynamodb-usage-history-store.js';
 import { DynamoDbMessageStore } from './dynamodb-message-store.js';
 import type { MessagesConfig } from './send-message.js';
 import { createWorkerHandler } from './worker.js';
@@ -10,4 +11,5 @@ export const handler = createWorkerHandler({
   messages: new DynamoDbMessageStore(documentClient, requireEnv(ENV.messagesTable)),
   clock: systemClock,
   maxReceiveCount: requireJsonEnv<MessagesConfig>(ENV.messagesConfig).maxReceiveCount,
+  usageHistory: new DynamoDbUsageHistoryStore(documentClient, requireEnv(ENV.rateLimitsTable)),
 });

@@ -2,27 +2,44 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { powertools, TIMEOUT_EARLY_MS } from '../shared/middleware.js';
+import { AcceptedTally } from '../usage-history/accepted-tally.js';
+import type { AcceptedUsageRecorder } from '../usage-history/ports.js';
 import { type ProcessMessageDeps, processMessage } from './process-message.js';
 
-/** The queue worker: each record on its own, failures reported per item (partial batch response). */
-export function createWorkerHandler(deps: ProcessMessageDeps) {
+export interface WorkerDeps extends Omit<ProcessMessageDeps, 'accepted'> {
+  /** Where each batch's accepted messages go (the usage history): one write per account and day. */
+  readonly usageHistory: AcceptedUsageRecorder;
+}
+
+/**
+ * The queue worker: each record on its own, failures reported per item (partial batch response);
+ * then the batch's accepted messages are added to the usage history.
+ */
+export function createWorkerHandler(deps: WorkerDeps) {
   const processor = new BatchProcessor(EventType.SQS);
-  const processRecord = (record: SQSRecord) =>
+  const processRecord = (record: SQSRecord, accepted: AcceptedTally) =>
     processMessage(
       {
         body: record.body,
         messageIdAttribute: record.messageAttributes?.messageId?.stringValue,
         receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? '1'),
       },
-      deps,
+      { ...deps, accepted },
     );
   return (
     middy<SQSEvent, SQSBatchResponse, Error, Context>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })
       .use(powertools())
       // A batch where every record failed is still a partial response: SQS retries just those
       // records, and the function's error metric keeps meaning "the worker itself broke".
-      .handler((event, context) =>
-        processPartialResponse(event, processRecord, processor, { context, throwOnFullBatchFailure: false }),
-      )
+      .handler(async (event, context) => {
+        const accepted = new AcceptedTally();
+        const processOne = (record: SQSRecord) => processRecord(record, accepted);
+        const response = await processPartialResponse(event, processOne, processor, {
+          context,
+          throwOnFullBatchFailure: false,
+        });
+        await accepted.flush(deps.usageHistory);
+        return response;
+      })
   );
 }

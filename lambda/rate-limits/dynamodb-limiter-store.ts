@@ -21,7 +21,22 @@ import type {
   Mutable,
   Refused,
   ShardProvision,
+  StrikeTally,
 } from './limiter-store.js';
+
+/** What a strike write adds for its tally: an ADD action (`:one` is the strike's own value) and a REMOVE clause. */
+function tallyExpression(
+  tally: StrikeTally | undefined,
+): { add: string; remove: string; names?: Record<string, string> } {
+  if (!tally) return { add: '', remove: '' };
+  const names: Record<string, string> = { '#refusal': tally.counter };
+  const expired = tally.expired ?? [];
+  expired.forEach((name, i) => {
+    names[`#expired${i}`] = name;
+  });
+  const remove = expired.length > 0 ? ` REMOVE ${expired.map((_, i) => `#expired${i}`).join(', ')}` : '';
+  return { add: '#refusal :one', remove, names };
+}
 
 /**
  * Limiter state in DynamoDB (attributes in limiter-item.ts). The hot path is one conditional
@@ -110,14 +125,16 @@ export class DynamoDbLimiterStore implements LimiterStore {
     await this.removeAttributes(id, [keyMarkerName(keyId, marker)]);
   }
 
-  async addStrike(id: string, windowStart: number): Promise<number | undefined> {
+  async addStrike(id: string, windowStart: number, tally?: StrikeTally): Promise<number | undefined> {
+    const counted = tallyExpression(tally);
     try {
       const result = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
-          UpdateExpression: 'ADD strikeCount :one',
+          UpdateExpression: `ADD strikeCount :one${counted.add ? `, ${counted.add}` : ''}${counted.remove}`,
           ConditionExpression: 'strikeWindowStart = :start',
+          ...(counted.names ? { ExpressionAttributeNames: counted.names } : {}),
           ExpressionAttributeValues: { ':one': 1, ':start': windowStart },
           ReturnValues: 'UPDATED_NEW',
         }),
@@ -129,15 +146,17 @@ export class DynamoDbLimiterStore implements LimiterStore {
     }
   }
 
-  restartStrikes(id: string, expectedStart: number | undefined, nowMs: number): Promise<boolean> {
+  restartStrikes(id: string, expectedStart: number | undefined, nowMs: number, tally?: StrikeTally): Promise<boolean> {
+    const counted = tallyExpression(tally);
     return conditionally(() =>
       this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
-          UpdateExpression: 'SET strikeWindowStart = :now, strikeCount = :one',
+          UpdateExpression: `SET strikeWindowStart = :now, strikeCount = :one${counted.add ? ` ADD ${counted.add}` : ''}${counted.remove}`,
           ConditionExpression:
             expectedStart === undefined ? 'attribute_not_exists(strikeWindowStart)' : 'strikeWindowStart = :expected',
+          ...(counted.names ? { ExpressionAttributeNames: counted.names } : {}),
           ExpressionAttributeValues: {
             ':now': nowMs,
             ':one': 1,

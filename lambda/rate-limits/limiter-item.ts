@@ -9,7 +9,9 @@
  *   `<keyId>/d<day>`, for the usage breakdown), `<keyId>/u` (last use, epoch ms), `<keyId>/b`
  *   (banned until, epoch ms) and `<keyId>/x` (revoked: refused until the authorizer surely
  *   refuses the key too, epoch ms).
- * - Key items (`key#<id>`) hold strikes: `strikeWindowStart`, `strikeCount`.
+ * - Key items (`key#<id>`) hold strikes: `strikeWindowStart`, `strikeCount`; and the key's 429s
+ *   per UTC day by reason, `rateLimited:<YYYY-MM-DD>`, `banned:<YYYY-MM-DD>` (the usage history
+ *   reads them; the strike write that starts a strike window removes those past retention).
  * - Anonymous items (`ip#<addr>`) hold counters and `expiresAt` (TTL).
  */
 
@@ -42,6 +44,8 @@ export interface LimiterItem {
   readonly keys: Readonly<Record<string, KeyEntry>>;
   readonly strikeWindowStart?: number;
   readonly strikeCount?: number;
+  /** The key's refusal counters by name (key items), e.g. `{"rateLimited:2026-11-21": 3}`. */
+  readonly refusals?: Readonly<Record<string, number>>;
   /** Set on a per-key item of the earlier format once the migration moved it to its account. */
   readonly migratedAt?: number;
   /** The earlier per-key format, read by the migration only: status, ban and last use of the key. */
@@ -59,6 +63,37 @@ export const keyDayCounter = (keyId: string, day: number) => `${keyId}/d${day}`;
 export const keyLastUsed = (keyId: string) => `${keyId}/u`;
 export const keyMarkerName = (keyId: string, marker: KeyMarker) => `${keyId}/${marker === 'ban' ? 'b' : 'x'}`;
 
+/** Why a key's request got a 429: counted per UTC day on the key's item. */
+export type RefusalReason = 'rateLimited' | 'banned';
+/** The UTC day of an instant, `YYYY-MM-DD`. */
+export const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+export const refusalCounter = (reason: RefusalReason, date: string) => `${reason}:${date}`;
+/** Refusal counters are kept this many days (the usage history shows 30). */
+export const REFUSAL_RETENTION_DAYS = 35;
+const REFUSAL_COUNTER = /^(rateLimited|banned):(\d{4}-\d{2}-\d{2})$/;
+
+/** A key item's refusal counts per UTC day, from its raw attributes. */
+export function refusalCountsOf(
+  attrs: Readonly<Record<string, unknown>>,
+): Map<string, { rateLimited: number; banned: number }> {
+  const days = new Map<string, { rateLimited: number; banned: number }>();
+  for (const name in attrs) {
+    const match = REFUSAL_COUNTER.exec(name);
+    if (!match) continue;
+    const date = match[2] as string;
+    const day = days.get(date) ?? { rateLimited: 0, banned: 0 };
+    day[match[1] as RefusalReason] += Number(attrs[name]);
+    days.set(date, day);
+  }
+  return days;
+}
+
+/** Refusal counters of days before the retention, as of `nowMs`. */
+export function expiredRefusalCounters(names: readonly string[], nowMs: number): string[] {
+  const oldest = utcDate(nowMs - REFUSAL_RETENTION_DAYS * 86_400_000);
+  return names.filter((name) => (REFUSAL_COUNTER.exec(name)?.[2] ?? oldest) < oldest);
+}
+
 const COUNTER = /^([md])(\d+)$/;
 /** `<keyId>/<m|d><window>`, `<keyId>/u`, `<keyId>/b`, `<keyId>/x`; the key id is everything before the last slash. */
 const KEY_ATTRIBUTE = /^(.+)\/(?:([md])(\d+)|([ubx]))$/;
@@ -75,6 +110,7 @@ export function parseItem(attrs: Readonly<Record<string, unknown>>): LimiterItem
   const keys: Record<string, MutableEntry> = {};
   let minute: WindowCount | undefined;
   let day: WindowCount | undefined;
+  let refusals: Record<string, number> | undefined;
   for (const name in attrs) {
     const value = attrs[name];
     const counter = COUNTER.exec(name);
@@ -91,12 +127,15 @@ export function parseItem(attrs: Readonly<Record<string, unknown>>): LimiterItem
       else if (keyAttribute[4] === 'u') entry.lastUsedAt = Number(value);
       else if (keyAttribute[4] === 'b') entry.banUntil = Number(value);
       else entry.revokedUntil = Number(value);
+      continue;
     }
+    if (REFUSAL_COUNTER.test(name)) (refusals ??= {})[name] = Number(value);
   }
   for (const name of NUMBERS) if (attrs[name] !== undefined) item[name] = Number(attrs[name]);
   if (typeof attrs.status === 'string') item.status = attrs.status;
   if (minute) item.minute = minute;
   if (day) item.day = day;
+  if (refusals) item.refusals = refusals;
   item.keys = keys;
   return item as unknown as LimiterItem;
 }

@@ -85,9 +85,9 @@ export interface LimiterStore {
   ): Promise<boolean>;
   clearKeyMarker(id: string, keyId: string, marker: KeyMarker): Promise<void>;
   /** Adds a strike if the strike window still starts at `windowStart`; returns the new count, or undefined on a mismatch. */
-  addStrike(id: string, windowStart: number): Promise<number | undefined>;
+  addStrike(id: string, windowStart: number, tally?: StrikeTally): Promise<number | undefined>;
   /** Starts a new strike window with one strike if the current one still starts at `expectedStart` (none: the item may not exist yet). */
-  restartStrikes(id: string, expectedStart: number | undefined, nowMs: number): Promise<boolean>;
+  restartStrikes(id: string, expectedStart: number | undefined, nowMs: number, tally?: StrikeTally): Promise<boolean>;
   /** Clears the strikes (after a ban, or when an operator lifts one). */
   resetStrikes(id: string): Promise<void>;
   /** Gives back one request in the given windows (best effort: nothing in a window that has rolled over). */
@@ -98,6 +98,15 @@ export interface LimiterStore {
   adjustCounters(id: string, deltas: Readonly<Record<string, number>>): Promise<void>;
   /** Marks an earlier per-key item as migrated; false if it already was. */
   markMigrated(id: string, nowMs: number): Promise<boolean>;
+}
+
+/**
+ * What a strike write also does for the usage history: adds one to the key's refusal counter of
+ * the day (`counter`), and removes counters past retention (`expired`), in the same write.
+ */
+export interface StrikeTally {
+  readonly counter: string;
+  readonly expired?: readonly string[];
 }
 
 /** A writable copy of a readonly shape, for results built field by field (no spreads on the hot path). */

@@ -1,5 +1,6 @@
 import type { BanPolicy, RateLimits } from '../../lib/config/index.js';
 import type { Clock } from '../shared/clock.js';
+import { BannedRefusalTally } from './banned-refusals.js';
 import { ContainerKnowledge, EXHAUSTION_MEMORY_MS, type Exhaustion } from './container-knowledge.js';
 import { adoptNewerWindows, type LimiterItem } from './limiter-item.js';
 import {
@@ -98,6 +99,8 @@ const anonymousExpiry = (dayWindow: number) => Math.floor(dayWindowEndMs(dayWind
  */
 export class RateLimiter {
   private readonly knowledge = new ContainerKnowledge();
+  /** Banned refusals for the usage history, written in batches (never on the accepted path). */
+  private readonly bannedRefusals = new BannedRefusalTally();
 
   constructor(
     private readonly store: LimiterStore,
@@ -341,7 +344,7 @@ export class RateLimiter {
     if (struck.outcome === 'revoked') return { outcome: 'revoked', state: stateOf(limits, remaining, windows, nowMs) };
     if (struck.outcome === 'banned') {
       this.knowledge.rememberBan(subject.keyId, struck.untilMs, nowMs);
-      return this.banned(subject, nowMs, windows, struck.untilMs);
+      return this.banned(subject, nowMs, windows, struck.untilMs, undefined, struck.strikeCounted !== true);
     }
     const state: LimiterState = { ...stateOf(limits, remaining, windows, nowMs), blocking };
     return {
@@ -374,7 +377,11 @@ export class RateLimiter {
     windows: Windows,
     untilMs: number,
     item?: LimiterItem,
+    /** False when this refusal's strike write already counted it (as rate limited). */
+    countRefusal = true,
   ): LimiterDecision {
+    // Not awaited: the refusal answers at once; see BannedRefusalTally for what that costs.
+    if (countRefusal) void this.bannedRefusals.note(this.store, subject.keyId, nowMs);
     const state: LimiterState = {
       ...stateOf(limitsOn(item, subject.limits), { minute: 0, day: 0 }, windows, nowMs),
       ban: { untilMs, durationSeconds: subject.ban.durationSeconds },

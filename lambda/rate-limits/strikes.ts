@@ -1,5 +1,6 @@
 import type { BanPolicy } from '../../lib/config/index.js';
-import type { LimiterItem, LimiterStore } from './limiter-store.js';
+import { expiredRefusalCounters, refusalCounter, utcDate } from './limiter-item.js';
+import type { LimiterItem, LimiterStore, StrikeTally } from './limiter-store.js';
 import { keyItemId } from './shards.js';
 
 export const STRIKE_WINDOW_MS = 60_000;
@@ -7,7 +8,8 @@ export const STRIKE_WINDOW_MS = 60_000;
 /** What a 429 refusal of a key turned out to be, once its own item was read. */
 export type StrikeOutcome =
   | { readonly outcome: 'struck' } |
-  { readonly outcome: 'banned'; readonly untilMs: number } |
+  /** `strikeCounted`: this refusal's strike was written (and counted as rate limited) before it banned the key. */
+  { readonly outcome: 'banned'; readonly untilMs: number; readonly strikeCounted?: boolean } |
   { readonly outcome: 'revoked' };
 
 /**
@@ -16,6 +18,9 @@ export type StrikeOutcome =
  * threshold within a rolling minute, bans the key. The key's item also holds its ban and
  * revocation (as the shards do): a refusal answered from a container's memory of spent shards
  * reads them here, so a banned or revoked key is never told it merely met the budget.
+ *
+ * The strike write also counts the refusal in the key's `rateLimited` counter of the UTC day (the
+ * usage history), at no extra call; a strike whose writes all lost their races is not counted.
  */
 export async function strike(
   store: LimiterStore,
@@ -29,19 +34,23 @@ export async function strike(
   const known = markersOf(item, keyId, nowMs);
   if (known) return known;
   const windowStart = item?.strikeWindowStart;
+  const tally: StrikeTally = { counter: refusalCounter('rateLimited', utcDate(nowMs)) };
   let strikes: number | undefined;
   if (windowStart !== undefined && nowMs - windowStart < STRIKE_WINDOW_MS) {
-    strikes = await store.addStrike(id, windowStart);
+    strikes = await store.addStrike(id, windowStart, tally);
   }
   if (strikes === undefined) {
-    // The strike window expired (or another request restarted it): start a new one.
-    if (await store.restartStrikes(id, windowStart, nowMs)) strikes = 1;
-    else strikes = await store.addStrike(id, (await store.get(id))?.strikeWindowStart ?? nowMs);
+    // The strike window expired (or another request restarted it): start a new one. At most once
+    // a minute per key, so this write also removes refusal counters past retention.
+    const expired = expiredRefusalCounters(Object.keys(item?.refusals ?? {}), nowMs);
+    const restartTally = expired.length > 0 ? { ...tally, expired } : tally;
+    if (await store.restartStrikes(id, windowStart, nowMs, restartTally)) strikes = 1;
+    else strikes = await store.addStrike(id, (await store.get(id))?.strikeWindowStart ?? nowMs, tally);
   }
   if (strikes === undefined || strikes <= policy.threshold) return { outcome: 'struck' };
   const until = nowMs + policy.durationSeconds * 1000;
   await ban(store, keyId, shards, until, nowMs);
-  return { outcome: 'banned', untilMs: until };
+  return { outcome: 'banned', untilMs: until, strikeCounted: true };
 }
 
 /**

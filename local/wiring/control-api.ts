@@ -4,6 +4,7 @@ import { DynamoDbOwnerStore, OwnerDirectory } from '../../lambda/control/owners.
 import type { DomainService } from '../../lambda/domains/domain-service.js';
 import type { ControlPlane } from '../../lambda/keys/control-plane.js';
 import type { ProjectService } from '../../lambda/projects/project-service.js';
+import { UsageHistory, type UsageHistoryDeps } from '../../lambda/usage-history/usage-history.js';
 import type { Clock } from '../../lambda/shared/clock.js';
 import { PLAN_IDS, type PlatformConfig } from '../../lib/config/index.js';
 import { startControlApi } from '../control-api.js';
@@ -13,6 +14,8 @@ import { LOCAL_TABLE_NAMES, type RunningService } from '../emulators.js';
 export interface ControlApiWiringOptions {
   readonly documentClient: DynamoDBDocumentClient;
   readonly controlPlane: ControlPlane;
+  /** What the usage-history route reads: accounts, keys (revoked too) and the daily counts. */
+  readonly history: UsageHistoryDeps;
   readonly projects: ProjectService;
   readonly domains: DomainService;
   readonly clock: Clock;
@@ -29,7 +32,8 @@ export async function startControl(options: ControlApiWiringOptions, services: R
   const { controlPlane, projects, domains, clock, config } = options;
   const ownerStore = new DynamoDbOwnerStore(options.documentClient, LOCAL_TABLE_NAMES.owners);
   const owners = new OwnerDirectory({ store: ownerStore, controlPlane, clock });
-  const controlApi = new ControlApi({ controlPlane, projects, domains, owners, config });
+  const usageHistory = new UsageHistory(options.history);
+  const controlApi = new ControlApi({ controlPlane, projects, domains, owners, config, usageHistory });
   const control = await startControlApi(controlApi, options.port);
   services.push({ endpoint: control.url, stop: control.stop });
   return {

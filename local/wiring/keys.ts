@@ -6,6 +6,7 @@ import { DynamoDbKeyStore } from '../../lambda/keys/dynamodb-key-store.js';
 import type { ApiKeyRecord } from '../../lambda/keys/key-store.js';
 import { DynamoDbLimiterStore } from '../../lambda/rate-limits/dynamodb-limiter-store.js';
 import type { Clock } from '../../lambda/shared/clock.js';
+import { DynamoDbUsageHistoryStore } from '../../lambda/usage-history/dynamodb-usage-history-store.js';
 import { PLAN_IDS, type PlanId, type PlatformConfig } from '../../lib/config/index.js';
 import { LOCAL_TABLE_NAMES } from '../emulators.js';
 import { LocalUsagePlanGateway, UsagePlans } from '../usage-plans.js';
@@ -21,6 +22,8 @@ export function wireKeys(deps: { documentClient: DynamoDBDocumentClient; clock: 
   const limiterStore = new DynamoDbLimiterStore(documentClient, LOCAL_TABLE_NAMES.rateLimits);
   const keys = new DynamoDbKeyStore(documentClient, LOCAL_TABLE_NAMES.apiKeys);
   const accounts = new DynamoDbAccountStore(documentClient, LOCAL_TABLE_NAMES.accounts);
+  // The worker's accepted counts and the strike write's refusals, in the limiter's table (as on AWS).
+  const usageHistoryStore = new DynamoDbUsageHistoryStore(documentClient, LOCAL_TABLE_NAMES.rateLimits);
   const usagePlans = new UsagePlans(clock);
   const gateway = new LocalUsagePlanGateway(usagePlans, config);
   const controlPlane = new ControlPlane({ accounts, keys, limiter: limiterStore, gateway, clock, config });
@@ -33,6 +36,7 @@ export function wireKeys(deps: { documentClient: DynamoDBDocumentClient; clock: 
   });
   return {
     limiterStore,
+    usageHistoryStore,
     keys,
     accounts,
     usagePlans,

@@ -28,7 +28,7 @@ import type { wireKeys } from './keys.js';
 
 export interface MessagesWiringOptions {
   readonly backing: BackingServices;
-  readonly keys: Pick<ReturnType<typeof wireKeys>, 'limiterStore' | 'authorizer' | 'usagePlans'>;
+  readonly keys: Pick<ReturnType<typeof wireKeys>, 'limiterStore' | 'usageHistoryStore' | 'authorizer' | 'usagePlans'>;
   readonly clock: Clock;
   readonly config: PlatformConfig;
   /** API port on 127.0.0.1; 0 picks a free one. */
@@ -87,7 +87,12 @@ export async function startMessages(options: MessagesWiringOptions, services: Ru
       sqsClient,
       queues.queueUrl,
       queueArn,
-      createWorkerHandler({ messages, clock, maxReceiveCount: config.messages.maxReceiveCount }),
+      createWorkerHandler({
+        messages,
+        clock,
+        maxReceiveCount: config.messages.maxReceiveCount,
+        usageHistory: keys.usageHistoryStore,
+      }),
     );
     worker.start();
     const poller = worker;

@@ -168,6 +168,22 @@ describe('control-plane API against openapi/control-plane.yaml', () => {
     expect((listed.body.keys as Body[])[0]?.bannedUntil).toBe(busyUsage?.bannedUntil);
     expectProblem(await cp('GET', '/accounts/acct_missing/usage'), 404, 'account_not_found');
 
+    // The history: the 60 accepted once the worker processed them; the 31 refusals, counted with their strikes.
+    const history = await eventually(async () => {
+      const answer = await cp('GET', `/accounts/${freeId}/usage/history?days=2`);
+      return (answer.body.totals as Body).accepted === 60 ? answer.body : undefined;
+    }, 10_000, 50);
+    const totals = { accepted: 60, rateLimited: threshold + 1, banned: 0 };
+    expect(history).toMatchObject({ accountId: freeId, refusalsApproximate: true, totals });
+    expect((history.days as Body[]).map((d) => d.date)).toEqual([history.from, history.to]);
+    expect(history.keys).toMatchObject([{ keyId: busyId, totals }]);
+    expect(((await cp('GET', `/accounts/${freeId}/usage/history`)).body.days as Body[]).length).toBe(30);
+    const badDays = await cp('GET', `/accounts/${freeId}/usage/history?days=31`);
+    expectProblem(badDays, 400, 'invalid_request');
+    expect(badDays.body.errors).toEqual([{ field: 'days', message: 'must be a whole number from 1 to 30' }]);
+    expectProblem(await cp('GET', `/accounts/${freeId}/usage/history?days=week`), 400, 'invalid_request');
+    expectProblem(await cp('GET', '/accounts/acct_missing/usage/history'), 404, 'account_not_found');
+
     expect((await cp('DELETE', `/accounts/${freeId}/keys/${busyId}/ban`)).body).toEqual({ keyId: busyId, wasBanned: true });
     expect((await cp('DELETE', `/accounts/${freeId}/keys/${busyId}/ban`)).body).toEqual({ keyId: busyId, wasBanned: false });
     expect((await cp('GET', `/accounts/${freeId}/keys`)).body.keys).toEqual([expect.not.objectContaining({ bannedUntil: expect.anything() })]);
@@ -379,7 +395,7 @@ describe('control-plane API against openapi/control-plane.yaml', () => {
     const documented = Object.entries(validator.document.paths).flatMap(([template, item]) =>
       HTTP_METHODS.filter((m) => m in item).map((m) => `${m.toUpperCase()} ${template}`),
     );
-    expect(documented).toHaveLength(25);
+    expect(documented).toHaveLength(26);
     expect(documented.filter((op) => !exercised.has(op))).toEqual([]);
     const { schemas } = validator.document.components as { schemas: { ProblemCode: { enum: string[] } } };
     const problemCodes = schemas.ProblemCode.enum;

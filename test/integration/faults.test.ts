@@ -29,7 +29,7 @@ beforeEach(() => {
     .mockImplementation(async function (this: DynamoDbMessageStore, id, at) {
       if (poisoned.has(id)) throw new Error(`injected fault for ${id}`);
       const result = await original.call(this, id, at);
-      if (result === 'updated') transitions.set(id, (transitions.get(id) ?? 0) + 1);
+      if (result.result === 'updated') transitions.set(id, (transitions.get(id) ?? 0) + 1);
       return result;
     });
 });

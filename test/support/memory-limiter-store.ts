@@ -18,6 +18,7 @@ import type {
   Mutable,
   Refused,
   ShardProvision,
+  StrikeTally,
 } from '../../lambda/rate-limits/limiter-store.js';
 
 type Attributes = Record<string, number | string>;
@@ -99,19 +100,26 @@ export class MemoryLimiterStore implements LimiterStore {
     this.remove(id, [keyMarkerName(keyId, marker)]);
   }
 
-  async addStrike(id: string, windowStart: number): Promise<number | undefined> {
+  async addStrike(id: string, windowStart: number, tally?: StrikeTally): Promise<number | undefined> {
     const item = this.items.get(id);
     if (!item || item.strikeWindowStart !== windowStart) return undefined;
     item.strikeCount = Number(item.strikeCount ?? 0) + 1;
+    applyTally(item, tally);
     return item.strikeCount;
   }
 
-  async restartStrikes(id: string, expectedStart: number | undefined, nowMs: number): Promise<boolean> {
+  async restartStrikes(
+    id: string,
+    expectedStart: number | undefined,
+    nowMs: number,
+    tally?: StrikeTally,
+  ): Promise<boolean> {
     const item = this.items.get(id);
     if (item?.strikeWindowStart !== expectedStart) return false;
     const next = item ?? { id };
     next.strikeWindowStart = nowMs;
     next.strikeCount = 1;
+    applyTally(next, tally);
     this.items.set(id, next);
     return true;
   }
@@ -212,4 +220,11 @@ export class MemoryLimiterStore implements LimiterStore {
 
 function add(item: Attributes, name: string, amount: number): void {
   item[name] = Number(item[name] ?? 0) + amount;
+}
+
+/** As DynamoDB's store: the strike write's refusal counter, and its expired ones removed. */
+function applyTally(item: Attributes, tally: StrikeTally | undefined): void {
+  if (!tally) return;
+  add(item, tally.counter, 1);
+  for (const name of tally.expired ?? []) delete item[name];
 }

@@ -4,7 +4,7 @@ import type {
   IdempotencyStore,
   MessageQueue,
   MessageStore,
-  TransitionResult,
+  Transition,
 } from '../../lambda/messages/ports.js';
 
 /**
@@ -35,12 +35,12 @@ export class FakeMessageStore implements MessageStore {
     this.records.delete(id);
   }
 
-  async markProcessed(id: string, at: string): Promise<TransitionResult> {
+  async markProcessed(id: string, at: string): Promise<Transition> {
     this.calls.markProcessed++;
     return this.transition(id, ['queued', 'failed'], (r) => ({ ...r, status: 'processed', processedAt: at }));
   }
 
-  async markFailed(id: string, at: string): Promise<TransitionResult> {
+  async markFailed(id: string, at: string): Promise<Transition> {
     this.calls.markFailed++;
     return this.transition(id, ['queued'], (r) => ({ ...r, status: 'failed', failedAt: at }));
   }
@@ -49,12 +49,13 @@ export class FakeMessageStore implements MessageStore {
     id: string,
     from: readonly MessageRecord['status'][],
     apply: (r: MessageRecord) => MessageRecord,
-  ): TransitionResult {
+  ): Transition {
     const record = this.records.get(id);
-    if (!record) return 'missing';
-    if (!from.includes(record.status)) return 'already_done';
+    if (!record) return { result: 'missing' };
+    if (!from.includes(record.status)) return { result: 'already_done' };
     this.records.set(id, apply(record));
-    return 'updated';
+    const { accountId, keyId, createdAt, status } = record;
+    return { result: 'updated', before: { accountId, keyId, createdAt, status } };
   }
 }
 

@@ -10,6 +10,8 @@ import { planName, useApp } from '../context';
 import { formatNumber } from '../format';
 import type { Plan } from '../types';
 import { maskedKey } from './KeysPage';
+import { UpgradePath } from './usage/UpgradePath';
+import { UsageHistory } from './usage/UsageHistory';
 
 const REFRESH_MS = 10_000;
 
@@ -97,6 +99,8 @@ export function UsagePage() {
         ))}
       </section>
 
+      <UsageHistory />
+
       <section aria-labelledby="per-key-heading" className="card">
         <h2 id="per-key-heading">Usage per key</h2>
         <p className="hint">What each key took from the account&apos;s budget, revoked keys included.</p>
@@ -135,6 +139,8 @@ export function UsagePage() {
             )
           : null}
       </section>
+
+      <UpgradePath account={account} plans={plans} />
 
       <section aria-labelledby="plans-heading" className="card">
         <h2 id="plans-heading">Plans</h2>

@@ -234,9 +234,12 @@ export class MessagesApi extends Construct {
       environment: {
         [ENV.messagesTable]: tables.messages.tableName,
         [ENV.messagesConfig]: messagesConfig,
+        [ENV.rateLimitsTable]: tables.rateLimits.tableName,
       },
     });
     workerFn.allowItems(tables.messages, 'GetItem', 'UpdateItem');
+    // The usage history: one ADD per account and day of each batch (lambda/usage-history).
+    workerFn.allowItems(tables.rateLimits, 'UpdateItem');
     // Grants the consumer actions (receive, delete, change visibility, attributes) on this queue only.
     // With reserved concurrency, the event source's maximum concurrency stays within it: pollers
     // beyond it would be throttled, and a throttled batch returns to the queue and counts a receive

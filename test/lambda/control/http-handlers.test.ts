@@ -59,10 +59,24 @@ describe('control API Lambda handler', () => {
         path: '/accounts/acct_1/keys',
         contentType: 'application/json',
         body: '{"name":"ci"}',
+        query: {},
         principal: { kind: 'owner', ownerId: 'c0ffee-sub', email: 'owner@example.com' },
         requestId: 'req-1',
       },
     ]);
+  });
+
+  it('passes the query string parameters that have a value', async () => {
+    const { api, seen } = recordingApi(ok);
+    await createControlApiHandler(api)(
+      event({
+        path: '/accounts/acct_1/usage/history',
+        queryStringParameters: { days: '7', empty: undefined } as unknown as Record<string, string>,
+        claims: { sub: 'c0ffee-sub' },
+      }),
+      context,
+    );
+    expect(seen.map((request) => request.query)).toEqual([{ days: '7' }]);
   });
 
   it('answers 401 without claims (never trusts a request that skipped the authorizer)', async () => {

@@ -73,7 +73,7 @@ describe('get and remove', () => {
 describe('markProcessed', () => {
   it('moves queued or failed to processed with one conditional update', async () => {
     ddb.on(UpdateCommand).resolves({});
-    expect(await store.markProcessed(ID, AT)).toBe('updated');
+    expect((await store.markProcessed(ID, AT)).result).toBe('updated');
     expect(ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input)).toEqual([
       {
         TableName: TABLE,
@@ -82,6 +82,7 @@ describe('markProcessed', () => {
         ConditionExpression: 'attribute_exists(id) AND #status IN (:from0, :from1)',
         ExpressionAttributeNames: { '#status': 'status', '#stamp': 'processedAt' },
         ExpressionAttributeValues: { ':to': 'processed', ':at': AT, ':from0': 'queued', ':from1': 'failed' },
+        ReturnValues: 'ALL_OLD',
       },
     ]);
     expect(getInputs()).toEqual([]);
@@ -90,14 +91,14 @@ describe('markProcessed', () => {
   it('answers \'already_done\' when the condition fails and the record exists', async () => {
     ddb.on(UpdateCommand).rejects(conditionFailed());
     ddb.on(GetCommand).resolves({ Item: { ...record, status: 'processed', processedAt: AT } });
-    expect(await store.markProcessed(ID, AT)).toBe('already_done');
+    expect((await store.markProcessed(ID, AT)).result).toBe('already_done');
     expect(getInputs()).toEqual([{ TableName: TABLE, Key: { id: ID }, ConsistentRead: true }]);
   });
 
   it('answers \'missing\' when the condition fails and there is no record', async () => {
     ddb.on(UpdateCommand).rejects(conditionFailed());
     ddb.on(GetCommand).resolves({});
-    expect(await store.markProcessed(ID, AT)).toBe('missing');
+    expect((await store.markProcessed(ID, AT)).result).toBe('missing');
   });
 
   it('propagates other errors without reading', async () => {
@@ -110,7 +111,7 @@ describe('markProcessed', () => {
 describe('markFailed', () => {
   it('moves only queued to failed', async () => {
     ddb.on(UpdateCommand).resolves({});
-    expect(await store.markFailed(ID, AT)).toBe('updated');
+    expect((await store.markFailed(ID, AT)).result).toBe('updated');
     expect(ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input)).toEqual([
       {
         TableName: TABLE,
@@ -119,8 +120,17 @@ describe('markFailed', () => {
         ConditionExpression: 'attribute_exists(id) AND #status IN (:from0)',
         ExpressionAttributeNames: { '#status': 'status', '#stamp': 'failedAt' },
         ExpressionAttributeValues: { ':to': 'failed', ':at': AT, ':from0': 'queued' },
+        ReturnValues: 'ALL_OLD',
       },
     ]);
+  });
+
+  it('tells who sent the message and when it was accepted, from the record as it was before the transition', async () => {
+    ddb.on(UpdateCommand).resolves({ Attributes: { ...record, status: 'queued' } });
+    expect(await store.markFailed(ID, AT)).toEqual({
+      result: 'updated',
+      before: { accountId: record.accountId, keyId: record.keyId, createdAt: record.createdAt, status: 'queued' },
+    });
   });
 
   it('answers \'already_done\' for a record that is no longer queued, \'missing\' for none', async () => {
@@ -129,7 +139,7 @@ describe('markFailed', () => {
       .on(GetCommand)
       .resolvesOnce({ Item: { ...record, status: 'processed' } })
       .resolvesOnce({});
-    expect(await store.markFailed(ID, AT)).toBe('already_done');
-    expect(await store.markFailed(ID, AT)).toBe('missing');
+    expect((await store.markFailed(ID, AT)).result).toBe('already_done');
+    expect((await store.markFailed(ID, AT)).result).toBe('missing');
   });
 });

@@ -9,6 +9,7 @@ import {
 import { ManualClock } from '../../support/clock.js';
 import { logger } from '../../../lambda/shared/powertools.js';
 import { FakeMessageStore } from '../../support/message-fakes.js';
+import { AcceptedTally } from '../../../lambda/usage-history/accepted-tally.js';
 
 const ID = 'msg_01JD8X3Q5Z8M2N4P6R7S9T0V1W';
 const CREATED = '2026-11-21T10:15:30.123Z';
@@ -151,5 +152,36 @@ describe('processMessage: envelope without a record', () => {
     messages.records.set(ID, record);
     await processMessage(delivery(2), deps);
     expect(messages.records.get(ID)?.status).toBe('processed');
+  });
+});
+
+describe('processMessage: accepted messages for the usage history', () => {
+  const counted = (tally: AcceptedTally) =>
+    Object.fromEntries([...tally.counts()].map(([group, perKey]) => [group, Object.fromEntries(perKey)]));
+
+  it('counts a message once, on its transition out of queued, on the day it was accepted; a redelivery adds nothing', async () => {
+    const { deps } = setup();
+    const accepted = new AcceptedTally();
+    await processMessage(delivery(1), { ...deps, accepted });
+    await processMessage(delivery(2), { ...deps, accepted });
+    expect(counted(accepted)).toEqual({ 'acct_1 2026-11-21': { key_1: 1 } });
+  });
+
+  it('counts a message that fails on its last receive, and not again when its redrive processes it', async () => {
+    const { messages, deps } = setup();
+    const accepted = new AcceptedTally();
+    vi.spyOn(messages, 'markProcessed').mockRejectedValueOnce(new Error('downstream outage'));
+    await expect(processMessage(delivery(5), { ...deps, accepted })).rejects.toThrow('downstream outage');
+    expect(messages.records.get(ID)?.status).toBe('failed');
+    await processMessage(delivery(1), { ...deps, accepted });
+    expect(messages.records.get(ID)?.status).toBe('processed');
+    expect(counted(accepted)).toEqual({ 'acct_1 2026-11-21': { key_1: 1 } });
+  });
+
+  it('counts nothing for an envelope without a record', async () => {
+    const { deps } = setup(null);
+    const accepted = new AcceptedTally();
+    await processMessage(delivery(3), { ...deps, accepted });
+    expect(accepted.counts().size).toBe(0);
   });
 });

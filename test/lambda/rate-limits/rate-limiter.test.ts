@@ -176,10 +176,11 @@ describe('RateLimiter.consume: bans and revocations are per key', () => {
     await admin.ban('acct_1', 'key_b', T0 + 600_000, clock.now());
     await admin.markRevoked('acct_1', 'key_c', T0 + 35_000, clock.now());
     calls.length = 0;
-    // The container knows the shard is spent: no write, but the key's own item is read for its strikes.
+    // The container knows the shard is spent: no shard write, but the key's own item is read for its
+    // strikes; the banned refusal is counted for the usage history on that key item (the container's first).
     expect(await limiter.consume(key('key_b'))).toMatchObject({ outcome: 'banned', retryAfterSeconds: 600 });
     expect((await limiter.consume(key('key_c'))).outcome).toBe('revoked');
-    expect(calls).toEqual(['get', 'get']);
+    expect(calls).toEqual(['get', 'adjustCounters', 'get']);
   });
 
   it('refuses a revoked key at once as revoked, its siblings unaffected, until the marker expires', async () => {

@@ -239,6 +239,20 @@ export function storeContract(name: string, setup: () => StoreUnderTest): void {
       expect(await raw(id)).toEqual({ id, strikeCount: 0 });
     });
 
+    it('counts a refusal with a strike write, and removes the expired refusal counters it is given', async () => {
+      const { store, raw } = setup();
+      const id = fresh('key');
+      const today = 'rateLimited:2026-11-21';
+      expect(await store.restartStrikes(id, undefined, NOW, { counter: today })).toBe(true);
+      expect(await store.addStrike(id, NOW, { counter: today })).toBe(2);
+      // A write that loses its race counts nothing.
+      expect(await store.addStrike(id, NOW - 1, { counter: today })).toBeUndefined();
+      await store.adjustCounters(id, { 'banned:2026-10-01': 3 });
+      expect(await store.restartStrikes(id, NOW, NOW + 61_000, { counter: today, expired: ['banned:2026-10-01'] })).toBe(true);
+      expect(await raw(id)).toEqual({ id, strikeWindowStart: NOW + 61_000, strikeCount: 1, [today]: 3 });
+      expect((await store.get(id))?.refusals).toEqual({ [today]: 3 });
+    });
+
     it('adds counts and raises the last use (migration), adjusts counters both ways (resharding), marks migrated once', async () => {
       const { store, raw } = setup();
       const id = fresh();

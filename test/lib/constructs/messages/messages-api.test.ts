@@ -277,7 +277,7 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
         ],
         getMessage: [ENV.rateLimitsTable, ENV.messagesTable, ENV.limitsConfig, ENV.messagesConfig],
         fallback: [ENV.rateLimitsTable, ENV.limitsConfig, ENV.messagesConfig],
-        worker: [ENV.messagesTable, ENV.messagesConfig],
+        worker: [ENV.messagesTable, ENV.messagesConfig, ENV.rateLimitsTable],
       };
       for (const [name, keys] of Object.entries(expected)) {
         const vars = fnProps(name as keyof MessagesApi['functions']).Environment.Variables as Json;
@@ -405,7 +405,10 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
       );
       expect(resourcesFor('getMessage', 'dynamodb:PutItem')).toEqual([arn('rateLimits')]);
       expect(resourcesFor('fallback', 'dynamodb:GetItem')).toEqual([arn('rateLimits')]);
-      expect(resourcesFor('worker', 'dynamodb:UpdateItem')).toEqual([arn('messages')]);
+      // The worker's usage history: UpdateItem on the limiter's table, nothing else there.
+      expect(resourcesFor('worker', 'dynamodb:UpdateItem')).toEqual(expect.arrayContaining([arn('messages'), arn('rateLimits')]));
+      expect(resourcesFor('worker', 'dynamodb:UpdateItem')).toHaveLength(2);
+      expect(resourcesFor('worker', 'dynamodb:GetItem')).toEqual([arn('messages')]);
       expect(resourcesFor('sendMessage', 'sqs:SendMessage')).toEqual([
         stack.resolve(platform.dataStack.messages.queue.queueArn),
       ]);

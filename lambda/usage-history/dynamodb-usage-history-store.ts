@@ -1,0 +1,70 @@
+import { type DynamoDBDocumentClient as DocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { refusalCountsOf } from '../rate-limits/limiter-item.js';
+import { keyItemId } from '../rate-limits/shards.js';
+import type { AcceptedUsageRecorder, RefusalCounts, UsageHistoryReader } from './ports.js';
+import { historyExpiry } from './usage-days.js';
+
+/**
+ * The usage history in the limiter's table (its TTL attribute, `expiresAt`, is enabled): one item
+ * per account and UTC day, `usage#<accountId>#<YYYY-MM-DD>`, with `accepted:<keyId>` counters;
+ * the refusals are the counters on each key's limiter item (`key#<keyId>`, see limiter-item.ts).
+ * Reads are GetItems (eventually consistent, half a read unit each), in parallel.
+ */
+export class DynamoDbUsageHistoryStore implements AcceptedUsageRecorder, UsageHistoryReader {
+  constructor(
+    private readonly client: DocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async addAccepted(accountId: string, date: string, perKey: ReadonlyMap<string, number>): Promise<void> {
+    const entries = [...perKey].filter(([, count]) => count > 0);
+    if (entries.length === 0) return;
+    const names: Record<string, string> = { '#expiresAt': 'expiresAt' };
+    const values: Record<string, unknown> = { ':expiresAt': historyExpiry(date) };
+    entries.forEach(([keyId, count], i) => {
+      names[`#k${i}`] = acceptedAttribute(keyId);
+      values[`:k${i}`] = count;
+    });
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { id: historyItemId(accountId, date) },
+        UpdateExpression: `ADD ${entries.map((_, i) => `#k${i} :k${i}`).join(', ')} SET #expiresAt = :expiresAt`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+  }
+
+  async acceptedOn(accountId: string, dates: readonly string[]): Promise<Map<string, Map<string, number>>> {
+    const items = await Promise.all(
+      dates.map(async (date) => ({ date, item: await this.read(historyItemId(accountId, date)) })),
+    );
+    const days = new Map<string, Map<string, number>>();
+    for (const { date, item } of items) {
+      if (!item) continue;
+      const perKey = new Map<string, number>();
+      for (const name in item) {
+        if (name.startsWith(ACCEPTED_PREFIX)) perKey.set(name.slice(ACCEPTED_PREFIX.length), Number(item[name]));
+      }
+      days.set(date, perKey);
+    }
+    return days;
+  }
+
+  async refusalsOf(keyIds: readonly string[]): Promise<Map<string, Map<string, RefusalCounts>>> {
+    const items = await Promise.all(keyIds.map(async (keyId) => ({ keyId, item: await this.read(keyItemId(keyId)) })));
+    return new Map(items.map(({ keyId, item }) => [keyId, item ? refusalCountsOf(item) : new Map()]));
+  }
+
+  private async read(id: string): Promise<Record<string, unknown> | undefined> {
+    const result = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { id } }));
+    return result.Item;
+  }
+}
+
+const ACCEPTED_PREFIX = 'accepted:';
+const acceptedAttribute = (keyId: string) => `${ACCEPTED_PREFIX}${keyId}`;
+
+/** The history item of an account's UTC day (the limiter's own items are `acct#…`, `key#…`, `ip#…`). */
+export const historyItemId = (accountId: string, date: string) => `usage#${accountId}#${date}`;
