@@ -104,7 +104,9 @@ export async function sendBatch(
   const consumption = decision.consumption;
 
   // Side by side: one round trip for both (their chunks run in parallel too).
-  const envelopes = records.map((r): MessageEnvelope => ({ v: 1, id: r.id, accountId: r.accountId, createdAt: r.createdAt }));
+  const envelopes = records.map(
+    (r): MessageEnvelope => ({ v: 1, id: r.id, accountId: r.accountId, createdAt: r.createdAt }),
+  );
   const [stored, queued] = await Promise.allSettled([deps.messages.createAll(records), deps.queue.sendAll(envelopes)]);
   if (decision.housekeeping) await decision.housekeeping;
   if (stored.status === 'rejected' || queued.status === 'rejected') {
