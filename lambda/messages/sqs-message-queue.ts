@@ -6,6 +6,15 @@ import type { MessageBatchQueue, MessageQueue } from './ports.js';
 /** SendMessageBatch takes at most 10 entries. */
 const SEND_BATCH_MAX = 10;
 
+/**
+ * A batch's envelopes become visible to the worker only once the request that sent them has
+ * settled: the send function's timeout (10 s, PlatformFunction's default in
+ * lib/constructs/shared/platform-function.ts). Records and envelopes go out side by side, so
+ * without the delay the worker could process a message whose batch then fails in another chunk
+ * and is answered 503; by then its records are deleted and the envelopes are dropped as orphans.
+ */
+export const BATCH_SETTLE_SECONDS = 10;
+
 export class SqsMessageQueue implements MessageQueue, MessageBatchQueue {
   constructor(
     private readonly client: SQSClient,
@@ -23,7 +32,8 @@ export class SqsMessageQueue implements MessageQueue, MessageBatchQueue {
   }
 
   /**
-   * Chunks of 10 side by side; entries SQS failed on its side are sent again with backoff. A
+   * Chunks of 10 side by side, delayed until the request settled (BATCH_SETTLE_SECONDS); entries
+   * SQS failed on its side are sent again with backoff. A
    * duplicate envelope (an SDK retry of a request that did land) is harmless: the worker
    * processes a message once by its id.
    */
@@ -41,6 +51,7 @@ export class SqsMessageQueue implements MessageQueue, MessageBatchQueue {
         QueueUrl: this.queueUrl,
         Entries: pending.map((envelope, i) => ({
           Id: String(i),
+          DelaySeconds: BATCH_SETTLE_SECONDS,
           MessageBody: JSON.stringify(envelope),
           MessageAttributes: { messageId: { DataType: 'String', StringValue: envelope.id } },
         })),

@@ -37,6 +37,7 @@ type Queued = { id: string; message: string; status: string; createdAt: string }
 const dataOf = (answer: Answer) => answer.body.data as Queued[];
 
 describe('POST /messages/batch', () => {
+  // Processed after the batch's settle delay (BATCH_SETTLE_SECONDS in lambda/messages/sqs-message-queue.ts).
   it('queues every message in request order, each readable and processed like a single send', async () => {
     const key = await freshKey(platform, 'free', 'batch ok');
     const sent = texts(12, 'order');
@@ -53,8 +54,8 @@ describe('POST /messages/batch', () => {
     await eventually(async () => {
       const states = await Promise.all(data.map(async (m) => (await call(platform, `/messages/${m.id}`, { key })).body.status));
       return states.every((s) => s === 'processed') ? true : undefined;
-    });
-  });
+    }, 25_000);
+  }, 40_000);
 
   it('accepts duplicate items as distinct messages, and exactly 100', async () => {
     const key = await freshKey(platform, 'pro', 'batch 100');
