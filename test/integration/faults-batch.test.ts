@@ -164,7 +164,7 @@ describe('worker redelivery of a batch', () => {
     await eventually(async () => {
       const states = await Promise.all(ids.map(async (id) => (await call(platform, `/messages/${id}`, { key })).body.status));
       return states.every((s) => s === 'processed') ? true : undefined;
-    }, 40_000);
+    }, 40_000, 1_000);
     await new Promise((r) => setTimeout(r, 2_500));
     for (const id of ids) expect(transitions.get(id), id).toBe(1);
     const handled = batch.handled.map((body) => (JSON.parse(body) as { id: string }).id);

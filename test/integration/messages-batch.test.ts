@@ -54,7 +54,7 @@ describe('POST /messages/batch', () => {
     await eventually(async () => {
       const states = await Promise.all(data.map(async (m) => (await call(platform, `/messages/${m.id}`, { key })).body.status));
       return states.every((s) => s === 'processed') ? true : undefined;
-    }, 25_000);
+    }, 25_000, 1_000);
   }, 40_000);
 
   it('accepts duplicate items as distinct messages, and exactly 100', async () => {
