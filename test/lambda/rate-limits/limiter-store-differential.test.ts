@@ -147,7 +147,7 @@ describe('MemoryLimiterStore and DynamoDbLimiterStore (dynalite) behave alike', 
           }
         }
       }),
-      { numRuns: 60 },
+      { numRuns: 40 },
     );
   });
 });
