@@ -60,6 +60,17 @@ export async function meteredHandlers(platform: LocalPlatform, clock: Clock) {
     config: config.messages,
     anonymousLimits: config.anonymous,
   }) as unknown as Invoke<APIGatewayProxyEvent, APIGatewayProxyResult>;
+  // POST /messages/batch on the same metered clients (bench/round-trips.ts).
+  const { createSendBatchHandler } = await import('../lambda/messages/http-handlers.js');
+  const sendBatch = createSendBatchHandler({
+    limiter: new RateLimiter(new DynamoDbLimiterStore(documentClient, LOCAL_TABLE_NAMES.rateLimits), clock),
+    messages,
+    queue: sqsQueue,
+    idempotency: new DynamoDbIdempotencyStore(documentClient, LOCAL_TABLE_NAMES.idempotency),
+    clock,
+    config: config.messages,
+    anonymousLimits: config.anonymous,
+  }) as unknown as Invoke<APIGatewayProxyEvent, APIGatewayProxyResult>;
   const worker = createWorkerHandler({
     messages,
     clock,
@@ -79,6 +90,7 @@ export async function meteredHandlers(platform: LocalPlatform, clock: Clock) {
     queued,
     documentClient,
     send,
+    sendBatch,
     worker,
     authorizer,
     destroy: () => {

@@ -178,6 +178,15 @@ function match(
   path: string,
 ): { route?: LocalRoute; pathParameters?: Record<string, string> } {
   const segments = path.split('/').filter(Boolean);
+  // As API Gateway: a path that names a resource without parameters is that resource, whatever
+  // the method (/messages/batch is not /messages/{id}); an unserved method there is the fallback's.
+  const exact = routes.filter(
+    (r) => !r.resource.includes('{') && r.resource.split('/').filter(Boolean).join('/') === segments.join('/'),
+  );
+  if (exact.length > 0) {
+    const route = exact.find((r) => r.method === method);
+    return route ? { route } : {};
+  }
   for (const route of routes) {
     if (route.method !== method) continue;
     const parts = route.resource.split('/').filter(Boolean);

@@ -1,13 +1,78 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { conditionally } from '../shared/dynamodb.js';
+import { chunksOf, untilAllTaken } from './batch-retry.js';
 import type { MessageRecord } from './message.js';
-import type { MessageStore, Transition } from './ports.js';
+import type { MessageBatchStore, MessageStore, Transition } from './ports.js';
 
-export class DynamoDbMessageStore implements MessageStore {
+/** BatchWriteItem takes at most 25 put or delete requests. */
+const BATCH_WRITE_MAX = 25;
+const THROTTLING = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded']);
+
+export class DynamoDbMessageStore implements MessageStore, MessageBatchStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    /**
+     * For a batch's BatchWriteItem: a client without the SDK's own retries (maxAttempts 1).
+     * BatchWriteItem has no condition, so an SDK retry of an attempt that did land could put a
+     * record back to `queued` after the worker processed it; a failure of this client falls back
+     * to conditional puts instead. @default client
+     */
+    private readonly singleAttemptClient: DynamoDBDocumentClient = client,
   ) {}
+
+  async createAll(records: readonly MessageRecord[]): Promise<void> {
+    await Promise.all(
+      chunksOf(records, BATCH_WRITE_MAX).map((chunk) =>
+        untilAllTaken(chunk, (pending) => this.putChunk(pending), (left) => new BatchWriteError('put', left.length)),
+      ),
+    );
+  }
+
+  async removeAll(ids: readonly string[]): Promise<void> {
+    await Promise.all(
+      chunksOf(ids, BATCH_WRITE_MAX).map((chunk) =>
+        untilAllTaken(
+          chunk,
+          async (pending) => {
+            const out = await this.client.send(
+              new BatchWriteCommand({
+                RequestItems: { [this.tableName]: pending.map((id) => ({ DeleteRequest: { Key: { id } } })) },
+              }),
+            );
+            return (out.UnprocessedItems?.[this.tableName] ?? []).map((r) => String(r.DeleteRequest?.Key?.id));
+          },
+          (left) => new BatchWriteError('delete', left.length),
+        ),
+      ),
+    );
+  }
+
+  /** One BatchWriteItem of puts; answers the records it did not take (unprocessed or throttled). */
+  private async putChunk(pending: readonly MessageRecord[]): Promise<readonly MessageRecord[]> {
+    try {
+      const out = await this.singleAttemptClient.send(
+        new BatchWriteCommand({
+          RequestItems: { [this.tableName]: pending.map((r) => ({ PutRequest: { Item: r } })) },
+        }),
+      );
+      const unprocessed = new Set((out.UnprocessedItems?.[this.tableName] ?? []).map((r) => r.PutRequest?.Item?.id));
+      return pending.filter((r) => unprocessed.has(r.id));
+    } catch (error) {
+      // Refused whole before writing anything: try again after the backoff.
+      if (THROTTLING.has((error as { name?: string }).name ?? '')) return pending;
+      // Anything else may have landed: conditional puts never overwrite a record the worker moved on.
+      await Promise.all(pending.map((record) => this.create(record)));
+      return [];
+    }
+  }
 
   async create(record: MessageRecord): Promise<void> {
     // The worker may already have processed it (the enqueue runs alongside): never overwrite.
@@ -68,5 +133,15 @@ export class DynamoDbMessageStore implements MessageStore {
         : { result: 'updated' };
     }
     return { result: (await this.get(id)) ? 'already_done' : 'missing' };
+  }
+}
+
+export class BatchWriteError extends Error {
+  constructor(
+    readonly operation: 'put' | 'delete',
+    readonly left: number,
+  ) {
+    super(`BatchWriteItem left ${left} ${operation} requests unprocessed after its retries`);
+    this.name = 'BatchWriteError';
   }
 }

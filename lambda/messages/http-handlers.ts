@@ -5,7 +5,8 @@ import { callerFromContext } from '../keys/caller.js';
 import { type ApiResult, problemResult, ResponseHeaders, toProxyResult } from '../shared/http.js';
 import { powertools, TIMEOUT_EARLY_MS } from '../shared/middleware.js';
 import { type ApiRequestContext, type ReadMessageDeps, readMessage, unrouted } from './read-message.js';
-import { type SendMessageDeps, sendMessage } from './send-message.js';
+import { type SendBatchDeps, sendBatch } from './send-batch.js';
+import { type SendMessageDeps, type SendRequest, sendMessage } from './send-message.js';
 
 /** Who is calling, read once per request from the authorizer's context and the source IP. */
 type RequestParty = ApiRequestContext;
@@ -74,19 +75,31 @@ function basePathOf(event: APIGatewayProxyEvent): string {
   return full.endsWith(event.path) ? full.slice(0, full.length - event.path.length) : '';
 }
 
+const sendRequestOf = (event: APIGatewayProxyEvent, party: RequestParty): SendRequest => ({
+  ...party,
+  basePath: basePathOf(event),
+  headers: event.headers ?? {},
+  body: event.body,
+  isBase64Encoded: event.isBase64Encoded,
+});
+
 export function createSendMessageHandler(deps: SendMessageDeps) {
+  return apiHandler((event, party, headers) => sendMessage(sendRequestOf(event, party), deps, headers));
+}
+
+export function createSendBatchHandler(deps: SendBatchDeps) {
+  return apiHandler((event, party, headers) => sendBatch(sendRequestOf(event, party), deps, headers));
+}
+
+/** The API Gateway resource of a batch send. */
+export const BATCH_RESOURCE = '/messages/batch';
+
+/** The send function serves both POST routes, told apart by their API Gateway resource. */
+export function createSendRoutesHandler(deps: SendMessageDeps & SendBatchDeps) {
   return apiHandler((event, party, headers) =>
-    sendMessage(
-      {
-        ...party,
-        basePath: basePathOf(event),
-        headers: event.headers ?? {},
-        body: event.body,
-        isBase64Encoded: event.isBase64Encoded,
-      },
-      deps,
-      headers,
-    ),
+    event.resource === BATCH_RESOURCE
+      ? sendBatch(sendRequestOf(event, party), deps, headers)
+      : sendMessage(sendRequestOf(event, party), deps, headers),
   );
 }
 

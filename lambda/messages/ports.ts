@@ -4,6 +4,20 @@ export interface MessageQueue {
   send(envelope: MessageEnvelope): Promise<void>;
 }
 
+/** A batch's envelopes, enqueued together (SendMessageBatch, 10 at a time, side by side). */
+export interface MessageBatchQueue {
+  /** Resolves once every envelope is on the queue; rejects if any could not be enqueued. */
+  sendAll(envelopes: readonly MessageEnvelope[]): Promise<void>;
+}
+
+/** A batch's records, written together (BatchWriteItem, 25 at a time, side by side). */
+export interface MessageBatchStore {
+  /** Resolves once every record is written; rejects if any could not be. */
+  createAll(records: readonly MessageRecord[]): Promise<void>;
+  /** Compensation for a batch that failed before its 202: none of its records may claim `queued`. */
+  removeAll(ids: readonly string[]): Promise<void>;
+}
+
 export type TransitionResult = 'updated' | 'already_done' | 'missing';
 
 /** What a transition made knows of the message as it was: its sender, its acceptance, its status. */

@@ -45,6 +45,7 @@ export async function readMessage(
 /** The routes of the API and their methods, for 404 vs 405 on anything that is not routed. */
 const ROUTES: ReadonlyArray<{ pattern: RegExp; allow: readonly string[] }> = [
   { pattern: /^\/messages\/?$/, allow: ['POST'] },
+  { pattern: /^\/messages\/batch\/?$/, allow: ['POST'] },
   { pattern: /^\/messages\/[^/]+\/?$/, allow: ['GET'] },
 ];
 

@@ -3,16 +3,23 @@ import { ENV } from '../../lib/constructs/messages/runtime-contract.js';
 import { DATA_PLANE, traced } from '../shared/aws-clients.js';
 import { systemClock } from '../shared/clock.js';
 import { requireEnv, requireJsonEnv } from '../shared/env.js';
+import { createDocumentClient } from '../shared/dynamodb.js';
 import { documentClient, limiterFromEnv, limitsConfig } from '../shared/runtime.js';
 import { DynamoDbIdempotencyStore } from './dynamodb-idempotency-store.js';
 import { DynamoDbMessageStore } from './dynamodb-message-store.js';
-import { createSendMessageHandler } from './http-handlers.js';
+import { createSendRoutesHandler } from './http-handlers.js';
 import type { MessagesConfig } from './send-message.js';
 import { SqsMessageQueue } from './sqs-message-queue.js';
 
-export const handler = createSendMessageHandler({
+/** POST /messages and POST /messages/batch. */
+export const handler = createSendRoutesHandler({
   limiter: limiterFromEnv(),
-  messages: new DynamoDbMessageStore(documentClient, requireEnv(ENV.messagesTable)),
+  // A batch's BatchWriteItem goes through a client without SDK retries (DynamoDbMessageStore says why).
+  messages: new DynamoDbMessageStore(
+    documentClient,
+    requireEnv(ENV.messagesTable),
+    createDocumentClient({ maxAttempts: 1 }),
+  ),
   queue: new SqsMessageQueue(traced(new SQSClient(DATA_PLANE)), requireEnv(ENV.queueUrl)),
   idempotency: new DynamoDbIdempotencyStore(documentClient, requireEnv(ENV.idempotencyTable)),
   clock: systemClock,

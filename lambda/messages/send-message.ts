@@ -153,21 +153,32 @@ export async function sendMessage(
   return accepted;
 }
 
-/** After a refund the request no longer counts: Remaining goes back up by one. */
-function refundedHeaders(headers: ResponseHeaders): Record<string, string> {
+/** After a refund the request (or a batch's `units` requests) no longer counts: Remaining goes back up. */
+export function refundedHeaders(headers: ResponseHeaders, units = 1): Record<string, string> {
   const current = headers.all();
   const remaining = Number(current['X-RateLimit-Remaining']);
   const limit = Number(current['X-RateLimit-Limit']);
   if (!Number.isFinite(remaining) || !Number.isFinite(limit)) return {};
-  return { 'X-RateLimit-Remaining': String(Math.min(limit, remaining + 1)) };
+  return { 'X-RateLimit-Remaining': String(Math.min(limit, remaining + units)) };
 }
 
-/** Claims the Idempotency-Key, or answers from the earlier request that holds it. */
-async function claimOrReplay(
+/** The first 202 of a single send, replayed. */
+const replayedSend = (existing: IdempotencyEntry): ApiResult => ({
+  statusCode: existing.statusCode,
+  headers: { Location: existing.location, 'Idempotent-Replayed': 'true' },
+  body: JSON.parse(existing.responseBody),
+});
+
+/**
+ * Claims the Idempotency-Key, or answers from the earlier request that holds it (`replayOf` makes
+ * that answer; a batch stores less than its whole answer, see send-batch.ts).
+ */
+export async function claimOrReplay(
   claim: IdempotencyEntry,
   subject: ReturnType<typeof keySubject>,
-  deps: SendMessageDeps,
+  deps: Pick<SendMessageDeps, 'idempotency' | 'limiter' | 'messages' | 'clock'>,
   headers: ResponseHeaders,
+  replayOf: (existing: IdempotencyEntry) => ApiResult = replayedSend,
 ): Promise<ApiResult | undefined> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const result = await deps.idempotency.claim(claim, deps.clock.now());
@@ -184,13 +195,7 @@ async function claimOrReplay(
       );
     }
     const original = await deps.messages.get(existing.messageId);
-    if (original) {
-      return {
-        statusCode: existing.statusCode,
-        headers: { Location: existing.location, 'Idempotent-Replayed': 'true' },
-        body: JSON.parse(existing.responseBody),
-      };
-    }
+    if (original) return replayOf(existing);
     if (deps.clock.now() - existing.createdAtMs < STALE_CLAIM_MS) {
       throw new HttpProblem({
         status: 409,

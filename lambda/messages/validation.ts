@@ -70,11 +70,18 @@ function bodyText(request: RawRequest): { text: string | undefined; byteLength: 
   }
 }
 
+/** A request's JSON object body, its size in bytes and its Idempotency-Key, once the header and body checks passed. */
+export interface JsonRequest {
+  readonly body: Record<string, unknown>;
+  readonly byteLength: number;
+  readonly idempotencyKey: string | undefined;
+}
+
 /**
- * Validates a send request in the documented order: media type, encoding, JSON, fields, then size.
- * Pure: no I/O, so the limiter can decide 429-before-400 without spending budget on bad requests.
+ * The checks every send shares, in the documented order: media type, Idempotency-Key, encoding,
+ * JSON, an object (`example` shows one in the error).
  */
-export function validateSendRequest(request: RawRequest, maxBodyBytes: number): ValidSendRequest {
+export function readJsonRequest(request: RawRequest, example: string): JsonRequest {
   const { contentType, idempotencyKey } = sendHeaders(request.headers);
   if (contentType !== 'application/json' && !isJsonMediaType(contentType)) {
     throw problems.badRequest(
@@ -103,13 +110,22 @@ export function validateSendRequest(request: RawRequest, maxBodyBytes: number): 
     throw problems.badRequest('invalid_json', `The request body is not valid JSON: ${(error as Error).message}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw problems.badRequest('invalid_json', 'The request body must be a JSON object such as {"message": "Hello"}.');
+    throw problems.badRequest('invalid_json', `The request body must be a JSON object such as ${example}.`);
   }
+  return { body: parsed as Record<string, unknown>, byteLength, idempotencyKey };
+}
+
+/**
+ * Validates a send request in the documented order: media type, encoding, JSON, fields, then size.
+ * Pure: no I/O, so the limiter can decide 429-before-400 without spending budget on bad requests.
+ */
+export function validateSendRequest(request: RawRequest, maxBodyBytes: number): ValidSendRequest {
+  const { body: parsed, byteLength, idempotencyKey } = readJsonRequest(request, '{"message": "Hello"}');
 
   if (!isPlainSend(parsed)) {
-    const fieldErrors = fieldErrorsOf(parsed as Record<string, unknown>);
+    const fieldErrors = fieldErrorsOf(parsed);
     if (fieldErrors.length > 0) {
-      const first = fieldErrors[0] as FieldError & { code: 'missing_field' | 'invalid_field' | 'unknown_field' };
+      const first = fieldErrors[0] as CodedFieldError;
       throw problems.badRequest(
         first.code,
         fieldErrors.map((e) => `${e.field}: ${e.message}`).join('; '),
@@ -123,7 +139,7 @@ export function validateSendRequest(request: RawRequest, maxBodyBytes: number): 
 }
 
 /** The common, valid body: exactly one field, a non-empty string `message` (fieldErrorsOf judges anything else). */
-function isPlainSend(body: object): boolean {
+export function isPlainSend(body: object): boolean {
   const message = (body as { message?: unknown }).message;
   if (typeof message !== 'string' || message === '' || !Object.hasOwn(body, 'message')) return false;
   let keys = 0;
@@ -138,13 +154,14 @@ function bodyBytes(request: RawRequest): Uint8Array {
   return request.isBase64Encoded ? Buffer.from(request.body, 'base64') : Buffer.from(request.body, 'utf8');
 }
 
-type CodedFieldError = FieldError & { code: 'missing_field' | 'invalid_field' | 'unknown_field' };
+export type CodedFieldError = FieldError & { code: 'missing_field' | 'invalid_field' | 'unknown_field' };
 
 /**
  * Every problem with the fields of a body `{"message": string}` and nothing else (written out: the
  * one-field schema is not worth a schema library in every bundle). Unknown fields in body order.
+ * A batch's items follow the same rules.
  */
-function fieldErrorsOf(body: Record<string, unknown>): CodedFieldError[] {
+export function fieldErrorsOf(body: Record<string, unknown>): CodedFieldError[] {
   const errors: CodedFieldError[] = [];
   if (body.message === undefined) errors.push({ field: 'message', message: 'is required', code: 'missing_field' });
   else if (typeof body.message !== 'string') {

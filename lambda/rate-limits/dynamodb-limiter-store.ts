@@ -19,6 +19,7 @@ import type {
   Counted,
   LimiterStore,
   Mutable,
+  RefundWindows,
   Refused,
   ShardProvision,
   StrikeTally,
@@ -178,12 +179,13 @@ export class DynamoDbLimiterStore implements LimiterStore {
     );
   }
 
-  async refund(id: string, w: { minuteWindow: number; dayWindow: number; keyId?: string }): Promise<void> {
+  async refund(id: string, w: RefundWindows): Promise<void> {
     const minute = [minuteCounter(w.minuteWindow), ...(w.keyId ? [keyMinuteCounter(w.keyId, w.minuteWindow)] : [])];
     const day = [dayCounter(w.dayWindow), ...(w.keyId ? [keyDayCounter(w.keyId, w.dayWindow)] : [])];
+    const units = w.units ?? 1;
     // Both windows, or only the day once the minute has rolled over (its counters are gone).
-    if (await this.decrement(id, [...minute, ...day])) return;
-    await this.decrement(id, day);
+    if (await this.decrement(id, [...minute, ...day], units)) return;
+    await this.decrement(id, day, units);
   }
 
   async addCounts(id: string, c: CountsToAdd, lastUsedAt?: number): Promise<void> {
@@ -275,8 +277,8 @@ export class DynamoDbLimiterStore implements LimiterStore {
     };
   }
 
-  /** ADDs −1 to each counter while every one of them is above 0; false otherwise. */
-  private decrement(id: string, counters: readonly string[]): Promise<boolean> {
+  /** ADDs −units to each counter while every one of them holds at least units; false otherwise. */
+  private decrement(id: string, counters: readonly string[], units: number): Promise<boolean> {
     const names: Record<string, string> = {};
     counters.forEach((name, i) => {
       names[`#c${i}`] = name;
@@ -287,10 +289,18 @@ export class DynamoDbLimiterStore implements LimiterStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
-          UpdateExpression: `ADD ${placeholders.map((p) => `${p} :minusOne`).join(', ')}`,
-          ConditionExpression: placeholders.map((p) => `${p} > :zero`).join(' AND '),
+          UpdateExpression: `ADD ${placeholders.map((p) => `${p} ${units === 1 ? ':minusOne' : ':minusUnits'}`).join(', ')}`,
+          // A single request's refund keeps its expression (`> 0` is `>= 1` for counts).
+          ...(units === 1
+            ? {
+                ConditionExpression: placeholders.map((p) => `${p} > :zero`).join(' AND '),
+                ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+              }
+            : {
+                ConditionExpression: placeholders.map((p) => `${p} >= :units`).join(' AND '),
+                ExpressionAttributeValues: { ':minusUnits': -units, ':units': units },
+              }),
           ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
         }),
       ),
     );

@@ -33,9 +33,28 @@ export function consumeExpression(c: ConsumeCondition): ConsumeExpression {
     '#pm': minuteCounter(c.minuteWindow - 1),
     '#pd': dayCounter(c.dayWindow - 1),
   };
-  const values: Record<string, unknown> = { ':one': 1 };
+  const values: Record<string, unknown> = c.batch === undefined ? { ':one': 1 } : {};
   const conditions: string[] = [];
-  if (c.limits === 'stored') {
+  // A batch adds its units where a single request adds :one (the single request's write is unchanged).
+  let inc = ':one';
+  if (c.batch !== undefined) {
+    if (c.limits !== 'stored') throw new Error('a batch is counted on an account shard only');
+    inc = ':units';
+    Object.assign(values, {
+      ':units': c.batch.units,
+      ':sm': c.batch.slice.perMinute,
+      ':sd': c.batch.slice.perDay,
+      ':mm': c.batch.slice.perMinute - c.batch.units,
+      ':md': c.batch.slice.perDay - c.batch.units,
+    });
+    // count + units ≤ slice, with the slice pinned; an absent counter needs a slice of at least units.
+    conditions.push(
+      'minuteLimit = :sm',
+      'dayLimit = :sd',
+      '(#m <= :mm OR (attribute_not_exists(#m) AND minuteLimit >= :units))',
+      '(#d <= :md OR (attribute_not_exists(#d) AND dayLimit >= :units))',
+    );
+  } else if (c.limits === 'stored') {
     values[':zero'] = 0;
     conditions.push(
       '(#m < minuteLimit OR (attribute_not_exists(#m) AND minuteLimit > :zero))',
@@ -47,7 +66,7 @@ export function consumeExpression(c: ConsumeCondition): ConsumeExpression {
     conditions.push('(attribute_not_exists(#m) OR #m < :lm)', '(attribute_not_exists(#d) OR #d < :ld)');
   }
   conditions.push('attribute_not_exists(#nm)', 'attribute_not_exists(#nd)');
-  let add = 'ADD #m :one, #d :one';
+  let add = `ADD #m ${inc}, #d ${inc}`;
   const set: string[] = [];
   let remove = 'REMOVE #pm, #pd';
   if (c.keyId !== undefined) {
@@ -63,7 +82,7 @@ export function consumeExpression(c: ConsumeCondition): ConsumeExpression {
     });
     values[':now'] = c.nowMs;
     conditions.push('(attribute_not_exists(#kb) OR #kb <= :now)', '(attribute_not_exists(#kx) OR #kx <= :now)');
-    add += ', #km :one, #kd :one';
+    add += `, #km ${inc}, #kd ${inc}`;
     set.push('#ku = :now');
     remove += ', #kpm, #kpd';
   }

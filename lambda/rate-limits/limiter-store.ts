@@ -16,6 +16,12 @@ export interface ConsumeCondition {
   readonly keyId?: string;
   /** Epoch seconds after which the item may be deleted (anonymous subjects); shards never expire. */
   readonly expiresAtSeconds?: number;
+  /**
+   * A batch of `units` requests counted by one write, on a shard (`limits: 'stored'`). An update's
+   * condition cannot add, so it requires the shard's stored slice to be `slice` and compares the
+   * counts with `slice − units`; a shard holding another slice refuses, and the limiter reads it.
+   */
+  readonly batch?: { readonly units: number; readonly slice: RateLimits };
 }
 
 /** A counted request: the item the write left behind. */
@@ -44,6 +50,14 @@ export interface ShardProvision {
   readonly slice: RateLimits;
   readonly account: RateLimits;
   readonly shards: number;
+}
+
+/** Where a refund gives requests back, and how many (a batch's units; @default 1). */
+export interface RefundWindows {
+  readonly minuteWindow: number;
+  readonly dayWindow: number;
+  readonly keyId?: string;
+  readonly units?: number;
 }
 
 /** Counts added to an item by the migration of earlier per-key items. */
@@ -90,8 +104,8 @@ export interface LimiterStore {
   restartStrikes(id: string, expectedStart: number | undefined, nowMs: number, tally?: StrikeTally): Promise<boolean>;
   /** Clears the strikes (after a ban, or when an operator lifts one). */
   resetStrikes(id: string): Promise<void>;
-  /** Gives back one request in the given windows (best effort: nothing in a window that has rolled over). */
-  refund(id: string, windows: { minuteWindow: number; dayWindow: number; keyId?: string }): Promise<void>;
+  /** Gives back `units` requests (default 1) in the given windows (best effort: nothing in a window that has rolled over). */
+  refund(id: string, windows: RefundWindows): Promise<void>;
   /** Adds counts (migration); the key's last use is raised to `lastUsedAt` if later. */
   addCounts(id: string, counts: CountsToAdd, lastUsedAt?: number): Promise<void>;
   /** Adds each amount (negative ones too) to the named counter: moves counts between shards when an account is resharded. */

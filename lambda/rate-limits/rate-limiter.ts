@@ -1,4 +1,4 @@
-import type { BanPolicy, RateLimits } from '../../lib/config/index.js';
+import type { RateLimits } from '../../lib/config/index.js';
 import type { Clock } from '../shared/clock.js';
 import { BannedRefusalTally } from './banned-refusals.js';
 import { ContainerKnowledge, EXHAUSTION_MEMORY_MS, type Exhaustion } from './container-knowledge.js';
@@ -12,67 +12,33 @@ import {
   stateOf,
   type WindowName,
 } from './limiter-state.js';
-import type { Counted, LimiterStore, Mutable } from './limiter-store.js';
+import type { ConsumeCondition, Counted, LimiterStore, Mutable } from './limiter-store.js';
 import { shardCount, shardId, shardIds, sliceOf } from './shards.js';
 import { strike } from './strikes.js';
 import { dayWindowEndMs, minuteWindowEndMs, type Windows, windowsAt } from './windows.js';
 
+import type {
+  AllowedDecision,
+  AnonymousSubject,
+  Consumption,
+  KeySubject,
+  LimiterDecision,
+  LimiterSubject,
+  PeekMode,
+} from './limiter-decision.js';
+
 export type { LimiterState, WindowUsage } from './limiter-state.js';
 export { secondsUntil } from './limiter-state.js';
 
-/** A key of an account: it draws on the account's budget; bans and revocation are its own. */
-export interface KeySubject {
-  readonly kind: 'key';
-  readonly keyId: string;
-  readonly accountId: string;
-  /** The account's limits as the authorizer saw them; the shards' stored limits win (plan changes apply at once). */
-  readonly limits: RateLimits;
-  readonly ban: BanPolicy;
-}
-
-/** A caller without a valid key, budgeted per client IP; never banned. */
-export interface AnonymousSubject {
-  readonly kind: 'anonymous';
-  /** The item, `ip#<addr>`. */
-  readonly id: string;
-  readonly limits: RateLimits;
-}
-
-export type LimiterSubject = KeySubject | AnonymousSubject;
-
-/** Where a counted request was counted, for a refund. */
-export interface Consumption {
-  readonly item: string;
-  readonly minuteWindow: number;
-  readonly dayWindow: number;
-  readonly keyId?: string;
-}
-
-export interface AllowedDecision {
-  readonly outcome: 'allowed';
-  readonly state: LimiterState;
-  readonly consumption?: Consumption;
-  /**
-   * Set when the counting write left tidying to do. Already running and never rejecting; a caller
-   * that can overlap it with its own work awaits it before answering, so that nothing is left in
-   * flight when a Lambda function is frozen.
-   */
-  readonly housekeeping?: Promise<void>;
-}
-
-export type LimiterDecision =
-  | AllowedDecision |
-  {
-    readonly outcome: 'rate_limited';
-    readonly state: LimiterState;
-    readonly window: WindowName;
-    readonly retryAfterSeconds: number;
-  } |
-  { readonly outcome: 'banned'; readonly state: LimiterState; readonly retryAfterSeconds: number } |
-  { readonly outcome: 'revoked'; readonly state: LimiterState };
-
-/** How a request that is not counted is judged: a send is refused at the limit, a read only when banned. */
-export type PeekMode = 'send' | 'read';
+export type {
+  AllowedDecision,
+  AnonymousSubject,
+  Consumption,
+  KeySubject,
+  LimiterDecision,
+  LimiterSubject,
+  PeekMode,
+} from './limiter-decision.js';
 
 export class LimiterContentionError extends Error {
   constructor(id: string) {
@@ -109,9 +75,14 @@ export class RateLimiter {
     private readonly pick: (candidates: number) => number = (n) => Math.floor(Math.random() * n),
   ) {}
 
-  /** Counts one request if the subject may make it. */
-  consume(subject: LimiterSubject): Promise<LimiterDecision> {
-    return subject.kind === 'key' ? this.consumeKey(subject) : this.consumeAnonymous(subject);
+  /**
+   * Counts one request if the subject may make it, or a key's batch of `units` requests, all or
+   * none: one conditional write on one shard with room for all of them (README, "Batch send").
+   */
+  consume(subject: LimiterSubject, units = 1): Promise<LimiterDecision> {
+    if (subject.kind === 'key') return this.consumeKey(subject, units);
+    if (units !== 1) throw new Error('only a key sends batches');
+    return this.consumeAnonymous(subject);
   }
 
   /** Judges a request without counting it (invalid requests, reads, idempotent replays). */
@@ -153,7 +124,7 @@ export class RateLimiter {
       const exhaustion = this.exhaustionOf(other.item, left, windows, subject.limits, nowMs);
       spent.set(shardId(subject.accountId, other.i), exhaustion);
     }
-    return this.rateLimited(subject, nowMs, windows, shards, spent);
+    return this.rateLimited(subject, nowMs, windows, shards, spent, 1);
   }
 
   /** Gives back a request that was counted but then failed (e.g. the queue was unavailable). */
@@ -161,7 +132,7 @@ export class RateLimiter {
     await this.store.refund(consumption.item, consumption);
   }
 
-  private async consumeKey(subject: KeySubject): Promise<LimiterDecision> {
+  private async consumeKey(subject: KeySubject, units: number): Promise<LimiterDecision> {
     const nowMs = this.clock.now();
     let windows: Windows = windowsAt(nowMs);
     const bannedUntil = this.knowledge.banUntil(subject.keyId, nowMs);
@@ -170,24 +141,30 @@ export class RateLimiter {
     const spent = new Map<string, Exhaustion>();
     let throttled: unknown;
     const hot = new Set<number>();
+    /** A batch's write pins each shard's slice: learned from the shard when it is not the caller's guess. */
+    const storedSlices = new Map<number, RateLimits>();
     for (let attempt = 0; attempt < shards + EXTRA_ATTEMPTS; attempt++) {
       const open = this.candidates(subject.accountId, shards, windows, nowMs, spent).filter((i) => !hot.has(i));
       if (open.length === 0) {
         // Every open shard was throttled past the client's retries: the table is overloaded (503).
         if (throttled !== undefined) throw throttled;
-        return this.rateLimited(subject, nowMs, windows, shards, spent);
+        return this.rateLimited(subject, nowMs, windows, shards, spent, units);
       }
       const index = open[this.pick(open.length)] as number;
       const id = shardId(subject.accountId, index);
+      const condition: Mutable<ConsumeCondition> = {
+        minuteWindow: windows.minute,
+        dayWindow: windows.day,
+        limits: 'stored',
+        nowMs,
+        keyId: subject.keyId,
+      };
+      if (units !== 1) {
+        condition.batch = { units, slice: storedSlices.get(index) ?? sliceOf(subject.limits, shards, index) };
+      }
       let result: Awaited<ReturnType<LimiterStore['tryConsume']>>;
       try {
-        result = await this.store.tryConsume(id, {
-          minuteWindow: windows.minute,
-          dayWindow: windows.day,
-          limits: 'stored',
-          nowMs,
-          keyId: subject.keyId,
-        });
+        result = await this.store.tryConsume(id, condition);
       } catch (error) {
         // A shard past its item's write ceiling (after the client's retries): another may take it.
         if (!isThrottling(error) || shards === 1) throw error;
@@ -195,7 +172,7 @@ export class RateLimiter {
         hot.add(index);
         continue;
       }
-      if (result.counted) return this.allowedKey(subject, id, windows, nowMs, result);
+      if (result.counted) return this.allowedKey(subject, id, windows, nowMs, result, units);
 
       // Refused: tell why from the item (sent back with the refusal, or read now).
       const item = result.item === undefined ? await this.store.get(id) : (result.item ?? undefined);
@@ -224,13 +201,15 @@ export class RateLimiter {
         shards = item.shards;
         this.knowledge.learnShardCount(subject.accountId, shards);
       }
+      storedSlices.set(index, { perMinute: item.minuteLimit, perDay: item.dayLimit });
       const remaining = remainingOn(item, windows, subject.limits);
-      if (remaining.minute === 0 || remaining.day === 0) {
+      if (remaining.minute < units || remaining.day < units) {
         const exhaustion = this.exhaustionOf(item, remaining, windows, subject.limits, nowMs);
-        this.knowledge.markExhausted(id, exhaustion);
+        // Only a spent shard is remembered by the container: one too small for this batch still takes smaller ones.
+        if (remaining.minute === 0 || remaining.day === 0) this.knowledge.markExhausted(id, exhaustion);
         spent.set(id, exhaustion);
       }
-      // Otherwise the item changed between the write and the read (a refund, a new window): again.
+      // Otherwise the item changed between the write and the read (a refund, a new window, the slice a batch pinned): again.
     }
     throw new LimiterContentionError(shardId(subject.accountId, 0));
   }
@@ -270,13 +249,21 @@ export class RateLimiter {
     windows: Windows,
     nowMs: number,
     counted: Counted,
+    units: number,
   ): LimiterDecision {
     const item = counted.item;
     if (item.shards !== undefined) this.knowledge.learnShardCount(subject.accountId, item.shards);
+    const consumption: Mutable<Consumption> = {
+      item: id,
+      minuteWindow: windows.minute,
+      dayWindow: windows.day,
+      keyId: subject.keyId,
+    };
+    if (units !== 1) consumption.units = units;
     const decision: Mutable<AllowedDecision> = {
       outcome: 'allowed',
       state: stateOf(limitsOn(item, subject.limits), remainingOn(item, windows, subject.limits), windows, nowMs),
-      consumption: { item: id, minuteWindow: windows.minute, dayWindow: windows.day, keyId: subject.keyId },
+      consumption,
     };
     return this.withHousekeeping(decision, counted);
   }
@@ -322,23 +309,30 @@ export class RateLimiter {
     return undefined;
   }
 
-  /** Every shard is spent: a 429 for the window that refuses (a strike towards a ban). */
+  /**
+   * No shard has room for the request (every one is spent), or for the batch of `units`: a 429 for
+   * the window that refuses (a strike towards a ban).
+   */
   private async rateLimited(
     subject: KeySubject,
     nowMs: number,
     windows: Windows,
     shards: number,
     spent: ReadonlyMap<string, Exhaustion>,
+    units: number,
   ): Promise<LimiterDecision> {
     const known = shardIds(subject.accountId, shards).map(
       (id) => spent.get(id) ?? this.knowledge.exhaustion(id, windows, nowMs),
     );
-    // The day refuses only when every shard has spent its day; otherwise the next minute brings budget back.
-    const blocking: WindowName = known.every((e) => e?.remaining.day === 0) ? 'day' : 'minute';
+    // The day refuses only when no shard's day has room; otherwise the next minute brings budget back.
+    const blocking: WindowName = known.every((e) => e !== undefined && e.remaining.day < units) ? 'day' : 'minute';
     const limits = known.find((e) => e !== undefined)?.limits ?? subject.limits;
+    const most = (window: WindowName) => Math.max(0, ...known.map((e) => e?.remaining[window] ?? 0));
+    // A single request is refused by spent shards (0 left); a batch may be refused with some left.
+    const refusedLeft = (window: WindowName) => (units === 1 ? 0 : most(window));
     const remaining: Remaining = {
-      minute: blocking === 'minute' ? 0 : Math.max(0, ...known.map((e) => e?.remaining.minute ?? 0)),
-      day: blocking === 'day' ? 0 : Math.max(0, ...known.map((e) => e?.remaining.day ?? 0)),
+      minute: blocking === 'minute' ? refusedLeft('minute') : most('minute'),
+      day: blocking === 'day' ? refusedLeft('day') : most('day'),
     };
     const struck = await strike(this.store, subject.keyId, subject.ban, nowMs, shardIds(subject.accountId, shards));
     if (struck.outcome === 'revoked') return { outcome: 'revoked', state: stateOf(limits, remaining, windows, nowMs) };

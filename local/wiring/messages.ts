@@ -11,7 +11,7 @@ import { DynamoDbMessageStore } from '../../lambda/messages/dynamodb-message-sto
 import {
   createFallbackHandler,
   createGetMessageHandler,
-  createSendMessageHandler,
+  createSendRoutesHandler,
 } from '../../lambda/messages/http-handlers.js';
 import type { MessageRecord } from '../../lambda/messages/message.js';
 import { SqsMessageQueue } from '../../lambda/messages/sqs-message-queue.js';
@@ -49,25 +49,23 @@ export async function startMessages(options: MessagesWiringOptions, services: Ru
   const messages = new DynamoDbMessageStore(documentClient, LOCAL_TABLE_NAMES.messages);
   const queue = new SqsMessageQueue(backing.queueClient, queues.queueUrl);
 
+  const send = createSendRoutesHandler({
+    limiter,
+    messages,
+    queue,
+    idempotency: new DynamoDbIdempotencyStore(documentClient, LOCAL_TABLE_NAMES.idempotency),
+    clock,
+    config: config.messages,
+    anonymousLimits: config.anonymous,
+  });
   const api = await startLocalApiGateway({
     port: options.port,
     authorizer: keys.authorizer,
     usagePlans: keys.usagePlans,
     firewall: new LocalFirewall(config.protection.waf, clock),
     routes: [
-      {
-        method: 'POST',
-        resource: '/messages',
-        handler: createSendMessageHandler({
-          limiter,
-          messages,
-          queue,
-          idempotency: new DynamoDbIdempotencyStore(documentClient, LOCAL_TABLE_NAMES.idempotency),
-          clock,
-          config: config.messages,
-          anonymousLimits: config.anonymous,
-        }),
-      },
+      // One send function for both POST routes, as on AWS.
+      ...['/messages', '/messages/batch'].map((resource) => ({ method: 'POST', resource, handler: send })),
       {
         method: 'GET',
         resource: '/messages/{id}',

@@ -190,3 +190,18 @@ describe('send, get, fallback and worker bundles', () => {
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: poison.MessageId }] });
   });
 });
+
+describe('send bundle, POST /messages/batch (the same function, told apart by resource)', () => {
+  it('queues every message of a batch: 202 in request order, each record written to dynalite', async () => {
+    const request = {
+      ...sendRequest(JSON.stringify({ messages: [{ message: 'batch one' }, { message: 'batch two' }] })),
+      resource: '/messages/batch',
+      path: '/messages/batch',
+    };
+    const answer = await call('sendMessage', request);
+    expect(answer.status).toBe(202);
+    const data = answer.body.data as Array<{ id: string; message: string; status: string }>;
+    expect(data.map((m) => [m.message, m.status])).toEqual([['batch one', 'queued'], ['batch two', 'queued']]);
+    for (const m of data) expect(await storedMessage(m.id)).toMatchObject({ id: m.id, message: m.message, status: 'queued' });
+  });
+});

@@ -16,6 +16,7 @@ import type {
   Counted,
   LimiterStore,
   Mutable,
+  RefundWindows,
   Refused,
   ShardProvision,
   StrikeTally,
@@ -38,14 +39,15 @@ export class MemoryLimiterStore implements LimiterStore {
     const d = dayCounter(c.dayWindow);
     if (!this.admits(item, c, m, d)) return { counted: false, item: item ? parseItem(item) : null };
 
+    const units = c.batch?.units ?? 1;
     const next: Attributes = item ?? { id };
-    add(next, m, 1);
-    add(next, d, 1);
+    add(next, m, units);
+    add(next, d, units);
     delete next[minuteCounter(c.minuteWindow - 1)];
     delete next[dayCounter(c.dayWindow - 1)];
     if (c.keyId !== undefined) {
-      add(next, keyMinuteCounter(c.keyId, c.minuteWindow), 1);
-      add(next, keyDayCounter(c.keyId, c.dayWindow), 1);
+      add(next, keyMinuteCounter(c.keyId, c.minuteWindow), units);
+      add(next, keyDayCounter(c.keyId, c.dayWindow), units);
       delete next[keyMinuteCounter(c.keyId, c.minuteWindow - 1)];
       delete next[keyDayCounter(c.keyId, c.dayWindow - 1)];
       next[keyLastUsed(c.keyId)] = c.nowMs;
@@ -131,10 +133,11 @@ export class MemoryLimiterStore implements LimiterStore {
     this.items.set(id, item);
   }
 
-  async refund(id: string, w: { minuteWindow: number; dayWindow: number; keyId?: string }): Promise<void> {
+  async refund(id: string, w: RefundWindows): Promise<void> {
     const minute = [minuteCounter(w.minuteWindow), ...(w.keyId ? [keyMinuteCounter(w.keyId, w.minuteWindow)] : [])];
     const day = [dayCounter(w.dayWindow), ...(w.keyId ? [keyDayCounter(w.keyId, w.dayWindow)] : [])];
-    if (!this.decrement(id, [...minute, ...day])) this.decrement(id, day);
+    const units = w.units ?? 1;
+    if (!this.decrement(id, [...minute, ...day], units)) this.decrement(id, day, units);
   }
 
   async addCounts(id: string, c: CountsToAdd, lastUsedAt?: number): Promise<void> {
@@ -188,7 +191,12 @@ export class MemoryLimiterStore implements LimiterStore {
       if (limit === undefined) return false;
       return count === undefined ? counterMayBeAbsent : count < limit;
     };
-    if (c.limits === 'stored') {
+    if (c.batch !== undefined) {
+      // limiter-expressions.ts: the stored slice is the pinned one, and count + units fits in it.
+      const { units, slice } = c.batch;
+      if (num('minuteLimit') !== slice.perMinute || num('dayLimit') !== slice.perDay) return false;
+      if ((num(m) ?? 0) + units > slice.perMinute || (num(d) ?? 0) + units > slice.perDay) return false;
+    } else if (c.limits === 'stored') {
       const minuteLimit = num('minuteLimit');
       const dayLimit = num('dayLimit');
       if (!below(m, minuteLimit, (minuteLimit ?? 0) > 0) || !below(d, dayLimit, (dayLimit ?? 0) > 0)) return false;
@@ -204,10 +212,10 @@ export class MemoryLimiterStore implements LimiterStore {
     return true;
   }
 
-  private decrement(id: string, counters: readonly string[]): boolean {
+  private decrement(id: string, counters: readonly string[], units: number): boolean {
     const item = this.items.get(id);
-    if (!item || !counters.every((name) => item[name] !== undefined && Number(item[name]) > 0)) return false;
-    for (const name of counters) item[name] = Number(item[name]) - 1;
+    if (!item || !counters.every((name) => item[name] !== undefined && Number(item[name]) >= units)) return false;
+    for (const name of counters) item[name] = Number(item[name]) - units;
     return true;
   }
 

@@ -194,6 +194,8 @@ export class MessagesApi extends Construct {
     });
     sendMessageFn.allowItems(tables.rateLimits, 'GetItem', 'PutItem', 'UpdateItem');
     sendMessageFn.allowItems(tables.messages, 'GetItem', 'PutItem', 'DeleteItem');
+    // A batch's records, and their deletion when the batch is not accepted (POST /messages/batch).
+    sendMessageFn.allow(['dynamodb:BatchWriteItem'], [tables.messages.tableArn]);
     sendMessageFn.allowItems(tables.idempotency, 'GetItem', 'PutItem', 'DeleteItem');
     // The queue uses SQS-managed SSE (no customer KMS key), so no kms:* is needed.
     sendMessageFn.allow(['sqs:SendMessage'], [queue.queueArn]);
@@ -353,6 +355,11 @@ export class MessagesApi extends Construct {
     const messages = this.api.root.addResource('messages');
     messages.addMethod('POST', integration(sendMessageFn));
     messages.addMethod('ANY', fallback);
+    // POST /messages/batch, on the send function (it tells the routes apart by resource); a static
+    // resource, so it wins over {id}. sqs:SendMessage also grants SendMessageBatch.
+    const batch = messages.addResource('batch');
+    batch.addMethod('POST', integration(sendMessageFn));
+    batch.addMethod('ANY', fallback);
     const message = messages.addResource('{id}');
     message.addMethod('GET', integration(getMessageFn));
     message.addMethod('ANY', fallback);

@@ -59,7 +59,18 @@ const operation = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('clear' as const), keyId: key, marker: fc.constantFrom('ban' as const, 'revoked' as const) }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('refund' as const), keyId: key, minute }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant('batch' as const),
+      keyId: key,
+      minute,
+      units: fc.integer({ min: 2, max: 5 }),
+      // Sometimes the shard's slice, sometimes not (a caller that predates a plan change).
+      slice: fc.record({ perMinute: fc.integer({ min: 0, max: 6 }), perDay: fc.integer({ min: 0, max: 9 }) }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('refund' as const), keyId: key, minute, units: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('adjust' as const), minute, amount: fc.integer({ min: -2, max: 2 }) }) },
 );
 type Operation = typeof operation extends fc.Arbitrary<infer T> ? T : never;
@@ -74,6 +85,18 @@ async function apply(store: LimiterStore, id: string, anonymousId: string, o: Op
         limits: 'stored',
         nowMs: now(o.minute),
         keyId: o.keyId,
+      });
+      if (result.counted) await result.tidy?.();
+      return result.counted ? { counted: true, item: result.item } : { counted: false };
+    }
+    case 'batch': {
+      const result = await store.tryConsume(id, {
+        minuteWindow: o.minute,
+        dayWindow: dayOf(o.minute),
+        limits: 'stored',
+        nowMs: now(o.minute),
+        keyId: o.keyId,
+        batch: { units: o.units, slice: o.slice },
       });
       if (result.counted) await result.tidy?.();
       return result.counted ? { counted: true, item: result.item } : { counted: false };
@@ -96,7 +119,7 @@ async function apply(store: LimiterStore, id: string, anonymousId: string, o: Op
     case 'clear':
       return store.clearKeyMarker(id, o.keyId, o.marker);
     case 'refund':
-      return store.refund(id, { minuteWindow: o.minute, dayWindow: dayOf(o.minute), keyId: o.keyId });
+      return store.refund(id, { minuteWindow: o.minute, dayWindow: dayOf(o.minute), keyId: o.keyId, units: o.units });
     case 'adjust':
       return store.adjustCounters(id, { [`m${o.minute}`]: o.amount, [`d${dayOf(o.minute)}`]: o.amount });
   }

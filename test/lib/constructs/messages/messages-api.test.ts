@@ -118,7 +118,7 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
       });
     });
 
-    it('routes POST /messages, GET /messages/{id}, and everything else to the fallback, all behind the authorizer with the usage plan', () => {
+    it('routes POST /messages and /messages/batch, GET /messages/{id}, and everything else to the fallback, all behind the authorizer with the usage plan', () => {
       const paths = new Map<string, string>(); // logical id -> path
       const resourceDefs = template.findResources('AWS::ApiGateway::Resource');
       const pathOf = (ref: Json): string => {
@@ -148,6 +148,8 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
         'ANY /{proxy+}': 'fallback',
         'POST /messages': 'sendMessage',
         'ANY /messages': 'fallback',
+        'POST /messages/batch': 'sendMessage',
+        'ANY /messages/batch': 'fallback',
         'GET /messages/{id}': 'getMessage',
         'ANY /messages/{id}': 'fallback',
         'ANY /messages/{id}/{proxy+}': 'fallback',
@@ -346,6 +348,7 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
           'dynamodb:PutItem',
           'dynamodb:UpdateItem',
           'dynamodb:DeleteItem',
+          'dynamodb:BatchWriteItem',
           'sqs:SendMessage',
         ],
         getMessage: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
@@ -400,6 +403,7 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
         expect.arrayContaining([arn('messages'), arn('idempotency')]),
       );
       expect(resourcesFor('sendMessage', 'dynamodb:DeleteItem')).toHaveLength(2);
+      expect(resourcesFor('sendMessage', 'dynamodb:BatchWriteItem')).toEqual([arn('messages')]);
       expect(resourcesFor('getMessage', 'dynamodb:GetItem')).toEqual(
         expect.arrayContaining([arn('rateLimits'), arn('messages')]),
       );

@@ -1,0 +1,100 @@
+import { HttpProblem, problems } from '../shared/problem.js';
+import { type CodedFieldError, fieldErrorsOf, isPlainSend, type RawRequest, readJsonRequest } from './validation.js';
+
+/** The most messages one batch may hold. */
+export const MAX_BATCH_MESSAGES = 100;
+/** The largest batch body, in bytes (1 MiB). */
+export const MAX_BATCH_BODY_BYTES = 1024 * 1024;
+/** Field errors listed per item at most: one answer names every bad item without growing with a hostile body. */
+const ERRORS_PER_ITEM = 5;
+/** Unknown top-level fields listed at most (the first ones, in body order). */
+const TOP_LEVEL_ERRORS = 10;
+
+export interface ValidBatchRequest {
+  readonly messages: readonly string[];
+  readonly idempotencyKey: string | undefined;
+}
+
+export interface BatchLimits {
+  /** The single-send body limit: each item, as the body `{"message": …}` a single send would carry, is at most this. */
+  readonly maxMessageBytes: number;
+}
+
+const RANK = { missing_field: 0, invalid_field: 1, unknown_field: 2 } as const;
+const byRank = (a: CodedFieldError, b: CodedFieldError) => RANK[a.code] - RANK[b.code];
+
+/**
+ * Validates `POST /messages/batch` in the order of a single send: media type, encoding, JSON, the
+ * fields (top level, then every item by the single-send rules: all or nothing, so every bad item
+ * is named), then sizes (the body, then each item). Pure, like validateSendRequest.
+ */
+export function validateBatchRequest(request: RawRequest, limits: BatchLimits): ValidBatchRequest {
+  const { body, byteLength, idempotencyKey } = readJsonRequest(request, '{"messages": [{"message": "Hello"}]}');
+  const errors = topLevelErrors(body);
+  const items = body.messages;
+  if (errors.length === 0 && Array.isArray(items)) {
+    items.forEach((item, i) => errors.push(...itemErrors(item, i)));
+  }
+  if (errors.length > 0) {
+    throw problems.badRequest(
+      (errors[0] as CodedFieldError).code,
+      errors.map((e) => `${e.field}: ${e.message}`).join('; '),
+      errors.map(({ field, message }) => ({ field, message })),
+    );
+  }
+
+  if (byteLength > MAX_BATCH_BODY_BYTES) throw problems.payloadTooLarge(MAX_BATCH_BODY_BYTES);
+  const messages = (items as Array<{ message: string }>).map((item) => item.message);
+  const oversized = messages.flatMap((message, i) => {
+    const bytes = Buffer.byteLength(JSON.stringify({ message }), 'utf8');
+    return bytes > limits.maxMessageBytes
+      ? [{ field: `messages[${i}].message`, message: `is ${bytes} bytes as {"message": …}; at most ${limits.maxMessageBytes}` }]
+      : [];
+  });
+  if (oversized.length > 0) {
+    throw new HttpProblem({
+      status: 413,
+      code: 'payload_too_large',
+      title: 'Payload Too Large',
+      detail: `Each message may be at most ${limits.maxMessageBytes} bytes as a single send's body {"message": …}, as for POST /messages.`,
+      errors: oversized,
+    });
+  }
+  return { messages, idempotencyKey };
+}
+
+/** `messages` (an array of 1 to 100) and nothing else at the top level. */
+function topLevelErrors(body: Record<string, unknown>): CodedFieldError[] {
+  const errors: CodedFieldError[] = [];
+  const items = body.messages;
+  if (items === undefined) errors.push({ field: 'messages', message: 'is required', code: 'missing_field' });
+  else if (!Array.isArray(items)) {
+    errors.push({ field: 'messages', message: 'must be an array of {"message": "…"} objects', code: 'invalid_field' });
+  } else if (items.length === 0 || items.length > MAX_BATCH_MESSAGES) {
+    errors.push({
+      field: 'messages',
+      message: `must hold 1 to ${MAX_BATCH_MESSAGES} messages, got ${items.length}`,
+      code: 'invalid_field',
+    });
+  }
+  const unknown = Object.keys(body).filter((key) => key !== 'messages');
+  for (const key of unknown.slice(0, TOP_LEVEL_ERRORS)) {
+    errors.push({ field: key, message: 'is not a known field (only "messages" is accepted)', code: 'unknown_field' });
+  }
+  return errors.sort(byRank);
+}
+
+/** One item's errors, by the single-send rules, with its position in the field names. */
+function itemErrors(item: unknown, index: number): CodedFieldError[] {
+  const at = `messages[${index}]`;
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+    return [{ field: at, message: 'must be an object such as {"message": "Hello"}', code: 'invalid_field' }];
+  }
+  if (isPlainSend(item)) return [];
+  const errors = fieldErrorsOf(item as Record<string, unknown>);
+  const listed = errors.slice(0, ERRORS_PER_ITEM).map((e) => ({ ...e, field: `${at}.${e.field}` }));
+  if (errors.length > ERRORS_PER_ITEM) {
+    listed.push({ field: at, message: `and ${errors.length - ERRORS_PER_ITEM} more problems`, code: 'unknown_field' });
+  }
+  return listed;
+}

@@ -1,0 +1,175 @@
+import { createHash } from 'node:crypto';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { decisionHeaders } from '../rate-limits/headers.js';
+import type { LimiterDecision } from '../rate-limits/rate-limiter.js';
+import type { ApiResult, ResponseHeaders } from '../shared/http.js';
+import { logger, metrics } from '../shared/powertools.js';
+import { HttpProblem, problems } from '../shared/problem.js';
+import { enforce, keySubject, refusal, rejected, requireKey } from './access.js';
+import { validateBatchRequest } from './batch-validation.js';
+import type { MessageEnvelope, MessageRecord } from './message.js';
+import type { IdempotencyEntry, MessageBatchQueue, MessageBatchStore, MessageStore } from './ports.js';
+import {
+  claimOrReplay,
+  newMessageId,
+  refundedHeaders,
+  type SendMessageDeps,
+  type SendRequest,
+} from './send-message.js';
+
+export type SendBatchDeps = Omit<SendMessageDeps, 'messages' | 'queue'> & {
+  readonly messages: MessageStore & MessageBatchStore;
+  readonly queue: MessageBatchQueue;
+};
+
+/** What an Idempotency-Key keeps of a batch's 202: ids and times (the messages come with the replayed request, the same body). */
+interface StoredBatchAnswer {
+  readonly data: ReadonlyArray<{ readonly id: string; readonly createdAt: string }>;
+}
+
+/**
+ * POST /messages/batch: up to 100 messages, all or nothing. Order of checks as a single send
+ * (401 → 429 → 400 → 413). One limiter call counts the batch's N messages at once; then the
+ * records (BatchWriteItem) and the envelopes (SendMessageBatch) go out side by side. A 202 means
+ * every message is queued; any failure leaves no record claiming `queued` and gives the N back.
+ */
+export async function sendBatch(
+  request: SendRequest,
+  deps: SendBatchDeps,
+  headers: ResponseHeaders,
+): Promise<ApiResult> {
+  const caller = await requireKey(request.caller, request.sourceIp, deps, headers);
+  const subject = keySubject(caller);
+
+  let valid: ReturnType<typeof validateBatchRequest>;
+  try {
+    valid = validateBatchRequest(request, { maxMessageBytes: deps.config.maxBodyBytes });
+  } catch (problem) {
+    if (!(problem instanceof HttpProblem)) throw problem;
+    // 429 comes before 400: judge the key without counting the bad request.
+    enforce(await deps.limiter.peek(subject, 'send'), headers);
+    rejected(problem.code);
+    throw problem;
+  }
+
+  const nowMs = deps.clock.now();
+  const createdAt = new Date(nowMs).toISOString();
+  const expiresAt = Math.floor(nowMs / 1000) + deps.config.retentionDays * 86_400;
+  const records: MessageRecord[] = valid.messages.map((message) => ({
+    id: newMessageId(nowMs),
+    accountId: caller.accountId,
+    keyId: caller.keyId,
+    message,
+    status: 'queued',
+    createdAt,
+    expiresAt,
+  }));
+  const accepted: ApiResult = { statusCode: 202, body: { data: records.map(publicQueued) } };
+
+  let claim: IdempotencyEntry | undefined;
+  if (valid.idempotencyKey !== undefined) {
+    const stored: StoredBatchAnswer = { data: records.map((r) => ({ id: r.id, createdAt: r.createdAt })) };
+    claim = {
+      id: `${caller.keyId}#${valid.idempotencyKey}`,
+      // Its own shape: a key used for a single send and then for a batch is another body (409).
+      requestHash: createHash('sha256').update(JSON.stringify({ batch: valid.messages })).digest('hex'),
+      messageId: (records[0] as MessageRecord).id,
+      statusCode: 202,
+      responseBody: JSON.stringify(stored),
+      location: '',
+      createdAtMs: nowMs,
+      expiresAt: Math.floor(nowMs / 1000) + deps.config.idempotencyTtlSeconds,
+    };
+    const replay = await claimOrReplay(claim, subject, deps, headers, (existing) => replayed(existing, valid.messages));
+    if (replay) return replay;
+  }
+
+  const units = records.length;
+  let decision: LimiterDecision;
+  const limiterStart = performance.now();
+  try {
+    decision = await deps.limiter.consume(subject, units);
+  } catch (error) {
+    metrics.addMetric('LimiterLatency', MetricUnit.Milliseconds, performance.now() - limiterStart);
+    if (claim) await deps.idempotency.release(claim.id, claim.messageId).catch(() => {});
+    throw error;
+  }
+  metrics.addMetric('LimiterLatency', MetricUnit.Milliseconds, performance.now() - limiterStart);
+  if (decision.outcome !== 'allowed') {
+    if (claim) await deps.idempotency.release(claim.id, claim.messageId);
+    headers.set(decisionHeaders(decision));
+    throw decision.outcome === 'rate_limited' ? batchRateLimited(decision, units) : refusal(decision);
+  }
+  headers.set(decisionHeaders(decision));
+  const consumption = decision.consumption;
+
+  // Side by side: one round trip for both (their chunks run in parallel too).
+  const envelopes = records.map(
+    (r): MessageEnvelope => ({ v: 1, id: r.id, accountId: r.accountId, createdAt: r.createdAt }),
+  );
+  const [stored, queued] = await Promise.allSettled([deps.messages.createAll(records), deps.queue.sendAll(envelopes)]);
+  if (decision.housekeeping) await decision.housekeeping;
+  if (stored.status === 'rejected' || queued.status === 'rejected') {
+    logger.error('batch not accepted; compensating', {
+      ...request.log,
+      messages: units,
+      storeError: stored.status === 'rejected' ? String(stored.reason) : undefined,
+      queueError: queued.status === 'rejected' ? String(queued.reason) : undefined,
+    });
+    // Every record goes, written or not (a delete of a missing one is a no-op); envelopes without
+    // a record are dropped by the worker as orphans.
+    await Promise.allSettled([
+      deps.messages.removeAll(records.map((r) => r.id)),
+      consumption ? deps.limiter.refund(consumption) : Promise.resolve(),
+      claim ? deps.idempotency.release(claim.id, claim.messageId) : Promise.resolve(),
+    ]);
+    if (consumption) headers.set(refundedHeaders(headers, units));
+    rejected('unavailable');
+    throw problems.unavailable(
+      'The batch could not be queued and was not accepted; none of its messages was stored. Retry it with backoff.',
+    );
+  }
+
+  metrics.addMetric('MessageAccepted', MetricUnit.Count, units);
+  logger.info('batch accepted', { ...request.log, messages: units, firstMessageId: records[0]?.id, keyId: caller.keyId });
+  return accepted;
+}
+
+const publicQueued = (record: { id: string; createdAt: string; message: string }) => ({
+  id: record.id,
+  message: record.message,
+  status: 'queued',
+  createdAt: record.createdAt,
+});
+
+/** The first 202, rebuilt from what the key kept and this request's messages (the same body: the hashes matched). */
+function replayed(existing: IdempotencyEntry, messages: readonly string[]): ApiResult {
+  const stored = JSON.parse(existing.responseBody) as StoredBatchAnswer;
+  return {
+    statusCode: existing.statusCode,
+    headers: { 'Idempotent-Replayed': 'true' },
+    body: { data: stored.data.map((m, i) => publicQueued({ ...m, message: messages[i] as string })) },
+  };
+}
+
+/** A 429 for the whole batch: what remains in the refusing window, and what to do about it. */
+function batchRateLimited(decision: Extract<LimiterDecision, { outcome: 'rate_limited' }>, units: number): HttpProblem {
+  rejected('rate_limited');
+  const window = decision.state[decision.window];
+  const left = Math.max(0, window.limit - window.used);
+  const detail =
+    window.limit < units
+      ? `Your account's limit is ${window.limit} messages per ${decision.window}, so a batch of ${units} can never ` +
+      `be accepted: send at most ${window.limit} per batch.`
+      : `This batch of ${units} messages needs ${units} of your account's budget for this ${decision.window}, and ` +
+        `${left} remain (every key of the account draws on it). Send at most ${left} now, or retry after ` +
+        `${decision.retryAfterSeconds} s.`;
+  return new HttpProblem({
+    status: 429,
+    code: 'rate_limited',
+    title: 'Too Many Requests',
+    detail,
+    headers: { 'Retry-After': String(decision.retryAfterSeconds) },
+    extensions: { window: decision.window, retryAfter: decision.retryAfterSeconds, remaining: left, requested: units },
+  });
+}

@@ -1,0 +1,60 @@
+import type { BanPolicy, RateLimits } from '../../lib/config/index.js';
+import type { LimiterState, WindowName } from './limiter-state.js';
+
+/** The subjects the limiter judges and its decisions (rate-limiter.ts), apart from its logic. */
+
+/** A key of an account: it draws on the account's budget; bans and revocation are its own. */
+export interface KeySubject {
+  readonly kind: 'key';
+  readonly keyId: string;
+  readonly accountId: string;
+  /** The account's limits as the authorizer saw them; the shards' stored limits win (plan changes apply at once). */
+  readonly limits: RateLimits;
+  readonly ban: BanPolicy;
+}
+
+/** A caller without a valid key, budgeted per client IP; never banned. */
+export interface AnonymousSubject {
+  readonly kind: 'anonymous';
+  /** The item, `ip#<addr>`. */
+  readonly id: string;
+  readonly limits: RateLimits;
+}
+
+export type LimiterSubject = KeySubject | AnonymousSubject;
+
+/** Where a counted request was counted, for a refund. */
+export interface Consumption {
+  readonly item: string;
+  readonly minuteWindow: number;
+  readonly dayWindow: number;
+  readonly keyId?: string;
+  /** Requests counted by the one write (a batch's size); @default 1. */
+  readonly units?: number;
+}
+
+export interface AllowedDecision {
+  readonly outcome: 'allowed';
+  readonly state: LimiterState;
+  readonly consumption?: Consumption;
+  /**
+   * Set when the counting write left tidying to do. Already running and never rejecting; a caller
+   * that can overlap it with its own work awaits it before answering, so that nothing is left in
+   * flight when a Lambda function is frozen.
+   */
+  readonly housekeeping?: Promise<void>;
+}
+
+export type LimiterDecision =
+  | AllowedDecision |
+  {
+    readonly outcome: 'rate_limited';
+    readonly state: LimiterState;
+    readonly window: WindowName;
+    readonly retryAfterSeconds: number;
+  } |
+  { readonly outcome: 'banned'; readonly state: LimiterState; readonly retryAfterSeconds: number } |
+  { readonly outcome: 'revoked'; readonly state: LimiterState };
+
+/** How a request that is not counted is judged: a send is refused at the limit, a read only when banned. */
+export type PeekMode = 'send' | 'read';
