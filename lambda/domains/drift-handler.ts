@@ -1,7 +1,7 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
-import { DOMAIN_ENV } from '../../lib/constructs/domains/runtime-contract.js';
+import { DOMAIN_ENV } from '../../contracts/domains.js';
 import { DynamoDbProjectStore } from '../projects/dynamodb-project-store.js';
 import { CONTROL_PLANE, traced } from '../shared/aws-clients.js';
 import { systemClock } from '../shared/clock.js';

@@ -1,4 +1,4 @@
-import { DOMAIN_FLOW_DEFAULTS } from '../../lib/constructs/domains/domain-flow-definition.js';
+import { DOMAIN_FLOW_DEFAULTS } from '../../contracts/domain-flow.js';
 import type { ProjectStore } from '../projects/ports.js';
 import { deployPrefix, type ProjectRecord } from '../projects/project.js';
 import type { Clock } from '../shared/clock.js';

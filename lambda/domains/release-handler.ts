@@ -1,5 +1,5 @@
 import middy from '@middy/core';
-import { DOMAIN_ENV } from '../../lib/constructs/domains/runtime-contract.js';
+import { DOMAIN_ENV } from '../../contracts/domains.js';
 import { DynamoDbProjectStore } from '../projects/dynamodb-project-store.js';
 import { systemClock } from '../shared/clock.js';
 import { createDocumentClient } from '../shared/dynamodb.js';

@@ -1,4 +1,4 @@
-import { ENV } from '../../lib/constructs/messages/runtime-contract.js';
+import { ENV } from '../../contracts/messages.js';
 import type { LimitsConfig } from '../keys/authorize.js';
 import { DynamoDbLimiterStore } from '../rate-limits/dynamodb-limiter-store.js';
 import { RateLimiter } from '../rate-limits/rate-limiter.js';

@@ -19,15 +19,15 @@ import type { EdgeResources } from '../domains/edge.js';
 import type { ProjectsDataResources } from '../domains/projects-data.js';
 import { KVS_ACTIONS } from '../domains/domain-flow.js';
 import { accountUniqueName } from '../shared/names.js';
-import { DOMAIN_TABLE_KEYS } from '../domains/runtime-contract.js';
+import { DOMAIN_TABLE_KEYS } from '../../../contracts/domains.js';
 import { gatewayResponseHeaders, gatewayResponseTemplate } from '../messages/messages-api.js';
 import type { MessagesTables } from '../messages/messages-data.js';
-import { TABLE_KEYS } from '../messages/runtime-contract.js';
+import { TABLE_KEYS } from '../../../contracts/messages.js';
 import { PlatformFunction, REPO_ROOT } from '../shared/platform-function.js';
 import { apigatewayArn } from '../shared/arns.js';
-import { CONTROL_GATEWAY_RESPONSES } from './control-gateway-responses.js';
+import { CONTROL_GATEWAY_RESPONSES } from '../../../contracts/control-gateway-responses.js';
 import type { DashboardDataResources } from './dashboard-data.js';
-import { CONTROL_API_HANDLER, CONTROL_ENV } from './runtime-contract.js';
+import { CONTROL_API_HANDLER, CONTROL_ENV } from '../../../contracts/control-api.js';
 
 /** The control API's stage (the version in its URL, as the Messages API's). */
 export const CONTROL_STAGE_NAME = 'v1';

@@ -13,10 +13,10 @@ import { METRICS_NAMESPACE, PlatformFunction } from '../shared/platform-function
 import { apigatewayArn } from '../shared/arns.js';
 import { accountUniqueName } from '../shared/names.js';
 import { ApiFirewall } from './api-firewall.js';
-import { GATEWAY_RESPONSES, type GatewayResponseDefinition, gatewayProblemBody } from './gateway-responses.js';
+import { GATEWAY_RESPONSES, type GatewayResponseDefinition, gatewayProblemBody } from '../../../contracts/gateway-responses.js';
 import { pooledUsageKeyValue } from './pooled-usage-keys.js';
 import type { MessagesDataResources } from './messages-data.js';
-import { ENV, HANDLER_ENTRIES, TABLE_KEYS } from './runtime-contract.js';
+import { ENV, HANDLER_ENTRIES, TABLE_KEYS } from '../../../contracts/messages.js';
 
 /** The usage identifiers the authorizer can return: one per plan, plus anonymous callers. */
 export const USAGE_IDENTIFIERS = [...PLAN_IDS, 'anonymous'] as const;

@@ -4,7 +4,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type PlatformApp } from '../../../../lib/app.js';
 import { loadConfig, PLAN_IDS, usageIdentifierBackstop, type PlatformConfig } from '../../../../lib/config/index.js';
-import { GATEWAY_RESPONSES, gatewayProblemBody } from '../../../../lib/constructs/messages/gateway-responses.js';
+import { GATEWAY_RESPONSES, gatewayProblemBody } from '../../../../contracts/gateway-responses.js';
 import {
   CONTROL_PLANE_OUTPUTS,
   MessagesApi,
@@ -13,7 +13,7 @@ import {
 } from '../../../../lib/constructs/messages/messages-api.js';
 import { MessagesData } from '../../../../lib/constructs/messages/messages-data.js';
 import { pooledUsageKeyValue } from '../../../../lib/constructs/messages/pooled-usage-keys.js';
-import { ENV } from '../../../../lib/constructs/messages/runtime-contract.js';
+import { ENV } from '../../../../contracts/messages.js';
 import { REQUIRED_OUTPUT_KEYS } from '../../../../cli/deployed-stack.js';
 import { PLATFORM_CONFIG_OUTPUT } from '../../../../lib/stacks/api-stack-outputs.js';
 import { cdkJsonContext, SKIP_BUNDLING } from '../../support/cdk-app.js';
