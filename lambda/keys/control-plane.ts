@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import { PLAN_IDS, type PlanId, type PlatformConfig, type RateLimits } from '../../lib/config/index.js';
-import { AccountLimits } from '../rate-limits/account-limits.js';
-import type { LimiterStore } from '../rate-limits/limiter-store.js';
+import { AccountLimits, type LimiterStore } from '../rate-limits/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { AccountRecord, AccountStore } from './accounts.js';
 import { displayParts, generateApiKey, hashApiKey } from './api-key-format.js';
