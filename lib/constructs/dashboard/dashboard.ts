@@ -20,7 +20,7 @@ import type { ProjectsDataResources } from '../domains/projects-data.js';
 import { KVS_ACTIONS } from '../domains/domain-flow.js';
 import { accountUniqueName } from '../shared/names.js';
 import { DOMAIN_TABLE_KEYS } from '../../../contracts/domains.js';
-import { gatewayResponseHeaders, gatewayResponseTemplate } from '../messages/messages-api.js';
+import { gatewayResponseHeaders, gatewayResponseTemplate } from '../shared/gateway-response-mapping.js';
 import type { MessagesTables } from '../messages/messages-data.js';
 import { TABLE_KEYS } from '../../../contracts/messages.js';
 import { PlatformFunction, REPO_ROOT } from '../shared/platform-function.js';
