@@ -45,6 +45,21 @@ export default tseslint.config(
       }],
     },
   },
+  // The control API's handler (lambda/control) is a composition root, like local/: it wires the
+  // services and adapters of every capability, which their public modules leave out so that the
+  // request-path bundles stay small. Only the capability rule is lifted here.
+  {
+    files: ['lambda/control/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'aws-cdk-lib', message: 'Lambda code is runtime code: no CDK.' }, { name: 'constructs', message: 'Lambda code is runtime code: no CDK.' }],
+        patterns: [
+          { group: ['aws-cdk-lib/*'], message: 'Lambda code is runtime code: no CDK.' },
+          { group: ['**/lib/constructs/**', '**/lib/stacks/**'], message: 'lambda/ must not import the infrastructure: move what both need to contracts/.' },
+        ],
+      }],
+    },
+  },
   // contracts/ is the neutral module both sides import: plain TypeScript, no CDK, no runtime code.
   {
     files: ['contracts/**/*.ts'],

@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { type ControlPlane, newAccountId } from '../keys/index.js';
+import { type ControlPlane, newAccountId } from '../keys/control-plane.js';
 import type { Clock } from '../shared/clock.js';
 import { conditionally } from '../shared/dynamodb.js';
 

@@ -1,6 +1,12 @@
 /**
  * The public module of the rate-limits capability (the exact limiter): what the other capabilities
- * (messages, keys, the control API) use of it. Other folders of lambda/ import it through this file only.
+ * (messages, keys, lambda/shared/runtime.ts) use of it. Other capabilities import it through this
+ * file only.
+ *
+ * Keep it cheap to import: a Lambda bundle takes in every module re-exported here (esbuild keeps
+ * their top-level code), so nothing here may pull lib/config's schemas (zod) or a management-API
+ * client into the request path. The control API's handler (lambda/control), which wires every
+ * capability's adapters and services, imports those modules directly.
  */
 export { AccountLimits, type AccountUsage } from './account-limits.js';
 export { DynamoDbLimiterStore } from './dynamodb-limiter-store.js';
