@@ -25,6 +25,54 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  // Dependencies point one way: lambda/ (runtime) and lib/ (infrastructure) both depend on contracts/,
+  // never lambda/ on lib/constructs or lib/stacks (lib/config, pure configuration, is allowed). Within
+  // lambda/, a capability uses another one through its public module (lambda/<capability>/index.ts)
+  // only; lambda/shared is open to all.
+  {
+    files: ['lambda/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'aws-cdk-lib', message: 'Lambda code is runtime code: no CDK.' }, { name: 'constructs', message: 'Lambda code is runtime code: no CDK.' }],
+        patterns: [
+          { group: ['aws-cdk-lib/*'], message: 'Lambda code is runtime code: no CDK.' },
+          { group: ['**/lib/constructs/**', '**/lib/stacks/**'], message: 'lambda/ must not import the infrastructure: move what both need to contracts/.' },
+          {
+            regex: '^\\.\\./(?!shared/|\\.\\./)[^/]+/(?!index\\.js$)',
+            message: 'Another capability is reached through its public module only: import from \'../<capability>/index.js\' (export what you need there).',
+          },
+        ],
+      }],
+    },
+  },
+  // The control API's handler (lambda/control) is a composition root, like local/: it wires the
+  // services and adapters of every capability, which their public modules leave out so that the
+  // request-path bundles stay small. Only the capability rule is lifted here.
+  {
+    files: ['lambda/control/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'aws-cdk-lib', message: 'Lambda code is runtime code: no CDK.' }, { name: 'constructs', message: 'Lambda code is runtime code: no CDK.' }],
+        patterns: [
+          { group: ['aws-cdk-lib/*'], message: 'Lambda code is runtime code: no CDK.' },
+          { group: ['**/lib/constructs/**', '**/lib/stacks/**'], message: 'lambda/ must not import the infrastructure: move what both need to contracts/.' },
+        ],
+      }],
+    },
+  },
+  // contracts/ is the neutral module both sides import: plain TypeScript, no CDK, no runtime code.
+  {
+    files: ['contracts/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'aws-cdk-lib', message: 'contracts/ is plain data and functions: no CDK.' }, { name: 'constructs', message: 'contracts/ is plain data and functions: no CDK.' }],
+        patterns: [
+          { group: ['aws-cdk-lib/*'], message: 'contracts/ is plain data and functions: no CDK.' },
+          { group: ['**/lib/constructs/**', '**/lib/stacks/**', '**/lambda/**'], message: 'contracts/ depends on nothing of the infrastructure or the runtime: they depend on it.' },
+        ],
+      }],
+    },
+  },
   // The dashboard runs in the browser: same rules, browser globals instead of Node's (its Vite
   // config runs in Node).
   {

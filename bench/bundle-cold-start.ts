@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { ENV, HANDLER_ENTRIES } from '../lib/constructs/messages/runtime-contract.js';
+import { ENV, HANDLER_ENTRIES } from '../contracts/messages.js';
 import { LAMBDA_BUNDLE, REPO_ROOT } from '../lib/constructs/shared/platform-function.js';
 import { LOCAL_TABLE_NAMES } from '../local/emulators.js';
 import type { LocalPlatform } from '../local/platform.js';

@@ -71,6 +71,6 @@ export const ASSUMPTIONS = {
   xraySampling: 0.05,
   /** Lambda's own log lines per invocation (START, END, REPORT with the X-Ray trace id). */
   lambdaPlatformLogBytes: 400,
-  /** Rules of the Messages API's web ACL (lib/constructs/messages/firewall-rules.ts): two rate rules, two managed groups. */
+  /** Rules of the Messages API's web ACL (contracts/firewall-rules.ts): two rate rules, two managed groups. */
   wafRules: 4,
 } as const;

@@ -8,7 +8,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import { decodePathSegment } from '../lambda/shared/http.js';
-import { gatewayProblemBody, gatewayResponse } from '../lib/constructs/messages/gateway-responses.js';
+import { gatewayProblemBody, gatewayResponse } from '../contracts/gateway-responses.js';
 import type { LocalFirewall } from './firewall.js';
 import { listenOnLoopback, localLambdaContext } from './loopback.js';
 import type { UsagePlans } from './usage-plans.js';

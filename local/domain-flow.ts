@@ -6,7 +6,7 @@ import {
   domainFlowExecutionName,
   domainReleaseExecutionName,
   driftCheckExecutionName,
-} from '../lib/constructs/domains/domain-flow-definition.js';
+} from '../contracts/domain-flow.js';
 import type { DriftCheckInput, DriftCheckTask } from '../lambda/domains/drift-check.js';
 import type { FlowInput, FlowTasks } from '../lambda/domains/flow-tasks.js';
 import type { DomainFlowStarter, TenantReleaseRequest } from '../lambda/domains/ports.js';

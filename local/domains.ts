@@ -13,7 +13,7 @@ import { ProjectService } from '../lambda/projects/project-service.js';
 import type { Clock } from '../lambda/shared/clock.js';
 import type { createDocumentClient } from '../lambda/shared/dynamodb.js';
 import type { PlatformConfig } from '../lib/config/index.js';
-import { platformHostOf } from '../lib/constructs/domains/runtime-contract.js';
+import { platformHostOf } from '../contracts/domains.js';
 import { LocalDomainFlow } from './domain-flow.js';
 import { FileSiteStorage, LocalEdgeRouter, SimulatedCertificateAuthority } from './edge.js';
 import { LOCAL_TABLE_NAMES } from './emulators.js';

@@ -8,9 +8,9 @@ import {
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import dynalite from 'dynalite';
 import { buildApp } from 'fauxqs';
-import { OWNERS_TABLE_KEYS } from '../lib/constructs/dashboard/runtime-contract.js';
-import { DOMAIN_TABLE_KEYS } from '../lib/constructs/domains/runtime-contract.js';
-import { TABLE_KEYS } from '../lib/constructs/messages/runtime-contract.js';
+import { OWNERS_TABLE_KEYS } from '../contracts/control-api.js';
+import { DOMAIN_TABLE_KEYS } from '../contracts/domains.js';
+import { TABLE_KEYS } from '../contracts/messages.js';
 
 /** Emulators answer any credentials; these keep the SDK from looking for real ones. */
 export const LOCAL_AWS = {

@@ -6,14 +6,14 @@ import {
   type FirewallRateRule,
   firewallLimit,
   WELL_FORMED_BEARER,
-} from '../lib/constructs/messages/firewall-rules.js';
+} from '../contracts/firewall-rules.js';
 import type { Clock } from '../lambda/shared/clock.js';
 
 /** What the firewall answers instead of the API, or undefined to let the request through. */
 export type FirewallVerdict = { readonly rule: FirewallRateRule['name']; readonly response: typeof FIREWALL_BLOCK_RESPONSE } | undefined;
 
 /**
- * The rate rules of the Messages API's web ACL (lib/constructs/messages/firewall-rules.ts) on the
+ * The rate rules of the Messages API's web ACL (contracts/firewall-rules.ts) on the
  * local front: per client IP, a trailing window counted in one-second buckets, as WAF counts
  * "the requests of the last 60 seconds". WAF's managed rule groups (IP reputation, bad inputs)
  * have no local equivalent: their lists are AWS's.

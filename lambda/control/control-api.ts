@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PLAN_IDS, type PlatformConfig } from '../../lib/config/index.js';
-import { PROBLEM_TYPE_BASE } from '../../lib/constructs/messages/gateway-responses.js';
+import { PROBLEM_TYPE_BASE } from '../../contracts/gateway-responses.js';
 import { DomainError, type DomainService } from '../domains/domain-service.js';
 import { type ControlPlane, ControlPlaneError } from '../keys/control-plane.js';
 import { type DeployFile, ProjectError, type ProjectService } from '../projects/project-service.js';

@@ -2,7 +2,7 @@ import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { type PlatformConfig, validateConfig } from '../../lib/config/index.js';
-import { CONTROL_ENV } from '../../lib/constructs/dashboard/runtime-contract.js';
+import { CONTROL_ENV } from '../../contracts/control-api.js';
 import { kvsEdgeRouter } from '../domains/aws-adapters.js';
 import { DomainService } from '../domains/domain-service.js';
 import { DynamoDbDomainStore } from '../domains/dynamodb-domain-store.js';

@@ -1,7 +1,7 @@
 import { ACMClient } from '@aws-sdk/client-acm';
 import { CloudFrontClient } from '@aws-sdk/client-cloudfront';
 import { CloudFrontKeyValueStoreClient } from '@aws-sdk/client-cloudfront-keyvaluestore';
-import { DOMAIN_ENV } from '../../lib/constructs/domains/runtime-contract.js';
+import { DOMAIN_ENV } from '../../contracts/domains.js';
 import { CONTROL_PLANE, traced } from '../shared/aws-clients.js';
 import { CloudFrontCertificateAuthority } from './cloudfront-certificate-authority.js';
 import { NodeDnsResolver } from './dns-resolver.js';

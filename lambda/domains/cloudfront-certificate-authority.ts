@@ -1,6 +1,6 @@
 import { type ACMClient, DescribeCertificateCommand } from '@aws-sdk/client-acm';
 import { type ManagedCertificateDetails, VerifyDnsConfigurationCommand } from '@aws-sdk/client-cloudfront';
-import type { ProjectRecord } from '../projects/project.js';
+import type { ProjectRecord } from '../projects/index.js';
 import { releaseFromTenant } from './cloudfront-tenant-release.js';
 import {
   CertificateRequestBusyError,

@@ -10,7 +10,7 @@ import {
   type ManagedCertificateRequest,
   UpdateDistributionTenantCommand,
 } from '@aws-sdk/client-cloudfront';
-import type { ProjectRecord } from '../projects/project.js';
+import type { ProjectRecord } from '../projects/index.js';
 
 /*
  * Quotas and rules the tenant adapters are designed around (checked in the CloudFront docs):

@@ -1,5 +1,4 @@
-import type { ProjectStore } from '../projects/ports.js';
-import { deployPrefix, type ProjectRecord } from '../projects/project.js';
+import { deployPrefix, type ProjectRecord, type ProjectStore } from '../projects/index.js';
 import type { DomainRecord } from './domain-record.js';
 import { isLive } from './domain-record.js';
 import type { DomainFlowStarter, DomainStore, EdgeRouter } from './ports.js';

@@ -1,8 +1,7 @@
 import { domainToASCII } from 'node:url';
 import type { PlatformConfig } from '../../lib/config/index.js';
-import type { AccountStore } from '../keys/accounts.js';
-import type { ProjectStore } from '../projects/ports.js';
-import { deployPrefix, type ProjectRecord } from '../projects/project.js';
+import type { AccountStore } from '../keys/index.js';
+import { deployPrefix, type ProjectRecord, type ProjectStore } from '../projects/index.js';
 import type { Clock } from '../shared/clock.js';
 import { type DnsRecordInstruction, routingRecord } from './dns-records.js';
 import { type DomainConfig, DomainConfigError, redirectStatus, removalWarning, validateDomainConfig } from './domain-config.js';

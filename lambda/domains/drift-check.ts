@@ -1,4 +1,4 @@
-import type { ProjectStore } from '../projects/ports.js';
+import type { ProjectStore } from '../projects/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { DnsResolver } from './dns-resolver.js';
 import { checkPointing } from './dns-verification.js';

@@ -1,8 +1,8 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
-import { DOMAIN_ENV } from '../../lib/constructs/domains/runtime-contract.js';
-import { DynamoDbProjectStore } from '../projects/dynamodb-project-store.js';
+import { DOMAIN_ENV } from '../../contracts/domains.js';
+import { DynamoDbProjectStore } from '../projects/index.js';
 import { CONTROL_PLANE, traced } from '../shared/aws-clients.js';
 import { systemClock } from '../shared/clock.js';
 import { createDocumentClient } from '../shared/dynamodb.js';

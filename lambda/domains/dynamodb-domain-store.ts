@@ -5,7 +5,7 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { DOMAIN_TABLE_KEYS } from '../../lib/constructs/domains/runtime-contract.js';
+import { DOMAIN_TABLE_KEYS } from '../../contracts/domains.js';
 import { conditionally, queryIndex } from '../shared/dynamodb.js';
 import { conditionalUpdate } from '../shared/dynamodb-update.js';
 import type { DomainRecord } from './domain-record.js';

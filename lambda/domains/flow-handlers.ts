@@ -1,7 +1,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
-import { DOMAIN_ENV } from '../../lib/constructs/domains/runtime-contract.js';
-import { DynamoDbProjectStore } from '../projects/dynamodb-project-store.js';
+import { DOMAIN_ENV } from '../../contracts/domains.js';
+import { DynamoDbProjectStore } from '../projects/index.js';
 import { systemClock } from '../shared/clock.js';
 import { createDocumentClient } from '../shared/dynamodb.js';
 import { requireEnv, requirePositiveIntEnv } from '../shared/env.js';

@@ -1,6 +1,5 @@
-import { DOMAIN_FLOW_DEFAULTS } from '../../lib/constructs/domains/domain-flow-definition.js';
-import type { ProjectStore } from '../projects/ports.js';
-import { deployPrefix, type ProjectRecord } from '../projects/project.js';
+import { DOMAIN_FLOW_DEFAULTS } from '../../contracts/domain-flow.js';
+import { deployPrefix, type ProjectRecord, type ProjectStore } from '../projects/index.js';
 import type { Clock } from '../shared/clock.js';
 import { diagnoseCaa } from './caa.js';
 import type { DnsResolver } from './dns-resolver.js';

@@ -1,4 +1,4 @@
-import type { ProjectRecord } from '../projects/project.js';
+import type { ProjectRecord } from '../projects/index.js';
 import type { DomainRecord, DomainState } from './domain-record.js';
 
 /** What a conditional update expects of the stored record (all given fields must still hold). */

@@ -1,5 +1,5 @@
-import { TENANT_RELEASE_DEFAULTS } from '../../lib/constructs/domains/domain-flow-definition.js';
-import type { ProjectStore } from '../projects/ports.js';
+import { TENANT_RELEASE_DEFAULTS } from '../../contracts/domain-flow.js';
+import type { ProjectStore } from '../projects/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { CertificateAuthority, DomainStore, EdgeCleanup, ReleaseOutcome, TenantClaim, TenantReleaseRequest } from './ports.js';
 

@@ -4,7 +4,7 @@ import {
   domainFlowExecutionName,
   domainReleaseExecutionName,
   driftCheckExecutionName,
-} from '../../lib/constructs/domains/domain-flow-definition.js';
+} from '../../contracts/domain-flow.js';
 import type { DomainFlowStarter, TenantReleaseRequest } from './ports.js';
 
 export interface SfnDomainFlowStarterOptions {

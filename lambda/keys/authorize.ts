@@ -1,6 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { PLAN_IDS, type PlanDefinition, type PlanId, type RateLimits } from '../../lib/config/index.js';
-import { header } from '../messages/validation.js';
+import { header } from '../shared/http-headers.js';
 import type { Clock } from '../shared/clock.js';
 import { logger } from '../shared/powertools.js';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format.js';

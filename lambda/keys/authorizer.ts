@@ -1,4 +1,4 @@
-import { ENV } from '../../lib/constructs/messages/runtime-contract.js';
+import { ENV } from '../../contracts/messages.js';
 import { systemClock } from '../shared/clock.js';
 import { requireEnv, requireJsonEnv } from '../shared/env.js';
 import { documentClient, limitsConfig } from '../shared/runtime.js';

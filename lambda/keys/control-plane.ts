@@ -1,30 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import { PLAN_IDS, type PlanId, type PlatformConfig, type RateLimits } from '../../lib/config/index.js';
-import { AccountLimits } from '../rate-limits/account-limits.js';
-import type { LimiterStore } from '../rate-limits/limiter-store.js';
+import { AccountLimits, type LimiterStore } from '../rate-limits/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { AccountRecord, AccountStore } from './accounts.js';
+import { ControlPlaneError } from './errors.js';
 import { displayParts, generateApiKey, hashApiKey } from './api-key-format.js';
 import type { ApiKeyRecord, KeyStore } from './key-store.js';
 import { type AccountMigration, migrateAccount, type MigrationReport, summarize } from './migration.js';
 import type { InternalKey, UsagePlanGateway } from './usage-plan-gateway.js';
 import { type AccountView, type KeyView, keyView, type UsageView, usageView } from './views.js';
 
-export type ControlPlaneErrorCode = 'invalid_request' | 'account_not_found' | 'key_not_found';
-
-/** A refusal of the control plane, with the HTTP status its API answers. */
-export class ControlPlaneError extends Error {
-  constructor(
-    readonly code: ControlPlaneErrorCode,
-    message: string,
-    readonly status: number,
-    readonly errors?: ReadonlyArray<{ field: string; message: string }>,
-  ) {
-    super(message);
-    this.name = 'ControlPlaneError';
-  }
-}
+export { ControlPlaneError, type ControlPlaneErrorCode } from './errors.js';
 
 export type { AccountView, KeyUsageView, KeyView, UsageView, WindowUsageView } from './views.js';
 export type { MigrationReport } from './migration.js';

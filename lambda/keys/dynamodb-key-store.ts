@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient as DocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { TABLE_KEYS } from '../../lib/constructs/messages/runtime-contract.js';
+import { TABLE_KEYS } from '../../contracts/messages.js';
 import { queryIndex } from '../shared/dynamodb.js';
 import { conditionalUpdate } from '../shared/dynamodb-update.js';
 import type { ApiKeyChanges, ApiKeyRecord, KeyStore } from './key-store.js';

@@ -1,8 +1,5 @@
 import type { PlanId, RateLimits } from '../../lib/config/index.js';
-import type { AccountLimits } from '../rate-limits/account-limits.js';
-import type { LimiterStore } from '../rate-limits/limiter-store.js';
-import { keyItemId } from '../rate-limits/shards.js';
-import { windowsAt } from '../rate-limits/windows.js';
+import { type AccountLimits, keyItemId, type LimiterStore, windowsAt } from '../rate-limits/index.js';
 import type { Clock } from '../shared/clock.js';
 import { isConditionFailure } from '../shared/dynamodb.js';
 import type { AccountRecord, AccountStore } from './accounts.js';

@@ -1,6 +1,5 @@
 import type { PlanId, RateLimits } from '../../lib/config/index.js';
-import type { AccountUsage } from '../rate-limits/account-limits.js';
-import { dayWindowEndMs, minuteWindowEndMs } from '../rate-limits/windows.js';
+import { type AccountUsage, dayWindowEndMs, minuteWindowEndMs } from '../rate-limits/index.js';
 import type { ApiKeyRecord } from './key-store.js';
 
 // What the control plane shows of accounts, keys and usage: never a secret, never a hash.

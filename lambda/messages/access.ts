@@ -1,9 +1,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { RateLimits } from '../../lib/config/index.js';
-import type { Caller, KeyCaller } from '../keys/caller.js';
-import { decisionHeaders } from '../rate-limits/headers.js';
-import type { KeySubject, LimiterDecision, RateLimiter } from '../rate-limits/rate-limiter.js';
-import { anonymousItemId } from '../rate-limits/shards.js';
+import type { Caller, KeyCaller } from '../keys/index.js';
+import { anonymousItemId, decisionHeaders, type KeySubject, type LimiterDecision, type RateLimiter } from '../rate-limits/index.js';
 import type { ResponseHeaders } from '../shared/http.js';
 import { metrics } from '../shared/powertools.js';
 import { HttpProblem, problems } from '../shared/problem.js';

@@ -1,4 +1,4 @@
-import { ENV } from '../../lib/constructs/messages/runtime-contract.js';
+import { ENV } from '../../contracts/messages.js';
 import { requireEnv } from '../shared/env.js';
 import { documentClient, limiterFromEnv, limitsConfig } from '../shared/runtime.js';
 import { DynamoDbMessageStore } from './dynamodb-message-store.js';

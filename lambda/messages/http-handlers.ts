@@ -1,7 +1,7 @@
 import { correlationPaths } from '@aws-lambda-powertools/logger/correlationId';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { callerFromContext } from '../keys/caller.js';
+import { callerFromContext } from '../keys/index.js';
 import { type ApiResult, problemResult, ResponseHeaders, toProxyResult } from '../shared/http.js';
 import { powertools, TIMEOUT_EARLY_MS } from '../shared/middleware.js';
 import { type ApiRequestContext, type ReadMessageDeps, readMessage, unrouted } from './read-message.js';

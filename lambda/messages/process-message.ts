@@ -2,7 +2,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import * as z from 'zod/mini';
 import type { Clock } from '../shared/clock.js';
 import { logger, metrics } from '../shared/powertools.js';
-import type { AcceptedTally } from '../usage-history/accepted-tally.js';
+import type { AcceptedTally } from '../usage-history/index.js';
 import type { MessageStore, Transition } from './ports.js';
 
 export interface QueuedMessage {

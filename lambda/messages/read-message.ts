@@ -1,6 +1,6 @@
 import type { RateLimits } from '../../lib/config/index.js';
-import type { Caller } from '../keys/caller.js';
-import type { RateLimiter } from '../rate-limits/rate-limiter.js';
+import type { Caller } from '../keys/index.js';
+import type { RateLimiter } from '../rate-limits/index.js';
 import type { ApiResult, ResponseHeaders } from '../shared/http.js';
 import { problems } from '../shared/problem.js';
 import { enforce, keySubject, requireKey } from './access.js';

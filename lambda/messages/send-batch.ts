@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { decisionHeaders } from '../rate-limits/headers.js';
-import type { LimiterDecision } from '../rate-limits/rate-limiter.js';
+import { decisionHeaders, type LimiterDecision } from '../rate-limits/index.js';
 import type { ApiResult, ResponseHeaders } from '../shared/http.js';
 import { logger, metrics } from '../shared/powertools.js';
 import { HttpProblem, problems } from '../shared/problem.js';

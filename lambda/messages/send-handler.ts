@@ -1,5 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { ENV } from '../../lib/constructs/messages/runtime-contract.js';
+import { ENV } from '../../contracts/messages.js';
 import { DATA_PLANE, traced } from '../shared/aws-clients.js';
 import { systemClock } from '../shared/clock.js';
 import { requireEnv, requireJsonEnv } from '../shared/env.js';

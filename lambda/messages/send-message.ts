@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { RateLimits } from '../../lib/config/index.js';
-import type { Caller } from '../keys/caller.js';
-import type { RateLimiter } from '../rate-limits/rate-limiter.js';
+import type { Caller } from '../keys/index.js';
+import type { RateLimiter } from '../rate-limits/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiResult, ResponseHeaders } from '../shared/http.js';
 import { logger, metrics } from '../shared/powertools.js';

@@ -11,14 +11,6 @@ export interface ValidSendRequest {
   readonly idempotencyKey: string | undefined;
 }
 
-export function header(headers: RawRequest['headers'], name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() === wanted) return value;
-  }
-  return undefined;
-}
-
 /** `application/json`, case-insensitive, with optional parameters such as charset=utf-8. */
 export function isJsonMediaType(contentType: string | undefined): boolean {
   if (!contentType) return false;

@@ -1,8 +1,8 @@
-import { ENV } from '../../lib/constructs/messages/runtime-contract.js';
+import { ENV } from '../../contracts/messages.js';
 import { systemClock } from '../shared/clock.js';
 import { requireEnv, requireJsonEnv } from '../shared/env.js';
 import { documentClient } from '../shared/runtime.js';
-import { DynamoDbUsageHistoryStore } from '../usage-history/dynamodb-usage-history-store.js';
+import { DynamoDbUsageHistoryStore } from '../usage-history/index.js';
 import { DynamoDbMessageStore } from './dynamodb-message-store.js';
 import type { MessagesConfig } from './send-message.js';
 import { createWorkerHandler } from './worker.js';

@@ -2,8 +2,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { powertools, TIMEOUT_EARLY_MS } from '../shared/middleware.js';
-import { AcceptedTally } from '../usage-history/accepted-tally.js';
-import type { AcceptedUsageRecorder } from '../usage-history/ports.js';
+import { AcceptedTally, type AcceptedUsageRecorder } from '../usage-history/index.js';
 import { type ProcessMessageDeps, processMessage } from './process-message.js';
 
 export interface WorkerDeps extends Omit<ProcessMessageDeps, 'accepted'> {

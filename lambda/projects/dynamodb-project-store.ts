@@ -1,5 +1,5 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { DOMAIN_TABLE_KEYS } from '../../lib/constructs/domains/runtime-contract.js';
+import { DOMAIN_TABLE_KEYS } from '../../contracts/domains.js';
 import { conditionally, queryIndex } from '../shared/dynamodb.js';
 import { conditionalUpdate } from '../shared/dynamodb-update.js';
 import { type ProjectStore, SlugTakenError } from './ports.js';

@@ -1,6 +1,6 @@
 import type { PlatformConfig } from '../../lib/config/index.js';
-import type { DomainStore, EdgeRouter } from '../domains/ports.js';
-import type { AccountStore } from '../keys/accounts.js';
+import type { DomainStore, EdgeRouter } from '../domains/index.js';
+import type { AccountStore } from '../keys/index.js';
 import type { Clock } from '../shared/clock.js';
 import { logger } from '../shared/powertools.js';
 import { monotonicUlid } from '../shared/ulid.js';

@@ -11,7 +11,7 @@ export interface DeployRecord {
   readonly error?: string;
 }
 
-import type { Redirect } from '../domains/domain-config.js';
+import type { Redirect } from '../domains/index.js';
 
 export interface ProjectRecord {
   readonly projectId: string;

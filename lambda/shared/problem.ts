@@ -1,4 +1,4 @@
-import { PROBLEM_TYPE_BASE } from '../../lib/constructs/messages/gateway-responses.js';
+import { PROBLEM_TYPE_BASE } from '../../contracts/gateway-responses.js';
 
 /** Stable machine codes of our RFC 9457 problem documents. */
 export type ProblemCode =

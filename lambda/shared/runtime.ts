@@ -1,7 +1,6 @@
-import { ENV } from '../../lib/constructs/messages/runtime-contract.js';
-import type { LimitsConfig } from '../keys/authorize.js';
-import { DynamoDbLimiterStore } from '../rate-limits/dynamodb-limiter-store.js';
-import { RateLimiter } from '../rate-limits/rate-limiter.js';
+import { ENV } from '../../contracts/messages.js';
+import type { LimitsConfig } from '../keys/index.js';
+import { DynamoDbLimiterStore, RateLimiter } from '../rate-limits/index.js';
 import { systemClock } from './clock.js';
 import { createDocumentClient } from './dynamodb.js';
 import { requireEnv, requireJsonEnv } from './env.js';

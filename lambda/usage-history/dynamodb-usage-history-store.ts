@@ -1,6 +1,5 @@
 import { type DynamoDBDocumentClient as DocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { refusalCountsOf } from '../rate-limits/limiter-item.js';
-import { keyItemId } from '../rate-limits/shards.js';
+import { keyItemId, refusalCountsOf } from '../rate-limits/index.js';
 import type { AcceptedUsageRecorder, RefusalCounts, UsageHistoryReader } from './ports.js';
 import { historyExpiry } from './usage-days.js';
 

@@ -1,4 +1,4 @@
-import { utcDate } from '../rate-limits/limiter-item.js';
+import { utcDate } from '../rate-limits/index.js';
 
 export { utcDate };
 

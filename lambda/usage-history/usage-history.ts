@@ -1,6 +1,4 @@
-import type { AccountStore } from '../keys/accounts.js';
-import { ControlPlaneError } from '../keys/control-plane.js';
-import type { KeyStore } from '../keys/key-store.js';
+import { type AccountStore, ControlPlaneError, type KeyStore } from '../keys/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { RefusalCounts, UsageHistoryReader } from './ports.js';
 import { lastDates, MAX_HISTORY_DAYS } from './usage-days.js';

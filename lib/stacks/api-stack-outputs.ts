@@ -23,3 +23,18 @@ export function platformConfigOutputValue(config: PlatformConfig): string {
   }
   return value;
 }
+
+/**
+ * Stack outputs (fixed logical ids) from which the operator CLI builds the control plane's
+ * adapters against a deployed stack (ApiGatewayUsagePlanGateway, DynamoDB stores); MessagesApi
+ * writes them.
+ */
+export const CONTROL_PLANE_OUTPUTS = {
+  restApiId: 'RestApiId',
+  stageName: 'StageName',
+  freeUsagePlanId: 'FreeUsagePlanId',
+  proUsagePlanId: 'ProUsagePlanId',
+  businessUsagePlanId: 'BusinessUsagePlanId',
+  operatorPolicyArn: 'OperatorPolicyArn',
+} as const;
+export type ControlPlaneOutput = keyof typeof CONTROL_PLANE_OUTPUTS;

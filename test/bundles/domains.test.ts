@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EDGE_VALUE } from '../../edge/cloudfront-function.js';
-import { domainReleaseExecutionName } from '../../lib/constructs/domains/domain-flow-definition.js';
+import { domainReleaseExecutionName } from '../../contracts/domain-flow.js';
 import { deployPrefix, type ProjectRecord } from '../../lambda/projects/project.js';
 import {
   acmFailedCertificate,

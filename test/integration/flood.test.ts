@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lib/config/index.js';
-import { FIREWALL_BLOCK_RESPONSE } from '../../lib/constructs/messages/firewall-rules.js';
+import { FIREWALL_BLOCK_RESPONSE } from '../../contracts/firewall-rules.js';
 import { many, minuteStart, rateHeaders, send, startTestPlatform, type TestPlatform, freshKey } from '../support/platform.js';
 
-// Production issue: flood protection. The web ACL's rate rules (lib/constructs/messages/firewall-rules.ts)
+// Production issue: flood protection. The web ACL's rate rules (contracts/firewall-rules.ts)
 // run on the local front as WAF runs in front of API Gateway. Bounded: 650 requests on loopback.
 const ANONYMOUS_PER_IP = 100;
 const FLOOD = 600;

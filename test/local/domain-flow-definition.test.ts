@@ -6,7 +6,7 @@ import {
   domainFlowDefinition,
   domainFlowExecutionName,
   RELEASE_TASK_RETRY,
-} from '../../lib/constructs/domains/domain-flow-definition.js';
+} from '../../contracts/domain-flow.js';
 
 // The definition's control flow, run by the local engine with scripted task answers (the flow's
 // real Lambda handlers are exercised end to end by the domain integration tests).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/clock.js';
-import { FIREWALL_BLOCK_RESPONSE, WELL_FORMED_BEARER } from '../../lib/constructs/messages/firewall-rules.js';
+import { FIREWALL_BLOCK_RESPONSE, WELL_FORMED_BEARER } from '../../contracts/firewall-rules.js';
 import { LocalFirewall } from '../../local/firewall.js';
 
 const FORGED = `Bearer sk_live_${'A'.repeat(36)}`;

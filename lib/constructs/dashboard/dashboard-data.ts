@@ -2,7 +2,7 @@ import { Aws, Duration, Fn, RemovalPolicy, Stack, Token, Validations } from 'aws
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { OWNERS_TABLE_KEYS } from './runtime-contract.js';
+import { OWNERS_TABLE_KEYS } from '../../../contracts/control-api.js';
 
 /** What the stateless dashboard (control API, hosting, app client) needs from the stateful part. */
 export interface DashboardDataResources {

@@ -8,12 +8,12 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import type { PlatformConfig } from '../../config/index.js';
 import { METRICS_NAMESPACE, PlatformFunction } from '../shared/platform-function.js';
-import { DOMAIN_FLOW_DEFAULTS, type DomainFlowTasks, domainFlowDefinition } from './domain-flow-definition.js';
+import { DOMAIN_FLOW_DEFAULTS, type DomainFlowTasks, domainFlowDefinition } from '../../../contracts/domain-flow.js';
 import { DomainDriftSchedule } from './drift-schedule.js';
 import { CLOUDFRONT_CERTIFICATE_REGION, type EdgeResources } from './edge.js';
 import { DESCRIBES_CERTIFICATES, DRIFT_CHECK_ACTIONS, KVS_ACTIONS, nagArn, TENANT_ACTIONS } from './flow-permissions.js';
 import type { ProjectsDataResources } from './projects-data.js';
-import { DOMAIN_ENV, DOMAIN_HANDLERS } from './runtime-contract.js';
+import { DOMAIN_ENV, DOMAIN_HANDLERS } from '../../../contracts/domains.js';
 
 /** Powertools service name of the seven flow tasks: the `service` dimension of their metrics. */
 export const DOMAIN_FLOW_SERVICE = 'domains-flow';

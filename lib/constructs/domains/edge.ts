@@ -53,12 +53,12 @@ import { Construct } from 'constructs';
 import { functionSource } from '../../../edge/cloudfront-function.js';
 import { accountUniqueName } from '../shared/names.js';
 import type { ProjectsDataResources } from './projects-data.js';
-import { platformHostOf } from './runtime-contract.js';
+import { platformHostOf } from '../../../contracts/domains.js';
 
 /** CloudFront only accepts viewer certificates from ACM in this region. */
 export const CLOUDFRONT_CERTIFICATE_REGION = 'us-east-1';
 
-export { PLATFORM_HOST_LABEL, platformHostOf } from './runtime-contract.js';
+export { PLATFORM_HOST_LABEL, platformHostOf } from '../../../contracts/domains.js';
 
 /** The id of the single origin (the site bucket) in the distribution. */
 export const SITE_ORIGIN_ID = 'sites';

@@ -4,7 +4,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { creationUniqueName } from '../shared/names.js';
-import { DOMAIN_TABLE_KEYS } from './runtime-contract.js';
+import { DOMAIN_TABLE_KEYS } from '../../../contracts/domains.js';
 
 /** The tables of projects and custom domains (names as in `DOMAIN_TABLE_KEYS`). */
 export interface ProjectsTables {

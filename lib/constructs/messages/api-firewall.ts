@@ -10,7 +10,7 @@ import {
   FIREWALL_WINDOW_SECONDS,
   firewallLimit,
   WELL_FORMED_BEARER,
-} from './firewall-rules.js';
+} from '../../../contracts/firewall-rules.js';
 
 export interface ApiFirewallProps {
   readonly config: PlatformConfig;
@@ -22,7 +22,7 @@ export interface ApiFirewallProps {
 const RATE_LIMITED_BODY = 'RateLimited';
 
 /**
- * An AWS WAF web ACL (regional) on the Messages API stage: the rules of firewall-rules.ts, with
+ * An AWS WAF web ACL (regional) on the Messages API stage: the rules of contracts/firewall-rules.ts, with
  * CloudWatch metrics and sampled requests per rule. Requests it blocks never reach the
  * authorizer or a handler, so a flood costs WAF's per-request price, not Lambda concurrency.
  */

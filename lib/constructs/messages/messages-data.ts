@@ -3,7 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { PlatformConfig } from '../../config/index.js';
-import { TABLE_KEYS } from './runtime-contract.js';
+import { TABLE_KEYS } from '../../../contracts/messages.js';
 
 /** Timeout of the queue worker; the queue's visibility timeout is derived from it. */
 export const WORKER_TIMEOUT = Duration.seconds(30);

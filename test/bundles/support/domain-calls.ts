@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { domainFlowExecutionName } from '../../../lib/constructs/domains/domain-flow-definition.js';
+import { domainFlowExecutionName } from '../../../contracts/domain-flow.js';
 import type { ProjectRecord } from '../../../lambda/projects/project.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { sfnStarted, type TenantFields } from './aws-wire.js';

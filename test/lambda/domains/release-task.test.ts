@@ -8,7 +8,7 @@ import { DynamoDbProjectStore } from '../../../lambda/projects/dynamodb-project-
 import type { ProjectRecord } from '../../../lambda/projects/project.js';
 import { ManualClock } from '../../support/clock.js';
 import { createDocumentClient } from '../../../lambda/shared/dynamodb.js';
-import { TENANT_RELEASE_DEFAULTS } from '../../../lib/constructs/domains/domain-flow-definition.js';
+import { TENANT_RELEASE_DEFAULTS } from '../../../contracts/domain-flow.js';
 import { LocalEdgeRouter, SimulatedCertificateAuthority } from '../../../local/edge.js';
 import { createTables, LOCAL_AWS, LOCAL_TABLE_NAMES, type RunningService, startDynamoDb } from '../../../local/emulators.js';
 

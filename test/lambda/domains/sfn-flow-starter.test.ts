@@ -7,7 +7,7 @@ import {
   DOMAIN_FLOW_DEFAULTS,
   domainFlowExecutionName,
   domainReleaseExecutionName,
-} from '../../../lib/constructs/domains/domain-flow-definition.js';
+} from '../../../contracts/domain-flow.js';
 
 const sfn = mockClient(SFNClient);
 const ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:DomainFlow';

@@ -8,7 +8,7 @@ import { generateApiKey, hashApiKey } from '../../../lambda/keys/api-key-format.
 import { DynamoDbKeyStore } from '../../../lambda/keys/dynamodb-key-store.js';
 import { createDocumentClient } from '../../../lambda/shared/dynamodb.js';
 import { loadConfig } from '../../../lib/config/index.js';
-import { ENV, HANDLER_ENTRIES } from '../../../lib/constructs/messages/runtime-contract.js';
+import { ENV, HANDLER_ENTRIES } from '../../../contracts/messages.js';
 import { createTables, LOCAL_AWS, LOCAL_TABLE_NAMES, type RunningService, startDynamoDb } from '../../../local/emulators.js';
 import { localLambdaContext } from '../../../local/loopback.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { header, isJsonMediaType, type RawRequest, validateSendRequest } from '../../../lambda/messages/validation.js';
+import { isJsonMediaType, type RawRequest, validateSendRequest } from '../../../lambda/messages/validation.js';
 import { HttpProblem } from '../../../lambda/shared/problem.js';
 
 const MAX = 64;
@@ -60,14 +60,6 @@ describe('isJsonMediaType', () => {
     [undefined, false],
   ])('%j → %s', (contentType, expected) => {
     expect(isJsonMediaType(contentType)).toBe(expected);
-  });
-});
-
-describe('header', () => {
-  it('finds a header whatever the case of its name', () => {
-    expect(header({ 'CONTENT-TYPE': 'a' }, 'content-type')).toBe('a');
-    expect(header({ 'idempotency-key': 'b' }, 'Idempotency-Key')).toBe('b');
-    expect(header({ other: 'c' }, 'content-type')).toBeUndefined();
   });
 });
 

@@ -45,9 +45,9 @@ vi.mock('@aws-lambda-powertools/tracer/middleware', async (load) => {
 });
 
 const { loadConfig, runtimeConfig } = await import('../../../lib/config/index.js');
-const { CONTROL_ENV, CONTROL_API_HANDLER } = await import('../../../lib/constructs/dashboard/runtime-contract.js');
-const { DOMAIN_ENV, DOMAIN_HANDLERS } = await import('../../../lib/constructs/domains/runtime-contract.js');
-const { ENV, HANDLER_ENTRIES } = await import('../../../lib/constructs/messages/runtime-contract.js');
+const { CONTROL_ENV, CONTROL_API_HANDLER } = await import('../../../contracts/control-api.js');
+const { DOMAIN_ENV, DOMAIN_HANDLERS } = await import('../../../contracts/domains.js');
+const { ENV, HANDLER_ENTRIES } = await import('../../../contracts/messages.js');
 
 /** Every module a PlatformFunction deploys, with its exported handlers, from the contracts the constructs use. */
 const HANDLER_MODULES: ReadonlyArray<readonly [entry: string, handlers: readonly string[]]> = [

@@ -5,18 +5,13 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type PlatformApp } from '../../../../lib/app.js';
 import { validateConfig } from '../../../../lib/config/index.js';
-import { CONTROL_GATEWAY_RESPONSES } from '../../../../lib/constructs/dashboard/control-gateway-responses.js';
-import {
-  CONTROL_CORS_HEADERS,
-  CONTROL_CORS_METHODS,
-  CONTROL_STAGE_NAME,
-  DASHBOARD_CACHE_CONTROL,
-  DASHBOARD_OUTPUTS,
-  type Dashboard,
-} from '../../../../lib/constructs/dashboard/dashboard.js';
+import { CONTROL_GATEWAY_RESPONSES } from '../../../../contracts/control-gateway-responses.js';
+import { CONTROL_CORS_HEADERS, CONTROL_CORS_METHODS, CONTROL_STAGE_NAME } from '../../../../lib/constructs/dashboard/control-api.js';
+import { DASHBOARD_OUTPUTS, type Dashboard } from '../../../../lib/constructs/dashboard/dashboard.js';
+import { DASHBOARD_CACHE_CONTROL } from '../../../../lib/constructs/dashboard/hosting.js';
 import { DashboardData, defaultDomainPrefix } from '../../../../lib/constructs/dashboard/dashboard-data.js';
-import { CONTROL_API_HANDLER, CONTROL_ENV, OWNERS_TABLE_KEYS } from '../../../../lib/constructs/dashboard/runtime-contract.js';
-import { gatewayProblemBody } from '../../../../lib/constructs/messages/gateway-responses.js';
+import { CONTROL_API_HANDLER, CONTROL_ENV, OWNERS_TABLE_KEYS } from '../../../../contracts/control-api.js';
+import { gatewayProblemBody } from '../../../../contracts/gateway-responses.js';
 import { DASHBOARD_DATA_OUTPUTS } from '../../../../lib/stacks/dashboard-stack.js';
 import { cdkJsonContext, SKIP_BUNDLING } from '../../support/cdk-app.js';
 

@@ -9,7 +9,7 @@ import {
   DOMAIN_FLOW_DEFAULTS,
   DOMAIN_FLOW_STATES,
   domainFlowDefinition,
-} from '../../../../lib/constructs/domains/domain-flow-definition.js';
+} from '../../../../contracts/domain-flow.js';
 import {
   DESCRIBES_CERTIFICATES,
   DOMAIN_FLOW_METRICS,
@@ -21,7 +21,7 @@ import {
   TENANT_ACTIONS,
   VERIFICATION_TASKS,
 } from '../../../../lib/constructs/domains/domain-flow.js';
-import { DOMAIN_ENV, DOMAIN_HANDLERS } from '../../../../lib/constructs/domains/runtime-contract.js';
+import { DOMAIN_ENV, DOMAIN_HANDLERS } from '../../../../contracts/domains.js';
 import { DomainsDataStack, DomainsStack } from '../../../../lib/stacks/domains-stack.js';
 import { cdkJsonContext, edgeStacks, REPO_ROOT, SKIP_BUNDLING } from '../../support/cdk-app.js';
 

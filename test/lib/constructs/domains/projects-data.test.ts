@@ -2,7 +2,7 @@ import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ProjectsData } from '../../../../lib/constructs/domains/projects-data.js';
-import { DOMAIN_TABLE_KEYS } from '../../../../lib/constructs/domains/runtime-contract.js';
+import { DOMAIN_TABLE_KEYS } from '../../../../contracts/domains.js';
 import { cdkJsonContext } from '../../support/cdk-app.js';
 
 type Json = ReturnType<Template['toJSON']>;

@@ -4,18 +4,15 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type PlatformApp } from '../../../../lib/app.js';
 import { loadConfig, PLAN_IDS, usageIdentifierBackstop, type PlatformConfig } from '../../../../lib/config/index.js';
-import { GATEWAY_RESPONSES, gatewayProblemBody } from '../../../../lib/constructs/messages/gateway-responses.js';
-import {
-  CONTROL_PLANE_OUTPUTS,
-  MessagesApi,
-  STAGE_NAME,
-  USAGE_IDENTIFIERS,
-} from '../../../../lib/constructs/messages/messages-api.js';
+import { GATEWAY_RESPONSES, gatewayProblemBody } from '../../../../contracts/gateway-responses.js';
+import { MessagesApi } from '../../../../lib/constructs/messages/messages-api.js';
+import { STAGE_NAME } from '../../../../lib/constructs/messages/messages-rest-api.js';
+import { USAGE_IDENTIFIERS } from '../../../../lib/constructs/messages/usage-plan-backstop.js';
 import { MessagesData } from '../../../../lib/constructs/messages/messages-data.js';
 import { pooledUsageKeyValue } from '../../../../lib/constructs/messages/pooled-usage-keys.js';
-import { ENV } from '../../../../lib/constructs/messages/runtime-contract.js';
+import { ENV } from '../../../../contracts/messages.js';
 import { REQUIRED_OUTPUT_KEYS } from '../../../../cli/deployed-stack.js';
-import { PLATFORM_CONFIG_OUTPUT } from '../../../../lib/stacks/api-stack-outputs.js';
+import { CONTROL_PLANE_OUTPUTS, PLATFORM_CONFIG_OUTPUT } from '../../../../lib/stacks/api-stack-outputs.js';
 import { cdkJsonContext, SKIP_BUNDLING } from '../../support/cdk-app.js';
 
 /** CloudFormation JSON as the assertions library types it. */

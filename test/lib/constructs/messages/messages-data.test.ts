@@ -7,7 +7,7 @@ import {
   VISIBILITY_TIMEOUT_FACTOR,
   WORKER_TIMEOUT,
 } from '../../../../lib/constructs/messages/messages-data.js';
-import { TABLE_KEYS } from '../../../../lib/constructs/messages/runtime-contract.js';
+import { TABLE_KEYS } from '../../../../contracts/messages.js';
 import { DataStack } from '../../../../lib/stacks/data-stack.js';
 import { cdkJsonContext } from '../../support/cdk-app.js';
 

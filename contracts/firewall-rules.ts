@@ -1,6 +1,6 @@
 /*
  * The AWS WAF rules in front of the Messages API stage, as plain data, so that the construct
- * (api-firewall.ts) and the local front (local/firewall.ts) enforce the same rules.
+ * (lib/constructs/messages/api-firewall.ts) and the local front (local/firewall.ts) enforce the same rules.
  *
  * Why these: a flood should stop before it costs a Lambda invocation, and must not reach the
  * account's Lambda concurrency that the worker, the domain flow and the control API share.
@@ -16,7 +16,7 @@
  *     core rule set is left out on purpose: its body size (8 KB) and XSS/SQLi body rules would
  *     refuse legitimate messages (bodies up to 256 KiB of arbitrary text).
  */
-import { API_KEY_PREFIX } from '../../../lambda/keys/api-key-format.js';
+import { API_KEY_PREFIX } from './api-keys.js';
 import { PROBLEM_TYPE_BASE } from './gateway-responses.js';
 
 /** Rate-based rules count over this trailing window (WAF allows 60, 120, 300 or 600 seconds). */

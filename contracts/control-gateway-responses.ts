@@ -1,4 +1,4 @@
-import { type GatewayResponseDefinition, SHARED_GATEWAY_RESPONSES } from '../messages/gateway-responses.js';
+import { type GatewayResponseDefinition, SHARED_GATEWAY_RESPONSES } from './gateway-responses.js';
 
 /**
  * Gateway responses of the control-plane API (behind the dashboard's Cognito authorizer): RFC 9457

@@ -1,0 +1,187 @@
+import { Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import type * as cognito from 'aws-cdk-lib/aws-cognito';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { CONTROL_GATEWAY_RESPONSES } from '../../../contracts/control-gateway-responses.js';
+import { gatewayResponseHeaders, gatewayResponseTemplate } from '../shared/gateway-response-mapping.js';
+import type { PlatformFunction } from '../shared/platform-function.js';
+
+/** The control API's stage (the version in its URL, as the Messages API's). */
+export const CONTROL_STAGE_NAME = 'v1';
+
+/** The headers the dashboard sends to the control API (preflight Access-Control-Allow-Headers). */
+export const CONTROL_CORS_HEADERS = ['Authorization', 'Content-Type', 'Accept'] as const;
+/** The methods of the control API's routes (openapi/control-plane.yaml). */
+export const CONTROL_CORS_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'] as const;
+
+export interface ControlRestApiProps {
+  /**
+   * Steady-state requests per second of the control API's stage, all callers together.
+   * @default 50
+   */
+  readonly throttleRateLimit?: number;
+  /**
+   * Burst of the control API's stage.
+   * @default 100
+   */
+  readonly throttleBurstLimit?: number;
+  /**
+   * Retention of the control API's access logs.
+   * @default logs.RetentionDays.THREE_MONTHS
+   */
+  readonly accessLogRetention?: logs.RetentionDays;
+  /**
+   * API Gateway execution logging level (stage `*\/*`).
+   * @default apigw.MethodLoggingLevel.ERROR
+   */
+  readonly executionLogLevel?: apigw.MethodLoggingLevel;
+}
+
+export interface ControlRestApi {
+  readonly api: apigw.RestApi;
+  /** The control API's base URL, without a trailing slash (`https://<id>.execute-api.<region>.<suffix>/v1`). */
+  readonly url: string;
+  /** `https://<id>.execute-api.<region>.<suffix>`: what the dashboard's CSP lets it connect to. */
+  readonly origin: string;
+}
+
+/**
+ * The control API's REST API, still without methods (CORS and the dashboard's CSP need each other's
+ * origin): access logs, X-Ray, stage throttling. Created in `scope` itself (ids
+ * ControlApiAccessLogs, ControlApi).
+ */
+export function createControlRestApi(scope: Construct, props: ControlRestApiProps): ControlRestApi {
+  const stack = Stack.of(scope);
+  const accessLogs = new logs.LogGroup(scope, 'ControlApiAccessLogs', {
+    retention: props.accessLogRetention ?? logs.RetentionDays.THREE_MONTHS,
+    removalPolicy: RemovalPolicy.RETAIN,
+  });
+  const F = apigw.AccessLogField;
+  const api = new apigw.RestApi(scope, 'ControlApi', {
+    restApiName: `${stack.stackName}-control`,
+    description: 'Control-plane API of the owners\' dashboard (Cognito ID tokens; keys, usage, projects, domains)',
+    endpointConfiguration: { types: [apigw.EndpointType.REGIONAL] },
+    // The account's API Gateway CloudWatch Logs role is the Messages API's (MessagesApi manageCloudWatchRole).
+    cloudWatchRole: false,
+    deployOptions: {
+      stageName: CONTROL_STAGE_NAME,
+      accessLogDestination: new apigw.LogGroupLogDestination(accessLogs),
+      accessLogFormat: apigw.AccessLogFormat.custom(
+        JSON.stringify({
+          requestId: F.contextRequestId(),
+          extendedRequestId: F.contextExtendedRequestId(),
+          ip: F.contextIdentitySourceIp(),
+          userAgent: F.contextIdentityUserAgent(),
+          requestTime: F.contextRequestTime(),
+          httpMethod: F.contextHttpMethod(),
+          resourcePath: F.contextResourcePath(),
+          path: F.contextPath(),
+          status: F.contextStatus(),
+          responseLength: F.contextResponseLength(),
+          responseLatency: F.contextResponseLatency(),
+          integrationStatus: F.contextIntegrationStatus(),
+          integrationLatency: F.contextIntegrationLatency(),
+          // The owner's Cognito sub (never the token).
+          sub: F.contextAuthorizerClaims('sub'),
+          errorMessage: F.contextErrorMessage(),
+          errorResponseType: F.contextErrorResponseType(),
+          xrayTraceId: F.contextXrayTraceId(),
+        }),
+      ),
+      tracingEnabled: true,
+      loggingLevel: props.executionLogLevel ?? apigw.MethodLoggingLevel.ERROR,
+      // Data trace would log whole requests, ID tokens included.
+      dataTraceEnabled: false,
+      metricsEnabled: false,
+      throttlingRateLimit: props.throttleRateLimit ?? 50,
+      throttlingBurstLimit: props.throttleBurstLimit ?? 100,
+    },
+  });
+  // The ControlApiUrl output replaces the RestApi's own Endpoint output (its URL ends with "/").
+  api.node.tryRemoveChild('Endpoint');
+  const url = Fn.join('', [
+    'https://',
+    api.restApiId,
+    '.execute-api.',
+    stack.region,
+    '.',
+    stack.urlSuffix,
+    '/',
+    CONTROL_STAGE_NAME,
+  ]);
+  const origin = Fn.join('', ['https://', api.restApiId, '.execute-api.', stack.region, '.', stack.urlSuffix]);
+  return { api, url, origin };
+}
+
+export interface ControlRoutesProps {
+  readonly api: apigw.RestApi;
+  /** The control-plane handler every route goes to. */
+  readonly handler: PlatformFunction;
+  /** Whose ID tokens the authorizer accepts. */
+  readonly userPool: cognito.IUserPool;
+  /** `https://<distribution domain>`: the only origin CORS allows. */
+  readonly dashboardOrigin: string;
+}
+
+/**
+ * The control API's routes: every method (root and `{proxy+}`, ANY) needs a Cognito ID token and
+ * goes to the one handler; CORS for the dashboard's origin only (preflights without auth, gateway
+ * responses with the CORS header and problem bodies). Created in `scope` itself (id
+ * CognitoAuthorizer; methods and gateway responses under the API).
+ */
+export function addControlRoutes(scope: Construct, props: ControlRoutesProps): apigw.CognitoUserPoolsAuthorizer {
+  const { api, dashboardOrigin } = props;
+  const authorizer = new apigw.CognitoUserPoolsAuthorizer(scope, 'CognitoAuthorizer', {
+    cognitoUserPools: [props.userPool],
+    // ID tokens (no scopes on the methods): the handler reads the owner's sub and email claims.
+    identitySource: apigw.IdentitySource.header('Authorization'),
+    resultsCacheTtl: Duration.minutes(5),
+  });
+  const cors: apigw.CorsOptions = {
+    allowOrigins: [dashboardOrigin],
+    allowMethods: [...CONTROL_CORS_METHODS],
+    allowHeaders: [...CONTROL_CORS_HEADERS],
+    exposeHeaders: ['X-Request-Id', 'Allow', 'Retry-After'],
+    maxAge: Duration.hours(1),
+  };
+  const integration = new apigw.LambdaIntegration(props.handler.function, {
+    proxy: true,
+    allowTestInvoke: false,
+  });
+  const methodOptions: apigw.MethodOptions = {
+    authorizer,
+    authorizationType: apigw.AuthorizationType.COGNITO,
+  };
+  api.root.addCorsPreflight(cors);
+  api.root.addMethod('ANY', integration, methodOptions);
+  const proxy = api.root.addResource('{proxy+}');
+  proxy.addCorsPreflight(cors);
+  proxy.addMethod('ANY', integration, methodOptions);
+
+  const allowOrigin = { 'Access-Control-Allow-Origin': dashboardOrigin, Vary: 'Origin' };
+  for (const def of CONTROL_GATEWAY_RESPONSES) {
+    const withCors = { ...def, headers: { ...def.headers, ...allowOrigin } };
+    api.addGatewayResponse(`Response${def.type}`, {
+      type: apigw.ResponseType.of(def.type),
+      statusCode: String(def.statusCode),
+      responseHeaders: gatewayResponseHeaders(withCors),
+      templates: { 'application/json': gatewayResponseTemplate(def) },
+    });
+  }
+  return authorizer;
+}
+
+/** cdk-nag findings of the control API that are decisions of this design, each acknowledged on its own construct. */
+export function acknowledgeControlApiNagFindings(api: apigw.RestApi): void {
+  Validations.of(api).acknowledge({
+    id: 'AwsSolutions::AwsSolutions-APIG2',
+    reason:
+      'Every route is validated by the control-plane handler, which answers RFC 9457 problems naming the field (openapi/control-plane.yaml); the API is one {proxy+} resource, so API Gateway request models would duplicate the handler\'s validation in a second, weaker place.',
+  });
+  Validations.of(api.deploymentStage).acknowledge({
+    id: 'AwsSolutions::AwsSolutions-APIG3',
+    reason:
+      'No WAF web ACL: every method needs a Cognito ID token (checked by API Gateway before any code runs), the stage is throttled, and the handler scopes every request to the caller\'s own account. A web ACL can be associated per deployment without changing this stack.',
+  });
+}

@@ -1,0 +1,180 @@
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import type { Construct } from 'constructs';
+import { CONTROL_API_HANDLER, CONTROL_ENV } from '../../../contracts/control-api.js';
+import { DOMAIN_TABLE_KEYS } from '../../../contracts/domains.js';
+import { TABLE_KEYS } from '../../../contracts/messages.js';
+import { type PlatformConfig, runtimeConfig } from '../../config/index.js';
+import { KVS_ACTIONS } from '../domains/domain-flow.js';
+import type { EdgeResources } from '../domains/edge.js';
+import type { ProjectsDataResources } from '../domains/projects-data.js';
+import type { MessagesTables } from '../messages/messages-data.js';
+import { apigatewayArn } from '../shared/arns.js';
+import { PlatformFunction } from '../shared/platform-function.js';
+import { nagArn } from './nag-arn.js';
+import type { DashboardDataResources } from './dashboard-data.js';
+
+/** What the control plane needs from the Messages API (MessagesApi.controlPlane). */
+export interface MessagesControlPlaneResources {
+  readonly restApiId: string;
+  readonly stageName: string;
+  readonly standardPlanIds: { readonly free: string; readonly pro: string; readonly business: string };
+}
+
+export interface ControlFunctionProps {
+  readonly config: PlatformConfig;
+  /** The user pool, its managed-login domain and the owners table (stateful stack). */
+  readonly data: DashboardDataResources;
+  /** The Messages API tables: accounts, API keys (and their `byAccount` index), rate limits. */
+  readonly messagesTables: Pick<MessagesTables, 'accounts' | 'apiKeys' | 'rateLimits'>;
+  /** The Messages API's REST API, stage and standard usage plans (customer keys are bound to them). */
+  readonly messagesControlPlane: MessagesControlPlaneResources;
+  /** The Messages API's public base URL (shown in the dashboard's examples). */
+  readonly messagesApiUrl: string;
+  /** Projects and Domains tables, site bucket, KeyValueStore. */
+  readonly projects: ProjectsDataResources;
+  /** The multi-tenant distribution, connection group and platform host. */
+  readonly edge: EdgeResources;
+  /** The custom-domain flow (verify starts an execution). */
+  readonly domainFlow: sfn.IStateMachine;
+  /**
+   * The control API handler module, relative to the repository root or absolute.
+   * @default CONTROL_API_HANDLER.entry
+   */
+  readonly controlHandlerEntry?: string;
+  /** `https://<distribution domain>`: the proxy integration's answers carry CORS headers for it. */
+  readonly dashboardOrigin: string;
+}
+
+/**
+ * The control-plane handler behind the control API, with least privilege from what the handler's
+ * adapters call (ControlPlane, ProjectService and DomainService as an owner reaches them: plans,
+ * bans and new Enterprise plans are operator-only and refused before any AWS call):
+ *
+ * | resource                      | actions                                                                  | called by |
+ * | ----------------------------- | ------------------------------------------------------------------------ | --------- |
+ * | Owners table                  | GetItem, PutItem                                                         | owner directory (sign-in → account) |
+ * | Accounts table                | GetItem, PutItem                                                         | DynamoDbAccountStore (get, create for a new owner) |
+ * | API keys table / `byAccount`  | PutItem, UpdateItem / Query                                              | DynamoDbKeyStore (put, update, listByAccount) |
+ * | Rate limits table             | GetItem, UpdateItem                                                      | DynamoDbLimiterStore (activate, revoke, get) |
+ * | API Gateway `/apikeys`        | POST; PUT on `/tags/*` (tag on create)                                   | createKey (CreateApiKey with tags) |
+ * | API Gateway `/apikeys/*`      | DELETE                                                                   | revokeKey, createKey's clean-up (DeleteApiKey) |
+ * | `/usageplans/*\/keys[/*]`     | POST; GET                                                                | createKey (CreateUsagePlanKey; GetUsagePlanKey on conflict) |
+ * | Projects table / `byAccount`  | GetItem, PutItem, UpdateItem, DeleteItem / Query                         | DynamoDbProjectStore |
+ * | Domains table / `byProject`   | GetItem, PutItem, UpdateItem / Query                                     | DynamoDbDomainStore |
+ * | site bucket `projects/*`      | s3:PutObject                                                             | S3SiteStorage (deploys) |
+ * | KeyValueStore                 | DescribeKeyValueStore, PutKey                                            | KvsEdgeRouter (serve, redirect, refuse) |
+ * | domain flow state machine     | states:StartExecution                                                    | SfnDomainFlowStarter (verify, re-verify; release on remove) |
+ *
+ * No CloudFront tenant or ACM action: removing a domain refuses it at the edge and hands the
+ * release of its tenant to the domain flow (whose release task holds those grants). Created in
+ * `scope` itself (id ControlFunction).
+ */
+export function createControlFunction(scope: Construct, props: ControlFunctionProps): PlatformFunction {
+  const stack = Stack.of(scope);
+  const { config, data, messagesTables: tables, messagesControlPlane: cp, projects, edge } = props;
+  const fn = new PlatformFunction(scope, 'ControlFunction', {
+    entry: props.controlHandlerEntry ?? CONTROL_API_HANDLER.entry,
+    handler: CONTROL_API_HANDLER.handler,
+    serviceName: 'control-api',
+    description: 'Control-plane API of the dashboard: keys, plan and usage, projects, deploys and domains of the signed-in owner',
+    // Deploys carry their files; API Gateway waits at most 29 s for an integration.
+    memorySize: 1024,
+    timeout: Duration.seconds(29),
+    // Owners keep their dashboard during a Messages API flood (0: none); config protection.reservedConcurrency.
+    reservedConcurrentExecutions: config.protection.reservedConcurrency.controlApi || undefined,
+    environment: {
+      [CONTROL_ENV.platformConfig]: JSON.stringify(runtimeConfig(config)),
+      [CONTROL_ENV.apiKeysTable]: tables.apiKeys.tableName,
+      [CONTROL_ENV.accountsTable]: tables.accounts.tableName,
+      [CONTROL_ENV.rateLimitsTable]: tables.rateLimits.tableName,
+      [CONTROL_ENV.ownersTable]: data.ownersTable.tableName,
+      [CONTROL_ENV.restApiId]: cp.restApiId,
+      [CONTROL_ENV.stageName]: cp.stageName,
+      [CONTROL_ENV.usagePlanIds]: stack.toJsonString({
+        free: cp.standardPlanIds.free,
+        pro: cp.standardPlanIds.pro,
+        business: cp.standardPlanIds.business,
+      }),
+      [CONTROL_ENV.projectsTable]: projects.tables.projects.tableName,
+      [CONTROL_ENV.domainsTable]: projects.tables.domains.tableName,
+      [CONTROL_ENV.siteBucket]: projects.siteBucket.bucketName,
+      [CONTROL_ENV.keyValueStoreArn]: projects.keyValueStore.keyValueStoreArn,
+      [CONTROL_ENV.platformHost]: edge.platformHost,
+      [CONTROL_ENV.domainFlowArn]: props.domainFlow.stateMachineArn,
+      [CONTROL_ENV.messagesApiUrl]: props.messagesApiUrl,
+      [CONTROL_ENV.dashboardOrigin]: props.dashboardOrigin,
+    },
+  });
+
+  // Keys, plan and usage (ControlPlane as an owner reaches it).
+  fn.allowItems(data.ownersTable, 'GetItem', 'PutItem');
+  fn.allowItems(tables.accounts, 'GetItem', 'PutItem');
+  fn.allowItems(tables.apiKeys, 'PutItem', 'UpdateItem');
+  fn.allow(['dynamodb:Query'], [`${tables.apiKeys.tableArn}/index/${TABLE_KEYS.apiKeys.accountIndex.name}`]);
+  fn.allowItems(tables.rateLimits, 'GetItem', 'UpdateItem');
+  fn.allow(['apigateway:POST'], [apigatewayArn(stack, '/apikeys')]);
+  fn.allow(['apigateway:PUT'], [apigatewayArn(stack, '/tags/*')]);
+  fn.allow(['apigateway:DELETE'], [apigatewayArn(stack, '/apikeys/*')]);
+  fn.allow(['apigateway:POST'], [apigatewayArn(stack, '/usageplans/*/keys')]);
+  fn.allow(['apigateway:GET'], [apigatewayArn(stack, '/usageplans/*/keys/*')]);
+
+  // Projects and deploys (ProjectService).
+  const { projects: projectsTable, domains: domainsTable } = projects.tables;
+  fn.allowItems(projectsTable, 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem');
+  fn.allow(['dynamodb:Query'], [`${projectsTable.tableArn}/index/${DOMAIN_TABLE_KEYS.projects.accountIndex.name}`]);
+  // The site bucket is SSE-S3: no KMS grant.
+  const siteObjectsArn = siteObjectsArnOf(projects);
+  fn.allow(['s3:PutObject'], [siteObjectsArn]);
+  fn.allow([...KVS_ACTIONS.write], [projects.keyValueStore.keyValueStoreArn]);
+
+  // Custom domains (DomainService).
+  fn.allowItems(domainsTable, 'GetItem', 'PutItem', 'UpdateItem');
+  fn.allow(['dynamodb:Query'], [`${domainsTable.tableArn}/index/${DOMAIN_TABLE_KEYS.domains.projectIndex.name}`]);
+  // Verify starts the flow; removal starts its release branch (the tenant goes asynchronously).
+  fn.allow(['states:StartExecution'], [props.domainFlow.stateMachineArn]);
+
+  acknowledgeNagFindings(scope, fn, siteObjectsArn);
+  return fn;
+}
+
+/** Where deploys write: the `projects/` prefix of the site bucket. */
+function siteObjectsArnOf(projects: ProjectsDataResources): string {
+  return projects.siteBucket.arnForObjects('projects/*');
+}
+
+/** cdk-nag findings of the control function that are decisions of this design, acknowledged on its role. */
+function acknowledgeNagFindings(scope: Construct, fn: PlatformFunction, siteObjectsArn: string): void {
+  const stack = Stack.of(scope);
+  const runTimeKeys =
+    'the control plane creates one internal API Gateway key per customer key at run time, so their ids cannot be named in the template';
+  const iam5 = (resource: string, reason: string) =>
+    Validations.of(fn.role).acknowledge({ id: `AwsSolutions::AwsSolutions-IAM5[Resource::${nagArn(stack, resource)}]`, reason });
+  iam5(
+    apigatewayArn(stack, '/apikeys/*'),
+    `DeleteApiKey when an owner revokes a key (and when a failed creation cleans up): ${runTimeKeys}. Only apigateway:DELETE, on the API keys path only.`,
+  );
+  iam5(
+    apigatewayArn(stack, '/tags/*'),
+    'Tag on create: CreateApiKey with tags (the customer key id) is also authorized as apigateway:PUT on the tags resource of the new key, whose id is only known at run time. Only PUT on tags.',
+  );
+  iam5(
+    apigatewayArn(stack, '/usageplans/*/keys'),
+    'CreateUsagePlanKey binds a new internal key to the account\'s usage plan: one of the three standard plans, or the Enterprise account\'s own usage plan, created at run time by an operator, so not every plan id can be named. Only apigateway:POST on usage-plan key collections.',
+  );
+  iam5(
+    apigatewayArn(stack, '/usageplans/*/keys/*'),
+    `GetUsagePlanKey, after a ConflictException on binding, to check that the key is already in that very plan: the keys are created at run time and the plan may be an Enterprise one (run time too). Only apigateway:GET.`,
+  );
+  // The site bucket is another stack's: its ARN reads as the cross-stack reference (weak or
+  // strong, per cdk.json) only once the app is prepared, so this finding is acknowledged then.
+  scope.node.addValidation({
+    validate: () => {
+      iam5(
+        siteObjectsArn,
+        'Deploys write each file under projects/<projectId>/deploys/<deployId>/, ids created at run time: the grant is s3:PutObject only, under the projects/ prefix of the site bucket (no read, no delete, no other prefix).',
+      );
+      return [];
+    },
+  });
+}

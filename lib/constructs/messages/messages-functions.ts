@@ -1,0 +1,126 @@
+import { Duration } from 'aws-cdk-lib';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { Construct } from 'constructs';
+import { ENV, HANDLER_ENTRIES } from '../../../contracts/messages.js';
+import type { PlatformConfig } from '../../config/index.js';
+import { PlatformFunction } from '../shared/platform-function.js';
+import type { MessagesDataResources } from './messages-data.js';
+
+/** The Lambda functions of the Messages API. */
+export interface MessagesFunctions {
+  readonly authorizer: PlatformFunction;
+  readonly sendMessage: PlatformFunction;
+  readonly getMessage: PlatformFunction;
+  readonly fallback: PlatformFunction;
+  readonly worker: PlatformFunction;
+}
+
+export interface MessagesFunctionsProps {
+  readonly config: PlatformConfig;
+  /** The tables and queues (from the stateful stack). */
+  readonly data: MessagesDataResources;
+}
+
+/**
+ * The authorizer, the three request handlers and the queue worker, each with the environment its
+ * handler reads (contracts/messages.ts) and item-level grants on exactly the tables it uses. They
+ * are created in `scope` itself (ids Authorizer, SendMessage, GetMessage, Fallback, Worker), so
+ * their logical ids are those of the construct that calls this.
+ */
+export function createMessagesFunctions(scope: Construct, props: MessagesFunctionsProps): MessagesFunctions {
+  const { config, data } = props;
+  const { tables, queue } = data;
+  const limitsConfig = JSON.stringify({ plans: config.plans, anonymous: config.anonymous });
+  const messagesConfig = JSON.stringify(config.messages);
+
+  const authorizer = new PlatformFunction(scope, 'Authorizer', {
+    entry: HANDLER_ENTRIES.authorizer,
+    serviceName: 'messages-authorizer',
+    description: 'REQUEST authorizer of the Messages API: API key lookup, always Allow with a usage identifier',
+    environment: {
+      [ENV.apiKeysTable]: tables.apiKeys.tableName,
+      [ENV.limitsConfig]: limitsConfig,
+      [ENV.keyCacheSeconds]: String(config.auth.keyCacheSeconds),
+    },
+  });
+  authorizer.allowItems(tables.apiKeys, 'GetItem');
+
+  const sendMessage = new PlatformFunction(scope, 'SendMessage', {
+    entry: HANDLER_ENTRIES.sendMessage,
+    serviceName: 'messages-api',
+    description: 'POST /messages: limiter, validation, idempotency, record, enqueue, 202',
+    environment: {
+      [ENV.rateLimitsTable]: tables.rateLimits.tableName,
+      [ENV.messagesTable]: tables.messages.tableName,
+      [ENV.idempotencyTable]: tables.idempotency.tableName,
+      [ENV.queueUrl]: queue.queueUrl,
+      [ENV.limitsConfig]: limitsConfig,
+      [ENV.messagesConfig]: messagesConfig,
+    },
+  });
+  sendMessage.allowItems(tables.rateLimits, 'GetItem', 'PutItem', 'UpdateItem');
+  sendMessage.allowItems(tables.messages, 'GetItem', 'PutItem', 'DeleteItem');
+  // A batch's records, and their deletion when the batch is not accepted (POST /messages/batch).
+  sendMessage.allow(['dynamodb:BatchWriteItem'], [tables.messages.tableArn]);
+  sendMessage.allowItems(tables.idempotency, 'GetItem', 'PutItem', 'DeleteItem');
+  // The queue uses SQS-managed SSE (no customer KMS key), so no kms:* is needed.
+  sendMessage.allow(['sqs:SendMessage'], [queue.queueArn]);
+
+  const getMessage = new PlatformFunction(scope, 'GetMessage', {
+    entry: HANDLER_ENTRIES.getMessage,
+    serviceName: 'messages-api',
+    description: 'GET /messages/{id}: limiter, then the message of the caller account',
+    environment: {
+      [ENV.rateLimitsTable]: tables.rateLimits.tableName,
+      [ENV.messagesTable]: tables.messages.tableName,
+      [ENV.limitsConfig]: limitsConfig,
+      [ENV.messagesConfig]: messagesConfig,
+    },
+  });
+  getMessage.allowItems(tables.rateLimits, 'GetItem', 'PutItem', 'UpdateItem');
+  getMessage.allowItems(tables.messages, 'GetItem');
+
+  const fallback = new PlatformFunction(scope, 'Fallback', {
+    entry: HANDLER_ENTRIES.fallback,
+    serviceName: 'messages-api',
+    description: 'Every other method and path: 401/404/405 problems with rate-limit headers',
+    environment: {
+      [ENV.rateLimitsTable]: tables.rateLimits.tableName,
+      [ENV.limitsConfig]: limitsConfig,
+      [ENV.messagesConfig]: messagesConfig,
+    },
+  });
+  fallback.allowItems(tables.rateLimits, 'GetItem', 'PutItem', 'UpdateItem');
+
+  const worker = new PlatformFunction(scope, 'Worker', {
+    entry: HANDLER_ENTRIES.worker,
+    serviceName: 'messages-worker',
+    description: 'Queue worker: processes messages with partial batch responses',
+    timeout: data.workerTimeout,
+    // Kept for the worker during an API flood (0: none); see config protection.reservedConcurrency.
+    reservedConcurrentExecutions: config.protection.reservedConcurrency.worker || undefined,
+    environment: {
+      [ENV.messagesTable]: tables.messages.tableName,
+      [ENV.messagesConfig]: messagesConfig,
+      [ENV.rateLimitsTable]: tables.rateLimits.tableName,
+    },
+  });
+  worker.allowItems(tables.messages, 'GetItem', 'UpdateItem');
+  // The usage history: one ADD per account and day of each batch (lambda/usage-history).
+  worker.allowItems(tables.rateLimits, 'UpdateItem');
+  // Grants the consumer actions (receive, delete, change visibility, attributes) on this queue only.
+  // With reserved concurrency, the event source's maximum concurrency stays within it: pollers
+  // beyond it would be throttled, and a throttled batch returns to the queue and counts a receive
+  // towards the dead-letter threshold.
+  const workerReserved = config.protection.reservedConcurrency.worker;
+  worker.function.addEventSource(
+    new SqsEventSource(queue, {
+      batchSize: 10,
+      maxBatchingWindow: Duration.seconds(1),
+      reportBatchItemFailures: true,
+      ...(workerReserved >= 2 ? { maxConcurrency: Math.min(workerReserved, 1000) } : {}),
+    }),
+  );
+
+  return { authorizer, sendMessage, getMessage, fallback, worker };
+}

@@ -1,0 +1,267 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import type * as apigw from 'aws-cdk-lib/aws-apigateway';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import { METRICS_NAMESPACE } from '../shared/platform-function.js';
+import { accountUniqueName } from '../shared/names.js';
+import type { MessagesDataResources } from './messages-data.js';
+import type { MessagesFunctions } from './messages-functions.js';
+
+/** Powertools service names (the `service` dimension of the platform's custom metrics). */
+const SERVICES = { api: 'messages-api', worker: 'messages-worker' } as const;
+
+/**
+ * Every request rejection the handlers count (`RequestRejected`, dimension `reason`), by reason,
+ * one line each: the SEARCH expression of the dashboard also shows reasons added later.
+ */
+const REJECTION_SEARCH = `SEARCH('{${METRICS_NAMESPACE},reason,service} MetricName="RequestRejected"', 'Sum', 300)`;
+
+/** The default of `apiLatencyP99ThresholdMs`. */
+export const DEFAULT_API_LATENCY_P99_THRESHOLD_MS = 1000;
+
+export interface MessagesAlarms {
+  readonly deadLetterQueue: cloudwatch.Alarm;
+  readonly serverErrors: cloudwatch.Alarm;
+  readonly workerErrors: cloudwatch.Alarm;
+  /** Any function of the API was throttled. */
+  readonly throttles: cloudwatch.Alarm;
+  /** The API's p99 latency is above `apiLatencyP99ThresholdMs`. */
+  readonly apiLatency: cloudwatch.Alarm;
+  /** The oldest message of the queue waits for 5 minutes or more. */
+  readonly queueAge: cloudwatch.Alarm;
+}
+
+/** What the alarms and the operators' dashboard watch. */
+export interface MessagesObservabilityProps {
+  readonly api: apigw.RestApi;
+  readonly functions: MessagesFunctions;
+  readonly data: Pick<MessagesDataResources, 'queue' | 'deadLetterQueue'>;
+  /** The p99 latency (ms) above which the latency alarm fires, for two 5-minute periods in a row. */
+  readonly apiLatencyP99ThresholdMs: number;
+  /**
+   * Where alarms notify (alarm and OK actions).
+   * @default - alarms have no actions; they are visible in CloudWatch only
+   */
+  readonly alarmTopic?: sns.ITopic;
+}
+
+/** The alarms of the Messages API, created in `scope` itself (ids `<Name>Alarm`). */
+export function createMessagesAlarms(scope: Construct, props: MessagesObservabilityProps): MessagesAlarms {
+  const { api, functions, data } = props;
+  const deadLetterQueue = new cloudwatch.Alarm(scope, 'DeadLetterQueueAlarm', {
+    alarmDescription:
+      'Messages were dead-lettered (status "failed") after exhausting their receives. Inspect them, fix the cause, then redrive the dead-letter queue to the messages queue.',
+    metric: data.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+      period: Duration.minutes(1),
+      statistic: cloudwatch.Stats.MAXIMUM,
+    }),
+    threshold: 1,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+  const serverErrors = new cloudwatch.Alarm(scope, 'ServerErrorAlarm', {
+    alarmDescription: 'The Messages API answered 5XX (handler, authorizer or integration failures).',
+    metric: api.metricServerError({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
+    threshold: 5,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+  const workerErrors = new cloudwatch.Alarm(scope, 'WorkerErrorAlarm', {
+    alarmDescription:
+      'The queue worker failed whole invocations (errors or timeouts, not per-message failures); the batch will be retried.',
+    metric: functions.worker.function.metricErrors({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
+    threshold: 1,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+  const fiveMinutes = Duration.minutes(5);
+  const functionEntries = Object.entries(functions);
+  // One series per function, summed; a function that was not invoked reports no data (FILL 0).
+  const throttles = new cloudwatch.Alarm(scope, 'LambdaThrottleAlarm', {
+    alarmDescription:
+      'A function of the Messages API (authorizer, handlers or worker) was throttled: the account or a reserved concurrency limit was reached. Throttled API calls fail with 5XX/429; a throttled worker delays the queue.',
+    metric: new cloudwatch.MathExpression({
+      expression: functionEntries.map((_, i) => `FILL(t${i}, 0)`).join(' + '),
+      usingMetrics: Object.fromEntries(
+        functionEntries.map(([, fn], i) => [`t${i}`, fn.function.metricThrottles({ statistic: cloudwatch.Stats.SUM })]),
+      ),
+      label: 'Throttles (all functions)',
+      period: fiveMinutes,
+    }),
+    threshold: 1,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+  const latencyThresholdMs = props.apiLatencyP99ThresholdMs;
+  const apiLatency = new cloudwatch.Alarm(scope, 'ApiLatencyAlarm', {
+    alarmDescription: `The p99 latency of the Messages API (API Gateway Latency: authorizer, handler and integration) is above ${latencyThresholdMs} ms for 10 minutes.`,
+    metric: api.metricLatency({ period: fiveMinutes, statistic: cloudwatch.Stats.p(99) }),
+    threshold: latencyThresholdMs,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 2,
+    datapointsToAlarm: 2,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+  const queueAge = new cloudwatch.Alarm(scope, 'QueueAgeAlarm', {
+    alarmDescription:
+      'The oldest message of the messages queue has waited 5 minutes or more: the worker is not keeping up, is failing or throttled, or its event source mapping is disabled.',
+    metric: data.queue.metricApproximateAgeOfOldestMessage({
+      period: fiveMinutes,
+      statistic: cloudwatch.Stats.MAXIMUM,
+    }),
+    threshold: Duration.minutes(5).toSeconds(),
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+  const alarms = { deadLetterQueue, serverErrors, workerErrors, throttles, apiLatency, queueAge };
+  if (props.alarmTopic) {
+    const action = new cwActions.SnsAction(props.alarmTopic);
+    for (const alarm of Object.values(alarms)) {
+      alarm.addAlarmAction(action);
+      alarm.addOkAction(action);
+    }
+  }
+  return alarms;
+}
+
+/**
+ * The operators' dashboard, named `<stackName>-<region>-messages` (dashboard names are unique per
+ * account): traffic and latency of the API, what the handlers accepted and rejected (by reason),
+ * what the worker did, the limiter's latency, the queues, and the health of every function. The
+ * custom metrics are the Powertools ones (namespace METRICS_NAMESPACE, dimension `service`).
+ * Created in `scope` itself (id Dashboard).
+ */
+export function createMessagesDashboard(
+  scope: Construct,
+  props: Omit<MessagesObservabilityProps, 'alarmTopic'> & { readonly alarms: MessagesAlarms },
+): cloudwatch.Dashboard {
+  const { api, functions, data, alarms } = props;
+  const stack = Stack.of(scope);
+  const period = Duration.minutes(5);
+  const sum = cloudwatch.Stats.SUM;
+  const custom = (metricName: string, service: string, label: string, statistic: string = sum) =>
+    new cloudwatch.Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName,
+      dimensionsMap: { service },
+      statistic,
+      label,
+      period,
+    });
+  const perFunction = (metricOf: (fn: lambda.IFunction) => cloudwatch.IMetric) =>
+    Object.entries(functions).map(([name, fn]) => {
+      const metric = metricOf(fn.function) as cloudwatch.Metric;
+      return metric.with({ label: name, period });
+    });
+  const graph = (title: string, left: cloudwatch.IMetric[], extra: Partial<cloudwatch.GraphWidgetProps> = {}) =>
+    new cloudwatch.GraphWidget({ title, left, width: 8, height: 6, ...extra });
+
+  const dashboard = new cloudwatch.Dashboard(scope, 'Dashboard', {
+    // Dashboard names are unique per account, across regions.
+    dashboardName: accountUniqueName(stack, 'messages', 255),
+    defaultInterval: Duration.hours(3),
+  });
+  dashboard.addWidgets(
+    new cloudwatch.TextWidget({
+      markdown: `# Messages API (${stack.stackName})\nAlarms and what to do: README, "Operations". Custom metrics: namespace \`${METRICS_NAMESPACE}\`, by \`service\`.`,
+      width: 12,
+      height: 3,
+    }),
+    new cloudwatch.AlarmStatusWidget({
+      title: 'Alarms',
+      alarms: Object.values(alarms),
+      width: 12,
+      height: 3,
+    }),
+  );
+  dashboard.addWidgets(
+    graph('API requests, 4XX and 5XX', [
+      api.metricCount({ period, statistic: sum, label: 'Requests' }),
+      api.metricClientError({ period, statistic: sum, label: '4XX' }),
+      api.metricServerError({ period, statistic: sum, label: '5XX' }),
+    ]),
+    graph(
+      'API latency (p50, p99)',
+      [
+        api.metricLatency({ period, statistic: cloudwatch.Stats.p(50), label: 'p50' }),
+        api.metricLatency({ period, statistic: cloudwatch.Stats.p(99), label: 'p99' }),
+      ],
+      { leftAnnotations: [{ value: props.apiLatencyP99ThresholdMs, label: 'p99 alarm' }] },
+    ),
+    graph('Accepted vs rejected (by reason)', [
+      custom('MessageAccepted', SERVICES.api, 'accepted'),
+      new cloudwatch.MathExpression({
+        expression: REJECTION_SEARCH,
+        label: 'rejected: ${PROP(\'Dim.reason\')}',
+        period,
+      }),
+    ]),
+  );
+  dashboard.addWidgets(
+    graph('Worker: processed, failed, orphans', [
+      custom('MessageProcessed', SERVICES.worker, 'processed'),
+      custom('MessageFailed', SERVICES.worker, 'failed'),
+      custom('OrphanDropped', SERVICES.worker, 'orphans dropped'),
+    ]),
+    graph('Limiter latency (p50, p99)', [
+      custom('LimiterLatency', SERVICES.api, 'p50', cloudwatch.Stats.p(50)),
+      custom('LimiterLatency', SERVICES.api, 'p99', cloudwatch.Stats.p(99)),
+    ]),
+    graph(
+      'Queue depth and age of oldest message',
+      [
+        data.queue.metricApproximateNumberOfMessagesVisible({ period, statistic: cloudwatch.Stats.MAXIMUM, label: 'visible' }),
+        data.queue.metricApproximateNumberOfMessagesNotVisible({
+          period,
+          statistic: cloudwatch.Stats.MAXIMUM,
+          label: 'in flight',
+        }),
+      ],
+      {
+        right: [
+          data.queue.metricApproximateAgeOfOldestMessage({
+            period,
+            statistic: cloudwatch.Stats.MAXIMUM,
+            label: 'age of oldest (s)',
+          }),
+        ],
+        rightAnnotations: [{ value: Duration.minutes(5).toSeconds(), label: 'age alarm' }],
+      },
+    ),
+  );
+  dashboard.addWidgets(
+    graph(
+      'DLQ depth',
+      [
+        data.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period,
+          statistic: cloudwatch.Stats.MAXIMUM,
+          label: 'dead-lettered',
+        }),
+      ],
+      { leftAnnotations: [{ value: 1, label: 'DLQ alarm' }] },
+    ),
+    graph('Lambda errors', perFunction((fn) => fn.metricErrors({ statistic: sum }))),
+    graph('Lambda throttles', perFunction((fn) => fn.metricThrottles({ statistic: sum }))),
+  );
+  dashboard.addWidgets(
+    graph('Lambda duration (p99)', perFunction((fn) => fn.metricDuration({ statistic: cloudwatch.Stats.p(99) }))),
+    graph('Concurrent executions', [
+      ...perFunction((fn) => fn.metric('ConcurrentExecutions', { statistic: cloudwatch.Stats.MAXIMUM })),
+      lambda.Function.metricAllConcurrentExecutions({
+        period,
+        statistic: cloudwatch.Stats.MAXIMUM,
+        label: 'account (region)',
+      }),
+    ]),
+  );
+  return dashboard;
+}

@@ -1,0 +1,193 @@
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { GATEWAY_RESPONSES } from '../../../contracts/gateway-responses.js';
+import type { PlatformConfig } from '../../config/index.js';
+import { gatewayResponseHeaders, gatewayResponseTemplate } from '../shared/gateway-response-mapping.js';
+import type { PlatformFunction } from '../shared/platform-function.js';
+import { ApiFirewall } from './api-firewall.js';
+import type { MessagesFunctions } from './messages-functions.js';
+
+/** The deployed stage; it is also the version in the URL. */
+export const STAGE_NAME = 'v1';
+
+export interface MessagesRestApiProps {
+  readonly config: PlatformConfig;
+  readonly functions: MessagesFunctions;
+  /**
+   * API Gateway execution logging level of every method (stage `*\/*`).
+   * @default apigw.MethodLoggingLevel.ERROR
+   */
+  readonly executionLogLevel?: apigw.MethodLoggingLevel;
+  /**
+   * Whether this API sets the account-wide (per region) API Gateway CloudWatch Logs role.
+   * @default true
+   */
+  readonly manageCloudWatchRole?: boolean;
+  /**
+   * Retention of the access logs.
+   * @default logs.RetentionDays.THREE_MONTHS
+   */
+  readonly accessLogRetention?: logs.RetentionDays;
+}
+
+export interface MessagesRestApi {
+  readonly api: apigw.RestApi;
+  readonly stage: apigw.Stage;
+  readonly authorizer: apigw.RequestAuthorizer;
+  /** The AWS WAF web ACL on the stage (flood protection before any Lambda runs). */
+  readonly firewall: ApiFirewall;
+}
+
+/** The access log line of the Messages API stage, one JSON object per request. */
+function accessLogFormat(): apigw.AccessLogFormat {
+  const F = apigw.AccessLogField;
+  return apigw.AccessLogFormat.custom(
+    JSON.stringify({
+      requestId: F.contextRequestId(),
+      extendedRequestId: F.contextExtendedRequestId(),
+      ip: F.contextIdentitySourceIp(),
+      userAgent: F.contextIdentityUserAgent(),
+      requestTime: F.contextRequestTime(),
+      httpMethod: F.contextHttpMethod(),
+      resourcePath: F.contextResourcePath(),
+      path: F.contextPath(),
+      protocol: F.contextProtocol(),
+      status: F.contextStatus(),
+      responseLength: F.contextResponseLength(),
+      responseLatency: F.contextResponseLatency(),
+      integrationStatus: F.contextIntegrationStatus(),
+      integrationLatency: F.contextIntegrationLatency(),
+      authorizerStatus: F.contextAuthorizerStatus(),
+      authorizerLatency: F.contextAuthorizerLatency(),
+      authorizerError: F.contextAuthorizerError(),
+      principalId: F.contextAuthorizerPrincipalId(),
+      // The id of the internal usage-plan key (never a customer secret), i.e. the plan that was metered.
+      usageKeyId: F.contextIdentityApiKeyId(),
+      errorMessage: F.contextErrorMessage(),
+      errorResponseType: F.contextErrorResponseType(),
+      xrayTraceId: F.contextXrayTraceId(),
+    }),
+  );
+}
+
+/**
+ * The REST API of the Messages API: every request goes through our REQUEST authorizer and then to
+ * one of our handlers (send, get, or the fallback that answers 404/405 with rate-limit headers),
+ * with the web ACL on its stage and gateway responses as RFC 9457 problems. Created in `scope`
+ * itself (ids AccessLogs, RequestAuthorizer, RestApi, Firewall, Response<TYPE>).
+ */
+export function createMessagesRestApi(scope: Construct, props: MessagesRestApiProps): MessagesRestApi {
+  const { config, functions } = props;
+  const stack = Stack.of(scope);
+  const accessLogs = new logs.LogGroup(scope, 'AccessLogs', {
+    retention: props.accessLogRetention ?? logs.RetentionDays.THREE_MONTHS,
+    removalPolicy: RemovalPolicy.RETAIN,
+  });
+
+  // Every request, also one with no Authorization header, must reach our authorizer and then our
+  // handlers, so that even a 401 carries the rate-limit headers our limiter computes (anonymous
+  // callers are budgeted per IP). Hence no identity sources (with one, API Gateway answers 401
+  // itself when the header is missing) and no API Gateway result cache (TTL 0; a cache needs
+  // identity sources). The authorizer caches key lookups in memory for
+  // config.auth.keyCacheSeconds instead, and ALWAYS returns Allow: known keys with their plan's
+  // usage identifier, anonymous callers with principal "anonymous" and the anonymous usage
+  // identifier. The handlers answer 401 for anonymous callers.
+  const authorizer = new apigw.RequestAuthorizer(scope, 'RequestAuthorizer', {
+    handler: functions.authorizer.function,
+    identitySources: [],
+    resultsCacheTtl: Duration.seconds(0),
+  });
+  // CDK renders the empty identity source list as "", which API Gateway may reject; omit it.
+  (authorizer.node.defaultChild as apigw.CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
+
+  const manageCloudWatchRole = props.manageCloudWatchRole ?? true;
+  const api = new apigw.RestApi(scope, 'RestApi', {
+    restApiName: `${stack.stackName}-messages`,
+    description: 'Messages API (authorizer-sourced API keys; usage plans are the backstop of the exact limiter)',
+    endpointConfiguration: { types: [apigw.EndpointType.REGIONAL] },
+    apiKeySourceType: apigw.ApiKeySourceType.AUTHORIZER,
+    cloudWatchRole: manageCloudWatchRole,
+    cloudWatchRoleRemovalPolicy: manageCloudWatchRole ? RemovalPolicy.RETAIN : undefined,
+    deployOptions: {
+      stageName: STAGE_NAME,
+      accessLogDestination: new apigw.LogGroupLogDestination(accessLogs),
+      accessLogFormat: accessLogFormat(),
+      tracingEnabled: true,
+      loggingLevel: props.executionLogLevel ?? apigw.MethodLoggingLevel.ERROR,
+      // Data trace would log full requests, Authorization headers (customer secrets) included.
+      dataTraceEnabled: false,
+      metricsEnabled: false,
+      // All callers together: the Messages API cannot take the account's whole REST budget.
+      throttlingRateLimit: config.protection.stageThrottle.rateLimit,
+      throttlingBurstLimit: config.protection.stageThrottle.burstLimit,
+    },
+    defaultMethodOptions: {
+      authorizer,
+      authorizationType: apigw.AuthorizationType.CUSTOM,
+      // The authorizer returns the usage identifier: this makes the plan's backstop apply.
+      apiKeyRequired: true,
+    },
+  });
+  const stage = api.deploymentStage;
+  const firewall = new ApiFirewall(scope, 'Firewall', { config, stage });
+
+  addRoutes(api, functions);
+  for (const def of GATEWAY_RESPONSES) {
+    api.addGatewayResponse(`Response${def.type}`, {
+      type: apigw.ResponseType.of(def.type),
+      statusCode: String(def.statusCode),
+      responseHeaders: gatewayResponseHeaders(def),
+      templates: { 'application/json': gatewayResponseTemplate(def) },
+    });
+  }
+  acknowledgeNagFindings(api, manageCloudWatchRole);
+  return { api, stage, authorizer, firewall };
+}
+
+/** Specific methods win; ANY catches every method not declared on the same resource. */
+function addRoutes(api: apigw.RestApi, functions: MessagesFunctions): void {
+  const integration = (fn: PlatformFunction) =>
+    new apigw.LambdaIntegration(fn.function, { proxy: true, allowTestInvoke: false });
+  const fallback = integration(functions.fallback);
+  api.root.addMethod('ANY', fallback);
+  api.root.addResource('{proxy+}').addMethod('ANY', fallback);
+  const messages = api.root.addResource('messages');
+  messages.addMethod('POST', integration(functions.sendMessage));
+  messages.addMethod('ANY', fallback);
+  // POST /messages/batch, on the send function (it tells the routes apart by resource); a static
+  // resource, so it wins over {id}. sqs:SendMessage also grants SendMessageBatch.
+  const batch = messages.addResource('batch');
+  batch.addMethod('POST', integration(functions.sendMessage));
+  batch.addMethod('ANY', fallback);
+  const message = messages.addResource('{id}');
+  message.addMethod('GET', integration(functions.getMessage));
+  message.addMethod('ANY', fallback);
+  // Deeper paths under /messages/{id} do not fall back to the root proxy: catch them here.
+  message.addResource('{proxy+}').addMethod('ANY', fallback);
+}
+
+/** cdk-nag findings of the REST API that are decisions of this design, each acknowledged on its own construct. */
+function acknowledgeNagFindings(api: apigw.RestApi, manageCloudWatchRole: boolean): void {
+  Validations.of(api).acknowledge({
+    id: 'AwsSolutions::AwsSolutions-APIG2',
+    reason:
+      'Requests are validated by the handlers, after authentication and rate limiting, so that every rejection is an RFC 9457 problem naming the field and carries the rate-limit headers. API Gateway request validation would answer 400 before the limiter, without those headers and out of the documented order (auth, rate limit, media type, body).',
+  });
+  Validations.of(api).acknowledge({
+    id: 'AwsSolutions::AwsSolutions-COG4',
+    reason:
+      'Clients authenticate with API keys (Authorization: Bearer <key>), not Cognito user pool tokens: every method uses our Lambda REQUEST authorizer, which looks up the SHA-256 of the key.',
+  });
+  if (manageCloudWatchRole) {
+    const role = api.node.tryFindChild('CloudWatchRole');
+    if (role) {
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason:
+          'The account-level role API Gateway uses to write execution and access logs of every API in the region; AWS maintains this service-role policy for exactly that purpose, and the log groups are created by the service with API-dependent names.',
+      });
+    }
+  }
+}

@@ -1,0 +1,19 @@
+import { type GatewayResponseDefinition, gatewayProblemBody } from '../../../contracts/gateway-responses.js';
+
+// How a gateway response definition (contracts/gateway-responses.ts) becomes an API Gateway
+// gateway response: used by the Messages API and the dashboard's control API alike.
+
+/** The gateway response template: the problem body of the definition, `$context.requestId` substituted by API Gateway. */
+export function gatewayResponseTemplate(def: GatewayResponseDefinition): string {
+  return gatewayProblemBody(def, '$context.requestId');
+}
+
+/** Gateway response header values are mapping expressions: static values must be single-quoted. */
+export function gatewayResponseHeaders(def: GatewayResponseDefinition): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(def.headers).map(([name, value]) => {
+      if (value.includes('\'')) throw new Error(`gateway response ${def.type}: header ${name} must not contain a quote`);
+      return [name, `'${value}'`];
+    }),
+  );
+}
