@@ -143,7 +143,7 @@ export async function bundleAndColdStart(platform: LocalPlatform, options: Bench
 
     const env = handlerEnv(platform);
     const account = platform.demoAccounts.enterprise;
-    const { key, secret } = await platform.controlPlane.createKey(account.accountId, 'bench cold start');
+    const { key, secret } = await platform.accountService.createKey(account.accountId, 'bench cold start');
     let n = 0;
     const events: Record<BundleName, () => unknown> = {
       authorizer: () => ({

@@ -58,7 +58,7 @@ export async function costPerMillion(platform: LocalPlatform, options: BenchOpti
   const clock = new ManualClock(Math.floor(Date.now() / 60_000) * 60_000 + 1_000);
   const metered = await meteredHandlers(platform, clock);
   const account = platform.demoAccounts.enterprise;
-  const { key, secret } = await platform.controlPlane.createKey(account.accountId, 'bench cost');
+  const { key, secret } = await platform.accountService.createKey(account.accountId, 'bench cost');
   const count = options.smoke ? 10 : 200;
 
   // What the handlers log at INFO (as deployed) and the EMF documents of the metrics they record,

@@ -103,7 +103,7 @@ export async function handlerOverhead(options: BenchOptions): Promise<Figure> {
   const store = new MemoryLimiterStore();
   const keyId = 'key_bench';
   const accountId = 'acct_bench';
-  // The account's shards, as the control plane provisions them.
+  // The account's shards, as the account service provisions them.
   await new AccountLimits(store).provision(accountId, { perMinute: 1_000_000_000, perDay: 1_000_000_000 }, Date.now());
   const real = createSendMessageHandler({
     limiter: new RateLimiter(store, systemClock),

@@ -33,7 +33,7 @@ export async function limiterExactness(
   let minute = 1;
   const burst = async (plan: PlanId, sent: number) => {
     clock.set(minuteStart(minute++));
-    const account = await platform.controlPlane.createAccount({ name: `bench ${plan} ${sent}`, plan });
+    const account = await platform.accountService.createAccount({ name: `bench ${plan} ${sent}`, plan });
     const keys: string[] = [];
     for (let k = 0; k < KEYS_PER_ACCOUNT; k++) keys.push(await platform.issueKey(account, `bench key ${k}`));
     const answers = await pool(sent, concurrency, async (i) => {

@@ -8,7 +8,7 @@ export { sequentialDepth };
 
 /**
  * The send handler as the Lambda builds it, on metered SDK clients (metered-handlers.ts) pointed
- * at the platform's emulators and tables, for a key issued by the platform's control plane.
+ * at the platform's emulators and tables, for a key issued by the platform's account service.
  */
 export async function roundTrips(platform: LocalPlatform, options: BenchOptions): Promise<Figure> {
   const { ManualClock } = await import('../test/support/clock.js');
@@ -19,7 +19,7 @@ export async function roundTrips(platform: LocalPlatform, options: BenchOptions)
   const { calls, send: handler } = metered;
   try {
     const account = platform.demoAccounts.enterprise;
-    const { key } = await platform.controlPlane.createKey(account.accountId, 'bench round trips');
+    const { key } = await platform.accountService.createKey(account.accountId, 'bench round trips');
 
     const count = options.smoke ? 5 : 50;
     let sent = 0;

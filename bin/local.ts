@@ -13,7 +13,7 @@ const usage = `Usage: npm start -- [--port N] [--control-port N] [--edge-port N]
 
 Runs the Messages API on 127.0.0.1 with local DynamoDB (dynalite) and SQS (fauxqs).
   --port N          API port (default 3000); the API is served at the root: POST http://127.0.0.1:N/messages
-  --control-port N  control-plane API port (default 3001): accounts, keys, plans, bans, usage (npm run platform)
+  --control-port N  control API port (default 3001): accounts, keys, plans, bans, usage (npm run platform)
   --edge-port N     local edge port (default 8080): serves projects by Host header, e.g. curl -H 'Host: <slug>.platform.example.com'
   --dashboard-port N  dashboard port (default 3002): keys, plan and usage, projects and domains (development sign-in)
   --dns HOST:PORT   DNS server for custom-domain checks (default: the system resolver), e.g. --dns 127.0.0.1:5353
@@ -78,7 +78,7 @@ async function main(): Promise<void> {
   const plans = platform.config.plans;
   console.log(`Messages API running at ${platform.baseUrl} (ready in ${Date.now() - started} ms)`);
   console.log(`Dashboard at ${platform.dashboardUrl ?? ''} (development sign-in: ${platform.demoOwners.map((o) => o.email).join(', ')}, or any email)`);
-  console.log(`Control-plane API at ${platform.controlUrl} (loopback only; see npm run platform -- --help)`);
+  console.log(`Control API at ${platform.controlUrl} (loopback only; see npm run platform -- --help)`);
   console.log(`Edge (projects by Host header) at ${platform.edgeUrl}; custom domains point at their own <token>.${platform.platformHost}`);
   console.log('  Certificates are SIMULATED locally: issued once DNS verifies and CAA allows Amazon.');
   console.log(`  DNS checks use ${values.dns ?? 'the system resolver'}.`);

@@ -1,17 +1,17 @@
 import { type CliIo, type Values } from './command.js';
-import type { ControlPlaneClient, ProjectsClient } from './control-plane-client.js';
+import type { OperatorClient, ProjectsClient } from './operator-client.js';
 import type { DeployedStack } from './deployed-stack.js';
 import { CliError, usageError } from './errors.js';
 import { clean } from './format.js';
-import { DEFAULT_CONTROL_URL, HttpControlPlaneClient } from './http-control-plane-client.js';
+import { DEFAULT_CONTROL_URL, ControlApiClient } from './control-api-client.js';
 
 /**
- * Which backend a command talks to: the local platform's control-plane API (--url,
+ * Which backend a command talks to: the local platform's control API (--url,
  * $PLATFORM_CONTROL_URL or the default), or a deployed stack (--stack/--outputs, with --region).
  */
 export interface Backend {
-  readonly client: ControlPlaneClient;
-  /** Projects and domains: the local control-plane API only. */
+  readonly client: OperatorClient;
+  /** Projects and domains: the local control API only. */
   readonly projects?: ProjectsClient;
   /** With --stack/--outputs: the deployment's API stack (outputs, region). */
   readonly deployed?: DeployedStack;
@@ -38,8 +38,8 @@ export async function openBackend(values: Values, env: CliIo['env'], localOnly =
 
   if (deployed) {
     // Loaded only for a deployed stack: the AWS SDK clients are not needed locally.
-    const { createAwsControlPlane } = await import('./aws-control-plane.js');
-    const aws = await createAwsControlPlane({
+    const { createAwsOperatorClient } = await import('./aws-operator-client.js');
+    const aws = await createAwsOperatorClient({
       ...(stack !== undefined ? { stack } : {}),
       ...(outputs !== undefined ? { outputsFile: outputs } : {}),
       ...(region !== undefined ? { region } : {}),
@@ -58,6 +58,6 @@ export async function openBackend(values: Values, env: CliIo['env'], localOnly =
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw usageError(`${url !== undefined ? '--url' : 'PLATFORM_CONTROL_URL'} must be an http(s) URL, got "${clean(baseUrl)}"`);
   }
-  const client = new HttpControlPlaneClient(baseUrl);
+  const client = new ControlApiClient(baseUrl);
   return { client, projects: client, close: () => {} };
 }

@@ -1,7 +1,7 @@
 import { type ParseArgsConfig } from 'node:util';
 import { PLAN_IDS, type RateLimits } from '../lib/config/index.js';
 import type { DeployedStack } from './deployed-stack.js';
-import type { ControlPlaneClient, ProjectsClient } from './control-plane-client.js';
+import type { OperatorClient, ProjectsClient } from './operator-client.js';
 import { usageError } from './errors.js';
 import { clean } from './format.js';
 
@@ -18,12 +18,12 @@ export type Options = NonNullable<ParseArgsConfig['options']>;
 export type Values = Record<string, string | boolean | undefined>;
 
 export interface Context {
-  readonly client: ControlPlaneClient;
+  readonly client: OperatorClient;
   readonly json: boolean;
   readonly io: CliIo;
   /** The deployment's API stack, with --stack/--outputs (undefined against the local platform). */
   deployed(): DeployedStack | undefined;
-  /** Projects, deploys and domains: the local control-plane API only (commands marked `localOnly`). */
+  /** Projects, deploys and domains: the local control API only (commands marked `localOnly`). */
   projects(): ProjectsClient;
   /** The command's one JSON document (--json) or its human text. */
   output(document: unknown, text: string): void;
@@ -44,7 +44,7 @@ export interface Command {
   /** Flag lines of the help, `[flag, meaning]`. */
   readonly flags: ReadonlyArray<readonly [string, string]>;
   readonly examples: readonly string[];
-  /** Only against the local control-plane API (not with --stack/--outputs). */
+  /** Only against the local control API (not with --stack/--outputs). */
   readonly localOnly?: boolean;
   run(ctx: Context, values: Values, args: readonly string[]): Promise<void>;
 }
@@ -94,7 +94,7 @@ export function limitFlags(values: Values, plan: string): RateLimits | undefined
   return { perMinute: positiveInt('per-minute', perMinute), perDay: positiveInt('per-day', perDay) };
 }
 
-// ---- Projects, deploys and custom domains (the local control-plane API only) ----
+// ---- Projects, deploys and custom domains (the local control API only) ----
 
 export const PROJECT_FLAGS: ReadonlyArray<readonly [string, string]> = [
   ['--account ID', 'the account id'],

@@ -96,7 +96,7 @@ function toCliError(error: unknown): CliError {
 }
 
 /**
- * Runs one CLI invocation in process and returns its exit code: 0, 1 (the control plane, the
+ * Runs one CLI invocation in process and returns its exit code: 0, 1 (the platform, the
  * network or AWS failed or refused) or 2 (usage error). Writes only to `io`.
  */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {

@@ -8,7 +8,7 @@ import { CliError, usageError } from './errors.js';
 /** `<stackPrefix>-Api` with the default prefix (lib/app.ts). */
 export const DEFAULT_API_STACK_NAME = 'MessagesPlatform-Api';
 
-/** The outputs of the API stack the control plane needs (lib/constructs/messages/messages-api.ts). */
+/** The outputs of the API stack the platform needs (lib/constructs/messages/messages-api.ts). */
 export const REQUIRED_OUTPUT_KEYS = [
   'ApiKeysTableName',
   'AccountsTableName',
@@ -31,7 +31,7 @@ export interface DeployedStack {
   readonly warnings: readonly string[];
 }
 
-export interface ControlPlaneOutputs {
+export interface OperatorOutputs {
   readonly apiKeysTableName: string;
   readonly accountsTableName: string;
   readonly rateLimitsTableName: string;
@@ -40,8 +40,8 @@ export interface ControlPlaneOutputs {
   readonly usagePlanIds: { readonly free: string; readonly pro: string; readonly business: string };
 }
 
-/** Picks the control plane's outputs out of a stack's outputs; names every missing one. */
-export function controlPlaneOutputs(stack: Pick<DeployedStack, 'stackName' | 'source' | 'outputs'>): ControlPlaneOutputs {
+/** Picks the platform's outputs out of a stack's outputs; names every missing one. */
+export function operatorOutputs(stack: Pick<DeployedStack, 'stackName' | 'source' | 'outputs'>): OperatorOutputs {
   const raw = stack.outputs;
   const missing = REQUIRED_OUTPUT_KEYS.filter((key) => typeof raw[key] !== 'string' || raw[key].length === 0);
   if (missing.length > 0) {
@@ -184,7 +184,7 @@ export async function openDeployedStack(options: OpenStackOptions): Promise<Depl
 
 /**
  * Reads the file written by `cdk deploy --outputs-file FILE`: `{ "<StackName>": { "<OutputKey>": "value" } }`.
- * With `stackName`, takes that stack; otherwise the one stack holding any of the control plane's
+ * With `stackName`, takes that stack; otherwise the one stack holding any of the platform's
  * outputs (the API stack; the data stack has none), preferring `MessagesPlatform-Api` if several do.
  */
 export function readOutputsFile(

@@ -1,5 +1,5 @@
 import { domainToUnicode } from 'node:url';
-import type { DnsRecordInstruction, DomainConfig, DomainView } from './control-plane-client.js';
+import type { DnsRecordInstruction, DomainConfig, DomainView } from './operator-client.js';
 import { clean, keyValues, table } from './format.js';
 
 // The CLI's text for custom domains: the records to set, a domain's state and why, the list.

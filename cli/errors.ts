@@ -1,15 +1,15 @@
-/** Exit codes of the operator CLI: 1 when the control plane, the network or AWS refused; 2 for usage errors. */
+/** Exit codes of the operator CLI: 1 when the platform, the network or AWS refused; 2 for usage errors. */
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
 export interface CliErrorOptions {
-  /** A stable code: the control plane's problem code, or `usage`, `network`, `aws`, … */
+  /** A stable code: the platform's problem code, or `usage`, `network`, `aws`, … */
   readonly code?: string;
-  /** The HTTP status of the control plane's answer, when there was one. */
+  /** The HTTP status of the platform's answer, when there was one. */
   readonly status?: number;
   /** What to try next, printed on its own line after the error. */
   readonly hint?: string;
-  /** Field errors of a 400 from the control plane. */
+  /** Field errors of a 400 from the platform. */
   readonly errors?: ReadonlyArray<{ field: string; message: string }>;
   /** @default EXIT_FAILURE */
   readonly exitCode?: typeof EXIT_FAILURE | typeof EXIT_USAGE;

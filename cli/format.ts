@@ -1,4 +1,4 @@
-import type { AccountView, KeyView, MigrationReport, UsageView } from './control-plane-client.js';
+import type { AccountView, KeyView, MigrationReport, UsageView } from './operator-client.js';
 
 /** Control characters (a name could hold some) are shown as `?`, never sent to the terminal. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point

@@ -1,5 +1,5 @@
 import { type Command, PROGRAM } from './command.js';
-import { DEFAULT_CONTROL_URL } from './http-control-plane-client.js';
+import { DEFAULT_CONTROL_URL } from './control-api-client.js';
 
 // The help texts, built from the command list they are given (COMMANDS in cli/commands.ts), in its order.
 
@@ -15,7 +15,7 @@ export const subcommands = (commands: readonly Command[], group: readonly string
 
 const GLOBAL_FLAGS_HELP = `Global flags:
   --json              machine output: exactly one JSON document on stdout (errors too)
-  --url URL           the local control-plane API (default $PLATFORM_CONTROL_URL or ${DEFAULT_CONTROL_URL})
+  --url URL           the local control API (default $PLATFORM_CONTROL_URL or ${DEFAULT_CONTROL_URL})
   --stack NAME        a deployed stack instead: the API stack's outputs by CloudFormation (default name MessagesPlatform-Api)
   --outputs FILE      a deployed stack instead: the file of cdk deploy --outputs-file
   --region REGION     with --stack/--outputs (default $AWS_REGION, $AWS_DEFAULT_REGION, your AWS profile's;
@@ -39,7 +39,7 @@ deployed stack directly (DynamoDB and API Gateway), with your AWS credentials an
 own config (its PlatformConfig output: plans, limits, backstops). Projects and domains are local
 only: on AWS owners manage them in the dashboard (output DashboardUrl).
 
-Exit codes: 0 success, 1 refused by the control plane or a network/AWS failure, 2 usage error.
+Exit codes: 0 success, 1 refused by the platform or a network/AWS failure, 2 usage error.
 
 Examples:
   ${PROGRAM} accounts create --name "Acme" --plan pro
@@ -79,7 +79,7 @@ export function commandHelp(command: Command): string {
   const width = Math.max(...command.flags.map(([flag]) => flag.length), ...args.map(([arg]) => arg.length));
   const argsHelp = args.length > 0 ? `Arguments:\n${args.map(([arg, meaning]) => `  ${arg.padEnd(width)}  ${meaning}`).join('\n')}\n\n` : '';
   const localNote = command.localOnly
-    ? '\nLocal platform only: on AWS, projects and domains are managed through the dashboard\'s control-plane API.\n'
+    ? '\nLocal platform only: on AWS, projects and domains are managed through the dashboard\'s control API.\n'
     : '';
   return `${command.summary}.
 

@@ -1,4 +1,4 @@
-import type { UsageHistoryView } from './control-plane-client.js';
+import type { UsageHistoryView } from './operator-client.js';
 import { clean, maskedKey, table } from './format.js';
 
 const row = (label: string, counts: { accepted: number; rateLimited: number; banned: number }) =>

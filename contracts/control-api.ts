@@ -1,5 +1,5 @@
 /**
- * Contract between the dashboard constructs and the control-plane API handler: the handler's
+ * Contract between the dashboard constructs and the control API handler: the handler's
  * entry and the environment it reads. The local platform sets the same variables (or builds the
  * same services directly), so one handler module serves the dashboard on AWS and locally.
  */

@@ -1,7 +1,7 @@
 import { type GatewayResponseDefinition, SHARED_GATEWAY_RESPONSES } from './gateway-responses.js';
 
 /**
- * Gateway responses of the control-plane API (behind the dashboard's Cognito authorizer): RFC 9457
+ * Gateway responses of the control API (behind the dashboard's Cognito authorizer): RFC 9457
  * problem documents like the Messages API's, as plain data. The construct adds the CORS headers
  * of the dashboard's origin to each, so that the browser lets the dashboard read them (a 401 from
  * the authorizer must reach the app, which then signs the owner in again).

@@ -158,7 +158,7 @@ export function domainFlowDefinition(tasks: DomainFlowTasks): Record<string, unk
  *        ↑                     └ more pages ─┐
  *        └───────────────────────────────────┘
  *
- * Input: { drift: {} } (the schedule's, or the control plane's "check now"). The task gets the
+ * Input: { drift: {} } (the schedule's, or the control API's "check now"). The task gets the
  * state machine's own ARN from the context object, to start the release of a detached domain's
  * tenant on this very machine (a definition cannot name its own ARN). Its result (cursor, done,
  * counts) replaces $.drift for the next round. Errors of the task are retried like the release's;
@@ -190,7 +190,7 @@ function driftStates(checkDrift: string): Record<string, unknown> {
   };
 }
 
-/** A drift check started by hand (the control plane's "check now"); scheduled ones get names from Step Functions. */
+/** A drift check started by hand (the control API's "check now"); scheduled ones get names from Step Functions. */
 export function driftCheckExecutionName(at: number): string {
   return `drift-now-${at.toString(36)}`;
 }

@@ -8,7 +8,7 @@ import { defineConfig, type Plugin } from 'vite';
  */
 export const API_DOCUMENTS = {
   'docs/openapi.yaml': resolve(import.meta.dirname, '..', 'openapi', 'openapi.yaml'),
-  'docs/control-plane.yaml': resolve(import.meta.dirname, '..', 'openapi', 'control-plane.yaml'),
+  'docs/control-api.yaml': resolve(import.meta.dirname, '..', 'openapi', 'control-api.yaml'),
 } as const;
 
 function apiDocuments(): Plugin {

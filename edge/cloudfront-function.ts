@@ -2,7 +2,7 @@
 // - functionSource(kvsId): the exact text the CDK deploys (runtime cloudfront-js-2.0);
 // - loadViewerRequest(...): the SAME text run in node:vm against a KeyValueStore stand-in, for the
 //   unit tests and the local edge;
-// - EDGE_VALUE: the one place that shapes KeyValueStore values (the control plane writes through it).
+// - EDGE_VALUE: the one place that shapes KeyValueStore values (the control API writes through it).
 import { readFileSync } from 'node:fs';
 import vm from 'node:vm';
 

@@ -81,7 +81,7 @@ function contextObject(app: App, key: string): unknown {
  * multi-tenant distribution) and `<stackPrefix>-Domains` (stateless: the domain flow); see
  * lib/stacks/domains-stack.ts; for the owners' dashboard `<stackPrefix>-DashboardData`
  * (stateful: user pool, managed-login domain, Owners table) and `<stackPrefix>-Dashboard`
- * (stateless: control-plane API behind Cognito, app client, CloudFront hosting); see
+ * (stateless: control API behind Cognito, app client, CloudFront hosting); see
  * lib/stacks/dashboard-stack.ts. Deployer overrides go in the `platform` context and are
  * merged over the defaults (lib/config/defaults.ts), e.g. in cdk.json or on the command line:
  *
@@ -165,7 +165,7 @@ export function buildApp(options: BuildAppOptions = {}): PlatformApp {
     domainsData: domainsDataStack,
     domains: domainsStack,
     alarmTopic,
-    description: 'Owners\' dashboard: control-plane API behind Cognito, app client, CloudFront hosting of the app',
+    description: 'Owners\' dashboard: control API behind Cognito, app client, CloudFront hosting of the app',
   });
 
   if (options.nag ?? true) applyNag(app);

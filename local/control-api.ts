@@ -66,7 +66,7 @@ export async function serveControlRequest(
 }
 
 /**
- * The operator's control-plane HTTP API (the CLI's `--url` mode): every account, plans and bans.
+ * The operator's control API (the CLI's `--url` mode): every account, plans and bans.
  * Locally it listens on loopback without authentication; on AWS operators use the CLI with IAM,
  * and owners reach the same routes through the dashboard's API (Cognito) on their own account.
  */

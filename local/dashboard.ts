@@ -240,13 +240,13 @@ function sourceFiles(dir: string): string[] {
 }
 
 /**
- * What the app takes from outside dashboard/: the slug rule it shares with the control plane, and
+ * What the app takes from outside dashboard/: the slug rule it shares with the account service, and
  * the API documents its build ships as docs/*.yaml (dashboard/vite.config.ts).
  */
 const SHARED_SOURCES = [
   resolve(DASHBOARD_SOURCE_DIR, '..', 'lambda', 'projects', 'slug.ts'),
   resolve(DASHBOARD_SOURCE_DIR, '..', 'openapi', 'openapi.yaml'),
-  resolve(DASHBOARD_SOURCE_DIR, '..', 'openapi', 'control-plane.yaml'),
+  resolve(DASHBOARD_SOURCE_DIR, '..', 'openapi', 'control-api.yaml'),
 ];
 
 /** SHA-256 of the dashboard's sources (index.html, vite.config.ts, src/, public/, shared files): what a build is made of. */

@@ -1,6 +1,6 @@
 import type { ControlApi } from '../lambda/control/control-api.js';
 import type { DomainService } from '../lambda/domains/domain-service.js';
-import type { AccountView, ControlPlane } from '../lambda/keys/control-plane.js';
+import type { AccountView, AccountService } from '../lambda/keys/account-service.js';
 import type { ProjectService } from '../lambda/projects/project-service.js';
 import { type Clock, systemClock } from '../lambda/shared/clock.js';
 import { loadConfig, type PlanId, type PlatformConfig } from '../lib/config/index.js';
@@ -20,7 +20,7 @@ import { startMessages } from './wiring/messages.js';
 export interface LocalPlatformOptions {
   /** API port on 127.0.0.1; 0 picks a free one. @default 3000 */
   readonly port?: number;
-  /** Control-plane API port on 127.0.0.1 (accounts, keys, plans); 0 picks a free one. @default 3001 */
+  /** Control API port on 127.0.0.1 (accounts, keys, plans); 0 picks a free one. @default 3001 */
   readonly controlPort?: number;
   /** Persist DynamoDB state here (LevelDB). @default in memory */
   readonly dataDir?: string;
@@ -56,7 +56,7 @@ export interface LocalPlatformOptions {
 
 export interface LocalPlatform {
   readonly baseUrl: string;
-  /** The control-plane HTTP API (loopback, no authentication locally). */
+  /** The control API (loopback, no authentication locally). */
   readonly controlUrl: string;
   /** The local edge: serves projects by Host header. */
   readonly edgeUrl: string;
@@ -64,7 +64,7 @@ export interface LocalPlatform {
   readonly dashboardUrl: string | undefined;
   /** Demo owners of the development sign-in (`<plan>@demo.local`), linked to the demo accounts. */
   readonly demoOwners: readonly DemoOwner[];
-  /** The control-plane API the control port and the dashboard answer through. */
+  /** The control API the control port and the dashboard answer through. */
   readonly controlApi: ControlApi;
   /** The name customers point their CNAME/ALIAS at. */
   readonly platformHost: string;
@@ -75,8 +75,8 @@ export interface LocalPlatform {
   readonly edge: LocalEdgeRouter;
   /** The simulated tenants and certificates. */
   readonly certificates: SimulatedCertificateAuthority;
-  /** The same control plane, in process. */
-  readonly controlPlane: ControlPlane;
+  /** The same account service, in process. */
+  readonly accountService: AccountService;
   /** A fresh demo key per plan, issued at start; shown here once. */
   readonly demoKeys: Readonly<Record<PlanId, string>>;
   readonly demoAccounts: Readonly<Record<PlanId, AccountView>>;
@@ -97,7 +97,7 @@ export interface LocalPlatform {
   redriveDeadLetters(): Promise<number>;
   /** Fault injection for tests: stops the DynamoDB emulator, as if DynamoDB were unavailable. */
   stopDatabaseService(): Promise<void>;
-  /** Issues another key for an account through the control plane; returns the secret. */
+  /** Issues another key for an account through the account service; returns the secret. */
   issueKey(account: { accountId: string }, name: string): Promise<string>;
   stop(): Promise<void>;
 }
@@ -105,7 +105,7 @@ export interface LocalPlatform {
 /**
  * The whole Messages API on loopback, with the handler modules the stacks deploy: dynalite for
  * DynamoDB, fauxqs for SQS, an API Gateway front (authorizer → usage plans → Lambda proxy) and
- * the queue worker; projects and custom domains with the local edge; the control-plane API and,
+ * the queue worker; projects and custom domains with the local edge; the control API and,
  * when asked, the dashboard. Each capability is wired in local/wiring/.
  */
 export async function startLocalPlatform(options: LocalPlatformOptions = {}): Promise<LocalPlatform> {
@@ -144,11 +144,11 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       },
       services,
     );
-    const { controlPlane } = keys;
+    const { accountService } = keys;
     const control = await startControl(
       {
         documentClient,
-        controlPlane,
+        accountService,
         history: { accounts: keys.accounts, keys: keys.keys, history: keys.usageHistoryStore, clock },
         projects: domains.projects,
         domains: domains.domains,
@@ -191,7 +191,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       domainFlow: domains.domainFlow,
       edge: domains.edge,
       certificates: domains.certificates,
-      controlPlane,
+      accountService,
       demoKeys,
       demoAccounts,
       config,
@@ -204,7 +204,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       restartQueueService: () => backing.sqs.resume(),
       redriveDeadLetters: messages.redriveDeadLetters,
       stopDatabaseService: () => backing.dynamodb.stop(),
-      issueKey: async (account, name) => (await controlPlane.createKey(account.accountId, name)).secret,
+      issueKey: async (account, name) => (await accountService.createKey(account.accountId, name)).secret,
       stop: async () => {
         await stopAll();
         backing.destroyClients();

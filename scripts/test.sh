@@ -31,7 +31,7 @@ vitest_project() {
 
 step "lint and format (eslint)" npx eslint .
 step "type check (tsc)" npx tsc --noEmit -p tsconfig.json
-step "OpenAPI lint (redocly)" npx redocly lint openapi/openapi.yaml openapi/control-plane.yaml
+step "OpenAPI lint (redocly)" npx redocly lint openapi/openapi.yaml openapi/control-api.yaml
 step "unit tests" vitest_project unit
 step "infra tests (CDK assertions, cdk-nag)" vitest_project infra
 step "integration tests (local platform)" vitest_project integration

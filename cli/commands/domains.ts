@@ -91,7 +91,7 @@ async function verifyCommand(ctx: Context, values: Values, domainInput: string, 
   }
 }
 
-/** `domains add`, `list`, `verify`, `reverify`, `remove`, `check-drift` and `domains config …` (the local control-plane API only). */
+/** `domains add`, `list`, `verify`, `reverify`, `remove`, `check-drift` and `domains config …` (the local control API only). */
 export const DOMAIN_COMMANDS: readonly Command[] = [
   {
     words: ['domains', 'add'],

@@ -1,7 +1,7 @@
 import type { Command } from '../command.js';
 import { migrationText } from '../format.js';
 
-/** `accounts migrate`: to per-account limits (the control plane's maintenance route). */
+/** `accounts migrate`: to per-account limits (the platform's maintenance route). */
 export const MIGRATE_COMMANDS: readonly Command[] = [
   {
     words: ['accounts', 'migrate'],

@@ -1,7 +1,7 @@
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import { type Command, ids, PROGRAM, PROJECT_FLAGS, PROJECT_OPTIONS, PROJECT_REQUIRED, str } from '../command.js';
-import type { DeployFileUpload, ProjectView } from '../control-plane-client.js';
+import type { DeployFileUpload, ProjectView } from '../operator-client.js';
 import { domainConfigRows } from '../domain-format.js';
 import { usageError } from '../errors.js';
 import { clean, keyValues, table } from '../format.js';
@@ -104,7 +104,7 @@ export async function readSite(dir: string): Promise<{ files: DeployFileUpload[]
   return { files, bytes, skipped };
 }
 
-/** `projects create`, `list`, `show` and `deploy` (the local control-plane API only). */
+/** `projects create`, `list`, `show` and `deploy` (the local control API only). */
 export const PROJECT_COMMANDS: readonly Command[] = [
   {
     words: ['projects', 'create'],

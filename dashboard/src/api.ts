@@ -43,7 +43,7 @@ export interface ApiOptions {
   readonly onUnauthorized: () => void;
 }
 
-/** The control-plane API as the signed-in owner sees it. */
+/** The control API as the signed-in owner sees it. */
 export class Api {
   constructor(private readonly options: ApiOptions) {}
 

@@ -1,4 +1,4 @@
-// Shapes of the control-plane API (openapi/control-plane.yaml) that the dashboard reads.
+// Shapes of the control API (openapi/control-api.yaml) that the dashboard reads.
 
 export type PlanId = 'free' | 'pro' | 'business' | 'enterprise';
 
@@ -213,7 +213,7 @@ export interface Problem {
   readonly errors?: ReadonlyArray<{ readonly field: string; readonly message: string }>;
 }
 
-// Usage history (GET /accounts/{accountId}/usage/history, openapi/control-plane.yaml UsageHistory).
+// Usage history (GET /accounts/{accountId}/usage/history, openapi/control-api.yaml UsageHistory).
 
 export interface UsageTotals {
   readonly accepted: number;

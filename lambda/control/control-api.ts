@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { PLAN_IDS, type PlatformConfig } from '../../lib/config/index.js';
 import { PROBLEM_TYPE_BASE } from '../../contracts/gateway-responses.js';
 import { DomainError, type DomainService } from '../domains/domain-service.js';
-import { type ControlPlane, ControlPlaneError } from '../keys/control-plane.js';
+import { type AccountService, AccountServiceError } from '../keys/account-service.js';
 import { type DeployFile, ProjectError, type ProjectService } from '../projects/project-service.js';
 import { decodePathSegment } from '../shared/http.js';
 import { parseHistoryDays, type UsageHistory } from '../usage-history/usage-history.js';
 import type { OwnerDirectory } from './owners.js';
 
 /**
- * Who calls the control-plane API. Operators (the CLI, the local control port) act on any
+ * Who calls the control API. Operators (the CLI, the local control port) act on any
  * account; owners (the dashboard, signed in with Cognito or the local development sign-in) act
  * on their own account only, and never on plans or bans.
  */
@@ -37,7 +37,7 @@ export interface ControlResponse {
 }
 
 export interface ControlServices {
-  readonly controlPlane: ControlPlane;
+  readonly accountService: AccountService;
   readonly projects: ProjectService;
   readonly domains: DomainService;
   readonly owners: OwnerDirectory;
@@ -124,10 +124,10 @@ function deployFiles(value: unknown): DeployFile[] {
 }
 
 /**
- * The control-plane HTTP API (accounts, plans, keys, bans, usage, projects, deploys, domains),
+ * The control API (accounts, plans, keys, bans, usage, projects, deploys, domains),
  * independent of its transport: the operator's local control port, the local dashboard server
  * and the Lambda behind API Gateway's Cognito authorizer all answer through `handle`. Errors are
- * RFC 9457 problem documents (openapi/control-plane.yaml).
+ * RFC 9457 problem documents (openapi/control-api.yaml).
  */
 export class ControlApi {
   private readonly routes: readonly Route[];
@@ -149,7 +149,7 @@ export class ControlApi {
       if (error instanceof ApiProblem) {
         return problemResponse(requestId, error.status, error.code, error.message, error.headers);
       }
-      if (error instanceof ControlPlaneError) {
+      if (error instanceof AccountServiceError) {
         return problemResponse(requestId, error.status, error.code, error.message, {}, error.errors);
       }
       if (error instanceof ProjectError || error instanceof DomainError) {
@@ -242,7 +242,7 @@ export function planCatalogue(config: PlatformConfig) {
   });
 }
 
-function controlRoutes({ controlPlane, projects, domains, owners, config, usageHistory }: ControlServices): Route[] {
+function controlRoutes({ accountService, projects, domains, owners, config, usageHistory }: ControlServices): Route[] {
   const base = '/accounts/{accountId}/projects/{projectId}';
   const account = (p: Record<string, string>) => p.accountId as string;
   const ids = (p: Record<string, string>) => [p.accountId as string, p.projectId as string] as const;
@@ -256,7 +256,7 @@ function controlRoutes({ controlPlane, projects, domains, owners, config, usageH
         body: {
           ownerId: principal.ownerId,
           ...(principal.email ? { email: principal.email } : {}),
-          account: await controlPlane.getAccount(accountId),
+          account: await accountService.getAccount(accountId),
         },
       };
     }),
@@ -264,35 +264,35 @@ function controlRoutes({ controlPlane, projects, domains, owners, config, usageH
 
     route('POST', '/accounts', 'operator', async ({ body }) => ({
       status: 201,
-      body: await controlPlane.createAccount({ name: body.name, plan: body.plan, limits: body.limits }),
+      body: await accountService.createAccount({ name: body.name, plan: body.plan, limits: body.limits }),
     })),
     route('GET', '/accounts/{accountId}', 'account', async ({ params }) => ({
       status: 200,
-      body: await controlPlane.getAccount(account(params)),
+      body: await accountService.getAccount(account(params)),
     })),
     route('PUT', '/accounts/{accountId}/plan', 'operator', async ({ params, body }) => ({
       status: 200,
-      body: await controlPlane.setPlan(account(params), { plan: body.plan, limits: body.limits }),
+      body: await accountService.setPlan(account(params), { plan: body.plan, limits: body.limits }),
     })),
     route('POST', '/accounts/{accountId}/keys', 'account', async ({ params, body }) => ({
       status: 201,
-      body: await controlPlane.createKey(account(params), body.name),
+      body: await accountService.createKey(account(params), body.name),
     })),
     route('GET', '/accounts/{accountId}/keys', 'account', async ({ params }) => ({
       status: 200,
-      body: { keys: await controlPlane.listKeys(account(params)) },
+      body: { keys: await accountService.listKeys(account(params)) },
     })),
     route('DELETE', '/accounts/{accountId}/keys/{keyId}', 'account', async ({ params }) => ({
       status: 200,
-      body: await controlPlane.revokeKey(account(params), params.keyId as string),
+      body: await accountService.revokeKey(account(params), params.keyId as string),
     })),
     route('DELETE', '/accounts/{accountId}/keys/{keyId}/ban', 'operator', async ({ params }) => ({
       status: 200,
-      body: await controlPlane.liftBan(account(params), params.keyId as string),
+      body: await accountService.liftBan(account(params), params.keyId as string),
     })),
     route('GET', '/accounts/{accountId}/usage', 'account', async ({ params }) => ({
       status: 200,
-      body: await controlPlane.usage(account(params)),
+      body: await accountService.usage(account(params)),
     })),
     route('GET', '/accounts/{accountId}/usage/history', 'account', async ({ params, query }) => ({
       status: 200,
@@ -304,7 +304,7 @@ function controlRoutes({ controlPlane, projects, domains, owners, config, usageH
       if (accountId !== undefined && typeof accountId !== 'string') {
         throw new ApiProblem(400, 'invalid_request', 'accountId must be a string when given.');
       }
-      return { status: 200, body: await controlPlane.migrate(accountId) };
+      return { status: 200, body: await accountService.migrate(accountId) };
     }),
 
     // The drift check of every live domain runs on a schedule; operators can start one now.

@@ -9,13 +9,13 @@ import { DynamoDbDomainStore } from '../domains/dynamodb-domain-store.js';
 import { SfnDomainFlowStarter } from '../domains/sfn-flow-starter.js';
 import { DynamoDbAccountStore } from '../keys/accounts.js';
 import { ApiGatewayUsagePlanGateway } from '../keys/api-gateway-usage-plan-gateway.js';
-import { ControlPlane } from '../keys/control-plane.js';
+import { AccountService } from '../keys/account-service.js';
 import { DynamoDbKeyStore } from '../keys/dynamodb-key-store.js';
 import { DynamoDbProjectStore } from '../projects/dynamodb-project-store.js';
 import { ProjectService } from '../projects/project-service.js';
 import { S3SiteStorage } from '../projects/s3-site-storage.js';
 import { DynamoDbLimiterStore } from '../rate-limits/dynamodb-limiter-store.js';
-import { CONTROL_PLANE, traced, usagePlanUpdateRetry } from '../shared/aws-clients.js';
+import { MANAGEMENT_PLANE, traced, usagePlanUpdateRetry } from '../shared/aws-clients.js';
 import { systemClock } from '../shared/clock.js';
 import { createDocumentClient } from '../shared/dynamodb.js';
 import { DynamoDbUsageHistoryStore } from '../usage-history/dynamodb-usage-history-store.js';
@@ -34,12 +34,12 @@ const clock = systemClock;
 
 const accounts = new DynamoDbAccountStore(documents, requireEnv(CONTROL_ENV.accountsTable));
 const keys = new DynamoDbKeyStore(documents, requireEnv(CONTROL_ENV.apiKeysTable));
-const controlPlane = new ControlPlane({
+const accountService = new AccountService({
   accounts,
   keys,
   limiter: new DynamoDbLimiterStore(documents, requireEnv(CONTROL_ENV.rateLimitsTable)),
   gateway: new ApiGatewayUsagePlanGateway({
-    client: traced(new APIGatewayClient(CONTROL_PLANE)),
+    client: traced(new APIGatewayClient(MANAGEMENT_PLANE)),
     usagePlanUpdates: traced(new APIGatewayClient({ retryStrategy: usagePlanUpdateRetry() })),
     restApiId: requireEnv(CONTROL_ENV.restApiId),
     stageName: requireEnv(CONTROL_ENV.stageName),
@@ -55,13 +55,13 @@ const domainStore = new DynamoDbDomainStore(documents, requireEnv(CONTROL_ENV.do
 const edge = kvsEdgeRouter(requireEnv(CONTROL_ENV.keyValueStoreArn));
 
 const api = new ControlApi({
-  controlPlane,
+  accountService,
   projects: new ProjectService({
     accounts,
     projects: projectStore,
     domains: domainStore,
     storage: new S3SiteStorage({
-      client: traced(new S3Client(CONTROL_PLANE)),
+      client: traced(new S3Client(MANAGEMENT_PLANE)),
       bucket: requireEnv(CONTROL_ENV.siteBucket),
     }),
     edge,
@@ -75,7 +75,7 @@ const api = new ControlApi({
     edge,
     // Verify starts the domain flow; removal starts its release branch (the tenant goes asynchronously).
     flow: new SfnDomainFlowStarter({
-      client: traced(new SFNClient(CONTROL_PLANE)),
+      client: traced(new SFNClient(MANAGEMENT_PLANE)),
       stateMachineArn: requireEnv(CONTROL_ENV.domainFlowArn),
     }),
     clock,
@@ -84,7 +84,7 @@ const api = new ControlApi({
   }),
   owners: new OwnerDirectory({
     store: new DynamoDbOwnerStore(documents, requireEnv(CONTROL_ENV.ownersTable)),
-    controlPlane,
+    accountService,
     clock,
   }),
   config,

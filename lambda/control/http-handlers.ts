@@ -31,7 +31,7 @@ function queryOf(parameters: APIGatewayProxyEvent['queryStringParameters']): Rec
 }
 
 /**
- * The control-plane API as a Lambda proxy handler behind API Gateway's Cognito authorizer: the
+ * The control API as a Lambda proxy handler behind API Gateway's Cognito authorizer: the
  * dashboard's backend. Logs carry the request id and the owner id, never tokens or key secrets.
  */
 export function createControlApiHandler(api: ControlApi, options: ControlApiHandlerOptions = {}) {

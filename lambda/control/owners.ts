@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { type ControlPlane, newAccountId } from '../keys/control-plane.js';
+import { type AccountService, newAccountId } from '../keys/account-service.js';
 import type { Clock } from '../shared/clock.js';
 import { conditionally } from '../shared/dynamodb.js';
 
@@ -23,7 +23,7 @@ export interface Owner {
   readonly email?: string;
 }
 
-/** Account names are at most 100 characters (ControlPlane). */
+/** Account names are at most 100 characters (AccountService). */
 const accountNameFor = (owner: Owner) => (owner.email ?? 'My account').slice(0, 100);
 
 /**
@@ -37,7 +37,11 @@ export class OwnerDirectory {
   private readonly ensured = new Map<string, string>();
 
   constructor(
-    private readonly deps: { readonly store: OwnerStore; readonly controlPlane: ControlPlane; readonly clock: Clock },
+    private readonly deps: {
+      readonly store: OwnerStore;
+      readonly accountService: AccountService;
+      readonly clock: Clock;
+    },
   ) {}
 
   /** The owner's account id, creating the link and a Free account on first use. */
@@ -52,7 +56,7 @@ export class OwnerDirectory {
         ...(owner.email ? { email: owner.email } : {}),
         createdAt: new Date(this.deps.clock.now()).toISOString(),
       }));
-    await this.deps.controlPlane.ensureAccount({ accountId: link.accountId, name: accountNameFor(owner), plan: 'free' });
+    await this.deps.accountService.ensureAccount({ accountId: link.accountId, name: accountNameFor(owner), plan: 'free' });
     this.ensured.set(owner.ownerId, link.accountId);
     return link.accountId;
   }

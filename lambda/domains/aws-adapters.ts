@@ -2,19 +2,19 @@ import { ACMClient } from '@aws-sdk/client-acm';
 import { CloudFrontClient } from '@aws-sdk/client-cloudfront';
 import { CloudFrontKeyValueStoreClient } from '@aws-sdk/client-cloudfront-keyvaluestore';
 import { DOMAIN_ENV } from '../../contracts/domains.js';
-import { CONTROL_PLANE, traced } from '../shared/aws-clients.js';
+import { MANAGEMENT_PLANE, traced } from '../shared/aws-clients.js';
 import { CloudFrontCertificateAuthority } from './cloudfront-certificate-authority.js';
 import { NodeDnsResolver } from './dns-resolver.js';
 import { KvsEdgeRouter } from './kvs-edge-router.js';
 
 // The domain ports as every deployed function builds them (the flow's tasks, the release and drift
-// tasks, the control API): traced SDK clients with the management-API retries (CONTROL_PLANE),
+// tasks, the control API): traced SDK clients with the management-API retries (MANAGEMENT_PLANE),
 // created once per cold start by the handler module that calls these.
 
 /** The KeyValueStore the viewer-request function reads. Its API is global (us-east-1), like CloudFront's. */
 export function kvsEdgeRouter(kvsArn: string): KvsEdgeRouter {
   return new KvsEdgeRouter({
-    client: traced(new CloudFrontKeyValueStoreClient({ ...CONTROL_PLANE, region: 'us-east-1' })),
+    client: traced(new CloudFrontKeyValueStoreClient({ ...MANAGEMENT_PLANE, region: 'us-east-1' })),
     kvsArn,
   });
 }
@@ -30,8 +30,8 @@ export function cloudFrontCertificates(
   connectionGroupId: string,
 ): CloudFrontCertificateAuthority {
   return new CloudFrontCertificateAuthority({
-    cloudfront: traced(new CloudFrontClient(CONTROL_PLANE)),
-    acm: traced(new ACMClient({ ...CONTROL_PLANE, region: 'us-east-1' })),
+    cloudfront: traced(new CloudFrontClient(MANAGEMENT_PLANE)),
+    acm: traced(new ACMClient({ ...MANAGEMENT_PLANE, region: 'us-east-1' })),
     distributionId,
     connectionGroupId,
     tenancy: 'domain',

@@ -34,7 +34,7 @@ export function describeAcmFailure(reason: string): string {
 }
 
 export interface CloudFrontCertificateAuthorityOptions extends CloudFrontTenantsOptions {
-  /** In us-east-1, where CloudFront's certificates live; with the control-plane retries (CONTROL_PLANE). */
+  /** In us-east-1, where CloudFront's certificates live; with the management-plane retries (MANAGEMENT_PLANE). */
   readonly acm: ACMClient;
 }
 

@@ -118,7 +118,7 @@ export class TenantConflictError extends Error {
 }
 
 export interface CloudFrontTenantsOptions {
-  /** With the control-plane retries (CONTROL_PLANE in lambda/shared/aws-clients.ts): throttles are the SDK's to retry. */
+  /** With the management-plane retries (MANAGEMENT_PLANE in lambda/shared/aws-clients.ts): throttles are the SDK's to retry. */
   readonly cloudfront: CloudFrontClient;
   /** The multi-tenant distribution (DOMAIN_ENV.distributionId). */
   readonly distributionId: string;

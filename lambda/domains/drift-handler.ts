@@ -3,7 +3,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
 import { DOMAIN_ENV } from '../../contracts/domains.js';
 import { DynamoDbProjectStore } from '../projects/index.js';
-import { CONTROL_PLANE, traced } from '../shared/aws-clients.js';
+import { MANAGEMENT_PLANE, traced } from '../shared/aws-clients.js';
 import { systemClock } from '../shared/clock.js';
 import { createDocumentClient } from '../shared/dynamodb.js';
 import { requireEnv, requirePositiveIntEnv } from '../shared/env.js';
@@ -17,8 +17,8 @@ import { SfnDomainFlowStarter } from './sfn-flow-starter.js';
 // The domain flow's drift task (DOMAIN_HANDLERS.driftCheck). Module-scoped clients, built once per
 // cold start from the environment the DomainFlow construct sets for this function.
 const documents = createDocumentClient();
-// StartExecution is a management API: the adaptive retries (CONTROL_PLANE) absorb its throttles.
-const sfn = traced(new SFNClient(CONTROL_PLANE));
+// StartExecution is a management API: the adaptive retries (MANAGEMENT_PLANE) absorb its throttles.
+const sfn = traced(new SFNClient(MANAGEMENT_PLANE));
 
 /** The metric per finding (EMF): DomainsMisconfigured, DomainsRestored, DomainsDetached. */
 const DRIFT_METRICS: Readonly<Record<DriftFinding, string>> = {

@@ -39,7 +39,7 @@ export function isStaleEtag(error: unknown): boolean {
 export interface KvsEdgeRouterOptions {
   /**
    * The KeyValueStore data-plane client (any region: the endpoint is global and derived from the
-   * ARN), with the control-plane retries (CONTROL_PLANE): throttles are the SDK's to retry.
+   * ARN), with the management-plane retries (MANAGEMENT_PLANE): throttles are the SDK's to retry.
    */
   readonly client: CloudFrontKeyValueStoreClient;
   /** The KeyValueStore associated with the viewer-request function (DOMAIN_ENV.keyValueStoreArn). */
@@ -56,7 +56,7 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * The edge port on CloudFront (design §2, Edge): one KeyValueStore entry per host name, read by the
  * viewer-request function on every request, so a write takes effect at the edge within seconds and
  * without a distribution deployment. Values are shaped by EDGE_VALUE only, so the function and the
- * control plane cannot disagree on the format. Every write is DescribeKeyValueStore (current ETag)
+ * domain flow cannot disagree on the format. Every write is DescribeKeyValueStore (current ETag)
  * then PutKey/DeleteKey with `IfMatch`; a stale ETag re-reads and retries (bounded, with jitter).
  */
 export class KvsEdgeRouter implements EdgeRouter, EdgeCleanup {

@@ -8,7 +8,7 @@ import {
 import type { DomainFlowStarter, TenantReleaseRequest } from './ports.js';
 
 export interface SfnDomainFlowStarterOptions {
-  /** With the control-plane retries (CONTROL_PLANE in lambda/shared/aws-clients.ts). */
+  /** With the management-plane retries (MANAGEMENT_PLANE in lambda/shared/aws-clients.ts). */
   readonly client: SFNClient;
   readonly stateMachineArn: string;
   /** Seconds between certificate checks. @default DOMAIN_FLOW_DEFAULTS.pollSeconds (30) */

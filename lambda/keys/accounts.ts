@@ -7,7 +7,7 @@ export interface AccountRecord {
   readonly plan: PlanId;
   /** Agreed per-account limits (Enterprise). */
   readonly limits?: RateLimits;
-  /** The account's own usage plan (Enterprise), created by the control plane. */
+  /** The account's own usage plan (Enterprise), created by the account service. */
   readonly gatewayUsagePlanId?: string;
   /**
    * The account's one internal API Gateway key in its plan's usage plan (the backstop), with its

@@ -34,7 +34,7 @@ export class ApiKeyQuotaError extends Error {
 }
 
 export interface ApiGatewayUsagePlanGatewayOptions {
-  /** The API Gateway client, with the control-plane retries (CONTROL_PLANE in lambda/shared/aws-clients.ts). */
+  /** The API Gateway client, with the management-plane retries (MANAGEMENT_PLANE in lambda/shared/aws-clients.ts). */
   readonly client: APIGatewayClient;
   /**
    * The client that sends UpdateUsagePlan: the same, but its retries wait at least the 20 s API
@@ -49,10 +49,10 @@ export interface ApiGatewayUsagePlanGatewayOptions {
 }
 
 /**
- * The usage-plan port on API Gateway (design §2, keys & plans control plane): one internal API key
+ * The usage-plan port on API Gateway (README "API keys and usage plans"): one internal API key
  * per account in its plan's usage plan (throttles and quotas apply per API key, limits per
- * account), one usage plan per Enterprise account. Control-plane only: never call this on the request path. Every
- * call respects AWS's control-plane rate limits (CreateApiKey 5/s, UpdateUsagePlan 1 per 20 s)
+ * account), one usage plan per Enterprise account. Management API only: never call this on the request path. Every
+ * call respects AWS's management-API rate limits (CreateApiKey 5/s, UpdateUsagePlan 1 per 20 s)
  * through the clients' SDK retry strategies, and each operation is idempotent so an interrupted
  * change can be re-run.
  */

@@ -10,6 +10,6 @@
  */
 export type { AccountStore } from './accounts.js';
 export type { LimitsConfig } from './authorize.js';
-export { ControlPlaneError } from './errors.js';
+export { AccountServiceError } from './errors.js';
 export type { KeyStore } from './key-store.js';
 export { type Caller, callerFromContext, type KeyCaller } from './caller.js';

@@ -2,7 +2,7 @@ import type { PlanId, RateLimits } from '../../lib/config/index.js';
 import { type AccountUsage, dayWindowEndMs, minuteWindowEndMs } from '../rate-limits/index.js';
 import type { ApiKeyRecord } from './key-store.js';
 
-// What the control plane shows of accounts, keys and usage: never a secret, never a hash.
+// What the account service shows of accounts, keys and usage: never a secret, never a hash.
 
 export interface AccountView {
   readonly accountId: string;

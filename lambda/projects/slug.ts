@@ -1,4 +1,4 @@
-// The rule for a project's slug, shared by the control plane (lambda/projects/project-service.ts)
+// The rule for a project's slug, shared by the account service (lambda/projects/project-service.ts)
 // and the dashboard's New project form, so the browser refuses exactly what the server refuses,
 // in the same words. Plain TypeScript without imports: it is bundled for Node and for the browser.
 

@@ -29,7 +29,7 @@ export interface AccountUsage {
 }
 
 /**
- * The control plane's side of the limiter: it provisions an account's shards for its limits
+ * The account service's side of the limiter: it provisions an account's shards for its limits
  * (reslicing and moving the current windows' counts when a plan change alters the shard count,
  * so a window keeps what it already spent), marks revoked keys, lifts bans and reads usage.
  */

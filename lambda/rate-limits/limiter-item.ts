@@ -145,7 +145,7 @@ export function parseItem(attrs: Readonly<Record<string, unknown>>): LimiterItem
  * the previous ones (the subject or key was idle), and markers that have expired. The previous
  * window is left alone: the write itself removes it for the counters it touches, and a request
  * with a slightly late clock may still count there. A revoked key's last use goes with its
- * expired marker (the control plane kept it on the key record at revocation).
+ * expired marker (the account service kept it on the key record at revocation).
  */
 export function staleAttributes(
   attrs: Readonly<Record<string, unknown>>,

@@ -75,14 +75,14 @@ export interface CountsToAdd {
  * Storage port of the limiter. The hot path is `tryConsume`: one conditional write that counts the
  * request in the current minute and day windows (and in the key's own counters), only while the
  * item's budget is not spent and the key is neither banned nor revoked. Everything else runs on a
- * refusal or in the control plane.
+ * refusal or in the account service.
  */
 export interface LimiterStore {
   tryConsume(id: string, condition: ConsumeCondition): Promise<Counted | Refused>;
   get(id: string): Promise<LimiterItem | undefined>;
   /** Writes a shard's slice and the account's limits; creates the shard if missing, keeps its counts and markers. */
   provision(id: string, provision: ShardProvision): Promise<void>;
-  /** Like `provision`, only for a shard that has no slice yet (the hot path meeting an account the control plane never provisioned). */
+  /** Like `provision`, only for a shard that has no slice yet (the hot path meeting an account the account service never provisioned). */
   provisionIfMissing(id: string, provision: ShardProvision): Promise<void>;
   /**
    * Sets a key's marker on an item: an account's shard (only if it exists), or the key's own item

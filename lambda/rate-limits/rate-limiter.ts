@@ -179,7 +179,7 @@ export class RateLimiter {
       const refusal = this.markerRefusal(subject, item, windows, nowMs);
       if (refusal) return refusal;
       if (item?.minuteLimit === undefined || item.dayLimit === undefined) {
-        // An account the control plane never provisioned (created before per-account limits, not
+        // An account the account service never provisioned (created before per-account limits, not
         // migrated yet): give the shard the caller's limits, then count.
         await this.store.provisionIfMissing(id, {
           slice: sliceOf(subject.limits, shards, index),

@@ -26,7 +26,7 @@ export const DATA_PLANE = {
  * rate limits are low and fixed (CreateApiKey 5/s), so adaptive mode, whose client-side rate
  * limiter slows down after a throttle, with up to 8 attempts (backoff capped at 20 s).
  */
-export const CONTROL_PLANE = { retryMode: 'adaptive', maxAttempts: 8 } as const;
+export const MANAGEMENT_PLANE = { retryMode: 'adaptive', maxAttempts: 8 } as const;
 
 /** API Gateway accepts one UpdateUsagePlan per usage plan every 20 s. */
 export const USAGE_PLAN_UPDATE_FLOOR_MS = 20_000;
@@ -37,7 +37,7 @@ export const USAGE_PLAN_UPDATE_FLOOR_MS = 20_000;
  */
 export function usagePlanUpdateRetry(random: () => number = Math.random): ConfiguredRetryStrategy {
   return new ConfiguredRetryStrategy(
-    CONTROL_PLANE.maxAttempts,
+    MANAGEMENT_PLANE.maxAttempts,
     (attempt) => USAGE_PLAN_UPDATE_FLOOR_MS + Math.round(random() * Math.min(20_000, 1_000 * 2 ** (attempt - 1))),
   );
 }

@@ -25,11 +25,11 @@ export function platformConfigOutputValue(config: PlatformConfig): string {
 }
 
 /**
- * Stack outputs (fixed logical ids) from which the operator CLI builds the control plane's
+ * Stack outputs (fixed logical ids) from which the operator CLI builds the account service's
  * adapters against a deployed stack (ApiGatewayUsagePlanGateway, DynamoDB stores); MessagesApi
  * writes them.
  */
-export const CONTROL_PLANE_OUTPUTS = {
+export const OPERATOR_OUTPUTS = {
   restApiId: 'RestApiId',
   stageName: 'StageName',
   freeUsagePlanId: 'FreeUsagePlanId',
@@ -37,4 +37,4 @@ export const CONTROL_PLANE_OUTPUTS = {
   businessUsagePlanId: 'BusinessUsagePlanId',
   operatorPolicyArn: 'OperatorPolicyArn',
 } as const;
-export type ControlPlaneOutput = keyof typeof CONTROL_PLANE_OUTPUTS;
+export type OperatorOutput = keyof typeof OPERATOR_OUTPUTS;

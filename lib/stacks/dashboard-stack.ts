@@ -14,7 +14,7 @@ import type { DomainsDataStack, DomainsStack } from './domains-stack.js';
  *
  *   <prefix>-DashboardData (stateful)   the Cognito user pool (owners sign up and sign in), its
  *                                       managed-login domain, the Owners table (sub -> account)
- *   <prefix>-Dashboard     (stateless)  the control-plane REST API (Cognito authorizer, one
+ *   <prefix>-Dashboard     (stateless)  the control API (Cognito authorizer, one
  *                                       Lambda), the app client, the hosting (bucket, CloudFront,
  *                                       the built app and config.json), the 5XX alarm
  *
@@ -75,7 +75,7 @@ export interface DashboardStackProps extends StackProps {
   readonly alarmTopic?: ITopic;
 }
 
-/** Stateless: the control-plane API behind Cognito, the app client, and the dashboard's hosting. */
+/** Stateless: the control API behind Cognito, the app client, and the dashboard's hosting. */
 export class DashboardStack extends Stack {
   readonly dashboard: Dashboard;
 
@@ -97,7 +97,7 @@ export class DashboardStack extends Stack {
       config,
       data: data.dashboard,
       messagesTables: messagesData.tables,
-      messagesControlPlane: messagesApi.controlPlane,
+      usagePlanTargets: messagesApi.usagePlanTargets,
       messagesApiUrl: messagesApi.api.url,
       projects: domainsData.projects,
       edge: domainsData.edge,

@@ -26,7 +26,7 @@ import { ProjectsData } from '../constructs/domains/projects-data.js';
  *
  * Why the certificate alone is in us-east-1: CloudFront takes viewer certificates from ACM in
  * us-east-1 only, while the site bucket, the tables and the flow belong in the platform region
- * with the rest of the platform (Accounts table, control plane). CloudFront resources themselves
+ * with the rest of the platform (Accounts table, account service). CloudFront resources themselves
  * are global and deploy from any region. Putting the whole edge in us-east-1 instead would need
  * references in both directions (bucket -> distribution origin, distribution -> bucket policy,
  * distribution/KVS ids -> flow), i.e. a cycle between regions; with only the zone and the

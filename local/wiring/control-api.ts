@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ControlApi } from '../../lambda/control/control-api.js';
 import { DynamoDbOwnerStore, OwnerDirectory } from '../../lambda/control/owners.js';
 import type { DomainService } from '../../lambda/domains/domain-service.js';
-import type { ControlPlane } from '../../lambda/keys/control-plane.js';
+import type { AccountService } from '../../lambda/keys/account-service.js';
 import type { ProjectService } from '../../lambda/projects/project-service.js';
 import { UsageHistory, type UsageHistoryDeps } from '../../lambda/usage-history/usage-history.js';
 import type { Clock } from '../../lambda/shared/clock.js';
@@ -13,27 +13,27 @@ import { LOCAL_TABLE_NAMES, type RunningService } from '../emulators.js';
 
 export interface ControlApiWiringOptions {
   readonly documentClient: DynamoDBDocumentClient;
-  readonly controlPlane: ControlPlane;
+  readonly accountService: AccountService;
   /** What the usage-history route reads: accounts, keys (revoked too) and the daily counts. */
   readonly history: UsageHistoryDeps;
   readonly projects: ProjectService;
   readonly domains: DomainService;
   readonly clock: Clock;
   readonly config: PlatformConfig;
-  /** Control-plane API port on 127.0.0.1; 0 picks a free one. */
+  /** Control API port on 127.0.0.1; 0 picks a free one. */
   readonly port: number;
 }
 
 /**
- * The control-plane HTTP API (the operator's, on loopback without authentication) over the same
+ * The control API (the operator's, on loopback without authentication) over the same
  * ControlApi the dashboard answers through, with the owners' directory. Added to `services` once it runs.
  */
 export async function startControl(options: ControlApiWiringOptions, services: RunningService[]) {
-  const { controlPlane, projects, domains, clock, config } = options;
+  const { accountService, projects, domains, clock, config } = options;
   const ownerStore = new DynamoDbOwnerStore(options.documentClient, LOCAL_TABLE_NAMES.owners);
-  const owners = new OwnerDirectory({ store: ownerStore, controlPlane, clock });
+  const owners = new OwnerDirectory({ store: ownerStore, accountService, clock });
   const usageHistory = new UsageHistory(options.history);
-  const controlApi = new ControlApi({ controlPlane, projects, domains, owners, config, usageHistory });
+  const controlApi = new ControlApi({ accountService, projects, domains, owners, config, usageHistory });
   const control = await startControlApi(controlApi, options.port);
   services.push({ endpoint: control.url, stop: control.stop });
   return {

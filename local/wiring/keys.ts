@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type AccountRecord, DynamoDbAccountStore } from '../../lambda/keys/accounts.js';
 import { createAuthorizerHandler } from '../../lambda/keys/authorizer-handler.js';
-import { type AccountView, ControlPlane } from '../../lambda/keys/control-plane.js';
+import { type AccountView, AccountService } from '../../lambda/keys/account-service.js';
 import { DynamoDbKeyStore } from '../../lambda/keys/dynamodb-key-store.js';
 import type { ApiKeyRecord } from '../../lambda/keys/key-store.js';
 import { DynamoDbLimiterStore } from '../../lambda/rate-limits/dynamodb-limiter-store.js';
@@ -13,7 +13,7 @@ import { LocalUsagePlanGateway, UsagePlans } from '../usage-plans.js';
 import { scanAll } from './scan.js';
 
 /**
- * Accounts, API keys and plans: the control plane over dynalite, the limiter's store, the usage
+ * Accounts, API keys and plans: the account service over dynalite, the limiter's store, the usage
  * plans and internal keys as on API Gateway (the backstop the API front applies), and the REQUEST
  * authorizer.
  */
@@ -26,7 +26,7 @@ export function wireKeys(deps: { documentClient: DynamoDBDocumentClient; clock: 
   const usageHistoryStore = new DynamoDbUsageHistoryStore(documentClient, LOCAL_TABLE_NAMES.rateLimits);
   const usagePlans = new UsagePlans(clock);
   const gateway = new LocalUsagePlanGateway(usagePlans, config);
-  const controlPlane = new ControlPlane({ accounts, keys, limiter: limiterStore, gateway, clock, config });
+  const accountService = new AccountService({ accounts, keys, limiter: limiterStore, gateway, clock, config });
   const authorizer = createAuthorizerHandler({
     keys,
     pooledUsageKeys: gateway.pooledUsageKeys(),
@@ -40,7 +40,7 @@ export function wireKeys(deps: { documentClient: DynamoDBDocumentClient; clock: 
     keys,
     accounts,
     usagePlans,
-    controlPlane,
+    accountService,
     authorizer,
     /** With --data: the usage plans are in memory, so the bindings of stored accounts and keys are rebuilt. */
     async restoreUsagePlans(): Promise<void> {
@@ -51,9 +51,9 @@ export function wireKeys(deps: { documentClient: DynamoDBDocumentClient; clock: 
   };
 }
 
-/** Demo accounts, one per plan (`acct_demo_<plan>`), and a fresh key each: through the control plane, like any key. */
+/** Demo accounts, one per plan (`acct_demo_<plan>`), and a fresh key each: through the account service, like any key. */
 export async function seedDemoAccounts(
-  { controlPlane, accounts }: Pick<ReturnType<typeof wireKeys>, 'controlPlane' | 'accounts'>,
+  { accountService, accounts }: Pick<ReturnType<typeof wireKeys>, 'accountService' | 'accounts'>,
   config: PlatformConfig,
 ): Promise<{ demoAccounts: Record<PlanId, AccountView>; demoKeys: Record<PlanId, string> }> {
   const demoAccounts = {} as Record<PlanId, AccountView>;
@@ -62,9 +62,9 @@ export async function seedDemoAccounts(
     const accountId = `acct_demo_${plan}`;
     const existing = await accounts.get(accountId);
     demoAccounts[plan] = existing
-      ? await controlPlane.getAccount(accountId)
-      : await controlPlane.createAccount({ accountId, name: `Demo ${config.plans[plan].displayName}`, plan });
-    demoKeys[plan] = (await controlPlane.createKey(accountId, 'demo key')).secret;
+      ? await accountService.getAccount(accountId)
+      : await accountService.createAccount({ accountId, name: `Demo ${config.plans[plan].displayName}`, plan });
+    demoKeys[plan] = (await accountService.createKey(accountId, 'demo key')).secret;
   }
   return { demoAccounts, demoKeys };
 }

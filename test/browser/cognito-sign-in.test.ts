@@ -11,7 +11,7 @@ import { buildDashboard, launchBrowser, newContext, screenshot, watchErrors } fr
 // against a stand-in for Cognito's /oauth2/authorize, /oauth2/token and /logout that checks
 // what Cognito checks: the S256 challenge against the verifier, the client, the redirect URI.
 // The API it signs in to is a stand-in too, on another origin (as API Gateway is on AWS), that
-// accepts only the ID token the token endpoint issued. The control-plane routes themselves are
+// accepts only the ID token the token endpoint issued. The control API routes themselves are
 // covered by the other browser tests against the local platform.
 const CLIENT_ID = 'dashboard-client';
 const EMAIL = 'owner@example.org';
@@ -107,7 +107,7 @@ const ACCOUNT = {
   createdAt: '2026-11-21T10:00:00.000Z',
 };
 
-/** The control-plane API behind the Cognito authorizer: only the issued ID token gets in. */
+/** The control API behind the Cognito authorizer: only the issued ID token gets in. */
 function handleApi(req: IncomingMessage, res: ServerResponse) {
   const cors = {
     'Access-Control-Allow-Origin': dashboardUrl,
@@ -132,7 +132,7 @@ function handleApi(req: IncomingMessage, res: ServerResponse) {
     }, cors);
   }
   if (path === `/prod/accounts/${ACCOUNT.accountId}/usage`) {
-    // The control API's usage document (openapi/control-plane.yaml): the account's windows, then each key's share.
+    // The control API's usage document (openapi/control-api.yaml): the account's windows, then each key's share.
     const window = (limit: number, resetsAt: string) => ({ used: 0, limit, remaining: limit, resetsAt });
     return json(res, 200, {
       accountId: ACCOUNT.accountId,

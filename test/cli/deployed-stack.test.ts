@@ -7,7 +7,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { awsError } from '../../cli/aws-errors.js';
 import { run } from '../../cli/commands.js';
 import {
-  controlPlaneOutputs,
+  operatorOutputs,
   describeStack,
   openDeployedStack,
   operatorRegion,
@@ -85,7 +85,7 @@ describe('outputs from a cdk deploy --outputs-file', () => {
     const file = outputsFile({ 'MessagesPlatform-Data': {}, 'MessagesPlatform-Api': OUTPUTS });
     const found = readOutputsFile(file);
     expect(found).toEqual({ stackName: 'MessagesPlatform-Api', outputs: OUTPUTS });
-    expect(controlPlaneOutputs({ ...found, source: file })).toEqual(EXPECTED);
+    expect(operatorOutputs({ ...found, source: file })).toEqual(EXPECTED);
   });
 
   it('takes a stack of any prefix when it is the only one with the outputs', () => {
@@ -112,7 +112,7 @@ describe('outputs from a cdk deploy --outputs-file', () => {
   it('names every missing output', () => {
     const { RestApiId: _r, StageName: _s, ProUsagePlanId: _p, ...partial } = OUTPUTS;
     const file = outputsFile({ 'MessagesPlatform-Api': partial });
-    const error = thrown(() => controlPlaneOutputs({ ...readOutputsFile(file), source: file }));
+    const error = thrown(() => operatorOutputs({ ...readOutputsFile(file), source: file }));
     expect(error.message).toBe(`stack MessagesPlatform-Api (${file}) lacks the outputs RestApiId, StageName, ProUsagePlanId`);
     expect(error.exitCode).toBe(1);
     expect(error.code).toBe('missing_outputs');
@@ -197,7 +197,7 @@ describe('outputs from CloudFormation DescribeStacks', () => {
   it('names the outputs a stack lacks', async () => {
     cloudFormation.on(DescribeStacksCommand).resolves(answer({ ApiKeysTableName: 'k', AccountsTableName: 'a', RateLimitsTableName: 'r' }, 'Old-Api'));
     const stack = await describeStack(new CloudFormationClient({ region: 'eu-west-1' }), 'Old-Api', 'eu-west-1');
-    expect(thrown(() => controlPlaneOutputs(stack)).message).toBe(
+    expect(thrown(() => operatorOutputs(stack)).message).toBe(
       'stack Old-Api (DescribeStacks in eu-west-1) lacks the outputs RestApiId, StageName, FreeUsagePlanId, ProUsagePlanId, BusinessUsagePlanId',
     );
   });

@@ -61,7 +61,7 @@ describe('help texts from a command list', () => {
 
   it('a local-only command says so, and lists its arguments before its flags', () => {
     const help = commandHelp(COMMANDS[2] as Command);
-    expect(help).toContain('\nLocal platform only: on AWS, projects and domains are managed through the dashboard\'s control-plane API.\n');
+    expect(help).toContain('\nLocal platform only: on AWS, projects and domains are managed through the dashboard\'s control API.\n');
     expect(help).toContain('Arguments:\n  DOMAIN        the domain\n\nFlags:\n  --account ID  the account id\n  --name NAME   a name\n');
     expect(commandHelp(COMMANDS[0] as Command)).not.toContain('Local platform only');
   });

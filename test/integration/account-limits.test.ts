@@ -16,11 +16,11 @@ function nextMinute(): void {
 }
 
 async function freeAccountWithTwoKeys(name: string) {
-  const account = await platform.controlPlane.createAccount({ name, plan: 'free' });
-  const a = await platform.controlPlane.createKey(account.accountId, 'a');
+  const account = await platform.accountService.createAccount({ name, plan: 'free' });
+  const a = await platform.accountService.createKey(account.accountId, 'a');
   // Usage lists keys by createdAt, then by their random ids: a later millisecond keeps a before b.
   platform.clock.advance(1);
-  const b = await platform.controlPlane.createKey(account.accountId, 'b');
+  const b = await platform.accountService.createKey(account.accountId, 'b');
   return { accountId: account.accountId, a: a.secret, b: b.secret, keyIds: [a.key.keyId, b.key.keyId] as const };
 }
 
@@ -37,13 +37,13 @@ describe('one budget per account', () => {
     expect(remaining).toEqual(Array.from({ length: 60 }, (_, i) => i));
     expect(rateHeaders(answers[0]?.headers as Headers).limit).toBe(60);
 
-    const usage = await platform.controlPlane.usage(accountId);
+    const usage = await platform.accountService.usage(accountId);
     expect(usage.minute).toMatchObject({ used: 60, limit: 60, remaining: 0 });
     expect(usage.keys.map((k) => k.used.minute).reduce((x, y) => x + y, 0)).toBe(60);
     expect(usage.keys.map((k) => k.keyId).sort()).toEqual([...keyIds].sort());
 
     // A third key created now adds no budget.
-    const c = await platform.controlPlane.createKey(accountId, 'c');
+    const c = await platform.accountService.createKey(accountId, 'c');
     expect((await send(platform, c.secret, 'more?')).status).toBe(429);
     nextMinute();
     expect((await send(platform, c.secret, 'next minute')).status).toBe(202);
@@ -90,12 +90,12 @@ describe('bans are per key', () => {
     expect((await send(platform, b, 'next minute')).status).toBe(202);
     expect((await send(platform, a, 'still banned')).body.code).toBe('key_banned');
     expect((await call(platform, '/messages/msg_7ZZZZZZZZZZZZZZZZZZZZZZZZZ', { key: a })).body.code).toBe('key_banned');
-    const usage = await platform.controlPlane.usage(accountId);
+    const usage = await platform.accountService.usage(accountId);
     expect(usage.keys.find((k) => k.keyId === keyIds[0])?.bannedUntil).toBeDefined();
     expect(usage.keys.find((k) => k.keyId === keyIds[1])).not.toHaveProperty('bannedUntil');
 
     // An operator lifts it: the key draws on the account's budget again.
-    expect(await platform.controlPlane.liftBan(accountId, keyIds[0])).toEqual({ keyId: keyIds[0], wasBanned: true });
+    expect(await platform.accountService.liftBan(accountId, keyIds[0])).toEqual({ keyId: keyIds[0], wasBanned: true });
     platform.clock.advance(6_000);
     expect((await send(platform, a, 'lifted')).status).toBe(202);
   });
@@ -104,10 +104,10 @@ describe('bans are per key', () => {
     nextMinute();
     const { accountId, a, b, keyIds } = await freeAccountWithTwoKeys('revoke one');
     await send(platform, a, 'before');
-    await platform.controlPlane.revokeKey(accountId, keyIds[0]);
+    await platform.accountService.revokeKey(accountId, keyIds[0]);
     expect((await send(platform, a, 'after')).status).toBe(401);
     expect((await send(platform, b, 'sibling')).status).toBe(202);
-    const usage = await platform.controlPlane.usage(accountId);
+    const usage = await platform.accountService.usage(accountId);
     expect(usage.minute.used).toBe(2);
     expect(usage.keys.map((k) => [k.status, k.used.minute])).toEqual([['revoked', 1], ['active', 1]]);
   });

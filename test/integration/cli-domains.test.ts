@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../cli/commands.js';
-import type { DomainConfig, DomainView, ProjectView } from '../../cli/control-plane-client.js';
+import type { DomainConfig, DomainView, ProjectView } from '../../cli/operator-client.js';
 import { startTestDns, type TestDnsServer } from '../support/dns-server.js';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 // The operator CLI's projects and domains commands (npm run platform -- projects …, domains …),
-// in process through run(), against the local platform's control-plane API, with the domain flow
+// in process through run(), against the local platform's control API, with the domain flow
 // resolving names on a test DNS server.
 
 const HOST = 'edge.platform.example.com';
@@ -46,7 +46,7 @@ async function json<T = Record<string, unknown>>(...argv: string[]): Promise<T> 
   return JSON.parse(out.stdout) as T;
 }
 
-/** Points the domain's CNAME at its own target, read from the control plane as an owner would from the CLI. */
+/** Points the domain's CNAME at its own target, read from the platform as an owner would from the CLI. */
 async function pointAtTarget(domain: string): Promise<string> {
   const view = await json<DomainView>('domains', 'list', ...ids()).then((l) => (l as unknown as { domains: DomainView[] }).domains.find((d) => d.domain === domain));
   if (!view) throw new Error(`${domain} is not listed`);
@@ -178,7 +178,7 @@ describe('projects', () => {
     expect(leak.stderr).toMatch(/^error: outside\.txt in .* is a symbolic link to .*outside\.txt, outside the folder/);
   });
 
-  it('an unknown project: exit 1 with the control plane\'s message; --json has its code', async () => {
+  it('an unknown project: exit 1 with the platform\'s message; --json has its code', async () => {
     const human = await cli('projects', 'show', '--account', accountId, '--project', 'prj_nope');
     expect(human).toMatchObject({ code: 1, stdout: '' });
     expect(human.stderr).toBe(`error: No project prj_nope in account ${accountId}.\n`);

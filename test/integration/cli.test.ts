@@ -2,14 +2,14 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../cli/commands.js';
-import type { UsageView } from '../../cli/control-plane-client.js';
+import type { UsageView } from '../../cli/operator-client.js';
 import { hashApiKey } from '../../lambda/keys/api-key-format.js';
 import { DynamoDbKeyStore } from '../../lambda/keys/dynamodb-key-store.js';
 import { createDocumentClient } from '../../lambda/shared/dynamodb.js';
 import { LOCAL_AWS } from '../../local/emulators.js';
 import { send, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// The operator CLI (npm run platform) against the local platform's control-plane API: in process
+// The operator CLI (npm run platform) against the local platform's control API: in process
 // through run() for most cases, and as a real process (bin/platform.ts) for a few.
 
 let platform: TestPlatform;
@@ -296,7 +296,7 @@ describe('bans', () => {
 });
 
 describe('errors', () => {
-  it('an unknown account: exit 1 and the control plane\'s detail; --json gives an error document', async () => {
+  it('an unknown account: exit 1 and the platform\'s detail; --json gives an error document', async () => {
     const out = await cli('accounts', 'show', '--account', 'acct_nope');
     expect(out).toEqual({ code: 1, stdout: '', stderr: 'error: No account acct_nope.\n' });
 
@@ -313,7 +313,7 @@ describe('errors', () => {
     expect(out.stderr).toBe(`error: No key key_nope in account ${platform.demoAccounts.free.accountId}.\n`);
   });
 
-  it('a value the control plane refuses: exit 1 with its field errors', async () => {
+  it('a value the platform refuses: exit 1 with its field errors', async () => {
     const out = await cli('accounts', 'create', '--name', '   ', '--plan', 'free');
     expect(out.code).toBe(1);
     expect(out.stderr).toMatch(/^error: name: must be a string of 1 to 100 characters\n/);
@@ -356,7 +356,7 @@ describe('errors', () => {
       code: 1,
       stdout: '',
       stderr:
-        `error: cannot reach the control-plane API at ${url} (ECONNREFUSED)\n` +
+        `error: cannot reach the control API at ${url} (ECONNREFUSED)\n` +
         'hint: is the local platform running? start it with npm start (or pass --url, or --stack/--outputs for a deployed stack)\n',
     });
   });
@@ -364,7 +364,7 @@ describe('errors', () => {
   it('a URL that is not the control API: exit 1 with a hint', async () => {
     const out = await cliWith({}, ['accounts', 'show', '--account', 'acct_x', '--url', platform.baseUrl]);
     expect(out.code).toBe(1);
-    expect(out.stderr).toContain('hint: is --url the control-plane API?');
+    expect(out.stderr).toContain('hint: is --url the control API?');
   });
 });
 

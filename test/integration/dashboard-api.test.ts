@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   assertResponseMatchesSpec,
-  CONTROL_PLANE_OPENAPI_PATH,
+  CONTROL_API_OPENAPI_PATH,
   createResponseValidator,
   readResponse,
   type ResponseValidator,
@@ -57,7 +57,7 @@ const expectProblem = (answer: Answer, status: number, code: string) =>
   expect({ status: answer.status, code: answer.body.code }, JSON.stringify(answer.body)).toEqual({ status, code });
 
 beforeAll(async () => {
-  validator = createResponseValidator({ specPath: CONTROL_PLANE_OPENAPI_PATH });
+  validator = createResponseValidator({ specPath: CONTROL_API_OPENAPI_PATH });
   const distDir = mkdtempSync(join(tmpdir(), 'dashboard-dist-'));
   mkdirSync(join(distDir, 'assets'));
   writeFileSync(join(distDir, 'index.html'), '<!doctype html><title>Dashboard</title><script src="assets/app.js"></script>');

@@ -6,7 +6,7 @@ import { createDocumentClient } from '../../lambda/shared/dynamodb.js';
 import { LOCAL_AWS } from '../../local/emulators.js';
 import { many, minuteStart, rateHeaders, send, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// Issue 3: accounts, plans and keys through the control-plane HTTP API, seen on the Messages API.
+// Issue 3: accounts, plans and keys through the control API, seen on the Messages API.
 let platform: TestPlatform;
 beforeAll(async () => {
   platform = await startTestPlatform();

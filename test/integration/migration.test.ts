@@ -86,7 +86,7 @@ describe('accounts migrate: from per-key limits and internal keys', () => {
       expect((report.formerKeysPending as Array<{ keyId: string }>).map((p) => p.keyId)).toEqual(['key_legacy_b', 'key_legacy_c']);
 
       // Nothing lost: 40 + 15 counted by the keys' items, and the one request since the deploy.
-      const usage = await platform.controlPlane.usage(ACCOUNT);
+      const usage = await platform.accountService.usage(ACCOUNT);
       expect(usage.minute).toMatchObject({ used: 56, remaining: 4 });
       expect(usage.day).toMatchObject({ used: 121 });
       expect(usage.keys.map((k) => [k.name, k.used.minute, k.bannedUntil !== undefined])).toEqual([

@@ -30,14 +30,14 @@ describe('API key secrets', () => {
     process.stderr.write = capture as typeof process.stderr.write;
     let secret = '';
     try {
-      const created = await platform.controlPlane.createKey(platform.demoAccounts.pro.accountId, 'logged?');
+      const created = await platform.accountService.createKey(platform.demoAccounts.pro.accountId, 'logged?');
       secret = created.secret;
       await send(platform, secret, 'hello');
       await call(platform, '/messages', { key: secret, body: 'not json' });
       await call(platform, '/nope', { key: secret });
       await call(platform, '/messages', { headers: { Authorization: `Basic ${secret}` }, body: { message: 'x' } });
       await call(platform, '/messages', { headers: { Authorization: `Bearer ${secret}x` }, body: { message: 'x' } });
-      await platform.controlPlane.revokeKey(platform.demoAccounts.pro.accountId, created.key.keyId);
+      await platform.accountService.revokeKey(platform.demoAccounts.pro.accountId, created.key.keyId);
       await send(platform, secret, 'revoked');
     } finally {
       process.stdout.write = originalOut;

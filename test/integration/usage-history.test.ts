@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../cli/commands.js';
-import type { UsageHistoryView } from '../../cli/control-plane-client.js';
+import type { UsageHistoryView } from '../../cli/operator-client.js';
 import { BANNED_FLUSH_INTERVAL_MS } from '../../lambda/rate-limits/banned-refusals.js';
 import { eventually, many, send, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 // The usage history end to end on the local platform: real requests through the local API, the
 // local worker counting what it processed, the limiter counting its refusals; read through the
-// control-plane API and the CLI. The platform's clock is moved by hand, so the banned refusals a
+// control API and the CLI. The platform's clock is moved by hand, so the banned refusals a
 // container holds before writing them are known exactly.
 let platform: TestPlatform;
 
@@ -48,17 +48,17 @@ describe('usage history from real requests', () => {
 
   it('counts accepted messages once processed, rate-limited and banned 429s, per key (revoked too) and in all', async () => {
     const { threshold } = platform.config.plans.free.ban;
-    const account = await platform.controlPlane.createAccount({ name: 'History', plan: 'free' });
+    const account = await platform.accountService.createAccount({ name: 'History', plan: 'free' });
     accountId = account.accountId;
-    const busy = await platform.controlPlane.createKey(accountId, 'busy');
+    const busy = await platform.accountService.createKey(accountId, 'busy');
     // A millisecond later: keys are listed oldest first, and the clock stands still otherwise.
     platform.clock.advance(1);
-    const spare = await platform.controlPlane.createKey(accountId, 'spare');
+    const spare = await platform.accountService.createKey(accountId, 'spare');
     busyId = busy.key.keyId;
     spareId = spare.key.keyId;
 
     expect(codes(await many(2, 2, () => send(platform, spare.secret, 'from spare')))).toEqual(['accepted', 'accepted']);
-    await platform.controlPlane.revokeKey(accountId, spareId);
+    await platform.accountService.revokeKey(accountId, spareId);
     expect(codes(await many(58, 8, () => send(platform, busy.secret, 'from busy')))).toEqual(Array(58).fill('accepted'));
     // Over the Free minute: the strikes up to the threshold are rate_limited, the next one bans the key.
     const refused = codes(await many(threshold + 1, 1, () => send(platform, busy.secret, 'over')));
@@ -101,7 +101,7 @@ describe('usage history from real requests', () => {
   it('counts on the UTC day of acceptance, zero-fills the days between, and keeps the earlier days', async () => {
     const first = today();
     platform.clock.advance(2 * DAY_MS);
-    const busy = await platform.controlPlane.createKey(accountId, 'next day');
+    const busy = await platform.accountService.createKey(accountId, 'next day');
     expect((await send(platform, busy.secret, 'two days later')).status).toBe(202);
     const view = await eventually(async () => {
       const answer = await history(accountId, 3);

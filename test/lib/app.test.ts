@@ -45,7 +45,7 @@ const expectedAcknowledgements = (region: string) => {
     `AwsSolutions-APIG2 @ ${API}/RestApi`,
     `AwsSolutions-COG4 @ ${API}/RestApi`,
     `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs] @ ${API}/RestApi/CloudWatchRole`,
-    // The operator (control plane) manages internal API keys and Enterprise usage plans, created at run time.
+    // The operator (account service) manages internal API keys and Enterprise usage plans, created at run time.
     `${apigateway('/apikeys/*')} @ ${API}/OperatorPolicy`,
     `${apigateway('/usageplans/*')} @ ${API}/OperatorPolicy`,
     `${apigateway('/tags/*')} @ ${API}/OperatorPolicy`,

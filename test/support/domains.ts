@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import type { NameRecords, TestDnsServer } from './dns-server.js';
 import { eventually, type TestPlatform } from './platform.js';
 
-// Helpers of the custom-domain integration tests: the control-plane API over HTTP, the local edge by
+// Helpers of the custom-domain integration tests: the control API over HTTP, the local edge by
 // Host header, and the records a test sets at its DNS server.
 
 export const PLATFORM_HOST = 'edge.platform.example.com';

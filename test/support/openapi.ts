@@ -1,7 +1,7 @@
 /**
  * Checks real HTTP responses against an OpenAPI document: by default openapi/openapi.yaml, the
  * published contract of the Messages API; with `specPath`, another one such as
- * openapi/control-plane.yaml.
+ * openapi/control-api.yaml.
  *
  * Integration tests call `assertResponseMatchesSpec(...)` (or `validator.validate(...)`) on every
  * response they receive from the local platform. The check is strict where the contract is
@@ -18,8 +18,8 @@ import { parse as parseYaml } from 'yaml';
 
 /** Default location of the OpenAPI document. */
 export const OPENAPI_PATH = fileURLToPath(new URL('../../openapi/openapi.yaml', import.meta.url));
-/** The control-plane API's document (accounts, keys, projects, domains). */
-export const CONTROL_PLANE_OPENAPI_PATH = fileURLToPath(new URL('../../openapi/control-plane.yaml', import.meta.url));
+/** The control API's document (accounts, keys, projects, domains). */
+export const CONTROL_API_OPENAPI_PATH = fileURLToPath(new URL('../../openapi/control-api.yaml', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;

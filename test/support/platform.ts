@@ -129,6 +129,6 @@ export const rateHeaders = (headers: Headers) => ({
  * key of a demo account would share that account's budget with every other test's keys.
  */
 export async function freshKey(platform: LocalPlatform, plan: PlanId, name: string): Promise<string> {
-  const account = await platform.controlPlane.createAccount({ name, plan });
+  const account = await platform.accountService.createAccount({ name, plan });
   return platform.issueKey(account, name);
 }

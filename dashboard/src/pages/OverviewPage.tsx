@@ -193,7 +193,7 @@ function DocsLinks() {
           rate-limit headers.
         </li>
         <li>
-          <a href="docs/control-plane.yaml">Control-plane API reference</a>: keys, usage, projects and domains, as this
+          <a href="docs/control-api.yaml">Control API reference</a>: keys, usage, projects and domains, as this
           dashboard uses them.
         </li>
         <li className="hint">

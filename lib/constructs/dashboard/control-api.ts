@@ -12,7 +12,7 @@ export const CONTROL_STAGE_NAME = 'v1';
 
 /** The headers the dashboard sends to the control API (preflight Access-Control-Allow-Headers). */
 export const CONTROL_CORS_HEADERS = ['Authorization', 'Content-Type', 'Accept'] as const;
-/** The methods of the control API's routes (openapi/control-plane.yaml). */
+/** The methods of the control API's routes (openapi/control-api.yaml). */
 export const CONTROL_CORS_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'] as const;
 
 export interface ControlRestApiProps {
@@ -60,7 +60,7 @@ export function createControlRestApi(scope: Construct, props: ControlRestApiProp
   const F = apigw.AccessLogField;
   const api = new apigw.RestApi(scope, 'ControlApi', {
     restApiName: `${stack.stackName}-control`,
-    description: 'Control-plane API of the owners\' dashboard (Cognito ID tokens; keys, usage, projects, domains)',
+    description: 'Control API of the owners\' dashboard (Cognito ID tokens; keys, usage, projects, domains)',
     endpointConfiguration: { types: [apigw.EndpointType.REGIONAL] },
     // The account's API Gateway CloudWatch Logs role is the Messages API's (MessagesApi manageCloudWatchRole).
     cloudWatchRole: false,
@@ -116,7 +116,7 @@ export function createControlRestApi(scope: Construct, props: ControlRestApiProp
 
 export interface ControlRoutesProps {
   readonly api: apigw.RestApi;
-  /** The control-plane handler every route goes to. */
+  /** The control API's handler every route goes to. */
   readonly handler: PlatformFunction;
   /** Whose ID tokens the authorizer accepts. */
   readonly userPool: cognito.IUserPool;
@@ -177,7 +177,7 @@ export function acknowledgeControlApiNagFindings(api: apigw.RestApi): void {
   Validations.of(api).acknowledge({
     id: 'AwsSolutions::AwsSolutions-APIG2',
     reason:
-      'Every route is validated by the control-plane handler, which answers RFC 9457 problems naming the field (openapi/control-plane.yaml); the API is one {proxy+} resource, so API Gateway request models would duplicate the handler\'s validation in a second, weaker place.',
+      'Every route is validated by the control-plane handler, which answers RFC 9457 problems naming the field (openapi/control-api.yaml); the API is one {proxy+} resource, so API Gateway request models would duplicate the handler\'s validation in a second, weaker place.',
   });
   Validations.of(api.deploymentStage).acknowledge({
     id: 'AwsSolutions::AwsSolutions-APIG3',

@@ -14,8 +14,8 @@ import { PlatformFunction } from '../shared/platform-function.js';
 import { nagArn } from './nag-arn.js';
 import type { DashboardDataResources } from './dashboard-data.js';
 
-/** What the control plane needs from the Messages API (MessagesApi.controlPlane). */
-export interface MessagesControlPlaneResources {
+/** Where the account service binds internal API keys: the Messages API's REST API, stage and standard usage plans (MessagesApi.usagePlanTargets). */
+export interface UsagePlanTargets {
   readonly restApiId: string;
   readonly stageName: string;
   readonly standardPlanIds: { readonly free: string; readonly pro: string; readonly business: string };
@@ -28,7 +28,7 @@ export interface ControlFunctionProps {
   /** The Messages API tables: accounts, API keys (and their `byAccount` index), rate limits. */
   readonly messagesTables: Pick<MessagesTables, 'accounts' | 'apiKeys' | 'rateLimits'>;
   /** The Messages API's REST API, stage and standard usage plans (customer keys are bound to them). */
-  readonly messagesControlPlane: MessagesControlPlaneResources;
+  readonly usagePlanTargets: UsagePlanTargets;
   /** The Messages API's public base URL (shown in the dashboard's examples). */
   readonly messagesApiUrl: string;
   /** Projects and Domains tables, site bucket, KeyValueStore. */
@@ -47,8 +47,8 @@ export interface ControlFunctionProps {
 }
 
 /**
- * The control-plane handler behind the control API, with least privilege from what the handler's
- * adapters call (ControlPlane, ProjectService and DomainService as an owner reaches them: plans,
+ * The control API's handler behind the control API, with least privilege from what the handler's
+ * adapters call (AccountService, ProjectService and DomainService as an owner reaches them: plans,
  * bans and new Enterprise plans are operator-only and refused before any AWS call):
  *
  * | resource                      | actions                                                                  | called by |
@@ -72,12 +72,12 @@ export interface ControlFunctionProps {
  */
 export function createControlFunction(scope: Construct, props: ControlFunctionProps): PlatformFunction {
   const stack = Stack.of(scope);
-  const { config, data, messagesTables: tables, messagesControlPlane: cp, projects, edge } = props;
+  const { config, data, messagesTables: tables, usagePlanTargets: cp, projects, edge } = props;
   const fn = new PlatformFunction(scope, 'ControlFunction', {
     entry: props.controlHandlerEntry ?? CONTROL_API_HANDLER.entry,
     handler: CONTROL_API_HANDLER.handler,
     serviceName: 'control-api',
-    description: 'Control-plane API of the dashboard: keys, plan and usage, projects, deploys and domains of the signed-in owner',
+    description: 'Control API of the dashboard: keys, plan and usage, projects, deploys and domains of the signed-in owner',
     // Deploys carry their files; API Gateway waits at most 29 s for an integration.
     memorySize: 1024,
     timeout: Duration.seconds(29),
@@ -107,7 +107,7 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
     },
   });
 
-  // Keys, plan and usage (ControlPlane as an owner reaches it).
+  // Keys, plan and usage (AccountService as an owner reaches it).
   fn.allowItems(data.ownersTable, 'GetItem', 'PutItem');
   fn.allowItems(tables.accounts, 'GetItem', 'PutItem');
   fn.allowItems(tables.apiKeys, 'PutItem', 'UpdateItem');

@@ -78,7 +78,7 @@ export interface DashboardProps extends Omit<ControlFunctionProps, 'dashboardOri
  *   BucketDeployment.
  * - **Sign-in** (sign-in.ts): the user pool's app client and its managed login branding.
  * - **Control API** (control-api.ts, control-function.ts): a REST API whose every method needs a
- *   Cognito ID token and goes to the control-plane handler, CORS for the dashboard's origin only,
+ *   Cognito ID token and goes to the control API's handler, CORS for the dashboard's origin only,
  *   and a 5XX alarm.
  *
  * Why the site bucket is here and not in the stateful stack: the distribution's OAC bucket policy
@@ -189,7 +189,7 @@ export class Dashboard extends Construct {
     const o = DASHBOARD_OUTPUTS;
     this.outputs = {
       dashboardUrl: output(o.dashboardUrl, dashboardRoot, 'The owners\' dashboard (CloudFront)'),
-      controlApiUrl: output(o.controlApiUrl, this.controlApiUrl, 'Base URL of the control-plane API (Cognito ID tokens; stage v1)'),
+      controlApiUrl: output(o.controlApiUrl, this.controlApiUrl, 'Base URL of the control API (Cognito ID tokens; stage v1)'),
       userPoolId: output(o.userPoolId, data.userPool.userPoolId, 'The owners\' user pool'),
       userPoolClientId: output(o.userPoolClientId, this.userPoolClient.userPoolClientId, 'App client of the dashboard (public, authorization code with PKCE)'),
       managedLoginUrl: output(o.managedLoginUrl, this.cognitoDomainUrl, 'Cognito managed login domain (sign-up, sign-in, MFA set-up; OAuth endpoints)'),

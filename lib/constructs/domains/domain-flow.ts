@@ -114,7 +114,7 @@ export interface DomainFlowProps {
  * | releaseTenant      | Domains Get, Projects Get         | tenants: Get, Update, Delete; acm:DescribeCertificate (us-east-1); KeyValueStore: DescribeKeyValueStore, GetKey, DeleteKey |
  * | checkDrift         | Domains Scan/Get/Update, Projects Get/Update | KeyValueStore: DescribeKeyValueStore, PutKey; states:StartExecution on this state machine (the release of a detached domain) |
  *
- * The flow needs no Accounts table (the plan gate is the control plane's, before the flow starts)
+ * The flow needs no Accounts table (the plan gate is the account service's, before the flow starts)
  * and no Route 53: it does not write customers' records.
  */
 export class DomainFlow extends Construct {

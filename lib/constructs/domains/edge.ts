@@ -146,7 +146,7 @@ export interface EdgeProps {
   readonly defaultTtl?: Duration;
 }
 
-/** What the domain flow (and the control plane) need to know about the edge. */
+/** What the domain flow (and the account service) need to know about the edge. */
 export interface EdgeResources {
   readonly distributionId: string;
   readonly distributionArn: string;

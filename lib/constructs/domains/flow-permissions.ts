@@ -1,6 +1,6 @@
 import type { Stack } from 'aws-cdk-lib';
 
-// The IAM actions of the domain flow's tasks (and of the control plane's edge writes), from what
+// The IAM actions of the domain flow's tasks (and of the account service's edge writes), from what
 // each calls; lib/constructs/domains/domain-flow.ts grants them.
 
 /**

@@ -49,7 +49,7 @@ export interface ProjectsDataProps {
  * holds every deploy (private, SSE-S3, TLS only, versioned, server access logs to a log bucket)
  * and the CloudFront KeyValueStore the viewer-request function reads per host name.
  *
- * The KeyValueStore is data written at run time by the control plane and the domain flow
+ * The KeyValueStore is data written at run time by the account service and the domain flow
  * (`EDGE_VALUE`), so it is retained like the tables: replacing it would empty it and every site
  * would answer 404 until it is rebuilt.
  */

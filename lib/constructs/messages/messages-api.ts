@@ -6,13 +6,13 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { PlatformConfig } from '../../config/index.js';
-import { CONTROL_PLANE_OUTPUTS, type ControlPlaneOutput } from '../../stacks/api-stack-outputs.js';
+import { OPERATOR_OUTPUTS, type OperatorOutput } from '../../stacks/api-stack-outputs.js';
 import type { ApiFirewall } from './api-firewall.js';
 import type { MessagesDataResources } from './messages-data.js';
 import { createMessagesFunctions, type MessagesFunctions } from './messages-functions.js';
 import {
   createMessagesAlarms,
-  createMessagesDashboard,
+  createOpsDashboard,
   DEFAULT_API_LATENCY_P99_THRESHOLD_MS,
   type MessagesAlarms,
 } from './messages-observability.js';
@@ -61,7 +61,7 @@ export interface MessagesApiProps {
  * logical ids do not depend on the split): the functions (messages-functions.ts), the REST API with
  * its authorizer, routes, gateway responses and web ACL (messages-rest-api.ts), the usage plans as
  * the best-effort backstop per plan (usage-plan-backstop.ts), the operator policy
- * (operator-policy.ts), alarms and the operators' CloudWatch dashboard
+ * (operator-policy.ts), alarms and the ops dashboard (CloudWatch)
  * (messages-observability.ts), and the stack outputs.
  */
 export class MessagesApi extends Construct {
@@ -75,25 +75,25 @@ export class MessagesApi extends Construct {
   /**
    * The backstop usage plan and its pooled internal API key, per usage identifier. Customer keys
    * normally get their own internal key in their plan's usage plan (created at run time by the
-   * control plane); the pooled key serves anonymous callers, Free/Pro keys created once the API
+   * account service); the pooled key serves anonymous callers, Free/Pro keys created once the API
    * key quota is reached, and any key record without its own internal key.
    */
   readonly usagePlans: Readonly<Record<UsageIdentifier, BackstopUsagePlan>>;
-  /** What the control plane needs to run against this API (also stack outputs, see CONTROL_PLANE_OUTPUTS). */
-  readonly controlPlane: {
+  /** What the account service needs to run against this API (also stack outputs, see OPERATOR_OUTPUTS). */
+  readonly usagePlanTargets: {
     readonly restApiId: string;
     readonly stageName: string;
     readonly standardPlanIds: { readonly free: string; readonly pro: string; readonly business: string };
-    /** Attach to an operator role to run the control plane (operator CLI) against this stack. */
+    /** Attach to an operator role to run the account service (operator CLI) against this stack. */
     readonly operatorPolicy: iam.ManagedPolicy;
   };
 
-  /** The control-plane outputs, by name. */
-  readonly controlPlaneOutputs: Readonly<Record<ControlPlaneOutput, CfnOutput>>;
+  /** The outputs the operator CLI reads (OPERATOR_OUTPUTS), by name. */
+  readonly operatorOutputs: Readonly<Record<OperatorOutput, CfnOutput>>;
   readonly alarms: MessagesAlarms;
 
-  /** The operators' dashboard, named `<stackName>-<region>-messages` (dashboard names are unique per account). */
-  readonly dashboard: cloudwatch.Dashboard;
+  /** The ops dashboard (CloudWatch, for operators; not the owners' dashboard app), named `<stackName>-<region>-messages` (dashboard names are unique per account). */
+  readonly opsDashboard: cloudwatch.Dashboard;
 
   constructor(scope: Construct, id: string, props: MessagesApiProps) {
     super(scope, id);
@@ -119,7 +119,7 @@ export class MessagesApi extends Construct {
       authorizer: this.functions.authorizer,
     });
 
-    this.controlPlane = {
+    this.usagePlanTargets = {
       restApiId: this.api.restApiId,
       stageName: this.stage.stageName,
       standardPlanIds: {
@@ -137,7 +137,7 @@ export class MessagesApi extends Construct {
       apiLatencyP99ThresholdMs: props.apiLatencyP99ThresholdMs ?? DEFAULT_API_LATENCY_P99_THRESHOLD_MS,
     };
     this.alarms = createMessagesAlarms(this, { ...observed, alarmTopic: props.alarmTopic });
-    this.dashboard = createMessagesDashboard(this, { ...observed, alarms: this.alarms });
+    this.opsDashboard = createOpsDashboard(this, { ...observed, alarms: this.alarms });
 
     const output = (name: string, value: string, description: string) => {
       const cfnOutput = new CfnOutput(this, name, { value, description });
@@ -152,20 +152,20 @@ export class MessagesApi extends Construct {
     output('RateLimitsTableName', tables.rateLimits.tableName, 'Rate limiter table');
     output('MessagesTableName', tables.messages.tableName, 'Messages table');
     output('IdempotencyTableName', tables.idempotency.tableName, 'Idempotency table');
-    output('DashboardName', this.dashboard.dashboardName, 'CloudWatch dashboard of the Messages API (operators)');
-    const cp = this.controlPlane;
-    this.controlPlaneOutputs = {
-      restApiId: output(CONTROL_PLANE_OUTPUTS.restApiId, cp.restApiId, 'REST API id (control plane: usage plans)'),
-      stageName: output(CONTROL_PLANE_OUTPUTS.stageName, cp.stageName, 'Stage of the REST API the usage plans apply to'),
-      freeUsagePlanId: output(CONTROL_PLANE_OUTPUTS.freeUsagePlanId, cp.standardPlanIds.free, 'Usage plan of Free keys'),
-      proUsagePlanId: output(CONTROL_PLANE_OUTPUTS.proUsagePlanId, cp.standardPlanIds.pro, 'Usage plan of Pro keys'),
+    output('OpsDashboardName', this.opsDashboard.dashboardName, 'Ops dashboard: the CloudWatch dashboard of the Messages API (operators)');
+    const cp = this.usagePlanTargets;
+    this.operatorOutputs = {
+      restApiId: output(OPERATOR_OUTPUTS.restApiId, cp.restApiId, 'REST API id (control plane: usage plans)'),
+      stageName: output(OPERATOR_OUTPUTS.stageName, cp.stageName, 'Stage of the REST API the usage plans apply to'),
+      freeUsagePlanId: output(OPERATOR_OUTPUTS.freeUsagePlanId, cp.standardPlanIds.free, 'Usage plan of Free keys'),
+      proUsagePlanId: output(OPERATOR_OUTPUTS.proUsagePlanId, cp.standardPlanIds.pro, 'Usage plan of Pro keys'),
       businessUsagePlanId: output(
-        CONTROL_PLANE_OUTPUTS.businessUsagePlanId,
+        OPERATOR_OUTPUTS.businessUsagePlanId,
         cp.standardPlanIds.business,
         'Usage plan of Business keys',
       ),
       operatorPolicyArn: output(
-        CONTROL_PLANE_OUTPUTS.operatorPolicyArn,
+        OPERATOR_OUTPUTS.operatorPolicyArn,
         cp.operatorPolicy.managedPolicyArn,
         'Managed policy an operator role attaches to run the control plane (operator CLI) against this stack',
       ),

@@ -139,7 +139,7 @@ export function createMessagesAlarms(scope: Construct, props: MessagesObservabil
  * custom metrics are the Powertools ones (namespace METRICS_NAMESPACE, dimension `service`).
  * Created in `scope` itself (id Dashboard).
  */
-export function createMessagesDashboard(
+export function createOpsDashboard(
   scope: Construct,
   props: Omit<MessagesObservabilityProps, 'alarmTopic'> & { readonly alarms: MessagesAlarms },
 ): cloudwatch.Dashboard {

@@ -5,14 +5,14 @@ import { TABLE_KEYS } from '../../../contracts/messages.js';
 import { apigatewayArn } from '../shared/arns.js';
 import type { MessagesDataResources } from './messages-data.js';
 
-/** The API Gateway control-plane paths the operator policy covers (IAM `*` also matches `/`). */
+/** The API Gateway management-API paths the operator policy covers (IAM `*` also matches `/`). */
 export const OPERATOR_APIGATEWAY_PATHS = ['/apikeys', '/apikeys/*', '/usageplans', '/usageplans/*'] as const;
 /** The API Gateway verbs the operator policy allows on those paths. */
 export const OPERATOR_APIGATEWAY_VERBS = ['GET', 'POST', 'PATCH', 'DELETE'] as const;
 
 /**
- * What an operator role needs to run the control plane (accounts, keys, plans, bans, usage)
- * against this stack, and nothing more: item access to the three tables the control plane uses,
+ * What an operator role needs to run the account service (accounts, keys, plans, bans, usage)
+ * against this stack, and nothing more: item access to the three tables the account service uses,
  * the API Gateway API keys and usage plans (the internal keys and Enterprise usage plans it
  * manages), reading this stack's outputs, and the DLQ redrive. Created in `scope` itself (id
  * OperatorPolicy).

@@ -27,7 +27,7 @@ export interface UsagePlanBackstopProps {
 /**
  * Usage plans (the backstop behind our exact limiter), with one pooled internal API key each.
  *
- * Usage-plan throttles and quotas apply per API key, so the control plane gives each customer key
+ * Usage-plan throttles and quotas apply per API key, so the account service gives each customer key
  * its own internal key in its plan's usage plan (and each Enterprise account its own usage plan),
  * at run time. The CDK-created key of each plan is the pooled one: anonymous callers, Free/Pro keys
  * created once the 10,000 API keys per region quota is reached, and key records without the value

@@ -1,6 +1,6 @@
 import { ArnFormat, type Stack } from 'aws-cdk-lib';
 
-/** The ARN of an API Gateway control-plane path of the stack's region, e.g. `/apikeys/*`. */
+/** The ARN of an API Gateway management-API path of the stack's region, e.g. `/apikeys/*`. */
 export function apigatewayArn(stack: Stack, path: string): string {
   return stack.formatArn({ service: 'apigateway', account: '', resource: path, arnFormat: ArnFormat.NO_RESOURCE_NAME });
 }

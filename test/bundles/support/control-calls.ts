@@ -2,7 +2,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { DevSignIn } from '../../../local/dashboard.js';
 import {
   assertResponseMatchesSpec,
-  CONTROL_PLANE_OPENAPI_PATH,
+  CONTROL_API_OPENAPI_PATH,
   createResponseValidator,
   type ResponseValidator,
 } from '../../support/openapi.js';
@@ -18,7 +18,7 @@ export function ownerClaims(email: string, sub: string = DevSignIn.ownerIdOf(ema
 
 /**
  * One request to the control function's bundle, as the dashboard API's `ANY /{proxy+}` integration
- * behind the Cognito authorizer delivers it; the answer is checked against openapi/control-plane.yaml.
+ * behind the Cognito authorizer delivers it; the answer is checked against openapi/control-api.yaml.
  */
 export async function controlCall(
   stage: BundleStage,
@@ -46,7 +46,7 @@ export async function controlCall(
   );
   const answer = answerOf(result);
   await stage.expectNoServerError('control', answer.status, answer.text);
-  validator ??= createResponseValidator({ specPath: CONTROL_PLANE_OPENAPI_PATH });
+  validator ??= createResponseValidator({ specPath: CONTROL_API_OPENAPI_PATH });
   const { status, headers } = answer;
   assertResponseMatchesSpec({ method, path, status, headers, body: answer.text === '' ? undefined : answer.body }, validator);
   return answer;

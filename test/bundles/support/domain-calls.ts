@@ -38,7 +38,7 @@ export class DemoProjectDomains {
     return new DemoProjectDomains(stage, stored.Item as ProjectRecord, stateMachineArn);
   }
 
-  /** The control-plane path of the project's domains. */
+  /** The control API path of the project's domains. */
   get base(): string {
     return `/accounts/acct_demo_pro/projects/${this.project.projectId}/domains`;
   }

@@ -19,7 +19,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ApiGatewayUsagePlanGateway, ApiKeyQuotaError } from '../../../lambda/keys/api-gateway-usage-plan-gateway.js';
-import { CONTROL_PLANE, usagePlanUpdateRetry } from '../../../lambda/shared/aws-clients.js';
+import { MANAGEMENT_PLANE, usagePlanUpdateRetry } from '../../../lambda/shared/aws-clients.js';
 import { loadConfig } from '../../../lib/config/index.js';
 
 const gateway = mockClient(APIGatewayClient);
@@ -61,7 +61,7 @@ const conflict = () => new ConflictException({ message: 'already exists', ...met
 const quota = () => new LimitExceededException({ message: 'Cannot exceed the limit of API keys', ...meta });
 
 // Both clients answer from the class-level mock; `thisValue` tells which one a command went to.
-const client = new APIGatewayClient({ ...CONTROL_PLANE, region: 'eu-west-1' });
+const client = new APIGatewayClient({ ...MANAGEMENT_PLANE, region: 'eu-west-1' });
 const usagePlanUpdates = new APIGatewayClient({ region: 'eu-west-1', retryStrategy: usagePlanUpdateRetry() });
 const adapter = () =>
   new ApiGatewayUsagePlanGateway({
@@ -350,8 +350,8 @@ describe('ApiGatewayUsagePlanGateway: Enterprise usage plans', () => {
   });
 });
 
-describe('ApiGatewayUsagePlanGateway: control-plane rate limits', () => {
-  it('sends UpdateUsagePlan on the client with the 20 s retry floor, every other call on the control-plane client', async () => {
+describe('ApiGatewayUsagePlanGateway: management-API rate limits', () => {
+  it('sends UpdateUsagePlan on the client with the 20 s retry floor, every other call on the management-API client', async () => {
     gateway.on(GetUsagePlansCommand).resolves({ items: [{ id: 'up-ent', name: 'enterprise-acct_2', apiStages: [{ apiId: API, stage: STAGE }] }] });
     gateway.on(UpdateUsagePlanCommand).resolves({});
     gateway.on(GetUsagePlanCommand).resolves({ id: 'up-ent', apiStages: [{ apiId: API, stage: STAGE }] });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { RELEASE_MARGIN_SECONDS } from '../../../lambda/keys/control-plane.js';
+import { RELEASE_MARGIN_SECONDS } from '../../../lambda/keys/account-service.js';
 import type { ApiKeyRecord } from '../../../lambda/keys/key-store.js';
-import { config, iso, setup, T0 } from './control-plane-fixtures.js';
+import { config, iso, setup, T0 } from './account-service-fixtures.js';
 import { valueOfGatewayKey } from '../../support/key-fakes.js';
 
 const W = Math.floor(T0 / 60_000);
@@ -45,10 +45,10 @@ async function earlierDesign() {
   return context;
 }
 
-describe('ControlPlane.migrate: an account from before per-account limits', () => {
+describe('AccountService.migrate: an account from before per-account limits', () => {
   it('moves counts, bans and revocations into the account\'s budget and adopts one internal key for every record', async () => {
-    const { controlPlane, accounts, keys, limiter, gateway, send } = await earlierDesign();
-    const report = await controlPlane.migrate('acct_old');
+    const { accountService, accounts, keys, limiter, gateway, send } = await earlierDesign();
+    const report = await accountService.migrate('acct_old');
     expect(report).toMatchObject({
       accountId: 'acct_old',
       accounts: 1,
@@ -93,16 +93,16 @@ describe('ControlPlane.migrate: an account from before per-account limits', () =
   });
 
   it('is idempotent, and a run after the authorizer cache TTL deletes the keys\' own internal keys still pending', async () => {
-    const { controlPlane, limiter, gateway, keys, clock } = await earlierDesign();
-    await controlPlane.migrate('acct_old');
+    const { accountService, limiter, gateway, keys, clock } = await earlierDesign();
+    await accountService.migrate('acct_old');
     const counts = limiter.raw('acct#acct_old');
-    const again = await controlPlane.migrate('acct_old');
+    const again = await accountService.migrate('acct_old');
     expect(again).toMatchObject({ internalKeys: { kept: 1 }, keysRebound: 0, limiterItemsMoved: 0 });
     expect(again.formerKeysDeleted).toBe(0);
     expect(again.formerKeysPending).toHaveLength(2);
     expect(limiter.raw('acct#acct_old')).toEqual(counts);
     clock.set(T0 + GRACE);
-    const last = await controlPlane.migrate();
+    const last = await accountService.migrate();
     expect(last).toMatchObject({ accounts: 1, formerKeysDeleted: 2, formerKeysPending: [] });
     expect([...gateway.members.keys()]).toEqual(['gk-a']);
     expect(keys.byKeyId('key_b')).not.toHaveProperty('formerGatewayKeyId');
@@ -110,13 +110,13 @@ describe('ControlPlane.migrate: an account from before per-account limits', () =
 
   it('reads the value of an adopted key whose record lacks it, and creates one when no key has any', async () => {
     const context = setup();
-    const { controlPlane, accounts, keys, gateway } = context;
+    const { accountService, accounts, keys, gateway } = context;
     await accounts.create({ accountId: 'acct_b', name: 'B', plan: 'pro', createdAt: iso(T0) });
     gateway.seedKey('gk-b', 'up-pro', 'key_b');
     await keys.put({ keyHash: 'h', keyId: 'key_b', accountId: 'acct_b', name: 'b', prefix: 'p', last4: 'l', status: 'active', plan: 'pro', gatewayKeyId: 'gk-b', createdAt: iso(T0) });
     await accounts.create({ accountId: 'acct_c', name: 'C', plan: 'business', createdAt: iso(T0) });
     await keys.put({ keyHash: 'h2', keyId: 'key_c', accountId: 'acct_c', name: 'c', prefix: 'p', last4: 'l', status: 'active', plan: 'business', createdAt: iso(T0) });
-    const report = await controlPlane.migrate();
+    const report = await accountService.migrate();
     expect(report.internalKeys).toEqual({ kept: 0, adopted: 1, created: 1, pooled: 0 });
     expect(keys.byKeyId('key_b')).toMatchObject({ gatewayKeyId: 'gk-b', gatewayKeyValue: valueOfGatewayKey('gk-b') });
     expect(keys.byKeyId('key_c')).toMatchObject({ gatewayKeyId: 'gk-1' });

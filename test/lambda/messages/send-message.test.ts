@@ -52,7 +52,7 @@ async function setup(limits: RateLimits = config.plans.free.limits, anonymousLim
     limits,
     ban: config.plans.free.ban,
   };
-  // The account's budget, as the control plane provisions it.
+  // The account's budget, as the account service provisions it.
   const accountLimits = new AccountLimits(limiterStore);
   await accountLimits.provision('acct_1', limits, clock.now());
   const request = (overrides: Partial<SendRequest> = {}): SendRequest => ({

@@ -35,7 +35,7 @@ export function countingStore(store: LimiterStore): { store: LimiterStore; calls
 }
 
 /**
- * A memory store, a clock, the control plane's side (AccountLimits) and "containers": limiters
+ * A memory store, a clock, the account service's side (AccountLimits) and "containers": limiters
  * sharing the store, each with its own memory, as Lambda functions share the table. The pick
  * function takes the first open shard, so tests know which shard a request lands on.
  */
@@ -46,7 +46,7 @@ export function setup(startMs = T0) {
   const admin = new AccountLimits(memory);
   const container = () => new RateLimiter(store, clock, () => 0);
   const limiter = container();
-  /** A key of an account provisioned with these limits, as the control plane does it. */
+  /** A key of an account provisioned with these limits, as the account service does it. */
   async function account(limits: RateLimits, accountId = 'acct_1') {
     await admin.provision(accountId, limits, clock.now());
     return (keyId: string, ban: BanPolicy = BAN): KeySubject => ({ kind: 'key', keyId, accountId, limits, ban });

@@ -88,7 +88,7 @@ describe('RateLimiter.consume: one budget per account', () => {
     expect(d.state.minute).toMatchObject({ limit: 4, used: 3 });
   });
 
-  it('provisions an account no control plane provisioned (from before per-account limits) with the caller\'s limits', async () => {
+  it('provisions an account the account service never provisioned (from before per-account limits) with the caller\'s limits', async () => {
     const { limiter, memory } = setup();
     const subject = { kind: 'key' as const, keyId: 'key_old', accountId: 'acct_old', limits: { perMinute: 2, perDay: 9 }, ban: BAN };
     expect(outcomes(await consumeTimes(limiter, subject, 3))).toEqual(['allowed', 'allowed', 'rate_limited']);

@@ -196,7 +196,7 @@ export function storeContract(name: string, setup: () => StoreUnderTest): void {
     });
   });
 
-  describe(`${name}: control-plane writes`, () => {
+  describe(`${name}: account-service writes`, () => {
     it('provisions a shard keeping its counts, and provisionIfMissing never overwrites a slice', async () => {
       const { store, raw } = setup();
       const id = fresh();

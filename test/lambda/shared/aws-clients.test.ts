@@ -4,7 +4,7 @@ import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
-  CONTROL_PLANE,
+  MANAGEMENT_PLANE,
   DATA_PLANE,
   USAGE_PLAN_UPDATE_FLOOR_MS,
   usagePlanUpdateRetry,
@@ -81,9 +81,9 @@ describe('DATA_PLANE: the request path\'s SDK retries', () => {
   });
 });
 
-describe('CONTROL_PLANE: the management APIs\' SDK retries', () => {
+describe('MANAGEMENT_PLANE: the management APIs\' SDK retries', () => {
   it('configures adaptive mode (client-side rate limiting after a throttle) with 8 attempts', async () => {
-    const client = new APIGatewayClient({ ...CONTROL_PLANE, region: 'eu-west-1' });
+    const client = new APIGatewayClient({ ...MANAGEMENT_PLANE, region: 'eu-west-1' });
     const strategy = await client.config.retryStrategy();
     expect((strategy as { mode?: string }).mode).toBe('adaptive');
     expect(await client.config.maxAttempts()).toBe(8);

@@ -297,8 +297,8 @@ describe('the dashboard stacks (DashboardData, Dashboard) of the app', () => {
         [CONTROL_ENV.accountsTable]: inStack(tables.accounts.tableName),
         [CONTROL_ENV.rateLimitsTable]: inStack(tables.rateLimits.tableName),
         [CONTROL_ENV.ownersTable]: inStack(platform.dashboardDataStack.dashboard.ownersTable.tableName),
-        [CONTROL_ENV.restApiId]: inStack(messages.controlPlane.restApiId),
-        [CONTROL_ENV.stageName]: inStack(messages.controlPlane.stageName),
+        [CONTROL_ENV.restApiId]: inStack(messages.usagePlanTargets.restApiId),
+        [CONTROL_ENV.stageName]: inStack(messages.usagePlanTargets.stageName),
         [CONTROL_ENV.projectsTable]: inStack(projects.tables.projects.tableName),
         [CONTROL_ENV.domainsTable]: inStack(projects.tables.domains.tableName),
         [CONTROL_ENV.siteBucket]: inStack(projects.siteBucket.bucketName),
@@ -310,9 +310,9 @@ describe('the dashboard stacks (DashboardData, Dashboard) of the app', () => {
       });
       expect(env[CONTROL_ENV.usagePlanIds]).toEqual(
         inStack(stack.toJsonString({
-          free: messages.controlPlane.standardPlanIds.free,
-          pro: messages.controlPlane.standardPlanIds.pro,
-          business: messages.controlPlane.standardPlanIds.business,
+          free: messages.usagePlanTargets.standardPlanIds.free,
+          pro: messages.usagePlanTargets.standardPlanIds.pro,
+          business: messages.usagePlanTargets.standardPlanIds.business,
         })),
       );
     });
@@ -509,7 +509,7 @@ describe('the dashboard stacks (DashboardData, Dashboard) of the app', () => {
         'Fn::Join': ['', ['https://', { Ref: idOf(dashboard.api) }, `.execute-api.${stack.region}.`, { Ref: 'AWS::URLSuffix' }, `/${CONTROL_STAGE_NAME}`]],
       });
       expect(JSON.stringify(unmark(config.messagesApiUrl as string))).toContain(
-        JSON.stringify(inStack(platform.apiStack.messages.controlPlane.restApiId)),
+        JSON.stringify(inStack(platform.apiStack.messages.usagePlanTargets.restApiId)),
       );
       const auth = config.auth as Record<string, unknown>;
       expect(auth.kind).toBe('cognito');

@@ -12,7 +12,7 @@ import { MessagesData } from '../../../../lib/constructs/messages/messages-data.
 import { pooledUsageKeyValue } from '../../../../lib/constructs/messages/pooled-usage-keys.js';
 import { ENV } from '../../../../contracts/messages.js';
 import { REQUIRED_OUTPUT_KEYS } from '../../../../cli/deployed-stack.js';
-import { CONTROL_PLANE_OUTPUTS, PLATFORM_CONFIG_OUTPUT } from '../../../../lib/stacks/api-stack-outputs.js';
+import { OPERATOR_OUTPUTS, PLATFORM_CONFIG_OUTPUT } from '../../../../lib/stacks/api-stack-outputs.js';
 import { cdkJsonContext, SKIP_BUNDLING } from '../../support/cdk-app.js';
 
 /** CloudFormation JSON as the assertions library types it. */
@@ -422,17 +422,17 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
     });
   });
 
-  describe('control plane (operator)', () => {
+  describe('account service (operator)', () => {
     const outputs = () => template.toJSON().Outputs as Json;
     const operatorPolicy = () => {
       const policies = template.findResources('AWS::IAM::ManagedPolicy');
-      expect(Object.keys(policies)).toEqual([idOf(api.controlPlane.operatorPolicy)]);
+      expect(Object.keys(policies)).toEqual([idOf(api.usagePlanTargets.operatorPolicy)]);
       return Object.values(policies)[0]?.Properties as Json;
     };
     const operatorStatements = () => operatorPolicy().PolicyDocument.Statement as (Statement & { Sid: string })[];
 
     it('outputs the REST API id, stage and standard usage plan ids under fixed names, as the construct exposes them', () => {
-      expect(CONTROL_PLANE_OUTPUTS).toEqual({
+      expect(OPERATOR_OUTPUTS).toEqual({
         restApiId: 'RestApiId',
         stageName: 'StageName',
         freeUsagePlanId: 'FreeUsagePlanId',
@@ -446,20 +446,20 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
       expect(o.FreeUsagePlanId.Value).toEqual({ Ref: idOf(api.usagePlans.free.plan) });
       expect(o.ProUsagePlanId.Value).toEqual({ Ref: idOf(api.usagePlans.pro.plan) });
       expect(o.BusinessUsagePlanId.Value).toEqual({ Ref: idOf(api.usagePlans.business.plan) });
-      expect(o.OperatorPolicyArn.Value).toEqual({ Ref: idOf(api.controlPlane.operatorPolicy) });
-      for (const name of Object.values(CONTROL_PLANE_OUTPUTS)) {
+      expect(o.OperatorPolicyArn.Value).toEqual({ Ref: idOf(api.usagePlanTargets.operatorPolicy) });
+      for (const name of Object.values(OPERATOR_OUTPUTS)) {
         expect(o[name].Description, name).toEqual(expect.any(String));
       }
       // The construct exposes the same values and outputs.
-      expect(stack.resolve(api.controlPlane.restApiId)).toEqual(o.RestApiId.Value);
-      expect(stack.resolve(api.controlPlane.stageName)).toEqual(o.StageName.Value);
-      expect(stack.resolve(api.controlPlane.standardPlanIds)).toEqual({
+      expect(stack.resolve(api.usagePlanTargets.restApiId)).toEqual(o.RestApiId.Value);
+      expect(stack.resolve(api.usagePlanTargets.stageName)).toEqual(o.StageName.Value);
+      expect(stack.resolve(api.usagePlanTargets.standardPlanIds)).toEqual({
         free: o.FreeUsagePlanId.Value,
         pro: o.ProUsagePlanId.Value,
         business: o.BusinessUsagePlanId.Value,
       });
-      for (const [key, name] of Object.entries(CONTROL_PLANE_OUTPUTS)) {
-        expect(api.controlPlaneOutputs[key as keyof typeof CONTROL_PLANE_OUTPUTS].node.id, key).toBe(name);
+      for (const [key, name] of Object.entries(OPERATOR_OUTPUTS)) {
+        expect(api.operatorOutputs[key as keyof typeof OPERATOR_OUTPUTS].node.id, key).toBe(name);
       }
     });
 
@@ -469,7 +469,7 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
       expect(policy.Roles ?? policy.Users ?? policy.Groups).toBeUndefined();
     });
 
-    it('gives the operator exactly the control plane\'s actions, on named resources, never a "*" action', () => {
+    it('gives the operator exactly the account service\'s actions, on named resources, never a "*" action', () => {
       const tables = platform.dataStack.messages.tables;
       const arn = (t: keyof typeof tables) => stack.resolve(tables[t].tableArn);
       const apigw = (path: string) => `arn:aws:apigateway:${stack.region}::${path}`;
@@ -643,7 +643,7 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
 
       beforeAll(() => {
         const dashboards = template.findResources('AWS::CloudWatch::Dashboard');
-        expect(Object.keys(dashboards)).toEqual([idOf(api.dashboard)]);
+        expect(Object.keys(dashboards)).toEqual([idOf(api.opsDashboard)]);
         dashboard = Object.values(dashboards)[0]?.Properties as Json;
         const body = dashboard.DashboardBody as Json;
         const text = (body['Fn::Join'][1] as (string | Json)[])
@@ -655,7 +655,7 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
       it('is named <stackName>-<region>-messages (unique per account) and is a stack output', () => {
         expect(dashboard.DashboardName).toBe(`${stack.stackName}-${stack.region}-messages`);
         const outputs = template.toJSON().Outputs as Json;
-        expect(outputs.DashboardName.Value).toEqual({ Ref: idOf(api.dashboard) });
+        expect(outputs.OpsDashboardName.Value).toEqual({ Ref: idOf(api.opsDashboard) });
       });
 
       it('shows API requests, 4XX, 5XX and latency p50/p99', () => {

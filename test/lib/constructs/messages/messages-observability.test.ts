@@ -2,18 +2,18 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { describe, expect, it } from 'vitest';
 import { createMessagesFunctions } from '../../../../lib/constructs/messages/messages-functions.js';
-import { createMessagesAlarms, createMessagesDashboard } from '../../../../lib/constructs/messages/messages-observability.js';
+import { createMessagesAlarms, createOpsDashboard } from '../../../../lib/constructs/messages/messages-observability.js';
 import { createMessagesRestApi } from '../../../../lib/constructs/messages/messages-rest-api.js';
 import { bareMessagesStack, logicalIdOf } from '../../support/bare-stack.js';
 
-describe('createMessagesAlarms and createMessagesDashboard (in a bare stack)', () => {
+describe('createMessagesAlarms and createOpsDashboard (in a bare stack)', () => {
   const { stack, config, data } = bareMessagesStack();
   const functions = createMessagesFunctions(stack, { config, data });
   const { api } = createMessagesRestApi(stack, { config, functions });
   const topic = new sns.Topic(stack, 'Alarms');
   const observed = { api, functions, data, apiLatencyP99ThresholdMs: 750 };
   const alarms = createMessagesAlarms(stack, { ...observed, alarmTopic: topic });
-  const dashboard = createMessagesDashboard(stack, { ...observed, alarms });
+  const dashboard = createOpsDashboard(stack, { ...observed, alarms });
   const template = Template.fromStack(stack);
   const resources = template.toJSON().Resources as Record<string, { Properties: Record<string, unknown> }>;
 

@@ -28,7 +28,7 @@ describe('createOperatorPolicy (in a bare stack)', () => {
     expect(policy.node.scope).toBe(stack);
   });
 
-  it('grants exactly the statements the control plane and the DLQ redrive need', () => {
+  it('grants exactly the statements the account service and the DLQ redrive need', () => {
     expect(statements.map((s) => s.Sid)).toEqual([
       'ApiKeyRecords',
       'ApiKeysOfAnAccount',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ControlPlaneError } from '../../../lambda/keys/control-plane.js';
-import { AGREED, config, expectInvalid, iso, refusal, setup, T0 } from './control-plane-fixtures.js';
+import { AccountServiceError } from '../../../lambda/keys/account-service.js';
+import { AGREED, config, expectInvalid, iso, refusal, setup, T0 } from './account-service-fixtures.js';
 import { valueOfGatewayKey } from '../../support/key-fakes.js';
 
 const FREE = config.plans.free.limits;
@@ -13,29 +13,29 @@ const LIMITS_SHAPE = 'must be {"perMinute": n, "perDay": n} with whole numbers a
 const LIMITS_ORDER = 'perDay must be at least perMinute';
 const notEnterprise = (plan: string) => `only Enterprise accounts have custom limits, not ${plan}`;
 
-describe('ControlPlaneError', () => {
+describe('AccountServiceError', () => {
   it('is an Error with a code, the HTTP status its API answers, and optional field errors', () => {
-    const error = new ControlPlaneError('key_not_found', 'No key key_1 in account acct_1.', 404);
+    const error = new AccountServiceError('key_not_found', 'No key key_1 in account acct_1.', 404);
     expect(error).toBeInstanceOf(Error);
-    expect(error.name).toBe('ControlPlaneError');
+    expect(error.name).toBe('AccountServiceError');
     expect(error.code).toBe('key_not_found');
     expect(error.status).toBe(404);
     expect(error.message).toBe('No key key_1 in account acct_1.');
     expect(error.errors).toBeUndefined();
-    const invalid = new ControlPlaneError('invalid_request', 'name: bad', 400, [{ field: 'name', message: 'bad' }]);
+    const invalid = new AccountServiceError('invalid_request', 'name: bad', 400, [{ field: 'name', message: 'bad' }]);
     expect(invalid.errors).toEqual([{ field: 'name', message: 'bad' }]);
   });
 
   it('answers 404 account_not_found for an unknown account, from every operation', async () => {
-    const { controlPlane } = setup();
+    const { accountService } = setup();
     const calls: Array<[string, () => Promise<unknown>]> = [
-      ['getAccount', () => controlPlane.getAccount('acct_x')],
-      ['createKey', () => controlPlane.createKey('acct_x', 'default')],
-      ['listKeys', () => controlPlane.listKeys('acct_x')],
-      ['revokeKey', () => controlPlane.revokeKey('acct_x', 'key_1')],
-      ['setPlan', () => controlPlane.setPlan('acct_x', { plan: 'pro' })],
-      ['liftBan', () => controlPlane.liftBan('acct_x', 'key_1')],
-      ['usage', () => controlPlane.usage('acct_x')],
+      ['getAccount', () => accountService.getAccount('acct_x')],
+      ['createKey', () => accountService.createKey('acct_x', 'default')],
+      ['listKeys', () => accountService.listKeys('acct_x')],
+      ['revokeKey', () => accountService.revokeKey('acct_x', 'key_1')],
+      ['setPlan', () => accountService.setPlan('acct_x', { plan: 'pro' })],
+      ['liftBan', () => accountService.liftBan('acct_x', 'key_1')],
+      ['usage', () => accountService.usage('acct_x')],
     ];
     for (const [operation, call] of calls) {
       const error = await refusal(call());
@@ -51,9 +51,9 @@ describe('ControlPlaneError', () => {
   });
 
   it('answers 404 key_not_found for an unknown key of a known account', async () => {
-    const { controlPlane, createAccount } = setup();
+    const { accountService, createAccount } = setup();
     await createAccount();
-    for (const call of [() => controlPlane.revokeKey('acct_1', 'key_x'), () => controlPlane.liftBan('acct_1', 'key_x')]) {
+    for (const call of [() => accountService.revokeKey('acct_1', 'key_x'), () => accountService.liftBan('acct_1', 'key_x')]) {
       const error = await refusal(call());
       expect([error.code, error.status, error.message, error.errors]).toEqual([
         'key_not_found',
@@ -65,10 +65,10 @@ describe('ControlPlaneError', () => {
   });
 });
 
-describe('ControlPlane.createAccount', () => {
+describe('AccountService.createAccount', () => {
   it('stores a standard-plan account with its internal key, without limits of its own, and answers its view', async () => {
-    const { controlPlane, accounts, gateway, limiter } = setup();
-    const view = await controlPlane.createAccount({ name: 'Acme', plan: 'pro', accountId: 'acct_1' });
+    const { accountService, accounts, gateway, limiter } = setup();
+    const view = await accountService.createAccount({ name: 'Acme', plan: 'pro', accountId: 'acct_1' });
     expect(view).toEqual({
       accountId: 'acct_1',
       name: 'Acme',
@@ -82,7 +82,7 @@ describe('ControlPlane.createAccount', () => {
       { accountId: 'acct_1', name: 'Acme', plan: 'pro', gatewayKeyId: 'gk-1', gatewayKeyValue: valueOfGatewayKey('gk-1'), createdAt: iso(T0) },
     ]);
     expect(gateway.calls).toEqual([{ method: 'createKey', accountId: 'acct_1', usagePlanId: 'up-pro', poolable: true }]);
-    expect(await controlPlane.getAccount('acct_1')).toEqual(view);
+    expect(await accountService.getAccount('acct_1')).toEqual(view);
     // Its budget: one limiter item holding the plan's limits.
     expect(limiter.raw('acct#acct_1')).toEqual({ id: 'acct#acct_1', minuteLimit: 300, dayLimit: 10_000, perMinute: 300, perDay: 10_000, shards: 1 });
   });
@@ -105,9 +105,9 @@ describe('ControlPlane.createAccount', () => {
   });
 
   it('generates a distinct acct_ id when none is given', async () => {
-    const { controlPlane, accounts } = setup();
-    const a = await controlPlane.createAccount({ name: 'A', plan: 'free' });
-    const b = await controlPlane.createAccount({ name: 'B', plan: 'free' });
+    const { accountService, accounts } = setup();
+    const a = await accountService.createAccount({ name: 'A', plan: 'free' });
+    const b = await accountService.createAccount({ name: 'B', plan: 'free' });
     expect(a.accountId).toMatch(/^acct_[0-9a-f]{20}$/);
     expect(b.accountId).toMatch(/^acct_[0-9a-f]{20}$/);
     expect(a.accountId).not.toBe(b.accountId);
@@ -115,17 +115,17 @@ describe('ControlPlane.createAccount', () => {
   });
 
   it('trims the name, and accepts 1 to 100 characters after trimming', async () => {
-    const { controlPlane } = setup();
-    expect((await controlPlane.createAccount({ name: '  Acme Ltd \n', plan: 'free' })).name).toBe('Acme Ltd');
-    expect((await controlPlane.createAccount({ name: 'x', plan: 'free' })).name).toBe('x');
+    const { accountService } = setup();
+    expect((await accountService.createAccount({ name: '  Acme Ltd \n', plan: 'free' })).name).toBe('Acme Ltd');
+    expect((await accountService.createAccount({ name: 'x', plan: 'free' })).name).toBe('x');
     const hundred = 'x'.repeat(100);
-    expect((await controlPlane.createAccount({ name: hundred, plan: 'free' })).name).toBe(hundred);
-    expect((await controlPlane.createAccount({ name: ` ${hundred} `, plan: 'free' })).name).toBe(hundred);
+    expect((await accountService.createAccount({ name: hundred, plan: 'free' })).name).toBe(hundred);
+    expect((await accountService.createAccount({ name: ` ${hundred} `, plan: 'free' })).name).toBe(hundred);
   });
 
   it('gives an Enterprise account its own usage plan with its agreed limits', async () => {
-    const { controlPlane, accounts, gateway } = setup();
-    const view = await controlPlane.createAccount({ name: 'Big', plan: 'enterprise', limits: AGREED, accountId: 'acct_big' });
+    const { accountService, accounts, gateway } = setup();
+    const view = await accountService.createAccount({ name: 'Big', plan: 'enterprise', limits: AGREED, accountId: 'acct_big' });
     expect(view).toEqual({
       accountId: 'acct_big',
       name: 'Big',
@@ -169,10 +169,10 @@ describe('ControlPlane.createAccount', () => {
   });
 
   it('refuses an id that is taken, leaves the existing account as it was, and deletes the internal key it made', async () => {
-    const { controlPlane, createAccount, accounts, gateway } = setup();
+    const { accountService, createAccount, accounts, gateway } = setup();
     await createAccount('pro');
     const before = accounts.accounts.get('acct_1');
-    await expect(controlPlane.createAccount({ name: 'Other', plan: 'free', accountId: 'acct_1' })).rejects.toMatchObject({
+    await expect(accountService.createAccount({ name: 'Other', plan: 'free', accountId: 'acct_1' })).rejects.toMatchObject({
       name: 'ConditionalCheckFailedException',
     });
     expect(accounts.accounts.get('acct_1')).toEqual(before);
@@ -224,8 +224,8 @@ describe('ControlPlane.createAccount', () => {
       ['limits as a string', { name, plan: 'enterprise', limits: 'lots' }, 'limits', LIMITS_SHAPE],
       ['perDay below perMinute', { name, plan: 'enterprise', limits: { perMinute: 100, perDay: 99 } }, 'limits', LIMITS_ORDER],
     ])('refuses %s', async (_what, input, field, message) => {
-      const { controlPlane, accounts, gateway } = setup();
-      const error = await refusal(controlPlane.createAccount({ ...(input as { name: unknown; plan: unknown }), accountId: 'acct_1' }));
+      const { accountService, accounts, gateway } = setup();
+      const error = await refusal(accountService.createAccount({ ...(input as { name: unknown; plan: unknown }), accountId: 'acct_1' }));
       expectInvalid(error, field, message);
       expect(accounts.accounts.size).toBe(0);
       expect(gateway.calls).toEqual([]);

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { API_KEY_PREFIX, isWellFormedApiKey } from '../../../lambda/keys/api-key-format.js';
-import { RELEASE_MARGIN_SECONDS } from '../../../lambda/keys/control-plane.js';
-import { AGREED, AGREED_BIG, config, expectInvalid, iso, refusal, setup, T0 } from './control-plane-fixtures.js';
+import { RELEASE_MARGIN_SECONDS } from '../../../lambda/keys/account-service.js';
+import { AGREED, AGREED_BIG, config, expectInvalid, iso, refusal, setup, T0 } from './account-service-fixtures.js';
 import { valueOfGatewayKey } from '../../support/key-fakes.js';
 
 const KEY_ID = /^key_[0-9a-f]{20}$/;
@@ -11,7 +11,7 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 const DAY_END = Date.UTC(2026, 10, 22);
 const MINUTE_END = Date.UTC(2026, 10, 21, 10, 16);
 
-describe('ControlPlane.createKey', () => {
+describe('AccountService.createKey', () => {
   it('returns a well-formed secret once, with a view of the key that holds neither the secret nor its hash', async () => {
     const { createAccount, createKey } = setup();
     await createAccount('free');
@@ -96,64 +96,64 @@ describe('ControlPlane.createKey', () => {
   });
 
   it('refuses a bad name (400) or an unknown account (404) without creating anything', async () => {
-    const { controlPlane, createAccount, gateway, keys } = setup();
+    const { accountService, createAccount, gateway, keys } = setup();
     await createAccount('free');
     gateway.calls.length = 0;
     for (const name of [undefined, '', '   ', 'x'.repeat(101), 7]) {
-      expectInvalid(await refusal(controlPlane.createKey('acct_1', name)), 'name', NAME_MESSAGE);
+      expectInvalid(await refusal(accountService.createKey('acct_1', name)), 'name', NAME_MESSAGE);
     }
-    expect((await refusal(controlPlane.createKey('acct_x', 'default'))).code).toBe('account_not_found');
+    expect((await refusal(accountService.createKey('acct_x', 'default'))).code).toBe('account_not_found');
     expect(gateway.calls).toEqual([]);
     expect(keys.records.size).toBe(0);
   });
 });
 
-describe('ControlPlane.listKeys', () => {
+describe('AccountService.listKeys', () => {
   it('lists the account\'s keys by creation time, with their last use from the limiter, revoked ones too', async () => {
-    const { controlPlane, createAccount, createKey, clock, send } = setup();
+    const { accountService, createAccount, createKey, clock, send } = setup();
     await createAccount('free');
     const a = (await createKey('a')).key;
     clock.advance(1_000);
     const b = (await createKey('b')).key;
     clock.advance(1_000);
     await send(a.keyId);
-    await controlPlane.revokeKey('acct_1', b.keyId);
-    expect(await controlPlane.listKeys('acct_1')).toEqual([
+    await accountService.revokeKey('acct_1', b.keyId);
+    expect(await accountService.listKeys('acct_1')).toEqual([
       { ...a, lastUsedAt: iso(T0 + 2_000) },
       { ...b, status: 'revoked', revokedAt: iso(T0 + 2_000) },
     ]);
   });
 
   it('shows an active key\'s ban with when it ends (no call per key), and none once it is over or the key is revoked', async () => {
-    const { controlPlane, createAccount, createKey, accountLimits, clock } = setup();
+    const { accountService, createAccount, createKey, accountLimits, clock } = setup();
     await createAccount('free');
     const a = (await createKey('a')).key;
     clock.advance(1);
     const b = (await createKey('b')).key;
     await accountLimits.ban('acct_1', a.keyId, T0 + 900_000, clock.now());
     await accountLimits.ban('acct_1', b.keyId, T0 + 900_000, clock.now());
-    await controlPlane.revokeKey('acct_1', b.keyId);
-    const [bannedA, revokedB] = await controlPlane.listKeys('acct_1');
+    await accountService.revokeKey('acct_1', b.keyId);
+    const [bannedA, revokedB] = await accountService.listKeys('acct_1');
     expect(bannedA).toEqual({ ...a, bannedUntil: iso(T0 + 900_000) });
     expect(revokedB).toMatchObject({ keyId: b.keyId, status: 'revoked' });
     expect(revokedB).not.toHaveProperty('bannedUntil');
     clock.set(T0 + 900_000);
-    expect((await controlPlane.listKeys('acct_1'))[0]).toEqual(a);
+    expect((await accountService.listKeys('acct_1'))[0]).toEqual(a);
   });
 });
 
-describe('ControlPlane.revokeKey', () => {
+describe('AccountService.revokeKey', () => {
   const grace = (config.auth.keyCacheSeconds + RELEASE_MARGIN_SECONDS) * 1000;
 
   it('marks the key on every shard (refused at once) and the record revoked, keeping its last use; no gateway call', async () => {
-    const { controlPlane, createAccount, createKey, gateway, limiter, record, send, clock } = setup();
+    const { accountService, createAccount, createKey, gateway, limiter, record, send, clock } = setup();
     await createAccount('enterprise', AGREED_BIG);
     const a = (await createKey('a')).key.keyId;
     const b = (await createKey('b')).key.keyId;
     await send(a);
     clock.advance(5_000);
     gateway.calls.length = 0;
-    const view = await controlPlane.revokeKey('acct_1', a);
+    const view = await accountService.revokeKey('acct_1', a);
     expect(view).toMatchObject({ keyId: a, status: 'revoked', revokedAt: iso(T0 + 5_000), lastUsedAt: iso(T0) });
     expect(record(a)).toMatchObject({ status: 'revoked', revokedAt: iso(T0 + 5_000), lastUsedAt: iso(T0), gatewayKeyId: 'gk-1' });
     expect([limiter.raw('acct#acct_1')?.[`${a}/x`], limiter.raw('acct#acct_1#1')?.[`${a}/x`]]).toEqual([T0 + 5_000 + grace, T0 + 5_000 + grace]);
@@ -164,42 +164,42 @@ describe('ControlPlane.revokeKey', () => {
   });
 
   it('is idempotent: revoking again answers the first revocation and changes nothing', async () => {
-    const { controlPlane, createAccount, createKey, data, clock } = setup();
+    const { accountService, createAccount, createKey, data, clock } = setup();
     await createAccount('free');
     const a = (await createKey('a')).key.keyId;
-    const first = await controlPlane.revokeKey('acct_1', a);
+    const first = await accountService.revokeKey('acct_1', a);
     const before = data();
     clock.advance(60_000);
-    expect(await controlPlane.revokeKey('acct_1', a)).toEqual(first);
+    expect(await accountService.revokeKey('acct_1', a)).toEqual(first);
     expect(data()).toBe(before);
   });
 
   it('answers 404 for a key of another account and leaves that key alone', async () => {
-    const { controlPlane, createAccount, createKey, send } = setup();
+    const { accountService, createAccount, createKey, send } = setup();
     await createAccount('free');
     await createAccount('free', undefined, 'acct_2');
     const other = (await createKey('x', 'acct_2')).key.keyId;
-    expect((await refusal(controlPlane.revokeKey('acct_1', other))).code).toBe('key_not_found');
+    expect((await refusal(accountService.revokeKey('acct_1', other))).code).toBe('key_not_found');
     expect((await send(other, 'acct_2')).outcome).toBe('allowed');
   });
 });
 
-describe('ControlPlane.liftBan', () => {
+describe('AccountService.liftBan', () => {
   it('clears a running ban of the key on every shard and says it was banned; the key works again', async () => {
-    const { controlPlane, createAccount, createKey, accountLimits, send, clock } = setup();
+    const { accountService, createAccount, createKey, accountLimits, send, clock } = setup();
     await createAccount('enterprise', AGREED_BIG);
     const a = (await createKey('a')).key.keyId;
     await accountLimits.ban('acct_1', a, T0 + 900_000, clock.now());
     expect((await send(a)).outcome).toBe('banned');
-    expect(await controlPlane.liftBan('acct_1', a)).toEqual({ keyId: a, wasBanned: true });
+    expect(await accountService.liftBan('acct_1', a)).toEqual({ keyId: a, wasBanned: true });
     expect((await send(a)).outcome).toBe('allowed');
-    expect(await controlPlane.liftBan('acct_1', a)).toEqual({ keyId: a, wasBanned: false });
+    expect(await accountService.liftBan('acct_1', a)).toEqual({ keyId: a, wasBanned: false });
   });
 });
 
-describe('ControlPlane.usage', () => {
+describe('AccountService.usage', () => {
   it('shows the account\'s budget in the current windows, with each key\'s share and ban, revoked keys included', async () => {
-    const { controlPlane, createAccount, createKey, accountLimits, send, clock } = setup();
+    const { accountService, createAccount, createKey, accountLimits, send, clock } = setup();
     await createAccount('free');
     // Created a millisecond apart: the rows come oldest first.
     const a = (await createKey('a')).key;
@@ -210,9 +210,9 @@ describe('ControlPlane.usage', () => {
     clock.set(T0);
     for (let i = 0; i < 3; i++) await send(a.keyId);
     await send(b.keyId);
-    await controlPlane.revokeKey('acct_1', b.keyId);
+    await accountService.revokeKey('acct_1', b.keyId);
     await accountLimits.ban('acct_1', c.keyId, T0 + 900_000, clock.now());
-    expect(await controlPlane.usage('acct_1')).toEqual({
+    expect(await accountService.usage('acct_1')).toEqual({
       accountId: 'acct_1',
       plan: 'free',
       limits: { perMinute: 60, perDay: 1_000 },
@@ -228,15 +228,15 @@ describe('ControlPlane.usage', () => {
   });
 
   it('counts the current windows only, sums an account split across shards, and never shows a negative remainder', async () => {
-    const { controlPlane, createAccount, createKey, send, clock, limiter } = setup();
+    const { accountService, createAccount, createKey, send, clock, limiter } = setup();
     await createAccount('enterprise', AGREED_BIG);
     const a = (await createKey('a')).key.keyId;
     for (let i = 0; i < 4; i++) await send(a);
     await limiter.adjustCounters('acct#acct_1#1', { [`m${Math.floor(T0 / 60_000)}`]: 70_000 });
-    let usage = await controlPlane.usage('acct_1');
+    let usage = await accountService.usage('acct_1');
     expect(usage).toMatchObject({ limiterShards: 2, minute: { used: 70_004, remaining: 0 }, day: { used: 4 } });
     clock.advance(60_000);
-    usage = await controlPlane.usage('acct_1');
+    usage = await accountService.usage('acct_1');
     expect(usage).toMatchObject({ minute: { used: 0, remaining: 60_000 }, day: { used: 4 } });
     expect(usage.keys[0]?.used).toEqual({ minute: 0, day: 4 });
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../../cli/errors.js';
-import { HttpControlPlaneClient } from '../../cli/http-control-plane-client.js';
+import { ControlApiClient } from '../../cli/control-api-client.js';
 
 function answering(status: number, body: string, contentType = 'application/problem+json') {
   const calls: Array<{ url: string; init: RequestInit | undefined }> = [];
@@ -8,7 +8,7 @@ function answering(status: number, body: string, contentType = 'application/prob
     calls.push({ url: String(url), init });
     return new Response(body, { status, headers: { 'Content-Type': contentType } });
   }) as typeof fetch;
-  return { calls, client: new HttpControlPlaneClient('http://127.0.0.1:3001/', { fetch: fetchStub }) };
+  return { calls, client: new ControlApiClient('http://127.0.0.1:3001/', { fetch: fetchStub }) };
 }
 
 async function failure(promise: Promise<unknown>): Promise<CliError> {
@@ -17,7 +17,7 @@ async function failure(promise: Promise<unknown>): Promise<CliError> {
   return error as CliError;
 }
 
-describe('HttpControlPlaneClient', () => {
+describe('ControlApiClient', () => {
   it('calls the control API routes, with path segments encoded', async () => {
     const { calls, client } = answering(200, '{"keyId":"key_1","wasBanned":true}', 'application/json');
     expect(await client.liftBan('acct/1', 'key 1')).toEqual({ keyId: 'key_1', wasBanned: true });
@@ -51,7 +51,7 @@ describe('HttpControlPlaneClient', () => {
   it('a server that is not the control API gets a hint', async () => {
     const html = await failure(answering(404, '<html>nope</html>', 'text/html').client.getAccount('acct_1'));
     expect(html.message).toBe('HTTP 404 Not Found');
-    expect(html.hint).toContain('is --url the control-plane API?');
+    expect(html.hint).toContain('is --url the control API?');
     const notJson = await failure(answering(200, 'hello', 'text/plain').client.usage('acct_1'));
     expect(notJson.message).toBe('unexpected answer from http://127.0.0.1:3001/accounts/acct_1/usage: not a JSON document');
   });
@@ -59,8 +59,8 @@ describe('HttpControlPlaneClient', () => {
   it('an answer that never comes: a timeout error', async () => {
     const hanging = ((_url: string, init?: RequestInit) =>
       new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)))) as typeof fetch;
-    const client = new HttpControlPlaneClient('http://127.0.0.1:3001', { fetch: hanging, timeoutMs: 50 });
+    const client = new ControlApiClient('http://127.0.0.1:3001', { fetch: hanging, timeoutMs: 50 });
     const error = await failure(client.listKeys('acct_1'));
-    expect(error.message).toBe('the control-plane API at http://127.0.0.1:3001 did not answer within 0.05 s');
+    expect(error.message).toBe('the control API at http://127.0.0.1:3001 did not answer within 0.05 s');
   });
 });

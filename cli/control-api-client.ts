@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { RateLimits } from '../lib/config/index.js';
 import type {
   AccountView,
-  ControlPlaneClient,
+  OperatorClient,
   DeployFileUpload,
   DomainAdded,
   DomainConfig,
@@ -16,13 +16,13 @@ import type {
   MigrationReport,
   UsageHistoryView,
   UsageView,
-} from './control-plane-client.js';
+} from './operator-client.js';
 import { CliError } from './errors.js';
 
 export const DEFAULT_CONTROL_URL = 'http://127.0.0.1:3001';
 
-/** Codes the control plane itself answers with; any other 404/405 means the URL is not its API. */
-const CONTROL_PLANE_CODES = new Set([
+/** Codes the platform itself answers with; any other 404/405 means the URL is not its API. */
+const CONTROL_API_CODES = new Set([
   'invalid_request',
   'account_not_found',
   'key_not_found',
@@ -41,22 +41,22 @@ const CONTROL_PLANE_CODES = new Set([
 ]);
 
 const START_HINT = 'is the local platform running? start it with npm start (or pass --url, or --stack/--outputs for a deployed stack)';
-const URL_HINT = 'is --url the control-plane API? npm start prints it as "Control-plane API at …"';
+const URL_HINT = 'is --url the control API? npm start prints it as "Control API at …"';
 
-export interface HttpControlPlaneClientOptions {
+export interface ControlApiClientOptions {
   /** @default 30 000 */
   readonly timeoutMs?: number;
   /** @default the global fetch */
   readonly fetch?: typeof fetch;
 }
 
-/** The control plane over the local control-plane HTTP API (local/control-api.ts): accounts and keys, projects and domains. */
-export class HttpControlPlaneClient implements ControlPlaneClient, ProjectsClient {
+/** The platform over the local control API (local/control-api.ts): accounts and keys, projects and domains. */
+export class ControlApiClient implements OperatorClient, ProjectsClient {
   private readonly baseUrl: string;
 
   constructor(
     baseUrl: string,
-    private readonly options: HttpControlPlaneClientOptions = {},
+    private readonly options: ControlApiClientOptions = {},
   ) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
   }
@@ -190,9 +190,9 @@ export class HttpControlPlaneClient implements ControlPlaneClient, ProjectsClien
       const detail = typeof problem.detail === 'string' ? problem.detail : `HTTP ${res.status} ${res.statusText || STATUS_CODES[res.status] || ''}`.trim();
       type FieldError = { field: string; message: string };
       const errors = Array.isArray(problem.errors) ? (problem.errors as FieldError[]) : undefined;
-      // A 401/403/404/405 without a control-plane code: the URL is some other server (the local
+      // A 401/403/404/405 without a platform code: the URL is some other server (the local
       // control API has no authentication), e.g. the Messages API's port.
-      const foreign = [401, 403, 404, 405].includes(res.status) && !CONTROL_PLANE_CODES.has(code ?? '');
+      const foreign = [401, 403, 404, 405].includes(res.status) && !CONTROL_API_CODES.has(code ?? '');
       throw new CliError(detail, {
         status: res.status,
         ...(code ? { code } : {}),
@@ -214,7 +214,7 @@ const projectPath = (accountId: string, projectId: string) => `/accounts/${seg(a
 function networkError(error: unknown, baseUrl: string, timeoutMs: number): CliError {
   const name = (error as { name?: string } | null)?.name;
   if (name === 'TimeoutError' || name === 'AbortError') {
-    return new CliError(`the control-plane API at ${baseUrl} did not answer within ${timeoutMs / 1000} s`, {
+    return new CliError(`the control API at ${baseUrl} did not answer within ${timeoutMs / 1000} s`, {
       code: 'timeout',
       cause: error,
     });
@@ -222,7 +222,7 @@ function networkError(error: unknown, baseUrl: string, timeoutMs: number): CliEr
   const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
   const code = cause?.code ?? (error as { code?: string } | null)?.code;
   const reason = code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
-  return new CliError(`cannot reach the control-plane API at ${baseUrl} (${reason})`, {
+  return new CliError(`cannot reach the control API at ${baseUrl} (${reason})`, {
     code: 'network',
     cause: error,
     hint: code === 'ECONNREFUSED' ? START_HINT : 'check --url (or PLATFORM_CONTROL_URL)',

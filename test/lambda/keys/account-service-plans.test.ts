@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PlanId, RateLimits } from '../../../lib/config/index.js';
-import { AGREED, AGREED_BIG, config, expectInvalid, iso, refusal, setup, T0 } from './control-plane-fixtures.js';
+import { AGREED, AGREED_BIG, config, expectInvalid, iso, refusal, setup, T0 } from './account-service-fixtures.js';
 import { valueOfGatewayKey } from '../../support/key-fakes.js';
 
 const PLAN_MESSAGE = 'must be one of free, pro, business, enterprise';
@@ -11,21 +11,21 @@ const notEnterprise = (plan: string) => `only Enterprise accounts have custom li
 /** An account with two keys and a revoked one, all holding the account's one internal key gk-1. */
 async function accountWithKeys(plan: PlanId, limits?: RateLimits) {
   const context = setup();
-  const { controlPlane, createAccount, createKey, gateway } = context;
+  const { accountService, createAccount, createKey, gateway } = context;
   await createAccount(plan, limits);
   const a = (await createKey('a')).key.keyId;
   const b = (await createKey('b')).key.keyId;
   const revoked = (await createKey('revoked')).key.keyId;
-  await controlPlane.revokeKey('acct_1', revoked);
+  await accountService.revokeKey('acct_1', revoked);
   gateway.calls.length = 0;
   context.clock.set(T0 + 3_600_000);
   return { ...context, a, b, revoked };
 }
 
-describe('ControlPlane.setPlan', () => {
+describe('AccountService.setPlan', () => {
   it('free → pro moves the account\'s one internal key, and the keys draw on the new budget from their next request', async () => {
-    const { controlPlane, gateway, accounts, record, a, b, revoked, send } = await accountWithKeys('free');
-    const view = await controlPlane.setPlan('acct_1', { plan: 'pro' });
+    const { accountService, gateway, accounts, record, a, b, revoked, send } = await accountWithKeys('free');
+    const view = await accountService.setPlan('acct_1', { plan: 'pro' });
     expect(view).toMatchObject({ plan: 'pro', limits: config.plans.pro.limits, updatedAt: iso(T0 + 3_600_000) });
     expect(gateway.calls).toEqual([{ method: 'moveKey', gatewayKeyId: 'gk-1', from: 'up-free', to: 'up-pro' }]);
     expect(gateway.keysIn('up-pro')).toEqual(['gk-1']);
@@ -35,8 +35,8 @@ describe('ControlPlane.setPlan', () => {
   });
 
   it('free → enterprise creates the account\'s usage plan, moves its key there and splits its budget across shards', async () => {
-    const { controlPlane, gateway, accounts, record, limiter, a, send } = await accountWithKeys('free');
-    await controlPlane.setPlan('acct_1', { plan: 'enterprise', limits: AGREED_BIG });
+    const { accountService, gateway, accounts, record, limiter, a, send } = await accountWithKeys('free');
+    await accountService.setPlan('acct_1', { plan: 'enterprise', limits: AGREED_BIG });
     expect(gateway.calls).toEqual([
       { method: 'createAccountPlan', accountId: 'acct_1', limits: AGREED_BIG },
       { method: 'moveKey', gatewayKeyId: 'gk-1', from: 'up-free', to: 'up-acct-acct_1' },
@@ -49,19 +49,19 @@ describe('ControlPlane.setPlan', () => {
   });
 
   it('enterprise → enterprise with new limits updates the account\'s usage plan without moving its key', async () => {
-    const { controlPlane, gateway, record, a } = await accountWithKeys('enterprise', AGREED);
+    const { accountService, gateway, record, a } = await accountWithKeys('enterprise', AGREED);
     const raised = { perMinute: 25_000, perDay: 6_000_000 };
-    await controlPlane.setPlan('acct_1', { plan: 'enterprise', limits: raised });
+    await accountService.setPlan('acct_1', { plan: 'enterprise', limits: raised });
     expect(gateway.calls).toEqual([{ method: 'updateAccountPlan', usagePlanId: 'up-acct-acct_1', limits: raised }]);
     expect(record(a)).toMatchObject({ limits: raised });
     // Without new limits, an Enterprise account keeps its agreed ones.
     gateway.calls.length = 0;
-    expect((await controlPlane.setPlan('acct_1', { plan: 'enterprise' })).limits).toEqual(raised);
+    expect((await accountService.setPlan('acct_1', { plan: 'enterprise' })).limits).toEqual(raised);
   });
 
   it('enterprise → business moves the key back to the shared usage plan, then deletes the account\'s plan', async () => {
-    const { controlPlane, gateway, accounts, record, a, limiter } = await accountWithKeys('enterprise', AGREED_BIG);
-    await controlPlane.setPlan('acct_1', { plan: 'business' });
+    const { accountService, gateway, accounts, record, a, limiter } = await accountWithKeys('enterprise', AGREED_BIG);
+    await accountService.setPlan('acct_1', { plan: 'business' });
     expect(gateway.calls).toEqual([
       { method: 'moveKey', gatewayKeyId: 'gk-1', from: 'up-acct-acct_1', to: 'up-business' },
       { method: 'deleteAccountPlan', usagePlanId: 'up-acct-acct_1' },
@@ -75,30 +75,30 @@ describe('ControlPlane.setPlan', () => {
 
   it('gives a pooled account moving to a plan that never pools its own internal key, copied into its active keys', async () => {
     const context = setup();
-    const { controlPlane, createAccount, createKey, gateway, record } = context;
+    const { accountService, createAccount, createKey, gateway, record } = context;
     gateway.quotaReached = true;
     await createAccount('free');
     const a = (await createKey('a')).key.keyId;
     gateway.quotaReached = false;
     gateway.calls.length = 0;
-    await controlPlane.setPlan('acct_1', { plan: 'business' });
+    await accountService.setPlan('acct_1', { plan: 'business' });
     expect(gateway.calls).toEqual([{ method: 'createKey', accountId: 'acct_1', usagePlanId: 'up-business', poolable: false }]);
     expect(record(a)).toMatchObject({ gatewayKeyId: 'gk-1', gatewayKeyValue: valueOfGatewayKey('gk-1') });
   });
 
   it('refuses the next request of an account over its lowered limits', async () => {
-    const { controlPlane, a, b, send } = await accountWithKeys('pro');
+    const { accountService, a, b, send } = await accountWithKeys('pro');
     for (let i = 0; i < 70; i++) await send(i % 2 === 0 ? a : b);
-    await controlPlane.setPlan('acct_1', { plan: 'free' });
+    await accountService.setPlan('acct_1', { plan: 'free' });
     expect((await send(a)).outcome).toBe('rate_limited');
   });
 
   it('is completed by running it again after the key could not be moved or the old plan not deleted', async () => {
-    const { controlPlane, gateway, accounts } = await accountWithKeys('enterprise', AGREED);
+    const { accountService, gateway, accounts } = await accountWithKeys('enterprise', AGREED);
     gateway.fail('deleteAccountPlan', new Error('throttled'));
-    await expect(controlPlane.setPlan('acct_1', { plan: 'business' })).rejects.toThrow('throttled');
+    await expect(accountService.setPlan('acct_1', { plan: 'business' })).rejects.toThrow('throttled');
     expect(accounts.accounts.get('acct_1')).toMatchObject({ plan: 'enterprise' });
-    await controlPlane.setPlan('acct_1', { plan: 'business' });
+    await accountService.setPlan('acct_1', { plan: 'business' });
     expect(accounts.accounts.get('acct_1')).toMatchObject({ plan: 'business' });
     expect(gateway.keysIn('up-business')).toEqual(['gk-1']);
     expect(gateway.plans.has('up-acct-acct_1')).toBe(false);
@@ -114,9 +114,9 @@ describe('ControlPlane.setPlan', () => {
       ['a zero limit', { plan: 'enterprise', limits: { perMinute: 10, perDay: 0 } }, 'limits', LIMITS_SHAPE],
       ['perDay below perMinute', { plan: 'enterprise', limits: { perMinute: 10, perDay: 9 } }, 'limits', LIMITS_ORDER],
     ])('refuses %s', async (_what, input, field, message) => {
-      const { controlPlane, gateway, data } = await accountWithKeys('free');
+      const { accountService, gateway, data } = await accountWithKeys('free');
       const before = data();
-      expectInvalid(await refusal(controlPlane.setPlan('acct_1', input as { plan: unknown })), field, message);
+      expectInvalid(await refusal(accountService.setPlan('acct_1', input as { plan: unknown })), field, message);
       expect(data()).toBe(before);
       expect(gateway.calls).toEqual([]);
     });

@@ -2,18 +2,18 @@ import type { RateLimits } from '../lib/config/index.js';
 import type { DnsRecordInstruction } from '../lambda/domains/dns-records.js';
 import type { DomainConfig } from '../lambda/domains/domain-config.js';
 import type { DomainView } from '../lambda/domains/domain-service.js';
-import type { AccountView, KeyUsageView, KeyView, MigrationReport, UsageView, WindowUsageView } from '../lambda/keys/control-plane.js';
+import type { AccountView, KeyUsageView, KeyView, MigrationReport, UsageView, WindowUsageView } from '../lambda/keys/account-service.js';
 import type { ProjectView } from '../lambda/projects/project-service.js';
 import type { UsageHistoryView } from '../lambda/usage-history/usage-history.js';
 
 export type { AccountView, KeyUsageView, KeyView, MigrationReport, UsageHistoryView, UsageView, WindowUsageView };
 
 /**
- * What the operator CLI needs of the control plane: the methods of `ControlPlane`
- * (lambda/keys/control-plane.ts), over HTTP (the local control API) or in process (a deployed
- * stack). Refusals are thrown as `CliError` with the control plane's detail, code and status.
+ * What the operator CLI needs of the platform: the methods of `AccountService`
+ * (lambda/keys/account-service.ts), over HTTP (the local control API) or in process (a deployed
+ * stack). Refusals are thrown as `CliError` with the platform's detail, code and status.
  */
-export interface ControlPlaneClient {
+export interface OperatorClient {
   createAccount(input: { name: string; plan: string; limits?: RateLimits }): Promise<AccountView>;
   getAccount(accountId: string): Promise<AccountView>;
   /** The secret is in this result and nowhere else, ever. */
@@ -57,7 +57,7 @@ export interface DriftCheckStarted {
   readonly startedAt: string;
 }
 
-/** A redirect entry to add; the control plane defaults `status` to 301. */
+/** A redirect entry to add; the platform defaults `status` to 301. */
 export interface RedirectInput {
   readonly from: string;
   readonly to: string;
@@ -65,7 +65,7 @@ export interface RedirectInput {
 }
 
 /**
- * Projects, deploys and custom domains: the control-plane API's routes under
+ * Projects, deploys and custom domains: the control API's routes under
  * `/accounts/{accountId}/projects` (local/control-api.ts). Only the local platform has them for the
  * CLI; on AWS owners reach the same routes through the dashboard's API (Cognito). Refusals are `CliError`s too.
  */

@@ -4,19 +4,19 @@ import { PLAN_IDS, type PlanId, type PlatformConfig, type RateLimits } from '../
 import { AccountLimits, type LimiterStore } from '../rate-limits/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { AccountRecord, AccountStore } from './accounts.js';
-import { ControlPlaneError } from './errors.js';
+import { AccountServiceError } from './errors.js';
 import { displayParts, generateApiKey, hashApiKey } from './api-key-format.js';
 import type { ApiKeyRecord, KeyStore } from './key-store.js';
 import { type AccountMigration, migrateAccount, type MigrationReport, summarize } from './migration.js';
 import type { InternalKey, UsagePlanGateway } from './usage-plan-gateway.js';
 import { type AccountView, type KeyView, keyView, type UsageView, usageView } from './views.js';
 
-export { ControlPlaneError, type ControlPlaneErrorCode } from './errors.js';
+export { AccountServiceError, type AccountServiceErrorCode } from './errors.js';
 
 export type { AccountView, KeyUsageView, KeyView, UsageView, WindowUsageView } from './views.js';
 export type { MigrationReport } from './migration.js';
 
-export interface ControlPlaneDeps {
+export interface AccountServiceDeps {
   readonly accounts: AccountStore;
   readonly keys: KeyStore;
   readonly limiter: LimiterStore;
@@ -31,8 +31,8 @@ const limitsSchema = z.strictObject({
   perDay: z.number().check(z.int(), z.positive()),
 });
 
-function invalid(field: string, message: string): ControlPlaneError {
-  return new ControlPlaneError('invalid_request', `${field}: ${message}`, 400, [{ field, message }]);
+function invalid(field: string, message: string): AccountServiceError {
+  return new AccountServiceError('invalid_request', `${field}: ${message}`, 400, [{ field, message }]);
 }
 
 function parseName(value: unknown, field = 'name'): string {
@@ -61,7 +61,7 @@ function parseLimits(plan: PlanId, value: unknown, config: PlatformConfig): Rate
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
- * Seconds added to the authorizer's key cache: clocks of the control plane and of the authorizers
+ * Seconds added to the authorizer's key cache: clocks of the account service and of the authorizers
  * may differ by this much. A revoked key is refused by the limiter for this long past the cache
  * TTL; a key's own internal key (from before keys were per account) is deleted only after it.
  */
@@ -71,16 +71,16 @@ export const RELEASE_MARGIN_SECONDS = 5;
 export const newAccountId = () => `acct_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
 
 /**
- * Accounts, plans and API keys (design §2, keys & plans control plane). The same logic runs
+ * Accounts, plans and API keys (README "API keys and usage plans"). The same logic runs
  * behind the local platform's control API, in the operator CLI against a deployed stack, and in
  * the dashboard's API. Keys are returned in clear exactly once, by `createKey`. Limits belong to
  * the account: its keys share one budget (the limiter's shards) and one internal API Gateway key
  * (the backstop); a ban or a revocation is a key's own.
  */
-export class ControlPlane {
+export class AccountService {
   private readonly limits: AccountLimits;
 
-  constructor(private readonly deps: ControlPlaneDeps) {
+  constructor(private readonly deps: AccountServiceDeps) {
     this.limits = new AccountLimits(deps.limiter);
   }
 
@@ -306,14 +306,14 @@ export class ControlPlane {
 
   private async account(accountId: string): Promise<AccountRecord> {
     const account = await this.deps.accounts.get(accountId);
-    if (!account) throw new ControlPlaneError('account_not_found', `No account ${accountId}.`, 404);
+    if (!account) throw new AccountServiceError('account_not_found', `No account ${accountId}.`, 404);
     return account;
   }
 
   private async key(accountId: string, keyId: string): Promise<ApiKeyRecord> {
     await this.account(accountId);
     const record = (await this.deps.keys.listByAccount(accountId)).find((k) => k.keyId === keyId);
-    if (!record) throw new ControlPlaneError('key_not_found', `No key ${keyId} in account ${accountId}.`, 404);
+    if (!record) throw new AccountServiceError('key_not_found', `No key ${keyId} in account ${accountId}.`, 404);
     return record;
   }
 

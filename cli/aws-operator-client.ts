@@ -1,10 +1,10 @@
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { DynamoDbAccountStore } from '../lambda/keys/accounts.js';
 import { ApiGatewayUsagePlanGateway } from '../lambda/keys/api-gateway-usage-plan-gateway.js';
-import { ControlPlane, ControlPlaneError } from '../lambda/keys/control-plane.js';
+import { AccountService, AccountServiceError } from '../lambda/keys/account-service.js';
 import { DynamoDbKeyStore } from '../lambda/keys/dynamodb-key-store.js';
 import { DynamoDbLimiterStore } from '../lambda/rate-limits/dynamodb-limiter-store.js';
-import { CONTROL_PLANE, usagePlanUpdateRetry } from '../lambda/shared/aws-clients.js';
+import { MANAGEMENT_PLANE, usagePlanUpdateRetry } from '../lambda/shared/aws-clients.js';
 import { systemClock } from '../lambda/shared/clock.js';
 import { createDocumentClient } from '../lambda/shared/dynamodb.js';
 import { DynamoDbUsageHistoryStore } from '../lambda/usage-history/dynamodb-usage-history-store.js';
@@ -12,10 +12,10 @@ import { MAX_HISTORY_DAYS } from '../lambda/usage-history/usage-days.js';
 import { UsageHistory } from '../lambda/usage-history/usage-history.js';
 import type { PlatformConfig } from '../lib/config/index.js';
 import { awsError } from './aws-errors.js';
-import type { ControlPlaneClient } from './control-plane-client.js';
+import type { OperatorClient } from './operator-client.js';
 import {
-  type ControlPlaneOutputs,
-  controlPlaneOutputs,
+  type OperatorOutputs,
+  operatorOutputs,
   type DeployedStack,
   type OpenStackOptions,
   openDeployedStack,
@@ -23,12 +23,12 @@ import {
 } from './deployed-stack.js';
 import { CliError } from './errors.js';
 
-export type AwsControlPlaneOptions = OpenStackOptions;
+export type AwsOperatorClientOptions = OpenStackOptions;
 
-export interface AwsControlPlane {
-  readonly client: ControlPlaneClient;
+export interface AwsOperatorClient {
+  readonly client: OperatorClient;
   readonly stack: DeployedStack;
-  readonly outputs: ControlPlaneOutputs;
+  readonly outputs: OperatorOutputs;
   /** The deployment's effective config (its PlatformConfig output): plans, limits, backstops. */
   readonly config: PlatformConfig;
   readonly region: string;
@@ -36,24 +36,24 @@ export interface AwsControlPlane {
 }
 
 /**
- * The control plane in process against a deployed stack: its DynamoDB tables and API Gateway
+ * The platform in process against a deployed stack: its DynamoDB tables and API Gateway
  * usage plans, with the caller's AWS credentials (default provider chain), and the deployment's
  * own config, so that plan changes write the limits and backstops the deployment was given.
  */
-export async function createAwsControlPlane(options: AwsControlPlaneOptions): Promise<AwsControlPlane> {
+export async function createAwsOperatorClient(options: AwsOperatorClientOptions): Promise<AwsOperatorClient> {
   const stack = await openDeployedStack(options);
-  const outputs = controlPlaneOutputs(stack);
+  const outputs = operatorOutputs(stack);
   const config = publishedConfig(stack);
   const { region } = stack;
 
   // The operator's credentials through the SDK's default chain (profiles, SSO, ...); the clients
   // and their retries are the Lambdas'.
   const documentClient = createDocumentClient({ region });
-  const apiGateway = new APIGatewayClient({ ...CONTROL_PLANE, region });
+  const apiGateway = new APIGatewayClient({ ...MANAGEMENT_PLANE, region });
   const usagePlanUpdates = new APIGatewayClient({ region, retryStrategy: usagePlanUpdateRetry() });
   const accounts = new DynamoDbAccountStore(documentClient, outputs.accountsTableName);
   const keys = new DynamoDbKeyStore(documentClient, outputs.apiKeysTableName);
-  const controlPlane = new ControlPlane({
+  const accountService = new AccountService({
     accounts,
     keys,
     limiter: new DynamoDbLimiterStore(documentClient, outputs.rateLimitsTableName),
@@ -76,7 +76,7 @@ export async function createAwsControlPlane(options: AwsControlPlaneOptions): Pr
     clock: systemClock,
   });
   return {
-    client: withCliErrors(controlPlane, history, region),
+    client: withCliErrors(accountService, history, region),
     stack,
     outputs,
     config,
@@ -89,17 +89,17 @@ export async function createAwsControlPlane(options: AwsControlPlaneOptions): Pr
   };
 }
 
-/** The in-process control plane, its refusals and AWS failures turned into CliErrors. */
+/** The in-process account service, its refusals and AWS failures turned into CliErrors. */
 function withCliErrors(
-  controlPlane: Omit<ControlPlaneClient, 'usageHistory'>,
+  accountService: Omit<OperatorClient, 'usageHistory'>,
   history: UsageHistory,
   region: string,
-): ControlPlaneClient {
+): OperatorClient {
   const guard = async <T>(call: () => Promise<T>): Promise<T> => {
     try {
       return await call();
     } catch (error) {
-      if (error instanceof ControlPlaneError) {
+      if (error instanceof AccountServiceError) {
         throw new CliError(error.message, {
           code: error.code,
           status: error.status,
@@ -111,15 +111,15 @@ function withCliErrors(
     }
   };
   return {
-    createAccount: (input) => guard(() => controlPlane.createAccount(input)),
-    getAccount: (accountId) => guard(() => controlPlane.getAccount(accountId)),
-    createKey: (accountId, name) => guard(() => controlPlane.createKey(accountId, name)),
-    listKeys: (accountId) => guard(() => controlPlane.listKeys(accountId)),
-    revokeKey: (accountId, keyId) => guard(() => controlPlane.revokeKey(accountId, keyId)),
-    setPlan: (accountId, input) => guard(() => controlPlane.setPlan(accountId, input)),
-    liftBan: (accountId, keyId) => guard(() => controlPlane.liftBan(accountId, keyId)),
-    usage: (accountId) => guard(() => controlPlane.usage(accountId)),
+    createAccount: (input) => guard(() => accountService.createAccount(input)),
+    getAccount: (accountId) => guard(() => accountService.getAccount(accountId)),
+    createKey: (accountId, name) => guard(() => accountService.createKey(accountId, name)),
+    listKeys: (accountId) => guard(() => accountService.listKeys(accountId)),
+    revokeKey: (accountId, keyId) => guard(() => accountService.revokeKey(accountId, keyId)),
+    setPlan: (accountId, input) => guard(() => accountService.setPlan(accountId, input)),
+    liftBan: (accountId, keyId) => guard(() => accountService.liftBan(accountId, keyId)),
+    usage: (accountId) => guard(() => accountService.usage(accountId)),
     usageHistory: (accountId, days) => guard(() => history.history(accountId, days ?? MAX_HISTORY_DAYS)),
-    migrate: (accountId) => guard(() => controlPlane.migrate(accountId)),
+    migrate: (accountId) => guard(() => accountService.migrate(accountId)),
   };
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDns, type TestDnsServer } from '../support/dns-server.js';
 import {
   assertResponseMatchesSpec,
-  CONTROL_PLANE_OPENAPI_PATH,
+  CONTROL_API_OPENAPI_PATH,
   createResponseValidator,
   type ObservedResponse,
   readResponse,
@@ -11,8 +11,8 @@ import {
 } from '../support/openapi.js';
 import { eventually, many, send, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// Every route of the control-plane API, with its successes and its errors, each answer checked
-// against openapi/control-plane.yaml. The domain flow runs against a DNS server on loopback.
+// Every route of the control API, with its successes and its errors, each answer checked
+// against openapi/control-api.yaml. The domain flow runs against a DNS server on loopback.
 const HOST = 'edge.platform.example.com';
 const EDGE_IPS = { A: ['198.51.100.10'], AAAA: ['2001:db8::10'] };
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -42,7 +42,7 @@ function record(observed: ObservedResponse): void {
   if (observed.status >= 400 && typeof code === 'string') codes.add(code);
 }
 
-/** One request to the control-plane API; the answer must match the document. */
+/** One request to the control API; the answer must match the document. */
 async function cp(
   method: string,
   path: string,
@@ -73,7 +73,7 @@ async function domainIn(path: string, states: string[]): Promise<Body> {
 }
 
 beforeAll(async () => {
-  validator = createResponseValidator({ specPath: CONTROL_PLANE_OPENAPI_PATH });
+  validator = createResponseValidator({ specPath: CONTROL_API_OPENAPI_PATH });
   templates = Object.keys(validator.document.paths)
     .map((template) => ({
       template,
@@ -95,7 +95,7 @@ afterAll(async () => {
   await dns?.stop();
 });
 
-describe('control-plane API against openapi/control-plane.yaml', () => {
+describe('control API against openapi/control-api.yaml', () => {
   let accountId: string;
   let projectPath: string;
 

@@ -1,5 +1,5 @@
 import { expect, vi } from 'vitest';
-import { ControlPlane, ControlPlaneError } from '../../../lambda/keys/control-plane.js';
+import { AccountService, AccountServiceError } from '../../../lambda/keys/account-service.js';
 import type { ApiKeyRecord } from '../../../lambda/keys/key-store.js';
 import { AccountLimits } from '../../../lambda/rate-limits/account-limits.js';
 import type { LimiterStore } from '../../../lambda/rate-limits/limiter-store.js';
@@ -22,7 +22,7 @@ const LIMITER_METHODS: ReadonlyArray<keyof LimiterStore> = [
   'restartStrikes', 'resetStrikes', 'refund', 'addCounts', 'adjustCounters', 'markMigrated',
 ];
 
-/** The control plane over fakes with the adapters' semantics and the real in-memory limiter store. */
+/** The account service over fakes with the adapters' semantics and the real in-memory limiter store. */
 export function setup() {
   const accounts = new FakeAccountStore();
   const keys = new FakeKeyStore();
@@ -30,10 +30,10 @@ export function setup() {
   const limiterCalls = LIMITER_METHODS.map((method) => vi.spyOn(limiter, method));
   const gateway = new FakeUsagePlanGateway();
   const clock = new ManualClock(T0);
-  const controlPlane = new ControlPlane({ accounts, keys, limiter, gateway, clock, config });
+  const accountService = new AccountService({ accounts, keys, limiter, gateway, clock, config });
   const accountLimits = new AccountLimits(limiter);
 
-  /** Every piece of state and every call the control plane could have put something into, as text. */
+  /** Every piece of state and every call the account service could have put something into, as text. */
   const everything = () =>
     JSON.stringify({
       accounts: accounts.state(),
@@ -53,8 +53,8 @@ export function setup() {
     });
 
   const createAccount = (plan: PlanId = 'free', limits?: RateLimits, accountId = 'acct_1') =>
-    controlPlane.createAccount({ name: 'Acme', plan, ...(limits ? { limits } : {}), accountId });
-  const createKey = async (name = 'default', accountId = 'acct_1') => controlPlane.createKey(accountId, name);
+    accountService.createAccount({ name: 'Acme', plan, ...(limits ? { limits } : {}), accountId });
+  const createKey = async (name = 'default', accountId = 'acct_1') => accountService.createKey(accountId, name);
   const record = (keyId: string): ApiKeyRecord => {
     const found = keys.byKeyId(keyId);
     if (!found) throw new Error(`no record of ${keyId}`);
@@ -80,7 +80,7 @@ export function setup() {
     accountLimits,
     gateway,
     clock,
-    controlPlane,
+    accountService,
     everything,
     data,
     createAccount,
@@ -90,22 +90,22 @@ export function setup() {
   };
 }
 
-/** The ControlPlaneError a promise rejects with (the test fails if it resolves or rejects with something else). */
-export async function refusal(promise: Promise<unknown>): Promise<ControlPlaneError> {
+/** The AccountServiceError a promise rejects with (the test fails if it resolves or rejects with something else). */
+export async function refusal(promise: Promise<unknown>): Promise<AccountServiceError> {
   const error = await promise.then(
     (value) => {
-      throw new Error(`expected a ControlPlaneError, got ${JSON.stringify(value)}`);
+      throw new Error(`expected a AccountServiceError, got ${JSON.stringify(value)}`);
     },
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(ControlPlaneError);
-  return error as ControlPlaneError;
+  expect(error).toBeInstanceOf(AccountServiceError);
+  return error as AccountServiceError;
 }
 
-export function expectInvalid(error: ControlPlaneError, field: string, message: string): void {
+export function expectInvalid(error: AccountServiceError, field: string, message: string): void {
   const { name, code, status, errors } = error;
   expect({ name, code, status, message: error.message, errors }).toEqual({
-    name: 'ControlPlaneError',
+    name: 'AccountServiceError',
     code: 'invalid_request',
     status: 400,
     message: `${field}: ${message}`,

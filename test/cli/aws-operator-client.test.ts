@@ -121,7 +121,7 @@ async function record(keyId: string): Promise<ApiKeyRecord> {
   return found;
 }
 
-describe('the control plane on a deployed stack (DynamoDB on dynalite, API Gateway mocked)', () => {
+describe('the account service on a deployed stack (DynamoDB on dynalite, API Gateway mocked)', () => {
   it('creates an account with its one internal key, keys that copy it, and revokes a key without touching it', async () => {
     const account = await json('accounts', 'create', '--name', 'Deployed', '--plan', 'free');
     const accountId = account.accountId as string;
