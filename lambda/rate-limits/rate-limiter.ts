@@ -57,8 +57,8 @@ const EXTRA_ATTEMPTS = 8;
 const anonymousExpiry = (dayWindow: number) => Math.floor(dayWindowEndMs(dayWindow + 1) / 1000);
 
 /**
- * Exact fixed-window limiter (design §2; the design and its bounds are in the README, "Limiter
- * state"). A key's request is one conditional write on one shard of its account: accepted while
+ * Exact fixed-window limiter (the design and its bounds are in the README, "The limiter: one
+ * budget per account, exact at any scale"). A key's request is one conditional write on one shard of its account: accepted while
  * that shard's slice of the budget lasts and the key is neither banned nor revoked. Only a refused
  * write reads (where DynamoDB did not send the item back) to tell why; a shard that ran out sends
  * the request to another, so the account's whole budget is used before anyone gets a 429.

@@ -1,6 +1,6 @@
 import type { BanPolicy } from './plans.js';
 
-/** Default ban policy (design §1): more than 30 refusals in a rolling minute bans the key for 15 minutes. */
+/** Default ban policy (README "Configuration"): more than 30 refusals in a rolling minute bans the key for 15 minutes. */
 const defaultBan: BanPolicy = { threshold: 30, durationSeconds: 15 * 60 };
 
 /** The one table of plans and limits. Interface document, "Rate limits by plan". */

@@ -9,7 +9,7 @@ import {
   startTestPlatform,
   type TestPlatform, freshKey } from '../support/platform.js';
 
-// Interface document "Limits" and "Authentication" rule 4; design §1 (Rate limits).
+// Interface document "Limits" and "Authentication" rule 4; README "Behaviour" and "The limiter".
 let platform: TestPlatform;
 
 beforeAll(async () => {

@@ -55,7 +55,7 @@ describe('the shipped plan table', () => {
     });
   });
 
-  it('bans after more than 30 refusals for 15 minutes on every plan (design §1 default)', () => {
+  it('bans after more than 30 refusals for 15 minutes on every plan (the default)', () => {
     for (const id of PLAN_IDS) expect(config.plans[id].ban).toEqual({ threshold: 30, durationSeconds: 900 });
   });
 
