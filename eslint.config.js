@@ -60,6 +60,20 @@ export default tseslint.config(
       }],
     },
   },
+  // lambda/shared is what every capability builds on, so it depends on none of them.
+  {
+    files: ['lambda/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'aws-cdk-lib', message: 'Lambda code is runtime code: no CDK.' }, { name: 'constructs', message: 'Lambda code is runtime code: no CDK.' }],
+        patterns: [
+          { group: ['aws-cdk-lib/*'], message: 'Lambda code is runtime code: no CDK.' },
+          { group: ['**/lib/constructs/**', '**/lib/stacks/**'], message: 'lambda/ must not import the infrastructure: move what both need to contracts/.' },
+          { regex: '^\\.\\./(?!\\.\\./)', message: 'lambda/shared depends on no capability: move the code to the capability that needs it.' },
+        ],
+      }],
+    },
+  },
   // contracts/ is the neutral module both sides import: plain TypeScript, no CDK, no runtime code.
   {
     files: ['contracts/**/*.ts'],

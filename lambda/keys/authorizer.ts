@@ -1,8 +1,8 @@
 import { ENV } from '../../contracts/messages.js';
 import { systemClock } from '../shared/clock.js';
 import { requireEnv, requireJsonEnv } from '../shared/env.js';
-import { documentClient, limitsConfig } from '../shared/runtime.js';
-import { parsePooledUsageKeys } from './authorize.js';
+import { documentClient } from '../shared/runtime.js';
+import { type LimitsConfig, parsePooledUsageKeys } from './authorize.js';
 import { createAuthorizerHandler } from './authorizer-handler.js';
 import { DynamoDbKeyStore } from './dynamodb-key-store.js';
 
@@ -11,7 +11,7 @@ import { DynamoDbKeyStore } from './dynamodb-key-store.js';
 export const handler = createAuthorizerHandler({
   keys: new DynamoDbKeyStore(documentClient, requireEnv(ENV.apiKeysTable)),
   pooledUsageKeys: parsePooledUsageKeys(requireJsonEnv(ENV.pooledUsageKeys)),
-  limits: limitsConfig(),
+  limits: requireJsonEnv<LimitsConfig>(ENV.limitsConfig),
   clock: systemClock,
   keyCacheSeconds: Number(requireEnv(ENV.keyCacheSeconds)),
 });

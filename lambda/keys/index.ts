@@ -1,6 +1,6 @@
 /**
  * The public module of the keys capability (accounts, API keys, plans): what the other
- * capabilities (messages, projects, domains, lambda/shared/runtime.ts) use of it. Other capabilities
+ * capabilities (messages, projects, domains, usage-history) use of it. Other capabilities
  * import it through this file only.
  *
  * Keep it cheap to import: a Lambda bundle takes in every module re-exported here (esbuild keeps

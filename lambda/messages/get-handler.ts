@@ -1,6 +1,7 @@
 import { ENV } from '../../contracts/messages.js';
 import { requireEnv } from '../shared/env.js';
-import { documentClient, limiterFromEnv, limitsConfig } from '../shared/runtime.js';
+import { documentClient } from '../shared/runtime.js';
+import { limiterFromEnv, limitsConfig } from './runtime.js';
 import { DynamoDbMessageStore } from './dynamodb-message-store.js';
 import { createGetMessageHandler } from './http-handlers.js';
 

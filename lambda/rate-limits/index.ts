@@ -1,6 +1,6 @@
 /**
  * The public module of the rate-limits capability (the exact limiter): what the other capabilities
- * (messages, keys, lambda/shared/runtime.ts) use of it. Other capabilities import it through this
+ * (messages, keys, usage-history) use of it. Other capabilities import it through this
  * file only.
  *
  * Keep it cheap to import: a Lambda bundle takes in every module re-exported here (esbuild keeps
