@@ -35,7 +35,7 @@ describe('createMessagesFunctions (in a bare stack)', () => {
     ].sort());
     expect(own('getMessage')).toEqual([ENV.rateLimitsTable, ENV.messagesTable, ENV.limitsConfig, ENV.messagesConfig].sort());
     expect(own('fallback')).toEqual([ENV.rateLimitsTable, ENV.limitsConfig, ENV.messagesConfig].sort());
-    expect(own('worker')).toEqual([ENV.messagesTable, ENV.messagesConfig].sort());
+    expect(own('worker')).toEqual([ENV.messagesTable, ENV.messagesConfig, ENV.rateLimitsTable].sort());
   });
 
   it('passes the plans and anonymous limits as LIMITS_CONFIG', () => {

@@ -25,14 +25,14 @@ describe('createMessagesRestApi (in a bare stack)', () => {
     expect(authorizer?.IdentitySource).toBeUndefined();
     expect(authorizer?.AuthorizerResultTtlInSeconds).toBe(0);
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method'));
-    expect(methods).toHaveLength(7);
+    expect(methods).toHaveLength(9);
     for (const method of methods) {
       expect(method.Properties.AuthorizationType).toBe('CUSTOM');
       expect(method.Properties.ApiKeyRequired).toBe(true);
     }
   });
 
-  it('routes POST /messages to send, GET /messages/{id} to get, and everything else to the fallback', () => {
+  it('routes POST /messages and POST /messages/batch to send, GET /messages/{id} to get, and everything else to the fallback', () => {
     const targetOf = (httpMethod: string, pathPart: string | undefined) => {
       const method = Object.values(template.findResources('AWS::ApiGateway::Method')).find((m) => {
         const resourceRef = (m.Properties.ResourceId as { Ref?: string }).Ref;
@@ -42,6 +42,8 @@ describe('createMessagesRestApi (in a bare stack)', () => {
       return JSON.stringify(method?.Properties.Integration.Uri);
     };
     expect(targetOf('POST', 'messages')).toContain(logicalIdOf(stack, functions.sendMessage.function));
+    expect(targetOf('POST', 'batch')).toContain(logicalIdOf(stack, functions.sendMessage.function));
+    expect(targetOf('ANY', 'batch')).toContain(logicalIdOf(stack, functions.fallback.function));
     expect(targetOf('GET', '{id}')).toContain(logicalIdOf(stack, functions.getMessage.function));
     expect(targetOf('ANY', 'messages')).toContain(logicalIdOf(stack, functions.fallback.function));
     expect(targetOf('ANY', undefined)).toContain(logicalIdOf(stack, functions.fallback.function));
