@@ -3,7 +3,14 @@ import type { BanPolicy } from './plans.js';
 /** Default ban policy (README "Configuration"): more than 30 refusals in a rolling minute bans the key for 15 minutes. */
 const defaultBan: BanPolicy = { threshold: 30, durationSeconds: 15 * 60 };
 
-/** The one table of plans and limits. Interface document, "Rate limits by plan". */
+/**
+ * The one table of plans and limits (interface document, "Rate limits by plan"). Two consumers:
+ * the usage-plan backstop at twice the limits (backstopFor in ./index.ts:
+ * lib/constructs/messages/usage-plan-backstop.ts per plan, lambda/keys/api-gateway-usage-plan-gateway.ts
+ * per Enterprise account), and the runtime limiter, which counts against the limits the account
+ * service stores in the account's limiter items (lambda/rate-limits/account-limits.ts); those win
+ * over the authorizer's copy. docs/ARCHITECTURE.md, "Configuration".
+ */
 export const defaultConfig = {
   plans: {
     free: {
