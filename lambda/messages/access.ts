@@ -39,6 +39,30 @@ export async function requireKey(
   throw problems.unauthorized(UNAUTHORIZED_DETAIL[caller.reason]);
 }
 
+/**
+ * The first checks of a send, in the order of the interface document: 401 (no valid key), then 429
+ * (the key's budget or ban, judged without counting anything), then the 400/413 of `validate`.
+ * Only a body that passes goes on to consume budget.
+ */
+export async function admitBody<T>(
+  request: { readonly caller: Caller; readonly sourceIp: string },
+  deps: AccessDeps,
+  headers: ResponseHeaders,
+  validate: () => T,
+): Promise<{ caller: KeyCaller; subject: KeySubject; valid: T }> {
+  const caller = await requireKey(request.caller, request.sourceIp, deps, headers);
+  const subject = keySubject(caller);
+  try {
+    return { caller, subject, valid: validate() };
+  } catch (problem) {
+    if (!(problem instanceof HttpProblem)) throw problem;
+    // 429 comes before 400: judge the key without counting the bad request.
+    enforce(await deps.limiter.peek(subject, 'send'), headers);
+    rejected(problem.code);
+    throw problem;
+  }
+}
+
 /** The key draws on its account's budget; a ban or revocation is the key's own. */
 export function keySubject(caller: KeyCaller): KeySubject {
   return { kind: 'key', keyId: caller.keyId, accountId: caller.accountId, limits: caller.limits, ban: caller.ban };

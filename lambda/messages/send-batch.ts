@@ -4,13 +4,13 @@ import { decisionHeaders, type LimiterDecision } from '../rate-limits/index.js';
 import type { ApiResult, ResponseHeaders } from '../shared/http.js';
 import { logger, metrics } from '../shared/powertools.js';
 import { HttpProblem, problems } from '../shared/problem.js';
-import { enforce, keySubject, refusal, rejected, requireKey } from './access.js';
+import { admitBody, refusal, rejected } from './access.js';
 import { validateBatchRequest } from './batch-validation.js';
 import type { MessageEnvelope, MessageRecord } from './message.js';
 import type { IdempotencyEntry, MessageBatchQueue, MessageBatchStore, MessageStore } from './ports.js';
 import {
   claimOrReplay,
-  newMessageId,
+  queuedRecord,
   refundedHeaders,
   type SendMessageDeps,
   type SendRequest,
@@ -37,32 +37,12 @@ export async function sendBatch(
   deps: SendBatchDeps,
   headers: ResponseHeaders,
 ): Promise<ApiResult> {
-  const caller = await requireKey(request.caller, request.sourceIp, deps, headers);
-  const subject = keySubject(caller);
-
-  let valid: ReturnType<typeof validateBatchRequest>;
-  try {
-    valid = validateBatchRequest(request, { maxMessageBytes: deps.config.maxBodyBytes });
-  } catch (problem) {
-    if (!(problem instanceof HttpProblem)) throw problem;
-    // 429 comes before 400: judge the key without counting the bad request.
-    enforce(await deps.limiter.peek(subject, 'send'), headers);
-    rejected(problem.code);
-    throw problem;
-  }
+  const { caller, subject, valid } = await admitBody(request, deps, headers, () =>
+    validateBatchRequest(request, { maxMessageBytes: deps.config.maxBodyBytes }),
+  );
 
   const nowMs = deps.clock.now();
-  const createdAt = new Date(nowMs).toISOString();
-  const expiresAt = Math.floor(nowMs / 1000) + deps.config.retentionDays * 86_400;
-  const records: MessageRecord[] = valid.messages.map((message) => ({
-    id: newMessageId(nowMs),
-    accountId: caller.accountId,
-    keyId: caller.keyId,
-    message,
-    status: 'queued',
-    createdAt,
-    expiresAt,
-  }));
+  const records = valid.messages.map((message) => queuedRecord(caller, message, nowMs, deps.config.retentionDays));
   const accepted: ApiResult = { statusCode: 202, body: { data: records.map(publicQueued) } };
 
   let claim: IdempotencyEntry | undefined;

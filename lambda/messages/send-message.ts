@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { RateLimits } from '../../lib/config/index.js';
-import type { Caller } from '../keys/index.js';
+import type { Caller, KeyCaller } from '../keys/index.js';
 import type { RateLimiter } from '../rate-limits/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiResult, ResponseHeaders } from '../shared/http.js';
 import { logger, metrics } from '../shared/powertools.js';
 import { monotonicUlid } from '../shared/ulid.js';
 import { HttpProblem, problems } from '../shared/problem.js';
-import { enforce, keySubject, rejected, requireKey } from './access.js';
+import { admitBody, enforce, type keySubject, rejected } from './access.js';
 import { type MessageRecord, toPublicMessage } from './message.js';
 import type { IdempotencyEntry, IdempotencyStore, MessageQueue, MessageStore } from './ports.js';
 import { type RawRequest, validateSendRequest } from './validation.js';
@@ -44,6 +44,19 @@ const STALE_CLAIM_MS = 30_000;
 
 export const newMessageId = (nowMs: number) => `msg_${monotonicUlid(nowMs)}`;
 
+/** A new message's record, as a send writes it: `queued`, kept `retentionDays` (DynamoDB TTL). */
+export function queuedRecord(caller: KeyCaller, message: string, nowMs: number, retentionDays: number): MessageRecord {
+  return {
+    id: newMessageId(nowMs),
+    accountId: caller.accountId,
+    keyId: caller.keyId,
+    message,
+    status: 'queued',
+    createdAt: new Date(nowMs).toISOString(),
+    expiresAt: Math.floor(nowMs / 1000) + retentionDays * 86_400,
+  };
+}
+
 /**
  * POST /messages. Order of checks: 401 → 429 → 400 → 413. Only an accepted request consumes
  * budget. On the critical path: one limiter write, then the record write and the enqueue side by
@@ -55,30 +68,12 @@ export async function sendMessage(
   deps: SendMessageDeps,
   headers: ResponseHeaders,
 ): Promise<ApiResult> {
-  const caller = await requireKey(request.caller, request.sourceIp, deps, headers);
-  const subject = keySubject(caller);
-
-  let valid: ReturnType<typeof validateSendRequest>;
-  try {
-    valid = validateSendRequest(request, deps.config.maxBodyBytes);
-  } catch (problem) {
-    if (!(problem instanceof HttpProblem)) throw problem;
-    // 429 comes before 400: judge the key without counting the bad request.
-    enforce(await deps.limiter.peek(subject, 'send'), headers);
-    rejected(problem.code);
-    throw problem;
-  }
+  const { caller, subject, valid } = await admitBody(request, deps, headers, () =>
+    validateSendRequest(request, deps.config.maxBodyBytes),
+  );
 
   const nowMs = deps.clock.now();
-  const record: MessageRecord = {
-    id: newMessageId(nowMs),
-    accountId: caller.accountId,
-    keyId: caller.keyId,
-    message: valid.message,
-    status: 'queued',
-    createdAt: new Date(nowMs).toISOString(),
-    expiresAt: Math.floor(nowMs / 1000) + deps.config.retentionDays * 86_400,
-  };
+  const record = queuedRecord(caller, valid.message, nowMs, deps.config.retentionDays);
   const accepted: ApiResult = {
     statusCode: 202,
     headers: { Location: `${request.basePath}/messages/${record.id}` },
