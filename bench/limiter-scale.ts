@@ -1,7 +1,8 @@
 import { AccountLimits } from '../lambda/rate-limits/account-limits.js';
 import type { LimiterStore } from '../lambda/rate-limits/limiter-store.js';
 import { MemoryLimiterStore } from '../test/support/memory-limiter-store.js';
-import { type KeySubject, type LimiterDecision, RateLimiter } from '../lambda/rate-limits/rate-limiter.js';
+import type { KeySubject, LimiterDecision } from '../lambda/rate-limits/limiter-decision.js';
+import { RateLimiter } from '../lambda/rate-limits/rate-limiter.js';
 import { shardCount, shardId } from '../lambda/rate-limits/shards.js';
 import type { RateLimits } from '../lib/config/index.js';
 import { ItemWriteCeiling, withClientRetries, withItemWriteCeiling } from '../local/item-write-ceiling.js';

@@ -1,5 +1,5 @@
 import type { LimiterState, WindowUsage } from './limiter-state.js';
-import type { LimiterDecision } from './rate-limiter.js';
+import type { LimiterDecision } from './limiter-decision.js';
 
 /**
  * Rate-limit headers for every response, describing the account's budget (README "Behaviour"). The

@@ -13,6 +13,7 @@ export { DynamoDbLimiterStore } from './dynamodb-limiter-store.js';
 export { decisionHeaders } from './headers.js';
 export { refusalCountsOf, utcDate } from './limiter-item.js';
 export type { LimiterStore } from './limiter-store.js';
-export { type KeySubject, type LimiterDecision, RateLimiter } from './rate-limiter.js';
+export type { KeySubject, LimiterDecision } from './limiter-decision.js';
+export { RateLimiter } from './rate-limiter.js';
 export { anonymousItemId, keyItemId } from './shards.js';
 export { dayWindowEndMs, minuteWindowEndMs, windowsAt } from './windows.js';

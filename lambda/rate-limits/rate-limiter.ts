@@ -16,21 +16,7 @@ import type { ConsumeCondition, Counted, LimiterStore, Mutable } from './limiter
 import { shardCount, shardId, shardIds, sliceOf } from './shards.js';
 import { strike } from './strikes.js';
 import { dayWindowEndMs, minuteWindowEndMs, type Windows, windowsAt } from './windows.js';
-
 import type {
-  AllowedDecision,
-  AnonymousSubject,
-  Consumption,
-  KeySubject,
-  LimiterDecision,
-  LimiterSubject,
-  PeekMode,
-} from './limiter-decision.js';
-
-export type { LimiterState, WindowUsage } from './limiter-state.js';
-export { secondsUntil } from './limiter-state.js';
-
-export type {
   AllowedDecision,
   AnonymousSubject,
   Consumption,

@@ -1,7 +1,7 @@
 import { parseList } from 'structured-headers';
 import { describe, expect, it } from 'vitest';
 import { bindingWindow, decisionHeaders, rateLimitHeaders } from '../../../lambda/rate-limits/headers.js';
-import type { LimiterState } from '../../../lambda/rate-limits/rate-limiter.js';
+import type { LimiterState } from '../../../lambda/rate-limits/limiter-state.js';
 
 /** 2026-11-21 10:15:00 UTC (a minute start) and midnight after it, in Unix seconds. */
 const T0_SEC = Date.UTC(2026, 10, 21, 10, 15, 0) / 1000;

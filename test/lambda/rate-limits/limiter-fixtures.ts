@@ -1,12 +1,8 @@
 import type { LimiterStore } from '../../../lambda/rate-limits/limiter-store.js';
 import { MemoryLimiterStore } from '../../support/memory-limiter-store.js';
 import { AccountLimits } from '../../../lambda/rate-limits/account-limits.js';
-import {
-  type AnonymousSubject,
-  type KeySubject,
-  type LimiterDecision,
-  RateLimiter,
-} from '../../../lambda/rate-limits/rate-limiter.js';
+import type { AnonymousSubject, KeySubject, LimiterDecision } from '../../../lambda/rate-limits/limiter-decision.js';
+import { RateLimiter } from '../../../lambda/rate-limits/rate-limiter.js';
 import { ManualClock } from '../../support/clock.js';
 import type { BanPolicy, RateLimits } from '../../../lib/config/index.js';
 

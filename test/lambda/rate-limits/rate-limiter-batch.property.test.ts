@@ -2,7 +2,8 @@ import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LimiterStore } from '../../../lambda/rate-limits/limiter-store.js';
 import { MemoryLimiterStore } from '../../support/memory-limiter-store.js';
-import { type KeySubject, type LimiterDecision, RateLimiter } from '../../../lambda/rate-limits/rate-limiter.js';
+import type { KeySubject, LimiterDecision } from '../../../lambda/rate-limits/limiter-decision.js';
+import { RateLimiter } from '../../../lambda/rate-limits/rate-limiter.js';
 import { shardId } from '../../../lambda/rate-limits/shards.js';
 
 /**

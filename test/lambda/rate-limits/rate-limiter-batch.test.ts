@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rateLimitHeaders } from '../../../lambda/rate-limits/headers.js';
 import type { LimiterStore } from '../../../lambda/rate-limits/limiter-store.js';
-import type { KeySubject } from '../../../lambda/rate-limits/rate-limiter.js';
+import type { KeySubject } from '../../../lambda/rate-limits/limiter-decision.js';
 import { BAN, DAY_OF_T0, MINUTE_OF_T0, remaining, setup } from './limiter-fixtures.js';
 
 /** An account whose budget is split as given across shards (small numbers; the real split starts at 30,000/min). */
