@@ -13,13 +13,16 @@ export const BANNED_FLUSH_INTERVAL_MS = 5_000;
  * adds them up and writes them (the key item's `banned:<date>`, one ADD per key and day) with the
  * first banned refusal at least BANNED_FLUSH_INTERVAL_MS after its last write. Counts are lower
  * bounds: what a container still holds when it is recycled, or after the flood's last flush, is
- * never written, and the write is not awaited by the refused request (a failed one is put back).
+ * never written. The refused request that starts a write waits for it (RateLimiter awaits
+ * `settled()` before it answers a ban), because a Lambda environment is frozen once its answer is
+ * sent, and a write left in flight there may never reach DynamoDB. A failed write is put back.
  */
 export class BannedRefusalTally {
   /** `<keyId> <date>` → refusals not written yet. */
   private readonly pending = new Map<string, number>();
   private lastFlushMs = Number.NEGATIVE_INFINITY;
   private flushing = false;
+  private inFlight: Promise<void> = Promise.resolve();
 
   constructor(private readonly flushIntervalMs = BANNED_FLUSH_INTERVAL_MS) {}
 
@@ -29,7 +32,13 @@ export class BannedRefusalTally {
     this.pending.set(entry, (this.pending.get(entry) ?? 0) + 1);
     if (this.flushing || nowMs - this.lastFlushMs < this.flushIntervalMs) return Promise.resolve();
     this.lastFlushMs = nowMs;
-    return this.flush(store);
+    this.inFlight = this.flush(store);
+    return this.inFlight;
+  }
+
+  /** The write in flight, if any (never rejects): a refused request waits for it before answering. */
+  settled(): Promise<void> {
+    return this.inFlight;
   }
 
   /** Refusals counted but not written yet, per `<keyId> <date>` (for tests and logs). */

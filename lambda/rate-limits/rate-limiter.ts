@@ -66,13 +66,17 @@ export class RateLimiter {
    * none: one conditional write on one shard with room for all of them (README, "Batch send").
    */
   consume(subject: LimiterSubject, units = 1): Promise<LimiterDecision> {
-    if (subject.kind === 'key') return this.consumeKey(subject, units);
+    if (subject.kind === 'key') return this.consumeKey(subject, units).then((d) => this.answered(d));
     if (units !== 1) throw new Error('only a key sends batches');
     return this.consumeAnonymous(subject);
   }
 
   /** Judges a request without counting it (invalid requests, reads, idempotent replays). */
   async peek(subject: LimiterSubject, mode: PeekMode): Promise<LimiterDecision> {
+    return this.answered(await this.judge(subject, mode));
+  }
+
+  private async judge(subject: LimiterSubject, mode: PeekMode): Promise<LimiterDecision> {
     const nowMs = this.clock.now();
     const windows = windowsAt(nowMs);
     if (subject.kind === 'anonymous') {
@@ -111,6 +115,12 @@ export class RateLimiter {
       spent.set(shardId(subject.accountId, other.i), exhaustion);
     }
     return this.rateLimited(subject, nowMs, windows, shards, spent, 1);
+  }
+
+  /** A ban's answer waits for the banned-refusal count its refusal started writing, if any. */
+  private async answered(decision: LimiterDecision): Promise<LimiterDecision> {
+    if (decision.outcome === 'banned') await this.bannedRefusals.settled();
+    return decision;
   }
 
   /** Gives back a request that was counted but then failed (e.g. the queue was unavailable). */
@@ -360,7 +370,7 @@ export class RateLimiter {
     /** False when this refusal's strike write already counted it (as rate limited). */
     countRefusal = true,
   ): LimiterDecision {
-    // Not awaited: the refusal answers at once; see BannedRefusalTally for what that costs.
+    // Written at most every few seconds per container; `answered` waits for a write this starts.
     if (countRefusal) void this.bannedRefusals.note(this.store, subject.keyId, nowMs);
     const state: LimiterState = {
       ...stateOf(limitsOn(item, subject.limits), { minute: 0, day: 0 }, windows, nowMs),

@@ -54,4 +54,29 @@ describe('RateLimiter: banned refusals', () => {
     expect((await memory.get('key#key_a'))?.refusals).toEqual({ 'banned:2026-11-21': 21 });
     expect((await memory.get('acct#acct_1'))?.refusals).toBeUndefined();
   });
+
+  it('answers a ban only once the count write its refusal started is done (a frozen Lambda would lose it)', async () => {
+    const { limiter, memory, clock, account, admin } = setup();
+    const key = await account({ perMinute: 10, perDay: 100 });
+    await admin.ban('acct_1', 'key_a', T0 + 600_000, clock.now());
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const write = memory.adjustCounters.bind(memory);
+    memory.adjustCounters = async (...args: Parameters<MemoryLimiterStore['adjustCounters']>) => {
+      await gate;
+      return write(...args);
+    };
+    let answered = false;
+    const decision = limiter.consume(key('key_a')).then((d) => {
+      answered = true;
+      return d;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(answered).toBe(false);
+    release();
+    expect((await decision).outcome).toBe('banned');
+    expect((await memory.get('key#key_a'))?.refusals).toEqual({ 'banned:2026-11-21': 1 });
+  });
 });
