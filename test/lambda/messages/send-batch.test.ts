@@ -218,13 +218,13 @@ describe('sendBatch: Idempotency-Key', () => {
   });
 
   it('the same key with another body is 409, and so is a key first used for a single send', async () => {
-    const { deps, batch } = await setup();
+    const { deps, batch, queue } = await setup();
     await sendBatch(batch(texts(3), { 'Idempotency-Key': 'b-1' }), deps, new ResponseHeaders());
     const other = await rejection(sendBatch(batch(texts(2), { 'Idempotency-Key': 'b-1' }), deps, new ResponseHeaders()));
     expect([other.status, other.code]).toEqual([409, 'idempotency_conflict']);
 
     const single = batch([], { 'Idempotency-Key': 's-1' });
-    await sendMessage({ ...single, body: '{"message":"message 0"}' }, deps, new ResponseHeaders());
+    await sendMessage({ ...single, body: '{"message":"message 0"}' }, { ...deps, queue }, new ResponseHeaders());
     const asBatch = await rejection(sendBatch(batch(['message 0'], { 'Idempotency-Key': 's-1' }), deps, new ResponseHeaders()));
     expect([asBatch.status, asBatch.code]).toEqual([409, 'idempotency_conflict']);
   });
