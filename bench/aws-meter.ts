@@ -18,30 +18,77 @@ export interface AwsCall {
   readonly consistentRead?: boolean;
   /** UpdateItem and DeleteItem: the key, to size the item afterwards. */
   readonly key?: Record<string, unknown>;
-  /** SQS SendMessage: the payload SQS bills for (body and attributes), in bytes. */
+  /**
+   * BatchWriteItem: the items its put requests wrote (those DynamoDB answered as unprocessed left
+   * out: they are sent again, and metered, in a later call). Each is billed as a PutItem of its own.
+   */
+  readonly putItems?: readonly Record<string, unknown>[];
+  /** BatchWriteItem: the delete requests DynamoDB processed (each billed as a DeleteItem). */
+  readonly deleteKeys?: readonly Record<string, unknown>[];
+  /**
+   * SQS SendMessage: the payload SQS bills for (body and attributes), in bytes; SendMessageBatch:
+   * the total of its entries' payloads, which SQS bills as one request per 64 KB chunk.
+   */
   readonly payloadBytes?: number;
 }
 
 const SERVICES: Readonly<Record<string, string>> = { DynamoDBClient: 'dynamodb', SQSClient: 'sqs' };
 
 type Item = Record<string, unknown>;
-type Output = { Attributes?: Item; Item?: Item; $metadata?: { attempts?: number } };
+type WriteRequests = Record<string, ReadonlyArray<{ PutRequest?: { Item?: Item }; DeleteRequest?: { Key?: Item } }>>;
+type Output = { Attributes?: Item; Item?: Item; UnprocessedItems?: WriteRequests; $metadata?: { attempts?: number } };
 
-type Input = Record<string, unknown> & {
-  TableName?: string;
-  Item?: Record<string, unknown>;
-  Key?: Record<string, unknown>;
-  ConsistentRead?: boolean;
+interface SqsEntry {
   MessageBody?: string;
   MessageAttributes?: Record<string, { DataType?: string; StringValue?: string }>;
-};
+}
 
-function sqsPayloadBytes(input: Input): number {
-  let bytes = Buffer.byteLength(input.MessageBody ?? '');
-  for (const [name, value] of Object.entries(input.MessageAttributes ?? {})) {
+type Input = Record<string, unknown> &
+  SqsEntry & {
+    TableName?: string;
+    Item?: Record<string, unknown>;
+    Key?: Record<string, unknown>;
+    ConsistentRead?: boolean;
+    RequestItems?: WriteRequests;
+    Entries?: readonly SqsEntry[];
+  };
+
+function sqsPayloadBytes(entry: SqsEntry): number {
+  let bytes = Buffer.byteLength(entry.MessageBody ?? '');
+  for (const [name, value] of Object.entries(entry.MessageAttributes ?? {})) {
     bytes += Buffer.byteLength(name) + Buffer.byteLength(value.DataType ?? '') + Buffer.byteLength(value.StringValue ?? '');
   }
   return bytes;
+}
+
+/**
+ * A BatchWriteItem's processed requests: those sent less those answered as unprocessed (matched by
+ * content: DynamoDB answers them as they were sent). A call that failed whole counts none.
+ */
+function batchWritten(input: Input, output: Output | undefined) {
+  const putItems: Item[] = [];
+  const deleteKeys: Item[] = [];
+  if (!output) return { putItems, deleteKeys };
+  const unprocessed = new Set(
+    Object.values(output.UnprocessedItems ?? {})
+      .flat()
+      .map((request) => JSON.stringify(request)),
+  );
+  for (const request of Object.values(input.RequestItems ?? {}).flat()) {
+    if (unprocessed.has(JSON.stringify(request))) continue;
+    if (request.PutRequest?.Item) putItems.push(request.PutRequest.Item);
+    if (request.DeleteRequest?.Key) deleteKeys.push(request.DeleteRequest.Key);
+  }
+  return { putItems, deleteKeys };
+}
+
+/** What an SQS call's bill depends on: the payload of SendMessage, or of all SendMessageBatch entries. */
+function sqsPayload(operation: string, input: Input): { payloadBytes?: number } {
+  if (operation === 'SendMessage') return { payloadBytes: sqsPayloadBytes(input) };
+  if (operation === 'SendMessageBatch') {
+    return { payloadBytes: (input.Entries ?? []).reduce((n, entry) => n + sqsPayloadBytes(entry), 0) };
+  }
+  return {};
 }
 
 /**
@@ -71,15 +118,18 @@ export function meter<I extends object, O extends object>(
       const operation = ((context as { commandName?: string }).commandName ?? '').replace(/Command$/, '');
       const item =
         operation === 'PutItem' ? input.Item : operation === 'UpdateItem' ? output?.Attributes : operation === 'GetItem' ? output?.Item : undefined;
+      const batch = operation === 'BatchWriteItem' ? batchWritten(input, output) : undefined;
       calls.push({
         name: `${service}:${operation}`,
         start,
         end: performance.now(),
         attempts,
-        ...(input.TableName ? { table: input.TableName } : {}),
+        // BatchWriteItem names its table in RequestItems (the store writes one table per call).
+        ...(input.TableName ? { table: input.TableName } : batch ? { table: Object.keys(input.RequestItems ?? {})[0] ?? '' } : {}),
         ...(item ? { item } : {}),
         ...(input.Key && operation !== 'GetItem' ? { key: input.Key } : {}),
-        ...(operation === 'SendMessage' ? { payloadBytes: sqsPayloadBytes(input) } : {}),
+        ...(batch ? { putItems: batch.putItems, deleteKeys: batch.deleteKeys } : {}),
+        ...sqsPayload(operation, input),
       });
     }
   };

@@ -1,253 +1,78 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics, type MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { APIGatewayRequestAuthorizerEvent, SQSEvent } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, SQSEvent } from 'aws-lambda';
 import type { LocalPlatform } from '../local/platform.js';
 import { type AwsCall, itemBytes, sequentialDepth } from './aws-meter.js';
+import {
+  capacityUnits,
+  costPerMillionMessages,
+  dominantComponent,
+  type MeasuredRun,
+  sqsBilledSends,
+} from './cost-arithmetic.js';
+import { logAndMetricCapture } from './cost-capture.js';
 import { lambdaContext, sendEvent } from './handler-overhead.js';
-import { type BenchOptions, type Figure, NO_GOAL, round } from './lib.js';
+import { type BenchOptions, type Figure, round } from './lib.js';
 import { meteredHandlers } from './metered-handlers.js';
 import { ASSUMPTIONS, PRICES, PRICES_CHECKED_ON } from './prices.js';
 
-type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
-interface RecordedMetric {
-  readonly name: string;
-  readonly unit: Unit;
-  readonly dimension?: readonly [string, string];
-}
+/** Issue 18's goal for batches of 100: USD per million accepted messages at list prices. */
+export const BATCH_GOAL_USD = 1.5;
+const BATCH_SIZE = 100;
 
-/** The bytes of the EMF documents these metrics make: one for the undimensioned, one per dimensioned. */
-function emfBytes(recorded: readonly RecordedMetric[]): number {
-  const doc = (metrics: readonly RecordedMetric[], dimension?: readonly [string, string]) => {
-    const m = new Metrics({ namespace: 'MessagesPlatform', serviceName: 'messages-api' });
-    if (dimension) m.addDimension(dimension[0], dimension[1]);
-    for (const r of metrics) m.addMetric(r.name, r.unit, 1);
-    return Buffer.byteLength(`${JSON.stringify(m.serializeMetrics())}\n`);
-  };
-  const plain = recorded.filter((r) => !r.dimension);
-  const dimensioned = recorded.filter((r) => r.dimension);
-  return (plain.length ? doc(plain) : 0) + dimensioned.reduce((n, r) => n + doc([r], r.dimension), 0);
-}
+type Metered = Awaited<ReturnType<typeof meteredHandlers>>;
+type Capture = Awaited<ReturnType<typeof logAndMetricCapture>>;
 
-/** Write request units of DynamoDB writes (1 KB each, rounded up), read request units of reads (4 KB, half for eventual). */
-function capacityUnits(calls: readonly AwsCall[], sizeOf: (call: AwsCall) => number) {
-  let writes = 0;
-  let reads = 0;
-  for (const call of calls) {
-    const [service, operation] = call.name.split(':');
-    if (service !== 'dynamodb') continue;
-    if (operation === 'PutItem' || operation === 'UpdateItem' || operation === 'DeleteItem') {
-      writes += Math.max(1, Math.ceil(sizeOf(call) / 1024));
-    } else if (operation === 'GetItem') {
-      reads += Math.max(1, Math.ceil(sizeOf(call) / 4096)) * (call.consistentRead ? 1 : 0.5);
-    }
-  }
-  return { writes, reads };
-}
+/** How the messages are sent: one POST /messages each (with or without an Idempotency-Key), or POST /messages/batch of 100. */
+type Sending = { readonly kind: 'single'; readonly idempotencyKey: boolean } | { readonly kind: 'batch' };
 
 /**
  * What one million accepted messages cost an operator at us-east-1 list prices (prices.ts), from
  * what one run measures: the handlers as the Lambdas build them, on metered SDK clients against the
- * local platform's emulators (metered-handlers.ts), for `count` accepted POSTs in the steady state:
- * each one authorized (authorizer), accepted (send), and processed by the worker in full batches.
- * AWS calls by kind and their sizes, log and EMF bytes are measured; durations, memory, batch
- * size and sampling are stated (ASSUMPTIONS).
+ * local platform's emulators (metered-handlers.ts), in the steady state: each request authorized
+ * (authorizer), accepted (send), and its messages processed by the worker in full batches. Single
+ * sends and batches of 100 side by side. AWS calls by kind and their sizes, log and EMF bytes are
+ * measured; durations, memory, batch size and sampling are stated (ASSUMPTIONS).
  */
 export async function costPerMillion(platform: LocalPlatform, options: BenchOptions): Promise<Figure> {
   const { ManualClock } = await import('../test/support/clock.js');
-  const { logger, metrics } = await import('../lambda/shared/powertools.js');
   const clock = new ManualClock(Math.floor(Date.now() / 60_000) * 60_000 + 1_000);
   const metered = await meteredHandlers(platform, clock);
   const account = platform.demoAccounts.enterprise;
   const { key, secret } = await platform.accountService.createKey(account.accountId, 'bench cost');
-  const count = options.smoke ? 10 : 200;
-
-  // What the handlers log at INFO (as deployed) and the EMF documents of the metrics they record,
-  // per invocation. The handlers' logger runs at WARN here (Powertools resets a level set by hand
-  // at each invocation), so its INFO lines are written again by a logger at INFO with the same
-  // context keys, and counted.
-  let logBytes = 0;
-  let emfTotal = 0;
-  const series = new Set<string>();
-  const shadow = new Logger({ logLevel: 'INFO', serviceName: 'messages-api' });
-  const write = process.stdout.write.bind(process.stdout);
-  const info = logger.info.bind(logger);
-  const addMetric = metrics.addMetric.bind(metrics);
-  const singleMetric = metrics.singleMetric.bind(metrics);
-  const capture = async <T>(requestId: string, invoke: () => Promise<T>): Promise<T> => {
-    const recorded: RecordedMetric[] = [];
-    shadow.addContext(lambdaContext(requestId));
-    shadow.appendKeys({ correlation_id: requestId });
-    process.stdout.write = ((chunk: string | Uint8Array) => {
-      logBytes += Buffer.byteLength(chunk);
-      return true;
-    }) as typeof process.stdout.write;
-    type Log = (...args: unknown[]) => void;
-    logger.info = ((...args: unknown[]) => {
-      (shadow.info as Log)(...args);
-      (info as Log)(...args);
-    }) as typeof logger.info;
-    metrics.addMetric = (name, unit, value) => {
-      recorded.push({ name, unit });
-      return addMetric(name, unit, value);
-    };
-    metrics.singleMetric = () => {
-      let dimension: readonly [string, string] | undefined;
-      const single = singleMetric();
-      return Object.assign(single, {
-        addDimension: (n: string, v: string) => ((dimension = [n, v]), single),
-        addMetric: (name: string, unit: Unit) => {
-          recorded.push({ name, unit, ...(dimension ? { dimension } : {}) });
-          return single;
-        },
-      });
-    };
-    try {
-      return await invoke();
-    } finally {
-      process.stdout.write = write;
-      logger.info = info;
-      metrics.addMetric = addMetric;
-      metrics.singleMetric = singleMetric;
-      emfTotal += emfBytes(recorded);
-      for (const r of recorded) series.add(r.dimension ? `${r.name}{${r.dimension.join('=')}}` : r.name);
-    }
-  };
-
-  const authorizerEvent = (i: number) =>
-    ({
-      type: 'REQUEST',
-      methodArn: 'arn:aws:execute-api:us-east-1:000000000000:bench/v1/POST/messages',
-      headers: { Authorization: `Bearer ${secret}` },
-      requestContext: { requestId: `cost-${i}` },
-    }) as unknown as APIGatewayRequestAuthorizerEvent;
-
-  const measure = async (withIdempotencyKey: boolean) => {
-    // Warm the container (the authorizer's key cache, the key's first window) outside the figures.
-    await metered.authorizer(authorizerEvent(-1), lambdaContext('warm'));
-    await metered.send(sendEvent(-1, key.keyId, account.accountId), lambdaContext('warm'));
-    metered.calls.length = 0;
-    metered.queued.length = 0;
-    logBytes = 0;
-    emfTotal = 0;
-    series.clear();
-    const depth = { authorizer: 0, send: 0, worker: 0 };
-    {
-      for (let i = 0; i < count; i++) {
-        const from = metered.calls.length;
-        await capture(`cost-a-${i}`, () => metered.authorizer(authorizerEvent(i), lambdaContext(`cost-a-${i}`)));
-        depth.authorizer = Math.max(depth.authorizer, sequentialDepth(metered.calls.slice(from)));
-        const event = sendEvent(i, key.keyId, account.accountId);
-        if (withIdempotencyKey) event.headers['idempotency-key'] = `cost-${Date.now()}-${i}-${Math.random()}`;
-        const sent = metered.calls.length;
-        const answer = await capture(`cost-s-${i}`, () => metered.send(event, lambdaContext(`cost-s-${i}`)));
-        if (answer.statusCode !== 202) throw new Error(`cost: POST answered ${answer.statusCode}: ${answer.body}`);
-        depth.send = Math.max(depth.send, sequentialDepth(metered.calls.slice(sent)));
-      }
-      const batches = Math.ceil(metered.queued.length / ASSUMPTIONS.workerBatchSize);
-      for (let b = 0; b < batches; b++) {
-        const batch = metered.queued.slice(b * ASSUMPTIONS.workerBatchSize, (b + 1) * ASSUMPTIONS.workerBatchSize);
-        const event = {
-          Records: batch.map((envelope) => ({
-            messageId: `sqs-${envelope.id}`,
-            body: JSON.stringify(envelope),
-            attributes: { ApproximateReceiveCount: '1' },
-            messageAttributes: { messageId: { stringValue: envelope.id, dataType: 'String' } },
-          })),
-        } as unknown as SQSEvent;
-        const from = metered.calls.length;
-        const answer = await capture(`cost-w-${b}`, () => metered.worker(event, lambdaContext(`cost-w-${b}`)));
-        if (answer.batchItemFailures.length > 0) throw new Error('cost: the worker failed messages');
-        depth.worker = Math.max(depth.worker, sequentialDepth(metered.calls.slice(from)));
-      }
-    }
-    const calls = [...metered.calls];
-
-    // Items written without an answer (the worker's update) are sized as stored afterwards.
-    const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
-    const stored = new Map<AwsCall, number>();
-    for (const call of calls) {
-      if (!call.item && call.key && call.table) {
-        const out = await metered.documentClient.send(new GetCommand({ TableName: call.table, Key: call.key }));
-        stored.set(call, itemBytes(out.Item ?? call.key));
-      }
-    }
-    const sizeOf = (call: AwsCall) => stored.get(call) ?? itemBytes(call.item ?? call.key ?? {});
-    const byKind: Record<string, number> = {};
-    for (const call of calls) byKind[call.name] = round((byKind[call.name] ?? 0) + 1 / count, 3);
-    const units = capacityUnits(calls, sizeOf);
-    const sqsChunks = calls
-      .filter((c) => c.name === 'sqs:SendMessage')
-      .reduce((n, c) => n + Math.max(1, Math.ceil((c.payloadBytes ?? 0) / 65_536)), 0);
-
-    // Per accepted message.
-    const workerInvocations = 1 / ASSUMPTIONS.workerBatchSize;
-    const durationMs = {
-      authorizer: depth.authorizer * ASSUMPTIONS.awsRoundTripMs + ASSUMPTIONS.handlerWorkMs,
-      send: depth.send * ASSUMPTIONS.awsRoundTripMs + ASSUMPTIONS.handlerWorkMs,
-      worker: depth.worker * ASSUMPTIONS.awsRoundTripMs + ASSUMPTIONS.handlerWorkMs,
-    };
-    const msPerMessage = durationMs.authorizer + durationMs.send + durationMs.worker * workerInvocations;
-    const gbSeconds = (ASSUMPTIONS.lambdaMemoryGb * msPerMessage) / 1000;
-    const invocations = 2 + workerInvocations;
-    const emf = emfTotal / count;
-    // Metrics are disabled in the bench process: what was written is the log lines alone.
-    const logs = logBytes / count;
-    const logBytesPerMessage = logs + emf + invocations * ASSUMPTIONS.lambdaPlatformLogBytes;
-    const perMessage = {
-      apiGateway: PRICES.apiGatewayRestRequest.usd,
-      waf: PRICES.wafRequest.usd,
-      lambda: invocations * PRICES.lambdaRequest.usd + gbSeconds * PRICES.lambdaArmGbSecond.usd,
-      dynamoDb:
-        (units.writes / count) * PRICES.dynamoDbWriteRequestUnit.usd +
-        (units.reads / count) * PRICES.dynamoDbReadRequestUnit.usd,
-      sqs: (sqsChunks / count + ASSUMPTIONS.sqsRequestsPerBatch / ASSUMPTIONS.workerBatchSize) * PRICES.sqsRequest.usd,
-      cloudWatchLogs: (logBytesPerMessage / 1024 ** 3) * PRICES.cloudWatchLogsIngestedGb.usd,
-      xray: ASSUMPTIONS.xraySampling * (1 + workerInvocations) * PRICES.xrayTraceRecorded.usd,
-    };
-    const perMillion = Object.fromEntries(Object.entries(perMessage).map(([k, v]) => [k, round(v * 1e6, 3)])) as Record<
-      keyof typeof perMessage,
-      number
-    >;
-    const total = round(Object.values(perMillion).reduce((a, b) => a + b, 0), 2);
-    return {
-      totalUsd: total,
-      perMillionUsd: perMillion,
-      measuredPerMessage: {
-        awsCallsByKind: byKind,
-        dynamoDbWriteUnits: round(units.writes / count, 3),
-        dynamoDbReadUnits: round(units.reads / count, 3),
-        sqsBilledRequestsForSendMessage: round(sqsChunks / count, 3),
-        logBytes: round(logs, 0),
-        emfBytes: round(emf, 0),
-        sequentialDepth: depth,
-      },
-      stated: { durationMs, lambdaMemoryGb: ASSUMPTIONS.lambdaMemoryGb, invocationsPerMessage: round(invocations, 2) },
-      metricSeries: [...series],
-    };
-  };
+  const capture = await logAndMetricCapture();
+  const caller = { keyId: key.keyId, accountId: account.accountId, secret };
+  const singles = options.smoke ? 10 : 200;
+  const batches = options.smoke ? 1 : 10;
 
   try {
-    const plain = await measure(false);
-    const withKey = await measure(true);
+    const plain = await measure(metered, capture, caller, { kind: 'single', idempotencyKey: false }, singles);
+    const withKey = await measure(metered, capture, caller, { kind: 'single', idempotencyKey: true }, singles);
+    const batch = await measure(metered, capture, caller, { kind: 'batch' }, batches);
     const fixedMonthlyUsd = {
       waf: PRICES.wafWebAclMonth.usd + ASSUMPTIONS.wafRules * PRICES.wafRuleMonth.usd,
       customMetrics: round(plain.metricSeries.length * PRICES.cloudWatchCustomMetricMonth.usd, 2),
     };
-    const parts = Object.entries(plain.perMillionUsd)
-      .map(([k, v]) => `${k} $${v}`)
-      .join(', ');
+    const parts = (m: typeof plain) =>
+      Object.entries(m.perMillionUsd)
+        .map(([k, v]) => `${k} $${v}`)
+        .join(', ');
+    const pass = batch.totalUsd <= BATCH_GOAL_USD;
+    const top = dominantComponent(batch.perMillionUsd);
+    const verdict = pass
+      ? `under the goal by $${round(BATCH_GOAL_USD - batch.totalUsd, 2)}`
+      : `over the goal by $${round(batch.totalUsd - BATCH_GOAL_USD, 2)}; ${top.name} dominates ($${top.usd}, ${Math.round(top.share * 100)} %)`;
     return {
       figure: 'cost-per-million (USD per million accepted messages, us-east-1 list prices)',
       value:
-        `$${plain.totalUsd} (${parts}); with Idempotency-Key $${withKey.totalUsd};` +
-        ` fixed monthly: WAF $${fixedMonthlyUsd.waf}, ${plain.metricSeries.length} custom metric series $${fixedMonthlyUsd.customMetrics}` +
+        `batches of ${BATCH_SIZE} $${batch.totalUsd} (${parts(batch)}; ${verdict}); ` +
+        `single sends $${plain.totalUsd} (${parts(plain)}), with Idempotency-Key $${withKey.totalUsd}; ` +
+        `fixed monthly: WAF $${fixedMonthlyUsd.waf}, ${plain.metricSeries.length} custom metric series $${fixedMonthlyUsd.customMetrics}` +
         ` (prices of ${PRICES_CHECKED_ON}, bench/prices.ts)`,
-      goal: NO_GOAL,
-      pass: null,
+      goal: `batches of ${BATCH_SIZE} ≤ $${BATCH_GOAL_USD} per million accepted messages`,
+      pass,
       details: {
-        messages: count,
-        withoutIdempotencyKey: plain,
-        withIdempotencyKey: withKey,
+        batchesOf100: batch,
+        singleWithoutIdempotencyKey: plain,
+        singleWithIdempotencyKey: withKey,
         fixedMonthlyUsd,
         assumptions: ASSUMPTIONS,
         prices: PRICES,
@@ -257,4 +82,148 @@ export async function costPerMillion(platform: LocalPlatform, options: BenchOpti
   } finally {
     metered.destroy();
   }
+}
+
+interface Caller {
+  readonly keyId: string;
+  readonly accountId: string;
+  readonly secret: string;
+}
+
+/** `requests` API requests of one way of sending (each authorized, then sent), then the worker over what they enqueued. */
+async function measure(metered: Metered, capture: Capture, caller: Caller, sending: Sending, requests: number) {
+  // Warm the container (the authorizer's key cache, the key's first window) outside the figures.
+  await metered.authorizer(authorizerEvent(caller.secret, -1), lambdaContext('warm'));
+  await metered.send(sendEvent(-1, caller.keyId, caller.accountId), lambdaContext('warm'));
+  metered.calls.length = 0;
+  metered.queued.length = 0;
+  capture.reset();
+  const depth = { authorizer: 0, send: 0, worker: 0 };
+  const tag = sending.kind === 'batch' ? 'b' : sending.idempotencyKey ? 'k' : 's';
+
+  for (let i = 0; i < requests; i++) {
+    const from = metered.calls.length;
+    const authorizerId = `cost-${tag}-a-${i}`;
+    const authorize = () => metered.authorizer(authorizerEvent(caller.secret, i), lambdaContext(authorizerId));
+    await capture.capture(authorizerId, authorize);
+    depth.authorizer = Math.max(depth.authorizer, sequentialDepth(metered.calls.slice(from)));
+    const sent = metered.calls.length;
+    const sendId = `cost-${tag}-${i}`;
+    const answer = await capture.capture(sendId, () =>
+      sending.kind === 'batch'
+        ? metered.sendBatch(batchEvent(i, caller), lambdaContext(sendId))
+        : metered.send(singleEvent(i, caller, sending.idempotencyKey), lambdaContext(sendId)),
+    );
+    if (answer.statusCode !== 202) throw new Error(`cost: ${sending.kind} POST answered ${answer.statusCode}: ${answer.body}`);
+    depth.send = Math.max(depth.send, sequentialDepth(metered.calls.slice(sent)));
+  }
+  const messages = metered.queued.length;
+  const workerInvocations = Math.ceil(messages / ASSUMPTIONS.workerBatchSize);
+  for (let b = 0; b < workerInvocations; b++) {
+    const batch = metered.queued.slice(b * ASSUMPTIONS.workerBatchSize, (b + 1) * ASSUMPTIONS.workerBatchSize);
+    const event = {
+      Records: batch.map((envelope) => ({
+        messageId: `sqs-${envelope.id}`,
+        body: JSON.stringify(envelope),
+        attributes: { ApproximateReceiveCount: '1' },
+        messageAttributes: { messageId: { stringValue: envelope.id, dataType: 'String' } },
+      })),
+    } as unknown as SQSEvent;
+    const from = metered.calls.length;
+    const workerId = `cost-${tag}-w-${b}`;
+    const answer = await capture.capture(workerId, () => metered.worker(event, lambdaContext(workerId)));
+    if (answer.batchItemFailures.length > 0) throw new Error('cost: the worker failed messages');
+    depth.worker = Math.max(depth.worker, sequentialDepth(metered.calls.slice(from)));
+  }
+  const calls = [...metered.calls];
+  const stored = await storedSizes(metered, calls);
+  const units = capacityUnits(calls, (call) => stored.get(call));
+  const run: MeasuredRun = {
+    messages,
+    requests,
+    workerInvocations,
+    writeUnits: units.writes,
+    readUnits: units.reads,
+    sqsBilledSends: sqsBilledSends(calls),
+    logBytes: capture.totals.logBytes,
+    emfBytes: capture.totals.emfBytes,
+    depth,
+  };
+  const byKind: Record<string, number> = {};
+  for (const call of calls) byKind[call.name] = round((byKind[call.name] ?? 0) + 1 / messages, 4);
+  return {
+    ...costPerMillionMessages(run),
+    measuredPerMessage: {
+      awsCallsByKind: byKind,
+      dynamoDbWriteUnits: round(units.writes / messages, 3),
+      dynamoDbWriteUnitsByOperation: writeUnitsByOperation(calls, (call) => stored.get(call), messages),
+      dynamoDbReadUnits: round(units.reads / messages, 3),
+      sqsBilledSendRequests: round(run.sqsBilledSends / messages, 3),
+      logBytes: round(run.logBytes / messages, 0),
+      emfBytes: round(run.emfBytes / messages, 0),
+      sequentialDepth: depth,
+    },
+    messages,
+    requests,
+    metricSeries: [...capture.series],
+  };
+}
+
+/** Write units per message by operation and table: where the DynamoDB component comes from. */
+function writeUnitsByOperation(
+  calls: readonly AwsCall[],
+  stored: (call: AwsCall) => number | undefined,
+  messages: number,
+) {
+  const groups = new Map<string, AwsCall[]>();
+  for (const call of calls) {
+    if (!call.name.startsWith('dynamodb:') || call.name === 'dynamodb:GetItem') continue;
+    const name = `${call.name} ${call.table ?? ''}`;
+    groups.set(name, [...(groups.get(name) ?? []), call]);
+  }
+  return Object.fromEntries(
+    [...groups].map(([name, group]) => [name, round(capacityUnits(group, stored).writes / messages, 3)]),
+  );
+}
+
+/** Items updated or deleted, read back after the run and sized: their writes' answers do not always carry them whole. */
+async function storedSizes(metered: Metered, calls: readonly AwsCall[]): Promise<Map<AwsCall, number | undefined>> {
+  const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+  const byItem = new Map<string, number | undefined>();
+  const sizes = new Map<AwsCall, number | undefined>();
+  for (const call of calls) {
+    if (!call.key || !call.table) continue;
+    const id = `${call.table} ${JSON.stringify(call.key)}`;
+    if (!byItem.has(id)) {
+      const read = new GetCommand({ TableName: call.table, Key: call.key, ConsistentRead: true });
+      const out = await metered.documentClient.send(read);
+      byItem.set(id, out.Item ? itemBytes(out.Item) : undefined);
+    }
+    sizes.set(call, byItem.get(id));
+  }
+  return sizes;
+}
+
+const authorizerEvent = (secret: string, i: number) =>
+  ({
+    type: 'REQUEST',
+    methodArn: 'arn:aws:execute-api:us-east-1:000000000000:bench/v1/POST/messages',
+    headers: { Authorization: `Bearer ${secret}` },
+    requestContext: { requestId: `cost-${i}` },
+  }) as unknown as APIGatewayRequestAuthorizerEvent;
+
+function singleEvent(i: number, caller: Caller, idempotencyKey: boolean): APIGatewayProxyEvent {
+  const event = sendEvent(i, caller.keyId, caller.accountId);
+  if (idempotencyKey) event.headers['idempotency-key'] = `cost-${Date.now()}-${i}-${Math.random()}`;
+  return event;
+}
+
+/** A batch of 100 messages of the same text as a single send's (handler-overhead.ts's sendEvent). */
+function batchEvent(i: number, caller: Caller): APIGatewayProxyEvent {
+  const event = sendEvent(20_000 + i, caller.keyId, caller.accountId);
+  const { message } = JSON.parse(event.body ?? '{}') as { message: string };
+  const body = JSON.stringify({ messages: Array.from({ length: BATCH_SIZE }, () => ({ message })) });
+  Object.assign(event, { resource: '/messages/batch', path: '/messages/batch', body });
+  event.headers['content-length'] = String(Buffer.byteLength(body));
+  return event;
 }

@@ -21,7 +21,7 @@ type Invoke<E, R> = (event: E, context: Context) => Promise<R>;
  * The Messages API handlers as the Lambdas build them (authorizer, send, worker), on SDK clients
  * configured as theirs and metered by their middleware stacks (aws-meter.ts), pointed at the local
  * platform's emulators and tables. The platform does not expose its own clients, hence the copy.
- * `queued` collects what the send handler enqueued, for the worker's events.
+ * `queued` collects what the send handlers enqueued, for the worker's events.
  */
 export async function meteredHandlers(platform: LocalPlatform, clock: Clock) {
   const { createAuthorizerHandler } = await import('../lambda/keys/authorizer-handler.js');
@@ -39,12 +39,19 @@ export async function meteredHandlers(platform: LocalPlatform, clock: Clock) {
   const calls: AwsCall[] = [];
   const documentClient = createDocumentClient({ ...LOCAL_AWS, endpoint: platform.endpoints.dynamodb });
   meter(documentClient, calls);
+  // The batch's BatchWriteItem client, without SDK retries, as lambda/messages/send-handler.ts builds it.
+  const singleAttemptClient = createDocumentClient({
+    ...LOCAL_AWS,
+    endpoint: platform.endpoints.dynamodb,
+    maxAttempts: 1,
+  });
+  meter(singleAttemptClient, calls);
   const sqsClient = traced(new SQSClient({ ...DATA_PLANE, ...LOCAL_AWS, endpoint: platform.endpoints.sqs }));
   meter(sqsClient, calls);
 
   const queued: MessageEnvelope[] = [];
   const sqsQueue = new SqsMessageQueue(sqsClient, platform.queues.queueUrl);
-  const messages = new DynamoDbMessageStore(documentClient, LOCAL_TABLE_NAMES.messages);
+  const messages = new DynamoDbMessageStore(documentClient, LOCAL_TABLE_NAMES.messages, singleAttemptClient);
   const { config } = platform;
   const send = createSendMessageHandler({
     limiter: new RateLimiter(new DynamoDbLimiterStore(documentClient, LOCAL_TABLE_NAMES.rateLimits), clock),
@@ -60,12 +67,17 @@ export async function meteredHandlers(platform: LocalPlatform, clock: Clock) {
     config: config.messages,
     anonymousLimits: config.anonymous,
   }) as unknown as Invoke<APIGatewayProxyEvent, APIGatewayProxyResult>;
-  // POST /messages/batch on the same metered clients (bench/round-trips.ts).
+  // POST /messages/batch on the same metered clients (round-trips.ts, cost-per-million.ts).
   const { createSendBatchHandler } = await import('../lambda/messages/http-handlers.js');
   const sendBatch = createSendBatchHandler({
     limiter: new RateLimiter(new DynamoDbLimiterStore(documentClient, LOCAL_TABLE_NAMES.rateLimits), clock),
     messages,
-    queue: sqsQueue,
+    queue: {
+      sendAll: async (envelopes) => {
+        await sqsQueue.sendAll(envelopes);
+        queued.push(...envelopes);
+      },
+    },
     idempotency: new DynamoDbIdempotencyStore(documentClient, LOCAL_TABLE_NAMES.idempotency),
     clock,
     config: config.messages,
@@ -95,6 +107,7 @@ export async function meteredHandlers(platform: LocalPlatform, clock: Clock) {
     authorizer,
     destroy: () => {
       documentClient.destroy();
+      singleAttemptClient.destroy();
       sqsClient.destroy();
     },
   };

@@ -46,6 +46,8 @@ export interface Command {
   readonly examples: readonly string[];
   /** Only against the local control API (not with --stack/--outputs). */
   readonly localOnly?: boolean;
+  /** Talks to the Messages API with an API key, not to the control API: --url, --stack, --outputs do not apply. */
+  readonly messagesApi?: boolean;
   run(ctx: Context, values: Values, args: readonly string[]): Promise<void>;
 }
 

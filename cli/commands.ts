@@ -6,6 +6,7 @@ import { BAN_COMMANDS } from './commands/bans.js';
 import { DLQ_COMMANDS } from './commands/dlq.js';
 import { DEFAULT_WAIT_SECONDS, DOMAIN_COMMANDS } from './commands/domains.js';
 import { KEY_COMMANDS } from './commands/keys.js';
+import { MESSAGE_COMMANDS } from './commands/messages.js';
 import { MIGRATE_COMMANDS } from './commands/migrate.js';
 import { PLAN_COMMANDS } from './commands/plans.js';
 import { PROJECT_COMMANDS } from './commands/projects.js';
@@ -24,6 +25,7 @@ export const COMMANDS: readonly Command[] = [
   ...PLAN_COMMANDS,
   ...BAN_COMMANDS,
   ...USAGE_COMMANDS,
+  ...MESSAGE_COMMANDS,
   ...DLQ_COMMANDS,
   ...PROJECT_COMMANDS,
   ...DOMAIN_COMMANDS,
@@ -145,6 +147,9 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       if (values[name] === undefined) throw usageError(`${where} needs --${name}`, `usage: ${commandUsage(command)}`);
     }
 
+    if (command.messagesApi && ['url', 'stack', 'outputs', 'region'].some((flag) => values[flag] !== undefined)) {
+      throw usageError(`${where} calls the Messages API: give its URL with --api-url (--url, --stack, --outputs and --region are the control plane's)`);
+    }
     const backend = await openBackend(values, io.env, command.localOnly === true);
     for (const warning of backend.deployed?.warnings ?? []) io.stderr.write(`warning: ${clean(warning)}\n`);
     let exitCode = 0;

@@ -1,9 +1,9 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { DynamoDbMessageStore } from '../../../lambda/messages/dynamodb-message-store.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { BatchWriteError, DynamoDbMessageStore } from '../../../lambda/messages/dynamodb-message-store.js';
 import type { MessageRecord } from '../../../lambda/messages/message.js';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../../lambda/shared/dynamodb.js';
 
 const TABLE = 'Messages';
@@ -141,5 +141,140 @@ describe('markFailed', () => {
       .resolvesOnce({});
     expect((await store.markFailed(ID, AT)).result).toBe('already_done');
     expect((await store.markFailed(ID, AT)).result).toBe('missing');
+  });
+});
+
+describe('createAll and removeAll (a batch)', () => {
+  // A store whose BatchWriteItem client is its own (no SDK retries), as lambda/messages/send-handler.ts builds it.
+  const singleAttemptClient = createDocumentClient({ region: 'eu-west-1', maxAttempts: 1 });
+  const batchDdb = mockClient(singleAttemptClient);
+  const batchStore = new DynamoDbMessageStore(client, TABLE, singleAttemptClient);
+  const records = (n: number): MessageRecord[] =>
+    Array.from({ length: n }, (_, i) => ({ ...record, id: `msg_01JD8X3Q5Z8M2N4P6R7S9T${String(i).padStart(4, '0')}` }));
+  const puts = (rs: readonly MessageRecord[]) => ({ [TABLE]: rs.map((r) => ({ PutRequest: { Item: r } })) });
+  const batchInputs = () => batchDdb.commandCalls(BatchWriteCommand).map((c) => c.args[0].input);
+  const throttled = () =>
+    new ProvisionedThroughputExceededException({ message: 'Rate of requests exceeds the allowed throughput', $metadata: {} });
+
+  beforeEach(() => {
+    batchDdb.reset();
+    // The backoff's jitter draws 0: the retries run without waiting (the wait itself has its own test).
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.useRealTimers();
+  });
+
+  it('writes the records in BatchWriteItem chunks of 25, in order, through the single-attempt client', async () => {
+    batchDdb.on(BatchWriteCommand).resolves({});
+    const all = records(60);
+    await batchStore.createAll(all);
+    expect(batchInputs()).toEqual([
+      { RequestItems: puts(all.slice(0, 25)) },
+      { RequestItems: puts(all.slice(25, 50)) },
+      { RequestItems: puts(all.slice(50, 60)) },
+    ]);
+    expect(ddb.commandCalls(BatchWriteCommand)).toEqual([]);
+    expect(ddb.commandCalls(PutCommand)).toEqual([]);
+  });
+
+  it('sends the unprocessed items again, and only them, until DynamoDB takes them', async () => {
+    const all = records(3);
+    batchDdb
+      .on(BatchWriteCommand)
+      .resolvesOnce({ UnprocessedItems: puts([all[0] as MessageRecord, all[2] as MessageRecord]) })
+      .resolvesOnce({ UnprocessedItems: puts([all[2] as MessageRecord]) })
+      .resolvesOnce({});
+    await batchStore.createAll(all);
+    expect(batchInputs()).toEqual([
+      { RequestItems: puts(all) },
+      { RequestItems: puts([all[0] as MessageRecord, all[2] as MessageRecord]) },
+      { RequestItems: puts([all[2] as MessageRecord]) },
+    ]);
+  });
+
+  it('fails with BatchWriteError naming what is left when items stay unprocessed after 3 attempts', async () => {
+    const all = records(4);
+    batchDdb.on(BatchWriteCommand).resolves({ UnprocessedItems: puts(all.slice(1)) });
+    const error = await batchStore.createAll(all).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BatchWriteError);
+    expect(error).toMatchObject({ operation: 'put', left: 3 });
+    expect((error as Error).message).toBe('BatchWriteItem left 3 put requests unprocessed after its retries');
+    expect(batchInputs()).toHaveLength(3);
+  });
+
+  it('waits a backoff before sending unprocessed items again', async () => {
+    vi.useFakeTimers();
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    const all = records(2);
+    batchDdb
+      .on(BatchWriteCommand)
+      .resolvesOnce({ UnprocessedItems: puts(all.slice(1)) })
+      .resolvesOnce({});
+    const done = batchStore.createAll(all);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(batchInputs()).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(2_000);
+    await done;
+    expect(batchInputs()).toHaveLength(2);
+  });
+
+  it('retries a chunk refused whole by throttling, the same records again', async () => {
+    const all = records(2);
+    batchDdb.on(BatchWriteCommand).rejectsOnce(throttled()).resolvesOnce({});
+    await batchStore.createAll(all);
+    expect(batchInputs()).toEqual([{ RequestItems: puts(all) }, { RequestItems: puts(all) }]);
+    expect(ddb.commandCalls(PutCommand)).toEqual([]);
+  });
+
+  it('fails with BatchWriteError when throttling lasts through 3 attempts', async () => {
+    batchDdb.on(BatchWriteCommand).rejects(throttled());
+    await expect(batchStore.createAll(records(2))).rejects.toMatchObject({ name: 'BatchWriteError', left: 2 });
+    expect(batchInputs()).toHaveLength(3);
+  });
+
+  it('falls back to conditional PutItems when a BatchWriteItem fails otherwise (it may have landed)', async () => {
+    const all = records(2);
+    batchDdb.on(BatchWriteCommand).rejects(Object.assign(new Error('socket hang up'), { name: 'TimeoutError' }));
+    ddb.on(PutCommand).resolves({});
+    await batchStore.createAll(all);
+    expect(batchInputs()).toHaveLength(1);
+    expect(ddb.commandCalls(PutCommand).map((c) => c.args[0].input)).toEqual(
+      all.map((r) => ({ TableName: TABLE, Item: r, ConditionExpression: 'attribute_not_exists(id)' })),
+    );
+  });
+
+  it('leaves a record the worker already moved on alone in the fallback (its condition fails quietly)', async () => {
+    batchDdb.on(BatchWriteCommand).rejects(new Error('socket hang up'));
+    ddb.on(PutCommand).rejectsOnce(conditionFailed()).resolves({});
+    await expect(batchStore.createAll(records(2))).resolves.toBeUndefined();
+  });
+
+  it('fails when a fallback PutItem fails', async () => {
+    batchDdb.on(BatchWriteCommand).rejects(new Error('socket hang up'));
+    ddb.on(PutCommand).rejects(new Error('service unavailable'));
+    await expect(batchStore.createAll(records(2))).rejects.toThrow('service unavailable');
+  });
+
+  it('deletes by id in BatchWriteItem chunks of 25 through the retrying client, unprocessed deletes sent again', async () => {
+    const ids = records(30).map((r) => r.id);
+    const deletes = (some: readonly string[]) => ({ [TABLE]: some.map((id) => ({ DeleteRequest: { Key: { id } } })) });
+    ddb
+      .on(BatchWriteCommand)
+      .resolvesOnce({ UnprocessedItems: deletes([ids[3] as string]) })
+      .resolves({});
+    await batchStore.removeAll(ids);
+    const inputs = ddb.commandCalls(BatchWriteCommand).map((c) => c.args[0].input);
+    expect(inputs).toHaveLength(3);
+    expect(inputs).toContainEqual({ RequestItems: deletes(ids.slice(0, 25)) });
+    expect(inputs).toContainEqual({ RequestItems: deletes(ids.slice(25)) });
+    expect(inputs).toContainEqual({ RequestItems: deletes([ids[3] as string]) });
+    expect(batchInputs()).toEqual([]);
+  });
+
+  it('fails with BatchWriteError when deletes stay unprocessed', async () => {
+    ddb.on(BatchWriteCommand).resolves({ UnprocessedItems: { [TABLE]: [{ DeleteRequest: { Key: { id: ID } } }] } });
+    await expect(batchStore.removeAll([ID])).rejects.toMatchObject({ name: 'BatchWriteError', operation: 'delete', left: 1 });
   });
 });
