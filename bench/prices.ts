@@ -1,3 +1,5 @@
+import { WORKER_EVENT_SOURCE } from '../contracts/messages.js';
+
 /**
  * AWS list prices in us-east-1 used by the cost-per-million figure: on-demand, first volume tier,
  * free tiers left out (a cost per unit, not a bill). Checked on 2026-11-25 against the pricing
@@ -63,10 +65,13 @@ export const ASSUMPTIONS = {
   awsRoundTripMs: 8,
   /** A handler's own work per invocation besides its AWS calls (parsing, middlewares, logging). */
   handlerWorkMs: 3,
-  /** The worker's event source batch size (lib/constructs/messages/messages-api.ts), batches assumed full. */
-  workerBatchSize: 10,
-  /** Per worker batch: one ReceiveMessage by the event source mapping and one DeleteMessageBatch. */
-  sqsRequestsPerBatch: 2,
+  /** The worker's event source batch size (contracts/messages.ts, WORKER_EVENT_SOURCE), batches assumed full. */
+  workerBatchSize: WORKER_EVENT_SOURCE.batchSize,
+  /**
+   * Per worker batch: the event source's ReceiveMessage calls and the DeleteMessageBatch calls,
+   * each at most 10 messages (empty long polls of an idle queue are left out).
+   */
+  sqsRequestsPerBatch: 2 * Math.ceil(WORKER_EVENT_SOURCE.batchSize / 10),
   /** X-Ray's default sampling rule at volume: 5 % of requests (the 1/s reservoir is negligible). */
   xraySampling: 0.05,
   /** Lambda's own log lines per invocation (START, END, REPORT with the X-Ray trace id). */

@@ -1,5 +1,6 @@
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { WORKER_EVENT_SOURCE } from '../contracts/messages.js';
 import { localLambdaContext } from './loopback.js';
 
 /** What a killed worker instance had: the bodies it received, and those it got through before dying. */
@@ -10,10 +11,16 @@ export interface KilledBatch {
 
 type Worker = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
 
+/** SQS's own ceiling: ReceiveMessage returns, and DeleteMessageBatch takes, at most 10 messages. */
+const SQS_BATCH_MAX = 10;
+
 /**
- * What the Lambda SQS event source mapping does on AWS: long-polls the queue, invokes the worker
- * with a batch, deletes the records it did not report as failures, and leaves failures to come
- * back after the visibility timeout (and to the DLQ after maxReceiveCount).
+ * What the Lambda SQS event source mapping does on AWS: long-polls the queue, gathers a batch of
+ * up to `batchSize` (contracts/messages.ts, WORKER_EVENT_SOURCE) from receives of 10, invokes the
+ * worker with it, deletes the records it did not report as failures, and leaves failures to come
+ * back after the visibility timeout (and to the DLQ after maxReceiveCount). Unlike the event
+ * source, it does not wait out the batching window for more: it takes what is there at once,
+ * within the window, so that a lone message is not held back a second on the local platform.
  */
 export class QueuePoller {
   private running = false;
@@ -27,7 +34,11 @@ export class QueuePoller {
     private readonly queueUrl: string,
     private readonly queueArn: string,
     private readonly worker: Worker,
-    private readonly options: { batchSize: number; waitTimeSeconds: number } = { batchSize: 10, waitTimeSeconds: 1 },
+    private readonly options: { batchSize: number; waitTimeSeconds: number; batchingWindowMs: number } = {
+      batchSize: WORKER_EVENT_SOURCE.batchSize,
+      waitTimeSeconds: 1,
+      batchingWindowMs: WORKER_EVENT_SOURCE.maxBatchingWindowSeconds * 1000,
+    },
   ) {}
 
   start(): void {
@@ -72,18 +83,7 @@ export class QueuePoller {
 
   /** One receive → invoke → delete cycle; returns how many messages it handled. */
   async pollOnce(): Promise<number> {
-    this.inFlight = new AbortController();
-    const received = await this.sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: this.queueUrl,
-        MaxNumberOfMessages: this.options.batchSize,
-        WaitTimeSeconds: this.options.waitTimeSeconds,
-        MessageSystemAttributeNames: ['All'],
-        MessageAttributeNames: ['All'],
-      }),
-      { abortSignal: this.inFlight.signal },
-    );
-    const messages = received.Messages ?? [];
+    const messages = await this.receiveBatch();
     if (messages.length === 0) return 0;
     const event: SQSEvent = { Records: messages.map((m) => this.toRecord(m)) };
     const kill = this.kill;
@@ -105,15 +105,42 @@ export class QueuePoller {
       return messages.length;
     }
     const done = messages.filter((m) => !failed.has(m.MessageId as string));
-    if (done.length > 0) {
+    for (let i = 0; i < done.length; i += SQS_BATCH_MAX) {
       await this.sqs.send(
         new DeleteMessageBatchCommand({
           QueueUrl: this.queueUrl,
-          Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle as string })),
+          Entries: done
+            .slice(i, i + SQS_BATCH_MAX)
+            .map((m, j) => ({ Id: String(j), ReceiptHandle: m.ReceiptHandle as string })),
         }),
       );
     }
     return messages.length;
+  }
+
+  /** A long poll, then more receives of 10 while full ones keep coming, up to the batch size and window. */
+  private async receiveBatch(): Promise<Message[]> {
+    this.inFlight = new AbortController();
+    const started = Date.now();
+    const messages: Message[] = [];
+    let waitTimeSeconds = this.options.waitTimeSeconds;
+    while (messages.length < this.options.batchSize) {
+      const received = await this.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: this.queueUrl,
+          MaxNumberOfMessages: Math.min(SQS_BATCH_MAX, this.options.batchSize - messages.length),
+          WaitTimeSeconds: waitTimeSeconds,
+          MessageSystemAttributeNames: ['All'],
+          MessageAttributeNames: ['All'],
+        }),
+        { abortSignal: this.inFlight.signal },
+      );
+      const got = received.Messages ?? [];
+      messages.push(...got);
+      if (got.length < SQS_BATCH_MAX || Date.now() - started >= this.options.batchingWindowMs) break;
+      waitTimeSeconds = 0;
+    }
+    return messages;
   }
 
   private toRecord(message: Message): SQSRecord {

@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
-import { ENV, HANDLER_ENTRIES } from '../../../contracts/messages.js';
+import { ENV, HANDLER_ENTRIES, WORKER_EVENT_SOURCE } from '../../../contracts/messages.js';
 import type { PlatformConfig } from '../../config/index.js';
 import { PlatformFunction } from '../shared/platform-function.js';
 import type { MessagesDataResources } from './messages-data.js';
@@ -115,8 +115,8 @@ export function createMessagesFunctions(scope: Construct, props: MessagesFunctio
   const workerReserved = config.protection.reservedConcurrency.worker;
   worker.function.addEventSource(
     new SqsEventSource(queue, {
-      batchSize: 10,
-      maxBatchingWindow: Duration.seconds(1),
+      batchSize: WORKER_EVENT_SOURCE.batchSize,
+      maxBatchingWindow: Duration.seconds(WORKER_EVENT_SOURCE.maxBatchingWindowSeconds),
       reportBatchItemFailures: true,
       ...(workerReserved >= 2 ? { maxConcurrency: Math.min(workerReserved, 1000) } : {}),
     }),

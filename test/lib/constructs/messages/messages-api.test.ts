@@ -302,11 +302,11 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
       );
     });
 
-    it('consumes the queue in batches of 10 with partial batch responses', () => {
+    it('consumes the queue in batches of up to 100 with partial batch responses', () => {
       template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
       template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
         FunctionName: { Ref: fnId('worker') },
-        BatchSize: 10,
+        BatchSize: 100,
         MaximumBatchingWindowInSeconds: 1,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
       });

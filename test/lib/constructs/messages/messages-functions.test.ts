@@ -45,10 +45,10 @@ describe('createMessagesFunctions (in a bare stack)', () => {
     });
   });
 
-  it('feeds the worker from the queue in batches of 10 with partial batch responses', () => {
+  it('feeds the worker from the queue in batches of up to 100, gathered for 1 s, with partial batch responses', () => {
     template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
     const mapping = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'))[0];
-    expect(mapping?.Properties.BatchSize).toBe(10);
+    expect(mapping?.Properties.BatchSize).toBe(100);
     expect(mapping?.Properties.MaximumBatchingWindowInSeconds).toBe(1);
     expect(mapping?.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
     expect(mapping?.Properties.FunctionName).toEqual({ Ref: logicalIdOf(stack, functions.worker.function) });
