@@ -85,6 +85,8 @@ describe('dashboard server', () => {
       apiBaseUrl: '/api',
       messagesApiUrl: platform.baseUrl,
       platformDomain: 'platform.example.com',
+      // The local edge, so the app pairs each platform URL with the way that works locally.
+      localEdgeUrl: platform.edgeUrl,
       auth: {
         kind: 'dev',
         demoOwners: [

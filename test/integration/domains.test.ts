@@ -81,8 +81,9 @@ beforeAll(async () => {
     'old-host.example.net': { A: ['203.0.113.99'] },
     'caa.test': { CAA: [{ flags: 0, tag: 'issue', value: 'letsencrypt.org' }] },
   });
-  // Release rounds 300 ms apart: long enough to act between the refused delete and the next round.
-  platform = await startTestPlatform({ dnsServers: [dns.address], domainFlow: { pollMs: 20, releaseWaitMs: 300 } });
+  // Release rounds 2 s apart: long enough to add and verify the domain again between the refused
+  // delete and the next round, even on a loaded 2-core box (300 ms was not, once in a CI-like run).
+  platform = await startTestPlatform({ dnsServers: [dns.address], domainFlow: { pollMs: 20, releaseWaitMs: 2_000 } });
   accountId = platform.demoAccounts.pro.accountId;
   const project = await control('POST', `/accounts/${accountId}/projects`, { slug: 'shop-site', name: 'Shop' });
   expect(project.status).toBe(201);
@@ -311,7 +312,7 @@ describe('asynchronous release of a removed domain\'s tenant', () => {
     expect(await verify(domain, ['active', 'dns_failed', 'certificate_delayed'])).toMatchObject({ state: 'active' });
     expect(await (await edge(domain)).text()).toBe('<h1>v1</h1>');
     expect((await control('DELETE', `${projectPath}/domains/${domain}`)).status).toBe(200);
-    // The first round disabled the tenant and was refused the delete; the next one is 300 ms away.
+    // The first round disabled the tenant and was refused the delete; the next one is 2 s away.
     await eventually(async () => (platform.certificates.tenantOf(domain) === 'disabled' ? true : undefined), 5_000, 5);
 
     const listed = (await control('GET', `/accounts/${accountId}/projects`)).body.projects as Array<{ projectId: string; slug: string }>;
