@@ -27,7 +27,7 @@ async function open(phone = false): Promise<Page> {
   await page.goto('/');
   await page.getByLabel('Email').fill('free@demo.local');
   await page.getByLabel('Email').press('Enter');
-  await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
   await page.getByRole('link', { name: 'Plan & usage' }).click();
   await page.getByRole('heading', { name: 'Last 30 days' }).waitFor();
   return page;
