@@ -23,6 +23,8 @@ export function createOperatorPolicy(scope: Construct, data: MessagesDataResourc
   const apigatewayResources = OPERATOR_APIGATEWAY_PATHS.map((path) => apigatewayArn(stack, path));
   const tagsArn = apigatewayArn(stack, '/tags/*');
   const policy = new iam.ManagedPolicy(scope, 'OperatorPolicy', {
+    // Worded before the account service had its name, and kept: a managed policy's description is
+    // immutable, so CloudFormation would replace the policy and detach it from operator roles.
     description: `Run the keys and plans control plane (operator CLI) against ${stack.stackName}: API key records, accounts, limiter items, internal API Gateway keys and usage plans, stack outputs, and the DLQ redrive.`,
     statements: [
       // Scan: `keys backfill-usage-keys` without --account reads every key record.
