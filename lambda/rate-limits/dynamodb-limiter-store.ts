@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient as DocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionally, isConditionFailure } from '../shared/dynamodb.js';
+import { addClause } from '../shared/dynamodb-update.js';
 import { consumeExpression } from './limiter-expressions.js';
 import {
   dayCounter,
@@ -195,23 +196,7 @@ export class DynamoDbLimiterStore implements LimiterStore {
       [keyMinuteCounter(c.keyId, c.minuteWindow), c.keyMinute],
       [keyDayCounter(c.keyId, c.dayWindow), c.keyDay],
     ].filter((entry): entry is [string, number] => (entry[1] as number) > 0);
-    if (adds.length > 0) {
-      const names: Record<string, string> = {};
-      const values: Record<string, unknown> = {};
-      adds.forEach(([name, amount], i) => {
-        names[`#a${i}`] = name;
-        values[`:a${i}`] = amount;
-      });
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { id },
-          UpdateExpression: `ADD ${adds.map((_, i) => `#a${i} :a${i}`).join(', ')}`,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        }),
-      );
-    }
+    await this.adjustCounters(id, Object.fromEntries(adds));
     if (lastUsedAt === undefined) return;
     await conditionally(() =>
       this.client.send(
@@ -230,17 +215,12 @@ export class DynamoDbLimiterStore implements LimiterStore {
   async adjustCounters(id: string, deltas: Readonly<Record<string, number>>): Promise<void> {
     const entries = Object.entries(deltas).filter(([, amount]) => amount !== 0);
     if (entries.length === 0) return;
-    const names: Record<string, string> = {};
-    const values: Record<string, unknown> = {};
-    entries.forEach(([name, amount], i) => {
-      names[`#a${i}`] = name;
-      values[`:a${i}`] = amount;
-    });
+    const { clause, names, values } = addClause(entries);
     await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: { id },
-        UpdateExpression: `ADD ${entries.map((_, i) => `#a${i} :a${i}`).join(', ')}`,
+        UpdateExpression: clause,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       }),

@@ -52,3 +52,21 @@ export function conditionalUpdate(
     ...(Object.keys(allValues).length > 0 ? { ExpressionAttributeValues: allValues } : {}),
   };
 }
+
+/**
+ * The `ADD` clause of an UpdateExpression that adds each amount to its counter attribute
+ * (DynamoDB creates a missing counter at the amount). The caller leaves out what it need not send.
+ */
+export function addClause(amounts: ReadonlyArray<readonly [string, number]>): {
+  clause: string;
+  names: Record<string, string>;
+  values: Record<string, number>;
+} {
+  const names: Record<string, string> = {};
+  const values: Record<string, number> = {};
+  amounts.forEach(([name, amount], i) => {
+    names[`#a${i}`] = name;
+    values[`:a${i}`] = amount;
+  });
+  return { clause: `ADD ${amounts.map((_, i) => `#a${i} :a${i}`).join(', ')}`, names, values };
+}

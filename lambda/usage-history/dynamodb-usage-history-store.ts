@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient as DocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keyItemId, refusalCountsOf } from '../rate-limits/index.js';
+import { addClause } from '../shared/dynamodb-update.js';
 import type { AcceptedUsageRecorder, RefusalCounts, UsageHistoryReader } from './ports.js';
 import { historyExpiry } from './usage-days.js';
 
@@ -18,19 +19,14 @@ export class DynamoDbUsageHistoryStore implements AcceptedUsageRecorder, UsageHi
   async addAccepted(accountId: string, date: string, perKey: ReadonlyMap<string, number>): Promise<void> {
     const entries = [...perKey].filter(([, count]) => count > 0);
     if (entries.length === 0) return;
-    const names: Record<string, string> = { '#expiresAt': 'expiresAt' };
-    const values: Record<string, unknown> = { ':expiresAt': historyExpiry(date) };
-    entries.forEach(([keyId, count], i) => {
-      names[`#k${i}`] = acceptedAttribute(keyId);
-      values[`:k${i}`] = count;
-    });
+    const { clause, names, values } = addClause(entries.map(([keyId, count]) => [acceptedAttribute(keyId), count]));
     await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: { id: historyItemId(accountId, date) },
-        UpdateExpression: `ADD ${entries.map((_, i) => `#k${i} :k${i}`).join(', ')} SET #expiresAt = :expiresAt`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
+        UpdateExpression: `${clause} SET #expiresAt = :expiresAt`,
+        ExpressionAttributeNames: { ...names, '#expiresAt': 'expiresAt' },
+        ExpressionAttributeValues: { ...values, ':expiresAt': historyExpiry(date) },
       }),
     );
   }
