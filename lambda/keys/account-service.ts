@@ -6,7 +6,7 @@ import type { Clock } from '../shared/clock.js';
 import type { AccountRecord, AccountStore } from './accounts.js';
 import { AccountServiceError } from './errors.js';
 import { displayParts, generateApiKey, hashApiKey } from './api-key-format.js';
-import type { ApiKeyRecord, KeyStore } from './key-store.js';
+import { type ApiKeyRecord, type KeyStore, oldestKeyFirst } from './key-store.js';
 import { type AccountMigration, migrateAccount, type MigrationReport, summarize } from './migration.js';
 import type { InternalKey, UsagePlanGateway } from './usage-plan-gateway.js';
 import { type AccountView, type KeyView, keyView, type UsageView, usageView } from './views.js';
@@ -169,7 +169,7 @@ export class AccountService {
     const usage = await this.limits.usage(accountId, this.deps.clock.now());
     return records
       .map((record) => keyView(record, usage.keys.get(record.keyId)))
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
+      .sort(oldestKeyFirst);
   }
 
   /**

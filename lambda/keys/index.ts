@@ -11,5 +11,5 @@
 export type { AccountStore } from './accounts.js';
 export type { LimitsConfig } from './authorize.js';
 export { AccountServiceError } from './errors.js';
-export type { KeyStore } from './key-store.js';
+export { type KeyStore, oldestKeyFirst } from './key-store.js';
 export { type Caller, callerFromContext, type KeyCaller } from './caller.js';

@@ -37,6 +37,14 @@ export interface ApiKeyRecord {
   readonly revokedAt?: string;
 }
 
+/** Keys in the order they are listed everywhere: oldest first, then by id (keys made in the same millisecond). */
+export function oldestKeyFirst(
+  a: { readonly createdAt: string; readonly keyId: string },
+  b: { readonly createdAt: string; readonly keyId: string },
+): number {
+  return a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId);
+}
+
 export type ApiKeyChanges = Partial<
   Pick<
     ApiKeyRecord,

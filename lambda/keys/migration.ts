@@ -3,7 +3,7 @@ import { type AccountLimits, keyItemId, type LimiterStore, windowsAt } from '../
 import type { Clock } from '../shared/clock.js';
 import { isConditionFailure } from '../shared/dynamodb.js';
 import type { AccountRecord, AccountStore } from './accounts.js';
-import type { ApiKeyChanges, ApiKeyRecord, KeyStore } from './key-store.js';
+import { type ApiKeyChanges, type ApiKeyRecord, type KeyStore, oldestKeyFirst } from './key-store.js';
 import type { InternalKey, UsagePlanGateway } from './usage-plan-gateway.js';
 
 /** What the migration found and did for one account. */
@@ -170,7 +170,7 @@ async function internalKeyOf(
   }
   const candidates = keys
     .filter((k) => k.status === 'active' && k.gatewayKeyId)
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
+    .sort(oldestKeyFirst);
   for (const candidate of candidates) {
     const id = candidate.gatewayKeyId as string;
     // Records from before values were stored have the id only: read the value (off the request path).

@@ -1,6 +1,6 @@
 import type { PlanId, RateLimits } from '../../lib/config/index.js';
 import { type AccountUsage, dayWindowEndMs, minuteWindowEndMs } from '../rate-limits/index.js';
-import type { ApiKeyRecord } from './key-store.js';
+import { type ApiKeyRecord, oldestKeyFirst } from './key-store.js';
 
 // What the account service shows of accounts, keys and usage: never a secret, never a hash.
 
@@ -104,7 +104,7 @@ export function usageView(
         used: { minute: key?.minute ?? 0, day: key?.day ?? 0 },
       };
     })
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
+    .sort(oldestKeyFirst);
   return {
     accountId: account.accountId,
     plan: account.plan,

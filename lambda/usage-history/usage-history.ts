@@ -1,4 +1,4 @@
-import { type AccountStore, AccountServiceError, type KeyStore } from '../keys/index.js';
+import { type AccountStore, AccountServiceError, type KeyStore, oldestKeyFirst } from '../keys/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { RefusalCounts, UsageHistoryReader } from './ports.js';
 import { lastDates, MAX_HISTORY_DAYS } from './usage-days.js';
@@ -91,7 +91,7 @@ export class UsageHistory {
         return { date, accepted: acceptedOnDay, rateLimited: refused.rateLimited, banned: refused.banned };
       });
     const keys = [...records]
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId))
+      .sort(oldestKeyFirst)
       .map((record): KeyUsageHistory => {
         const perDay = keyDays(record.keyId);
         return {
