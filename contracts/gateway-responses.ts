@@ -46,27 +46,20 @@ export const SHARED_GATEWAY_RESPONSES = {
   },
 } as const satisfies Record<string, GatewayResponseDefinition>;
 
+/** API Gateway's refusal of a request its authorizer turned away, by either of its two types. */
+const invalidApiKey = {
+  statusCode: 401,
+  headers: { ...problemHeaders, 'WWW-Authenticate': 'Bearer' },
+  problem: {
+    code: 'invalid_api_key',
+    title: 'Unauthorized',
+    detail: 'Send a valid API key as "Authorization: Bearer <key>".',
+  },
+} as const;
+
 export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
-  {
-    type: 'UNAUTHORIZED',
-    statusCode: 401,
-    headers: { ...problemHeaders, 'WWW-Authenticate': 'Bearer' },
-    problem: {
-      code: 'invalid_api_key',
-      title: 'Unauthorized',
-      detail: 'Send a valid API key as "Authorization: Bearer <key>".',
-    },
-  },
-  {
-    type: 'ACCESS_DENIED',
-    statusCode: 401,
-    headers: { ...problemHeaders, 'WWW-Authenticate': 'Bearer' },
-    problem: {
-      code: 'invalid_api_key',
-      title: 'Unauthorized',
-      detail: 'Send a valid API key as "Authorization: Bearer <key>".',
-    },
-  },
+  { type: 'UNAUTHORIZED', ...invalidApiKey },
+  { type: 'ACCESS_DENIED', ...invalidApiKey },
   {
     // The internal usage-plan key is gone: its customer key was revoked (within the authorizer's
     // cache TTL). For the caller that is an invalid key.
@@ -108,18 +101,9 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
     headers: problemHeaders,
     problem: { code: 'not_found', title: 'Not Found', detail: 'No such resource.' },
   },
-  {
-    type: 'AUTHORIZER_FAILURE',
-    statusCode: 503,
-    headers: { ...problemHeaders, 'Retry-After': '1' },
-    problem: { code: 'service_unavailable', title: 'Service Unavailable', detail: 'Please retry shortly.' },
-  },
-  {
-    type: 'AUTHORIZER_CONFIGURATION_ERROR',
-    statusCode: 503,
-    headers: { ...problemHeaders, 'Retry-After': '1' },
-    problem: { code: 'service_unavailable', title: 'Service Unavailable', detail: 'Please retry shortly.' },
-  },
+  // An authorizer that failed or is misconfigured: the same retryable 503 as any other 5XX.
+  { ...SHARED_GATEWAY_RESPONSES.default5xx, type: 'AUTHORIZER_FAILURE' },
+  { ...SHARED_GATEWAY_RESPONSES.default5xx, type: 'AUTHORIZER_CONFIGURATION_ERROR' },
   SHARED_GATEWAY_RESPONSES.integrationTimeout,
   SHARED_GATEWAY_RESPONSES.default4xx,
   SHARED_GATEWAY_RESPONSES.default5xx,
