@@ -22,6 +22,11 @@ export interface MessageEnvelope {
   readonly createdAt: string;
 }
 
+/** A record's envelope: what the worker needs to find it again. */
+export function envelopeOf(record: MessageRecord): MessageEnvelope {
+  return { v: 1, id: record.id, accountId: record.accountId, createdAt: record.createdAt };
+}
+
 /** The public representation (interface document, "Message"). */
 export function toPublicMessage(record: MessageRecord) {
   return {

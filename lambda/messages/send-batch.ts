@@ -6,10 +6,11 @@ import { logger, metrics } from '../shared/powertools.js';
 import { HttpProblem, problems } from '../shared/problem.js';
 import { admitBody, refusal, rejected } from './access.js';
 import { validateBatchRequest } from './batch-validation.js';
-import type { MessageEnvelope, MessageRecord } from './message.js';
+import { envelopeOf, type MessageRecord } from './message.js';
 import type { IdempotencyEntry, MessageBatchQueue, MessageBatchStore, MessageStore } from './ports.js';
 import {
   claimOrReplay,
+  consumeBudget,
   queuedRecord,
   refundedHeaders,
   type SendMessageDeps,
@@ -64,18 +65,8 @@ export async function sendBatch(
   }
 
   const units = records.length;
-  let decision: LimiterDecision;
-  const limiterStart = performance.now();
-  try {
-    decision = await deps.limiter.consume(subject, units);
-  } catch (error) {
-    metrics.addMetric('LimiterLatency', MetricUnit.Milliseconds, performance.now() - limiterStart);
-    if (claim) await deps.idempotency.release(claim.id, claim.messageId).catch(() => {});
-    throw error;
-  }
-  metrics.addMetric('LimiterLatency', MetricUnit.Milliseconds, performance.now() - limiterStart);
+  const decision = await consumeBudget(subject, units, deps, claim);
   if (decision.outcome !== 'allowed') {
-    if (claim) await deps.idempotency.release(claim.id, claim.messageId);
     headers.set(decisionHeaders(decision));
     throw decision.outcome === 'rate_limited' ? batchRateLimited(decision, units) : refusal(decision);
   }
@@ -83,10 +74,10 @@ export async function sendBatch(
   const consumption = decision.consumption;
 
   // Side by side: one round trip for both (their chunks run in parallel too).
-  const envelopes = records.map(
-    (r): MessageEnvelope => ({ v: 1, id: r.id, accountId: r.accountId, createdAt: r.createdAt }),
-  );
-  const [stored, queued] = await Promise.allSettled([deps.messages.createAll(records), deps.queue.sendAll(envelopes)]);
+  const [stored, queued] = await Promise.allSettled([
+    deps.messages.createAll(records),
+    deps.queue.sendAll(records.map(envelopeOf)),
+  ]);
   if (decision.housekeeping) await decision.housekeeping;
   if (stored.status === 'rejected' || queued.status === 'rejected') {
     logger.error('batch not accepted; compensating', {

@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { RateLimits } from '../../lib/config/index.js';
 import type { Caller, KeyCaller } from '../keys/index.js';
-import type { RateLimiter } from '../rate-limits/index.js';
+import type { LimiterDecision, RateLimiter } from '../rate-limits/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiResult, ResponseHeaders } from '../shared/http.js';
 import { logger, metrics } from '../shared/powertools.js';
 import { monotonicUlid } from '../shared/ulid.js';
 import { HttpProblem, problems } from '../shared/problem.js';
 import { admitBody, enforce, type keySubject, rejected } from './access.js';
-import { type MessageRecord, toPublicMessage } from './message.js';
+import { envelopeOf, type MessageRecord, toPublicMessage } from './message.js';
 import type { IdempotencyEntry, IdempotencyStore, MessageQueue, MessageStore } from './ports.js';
 import { type RawRequest, validateSendRequest } from './validation.js';
 
@@ -98,26 +98,14 @@ export async function sendMessage(
     if (replay) return replay;
   }
 
-  let decision: Awaited<ReturnType<RateLimiter['consume']>>;
-  const limiterStart = performance.now();
-  try {
-    decision = await deps.limiter.consume(subject);
-  } catch (error) {
-    // Limiter latency, of failed calls too (a slow or failing table is what operators look for).
-    metrics.addMetric('LimiterLatency', MetricUnit.Milliseconds, performance.now() - limiterStart);
-    // Nothing was accepted: free the Idempotency-Key so a retry is handled as new at once.
-    if (claim) await deps.idempotency.release(claim.id, claim.messageId).catch(() => {});
-    throw error;
-  }
-  metrics.addMetric('LimiterLatency', MetricUnit.Milliseconds, performance.now() - limiterStart);
-  if (decision.outcome !== 'allowed' && claim) await deps.idempotency.release(claim.id, claim.messageId);
+  const decision = await consumeBudget(subject, 1, deps, claim);
   enforce(decision, headers);
   const consumption = decision.consumption;
 
   // Side by side: one round trip for both.
   const [stored, queued] = await Promise.allSettled([
     deps.messages.create(record),
-    deps.queue.send({ v: 1, id: record.id, accountId: record.accountId, createdAt: record.createdAt }),
+    deps.queue.send(envelopeOf(record)),
   ]);
   const storeFailure = stored.status === 'rejected' ? stored : undefined;
   const queueFailure = queued.status === 'rejected' ? queued : undefined;
@@ -146,6 +134,31 @@ export async function sendMessage(
   metrics.addMetric('MessageAccepted', MetricUnit.Count, 1);
   logger.info('message accepted', { ...request.log, messageId: record.id, keyId: caller.keyId });
   return accepted;
+}
+
+/**
+ * The one limiter call of a send, for `units` messages, its latency recorded (of failed calls too:
+ * a slow or failing table is what operators look for). When nothing is accepted, the
+ * Idempotency-Key's claim is freed, so that a retry is handled as new at once.
+ */
+export async function consumeBudget(
+  subject: ReturnType<typeof keySubject>,
+  units: number,
+  deps: Pick<SendMessageDeps, 'limiter' | 'idempotency'>,
+  claim: IdempotencyEntry | undefined,
+): Promise<LimiterDecision> {
+  const started = performance.now();
+  let decision: LimiterDecision;
+  try {
+    decision = await deps.limiter.consume(subject, units);
+  } catch (error) {
+    metrics.addMetric('LimiterLatency', MetricUnit.Milliseconds, performance.now() - started);
+    if (claim) await deps.idempotency.release(claim.id, claim.messageId).catch(() => {});
+    throw error;
+  }
+  metrics.addMetric('LimiterLatency', MetricUnit.Milliseconds, performance.now() - started);
+  if (decision.outcome !== 'allowed' && claim) await deps.idempotency.release(claim.id, claim.messageId);
+  return decision;
 }
 
 /** After a refund the request (or a batch's `units` requests) no longer counts: Remaining goes back up. */
