@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join, normalize, resolve, sep } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { PlanId } from '../lib/config/index.js';
-import { contentTypeOf } from '../lambda/projects/project-service.js';
+import { contentTypeOf } from '../lambda/projects/deploy-manifest.js';
 import { decodePathSegment } from '../lambda/shared/http.js';
 import { readBody, writeProblem } from './control-api.js';
 import { listenOnLoopback, localLambdaContext } from './loopback.js';

@@ -3,7 +3,8 @@ import { PLAN_IDS, type PlatformConfig } from '../../lib/config/index.js';
 import { PROBLEM_TYPE_BASE } from '../../contracts/gateway-responses.js';
 import { DomainError, type DomainService } from '../domains/domain-service.js';
 import { type AccountService, AccountServiceError } from '../keys/account-service.js';
-import { type DeployFile, ProjectError, type ProjectService } from '../projects/project-service.js';
+import type { DeployService } from '../projects/deploy-service.js';
+import { ProjectError, type ProjectService } from '../projects/project-service.js';
 import { decodePathSegment } from '../shared/http.js';
 import { parseHistoryDays, type UsageHistory } from '../usage-history/usage-history.js';
 import type { OwnerDirectory } from './owners.js';
@@ -39,6 +40,7 @@ export interface ControlResponse {
 export interface ControlServices {
   readonly accountService: AccountService;
   readonly projects: ProjectService;
+  readonly deploys: DeployService;
   readonly domains: DomainService;
   readonly owners: OwnerDirectory;
   readonly config: PlatformConfig;
@@ -94,8 +96,8 @@ class ApiProblem extends Error {
   }
 }
 
-/** Deploys carry their files (base64) in the body. API Gateway's own limit (10 MB) is lower. */
-export const MAX_CONTROL_BODY_BYTES = 20 * 1024 * 1024;
+/** The largest body: a deploy's manifest of 10,000 files (files themselves go straight to S3). */
+export const MAX_CONTROL_BODY_BYTES = 6 * 1024 * 1024;
 
 const STATUS_TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -108,20 +110,6 @@ const STATUS_TITLES: Record<number, string> = {
   500: 'Internal Server Error',
   502: 'Bad Gateway',
 };
-
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-/** `files: [{ path, content }]` with base64 content, as the CLI sends a folder. */
-function deployFiles(value: unknown): DeployFile[] {
-  if (!Array.isArray(value)) throw new ProjectError('invalid_request', 'files must be a list of {path, content (base64)}.', 400);
-  return value.map((file: unknown) => {
-    const { path, content } = (file ?? {}) as { path?: unknown; content?: unknown };
-    if (typeof path !== 'string' || typeof content !== 'string' || !BASE64.test(content)) {
-      throw new ProjectError('invalid_request', 'Each file needs a path and base64 content.', 400);
-    }
-    return { path, body: Buffer.from(content, 'base64') };
-  });
-}
 
 /**
  * The control API (accounts, plans, keys, bans, usage, projects, deploys, domains),
@@ -152,7 +140,10 @@ export class ControlApi {
       if (error instanceof AccountServiceError) {
         return problemResponse(requestId, error.status, error.code, error.message, {}, error.errors);
       }
-      if (error instanceof ProjectError || error instanceof DomainError) {
+      if (error instanceof ProjectError) {
+        return problemResponse(requestId, error.status, error.code, error.message, {}, undefined, error.extensions);
+      }
+      if (error instanceof DomainError) {
         return problemResponse(requestId, error.status, error.code, error.message);
       }
       throw error;
@@ -219,12 +210,13 @@ export function problemResponse(
   detail: string,
   headers: Record<string, string> = {},
   errors?: ReadonlyArray<{ field: string; message: string }>,
+  extensions?: Record<string, unknown>,
 ): ControlResponse {
   const title = STATUS_TITLES[status] ?? 'Error';
   return {
     status,
     headers: { ...headers, 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store', 'X-Request-Id': requestId },
-    body: JSON.stringify({ type: `${PROBLEM_TYPE_BASE}${code}`, title, status, detail, code, requestId, ...(errors ? { errors } : {}) }),
+    body: JSON.stringify({ ...extensions, type: `${PROBLEM_TYPE_BASE}${code}`, title, status, detail, code, requestId, ...(errors ? { errors } : {}) }),
   };
 }
 
@@ -242,7 +234,11 @@ export function planCatalogue(config: PlatformConfig) {
   });
 }
 
-function controlRoutes({ accountService, projects, domains, owners, config, usageHistory }: ControlServices): Route[] {
+/** Who started a deploy, as its history shows it. */
+const deployedBy = (principal: Principal) => (principal.kind === 'owner' ? (principal.email ?? principal.ownerId) : 'operator');
+
+function controlRoutes(services: ControlServices): Route[] {
+  const { accountService, projects, deploys, domains, owners, config, usageHistory } = services;
   const base = '/accounts/{accountId}/projects/{projectId}';
   const account = (p: Record<string, string>) => p.accountId as string;
   const ids = (p: Record<string, string>) => [p.accountId as string, p.projectId as string] as const;
@@ -319,9 +315,26 @@ function controlRoutes({ accountService, projects, domains, owners, config, usag
       body: { projects: await projects.listProjects(account(params)) },
     })),
     route('GET', base, 'account', async ({ params }) => ({ status: 200, body: await projects.getProject(...ids(params)) })),
-    route('POST', `${base}/deploys`, 'account', async ({ params, body }) => ({
+    route('PATCH', base, 'account', async ({ params, body }) => ({
+      status: 200,
+      body: await projects.renameProject(...ids(params), { name: body.name }),
+    })),
+    route('DELETE', base, 'account', async ({ params }) => ({ status: 200, body: await projects.deleteProject(...ids(params)) })),
+    route('POST', `${base}/deploys`, 'account', async ({ params, body, principal }) => ({
       status: 201,
-      body: await projects.deploy(...ids(params), deployFiles(body.files)),
+      body: await deploys.startDeploy(...ids(params), { files: body.files }, deployedBy(principal)),
+    })),
+    route('GET', `${base}/deploys`, 'account', async ({ params }) => ({
+      status: 200,
+      body: { deploys: await deploys.listDeploys(...ids(params)) },
+    })),
+    route('POST', `${base}/deploys/{deployId}/finalize`, 'account', async ({ params }) => ({
+      status: 200,
+      body: await deploys.finalizeDeploy(...ids(params), params.deployId as string),
+    })),
+    route('POST', `${base}/deploys/{deployId}/rollback`, 'account', async ({ params }) => ({
+      status: 200,
+      body: await deploys.rollback(...ids(params), params.deployId as string),
     })),
     route('GET', `${base}/domains`, 'account', async ({ params }) => ({
       status: 200,

@@ -3,6 +3,7 @@ import { ControlApi } from '../../lambda/control/control-api.js';
 import { DynamoDbOwnerStore, OwnerDirectory } from '../../lambda/control/owners.js';
 import type { DomainService } from '../../lambda/domains/domain-service.js';
 import type { AccountService } from '../../lambda/keys/account-service.js';
+import type { DeployService } from '../../lambda/projects/deploy-service.js';
 import type { ProjectService } from '../../lambda/projects/project-service.js';
 import { UsageHistory, type UsageHistoryDeps } from '../../lambda/usage-history/usage-history.js';
 import type { Clock } from '../../lambda/shared/clock.js';
@@ -17,6 +18,7 @@ export interface ControlApiWiringOptions {
   /** What the usage-history route reads: accounts, keys (revoked too) and the daily counts. */
   readonly history: UsageHistoryDeps;
   readonly projects: ProjectService;
+  readonly deploys: DeployService;
   readonly domains: DomainService;
   readonly clock: Clock;
   readonly config: PlatformConfig;
@@ -29,11 +31,11 @@ export interface ControlApiWiringOptions {
  * ControlApi the dashboard answers through, with the owners' directory. Added to `services` once it runs.
  */
 export async function startControl(options: ControlApiWiringOptions, services: RunningService[]) {
-  const { accountService, projects, domains, clock, config } = options;
+  const { accountService, projects, deploys, domains, clock, config } = options;
   const ownerStore = new DynamoDbOwnerStore(options.documentClient, LOCAL_TABLE_NAMES.owners);
   const owners = new OwnerDirectory({ store: ownerStore, accountService, clock });
   const usageHistory = new UsageHistory(options.history);
-  const controlApi = new ControlApi({ accountService, projects, domains, owners, config, usageHistory });
+  const controlApi = new ControlApi({ accountService, projects, deploys, domains, owners, config, usageHistory });
   const control = await startControlApi(controlApi, options.port);
   services.push({ endpoint: control.url, stop: control.stop });
   return {
