@@ -71,7 +71,7 @@ export const RELEASE_MARGIN_SECONDS = 5;
 export const newAccountId = () => `acct_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
 
 /**
- * Accounts, plans and API keys (README "API keys and usage plans"). The same logic runs
+ * Accounts, plans and API keys (docs/operators/operations.md, "API keys and usage plans"). The same logic runs
  * behind the local platform's control API, in the operator CLI against a deployed stack, and in
  * the dashboard's API. Keys are returned in clear exactly once, by `createKey`. Limits belong to
  * the account: its keys share one budget (the limiter's shards) and one internal API Gateway key
