@@ -11,7 +11,7 @@ export interface DnsRecordInstruction {
   readonly note?: string;
 }
 
-/** Why verification failed (README "Projects and custom domains"); each comes with what was observed and what to do. */
+/** Why verification failed (docs/owners.md, "Projects and custom domains"); each comes with what was observed and what to do. */
 export type DnsFailureReason =
   | 'record_not_found' |
   'cname_mismatch' |
@@ -30,7 +30,7 @@ export interface PendingRelease {
   readonly requestedAt: string;
 }
 
-/** Domain states (README "Projects and custom domains"). */
+/** Domain states (docs/owners.md, "Projects and custom domains"). */
 export type DomainState =
   | 'pending_dns' |
   'verifying' |

@@ -1,5 +1,5 @@
 import { DEPLOY_LIMITS } from '../../contracts/deploys.js';
-import { ProjectError } from './project-error.js';
+import { refuse } from '../shared/problem.js';
 
 export { DEPLOY_LIMITS };
 
@@ -52,7 +52,7 @@ function checkPath(path: unknown): string {
   // eslint-disable-next-line no-control-regex -- control characters are what is refused
   const unsafe = text === '' || text.length > MAX_PATH_LENGTH || text.startsWith('/') || /[\\\u0000-\u001f]/.test(text) ||
     segments.some((s) => s === '' || s === '.' || s === '..');
-  if (unsafe) throw new ProjectError('invalid_request', `"${text.slice(0, 200)}" is not a valid file path inside the site.`, 400);
+  if (unsafe) throw refuse('invalid_request', `"${text.slice(0, 200)}" is not a valid file path inside the site.`, 400);
   return text;
 }
 
@@ -64,32 +64,32 @@ const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
  */
 export function checkManifest(input: unknown): ManifestFile[] {
   if (!Array.isArray(input) || input.length === 0) {
-    throw new ProjectError('invalid_request', 'files must be a non-empty list of {path, sha256, size}.', 400);
+    throw refuse('invalid_request', 'files must be a non-empty list of {path, sha256, size}.', 400);
   }
   if (input.length > DEPLOY_LIMITS.maxFiles) {
-    throw new ProjectError('too_many_files', `A deploy has at most ${DEPLOY_LIMITS.maxFiles} files; this one has ${input.length}.`, 413);
+    throw refuse('too_many_files', `A deploy has at most ${DEPLOY_LIMITS.maxFiles} files; this one has ${input.length}.`, 413);
   }
   const seen = new Set<string>();
   let total = 0;
   const files = input.map((entry: unknown): ManifestFile => {
     const { path: rawPath, sha256, size } = (entry ?? {}) as { path?: unknown; sha256?: unknown; size?: unknown };
     const path = checkPath(rawPath);
-    if (seen.has(path)) throw new ProjectError('invalid_request', `${path} is listed twice.`, 400);
+    if (seen.has(path)) throw refuse('invalid_request', `${path} is listed twice.`, 400);
     seen.add(path);
     if (typeof sha256 !== 'string' || !SHA256_HEX.test(sha256)) {
-      throw new ProjectError('invalid_request', `${path}: sha256 must be the file's SHA-256 in lower-case hex.`, 400);
+      throw refuse('invalid_request', `${path}: sha256 must be the file's SHA-256 in lower-case hex.`, 400);
     }
     if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
-      throw new ProjectError('invalid_request', `${path}: size must be the file's length in bytes.`, 400);
+      throw refuse('invalid_request', `${path}: size must be the file's length in bytes.`, 400);
     }
     if (size > DEPLOY_LIMITS.maxFileBytes) {
-      throw new ProjectError('file_too_large', `${path} is ${mb(size)}; a file may be at most ${mb(DEPLOY_LIMITS.maxFileBytes)}.`, 413);
+      throw refuse('file_too_large', `${path} is ${mb(size)}; a file may be at most ${mb(DEPLOY_LIMITS.maxFileBytes)}.`, 413);
     }
     total += size;
     return { path, sha256, size, contentType: contentTypeOf(path) };
   });
   if (total > DEPLOY_LIMITS.maxDeployBytes) {
-    throw new ProjectError('deploy_too_large', `This deploy is ${mb(total)}; a deploy may be at most ${mb(DEPLOY_LIMITS.maxDeployBytes)}.`, 413);
+    throw refuse('deploy_too_large', `This deploy is ${mb(total)}; a deploy may be at most ${mb(DEPLOY_LIMITS.maxDeployBytes)}.`, 413);
   }
   return files;
 }

@@ -2,7 +2,7 @@ import type { Clock } from '../shared/clock.js';
 import { logger } from '../shared/powertools.js';
 import { monotonicUlid } from '../shared/ulid.js';
 import { checkManifest, type ManifestFile } from './deploy-manifest.js';
-import { ProjectError } from './project-error.js';
+import { HttpProblem, refuse } from '../shared/problem.js';
 import type { ProjectDomainsPort, ProjectStore, SiteEdge, SiteStorage, UploadTarget } from './ports.js';
 import { type DeployRecord, deployPrefix, type ProjectRecord } from './project.js';
 import { ownedProject } from './project-service.js';
@@ -61,7 +61,7 @@ export class DeployService {
     const history = project.deploys ?? [];
     const running = history.find((d) => d.state === 'in_progress');
     if (project.deployState === 'in_progress' && running && nowMs - Date.parse(running.startedAt) < STALE_DEPLOY_MS) {
-      throw new ProjectError('deploy_in_progress', `Deploy ${running.deployId} is still in progress; wait for it to finish.`, 409);
+      throw refuse('deploy_in_progress', `Deploy ${running.deployId} is still in progress; wait for it to finish.`, 409);
     }
     const stored = await this.deps.storage.storedContent(projectId);
     const missing = hashesOf(files).filter((f) => stored.get(f.sha256) !== f.size);
@@ -83,7 +83,7 @@ export class DeployService {
       d.state === 'in_progress' ? { ...d, state: 'failed', finishedAt: deploy.startedAt, error: 'Abandoned: not finalized in time.' } : d,
     );
     const started = await this.deps.projects.update(projectId, { deployState: 'in_progress', deploys: [deploy, ...closed] }, project.deployState);
-    if (!started) throw new ProjectError('deploy_in_progress', 'Another deploy of this project just started.', 409);
+    if (!started) throw refuse('deploy_in_progress', 'Another deploy of this project just started.', 409);
     const uploads = await Promise.all(missing.map((f) => this.deps.storage.presignUpload(projectId, f)));
     return { deploy, uploads, skipped: files.filter((f) => !missingHashes.has(f.sha256)).length };
   }
@@ -97,20 +97,20 @@ export class DeployService {
     const deploy = this.deployOf(project, deployId);
     if (deploy.state === 'succeeded') return deploy;
     if (deploy.state === 'failed') {
-      throw new ProjectError('deploy_failed', `Deploy ${deployId} ${deploy.error ?? 'failed'} Start a new deploy.`, 409);
+      throw refuse('deploy_failed', `Deploy ${deployId} ${deploy.error ?? 'failed'} Start a new deploy.`, 409);
     }
     const files = await this.deps.storage.getManifest(projectId, deployId);
-    if (!files) throw new ProjectError('deploy_not_found', `Deploy ${deployId} has no manifest; start a new deploy.`, 404);
+    if (!files) throw refuse('deploy_not_found', `Deploy ${deployId} has no manifest; start a new deploy.`, 404);
     const stored = await this.deps.storage.storedContent(projectId);
     const missing = hashesOf(files).filter((f) => stored.get(f.sha256) !== f.size);
     if (missing.length > 0) {
       const uploads = await Promise.all(missing.map((f) => this.deps.storage.presignUpload(projectId, f)));
-      throw new ProjectError(
-        'files_missing',
-        `${missing.length} of the deploy's files are not uploaded yet (or not with their size); upload them and finalize again.`,
-        409,
-        { missing: missing.map((f) => f.sha256), uploads },
-      );
+      throw new HttpProblem({
+        status: 409,
+        code: 'files_missing',
+        detail: `${missing.length} of the deploy's files are not uploaded yet (or not with their size); upload them and finalize again.`,
+        extensions: { missing: missing.map((f) => f.sha256), uploads },
+      });
     }
     try {
       await this.deps.storage.publish(projectId, deployId, files);
@@ -120,7 +120,7 @@ export class DeployService {
       logger.error('deploy failed', { projectId, deployId, error: error as Error });
       const failed: DeployRecord = { ...deploy, state: 'failed', finishedAt: this.nowIso(), error: 'could not be published.' };
       await this.deps.projects.update(projectId, { deployState: 'failed', deploys: this.replace(project, failed) });
-      throw new ProjectError('deploy_failed', `Deploy ${deployId} failed and the live version is unchanged. Retry the deploy.`, 502);
+      throw refuse('deploy_failed', `Deploy ${deployId} failed and the live version is unchanged. Retry the deploy.`, 502);
     }
     const finished: DeployRecord = { ...deploy, state: 'succeeded', finishedAt: this.nowIso() };
     const deploys = await this.prune({ ...project, liveDeployId: deployId, deploys: this.replace(project, finished) });
@@ -138,7 +138,7 @@ export class DeployService {
     const project = await ownedProject(this.deps.projects, accountId, projectId);
     const deploy = this.deployOf(project, deployId);
     if (deploy.state !== 'succeeded') {
-      throw new ProjectError('deploy_not_rollbackable', `Deploy ${deployId} did not succeed; only a successful deploy can be served again.`, 409);
+      throw refuse('deploy_not_rollbackable', `Deploy ${deployId} did not succeed; only a successful deploy can be served again.`, 409);
     }
     await this.serveAt(project, deployPrefix(projectId, deployId));
     await this.deps.projects.update(projectId, { liveDeployId: deployId, updatedAt: this.nowIso() });
@@ -178,7 +178,7 @@ export class DeployService {
 
   private deployOf(project: ProjectRecord, deployId: string): DeployRecord {
     const deploy = project.deploys?.find((d) => d.deployId === deployId);
-    if (!deploy) throw new ProjectError('deploy_not_found', `No deploy ${deployId} in project ${project.projectId}.`, 404);
+    if (!deploy) throw refuse('deploy_not_found', `No deploy ${deployId} in project ${project.projectId}.`, 404);
     return deploy;
   }
 

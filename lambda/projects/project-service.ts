@@ -1,12 +1,10 @@
 import type { AccountStore } from '../keys/index.js';
 import type { Clock } from '../shared/clock.js';
 import { monotonicUlid } from '../shared/ulid.js';
-import { ProjectError } from './project-error.js';
+import { HttpProblem, refuse } from '../shared/problem.js';
 import { type ProjectDomainsPort, type ProjectStore, type SiteEdge, type SiteStorage, SlugTakenError } from './ports.js';
 import type { DeployRecord, ProjectRecord } from './project.js';
 import { checkSlug } from './slug.js';
-
-export { ProjectError, type ProjectErrorCode } from './project-error.js';
 
 /** How long a deleted project's slug cannot be claimed again, so its old URL cannot be taken over at once. */
 export const SLUG_HOLD_DAYS = 30;
@@ -42,7 +40,7 @@ export interface ProjectServiceDeps {
 export async function ownedProject(store: ProjectStore, accountId: string, projectId: string): Promise<ProjectRecord> {
   const project = await store.get(projectId);
   if (!project || project.accountId !== accountId) {
-    throw new ProjectError('project_not_found', `No project ${projectId} in account ${accountId}.`, 404);
+    throw refuse('project_not_found', `No project ${projectId} in account ${accountId}.`, 404);
   }
   return project;
 }
@@ -52,9 +50,9 @@ function projectName(input: unknown, fallback?: string): string {
   const name = typeof input === 'string' ? input.trim() : '';
   if (name === '') {
     if (fallback !== undefined) return fallback;
-    throw new ProjectError('invalid_request', 'name must be a non-empty string.', 400);
+    throw refuse('invalid_request', 'name must be a non-empty string.', 400);
   }
-  if (name.length > MAX_NAME_LENGTH) throw new ProjectError('invalid_request', `name may be at most ${MAX_NAME_LENGTH} characters.`, 400);
+  if (name.length > MAX_NAME_LENGTH) throw refuse('invalid_request', `name may be at most ${MAX_NAME_LENGTH} characters.`, 400);
   return name;
 }
 
@@ -76,10 +74,10 @@ export class ProjectService {
 
   async createProject(accountId: string, input: { slug: unknown; name?: unknown }): Promise<ProjectView> {
     if (!(await this.deps.accounts.get(accountId))) {
-      throw new ProjectError('account_not_found', `No account ${accountId}.`, 404);
+      throw refuse('account_not_found', `No account ${accountId}.`, 404);
     }
     const checked = checkSlug(typeof input.slug === 'string' ? input.slug : '');
-    if (!checked.ok) throw new ProjectError(checked.code, checked.message, checked.code === 'slug_taken' ? 409 : 400);
+    if (!checked.ok) throw refuse(checked.code, checked.message, checked.code === 'slug_taken' ? 409 : 400);
     const { slug } = checked;
     const project: ProjectRecord = {
       projectId: `prj_${monotonicUlid(this.deps.clock.now())}`,
@@ -95,14 +93,15 @@ export class ProjectService {
     } catch (error) {
       if (!(error instanceof SlugTakenError)) throw error;
       if (error.heldUntil) {
-        throw new ProjectError(
-          'slug_held',
-          `The slug ${slug} belonged to a deleted project and is held until ${error.heldUntil}, so its old address cannot be taken over; choose another.`,
-          409,
-          { heldUntil: error.heldUntil },
-        );
+        throw new HttpProblem({
+          status: 409,
+          code: 'slug_held',
+          detail: `The slug ${slug} belonged to a deleted project and is held until ${error.heldUntil}, ` +
+            'so its old address cannot be taken over; choose another.',
+          extensions: { heldUntil: error.heldUntil },
+        });
       }
-      throw new ProjectError('slug_taken', `The slug ${slug} is taken; choose another.`, 409);
+      throw refuse('slug_taken', `The slug ${slug} is taken; choose another.`, 409);
     }
     return this.view(project);
   }
@@ -113,7 +112,7 @@ export class ProjectService {
 
   async listProjects(accountId: string): Promise<ProjectView[]> {
     if (!(await this.deps.accounts.get(accountId))) {
-      throw new ProjectError('account_not_found', `No account ${accountId}.`, 404);
+      throw refuse('account_not_found', `No account ${accountId}.`, 404);
     }
     const projects = await this.deps.projects.listByAccount(accountId);
     return projects.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((p) => this.view(p));
@@ -124,7 +123,7 @@ export class ProjectService {
     const project = await ownedProject(this.deps.projects, accountId, projectId);
     const changes = { name: projectName(input.name), updatedAt: this.nowIso() };
     if (!(await this.deps.projects.update(projectId, changes))) {
-      throw new ProjectError('project_not_found', `No project ${projectId} in account ${accountId}.`, 404);
+      throw refuse('project_not_found', `No project ${projectId} in account ${accountId}.`, 404);
     }
     return this.view({ ...project, ...changes });
   }

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DeployCalls, deploySite, type LocalFile } from '../../contracts/deploys.js';
 import type { DeployService } from '../../lambda/projects/deploy-service.js';
-import { ProjectError, type ProjectService } from '../../lambda/projects/project-service.js';
+import type { ProjectService } from '../../lambda/projects/project-service.js';
+import { HttpProblem } from '../../lambda/shared/problem.js';
 import type { UploadTarget } from '../../lambda/projects/ports.js';
 import type { Clock } from '../../lambda/shared/clock.js';
 import type { PlatformConfig } from '../../lib/config/index.js';
@@ -41,8 +42,8 @@ export function serviceDeployCalls(
       try {
         return { deploy: await deploys.finalizeDeploy(accountId, projectId, deployId) };
       } catch (error) {
-        if (error instanceof ProjectError && error.code === 'files_missing') {
-          return { missing: (error.extensions?.uploads ?? []) as UploadTarget[] };
+        if (error instanceof HttpProblem && error.code === 'files_missing') {
+          return { missing: (error.extensions.uploads ?? []) as UploadTarget[] };
         }
         throw error;
       }

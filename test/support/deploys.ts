@@ -3,7 +3,8 @@ import { type DeployCalls, deploySite, type DeployOutcome, type LocalFile, type 
 // Deploys over the control API's HTTP routes, as the CLI and the dashboard make them: the
 // manifest, presigned PUTs to the site bucket (s3rver locally), then finalize.
 
-export type FetchJson = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: Record<string, unknown> }>;
+type JsonAnswer = { status: number; body: Record<string, unknown> };
+export type FetchJson = (method: string, path: string, body?: unknown) => Promise<JsonAnswer>;
 
 /** The control API at `baseUrl` (the local control port): JSON in and out. */
 export function controlFetch(baseUrl: string, headers: Record<string, string> = {}): FetchJson {
@@ -39,7 +40,11 @@ export function httpDeployCalls(call: FetchJson, projectPath: string): DeployCal
 export const htmlFile = (html: string, path = 'index.html'): LocalFile => ({ path, body: new TextEncoder().encode(html) });
 
 /** Deploys `files` (or one index.html) to the project at `projectPath` through the local control port. */
-export function deployOverHttp(controlUrl: string, projectPath: string, files: readonly LocalFile[] | string): Promise<DeployOutcome> {
+export function deployOverHttp(
+  controlUrl: string,
+  projectPath: string,
+  files: readonly LocalFile[] | string,
+): Promise<DeployOutcome> {
   const list = typeof files === 'string' ? [htmlFile(files)] : files;
   return deploySite(httpDeployCalls(controlFetch(controlUrl), projectPath), list);
 }
