@@ -137,9 +137,9 @@ export function createDriftCheckTask(deps: DriftCheckDeps) {
       // Once per run, on its first round: removals whose release could not be started.
       let releasesStarted = 0;
       if (before.cursor === undefined && before.checked === undefined) {
-        const flow = deps.flowFor(input.stateMachineArn);
         for (const record of await deps.domains.pendingReleases(PENDING_RELEASES_PER_RUN)) {
           if (record.state !== 'removed' || !record.pendingRelease) continue;
+          const flow = deps.flowFor(input.stateMachineArn);
           const started = await startRelease({ domains: deps.domains, flow }, record.domain, record.pendingRelease);
           if (started) releasesStarted++;
         }

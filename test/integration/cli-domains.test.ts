@@ -124,7 +124,7 @@ describe('projects', () => {
     const dir = siteDir();
     const human = await cli('projects', 'deploy', dir, ...ids());
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stderr).toMatch(/^Uploading 2 files \(35 B\) from /);
+    expect(human.stderr).toMatch(/^Deploying 2 files \(35 B\) from .*\nUploaded 2 files \(35 B\); 0 unchanged skipped\.$/m);
     expect(human.stdout).toMatch(/^Deployed dep_\w+: 2 files, live at https:\/\/cli-site\.platform\.example\.com\/\n/);
     expect(human.stdout).toMatch(/^deploy state +succeeded$/m);
 
@@ -133,8 +133,10 @@ describe('projects', () => {
     expect((await edge('cli-site.platform.example.com', '/assets/app.js')).body).toBe('console.log("hi");');
     expect((await edge('cli-site.platform.example.com', '/.env')).status).toBe(404);
 
-    const deployed = await json<ProjectView>('projects', 'deploy', dir, ...ids());
-    expect(deployed).toMatchObject({ deployState: 'succeeded', lastDeploy: { state: 'succeeded', fileCount: 2, bytes: 35 } });
+    // Again, unchanged: nothing is uploaded, the new deploy is live.
+    const deployed = await json<ProjectView & { uploadedFiles: number; skipped: number }>('projects', 'deploy', dir, ...ids());
+    expect(deployed).toMatchObject({ deployState: 'succeeded', lastDeploy: { state: 'succeeded', fileCount: 2, bytes: 35, uploadCount: 0 } });
+    expect(deployed).toMatchObject({ uploadedFiles: 0, skipped: 2 });
     expect(deployed.liveDeployId).toBe(deployed.lastDeploy?.deployId);
   });
 
