@@ -145,12 +145,27 @@ describe('projects', () => {
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^deploy state +succeeded$/m);
     expect(human.stdout).toMatch(/^live deploy +dep_\w+$/m);
-    expect(human.stdout).toMatch(/^last deploy +dep_\w+ succeeded \S+ \(2 files, 35 B\)$/m);
+    expect(human.stdout).toMatch(/^last deploy +dep_\w+ succeeded \S+ \(2 files, 35 B, by operator\)$/m);
     expect(human.stdout).toMatch(/^url +https:\/\/cli-site\.platform\.example\.com\/$/m);
     expect(human.stdout).toMatch(/^primary +cli-site\.platform\.example\.com$/m);
     expect(human.stdout).toMatch(/^redirects +none$/m);
     const shown = await json<ProjectView>('projects', 'show', ...ids());
     expect(shown).toMatchObject({ projectId, deployState: 'succeeded', defaultDomain: 'cli-site.platform.example.com' });
+  });
+
+  it('projects deploys lists the history; rollback serves an earlier deploy; rename keeps the slug', async () => {
+    const history = await json<{ deploys: Array<{ deployId: string; live: boolean }> }>('projects', 'deploys', ...ids());
+    expect(history.deploys).toHaveLength(2);
+    const [latest, first] = history.deploys;
+    expect(latest?.live).toBe(true);
+    const table = await cli('projects', 'deploys', ...ids());
+    expect(table.stdout).toMatch(/^ID +STATE +LIVE +STARTED +BY +FILES +SIZE +UPLOADED$/m);
+    const rolled = await cli('projects', 'rollback', first?.deployId ?? '', ...ids());
+    expect(rolled.code, rolled.stderr).toBe(0);
+    expect(rolled.stdout).toMatch(new RegExp(`^Serving ${first?.deployId ?? ''} \\(2 files`));
+    expect((await json<ProjectView>('projects', 'show', ...ids())).liveDeployId).toBe(first?.deployId);
+    const renamed = await json<ProjectView>('projects', 'rename', ...ids(), '--name', 'CLI site');
+    expect(renamed).toMatchObject({ name: 'CLI site', slug: 'cli-site' });
   });
 
   it('refuses a missing, an empty or a non-directory folder, and a symlink leaving it (exit 2)', async () => {
