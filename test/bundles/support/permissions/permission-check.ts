@@ -111,7 +111,8 @@ export class PermissionCheck {
     const denied = authorize(call, record.policies.identity, this.resourcePolicies, context);
     for (const d of denied) {
       const managed = record.policies.managedPolicyArns.length ? ` (managed policies not evaluated: ${record.policies.managedPolicyArns.join(', ')})` : '';
-      this.found.push({ label, call: `${call.action} on ${d.resource}`, why: d.why + managed });
+      const operation = call.action.endsWith(`:${call.operation}`) ? '' : ` (${call.operation})`;
+      this.found.push({ label, call: `${call.action}${operation} on ${d.resource}`, why: d.why + managed });
     }
     if (denied.length === 0) {
       for (const resource of call.resources) {
