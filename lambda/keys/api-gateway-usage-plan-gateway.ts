@@ -13,7 +13,7 @@ import {
   type UsagePlan,
   UpdateUsagePlanCommand,
 } from '@aws-sdk/client-api-gateway';
-import { backstopFor, type PlatformConfig, type RateLimits } from '../../lib/config/index.js';
+import { backstopFor, type RuntimeConfig, type RateLimits } from '../../contracts/plans.js';
 import type { InternalKey, UsagePlanGateway } from './usage-plan-gateway.js';
 
 interface AwsErrorShape {
@@ -45,7 +45,7 @@ export interface ApiGatewayUsagePlanGatewayOptions {
   readonly stageName: string;
   /** The stack's usage plans of the standard plans (outputs FreeUsagePlanId, ProUsagePlanId, BusinessUsagePlanId). */
   readonly standardPlanIds: { readonly free: string; readonly pro: string; readonly business: string };
-  readonly config: PlatformConfig;
+  readonly config: RuntimeConfig;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { PLAN_IDS, type PlanDefinition, type PlanId, type RateLimits } from '../../lib/config/index.js';
+import { PLAN_IDS, type PlanDefinition, type PlanId, type RateLimits } from '../../contracts/plans.js';
 import { header } from '../shared/http-headers.js';
 import type { Clock } from '../shared/clock.js';
 import { logger } from '../shared/powertools.js';

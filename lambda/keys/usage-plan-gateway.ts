@@ -1,4 +1,4 @@
-import type { RateLimits } from '../../lib/config/index.js';
+import type { RateLimits } from '../../contracts/plans.js';
 
 /**
  * An internal API Gateway key: its id (to move or delete it) and its value (the usage identifier

@@ -1,4 +1,4 @@
-import type { RateLimits } from '../../lib/config/index.js';
+import type { RateLimits } from '../../contracts/plans.js';
 
 /**
  * How an account's budget is split across limiter items (docs/contributors/limiter.md, "The limiter: one budget per account, exact at any scale").
