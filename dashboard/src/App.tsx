@@ -142,7 +142,11 @@ function SignedIn({
   const value: AppContextValue = {
     config,
     api,
-    me: { ownerId: me.ownerId, ...(me.email === undefined ? {} : { email: me.email }), account: { accountId: me.account.accountId } },
+    me: {
+      ownerId: me.ownerId,
+      ...(me.email === undefined ? {} : { email: me.email }),
+      account: { accountId: me.account.accountId },
+    },
     bootAccount: { account: me.account, readAt },
     plans,
   };

@@ -46,7 +46,10 @@ export function useCurrentPlan() {
 export function useProjectQuery(projectId: string) {
   const { api, me } = useApp();
   const accountId = me.account.accountId;
-  return useQuery({ queryKey: queryKeys.project(accountId, projectId), queryFn: () => api.project(accountId, projectId) });
+  return useQuery({
+    queryKey: queryKeys.project(accountId, projectId),
+    queryFn: () => api.project(accountId, projectId),
+  });
 }
 
 /** Writes a project's new state into the cache (after a change), and reads it again from the server. */

@@ -40,7 +40,10 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
   const afterDialog = useRef<(() => void) | undefined>(undefined);
 
   const updateProject = useProjectUpdate(projectId);
-  const setConfig = useCallback((config: DomainConfig) => updateProject((p) => ({ ...p, domains: config })), [updateProject]);
+  const setConfig = useCallback(
+    (config: DomainConfig) => updateProject((p) => ({ ...p, domains: config })),
+    [updateProject],
+  );
   const replaceDomain = useCallback(
     (updated: Domain) => setDomainInList(queryClient, accountId, projectId, updated),
     [queryClient, accountId, projectId],

@@ -111,7 +111,7 @@ export function PlansPage() {
           plan; you see the new plan here as soon as they do.
         </p>
         {currentIndex === plans.length - 1
-          ? <p>You are on the top plan: its limits are agreed individually. To change them, contact the platform team.</p>
+          ? <p>You are on the top plan: its limits are agreed individually. To change them, ask the platform team.</p>
           : null}
       </section>
     </>
