@@ -46,7 +46,11 @@ export function OverviewPage() {
   const [waiting, setWaiting] = useState(true);
   const refetchInterval = waiting ? STEP_POLL_MS : REFRESH_INTERVAL_MS;
   const keys = useQuery({ queryKey: queryKeys.keys(accountId), queryFn: () => api.keys(accountId), refetchInterval });
-  const usage = useQuery({ queryKey: queryKeys.usage(accountId), queryFn: () => api.usage(accountId), refetchInterval });
+  const usage = useQuery({
+    queryKey: queryKeys.usage(accountId),
+    queryFn: () => api.usage(accountId),
+    refetchInterval,
+  });
   const projects = useQuery({
     queryKey: queryKeys.projects(accountId),
     queryFn: () => api.projects(accountId),
