@@ -121,7 +121,7 @@ export function UsagePage() {
                   <tbody>
                     {keys.map((key) => (
                       <tr key={key.keyId}>
-                        <th scope="row" data-label="Name">{key.name}</th>
+                        <th scope="row" data-label="Name" className="key-name">{key.name}</th>
                         <td data-label="Key"><code className="key-mask">{maskedKey(key)}</code></td>
                         <td data-label="Status"><KeyStatus keyView={key} /></td>
                         <td data-label="This minute">{formatNumber(key.used.minute)}</td>
