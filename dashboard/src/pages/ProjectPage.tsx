@@ -44,7 +44,7 @@ export function ProjectPage({ projectId }: { readonly projectId: string }) {
             <dd>
               {p.liveDeployId
                 ? <PlatformUrl url={p.url} label={p.url} />
-                : <><PlatformUrl url={p.url} label={p.url} live={false} /><span className="muted"> (not live yet)</span></>}
+                : <><a href={p.url} target="_blank" rel="noreferrer"><LongValue value={p.url} /></a><span className="muted"> (not live yet)</span></>}
             </dd>
           </div>
           <div><dt>Primary domain</dt><dd><LongValue value={p.domains.primary} /></dd></div>
