@@ -181,13 +181,17 @@ describe('the upgrade path', () => {
     await page.getByLabel('Domain', { exact: true }).waitFor();
   });
 
-  it('fits a phone: the plan cards stack, nothing scrolls sideways', async () => {
+  it('fits a phone: the plan cards stack, nothing scrolls sideways, before and after a request', async () => {
     const { page } = await signIn('plans-phone@example.test', true);
     await page.getByRole('link', { name: 'Compare plans' }).click();
     await page.getByRole('heading', { name: 'Plans', level: 1 }).waitFor();
     const width = await pageWidth(page);
     expect(width.width, width.overflowing.join('\n')).toBe(PHONE_WIDTH);
     await screenshot(page, '21-phone-plans');
+    await page.getByRole('button', { name: 'Request upgrade to Business' }).click();
+    await page.getByRole('status').filter({ hasText: 'Upgrade to Business requested' }).waitFor();
+    expect((await pageWidth(page)).width).toBe(PHONE_WIDTH);
+    await screenshot(page, '21b-phone-upgrade-pending');
   });
 });
 
