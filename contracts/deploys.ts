@@ -63,7 +63,8 @@ const hex = (bytes: ArrayBuffer) => Array.from(new Uint8Array(bytes), (b) => b.t
 
 /** SHA-256 of a file's bytes, lower-case hex (the key its content is stored under). */
 export async function sha256Hex(body: Uint8Array): Promise<string> {
-  return hex(await globalThis.crypto.subtle.digest('SHA-256', body));
+  // A Node Buffer's type allows a SharedArrayBuffer, which the DOM typings of digest() and fetch() refuse.
+  return hex(await globalThis.crypto.subtle.digest('SHA-256', body as Uint8Array<ArrayBuffer>));
 }
 
 /** Uploads in flight at once: enough to fill a link, few enough for a browser's per-host limit. */
@@ -95,7 +96,8 @@ export async function deploySite(
         for (let next = queue.shift(); next; next = queue.shift()) {
           const body = bodies.get(next.sha256);
           if (!body) throw new Error(`the platform asked for content ${next.sha256}, which is not in this deploy`);
-          const res = await put(next.url, { method: next.method, headers: next.headers, body });
+          const init = { method: next.method, headers: next.headers, body: body as Uint8Array<ArrayBuffer> };
+          const res = await put(next.url, init);
           if (!res.ok) throw new Error(`upload of ${next.sha256} failed: ${res.status} ${await res.text()}`);
           uploadedFiles++;
           uploadedBytes += body.byteLength;
