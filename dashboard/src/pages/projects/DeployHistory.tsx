@@ -37,7 +37,8 @@ export function DeployHistory({ project }: { readonly project: Project }) {
     run(async () => {
       const live = await api.rollback(accountId, project.projectId, deploy.deployId);
       setRolledBack(live);
-      const markLive = (list: DeployListing[] | undefined) => list?.map((d) => ({ ...d, live: d.deployId === live.deployId }));
+      const markLive = (list: DeployListing[] | undefined) =>
+        list?.map((d) => ({ ...d, live: d.deployId === live.deployId }));
       queryClient.setQueryData<DeployListing[]>(key, markLive);
       void queryClient.invalidateQueries({ queryKey: key });
       void queryClient.invalidateQueries({ queryKey: queryKeys.project(accountId, project.projectId) });
