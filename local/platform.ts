@@ -174,6 +174,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
             distDir: options.dashboard.distDir,
             messagesApiUrl: messages.api.url,
             localEdgeUrl: domains.edgeServer.url,
+            uploadOrigin: domains.s3Endpoint,
             config,
             demoOwners,
           },

@@ -11,6 +11,9 @@ export interface SiteFile {
   readonly file: File;
 }
 
+/** A limit in the service's words (25 MB, 100 MB: binary megabytes, as lambda/projects/deploy-manifest.ts says them). */
+export const limitMb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
+
 /** The service's limits (contracts/deploys.ts), checked here before anything is read or sent. */
 export const { maxFiles: MAX_FILES, maxFileBytes: MAX_FILE_BYTES, maxDeployBytes: MAX_DEPLOY_BYTES } = DEPLOY_LIMITS;
 
@@ -80,10 +83,10 @@ export function selectFiles(list: readonly File[]): Selection {
     }
     const big = files.find((f) => f.file.size > MAX_FILE_BYTES);
     if (big) {
-      problems.push(`“${big.path}” is ${formatBytes(big.file.size)}; a file may be at most ${formatBytes(MAX_FILE_BYTES)}. Leave it out or host it elsewhere.`);
+      problems.push(`“${big.path}” is ${formatBytes(big.file.size)}; a file may be at most ${limitMb(MAX_FILE_BYTES)}. Leave it out or host it elsewhere.`);
     }
     if (totalBytes > MAX_DEPLOY_BYTES) {
-      problems.push(`These files are ${formatBytes(totalBytes)}; a deploy may be at most ${formatBytes(MAX_DEPLOY_BYTES)}. Leave out large files (videos, source maps).`);
+      problems.push(`These files are ${formatBytes(totalBytes)}; a deploy may be at most ${limitMb(MAX_DEPLOY_BYTES)}. Leave out large files (videos, source maps).`);
     }
   }
   return { files, folder, skipped, totalBytes, problems };

@@ -7,7 +7,7 @@ import { Time } from '../components/Time';
 import { useApp } from '../context';
 import { actionStarted } from '../flash';
 import { type DeployCalls, deploySite, type DeployProgress } from '../../../contracts/deploys';
-import { MAX_DEPLOY_BYTES, MAX_FILE_BYTES, MAX_FILES, readFiles, type Selection, selectFiles } from '../deploy-files';
+import { limitMb, MAX_DEPLOY_BYTES, MAX_FILE_BYTES, MAX_FILES, readFiles, type Selection, selectFiles } from '../deploy-files';
 import { formatBytes, formatNumber } from '../format';
 import type { Deploy, Project } from '../types';
 import { DeployBadge } from './project-parts';
@@ -128,7 +128,7 @@ export function DeploySection({
       <p className="hint" id={hintId}>
         Choose your site’s folder (your build output, e.g. <code>dist</code>) or its files. It needs an{' '}
         <code>index.html</code> at its top level. A deploy has at most {formatNumber(MAX_FILES)} files,{' '}
-        {formatBytes(MAX_FILE_BYTES)} per file and {formatBytes(MAX_DEPLOY_BYTES)} in all; files that did not change
+        {limitMb(MAX_FILE_BYTES)} per file and {limitMb(MAX_DEPLOY_BYTES)} in all; files that did not change
         since an earlier deploy are not uploaded again. The live version changes only when the whole deploy succeeds.
       </p>
       <form onSubmit={(e) => void onSubmit(e)} noValidate>
