@@ -53,49 +53,35 @@ export function DeployHistory({ project }: { readonly project: Project }) {
       <p className="hint">The last 20 deploys are kept. Rolling back serves an earlier deploy again at once, with no upload.</p>
       {rolledBack ? <Notice tone="success" live>Rolled back: {rolledBack.deployId} is live again.</Notice> : null}
       <ActionError message={error} />
-      <div className="table-scroll">
-        <table className="table">
-          <caption className="visually-hidden">Deploys of {project.name}, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Deploy</th>
-              <th scope="col">Started</th>
-              <th scope="col">By</th>
-              <th scope="col">Files</th>
-              <th scope="col">Uploaded</th>
-              <th scope="col">Status</th>
-              <th scope="col"><span className="visually-hidden">Action</span></th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((d) => (
-              <tr key={d.deployId}>
-                <td><code><LongValue value={d.deployId} /></code></td>
-                <td><Time iso={d.startedAt} /></td>
-                <td><LongValue value={d.by} /></td>
-                <td>{formatNumber(d.fileCount)} ({formatBytes(d.bytes)})</td>
-                <td>{formatNumber(d.uploadCount)} ({formatBytes(d.uploadBytes)})</td>
-                <td>{d.live ? <strong>Live</strong> : STATE_LABELS[d.state]}</td>
-                <td>
-                  {d.state === 'succeeded' && !d.live
-                    ? (
-                        <button
-                          type="button"
-                          className="button small secondary"
-                          disabled={busy}
-                          aria-label={`Roll back to ${d.deployId}`}
-                          onClick={() => void rollback(d)}
-                        >
-                          Roll back
-                        </button>
-                      )
-                    : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ol className="deploy-list" aria-label={`Deploys of ${project.name}, newest first`}>
+        {list.map((d) => (
+          <li key={d.deployId} className={`deploy-item${d.live ? ' live' : ''}`}>
+            <p className="deploy-item-head">
+              <code><LongValue value={d.deployId} /></code>
+              <span className="badge">{d.live ? 'Live' : STATE_LABELS[d.state]}</span>
+            </p>
+            <dl className="facts compact">
+              <div><dt>Started</dt><dd><Time iso={d.startedAt} /></dd></div>
+              <div><dt>By</dt><dd><LongValue value={d.by} /></dd></div>
+              <div><dt>Files</dt><dd>{formatNumber(d.fileCount)} ({formatBytes(d.bytes)})</dd></div>
+              <div><dt>Uploaded</dt><dd>{formatNumber(d.uploadCount)} ({formatBytes(d.uploadBytes)})</dd></div>
+            </dl>
+            {d.state === 'succeeded' && !d.live
+              ? (
+                  <button
+                    type="button"
+                    className="button small secondary"
+                    disabled={busy}
+                    aria-label={`Roll back to ${d.deployId}`}
+                    onClick={() => void rollback(d)}
+                  >
+                    Roll back
+                  </button>
+                )
+              : null}
+          </li>
+        ))}
+      </ol>
     </div>
   );
 }
