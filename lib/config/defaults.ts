@@ -72,4 +72,9 @@ export const defaultConfig = {
     // (Lambda keeps 100 unreserved; new accounts may have 10: the README says what to do then).
     reservedConcurrency: { worker: 40, domainFlowTask: 4, controlApi: 10 },
   },
+  environment: {
+    terminationProtection: true,
+    apiGatewayAccountRole: true,
+    tags: {} as Record<string, string>,
+  },
 } as const;

@@ -27,6 +27,9 @@ export class ApiStack extends Stack {
       config: props.config,
       data: props.messagesData,
       alarmTopic: props.alarmTopic,
+      // One environment per account and region owns the account-wide API Gateway logging role.
+      manageCloudWatchRole: props.config.environment.apiGatewayAccountRole,
+      apiLatencyP99ThresholdMs: props.config.alarms.apiLatencyP99ThresholdMs,
     });
     // A stack output rather than an SSM parameter: the CLI already reads this stack's outputs
     // (DescribeStacks, or the cdk --outputs-file), so it needs no new permission or call, and the

@@ -7,12 +7,17 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { DEFAULT_STACK_PREFIX, metricsNamespaceOf } from '../../config/environment.js';
 
 /** The repository root (this file is lib/constructs/shared/platform-function.ts). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** CloudWatch metrics namespace shared by every Powertools Metrics instance of the platform. */
-export const METRICS_NAMESPACE = 'MessagesPlatform';
+/**
+ * CloudWatch metrics namespace of the default environment. Each environment's functions, alarms
+ * and dashboard use their own: `metricsNamespaceOf(scope)` (lib/config/environment.ts, the stack
+ * prefix), which is this one for the default prefix.
+ */
+export const METRICS_NAMESPACE = DEFAULT_STACK_PREFIX;
 
 /**
  * Lets an ESM bundle use CommonJS dependencies that call `require` (esbuild's ESM output has no
@@ -158,7 +163,8 @@ export class PlatformFunction extends Construct implements iam.IGrantable {
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       environment: {
         POWERTOOLS_SERVICE_NAME: props.serviceName,
-        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        // Per environment: staging's metrics never feed production's alarms.
+        POWERTOOLS_METRICS_NAMESPACE: metricsNamespaceOf(this),
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },

@@ -1,0 +1,131 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type CfnResource, Stack, TagManager } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type PlatformApp } from '../../lib/app.js';
+import { cdkJsonContext, SKIP_BUNDLING } from './support/cdk-app.js';
+
+/*
+ * Day-2 properties of a whole environment, over everything the app synthesizes (not a list of
+ * today's resources): termination protection, tags, isolation of two environments in one region.
+ */
+
+const tempDirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cdk-environment-test-'));
+  tempDirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+type Template = { Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }> };
+
+type Synthesized = PlatformApp & { templates: Map<string, Template> };
+
+function synth(context: Record<string, unknown>, configFile?: string): Synthesized {
+  const platform = buildApp({
+    context: { ...cdkJsonContext(), ...SKIP_BUNDLING, ...context },
+    nag: false,
+    outdir: tempDir(),
+    configFile,
+  });
+  const assembly = platform.app.synth();
+  const templates = new Map<string, Template>();
+  for (const stack of assembly.stacks) templates.set(stack.stackName, stack.template as Template);
+  return { ...platform, templates };
+}
+
+function stacksOf(platform: PlatformApp): Stack[] {
+  return platform.app.node.children.filter(Stack.isStack);
+}
+
+/** Every CloudFormation resource of the app that takes tags, with its stack. */
+type TaggableResource = { stack: Stack; logicalId: string; tags: TagManager };
+
+function taggableResources(platform: PlatformApp): TaggableResource[] {
+  const out: TaggableResource[] = [];
+  const visit = (c: IConstruct) => {
+    const tags = TagManager.isTaggable(c) ? c.tags : TagManager.isTaggableV2(c) ? c.cdkTagManager : undefined;
+    if (tags) {
+      const stack = Stack.of(c);
+      out.push({ stack, logicalId: stack.resolve((c as CfnResource).logicalId) as string, tags });
+    }
+    c.node.children.forEach(visit);
+  };
+  visit(platform.app);
+  return out;
+}
+
+/** The tags of a rendered resource, whatever their shape (list of Key/Value, or map). */
+function renderedTags(properties: Record<string, unknown> | undefined, tagProperty: string): Record<string, unknown> {
+  const raw = properties?.[tagProperty] ?? properties?.[tagProperty.charAt(0).toUpperCase() + tagProperty.slice(1)];
+  if (Array.isArray(raw)) return Object.fromEntries(raw.map((t: { Key: string; Value: unknown }) => [t.Key, t.Value]));
+  return (raw ?? {}) as Record<string, unknown>;
+}
+
+describe('one environment (defaults, plus tags and a partial override as an operator writes them)', () => {
+  let platform: Synthesized;
+  beforeAll(() => {
+    // cdk.json holds the environment's config; the command line changes one value of it.
+    const dir = tempDir();
+    const configFile = join(dir, 'cdk.json');
+    writeFileSync(
+      configFile,
+      JSON.stringify({ context: { platform: { alarms: { email: 'ops@example-company.net' }, environment: { tags: { CostCenter: 'cc-42' } } } } }),
+    );
+    platform = synth({ platform: JSON.stringify({ alarms: { apiLatencyP99ThresholdMs: 800 } }) }, configFile);
+  }, 240_000);
+
+  it('merges -c platform=... over the file, key by key: the e-mail and tags of the file stay', () => {
+    expect(platform.config.alarms).toEqual({ email: 'ops@example-company.net', apiLatencyP99ThresholdMs: 800 });
+    expect(platform.config.environment.tags).toEqual({ CostCenter: 'cc-42' });
+    const api = platform.templates.get('MessagesPlatform-Api');
+    const latency = Object.values(api?.Resources ?? {}).find(
+      (r) => r.Type === 'AWS::CloudWatch::Alarm' && String(r.Properties?.AlarmDescription ?? '').includes('p99'),
+    );
+    expect(latency?.Properties?.Threshold).toBe(800);
+  });
+
+  it('protects every stack against deletion', () => {
+    const stacks = stacksOf(platform);
+    expect(stacks.length).toBeGreaterThanOrEqual(9);
+    expect(stacks.filter((s) => !s.terminationProtection).map((s) => s.stackName)).toEqual([]);
+    const artifacts = platform.app.synth().stacks;
+    expect(artifacts.filter((a) => !a.terminationProtection).map((a) => a.stackName)).toEqual([]);
+  });
+
+  it('tags every stack with Environment, Application and the operator\'s tags', () => {
+    const expected = { Environment: 'MessagesPlatform', Application: 'MessagesPlatform', CostCenter: 'cc-42' };
+    for (const artifact of platform.app.synth().stacks) expect(artifact.tags, artifact.stackName).toEqual(expected);
+  });
+
+  it('tags every resource that takes tags, in every template', () => {
+    const resources = taggableResources(platform);
+    expect(resources.length).toBeGreaterThan(50);
+    const untagged: string[] = [];
+    for (const { stack, logicalId, tags: manager } of resources) {
+      const rendered = platform.templates.get(stack.stackName)?.Resources[logicalId];
+      if (!rendered) continue; // removed from the template (e.g. overridden away)
+      const tags = renderedTags(rendered.Properties, manager.tagPropertyName);
+      if (tags.Environment !== 'MessagesPlatform' || tags.Application !== 'MessagesPlatform' || tags.CostCenter !== 'cc-42') {
+        untagged.push(`${stack.stackName}/${logicalId} (${rendered.Type})`);
+      }
+    }
+    expect(untagged).toEqual([]);
+  });
+});
+
+describe('termination protection can be turned off for a throwaway environment', () => {
+  it('environment.terminationProtection=false leaves every stack unprotected', () => {
+    const platform = buildApp({
+      context: { ...cdkJsonContext(), ...SKIP_BUNDLING, stackPrefix: 'Scratch', platform: '{"environment":{"terminationProtection":false}}' },
+      nag: false,
+      controlTower: false,
+    });
+    expect(stacksOf(platform).map((s) => s.terminationProtection)).not.toContain(true);
+  });
+});
