@@ -129,3 +129,75 @@ describe('termination protection can be turned off for a throwaway environment',
     expect(stacksOf(platform).map((s) => s.terminationProtection)).not.toContain(true);
   });
 });
+
+/**
+ * Names scoped by a parent that is itself per environment, so equal names do not collide: an
+ * inline policy's name (per role), a stage's (per REST API), the metric an alarm watches (per
+ * namespace and dimensions, which the namespace test covers).
+ */
+const SCOPED_NAMES = new Set(['AWS::IAM::Policy.PolicyName', 'AWS::ApiGateway::Stage.StageName', 'AWS::CloudWatch::Alarm.MetricName']);
+
+/** Physical names a template sets as plain strings (properties named `...Name`), but SCOPED_NAMES. */
+function literalNames(templates: Map<string, Template>): Set<string> {
+  const names = new Set<string>();
+  for (const template of templates.values()) {
+    for (const resource of Object.values(template.Resources)) {
+      for (const [key, value] of Object.entries(resource.Properties ?? {})) {
+        if (SCOPED_NAMES.has(`${resource.Type}.${key}`)) continue;
+        if (/Name$/.test(key) && typeof value === 'string') names.add(`${resource.Type}.${key}=${value}`);
+      }
+    }
+  }
+  return names;
+}
+
+/** Every custom-metric namespace the environment writes (function env) or reads (alarms, dashboards). */
+function customNamespaces(templates: Map<string, Template>): Set<string> {
+  const found = new Set<string>();
+  const visit = (value: unknown, key?: string): void => {
+    if (typeof value === 'string') {
+      if ((key === 'Namespace' || key === 'POWERTOOLS_METRICS_NAMESPACE') && !value.startsWith('AWS/')) found.add(value);
+      for (const m of value.matchAll(/"namespace":"([^"]+)"|SEARCH\('\{([^,]+),/g)) {
+        const ns = m[1] ?? m[2];
+        if (ns && !ns.startsWith('AWS/')) found.add(ns);
+      }
+    } else if (Array.isArray(value)) value.forEach((v) => visit(v));
+    else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) visit(v, k);
+  };
+  for (const template of templates.values()) visit(template.Resources);
+  return found;
+}
+
+describe('two environments in one account and region', () => {
+  let production: Synthesized;
+  let staging: Synthesized;
+  beforeAll(() => {
+    production = synth({});
+    // As docs/operators/first-deploy.md deploys a second environment: own prefix and domain, and
+    // the account's API Gateway logging role left to the first.
+    staging = synth({
+      stackPrefix: 'Staging',
+      platform: JSON.stringify({
+        platform: { domain: 'staging.platform.example.com' },
+        environment: { apiGatewayAccountRole: false },
+      }),
+    });
+  }, 300_000);
+
+  it('share no physical name', () => {
+    const shared = [...literalNames(production.templates)].filter((n) => literalNames(staging.templates).has(n));
+    expect(shared).toEqual([]);
+  });
+
+  it('write and read custom metrics in their own namespace only (functions, alarms, dashboards)', () => {
+    expect([...customNamespaces(production.templates)]).toEqual(['MessagesPlatform']);
+    expect([...customNamespaces(staging.templates)]).toEqual(['Staging']);
+  });
+
+  it('set the account-wide API Gateway logging role once, in the first environment', () => {
+    const accounts = (p: Synthesized) =>
+      [...p.templates.values()].flatMap((t) => Object.values(t.Resources).filter((r) => r.Type === 'AWS::ApiGateway::Account'));
+    expect(accounts(production)).toHaveLength(1);
+    expect(accounts(staging)).toHaveLength(0);
+  });
+});
