@@ -172,7 +172,8 @@ export function createOpsDashboard(
   });
   dashboard.addWidgets(
     new cloudwatch.TextWidget({
-      markdown: `# Messages API (${stack.stackName})\nAlarms and what to do: README, "Operations". Custom metrics: namespace \`${metricsNamespaceOf(scope)}\`, by \`service\`.`,
+      markdown: `# Messages API (${stack.stackName})
+Alarms and what to do: docs/operators/operations.md. Custom metrics: namespace \`${metricsNamespaceOf(scope)}\`, by \`service\`.`,
       width: 12,
       height: 3,
     }),
