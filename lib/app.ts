@@ -7,6 +7,7 @@ import {
   environmentTags,
   loadConfig,
   type PlatformConfig,
+  metricsNamespaceOf,
   validStackPrefix,
 } from './config/index.js';
 import { reservedDomainReason } from './config/reserved-domains.js';
@@ -17,6 +18,8 @@ import { DashboardDataStack, DashboardStack } from './stacks/dashboard-stack.js'
 import { DataStack } from './stacks/data-stack.js';
 import { DomainsDataStack, DomainsStack, EdgeCertificateStack, EdgeZoneStack } from './stacks/domains-stack.js';
 import { OperationsStack } from './stacks/operations-stack.js';
+import { EdgeObservabilityStack } from './stacks/edge-observability-stack.js';
+import { edgeDashboardWidgets } from './constructs/operations/edge-observability.js';
 
 export { DEFAULT_STACK_PREFIX } from './config/index.js';
 
@@ -32,6 +35,7 @@ export interface PlatformApp {
   readonly edgeCertificateStack: EdgeCertificateStack;
   readonly domainsDataStack: DomainsDataStack;
   readonly domainsStack: DomainsStack;
+  readonly edgeObservabilityStack: EdgeObservabilityStack;
   readonly dashboardDataStack: DashboardDataStack;
   readonly dashboardStack: DashboardStack;
 }
@@ -181,6 +185,16 @@ export function buildApp(options: BuildAppOptions = {}): PlatformApp {
     description: 'Projects platform: the custom-domain flow (Step Functions, task functions, alarms)',
   });
 
+  // The customer sites' distribution observed where CloudFront publishes (us-east-1), and on the ops dashboard.
+  const edgeObservabilityStack = new EdgeObservabilityStack(app, `${stackPrefix}-EdgeObservability`, {
+    config,
+    ...protectedAndTagged,
+    distributionId: domainsDataStack.edge.distributionId,
+    description: 'Projects platform: access logs, metrics and alarms of the customer sites\' distribution (us-east-1, where CloudFront publishes)',
+  });
+  const edgeWidgets = edgeDashboardWidgets(domainsDataStack.edge.distributionId, metricsNamespaceOf(app));
+  apiStack.messages.opsDashboard.addWidgets(...edgeWidgets);
+
   // The Cognito domain prefix of managed login: `-c dashboardDomainPrefix=<prefix>` when the default
   // (stack name and account id) is not wanted.
   const dashboardDomainPrefix: unknown = app.node.tryGetContext('dashboardDomainPrefix');
@@ -216,6 +230,7 @@ export function buildApp(options: BuildAppOptions = {}): PlatformApp {
     edgeCertificateStack,
     domainsDataStack,
     domainsStack,
+    edgeObservabilityStack,
     dashboardDataStack,
     dashboardStack,
   };

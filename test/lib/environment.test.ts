@@ -119,6 +119,86 @@ describe('one environment (defaults, plus tags and a partial override as an oper
   });
 });
 
+describe('everything observable: log retention, WAF logs, the edge', () => {
+  let platform: Synthesized;
+  beforeAll(() => {
+    platform = synth({});
+  }, 240_000);
+  const resources = (type: string) =>
+    [...platform.templates.entries()].flatMap(([stack, t]) =>
+      Object.entries(t.Resources).filter(([, r]) => r.Type === type).map(([id, r]) => ({ stack, id, ...r })),
+    );
+
+  it('gives every log group of every template a retention', () => {
+    const groups = resources('AWS::Logs::LogGroup');
+    expect(groups.length).toBeGreaterThan(10);
+    expect(groups.filter((g) => g.Properties?.RetentionInDays === undefined).map((g) => `${g.stack}/${g.id}`)).toEqual([]);
+  });
+
+  it('creates the execution-log group of every REST stage that logs, before API Gateway does (with retention)', () => {
+    const stages = resources('AWS::ApiGateway::Stage').filter((s) =>
+      JSON.stringify(s.Properties?.MethodSettings ?? []).includes('LoggingLevel'),
+    );
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    for (const stage of stages) {
+      const restApi = (stage.Properties?.RestApiId as { Ref: string }).Ref;
+      const group = resources('AWS::Logs::LogGroup').find(
+        (g) => g.stack === stage.stack && JSON.stringify(g.Properties?.LogGroupName ?? '').includes('API-Gateway-Execution-Logs_') &&
+          JSON.stringify(g.Properties?.LogGroupName).includes(restApi),
+      );
+      expect(group, `${stage.stack}/${stage.id}`).toBeDefined();
+      expect(group?.Properties?.RetentionInDays).toBeGreaterThan(0);
+    }
+  });
+
+  it('logs every web ACL to a log group whose name WAF accepts (aws-waf-logs-...), without the Authorization header', () => {
+    const acls = resources('AWS::WAFv2::WebACL');
+    expect(acls.length).toBeGreaterThanOrEqual(1);
+    const logging = resources('AWS::WAFv2::LoggingConfiguration');
+    for (const acl of acls) {
+      const config = logging.find((l) => JSON.stringify(l.Properties?.ResourceArn).includes(acl.id));
+      expect(config, `${acl.stack}/${acl.id}`).toBeDefined();
+      expect(JSON.stringify(config?.Properties?.LogDestinationConfigs)).toContain(':log-group:aws-waf-logs-');
+      expect(JSON.stringify(config?.Properties?.RedactedFields)).toContain('authorization');
+    }
+  });
+
+  it('delivers the customer sites\' access logs (standard logging v2) to a retained log group in us-east-1', () => {
+    const stack = platform.edgeObservabilityStack;
+    expect(stack.region).toBe('us-east-1');
+    const template = platform.templates.get(stack.stackName);
+    const all = Object.entries(template?.Resources ?? {});
+    const source = all.find(([, r]) => r.Type === 'AWS::Logs::DeliverySource')?.[1];
+    expect(source?.Properties?.LogType).toBe('ACCESS_LOGS');
+    expect(JSON.stringify(source?.Properties?.ResourceArn)).toContain(':distribution/');
+    expect(all.some(([, r]) => r.Type === 'AWS::Logs::Delivery')).toBe(true);
+    const destination = all.find(([, r]) => r.Type === 'AWS::Logs::DeliveryDestination')?.[1];
+    const groupId = all.find(([, r]) => r.Type === 'AWS::Logs::LogGroup')?.[0] ?? '';
+    expect(JSON.stringify(destination?.Properties?.DestinationResourceArn)).toContain(groupId);
+    expect((template?.Resources[groupId] as { DeletionPolicy?: string }).DeletionPolicy).toBe('Retain');
+  });
+
+  it('alarms on the edge\'s 5xx rate and origin errors, notifying the environment\'s topic, and shows the edge on the ops dashboard', () => {
+    const template = platform.templates.get(platform.edgeObservabilityStack.stackName);
+    const alarms = Object.values(template?.Resources ?? {}).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
+    const byMetric = (name: string) => alarms.find((a) => a.Properties?.MetricName === name);
+    for (const metric of ['5xxErrorRate', 'EdgeOriginErrors']) {
+      const alarm = byMetric(metric);
+      expect(alarm, metric).toBeDefined();
+      expect((alarm?.Properties?.AlarmActions as unknown[]).length, metric).toBe(1);
+    }
+    expect(JSON.stringify(Object.values(template?.Resources ?? {}).find((r) => r.Type === 'AWS::Logs::MetricFilter'))).toContain(
+      'OriginConnectError',
+    );
+    const dashboard = Object.values(platform.templates.get('MessagesPlatform-Api')?.Resources ?? {}).find(
+      (r) => r.Type === 'AWS::CloudWatch::Dashboard',
+    );
+    const body = JSON.stringify(dashboard?.Properties?.DashboardBody);
+    expect(body).toContain('5xxErrorRate');
+    expect(body).toContain('EdgeOriginErrors');
+  });
+});
+
 describe('termination protection can be turned off for a throwaway environment', () => {
   it('environment.terminationProtection=false leaves every stack unprotected', () => {
     const platform = buildApp({
