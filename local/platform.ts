@@ -8,6 +8,7 @@ import type { DemoOwner } from './dashboard.js';
 import type { LocalDomainFlow } from './domain-flow.js';
 import type { LocalDomainsOptions } from './domains.js';
 import type { LocalEdgeRouter, SimulatedCertificateAuthority } from './edge.js';
+import type { UsagePlans } from './usage-plans.js';
 import { LOCAL_TABLE_NAMES, type RunningService } from './emulators.js';
 import type { QueuePoller } from './queue-poller.js';
 import { startBackingServices } from './wiring/backing-services.js';
@@ -77,6 +78,8 @@ export interface LocalPlatform {
   readonly certificates: SimulatedCertificateAuthority;
   /** The same account service, in process. */
   readonly accountService: AccountService;
+  /** The usage plans and API keys, as API Gateway would hold them (what the environment teardown removes). */
+  readonly usagePlans: UsagePlans;
   /** A fresh demo key per plan, issued at start; shown here once. */
   readonly demoKeys: Readonly<Record<PlanId, string>>;
   readonly demoAccounts: Readonly<Record<PlanId, AccountView>>;
@@ -192,6 +195,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       edge: domains.edge,
       certificates: domains.certificates,
       accountService,
+      usagePlans: keys.usagePlans,
       demoKeys,
       demoAccounts,
       config,
