@@ -10,7 +10,7 @@ import { CloudFrontClient, ListDistributionTenantsCommand } from '@aws-sdk/clien
 import { CloudFrontTenants } from '../lambda/domains/cloudfront-tenants.js';
 import { ApiGatewayUsagePlanGateway, accountPlanName } from '../lambda/keys/api-gateway-usage-plan-gateway.js';
 import { MANAGEMENT_PLANE, usagePlanUpdateRetry } from '../lambda/shared/aws-clients.js';
-import { DOMAINS_OUTPUTS } from '../lib/stacks/domains-stack.js';
+import { DOMAINS_OUTPUTS } from '../lib/stacks/domains-stack-outputs.js';
 import { awsError } from './aws-errors.js';
 import { type DeployedStack, describeStack, operatorOutputs, publishedConfig } from './deployed-stack.js';
 import { CliError } from './errors.js';

@@ -20,6 +20,7 @@ import { DomainsDataStack, DomainsStack, EdgeCertificateStack, EdgeZoneStack } f
 import { OperationsStack } from './stacks/operations-stack.js';
 import { EdgeObservabilityStack } from './stacks/edge-observability-stack.js';
 import { edgeDashboardWidgets } from './constructs/operations/edge-observability.js';
+import { allowDomainOperations } from './constructs/messages/operator-policy.js';
 
 export { DEFAULT_STACK_PREFIX } from './config/index.js';
 
@@ -183,6 +184,12 @@ export function buildApp(options: BuildAppOptions = {}): PlatformApp {
     data: domainsDataStack,
     alarmTopic,
     description: 'Projects platform: the custom-domain flow (Step Functions, task functions, alarms)',
+  });
+
+  // The operator CLI's `domains check-drift --stack` starts the flow's drift check.
+  allowDomainOperations(apiStack.messages.usagePlanTargets.operatorPolicy, {
+    stateMachineArn: domainsStack.flow.stateMachine.stateMachineArn,
+    stackId: domainsStack.stackId,
   });
 
   // The customer sites' distribution observed where CloudFront publishes (us-east-1), and on the ops dashboard.
