@@ -20,6 +20,7 @@ export class FakeMessageStore implements MessageStore {
   readonly calls = {
     create: 0, get: 0, remove: 0, markProcessed: 0, markFailed: 0, recordFailedAttempt: 0, listByAccount: 0,
   };
+
   /** When set, `create` rejects with it. */
   failCreate: Error | undefined;
 
