@@ -14,7 +14,7 @@ const SECRETS: ReadonlyArray<[RegExp, string]> = [
   [/\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g, '[redacted]'],
   [/(\/\/)[^/\s:@]+:[^/\s@]+@/g, '$1[redacted]@'],
   [
-    /\b(password|passwd|secret|token|api[_-]?key|access[_-]?key|authorization|signature|x-amz-signature)(["']?\s*[=:]\s*["']?)(?!Bearer\b|Basic\b|Token\b|\[redacted\])[^\s&"',;]+/gi,
+    /\b(password|passwd|secret|token|api[_-]?key|access[_-]?key|authorization|signature|x-amz-signature)(["']?\s*[=:]\s*["']?)(?!Bearer\b|Basic\b|Token\b|\[redacted\])[^\s&"',;)\]}]+/gi,
     '$1$2[redacted]',
   ],
 ];

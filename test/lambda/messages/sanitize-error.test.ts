@@ -17,6 +17,7 @@ describe('sanitizeError', () => {
     ['AWS key AKIAIOSFODNN7EXAMPLE denied', 'AWS key [redacted] denied'],
     ['GET https://user:hunter2@example.com/x failed', 'GET https://[redacted]@example.com/x failed'],
     ['https://example.com/?token=abc123&x=1', 'https://example.com/?token=[redacted]&x=1'],
+    ['failed (api_key=abc123)', 'failed (api_key=[redacted])'],
     ['{"password": "hunter2"}', '{"password": "[redacted]"}'],
     ['jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig_nature', 'jwt [redacted]'],
   ])('scrubs %s', (message, expected) => {
