@@ -1,7 +1,7 @@
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
-import { type PlatformConfig, validateConfig } from '../../lib/config/index.js';
+import type { RuntimeConfig } from '../../contracts/plans.js';
 import { CONTROL_ENV } from '../../contracts/control-api.js';
 import { kvsEdgeRouter } from '../domains/aws-adapters.js';
 import { DomainService } from '../domains/domain-service.js';
@@ -21,14 +21,14 @@ import { createDocumentClient } from '../shared/dynamodb.js';
 import { DynamoDbUsageHistoryStore } from '../usage-history/dynamodb-usage-history-store.js';
 import { UsageHistory } from '../usage-history/usage-history.js';
 import { requireEnv, requireJsonEnv } from '../shared/env.js';
-import { ControlApi } from './control-api.js';
+import type { ControlServices } from './control-router.js';
 import { createControlApiHandler } from './http-handlers.js';
 import { DynamoDbOwnerStore, OwnerDirectory } from './owners.js';
 
 // The dashboard's API (lib/constructs/dashboard): module-scoped clients and services, built once
 // per cold start from the environment the construct sets (CONTROL_ENV).
-// Validated: the construct sends runtimeConfig(), and validation restores the deploy-time defaults.
-const config: PlatformConfig = validateConfig(requireJsonEnv<unknown>(CONTROL_ENV.platformConfig));
+// The construct sends runtimeConfig() of the config lib/config validated at synth time.
+const config = requireJsonEnv<RuntimeConfig>(CONTROL_ENV.platformConfig);
 const documents = createDocumentClient();
 const clock = systemClock;
 
@@ -54,7 +54,7 @@ const projectStore = new DynamoDbProjectStore(documents, requireEnv(CONTROL_ENV.
 const domainStore = new DynamoDbDomainStore(documents, requireEnv(CONTROL_ENV.domainsTable));
 const edge = kvsEdgeRouter(requireEnv(CONTROL_ENV.keyValueStoreArn));
 
-const api = new ControlApi({
+const services: ControlServices = {
   accountService,
   projects: new ProjectService({
     accounts,
@@ -94,7 +94,7 @@ const api = new ControlApi({
     history: new DynamoDbUsageHistoryStore(documents, requireEnv(CONTROL_ENV.rateLimitsTable)),
     clock,
   }),
-});
+};
 
 const dashboardOrigin = process.env[CONTROL_ENV.dashboardOrigin];
-export const handler = createControlApiHandler(api, dashboardOrigin ? { dashboardOrigin } : {});
+export const handler = createControlApiHandler(services, dashboardOrigin ? { dashboardOrigin } : {});

@@ -43,10 +43,8 @@ beforeAll(async () => {
   const key = platform.demoKeys.free;
   for (let i = 0; i < ACCEPTED + REFUSED; i++) await sendMessage(platform.baseUrl, key, `message ${i}`);
   await eventually(async () => {
-    const history = await platform.controlApi.handle({
-      method: 'GET', path: '/accounts/acct_demo_free/usage/history', query: { days: '1' }, principal: { kind: 'operator' },
-    });
-    const { totals } = JSON.parse(history.body) as { totals: { accepted: number } };
+    const history = await fetch(`${platform.controlUrl}/accounts/acct_demo_free/usage/history?days=1`);
+    const { totals } = (await history.json()) as { totals: { accepted: number } };
     return totals.accepted === ACCEPTED ? true : undefined;
   }, 15_000, 100);
 });
