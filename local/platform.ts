@@ -32,6 +32,8 @@ export interface LocalPlatformOptions {
   readonly visibilityTimeoutSeconds?: number;
   /** Run the queue worker. @default true */
   readonly worker?: boolean;
+  /** Tests: puts something between the functions and dynalite (a slowed proxy); answers its endpoint. */
+  readonly dynamoDbFront?: (endpoint: string) => Promise<string>;
   /** Edge port on 127.0.0.1: projects served by Host header. 0 picks a free one. @default 8080 */
   readonly edgePort?: number;
   /** DNS servers (host:port) for the domain checks. @default the system resolver */

@@ -72,8 +72,12 @@ export async function sendBatch(
       // Every record goes, written or not (a delete of a missing one is a no-op).
       undo: () => deps.messages.removeAll(records.map((r) => r.id)),
       units,
+      ids: records.map((r) => r.id),
       log: { ...request.log, firstMessageId: records[0]?.id },
       unavailable: 'The batch could not be queued and was not accepted; none of its messages was stored. Retry it with backoff.',
+      unknown:
+        'The batch could not be queued, and whether its messages were stored is not known. Look them up with ' +
+        'GET /messages/{id} (their ids are in messageIds) before you send them again, or send the batch with an Idempotency-Key.',
     },
     verdict,
     deps,

@@ -7,7 +7,8 @@ import type { Clock } from '../shared/clock.js';
 import type { ApiResult, ResponseHeaders } from '../shared/http.js';
 import { logger, metrics } from '../shared/powertools.js';
 import { monotonicUlid } from '../shared/ulid.js';
-import { problems } from '../shared/problem.js';
+import { beforeAnswer } from '../shared/deadline.js';
+import { HttpProblem, problems } from '../shared/problem.js';
 import { rejected } from './access.js';
 import { admit, parse, type Verdict } from './admission.js';
 import { envelopeOf, type MessageRecord, toPublicMessage } from './message.js';
@@ -103,10 +104,14 @@ export async function sendMessage(
     {
       kind: 'message',
       write: () => [deps.messages.create(queued), deps.queue.send(envelopeOf(queued))],
-      undo: (storeFailed) => (storeFailed ? Promise.resolve() : deps.messages.remove(queued.id)),
+      undo: async () => ((await deps.messages.remove(queued.id)) ? [] : [queued.id]),
       units: 1,
+      ids: [queued.id],
       log: { ...request.log, messageId: queued.id },
       unavailable: 'The message could not be queued and was not accepted; nothing was stored. Retry with backoff.',
+      unknown:
+        'The message could not be queued, and whether it was stored is not known. Look it up with GET /messages/{id} ' +
+        '(its id is in messageIds) before you send it again, or send it with an Idempotency-Key.',
     },
     verdict,
     deps,
@@ -124,17 +129,29 @@ export interface Writes {
   readonly kind: 'message' | 'batch';
   /** The record write(s) first, then the enqueue: started together, one round trip for both. */
   readonly write: () => readonly [Promise<void>, Promise<void>];
-  /** Takes the records back out (the store write may have landed in part); `storeFailed` when it surely did not land at all. */
-  readonly undo: (storeFailed: boolean) => Promise<void>;
+  /**
+   * Takes the records back out while they are still queued (a failed or aborted write may still
+   * have landed); answers the ids the worker had already taken, which stay.
+   */
+  readonly undo: () => Promise<readonly string[]>;
   readonly units: number;
+  /** The ids of the records, for an answer that cannot say what became of them. */
+  readonly ids: readonly string[];
   readonly log: Readonly<Record<string, unknown>>;
   readonly unavailable: string;
+  readonly unknown: string;
 }
 
 /**
- * The writes of an admitted send, side by side; when either fails, they are undone (records
- * removed, the budget refunded, the claim freed) before the 503. An envelope without a record is
- * dropped by the worker as an orphan.
+ * The writes of an admitted send, side by side, within the request's deadline. When either
+ * fails, the records are taken back before the answer's deadline, and the answer follows what is
+ * known (issue 23 item 4: a 503 is sent only when no message of it can be processed):
+ * - all removed (or never written): the budget is refunded, the claim freed, 503; an envelope
+ *   without a record is dropped by the worker as an orphan;
+ * - all already taken by the worker (the record landed, its answer was late, the envelope went
+ *   through): they were accepted, so the send returns and the caller answers 202;
+ * - some taken, or the removal failed: nobody can say for every message, so a 500 names the ids to
+ *   look up, rather than a 503 that invites a duplicate.
  */
 export async function writeOrUndo(
   writes: Writes,
@@ -147,18 +164,34 @@ export async function writeOrUndo(
   // The limiter's tidying (rare) overlapped the writes above; nothing stays in flight after the answer.
   if (decision.housekeeping) await decision.housekeeping;
   if (stored.status === 'fulfilled' && queued.status === 'fulfilled') return;
+  const [undone] = await beforeAnswer(() => Promise.allSettled([writes.undo()]));
+  const taken = undone.status === 'fulfilled' ? undone.value : undefined;
   logger.error(`${writes.kind} not accepted; compensating`, {
     ...writes.log,
     messages: writes.units,
     storeError: stored.status === 'rejected' ? String(stored.reason) : undefined,
     queueError: queued.status === 'rejected' ? String(queued.reason) : undefined,
+    undoError: undone.status === 'rejected' ? String(undone.reason) : undefined,
+    alreadyTaken: taken?.length,
   });
+  if (taken && taken.length === writes.units) return;
+  if (!taken || taken.length > 0) {
+    rejected('outcome_unknown');
+    throw new HttpProblem({
+      status: 500,
+      code: 'internal_error',
+      title: 'Internal Server Error',
+      detail: writes.unknown,
+      extensions: { messageIds: writes.ids },
+    });
+  }
   const consumption = decision.consumption;
-  await Promise.allSettled([
-    writes.undo(stored.status === 'rejected'),
-    consumption ? deps.limiter.refund(consumption) : Promise.resolve(),
-    claim ? deps.idempotency.release(claim.id, claim.messageId) : Promise.resolve(),
-  ]);
+  await beforeAnswer(() =>
+    Promise.allSettled([
+      consumption ? deps.limiter.refund(consumption) : Promise.resolve(),
+      claim ? deps.idempotency.release(claim.id, claim.messageId) : Promise.resolve(),
+    ]),
+  );
   if (consumption) headers.set(refundedHeaders(headers, writes.units));
   rejected('unavailable');
   throw problems.unavailable(writes.unavailable);

@@ -17,6 +17,8 @@ export class FakeMessageStore implements MessageStore {
   readonly calls = { create: 0, get: 0, remove: 0, markProcessed: 0, markFailed: 0 };
   /** When set, `create` rejects with it. */
   failCreate: Error | undefined;
+  /** When set, `remove` rejects with it. */
+  failRemove: Error | undefined;
 
   async create(record: MessageRecord): Promise<void> {
     this.calls.create++;
@@ -30,9 +32,13 @@ export class FakeMessageStore implements MessageStore {
     return this.records.get(id);
   }
 
-  async remove(id: string): Promise<void> {
+  async remove(id: string): Promise<boolean> {
     this.calls.remove++;
+    if (this.failRemove) throw this.failRemove;
+    // Only while queued, as the DynamoDB store's condition.
+    if (this.records.get(id) && this.records.get(id)?.status !== 'queued') return false;
     this.records.delete(id);
+    return true;
   }
 
   async markProcessed(id: string, at: string): Promise<Transition> {
