@@ -21,7 +21,7 @@ import { createDocumentClient } from '../shared/dynamodb.js';
 import { DynamoDbUsageHistoryStore } from '../usage-history/dynamodb-usage-history-store.js';
 import { UsageHistory } from '../usage-history/usage-history.js';
 import { requireEnv, requireJsonEnv } from '../shared/env.js';
-import { ControlApi } from './control-api.js';
+import type { ControlServices } from './control-router.js';
 import { createControlApiHandler } from './http-handlers.js';
 import { DynamoDbOwnerStore, OwnerDirectory } from './owners.js';
 
@@ -54,7 +54,7 @@ const projectStore = new DynamoDbProjectStore(documents, requireEnv(CONTROL_ENV.
 const domainStore = new DynamoDbDomainStore(documents, requireEnv(CONTROL_ENV.domainsTable));
 const edge = kvsEdgeRouter(requireEnv(CONTROL_ENV.keyValueStoreArn));
 
-const api = new ControlApi({
+const services: ControlServices = {
   accountService,
   projects: new ProjectService({
     accounts,
@@ -94,7 +94,7 @@ const api = new ControlApi({
     history: new DynamoDbUsageHistoryStore(documents, requireEnv(CONTROL_ENV.rateLimitsTable)),
     clock,
   }),
-});
+};
 
 const dashboardOrigin = process.env[CONTROL_ENV.dashboardOrigin];
-export const handler = createControlApiHandler(api, dashboardOrigin ? { dashboardOrigin } : {});
+export const handler = createControlApiHandler(services, dashboardOrigin ? { dashboardOrigin } : {});

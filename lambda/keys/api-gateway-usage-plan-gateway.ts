@@ -49,7 +49,7 @@ export interface ApiGatewayUsagePlanGatewayOptions {
 }
 
 /**
- * The usage-plan port on API Gateway (README "API keys and usage plans"): one internal API key
+ * The usage-plan port on API Gateway (docs/operators/operations.md, "API keys and usage plans"): one internal API key
  * per account in its plan's usage plan (throttles and quotas apply per API key, limits per
  * account), one usage plan per Enterprise account. Management API only: never call this on the request path. Every
  * call respects AWS's management-API rate limits (CreateApiKey 5/s, UpdateUsagePlan 1 per 20 s)

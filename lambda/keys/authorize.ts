@@ -43,7 +43,7 @@ const BEARER = /^Bearer +([^\s]+) *$/i;
 
 /**
  * REQUEST authorizer. It always allows: callers without a valid key become "anonymous" so that the
- * handlers answer the 401 with the anonymous budget's rate-limit headers (README "Behaviour"). The caller is
+ * handlers answer the 401 with the anonymous budget's rate-limit headers (docs/api-clients.md, "Behaviour"). The caller is
  * passed on as context, and `usageIdentifierKey` binds the request to its plan's usage plan.
  */
 export function createAuthorizer(deps: AuthorizeDeps) {

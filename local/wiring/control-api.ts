@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ControlApi } from '../../lambda/control/control-api.js';
+import type { ControlServices } from '../../lambda/control/control-router.js';
 import { DynamoDbOwnerStore, OwnerDirectory } from '../../lambda/control/owners.js';
 import type { DomainService } from '../../lambda/domains/domain-service.js';
 import type { AccountService } from '../../lambda/keys/account-service.js';
@@ -26,18 +26,18 @@ export interface ControlApiWiringOptions {
 
 /**
  * The control API (the operator's, on loopback without authentication) over the same
- * ControlApi the dashboard answers through, with the owners' directory. Added to `services` once it runs.
+ * services the dashboard answers through, with the owners' directory. Added to `services` once it runs.
  */
 export async function startControl(options: ControlApiWiringOptions, services: RunningService[]) {
   const { accountService, projects, domains, clock, config } = options;
   const ownerStore = new DynamoDbOwnerStore(options.documentClient, LOCAL_TABLE_NAMES.owners);
   const owners = new OwnerDirectory({ store: ownerStore, accountService, clock });
   const usageHistory = new UsageHistory(options.history);
-  const controlApi = new ControlApi({ accountService, projects, domains, owners, config, usageHistory });
-  const control = await startControlApi(controlApi, options.port);
+  const controlServices: ControlServices = { accountService, projects, domains, owners, config, usageHistory };
+  const control = await startControlApi(controlServices, options.port);
   services.push({ endpoint: control.url, stop: control.stop });
   return {
-    controlApi,
+    controlServices,
     controlUrl: control.url,
     /** Development sign-in: `<plan>@demo.local` owns the demo account of that plan (`acct_demo_<plan>`). */
     async linkDemoOwners(): Promise<DemoOwner[]> {
