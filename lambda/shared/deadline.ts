@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { setMaxListeners } from 'node:events';
 import { NodeHttpHandler, type NodeHttpHandlerOptions } from '@smithy/node-http-handler';
 
 type HandlerOptions = NonNullable<Parameters<NodeHttpHandler['handle']>[1]>;
@@ -18,6 +19,13 @@ interface Deadline {
  */
 const current = new AsyncLocalStorage<Deadline>();
 
+/** A request's one signal is shared by all its calls (a batch's undo makes 100): no listener limit. */
+function deadlineSignal(ms: number): AbortSignal {
+  const signal = AbortSignal.timeout(Math.max(0, ms));
+  setMaxListeners(0, signal);
+  return signal;
+}
+
 /** Margin kept between the end of the undo and the answer (the answer itself, the logs). */
 const ANSWER_MARGIN_MS = 100;
 
@@ -27,7 +35,7 @@ const ANSWER_MARGIN_MS = 100;
  */
 export function withDeadline<T>(answerInMs: number, reserveMs: number, work: () => Promise<T>): Promise<T> {
   const deadline = {
-    signal: AbortSignal.timeout(Math.max(0, answerInMs - reserveMs)),
+    signal: deadlineSignal(answerInMs - reserveMs),
     answerAtMs: Date.now() + answerInMs,
   };
   return current.run(deadline, work);
@@ -41,7 +49,7 @@ export function beforeAnswer<T>(work: () => Promise<T>): Promise<T> {
   const deadline = current.getStore();
   if (!deadline) return work();
   const left = deadline.answerAtMs - Date.now() - ANSWER_MARGIN_MS;
-  return current.run({ signal: AbortSignal.timeout(Math.max(0, left)), answerAtMs: deadline.answerAtMs }, work);
+  return current.run({ signal: deadlineSignal(left), answerAtMs: deadline.answerAtMs }, work);
 }
 
 /**
