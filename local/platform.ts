@@ -36,6 +36,8 @@ export interface LocalPlatformOptions {
   readonly visibilityTimeoutSeconds?: number;
   /** Run the queue worker. @default true */
   readonly worker?: boolean;
+  /** Tests: puts something between the functions and dynalite (a slowed proxy); answers its endpoint. */
+  readonly dynamoDbFront?: (endpoint: string) => Promise<string>;
   /** The operator's processor the worker runs (`npm start -- --processor FILE`). @default accepts every message */
   readonly processor?: ProcessMessage;
   /** The wait between a message's attempts; short, like the visibility timeout. @default 1 s doubling up to 4 s */

@@ -116,6 +116,15 @@ export interface PlatformFunctionProps {
 }
 
 /**
+ * Lambda's own log lines (START, END, REPORT) are INFO system logs: at WARN they are left out,
+ * which is most of the success path's log bytes (bench/README.md, "cost-per-million"); Lambda's
+ * metrics (Duration, Errors, Throttles) still count every invocation. Needs the JSON log format,
+ * which the Powertools logger and metrics write anyway (their own Console on stdout, so EMF stays
+ * a line of its own). https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs-log-level.html
+ */
+export const SYSTEM_LOG_LEVEL = 'WARN' as const;
+
+/**
  * The house Lambda function: Node.js 22 on arm64, X-Ray tracing, an explicit log group with
  * retention, local esbuild bundling to a minified ESM `.mjs` with source maps and every
  * dependency (the AWS SDK v3 included) bundled and pinned (`LAMBDA_BUNDLE`), Powertools
@@ -166,6 +175,8 @@ export class PlatformFunction extends Construct implements iam.IGrantable {
       description: props.description,
       role: this.role,
       logGroup: this.logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      systemLogLevelV2: lambda.SystemLogLevel[SYSTEM_LOG_LEVEL],
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       environment: {
         POWERTOOLS_SERVICE_NAME: props.serviceName,
