@@ -13,6 +13,7 @@ import { buildApp } from 'fauxqs';
 import { OWNERS_TABLE_KEYS } from '../contracts/control-api.js';
 import { DOMAIN_TABLE_KEYS, SITE_UPLOAD_CORS } from '../contracts/domains.js';
 import { TABLE_KEYS } from '../contracts/messages.js';
+import { teachReturnValuesOnConditionCheckFailure } from './dynalite-return-values.js';
 
 /** Emulators answer any credentials; these keep the SDK from looking for real ones. */
 export const LOCAL_AWS = {
@@ -35,8 +36,12 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** dynalite (DynamoDB) on 127.0.0.1; in memory, or persisted in LevelDB under `path`. */
+/**
+ * dynalite (DynamoDB) on 127.0.0.1; in memory, or persisted in LevelDB under `path`. It answers
+ * ReturnValuesOnConditionCheckFailure as DynamoDB does (./dynalite-return-values.ts).
+ */
 export async function startDynamoDb(options: { port?: number; path?: string } = {}): Promise<RunningService> {
+  teachReturnValuesOnConditionCheckFailure();
   const server = dynalite({
     createTableMs: 0,
     deleteTableMs: 0,
@@ -155,7 +160,7 @@ export async function createTables(endpoint: string): Promise<void> {
     withIndex(LOCAL_TABLE_NAMES.apiKeys, TABLE_KEYS.apiKeys.partitionKey, TABLE_KEYS.apiKeys.accountIndex),
     simple(LOCAL_TABLE_NAMES.accounts, TABLE_KEYS.accounts.partitionKey),
     simple(LOCAL_TABLE_NAMES.rateLimits, TABLE_KEYS.rateLimits.partitionKey),
-    simple(LOCAL_TABLE_NAMES.messages, TABLE_KEYS.messages.partitionKey),
+    withIndex(LOCAL_TABLE_NAMES.messages, TABLE_KEYS.messages.partitionKey, TABLE_KEYS.messages.accountIndex),
     simple(LOCAL_TABLE_NAMES.idempotency, TABLE_KEYS.idempotency.partitionKey),
     withIndex(LOCAL_TABLE_NAMES.projects, projects.partitionKey, projects.accountIndex),
     withIndex(LOCAL_TABLE_NAMES.domains, domains.partitionKey, domains.projectIndex),

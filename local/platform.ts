@@ -5,10 +5,14 @@ import type { DeployService } from '../lambda/projects/deploy-service.js';
 import type { ProjectService } from '../lambda/projects/project-service.js';
 import { type Clock, systemClock } from '../lambda/shared/clock.js';
 import { loadConfig, type PlanId, type PlatformConfig } from '../lib/config/index.js';
+import type { RetryBackoff } from '../contracts/messages.js';
+import type { MessageOutcomes } from '../lambda/messages/ports.js';
+import type { ProcessMessage } from '../lambda/messages/processor.js';
 import type { DemoOwner } from './dashboard.js';
 import type { LocalDomainFlow } from './domain-flow.js';
 import type { LocalDomainsOptions } from './domains.js';
 import type { LocalEdgeRouter, SimulatedCertificateAuthority } from './edge.js';
+import type { UsagePlans } from './usage-plans.js';
 import { LOCAL_TABLE_NAMES, type RunningService } from './emulators.js';
 import type { QueuePoller } from './queue-poller.js';
 import { startBackingServices } from './wiring/backing-services.js';
@@ -33,6 +37,14 @@ export interface LocalPlatformOptions {
   readonly visibilityTimeoutSeconds?: number;
   /** Run the queue worker. @default true */
   readonly worker?: boolean;
+  /** Tests: puts something between the functions and dynalite (a slowed proxy); answers its endpoint. */
+  readonly dynamoDbFront?: (endpoint: string) => Promise<string>;
+  /** The operator's processor the worker runs (`npm start -- --processor FILE`). @default accepts every message */
+  readonly processor?: ProcessMessage;
+  /** The wait between a message's attempts; short, like the visibility timeout. @default 1 s doubling up to 4 s */
+  readonly retryBackoff?: RetryBackoff;
+  /** Told of every message's final outcome (webhooks). @default nobody */
+  readonly messageOutcomes?: MessageOutcomes;
   /** Edge port on 127.0.0.1: projects served by Host header. 0 picks a free one. @default 8080 */
   readonly edgePort?: number;
   /** DNS servers (host:port) for the domain checks. @default the system resolver */
@@ -79,6 +91,8 @@ export interface LocalPlatform {
   readonly certificates: SimulatedCertificateAuthority;
   /** The same account service, in process. */
   readonly accountService: AccountService;
+  /** The usage plans and API keys, as API Gateway would hold them (what the environment teardown removes). */
+  readonly usagePlans: UsagePlans;
   /** A fresh demo key per plan, issued at start; shown here once. */
   readonly demoKeys: Readonly<Record<PlanId, string>>;
   readonly demoAccounts: Readonly<Record<PlanId, AccountView>>;
@@ -104,6 +118,9 @@ export interface LocalPlatform {
   stop(): Promise<void>;
 }
 
+/** Seconds, not minutes: a retried message comes back while you watch (AWS: RETRY_BACKOFF). */
+const LOCAL_RETRY_BACKOFF: RetryBackoff = { baseSeconds: 1, maxSeconds: 4 };
+
 /**
  * The whole Messages API on loopback, with the handler modules the stacks deploy: dynalite for
  * DynamoDB, fauxqs for SQS, an API Gateway front (authorizer → usage plans → Lambda proxy) and
@@ -124,7 +141,17 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     const { documentClient } = backing;
     const keys = wireKeys({ documentClient, clock, config });
     const messages = await startMessages(
-      { backing, keys, clock, config, port: options.port ?? 3000, worker: options.worker ?? true },
+      {
+        backing,
+        keys,
+        clock,
+        config,
+        port: options.port ?? 3000,
+        worker: options.worker ?? true,
+        processor: options.processor,
+        retryBackoff: options.retryBackoff ?? LOCAL_RETRY_BACKOFF,
+        outcomes: options.messageOutcomes,
+      },
       services,
     );
     if (options.dataDir) {
@@ -202,6 +229,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       edge: domains.edge,
       certificates: domains.certificates,
       accountService,
+      usagePlans: keys.usagePlans,
       demoKeys,
       demoAccounts,
       config,

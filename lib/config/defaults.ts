@@ -55,6 +55,8 @@ export const defaultConfig = {
     retentionDays: 30,
     maxReceiveCount: 5,
   },
+  // Accepts every message; an operator names their own module here (docs/processor.md).
+  processor: 'processors/default.ts',
   auth: { keyCacheSeconds: 30 },
   // A placeholder: `cdk synth` works with it offline, a deploy refuses it (lib/config/reserved-domains.ts).
   platform: { domain: 'platform.example.com', region: 'eu-west-1' },
@@ -72,5 +74,10 @@ export const defaultConfig = {
     // (Lambda keeps 100 unreserved; new accounts may have 10: docs/operators/deploy.md, "First deploy", says
     // what to do then).
     reservedConcurrency: { worker: 40, domainFlowTask: 4, controlApi: 10 },
+  },
+  environment: {
+    terminationProtection: true,
+    apiGatewayAccountRole: true,
+    tags: {} as Record<string, string>,
   },
 } as const;
