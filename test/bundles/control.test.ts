@@ -89,11 +89,12 @@ describe('control function bundle', () => {
     stage.stub.reply('s3', s3Listed([]), s3Put('m1'));
     const started = await controlCall(stage, ownerClaims('pro@demo.local'), 'POST', `${base}/deploys`, { files });
     expect(started.status).toBe(201);
-    const { deploy, uploads } = started.body as { deploy: { deployId: string; by: string }; uploads: Array<{ url: string }> };
+    type Started = { deploy: { deployId: string; by: string }; uploads: Array<{ url: string }> };
+    const { deploy, uploads } = started.body as Started;
     expect(deploy.by).toBe('pro@demo.local');
     const [list, manifest] = stage.stub.take('s3');
     // SITE_BUCKET resolved from the DomainsData stack's output; path-style against the local endpoint.
-    expect(list).toMatchObject({ method: 'GET', path: `/${LOCAL_IDS.siteBucket}`, ...signedByTheFunction });
+    expect(list).toMatchObject({ method: 'GET', path: `/${LOCAL_IDS.siteBucket}/`, ...signedByTheFunction });
     expect(list?.query.get('list-type')).toBe('2');
     expect(list?.query.get('prefix')).toBe(`projects/${project.projectId}/content/`);
     expect(manifest).toMatchObject({ method: 'PUT', path: `/${LOCAL_IDS.siteBucket}/projects/${project.projectId}/manifests/${deploy.deployId}.json` });
@@ -111,7 +112,7 @@ describe('control function bundle', () => {
     const prefix = deployPrefix(project.projectId, deploy.deployId);
     const [getManifest, listAgain, copy] = stage.stub.take('s3');
     expect(getManifest).toMatchObject({ method: 'GET', path: `/${LOCAL_IDS.siteBucket}/projects/${project.projectId}/manifests/${deploy.deployId}.json` });
-    expect(listAgain).toMatchObject({ method: 'GET', path: `/${LOCAL_IDS.siteBucket}` });
+    expect(listAgain).toMatchObject({ method: 'GET', path: `/${LOCAL_IDS.siteBucket}/` });
     expect(copy).toMatchObject({ method: 'PUT', path: `/${LOCAL_IDS.siteBucket}/${prefix}/index.html`, ...signedByTheFunction });
     expect(copy?.headers['x-amz-copy-source']).toBe(`${LOCAL_IDS.siteBucket}/${contentKey}`);
     expect(copy?.headers['content-type']).toMatch(/^text\/html/);
