@@ -4,12 +4,16 @@ import type { Construct } from 'constructs';
 import type { PlatformConfig } from '../config/index.js';
 import { MessagesApi } from '../constructs/messages/messages-api.js';
 import type { MessagesDataResources } from '../constructs/messages/messages-data.js';
+import { Webhooks } from '../constructs/webhooks/webhooks.js';
+import type { WebhooksDataResources } from '../constructs/webhooks/webhooks-data.js';
 import { PLATFORM_CONFIG_OUTPUT, platformConfigOutputValue } from './api-stack-outputs.js';
 
 export interface ApiStackProps extends StackProps {
   readonly config: PlatformConfig;
   /** The Messages tables and queues, from the DataStack. */
   readonly messagesData: MessagesDataResources;
+  /** The webhooks table and delivery queue, from the DataStack. */
+  readonly webhooksData: WebhooksDataResources;
   /**
    * Where alarms notify.
    * @default - alarms without actions
@@ -20,6 +24,7 @@ export interface ApiStackProps extends StackProps {
 /** Stateless: the REST API, its functions, usage plans and alarms. */
 export class ApiStack extends Stack {
   readonly messages: MessagesApi;
+  readonly webhooks: Webhooks;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -28,6 +33,9 @@ export class ApiStack extends Stack {
       data: props.messagesData,
       alarmTopic: props.alarmTopic,
     });
+    // Owners' webhooks, fed by the worker's outcomes.
+    this.webhooks = new Webhooks(this, 'Webhooks', { data: props.webhooksData, alarmTopic: props.alarmTopic });
+    this.webhooks.connectWorker(this.messages.functions.worker);
     // A stack output rather than an SSM parameter: the CLI already reads this stack's outputs
     // (DescribeStacks, or the cdk --outputs-file), so it needs no new permission or call, and the
     // value changes with the very deploy that changes the config.
