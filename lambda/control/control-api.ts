@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { PLAN_IDS, type PlatformConfig } from '../../lib/config/index.js';
+import { PLAN_IDS, type RuntimeConfig } from '../../contracts/plans.js';
 import { PROBLEM_TYPE_BASE } from '../../contracts/gateway-responses.js';
 import { DomainError, type DomainService } from '../domains/domain-service.js';
 import { type AccountService, AccountServiceError } from '../keys/account-service.js';
@@ -41,7 +41,7 @@ export interface ControlServices {
   readonly projects: ProjectService;
   readonly domains: DomainService;
   readonly owners: OwnerDirectory;
-  readonly config: PlatformConfig;
+  readonly config: RuntimeConfig;
   readonly usageHistory: UsageHistory;
 }
 
@@ -229,7 +229,7 @@ export function problemResponse(
 }
 
 /** Plans as customers see them: limits, and which features need which plan. */
-export function planCatalogue(config: PlatformConfig) {
+export function planCatalogue(config: RuntimeConfig) {
   return PLAN_IDS.map((id) => {
     const plan = config.plans[id];
     return {

@@ -1,4 +1,4 @@
-import type { PlanId, RateLimits } from '../../lib/config/index.js';
+import type { PlanId, RateLimits } from '../../contracts/plans.js';
 import { type AccountLimits, keyItemId, type LimiterStore, windowsAt } from '../rate-limits/index.js';
 import type { Clock } from '../shared/clock.js';
 import { isConditionFailure } from '../shared/dynamodb.js';
