@@ -161,6 +161,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
         clock,
         config,
         port: options.controlPort ?? 3001,
+        webhooks: { service: webhooks.service, messages: webhooks.messageLog },
       },
       services,
     );

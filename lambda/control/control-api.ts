@@ -6,7 +6,9 @@ import { type AccountService, AccountServiceError } from '../keys/account-servic
 import { type DeployFile, ProjectError, type ProjectService } from '../projects/project-service.js';
 import { decodePathSegment } from '../shared/http.js';
 import { parseHistoryDays, type UsageHistory } from '../usage-history/usage-history.js';
+import { WebhookError, type WebhookService } from '../webhooks/index.js';
 import type { OwnerDirectory } from './owners.js';
+import { type OwnerMessageLog, webhookRoutes } from './webhook-routes.js';
 
 /**
  * Who calls the control API. Operators (the CLI, the local control port) act on any
@@ -43,6 +45,8 @@ export interface ControlServices {
   readonly owners: OwnerDirectory;
   readonly config: RuntimeConfig;
   readonly usageHistory: UsageHistory;
+  /** Owners' webhooks and the message pages (lambda/control/webhook-routes.ts). @default - no such routes */
+  readonly webhooks?: { readonly service: WebhookService; readonly messages: OwnerMessageLog };
 }
 
 /**
@@ -152,7 +156,7 @@ export class ControlApi {
       if (error instanceof AccountServiceError) {
         return problemResponse(requestId, error.status, error.code, error.message, {}, error.errors);
       }
-      if (error instanceof ProjectError || error instanceof DomainError) {
+      if (error instanceof ProjectError || error instanceof DomainError || error instanceof WebhookError) {
         return problemResponse(requestId, error.status, error.code, error.message);
       }
       throw error;
@@ -242,12 +246,17 @@ export function planCatalogue(config: RuntimeConfig) {
   });
 }
 
-function controlRoutes({ accountService, projects, domains, owners, config, usageHistory }: ControlServices): Route[] {
+function controlRoutes(services: ControlServices): Route[] {
+  const { accountService, projects, domains, owners, config, usageHistory, webhooks } = services;
   const base = '/accounts/{accountId}/projects/{projectId}';
   const account = (p: Record<string, string>) => p.accountId as string;
   const ids = (p: Record<string, string>) => [p.accountId as string, p.projectId as string] as const;
   const domainOf = (p: Record<string, string>) => p.domain as string;
+  const webhookRoutesOf = webhooks
+    ? webhookRoutes(webhooks.service, webhooks.messages).map((r) => route(r.method, r.path, 'account', r.handler))
+    : [];
   return [
+    ...webhookRoutesOf,
     route('GET', '/me', 'owner', async ({ principal }) => {
       if (principal.kind !== 'owner') throw new ApiProblem(404, 'not_found', 'This resource belongs to signed-in owners.');
       const accountId = await owners.ensureAccount(principal);

@@ -24,7 +24,7 @@ const deliveryKey = (subject: string, eventId: string, webhookId: string) => ({
 });
 
 type EndpointItem = WebhookEndpoint & { pk: string; sk: string };
-type DeliveryItem = Omit<StoredDelivery, 'id'> & { pk: string; sk: string };
+type DeliveryItem = Omit<StoredDelivery, 'id' | 'subject'> & { pk: string; sk: string };
 
 function endpointOf(item: EndpointItem): WebhookEndpoint {
   const { pk: _pk, sk: _sk, ...endpoint } = item;
@@ -32,8 +32,8 @@ function endpointOf(item: EndpointItem): WebhookEndpoint {
 }
 
 function deliveryOf(item: DeliveryItem): StoredDelivery {
-  const { pk: _pk, sk: _sk, ...delivery } = item;
-  return { ...delivery, id: deliveryIdOf(item.webhookId, item.type), attempts: item.attempts ?? [] };
+  const { pk, sk: _sk, ...delivery } = item;
+  return { ...delivery, subject: pk, id: deliveryIdOf(item.webhookId, item.type), attempts: item.attempts ?? [] };
 }
 
 /** Endpoints, deliveries and attempts in one DynamoDB table (contracts/webhooks.ts, WEBHOOK_TABLE_KEYS). */

@@ -5,6 +5,7 @@ import type { DomainService } from '../../lambda/domains/domain-service.js';
 import type { AccountService } from '../../lambda/keys/account-service.js';
 import type { ProjectService } from '../../lambda/projects/project-service.js';
 import { UsageHistory, type UsageHistoryDeps } from '../../lambda/usage-history/usage-history.js';
+import type { ControlServices } from '../../lambda/control/control-api.js';
 import type { Clock } from '../../lambda/shared/clock.js';
 import { PLAN_IDS, type PlatformConfig } from '../../lib/config/index.js';
 import { startControlApi } from '../control-api.js';
@@ -22,6 +23,8 @@ export interface ControlApiWiringOptions {
   readonly config: PlatformConfig;
   /** Control API port on 127.0.0.1; 0 picks a free one. */
   readonly port: number;
+  /** Owners' webhooks and the message pages. */
+  readonly webhooks?: ControlServices['webhooks'];
 }
 
 /**
@@ -33,7 +36,15 @@ export async function startControl(options: ControlApiWiringOptions, services: R
   const ownerStore = new DynamoDbOwnerStore(options.documentClient, LOCAL_TABLE_NAMES.owners);
   const owners = new OwnerDirectory({ store: ownerStore, accountService, clock });
   const usageHistory = new UsageHistory(options.history);
-  const controlApi = new ControlApi({ accountService, projects, domains, owners, config, usageHistory });
+  const controlApi = new ControlApi({
+    accountService,
+    projects,
+    domains,
+    owners,
+    config,
+    usageHistory,
+    webhooks: options.webhooks,
+  });
   const control = await startControlApi(controlApi, options.port);
   services.push({ endpoint: control.url, stop: control.stop });
   return {

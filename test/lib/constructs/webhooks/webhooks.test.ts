@@ -120,6 +120,11 @@ describe('webhooks infrastructure (in the app, cdk-nag on)', () => {
       'dynamodb:UpdateItem',
     ]);
     expect(control.filter(queue).flatMap((s) => s.actions)).toEqual(['sqs:SendMessage']);
+    // The dashboard's message page reads one message by id.
+    const messages = statementsOf(dashboardStack, dashboardStack.dashboard.controlFunction).filter((s) =>
+      /MessagesMessages/.test(s.resource),
+    );
+    expect(messages.flatMap((s) => s.actions)).toEqual(['dynamodb:GetItem']);
   });
 
   it('is cdk-nag clean: only the house function findings (X-Ray on "*", Node.js 22), acknowledged with reasons', () => {
