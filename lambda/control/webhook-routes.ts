@@ -37,6 +37,12 @@ export interface AccountRoute {
   readonly handler: (context: WebhookRouteContext) => Promise<{ status: number; body: unknown }>;
 }
 
+const messageListRoute = (list: NonNullable<OwnerMessageLog['list']>): AccountRoute => ({
+  method: 'GET',
+  path: '/accounts/{accountId}/messages',
+  handler: async ({ params, query }) => ({ status: 200, body: await list(params.accountId as string, query) }),
+});
+
 const MESSAGE_NOT_FOUND = (id: string) => new WebhookError(404, 'message_not_found', `No message ${id} in this account.`);
 
 /**
@@ -84,14 +90,8 @@ export function webhookRoutes(webhooks: WebhookService, messages: OwnerMessageLo
         body: { deliveries: await webhooks.testDeliveries(account(params), hook(params)) },
       }),
     },
-    {
-      method: 'GET',
-      path: '/accounts/{accountId}/messages',
-      handler: async ({ params, query }) => {
-        if (!messages.list) throw new WebhookError(501, 'not_available', 'The message log is not available yet.');
-        return { status: 200, body: await messages.list(account(params), query) };
-      },
-    },
+    // Only where the message log exists (an index on account and time).
+    ...(messages.list ? [messageListRoute(messages.list)] : []),
     {
       method: 'GET',
       path: '/accounts/{accountId}/messages/{messageId}',

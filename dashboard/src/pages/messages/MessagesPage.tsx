@@ -8,6 +8,7 @@ import { Time } from '../../components/Time';
 import { useApp } from '../../context';
 import { href } from '../../router';
 import { type AccountMessage, messagesApi } from '../webhooks/webhooks-api';
+import '../webhooks/webhooks.css';
 
 const STATUSES = ['queued', 'processed', 'failed'] as const;
 const STATUS_TONE: Record<AccountMessage['status'], BadgeTone> = { queued: 'progress', processed: 'success', failed: 'error' };

@@ -8,6 +8,7 @@ import { PageHeading } from '../../components/PageHeading';
 import { Time } from '../../components/Time';
 import { useApp } from '../../context';
 import { type Webhook, type WebhookEventType, webhooksApi } from './webhooks-api';
+import './webhooks.css';
 
 const EVENT_TYPES: readonly WebhookEventType[] = ['message.processed', 'message.failed'];
 
