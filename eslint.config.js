@@ -7,7 +7,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', 'dist/', 'coverage/', 'bench/results/', 'dashboard/dist/'] },
+  { ignores: ['node_modules/', 'cdk.out/', 'dist/', 'coverage/', 'bench/results/', 'dashboard/dist/', 'contracts/openapi/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   stylistic.configs.customize({ indent: 2, quotes: 'single', semi: true, arrowParens: true, braceStyle: '1tbs' }),

@@ -1,7 +1,7 @@
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { DynamoDbAccountStore } from '../lambda/keys/accounts.js';
 import { ApiGatewayUsagePlanGateway } from '../lambda/keys/api-gateway-usage-plan-gateway.js';
-import { AccountService, AccountServiceError } from '../lambda/keys/account-service.js';
+import { AccountService } from '../lambda/keys/account-service.js';
 import { DynamoDbKeyStore } from '../lambda/keys/dynamodb-key-store.js';
 import { DynamoDbLimiterStore } from '../lambda/rate-limits/dynamodb-limiter-store.js';
 import { MANAGEMENT_PLANE, usagePlanUpdateRetry } from '../lambda/shared/aws-clients.js';
@@ -22,6 +22,7 @@ import {
   publishedConfig,
 } from './deployed-stack.js';
 import { CliError } from './errors.js';
+import { HttpProblem } from '../lambda/shared/problem.js';
 
 export type AwsOperatorClientOptions = OpenStackOptions;
 
@@ -99,7 +100,7 @@ function withCliErrors(
     try {
       return await call();
     } catch (error) {
-      if (error instanceof AccountServiceError) {
+      if (error instanceof HttpProblem) {
         throw new CliError(error.message, {
           code: error.code,
           status: error.status,

@@ -1,4 +1,4 @@
-import type { ControlApi } from '../lambda/control/control-api.js';
+import type { ControlServices } from '../lambda/control/control-router.js';
 import type { DomainService } from '../lambda/domains/domain-service.js';
 import type { AccountView, AccountService } from '../lambda/keys/account-service.js';
 import type { ProjectService } from '../lambda/projects/project-service.js';
@@ -67,8 +67,8 @@ export interface LocalPlatform {
   readonly dashboardUrl: string | undefined;
   /** Demo owners of the development sign-in (`<plan>@demo.local`), linked to the demo accounts. */
   readonly demoOwners: readonly DemoOwner[];
-  /** The control API the control port and the dashboard answer through. */
-  readonly controlApi: ControlApi;
+  /** The services the control port and the dashboard answer through. */
+  readonly controlServices: ControlServices;
   /** The name customers point their CNAME/ALIAS at. */
   readonly platformHost: string;
   readonly projects: ProjectService;
@@ -173,7 +173,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     const dashboardUrl = options.dashboard
       ? await startDashboard(
           {
-            controlApi: control.controlApi,
+            controlServices: control.controlServices,
             port: options.dashboard.port ?? 3002,
             distDir: options.dashboard.distDir,
             messagesApiUrl: messages.api.url,
@@ -191,7 +191,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       edgeUrl: domains.edgeServer.url,
       dashboardUrl,
       demoOwners,
-      controlApi: control.controlApi,
+      controlServices: control.controlServices,
       platformHost: domains.platformHost,
       projects: domains.projects,
       domains: domains.domains,

@@ -27,10 +27,10 @@ import { WEBHOOK_ENV } from '../../contracts/webhooks.js';
 import { DynamoDbMessageStore } from '../messages/dynamodb-message-store.js';
 import { DATA_PLANE } from '../shared/aws-clients.js';
 import { AWS_DELIVERY_POLICY, DynamoDbWebhookStore, SqsDeliveryQueue, WebhookService } from '../webhooks/index.js';
-import { ControlApi } from './control-api.js';
+import type { ControlServices } from './control-router.js';
 import { createControlApiHandler } from './http-handlers.js';
 import { DynamoDbOwnerStore, OwnerDirectory } from './owners.js';
-import { messageLogOf } from './webhook-routes.js';
+import { messageLogOf } from './owner-messages.js';
 
 // The dashboard's API (lib/constructs/dashboard): module-scoped clients and services, built once
 // per cold start from the environment the construct sets (CONTROL_ENV).
@@ -61,7 +61,7 @@ const projectStore = new DynamoDbProjectStore(documents, requireEnv(CONTROL_ENV.
 const domainStore = new DynamoDbDomainStore(documents, requireEnv(CONTROL_ENV.domainsTable));
 const edge = kvsEdgeRouter(requireEnv(CONTROL_ENV.keyValueStoreArn));
 
-const api = new ControlApi({
+const services: ControlServices = {
   accountService,
   projects: new ProjectService({
     accounts,
@@ -111,7 +111,7 @@ const api = new ControlApi({
     }),
     messages: messageLogOf(new DynamoDbMessageStore(documents, requireEnv(MESSAGES_ENV.messagesTable))),
   },
-});
+};
 
 const dashboardOrigin = process.env[CONTROL_ENV.dashboardOrigin];
-export const handler = createControlApiHandler(api, dashboardOrigin ? { dashboardOrigin } : {});
+export const handler = createControlApiHandler(services, dashboardOrigin ? { dashboardOrigin } : {});

@@ -11,30 +11,9 @@ import { takeOffProject } from './domain-removal.js';
 import { domainView, type DomainView, recordsFor } from './domain-view.js';
 import { randomToken, targetHost } from './ownership.js';
 import type { DomainFlowStarter, DomainStore, EdgeRouter } from './ports.js';
+import { refuse } from '../shared/problem.js';
 
 export type { DomainView } from './domain-view.js';
-
-export type DomainErrorCode =
-  | 'invalid_domain' |
-  'invalid_config' |
-  'plan_required' |
-  'project_not_deployed' |
-  'domain_taken' |
-  'domain_in_use' |
-  'project_not_found' |
-  'domain_not_found' |
-  'account_not_found';
-
-export class DomainError extends Error {
-  constructor(
-    readonly code: DomainErrorCode,
-    message: string,
-    readonly status: number,
-  ) {
-    super(message);
-    this.name = 'DomainError';
-  }
-}
 
 export interface DomainServiceDeps {
   readonly accounts: AccountStore;
@@ -69,10 +48,10 @@ export class DomainService {
     input: unknown,
   ): Promise<{ domain: DomainView; records: DnsRecordInstruction[] }> {
     const account = await this.deps.accounts.get(accountId);
-    if (!account) throw new DomainError('account_not_found', `No account ${accountId}.`, 404);
+    if (!account) throw refuse('account_not_found', `No account ${accountId}.`, 404);
     const project = await this.project(accountId, projectId);
     if (!this.deps.config.plans[account.plan].customDomains) {
-      throw new DomainError(
+      throw refuse(
         'plan_required',
         `Custom domains need the Pro plan or above; this account is on ${this.deps.config.plans[account.plan].displayName}. ` +
         `The project stays available at ${this.defaultDomain(project)}.`,
@@ -80,7 +59,7 @@ export class DomainService {
       );
     }
     if (!project.liveDeployId) {
-      throw new DomainError(
+      throw refuse(
         'project_not_deployed',
         'A domain can be added only after a successful deploy of the project. Deploy it first, then add the domain.',
         409,
@@ -90,7 +69,7 @@ export class DomainService {
     try {
       name = normaliseDomain(typeof input === 'string' ? input : '', this.deps.config.platform.domain);
     } catch (error) {
-      if (error instanceof InvalidDomainError) throw new DomainError('invalid_domain', error.message, 400);
+      if (error instanceof InvalidDomainError) throw refuse('invalid_domain', error.message, 400);
       throw error;
     }
     const now = new Date(this.deps.clock.now()).toISOString();
@@ -112,7 +91,7 @@ export class DomainService {
       updatedAt: now,
     };
     const holder = await this.deps.domains.claim(record);
-    if (holder) throw new DomainError('domain_taken', await this.takenMessage(name.name, holder, accountId, projectId), 409);
+    if (holder) throw refuse('domain_taken', await this.takenMessage(name.name, holder, accountId, projectId), 409);
     return { domain: domainView(record, this.deps.platformHost), records };
   }
 
@@ -229,7 +208,7 @@ export class DomainService {
     const project = await this.project(accountId, projectId);
     const pointing = project.domains.redirects.filter((r) => r.to === record.domain);
     if (pointing.length > 0) {
-      throw new DomainError(
+      throw refuse(
         'domain_in_use',
         `${pointing.map((r) => r.from).join(', ')} redirect${pointing.length > 1 ? '' : 's'} to ${record.domain}; change or remove ` +
         'those redirects first.',
@@ -258,12 +237,12 @@ export class DomainService {
     const project = await this.project(accountId, projectId);
     const from = typeof input.from === 'string' ? hostName(input.from) : '';
     const to = typeof input.to === 'string' ? hostName(input.to) : '';
-    if (!from || !to) throw new DomainError('invalid_config', 'A redirect needs "from" and "to" domains.', 400);
+    if (!from || !to) throw refuse('invalid_config', 'A redirect needs "from" and "to" domains.', 400);
     let status;
     try {
       status = redirectStatus(input.status);
     } catch (error) {
-      throw new DomainError('invalid_config', (error as Error).message, 400);
+      throw refuse('invalid_config', (error as Error).message, 400);
     }
     const redirects = [...project.domains.redirects.filter((r) => r.from !== from), { from, to, status }];
     return this.applyConfig(project, { primary: project.domains.primary, redirects });
@@ -273,7 +252,7 @@ export class DomainService {
     const project = await this.project(accountId, projectId);
     const name = hostName(from);
     if (!project.domains.redirects.some((r) => r.from === name)) {
-      throw new DomainError('domain_not_found', `${name} has no redirect.`, 404);
+      throw refuse('domain_not_found', `${name} has no redirect.`, 404);
     }
     return this.applyConfig(project, {
       primary: project.domains.primary,
@@ -291,7 +270,7 @@ export class DomainService {
         domains: domains.map((d) => ({ name: d.domain, state: d.state === 'dns_misconfigured' ? 'active' : d.state })),
       });
     } catch (error) {
-      if (error instanceof DomainConfigError) throw new DomainError('invalid_config', error.message, 400);
+      if (error instanceof DomainConfigError) throw refuse('invalid_config', error.message, 400);
       throw error;
     }
     await this.deps.projects.update(project.projectId, { domains: next });
@@ -321,7 +300,7 @@ export class DomainService {
   private async project(accountId: string, projectId: string): Promise<ProjectRecord> {
     const project = await this.deps.projects.get(projectId);
     if (!project || project.accountId !== accountId) {
-      throw new DomainError('project_not_found', `No project ${projectId} in account ${accountId}.`, 404);
+      throw refuse('project_not_found', `No project ${projectId} in account ${accountId}.`, 404);
     }
     return project;
   }
@@ -330,7 +309,7 @@ export class DomainService {
     await this.project(accountId, projectId);
     const record = await this.deps.domains.get(hostName(domain));
     if (!record || record.projectId !== projectId || record.state === 'removed') {
-      throw new DomainError('domain_not_found', `${domain} is not a domain of project ${projectId}.`, 404);
+      throw refuse('domain_not_found', `${domain} is not a domain of project ${projectId}.`, 404);
     }
     return record;
   }

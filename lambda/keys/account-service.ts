@@ -4,14 +4,12 @@ import { PLAN_IDS, type PlanId, type RuntimeConfig, type RateLimits } from '../.
 import { AccountLimits, type LimiterStore } from '../rate-limits/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { AccountRecord, AccountStore } from './accounts.js';
-import { AccountServiceError } from './errors.js';
 import { displayParts, generateApiKey, hashApiKey } from './api-key-format.js';
 import { type ApiKeyRecord, type KeyStore, oldestKeyFirst } from './key-store.js';
 import { type AccountMigration, migrateAccount, type MigrationReport, summarize } from './migration.js';
 import type { InternalKey, UsagePlanGateway } from './usage-plan-gateway.js';
 import { type AccountView, type KeyView, keyView, type UsageView, usageView } from './views.js';
-
-export { AccountServiceError, type AccountServiceErrorCode } from './errors.js';
+import { type HttpProblem, refuse } from '../shared/problem.js';
 
 export type { AccountView, KeyUsageView, KeyView, UsageView, WindowUsageView } from './views.js';
 export type { MigrationReport } from './migration.js';
@@ -31,8 +29,8 @@ const limitsSchema = z.strictObject({
   perDay: z.number().check(z.int(), z.positive()),
 });
 
-function invalid(field: string, message: string): AccountServiceError {
-  return new AccountServiceError('invalid_request', `${field}: ${message}`, 400, [{ field, message }]);
+function invalid(field: string, message: string): HttpProblem {
+  return refuse('invalid_request', `${field}: ${message}`, 400, [{ field, message }]);
 }
 
 function parseName(value: unknown, field = 'name'): string {
@@ -306,14 +304,14 @@ export class AccountService {
 
   private async account(accountId: string): Promise<AccountRecord> {
     const account = await this.deps.accounts.get(accountId);
-    if (!account) throw new AccountServiceError('account_not_found', `No account ${accountId}.`, 404);
+    if (!account) throw refuse('account_not_found', `No account ${accountId}.`, 404);
     return account;
   }
 
   private async key(accountId: string, keyId: string): Promise<ApiKeyRecord> {
     await this.account(accountId);
     const record = (await this.deps.keys.listByAccount(accountId)).find((k) => k.keyId === keyId);
-    if (!record) throw new AccountServiceError('key_not_found', `No key ${keyId} in account ${accountId}.`, 404);
+    if (!record) throw refuse('key_not_found', `No key ${keyId} in account ${accountId}.`, 404);
     return record;
   }
 

@@ -10,6 +10,5 @@
  */
 export type { AccountStore } from './accounts.js';
 export type { LimitsConfig } from './authorize.js';
-export { AccountServiceError } from './errors.js';
 export { type KeyStore, oldestKeyFirst } from './key-store.js';
 export { type Caller, callerFromContext, type KeyCaller } from './caller.js';

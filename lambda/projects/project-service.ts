@@ -7,25 +7,7 @@ import { monotonicUlid } from '../shared/ulid.js';
 import { type ProjectStore, type SiteStorage, SlugTakenError } from './ports.js';
 import { type DeployRecord, deployPrefix, type ProjectRecord } from './project.js';
 import { checkSlug } from './slug.js';
-
-export type ProjectErrorCode =
-  | 'invalid_request' |
-  'account_not_found' |
-  'project_not_found' |
-  'slug_taken' |
-  'deploy_in_progress' |
-  'deploy_failed';
-
-export class ProjectError extends Error {
-  constructor(
-    readonly code: ProjectErrorCode,
-    message: string,
-    readonly status: number,
-  ) {
-    super(message);
-    this.name = 'ProjectError';
-  }
-}
+import { refuse } from '../shared/problem.js';
 
 export interface DeployFile {
   /** Path inside the site, e.g. index.html or assets/app.js. */
@@ -94,7 +76,7 @@ export function contentTypeOf(path: string): string {
 function checkPath(path: string): string {
   const segments = path.split('/');
   if (path === '' || path.startsWith('/') || path.includes('\\') || path.includes('\0') || segments.some((s) => s === '' || s === '.' || s === '..')) {
-    throw new ProjectError('invalid_request', `"${path.slice(0, 200)}" is not a valid file path inside the site.`, 400);
+    throw refuse('invalid_request', `"${path.slice(0, 200)}" is not a valid file path inside the site.`, 400);
   }
   return path;
 }
@@ -117,10 +99,10 @@ export class ProjectService {
 
   async createProject(accountId: string, input: { slug: unknown; name?: unknown }): Promise<ProjectView> {
     if (!(await this.deps.accounts.get(accountId))) {
-      throw new ProjectError('account_not_found', `No account ${accountId}.`, 404);
+      throw refuse('account_not_found', `No account ${accountId}.`, 404);
     }
     const checked = checkSlug(typeof input.slug === 'string' ? input.slug : '');
-    if (!checked.ok) throw new ProjectError(checked.code, checked.message, checked.code === 'slug_taken' ? 409 : 400);
+    if (!checked.ok) throw refuse(checked.code, checked.message, checked.code === 'slug_taken' ? 409 : 400);
     const { slug } = checked;
     const name = typeof input.name === 'string' && input.name.trim() !== '' ? input.name.trim().slice(0, 100) : slug;
     const project: ProjectRecord = {
@@ -135,7 +117,7 @@ export class ProjectService {
     try {
       await this.deps.projects.create(project);
     } catch (error) {
-      if (error instanceof SlugTakenError) throw new ProjectError('slug_taken', `The slug ${slug} is taken; choose another.`, 409);
+      if (error instanceof SlugTakenError) throw refuse('slug_taken', `The slug ${slug} is taken; choose another.`, 409);
       throw error;
     }
     return this.view(project);
@@ -147,7 +129,7 @@ export class ProjectService {
 
   async listProjects(accountId: string): Promise<ProjectView[]> {
     if (!(await this.deps.accounts.get(accountId))) {
-      throw new ProjectError('account_not_found', `No account ${accountId}.`, 404);
+      throw refuse('account_not_found', `No account ${accountId}.`, 404);
     }
     const projects = await this.deps.projects.listByAccount(accountId);
     return projects.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((p) => this.view(p));
@@ -155,19 +137,19 @@ export class ProjectService {
 
   async deploy(accountId: string, projectId: string, files: readonly DeployFile[]): Promise<ProjectView> {
     const project = await this.project(accountId, projectId);
-    if (files.length === 0) throw new ProjectError('invalid_request', 'A deploy needs at least one file.', 400);
-    if (files.length > MAX_FILES) throw new ProjectError('invalid_request', `A deploy has at most ${MAX_FILES} files.`, 400);
+    if (files.length === 0) throw refuse('invalid_request', 'A deploy needs at least one file.', 400);
+    if (files.length > MAX_FILES) throw refuse('invalid_request', `A deploy has at most ${MAX_FILES} files.`, 400);
     for (const file of files) checkPath(file.path);
 
     const nowMs = this.deps.clock.now();
     const running = project.lastDeploy;
     if (project.deployState === 'in_progress' && running && nowMs - Date.parse(running.startedAt) < STALE_DEPLOY_MS) {
-      throw new ProjectError('deploy_in_progress', `Deploy ${running.deployId} is still in progress; wait for it to finish.`, 409);
+      throw refuse('deploy_in_progress', `Deploy ${running.deployId} is still in progress; wait for it to finish.`, 409);
     }
     const deployId = `dep_${monotonicUlid(nowMs)}`;
     const started: DeployRecord = { deployId, state: 'in_progress', startedAt: new Date(nowMs).toISOString() };
     if (!(await this.deps.projects.update(projectId, { deployState: 'in_progress', lastDeploy: started }, project.deployState))) {
-      throw new ProjectError('deploy_in_progress', 'Another deploy of this project just started.', 409);
+      throw refuse('deploy_in_progress', 'Another deploy of this project just started.', 409);
     }
 
     const prefix = deployPrefix(projectId, deployId);
@@ -189,7 +171,7 @@ export class ProjectService {
         error: 'The files could not be stored. Retry the deploy.',
       };
       await this.deps.projects.update(projectId, { deployState: 'failed', lastDeploy: failed });
-      throw new ProjectError('deploy_failed', `Deploy ${deployId} failed and the live version is unchanged. Retry the deploy.`, 502);
+      throw refuse('deploy_failed', `Deploy ${deployId} failed and the live version is unchanged. Retry the deploy.`, 502);
     }
     const finished: DeployRecord = {
       ...started,
@@ -215,7 +197,7 @@ export class ProjectService {
   private async project(accountId: string, projectId: string): Promise<ProjectRecord> {
     const project = await this.deps.projects.get(projectId);
     if (!project || project.accountId !== accountId) {
-      throw new ProjectError('project_not_found', `No project ${projectId} in account ${accountId}.`, 404);
+      throw refuse('project_not_found', `No project ${projectId} in account ${accountId}.`, 404);
     }
     return project;
   }

@@ -18,7 +18,32 @@ export type ProblemCode =
   'idempotency_conflict' |
   'idempotency_in_progress' |
   'service_unavailable' |
-  'internal_error';
+  'internal_error' |
+  // The control API (accounts, keys, projects, domains).
+  'invalid_request' |
+  'unauthorized' |
+  'forbidden' |
+  'account_not_found' |
+  'key_not_found' |
+  'project_not_found' |
+  'slug_taken' |
+  'deploy_in_progress' |
+  'deploy_failed' |
+  'invalid_domain' |
+  'invalid_config' |
+  'plan_required' |
+  'project_not_deployed' |
+  'domain_taken' |
+  'domain_in_use' |
+  'domain_not_found' |
+  // Webhooks (lambda/webhooks) and the dashboard's message pages.
+  'invalid_url' |
+  'invalid_events' |
+  'webhook_not_found' |
+  'webhook_limit_reached' |
+  'webhook_disabled' |
+  'message_not_found' |
+  'delivery_not_found';
 
 export interface FieldError {
   readonly field: string;
@@ -28,7 +53,8 @@ export interface FieldError {
 export interface ProblemInit {
   readonly status: number;
   readonly code: ProblemCode;
-  readonly title: string;
+  /** @default the status's reason phrase (STATUS_TITLES) */
+  readonly title?: string;
   readonly detail: string;
   readonly errors?: readonly FieldError[];
   readonly headers?: Readonly<Record<string, string>>;
@@ -36,7 +62,26 @@ export interface ProblemInit {
   readonly extensions?: Readonly<Record<string, unknown>>;
 }
 
-/** An error that is answered as an RFC 9457 problem document. */
+const STATUS_TITLES: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+/**
+ * The one error type of the platform's HTTP APIs (the Messages API and the control API): every
+ * refusal a capability decides is an HttpProblem, answered as an RFC 9457 problem document by
+ * problemResult (lambda/shared/http.ts).
+ */
 export class HttpProblem extends Error {
   readonly status: number;
   readonly code: ProblemCode;
@@ -51,7 +96,7 @@ export class HttpProblem extends Error {
     this.name = 'HttpProblem';
     this.status = init.status;
     this.code = init.code;
-    this.title = init.title;
+    this.title = init.title ?? STATUS_TITLES[init.status] ?? 'Error';
     this.detail = init.detail;
     this.errors = init.errors;
     this.headers = init.headers ?? {};
@@ -70,6 +115,11 @@ export class HttpProblem extends Error {
       ...this.extensions,
     };
   }
+}
+
+/** A refusal of a capability's service: `throw refuse('account_not_found', 'No account acct_1.', 404)`. */
+export function refuse(code: ProblemCode, detail: string, status: number, errors?: readonly FieldError[]): HttpProblem {
+  return new HttpProblem({ status, code, detail, ...(errors ? { errors } : {}) });
 }
 
 export const problems = {

@@ -1,4 +1,5 @@
-import { type AccountStore, AccountServiceError, type KeyStore, oldestKeyFirst } from '../keys/index.js';
+import { type AccountStore, type KeyStore, oldestKeyFirst } from '../keys/index.js';
+import { refuse } from '../shared/problem.js';
 import type { Clock } from '../shared/clock.js';
 import type { RefusalCounts, UsageHistoryReader } from './ports.js';
 import { lastDates, MAX_HISTORY_DAYS } from './usage-days.js';
@@ -47,7 +48,7 @@ export interface UsageHistoryDeps {
 export function parseHistoryDays(raw: string | undefined): number {
   if (raw === undefined) return MAX_HISTORY_DAYS;
   if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_HISTORY_DAYS) {
-    throw new AccountServiceError('invalid_request', `days must be a whole number from 1 to ${MAX_HISTORY_DAYS}.`, 400, [
+    throw refuse('invalid_request', `days must be a whole number from 1 to ${MAX_HISTORY_DAYS}.`, 400, [
       { field: 'days', message: `must be a whole number from 1 to ${MAX_HISTORY_DAYS}` },
     ]);
   }
@@ -79,7 +80,7 @@ export class UsageHistory {
       this.deps.accounts.get(accountId),
       this.deps.keys.listByAccount(accountId),
     ]);
-    if (!account) throw new AccountServiceError('account_not_found', `No account ${accountId}.`, 404);
+    if (!account) throw refuse('account_not_found', `No account ${accountId}.`, 404);
     const [accepted, refusals] = await Promise.all([
       this.deps.history.acceptedOn(accountId, dates),
       this.deps.history.refusalsOf(records.map((r) => r.keyId)),

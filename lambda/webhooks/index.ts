@@ -4,5 +4,5 @@ export { createWebhookOutcomes, type MessageOutcomes, type MessageOutcomeType } 
 export type { MessageOwnership, WebhookStore, DeliveryQueue } from './ports.js';
 export { DynamoDbWebhookStore } from './dynamodb-webhook-store.js';
 export { SqsDeliveryQueue } from './sqs-delivery-queue.js';
-export { WebhookService, WebhookError } from './webhook-service.js';
+export { WebhookService } from './webhook-service.js';
 export { AWS_DELIVERY_POLICY, LOCAL_DELIVERY_POLICY, type DeliveryNetworkPolicy } from './network-policy.js';

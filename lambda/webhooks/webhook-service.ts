@@ -1,5 +1,6 @@
 import { MAX_WEBHOOK_ENDPOINTS } from '../../contracts/webhooks.js';
 import type { Clock } from '../shared/clock.js';
+import { refuse } from '../shared/problem.js';
 import { monotonicUlid } from '../shared/ulid.js';
 import {
   type Delivery,
@@ -20,18 +21,6 @@ import { newSigningSecret } from './signing.js';
 /** How long an old secret keeps signing after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
-/** A refusal of the webhooks service, as a problem document's status and code. */
-export class WebhookError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'WebhookError';
-  }
-}
-
 export interface WebhookServiceDeps {
   readonly store: WebhookStore;
   readonly queue: Pick<DeliveryQueue, 'enqueueAll'>;
@@ -47,11 +36,7 @@ function parseEvents(value: unknown): WebhookEventType[] {
   if (value === undefined) return [...WEBHOOK_EVENT_TYPES];
   const known = new Set<string>(WEBHOOK_EVENT_TYPES);
   if (!Array.isArray(value) || value.length === 0 || !value.every((e) => typeof e === 'string' && known.has(e))) {
-    throw new WebhookError(
-      400,
-      'invalid_events',
-      `events must be a non-empty list of: ${WEBHOOK_EVENT_TYPES.join(', ')}.`,
-    );
+    throw refuse('invalid_events', `events must be a non-empty list of: ${WEBHOOK_EVENT_TYPES.join(', ')}.`, 400);
   }
   return WEBHOOK_EVENT_TYPES.filter((type) => value.includes(type));
 }
@@ -80,15 +65,11 @@ export class WebhookService {
     body: { url?: unknown; events?: unknown },
   ): Promise<{ webhook: WebhookView; secret: string }> {
     const problem = urlProblem(body.url, this.deps.policy);
-    if (problem) throw new WebhookError(400, 'invalid_url', problem);
+    if (problem) throw refuse('invalid_url', problem, 400);
     const events = parseEvents(body.events);
     const existing = await this.deps.store.listEndpoints(accountId);
     if (existing.length >= MAX_WEBHOOK_ENDPOINTS) {
-      throw new WebhookError(
-        409,
-        'webhook_limit_reached',
-        `An account has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; remove one first.`,
-      );
+      throw refuse('webhook_limit_reached', `An account has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; remove one first.`, 409);
     }
     const now = this.deps.clock.now();
     const secret = newSigningSecret();
@@ -137,7 +118,7 @@ export class WebhookService {
   async sendTest(accountId: string, webhookId: string): Promise<{ eventId: string; type: string }> {
     const endpoint = await this.endpoint(accountId, webhookId);
     if (endpoint.status !== 'enabled') {
-      throw new WebhookError(409, 'webhook_disabled', `Webhook ${webhookId} is disabled: ${endpoint.disabledReason ?? ''}`);
+      throw refuse('webhook_disabled', `Webhook ${webhookId} is disabled: ${endpoint.disabledReason ?? ''}`, 409);
     }
     const now = this.deps.clock.now();
     const eventId = `evt_${monotonicUlid(now)}`;
@@ -178,10 +159,10 @@ export class WebhookService {
   async resend(accountId: string, messageId: string, deliveryId: string): Promise<Delivery> {
     const deliveries = await this.deps.store.listDeliveries(messageSubject(messageId));
     const delivery = deliveries.find((d) => d.id === deliveryId && d.accountId === accountId);
-    if (!delivery) throw new WebhookError(404, 'delivery_not_found', `No delivery ${deliveryId} of message ${messageId}.`);
+    if (!delivery) throw refuse('delivery_not_found', `No delivery ${deliveryId} of message ${messageId}.`, 404);
     const endpoint = await this.endpoint(accountId, delivery.webhookId);
     if (endpoint.status !== 'enabled') {
-      throw new WebhookError(409, 'webhook_disabled', `Webhook ${endpoint.id} is disabled: ${endpoint.disabledReason ?? ''}`);
+      throw refuse('webhook_disabled', `Webhook ${endpoint.id} is disabled: ${endpoint.disabledReason ?? ''}`, 409);
     }
     const now = this.deps.clock.now();
     await this.deps.queue.enqueueAll([
@@ -209,4 +190,4 @@ export class WebhookService {
   }
 }
 
-const notFound = (webhookId: string) => new WebhookError(404, 'webhook_not_found', `No webhook ${webhookId}.`);
+const notFound = (webhookId: string) => refuse('webhook_not_found', `No webhook ${webhookId}.`, 404);

@@ -1,11 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ControlApi } from '../../lambda/control/control-api.js';
+import type { ControlServices } from '../../lambda/control/control-router.js';
 import { DynamoDbOwnerStore, OwnerDirectory } from '../../lambda/control/owners.js';
 import type { DomainService } from '../../lambda/domains/domain-service.js';
 import type { AccountService } from '../../lambda/keys/account-service.js';
 import type { ProjectService } from '../../lambda/projects/project-service.js';
 import { UsageHistory, type UsageHistoryDeps } from '../../lambda/usage-history/usage-history.js';
-import type { ControlServices } from '../../lambda/control/control-api.js';
 import type { Clock } from '../../lambda/shared/clock.js';
 import { PLAN_IDS, type PlatformConfig } from '../../lib/config/index.js';
 import { startControlApi } from '../control-api.js';
@@ -29,26 +28,26 @@ export interface ControlApiWiringOptions {
 
 /**
  * The control API (the operator's, on loopback without authentication) over the same
- * ControlApi the dashboard answers through, with the owners' directory. Added to `services` once it runs.
+ * services the dashboard answers through, with the owners' directory. Added to `services` once it runs.
  */
 export async function startControl(options: ControlApiWiringOptions, services: RunningService[]) {
   const { accountService, projects, domains, clock, config } = options;
   const ownerStore = new DynamoDbOwnerStore(options.documentClient, LOCAL_TABLE_NAMES.owners);
   const owners = new OwnerDirectory({ store: ownerStore, accountService, clock });
   const usageHistory = new UsageHistory(options.history);
-  const controlApi = new ControlApi({
+  const controlServices: ControlServices = {
     accountService,
     projects,
     domains,
     owners,
     config,
     usageHistory,
-    webhooks: options.webhooks,
-  });
-  const control = await startControlApi(controlApi, options.port);
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+  };
+  const control = await startControlApi(controlServices, options.port);
   services.push({ endpoint: control.url, stop: control.stop });
   return {
-    controlApi,
+    controlServices,
     controlUrl: control.url,
     /** Development sign-in: `<plan>@demo.local` owns the demo account of that plan (`acct_demo_<plan>`). */
     async linkDemoOwners(): Promise<DemoOwner[]> {

@@ -1,4 +1,4 @@
-import type { ControlApi } from '../../lambda/control/control-api.js';
+import type { ControlServices } from '../../lambda/control/control-router.js';
 import { createControlApiHandler } from '../../lambda/control/http-handlers.js';
 import type { PlatformConfig } from '../../lib/config/index.js';
 import { DASHBOARD_DIST_DIR, type DemoOwner, startLocalDashboard } from '../dashboard.js';
@@ -10,7 +10,7 @@ import type { RunningService } from '../emulators.js';
  */
 export async function startDashboard(
   options: {
-    readonly controlApi: ControlApi;
+    readonly controlServices: ControlServices;
     readonly port: number;
     readonly distDir?: string | undefined;
     readonly messagesApiUrl: string;
@@ -24,7 +24,7 @@ export async function startDashboard(
   const dashboard = await startLocalDashboard({
     port: options.port,
     distDir: options.distDir ?? DASHBOARD_DIST_DIR,
-    handler: createControlApiHandler(options.controlApi),
+    handler: createControlApiHandler(options.controlServices),
     messagesApiUrl: options.messagesApiUrl,
     platformDomain: options.config.platform.domain,
     localEdgeUrl: options.localEdgeUrl,

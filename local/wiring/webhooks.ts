@@ -1,7 +1,7 @@
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { WEBHOOK_DELIVERY_SOURCE, WEBHOOK_TABLE_KEYS } from '../../contracts/webhooks.js';
-import { messageLogOf } from '../../lambda/control/webhook-routes.js';
+import { messageLogOf } from '../../lambda/control/owner-messages.js';
 import { DynamoDbMessageStore } from '../../lambda/messages/dynamodb-message-store.js';
 import type { Clock } from '../../lambda/shared/clock.js';
 import { createDeliveryHandler } from '../../lambda/webhooks/delivery-worker.js';

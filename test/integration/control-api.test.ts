@@ -373,7 +373,7 @@ describe('control API against openapi/control-api.yaml', () => {
     const method = await cp('GET', '/accounts');
     expectProblem(method, 405, 'method_not_allowed');
     expect(method.headers.get('allow')).toBe('POST');
-    expect((await cp('PATCH', `/accounts/${accountId}/keys`)).headers.get('allow')).toBe('POST, GET');
+    expect((await cp('PATCH', `/accounts/${accountId}/keys`)).headers.get('allow')).toBe('GET, POST');
 
     expectProblem(await cp('POST', '/accounts', undefined, { raw: 'name=x', contentType: 'text/plain' }), 400, 'unsupported_media_type');
     expectProblem(await cp('DELETE', `/accounts/${accountId}/keys/key_x`, undefined, { raw: '{}', contentType: 'text/plain' }), 400, 'unsupported_media_type');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AccountServiceError } from '../../../lambda/keys/account-service.js';
+import { HttpProblem, refuse } from '../../../lambda/shared/problem.js';
 import { AGREED, config, expectInvalid, iso, refusal, setup, T0 } from './account-service-fixtures.js';
 import { valueOfGatewayKey } from '../../support/key-fakes.js';
 
@@ -13,16 +13,16 @@ const LIMITS_SHAPE = 'must be {"perMinute": n, "perDay": n} with whole numbers a
 const LIMITS_ORDER = 'perDay must be at least perMinute';
 const notEnterprise = (plan: string) => `only Enterprise accounts have custom limits, not ${plan}`;
 
-describe('AccountServiceError', () => {
-  it('is an Error with a code, the HTTP status its API answers, and optional field errors', () => {
-    const error = new AccountServiceError('key_not_found', 'No key key_1 in account acct_1.', 404);
-    expect(error).toBeInstanceOf(Error);
-    expect(error.name).toBe('AccountServiceError');
+describe('refuse (the account service\'s refusals)', () => {
+  it('is an HttpProblem with a code, the HTTP status its API answers, and optional field errors', () => {
+    const error = refuse('key_not_found', 'No key key_1 in account acct_1.', 404);
+    expect(error).toBeInstanceOf(HttpProblem);
+    expect(error.title).toBe('Not Found');
     expect(error.code).toBe('key_not_found');
     expect(error.status).toBe(404);
     expect(error.message).toBe('No key key_1 in account acct_1.');
     expect(error.errors).toBeUndefined();
-    const invalid = new AccountServiceError('invalid_request', 'name: bad', 400, [{ field: 'name', message: 'bad' }]);
+    const invalid = refuse('invalid_request', 'name: bad', 400, [{ field: 'name', message: 'bad' }]);
     expect(invalid.errors).toEqual([{ field: 'name', message: 'bad' }]);
   });
 

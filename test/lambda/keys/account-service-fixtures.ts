@@ -1,5 +1,6 @@
 import { expect, vi } from 'vitest';
-import { AccountService, AccountServiceError } from '../../../lambda/keys/account-service.js';
+import { AccountService } from '../../../lambda/keys/account-service.js';
+import { HttpProblem } from '../../../lambda/shared/problem.js';
 import type { ApiKeyRecord } from '../../../lambda/keys/key-store.js';
 import { AccountLimits } from '../../../lambda/rate-limits/account-limits.js';
 import type { LimiterStore } from '../../../lambda/rate-limits/limiter-store.js';
@@ -90,22 +91,22 @@ export function setup() {
   };
 }
 
-/** The AccountServiceError a promise rejects with (the test fails if it resolves or rejects with something else). */
-export async function refusal(promise: Promise<unknown>): Promise<AccountServiceError> {
+/** The HttpProblem a promise rejects with (the test fails if it resolves or rejects with something else). */
+export async function refusal(promise: Promise<unknown>): Promise<HttpProblem> {
   const error = await promise.then(
     (value) => {
-      throw new Error(`expected a AccountServiceError, got ${JSON.stringify(value)}`);
+      throw new Error(`expected an HttpProblem, got ${JSON.stringify(value)}`);
     },
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(AccountServiceError);
-  return error as AccountServiceError;
+  expect(error).toBeInstanceOf(HttpProblem);
+  return error as HttpProblem;
 }
 
-export function expectInvalid(error: AccountServiceError, field: string, message: string): void {
+export function expectInvalid(error: HttpProblem, field: string, message: string): void {
   const { name, code, status, errors } = error;
   expect({ name, code, status, message: error.message, errors }).toEqual({
-    name: 'AccountServiceError',
+    name: 'HttpProblem',
     code: 'invalid_request',
     status: 400,
     message: `${field}: ${message}`,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountRecord } from '../../../lambda/keys/accounts.js';
-import { AccountServiceError } from '../../../lambda/keys/account-service.js';
+import { HttpProblem } from '../../../lambda/shared/problem.js';
 import type { ApiKeyRecord } from '../../../lambda/keys/key-store.js';
 import { ManualClock } from '../../support/clock.js';
 import type { RefusalCounts, UsageHistoryReader } from '../../../lambda/usage-history/ports.js';
@@ -110,7 +110,7 @@ describe('UsageHistory', () => {
 describe('parseHistoryDays', () => {
   it.each(['1', '7', '30'])('takes %s', (raw) => expect(parseHistoryDays(raw)).toBe(Number(raw)));
   it.each(['0', '31', '-1', '1.5', 'abc', '', '007x', '1e1'])('refuses "%s" with invalid_request (400)', (raw) => {
-    expect(() => parseHistoryDays(raw)).toThrow(AccountServiceError);
+    expect(() => parseHistoryDays(raw)).toThrow(HttpProblem);
     expect(() => parseHistoryDays(raw)).toThrow('days must be a whole number from 1 to 30.');
   });
 });

@@ -1,42 +1,17 @@
 import type { Api } from '../../api';
+import type { components } from '../../../../contracts/openapi/control-api';
 
 /**
  * The control API's webhook and message-page calls (openapi/control-api.yaml, tags Webhooks and
- * Messages), in one small module so that they can move to the generated client in one place.
+ * Messages) through the dashboard's typed openapi-fetch client, in one small module.
  */
-export type WebhookEventType = 'message.processed' | 'message.failed';
+type Schemas = components['schemas'];
+export type WebhookEventType = Schemas['WebhookEventType'];
+export type Webhook = Schemas['Webhook'];
+export type DeliveryAttempt = Schemas['WebhookDeliveryAttempt'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
 
-export interface Webhook {
-  readonly id: string;
-  readonly url: string;
-  readonly events: readonly WebhookEventType[];
-  readonly status: 'enabled' | 'disabled';
-  readonly createdAt: string;
-  readonly failingSince?: string;
-  readonly disabledAt?: string;
-  readonly disabledReason?: string;
-}
-
-export interface DeliveryAttempt {
-  readonly attempt: number;
-  readonly at: string;
-  readonly durationMs: number;
-  readonly statusCode?: number;
-  readonly error?: string;
-}
-
-export interface WebhookDelivery {
-  readonly id: string;
-  readonly webhookId: string;
-  readonly url: string;
-  readonly eventId: string;
-  readonly type: string;
-  readonly status: 'pending' | 'succeeded' | 'failed' | 'abandoned';
-  readonly attempts: readonly DeliveryAttempt[];
-  readonly nextAttemptAt?: string;
-  readonly reason?: string;
-}
-
+/** A message as the dashboard shows it: the Messages API's fields, and its deliveries on its own page. */
 export interface AccountMessage {
   readonly id: string;
   readonly message: string;
@@ -55,38 +30,46 @@ export interface MessagePage {
   readonly nextCursor: string | null;
 }
 
-const seg = encodeURIComponent;
-const hooks = (accountId: string) => `/accounts/${seg(accountId)}/webhooks`;
+const path = (accountId: string) => ({ params: { path: { accountId } } });
+const hook = (accountId: string, webhookId: string) => ({ params: { path: { accountId, webhookId } } });
 
 export const webhooksApi = {
-  list: async (api: Api, accountId: string) =>
-    (await api.request<{ webhooks: Webhook[] }>('GET', hooks(accountId))).webhooks,
+  list: (api: Api, accountId: string) =>
+    api.unwrap(api.client.GET('/accounts/{accountId}/webhooks', path(accountId))).then((r) => r.webhooks),
   create: (api: Api, accountId: string, input: { url: string; events: readonly WebhookEventType[] }) =>
-    api.request<{ webhook: Webhook; secret: string }>('POST', hooks(accountId), input),
+    api.unwrap(api.client.POST('/accounts/{accountId}/webhooks', {
+      ...path(accountId),
+      body: { url: input.url, events: [...input.events] },
+    })),
   remove: (api: Api, accountId: string, webhookId: string) =>
-    api.request<{ id: string; removed: true }>('DELETE', `${hooks(accountId)}/${seg(webhookId)}`),
+    api.unwrap(api.client.DELETE('/accounts/{accountId}/webhooks/{webhookId}', hook(accountId, webhookId))),
   rotate: (api: Api, accountId: string, webhookId: string) =>
-    api.request<{ webhook: Webhook; secret: string; previousSecretExpiresAt: string }>(
-      'POST',
-      `${hooks(accountId)}/${seg(webhookId)}/rotate-secret`,
-    ),
+    api.unwrap(api.client.POST('/accounts/{accountId}/webhooks/{webhookId}/rotate-secret', hook(accountId, webhookId))),
   test: (api: Api, accountId: string, webhookId: string) =>
-    api.request<{ eventId: string; type: string }>('POST', `${hooks(accountId)}/${seg(webhookId)}/test`),
+    api.unwrap(api.client.POST('/accounts/{accountId}/webhooks/{webhookId}/test', hook(accountId, webhookId))),
 };
 
 export const messagesApi = {
+  /**
+   * The message log: `GET /accounts/{accountId}/messages` comes with the processor's message index
+   * and is not in the OpenAPI document yet, so it goes through fetch on the same client's base.
+   */
   list: (api: Api, accountId: string, query: { status?: string; cursor?: string; limit?: number }) => {
     const params = new URLSearchParams();
     if (query.status) params.set('status', query.status);
     if (query.cursor) params.set('cursor', query.cursor);
     params.set('limit', String(query.limit ?? 50));
-    return api.request<MessagePage>('GET', `/accounts/${seg(accountId)}/messages?${params.toString()}`);
+    const client = api.client as unknown as {
+      GET: (url: string, init: object) => Promise<{ data?: MessagePage; error?: unknown; response: Response }>;
+    };
+    return api.unwrap(client.GET(`/accounts/{accountId}/messages?${params.toString()}`, path(accountId)));
   },
   get: (api: Api, accountId: string, messageId: string) =>
-    api.request<AccountMessage>('GET', `/accounts/${seg(accountId)}/messages/${seg(messageId)}`),
+    api.unwrap(api.client.GET('/accounts/{accountId}/messages/{messageId}', {
+      params: { path: { accountId, messageId } },
+    })) as Promise<AccountMessage>,
   resend: (api: Api, accountId: string, messageId: string, deliveryId: string) =>
-    api.request<WebhookDelivery>(
-      'POST',
-      `/accounts/${seg(accountId)}/messages/${seg(messageId)}/deliveries/${seg(deliveryId)}/resend`,
-    ),
+    api.unwrap(api.client.POST('/accounts/{accountId}/messages/{messageId}/deliveries/{deliveryId}/resend', {
+      params: { path: { accountId, messageId, deliveryId } },
+    })),
 };
