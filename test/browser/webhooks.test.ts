@@ -89,7 +89,7 @@ describe('Webhooks', () => {
     page.once('dialog', (dialog) => void dialog.accept());
     await row.getByRole('button', { name: /Remove/ }).click();
     await page.getByText(`Endpoint ${receiver.url}/desk removed.`).waitFor();
-    await expect(row.count()).resolves.toBe(0);
+    await row.waitFor({ state: 'detached' });
   });
 
   it('shows a disabled endpoint with its reason, on a phone', async () => {
