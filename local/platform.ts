@@ -126,7 +126,10 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     const backing = await startBackingServices(options, config, services);
     const { documentClient } = backing;
     const keys = wireKeys({ documentClient, clock, config });
-    const webhooks = await startWebhooks({ backing, clock, config, webhooks: options.webhooks }, services);
+    const webhooks = await startWebhooks(
+      { backing, clock, config, webhooks: options.webhooks, poll: options.worker ?? true },
+      services,
+    );
     const messages = await startMessages(
       { backing, keys, clock, config, port: options.port ?? 3000, worker: options.worker ?? true },
       services,

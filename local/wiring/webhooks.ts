@@ -33,7 +33,14 @@ export interface LocalWebhookOptions {
  * worker's outcomes. Receivers may be on loopback, and `http` is allowed (LOCAL_DELIVERY_POLICY).
  */
 export async function startWebhooks(
-  options: { backing: BackingServices; clock: Clock; config: PlatformConfig; webhooks?: LocalWebhookOptions },
+  options: {
+    backing: BackingServices;
+    clock: Clock;
+    config: PlatformConfig;
+    webhooks?: LocalWebhookOptions;
+    /** Poll the delivery queue (off with the worker: the bundle stage invokes the delivery bundle itself). */
+    poll: boolean;
+  },
   services: RunningService[],
 ) {
   const { backing, clock, config } = options;
@@ -60,8 +67,10 @@ export async function startWebhooks(
     waitTimeSeconds: 1,
     batchingWindowMs: 0,
   });
-  poller.start();
-  services.push({ endpoint: 'webhook-delivery', stop: () => poller.stop() });
+  if (options.poll) {
+    poller.start();
+    services.push({ endpoint: 'webhook-delivery', stop: () => poller.stop() });
+  }
 
   return {
     store,
