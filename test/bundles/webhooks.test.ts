@@ -25,6 +25,12 @@ afterAll(async () => {
   await stage?.stop();
 });
 
+/** What the event source does once the function answered without failures: the job leaves the queue. */
+async function deleteJob(job: Message): Promise<void> {
+  const { queueUrl } = stage.platform.webhooks;
+  await stage.sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: job.ReceiptHandle }));
+}
+
 async function receiveJob(waitSeconds = 2): Promise<Message> {
   const { Messages = [] } = await stage.sqs.send(
     new ReceiveMessageCommand({
@@ -48,6 +54,7 @@ describe('delivery bundle', () => {
     const job = await receiveJob();
     const result = await stage.invoke<SQSBatchResponse>('delivery', sqsEvent(sqsRecord(job, queueArn, 'eu-west-1')));
     expect(result).toEqual({ batchItemFailures: [] });
+    await deleteJob(job);
     expect(receiver.received).toHaveLength(0);
 
     const delivery = await stage.platform.webhooks.store.getDelivery(`webhook#${webhook.id}`, sent.eventId, webhook.id);
@@ -58,8 +65,7 @@ describe('delivery bundle', () => {
     });
     // The retry is due in 5 s: the job waits on the queue that long (DelaySeconds).
     const retryJob = await receiveJob(10);
-    const { queueUrl } = stage.platform.webhooks;
-    await stage.sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: retryJob.ReceiptHandle }));
+    await deleteJob(retryJob);
     const retry = JSON.parse(retryJob.Body as string) as { eventId: string; attempt: number; retry: number };
     expect(retry).toMatchObject({ eventId: sent.eventId, attempt: 1, retry: 1 });
     const endpoint = await stage.platform.webhooks.store.getEndpoint(ACCOUNT, webhook.id);
@@ -71,6 +77,7 @@ describe('delivery bundle', () => {
     const sent = await stage.platform.webhooks.service.sendTest(ACCOUNT, webhook.id);
     const job = await receiveJob();
     await stage.invoke<SQSBatchResponse>('delivery', sqsEvent(sqsRecord(job, queueArn, 'eu-west-1')));
+    await deleteJob(job);
     const delivery = await stage.platform.webhooks.store.getDelivery(`webhook#${webhook.id}`, sent.eventId, webhook.id);
     expect(delivery?.attempts[0]?.error).toBe('url_not_allowed: url must use https.');
     expect(receiver.received).toHaveLength(0);
