@@ -74,23 +74,34 @@ async function webhooksCost(platform: LocalPlatform, options: BenchOptions): Pro
     const created = await platform.webhooks.service.create(account.accountId, { url: receiver.url });
     secret = created.secret;
 
-    // The message records the worker would have marked processed: sent through the real API.
+    // Processed message records as the worker leaves them, written directly: the platform's own
+    // worker and delivery poller must not see them (their jobs would claim the same attempts).
+    const { monotonicUlid } = await import('../lambda/shared/ulid.js');
+    const { toMessageResource } = await import('../lambda/messages/index.js');
+    const now = Date.now();
+    const records = new DynamoDbMessageStore(documents, LOCAL_TABLE_NAMES.messages);
     const messages = [];
     for (let i = 0; i < count; i++) {
-      const res = await fetch(`${platform.baseUrl}/messages`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ message: `bench webhook ${i}` }),
-      });
-      const body = (await res.json()) as { id: string; message: string; createdAt: string };
-      messages.push({ ...body, status: 'processed', processedAt: new Date().toISOString() });
+      const at = new Date(now + i).toISOString();
+      const record = {
+        id: `msg_${monotonicUlid(now + i)}`,
+        accountId: account.accountId,
+        keyId: 'key_bench',
+        message: `bench webhook ${i}`,
+        status: 'processed' as const,
+        createdAt: at,
+        processedAt: at,
+        attempts: 1,
+        expiresAt: Math.floor(now / 1000) + 86_400,
+      };
+      await records.create(record);
+      messages.push(toMessageResource(record));
     }
 
     const store = new DynamoDbWebhookStore(documents, LOCAL_WEBHOOKS_TABLE);
     // A queue of the bench's own: the platform's delivery poller must not take these jobs.
     const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'bench-webhook-jobs' }));
     const queue = new SqsDeliveryQueue(sqs, QueueUrl as string);
-    const records = new DynamoDbMessageStore(documents, LOCAL_TABLE_NAMES.messages);
     const outcomes = createWebhookOutcomes({
       store,
       queue,
@@ -173,9 +184,7 @@ async function webhooksCost(platform: LocalPlatform, options: BenchOptions): Pro
 
 /**
  * Time from the 202 of POST /messages to the receiver's verified delivery, through the local
- * platform: the worker's poll and processing, notify, the delivery poller, signing, the POST. Until
- * the worker notifies by itself (the processor's branch), the bench notifies once the record is
- * processed, as the worker will.
+ * platform: the worker's poll and processing, its notify, the delivery poller, signing, the POST.
  */
 async function latencyTo(
   platform: LocalPlatform,
@@ -193,14 +202,6 @@ async function latencyTo(
       body: JSON.stringify({ message: `latency ${i}` }),
     });
     const { id } = (await res.json()) as { id: string };
-    let message: Record<string, unknown> | undefined;
-    while (!message) {
-      const read = await fetch(`${platform.baseUrl}/messages/${id}`, { headers: { Authorization: `Bearer ${key}` } });
-      const body = (await read.json()) as Record<string, unknown>;
-      if (body.status === 'processed') message = body;
-      else await new Promise((r) => setTimeout(r, 20));
-    }
-    await platform.webhooks.outcomes.notify('message.processed', message as never);
     while (!received.some((r) => r.id === id)) await new Promise((r) => setTimeout(r, 10));
     samples.push((received.find((r) => r.id === id)?.at ?? start) - start);
   }

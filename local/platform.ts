@@ -152,7 +152,8 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
         worker: options.worker ?? true,
         processor: options.processor,
         retryBackoff: options.retryBackoff ?? LOCAL_RETRY_BACKOFF,
-        outcomes: options.messageOutcomes,
+        // The worker's outcomes feed the owners' webhooks, unless a test listens instead.
+        outcomes: options.messageOutcomes ?? webhooks.outcomes,
       },
       services,
     );

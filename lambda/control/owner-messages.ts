@@ -1,12 +1,7 @@
-import { MESSAGE_ID_PATTERN, toPublicMessage } from '../messages/message.js';
-import type { MessageStore } from '../messages/ports.js';
+import { listMessages, type MessageResource, type MessageStore, readAccountMessage } from '../messages/index.js';
 
-/** A message as owners see it (the Messages API's `Message`). */
-export interface OwnerMessage {
-  readonly id: string;
-  readonly status: string;
-  readonly [field: string]: unknown;
-}
+/** A message as owners see it: the Messages API's `Message`. */
+export type OwnerMessage = MessageResource;
 
 /** What the dashboard's message pages read: one account's messages. */
 export interface OwnerMessageLog {
@@ -22,13 +17,20 @@ export interface OwnerMessageLog {
   ): Promise<{ data: OwnerMessage[]; nextCursor: string | null }>;
 }
 
-/** The message pages over the messages table: one account's message by id (others are absent). */
-export function messageLogOf(store: Pick<MessageStore, 'get'>): OwnerMessageLog {
+/**
+ * The message pages over the messages table, with the Messages API's own functions: one account's
+ * message by id (another account's is absent), and its log (one Query per page on the account index).
+ */
+export function messageLogOf(store: Pick<MessageStore, 'get' | 'listByAccount'>): OwnerMessageLog {
   return {
-    async get(accountId, messageId) {
-      if (!MESSAGE_ID_PATTERN.test(messageId)) return undefined;
-      const record = await store.get(messageId);
-      return record && record.accountId === accountId ? toPublicMessage(record) : undefined;
+    get: (accountId, messageId) =>
+      readAccountMessage(accountId, messageId, { messages: store }).catch((error: unknown) => {
+        if ((error as { status?: number }).status === 404) return undefined;
+        throw error;
+      }),
+    list: async (accountId, query) => {
+      const page = await listMessages(accountId, query, { messages: store });
+      return { data: [...page.data], nextCursor: page.nextCursor };
     },
   };
 }

@@ -1,24 +1,9 @@
+import type { MessageOutcomes } from '../messages/index.js';
 import type { Clock } from '../shared/clock.js';
 import { eventPayload, type DeliveryJob, messageEventId, messageSubject } from './model.js';
 import type { DeliveryQueue, MessageOwnership, WebhookStore } from './ports.js';
 
-/**
- * What the worker tells about a message once its transition to processed or failed committed.
- * Declared here as the interface agreed with the processor's branch (lambda/messages/ports.ts);
- * structurally identical, so the worker's port accepts it.
- */
-export type MessageOutcomeType = 'message.processed' | 'message.failed';
-export interface OutcomeMessage {
-  readonly id: string;
-  readonly message: string;
-  readonly status: string;
-  readonly createdAt: string;
-  readonly processedAt?: string;
-  readonly failedAt?: string;
-}
-export interface MessageOutcomes {
-  notify(type: MessageOutcomeType, message: OutcomeMessage): Promise<void>;
-}
+export type { MessageOutcomes, MessageOutcomeType } from '../messages/index.js';
 
 export interface WebhookOutcomesDeps {
   readonly store: Pick<WebhookStore, 'listEndpoints'>;

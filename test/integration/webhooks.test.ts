@@ -46,7 +46,7 @@ async function processedMessage(key: string): Promise<Record<string, unknown> & 
   });
 }
 
-// Until the processor's worker calls notify itself, the tests call it as the worker will.
+// The worker notifies once a message is final; a test notifies again as a redelivery would.
 const notify = (type: MessageOutcomeType, message: Record<string, unknown> & { id: string }) =>
   platform.webhooks.outcomes.notify(type, message as never);
 
@@ -76,7 +76,6 @@ describe('signed deliveries (Standard Webhooks)', () => {
     const hook = await receiver();
     const { key, secret, webhookId } = await accountWithEndpoint(hook.url);
     const message = await processedMessage(key);
-    await notify('message.processed', message);
 
     const [delivery] = await hook.until(1);
     type Event = { type: string; timestamp: string; data: Record<string, unknown> };
@@ -106,7 +105,7 @@ describe('signed deliveries (Standard Webhooks)', () => {
     expect(rotated.secret).not.toBe(oldSecret);
     expect(Date.parse(rotated.previousSecretExpiresAt)).toBe(platform.clock.now() + 24 * 3_600_000);
 
-    await notify('message.processed', await processedMessage(key));
+    await processedMessage(key);
     const [delivery] = await hook.until(1);
     expect(String(delivery?.headers['webhook-signature']).split(' ')).toHaveLength(2);
     expect(() => verify(rotated.secret, delivery as ReceivedDelivery)).not.toThrow();
@@ -117,7 +116,7 @@ describe('signed deliveries (Standard Webhooks)', () => {
     const hook = await receiver();
     const { key, webhookId } = await accountWithEndpoint(hook.url);
     const message = await processedMessage(key);
-    // A redelivery of the worker's message finds the record final and notifies again.
+    // The worker notified once; redeliveries of its message find the record final and notify again.
     await Promise.all([notify('message.processed', message), notify('message.processed', message)]);
     await notify('message.processed', message);
 
@@ -130,7 +129,7 @@ describe('signed deliveries (Standard Webhooks)', () => {
   it('only subscribed events reach an endpoint', async () => {
     const hook = await receiver();
     const { key } = await accountWithEndpoint(hook.url, ['message.failed']);
-    await notify('message.processed', await processedMessage(key));
+    await processedMessage(key);
     await eventually(deliveryQueueDrained);
     expect(hook.received).toHaveLength(0);
   });
@@ -141,7 +140,6 @@ describe('retries', () => {
     const hook = await receiver((index) => (index === 0 ? 500 : 200));
     const { key, secret, webhookId } = await accountWithEndpoint(hook.url);
     const message = await processedMessage(key);
-    await notify('message.processed', message);
 
     await hook.until(1);
     const pending = await eventually(async () => {
@@ -168,7 +166,6 @@ describe('retries', () => {
     const { accountId, key, webhookId } = await accountWithEndpoint(hook.url);
     const message = await processedMessage(key);
     const firstAttemptAt = platform.clock.now();
-    await notify('message.processed', message);
 
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       await hook.until(attempt);
@@ -188,7 +185,6 @@ describe('retries', () => {
 
     platform.clock.set(firstAttemptAt + 5 * 86_400_000);
     const later = await processedMessage(key);
-    await notify('message.processed', later);
     await hook.until(MAX_ATTEMPTS + 1);
     const disabled = await eventually(async () => {
       const [view] = await platform.webhooks.service.list(accountId);

@@ -5,7 +5,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { ENV } from '../../../contracts/messages.js';
+import { ENV, TABLE_KEYS } from '../../../contracts/messages.js';
 import { WEBHOOK_DELIVERY_SOURCE, WEBHOOK_ENV, WEBHOOK_HANDLER_ENTRIES } from '../../../contracts/webhooks.js';
 import { PlatformFunction } from '../shared/platform-function.js';
 import type { WebhooksDataResources } from './webhooks-data.js';
@@ -85,12 +85,14 @@ export class Webhooks extends Construct {
 
   /**
    * The control API: endpoints (create, list, rotate, remove), deliveries (list, re-send), test
-   * events and re-sends (SendMessage); and the dashboard's message pages (a message by id).
+   * events and re-sends (SendMessage); and the dashboard's message pages (a message, the log).
    */
   connectControl(control: PlatformFunction, messagesTable: dynamodb.ITable): void {
     const { data } = this.props;
     control.addEnvironment(ENV.messagesTable, messagesTable.tableName);
     control.allowItems(messagesTable, 'GetItem');
+    // The message log: one Query per page on the account index, and nothing else of the index.
+    control.allow(['dynamodb:Query'], [`${messagesTable.tableArn}/index/${TABLE_KEYS.messages.accountIndex.name}`]);
     control.addEnvironment(WEBHOOK_ENV.webhooksTable, data.table.tableName);
     control.addEnvironment(WEBHOOK_ENV.deliveryQueueUrl, data.deliveryQueue.queueUrl);
     control.allowItems(data.table, 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query');
