@@ -960,6 +960,35 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{accountId}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The account's messages, newest first
+         * @description The message log of the Messages API (`GET /messages`) for the dashboard: newest first,
+         *     `limit` 1–100 (default 50), an opaque `cursor` from the previous page's `nextCursor`
+         *     (`null` on the last page), optionally one `status`. One query per page on the account index.
+         */
+        get: operations["listAccountMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accounts/{accountId}/messages/{messageId}": {
         parameters: {
             query?: never;
@@ -1684,13 +1713,13 @@ export interface components {
             /** @description Present when the domain was live with no redirect from it (links to it stop working). */
             warning?: string;
         };
-        /** @description One invalid field of the request body (or `days`, the query parameter of the usage history). */
+        /** @description One invalid field of the request body, or a query parameter: `days` of the usage history; `status`, `limit`, `cursor` of the message log. */
         FieldError: {
             /**
              * @example plan
              * @enum {string}
              */
-            field: "name" | "plan" | "limits" | "days";
+            field: "name" | "plan" | "limits" | "days" | "status" | "limit" | "cursor";
             /** @example must be one of free, pro, business, enterprise */
             message: string;
         };
@@ -1698,7 +1727,7 @@ export interface components {
          * @description Stable, machine-readable error code. Each operation documents the ones it can answer.
          * @enum {string}
          */
-        ProblemCode: "invalid_json" | "unsupported_media_type" | "invalid_request" | "invalid_domain" | "invalid_config" | "plan_required" | "forbidden" | "not_found" | "account_not_found" | "key_not_found" | "project_not_found" | "domain_not_found" | "method_not_allowed" | "slug_taken" | "deploy_in_progress" | "project_not_deployed" | "domain_taken" | "domain_in_use" | "payload_too_large" | "internal_error" | "deploy_failed" | "invalid_url" | "invalid_events" | "webhook_not_found" | "webhook_limit_reached" | "webhook_disabled" | "message_not_found" | "delivery_not_found";
+        ProblemCode: "invalid_json" | "unsupported_media_type" | "invalid_request" | "invalid_domain" | "invalid_config" | "plan_required" | "forbidden" | "not_found" | "account_not_found" | "key_not_found" | "project_not_found" | "domain_not_found" | "method_not_allowed" | "slug_taken" | "deploy_in_progress" | "project_not_deployed" | "domain_taken" | "domain_in_use" | "payload_too_large" | "internal_error" | "deploy_failed" | "invalid_url" | "invalid_events" | "webhook_not_found" | "webhook_limit_reached" | "webhook_disabled" | "message_not_found" | "delivery_not_found" | "invalid_field";
         /** @description An RFC 9457 problem document. */
         Problem: {
             /**
@@ -1806,6 +1835,16 @@ export interface components {
         };
         WebhookDeliveryList: {
             deliveries: components["schemas"]["WebhookDelivery"][];
+        };
+        AccountMessagePage: {
+            data: {
+                id: string;
+                message: string;
+                /** @enum {string} */
+                status: "queued" | "processed" | "failed";
+                createdAt: components["schemas"]["Timestamp"];
+            }[];
+            nextCursor: string | null;
         };
         /** @description The Messages API's `Message` (openapi/openapi.yaml), with its webhook deliveries. */
         AccountMessage: {
@@ -3474,6 +3513,54 @@ export interface operations {
             };
             400: components["responses"]["BodyRejected"];
             404: components["responses"]["AccountOrWebhookNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAccountMessages: {
+        parameters: {
+            query?: {
+                status?: "queued" | "processed" | "failed";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of messages. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountMessagePage"];
+                };
+            };
+            /** @description A bad `status`, `limit` or `cursor` (`invalid_field`, naming it), or a body (`invalid_json`, `unsupported_media_type`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_field" | "invalid_json" | "unsupported_media_type";
+                    };
+                };
+            };
+            404: components["responses"]["AccountNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };

@@ -405,7 +405,7 @@ describe('control API against openapi/control-api.yaml', () => {
     // Not provoked here: a deploy racing another one, a storage failure during a deploy, an
     // unexpected error (every expected refusal has its own code), and an owner on an
     // operator-only route (test/integration/dashboard-api.test.ts: owners are not on this port).
-    const webhookCodes = ['invalid_url', 'invalid_events', 'message_not_found', 'delivery_not_found'];
+    const webhookCodes = ['invalid_url', 'invalid_events', 'message_not_found', 'delivery_not_found', 'invalid_field'];
     const unreached = problemCodes.filter(
       (code) => !codes.has(code) && !code.startsWith('webhook_') && !webhookCodes.includes(code),
     );

@@ -37,7 +37,7 @@ async function cp(method: string, path: string, body?: unknown): Promise<{ statu
   const observed = await readResponse(method, path, res);
   assertResponseMatchesSpec(observed, validator);
   const template = Object.keys(validator.document.paths).find((t) =>
-    new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path),
+    new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path.split('?')[0] as string),
   );
   if (template) exercised.add(`${method} ${template}`);
   const parsed = (observed.body ?? {}) as Body;
@@ -152,6 +152,10 @@ describe('webhook endpoints over the control API', () => {
     });
     expect((after.attempts as Body[]).map((a) => a.attempt)).toEqual([1, 2]);
 
+    const log = await cp('GET', `/accounts/${accountId}/messages?status=processed&limit=1`);
+    expect(log.body).toMatchObject({ data: [{ id, status: 'processed' }] });
+    expect(problem(await cp('GET', `/accounts/${accountId}/messages?limit=1000`))).toEqual({ status: 400, code: 'invalid_field' });
+
     expect(problem(await cp('POST', `/accounts/${accountId}/messages/${id}/deliveries/wh_nope.message.failed/resend`))).toEqual({
       status: 404,
       code: 'delivery_not_found',
@@ -173,7 +177,7 @@ describe('webhook endpoints over the control API', () => {
     );
     expect(ours.length).toBeGreaterThanOrEqual(8);
     expect(ours.filter((op) => !exercised.has(op))).toEqual([]);
-    for (const code of ['invalid_url', 'invalid_events', 'webhook_not_found', 'webhook_limit_reached', 'webhook_disabled', 'message_not_found', 'delivery_not_found']) {
+    for (const code of ['invalid_url', 'invalid_events', 'webhook_not_found', 'webhook_limit_reached', 'webhook_disabled', 'message_not_found', 'delivery_not_found', 'invalid_field']) {
       expect(codes.has(code), code).toBe(true);
     }
   });

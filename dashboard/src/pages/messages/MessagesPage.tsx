@@ -26,7 +26,11 @@ export function MessagesPage() {
   const cursor = cursors.at(-1);
   const page = useQuery({
     queryKey: ['messages', accountId, status, cursor ?? ''],
-    queryFn: () => messagesApi.list(api, accountId, { ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) }),
+    queryFn: () =>
+      messagesApi.list(api, accountId, {
+        ...(status ? { status: status as AccountMessage['status'] } : {}),
+        ...(cursor ? { cursor } : {}),
+      }),
   });
   const [search, setSearch] = useState('');
   const onSearch = (event: FormEvent) => {

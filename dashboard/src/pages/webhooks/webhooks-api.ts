@@ -50,20 +50,11 @@ export const webhooksApi = {
 };
 
 export const messagesApi = {
-  /**
-   * The message log: `GET /accounts/{accountId}/messages` comes with the processor's message index
-   * and is not in the OpenAPI document yet, so it goes through fetch on the same client's base.
-   */
-  list: (api: Api, accountId: string, query: { status?: string; cursor?: string; limit?: number }) => {
-    const params = new URLSearchParams();
-    if (query.status) params.set('status', query.status);
-    if (query.cursor) params.set('cursor', query.cursor);
-    params.set('limit', String(query.limit ?? 50));
-    const client = api.client as unknown as {
-      GET: (url: string, init: object) => Promise<{ data?: MessagePage; error?: unknown; response: Response }>;
-    };
-    return api.unwrap(client.GET(`/accounts/{accountId}/messages?${params.toString()}`, path(accountId)));
-  },
+  /** The message log, newest first (the Messages API's `GET /messages` for the signed-in owner). */
+  list: (api: Api, accountId: string, query: { status?: AccountMessage['status']; cursor?: string; limit?: number }) =>
+    api.unwrap(api.client.GET('/accounts/{accountId}/messages', {
+      params: { path: { accountId }, query: { limit: query.limit ?? 50, ...query } },
+    })) as Promise<MessagePage>,
   get: (api: Api, accountId: string, messageId: string) =>
     api.unwrap(api.client.GET('/accounts/{accountId}/messages/{messageId}', {
       params: { path: { accountId, messageId } },
