@@ -124,6 +124,10 @@ describe('Messages', () => {
     for (const phone of [false, true]) {
       const page = await open(phone);
       await signIn(page, 'Messages');
+      // The recent messages, filtered by status; then the message opened by its id.
+      await page.getByLabel('Status').selectOption('processed');
+      await page.getByRole('link', { name: sent.id }).waitFor();
+      if (!phone) await screenshot(page, '34-messages-list');
       await page.getByLabel('Message id').fill(sent.id);
       await page.getByRole('button', { name: 'Open' }).click();
       await page.getByRole('heading', { name: `Message ${sent.id}`, level: 1 }).waitFor();
