@@ -3,6 +3,8 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { PlatformConfig } from '../config/index.js';
 import { MessagesApi } from '../constructs/messages/messages-api.js';
+import { STAGE_NAME } from '../constructs/messages/messages-rest-api.js';
+import { retainExecutionLogs, WebAclLogging } from '../constructs/operations/log-retention.js';
 import type { MessagesDataResources } from '../constructs/messages/messages-data.js';
 import { Webhooks } from '../constructs/webhooks/webhooks.js';
 import type { WebhooksDataResources } from '../constructs/webhooks/webhooks-data.js';
@@ -32,7 +34,13 @@ export class ApiStack extends Stack {
       config: props.config,
       data: props.messagesData,
       alarmTopic: props.alarmTopic,
+      // One environment per account and region owns the account-wide API Gateway logging role.
+      manageCloudWatchRole: props.config.environment.apiGatewayAccountRole,
+      apiLatencyP99ThresholdMs: props.config.alarms.apiLatencyP99ThresholdMs,
     });
+    // Every log group with a retention: API Gateway's execution logs, and WAF's requests.
+    retainExecutionLogs(this, 'MessagesExecutionLogs', this.messages.stage, STAGE_NAME);
+    new WebAclLogging(this, 'FirewallLogs', { webAcl: this.messages.firewall.webAcl });
     // Owners' webhooks, fed by the worker's outcomes.
     this.webhooks = new Webhooks(this, 'Webhooks', { data: props.webhooksData, alarmTopic: props.alarmTopic });
     this.webhooks.connectWorker(this.messages.functions.worker);
