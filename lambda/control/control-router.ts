@@ -10,6 +10,8 @@ import { problemResult } from '../shared/http.js';
 import { logger } from '../shared/powertools.js';
 import { type HttpProblem, problems, refuse } from '../shared/problem.js';
 import type { UsageHistory } from '../usage-history/usage-history.js';
+import type { WebhookService } from '../webhooks/index.js';
+import type { OwnerMessageLog } from './owner-messages.js';
 import type { OwnerDirectory } from './owners.js';
 
 /**
@@ -29,6 +31,8 @@ export interface ControlServices {
   readonly owners: OwnerDirectory;
   readonly config: RuntimeConfig;
   readonly usageHistory: UsageHistory;
+  /** Owners' webhooks and the message pages (routes/webhooks.ts). @default - no such routes */
+  readonly webhooks?: { readonly service: WebhookService; readonly messages: OwnerMessageLog };
 }
 
 /** The largest body: a deploy's manifest of 10,000 files (files themselves go straight to the site bucket). */
