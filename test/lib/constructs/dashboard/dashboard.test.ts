@@ -127,6 +127,11 @@ describe('the dashboard stacks (DashboardData, Dashboard) of the app', () => {
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
         SSESpecification: { SSEEnabled: true },
         DeletionProtectionEnabled: true,
+        // The environment's tags (lib/app.ts tags every taggable resource).
+        Tags: [
+          { Key: 'Application', Value: 'MessagesPlatform' },
+          { Key: 'Environment', Value: 'MessagesPlatform' },
+        ],
       });
     });
 
