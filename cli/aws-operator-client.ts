@@ -121,6 +121,5 @@ function withCliErrors(
     liftBan: (accountId, keyId) => guard(() => accountService.liftBan(accountId, keyId)),
     usage: (accountId) => guard(() => accountService.usage(accountId)),
     usageHistory: (accountId, days) => guard(() => history.history(accountId, days ?? MAX_HISTORY_DAYS)),
-    migrate: (accountId) => guard(() => accountService.migrate(accountId)),
   };
 }

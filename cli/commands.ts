@@ -7,7 +7,6 @@ import { DLQ_COMMANDS } from './commands/dlq.js';
 import { DEFAULT_WAIT_SECONDS, DOMAIN_COMMANDS } from './commands/domains.js';
 import { KEY_COMMANDS } from './commands/keys.js';
 import { MESSAGE_COMMANDS } from './commands/messages.js';
-import { MIGRATE_COMMANDS } from './commands/migrate.js';
 import { PLAN_COMMANDS } from './commands/plans.js';
 import { PROJECT_COMMANDS } from './commands/projects.js';
 import { USAGE_COMMANDS } from './commands/usage.js';
@@ -21,7 +20,6 @@ export type { CliIo } from './command.js';
 export const COMMANDS: readonly Command[] = [
   ...ACCOUNT_COMMANDS,
   ...KEY_COMMANDS,
-  ...MIGRATE_COMMANDS,
   ...PLAN_COMMANDS,
   ...BAN_COMMANDS,
   ...USAGE_COMMANDS,

@@ -13,7 +13,6 @@ import type {
   ProjectsClient,
   ProjectView,
   RedirectInput,
-  MigrationReport,
   UsageHistoryView,
   UsageView,
 } from './operator-client.js';
@@ -96,10 +95,6 @@ export class ControlApiClient implements OperatorClient, ProjectsClient {
 
   usageHistory(accountId: string, days?: number): Promise<UsageHistoryView> {
     return this.request('GET', `/accounts/${seg(accountId)}/usage/history${days === undefined ? '' : `?days=${days}`}`);
-  }
-
-  migrate(accountId?: string): Promise<MigrationReport> {
-    return this.request('POST', '/maintenance/migrate-accounts', accountId === undefined ? {} : { accountId });
   }
 
   createProject(accountId: string, input: { slug: string; name?: string }): Promise<ProjectView> {

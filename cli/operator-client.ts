@@ -2,11 +2,11 @@ import type { RateLimits } from '../lib/config/index.js';
 import type { DnsRecordInstruction } from '../lambda/domains/dns-records.js';
 import type { DomainConfig } from '../lambda/domains/domain-config.js';
 import type { DomainView } from '../lambda/domains/domain-service.js';
-import type { AccountView, KeyUsageView, KeyView, MigrationReport, UsageView, WindowUsageView } from '../lambda/keys/account-service.js';
+import type { AccountView, KeyUsageView, KeyView, UsageView, WindowUsageView } from '../lambda/keys/account-service.js';
 import type { ProjectView } from '../lambda/projects/project-service.js';
 import type { UsageHistoryView } from '../lambda/usage-history/usage-history.js';
 
-export type { AccountView, KeyUsageView, KeyView, MigrationReport, UsageHistoryView, UsageView, WindowUsageView };
+export type { AccountView, KeyUsageView, KeyView, UsageHistoryView, UsageView, WindowUsageView };
 
 /**
  * What the operator CLI needs of the platform: the methods of `AccountService`
@@ -25,8 +25,6 @@ export interface OperatorClient {
   usage(accountId: string): Promise<UsageView>;
   /** Accepted and refused requests per UTC day, per key and in all; `days` 1 to 30 (default 30). */
   usageHistory(accountId: string, days?: number): Promise<UsageHistoryView>;
-  /** Moves accounts from before per-account limits (every account with keys without `accountId`); idempotent. */
-  migrate(accountId?: string): Promise<MigrationReport>;
 }
 
 export type { DnsRecordInstruction, DomainConfig, DomainView, ProjectView };

@@ -190,14 +190,6 @@ describe('control API against openapi/control-api.yaml', () => {
     expectProblem(await cp('DELETE', `/accounts/${freeId}/keys/key_00000000000000000000/ban`), 404, 'key_not_found');
     expectProblem(await cp('DELETE', `/accounts/acct_missing/keys/${busyId}/ban`), 404, 'account_not_found');
 
-    // The migration of accounts from before per-account limits: nothing to move here.
-    const migrated = await cp('POST', '/maintenance/migrate-accounts', { accountId: freeId });
-    expect(migrated.body).toMatchObject({ accountId: freeId, accounts: 1, internalKeys: { kept: 1 } });
-    expect(migrated.body).toMatchObject({ keysRebound: 0, changed: [] });
-    expect((await cp('POST', '/maintenance/migrate-accounts')).body).toMatchObject({ keysRebound: 0, changed: [] });
-    expectProblem(await cp('POST', '/maintenance/migrate-accounts', { accountId: 7 }), 400, 'invalid_request');
-    expectProblem(await cp('POST', '/maintenance/migrate-accounts', { accountId: 'acct_missing' }), 404, 'account_not_found');
-
     const revoked = await cp('DELETE', `/accounts/${accountId}/keys/${keyId}`);
     expect(revoked.body).toMatchObject({ keyId, status: 'revoked', revokedAt: expect.any(String) });
     expect((await cp('DELETE', `/accounts/${accountId}/keys/${keyId}`)).body).toEqual(revoked.body);

@@ -55,7 +55,7 @@ export class FakeKeyStore implements KeyStore {
   readonly records = new Map<string, ApiKeyRecord>();
   /** Hashes looked up by findByHash, in order. */
   readonly lookups: string[] = [];
-  readonly calls: Array<{ method: 'findByHash' | 'put' | 'listByAccount' | 'listAll' | 'update'; args: unknown[] }> = [];
+  readonly calls: Array<{ method: 'findByHash' | 'put' | 'listByAccount' | 'update'; args: unknown[] }> = [];
 
   async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
     this.calls.push({ method: 'findByHash', args: [keyHash] });
@@ -78,12 +78,6 @@ export class FakeKeyStore implements KeyStore {
       .filter((r) => r.accountId === accountId)
       .sort((a, b) => (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : 0))
       .map(copy);
-  }
-
-  /** The table scanned: every record, in no particular order (here: by hash). */
-  async listAll(): Promise<ApiKeyRecord[]> {
-    this.calls.push({ method: 'listAll', args: [] });
-    return [...this.records.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, record]) => copy(record));
   }
 
   /** attribute_exists(keyHash) and the `expected` values; an attribute set to undefined is removed. */
@@ -212,13 +206,6 @@ export class FakeUsagePlanGateway implements UsagePlanGateway {
     // Idempotent: deleting a deleted key is fine.
     this.members.delete(gatewayKeyId);
     this.keyOwners.delete(gatewayKeyId);
-  }
-
-  /** An internal key as the earlier per-key design created it (migration fixtures). */
-  seedKey(id: string, usagePlanId: string, owner: string): InternalKey {
-    this.members.set(id, usagePlanId);
-    this.keyOwners.set(id, owner);
-    return { id, value: valueOfGatewayKey(id) };
   }
 
   /** Internal key ids bound to a usage plan. */

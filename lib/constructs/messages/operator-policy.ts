@@ -27,10 +27,9 @@ export function createOperatorPolicy(scope: Construct, data: MessagesDataResourc
     // immutable, so CloudFormation would replace the policy and detach it from operator roles.
     description: `Run the keys and plans control plane (operator CLI) against ${stack.stackName}: API key records, accounts, limiter items, internal API Gateway keys and usage plans, stack outputs, and the DLQ redrive.`,
     statements: [
-      // Scan: `keys backfill-usage-keys` without --account reads every key record.
       new iam.PolicyStatement({
         sid: 'ApiKeyRecords',
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Scan'],
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
         resources: [tables.apiKeys.tableArn],
       }),
       new iam.PolicyStatement({

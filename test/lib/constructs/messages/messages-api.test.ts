@@ -483,7 +483,7 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
         // Scan: keys backfill-usage-keys without --account reads every key record.
         ApiKeyRecords: {
           effect: 'Allow',
-          actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan', 'dynamodb:UpdateItem'],
+          actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
           resource: arn('apiKeys'),
         },
         ApiKeysOfAnAccount: {
