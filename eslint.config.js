@@ -26,7 +26,7 @@ export default tseslint.config(
     },
   },
   // Dependencies point one way: lambda/ (runtime) and lib/ (infrastructure) both depend on contracts/,
-  // never lambda/ on lib/constructs or lib/stacks (lib/config, pure configuration, is allowed). Within
+  // never lambda/ on anything in lib/ (lib/config's zod schema would land in the bundles). Within
   // lambda/, a capability uses another one through its public module (lambda/<capability>/index.ts)
   // only; lambda/shared is open to all.
   {
@@ -36,7 +36,7 @@ export default tseslint.config(
         paths: [{ name: 'aws-cdk-lib', message: 'Lambda code is runtime code: no CDK.' }, { name: 'constructs', message: 'Lambda code is runtime code: no CDK.' }],
         patterns: [
           { group: ['aws-cdk-lib/*'], message: 'Lambda code is runtime code: no CDK.' },
-          { group: ['**/lib/constructs/**', '**/lib/stacks/**'], message: 'lambda/ must not import the infrastructure: move what both need to contracts/.' },
+          { regex: '^(\\.\\./)+lib/', message: 'lambda/ imports nothing from lib/ (infrastructure and its zod config): move what both need to contracts/.' },
           {
             regex: '^\\.\\./(?!shared/|\\.\\./)[^/]+/(?!index\\.js$)',
             message: 'Another capability is reached through its public module only: import from \'../<capability>/index.js\' (export what you need there).',
@@ -55,7 +55,7 @@ export default tseslint.config(
         paths: [{ name: 'aws-cdk-lib', message: 'Lambda code is runtime code: no CDK.' }, { name: 'constructs', message: 'Lambda code is runtime code: no CDK.' }],
         patterns: [
           { group: ['aws-cdk-lib/*'], message: 'Lambda code is runtime code: no CDK.' },
-          { group: ['**/lib/constructs/**', '**/lib/stacks/**'], message: 'lambda/ must not import the infrastructure: move what both need to contracts/.' },
+          { regex: '^(\\.\\./)+lib/', message: 'lambda/ imports nothing from lib/ (infrastructure and its zod config): move what both need to contracts/.' },
         ],
       }],
     },
@@ -68,7 +68,7 @@ export default tseslint.config(
         paths: [{ name: 'aws-cdk-lib', message: 'Lambda code is runtime code: no CDK.' }, { name: 'constructs', message: 'Lambda code is runtime code: no CDK.' }],
         patterns: [
           { group: ['aws-cdk-lib/*'], message: 'Lambda code is runtime code: no CDK.' },
-          { group: ['**/lib/constructs/**', '**/lib/stacks/**'], message: 'lambda/ must not import the infrastructure: move what both need to contracts/.' },
+          { regex: '^(\\.\\./)+lib/', message: 'lambda/ imports nothing from lib/ (infrastructure and its zod config): move what both need to contracts/.' },
           { regex: '^\\.\\./(?!\\.\\./)', message: 'lambda/shared depends on no capability: move the code to the capability that needs it.' },
         ],
       }],
@@ -82,7 +82,9 @@ export default tseslint.config(
         paths: [{ name: 'aws-cdk-lib', message: 'contracts/ is plain data and functions: no CDK.' }, { name: 'constructs', message: 'contracts/ is plain data and functions: no CDK.' }],
         patterns: [
           { group: ['aws-cdk-lib/*'], message: 'contracts/ is plain data and functions: no CDK.' },
-          { group: ['**/lib/constructs/**', '**/lib/stacks/**', '**/lambda/**'], message: 'contracts/ depends on nothing of the infrastructure or the runtime: they depend on it.' },
+          { group: ['**/lambda/**'], message: 'contracts/ depends on nothing of the infrastructure or the runtime: they depend on it.' },
+          { regex: '^(\\.\\./)+lib/', message: 'contracts/ depends on nothing of the infrastructure or the runtime: they depend on it.' },
+          { group: ['zod', 'zod/v4', 'zod/v4/classic'], message: 'contracts/ is read by the request-path functions: no zod classic (zod/mini at most).' },
         ],
       }],
     },

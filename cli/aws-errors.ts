@@ -28,7 +28,7 @@ export function awsError(error: unknown, region: string): unknown {
     return new CliError(`AWS throttled the call (${name}): ${message}`, { code: 'aws_throttled', cause: error, hint: 'wait a minute and run the command again' });
   }
   if (name === 'ApiKeyQuotaError') {
-    return new CliError(message, { code: 'api_key_quota', cause: error, hint: 'the 10,000 API keys per Region are fixed by AWS (one per account here): see "API keys and usage plans" in the README' });
+    return new CliError(message, { code: 'api_key_quota', cause: error, hint: 'the 10,000 API keys per Region are fixed by AWS (one per account here): see "API keys and usage plans" in docs/operators/operations.md' });
   }
   if (e.code === 'ENOTFOUND' || e.code === 'ECONNREFUSED' || e.code === 'ETIMEDOUT' || e.code === 'ECONNRESET') {
     return new CliError(`cannot reach AWS in ${region} (${e.code})`, { code: 'network', cause: error, hint: 'check --region and the network' });

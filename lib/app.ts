@@ -54,7 +54,7 @@ function assertDeployableDomain(config: PlatformConfig): void {
   if (!reason) return;
   throw new ConfigError([
     `platform.domain "${config.platform.domain}" cannot be deployed: ${reason}. Set platform.domain to a domain you control, ` +
-    'e.g. -c \'platform={"platform":{"domain":"apps.example-company.net"}}\' (README, "First deploy"). ' +
+    'e.g. -c \'platform={"platform":{"domain":"apps.example-company.net"}}\' (docs/operators/deploy.md, "First deploy"). ' +
     'To synthesize without deploying, add -c synthOnly=true.',
   ]);
 }

@@ -17,7 +17,7 @@ export const MAX_FILES = 10_000;
 /**
  * The largest request body we send. On AWS the control API runs in Lambda, whose request payload
  * limit is 6 MB (6,291,456 bytes) for the whole event: the body plus headers and request context.
- * Base64 makes 3 bytes 4, so this is about 4.5 MB of files, as the README says.
+ * Base64 makes 3 bytes 4, so this is about 4.5 MB of files, as docs/owners.md says.
  */
 export const MAX_BODY_BYTES = 6_000_000;
 

@@ -1,7 +1,7 @@
 import { HttpVerbs, NotFoundError, Router } from '@aws-lambda-powertools/event-handler/http';
 import type { Middleware, RequestContext } from '@aws-lambda-powertools/event-handler/types';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { PlatformConfig } from '../../lib/config/index.js';
+import type { RuntimeConfig } from '../../contracts/plans.js';
 import type { DomainService } from '../domains/domain-service.js';
 import type { AccountService } from '../keys/account-service.js';
 import type { ProjectService } from '../projects/project-service.js';
@@ -25,7 +25,7 @@ export interface ControlServices {
   readonly projects: ProjectService;
   readonly domains: DomainService;
   readonly owners: OwnerDirectory;
-  readonly config: PlatformConfig;
+  readonly config: RuntimeConfig;
   readonly usageHistory: UsageHistory;
 }
 

@@ -1,7 +1,7 @@
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
-import { type PlatformConfig, validateConfig } from '../../lib/config/index.js';
+import type { RuntimeConfig } from '../../contracts/plans.js';
 import { CONTROL_ENV } from '../../contracts/control-api.js';
 import { kvsEdgeRouter } from '../domains/aws-adapters.js';
 import { DomainService } from '../domains/domain-service.js';
@@ -27,8 +27,8 @@ import { DynamoDbOwnerStore, OwnerDirectory } from './owners.js';
 
 // The dashboard's API (lib/constructs/dashboard): module-scoped clients and services, built once
 // per cold start from the environment the construct sets (CONTROL_ENV).
-// Validated: the construct sends runtimeConfig(), and validation restores the deploy-time defaults.
-const config: PlatformConfig = validateConfig(requireJsonEnv<unknown>(CONTROL_ENV.platformConfig));
+// The construct sends runtimeConfig() of the config lib/config validated at synth time.
+const config = requireJsonEnv<RuntimeConfig>(CONTROL_ENV.platformConfig);
 const documents = createDocumentClient();
 const clock = systemClock;
 

@@ -41,7 +41,7 @@ export interface CloudFrontCertificateAuthorityOptions extends CloudFrontTenants
 const failed = (reason: string): CertificateStatus => ({ status: 'failed', reason });
 
 /**
- * The certificate port on CloudFront (docs/ARCHITECTURE.md, "Custom domains"): a distribution tenant of the multi-tenant
+ * The certificate port on CloudFront (docs/contributors/architecture.md, "Custom domains"): a distribution tenant of the multi-tenant
  * distribution, created at run time, holds the customer's domains and requests a CloudFront-managed
  * ACM certificate with HTTP validation served by CloudFront (`ValidationTokenHost: 'cloudfront'`),
  * so nothing beyond the CNAME/ALIAS is asked of the owner. A disabled tenant is one whose last

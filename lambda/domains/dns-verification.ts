@@ -2,7 +2,7 @@ import type { DomainName } from './domain-name.js';
 import { DnsLookupError, type DnsResolver } from './dns-resolver.js';
 import { isTargetHost } from './ownership.js';
 
-/** Why verification failed (README "Projects and custom domains"); each comes with what was observed and what to do. */
+/** Why verification failed (docs/owners.md, "Projects and custom domains"); each comes with what was observed and what to do. */
 export type DnsFailureReason =
   | 'record_not_found' |
   'cname_mismatch' |

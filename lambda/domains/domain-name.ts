@@ -38,7 +38,7 @@ export interface DomainName {
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 /**
- * Normalises what an owner types into a domain name (README "Projects and custom domains"): trim, lower case, strip one
+ * Normalises what an owner types into a domain name (docs/owners.md, "Projects and custom domains"): trim, lower case, strip one
  * trailing dot, IDN to punycode; then refuses IP literals, wildcards, invalid labels, names that
  * are a public suffix, and the platform's own domain and its subdomains.
  */

@@ -1,7 +1,7 @@
 import type { DnsRecordInstruction } from './dns-records.js';
 import type { DnsFailureReason } from './dns-verification.js';
 
-/** Domain states (README "Projects and custom domains"). */
+/** Domain states (docs/owners.md, "Projects and custom domains"). */
 export type DomainState =
   | 'pending_dns' |
   'verifying' |

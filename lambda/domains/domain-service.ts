@@ -1,5 +1,5 @@
 import { domainToASCII } from 'node:url';
-import type { PlatformConfig } from '../../lib/config/index.js';
+import type { RuntimeConfig } from '../../contracts/plans.js';
 import type { AccountStore } from '../keys/index.js';
 import { deployPrefix, type ProjectRecord, type ProjectStore } from '../projects/index.js';
 import type { Clock } from '../shared/clock.js';
@@ -23,7 +23,7 @@ export interface DomainServiceDeps {
   /** Starts the flow on Verify, and the asynchronous release of a removed domain's tenant. */
   readonly flow: DomainFlowStarter;
   readonly clock: Clock;
-  readonly config: PlatformConfig;
+  readonly config: RuntimeConfig;
   /**
    * The shared platform host, e.g. edge.platform.example.com: each domain's own target is a name
    * under it (`<token>.edge.platform.example.com`), routed by its wildcard record.

@@ -60,7 +60,7 @@ type Outcome = DriftFinding | 'unchanged' | 'lookup_failed';
 const ATTEMPT_RUNNING = new Set(['verifying', 'issuing_certificate']);
 
 /**
- * The drift branch's task (README "Projects and custom domains": active domains are re-checked on a schedule). Each round
+ * The drift branch's task (docs/owners.md, "Projects and custom domains": active domains are re-checked on a schedule). Each round
  * reads one page of live domains and asks whether each still points at its target:
  *
  * - yes, and it was `dns_misconfigured` → `active` again, by itself;

@@ -39,7 +39,7 @@ export interface FlowTaskDeps {
 const STALE = { stale: true } as const;
 
 /**
- * The domain flow's tasks (docs/ARCHITECTURE.md, "Custom domains"). Each reads the domain's record, does its
+ * The domain flow's tasks (docs/contributors/architecture.md, "Custom domains"). Each reads the domain's record, does its
  * step, and records the outcome guarded by the attempt number, so the record always tells the
  * owner where their domain is and why.
  */

@@ -53,7 +53,7 @@ export interface KvsEdgeRouterOptions {
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * The edge port on CloudFront (docs/ARCHITECTURE.md, "Custom domains"): one KeyValueStore entry per host name, read by the
+ * The edge port on CloudFront (docs/contributors/architecture.md, "Custom domains"): one KeyValueStore entry per host name, read by the
  * viewer-request function on every request, so a write takes effect at the edge within seconds and
  * without a distribution deployment. Values are shaped by EDGE_VALUE only, so the function and the
  * domain flow cannot disagree on the format. Every write is DescribeKeyValueStore (current ETag)

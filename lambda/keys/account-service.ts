@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import { PLAN_IDS, type PlanId, type PlatformConfig, type RateLimits } from '../../lib/config/index.js';
+import { PLAN_IDS, type PlanId, type RuntimeConfig, type RateLimits } from '../../contracts/plans.js';
 import { AccountLimits, type LimiterStore } from '../rate-limits/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { AccountRecord, AccountStore } from './accounts.js';
@@ -18,7 +18,7 @@ export interface AccountServiceDeps {
   readonly limiter: LimiterStore;
   readonly gateway: UsagePlanGateway;
   readonly clock: Clock;
-  readonly config: PlatformConfig;
+  readonly config: RuntimeConfig;
 }
 
 const nameSchema = z.string().check(z.trim(), z.minLength(1), z.maxLength(100));
@@ -45,7 +45,7 @@ function parsePlan(value: unknown): PlanId {
 }
 
 /** Custom limits belong to Enterprise only, and must be whole numbers with perDay ≥ perMinute. */
-function parseLimits(plan: PlanId, value: unknown, config: PlatformConfig): RateLimits | undefined {
+function parseLimits(plan: PlanId, value: unknown, config: RuntimeConfig): RateLimits | undefined {
   if (value === undefined) return plan === 'enterprise' ? config.plans.enterprise.limits : undefined;
   if (!config.plans[plan].customLimits) throw invalid('limits', `only Enterprise accounts have custom limits, not ${plan}`);
   const parsed = limitsSchema.safeParse(value);
@@ -67,7 +67,7 @@ export const RELEASE_MARGIN_SECONDS = 5;
 export const newAccountId = () => `acct_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
 
 /**
- * Accounts, plans and API keys (README "API keys and usage plans"). The same logic runs
+ * Accounts, plans and API keys (docs/operators/operations.md, "API keys and usage plans"). The same logic runs
  * behind the local platform's control API, in the operator CLI against a deployed stack, and in
  * the dashboard's API. Keys are returned in clear exactly once, by `createKey`. Limits belong to
  * the account: its keys share one budget (the limiter's shards) and one internal API Gateway key

@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient as DocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { PlanId, RateLimits } from '../../lib/config/index.js';
+import type { PlanId, RateLimits } from '../../contracts/plans.js';
 
 export interface AccountRecord {
   readonly accountId: string;

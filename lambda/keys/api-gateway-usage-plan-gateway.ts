@@ -13,7 +13,7 @@ import {
   type UsagePlan,
   UpdateUsagePlanCommand,
 } from '@aws-sdk/client-api-gateway';
-import { backstopFor, type PlatformConfig, type RateLimits } from '../../lib/config/index.js';
+import { backstopFor, type RuntimeConfig, type RateLimits } from '../../contracts/plans.js';
 import type { InternalKey, UsagePlanGateway } from './usage-plan-gateway.js';
 
 interface AwsErrorShape {
@@ -45,11 +45,11 @@ export interface ApiGatewayUsagePlanGatewayOptions {
   readonly stageName: string;
   /** The stack's usage plans of the standard plans (outputs FreeUsagePlanId, ProUsagePlanId, BusinessUsagePlanId). */
   readonly standardPlanIds: { readonly free: string; readonly pro: string; readonly business: string };
-  readonly config: PlatformConfig;
+  readonly config: RuntimeConfig;
 }
 
 /**
- * The usage-plan port on API Gateway (README "API keys and usage plans"): one internal API key
+ * The usage-plan port on API Gateway (docs/operators/operations.md, "API keys and usage plans"): one internal API key
  * per account in its plan's usage plan (throttles and quotas apply per API key, limits per
  * account), one usage plan per Enterprise account. Management API only: never call this on the request path. Every
  * call respects AWS's management-API rate limits (CreateApiKey 5/s, UpdateUsagePlan 1 per 20 s)

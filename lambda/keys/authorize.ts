@@ -1,5 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { PLAN_IDS, type PlanDefinition, type PlanId, type RateLimits } from '../../lib/config/index.js';
+import { PLAN_IDS, type PlanDefinition, type PlanId, type RateLimits } from '../../contracts/plans.js';
 import { header } from '../shared/http-headers.js';
 import type { Clock } from '../shared/clock.js';
 import { logger } from '../shared/powertools.js';
@@ -43,7 +43,7 @@ const BEARER = /^Bearer +([^\s]+) *$/i;
 
 /**
  * REQUEST authorizer. It always allows: callers without a valid key become "anonymous" so that the
- * handlers answer the 401 with the anonymous budget's rate-limit headers (README "Behaviour"). The caller is
+ * handlers answer the 401 with the anonymous budget's rate-limit headers (docs/api-clients.md, "Behaviour"). The caller is
  * passed on as context, and `usageIdentifierKey` binds the request to its plan's usage plan.
  */
 export function createAuthorizer(deps: AuthorizeDeps) {

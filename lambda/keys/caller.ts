@@ -1,4 +1,4 @@
-import type { BanPolicy, PlanId, RateLimits } from '../../lib/config/index.js';
+import type { BanPolicy, PlanId, RateLimits } from '../../contracts/plans.js';
 
 /** Why a request has no valid key; each is a 401 with its own explanation. */
 export type AnonymousReason = 'missing' | 'malformed' | 'invalid';

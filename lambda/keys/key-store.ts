@@ -1,4 +1,4 @@
-import type { PlanId, RateLimits } from '../../lib/config/index.js';
+import type { PlanId, RateLimits } from '../../contracts/plans.js';
 
 export interface ApiKeyRecord {
   /** SHA-256 of the secret (hex): the table's key. The secret itself is never stored. */

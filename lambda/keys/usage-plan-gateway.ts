@@ -1,4 +1,4 @@
-import type { RateLimits } from '../../lib/config/index.js';
+import type { RateLimits } from '../../contracts/plans.js';
 
 /**
  * An internal API Gateway key: its id (to move or delete it) and its value (the usage identifier
@@ -17,7 +17,7 @@ export interface InternalKey {
  * account gets one internal key in its plan's usage plan, shared by all its customer keys. API
  * Gateway allows 10,000 API keys per region, so that many accounts: when the quota is reached,
  * `createKey` answers `undefined` for Free and Pro accounts, which then share their plan's pooled
- * internal key chosen by the authorizer (documented in the README).
+ * internal key chosen by the authorizer (docs/operators/operations.md, "API keys and usage plans").
  */
 export interface UsagePlanGateway {
   /** The shared usage plan of a standard plan (free, pro, business). */

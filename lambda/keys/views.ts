@@ -1,4 +1,4 @@
-import type { PlanId, RateLimits } from '../../lib/config/index.js';
+import type { PlanId, RateLimits } from '../../contracts/plans.js';
 import { type AccountUsage, dayWindowEndMs, minuteWindowEndMs } from '../rate-limits/index.js';
 import { type ApiKeyRecord, oldestKeyFirst } from './key-store.js';
 

@@ -1,5 +1,5 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { RateLimits } from '../../lib/config/index.js';
+import type { RateLimits } from '../../contracts/plans.js';
 import type { Caller, KeyCaller } from '../keys/index.js';
 import { anonymousItemId, decisionHeaders, type KeySubject, type LimiterDecision, type RateLimiter } from '../rate-limits/index.js';
 import type { ResponseHeaders } from '../shared/http.js';

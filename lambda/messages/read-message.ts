@@ -1,4 +1,4 @@
-import type { RateLimits } from '../../lib/config/index.js';
+import type { RateLimits } from '../../contracts/plans.js';
 import type { Caller } from '../keys/index.js';
 import type { RateLimiter } from '../rate-limits/index.js';
 import type { ApiResult, ResponseHeaders } from '../shared/http.js';

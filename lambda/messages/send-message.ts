@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { RateLimits } from '../../lib/config/index.js';
+import type { RateLimits } from '../../contracts/plans.js';
 import type { Caller, KeyCaller } from '../keys/index.js';
 import type { LimiterDecision, RateLimiter } from '../rate-limits/index.js';
 import type { Clock } from '../shared/clock.js';

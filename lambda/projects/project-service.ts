@@ -1,4 +1,4 @@
-import type { PlatformConfig } from '../../lib/config/index.js';
+import type { RuntimeConfig } from '../../contracts/plans.js';
 import type { DomainStore, EdgeRouter } from '../domains/index.js';
 import type { AccountStore } from '../keys/index.js';
 import type { Clock } from '../shared/clock.js';
@@ -37,7 +37,7 @@ export interface ProjectServiceDeps {
   readonly storage: SiteStorage;
   readonly edge: EdgeRouter;
   readonly clock: Clock;
-  readonly config: PlatformConfig;
+  readonly config: RuntimeConfig;
 }
 
 /** A deploy left in progress longer than this (its process died) no longer blocks the next one. */

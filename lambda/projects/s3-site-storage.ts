@@ -19,7 +19,7 @@ export interface S3SiteStorageOptions {
   readonly bucket: string;
 }
 
-/** Deployed files in S3 under `<deploy prefix>/<path>` (the CloudFront origin; docs/ARCHITECTURE.md, "Custom domains"). */
+/** Deployed files in S3 under `<deploy prefix>/<path>` (the CloudFront origin; docs/contributors/architecture.md, "Custom domains"). */
 export class S3SiteStorage implements SiteStorage {
   constructor(private readonly options: S3SiteStorageOptions) {}
 

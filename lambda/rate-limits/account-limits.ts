@@ -1,4 +1,4 @@
-import type { RateLimits } from '../../lib/config/index.js';
+import type { RateLimits } from '../../contracts/plans.js';
 import { dayCounter, keyDayCounter, keyMinuteCounter, type LimiterItem, minuteCounter } from './limiter-item.js';
 import type { LimiterStore } from './limiter-store.js';
 import { keyItemId, shardCount, shardId, shardIds, sliceOf } from './shards.js';

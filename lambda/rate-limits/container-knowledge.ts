@@ -1,4 +1,4 @@
-import type { RateLimits } from '../../lib/config/index.js';
+import type { RateLimits } from '../../contracts/plans.js';
 import type { Remaining } from './limiter-state.js';
 import type { Windows } from './windows.js';
 

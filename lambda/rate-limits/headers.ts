@@ -2,7 +2,7 @@ import type { LimiterState, WindowUsage } from './limiter-state.js';
 import type { LimiterDecision } from './limiter-decision.js';
 
 /**
- * Rate-limit headers for every response, describing the account's budget (README "Behaviour"). The
+ * Rate-limit headers for every response, describing the account's budget (docs/api-clients.md, "Behaviour"). The
  * X-RateLimit-* trio and RateLimit name one window:
  * - on a 429 for the budget, the window that refused (the one Retry-After counts to);
  * - otherwise the binding window, the one with the fewest requests remaining (ties go to the minute).

@@ -1,4 +1,4 @@
-import type { BanPolicy, RateLimits } from '../../lib/config/index.js';
+import type { BanPolicy, RateLimits } from '../../contracts/plans.js';
 import type { LimiterState, WindowName } from './limiter-state.js';
 
 /** The subjects the limiter judges and its decisions (rate-limiter.ts), apart from its logic. */

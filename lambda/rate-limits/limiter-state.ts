@@ -1,4 +1,4 @@
-import type { RateLimits } from '../../lib/config/index.js';
+import type { RateLimits } from '../../contracts/plans.js';
 import type { LimiterItem } from './limiter-item.js';
 import { dayWindowEndMs, minuteWindowEndMs, type Windows } from './windows.js';
 

@@ -1,4 +1,4 @@
-import type { RateLimits } from '../../lib/config/index.js';
+import type { RateLimits } from '../../contracts/plans.js';
 import type { KeyMarker, LimiterItem } from './limiter-item.js';
 
 export type { KeyEntry, KeyMarker, LimiterItem, WindowCount } from './limiter-item.js';

@@ -1,4 +1,4 @@
-import type { RateLimits } from '../../lib/config/index.js';
+import type { RateLimits } from '../../contracts/plans.js';
 import type { Clock } from '../shared/clock.js';
 import { BannedRefusalTally } from './banned-refusals.js';
 import { ContainerKnowledge, EXHAUSTION_MEMORY_MS, type Exhaustion } from './container-knowledge.js';
@@ -43,7 +43,7 @@ const EXTRA_ATTEMPTS = 8;
 const anonymousExpiry = (dayWindow: number) => Math.floor(dayWindowEndMs(dayWindow + 1) / 1000);
 
 /**
- * Exact fixed-window limiter (the design and its bounds are in the README, "The limiter: one
+ * Exact fixed-window limiter (the design and its bounds are in docs/contributors/limiter.md, "The limiter: one
  * budget per account, exact at any scale"). A key's request is one conditional write on one shard of its account: accepted while
  * that shard's slice of the budget lasts and the key is neither banned nor revoked. Only a refused
  * write reads (where DynamoDB did not send the item back) to tell why; a shard that ran out sends
@@ -63,7 +63,7 @@ export class RateLimiter {
 
   /**
    * Counts one request if the subject may make it, or a key's batch of `units` requests, all or
-   * none: one conditional write on one shard with room for all of them (README, "Batch send").
+   * none: one conditional write on one shard with room for all of them (docs/api-clients.md, "Batch send").
    */
   consume(subject: LimiterSubject, units = 1): Promise<LimiterDecision> {
     if (subject.kind === 'key') return this.consumeKey(subject, units).then((d) => this.answered(d));

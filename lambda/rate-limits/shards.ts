@@ -1,7 +1,7 @@
-import type { RateLimits } from '../../lib/config/index.js';
+import type { RateLimits } from '../../contracts/plans.js';
 
 /**
- * How an account's budget is split across limiter items (README "The limiter: one budget per account, exact at any scale").
+ * How an account's budget is split across limiter items (docs/contributors/limiter.md, "The limiter: one budget per account, exact at any scale").
  *
  * One DynamoDB item takes at most 1,000 write units per second (one partition's ceiling, refused
  * conditional writes included). An account whose per-minute limit could drive its item near that

@@ -1,4 +1,4 @@
-import type { BanPolicy } from '../../lib/config/index.js';
+import type { BanPolicy } from '../../contracts/plans.js';
 import { expiredRefusalCounters, refusalCounter, utcDate } from './limiter-item.js';
 import type { LimiterItem, LimiterStore, StrikeTally } from './limiter-store.js';
 import { keyItemId } from './shards.js';

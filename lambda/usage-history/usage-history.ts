@@ -29,7 +29,7 @@ export interface UsageHistoryView {
   readonly accountId: string;
   readonly from: string;
   readonly to: string;
-  /** Always true: refused counts are lower bounds (see the README, "Usage history"). */
+  /** Always true: refused counts are lower bounds (see docs/owners.md, "Usage history"). */
   readonly refusalsApproximate: true;
   readonly totals: UsageTotals;
   readonly days: readonly DayUsage[];

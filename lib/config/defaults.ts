@@ -1,6 +1,6 @@
 import type { BanPolicy } from './plans.js';
 
-/** Default ban policy (README "Configuration"): more than 30 refusals in a rolling minute bans the key for 15 minutes. */
+/** Default ban policy (docs/operators/configuration.md): more than 30 refusals in a rolling minute bans the key for 15 minutes. */
 const defaultBan: BanPolicy = { threshold: 30, durationSeconds: 15 * 60 };
 
 /**
@@ -9,7 +9,7 @@ const defaultBan: BanPolicy = { threshold: 30, durationSeconds: 15 * 60 };
  * lib/constructs/messages/usage-plan-backstop.ts per plan, lambda/keys/api-gateway-usage-plan-gateway.ts
  * per Enterprise account), and the runtime limiter, which counts against the limits the account
  * service stores in the account's limiter items (lambda/rate-limits/account-limits.ts); those win
- * over the authorizer's copy. docs/ARCHITECTURE.md, "Configuration".
+ * over the authorizer's copy. docs/contributors/architecture.md, "Configuration".
  */
 export const defaultConfig = {
   plans: {
@@ -69,7 +69,8 @@ export const defaultConfig = {
     // take the whole account's REST budget from the control API.
     stageThrottle: { rateLimit: 5_000, burstLimit: 2_500 },
     // 40 + 6 flow tasks x 4 + 10 = 74 in all: an account needs a concurrency quota of at least 174
-    // (Lambda keeps 100 unreserved; new accounts may have 10: the README says what to do then).
+    // (Lambda keeps 100 unreserved; new accounts may have 10: docs/operators/deploy.md, "First deploy", says
+    // what to do then).
     reservedConcurrency: { worker: 40, domainFlowTask: 4, controlApi: 10 },
   },
 } as const;

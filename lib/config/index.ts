@@ -1,10 +1,10 @@
 import { defaultConfig } from './defaults.js';
-import type { PlanDefinition, PlanId, RateLimits } from './plans.js';
-import { type PlatformConfig, validateConfig } from './platform-config.js';
+import { backstopFor, type PlanDefinition, type PlanId, type PlatformConfig, type RuntimeConfig } from './plans.js';
+import { validateConfig } from './platform-config.js';
 
 export { defaultConfig } from './defaults.js';
 export * from './plans.js';
-export { ConfigError, type PlatformConfig, validateConfig } from './platform-config.js';
+export { ConfigError, validateConfig } from './platform-config.js';
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
 
@@ -26,19 +26,6 @@ function merge(base: unknown, override: unknown): unknown {
  */
 export function loadConfig(overrides?: DeepPartial<PlatformConfig> | unknown): PlatformConfig {
   return validateConfig(merge(structuredClone(defaultConfig), overrides));
-}
-
-/**
- * Backstop usage-plan values for a plan's limits (see `backstop` in the config):
- * throttle in req/s with a burst, and a daily quota.
- */
-export function backstopFor(limits: RateLimits, config: PlatformConfig) {
-  const { factor, minBurst } = config.backstop;
-  return {
-    rateLimit: Math.max(1, Math.ceil((limits.perMinute * factor) / 60)),
-    burstLimit: Math.max(minBurst, Math.ceil(limits.perMinute * factor)),
-    quotaPerDay: Math.ceil(limits.perDay * factor),
-  };
 }
 
 /** API Gateway's default account-level burst: a usage plan cannot usefully burst above it. */
@@ -66,7 +53,7 @@ export function usageIdentifierBackstop(identifier: PlanId | 'anonymous', config
  * `protection`), which no function uses, so that it stays far below Lambda's 4 KB environment
  * limit. validateConfig gives them their defaults back.
  */
-export function runtimeConfig(config: PlatformConfig): Omit<PlatformConfig, 'alarms' | 'protection'> {
+export function runtimeConfig(config: PlatformConfig): RuntimeConfig {
   const { alarms: _alarms, protection: _protection, ...runtime } = config;
   return runtime;
 }

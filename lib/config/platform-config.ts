@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defaultConfig } from './defaults.js';
-import type { PlanDefinition, PlanId } from './plans.js';
+import type { PlanId, PlatformConfig } from './plans.js';
 
 const positiveInt = (what: string) =>
   z
@@ -206,9 +206,15 @@ export const platformConfigSchema = z
   })
   .strict();
 
-export type PlatformConfig = z.infer<typeof platformConfigSchema> & {
-  readonly plans: Readonly<Record<PlanId, PlanDefinition>>;
-};
+// The schema's output and the contracts' PlatformConfig (what functions read) must agree both ways:
+// a field added to one and not the other fails the type check here.
+type SchemaOutput = z.infer<typeof platformConfigSchema>;
+type Agrees<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const schemaMatchesContract: Agrees<Omit<SchemaOutput, 'plans'>, Omit<PlatformConfig, 'plans'>> &
+  Agrees<SchemaOutput['plans'][PlanId], PlatformConfig['plans'][PlanId]> = true;
+void schemaMatchesContract;
+
+export type { PlatformConfig };
 
 export class ConfigError extends Error {
   constructor(readonly issues: readonly string[]) {

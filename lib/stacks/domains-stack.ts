@@ -22,7 +22,7 @@ import { ProjectsData } from '../constructs/domains/projects-data.js';
  * zone and the certificate together, the name servers to delegate to could not be read while the
  * certificate waited for that very delegation, and a timed-out wait rolled the zone back (new name
  * servers on the retry). Alone, the zone is complete in a minute; the certificate's stack then
- * waits for a delegation the operator can make (README, "First deploy").
+ * waits for a delegation the operator can make (docs/operators/deploy.md, "First deploy").
  *
  * Why the certificate alone is in us-east-1: CloudFront takes viewer certificates from ACM in
  * us-east-1 only, while the site bucket, the tables and the flow belong in the platform region

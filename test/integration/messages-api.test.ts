@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, rateHeaders, send, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// Interface document: "Send a message", "Authentication", "Errors"; README "Calling the API".
+// Interface document: "Send a message", "Authentication", "Errors"; docs/api-clients.md, "Calling the Messages API".
 let platform: TestPlatform;
 let key: string;
 

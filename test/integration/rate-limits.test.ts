@@ -9,7 +9,7 @@ import {
   startTestPlatform,
   type TestPlatform, freshKey } from '../support/platform.js';
 
-// Interface document "Limits" and "Authentication" rule 4; README "Behaviour" and "The limiter".
+// Interface document "Limits" and "Authentication" rule 4; docs/api-clients.md, "Behaviour"; docs/contributors/limiter.md.
 let platform: TestPlatform;
 
 beforeAll(async () => {

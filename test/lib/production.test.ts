@@ -202,7 +202,7 @@ describe('the app as deployed', () => {
     for (const task of flowTasks) {
       expect(task.resource.Properties.ReservedConcurrentExecutions, task.id).toBe(reservedConcurrency.domainFlowTask);
     }
-    // Nothing else reserves: the API functions take what is left, the sum stays what the README says.
+    // Nothing else reserves: the API functions take what is left, the sum stays what docs/operators/deploy.md says (First deploy, step 1).
     expect(reserved).toHaveLength(2 + flowTasks.length);
     const [mapping] = resourcesOf(main, 'AWS::Lambda::EventSourceMapping');
     expect(mapping?.resource.Properties.ScalingConfig).toEqual({ MaximumConcurrency: reservedConcurrency.worker });

@@ -182,7 +182,7 @@ function CurlBlock({ title, example }: { readonly title: string; readonly exampl
   );
 }
 
-/** The API documents ship with this app (docs/*.yaml); the README's sections say the rest. */
+/** The API documents ship with this app (docs/*.yaml); the repository's docs/ pages say the rest. */
 function DocsLinks() {
   return (
     <div className="docs-links">
@@ -197,8 +197,8 @@ function DocsLinks() {
           dashboard uses them.
         </li>
         <li className="hint">
-          In the repository&apos;s README: “Calling the API” (the order of checks, limits and bans), “Dashboard”, and
-          “Projects and custom domains”.
+          In the repository: docs/api-clients.md (the order of checks, limits and bans) and docs/owners.md (the
+          dashboard, projects and custom domains).
         </li>
       </ul>
     </div>

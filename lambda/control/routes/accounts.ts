@@ -1,9 +1,9 @@
-import { PLAN_IDS, type PlatformConfig } from '../../../lib/config/index.js';
+import { PLAN_IDS, type RuntimeConfig } from '../../../contracts/plans.js';
 import { refuse } from '../../shared/problem.js';
 import { bodyOf, type ControlRoutes, param, principal, reply } from '../control-router.js';
 
 /** Plans as customers see them: limits, and which features need which plan. */
-export function planCatalogue(config: PlatformConfig) {
+export function planCatalogue(config: RuntimeConfig) {
   return PLAN_IDS.map((id) => {
     const plan = config.plans[id];
     return {

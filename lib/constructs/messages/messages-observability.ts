@@ -171,7 +171,7 @@ export function createOpsDashboard(
   });
   dashboard.addWidgets(
     new cloudwatch.TextWidget({
-      markdown: `# Messages API (${stack.stackName})\nAlarms and what to do: README, "Operations". Custom metrics: namespace \`${METRICS_NAMESPACE}\`, by \`service\`.`,
+      markdown: `# Messages API (${stack.stackName})\nAlarms and what to do: docs/operators/operations.md. Custom metrics: namespace \`${METRICS_NAMESPACE}\`, by \`service\`.`,
       width: 12,
       height: 3,
     }),

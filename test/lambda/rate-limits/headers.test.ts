@@ -22,7 +22,7 @@ function state(
 }
 
 describe('rateLimitHeaders', () => {
-  it('describes the minute when it has fewer requests left (the example in the README)', () => {
+  it('describes the minute when it has fewer requests left (as in docs/api-clients.md)', () => {
     expect(rateLimitHeaders(state({ limit: 60, used: 48 }, { limit: 1_000, used: 500 }))).toEqual({
       'X-RateLimit-Limit': '60',
       'X-RateLimit-Remaining': '12',
