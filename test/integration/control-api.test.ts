@@ -387,7 +387,7 @@ describe('control API against openapi/control-api.yaml', () => {
     const documented = Object.entries(validator.document.paths).flatMap(([template, item]) =>
       HTTP_METHODS.filter((m) => m in item).map((m) => `${m.toUpperCase()} ${template}`),
     );
-    expect(documented).toHaveLength(26);
+    expect(documented).toHaveLength(25);
     expect(documented.filter((op) => !exercised.has(op))).toEqual([]);
     const { schemas } = validator.document.components as { schemas: { ProblemCode: { enum: string[] } } };
     const problemCodes = schemas.ProblemCode.enum;
