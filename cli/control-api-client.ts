@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
-import type { RateLimits } from '../lib/config/index.js';
+import createClient, { type Client } from 'openapi-fetch';
+import type { paths } from '../contracts/openapi/control-api.js';
 import type {
   AccountView,
   OperatorClient,
@@ -12,6 +13,7 @@ import type {
   KeyView,
   ProjectsClient,
   ProjectView,
+  RateLimits,
   RedirectInput,
   UsageHistoryView,
   UsageView,
@@ -46,109 +48,154 @@ export interface ControlApiClientOptions {
   /** @default 30 000 */
   readonly timeoutMs?: number;
   /** @default the global fetch */
-  readonly fetch?: typeof fetch;
+  readonly fetch?: (request: Request) => Promise<Response>;
 }
 
-/** The platform over the local control API (local/control-api.ts): accounts and keys, projects and domains. */
+/** What an openapi-fetch call settles to. */
+type Settled<T> = { data?: T; error?: unknown; response: Response };
+
+/**
+ * The platform over the local control API (local/control-api.ts): accounts and keys, projects and
+ * domains. Requests and answers are typed by openapi/control-api.yaml (contracts/openapi/, generated),
+ * sent with openapi-fetch.
+ */
 export class ControlApiClient implements OperatorClient, ProjectsClient {
   private readonly baseUrl: string;
+  private readonly api: Client<paths>;
 
   constructor(
     baseUrl: string,
     private readonly options: ControlApiClientOptions = {},
   ) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
+    this.api = createClient<paths>({ baseUrl: this.baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}) });
   }
 
   createAccount(input: { name: string; plan: string; limits?: RateLimits }): Promise<AccountView> {
-    return this.request('POST', '/accounts', input);
+    return this.answer((init) => this.api.POST('/accounts', { body: input as paths['/accounts']['post']['requestBody']['content']['application/json'], ...init }));
   }
 
   getAccount(accountId: string): Promise<AccountView> {
-    return this.request('GET', `/accounts/${seg(accountId)}`);
+    return this.answer((init) => this.api.GET('/accounts/{accountId}', { params: { path: { accountId } }, ...init }));
   }
 
   createKey(accountId: string, name: string): Promise<{ secret: string; key: KeyView }> {
-    return this.request('POST', `/accounts/${seg(accountId)}/keys`, { name });
+    return this.answer((init) => this.api.POST('/accounts/{accountId}/keys', { params: { path: { accountId } }, body: { name }, ...init }));
   }
 
   async listKeys(accountId: string): Promise<KeyView[]> {
-    const body = await this.request<{ keys?: KeyView[] }>('GET', `/accounts/${seg(accountId)}/keys`);
+    const body = await this.answer((init) => this.api.GET('/accounts/{accountId}/keys', { params: { path: { accountId } }, ...init }));
     return this.list(body.keys, 'keys');
   }
 
   revokeKey(accountId: string, keyId: string): Promise<KeyView> {
-    return this.request('DELETE', `/accounts/${seg(accountId)}/keys/${seg(keyId)}`);
+    return this.answer((init) => this.api.DELETE('/accounts/{accountId}/keys/{keyId}', { params: { path: { accountId, keyId } }, ...init }));
   }
 
   setPlan(accountId: string, input: { plan: string; limits?: RateLimits }): Promise<AccountView> {
-    return this.request('PUT', `/accounts/${seg(accountId)}/plan`, input);
+    const body = input as paths['/accounts/{accountId}/plan']['put']['requestBody']['content']['application/json'];
+    return this.answer((init) => this.api.PUT('/accounts/{accountId}/plan', { params: { path: { accountId } }, body, ...init }));
   }
 
   liftBan(accountId: string, keyId: string): Promise<{ keyId: string; wasBanned: boolean }> {
-    return this.request('DELETE', `/accounts/${seg(accountId)}/keys/${seg(keyId)}/ban`);
+    return this.answer((init) => this.api.DELETE('/accounts/{accountId}/keys/{keyId}/ban', { params: { path: { accountId, keyId } }, ...init }));
   }
 
   usage(accountId: string): Promise<UsageView> {
-    return this.request('GET', `/accounts/${seg(accountId)}/usage`);
+    return this.answer((init) => this.api.GET('/accounts/{accountId}/usage', { params: { path: { accountId } }, ...init }));
   }
 
   usageHistory(accountId: string, days?: number): Promise<UsageHistoryView> {
-    return this.request('GET', `/accounts/${seg(accountId)}/usage/history${days === undefined ? '' : `?days=${days}`}`);
+    const params = { path: { accountId }, ...(days === undefined ? {} : { query: { days } }) };
+    return this.answer((init) => this.api.GET('/accounts/{accountId}/usage/history', { params, ...init }));
   }
 
   createProject(accountId: string, input: { slug: string; name?: string }): Promise<ProjectView> {
-    return this.request('POST', `/accounts/${seg(accountId)}/projects`, input);
+    return this.answer((init) => this.api.POST('/accounts/{accountId}/projects', { params: { path: { accountId } }, body: input, ...init }));
   }
 
   async listProjects(accountId: string): Promise<ProjectView[]> {
-    const body = await this.request<{ projects?: ProjectView[] }>('GET', `/accounts/${seg(accountId)}/projects`);
+    const body = await this.answer((init) => this.api.GET('/accounts/{accountId}/projects', { params: { path: { accountId } }, ...init }));
     return this.list(body.projects, 'projects');
   }
 
   getProject(accountId: string, projectId: string): Promise<ProjectView> {
-    return this.request('GET', projectPath(accountId, projectId));
+    return this.answer((init) => this.api.GET('/accounts/{accountId}/projects/{projectId}', { params: { path: { accountId, projectId } }, ...init }));
   }
 
   deploy(accountId: string, projectId: string, files: readonly DeployFileUpload[]): Promise<ProjectView> {
-    return this.request('POST', `${projectPath(accountId, projectId)}/deploys`, { files });
+    return this.answer((init) =>
+      this.api.POST('/accounts/{accountId}/projects/{projectId}/deploys', {
+        params: { path: { accountId, projectId } },
+        body: { files: [...files] },
+        ...init,
+      }),
+    );
   }
 
   addDomain(accountId: string, projectId: string, domain: string): Promise<DomainAdded> {
-    return this.request('POST', `${projectPath(accountId, projectId)}/domains`, { domain });
+    return this.answer((init) =>
+      this.api.POST('/accounts/{accountId}/projects/{projectId}/domains', { params: { path: { accountId, projectId } }, body: { domain }, ...init }),
+    );
   }
 
   async listDomains(accountId: string, projectId: string): Promise<DomainView[]> {
-    const body = await this.request<{ domains?: DomainView[] }>('GET', `${projectPath(accountId, projectId)}/domains`);
+    const body = await this.answer((init) =>
+      this.api.GET('/accounts/{accountId}/projects/{projectId}/domains', { params: { path: { accountId, projectId } }, ...init }),
+    );
     return this.list(body.domains, 'domains');
   }
 
   getDomain(accountId: string, projectId: string, domain: string): Promise<DomainView> {
-    return this.request('GET', `${projectPath(accountId, projectId)}/domains/${seg(domain)}`);
+    return this.answer((init) =>
+      this.api.GET('/accounts/{accountId}/projects/{projectId}/domains/{domain}', { params: { path: { accountId, projectId, domain } }, ...init }),
+    );
   }
 
   verifyDomain(accountId: string, projectId: string, domain: string, again = false): Promise<DomainView> {
-    return this.request('POST', `${projectPath(accountId, projectId)}/domains/${seg(domain)}/${again ? 'reverify' : 'verify'}`);
+    const params = { path: { accountId, projectId, domain } };
+    return this.answer((init) =>
+      again
+        ? this.api.POST('/accounts/{accountId}/projects/{projectId}/domains/{domain}/reverify', { params, ...init })
+        : this.api.POST('/accounts/{accountId}/projects/{projectId}/domains/{domain}/verify', { params, ...init }),
+    );
   }
 
   removeDomain(accountId: string, projectId: string, domain: string): Promise<DomainRemoved> {
-    return this.request('DELETE', `${projectPath(accountId, projectId)}/domains/${seg(domain)}`);
+    return this.answer((init) =>
+      this.api.DELETE('/accounts/{accountId}/projects/{projectId}/domains/{domain}', { params: { path: { accountId, projectId, domain } }, ...init }),
+    );
   }
 
   setPrimaryDomain(accountId: string, projectId: string, domain: string): Promise<DomainConfig> {
-    return this.request('PUT', `${projectPath(accountId, projectId)}/domain-config/primary`, { domain });
+    return this.answer((init) =>
+      this.api.PUT('/accounts/{accountId}/projects/{projectId}/domain-config/primary', {
+        params: { path: { accountId, projectId } },
+        body: { domain },
+        ...init,
+      }),
+    );
   }
 
   addRedirect(accountId: string, projectId: string, redirect: RedirectInput): Promise<DomainConfig> {
-    return this.request('POST', `${projectPath(accountId, projectId)}/domain-config/redirects`, redirect);
+    // The platform judges the status (and says which ones it takes); the CLI passes what was typed.
+    const body = redirect as paths['/accounts/{accountId}/projects/{projectId}/domain-config/redirects']['post']['requestBody']['content']['application/json'];
+    return this.answer((init) =>
+      this.api.POST('/accounts/{accountId}/projects/{projectId}/domain-config/redirects', { params: { path: { accountId, projectId } }, body, ...init }),
+    );
   }
 
   removeRedirect(accountId: string, projectId: string, from: string): Promise<DomainConfig> {
-    return this.request('DELETE', `${projectPath(accountId, projectId)}/domain-config/redirects/${seg(from)}`);
+    return this.answer((init) =>
+      this.api.DELETE('/accounts/{accountId}/projects/{projectId}/domain-config/redirects/{from}', {
+        params: { path: { accountId, projectId, from } },
+        ...init,
+      }),
+    );
   }
 
   checkDomainDrift(): Promise<DriftCheckStarted> {
-    return this.request('POST', '/maintenance/domain-drift-check');
+    return this.answer((init) => this.api.POST('/maintenance/domain-drift-check', init));
   }
 
   private list<T>(value: T[] | undefined, name: string): T[] {
@@ -156,54 +203,50 @@ export class ControlApiClient implements OperatorClient, ProjectsClient {
     return value;
   }
 
-  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const url = `${this.baseUrl}${path}`;
+  /** The answer's body, or a CliError: the platform's problem document, a network failure, or not the control API. */
+  private async answer<T>(send: (init: { signal: AbortSignal }) => Promise<Settled<T>>): Promise<T> {
     const timeoutMs = this.options.timeoutMs ?? 30_000;
-    let res: Response;
+    // The signal ends the request; the race ends the wait even where a fetch does not honour it.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new DOMException('The operation timed out.', 'TimeoutError')), timeoutMs);
+    const timedOut = new Promise<never>((_, reject) => {
+      timeout.signal.addEventListener('abort', () => reject(timeout.signal.reason as Error), { once: true });
+    });
+    let settled: Settled<T>;
     try {
-      res = await (this.options.fetch ?? fetch)(url, {
-        method,
-        headers: { Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      settled = await Promise.race([send({ signal: timeout.signal }), timedOut]);
     } catch (error) {
+      if (error instanceof SyntaxError) {
+        throw new CliError(`unexpected answer from ${this.baseUrl}: not a JSON document`, { hint: URL_HINT });
+      }
       throw networkError(error, this.baseUrl, timeoutMs);
+    } finally {
+      clearTimeout(timer);
     }
-
-    const text = await res.text().catch(() => '');
-    let parsed: unknown;
-    try {
-      parsed = text.length > 0 ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-
-    if (!res.ok) {
-      const problem = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
+    const { data, error, response } = settled;
+    if (!response.ok) {
+      const problem = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
       const code = typeof problem.code === 'string' ? problem.code : undefined;
-      const detail = typeof problem.detail === 'string' ? problem.detail : `HTTP ${res.status} ${res.statusText || STATUS_CODES[res.status] || ''}`.trim();
+      const fallback = `HTTP ${response.status} ${response.statusText || STATUS_CODES[response.status] || ''}`.trim();
+      const detail = typeof problem.detail === 'string' ? problem.detail : fallback;
       type FieldError = { field: string; message: string };
       const errors = Array.isArray(problem.errors) ? (problem.errors as FieldError[]) : undefined;
       // A 401/403/404/405 without a platform code: the URL is some other server (the local
       // control API has no authentication), e.g. the Messages API's port.
-      const foreign = [401, 403, 404, 405].includes(res.status) && !CONTROL_API_CODES.has(code ?? '');
+      const foreign = [401, 403, 404, 405].includes(response.status) && !CONTROL_API_CODES.has(code ?? '');
       throw new CliError(detail, {
-        status: res.status,
+        status: response.status,
         ...(code ? { code } : {}),
         ...(errors ? { errors } : {}),
         ...(foreign ? { hint: URL_HINT } : {}),
       });
     }
-    if (typeof parsed !== 'object' || parsed === null) {
-      throw new CliError(`unexpected answer from ${url}: not a JSON document`, { status: res.status, hint: URL_HINT });
+    if (typeof data !== 'object' || data === null) {
+      throw new CliError(`unexpected answer from ${this.baseUrl}: not a JSON document`, { status: response.status, hint: URL_HINT });
     }
-    return parsed as T;
+    return data;
   }
 }
-
-const seg = (value: string) => encodeURIComponent(value);
-const projectPath = (accountId: string, projectId: string) => `/accounts/${seg(accountId)}/projects/${seg(projectId)}`;
 
 /** A failed fetch: connection refused, unknown host, timeout… as one clear error. */
 function networkError(error: unknown, baseUrl: string, timeoutMs: number): CliError {

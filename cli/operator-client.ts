@@ -1,12 +1,32 @@
-import type { RateLimits } from '../lib/config/index.js';
-import type { DnsRecordInstruction } from '../lambda/domains/dns-records.js';
-import type { DomainConfig } from '../lambda/domains/domain-config.js';
-import type { DomainView } from '../lambda/domains/domain-service.js';
-import type { AccountView, KeyUsageView, KeyView, UsageView, WindowUsageView } from '../lambda/keys/account-service.js';
-import type { ProjectView } from '../lambda/projects/project-service.js';
-import type { UsageHistoryView } from '../lambda/usage-history/usage-history.js';
+import type { components } from '../contracts/openapi/control-api.js';
 
-export type { AccountView, KeyUsageView, KeyView, UsageHistoryView, UsageView, WindowUsageView };
+/** Read-only at every depth: the services answer read-only views, and nothing here changes one. */
+type Immutable<T> = T extends (infer E)[]
+  ? readonly Immutable<E>[]
+  : T extends object ? { readonly [K in keyof T]: Immutable<T[K]> } : T;
+/** The control API's shapes, generated from openapi/control-api.yaml (npm run generate:api). */
+type Schemas = { readonly [K in keyof components['schemas']]: Immutable<components['schemas'][K]> };
+export type AccountView = Schemas['Account'];
+export type KeyView = Schemas['Key'];
+export type KeyUsageView = Schemas['KeyUsage'];
+export type WindowUsageView = Schemas['WindowUsage'];
+export type UsageView = Schemas['Usage'];
+export type UsageHistoryView = Schemas['UsageHistory'];
+export type RateLimits = Schemas['Limits'];
+export type ProjectView = Schemas['Project'];
+export type DomainView = Schemas['Domain'];
+export type DomainConfig = Schemas['DomainConfig'];
+export type Redirect = Schemas['Redirect'];
+export type DnsRecordInstruction = Schemas['DnsRecordInstruction'];
+/** A file of a deploy: its path inside the site (POSIX, relative) and its bytes in base64. */
+export type DeployFileUpload = Schemas['DeployFile'];
+/** A domain just added, and the DNS records its owner sets. */
+export type DomainAdded = Schemas['AddedDomain'];
+export type DomainRemoved = Schemas['RemovedDomain'];
+/** A drift check of every live domain, started (its execution runs on). */
+export type DriftCheckStarted = Schemas['DriftCheckStarted'];
+/** A redirect entry to add; the platform defaults `status` to 301 and refuses one it does not know. */
+export type RedirectInput = Omit<Schemas['AddRedirectRequest'], 'status'> & { readonly status?: number };
 
 /**
  * What the operator CLI needs of the platform: the methods of `AccountService`
@@ -25,41 +45,6 @@ export interface OperatorClient {
   usage(accountId: string): Promise<UsageView>;
   /** Accepted and refused requests per UTC day, per key and in all; `days` 1 to 30 (default 30). */
   usageHistory(accountId: string, days?: number): Promise<UsageHistoryView>;
-}
-
-export type { DnsRecordInstruction, DomainConfig, DomainView, ProjectView };
-export type { Redirect } from '../lambda/domains/domain-config.js';
-
-/** A file of a deploy: its path inside the site (POSIX, relative) and its bytes in base64. */
-export interface DeployFileUpload {
-  readonly path: string;
-  readonly content: string;
-}
-
-/** A domain just added, and the DNS records its owner sets. */
-export interface DomainAdded {
-  readonly domain: DomainView;
-  readonly records: DnsRecordInstruction[];
-}
-
-export interface DomainRemoved {
-  readonly domain: string;
-  readonly removed: true;
-  /** Set when the domain was live with no redirect from it. */
-  readonly warning?: string;
-}
-
-/** A drift check of every live domain, started (its execution runs on). */
-export interface DriftCheckStarted {
-  readonly execution: string;
-  readonly startedAt: string;
-}
-
-/** A redirect entry to add; the platform defaults `status` to 301. */
-export interface RedirectInput {
-  readonly from: string;
-  readonly to: string;
-  readonly status?: number;
 }
 
 /**
