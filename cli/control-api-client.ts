@@ -11,6 +11,7 @@ import type {
   DriftCheckStarted,
   DomainView,
   KeyView,
+  PendingUpgradeRequest,
   ProjectsClient,
   ProjectView,
   RateLimits,
@@ -108,6 +109,11 @@ export class ControlApiClient implements OperatorClient, ProjectsClient {
   usageHistory(accountId: string, days?: number): Promise<UsageHistoryView> {
     const params = { path: { accountId }, ...(days === undefined ? {} : { query: { days } }) };
     return this.answer((init) => this.api.GET('/accounts/{accountId}/usage/history', { params, ...init }));
+  }
+
+  async upgradeRequests(): Promise<PendingUpgradeRequest[]> {
+    const body = await this.answer((init) => this.api.GET('/upgrade-requests', init));
+    return this.list(body.upgradeRequests, 'upgradeRequests');
   }
 
   createProject(accountId: string, input: { slug: string; name?: string }): Promise<ProjectView> {

@@ -1,4 +1,4 @@
-import type { AccountView, KeyView, UsageView } from './operator-client.js';
+import type { AccountView, KeyView, PendingUpgradeRequest, UsageView } from './operator-client.js';
 
 /** Control characters (a name could hold some) are shown as `?`, never sent to the terminal. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
@@ -35,6 +35,9 @@ export function accountText(account: AccountView): string {
     ['limits', `${limitsText(account.limits)}${account.customLimits ? ' (custom)' : ' (plan)'}`],
     ['created', account.createdAt],
     ...(account.updatedAt ? [['updated', account.updatedAt] as const] : []),
+    ...(account.upgradeRequest
+      ? [['upgrade requested', `${account.upgradeRequest.plan} (${account.upgradeRequest.requestedAt})`] as const]
+      : []),
   ]);
 }
 
@@ -80,4 +83,12 @@ export function usageText(usage: UsageView): string {
     ]),
   );
   return `${head}\n${body}`;
+}
+
+/** Pending upgrade requests, oldest first, each with the command that approves it. */
+export function upgradeRequestsText(requests: readonly PendingUpgradeRequest[]): string {
+  if (requests.length === 0) return 'No pending upgrade requests.';
+  const rows = requests.map((r) => [r.accountId, r.accountName, r.currentPlan, r.plan, r.requestedAt, r.requestedBy ?? '']);
+  const approve = requests.map((r) => `  npm run platform -- plans set --account ${r.accountId} --plan ${r.plan}`);
+  return `${table(['account', 'name', 'plan', 'requested', 'requested at', 'by'], rows)}Approve one with:\n${approve.join('\n')}`;
 }

@@ -25,6 +25,7 @@ export type DomainAdded = Schemas['AddedDomain'];
 export type DomainRemoved = Schemas['RemovedDomain'];
 /** A drift check of every live domain, started (its execution runs on). */
 export type DriftCheckStarted = Schemas['DriftCheckStarted'];
+export type PendingUpgradeRequest = Schemas['PendingUpgradeRequest'];
 /** A redirect entry to add; the platform defaults `status` to 301 and refuses one it does not know. */
 export type RedirectInput = Omit<Schemas['AddRedirectRequest'], 'status'> & { readonly status?: number };
 
@@ -45,6 +46,8 @@ export interface OperatorClient {
   usage(accountId: string): Promise<UsageView>;
   /** Accepted and refused requests per UTC day, per key and in all; `days` 1 to 30 (default 30). */
   usageHistory(accountId: string, days?: number): Promise<UsageHistoryView>;
+  /** Owners' pending requests for a higher plan, oldest first (approve one with setPlan). */
+  upgradeRequests(): Promise<PendingUpgradeRequest[]>;
 }
 
 /**

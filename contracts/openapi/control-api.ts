@@ -756,6 +756,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{accountId}/upgrade-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask the platform team for a higher plan
+         * @description Owners only, on their own account (an operator changes the plan with `plans set`: `403`).
+         *     Records a request for a plan higher than the account's, which the operators see
+         *     (`npm run platform -- plans requests`, and a message on the operations topic) and the
+         *     account shows as `upgradeRequest` until an operator acts. Billing is not part of the
+         *     platform: this is a message to the platform team, nothing is charged.
+         *
+         *     One pending request per account: a request for another higher plan replaces the pending
+         *     one (the owner changed their mind; the operators are told again); a request for the plan
+         *     already pending answers that request unchanged. Approving it is changing the plan
+         *     (`plans set` to the requested plan or a higher one), which settles the request: the
+         *     account's `upgradeRequest` is `null` again.
+         */
+        post: operations["requestUpgrade"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/upgrade-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The pending upgrade requests (operators)
+         * @description Operators only (`plans requests` in the operator CLI): every account's pending request,
+         *     oldest first. Approve one with `plans set`.
+         */
+        get: operations["listUpgradeRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -869,6 +927,8 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             /** @description When the plan last changed; absent until the first change. */
             updatedAt?: components["schemas"]["Timestamp"];
+            /** @description The owner's pending request for a higher plan (POST .../upgrade-request), or null. */
+            upgradeRequest: components["schemas"]["UpgradeRequest"] | null;
         };
         /** @description An API key as it may be shown after creation, never its secret nor its hash. */
         Key: {
@@ -1382,7 +1442,7 @@ export interface components {
          * @description Stable, machine-readable error code. Each operation documents the ones it can answer.
          * @enum {string}
          */
-        ProblemCode: "invalid_json" | "unsupported_media_type" | "invalid_request" | "invalid_domain" | "invalid_config" | "plan_required" | "forbidden" | "not_found" | "account_not_found" | "key_not_found" | "project_not_found" | "domain_not_found" | "method_not_allowed" | "slug_taken" | "deploy_in_progress" | "project_not_deployed" | "domain_taken" | "domain_in_use" | "payload_too_large" | "internal_error" | "deploy_failed";
+        ProblemCode: "invalid_json" | "unsupported_media_type" | "invalid_request" | "invalid_domain" | "invalid_config" | "plan_required" | "forbidden" | "not_found" | "account_not_found" | "key_not_found" | "project_not_found" | "domain_not_found" | "method_not_allowed" | "slug_taken" | "deploy_in_progress" | "project_not_deployed" | "domain_taken" | "domain_in_use" | "payload_too_large" | "internal_error" | "deploy_failed" | "plan_not_higher";
         /** @description An RFC 9457 problem document. */
         Problem: {
             /**
@@ -1408,6 +1468,36 @@ export interface components {
             requestId: string;
             /** @description The offending field (`invalid_request` of the account, plan, key and usage history routes only). */
             errors?: components["schemas"]["FieldError"][];
+        };
+        /** @description An owner's request for a higher plan, until an operator changes the plan. */
+        UpgradeRequest: {
+            /** @description The plan asked for. */
+            plan: components["schemas"]["PlanId"];
+            /** @constant */
+            status: "pending";
+            requestedAt: components["schemas"]["Timestamp"];
+        };
+        UpgradeRequestInput: {
+            /** @description A plan higher than the account's. */
+            plan: components["schemas"]["PlanId"];
+        };
+        UpgradeRequestCreated: {
+            upgradeRequest: components["schemas"]["UpgradeRequest"];
+        };
+        /** @description A pending request as the operators see it. */
+        PendingUpgradeRequest: {
+            accountId: components["schemas"]["AccountId"];
+            accountName: string;
+            currentPlan: components["schemas"]["PlanId"];
+            plan: components["schemas"]["PlanId"];
+            /** @constant */
+            status: "pending";
+            requestedAt: components["schemas"]["Timestamp"];
+            /** @description The signed-in owner's email, when the sign-in gave one. */
+            requestedBy?: string;
+        };
+        PendingUpgradeRequestList: {
+            upgradeRequests: components["schemas"]["PendingUpgradeRequest"][];
         };
     };
     responses: {
@@ -2715,6 +2805,87 @@ export interface operations {
             200: components["responses"]["DomainConfigApplied"];
             400: components["responses"]["InvalidConfig"];
             404: components["responses"]["ProjectOrDomainNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    requestUpgrade: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpgradeRequestInput"];
+            };
+        };
+        responses: {
+            /** @description The request is recorded (pending). */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpgradeRequestCreated"];
+                };
+            };
+            400: components["responses"]["InvalidAccountRequest"];
+            403: components["responses"]["OperatorOnly"];
+            404: components["responses"]["AccountNotFound"];
+            /**
+             * @description `plan_not_higher`: the plan asked for is not above the account's (or the plan changed
+             *     while the request was being recorded: reload and ask again).
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        title?: "Conflict";
+                        /** @constant */
+                        code?: "plan_not_higher";
+                        errors?: never;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listUpgradeRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pending requests. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PendingUpgradeRequestList"];
+                };
+            };
+            400: components["responses"]["BodyRejected"];
+            403: components["responses"]["OperatorOnly"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };

@@ -4,6 +4,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type { RuntimeConfig } from '../../contracts/plans.js';
 import type { DomainService } from '../domains/domain-service.js';
 import type { AccountService } from '../keys/account-service.js';
+import type { UpgradeRequests } from '../keys/upgrade-requests.js';
 import type { ProjectService } from '../projects/project-service.js';
 import { problemResult } from '../shared/http.js';
 import { logger } from '../shared/powertools.js';
@@ -27,6 +28,7 @@ export interface ControlServices {
   readonly owners: OwnerDirectory;
   readonly config: RuntimeConfig;
   readonly usageHistory: UsageHistory;
+  readonly upgradeRequests: UpgradeRequests;
 }
 
 /** Deploys carry their files (base64) in the body. API Gateway's own limit (10 MB) is lower. */

@@ -9,6 +9,7 @@ import { type ApiKeyRecord, type KeyStore, oldestKeyFirst } from './key-store.js
 import type { InternalKey, UsagePlanGateway } from './usage-plan-gateway.js';
 import { type AccountView, type KeyView, keyView, type UsageView, usageView } from './views.js';
 import { type HttpProblem, refuse } from '../shared/problem.js';
+import { pendingView, settledBy } from './upgrade-requests.js';
 
 export type { AccountView, KeyUsageView, KeyView, UsageView, WindowUsageView } from './views.js';
 
@@ -218,6 +219,8 @@ export class AccountService {
       createdAt: account.createdAt,
       updatedAt: iso(this.deps.clock.now()),
     };
+    // Approving a request is changing the plan (`plans set`): the request is settled with it.
+    const upgradeRequest = settledBy(account.upgradeRequest, plan, iso(this.deps.clock.now()));
     const from = this.usagePlanIdOf(account);
     const to = this.usagePlanIdOf(draft);
     // A move keeps the internal key (its id and value): the records' copies stay right.
@@ -226,7 +229,7 @@ export class AccountService {
     const created = !account.gatewayKeyId && !poolable(plan)
       ? await this.deps.gateway.createKey(accountId, to, false)
       : undefined;
-    const next: AccountRecord = { ...draft, ...bindingOf(created) };
+    const next: AccountRecord = { ...draft, ...bindingOf(created), ...(upgradeRequest ? { upgradeRequest } : {}) };
     await this.limits.provision(accountId, this.limitsOf(next), this.deps.clock.now());
     for (const key of await this.deps.keys.listByAccount(accountId)) {
       await this.deps.keys.update(key.keyHash, {
@@ -308,6 +311,7 @@ export class AccountService {
       customLimits: account.limits !== undefined,
       createdAt: account.createdAt,
       ...(account.updatedAt ? { updatedAt: account.updatedAt } : {}),
+      upgradeRequest: pendingView(account),
     };
   }
 }

@@ -35,7 +35,8 @@ export type ProblemCode =
   'project_not_deployed' |
   'domain_taken' |
   'domain_in_use' |
-  'domain_not_found';
+  'domain_not_found' |
+  'plan_not_higher';
 
 export interface FieldError {
   readonly field: string;

@@ -383,19 +383,29 @@ describe('control API against openapi/control-api.yaml', () => {
     expectProblem(await cp('GET', '/accounts/%E0%A4%A/keys'), 404, 'account_not_found');
   });
 
+  it('upgrade requests: owners ask (operators are refused), operators list the pending ones', async () => {
+    const { body: account } = await cp('POST', '/accounts', { name: 'Upgrades', plan: 'free' });
+    const accountId = account.accountId as string;
+    expect(account.upgradeRequest).toBeNull();
+    expectProblem(await cp('POST', `/accounts/${accountId}/upgrade-request`, { plan: 'pro' }), 403, 'forbidden');
+    const listed = await cp('GET', '/upgrade-requests');
+    expect(listed.status).toBe(200);
+    expect(listed.body.upgradeRequests).toEqual(expect.any(Array));
+  });
+
   it('exercised every documented operation and every reachable problem code', () => {
     const documented = Object.entries(validator.document.paths).flatMap(([template, item]) =>
       HTTP_METHODS.filter((m) => m in item).map((m) => `${m.toUpperCase()} ${template}`),
     );
-    expect(documented).toHaveLength(25);
+    expect(documented).toHaveLength(27);
     expect(documented.filter((op) => !exercised.has(op))).toEqual([]);
     const { schemas } = validator.document.components as { schemas: { ProblemCode: { enum: string[] } } };
     const problemCodes = schemas.ProblemCode.enum;
     // Not provoked here: a deploy racing another one, a storage failure during a deploy, an
-    // unexpected error (every expected refusal has its own code), and an owner on an
-    // operator-only route (test/integration/dashboard-api.test.ts: owners are not on this port).
+    // unexpected error (every expected refusal has its own code), and an owner's upgrade request
+    // for a plan not above theirs (test/integration/upgrade-requests.test.ts: owners are not on this port).
     const unreached = problemCodes.filter((code) => !codes.has(code));
-    expect(unreached.sort()).toEqual(['deploy_failed', 'deploy_in_progress', 'forbidden', 'internal_error']);
+    expect(unreached.sort()).toEqual(['deploy_failed', 'deploy_in_progress', 'internal_error', 'plan_not_higher']);
   });
 
   it('every example in the document matches its schema (including x-unmatched-routes)', () => {

@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import type { AccountRecord, AccountStore } from '../../lambda/keys/accounts.js';
+import type { AccountRecord, AccountStore, StoredUpgradeRequest } from '../../lambda/keys/accounts.js';
+import type { PlanId } from '../../contracts/plans.js';
 import type { ApiKeyChanges, ApiKeyRecord, KeyStore } from '../../lambda/keys/key-store.js';
 import type { InternalKey, UsagePlanGateway } from '../../lambda/keys/usage-plan-gateway.js';
 import type { RateLimits } from '../../lib/config/index.js';
@@ -18,7 +19,7 @@ export const conditionFailed = (what: string) =>
 
 export class FakeAccountStore implements AccountStore {
   readonly accounts = new Map<string, AccountRecord>();
-  readonly calls: Array<{ method: 'get' | 'create' | 'replace'; arg: unknown }> = [];
+  readonly calls: Array<{ method: 'get' | 'create' | 'replace' | 'setUpgradeRequest'; arg: unknown }> = [];
 
   async get(accountId: string): Promise<AccountRecord | undefined> {
     this.calls.push({ method: 'get', arg: accountId });
@@ -38,6 +39,20 @@ export class FakeAccountStore implements AccountStore {
     this.calls.push({ method: 'replace', arg: copy(account) });
     if (!this.accounts.has(account.accountId)) throw conditionFailed(`no account ${account.accountId}`);
     this.accounts.set(account.accountId, copy(account));
+  }
+
+  /** attribute_exists(accountId) AND plan = :plan */
+  async setUpgradeRequest(accountId: string, request: StoredUpgradeRequest, plan: PlanId): Promise<boolean> {
+    this.calls.push({ method: 'setUpgradeRequest', arg: { accountId, request, plan } });
+    const account = this.accounts.get(accountId);
+    if (account?.plan !== plan) return false;
+    this.accounts.set(accountId, { ...account, upgradeRequest: { ...request } });
+    return true;
+  }
+
+  /** The scan, filtered on upgradeRequest.status = pending. */
+  async listWithPendingUpgrade(): Promise<AccountRecord[]> {
+    return [...this.accounts.values()].filter((a) => a.upgradeRequest?.status === 'pending').map(copy);
   }
 
   /** The state, for JSON searches. */

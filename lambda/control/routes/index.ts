@@ -3,6 +3,7 @@ import { accountRoutes } from './accounts.js';
 import { domainRoutes } from './domains.js';
 import { keyRoutes } from './keys.js';
 import { projectRoutes } from './projects.js';
+import { upgradeRoutes } from './upgrades.js';
 import { usageRoutes } from './usage.js';
 
 /** Every capability's routes of the control API: a capability adds its module here. */
@@ -12,4 +13,5 @@ export const CONTROL_ROUTES: readonly ControlRoutes[] = [
   usageRoutes,
   projectRoutes,
   domainRoutes,
+  upgradeRoutes,
 ];

@@ -1,4 +1,5 @@
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { CONTROL_API_HANDLER, CONTROL_ENV } from '../../../contracts/control-api.js';
@@ -44,6 +45,11 @@ export interface ControlFunctionProps {
   readonly controlHandlerEntry?: string;
   /** `https://<distribution domain>`: the proxy integration's answers carry CORS headers for it. */
   readonly dashboardOrigin: string;
+  /**
+   * The operations topic (the alarm topic): owners' upgrade requests are published to it.
+   * @default - none: requests are listed by `plans requests` only
+   */
+  readonly alarmTopic?: sns.ITopic;
 }
 
 /**
@@ -65,6 +71,8 @@ export interface ControlFunctionProps {
  * | site bucket `projects/*`      | s3:PutObject                                                             | S3SiteStorage (deploys) |
  * | KeyValueStore                 | DescribeKeyValueStore, PutKey                                            | KvsEdgeRouter (serve, redirect, refuse) |
  * | domain flow state machine     | states:StartExecution                                                    | SfnDomainFlowStarter (verify, re-verify; release on remove) |
+ * | Accounts table                | UpdateItem                                                               | DynamoDbAccountStore.setUpgradeRequest (an owner's upgrade request) |
+ * | operations topic (and its key)| sns:Publish (kms:GenerateDataKey*, kms:Decrypt)                          | SnsOperationsNotifier (upgrade requests) |
  *
  * No CloudFront tenant or ACM action: removing a domain refuses it at the edge and hands the
  * release of its tenant to the domain flow (whose release task holds those grants). Created in
@@ -109,7 +117,7 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
 
   // Keys, plan and usage (AccountService as an owner reaches it).
   fn.allowItems(data.ownersTable, 'GetItem', 'PutItem');
-  fn.allowItems(tables.accounts, 'GetItem', 'PutItem');
+  fn.allowItems(tables.accounts, 'GetItem', 'PutItem', 'UpdateItem');
   fn.allowItems(tables.apiKeys, 'PutItem', 'UpdateItem');
   fn.allow(['dynamodb:Query'], [`${tables.apiKeys.tableArn}/index/${TABLE_KEYS.apiKeys.accountIndex.name}`]);
   fn.allowItems(tables.rateLimits, 'GetItem', 'UpdateItem');
@@ -133,6 +141,12 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
   fn.allow(['dynamodb:Query'], [`${domainsTable.tableArn}/index/${DOMAIN_TABLE_KEYS.domains.projectIndex.name}`]);
   // Verify starts the flow; removal starts its release branch (the tenant goes asynchronously).
   fn.allow(['states:StartExecution'], [props.domainFlow.stateMachineArn]);
+
+  // Upgrade requests (UpgradeRequests): the operators hear of them on the operations topic.
+  if (props.alarmTopic) {
+    fn.addEnvironment(CONTROL_ENV.operationsTopicArn, props.alarmTopic.topicArn);
+    props.alarmTopic.grantPublish(fn);
+  }
 
   acknowledgeNagFindings(scope, fn, siteObjectsArn);
   return fn;

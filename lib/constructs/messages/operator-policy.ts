@@ -39,7 +39,8 @@ export function createOperatorPolicy(scope: Construct, data: MessagesDataResourc
       }),
       new iam.PolicyStatement({
         sid: 'Accounts',
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        // Scan: `plans requests` lists the accounts with a pending upgrade request.
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'],
         resources: [tables.accounts.tableArn],
       }),
       new iam.PolicyStatement({

@@ -491,7 +491,7 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
           actions: ['dynamodb:Query'],
           resource: { 'Fn::Join': ['', [arn('apiKeys'), '/index/byAccount']] },
         },
-        Accounts: { effect: 'Allow', actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], resource: arn('accounts') },
+        Accounts: { effect: 'Allow', actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'], resource: arn('accounts') },
         LimiterItems: { effect: 'Allow', actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resource: arn('rateLimits') },
         ApiKeysAndUsagePlans: {
           effect: 'Allow',
