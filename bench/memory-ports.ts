@@ -2,6 +2,8 @@ import type { MessageEnvelope, MessageRecord } from '../lambda/messages/message.
 import type {
   IdempotencyEntry,
   IdempotencyStore,
+  MessagePage,
+  MessagePageQuery,
   MessageQueue,
   MessageStore,
   Transition,
@@ -33,6 +35,19 @@ export class MemoryMessageStore implements MessageStore {
 
   async markFailed(id: string, at: string): Promise<Transition> {
     return this.transition(id, 'failed', at);
+  }
+
+  async recordFailedAttempt(id: string, attempt: { attempts: number; lastError: string }): Promise<void> {
+    const item = this.items.get(id);
+    if (item && item.status !== 'processed') this.items.set(id, { ...item, ...attempt });
+  }
+
+  async listByAccount(query: MessagePageQuery): Promise<MessagePage> {
+    const records = [...this.items.values()]
+      .filter((r) => r.accountId === query.accountId && (!query.status || r.status === query.status))
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+      .slice(0, query.limit);
+    return { records };
   }
 
   private transition(id: string, status: 'processed' | 'failed', at: string): Transition {

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import type { ProcessMessage } from '../lambda/messages/processor.js';
 
 // Quiet, local defaults for the handlers' Powertools (read when their modules load, below).
 process.env.POWERTOOLS_SERVICE_NAME ??= 'local-platform';
@@ -9,7 +10,7 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const usage = `Usage: npm start -- [--port N] [--control-port N] [--edge-port N] [--dashboard-port N] [--dns HOST:PORT]
-                    [--keys-out FILE] [--data DIR]
+                    [--keys-out FILE] [--data DIR] [--processor FILE]
 
 Runs the Messages API on 127.0.0.1 with local DynamoDB (dynalite) and SQS (fauxqs).
   --port N          API port (default 3000); the API is served at the root: POST http://127.0.0.1:N/messages
@@ -19,6 +20,8 @@ Runs the Messages API on 127.0.0.1 with local DynamoDB (dynalite) and SQS (fauxq
   --dns HOST:PORT   DNS server for custom-domain checks (default: the system resolver), e.g. --dns 127.0.0.1:5353
   --keys-out FILE   write the demo keys as JSON {"free": "...", "pro": "...", "business": "...", "enterprise": "..."}
   --data DIR        keep state in DIR (default: in memory)
+  --processor FILE  the worker runs this processor module (TypeScript or JavaScript exporting processMessage,
+                    see docs/processor.md; default: processors/default.ts, which accepts every message)
   --help            show this help`;
 
 async function main(): Promise<void> {
@@ -31,6 +34,7 @@ async function main(): Promise<void> {
       dns: { type: 'string' },
       'keys-out': { type: 'string' },
       data: { type: 'string' },
+      processor: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -47,6 +51,18 @@ async function main(): Promise<void> {
     process.exit(2);
   }
 
+  // Before anything starts: a processor that cannot run stops here, in one line.
+  let processor: ProcessMessage | undefined;
+  if (values.processor !== undefined) {
+    const { loadProcessorModule } = await import('../local/processor-module.js');
+    try {
+      processor = await loadProcessorModule(values.processor);
+    } catch (error) {
+      console.error((error as Error).message);
+      process.exit(1);
+    }
+  }
+
   const started = Date.now();
   const { buildDashboard } = await import('../local/dashboard.js');
   // Built on first start and after a change to dashboard/, so npm start needs no build step.
@@ -60,6 +76,7 @@ async function main(): Promise<void> {
     demoProject: true,
     ...(values.dns ? { dnsServers: [values.dns] } : {}),
     ...(values.data ? { dataDir: values.data } : {}),
+    ...(processor ? { processor } : {}),
   });
 
   let stopping = false;
@@ -82,6 +99,7 @@ async function main(): Promise<void> {
   console.log(`Edge (projects by Host header) at ${platform.edgeUrl}; custom domains point at their own <token>.${platform.platformHost}`);
   console.log('  Certificates are SIMULATED locally: issued once DNS verifies and CAA allows Amazon.');
   console.log(`  DNS checks use ${values.dns ?? 'the system resolver'}.`);
+  console.log(`Processor: ${values.processor ?? 'processors/default.ts (accepts every message)'}`);
   console.log(`State: ${values.data ? `persisted in ${values.data}` : 'in memory'}\n`);
   console.log('Demo API keys (shown once; stored only as hashes):');
   for (const [plan, key] of Object.entries(platform.demoKeys)) {

@@ -21,6 +21,26 @@ export const HANDLER_ENTRIES = {
  */
 export const WORKER_EVENT_SOURCE = { batchSize: 100, maxBatchingWindowSeconds: 1 } as const;
 
+/**
+ * The import the worker reads the operator's processor through (lambda/messages/worker-handler.ts).
+ * The worker's bundling aliases it to the module named in the config (`processor`); tsconfig.json
+ * maps it to processors/default.ts for type checking.
+ */
+export const PROCESSOR_IMPORT = '@platform/processor';
+
+/**
+ * The wait before the next attempt after the n-th failed one: min(max, base x 2^(n-1)) seconds,
+ * set with ChangeMessageVisibility on the failed record (at most 12 hours in SQS). With the default
+ * maxReceiveCount of 5: 30 s, 60 s, 120 s, 240 s, then the DLQ. docs/processor.md publishes it.
+ */
+export const RETRY_BACKOFF = { baseSeconds: 30, maxSeconds: 900 } as const;
+export type RetryBackoff = { readonly baseSeconds: number; readonly maxSeconds: number };
+
+export function retryDelaySeconds(failedAttempts: number, backoff: RetryBackoff = RETRY_BACKOFF): number {
+  const exponent = Math.max(0, Math.min(failedAttempts - 1, 30));
+  return Math.min(backoff.maxSeconds, 43_200, backoff.baseSeconds * 2 ** exponent);
+}
+
 export const ENV = {
   apiKeysTable: 'API_KEYS_TABLE',
   rateLimitsTable: 'RATE_LIMITS_TABLE',
@@ -39,7 +59,7 @@ export const ENV = {
   keyCacheSeconds: 'KEY_CACHE_SECONDS',
 } as const;
 
-/** Table key attribute names (all string partition keys, no sort keys). */
+/** Table key attribute names (all string partition keys, no sort keys; indexes named with theirs). */
 export const TABLE_KEYS = {
   apiKeys: {
     partitionKey: 'keyHash',
@@ -47,6 +67,11 @@ export const TABLE_KEYS = {
   },
   accounts: { partitionKey: 'accountId' },
   rateLimits: { partitionKey: 'id', ttl: 'expiresAt' },
-  messages: { partitionKey: 'id', ttl: 'expiresAt' },
+  /** `byAccount`: an account's messages by time, the message log (`GET /messages`), one Query per page. */
+  messages: {
+    partitionKey: 'id',
+    ttl: 'expiresAt',
+    accountIndex: { name: 'byAccount', partitionKey: 'accountId', sortKey: 'createdAt' },
+  },
   idempotency: { partitionKey: 'id', ttl: 'expiresAt' },
 } as const;

@@ -55,6 +55,8 @@ export interface PlatformConfig {
     readonly retentionDays: number;
     readonly maxReceiveCount: number;
   };
+  /** The operator's processor bundled into the queue worker: a module path from the repository root (docs/processor.md). */
+  readonly processor: string;
   readonly auth: { readonly keyCacheSeconds: number };
   readonly platform: {
     readonly domain: string;

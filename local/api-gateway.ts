@@ -10,6 +10,7 @@ import type {
 import { decodePathSegment } from '../lambda/shared/http.js';
 import { gatewayProblemBody, gatewayResponse } from '../contracts/gateway-responses.js';
 import type { LocalFirewall } from './firewall.js';
+import { guardLoopback } from './loopback-guard.js';
 import { listenOnLoopback, localLambdaContext } from './loopback.js';
 import type { UsagePlans } from './usage-plans.js';
 
@@ -47,13 +48,14 @@ export async function startLocalApiGateway(
   options: LocalApiGatewayOptions,
 ): Promise<{ url: string; server: Server; stop(): Promise<void> }> {
   const stage = options.stage ?? 'v1';
-  const server = createServer((req, res) => {
+  // Loopback names only; pages need the Bearer key, which no cross-origin page can send here (local/loopback-guard.ts).
+  const server = createServer(guardLoopback((req, res) => {
     handle(req, res).catch((error) => {
       console.error('local API gateway error', error);
       if (!res.headersSent) sendGatewayResponse(res, 'DEFAULT_5XX', randomUUID());
       else res.destroy();
     });
-  });
+  }, { checkOrigin: false }));
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();

@@ -5,6 +5,7 @@ import { type ControlServices, ControlRouter, MAX_CONTROL_BODY_BYTES, type Princ
 import { CONTROL_ROUTES } from '../lambda/control/routes/index.js';
 import { type ProblemCode, refuse } from '../lambda/shared/problem.js';
 import { listenOnLoopback, localLambdaContext } from './loopback.js';
+import { guardLoopback } from './loopback-guard.js';
 
 /** Reads a request body up to the control API's limit; undefined when it is larger. */
 export async function readBody(req: IncomingMessage, limit = MAX_CONTROL_BODY_BYTES): Promise<string | undefined> {
@@ -101,12 +102,13 @@ export async function startControlApi(
     res.writeHead(answer.statusCode, answer.headers as Record<string, string>);
     res.end(answer.body);
   }
-  const server = createServer((req, res) => {
+  // Loopback names only, and no state change from any page (the dashboard has its own server): local/loopback-guard.ts.
+  const server = createServer(guardLoopback((req, res) => {
     serve(req, res).catch((error: unknown) => {
       console.error('control API error', error);
       if (!res.headersSent) writeProblem(res, 500, 'internal_error', 'Something went wrong.');
     });
-  });
+  }));
   const listening = await listenOnLoopback(server, port);
   return { url: listening.url, server, stop: listening.stop };
 }

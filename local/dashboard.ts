@@ -8,6 +8,7 @@ import { contentTypeOf } from '../lambda/projects/project-service.js';
 import { decodePathSegment } from '../lambda/shared/http.js';
 import { readBody, writeProblem } from './control-api.js';
 import { listenOnLoopback, localLambdaContext } from './loopback.js';
+import { guardLoopback, loopbackOrigins } from './loopback-guard.js';
 
 /** Where `vite build` puts the dashboard (dashboard/vite.config.ts). */
 export const DASHBOARD_SOURCE_DIR = resolve(import.meta.dirname, '..', 'dashboard');
@@ -95,6 +96,9 @@ export class DevSignIn {
   }
 }
 
+/** `npx vite dashboard` (dashboard/vite.config.ts: 127.0.0.1, Vite's default port): the app from source, its /api proxied here. */
+const VITE_DEV_SERVER = 'http://127.0.0.1:5173';
+
 /** Headers CloudFront's response-headers policy sets on AWS; the same here. */
 const SECURITY_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
@@ -126,13 +130,15 @@ export async function startLocalDashboard(
     auth: { kind: 'dev', demoOwners: options.demoOwners },
   });
 
-  const server = createServer((req, res) => {
+  // Known once it listens: its own origin, and Vite's dev server (`npx vite dashboard`, which proxies /api here).
+  let trustedOrigins: string[] = [];
+  const server = createServer(guardLoopback((req, res) => {
     handle(req, res).catch((error: unknown) => {
       console.error('local dashboard error', error);
       if (!res.headersSent) writeProblem(res, 500, 'internal_error', 'Something went wrong.');
       else res.destroy();
     });
-  });
+  }, { trustedOrigins: () => trustedOrigins }));
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -229,6 +235,7 @@ export async function startLocalDashboard(
   }
 
   const listening = await listenOnLoopback(server, options.port);
+  trustedOrigins = [...loopbackOrigins(listening.url), ...loopbackOrigins(VITE_DEV_SERVER)];
   return { url: listening.url, server, signIn, stop: listening.stop };
 }
 

@@ -143,7 +143,7 @@ export async function createTables(endpoint: string): Promise<void> {
     withIndex(LOCAL_TABLE_NAMES.apiKeys, TABLE_KEYS.apiKeys.partitionKey, TABLE_KEYS.apiKeys.accountIndex),
     simple(LOCAL_TABLE_NAMES.accounts, TABLE_KEYS.accounts.partitionKey),
     simple(LOCAL_TABLE_NAMES.rateLimits, TABLE_KEYS.rateLimits.partitionKey),
-    simple(LOCAL_TABLE_NAMES.messages, TABLE_KEYS.messages.partitionKey),
+    withIndex(LOCAL_TABLE_NAMES.messages, TABLE_KEYS.messages.partitionKey, TABLE_KEYS.messages.accountIndex),
     simple(LOCAL_TABLE_NAMES.idempotency, TABLE_KEYS.idempotency.partitionKey),
     withIndex(LOCAL_TABLE_NAMES.projects, projects.partitionKey, projects.accountIndex),
     withIndex(LOCAL_TABLE_NAMES.domains, domains.partitionKey, domains.projectIndex),

@@ -4,6 +4,9 @@ import type { AccountView, AccountService } from '../lambda/keys/account-service
 import type { ProjectService } from '../lambda/projects/project-service.js';
 import { type Clock, systemClock } from '../lambda/shared/clock.js';
 import { loadConfig, type PlanId, type PlatformConfig } from '../lib/config/index.js';
+import type { RetryBackoff } from '../contracts/messages.js';
+import type { MessageOutcomes } from '../lambda/messages/ports.js';
+import type { ProcessMessage } from '../lambda/messages/processor.js';
 import type { DemoOwner } from './dashboard.js';
 import type { LocalDomainFlow } from './domain-flow.js';
 import type { LocalDomainsOptions } from './domains.js';
@@ -33,6 +36,12 @@ export interface LocalPlatformOptions {
   readonly visibilityTimeoutSeconds?: number;
   /** Run the queue worker. @default true */
   readonly worker?: boolean;
+  /** The operator's processor the worker runs (`npm start -- --processor FILE`). @default accepts every message */
+  readonly processor?: ProcessMessage;
+  /** The wait between a message's attempts; short, like the visibility timeout. @default 1 s doubling up to 4 s */
+  readonly retryBackoff?: RetryBackoff;
+  /** Told of every message's final outcome (webhooks). @default nobody */
+  readonly messageOutcomes?: MessageOutcomes;
   /** Edge port on 127.0.0.1: projects served by Host header. 0 picks a free one. @default 8080 */
   readonly edgePort?: number;
   /** DNS servers (host:port) for the domain checks. @default the system resolver */
@@ -105,6 +114,9 @@ export interface LocalPlatform {
   stop(): Promise<void>;
 }
 
+/** Seconds, not minutes: a retried message comes back while you watch (AWS: RETRY_BACKOFF). */
+const LOCAL_RETRY_BACKOFF: RetryBackoff = { baseSeconds: 1, maxSeconds: 4 };
+
 /**
  * The whole Messages API on loopback, with the handler modules the stacks deploy: dynalite for
  * DynamoDB, fauxqs for SQS, an API Gateway front (authorizer → usage plans → Lambda proxy) and
@@ -125,7 +137,17 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     const { documentClient } = backing;
     const keys = wireKeys({ documentClient, clock, config });
     const messages = await startMessages(
-      { backing, keys, clock, config, port: options.port ?? 3000, worker: options.worker ?? true },
+      {
+        backing,
+        keys,
+        clock,
+        config,
+        port: options.port ?? 3000,
+        worker: options.worker ?? true,
+        processor: options.processor,
+        retryBackoff: options.retryBackoff ?? LOCAL_RETRY_BACKOFF,
+        outcomes: options.messageOutcomes,
+      },
       services,
     );
     if (options.dataDir) {

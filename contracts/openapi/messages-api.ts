@@ -11,7 +11,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List messages (the message log)
+         * @description The messages of the key's account, newest first, one page at a time. Follow `nextCursor`
+         *     (pass it as `cursor`) until it is `null`. Messages that arrive while you page appear on
+         *     the first page, not in the pages after your cursor: paging never repeats or skips one.
+         *
+         *     With `status`, a page holds only messages with that status; it can hold fewer than
+         *     `limit` (even none) while `nextCursor` is not `null`, so keep following it.
+         *
+         *     Reads do not consume the sending budget, but they are refused with `429` `key_banned`
+         *     while the key is banned. A bad `limit`, `status` or `cursor` gets `400` `invalid_field`.
+         */
+        get: operations["listMessages"];
         put?: never;
         /**
          * Send a message
@@ -164,7 +176,8 @@ export interface components {
         };
         /**
          * @description A message with its current status. Lifecycle: `queued` → `processed` | `failed`
-         *     (`failed` means the message could not be processed after repeated attempts).
+         *     (`failed`: the platform's processor refused it, or could not process it after repeated
+         *     attempts). `attempts`, `result` and `lastError` show the processing.
          */
         Message: {
             id: components["schemas"]["MessageId"];
@@ -180,6 +193,19 @@ export interface components {
             processedAt?: components["schemas"]["Timestamp"];
             /** @description When the message was given up on (status `failed`). */
             failedAt?: components["schemas"]["Timestamp"];
+            /** @description Processing attempts that ended (failed, or done). `0` while the first is pending. */
+            attempts: number;
+            /**
+             * @description What the processor returned for the message (any JSON value, at most 4 KB), when it
+             *     returned something.
+             */
+            result?: unknown;
+            /**
+             * @description The error of the last failed attempt: its message only, with secrets such as
+             *     tokens and keys replaced by `[redacted]`. It stays on a message that was processed
+             *     on a later attempt.
+             */
+            lastError?: string;
         };
         /**
          * @description Stable, machine-readable error code. Branch on this, not on `title` or `detail`.
@@ -241,6 +267,12 @@ export interface components {
             remaining?: number;
             /** @description A batch refused for the budget (`rate_limited`) - the messages it asked for. */
             requested?: number;
+        };
+        /** @description One page of the message log (`GET /messages`), newest first. */
+        MessageList: {
+            data: components["schemas"]["Message"][];
+            /** @description Pass as `cursor` for the next page; `null` on the last page. */
+            nextCursor: string | null;
         };
     };
     responses: {
@@ -486,6 +518,64 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listMessages: {
+        parameters: {
+            query?: {
+                /** @description Only messages with this status. */
+                status?: "queued" | "processed" | "failed";
+                /** @description Messages per page, 1 to 100. */
+                limit?: number;
+                /**
+                 * @description The `nextCursor` of the previous page, as it was returned (opaque). It is valid only
+                 *     for the same account and the same `status` filter.
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the account's messages, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageList"];
+                };
+            };
+            /** @description A bad `limit`, `status` or `cursor`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        code?: "invalid_field";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     sendMessage: {
         parameters: {
             query?: never;

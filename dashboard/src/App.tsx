@@ -5,14 +5,17 @@ import { clearSession, completeCognitoSignIn, loadSession, type Session, signOut
 import type { SignInNotice } from './auth/SignIn';
 import { Notice, Loading } from './components/Notice';
 import { loadConfig, type RuntimeConfig } from './config';
-import { AppContext, type AppContextValue, planName } from './context';
+import { AppContext, type AppContextValue, planName, useApp } from './context';
 import { KeysPage } from './pages/KeysPage';
 import { NotFoundPage } from './pages/NotFoundPage';
 import { OverviewPage } from './pages/OverviewPage';
+import { PlansPage } from './pages/PlansPage';
 import { ProjectPage } from './pages/ProjectPage';
 import { ProjectsPage } from './pages/ProjectsPage';
 import { DomainsPage } from './pages/DomainsPage';
 import { UsagePage } from './pages/UsagePage';
+import { queryClient } from './query-client';
+import { useAccount } from './queries';
 import { href, type Route, useRoute } from './router';
 import type { Me, Plan } from './types';
 
@@ -67,6 +70,7 @@ export function App() {
   const { config, session, notice } = boot;
   const onSignedOut = (message?: SignInNotice) => {
     clearSession();
+    queryClient.clear();
     setBoot({ phase: 'ready', config, session: undefined, ...(message ? { notice: message } : {}) });
   };
   if (!session) {
@@ -101,12 +105,12 @@ function SignedIn({
     () => new Api({ baseUrl: config.apiBaseUrl, token: () => session.token, onUnauthorized }),
     [config.apiBaseUrl, session.token, onUnauthorized],
   );
-  const [state, setState] = useState<{ me: Me; plans: Plan[] } | { error: string } | undefined>();
+  const [state, setState] = useState<{ me: Me; plans: Plan[]; readAt: number } | { error: string } | undefined>();
 
   const load = useCallback(async () => {
     try {
       const [me, plans] = await Promise.all([api.me(), api.plans()]);
-      setState({ me, plans });
+      setState({ me, plans, readAt: Date.now() });
     } catch (e) {
       if (!(e instanceof ApiError && e.status === 401)) setState({ error: errorMessage(e) });
     }
@@ -134,14 +138,17 @@ function SignedIn({
       </main>
     );
   }
+  const { me, plans, readAt } = state;
   const value: AppContextValue = {
     config,
     api,
-    me: state.me,
-    plans: state.plans,
-    refreshMe: async () => {
-      setState({ me: await api.me(), plans: state.plans });
+    me: {
+      ownerId: me.ownerId,
+      ...(me.email === undefined ? {} : { email: me.email }),
+      account: { accountId: me.account.accountId },
     },
+    bootAccount: { account: me.account, readAt },
+    plans,
   };
   return (
     <AppContext.Provider value={value}>
@@ -156,6 +163,8 @@ function SignedIn({
  */
 function signOutNow(config: RuntimeConfig, onSignedOut: (message?: SignInNotice) => void) {
   history.replaceState(null, '', `${location.pathname}${location.search}`);
+  // Nothing of this owner's account stays in the cache for the next one.
+  queryClient.clear();
   signOut(config);
   if (config.auth.kind === 'dev') onSignedOut({ tone: 'info', text: 'You are signed out.' });
 }
@@ -184,14 +193,14 @@ function Shell({ onSignOut }: { readonly onSignOut: () => void }) {
                 : null}
               <div className="account">
                 <span className="account-email">{app.me.email}</span>
-                <span className="badge badge-neutral">{planName(app.plans, app.me.account.plan)} plan</span>
+                <PlanBadge />
                 <button type="button" className="button small secondary" onClick={onSignOut}>Sign out</button>
               </div>
             </div>
             <nav aria-label="Main" className="mainnav">
               <NavLink to={href.overview} current={route.name === 'overview'}>Overview</NavLink>
               <NavLink to={href.keys} current={route.name === 'keys'}>API keys</NavLink>
-              <NavLink to={href.usage} current={route.name === 'usage'}>Plan &amp; usage</NavLink>
+              <NavLink to={href.usage} current={route.name === 'usage' || route.name === 'plans'}>Plan &amp; usage</NavLink>
               <NavLink to={href.projects} current={route.name === 'projects' || route.name === 'project' || route.name === 'domains'}>
                 Projects
               </NavLink>
@@ -204,6 +213,13 @@ function Shell({ onSignOut }: { readonly onSignOut: () => void }) {
       )}
     </AppContext.Consumer>
   );
+}
+
+/** The header's plan: the account query, refreshed while the tab is visible. */
+function PlanBadge() {
+  const { plans } = useApp();
+  const account = useAccount();
+  return <span className="badge badge-neutral">{planName(plans, account.plan)} plan</span>;
 }
 
 interface NavLinkProps {
@@ -224,6 +240,8 @@ function Page({ route }: { readonly route: Route }) {
       return <KeysPage />;
     case 'usage':
       return <UsagePage />;
+    case 'plans':
+      return <PlansPage />;
     case 'projects':
       return <ProjectsPage />;
     case 'project':

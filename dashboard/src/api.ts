@@ -1,6 +1,8 @@
+import createClient, { type Client } from 'openapi-fetch';
+import type { paths } from '../../contracts/openapi/control-api';
 import type {
-  Account, AddedDomain, CreatedKey, DeployFile, Domain, DomainConfig, Key, Me, Plan, Problem, Project, RedirectStatus,
-  RemovedDomain, Usage, UsageHistory,
+  Account, AddedDomain, CreatedKey, DeployFile, Domain, DomainConfig, Key, Me, Plan, PlanId, Problem, Project,
+  RedirectStatus, RemovedDomain, UpgradeRequest, Usage, UsageHistory,
 } from './types';
 
 /** A failed API call: the problem document's `detail` is what the user reads. */
@@ -34,8 +36,6 @@ export function errorMessage(error: unknown): string {
 const isProblem = (value: unknown): value is Problem =>
   typeof value === 'object' && value !== null && typeof (value as { status?: unknown }).status === 'number';
 
-const seg = encodeURIComponent;
-
 export interface ApiOptions {
   readonly baseUrl: string;
   readonly token: () => string | undefined;
@@ -43,99 +43,131 @@ export interface ApiOptions {
   readonly onUnauthorized: () => void;
 }
 
-/** The control API as the signed-in owner sees it. */
-export class Api {
-  constructor(private readonly options: ApiOptions) {}
+/** What every openapi-fetch call resolves to: the typed answer, or the (problem) error body. */
+interface Answer<T> {
+  readonly data?: T;
+  readonly error?: unknown;
+  readonly response: Response;
+}
 
-  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { Accept: 'application/json' };
-    const token = this.options.token();
-    if (token) headers.Authorization = `Bearer ${token}`;
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(`${this.options.baseUrl}${path}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      cache: 'no-store',
+/**
+ * The control API as the signed-in owner sees it: one openapi-fetch client typed by the generated
+ * `contracts/openapi/control-api.ts` (from openapi/control-api.yaml), so a path, parameter or body
+ * the document does not have does not compile. The bearer token, a 401 ending the session and
+ * problem+json errors are handled here, once, for every call.
+ */
+export class Api {
+  readonly client: Client<paths>;
+
+  constructor(private readonly options: ApiOptions) {
+    this.client = createClient<paths>({ baseUrl: options.baseUrl, cache: 'no-store', headers: { Accept: 'application/json' } });
+    this.client.use({
+      onRequest: ({ request }) => {
+        const token = options.token();
+        if (token) request.headers.set('Authorization', `Bearer ${token}`);
+        return request;
+      },
     });
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    if (res.status === 401) {
-      this.options.onUnauthorized();
-      throw new ApiError(401, 'Your session has expired. Sign in again.', isProblem(parsed) ? parsed : undefined);
-    }
-    if (!res.ok) {
-      const problem = isProblem(parsed) ? parsed : undefined;
-      const message = problem?.detail ?? problem?.title ?? `The request failed (HTTP ${res.status}).`;
-      throw new ApiError(res.status, message, problem);
-    }
-    return parsed as T;
   }
 
-  me = () => this.request<Me>('GET', '/me');
-  plans = () => this.request<{ plans: Plan[] }>('GET', '/plans').then((r) => r.plans);
-  account = (accountId: string) => this.request<Account>('GET', `/accounts/${seg(accountId)}`);
+  /** The answer's data, or an ApiError carrying the problem document (a 401 also ends the session). */
+  private async unwrap<T>(call: Promise<Answer<T>>): Promise<T> {
+    const { data, error, response } = await call;
+    const problem = isProblem(error) ? error : undefined;
+    if (response.status === 401) {
+      this.options.onUnauthorized();
+      throw new ApiError(401, 'Your session has expired. Sign in again.', problem);
+    }
+    if (!response.ok) {
+      const message = problem?.detail ?? problem?.title ?? `The request failed (HTTP ${response.status}).`;
+      throw new ApiError(response.status, message, problem);
+    }
+    return data as T;
+  }
 
-  keys = (accountId: string) => this.request<{ keys: Key[] }>('GET', `/accounts/${seg(accountId)}/keys`).then((r) => r.keys);
-  createKey = (accountId: string, name: string) =>
-    this.request<CreatedKey>('POST', `/accounts/${seg(accountId)}/keys`, { name });
+  private account_ = (accountId: string) => ({ params: { path: { accountId } } });
+  private project_ = (accountId: string, projectId: string) => ({ params: { path: { accountId, projectId } } });
+  private domain_ = (accountId: string, projectId: string, domain: string) =>
+    ({ params: { path: { accountId, projectId, domain } } });
 
-  revokeKey = (accountId: string, keyId: string) =>
-    this.request<Key>('DELETE', `/accounts/${seg(accountId)}/keys/${seg(keyId)}`);
+  me = (): Promise<Me> => this.unwrap(this.client.GET('/me'));
+  plans = (): Promise<Plan[]> => this.unwrap(this.client.GET('/plans')).then((r) => r.plans);
+  account = (accountId: string): Promise<Account> => this.unwrap(this.client.GET('/accounts/{accountId}', this.account_(accountId)));
 
-  usage = (accountId: string) => this.request<Usage>('GET', `/accounts/${seg(accountId)}/usage`);
+  /** Asks the operators to move the account to `plan`; pending until one of them acts. */
+  requestUpgrade = (accountId: string, plan: PlanId): Promise<UpgradeRequest> =>
+    this.unwrap(this.client.POST('/accounts/{accountId}/upgrade-request', { ...this.account_(accountId), body: { plan } }))
+      .then((r) => r.upgradeRequest);
+
+  keys = (accountId: string): Promise<Key[]> =>
+    this.unwrap(this.client.GET('/accounts/{accountId}/keys', this.account_(accountId))).then((r) => r.keys);
+
+  createKey = (accountId: string, name: string): Promise<CreatedKey> =>
+    this.unwrap(this.client.POST('/accounts/{accountId}/keys', { ...this.account_(accountId), body: { name } }));
+
+  revokeKey = (accountId: string, keyId: string): Promise<Key> =>
+    this.unwrap(this.client.DELETE('/accounts/{accountId}/keys/{keyId}', { params: { path: { accountId, keyId } } }));
+
+  usage = (accountId: string): Promise<Usage> => this.unwrap(this.client.GET('/accounts/{accountId}/usage', this.account_(accountId)));
   /** Accepted and refused requests per UTC day (1 to 30 days, today included). */
-  usageHistory = (accountId: string, days = 30) =>
-    this.request<UsageHistory>('GET', `/accounts/${seg(accountId)}/usage/history?days=${days}`);
+  usageHistory = (accountId: string, days = 30): Promise<UsageHistory> =>
+    this.unwrap(this.client.GET('/accounts/{accountId}/usage/history', { params: { path: { accountId }, query: { days } } }));
 
-  projects = (accountId: string) =>
-    this.request<{ projects: Project[] }>('GET', `/accounts/${seg(accountId)}/projects`).then((r) => r.projects);
+  projects = (accountId: string): Promise<Project[]> =>
+    this.unwrap(this.client.GET('/accounts/{accountId}/projects', this.account_(accountId))).then((r) => r.projects);
 
-  project = (accountId: string, projectId: string) =>
-    this.request<Project>('GET', `/accounts/${seg(accountId)}/projects/${seg(projectId)}`);
+  project = (accountId: string, projectId: string): Promise<Project> =>
+    this.unwrap(this.client.GET('/accounts/{accountId}/projects/{projectId}', this.project_(accountId, projectId)));
 
-  createProject = (accountId: string, input: { slug: string; name?: string }) =>
-    this.request<Project>('POST', `/accounts/${seg(accountId)}/projects`, input);
+  createProject = (accountId: string, input: { slug: string; name?: string }): Promise<Project> =>
+    this.unwrap(this.client.POST('/accounts/{accountId}/projects', { ...this.account_(accountId), body: input }));
 
   /** Uploads a whole site; the answer is the project once the deploy finished (live only if it succeeded). */
-  deploy = (accountId: string, projectId: string, files: readonly DeployFile[]) =>
-    this.request<Project>('POST', `${this.projectPath(accountId, projectId)}/deploys`, { files });
+  deploy = (accountId: string, projectId: string, files: readonly DeployFile[]): Promise<Project> =>
+    this.unwrap(this.client.POST('/accounts/{accountId}/projects/{projectId}/deploys', {
+      ...this.project_(accountId, projectId),
+      body: { files: [...files] },
+    }));
 
-  private projectPath = (accountId: string, projectId: string) => `/accounts/${seg(accountId)}/projects/${seg(projectId)}`;
+  domains = (accountId: string, projectId: string): Promise<Domain[]> =>
+    this.unwrap(this.client.GET('/accounts/{accountId}/projects/{projectId}/domains', this.project_(accountId, projectId)))
+      .then((r) => r.domains);
 
-  domains = (accountId: string, projectId: string) =>
-    this.request<{ domains: Domain[] }>('GET', `${this.projectPath(accountId, projectId)}/domains`).then((r) => r.domains);
+  addDomain = (accountId: string, projectId: string, domain: string): Promise<AddedDomain> =>
+    this.unwrap(this.client.POST('/accounts/{accountId}/projects/{projectId}/domains', {
+      ...this.project_(accountId, projectId),
+      body: { domain },
+    }));
 
-  addDomain = (accountId: string, projectId: string, domain: string) =>
-    this.request<AddedDomain>('POST', `${this.projectPath(accountId, projectId)}/domains`, { domain });
+  domain = (accountId: string, projectId: string, domain: string): Promise<Domain> =>
+    this.unwrap(this.client.GET('/accounts/{accountId}/projects/{projectId}/domains/{domain}', this.domain_(accountId, projectId, domain)));
 
-  domain = (accountId: string, projectId: string, domain: string) =>
-    this.request<Domain>('GET', `${this.projectPath(accountId, projectId)}/domains/${seg(domain)}`);
+  verifyDomain = (accountId: string, projectId: string, domain: string, again = false): Promise<Domain> =>
+    this.unwrap(again
+      ? this.client.POST('/accounts/{accountId}/projects/{projectId}/domains/{domain}/reverify', this.domain_(accountId, projectId, domain))
+      : this.client.POST('/accounts/{accountId}/projects/{projectId}/domains/{domain}/verify', this.domain_(accountId, projectId, domain)));
 
-  verifyDomain = (accountId: string, projectId: string, domain: string, again = false) =>
-    this.request<Domain>(
-      'POST',
-      `${this.projectPath(accountId, projectId)}/domains/${seg(domain)}/${again ? 'reverify' : 'verify'}`,
-    );
+  removeDomain = (accountId: string, projectId: string, domain: string): Promise<RemovedDomain> =>
+    this.unwrap(this.client.DELETE('/accounts/{accountId}/projects/{projectId}/domains/{domain}', this.domain_(accountId, projectId, domain)));
 
-  removeDomain = (accountId: string, projectId: string, domain: string) =>
-    this.request<RemovedDomain>('DELETE', `${this.projectPath(accountId, projectId)}/domains/${seg(domain)}`);
-
-  setPrimary = (accountId: string, projectId: string, domain: string) =>
-    this.request<DomainConfig>('PUT', `${this.projectPath(accountId, projectId)}/domain-config/primary`, { domain });
+  setPrimary = (accountId: string, projectId: string, domain: string): Promise<DomainConfig> =>
+    this.unwrap(this.client.PUT('/accounts/{accountId}/projects/{projectId}/domain-config/primary', {
+      ...this.project_(accountId, projectId),
+      body: { domain },
+    }));
 
   addRedirect = (
     accountId: string,
     projectId: string,
     redirect: { from: string; to: string; status: RedirectStatus },
-  ) =>
-    this.request<DomainConfig>('POST', `${this.projectPath(accountId, projectId)}/domain-config/redirects`, redirect);
+  ): Promise<DomainConfig> =>
+    this.unwrap(this.client.POST('/accounts/{accountId}/projects/{projectId}/domain-config/redirects', {
+      ...this.project_(accountId, projectId),
+      body: redirect,
+    }));
 
-  removeRedirect = (accountId: string, projectId: string, from: string) =>
-    this.request<DomainConfig>('DELETE', `${this.projectPath(accountId, projectId)}/domain-config/redirects/${seg(from)}`);
+  removeRedirect = (accountId: string, projectId: string, from: string): Promise<DomainConfig> =>
+    this.unwrap(this.client.DELETE('/accounts/{accountId}/projects/{projectId}/domain-config/redirects/{from}', {
+      params: { path: { accountId, projectId, from } },
+    }));
 }

@@ -15,7 +15,8 @@ export function formatBytes(bytes: number): string {
 
 /** "in 42 s", "in 3 min", "in 5 h" (for resets and bans). */
 export function formatIn(iso: string, now = Date.now()): string {
-  const seconds = Math.max(0, Math.round((Date.parse(iso) - now) / 1000));
+  const seconds = Math.max(0, Math.ceil((Date.parse(iso) - now) / 1000));
+  if (seconds === 0) return 'now';
   if (seconds < 90) return `in ${seconds} s`;
   if (seconds < 90 * 60) return `in ${Math.round(seconds / 60)} min`;
   return `in ${Math.round(seconds / 3600)} h`;

@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'react';
 
-/** Hash routes (work on S3/CloudFront without rewrites): #/ (the overview), #/keys, #/usage, #/projects, #/projects/<id>/domains. */
+/** Hash routes (work on S3/CloudFront without rewrites): #/ (the overview), #/keys, #/usage, #/plans, #/projects, #/projects/<id>/domains. */
 export type Route =
   | { readonly name: 'overview' } |
   { readonly name: 'keys' } |
   { readonly name: 'usage' } |
+  { readonly name: 'plans' } |
   { readonly name: 'projects' } |
   { readonly name: 'project'; readonly projectId: string } |
   { readonly name: 'domains'; readonly projectId: string } |
@@ -23,6 +24,7 @@ export function parseRoute(hash: string): Route {
   if (parts.length === 0) return { name: 'overview' };
   if (parts.length === 1 && first === 'keys') return { name: 'keys' };
   if (parts.length === 1 && first === 'usage') return { name: 'usage' };
+  if (parts.length === 1 && first === 'plans') return { name: 'plans' };
   if (parts.length === 1 && first === 'projects') return { name: 'projects' };
   if (first === 'projects' && id && parts.length === 2) return { name: 'project', projectId: id };
   if (first === 'projects' && id && sub === 'domains' && parts.length === 3) return { name: 'domains', projectId: id };
@@ -33,6 +35,7 @@ export const href = {
   overview: '#/',
   keys: '#/keys',
   usage: '#/usage',
+  plans: '#/plans',
   projects: '#/projects',
   project: (projectId: string) => `#/projects/${encodeURIComponent(projectId)}`,
   domains: (projectId: string) => `#/projects/${encodeURIComponent(projectId)}/domains`,

@@ -4,12 +4,21 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { TABLE_KEYS } from '../../contracts/messages.js';
 import { conditionally } from '../shared/dynamodb.js';
 import { chunksOf, untilAllTaken } from './batch-retry.js';
 import type { MessageRecord } from './message.js';
-import type { MessageBatchStore, MessageStore, Transition } from './ports.js';
+import type {
+  AttemptRecord,
+  MessageBatchStore,
+  MessagePage,
+  MessagePageQuery,
+  MessageStore,
+  Transition,
+} from './ports.js';
 
 /** BatchWriteItem takes at most 25 put or delete requests. */
 const BATCH_WRITE_MAX = 25;
@@ -94,22 +103,77 @@ export class DynamoDbMessageStore implements MessageStore, MessageBatchStore {
     await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { id } }));
   }
 
-  markProcessed(id: string, at: string): Promise<Transition> {
-    return this.transition(id, 'processed', 'processedAt', at, ['queued', 'failed']);
+  markProcessed(id: string, at: string, attempt?: AttemptRecord): Promise<Transition> {
+    return this.transition(id, 'processed', 'processedAt', at, ['queued', 'failed'], attempt);
   }
 
-  markFailed(id: string, at: string): Promise<Transition> {
-    return this.transition(id, 'failed', 'failedAt', at, ['queued']);
+  markFailed(id: string, at: string, attempt?: AttemptRecord): Promise<Transition> {
+    return this.transition(id, 'failed', 'failedAt', at, ['queued', 'failed'], attempt);
+  }
+
+  async recordFailedAttempt(
+    id: string,
+    attempt: { readonly attempts: number; readonly lastError: string },
+  ): Promise<void> {
+    // Only on a record still waiting for its outcome: a late write must not touch a final one.
+    await conditionally(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id },
+          UpdateExpression: 'SET attempts = :attempts, lastError = :lastError',
+          ConditionExpression: 'attribute_exists(id) AND #status IN (:queued, :failed)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':attempts': attempt.attempts,
+            ':lastError': attempt.lastError,
+            ':queued': 'queued',
+            ':failed': 'failed',
+          },
+        }),
+      ),
+    );
+  }
+
+  async listByAccount(query: MessagePageQuery): Promise<MessagePage> {
+    const index = TABLE_KEYS.messages.accountIndex;
+    const out = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: index.name,
+        KeyConditionExpression: '#account = :account',
+        // The index has no status key: a status filter reads `limit` items and keeps the matching ones.
+        ...(query.status ? { FilterExpression: '#status = :status' } : {}),
+        ExpressionAttributeNames: { '#account': index.partitionKey, ...(query.status ? { '#status': 'status' } : {}) },
+        ExpressionAttributeValues: { ':account': query.accountId, ...(query.status ? { ':status': query.status } : {}) },
+        ScanIndexForward: false,
+        Limit: query.limit,
+        ...(query.startAfter ? { ExclusiveStartKey: { ...query.startAfter } } : {}),
+      }),
+    );
+    return {
+      records: (out.Items ?? []) as MessageRecord[],
+      ...(out.LastEvaluatedKey ? { next: out.LastEvaluatedKey } : {}),
+    };
   }
 
   private async transition(
     id: string,
     to: 'processed' | 'failed',
-    stampAttribute: string,
+    stampAttribute: 'processedAt' | 'failedAt',
     at: string,
     from: readonly string[],
+    attempt: AttemptRecord | undefined,
   ): Promise<Transition> {
     const fromValues = Object.fromEntries(from.map((s, i) => [`:from${i}`, s]));
+    const details: Record<string, unknown> = {};
+    if (attempt) {
+      if (attempt.attempts !== undefined) details.attempts = attempt.attempts;
+      if (attempt.result !== undefined) details.result = attempt.result;
+      if (attempt.lastError !== undefined) details.lastError = attempt.lastError;
+    }
+    const detailNames = Object.keys(details);
+    const sets = ['#status = :to', '#stamp = :at', ...detailNames.map((name) => `#${name} = :${name}`)];
     // ALL_OLD costs no read capacity: the usage history learns the sender and the day from it.
     let before: Record<string, unknown> | undefined;
     const updated = await conditionally(async () => {
@@ -117,10 +181,19 @@ export class DynamoDbMessageStore implements MessageStore, MessageBatchStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
-          UpdateExpression: `SET #status = :to, #stamp = :at`,
+          UpdateExpression: `SET ${sets.join(', ')}`,
           ConditionExpression: `attribute_exists(id) AND #status IN (${Object.keys(fromValues).join(', ')})`,
-          ExpressionAttributeNames: { '#status': 'status', '#stamp': stampAttribute },
-          ExpressionAttributeValues: { ':to': to, ':at': at, ...fromValues },
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            '#stamp': stampAttribute,
+            ...Object.fromEntries(detailNames.map((name) => [`#${name}`, name])),
+          },
+          ExpressionAttributeValues: {
+            ':to': to,
+            ':at': at,
+            ...fromValues,
+            ...Object.fromEntries(detailNames.map((name) => [`:${name}`, details[name]])),
+          },
           ReturnValues: 'ALL_OLD',
         }),
       );
@@ -128,9 +201,18 @@ export class DynamoDbMessageStore implements MessageStore, MessageBatchStore {
     });
     if (updated) {
       const record = before as MessageRecord | undefined;
-      return record
-        ? { result: 'updated', before: { accountId: record.accountId, keyId: record.keyId, createdAt: record.createdAt, status: record.status } }
-        : { result: 'updated' };
+      if (!record) return { result: 'updated' };
+      return {
+        result: 'updated',
+        before: {
+          accountId: record.accountId,
+          keyId: record.keyId,
+          createdAt: record.createdAt,
+          status: record.status,
+        },
+        // The update is a plain SET: the record it left is the old one with these values.
+        after: { ...record, status: to, [stampAttribute]: at, ...details } as MessageRecord,
+      };
     }
     return { result: (await this.get(id)) ? 'already_done' : 'missing' };
   }

@@ -4,7 +4,13 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { callerFromContext } from '../keys/index.js';
 import { type ApiResult, problemResult, ResponseHeaders, toProxyResult } from '../shared/http.js';
 import { powertools, TIMEOUT_EARLY_MS } from '../shared/middleware.js';
-import { type ApiRequestContext, type ReadMessageDeps, readMessage, unrouted } from './read-message.js';
+import {
+  type ApiRequestContext,
+  listAccountMessages,
+  type ReadMessageDeps,
+  readMessage,
+  unrouted,
+} from './read-message.js';
 import { type SendBatchDeps, sendBatch } from './send-batch.js';
 import { type SendMessageDeps, type SendRequest, sendMessage } from './send-message.js';
 
@@ -103,8 +109,16 @@ export function createSendRoutesHandler(deps: SendMessageDeps & SendBatchDeps) {
   );
 }
 
+/** The API Gateway resource of the message log. */
+export const LIST_RESOURCE = '/messages';
+
+/** The read function serves both GET routes (one message, the log), told apart by their resource. */
 export function createGetMessageHandler(deps: ReadMessageDeps) {
-  return apiHandler((event, party, headers) => readMessage({ ...party, id: event.pathParameters?.id ?? '' }, deps, headers));
+  return apiHandler((event, party, headers) =>
+    event.resource === LIST_RESOURCE
+      ? listAccountMessages({ ...party, query: event.queryStringParameters ?? {} }, deps, headers)
+      : readMessage({ ...party, id: event.pathParameters?.id ?? '' }, deps, headers),
+  );
 }
 
 export function createFallbackHandler(deps: Omit<ReadMessageDeps, 'messages'>) {

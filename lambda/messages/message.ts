@@ -1,5 +1,9 @@
-/** Lifecycle of a message: queued → processed, or failed once dead-lettered. */
+import type { JsonValue } from './processor.js';
+
+/** Lifecycle of a message: queued → processed, or failed (a PermanentError, or dead-lettered). */
 export type MessageStatus = 'queued' | 'processed' | 'failed';
+
+export const MESSAGE_STATUSES: readonly MessageStatus[] = ['queued', 'processed', 'failed'];
 
 export interface MessageRecord {
   readonly id: string;
@@ -10,6 +14,12 @@ export interface MessageRecord {
   readonly createdAt: string;
   readonly processedAt?: string;
   readonly failedAt?: string;
+  /** Attempts of the processor that ended (failed or done); absent before the first. */
+  readonly attempts?: number;
+  /** What the processor returned (JSON, at most 4 KB serialized). */
+  readonly result?: JsonValue;
+  /** The last failed attempt's error: its message only, scrubbed of secrets, bounded. */
+  readonly lastError?: string;
   /** DynamoDB TTL (epoch seconds). */
   readonly expiresAt: number;
 }
@@ -27,7 +37,36 @@ export function envelopeOf(record: MessageRecord): MessageEnvelope {
   return { v: 1, id: record.id, accountId: record.accountId, createdAt: record.createdAt };
 }
 
-/** The public representation (interface document, "Message"). */
+/** The public JSON of a message (openapi/openapi.yaml, "Message"): `GET /messages/{id}`, the log, webhooks. */
+export interface MessageResource {
+  readonly id: string;
+  readonly message: string;
+  readonly status: MessageStatus;
+  readonly createdAt: string;
+  readonly attempts: number;
+  readonly processedAt?: string;
+  readonly failedAt?: string;
+  readonly result?: JsonValue;
+  readonly lastError?: string;
+}
+
+export function toMessageResource(record: MessageRecord): MessageResource {
+  return {
+    id: record.id,
+    message: record.message,
+    status: record.status,
+    createdAt: record.createdAt,
+    attempts: record.attempts ?? 0,
+    ...(record.processedAt ? { processedAt: record.processedAt } : {}),
+    ...(record.failedAt ? { failedAt: record.failedAt } : {}),
+    ...(record.result !== undefined ? { result: record.result } : {}),
+    ...(record.lastError ? { lastError: record.lastError } : {}),
+  };
+}
+
+export const MESSAGE_ID_PATTERN = /^msg_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** The representation in a send's 202 (openapi/openapi.yaml, "AcceptedMessage"): nothing has run yet. */
 export function toPublicMessage(record: MessageRecord) {
   return {
     id: record.id,
@@ -38,5 +77,3 @@ export function toPublicMessage(record: MessageRecord) {
     ...(record.failedAt ? { failedAt: record.failedAt } : {}),
   };
 }
-
-export const MESSAGE_ID_PATTERN = /^msg_[0-9A-HJKMNP-TV-Z]{26}$/;

@@ -1,4 +1,5 @@
-import type { MessageEnvelope, MessageRecord } from './message.js';
+import type { MessageEnvelope, MessageRecord, MessageResource, MessageStatus } from './message.js';
+import type { JsonValue } from './processor.js';
 
 export interface MessageQueue {
   send(envelope: MessageEnvelope): Promise<void>;
@@ -23,10 +24,35 @@ export type TransitionResult = 'updated' | 'already_done' | 'missing';
 /** What a transition made knows of the message as it was: its sender, its acceptance, its status. */
 export type TransitionedMessage = Pick<MessageRecord, 'accountId' | 'keyId' | 'createdAt' | 'status'>;
 
-/** A transition's result; `before` is set when this call made it (`updated`). */
+/** A transition's result; `before` and `after` are set when this call made it (`updated`). */
 export interface Transition {
   readonly result: TransitionResult;
   readonly before?: TransitionedMessage;
+  /** The record as this transition left it (for the outcome notification). */
+  readonly after?: MessageRecord;
+}
+
+/** What one ended attempt of the processor writes on the record. */
+export interface AttemptRecord {
+  /** The record's attempt count after this one (absent: unchanged, e.g. a poison envelope). */
+  readonly attempts?: number;
+  readonly result?: JsonValue;
+  /** The sanitized error (lambda/messages/sanitize-error.ts). */
+  readonly lastError?: string;
+}
+
+/** One page of an account's messages, newest first. */
+export interface MessagePage {
+  readonly records: readonly MessageRecord[];
+  /** Where the next page starts (the index's LastEvaluatedKey); absent on the last page. */
+  readonly next?: Readonly<Record<string, unknown>>;
+}
+
+export interface MessagePageQuery {
+  readonly accountId: string;
+  readonly status?: MessageStatus;
+  readonly limit: number;
+  readonly startAfter?: Readonly<Record<string, unknown>>;
 }
 
 export interface MessageStore {
@@ -35,9 +61,28 @@ export interface MessageStore {
   /** Compensation for a request that failed before its 202: the record must not claim `queued`. */
   remove(id: string): Promise<void>;
   /** queued|failed → processed, exactly once; `already_done` when it was processed before. */
-  markProcessed(id: string, at: string): Promise<Transition>;
-  /** queued → failed (dead-lettered). */
-  markFailed(id: string, at: string): Promise<Transition>;
+  markProcessed(id: string, at: string, attempt?: AttemptRecord): Promise<Transition>;
+  /** queued|failed (a redriven message that failed again) → failed: a PermanentError, or dead-lettered. */
+  markFailed(id: string, at: string, attempt?: AttemptRecord): Promise<Transition>;
+  /** A failed attempt that will be retried: the count and the error, on a record not yet final. */
+  recordFailedAttempt(id: string, attempt: { readonly attempts: number; readonly lastError: string }): Promise<void>;
+  /** One page of an account's messages, newest first (one Query on the account index). */
+  listByAccount(query: MessagePageQuery): Promise<MessagePage>;
+}
+
+/** Postpones a failed SQS record's next delivery (ChangeMessageVisibility): the backoff between attempts. */
+export interface MessageRetries {
+  postpone(receiptHandle: string, seconds: number): Promise<void>;
+}
+
+export type MessageOutcomeType = 'message.processed' | 'message.failed';
+/**
+ * Told of each final outcome after its transition commits, and again whenever a redelivery finds
+ * the record final (receivers dedupe). A rejection fails that SQS record: it is retried, the
+ * processor is not run again. The webhooks capability implements it.
+ */
+export interface MessageOutcomes {
+  notify(type: MessageOutcomeType, message: MessageResource): Promise<void>;
 }
 
 /** A stored idempotent request: the body fingerprint and the response it got. */

@@ -1,10 +1,10 @@
 import type { RateLimits } from '../../contracts/plans.js';
 import type { Caller } from '../keys/index.js';
-import type { RateLimiter } from '../rate-limits/index.js';
+import type { LimiterDecision, RateLimiter } from '../rate-limits/index.js';
 import type { ApiResult, ResponseHeaders } from '../shared/http.js';
 import { problems } from '../shared/problem.js';
 import { enforce, keySubject, requireKey } from './access.js';
-import { MESSAGE_ID_PATTERN, toPublicMessage } from './message.js';
+import { type ListMessagesOptions, listMessages, readAccountMessage } from './account-messages.js';
 import type { MessageStore } from './ports.js';
 
 export interface ReadMessageDeps {
@@ -30,21 +30,45 @@ export async function readMessage(
   headers: ResponseHeaders,
 ): Promise<ApiResult> {
   const caller = await requireKey(request.caller, request.sourceIp, deps, headers);
-  const wellFormed = MESSAGE_ID_PATTERN.test(request.id);
-  const [decision, record] = await Promise.all([
+  const [decision, found] = await Promise.allSettled([
     deps.limiter.peek(keySubject(caller), 'read'),
-    wellFormed ? deps.messages.get(request.id) : Promise.resolve(undefined),
+    readAccountMessage(caller.accountId, request.id, deps),
   ]);
-  enforce(decision, headers);
-  if (!record || record.accountId !== caller.accountId) {
-    throw problems.notFound(`No message ${wellFormed ? request.id : 'with that id'} exists for this account.`);
-  }
-  return { statusCode: 200, body: toPublicMessage(record) };
+  return { statusCode: 200, body: settledInOrder(decision, found, headers) };
+}
+
+/**
+ * GET /messages: the caller's account's message log (list-messages.ts). The limiter's check and
+ * the page's Query run side by side (one sequential round trip); a 429 still comes before a 400.
+ */
+export async function listAccountMessages(
+  request: ApiRequestContext & { readonly query: ListMessagesOptions },
+  deps: ReadMessageDeps,
+  headers: ResponseHeaders,
+): Promise<ApiResult> {
+  const caller = await requireKey(request.caller, request.sourceIp, deps, headers);
+  const [decision, page] = await Promise.allSettled([
+    deps.limiter.peek(keySubject(caller), 'read'),
+    listMessages(caller.accountId, request.query, deps),
+  ]);
+  return { statusCode: 200, body: settledInOrder(decision, page, headers) };
+}
+
+/** The limiter's answer first (429 before 404 or 400), then the read's. */
+function settledInOrder<T>(
+  decision: PromiseSettledResult<LimiterDecision>,
+  read: PromiseSettledResult<T>,
+  headers: ResponseHeaders,
+): T {
+  if (decision.status === 'rejected') throw decision.reason;
+  enforce(decision.value, headers);
+  if (read.status === 'rejected') throw read.reason;
+  return read.value;
 }
 
 /** The routes of the API and their methods, for 404 vs 405 on anything that is not routed. */
 const ROUTES: ReadonlyArray<{ pattern: RegExp; allow: readonly string[] }> = [
-  { pattern: /^\/messages\/?$/, allow: ['POST'] },
+  { pattern: /^\/messages\/?$/, allow: ['GET', 'POST'] },
   { pattern: /^\/messages\/batch\/?$/, allow: ['POST'] },
   { pattern: /^\/messages\/[^/]+\/?$/, allow: ['GET'] },
 ];

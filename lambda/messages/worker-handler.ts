@@ -1,10 +1,16 @@
+// The operator's processor, bundled in: the worker's bundling aliases this import to the module the
+// config names (`processor`); tsconfig.json maps it to processors/default.ts (contracts/messages.ts).
+import { processMessage as processor } from '@platform/processor';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { ENV } from '../../contracts/messages.js';
+import { DATA_PLANE, traced } from '../shared/aws-clients.js';
 import { systemClock } from '../shared/clock.js';
 import { requireEnv, requireJsonEnv } from '../shared/env.js';
 import { documentClient } from '../shared/runtime.js';
 import { DynamoDbUsageHistoryStore } from '../usage-history/index.js';
 import { DynamoDbMessageStore } from './dynamodb-message-store.js';
 import type { MessagesConfig } from './send-message.js';
+import { SqsMessageRetries } from './sqs-message-retries.js';
 import { createWorkerHandler } from './worker.js';
 
 export const handler = createWorkerHandler({
@@ -12,4 +18,6 @@ export const handler = createWorkerHandler({
   clock: systemClock,
   maxReceiveCount: requireJsonEnv<MessagesConfig>(ENV.messagesConfig).maxReceiveCount,
   usageHistory: new DynamoDbUsageHistoryStore(documentClient, requireEnv(ENV.rateLimitsTable)),
+  processor,
+  retries: new SqsMessageRetries(traced(new SQSClient(DATA_PLANE)), requireEnv(ENV.queueUrl)),
 });

@@ -11,8 +11,9 @@ export interface WorkerDeps extends Omit<ProcessMessageDeps, 'accepted'> {
 }
 
 /**
- * The queue worker: each record on its own, failures reported per item (partial batch response);
- * then the batch's accepted messages are added to the usage history.
+ * The queue worker: each record on its own through the operator's processor (`deps.processor`),
+ * failures reported per item (partial batch response) and postponed by the backoff; then the
+ * batch's accepted messages are added to the usage history.
  */
 export function createWorkerHandler(deps: WorkerDeps) {
   const processor = new BatchProcessor(EventType.SQS);
@@ -22,6 +23,7 @@ export function createWorkerHandler(deps: WorkerDeps) {
         body: record.body,
         messageIdAttribute: record.messageAttributes?.messageId?.stringValue,
         receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? '1'),
+        receiptHandle: record.receiptHandle,
       },
       { ...deps, accepted },
     );

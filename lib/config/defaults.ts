@@ -55,6 +55,8 @@ export const defaultConfig = {
     retentionDays: 30,
     maxReceiveCount: 5,
   },
+  // Accepts every message; an operator names their own module here (docs/processor.md).
+  processor: 'processors/default.ts',
   auth: { keyCacheSeconds: 30 },
   // A placeholder: `cdk synth` works with it offline, a deploy refuses it (lib/config/reserved-domains.ts).
   platform: { domain: 'platform.example.com', region: 'eu-west-1' },

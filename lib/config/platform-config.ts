@@ -97,6 +97,15 @@ export const platformConfigSchema = z
         }),
       })
       .strict(),
+    /**
+     * The operator's processor (lambda/messages/processor.ts, docs/processor.md): a module path
+     * relative to the repository root, bundled into the queue worker.
+     */
+    processor: z
+      .string({ error: 'processor must be a path such as processors/default.ts' })
+      .regex(/^(?!\/)(?!.*(^|\/)\.\.(\/|$))[\w./-]+\.(ts|mts|js|mjs)$/, {
+        message: 'processor must be a .ts, .mts, .js or .mjs path inside the repository, relative to its root',
+      }),
     auth: z
       .object({
         /** Seconds the authorizer keeps a key lookup in memory; revocation reaches the authorizer within this. The limiter refuses revoked keys at once. */

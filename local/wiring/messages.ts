@@ -15,7 +15,11 @@ import {
 } from '../../lambda/messages/http-handlers.js';
 import type { MessageRecord } from '../../lambda/messages/message.js';
 import { SqsMessageQueue } from '../../lambda/messages/sqs-message-queue.js';
+import type { MessageOutcomes } from '../../lambda/messages/ports.js';
+import type { ProcessMessage } from '../../lambda/messages/processor.js';
+import { SqsMessageRetries } from '../../lambda/messages/sqs-message-retries.js';
 import { createWorkerHandler } from '../../lambda/messages/worker.js';
+import type { RetryBackoff } from '../../contracts/messages.js';
 import { RateLimiter } from '../../lambda/rate-limits/rate-limiter.js';
 import type { Clock } from '../../lambda/shared/clock.js';
 import type { PlatformConfig } from '../../lib/config/index.js';
@@ -35,6 +39,12 @@ export interface MessagesWiringOptions {
   readonly port: number;
   /** Run the queue worker. */
   readonly worker: boolean;
+  /** The operator's processor the worker runs (local/processor-module.ts loads one from a file). @default accepts every message */
+  readonly processor?: ProcessMessage;
+  /** The wait between attempts. */
+  readonly retryBackoff: RetryBackoff;
+  /** Told of every final outcome (webhooks). @default nobody */
+  readonly outcomes?: MessageOutcomes;
 }
 
 /**
@@ -58,6 +68,7 @@ export async function startMessages(options: MessagesWiringOptions, services: Ru
     config: config.messages,
     anonymousLimits: config.anonymous,
   });
+  const read = createGetMessageHandler({ limiter, messages, anonymousLimits: config.anonymous });
   const api = await startLocalApiGateway({
     port: options.port,
     authorizer: keys.authorizer,
@@ -66,11 +77,8 @@ export async function startMessages(options: MessagesWiringOptions, services: Ru
     routes: [
       // One send function for both POST routes, as on AWS.
       ...['/messages', '/messages/batch'].map((resource) => ({ method: 'POST', resource, handler: send })),
-      {
-        method: 'GET',
-        resource: '/messages/{id}',
-        handler: createGetMessageHandler({ limiter, messages, anonymousLimits: config.anonymous }),
-      },
+      // One read function for both GET routes, as on AWS.
+      ...['/messages/{id}', '/messages'].map((resource) => ({ method: 'GET', resource, handler: read })),
     ],
     fallback: createFallbackHandler({ limiter, anonymousLimits: config.anonymous }),
   });
@@ -90,6 +98,10 @@ export async function startMessages(options: MessagesWiringOptions, services: Ru
         clock,
         maxReceiveCount: config.messages.maxReceiveCount,
         usageHistory: keys.usageHistoryStore,
+        processor: options.processor,
+        retries: new SqsMessageRetries(backing.queueClient, queues.queueUrl),
+        backoff: options.retryBackoff,
+        outcomes: options.outcomes,
       }),
     );
     worker.start();

@@ -131,6 +131,12 @@ describe('custom domains on a Pro account', () => {
     expect(await domain.getByRole('status').filter({ hasText: WWW }).textContent()).toBe(`${WWW} is live over HTTPS.`);
     expect(await domain.getByRole('listitem').filter({ hasText: 'Live' }).textContent()).toContain('done');
     expect(await domain.getByRole('link', { name: `https://${WWW}` }).isVisible()).toBe(true);
+    // The live card's URL works where it is shown (issue 25): on the local platform, beside it, the
+    // .localhost link and the curl command with a Host header, as for the default URL (PlatformUrl).
+    const edgePort = new URL(platform.edgeUrl).port;
+    expect(await domain.getByRole('link', { name: `http://${WWW}.localhost:${edgePort}/` }).getAttribute('href'))
+      .toBe(`http://${WWW}.localhost:${edgePort}/`);
+    expect(await domain.getByText(`curl -H 'Host: ${WWW}' ${platform.edgeUrl}/`, { exact: true }).isVisible()).toBe(true);
 
     const served = await edge(WWW);
     expect(served.status).toBe(200);
@@ -180,6 +186,26 @@ describe('custom domains on a Pro account', () => {
     const redirected = await edge(APEX, '/docs/page?lang=en');
     expect(redirected.status).toBe(301);
     expect(redirected.headers.location).toBe(`https://${WWW}/docs/page?lang=en`);
+
+    // A second redirect for a domain that already redirects does not replace it silently (issue
+    // 25): the form says what is there and asks; keeping it changes nothing, replacing it does.
+    const redirectForm = page.getByRole('form', { name: 'Add a redirect' });
+    await page.getByLabel('From', { exact: true }).selectOption(APEX);
+    await page.getByLabel('To', { exact: true }).selectOption(WWW);
+    await status.selectOption('308');
+    await page.getByRole('button', { name: 'Add redirect' }).click();
+    const warning = redirectForm.getByText(`${APEX} already redirects to ${WWW} (301).`);
+    await warning.waitFor();
+    await screenshotOf(redirectForm, '08b-redirect-replace-warning');
+    await page.getByRole('button', { name: 'Keep the current redirect' }).click();
+    await warning.waitFor({ state: 'hidden' });
+    expect((await edge(APEX)).status).toBe(301);
+    await page.getByRole('button', { name: 'Add redirect' }).click();
+    await warning.waitFor();
+    await page.getByRole('button', { name: 'Replace redirect' }).click();
+    await page.getByText(`${APEX} now redirects to ${WWW} (308), instead of ${WWW} (301).`).waitFor();
+    expect(await card(APEX).getByText(`Redirects to ${WWW} (308)`).isVisible()).toBe(true);
+    expect((await edge(APEX)).status).toBe(308);
 
     // The per-domain menu, keyboard only: ArrowDown opens it on its first item, Enter picks it.
     await page.getByRole('button', { name: `Actions for ${WWW}` }).focus();

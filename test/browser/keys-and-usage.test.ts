@@ -145,10 +145,17 @@ describe('API keys', () => {
     expect((await row.textContent())?.replace(/\s+/g, ' ')).toMatch(/browser test.*Active.*1.*1/);
     // Which features need Pro.
     expect(await page.getByText('Custom domains need Pro or above.').isVisible()).toBe(true);
-    const domainsRow = page.getByRole('row', { name: /Custom domains/ });
-    expect((await domainsRow.textContent())?.replace(/\s+/g, ' ')).toMatch(/No.*Yes.*Yes.*Yes/);
     expect(await unnamedControls(page)).toEqual([]);
     await screenshot(page, '03-usage');
+    // Compare plans: the plans themselves come first, one card each.
+    await page.getByRole('link', { name: 'Compare plans' }).click();
+    await page.getByRole('heading', { name: 'Plans', level: 1 }).waitFor();
+    const plan = (name: string) => page.getByRole('list', { name: 'Plans' }).getByRole('listitem', { name, exact: true });
+    expect(await plan('Free').textContent()).toContain('No custom domains');
+    for (const name of ['Pro', 'Business', 'Enterprise']) {
+      expect(await plan(name).textContent()).not.toContain('No custom domains');
+      expect(await plan(name).getByRole('button', { name: `Request upgrade to ${name}` }).isVisible()).toBe(true);
+    }
   });
 
   it('revokes the key after a confirmation (keyboard only), and the same request then gets 401', async () => {
@@ -204,6 +211,11 @@ describe('API keys', () => {
     expect(await text(/busy/)).toMatch(/busy.*Banned.*58.*58/);
     expect(await text(/browser test/)).toMatch(/browser test.*Revoked.*2.*2/);
     await screenshot(page, '03b-usage-limit-and-ban');
+    // The keys list says why the key is refused, and until when (issue 25's rough edge).
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
+    const bannedRow = page.getByRole('row', { name: /busy/ });
+    await bannedRow.getByText('Banned').waitFor();
+    expect((await bannedRow.textContent())?.replace(/\s+/g, ' ')).toMatch(/Rate-limit ban: it kept sending after 429 answers\. Refused until /);
     await page.context().close();
   });
 });

@@ -169,7 +169,7 @@ describe('the keys page', () => {
     await page.getByRole('button', { name: 'Refresh' }).click();
     const row = (name: string) => page.getByRole('row', { name: new RegExp(`^${name}`) });
     await row('busy').getByText('Banned').waitFor();
-    expect(await row('busy').getByText(/^until /).isVisible()).toBe(true);
+    expect(await row('busy').getByText(/^Rate-limit ban: it kept sending after 429 answers\. Refused until /).isVisible()).toBe(true);
     expect(await row('quiet').getByText('Active').isVisible()).toBe(true);
     const lastUsed = await row('quiet').locator('td[data-label="Last used"]').textContent();
     expect(lastUsed).not.toBe('Never');

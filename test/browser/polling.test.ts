@@ -1,12 +1,12 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { buildDashboard, launchBrowser, newContext, watchErrors } from './support.js';
 
-// Issue 17: keys, usage and domain checks refresh on their own while the tab is visible, and not
-// while it is hidden (dashboard/src/components/usePolling.ts). Playwright's clock runs the app's
-// timers on demand; the tab is hidden as a browser reports it (document.visibilityState and a
-// visibilitychange event), which a headless page never does by itself.
+// Issue 17, on TanStack Query (dashboard/src/query-client.ts): keys, usage and domain checks
+// refresh on their own while the tab is visible, and not while it is hidden. Playwright's clock runs
+// the app's timers on demand; the tab is hidden as a browser reports it (document.visibilityState
+// and a visibilitychange event), which a headless page never does by itself.
 let platform: TestPlatform;
 let browser: Browser;
 
@@ -23,14 +23,18 @@ afterAll(async () => {
 
 async function setVisibility(page: Page, state: 'hidden' | 'visible'): Promise<void> {
   await page.evaluate(`Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => '${state}' });
-    document.dispatchEvent(new Event('visibilitychange'));`);
+    document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));`);
 }
 
-/** Lets the app finish a read (its answer, then the next timer it schedules) in real time. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+/**
+ * Proves no read is under way without waiting a while: a request the test makes itself, after the
+ * timers ran, is answered only after any request the app made before it was reported (Chromium
+ * reports the requests of a page in the order they are sent).
+ */
+const barrier = (page: Page) => page.evaluate('fetch("config.json", { cache: "no-store" }).then((r) => r.text())');
 
 describe('refreshing while visible', () => {
-  it('re-reads the keys every 10 s while the tab is visible, never while hidden, and at once when visible again', async () => {
+  it('re-reads the keys once every 10 s while the tab is visible, never while hidden, and at once when visible again', async () => {
     const context = await newContext(browser, platform.dashboardUrl ?? '');
     await context.clock.install();
     const page = await context.newPage();
@@ -45,35 +49,39 @@ describe('refreshing while visible', () => {
 
     // From here the page's time moves only when the test moves it.
     await page.clock.pauseAt(new Date(Date.now() + 1_000));
-    // Reads whose answer arrived: the hook schedules the next one after the answer.
+    await barrier(page);
+    const isKeysRead = (request: Request) =>
+      request.method() === 'GET' && /\/api\/accounts\/[^/]+\/keys$/.test(new URL(request.url()).pathname);
     const reads: string[] = [];
-    page.on('requestfinished', (request) => {
-      if (request.method() === 'GET' && /\/api\/accounts\/[^/]+\/keys$/.test(new URL(request.url()).pathname)) {
-        reads.push(request.url());
-      }
+    let answered = 0;
+    page.on('request', (request) => {
+      if (isKeysRead(request)) reads.push(request.url());
     });
+    page.on('requestfinished', (request) => {
+      if (isKeysRead(request)) answered++;
+    });
+    /** Moves the page's clock 10 s, lets the read it starts (if any) finish, and says how many reads there were. */
+    const tenSeconds = async () => {
+      await page.clock.runFor(10_000);
+      await barrier(page);
+      // The app starts the next read only once this one is answered.
+      await expect.poll(() => answered).toBe(reads.length);
+      return reads.length;
+    };
 
-    // The first re-read comes within 10 s of the page's own load; the next exactly 10 s after it.
-    await page.clock.runFor(10_000);
-    await expect.poll(() => reads.length).toBe(1);
-    await settle();
-    await page.clock.runFor(9_000);
-    await settle();
-    expect(reads).toHaveLength(1);
-    await page.clock.runFor(1_000);
-    await expect.poll(() => reads.length).toBe(2);
-    await settle();
+    // Any 10 s of a visible tab holds exactly one re-read.
+    expect(await tenSeconds()).toBe(1);
+    expect(await tenSeconds()).toBe(2);
+    expect(await tenSeconds()).toBe(3);
 
     await setVisibility(page, 'hidden');
-    await page.clock.runFor(60_000);
-    await settle();
-    expect(reads).toHaveLength(2);
+    for (let i = 0; i < 6; i++) expect(await tenSeconds()).toBe(3);
 
     await setVisibility(page, 'visible');
-    await expect.poll(() => reads.length).toBe(3);
-    await settle();
-    await page.clock.runFor(10_000);
-    await expect.poll(() => reads.length).toBe(4);
+    await expect.poll(() => answered).toBe(4);
+    await barrier(page);
+    expect(reads).toHaveLength(4);
+    expect(await tenSeconds()).toBe(5);
 
     expect(errors).toEqual([]);
     await context.close();

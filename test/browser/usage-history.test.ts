@@ -79,7 +79,10 @@ describe('Plan & usage: the last 30 days', () => {
     expect(await bar.locator('rect.series-banned').count()).toBe(0);
     expect(await chart.locator('g[data-date] rect').count()).toBe(2);
 
-    // The same numbers as a table (the chart's text alternative), newest first, with the totals.
+    // The same numbers as a table (the chart's text alternative), newest first, with the totals:
+    // folded by default, so its 30 rows do not push the rest of the page down.
+    expect(await section.locator('details.history-days').getAttribute('open')).toBeNull();
+    await section.getByText('Requests per day (table)').click();
     const perDay = section.getByRole('table', { name: /^Requests per day/ });
     expect(await chart.getAttribute('aria-describedby')).toBe(await perDay.getAttribute('id'));
     expect((await perDay.locator('tbody tr').first().innerText()).split('\t')).toEqual([today(), '60', '5', '0']);
@@ -103,16 +106,20 @@ describe('Plan & usage: the last 30 days', () => {
     expect(focused).toBe(true);
   });
 
-  it('shows the upgrade path from the plan catalogue, and that plan changes are the platform team\'s', async () => {
+  it('compares the plans from the catalogue first, says billing is not part of the platform, and shows no operator command', async () => {
     const page = await open();
-    const upgrade = page.getByRole('region', { name: 'Need higher limits?' });
-    const { pro, business } = platform.config.plans;
-    expect(await upgrade.locator('li').allInnerTexts()).toEqual([
-      `Pro: ${formatNumber(pro.limits.perMinute)} requests a minute and ${formatNumber(pro.limits.perDay)} a day; custom domains for your projects.`,
-      `Business: ${formatNumber(business.limits.perMinute)} requests a minute and ${formatNumber(business.limits.perDay)} a day; custom domains for your projects.`,
-      'Enterprise: limits agreed with you; custom domains for your projects.',
+    await page.getByRole('link', { name: 'Compare plans' }).click();
+    await page.getByRole('heading', { name: 'Plans', level: 1 }).waitFor();
+    const { free, pro, business } = platform.config.plans;
+    const limits = (plan: typeof pro) => `${formatNumber(plan.limits.perMinute)} requests a minute, ${formatNumber(plan.limits.perDay)} a day`;
+    expect(await page.locator('.plan-limits').allInnerTexts()).toEqual([
+      limits(free), limits(pro), limits(business), 'Limits agreed with you',
     ]);
-    await expect.poll(() => upgrade.getByText('npm run platform -- plans set --account acct_demo_free --plan <plan>').isVisible()).toBe(true);
+    // The plans are the first thing on the page, above the fold of a laptop screen.
+    const top = await page.getByRole('list', { name: 'Plans' }).boundingBox();
+    expect(top?.y).toBeLessThan(400);
+    expect(await page.getByText('Billing is not part of the platform').isVisible()).toBe(true);
+    expect(await page.locator('body').textContent()).not.toContain('npm run platform');
   });
 
   it('fits a 390-px phone: the chart scrolls inside its frame, with a visible hint', async () => {

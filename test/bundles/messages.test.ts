@@ -160,6 +160,14 @@ describe('send, get, fallback and worker bundles', () => {
     expect(answer.body).toMatchObject({ id, message: 'Hello from the bundle', status: 'queued' });
   });
 
+  it('get: the message log (GET /messages, same read function) lists it first, with one Query on the account index', async () => {
+    const answer = await call('getMessage', { method: 'GET', resource: '/messages', path: '/messages', headers: withKey() });
+    expect(answer.status).toBe(200);
+    const data = answer.body.data as Array<{ id: string; attempts: number }>;
+    expect(data[0]).toMatchObject({ id, status: 'queued', attempts: 0 });
+    expect(answer.body.nextCursor).toBeNull();
+  });
+
   it('fallback: an unknown path is 404 and a known path with another method 405 with Allow', async () => {
     const notFound = await call('fallback', {
       method: 'GET', resource: '/{proxy+}', path: '/nothing-here', headers: withKey(), pathParameters: { proxy: 'nothing-here' },
@@ -170,7 +178,7 @@ describe('send, get, fallback and worker bundles', () => {
       method: 'DELETE', resource: '/{proxy+}', path: '/messages', headers: withKey(), pathParameters: { proxy: 'messages' },
     });
     expect(wrongMethod.status).toBe(405);
-    expect(wrongMethod.headers.get('allow')).toBe('POST');
+    expect(wrongMethod.headers.get('allow')).toBe('GET, POST');
   });
 
   it('worker: the message received from fauxqs, as an SQS event, becomes processed', async () => {

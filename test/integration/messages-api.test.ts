@@ -183,7 +183,7 @@ describe('other paths and methods', () => {
   it('answers 405 with Allow for a known path', async () => {
     const answer = await call(platform, '/messages', { key, method: 'DELETE' });
     expect(answer.status).toBe(405);
-    expect(answer.headers.get('allow')).toBe('POST');
+    expect(answer.headers.get('allow')).toBe('GET, POST');
     expectRateLimitHeaders(answer.headers);
   });
 

@@ -200,13 +200,34 @@ describe('response validator (openapi/openapi.yaml)', () => {
       }),
     ).toEqual(['status 405 is not documented for GET /nope (no documented path); documented: 401, 404, 429']);
     const notAllowed = { method: 'DELETE', path: '/messages', status: 405, body: problem(405, 'method_not_allowed') };
-    expect(validator.validate({ ...notAllowed, headers: { ...headers, Allow: 'POST' } })).toEqual([]);
+    expect(validator.validate({ ...notAllowed, headers: { ...headers, Allow: 'GET, POST' } })).toEqual([]);
     expect(validator.validate({ ...notAllowed, headers })).toEqual([
       'DELETE /messages (method not documented) -> 405: missing required header Allow',
     ]);
     expect(validator.validate({ ...notAllowed, headers: { ...headers, Allow: 'GET' } })).toEqual([
       'DELETE /messages (method not documented) -> 405: Allow "GET" does not list POST',
     ]);
+    expect(validator.validate({ ...notAllowed, headers: { ...headers, Allow: 'POST' } })).toEqual([
+      'DELETE /messages (method not documented) -> 405: Allow "POST" does not list GET',
+    ]);
+  });
+
+  it('checks the message log (GET /messages): a page of Messages with attempts, nextCursor always present, 400 invalid_field', () => {
+    const json = { ...rateLimitHeaders, 'content-type': 'application/json' };
+    const item = { id: ID, message: 'Hello', status: 'processed', createdAt: '2026-11-21T10:15:30.123Z', attempts: 2, result: { ok: true } };
+    const page = (body: unknown) => ({ method: 'GET', path: '/messages', status: 200, headers: json, body });
+    expect(validator.validate(page({ data: [item], nextCursor: 'abc' }))).toEqual([]);
+    expect(validator.validate(page({ data: [], nextCursor: null }))).toEqual([]);
+    expect(validator.validate(page({ data: [item] }))).toEqual([
+      'GET /messages (listMessages) -> 200: body is missing the required property "nextCursor"',
+    ]);
+    const { attempts: _attempts, ...withoutAttempts } = item;
+    expect(validator.validate(page({ data: [withoutAttempts], nextCursor: null }))).toEqual([
+      'GET /messages (listMessages) -> 200: body/data/0 is missing the required property "attempts"',
+    ]);
+    const bad = { method: 'GET', path: '/messages', status: 400, headers: { ...rateLimitHeaders, 'content-type': 'application/problem+json' } };
+    expect(validator.validate({ ...bad, body: problem(400, 'invalid_field') })).toEqual([]);
+    expect(validator.validate({ ...bad, body: problem(400, 'invalid_json') })).not.toEqual([]);
   });
 
   it('checks the prose rules: problem status, requestId and Location agree with the response', () => {

@@ -1,5 +1,8 @@
 import type { MessageEnvelope, MessageRecord } from '../../lambda/messages/message.js';
 import type {
+  AttemptRecord,
+  MessagePage,
+  MessagePageQuery,
   IdempotencyEntry,
   IdempotencyStore,
   MessageQueue,
@@ -14,7 +17,10 @@ import type {
 
 export class FakeMessageStore implements MessageStore {
   readonly records = new Map<string, MessageRecord>();
-  readonly calls = { create: 0, get: 0, remove: 0, markProcessed: 0, markFailed: 0 };
+  readonly calls = {
+    create: 0, get: 0, remove: 0, markProcessed: 0, markFailed: 0, recordFailedAttempt: 0, listByAccount: 0,
+  };
+
   /** When set, `create` rejects with it. */
   failCreate: Error | undefined;
 
@@ -35,14 +41,39 @@ export class FakeMessageStore implements MessageStore {
     this.records.delete(id);
   }
 
-  async markProcessed(id: string, at: string): Promise<Transition> {
+  async markProcessed(id: string, at: string, attempt?: AttemptRecord): Promise<Transition> {
     this.calls.markProcessed++;
-    return this.transition(id, ['queued', 'failed'], (r) => ({ ...r, status: 'processed', processedAt: at }));
+    return this.transition(id, ['queued', 'failed'], (r) => ({ ...r, ...defined(attempt), status: 'processed', processedAt: at }));
   }
 
-  async markFailed(id: string, at: string): Promise<Transition> {
+  async markFailed(id: string, at: string, attempt?: AttemptRecord): Promise<Transition> {
     this.calls.markFailed++;
-    return this.transition(id, ['queued'], (r) => ({ ...r, status: 'failed', failedAt: at }));
+    return this.transition(id, ['queued', 'failed'], (r) => ({ ...r, ...defined(attempt), status: 'failed', failedAt: at }));
+  }
+
+  async recordFailedAttempt(id: string, attempt: { attempts: number; lastError: string }): Promise<void> {
+    this.calls.recordFailedAttempt++;
+    const record = this.records.get(id);
+    if (record && record.status !== 'processed') this.records.set(id, { ...record, ...attempt });
+  }
+
+  /** Newest first by createdAt, then id (the index's order); the cursor is the last record's keys. */
+  async listByAccount(query: MessagePageQuery): Promise<MessagePage> {
+    this.calls.listByAccount++;
+    const order = (r: MessageRecord) => `${r.createdAt}|${r.id}`;
+    const all = [...this.records.values()]
+      .filter((r) => r.accountId === query.accountId)
+      .sort((a, b) => order(b).localeCompare(order(a)));
+    const after = query.startAfter;
+    const from = after ? all.filter((r) => order(r) < `${String(after.createdAt)}|${String(after.id)}`) : all;
+    const read = from.slice(0, query.limit);
+    const last = read.at(-1);
+    return {
+      records: read.filter((r) => !query.status || r.status === query.status),
+      ...(from.length > query.limit && last
+        ? { next: { id: last.id, accountId: last.accountId, createdAt: last.createdAt } }
+        : {}),
+    };
   }
 
   private transition(
@@ -53,11 +84,15 @@ export class FakeMessageStore implements MessageStore {
     const record = this.records.get(id);
     if (!record) return { result: 'missing' };
     if (!from.includes(record.status)) return { result: 'already_done' };
-    this.records.set(id, apply(record));
+    const after = apply(record);
+    this.records.set(id, after);
     const { accountId, keyId, createdAt, status } = record;
-    return { result: 'updated', before: { accountId, keyId, createdAt, status } };
+    return { result: 'updated', before: { accountId, keyId, createdAt, status }, after };
   }
 }
+
+const defined = (attempt: AttemptRecord | undefined) =>
+  Object.fromEntries(Object.entries(attempt ?? {}).filter(([, value]) => value !== undefined));
 
 export class FakeMessageQueue implements MessageQueue {
   readonly sent: MessageEnvelope[] = [];

@@ -16,10 +16,14 @@ export function KeyStatus({ keyView }: { readonly keyView: Key }) {
     );
   }
   if (keyView.bannedUntil) {
+    // Why, and until when: the only ban there is, the rate limiter's (lambda/keys: a key that keeps
+    // sending after 429 answers is refused for a while; the account's other keys are not).
     return (
       <>
         <Badge tone="error">Banned</Badge>
-        <span className="hint block">until <Time iso={keyView.bannedUntil} /></span>
+        <span className="hint block key-ban">
+          Rate-limit ban: it kept sending after 429 answers. Refused until <Time iso={keyView.bannedUntil} />.
+        </span>
       </>
     );
   }

@@ -1,10 +1,13 @@
 import { useId } from 'react';
 import { formatIn, formatNumber, formatTime } from '../format';
 import type { WindowUsage } from '../types';
+import { useNow } from './useNow';
 
 /** Usage of one window as a labelled bar, with the numbers in text (not colour alone). */
 export function UsageBar({ label, usage }: { readonly label: string; readonly usage: WindowUsage }) {
   const id = useId();
+  // Ticks each second from the window's reset time, whatever the 10-s refresh brings.
+  const now = useNow();
   const share = usage.limit > 0 ? usage.used / usage.limit : 0;
   const tone = share >= 1 ? 'full' : share >= 0.8 ? 'high' : 'ok';
   const text = `${formatNumber(usage.used)} of ${formatNumber(usage.limit)} used, ${formatNumber(usage.remaining)} left`;
@@ -29,7 +32,7 @@ export function UsageBar({ label, usage }: { readonly label: string; readonly us
         <div className="usage-bar-fill" style={{ width: `${Math.min(100, share * 100)}%` }} />
       </div>
       <p className="hint">
-        Resets <time dateTime={usage.resetsAt}>{formatIn(usage.resetsAt)}</time> (at {formatTime(usage.resetsAt)})
+        Resets <time dateTime={usage.resetsAt}>{formatIn(usage.resetsAt, now)}</time> (at {formatTime(usage.resetsAt)})
       </p>
     </div>
   );

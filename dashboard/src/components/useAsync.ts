@@ -7,7 +7,7 @@ export interface AsyncState<T> {
   readonly loading: boolean;
   /** Loads again; keeps the current data while loading. */
   readonly reload: () => Promise<void>;
-  /** Loads again as reload does, and rejects when the load failed (for usePolling's backoff). */
+  /** Loads again as reload does, and rejects when the load failed. */
   readonly refresh: () => Promise<void>;
   readonly setData: (update: (current: T | undefined) => T | undefined) => void;
 }

@@ -2,6 +2,7 @@ import { type ChangeEvent, type FormEvent, useId, useRef, useState } from 'react
 import { ApiError, errorMessage } from '../api';
 import { LongValue } from '../components/LongValue';
 import { Notice } from '../components/Notice';
+import { PlatformUrl } from '../components/PlatformUrl';
 import { Time } from '../components/Time';
 import { useApp } from '../context';
 import { actionStarted } from '../flash';
@@ -202,10 +203,9 @@ export function DeploySection({
                   : null}
               </dl>
               <p>
-                {/* The local ways in are in the General section above (PlatformUrl). */}
-                Live at <a href={live.url} target="_blank" rel="noreferrer"><LongValue value={live.url} /></a>
+                Live at <PlatformUrl url={live.url} label={live.url} />
                 {live.domains.primary !== live.defaultDomain
-                  ? <> and at <LongValue value={live.domains.primary} /></>
+                  ? <> and at <PlatformUrl url={`https://${live.domains.primary}/`} /></>
                   : null}
               </p>
             </Notice>

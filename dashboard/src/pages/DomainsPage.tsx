@@ -1,12 +1,13 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useRef, useState } from 'react';
+import { errorMessage } from '../api';
 import { Badge } from '../components/Badge';
 import { Loading, Notice } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
 import { PlatformUrl } from '../components/PlatformUrl';
-import { useAsync } from '../components/useAsync';
 import { useNotice } from '../components/useNotice';
-import { usePolling } from '../components/usePolling';
 import { planName, useApp } from '../context';
+import { queryKeys, setDomainInList, useCurrentPlan, useProjectQuery, useProjectUpdate } from '../queries';
 import { href } from '../router';
 import type { Domain, DomainConfig, Project } from '../types';
 import { AddDomainForm } from './domains/AddDomainForm';
@@ -18,15 +19,19 @@ import { ProjectNav } from './project-parts';
 export function DomainsPage({ projectId }: { readonly projectId: string }) {
   const { api, me, plans } = useApp();
   const accountId = me.account.accountId;
-  const project = useAsync(() => api.project(accountId, projectId), [api, accountId, projectId]);
-  const plan = plans.find((p) => p.id === me.account.plan);
+  const queryClient = useQueryClient();
+  const project = useProjectQuery(projectId);
+  // The gate follows the account query: a plan an operator changes opens (or closes) it at the next refresh.
+  const { account, plan } = useCurrentPlan();
   const allowed = plan?.customDomains ?? false;
-  const domains = useAsync(
-    () => (allowed ? api.domains(accountId, projectId) : Promise.resolve([])),
-    [api, accountId, projectId, allowed],
-  );
+  const domainsKey = queryKeys.domains(accountId, projectId);
   // Drift checks and the flow change domains while the page is open: read the list again now and then.
-  usePolling(domains.refresh, { intervalMs: 30_000, enabled: allowed });
+  const domains = useQuery({
+    queryKey: domainsKey,
+    queryFn: () => api.domains(accountId, projectId),
+    enabled: allowed,
+    refetchInterval: 30_000,
+  });
   const [pageNotice, setPageNotice] = useNotice<{ tone: 'success' | 'warning'; text: string }>();
   const [redirectFrom, setRedirectFrom] = useState<string>();
   const [removing, setRemoving] = useState<Domain>();
@@ -34,22 +39,25 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
   /** What to do once the remove dialog has closed and given focus back (then focus can move on). */
   const afterDialog = useRef<(() => void) | undefined>(undefined);
 
-  const setProject = project.setData;
-  const setDomains = domains.setData;
+  const updateProject = useProjectUpdate(projectId);
   const setConfig = useCallback(
-    (config: DomainConfig) => setProject((p) => (p ? { ...p, domains: config } : p)),
-    [setProject],
+    (config: DomainConfig) => updateProject((p) => ({ ...p, domains: config })),
+    [updateProject],
   );
   const replaceDomain = useCallback(
-    (updated: Domain) => setDomains((list) => list?.map((d) => (d.domain === updated.domain ? updated : d))),
-    [setDomains],
+    (updated: Domain) => setDomainInList(queryClient, accountId, projectId, updated),
+    [queryClient, accountId, projectId],
   );
+  const setDomains = (update: (list: Domain[]) => Domain[]) => {
+    queryClient.setQueryData<Domain[]>(domainsKey, (list) => update(list ?? []));
+    void queryClient.invalidateQueries({ queryKey: domainsKey });
+  };
 
   if (!project.data) {
     return (
       <>
         <PageHeading title="Domains" />
-        {project.error ? <Notice tone="error">{project.error}</Notice> : <Loading label="Loading the project…" />}
+        {project.error ? <Notice tone="error">{errorMessage(project.error)}</Notice> : <Loading label="Loading the project…" />}
         <p><a href={href.projects}>Back to projects</a></p>
       </>
     );
@@ -73,13 +81,13 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
             <section className="card upgrade" aria-labelledby="upgrade-heading">
               <h2 id="upgrade-heading">Custom domains need the Pro plan or above</h2>
               <p>
-                Your account is on the {planName(plans, me.account.plan)} plan, which does not include custom domains.
+                Your account is on the {planName(plans, account.plan)} plan, which does not include custom domains.
                 {' '}{p.name} stays available at <strong>{p.defaultDomain}</strong>.
               </p>
               <p>
                 Plans with custom domains:{' '}
                 {plans.filter((x) => x.customDomains).map((x) => x.displayName).join(', ')}.
-                {' '}<a href={href.usage}>Compare plans</a>
+                {' '}<a href={href.plans}>Compare plans</a>
               </p>
             </section>
           )
@@ -93,7 +101,7 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
                       project={p}
                       addedPending={list.some((d) => d.domain === focusDomain && d.state === 'pending_dns')}
                       onAdded={(domain) => {
-                        setDomains((current) => [...(current ?? []).filter((d) => d.domain !== domain.domain), domain]);
+                        setDomains((current) => [...current.filter((d) => d.domain !== domain.domain), domain]);
                         setFocusDomain(domain.domain);
                         setPageNotice(undefined);
                       }}
@@ -111,10 +119,10 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
               <section aria-labelledby="domains-heading" className="domain-section">
                 <div className="section-head">
                   <h2 id="domains-heading" tabIndex={-1}>Custom domains</h2>
-                  <button type="button" className="button small secondary" onClick={() => void domains.reload()}>Refresh</button>
+                  <button type="button" className="button small secondary" onClick={() => void domains.refetch()}>Refresh</button>
                 </div>
-                {domains.error ? <Notice tone="error">{domains.error}</Notice> : null}
-                {!domains.data && domains.loading ? <Loading label="Loading domains…" /> : null}
+                {domains.error ? <Notice tone="error">{errorMessage(domains.error)}</Notice> : null}
+                {domains.isPending ? <Loading label="Loading domains…" /> : null}
                 {domains.data && list.length === 0 ? <p className="empty card">No custom domains yet.</p> : null}
                 {onSharedHost.length > 0
                   ? (
@@ -165,8 +173,8 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
                 onRemoved={(name, warning) => {
                   afterDialog.current = () => document.getElementById('domains-heading')?.focus();
                   setRemoving(undefined);
-                  domains.setData((current) => current?.filter((d) => d.domain !== name));
-                  void project.reload();
+                  setDomains((current) => current.filter((d) => d.domain !== name));
+                  void queryClient.invalidateQueries({ queryKey: queryKeys.project(accountId, projectId) });
                   setPageNotice({
                     tone: warning ? 'warning' : 'success',
                     text: `${name} was removed and no longer serves traffic.${warning ? ` ${warning}` : ''}`,

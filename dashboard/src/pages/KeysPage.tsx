@@ -1,3 +1,4 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { CopyButton } from '../components/CopyButton';
 import { Dialog } from '../components/Dialog';
@@ -6,11 +7,11 @@ import { ActionError, Loading, Notice } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
 import { Time } from '../components/Time';
 import { useAction } from '../components/useAction';
-import { useAsync } from '../components/useAsync';
 import { useNotice } from '../components/useNotice';
-import { usePolling } from '../components/usePolling';
+import { errorMessage } from '../api';
 import { useApp } from '../context';
 import { actionStarted } from '../flash';
+import { queryKeys } from '../queries';
 import type { CreatedKey, Key } from '../types';
 
 export const maskedKey = (key: Pick<Key, 'prefix' | 'last4'>) => `${key.prefix}…${key.last4}`;
@@ -18,9 +19,15 @@ export const maskedKey = (key: Pick<Key, 'prefix' | 'last4'>) => `${key.prefix}�
 export function KeysPage() {
   const { api, me } = useApp();
   const accountId = me.account.accountId;
-  const keys = useAsync(() => api.keys(accountId), [api, accountId]);
-  // Last uses and bans change with every request the keys make.
-  usePolling(keys.refresh, { intervalMs: 10_000 });
+  const queryClient = useQueryClient();
+  // Last uses and bans change with every request the keys make: refreshed every 10 s while visible.
+  const keys = useQuery({ queryKey: queryKeys.keys(accountId), queryFn: () => api.keys(accountId) });
+  /** A key as a change answered it, at once in the list; then the keys and usage are read again. */
+  const changed = (update: (current: Key[]) => Key[]) => {
+    queryClient.setQueryData<Key[]>(queryKeys.keys(accountId), (current) => update(current ?? []));
+    void queryClient.invalidateQueries({ queryKey: queryKeys.keys(accountId) });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.usage(accountId) });
+  };
   const [created, setCreated] = useState<CreatedKey>();
   const [revoking, setRevoking] = useState<Key>();
   const [revoked, setRevoked] = useNotice<string>();
@@ -37,7 +44,7 @@ export function KeysPage() {
       <CreateKeyForm
         onCreated={(result) => {
           setCreated(result);
-          keys.setData((current) => [...(current ?? []), result.key]);
+          changed((current) => [...current, result.key]);
         }}
       />
 
@@ -46,11 +53,11 @@ export function KeysPage() {
       <section aria-labelledby="keys-heading" className="card">
         <div className="card-head">
           <h2 id="keys-heading" tabIndex={-1}>Your keys</h2>
-          <button type="button" className="button small secondary" onClick={() => void keys.reload()}>Refresh</button>
+          <button type="button" className="button small secondary" onClick={() => void keys.refetch()}>Refresh</button>
         </div>
         <div role="status">{revoked ? <Notice tone="success">{revoked}</Notice> : null}</div>
-        {keys.error ? <Notice tone="error">{keys.error}</Notice> : null}
-        {!keys.data && keys.loading ? <Loading label="Loading keys…" /> : null}
+        {keys.error ? <Notice tone="error">{errorMessage(keys.error)}</Notice> : null}
+        {keys.isPending ? <Loading label="Loading keys…" /> : null}
         {keys.data && keys.data.length === 0
           ? <p className="empty">No keys yet. Generate one above to send your first message.</p>
           : null}
@@ -71,7 +78,7 @@ export function KeysPage() {
                 <tbody>
                   {keys.data.map((key) => (
                     <tr key={key.keyId}>
-                      <th scope="row" data-label="Name">{key.name}</th>
+                      <th scope="row" data-label="Name" className="key-name">{key.name}</th>
                       <td data-label="Key"><code className="key-mask">{maskedKey(key)}</code></td>
                       <td data-label="Status"><KeyStatus keyView={key} /></td>
                       <td data-label="Created"><Time iso={key.createdAt} /></td>
@@ -111,8 +118,8 @@ export function KeysPage() {
           setRevoking(undefined);
           setRevoked(`Key ${key.name} (${maskedKey(key)}) is revoked. Requests with it get 401 from now on.`);
           // The revoke answer carries the key's last use; the row keeps the one it had if the answer has none.
-          keys.setData((current) =>
-            current?.map((k) => (k.keyId === key.keyId ? { ...key, lastUsedAt: key.lastUsedAt ?? k.lastUsedAt } : k)));
+          changed((current) =>
+            current.map((k) => (k.keyId === key.keyId ? { ...key, lastUsedAt: key.lastUsedAt ?? k.lastUsedAt } : k)));
           if (created?.key.keyId === key.keyId) setCreated(undefined);
         }}
       />

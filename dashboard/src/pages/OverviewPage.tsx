@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'react';
 import { CopyButton } from '../components/CopyButton';
 import { LongValue } from '../components/LongValue';
 import { Loading, Notice } from '../components/Notice';
@@ -5,10 +6,12 @@ import { PageHeading } from '../components/PageHeading';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { Time } from '../components/Time';
 import { UsageBar } from '../components/UsageBar';
-import { useAsync } from '../components/useAsync';
-import { usePolling } from '../components/usePolling';
+import { useQuery } from '@tanstack/react-query';
+import { errorMessage } from '../api';
 import { planName, useApp } from '../context';
+import { queryKeys, useAccount } from '../queries';
 import { formatNumber } from '../format';
+import { REFRESH_INTERVAL_MS } from '../query-client';
 import { href } from '../router';
 import type { Key, Project, Usage } from '../types';
 import { batchSend, type CurlExample, singleSend } from './overview/curl';
@@ -36,23 +39,32 @@ function firstMessage(progress: Progress): { received: boolean; lastAt?: string 
 /** The first screen after sign-in: where the API is, the plan and its usage, and three steps to a first message and a first site. */
 export function OverviewPage() {
   const { api, me, plans, config } = useApp();
+  const account = useAccount();
   const accountId = me.account.accountId;
-  const progress = useAsync(async (): Promise<Progress> => {
-    const [keys, usage, projects] = await Promise.all([
-      api.keys(accountId),
-      api.usage(accountId),
-      api.projects(accountId),
-    ]);
-    return { keys, usage, projects };
-  }, [api, accountId]);
-  const data = progress.data;
+  // The same cache entries as the keys, usage and projects pages. While a step waits for something
+  // done elsewhere (a request with curl, a deploy), they are read more often.
+  const [waiting, setWaiting] = useState(true);
+  const refetchInterval = waiting ? STEP_POLL_MS : REFRESH_INTERVAL_MS;
+  const keys = useQuery({ queryKey: queryKeys.keys(accountId), queryFn: () => api.keys(accountId), refetchInterval });
+  const usage = useQuery({
+    queryKey: queryKeys.usage(accountId),
+    queryFn: () => api.usage(accountId),
+    refetchInterval,
+  });
+  const projects = useQuery({
+    queryKey: queryKeys.projects(accountId),
+    queryFn: () => api.projects(accountId),
+    refetchInterval,
+  });
+  const data: Progress | undefined = keys.data && usage.data && projects.data
+    ? { keys: keys.data, usage: usage.data, projects: projects.data }
+    : undefined;
+  const error = keys.error ?? usage.error ?? projects.error;
+  const loading = data === undefined && error === null;
   const first = data ? firstMessage(data) : undefined;
   const live = data?.projects.find((p) => p.liveDeployId !== undefined);
-  // Looks again while a step waits for something done elsewhere (a request with curl, a deploy).
-  usePolling(progress.refresh, {
-    intervalMs: STEP_POLL_MS,
-    enabled: data !== undefined && (!first?.received || !live),
-  });
+  const stillWaiting = data === undefined || !first?.received || !live;
+  useEffect(() => setWaiting(stillWaiting), [stillWaiting]);
 
   const base = config.messagesApiUrl;
   const activeKeys = data?.keys.filter((k) => k.status === 'active') ?? [];
@@ -85,15 +97,15 @@ export function OverviewPage() {
 
       <section className="card" aria-labelledby="overview-plan-heading">
         <div className="card-head">
-          <h2 id="overview-plan-heading">{planName(plans, me.account.plan)} plan</h2>
+          <h2 id="overview-plan-heading">{planName(plans, account.plan)} plan</h2>
           <a className="button small secondary" href={href.usage}>See limits and usage per key</a>
         </div>
         <p className="hint">
-          {formatNumber(me.account.limits.perMinute)} messages a minute and{' '}
-          {formatNumber(me.account.limits.perDay)} a day,
+          {formatNumber(account.limits.perMinute)} messages a minute and{' '}
+          {formatNumber(account.limits.perDay)} a day,
           shared by all keys of the account.
         </p>
-        {progress.error ? <Notice tone="error">{progress.error}</Notice> : null}
+        {error ? <Notice tone="error">{errorMessage(error)}</Notice> : null}
         {data
           ? (
               <div className="bars">
@@ -101,7 +113,7 @@ export function OverviewPage() {
                 <UsageBar label="Today (UTC)" usage={data.usage.day} />
               </div>
             )
-          : progress.loading ? <Loading label="Loading your account…" /> : null}
+          : loading ? <Loading label="Loading your account…" /> : null}
       </section>
 
       <section className="card" aria-labelledby="start-heading">
@@ -164,7 +176,7 @@ export function OverviewPage() {
                 </Step>
               </ol>
             )
-          : progress.loading ? <Loading label="Loading your progress…" /> : null}
+          : loading ? <Loading label="Loading your progress…" /> : null}
       </section>
     </>
   );

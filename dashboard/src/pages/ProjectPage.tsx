@@ -13,7 +13,7 @@ import { DeploySection } from './DeploySection';
 import { DeployBadge, ProjectNav } from './project-parts';
 
 export function ProjectPage({ projectId }: { readonly projectId: string }) {
-  const { api, config, me } = useApp();
+  const { api, me } = useApp();
   const project = useAsync(() => api.project(me.account.accountId, projectId), [api, me.account.accountId, projectId]);
   // "Project created" from the New project form, shown while this page is open.
   const [flash] = useState(() => peekFlash(href.project(projectId)));
@@ -77,14 +77,6 @@ export function ProjectPage({ projectId }: { readonly projectId: string }) {
           onProject={(deployed) => project.setData(() => deployed)}
           onReload={() => void project.reload()}
         />
-        {config.auth.kind === 'dev'
-          ? (
-              <p className="hint cli-hint">
-                Or with the platform CLI:{' '}
-                <code>{`npm run platform -- projects deploy ./dist --account ${p.accountId} --project ${p.projectId}`}</code>
-              </p>
-            )
-          : null}
       </section>
       <p><a className="button secondary" href={href.domains(p.projectId)}>Manage domains</a></p>
     </>

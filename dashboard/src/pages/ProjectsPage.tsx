@@ -180,6 +180,8 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
                 setError(undefined);
               }}
             />
+            {/* At the field it is about (a taken slug too), not below the button. */}
+            <ActionError message={shownError} id={errorId} />
             <p className="hint" id={rulesId}>
               {SLUG_RULE.replace(/^The slug must be /, '').replace(/^./, (c) => c.toUpperCase())} Some names (www,
               api, …) are kept by the platform. It cannot be changed later.
@@ -194,7 +196,6 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
         <button type="submit" className="button primary" aria-disabled={busy ? true : undefined}>
           {busy ? 'Creating…' : 'Create project'}
         </button>
-        <ActionError message={shownError} id={errorId} />
       </form>
     </section>
   );

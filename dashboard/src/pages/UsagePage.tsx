@@ -1,36 +1,24 @@
-import { Badge } from '../components/Badge';
+import { useQuery } from '@tanstack/react-query';
+import { errorMessage } from '../api';
 import { KeyStatus } from '../components/KeyStatus';
 import { Loading, Notice } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
 import { Time } from '../components/Time';
 import { UsageBar } from '../components/UsageBar';
-import { useAsync } from '../components/useAsync';
-import { usePolling } from '../components/usePolling';
 import { planName, useApp } from '../context';
 import { formatNumber } from '../format';
-import type { Plan } from '../types';
+import { REFRESH_INTERVAL_MS } from '../query-client';
+import { queryKeys, useCurrentPlan } from '../queries';
+import { href } from '../router';
 import { maskedKey } from './KeysPage';
-import { UpgradePath } from './usage/UpgradePath';
+import { pendingRequest } from './PlansPage';
 import { UsageHistory } from './usage/UsageHistory';
 
-const REFRESH_MS = 10_000;
-
-/** Which features each plan has, as listed on this page. */
-const FEATURES = [
-  { label: 'Messages API with API keys', has: () => true },
-  { label: 'Projects at a platform subdomain', has: () => true },
-  { label: 'Custom domains', has: (plan: Plan) => plan.customDomains },
-  { label: 'Agreed (custom) limits', has: (plan: Plan) => plan.customLimits },
-] as const;
-
 export function UsagePage() {
-  const { api, me, plans } = useApp();
-  const account = me.account;
-  const usage = useAsync(() => api.usage(account.accountId), [api, account.accountId]);
-  const { reload } = usage;
-  usePolling(usage.refresh, { intervalMs: REFRESH_MS });
-
-  const current = plans.find((p) => p.id === account.plan);
+  const { api, plans } = useApp();
+  const { account, plan: current } = useCurrentPlan();
+  const usage = useQuery({ queryKey: queryKeys.usage(account.accountId), queryFn: () => api.usage(account.accountId) });
+  const pending = pendingRequest(account, plans);
   const domainPlans = plans.filter((p) => p.customDomains).map((p) => p.displayName);
   const keys = usage.data?.keys ?? [];
   const banned = keys.filter((k) => k.bannedUntil);
@@ -61,6 +49,14 @@ export function UsagePage() {
           adds no requests.{account.customLimits ? ' Your account has agreed limits.' : ''} A request over the limit
           gets 429 with Retry-After; a key that keeps sending after 429s is banned for a while (that key only).
         </p>
+        {pending
+          ? (
+              <Notice tone="info" title={`Upgrade to ${planName(plans, pending.plan)} requested`}>
+                <p>Pending since <Time iso={pending.requestedAt} />, until the platform team acts on it.</p>
+              </Notice>
+            )
+          : null}
+        <p><a className="button secondary" href={href.plans}>Compare plans</a></p>
         {current && !current.customDomains && domainPlans.length > 0
           ? (
               <Notice tone="info" title={`Custom domains need ${domainPlans[0]} or above.`}>
@@ -76,11 +72,11 @@ export function UsagePage() {
       <section aria-labelledby="usage-heading" className="card">
         <div className="card-head">
           <h2 id="usage-heading">Usage</h2>
-          <button type="button" className="button small secondary" onClick={() => void reload()}>Refresh</button>
+          <button type="button" className="button small secondary" onClick={() => void usage.refetch()}>Refresh</button>
         </div>
-        <p className="hint">All keys of the account together. Updated every {REFRESH_MS / 1000} seconds while this page is visible.</p>
-        {usage.error ? <Notice tone="error">{usage.error}</Notice> : null}
-        {!usage.data && usage.loading ? <Loading label="Loading usage…" /> : null}
+        <p className="hint">All keys of the account together. Updated every {REFRESH_INTERVAL_MS / 1000} seconds while this page is visible.</p>
+        {usage.error ? <Notice tone="error">{errorMessage(usage.error)}</Notice> : null}
+        {usage.isPending ? <Loading label="Loading usage…" /> : null}
         {usage.data
           ? (
               <div className="bars">
@@ -125,7 +121,7 @@ export function UsagePage() {
                   <tbody>
                     {keys.map((key) => (
                       <tr key={key.keyId}>
-                        <th scope="row" data-label="Name">{key.name}</th>
+                        <th scope="row" data-label="Name" className="key-name">{key.name}</th>
                         <td data-label="Key"><code className="key-mask">{maskedKey(key)}</code></td>
                         <td data-label="Status"><KeyStatus keyView={key} /></td>
                         <td data-label="This minute">{formatNumber(key.used.minute)}</td>
@@ -140,50 +136,6 @@ export function UsagePage() {
           : null}
       </section>
 
-      <UpgradePath account={account} plans={plans} />
-
-      <section aria-labelledby="plans-heading" className="card">
-        <h2 id="plans-heading">Plans</h2>
-        <p className="hint scroll-hint" aria-hidden="true">Swipe the table sideways to see every plan →</p>
-        <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="plans-heading">
-          <table className="table plans">
-            <caption className="visually-hidden">Limits and features of each plan</caption>
-            <thead>
-              <tr>
-                <th scope="col">Feature</th>
-                {plans.map((plan) => (
-                  <th scope="col" key={plan.id}>
-                    {plan.displayName}
-                    {plan.id === account.plan ? <><br /><Badge tone="success">Current</Badge></> : null}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              <tr>
-                <th scope="row">Requests per minute</th>
-                {plans.map((plan) => <td key={plan.id}>{plan.customLimits ? 'Agreed' : formatNumber(plan.limits.perMinute)}</td>)}
-              </tr>
-              <tr>
-                <th scope="row">Requests per day</th>
-                {plans.map((plan) => <td key={plan.id}>{plan.customLimits ? 'Agreed' : formatNumber(plan.limits.perDay)}</td>)}
-              </tr>
-              {FEATURES.map((feature) => (
-                <tr key={feature.label}>
-                  <th scope="row">{feature.label}</th>
-                  {plans.map((plan) => (
-                    <td key={plan.id}>
-                      {feature.has(plan)
-                        ? <><span aria-hidden="true" className="yes">✓</span> Yes</>
-                        : <><span aria-hidden="true" className="no">—</span> No</>}
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </section>
     </>
   );
 }

@@ -54,6 +54,16 @@ export interface MessagesApiProps {
    * @default 1000
    */
   readonly apiLatencyP99ThresholdMs?: number;
+  /**
+   * The operator's processor bundled into the worker, relative to the repository root (docs/processor.md).
+   * @default config.processor
+   */
+  readonly processor?: string;
+  /**
+   * Environment variables of the worker for the processor (e.g. FORWARD_URL of processors/http-forwarder.ts).
+   * @default - none
+   */
+  readonly processorEnvironment?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -71,6 +81,8 @@ export class MessagesApi extends Construct {
   readonly firewall: ApiFirewall;
   readonly authorizer: apigw.RequestAuthorizer;
   readonly functions: MessagesFunctions;
+  /** The worker's role, which runs the processor: grant it what the processor needs (e.g. `table.grantReadData(api.processorGrantPrincipal)`). */
+  readonly processorGrantPrincipal: iam.IPrincipal;
 
   /**
    * The backstop usage plan and its pooled internal API key, per usage identifier. Customer keys
@@ -95,12 +107,23 @@ export class MessagesApi extends Construct {
   /** The ops dashboard (CloudWatch, for operators; not the owners' dashboard app), named `<stackName>-<region>-messages` (dashboard names are unique per account). */
   readonly opsDashboard: cloudwatch.Dashboard;
 
+  /** Sets an environment variable of the worker, for the processor. */
+  addProcessorEnvironment(key: string, value: string): void {
+    this.functions.worker.addEnvironment(key, value);
+  }
+
   constructor(scope: Construct, id: string, props: MessagesApiProps) {
     super(scope, id);
     const { config, data } = props;
     const { tables, queue, deadLetterQueue } = data;
 
-    this.functions = createMessagesFunctions(this, { config, data });
+    this.functions = createMessagesFunctions(this, {
+      config,
+      data,
+      processor: props.processor,
+      processorEnvironment: props.processorEnvironment,
+    });
+    this.processorGrantPrincipal = this.functions.worker.grantPrincipal;
     const restApi = createMessagesRestApi(this, {
       config,
       functions: this.functions,

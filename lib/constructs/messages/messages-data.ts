@@ -84,11 +84,22 @@ export class MessagesData extends Construct implements MessagesDataResources {
       projectionType: dynamodb.ProjectionType.ALL,
     });
 
+    // The message log (GET /messages): an account's messages by time, one Query per page. ALL: a
+    // page shows whole messages without a read per item.
+    const messages = table('Messages', TABLE_KEYS.messages.partitionKey, TABLE_KEYS.messages.ttl);
+    const messageLog = TABLE_KEYS.messages.accountIndex;
+    messages.addGlobalSecondaryIndex({
+      indexName: messageLog.name,
+      partitionKey: { name: messageLog.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: messageLog.sortKey, type: dynamodb.AttributeType.STRING },
+      projectionType: dynamodb.ProjectionType.ALL,
+    });
+
     this.tables = {
       apiKeys,
       accounts: table('Accounts', TABLE_KEYS.accounts.partitionKey),
       rateLimits: table('RateLimits', TABLE_KEYS.rateLimits.partitionKey, TABLE_KEYS.rateLimits.ttl),
-      messages: table('Messages', TABLE_KEYS.messages.partitionKey, TABLE_KEYS.messages.ttl),
+      messages,
       idempotency: table('Idempotency', TABLE_KEYS.idempotency.partitionKey, TABLE_KEYS.idempotency.ttl),
     };
 

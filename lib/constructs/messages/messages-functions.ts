@@ -1,9 +1,11 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
-import { ENV, HANDLER_ENTRIES, WORKER_EVENT_SOURCE } from '../../../contracts/messages.js';
+import { ENV, HANDLER_ENTRIES, PROCESSOR_IMPORT, TABLE_KEYS, WORKER_EVENT_SOURCE } from '../../../contracts/messages.js';
 import type { PlatformConfig } from '../../config/index.js';
-import { PlatformFunction } from '../shared/platform-function.js';
+import { PlatformFunction, REPO_ROOT } from '../shared/platform-function.js';
 import type { MessagesDataResources } from './messages-data.js';
 
 /** The Lambda functions of the Messages API. */
@@ -19,6 +21,17 @@ export interface MessagesFunctionsProps {
   readonly config: PlatformConfig;
   /** The tables and queues (from the stateful stack). */
   readonly data: MessagesDataResources;
+  /**
+   * The operator's processor bundled into the worker: a module path relative to the repository root
+   * (docs/processor.md).
+   * @default config.processor
+   */
+  readonly processor?: string;
+  /**
+   * Environment variables the processor reads (on the worker).
+   * @default - none
+   */
+  readonly processorEnvironment?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -69,7 +82,7 @@ export function createMessagesFunctions(scope: Construct, props: MessagesFunctio
   const getMessage = new PlatformFunction(scope, 'GetMessage', {
     entry: HANDLER_ENTRIES.getMessage,
     serviceName: 'messages-api',
-    description: 'GET /messages/{id}: limiter, then the message of the caller account',
+    description: 'GET /messages/{id} and GET /messages: limiter, then the caller account\'s message or message log',
     environment: {
       [ENV.rateLimitsTable]: tables.rateLimits.tableName,
       [ENV.messagesTable]: tables.messages.tableName,
@@ -79,6 +92,8 @@ export function createMessagesFunctions(scope: Construct, props: MessagesFunctio
   });
   getMessage.allowItems(tables.rateLimits, 'GetItem', 'PutItem', 'UpdateItem');
   getMessage.allowItems(tables.messages, 'GetItem');
+  // GET /messages: one Query per page on the account index, and nothing else of the index.
+  getMessage.allow(['dynamodb:Query'], [`${tables.messages.tableArn}/index/${TABLE_KEYS.messages.accountIndex.name}`]);
 
   const fallback = new PlatformFunction(scope, 'Fallback', {
     entry: HANDLER_ENTRIES.fallback,
@@ -92,23 +107,32 @@ export function createMessagesFunctions(scope: Construct, props: MessagesFunctio
   });
   fallback.allowItems(tables.rateLimits, 'GetItem', 'PutItem', 'UpdateItem');
 
+  const processor = props.processor ?? config.processor;
+  if (!existsSync(join(REPO_ROOT, processor))) {
+    throw new Error(`the processor ${processor} does not exist (a path relative to the repository root, see docs/processor.md)`);
+  }
   const worker = new PlatformFunction(scope, 'Worker', {
     entry: HANDLER_ENTRIES.worker,
     serviceName: 'messages-worker',
-    description: 'Queue worker: processes messages with partial batch responses',
+    description: `Queue worker: runs the processor ${processor.slice(0, 200)} with partial batch responses`,
+    bundlingAliases: { [PROCESSOR_IMPORT]: `./${processor}` },
     timeout: data.workerTimeout,
     // Kept for the worker during an API flood (0: none); see config protection.reservedConcurrency.
     reservedConcurrentExecutions: config.protection.reservedConcurrency.worker || undefined,
     environment: {
+      ...props.processorEnvironment,
       [ENV.messagesTable]: tables.messages.tableName,
       [ENV.messagesConfig]: messagesConfig,
       [ENV.rateLimitsTable]: tables.rateLimits.tableName,
+      // The backoff: ChangeMessageVisibility on a failed record (lambda/messages/sqs-message-retries.ts).
+      [ENV.queueUrl]: queue.queueUrl,
     },
   });
   worker.allowItems(tables.messages, 'GetItem', 'UpdateItem');
   // The usage history: one ADD per account and day of each batch (lambda/usage-history).
   worker.allowItems(tables.rateLimits, 'UpdateItem');
-  // Grants the consumer actions (receive, delete, change visibility, attributes) on this queue only.
+  // Grants the consumer actions (receive, delete, change visibility, attributes) on this queue only;
+  // sqs:ChangeMessageVisibility is also what the worker's backoff calls.
   // With reserved concurrency, the event source's maximum concurrency stays within it: pollers
   // beyond it would be throttled, and a throttled batch returns to the queue and counts a receive
   // towards the dead-letter threshold.

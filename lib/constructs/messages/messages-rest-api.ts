@@ -155,6 +155,8 @@ function addRoutes(api: apigw.RestApi, functions: MessagesFunctions): void {
   api.root.addResource('{proxy+}').addMethod('ANY', fallback);
   const messages = api.root.addResource('messages');
   messages.addMethod('POST', integration(functions.sendMessage));
+  // GET /messages (the message log), on the read function (it tells the routes apart by resource).
+  messages.addMethod('GET', integration(functions.getMessage));
   messages.addMethod('ANY', fallback);
   // POST /messages/batch, on the send function (it tells the routes apart by resource); a static
   // resource, so it wins over {id}. sqs:SendMessage also grants SendMessageBatch.

@@ -98,6 +98,12 @@ export interface PlatformFunctionProps {
    */
   readonly logRemovalPolicy?: RemovalPolicy;
   /**
+   * More esbuild aliases for this bundle (import specifier → path from the repository root, `./…`),
+   * e.g. the worker's processor (contracts/messages.ts, PROCESSOR_IMPORT).
+   * @default - only LAMBDA_BUNDLE.alias
+   */
+  readonly bundlingAliases?: Readonly<Record<string, string>>;
+  /**
    * Reserved concurrency for the function.
    * @default - no reservation (account unreserved pool)
    */
@@ -175,7 +181,9 @@ export class PlatformFunction extends Construct implements iam.IGrantable {
         banner: LAMBDA_BUNDLE.banner,
         externalModules: [...LAMBDA_BUNDLE.external],
         esbuildArgs: {
-          '--alias': Object.entries(LAMBDA_BUNDLE.alias).map(([from, to]) => `${from}=${to}`),
+          '--alias': Object.entries({ ...LAMBDA_BUNDLE.alias, ...props.bundlingAliases }).map(
+            ([from, to]) => `${from}=${to}`,
+          ),
         },
       },
     });

@@ -10,6 +10,7 @@ import { startTestDns, type TestDnsServer } from '../../support/dns-server.js';
 import { AwsWireStub } from './aws-stub.js';
 import { CloudAssembly, type SynthesizedFunction } from './cdk-out.js';
 import { BundleError, LambdaProcess } from './lambda-process.js';
+import { PermissionCheck } from './permissions/permission-check.js';
 import {
   lambdaArnOf,
   lambdaRuntimeEnv,
@@ -76,6 +77,8 @@ export class BundleStage {
   /** For the tests' own reads of what the bundles wrote (dynalite, fauxqs). */
   readonly documents: DynamoDBDocumentClient;
   readonly sqs: SQSClient;
+  /** Every AWS call of every bundle, checked against its synthesized role (test/bundles/support/permissions/). */
+  readonly permissions: PermissionCheck;
 
   private constructor(
     readonly assembly: CloudAssembly,
@@ -87,6 +90,7 @@ export class BundleStage {
     this.functions = new Map(assembly.functions().map((fn) => [fn.path, fn]));
     this.documents = createDocumentClient({ ...LOCAL_AWS, endpoint: platform.endpoints.dynamodb });
     this.sqs = new SQSClient({ ...LOCAL_AWS, endpoint: platform.endpoints.sqs });
+    this.permissions = new PermissionCheck(assembly, platform);
   }
 
   static async start(options: BundleStageOptions = {}): Promise<BundleStage> {
@@ -168,14 +172,16 @@ export class BundleStage {
     await this.platform.stop();
     await this.stub.stop();
     await this.dns.stop();
+    await this.permissions.stop();
     rmSync(this.workDir, { recursive: true, force: true });
+    this.permissions.assertAllowed();
   }
 
   private async startProcess(key: FunctionKey): Promise<LambdaProcess> {
     const fn = this.fn(key);
     if (!fn.runtime.startsWith('nodejs')) throw new BundleError(`${key} bundle: runtime ${fn.runtime} is not Node.js`);
     const codeDir = this.copyOf(fn.codeDir);
-    const env = {
+    const env = await this.permissions.route(key, fn, {
       ...lambdaRuntimeEnv(fn, codeDir),
       ...this.declaredEnv(key),
       ...localNetworkEnv({
@@ -185,7 +191,7 @@ export class BundleStage {
         stubHost: this.stub.hostUrl,
         dns: this.dns.address,
       }),
-    };
+    });
     return LambdaProcess.start({
       label: key,
       codeDir,

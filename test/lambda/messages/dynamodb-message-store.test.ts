@@ -3,7 +3,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BatchWriteError, DynamoDbMessageStore } from '../../../lambda/messages/dynamodb-message-store.js';
 import type { MessageRecord } from '../../../lambda/messages/message.js';
-import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../../lambda/shared/dynamodb.js';
 
 const TABLE = 'Messages';
@@ -109,7 +109,7 @@ describe('markProcessed', () => {
 });
 
 describe('markFailed', () => {
-  it('moves only queued to failed', async () => {
+  it('moves queued (or a redriven failed) to failed', async () => {
     ddb.on(UpdateCommand).resolves({});
     expect((await store.markFailed(ID, AT)).result).toBe('updated');
     expect(ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input)).toEqual([
@@ -117,9 +117,9 @@ describe('markFailed', () => {
         TableName: TABLE,
         Key: { id: ID },
         UpdateExpression: 'SET #status = :to, #stamp = :at',
-        ConditionExpression: 'attribute_exists(id) AND #status IN (:from0)',
+        ConditionExpression: 'attribute_exists(id) AND #status IN (:from0, :from1)',
         ExpressionAttributeNames: { '#status': 'status', '#stamp': 'failedAt' },
-        ExpressionAttributeValues: { ':to': 'failed', ':at': AT, ':from0': 'queued' },
+        ExpressionAttributeValues: { ':to': 'failed', ':at': AT, ':from0': 'queued', ':from1': 'failed' },
         ReturnValues: 'ALL_OLD',
       },
     ]);
@@ -130,7 +130,19 @@ describe('markFailed', () => {
     expect(await store.markFailed(ID, AT)).toEqual({
       result: 'updated',
       before: { accountId: record.accountId, keyId: record.keyId, createdAt: record.createdAt, status: 'queued' },
+      after: { ...record, status: 'failed', failedAt: AT },
     });
+  });
+
+  it('writes the attempt count and the error with the transition, and returns the record as it left it', async () => {
+    ddb.on(UpdateCommand).resolves({ Attributes: record });
+    const transition = await store.markFailed(ID, AT, { attempts: 2, lastError: 'refused' });
+    expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input).toMatchObject({
+      UpdateExpression: 'SET #status = :to, #stamp = :at, #attempts = :attempts, #lastError = :lastError',
+      ExpressionAttributeNames: { '#attempts': 'attempts', '#lastError': 'lastError' },
+      ExpressionAttributeValues: { ':attempts': 2, ':lastError': 'refused' },
+    });
+    expect(transition.after).toEqual({ ...record, status: 'failed', failedAt: AT, attempts: 2, lastError: 'refused' });
   });
 
   it('answers \'already_done\' for a record that is no longer queued, \'missing\' for none', async () => {
@@ -141,6 +153,53 @@ describe('markFailed', () => {
       .resolvesOnce({});
     expect((await store.markFailed(ID, AT)).result).toBe('already_done');
     expect((await store.markFailed(ID, AT)).result).toBe('missing');
+  });
+});
+
+describe('recordFailedAttempt', () => {
+  it('sets the count and the error on a record that is not processed, and ignores one that is', async () => {
+    ddb.on(UpdateCommand).resolvesOnce({}).rejectsOnce(conditionFailed());
+    await store.recordFailedAttempt(ID, { attempts: 1, lastError: 'timeout' });
+    await expect(store.recordFailedAttempt(ID, { attempts: 2, lastError: 'late' })).resolves.toBeUndefined();
+    expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input).toEqual({
+      TableName: TABLE,
+      Key: { id: ID },
+      UpdateExpression: 'SET attempts = :attempts, lastError = :lastError',
+      ConditionExpression: 'attribute_exists(id) AND #status IN (:queued, :failed)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':attempts': 1, ':lastError': 'timeout', ':queued': 'queued', ':failed': 'failed' },
+    });
+  });
+});
+
+describe('listByAccount', () => {
+  it('is one Query on the account index, newest first, from the cursor, with the next key', async () => {
+    const last = { id: ID, accountId: 'acct_1', createdAt: record.createdAt };
+    ddb.on(QueryCommand).resolves({ Items: [record], LastEvaluatedKey: last });
+    const page = await store.listByAccount({ accountId: 'acct_1', limit: 1, startAfter: { ...last, id: 'msg_x' } });
+    expect(page).toEqual({ records: [record], next: last });
+    expect(ddb.commandCalls(QueryCommand).map((c) => c.args[0].input)).toEqual([
+      {
+        TableName: TABLE,
+        IndexName: 'byAccount',
+        KeyConditionExpression: '#account = :account',
+        ExpressionAttributeNames: { '#account': 'accountId' },
+        ExpressionAttributeValues: { ':account': 'acct_1' },
+        ScanIndexForward: false,
+        Limit: 1,
+        ExclusiveStartKey: { ...last, id: 'msg_x' },
+      },
+    ]);
+  });
+
+  it('filters by status in the same Query; no next key on the last page', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [] });
+    expect(await store.listByAccount({ accountId: 'acct_1', status: 'failed', limit: 50 })).toEqual({ records: [] });
+    expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
+      FilterExpression: '#status = :status',
+      ExpressionAttributeNames: { '#account': 'accountId', '#status': 'status' },
+      ExpressionAttributeValues: { ':account': 'acct_1', ':status': 'failed' },
+    });
   });
 });
 

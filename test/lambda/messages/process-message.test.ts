@@ -56,7 +56,7 @@ describe('processMessage', () => {
   it('takes a queued record to processed, stamped with the clock', async () => {
     const { messages, deps } = setup();
     await processMessage(delivery(1), deps);
-    expect(messages.records.get(ID)).toEqual({ ...record, status: 'processed', processedAt: T1_ISO });
+    expect(messages.records.get(ID)).toEqual({ ...record, status: 'processed', processedAt: T1_ISO, attempts: 1 });
     expect(messages.calls.markProcessed).toBe(1);
     expect(messages.calls.markFailed).toBe(0);
   });
@@ -66,7 +66,8 @@ describe('processMessage', () => {
     await processMessage(delivery(1), deps);
     clock.advance(60_000);
     await expect(processMessage(delivery(2), deps)).resolves.toBeUndefined();
-    expect(messages.records.get(ID)).toEqual({ ...record, status: 'processed', processedAt: T1_ISO });
+    expect(messages.records.get(ID)).toEqual({ ...record, status: 'processed', processedAt: T1_ISO, attempts: 1 });
+    expect(messages.calls.markProcessed).toBe(1);
   });
 
   it('processes a failed record on a redrive (failed → processed)', async () => {
@@ -96,7 +97,12 @@ describe('processMessage: poison envelopes', () => {
   it('marks the record failed on the last receive (receiveCount = maxReceiveCount) and still throws, so SQS dead-letters it', async () => {
     const { messages, deps } = setup();
     await expect(processMessage(delivery(5, 'hello'), deps)).rejects.toBeInstanceOf(PoisonMessageError);
-    expect(messages.records.get(ID)).toEqual({ ...record, status: 'failed', failedAt: T1_ISO });
+    expect(messages.records.get(ID)).toEqual({
+      ...record,
+      status: 'failed',
+      failedAt: T1_ISO,
+      lastError: 'the queued envelope is not one this worker understands',
+    });
   });
 
   it('marks it failed past the last receive too (receiveCount above maxReceiveCount)', async () => {

@@ -131,7 +131,7 @@ describe('sendMessage: accepted', () => {
     expect(consume).toHaveBeenCalledTimes(1);
     expect(peek).not.toHaveBeenCalled();
     expect(refund).not.toHaveBeenCalled();
-    expect(messages.calls).toEqual({ create: 1, get: 0, remove: 0, markProcessed: 0, markFailed: 0 });
+    expect(messages.calls).toMatchObject({ create: 1, get: 0, remove: 0, markProcessed: 0, markFailed: 0 });
     expect(queue.calls).toBe(1);
     expect(idempotency.calls).toEqual({ claim: 0, takeOver: 0, release: 0 });
   });

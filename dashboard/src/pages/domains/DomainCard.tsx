@@ -3,6 +3,7 @@ import { errorMessage } from '../../api';
 import { Badge } from '../../components/Badge';
 import { MenuButton } from '../../components/MenuButton';
 import { ActionError } from '../../components/Notice';
+import { PlatformUrl } from '../../components/PlatformUrl';
 import { Time } from '../../components/Time';
 import { useAction } from '../../components/useAction';
 import { useApp } from '../../context';
@@ -104,13 +105,16 @@ export function DomainCard({ project, domain, focus, onChange, onConfig, onRemov
         : null}
       {domain.state === 'active'
         ? (
-            <p>
-              <span aria-hidden="true">✓ </span>Live at{' '}
-              <a href={`https://${domain.domain}/`} target="_blank" rel="noreferrer">https://{domain.domain}</a>
-              {domain.activeAt ? <> since <Time iso={domain.activeAt} /></> : null}.
-              {redirect ? ` Visitors are redirected to ${redirect.to}.` : ''}
-              {redirectedFrom.length > 0 ? ` ${redirectedFrom.map((r) => r.from).join(', ')} redirect${redirectedFrom.length === 1 ? 's' : ''} here.` : ''}
-            </p>
+            <>
+              <p>
+                <span aria-hidden="true">✓ </span>Live{domain.activeAt ? <> since <Time iso={domain.activeAt} /></> : null}.
+                {redirect ? ` Visitors are redirected to ${redirect.to}.` : ''}
+                {redirectedFrom.length > 0 ? ` ${redirectedFrom.map((r) => r.from).join(', ')} redirect${redirectedFrom.length === 1 ? 's' : ''} here.` : ''}
+              </p>
+              <p className="domain-url">
+                <PlatformUrl url={`https://${domain.domain}/`} label={`https://${domain.domain}`} />
+              </p>
+            </>
           )
         : null}
       {domain.state === 'dns_failed' && domain.failure ? <FailureExplanation domain={domain} failure={domain.failure} /> : null}

@@ -1,10 +1,12 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { errorMessage } from '../../api';
-import { ActionError } from '../../components/Notice';
+import { ActionError, Notice } from '../../components/Notice';
 import { useNotice } from '../../components/useNotice';
 import { useApp } from '../../context';
 import { actionStarted } from '../../flash';
-import { type Domain, type DomainConfig, type Project, REDIRECT_STATUSES, type RedirectStatus } from '../../types';
+import {
+  type Domain, type DomainConfig, type Project, type Redirect, REDIRECT_STATUSES, type RedirectStatus,
+} from '../../types';
 
 const STATUS_TEXT: Record<RedirectStatus, string> = {
   301: '301 Moved Permanently',
@@ -45,6 +47,8 @@ export function DomainConfigSection({
   const [redirectError, setRedirectError] = useNotice<string>();
   const [redirectDone, setRedirectDone] = useNotice<string>();
   const [removeError, setRemoveError] = useNotice<string>();
+  /** The redirect an add would replace, once the owner has been asked to confirm it. */
+  const [replacing, setReplacing] = useState<Redirect>();
   const fromRef = useRef<HTMLSelectElement>(null);
 
   useEffect(() => setPrimary(config.primary), [config.primary]);
@@ -78,11 +82,19 @@ export function DomainConfigSection({
       setRedirectError('Choose the domain to redirect and where it goes.');
       return;
     }
+    // One redirect per domain: adding one for a domain that already redirects replaces it, so ask first.
+    const existing = config.redirects.find((r) => r.from === fromValue);
+    if (existing && replacing?.from !== existing.from) {
+      setReplacing(existing);
+      return;
+    }
+    setReplacing(undefined);
     try {
       onConfig(await api.addRedirect(accountId, project.projectId, { from: fromValue, to: toValue, status }));
       const fromDomain = domains.find((d) => d.domain === fromValue);
       setRedirectDone(
-        `${fromValue} now redirects to ${toValue} (${status}).` +
+        `${fromValue} now redirects to ${toValue} (${status})` +
+        (existing ? `, instead of ${existing.to} (${existing.status}).` : '.') +
         (fromDomain && !serving(fromDomain) ? ` It applies once ${fromValue} is active.` : ''),
       );
     } catch (e) {
@@ -180,7 +192,28 @@ export function DomainConfigSection({
                 </div>
               </div>
               <p className="hint">Visitors keep their path and query. A redirect is served in one hop: it must point to an active domain that does not redirect itself.</p>
-              <button type="submit" className="button secondary">Add redirect</button>
+              {replacing && replacing.from === fromValue
+                ? (
+                    <Notice tone="warning" title={`${replacing.from} already redirects to ${replacing.to} (${replacing.status}).`}>
+                      <p>
+                        A domain has one redirect. Replace it with {toValue} ({status})? Visitors are sent to the new
+                        target from the next request.
+                      </p>
+                    </Notice>
+                  )
+                : null}
+              <div className="row">
+                <button type="submit" className="button secondary">
+                  {replacing && replacing.from === fromValue ? 'Replace redirect' : 'Add redirect'}
+                </button>
+                {replacing && replacing.from === fromValue
+                  ? (
+                      <button type="button" className="button secondary" onClick={() => setReplacing(undefined)}>
+                        Keep the current redirect
+                      </button>
+                    )
+                  : null}
+              </div>
               <ActionError message={redirectError} />
             </form>
           )}

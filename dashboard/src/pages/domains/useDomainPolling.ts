@@ -1,7 +1,8 @@
-import { useCallback } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
 import { errorMessage } from '../../api';
-import { usePolling } from '../../components/usePolling';
 import { useApp } from '../../context';
+import { queryKeys } from '../../queries';
 import type { Domain } from '../../types';
 import { IN_PROGRESS } from '../domain-parts';
 
@@ -9,9 +10,9 @@ const POLL_MS = 1000;
 
 /**
  * Live progress: while the flow works on the domain (verifying, issuing the certificate), reads it
- * again every second (while the tab is visible) and hands each new version to `onChange`. A failed
- * read is reported through `onError` and retried with backoff; `onError(undefined)` once a read
- * succeeds again.
+ * again every second (while the tab is visible, query-client.ts) and hands each new version to
+ * `onChange`. A failed read is reported through `onError` and retried with backoff (TanStack
+ * Query's retry delay); `onError(undefined)` once a read succeeds again.
  */
 export function useDomainPolling(
   projectId: string,
@@ -22,15 +23,29 @@ export function useDomainPolling(
   const { api, me } = useApp();
   const accountId = me.account.accountId;
   const name = domain.domain;
-  const read = useCallback(async () => {
-    try {
-      const next = await api.domain(accountId, projectId, name);
-      onError(undefined);
-      onChange(next);
-    } catch (e) {
-      onError(`Could not refresh the status: ${errorMessage(e)} Retrying…`);
-      throw e;
-    }
-  }, [api, accountId, projectId, name, onChange, onError]);
-  usePolling(read, { intervalMs: POLL_MS, maxIntervalMs: POLL_MS * 16, enabled: IN_PROGRESS.has(domain.state) });
+  const running = IN_PROGRESS.has(domain.state);
+  const query = useQuery({
+    queryKey: queryKeys.domain(accountId, projectId, name),
+    queryFn: () => api.domain(accountId, projectId, name),
+    enabled: running,
+    refetchInterval: POLL_MS,
+    retry: true,
+    retryDelay: (attempt) => Math.min(POLL_MS * 2 ** attempt, POLL_MS * 16),
+  });
+  const failure = query.failureReason;
+  useEffect(() => {
+    if (!running) return;
+    onError(failure ? `Could not refresh the status: ${errorMessage(failure)} Retrying…` : undefined);
+  }, [running, failure, onError]);
+  // Only reads made during this run: one cached from an earlier run must not undo the change that
+  // started this one (a Re-verify's answer, say).
+  const runStartedAt = useRef(0);
+  useEffect(() => {
+    if (running) runStartedAt.current = Date.now();
+  }, [running]);
+  const fresh = query.data;
+  const readAt = query.dataUpdatedAt;
+  useEffect(() => {
+    if (running && fresh && readAt > runStartedAt.current) onChange(fresh);
+  }, [running, fresh, readAt, onChange]);
 }

@@ -1,8 +1,10 @@
+import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
+import { errorMessage } from '../../api';
 import { Badge } from '../../components/Badge';
 import { Loading, Notice } from '../../components/Notice';
-import { useAsync } from '../../components/useAsync';
 import { useApp } from '../../context';
+import { queryKeys } from '../../queries';
 import { formatNumber } from '../../format';
 import { maskedKey } from '../KeysPage';
 import { HistoryChart } from './HistoryChart';
@@ -16,7 +18,10 @@ const DAYS = 30;
 export function UsageHistory() {
   const { api, me } = useApp();
   const accountId = me.account.accountId;
-  const history = useAsync(() => api.usageHistory(accountId, DAYS), [api, accountId]);
+  const history = useQuery({
+    queryKey: queryKeys.usageHistory(accountId, DAYS),
+    queryFn: () => api.usageHistory(accountId, DAYS),
+  });
   const tableId = useId();
   const data = history.data;
 
@@ -24,14 +29,14 @@ export function UsageHistory() {
     <section aria-labelledby="history-heading" className="card">
       <div className="card-head">
         <h2 id="history-heading">Last {DAYS} days</h2>
-        <button type="button" className="button small secondary" onClick={() => void history.reload()}>Refresh</button>
+        <button type="button" className="button small secondary" onClick={() => void history.refetch()}>Refresh</button>
       </div>
       <p className="hint">
         Requests per UTC day, all keys of the account together. Accepted messages are counted once the worker has
         taken them (a few seconds after the request).
       </p>
-      {history.error ? <Notice tone="error">{history.error}</Notice> : null}
-      {!data && history.loading ? <Loading label="Loading the usage history…" /> : null}
+      {history.error ? <Notice tone="error">{errorMessage(history.error)}</Notice> : null}
+      {history.isPending ? <Loading label="Loading the usage history…" /> : null}
       {data
         ? (
             <>
@@ -46,7 +51,8 @@ export function UsageHistory() {
               </p>
               <HistoryChart days={data.days} tableId={tableId} />
 
-              <details className="history-days" open>
+              {/* Closed by default: 30 rows would push the per-key totals far down the page. */}
+              <details className="history-days">
                 <summary>Requests per day (table)</summary>
                 <div className="table-scroll">
                   <table className="table" id={tableId}>

@@ -115,7 +115,7 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
       });
     });
 
-    it('routes POST /messages and /messages/batch, GET /messages/{id}, and everything else to the fallback, all behind the authorizer with the usage plan', () => {
+    it('routes POST /messages and /messages/batch, GET /messages/{id} and GET /messages, and everything else to the fallback, all behind the authorizer with the usage plan', () => {
       const paths = new Map<string, string>(); // logical id -> path
       const resourceDefs = template.findResources('AWS::ApiGateway::Resource');
       const pathOf = (ref: Json): string => {
@@ -144,6 +144,7 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
         'ANY /': 'fallback',
         'ANY /{proxy+}': 'fallback',
         'POST /messages': 'sendMessage',
+        'GET /messages': 'getMessage',
         'ANY /messages': 'fallback',
         'POST /messages/batch': 'sendMessage',
         'ANY /messages/batch': 'fallback',
@@ -276,7 +277,7 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
         ],
         getMessage: [ENV.rateLimitsTable, ENV.messagesTable, ENV.limitsConfig, ENV.messagesConfig],
         fallback: [ENV.rateLimitsTable, ENV.limitsConfig, ENV.messagesConfig],
-        worker: [ENV.messagesTable, ENV.messagesConfig, ENV.rateLimitsTable],
+        worker: [ENV.messagesTable, ENV.messagesConfig, ENV.rateLimitsTable, ENV.queueUrl],
       };
       for (const [name, keys] of Object.entries(expected)) {
         const vars = fnProps(name as keyof MessagesApi['functions']).Environment.Variables as Json;
@@ -348,7 +349,7 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
           'dynamodb:BatchWriteItem',
           'sqs:SendMessage',
         ],
-        getMessage: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        getMessage: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
         fallback: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
         worker: [
           'dynamodb:GetItem',
@@ -405,6 +406,11 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
         expect.arrayContaining([arn('rateLimits'), arn('messages')]),
       );
       expect(resourcesFor('getMessage', 'dynamodb:PutItem')).toEqual([arn('rateLimits')]);
+      // The message log: Query on the account index only, never on the table itself.
+      const queried = resourcesFor('getMessage', 'dynamodb:Query');
+      expect(queried).toHaveLength(1);
+      expect(JSON.stringify(queried[0])).toContain('/index/byAccount');
+      expect(JSON.stringify(queried[0])).toContain(JSON.stringify(arn('messages')).slice(1, -1));
       expect(resourcesFor('fallback', 'dynamodb:GetItem')).toEqual([arn('rateLimits')]);
       // The worker's usage history: UpdateItem on the limiter's table, nothing else there.
       expect(resourcesFor('worker', 'dynamodb:UpdateItem')).toEqual(expect.arrayContaining([arn('messages'), arn('rateLimits')]));

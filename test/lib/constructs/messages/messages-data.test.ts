@@ -75,6 +75,27 @@ describe('MessagesData', () => {
     });
   });
 
+  it('indexes messages by account and time for the message log (byAccount: accountId, createdAt; projection ALL)', () => {
+    const idx = TABLE_KEYS.messages.accountIndex;
+    const table = template.toJSON().Resources[logicalId(data.tables.messages)];
+    expect(table.Properties.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: idx.name,
+        KeySchema: [
+          { AttributeName: idx.partitionKey, KeyType: 'HASH' },
+          { AttributeName: idx.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+    ]);
+    expect(table.Properties.AttributeDefinitions).toEqual(
+      expect.arrayContaining([
+        { AttributeName: 'accountId', AttributeType: 'S' },
+        { AttributeName: 'createdAt', AttributeType: 'S' },
+      ]),
+    );
+  });
+
   it('queues messages with SSE, a redrive to the DLQ after maxReceiveCount receives, and 6x the worker timeout', () => {
     expect(config.messages.maxReceiveCount).toBe(5);
     template.resourceCountIs('AWS::SQS::Queue', 2);

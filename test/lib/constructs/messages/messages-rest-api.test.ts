@@ -25,14 +25,14 @@ describe('createMessagesRestApi (in a bare stack)', () => {
     expect(authorizer?.IdentitySource).toBeUndefined();
     expect(authorizer?.AuthorizerResultTtlInSeconds).toBe(0);
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method'));
-    expect(methods).toHaveLength(9);
+    expect(methods).toHaveLength(10);
     for (const method of methods) {
       expect(method.Properties.AuthorizationType).toBe('CUSTOM');
       expect(method.Properties.ApiKeyRequired).toBe(true);
     }
   });
 
-  it('routes POST /messages and POST /messages/batch to send, GET /messages/{id} to get, and everything else to the fallback', () => {
+  it('routes POST /messages and POST /messages/batch to send, GET /messages/{id} and GET /messages to get, and everything else to the fallback', () => {
     const targetOf = (httpMethod: string, pathPart: string | undefined) => {
       const method = Object.values(template.findResources('AWS::ApiGateway::Method')).find((m) => {
         const resourceRef = (m.Properties.ResourceId as { Ref?: string }).Ref;
@@ -45,6 +45,8 @@ describe('createMessagesRestApi (in a bare stack)', () => {
     expect(targetOf('POST', 'batch')).toContain(logicalIdOf(stack, functions.sendMessage.function));
     expect(targetOf('ANY', 'batch')).toContain(logicalIdOf(stack, functions.fallback.function));
     expect(targetOf('GET', '{id}')).toContain(logicalIdOf(stack, functions.getMessage.function));
+    // The message log, on the same read function.
+    expect(targetOf('GET', 'messages')).toContain(logicalIdOf(stack, functions.getMessage.function));
     expect(targetOf('ANY', 'messages')).toContain(logicalIdOf(stack, functions.fallback.function));
     expect(targetOf('ANY', undefined)).toContain(logicalIdOf(stack, functions.fallback.function));
   });

@@ -1,0 +1,119 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { Badge } from '../components/Badge';
+import { ActionError, Notice } from '../components/Notice';
+import { PageHeading } from '../components/PageHeading';
+import { Time } from '../components/Time';
+import { useAction } from '../components/useAction';
+import { planName, useApp } from '../context';
+import { queryKeys, useAccount } from '../queries';
+import { href } from '../router';
+import type { Account, Plan, UpgradeRequest } from '../types';
+import { FEATURES, limitsText } from './usage/PlanFeatures';
+
+/**
+ * The owner's request still waits for an operator: pending, and for a plan above the current one
+ * (once an operator has moved the account there, it is done whatever the record still says).
+ */
+export function pendingRequest(account: Account, plans: readonly Plan[]): UpgradeRequest | undefined {
+  const request = account.upgradeRequest;
+  if (!request || request.status !== 'pending') return undefined;
+  const rank = (id: string) => plans.findIndex((p) => p.id === id);
+  return rank(request.plan) > rank(account.plan) ? request : undefined;
+}
+
+/**
+ * Compare plans: the plans first, each with its limits and features, and a way up that goes
+ * somewhere: "Request upgrade" records a request the operators see; it stays pending until one
+ * of them changes the plan. There is no billing on the platform, and the page says so.
+ */
+export function PlansPage() {
+  const { api, me, plans } = useApp();
+  const account = useAccount();
+  const queryClient = useQueryClient();
+  const { busy, error, run } = useAction();
+  const pending = pendingRequest(account, plans);
+  const currentIndex = plans.findIndex((p) => p.id === account.plan);
+
+  const request = (plan: Plan) =>
+    run(async () => {
+      const upgradeRequest = await api.requestUpgrade(me.account.accountId, plan.id);
+      const key = queryKeys.account(me.account.accountId);
+      queryClient.setQueryData<Account>(key, (a) => (a ? { ...a, upgradeRequest } : a));
+      await queryClient.invalidateQueries({ queryKey: key });
+    });
+
+  return (
+    <>
+      <PageHeading title="Plans">
+        <p className="lead">
+          You are on the <strong>{planName(plans, account.plan)}</strong> plan. <a href={href.usage}>See your usage</a>
+        </p>
+      </PageHeading>
+
+      <div role="status">
+        {pending
+          ? (
+              <Notice tone="info" title={`Upgrade to ${planName(plans, pending.plan)} requested`}>
+                <p>
+                  You asked on <Time iso={pending.requestedAt} />. It is pending until the platform team acts on it;
+                  the new limits apply from the next request after they do, with nothing to do on your side.
+                </p>
+              </Notice>
+            )
+          : null}
+      </div>
+
+      <ul className="plan-cards" aria-label="Plans">
+        {plans.map((plan, index) => {
+          const current = plan.id === account.plan;
+          const requested = pending?.plan === plan.id;
+          return (
+            <li key={plan.id} className={`card plan-card${current ? ' plan-current' : ''}`} aria-labelledby={`plan-${plan.id}`}>
+              <div className="card-head">
+                <h2 id={`plan-${plan.id}`}>{plan.displayName}</h2>
+                {current ? <Badge tone="success">Current</Badge> : null}
+                {requested ? <Badge tone="progress">Requested</Badge> : null}
+              </div>
+              <p className="plan-limits">{limitsText(plan)}</p>
+              <ul className="plan-features">
+                {FEATURES.map((feature) => (
+                  <li key={feature.label}>
+                    {feature.has(plan)
+                      ? <><span aria-hidden="true" className="yes">✓</span> {feature.label}</>
+                      : <><span aria-hidden="true" className="no">—</span> <span className="muted">No {feature.label.toLowerCase()}</span></>}
+                  </li>
+                ))}
+              </ul>
+              {index > currentIndex && currentIndex >= 0
+                ? (
+                    <button
+                      type="button"
+                      className="button primary"
+                      disabled={busy || pending !== undefined}
+                      onClick={() => void request(plan)}
+                      aria-label={`Request upgrade to ${plan.displayName}`}
+                    >
+                      {requested ? 'Requested' : 'Request upgrade'}
+                    </button>
+                  )
+                : null}
+            </li>
+          );
+        })}
+      </ul>
+      <ActionError message={error} />
+
+      <section className="card" aria-labelledby="billing-heading">
+        <h2 id="billing-heading">About billing</h2>
+        <p>
+          Billing is not part of the platform: requesting an upgrade charges nothing and asks for no payment details.
+          The platform team receives your request, agrees any terms with you outside the platform, and changes the
+          plan; you see the new plan here as soon as they do.
+        </p>
+        {currentIndex === plans.length - 1
+          ? <p>You are on the top plan: its limits are agreed individually. To change them, ask the platform team.</p>
+          : null}
+      </section>
+    </>
+  );
+}
