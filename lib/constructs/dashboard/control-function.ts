@@ -72,7 +72,7 @@ export interface ControlFunctionProps {
  * | KeyValueStore                 | DescribeKeyValueStore, PutKey                                            | KvsEdgeRouter (serve, redirect, refuse) |
  * | domain flow state machine     | states:StartExecution                                                    | SfnDomainFlowStarter (verify, re-verify; release on remove) |
  * | Accounts table                | UpdateItem                                                               | DynamoDbAccountStore.setUpgradeRequest (an owner's upgrade request) |
- * | operations topic (and its key)| sns:Publish (kms:GenerateDataKey*, kms:Decrypt)                          | SnsOperationsNotifier (upgrade requests) |
+ * | operations topic (and its key)| sns:Publish (kms:GenerateDataKey, kms:Decrypt)                           | SnsOperationsNotifier (upgrade requests) |
  *
  * No CloudFront tenant or ACM action: removing a domain refuses it at the edge and hands the
  * release of its tenant to the domain flow (whose release task holds those grants). Created in
@@ -145,7 +145,11 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
   // Upgrade requests (UpgradeRequests): the operators hear of them on the operations topic.
   if (props.alarmTopic) {
     fn.addEnvironment(CONTROL_ENV.operationsTopicArn, props.alarmTopic.topicArn);
-    props.alarmTopic.grantPublish(fn);
+    fn.allow(['sns:Publish'], [props.alarmTopic.topicArn]);
+    // Publishing to an SSE-KMS topic: GenerateDataKey and Decrypt on its key, named (not the
+    // GenerateDataKey* family that grantPublish gives). https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html
+    const key = props.alarmTopic.masterKey;
+    if (key) fn.allow(['kms:GenerateDataKey', 'kms:Decrypt'], [key.keyArn]);
   }
 
   acknowledgeNagFindings(scope, fn, siteObjectsArn);
