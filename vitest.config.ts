@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Five projects, run in this order by scripts/test.sh:
@@ -13,11 +14,16 @@ const env = {
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
 
+// The worker imports the operator's processor through this alias (esbuild's alias in the bundle,
+// tsconfig paths for the type check); tests that import the worker's handler get the default one.
+const resolve = { alias: { '@platform/processor': fileURLToPath(new URL('./processors/default.ts', import.meta.url)) } };
+
 export default defineConfig({
   test: {
     env,
     projects: [
       {
+        resolve,
         test: {
           name: 'unit',
           env,
@@ -26,6 +32,7 @@ export default defineConfig({
         },
       },
       {
+        resolve,
         test: {
           name: 'infra',
           env,
@@ -39,6 +46,7 @@ export default defineConfig({
         },
       },
       {
+        resolve,
         test: {
           name: 'integration',
           env,
@@ -50,6 +58,7 @@ export default defineConfig({
         },
       },
       {
+        resolve,
         test: {
           name: 'browser',
           env,
@@ -62,6 +71,7 @@ export default defineConfig({
         },
       },
       {
+        resolve,
         test: {
           name: 'bundles',
           env,

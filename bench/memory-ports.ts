@@ -25,8 +25,11 @@ export class MemoryMessageStore implements MessageStore {
     return this.items.get(id);
   }
 
-  async remove(id: string): Promise<void> {
+  async remove(id: string): Promise<boolean> {
+    const item = this.items.get(id);
+    if (item && item.status !== 'queued') return false;
     this.items.delete(id);
+    return true;
   }
 
   async markProcessed(id: string, at: string): Promise<Transition> {

@@ -1,4 +1,5 @@
 import { WORKER_EVENT_SOURCE } from '../contracts/messages.js';
+import { SYSTEM_LOG_LEVEL } from '../lib/constructs/shared/platform-function.js';
 
 /**
  * AWS list prices in us-east-1 used by the cost-per-million figure: on-demand, first volume tier,
@@ -74,8 +75,11 @@ export const ASSUMPTIONS = {
   sqsRequestsPerBatch: 2 * Math.ceil(WORKER_EVENT_SOURCE.batchSize / 10),
   /** X-Ray's default sampling rule at volume: 5 % of requests (the 1/s reservoir is negligible). */
   xraySampling: 0.05,
-  /** Lambda's own log lines per invocation (START, END, REPORT with the X-Ray trace id). */
-  lambdaPlatformLogBytes: 400,
+  /**
+   * Lambda's own log lines per invocation (START, END, REPORT with the X-Ray trace id, ~400 bytes):
+   * none, since PlatformFunction sets the system log level to WARN (SYSTEM_LOG_LEVEL).
+   */
+  lambdaPlatformLogBytes: SYSTEM_LOG_LEVEL === 'WARN' ? 0 : 400,
   /** Rules of the Messages API's web ACL (contracts/firewall-rules.ts): two rate rules, two managed groups. */
   wafRules: 4,
 } as const;

@@ -4,6 +4,7 @@ import { type CliIo, type Command, type Context, GLOBAL_OPTIONS, type Options, P
 import { ACCOUNT_COMMANDS } from './commands/accounts.js';
 import { BAN_COMMANDS } from './commands/bans.js';
 import { DLQ_COMMANDS } from './commands/dlq.js';
+import { ENVIRONMENT_COMMANDS } from './commands/environment.js';
 import { DEFAULT_WAIT_SECONDS, DOMAIN_COMMANDS } from './commands/domains.js';
 import { KEY_COMMANDS } from './commands/keys.js';
 import { MESSAGE_COMMANDS } from './commands/messages.js';
@@ -25,6 +26,7 @@ export const COMMANDS: readonly Command[] = [
   ...USAGE_COMMANDS,
   ...MESSAGE_COMMANDS,
   ...DLQ_COMMANDS,
+  ...ENVIRONMENT_COMMANDS,
   ...PROJECT_COMMANDS,
   ...DOMAIN_COMMANDS,
 ];

@@ -42,7 +42,7 @@ export interface BackstopPolicy {
 
 /**
  * The validated platform config (lib/config/platform-config.ts is its schema, and checks at compile
- * time that the two agree). The deploy-time sections `alarms` and `protection` are left out of the
+ * time that the two agree). The deploy-time sections `alarms`, `protection` and `environment` are left out of the
  * functions' copy (`RuntimeConfig`).
  */
 export interface PlatformConfig {
@@ -64,7 +64,7 @@ export interface PlatformConfig {
     readonly hostedZone?: { readonly id: string; readonly name: string } | undefined;
   };
   readonly domains: { readonly driftCheck: { readonly intervalMinutes: number; readonly gracePeriodDays: number } };
-  readonly alarms: { readonly email?: string | undefined };
+  readonly alarms: { readonly email?: string | undefined; readonly apiLatencyP99ThresholdMs?: number | undefined };
   readonly protection: {
     readonly waf: { readonly anonymousPerIpPerMinute: number; readonly perIpPerMinute: number };
     readonly stageThrottle: { readonly rateLimit: number; readonly burstLimit: number };
@@ -74,10 +74,15 @@ export interface PlatformConfig {
       readonly controlApi: number;
     };
   };
+  readonly environment: {
+    readonly terminationProtection: boolean;
+    readonly apiGatewayAccountRole: boolean;
+    readonly tags: Readonly<Record<string, string>>;
+  };
 }
 
 /** What a function's environment carries (lib/config's runtimeConfig): the config without its deploy-time sections. */
-export type RuntimeConfig = Omit<PlatformConfig, 'alarms' | 'protection'>;
+export type RuntimeConfig = Omit<PlatformConfig, 'alarms' | 'protection' | 'environment'>;
 
 /**
  * Backstop usage-plan values for a plan's limits (see `backstop` in the config):

@@ -1,5 +1,15 @@
-import { App, type AppProps } from 'aws-cdk-lib';
-import { ConfigError, loadConfig, type PlatformConfig } from './config/index.js';
+import { readFileSync } from 'node:fs';
+import { App, type AppProps, Tags } from 'aws-cdk-lib';
+import {
+  ConfigError,
+  contextJson,
+  DEFAULT_STACK_PREFIX,
+  environmentTags,
+  loadConfig,
+  type PlatformConfig,
+  metricsNamespaceOf,
+  validStackPrefix,
+} from './config/index.js';
 import { reservedDomainReason } from './config/reserved-domains.js';
 import { applyNag } from './nag.js';
 import { applyControlTower } from './policy-validation.js';
@@ -8,8 +18,11 @@ import { DashboardDataStack, DashboardStack } from './stacks/dashboard-stack.js'
 import { DataStack } from './stacks/data-stack.js';
 import { DomainsDataStack, DomainsStack, EdgeCertificateStack, EdgeZoneStack } from './stacks/domains-stack.js';
 import { OperationsStack } from './stacks/operations-stack.js';
+import { EdgeObservabilityStack } from './stacks/edge-observability-stack.js';
+import { edgeDashboardWidgets } from './constructs/operations/edge-observability.js';
+import { allowDomainOperations } from './constructs/messages/operator-policy.js';
 
-export const DEFAULT_STACK_PREFIX = 'MessagesPlatform';
+export { DEFAULT_STACK_PREFIX } from './config/index.js';
 
 export interface PlatformApp {
   readonly app: App;
@@ -23,6 +36,7 @@ export interface PlatformApp {
   readonly edgeCertificateStack: EdgeCertificateStack;
   readonly domainsDataStack: DomainsDataStack;
   readonly domainsStack: DomainsStack;
+  readonly edgeObservabilityStack: EdgeObservabilityStack;
   readonly dashboardDataStack: DashboardDataStack;
   readonly dashboardStack: DashboardStack;
 }
@@ -30,6 +44,13 @@ export interface PlatformApp {
 export interface BuildAppOptions {
   /** Context values, as `-c key=value` would give them (e.g. `platform`, `stackPrefix`). */
   readonly context?: Record<string, unknown>;
+  /**
+   * The file whose `context.platform` object is the environment's config (cdk.json). The CDK CLI
+   * REPLACES a context key given with `-c`, so without this a partial `-c platform=...` would drop
+   * every setting of the file; with it, the command line is merged over the file, key by key.
+   * @default - none: the `platform` context alone
+   */
+  readonly configFile?: string;
   /** Cloud assembly directory. @default - the CLI's, or a temporary directory */
   readonly outdir?: string;
   /** Run cdk-nag. @default true */
@@ -59,14 +80,19 @@ function assertDeployableDomain(config: PlatformConfig): void {
   ]);
 }
 
-/** Context from `-c platform='{"plans":...}'` arrives as a JSON string; from cdk.json or tests, as an object. */
-function contextObject(app: App, key: string): unknown {
-  const raw: unknown = app.node.tryGetContext(key);
-  if (typeof raw !== 'string') return raw;
+/** The `context.platform` object of a cdk.json-shaped file. */
+function fileConfig(path: string | undefined): unknown {
+  if (!path) return undefined;
+  let text: string;
   try {
-    return JSON.parse(raw);
+    text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new Error(`context "${key}" is not valid JSON: ${(e as Error).message}`);
+    throw new ConfigError([`cannot read ${path}: ${(e as Error).message}`]);
+  }
+  try {
+    return (JSON.parse(text) as { context?: { platform?: unknown } }).context?.platform;
+  } catch (e) {
+    throw new ConfigError([`${path} is not valid JSON: ${(e as Error).message}`]);
   }
 }
 
@@ -91,19 +117,25 @@ function contextObject(app: App, key: string): unknown {
 export function buildApp(options: BuildAppOptions = {}): PlatformApp {
   const appProps: AppProps = { context: options.context, outdir: options.outdir };
   const app = new App(appProps);
-  const config = loadConfig(contextObject(app, 'platform'));
-  const stackPrefix = String(app.node.tryGetContext('stackPrefix') ?? DEFAULT_STACK_PREFIX);
-  if (!/^[A-Za-z][A-Za-z0-9-]{0,80}$/.test(stackPrefix)) {
-    throw new Error(`context "stackPrefix" must start with a letter and use letters, digits and "-": ${stackPrefix}`);
-  }
+  // Every value is validated here, before any construct reads it.
+  const stackPrefix = validStackPrefix(app.node.tryGetContext('stackPrefix') ?? DEFAULT_STACK_PREFIX);
+  const config = loadConfig(contextJson('platform', fileConfig(options.configFile)), contextJson('platform', app.node.tryGetContext('platform')));
   const synthOnly = String(app.node.tryGetContext('synthOnly') ?? 'false') === 'true';
   if (options.deployable && !synthOnly) assertDeployableDomain(config);
   // Account left unresolved (environment-agnostic account), region from the config.
   const env = { region: config.platform.region };
+  // Every stack: protected against deletion (unless the config says otherwise) and tagged. The
+  // tags go on the stacks (CloudFormation propagates them at deploy time) and, through Tags.of,
+  // into the templates on every resource that takes tags (@aws-cdk/core:explicitStackTags keeps
+  // the two apart).
+  const tags = environmentTags(config, stackPrefix);
+  const protectedAndTagged = { terminationProtection: config.environment.terminationProtection, tags };
+  for (const [key, value] of Object.entries(tags)) Tags.of(app).add(key, value);
 
   // Every alarm of every regional stack notifies this one topic.
   const operationsStack = new OperationsStack(app, `${stackPrefix}-Operations`, {
     env,
+    ...protectedAndTagged,
     config,
     description: 'Messages platform: the alarm topic every alarm of this environment notifies',
   });
@@ -111,11 +143,13 @@ export function buildApp(options: BuildAppOptions = {}): PlatformApp {
 
   const dataStack = new DataStack(app, `${stackPrefix}-Data`, {
     env,
+    ...protectedAndTagged,
     config,
     description: 'Messages platform: stateful resources (tables, queues)',
   });
   const apiStack = new ApiStack(app, `${stackPrefix}-Api`, {
     env,
+    ...protectedAndTagged,
     config,
     messagesData: dataStack.messages,
     alarmTopic,
@@ -127,37 +161,59 @@ export function buildApp(options: BuildAppOptions = {}): PlatformApp {
     ? undefined
     : new EdgeZoneStack(app, `${stackPrefix}-EdgeZone`, {
         config,
+        ...protectedAndTagged,
         description: 'Projects platform: the platform hosted zone (retained; delegate the domain to its name servers)',
       });
   const edgeCertificateStack = new EdgeCertificateStack(app, `${stackPrefix}-EdgeCertificate`, {
     config,
+    ...protectedAndTagged,
     zone: edgeZoneStack?.platformZone.zone,
     description: 'Projects platform: the wildcard certificate for CloudFront (us-east-1), validated in the platform zone',
   });
   const domainsDataStack = new DomainsDataStack(app, `${stackPrefix}-DomainsData`, {
     env,
+    ...protectedAndTagged,
     config,
     edgeZone: edgeCertificateStack.edgeZone,
     description: 'Projects platform: stateful resources (tables, site bucket, KeyValueStore) and the multi-tenant edge',
   });
   const domainsStack = new DomainsStack(app, `${stackPrefix}-Domains`, {
     env,
+    ...protectedAndTagged,
     config,
     data: domainsDataStack,
     alarmTopic,
     description: 'Projects platform: the custom-domain flow (Step Functions, task functions, alarms)',
   });
 
+  // The operator CLI's `domains check-drift --stack` starts the flow's drift check.
+  allowDomainOperations(apiStack.messages.usagePlanTargets.operatorPolicy, {
+    stateMachineArn: domainsStack.flow.stateMachine.stateMachineArn,
+    stackId: domainsStack.stackId,
+  });
+
+  // The customer sites' distribution observed where CloudFront publishes (us-east-1), and on the ops dashboard.
+  const edgeObservabilityStack = new EdgeObservabilityStack(app, `${stackPrefix}-EdgeObservability`, {
+    config,
+    ...protectedAndTagged,
+    distributionId: domainsDataStack.edge.distributionId,
+    description: 'Projects platform: access logs, metrics and alarms of the customer sites\' distribution (us-east-1, where CloudFront publishes)',
+  });
+  const edgeWidgets = edgeDashboardWidgets(domainsDataStack.edge.distributionId, metricsNamespaceOf(app));
+  apiStack.messages.opsDashboard.addWidgets(...edgeWidgets);
+
   // The Cognito domain prefix of managed login: `-c dashboardDomainPrefix=<prefix>` when the default
   // (stack name and account id) is not wanted.
   const dashboardDomainPrefix: unknown = app.node.tryGetContext('dashboardDomainPrefix');
   const dashboardDataStack = new DashboardDataStack(app, `${stackPrefix}-DashboardData`, {
     env,
+    ...protectedAndTagged,
     domainPrefix: dashboardDomainPrefix === undefined ? undefined : String(dashboardDomainPrefix),
     description: 'Owners\' dashboard: stateful resources (Cognito user pool with managed login, Owners table)',
   });
   const dashboardStack = new DashboardStack(app, `${stackPrefix}-Dashboard`, {
     env,
+    ...protectedAndTagged,
     config,
     data: dashboardDataStack,
     messagesData: dataStack.messages,
@@ -181,6 +237,7 @@ export function buildApp(options: BuildAppOptions = {}): PlatformApp {
     edgeCertificateStack,
     domainsDataStack,
     domainsStack,
+    edgeObservabilityStack,
     dashboardDataStack,
     dashboardStack,
   };

@@ -172,23 +172,34 @@ export class SimulatedCertificateAuthority implements CertificateAuthority {
   }
 
   async release(released: TenantClaim, current: () => Promise<TenantClaim | undefined>): Promise<ReleaseOutcome> {
-    const tenant = this.tenants.get(released.domain);
-    if (!tenant) return 'released';
+    if (!this.tenants.has(released.domain)) return 'released';
     // One tenant per domain: a live claim of the domain holds this very tenant.
     if (await current()) return 'kept';
+    return (await this.removeTenant(released.domain)) === 'deleted' ? 'released' : 'pending';
+  }
+
+  /** The domains that have a simulated tenant (ListDistributionTenants). */
+  tenantDomains(): string[] {
+    return [...this.tenants.keys()];
+  }
+
+  /** One step of removing a tenant whatever claims it (the environment teardown): disable, then delete. */
+  async removeTenant(domain: string): Promise<'deleted' | 'pending'> {
+    const tenant = this.tenants.get(domain);
+    if (!tenant) return 'deleted';
     if (tenant.state === 'enabled') {
-      this.tenants.set(released.domain, { state: 'disabled', refusalsLeft: this.deleteRefusals });
-      this.note(`[local edge] SIMULATED: tenant of ${released.domain} disabled`);
+      this.tenants.set(domain, { state: 'disabled', refusalsLeft: this.deleteRefusals });
+      this.note(`[local edge] SIMULATED: tenant of ${domain} disabled`);
     }
-    const disabled = this.tenants.get(released.domain);
+    const disabled = this.tenants.get(domain);
     if (disabled && disabled.refusalsLeft > 0) {
       disabled.refusalsLeft--;
-      this.note(`[local edge] SIMULATED: deleting the tenant of ${released.domain} refused, its disable is still deploying (ResourceNotDisabled)`);
+      this.note(`[local edge] SIMULATED: deleting the tenant of ${domain} refused, its disable is still deploying (ResourceNotDisabled)`);
       return 'pending';
     }
-    this.tenants.delete(released.domain);
-    this.note(`[local edge] SIMULATED: tenant of ${released.domain} deleted`);
-    return 'released';
+    this.tenants.delete(domain);
+    this.note(`[local edge] SIMULATED: tenant of ${domain} deleted`);
+    return 'deleted';
   }
 }
 

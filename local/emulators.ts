@@ -11,6 +11,7 @@ import { buildApp } from 'fauxqs';
 import { OWNERS_TABLE_KEYS } from '../contracts/control-api.js';
 import { DOMAIN_TABLE_KEYS } from '../contracts/domains.js';
 import { TABLE_KEYS } from '../contracts/messages.js';
+import { teachReturnValuesOnConditionCheckFailure } from './dynalite-return-values.js';
 
 /** Emulators answer any credentials; these keep the SDK from looking for real ones. */
 export const LOCAL_AWS = {
@@ -23,8 +24,12 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** dynalite (DynamoDB) on 127.0.0.1; in memory, or persisted in LevelDB under `path`. */
+/**
+ * dynalite (DynamoDB) on 127.0.0.1; in memory, or persisted in LevelDB under `path`. It answers
+ * ReturnValuesOnConditionCheckFailure as DynamoDB does (./dynalite-return-values.ts).
+ */
 export async function startDynamoDb(options: { port?: number; path?: string } = {}): Promise<RunningService> {
+  teachReturnValuesOnConditionCheckFailure();
   const server = dynalite({
     createTableMs: 0,
     deleteTableMs: 0,

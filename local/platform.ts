@@ -11,6 +11,7 @@ import type { DemoOwner } from './dashboard.js';
 import type { LocalDomainFlow } from './domain-flow.js';
 import type { LocalDomainsOptions } from './domains.js';
 import type { LocalEdgeRouter, SimulatedCertificateAuthority } from './edge.js';
+import type { UsagePlans } from './usage-plans.js';
 import { LOCAL_TABLE_NAMES, type RunningService } from './emulators.js';
 import type { QueuePoller } from './queue-poller.js';
 import { startBackingServices } from './wiring/backing-services.js';
@@ -36,6 +37,8 @@ export interface LocalPlatformOptions {
   readonly visibilityTimeoutSeconds?: number;
   /** Run the queue worker. @default true */
   readonly worker?: boolean;
+  /** Tests: puts something between the functions and dynalite (a slowed proxy); answers its endpoint. */
+  readonly dynamoDbFront?: (endpoint: string) => Promise<string>;
   /** The operator's processor the worker runs (`npm start -- --processor FILE`). @default accepts every message */
   readonly processor?: ProcessMessage;
   /** The wait between a message's attempts; short, like the visibility timeout. @default 1 s doubling up to 4 s */
@@ -89,6 +92,8 @@ export interface LocalPlatform {
   readonly certificates: SimulatedCertificateAuthority;
   /** The same account service, in process. */
   readonly accountService: AccountService;
+  /** The usage plans and API keys, as API Gateway would hold them (what the environment teardown removes). */
+  readonly usagePlans: UsagePlans;
   /** A fresh demo key per plan, issued at start; shown here once. */
   readonly demoKeys: Readonly<Record<PlanId, string>>;
   readonly demoAccounts: Readonly<Record<PlanId, AccountView>>;
@@ -219,6 +224,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       edge: domains.edge,
       certificates: domains.certificates,
       accountService,
+      usagePlans: keys.usagePlans,
       demoKeys,
       demoAccounts,
       config,

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { WORKER_EVENT_SOURCE } from '../contracts/messages.js';
@@ -11,6 +12,12 @@ export interface KilledBatch {
 
 type Worker = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
 
+/** A batch the worker was invoked with: every body, and the bodies it reported as failures (left on the queue). */
+export interface HandledBatch {
+  readonly bodies: readonly string[];
+  readonly failed: readonly string[];
+}
+
 /** SQS's own ceiling: ReceiveMessage returns, and DeleteMessageBatch takes, at most 10 messages. */
 const SQS_BATCH_MAX = 10;
 
@@ -23,6 +30,8 @@ const SQS_BATCH_MAX = 10;
  * within the window, so that a lone message is not held back a second on the local platform.
  */
 export class QueuePoller {
+  /** For tests to wait on instead of sleeping: `batch` (a HandledBatch) once its successes are deleted. */
+  readonly events = new EventEmitter<{ batch: [HandledBatch] }>();
   private running = false;
   private failing = false;
   private loop: Promise<void> | undefined;
@@ -115,6 +124,10 @@ export class QueuePoller {
         }),
       );
     }
+    this.events.emit('batch', {
+      bodies: messages.map((m) => m.Body ?? ''),
+      failed: messages.filter((m) => failed.has(m.MessageId as string)).map((m) => m.Body ?? ''),
+    });
     return messages.length;
   }
 

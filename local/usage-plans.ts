@@ -21,7 +21,7 @@ export type BackstopVerdict = 'ok' | 'THROTTLED' | 'QUOTA_EXCEEDED' | 'INVALID_A
  */
 export class UsagePlans {
   private readonly plans = new Map<string, UsagePlanLimits>();
-  private readonly keys = new Map<string, { value: string; planId: string }>();
+  private readonly keys = new Map<string, { value: string; planId: string; name: string }>();
   private readonly planOfValue = new Map<string, string>();
   private readonly buckets = new Map<string, { tokens: number; atMs: number; day: number; used: number }>();
 
@@ -37,10 +37,10 @@ export class UsagePlans {
   }
 
   /** Creates an API key in a plan; like API Gateway, it generates the value (CreateApiKey answers it). */
-  createKey(planId: string): InternalKey {
+  createKey(planId: string, name = `key-${planId}`): InternalKey {
     if (!this.plans.has(planId)) throw new Error(`no usage plan ${planId}`);
     const key = { id: randomUUID().replaceAll('-', '').slice(0, 10), value: randomBytes(20).toString('hex') };
-    this.keys.set(key.id, { value: key.value, planId });
+    this.keys.set(key.id, { value: key.value, planId, name });
     this.planOfValue.set(key.value, planId);
     return key;
   }
@@ -49,9 +49,9 @@ export class UsagePlans {
    * Re-registers a key kept from an earlier run (with --data) with the value its record stored
    * (a new one when the record holds none).
    */
-  restoreKey(id: string, planId: string, value: string = randomBytes(20).toString('hex')): void {
+  restoreKey(id: string, planId: string, value: string = randomBytes(20).toString('hex'), name = `key-${planId}`): void {
     if (this.keys.has(id)) return;
-    this.keys.set(id, { value, planId });
+    this.keys.set(id, { value, planId, name });
     this.planOfValue.set(value, planId);
   }
 
@@ -78,6 +78,18 @@ export class UsagePlans {
 
   planOf(id: string): string | undefined {
     return this.keys.get(id)?.planId;
+  }
+
+  /** The keys whose name starts with `prefix` (GetUsagePlanKeys, filtered as the teardown does). */
+  keysNamed(prefix: string): { id: string; name: string }[] {
+    return [...this.keys.entries()]
+      .filter(([, k]) => k.name.startsWith(prefix))
+      .map(([id, k]) => ({ id, name: k.name }));
+  }
+
+  /** The usage plans whose id (locally also its name) starts with `prefix`. */
+  plansNamed(prefix: string): string[] {
+    return [...this.plans.keys()].filter((id) => id.startsWith(prefix));
   }
 
   admit(apiKeyValue: string | undefined): BackstopVerdict {
@@ -120,7 +132,7 @@ export class LocalUsagePlanGateway implements UsagePlanGateway {
       this.plans.definePlan(plan, usageIdentifierBackstop(plan, config));
     }
     this.pooled = Object.fromEntries(
-      POOLED_USAGE_KEY_NAMES.map((plan) => [plan, this.plans.createKey(plan).value]),
+      POOLED_USAGE_KEY_NAMES.map((plan) => [plan, this.plans.createKey(plan, `pooled-${plan}`).value]),
     ) as PooledUsageKeys;
   }
 
@@ -156,7 +168,7 @@ export class LocalUsagePlanGateway implements UsagePlanGateway {
       const planId = account.plan === 'enterprise' ? account.gatewayUsagePlanId : account.plan;
       if (!planId) continue;
       planOf.set(account.accountId, planId);
-      if (account.gatewayKeyId) this.plans.restoreKey(account.gatewayKeyId, planId, account.gatewayKeyValue);
+      if (account.gatewayKeyId) this.plans.restoreKey(account.gatewayKeyId, planId, account.gatewayKeyValue, `internal-${account.accountId}`);
     }
     for (const key of keys) {
       const planId = planOf.get(key.accountId);
@@ -183,8 +195,9 @@ export class LocalUsagePlanGateway implements UsagePlanGateway {
     this.plans.deletePlan(usagePlanId);
   }
 
-  async createKey(_accountId: string, usagePlanId: string): Promise<InternalKey | undefined> {
-    return this.plans.createKey(usagePlanId);
+  async createKey(accountId: string, usagePlanId: string): Promise<InternalKey | undefined> {
+    // Named as on API Gateway (ApiGatewayUsagePlanGateway.createKey).
+    return this.plans.createKey(usagePlanId, `internal-${accountId}`);
   }
 
   async keyValue(gatewayKeyId: string): Promise<string | undefined> {

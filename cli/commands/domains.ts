@@ -172,11 +172,13 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     summary: 'Re-check every live domain\'s DNS now (operators; it also runs on a schedule)',
     options: {},
     required: [],
-    flags: [],
-    examples: ['domains check-drift', 'domains check-drift --json'],
-    localOnly: true,
+    flags: [['--stack NAME', 'a deployed environment: its API stack, <stackPrefix>-Api (the flow is in <stackPrefix>-Domains)']],
+    examples: ['domains check-drift', 'domains check-drift --json', 'domains check-drift --stack MessagesPlatform-Api --region eu-west-1'],
     async run(ctx) {
-      const started = await ctx.projects().checkDomainDrift();
+      const deployed = ctx.deployed();
+      const started = deployed
+        ? await (await import('../aws-domain-operations.js')).startDriftCheck(deployed)
+        : await ctx.projects().checkDomainDrift();
       ctx.output(
         started,
         `Started the drift check of every live domain (execution ${started.execution}, ${started.startedAt}).\n` +

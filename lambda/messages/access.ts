@@ -17,9 +17,16 @@ export interface AccessDeps {
   readonly anonymousLimits: RateLimits;
 }
 
+/** The 401 of a caller without a valid key, recorded. */
+export function unauthorized(reason: Extract<Caller, { kind: 'anonymous' }>['reason']): HttpProblem {
+  rejected('unauthorized');
+  return problems.unauthorized(UNAUTHORIZED_DETAIL[reason]);
+}
+
 /**
- * First step of every route: a caller without a valid key is counted against its IP's anonymous
+ * First step of a read: a caller without a valid key is counted against its IP's anonymous
  * budget and answered 401 (or 429 once that budget is spent), with rate-limit headers either way.
+ * Sends do the same in their admission (admission.ts).
  */
 export async function requireKey(
   caller: Caller,
@@ -34,33 +41,7 @@ export async function requireKey(
     kind: 'anonymous',
   });
   headers.set(decisionHeaders(decision));
-  if (decision.outcome !== 'allowed') throw refusal(decision, 'anonymous');
-  rejected('unauthorized');
-  throw problems.unauthorized(UNAUTHORIZED_DETAIL[caller.reason]);
-}
-
-/**
- * The first checks of a send, in the order of the interface document: 401 (no valid key), then 429
- * (the key's budget or ban, judged without counting anything), then the 400/413 of `validate`.
- * Only a body that passes goes on to consume budget.
- */
-export async function admitBody<T>(
-  request: { readonly caller: Caller; readonly sourceIp: string },
-  deps: AccessDeps,
-  headers: ResponseHeaders,
-  validate: () => T,
-): Promise<{ caller: KeyCaller; subject: KeySubject; valid: T }> {
-  const caller = await requireKey(request.caller, request.sourceIp, deps, headers);
-  const subject = keySubject(caller);
-  try {
-    return { caller, subject, valid: validate() };
-  } catch (problem) {
-    if (!(problem instanceof HttpProblem)) throw problem;
-    // 429 comes before 400: judge the key without counting the bad request.
-    enforce(await deps.limiter.peek(subject, 'send'), headers);
-    rejected(problem.code);
-    throw problem;
-  }
+  throw decision.outcome === 'allowed' ? unauthorized(caller.reason) : refusal(decision, 'anonymous');
 }
 
 /** The key draws on its account's budget; a ban or revocation is the key's own. */
@@ -83,8 +64,7 @@ export function refusal(
 ): HttpProblem {
   switch (decision.outcome) {
     case 'revoked':
-      rejected('unauthorized');
-      return problems.unauthorized(UNAUTHORIZED_DETAIL.invalid);
+      return unauthorized('invalid');
     case 'banned':
       rejected('key_banned');
       return new HttpProblem({

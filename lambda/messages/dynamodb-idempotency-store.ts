@@ -1,5 +1,5 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { conditionally } from '../shared/dynamodb.js';
+import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionally, isConditionFailure } from '../shared/dynamodb.js';
 import type { IdempotencyEntry, IdempotencyStore } from './ports.js';
 
 export class DynamoDbIdempotencyStore implements IdempotencyStore {
@@ -8,27 +8,29 @@ export class DynamoDbIdempotencyStore implements IdempotencyStore {
     private readonly tableName: string,
   ) {}
 
+  /**
+   * One conditional Put: it claims the key, or DynamoDB sends the live entry that holds it back with
+   * the refusal (ReturnValuesOnConditionCheckFailure), so there is no read after it to race with a
+   * release.
+   */
   async claim(entry: IdempotencyEntry, nowMs: number) {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const claimed = await conditionally(() =>
-        this.client.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: entry,
-            // TTL deletion is lazy (and absent on dynalite): an expired entry counts as absent.
-            ConditionExpression: 'attribute_not_exists(id) OR expiresAt < :nowSec',
-            ExpressionAttributeValues: { ':nowSec': Math.floor(nowMs / 1000) },
-          }),
-        ),
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: entry,
+          // TTL deletion is lazy (and absent on dynalite): an expired entry counts as absent.
+          ConditionExpression: 'attribute_not_exists(id) OR expiresAt < :nowSec',
+          ExpressionAttributeValues: { ':nowSec': Math.floor(nowMs / 1000) },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
       );
-      if (claimed) return { claimed: true as const };
-      const existing = await this.client.send(
-        new GetCommand({ TableName: this.tableName, Key: { id: entry.id }, ConsistentRead: true }),
-      );
-      if (existing.Item) return { claimed: false as const, existing: existing.Item as IdempotencyEntry };
-      // Released between our write and read: try again.
+      return { claimed: true as const };
+    } catch (error) {
+      const existing = isConditionFailure(error) ? (error as { Item?: IdempotencyEntry }).Item : undefined;
+      if (!existing) throw error;
+      return { claimed: false as const, existing };
     }
-    throw new Error(`idempotency key ${entry.id} is contended`);
   }
 
   takeOver(stale: IdempotencyEntry, entry: IdempotencyEntry): Promise<boolean> {

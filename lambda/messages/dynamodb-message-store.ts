@@ -45,23 +45,10 @@ export class DynamoDbMessageStore implements MessageStore, MessageBatchStore {
     );
   }
 
-  async removeAll(ids: readonly string[]): Promise<void> {
-    await Promise.all(
-      chunksOf(ids, BATCH_WRITE_MAX).map((chunk) =>
-        untilAllTaken(
-          chunk,
-          async (pending) => {
-            const out = await this.client.send(
-              new BatchWriteCommand({
-                RequestItems: { [this.tableName]: pending.map((id) => ({ DeleteRequest: { Key: { id } } })) },
-              }),
-            );
-            return (out.UnprocessedItems?.[this.tableName] ?? []).map((r) => String(r.DeleteRequest?.Key?.id));
-          },
-          (left) => new BatchWriteError('delete', left.length),
-        ),
-      ),
-    );
+  async removeAll(ids: readonly string[]): Promise<readonly string[]> {
+    // Conditional deletes (BatchWriteItem takes no condition), side by side; only a failed batch pays them.
+    const removed = await Promise.all(ids.map((id) => this.remove(id)));
+    return ids.filter((_, i) => !removed[i]);
   }
 
   /** One BatchWriteItem of puts; answers the records it did not take (unprocessed or throttled). */
@@ -99,8 +86,19 @@ export class DynamoDbMessageStore implements MessageStore, MessageBatchStore {
     return result.Item as MessageRecord | undefined;
   }
 
-  async remove(id: string): Promise<void> {
-    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { id } }));
+  remove(id: string): Promise<boolean> {
+    // Only while it is still queued: a record the worker moved on stays, and the send learns it was taken.
+    return conditionally(() =>
+      this.client.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { id },
+          ConditionExpression: 'attribute_not_exists(id) OR #status = :queued',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':queued': 'queued' },
+        }),
+      ),
+    );
   }
 
   markProcessed(id: string, at: string, attempt?: AttemptRecord): Promise<Transition> {

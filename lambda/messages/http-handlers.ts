@@ -3,6 +3,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { callerFromContext } from '../keys/index.js';
 import { type ApiResult, problemResult, ResponseHeaders, toProxyResult } from '../shared/http.js';
+import { withDeadline } from '../shared/deadline.js';
 import { powertools, TIMEOUT_EARLY_MS } from '../shared/middleware.js';
 import {
   type ApiRequestContext,
@@ -60,8 +61,17 @@ function problemDetails(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
 }
 
 /**
+ * Time kept after the deadline of a request's work for undoing writes that did not complete
+ * (send-message.ts, writeOrUndo): one more attempt of a DeleteItem, a refund and a release side
+ * by side, before the answer. The work itself gets the rest of the function's time.
+ */
+export const UNDO_RESERVE_MS = 3_000;
+
+/**
  * The middy chain of every API function: Powertools (context and correlation id in the logs,
- * metrics with the cold start, the trace), then the problem mapping, middy's early timeout.
+ * metrics with the cold start, the trace), then the problem mapping, middy's early timeout. The
+ * route runs under a deadline (lambda/shared/deadline.ts) that ends its SDK calls before middy's
+ * early answer, so that a 503 is never sent while a write may still land.
  */
 function apiHandler(route: Route) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({
@@ -71,7 +81,11 @@ function apiHandler(route: Route) {
     .use(problemDetails())
     .handler(async (event, context) => {
       const headers = headersOf(context);
-      return toProxyResult(await route(event, partyOf(event), headers), headers, requestIdOf(event, context));
+      const answer = async () =>
+        toProxyResult(await route(event, partyOf(event), headers), headers, requestIdOf(event, context));
+      // Answered before middy's early timeout, with the margin of one event-loop turn.
+      const answerInMs = context.getRemainingTimeInMillis?.() - TIMEOUT_EARLY_MS - 50;
+      return Number.isFinite(answerInMs) ? withDeadline(answerInMs, UNDO_RESERVE_MS, answer) : answer();
     });
 }
 

@@ -15,8 +15,11 @@ export interface MessageBatchQueue {
 export interface MessageBatchStore {
   /** Resolves once every record is written; rejects if any could not be. */
   createAll(records: readonly MessageRecord[]): Promise<void>;
-  /** Compensation for a batch that failed before its 202: none of its records may claim `queued`. */
-  removeAll(ids: readonly string[]): Promise<void>;
+  /**
+   * Compensation for a batch that failed before its 202: none of its records may claim `queued`.
+   * Answers the ids the worker had already taken (moved past `queued`), which stay.
+   */
+  removeAll(ids: readonly string[]): Promise<readonly string[]>;
 }
 
 export type TransitionResult = 'updated' | 'already_done' | 'missing';
@@ -58,8 +61,11 @@ export interface MessagePageQuery {
 export interface MessageStore {
   create(record: MessageRecord): Promise<void>;
   get(id: string): Promise<MessageRecord | undefined>;
-  /** Compensation for a request that failed before its 202: the record must not claim `queued`. */
-  remove(id: string): Promise<void>;
+  /**
+   * Compensation for a request that failed before its 202: the record must not claim `queued`.
+   * Removes it while it is queued (or absent); false when the worker had already taken it.
+   */
+  remove(id: string): Promise<boolean>;
   /** queued|failed → processed, exactly once; `already_done` when it was processed before. */
   markProcessed(id: string, at: string, attempt?: AttemptRecord): Promise<Transition>;
   /** queued|failed (a redriven message that failed again) → failed: a PermanentError, or dead-lettered. */

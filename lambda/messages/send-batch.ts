@@ -1,21 +1,14 @@
-import { createHash } from 'node:crypto';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { decisionHeaders, type LimiterDecision } from '../rate-limits/index.js';
+import type { LimiterDecision } from '../rate-limits/index.js';
 import type { ApiResult, ResponseHeaders } from '../shared/http.js';
-import { logger, metrics } from '../shared/powertools.js';
-import { HttpProblem, problems } from '../shared/problem.js';
-import { admitBody, refusal, rejected } from './access.js';
+import { metrics } from '../shared/powertools.js';
+import { HttpProblem } from '../shared/problem.js';
+import { rejected } from './access.js';
+import { admit, parse } from './admission.js';
 import { validateBatchRequest } from './batch-validation.js';
 import { envelopeOf, type MessageRecord } from './message.js';
 import type { IdempotencyEntry, MessageBatchQueue, MessageBatchStore, MessageStore } from './ports.js';
-import {
-  claimOrReplay,
-  consumeBudget,
-  queuedRecord,
-  refundedHeaders,
-  type SendMessageDeps,
-  type SendRequest,
-} from './send-message.js';
+import { queuedRecord, requestHash, type SendMessageDeps, type SendRequest, writeOrUndo } from './send-message.js';
 
 export type SendBatchDeps = Omit<SendMessageDeps, 'messages' | 'queue'> & {
   readonly messages: MessageStore & MessageBatchStore;
@@ -38,71 +31,60 @@ export async function sendBatch(
   deps: SendBatchDeps,
   headers: ResponseHeaders,
 ): Promise<ApiResult> {
-  const { caller, subject, valid } = await admitBody(request, deps, headers, () =>
-    validateBatchRequest(request, { maxMessageBytes: deps.config.maxBodyBytes }),
-  );
-
   const nowMs = deps.clock.now();
-  const records = valid.messages.map((message) => queuedRecord(caller, message, nowMs, deps.config.retentionDays));
-  const accepted: ApiResult = { statusCode: 202, body: { data: records.map(publicQueued) } };
-
-  let claim: IdempotencyEntry | undefined;
-  if (valid.idempotencyKey !== undefined) {
-    const stored: StoredBatchAnswer = { data: records.map((r) => ({ id: r.id, createdAt: r.createdAt })) };
-    claim = {
-      id: `${caller.keyId}#${valid.idempotencyKey}`,
-      // Its own shape: a key used for a single send and then for a batch is another body (409).
-      requestHash: createHash('sha256').update(JSON.stringify({ batch: valid.messages })).digest('hex'),
-      messageId: (records[0] as MessageRecord).id,
-      statusCode: 202,
-      responseBody: JSON.stringify(stored),
-      location: '',
-      createdAtMs: nowMs,
-      expiresAt: Math.floor(nowMs / 1000) + deps.config.idempotencyTtlSeconds,
-    };
-    const replay = await claimOrReplay(claim, subject, deps, headers, (existing) => replayed(existing, valid.messages));
-    if (replay) return replay;
-  }
+  let records: MessageRecord[] = [];
+  const verdict = await admit(
+    {
+      caller: request.caller,
+      sourceIp: request.sourceIp,
+      parsed: parse(() => validateBatchRequest(request, { maxMessageBytes: deps.config.maxBodyBytes })),
+      units: (valid) => valid.messages.length,
+      claimOf: (caller, valid) => {
+        records = valid.messages.map((message) => queuedRecord(caller, message, nowMs, deps.config.retentionDays));
+        if (valid.idempotencyKey === undefined) return undefined;
+        const stored: StoredBatchAnswer = { data: records.map((r) => ({ id: r.id, createdAt: r.createdAt })) };
+        return {
+          id: `${caller.keyId}#${valid.idempotencyKey}`,
+          // Its own shape: a key used for a single send and then for a batch is another body (409).
+          requestHash: requestHash({ batch: valid.messages }),
+          messageId: (records[0] as MessageRecord).id,
+          statusCode: 202,
+          responseBody: JSON.stringify(stored),
+          location: '',
+          createdAtMs: nowMs,
+          expiresAt: Math.floor(nowMs / 1000) + deps.config.idempotencyTtlSeconds,
+        };
+      },
+      rateLimited: batchRateLimited,
+    },
+    deps,
+    headers,
+  );
+  if (verdict.outcome === 'refused') throw verdict.problem;
+  if (verdict.outcome === 'replay') return replayed(verdict.existing, records.map((r) => r.message));
 
   const units = records.length;
-  const decision = await consumeBudget(subject, units, deps, claim);
-  if (decision.outcome !== 'allowed') {
-    headers.set(decisionHeaders(decision));
-    throw decision.outcome === 'rate_limited' ? batchRateLimited(decision, units) : refusal(decision);
-  }
-  headers.set(decisionHeaders(decision));
-  const consumption = decision.consumption;
-
-  // Side by side: one round trip for both (their chunks run in parallel too).
-  const [stored, queued] = await Promise.allSettled([
-    deps.messages.createAll(records),
-    deps.queue.sendAll(records.map(envelopeOf)),
-  ]);
-  if (decision.housekeeping) await decision.housekeeping;
-  if (stored.status === 'rejected' || queued.status === 'rejected') {
-    logger.error('batch not accepted; compensating', {
-      ...request.log,
-      messages: units,
-      storeError: stored.status === 'rejected' ? String(stored.reason) : undefined,
-      queueError: queued.status === 'rejected' ? String(queued.reason) : undefined,
-    });
-    // Every record goes, written or not (a delete of a missing one is a no-op); envelopes without
-    // a record are dropped by the worker as orphans.
-    await Promise.allSettled([
-      deps.messages.removeAll(records.map((r) => r.id)),
-      consumption ? deps.limiter.refund(consumption) : Promise.resolve(),
-      claim ? deps.idempotency.release(claim.id, claim.messageId) : Promise.resolve(),
-    ]);
-    if (consumption) headers.set(refundedHeaders(headers, units));
-    rejected('unavailable');
-    throw problems.unavailable(
-      'The batch could not be queued and was not accepted; none of its messages was stored. Retry it with backoff.',
-    );
-  }
-
+  await writeOrUndo(
+    {
+      kind: 'batch',
+      // Their chunks run side by side too.
+      write: () => [deps.messages.createAll(records), deps.queue.sendAll(records.map(envelopeOf))],
+      // Every record goes, written or not (a delete of a missing one is a no-op).
+      undo: () => deps.messages.removeAll(records.map((r) => r.id)),
+      units,
+      ids: records.map((r) => r.id),
+      log: { ...request.log, firstMessageId: records[0]?.id },
+      unavailable: 'The batch could not be queued and was not accepted; none of its messages was stored. Retry it with backoff.',
+      unknown:
+        'The batch could not be queued, and whether its messages were stored is not known. Look them up with ' +
+        'GET /messages/{id} (their ids are in messageIds) before you send them again, or send the batch with an Idempotency-Key.',
+    },
+    verdict,
+    deps,
+    headers,
+  );
   metrics.addMetric('MessageAccepted', MetricUnit.Count, units);
-  logger.info('batch accepted', { ...request.log, messages: units, firstMessageId: records[0]?.id, keyId: caller.keyId });
-  return accepted;
+  return { statusCode: 202, body: { data: records.map(publicQueued) } };
 }
 
 const publicQueued = (record: { id: string; createdAt: string; message: string }) => ({

@@ -1,6 +1,6 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { ENV } from '../../contracts/messages.js';
-import { DATA_PLANE, traced } from '../shared/aws-clients.js';
+import { dataPlane, traced } from '../shared/aws-clients.js';
 import { systemClock } from '../shared/clock.js';
 import { requireEnv, requireJsonEnv } from '../shared/env.js';
 import { createDocumentClient } from '../shared/dynamodb.js';
@@ -21,7 +21,7 @@ export const handler = createSendRoutesHandler({
     requireEnv(ENV.messagesTable),
     createDocumentClient({ maxAttempts: 1 }),
   ),
-  queue: new SqsMessageQueue(traced(new SQSClient(DATA_PLANE)), requireEnv(ENV.queueUrl)),
+  queue: new SqsMessageQueue(traced(new SQSClient(dataPlane())), requireEnv(ENV.queueUrl)),
   idempotency: new DynamoDbIdempotencyStore(documentClient, requireEnv(ENV.idempotencyTable)),
   clock: systemClock,
   config: requireJsonEnv<MessagesConfig>(ENV.messagesConfig),

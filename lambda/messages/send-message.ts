@@ -2,13 +2,15 @@ import { createHash } from 'node:crypto';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { RateLimits } from '../../contracts/plans.js';
 import type { Caller, KeyCaller } from '../keys/index.js';
-import type { LimiterDecision, RateLimiter } from '../rate-limits/index.js';
+import type { RateLimiter } from '../rate-limits/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiResult, ResponseHeaders } from '../shared/http.js';
 import { logger, metrics } from '../shared/powertools.js';
 import { monotonicUlid } from '../shared/ulid.js';
+import { beforeAnswer } from '../shared/deadline.js';
 import { HttpProblem, problems } from '../shared/problem.js';
-import { admitBody, enforce, type keySubject, rejected } from './access.js';
+import { rejected } from './access.js';
+import { admit, parse, type Verdict } from './admission.js';
 import { envelopeOf, type MessageRecord, toPublicMessage } from './message.js';
 import type { IdempotencyEntry, IdempotencyStore, MessageQueue, MessageStore } from './ports.js';
 import { type RawRequest, validateSendRequest } from './validation.js';
@@ -39,9 +41,6 @@ export interface SendRequest extends RawRequest {
   readonly basePath: string;
 }
 
-/** A claim whose request never completed (e.g. the function timed out) is taken over after this. */
-const STALE_CLAIM_MS = 30_000;
-
 export const newMessageId = (nowMs: number) => `msg_${monotonicUlid(nowMs)}`;
 
 /** A new message's record, as a send writes it: `queued`, kept `retentionDays` (DynamoDB TTL). */
@@ -57,108 +56,145 @@ export function queuedRecord(caller: KeyCaller, message: string, nowMs: number, 
   };
 }
 
+/** The fingerprint of a request's body an Idempotency-Key is held to (another body is a 409). */
+export const requestHash = (body: unknown): string => createHash('sha256').update(JSON.stringify(body)).digest('hex');
+
 /**
- * POST /messages. Order of checks: 401 → 429 → 400 → 413. Only an accepted request consumes
- * budget. On the critical path: one limiter write, then the record write and the enqueue side by
- * side (an Idempotency-Key adds its claim before them). A 202 means the message is queued; any
- * failure before it leaves no record that claims `queued` and gives the budget back.
+ * POST /messages: a pure parse, the admission (one limiter call: 401 → 429 → 400 → 413, 409, a
+ * replay), then the writes. On the critical path: one limiter write, then the record write and the
+ * enqueue side by side (an Idempotency-Key adds its claim before them). A 202 means the message is
+ * queued; any failure before it leaves no record that claims `queued` and gives the budget back.
  */
 export async function sendMessage(
   request: SendRequest,
   deps: SendMessageDeps,
   headers: ResponseHeaders,
 ): Promise<ApiResult> {
-  const { caller, subject, valid } = await admitBody(request, deps, headers, () =>
-    validateSendRequest(request, deps.config.maxBodyBytes),
-  );
-
   const nowMs = deps.clock.now();
-  const record = queuedRecord(caller, valid.message, nowMs, deps.config.retentionDays);
-  const accepted: ApiResult = {
-    statusCode: 202,
-    headers: { Location: `${request.basePath}/messages/${record.id}` },
-    body: toPublicMessage(record),
-  };
+  let record: MessageRecord | undefined;
+  const verdict = await admit(
+    {
+      caller: request.caller,
+      sourceIp: request.sourceIp,
+      parsed: parse(() => validateSendRequest(request, deps.config.maxBodyBytes)),
+      units: () => 1,
+      claimOf: (caller, valid) => {
+        record = queuedRecord(caller, valid.message, nowMs, deps.config.retentionDays);
+        if (valid.idempotencyKey === undefined) return undefined;
+        return {
+          id: `${caller.keyId}#${valid.idempotencyKey}`,
+          requestHash: requestHash({ message: valid.message }),
+          messageId: record.id,
+          statusCode: 202,
+          responseBody: JSON.stringify(toPublicMessage(record)),
+          location: `${request.basePath}/messages/${record.id}`,
+          createdAtMs: nowMs,
+          expiresAt: Math.floor(nowMs / 1000) + deps.config.idempotencyTtlSeconds,
+        };
+      },
+    },
+    deps,
+    headers,
+  );
+  if (verdict.outcome === 'refused') throw verdict.problem;
+  if (verdict.outcome === 'replay') return replayedSend(verdict.existing);
+  const queued = record as MessageRecord;
 
-  let claim: IdempotencyEntry | undefined;
-  if (valid.idempotencyKey !== undefined) {
-    claim = {
-      id: `${caller.keyId}#${valid.idempotencyKey}`,
-      requestHash: createHash('sha256')
-        .update(JSON.stringify({ message: valid.message }))
-        .digest('hex'),
-      messageId: record.id,
-      statusCode: accepted.statusCode,
-      responseBody: JSON.stringify(accepted.body),
-      location: `${request.basePath}/messages/${record.id}`,
-      createdAtMs: nowMs,
-      expiresAt: Math.floor(nowMs / 1000) + deps.config.idempotencyTtlSeconds,
-    };
-    const replay = await claimOrReplay(claim, subject, deps, headers);
-    if (replay) return replay;
-  }
-
-  const decision = await consumeBudget(subject, 1, deps, claim);
-  enforce(decision, headers);
-  const consumption = decision.consumption;
-
-  // Side by side: one round trip for both.
-  const [stored, queued] = await Promise.allSettled([
-    deps.messages.create(record),
-    deps.queue.send(envelopeOf(record)),
-  ]);
-  const storeFailure = stored.status === 'rejected' ? stored : undefined;
-  const queueFailure = queued.status === 'rejected' ? queued : undefined;
-  // The limiter's tidying (rare) overlapped the writes above; nothing stays in flight after the answer.
-  if (decision.housekeeping) await decision.housekeeping;
-  if (storeFailure || queueFailure) {
-    logger.error('message not accepted; compensating', {
-      ...request.log,
-      messageId: record.id,
-      storeError: storeFailure ? String(storeFailure.reason) : undefined,
-      queueError: queueFailure ? String(queueFailure.reason) : undefined,
-    });
-    // A queued envelope without a record is dropped by the worker as an orphan.
-    await Promise.allSettled([
-      storeFailure ? Promise.resolve() : deps.messages.remove(record.id),
-      consumption ? deps.limiter.refund(consumption) : Promise.resolve(),
-      claim ? deps.idempotency.release(claim.id, claim.messageId) : Promise.resolve(),
-    ]);
-    if (consumption) headers.set(refundedHeaders(headers));
-    rejected('unavailable');
-    throw problems.unavailable(
-      'The message could not be queued and was not accepted; nothing was stored. Retry with backoff.',
-    );
-  }
-
+  await writeOrUndo(
+    {
+      kind: 'message',
+      write: () => [deps.messages.create(queued), deps.queue.send(envelopeOf(queued))],
+      undo: async () => ((await deps.messages.remove(queued.id)) ? [] : [queued.id]),
+      units: 1,
+      ids: [queued.id],
+      log: { ...request.log, messageId: queued.id },
+      unavailable: 'The message could not be queued and was not accepted; nothing was stored. Retry with backoff.',
+      unknown:
+        'The message could not be queued, and whether it was stored is not known. Look it up with GET /messages/{id} ' +
+        '(its id is in messageIds) before you send it again, or send it with an Idempotency-Key.',
+    },
+    verdict,
+    deps,
+    headers,
+  );
   metrics.addMetric('MessageAccepted', MetricUnit.Count, 1);
-  logger.info('message accepted', { ...request.log, messageId: record.id, keyId: caller.keyId });
-  return accepted;
+  return {
+    statusCode: 202,
+    headers: { Location: `${request.basePath}/messages/${queued.id}` },
+    body: toPublicMessage(queued),
+  };
+}
+
+export interface Writes {
+  readonly kind: 'message' | 'batch';
+  /** The record write(s) first, then the enqueue: started together, one round trip for both. */
+  readonly write: () => readonly [Promise<void>, Promise<void>];
+  /**
+   * Takes the records back out while they are still queued (a failed or aborted write may still
+   * have landed); answers the ids the worker had already taken, which stay.
+   */
+  readonly undo: () => Promise<readonly string[]>;
+  readonly units: number;
+  /** The ids of the records, for an answer that cannot say what became of them. */
+  readonly ids: readonly string[];
+  readonly log: Readonly<Record<string, unknown>>;
+  readonly unavailable: string;
+  readonly unknown: string;
 }
 
 /**
- * The one limiter call of a send, for `units` messages, its latency recorded (of failed calls too:
- * a slow or failing table is what operators look for). When nothing is accepted, the
- * Idempotency-Key's claim is freed, so that a retry is handled as new at once.
+ * The writes of an admitted send, side by side, within the request's deadline. When either
+ * fails, the records are taken back before the answer's deadline, and the answer follows what is
+ * known (issue 23 item 4: a 503 is sent only when no message of it can be processed):
+ * - all removed (or never written): the budget is refunded, the claim freed, 503; an envelope
+ *   without a record is dropped by the worker as an orphan;
+ * - all already taken by the worker (the record landed, its answer was late, the envelope went
+ *   through): they were accepted, so the send returns and the caller answers 202;
+ * - some taken, or the removal failed: nobody can say for every message, so a 500 names the ids to
+ *   look up, rather than a 503 that invites a duplicate.
  */
-export async function consumeBudget(
-  subject: ReturnType<typeof keySubject>,
-  units: number,
+export async function writeOrUndo(
+  writes: Writes,
+  admitted: Extract<Verdict<unknown>, { outcome: 'admitted' }>,
   deps: Pick<SendMessageDeps, 'limiter' | 'idempotency'>,
-  claim: IdempotencyEntry | undefined,
-): Promise<LimiterDecision> {
-  const started = performance.now();
-  let decision: LimiterDecision;
-  try {
-    decision = await deps.limiter.consume(subject, units);
-  } catch (error) {
-    metrics.addMetric('LimiterLatency', MetricUnit.Milliseconds, performance.now() - started);
-    if (claim) await deps.idempotency.release(claim.id, claim.messageId).catch(() => {});
-    throw error;
+  headers: ResponseHeaders,
+): Promise<void> {
+  const { decision, claim } = admitted;
+  const [stored, queued] = await Promise.allSettled(writes.write());
+  // The limiter's tidying (rare) overlapped the writes above; nothing stays in flight after the answer.
+  if (decision.housekeeping) await decision.housekeeping;
+  if (stored.status === 'fulfilled' && queued.status === 'fulfilled') return;
+  const [undone] = await beforeAnswer(() => Promise.allSettled([writes.undo()]));
+  const taken = undone.status === 'fulfilled' ? undone.value : undefined;
+  logger.error(`${writes.kind} not accepted; compensating`, {
+    ...writes.log,
+    messages: writes.units,
+    storeError: stored.status === 'rejected' ? String(stored.reason) : undefined,
+    queueError: queued.status === 'rejected' ? String(queued.reason) : undefined,
+    undoError: undone.status === 'rejected' ? String(undone.reason) : undefined,
+    alreadyTaken: taken?.length,
+  });
+  if (taken && taken.length === writes.units) return;
+  if (!taken || taken.length > 0) {
+    rejected('outcome_unknown');
+    throw new HttpProblem({
+      status: 500,
+      code: 'internal_error',
+      title: 'Internal Server Error',
+      detail: writes.unknown,
+      extensions: { messageIds: writes.ids },
+    });
   }
-  metrics.addMetric('LimiterLatency', MetricUnit.Milliseconds, performance.now() - started);
-  if (decision.outcome !== 'allowed' && claim) await deps.idempotency.release(claim.id, claim.messageId);
-  return decision;
+  const consumption = decision.consumption;
+  await beforeAnswer(() =>
+    Promise.allSettled([
+      consumption ? deps.limiter.refund(consumption) : Promise.resolve(),
+      claim ? deps.idempotency.release(claim.id, claim.messageId) : Promise.resolve(),
+    ]),
+  );
+  if (consumption) headers.set(refundedHeaders(headers, writes.units));
+  rejected('unavailable');
+  throw problems.unavailable(writes.unavailable);
 }
 
 /** After a refund the request (or a batch's `units` requests) no longer counts: Remaining goes back up. */
@@ -176,45 +212,3 @@ const replayedSend = (existing: IdempotencyEntry): ApiResult => ({
   headers: { Location: existing.location, 'Idempotent-Replayed': 'true' },
   body: JSON.parse(existing.responseBody),
 });
-
-/**
- * Claims the Idempotency-Key, or answers from the earlier request that holds it (`replayOf` makes
- * that answer; a batch stores less than its whole answer, see send-batch.ts).
- */
-export async function claimOrReplay(
-  claim: IdempotencyEntry,
-  subject: ReturnType<typeof keySubject>,
-  deps: Pick<SendMessageDeps, 'idempotency' | 'limiter' | 'messages' | 'clock'>,
-  headers: ResponseHeaders,
-  replayOf: (existing: IdempotencyEntry) => ApiResult = replayedSend,
-): Promise<ApiResult | undefined> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const result = await deps.idempotency.claim(claim, deps.clock.now());
-    if (result.claimed) return undefined;
-    const existing = result.existing;
-
-    // A replay is judged but never counted: only a ban refuses it.
-    enforce(await deps.limiter.peek(subject, 'read'), headers);
-    if (existing.requestHash !== claim.requestHash) {
-      rejected('idempotency_conflict');
-      throw problems.conflict(
-        'idempotency_conflict',
-        'This Idempotency-Key was already used with a different request body. Use a new key for a new message.',
-      );
-    }
-    const original = await deps.messages.get(existing.messageId);
-    if (original) return replayOf(existing);
-    if (deps.clock.now() - existing.createdAtMs < STALE_CLAIM_MS) {
-      throw new HttpProblem({
-        status: 409,
-        code: 'idempotency_in_progress',
-        title: 'Conflict',
-        detail: 'A request with this Idempotency-Key is still being processed. Retry shortly.',
-        headers: { 'Retry-After': '1' },
-      });
-    }
-    // The earlier request never completed: take its claim over and handle this one as new.
-    if (await deps.idempotency.takeOver(existing, claim)) return undefined;
-  }
-  throw problems.unavailable('The Idempotency-Key is contended; retry shortly.');
-}

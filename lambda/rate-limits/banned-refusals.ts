@@ -1,3 +1,4 @@
+import type { Clock } from '../shared/clock.js';
 import { logger } from '../shared/powertools.js';
 import { refusalCounter, utcDate } from './limiter-item.js';
 import type { LimiterStore } from './limiter-store.js';
@@ -10,30 +11,59 @@ export const BANNED_FLUSH_INTERVAL_MS = 5_000;
  * Counts the 429s of banned keys for the usage history. A banned key is refused from the
  * container's memory or from a marker its request write met, with no write of its own; writing
  * each refusal would let a banned key that keeps flooding buy a write per request. So a container
- * adds them up and writes them (the key item's `banned:<date>`, one ADD per key and day) with the
- * first banned refusal at least BANNED_FLUSH_INTERVAL_MS after its last write. Counts are lower
- * bounds: what a container still holds when it is recycled, or after the flood's last flush, is
- * never written. The refused request that starts a write waits for it (RateLimiter awaits
- * `settled()` before it answers a ban), because a Lambda environment is frozen once its answer is
- * sent, and a write left in flight there may never reach DynamoDB. A failed write is put back.
+ * adds them up and writes them (the key item's `banned:<date>`, one ADD per key and day) at most
+ * once every BANNED_FLUSH_INTERVAL_MS: at once when the last write is that old, else with a
+ * trailing write at the end of the interval (a timer of the clock), so that what a flood leaves
+ * behind is written within seconds of its end, not at the key's next refusal. The refused request
+ * that starts a write waits for it (RateLimiter awaits `settled()` before it answers a ban),
+ * because a Lambda environment is frozen once its answer is sent. A trailing timer of a frozen
+ * environment runs when it is next invoked (by any request); what an environment holds when it is
+ * recycled is never written, so counts stay lower bounds. A failed write is put back.
  */
 export class BannedRefusalTally {
   /** `<keyId> <date>` → refusals not written yet. */
   private readonly pending = new Map<string, number>();
   private lastFlushMs = Number.NEGATIVE_INFINITY;
   private flushing = false;
+  private trailing = false;
   private inFlight: Promise<void> = Promise.resolve();
 
-  constructor(private readonly flushIntervalMs = BANNED_FLUSH_INTERVAL_MS) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly flushIntervalMs = BANNED_FLUSH_INTERVAL_MS,
+  ) {}
 
-  /** Counts one refusal; starts a write when one is due. The returned promise never rejects. */
+  /** Counts one refusal; starts a write when one is due, else makes sure one will be. The returned promise never rejects. */
   note(store: LimiterStore, keyId: string, nowMs: number): Promise<void> {
     const entry = `${keyId} ${utcDate(nowMs)}`;
     this.pending.set(entry, (this.pending.get(entry) ?? 0) + 1);
-    if (this.flushing || nowMs - this.lastFlushMs < this.flushIntervalMs) return Promise.resolve();
+    if (this.flushing || nowMs - this.lastFlushMs < this.flushIntervalMs) {
+      this.writeLater(store, Math.max(0, this.lastFlushMs + this.flushIntervalMs - nowMs));
+      return Promise.resolve();
+    }
+    return this.writeNow(store, nowMs);
+  }
+
+  private writeNow(store: LimiterStore, nowMs: number): Promise<void> {
     this.lastFlushMs = nowMs;
     this.inFlight = this.flush(store);
     return this.inFlight;
+  }
+
+  /** The trailing write: one timer at a time; when it fires, what is pending goes out (or waits its turn again). */
+  private writeLater(store: LimiterStore, delayMs: number): void {
+    if (this.trailing) return;
+    this.trailing = true;
+    const fire = async (): Promise<void> => {
+      this.trailing = false;
+      if (this.pending.size === 0) return;
+      const nowMs = this.clock.now();
+      const wait = this.lastFlushMs + this.flushIntervalMs - nowMs;
+      if (this.flushing || wait > 0) return this.writeLater(store, Math.max(1, wait));
+      await this.writeNow(store, nowMs);
+    };
+    if (this.clock.after) this.clock.after(delayMs, fire);
+    else setTimeout(() => void fire(), delayMs).unref();
   }
 
   /** The write in flight, if any (never rejects): a refused request waits for it before answering. */
@@ -66,5 +96,7 @@ export class BannedRefusalTally {
     } finally {
       this.flushing = false;
     }
+    // A failed write's counts (put back above) go out with the next interval's write.
+    if (this.pending.size > 0) this.writeLater(store, this.flushIntervalMs);
   }
 }

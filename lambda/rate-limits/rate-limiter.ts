@@ -52,14 +52,16 @@ const anonymousExpiry = (dayWindow: number) => Math.floor(dayWindowEndMs(dayWind
 export class RateLimiter {
   private readonly knowledge = new ContainerKnowledge();
   /** Banned refusals for the usage history, written in batches (never on the accepted path). */
-  private readonly bannedRefusals = new BannedRefusalTally();
+  private readonly bannedRefusals: BannedRefusalTally;
 
   constructor(
     private readonly store: LimiterStore,
     private readonly clock: Clock,
     /** Picks a shard among the candidates (tests make it deterministic). @default uniform random */
     private readonly pick: (candidates: number) => number = (n) => Math.floor(Math.random() * n),
-  ) {}
+  ) {
+    this.bannedRefusals = new BannedRefusalTally(clock);
+  }
 
   /**
    * Counts one request if the subject may make it, or a key's batch of `units` requests, all or

@@ -1,4 +1,5 @@
 import { ConfiguredRetryStrategy } from '@smithy/util-retry';
+import { DeadlineHttpHandler } from './deadline.js';
 import { tracer } from './powertools.js';
 
 /**
@@ -12,14 +13,17 @@ export function traced<C>(client: C): C {
 
 /**
  * The request path (DynamoDB, SQS): the SDK's standard retries (throttling, 5xx, network errors;
- * 3 attempts with jittered backoff and the retry quota), and no attempt hanging longer than 5 s
- * (the functions time out after 10 s and answer a 503 just before).
+ * 3 attempts with jittered backoff of at most 0.1 s, 0.2 s, and the retry quota), no attempt
+ * hanging longer than 2 s, and every attempt of an API request aborted at the request's deadline
+ * (`dataPlane()`'s handler, lambda/shared/deadline.ts), which ends before the function's early answer.
  */
-export const DATA_PLANE = {
-  retryMode: 'standard',
-  maxAttempts: 3,
-  requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
-} as const;
+export const DATA_PLANE = { retryMode: 'standard', maxAttempts: 3 } as const;
+const DATA_PLANE_TIMEOUTS = { connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true } as const;
+
+/** A request-path client's configuration: DATA_PLANE with its own deadline-aware HTTP handler. */
+export function dataPlane() {
+  return { ...DATA_PLANE, requestHandler: new DeadlineHttpHandler(DATA_PLANE_TIMEOUTS) };
+}
 
 /**
  * Management APIs (API Gateway, CloudFront, ACM, the KeyValueStore, Step Functions, S3): their

@@ -1,7 +1,7 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { DATA_PLANE, traced } from './aws-clients.js';
+import { dataPlane, traced } from './aws-clients.js';
 
 /**
  * The document client of the Lambdas, the CLI and the local platform (give `endpoint` and
@@ -11,7 +11,7 @@ import { DATA_PLANE, traced } from './aws-clients.js';
  * translates outputs only.
  */
 export function createDocumentClient(config: DynamoDBClientConfig = {}): DynamoDBDocumentClient {
-  const client = traced(new DynamoDBClient({ ...DATA_PLANE, ...config }));
+  const client = traced(new DynamoDBClient({ ...dataPlane(), ...config }));
   const documents = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   documents.middlewareStack.add(
     (next) => async (args) => {

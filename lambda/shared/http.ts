@@ -89,7 +89,8 @@ export function isDependencyFailure(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const e = error as { $metadata?: unknown; code?: string; name?: string; cause?: unknown };
   if (e.$metadata !== undefined) return true;
-  if (e.name === 'TimeoutError' || e.name === 'LimiterContentionError') return true;
+  // AbortError: the request's deadline ended an SDK call (lambda/shared/deadline.ts).
+  if (e.name === 'TimeoutError' || e.name === 'AbortError' || e.name === 'LimiterContentionError') return true;
   if (e.code !== undefined && NETWORK_ERROR_CODES.has(e.code)) return true;
   return e.cause !== undefined && e.cause !== error && isDependencyFailure(e.cause);
 }

@@ -75,4 +75,9 @@ export const defaultConfig = {
     // what to do then).
     reservedConcurrency: { worker: 40, domainFlowTask: 4, controlApi: 10 },
   },
+  environment: {
+    terminationProtection: true,
+    apiGatewayAccountRole: true,
+    tags: {} as Record<string, string>,
+  },
 } as const;

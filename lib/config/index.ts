@@ -3,6 +3,7 @@ import { backstopFor, type PlanDefinition, type PlanId, type PlatformConfig, typ
 import { validateConfig } from './platform-config.js';
 
 export { defaultConfig } from './defaults.js';
+export * from './environment.js';
 export * from './plans.js';
 export { ConfigError, validateConfig } from './platform-config.js';
 
@@ -21,11 +22,13 @@ function merge(base: unknown, override: unknown): unknown {
 }
 
 /**
- * The platform config: the defaults, with deployer overrides (CDK context `platform`) merged in,
- * validated. A bad value throws a ConfigError that names it, which fails `cdk synth`.
+ * The platform config: the defaults, with deployer overrides merged in, deep and in order (the
+ * `platform` object of cdk.json, then `-c platform=...` from the command line), validated. A
+ * partial override changes what it names and keeps every other setting. A bad value throws a
+ * ConfigError that names it, which fails `cdk synth`.
  */
-export function loadConfig(overrides?: DeepPartial<PlatformConfig> | unknown): PlatformConfig {
-  return validateConfig(merge(structuredClone(defaultConfig), overrides));
+export function loadConfig(...overrides: (DeepPartial<PlatformConfig> | unknown)[]): PlatformConfig {
+  return validateConfig(overrides.reduce((config, layer) => merge(config, layer), structuredClone(defaultConfig)));
 }
 
 /** API Gateway's default account-level burst: a usage plan cannot usefully burst above it. */
@@ -50,11 +53,11 @@ export function usageIdentifierBackstop(identifier: PlanId | 'anonymous', config
 
 /**
  * The config a function reads from its environment: without the deploy-time sections (`alarms`,
- * `protection`), which no function uses, so that it stays far below Lambda's 4 KB environment
+ * `protection`, `environment`), which no function uses, so that it stays far below Lambda's 4 KB environment
  * limit. validateConfig gives them their defaults back.
  */
 export function runtimeConfig(config: PlatformConfig): RuntimeConfig {
-  const { alarms: _alarms, protection: _protection, ...runtime } = config;
+  const { alarms: _alarms, protection: _protection, environment: _environment, ...runtime } = config;
   return runtime;
 }
 

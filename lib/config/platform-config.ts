@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defaultConfig } from './defaults.js';
 import type { PlanId, PlatformConfig } from './plans.js';
+import { closestRegion, isKnownRegion } from './regions.js';
 
 const positiveInt = (what: string) =>
   z
@@ -119,7 +120,14 @@ export const platformConfigSchema = z
     platform: z
       .object({
         domain: domainName,
-        region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, { message: 'must be an AWS region such as eu-west-1' }),
+        region: z.string().superRefine((region, ctx) => {
+          if (isKnownRegion(region)) return;
+          const suggestion = closestRegion(region);
+          ctx.addIssue({
+            code: 'custom',
+            message: `"${region}" is not an AWS region${suggestion ? ` (did you mean "${suggestion}"?)` : ' such as eu-west-1'}`,
+          });
+        }),
         /**
          * An existing public hosted zone to put the platform's records in (the zone of the domain
          * or of a parent of it). Without it, the `<prefix>-EdgeZone` stack creates (and retains)
@@ -166,6 +174,10 @@ export const platformConfigSchema = z
       .object({
         /** Subscribed to the alarm topic by e-mail (AWS sends a confirmation link first). */
         email: z.email({ error: 'alarms.email must be an e-mail address' }).optional(),
+        /** The Messages API's p99 latency above which `ApiLatencyAlarm` fires, in milliseconds. */
+        apiLatencyP99ThresholdMs: positiveInt('alarms.apiLatencyP99ThresholdMs')
+          .max(29_000, { error: 'alarms.apiLatencyP99ThresholdMs must be at most 29000 (the API Gateway integration timeout)' })
+          .optional(),
       })
       .strict()
       .default({}),
@@ -212,6 +224,46 @@ export const platformConfigSchema = z
         message: 'protection.waf.perIpPerMinute must be at least protection.waf.anonymousPerIpPerMinute',
       })
       .default(structuredClone(defaultConfig.protection)),
+    /**
+     * How the environment's stacks are deployed and found (docs/operators/operations.md,
+     * "Environments"). Deploy-time only, as `alarms`.
+     */
+    environment: z
+      .object({
+        /**
+         * CloudFormation termination protection on every stack of the environment: a stray
+         * `cdk destroy` is refused. Turn off only for throwaway environments (docs/operators/teardown.md).
+         */
+        terminationProtection: z.boolean({ error: 'environment.terminationProtection must be true or false' }),
+        /**
+         * Whether this environment's Api stack sets the account's (per region) API Gateway
+         * CloudWatch Logs role (`AWS::ApiGateway::Account`). Exactly one environment per account
+         * and region may: set it to false for every further environment in that region.
+         */
+        apiGatewayAccountRole: z.boolean({ error: 'environment.apiGatewayAccountRole must be true or false' }),
+        /**
+         * Extra tags on every stack and resource (cost centre, owner...), besides `Environment`
+         * (the stack prefix) and `Application`, which the platform sets itself.
+         */
+        tags: z
+          .record(
+            z.string(),
+            z.string().regex(/^[\p{L}\p{N}\s_.:/=+\-@]{0,256}$/u, {
+              message: 'environment.tags values must be at most 256 letters, digits, spaces or _.:/=+-@',
+            }),
+          )
+          .superRefine((tags, ctx) => {
+            for (const key of Object.keys(tags)) {
+              if (key === 'Environment' || key === 'Application') {
+                ctx.addIssue({ code: 'custom', message: `environment.tags must not set ${key}: the platform sets it (Environment = the stack prefix)` });
+              } else if (key.startsWith('aws:') || !/^[\p{L}\p{N}\s_.:/=+\-@]{1,128}$/u.test(key)) {
+                ctx.addIssue({ code: 'custom', message: `environment.tags key "${key}" must be 1-128 letters, digits, spaces or _.:/=+-@ and not start with "aws:"` });
+              }
+            }
+          }),
+      })
+      .strict()
+      .default(structuredClone(defaultConfig.environment) as never),
   })
   .strict();
 

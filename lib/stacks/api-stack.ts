@@ -3,6 +3,8 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { PlatformConfig } from '../config/index.js';
 import { MessagesApi } from '../constructs/messages/messages-api.js';
+import { STAGE_NAME } from '../constructs/messages/messages-rest-api.js';
+import { retainExecutionLogs, WebAclLogging } from '../constructs/operations/log-retention.js';
 import type { MessagesDataResources } from '../constructs/messages/messages-data.js';
 import { PLATFORM_CONFIG_OUTPUT, platformConfigOutputValue } from './api-stack-outputs.js';
 
@@ -27,7 +29,13 @@ export class ApiStack extends Stack {
       config: props.config,
       data: props.messagesData,
       alarmTopic: props.alarmTopic,
+      // One environment per account and region owns the account-wide API Gateway logging role.
+      manageCloudWatchRole: props.config.environment.apiGatewayAccountRole,
+      apiLatencyP99ThresholdMs: props.config.alarms.apiLatencyP99ThresholdMs,
     });
+    // Every log group with a retention: API Gateway's execution logs, and WAF's requests.
+    retainExecutionLogs(this, 'MessagesExecutionLogs', this.messages.stage, STAGE_NAME);
+    new WebAclLogging(this, 'FirewallLogs', { webAcl: this.messages.firewall.webAcl });
     // A stack output rather than an SSM parameter: the CLI already reads this stack's outputs
     // (DescribeStacks, or the cdk --outputs-file), so it needs no new permission or call, and the
     // value changes with the very deploy that changes the config.

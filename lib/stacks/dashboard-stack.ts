@@ -3,10 +3,12 @@ import type * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { PlatformConfig } from '../config/index.js';
+import { CONTROL_STAGE_NAME } from '../constructs/dashboard/control-api.js';
 import { Dashboard } from '../constructs/dashboard/dashboard.js';
 import { DashboardData } from '../constructs/dashboard/dashboard-data.js';
 import type { MessagesApi } from '../constructs/messages/messages-api.js';
 import type { MessagesDataResources } from '../constructs/messages/messages-data.js';
+import { retainExecutionLogs } from '../constructs/operations/log-retention.js';
 import type { DomainsDataStack, DomainsStack } from './domains-stack.js';
 
 /*
@@ -106,5 +108,6 @@ export class DashboardStack extends Stack {
       appSource,
       alarmTopic,
     });
+    retainExecutionLogs(this, 'ControlExecutionLogs', this.dashboard.api.deploymentStage, CONTROL_STAGE_NAME);
   }
 }

@@ -41,26 +41,8 @@ import { ProjectsData } from '../constructs/domains/projects-data.js';
  * policy), so they must share a stack. The flow is the part that changes with handler code.
  */
 
-/** The stacks' outputs (fixed logical ids), by stack. */
-export const DOMAINS_OUTPUTS = {
-  edgeZone: {
-    hostedZoneId: 'HostedZoneId',
-    hostedZoneNameServers: 'HostedZoneNameServers',
-  },
-  edgeCertificate: {
-    wildcardCertificateArn: 'WildcardCertificateArn',
-  },
-  domainsData: {
-    keyValueStoreArn: 'KeyValueStoreArn',
-    distributionId: 'DistributionId',
-    connectionGroupId: 'ConnectionGroupId',
-    platformHost: 'PlatformHost',
-    siteBucketName: 'SiteBucketName',
-    projectsTableName: 'ProjectsTableName',
-    domainsTableName: 'DomainsTableName',
-  },
-  domains: { stateMachineArn: 'StateMachineArn' },
-} as const;
+export { DOMAINS_OUTPUTS } from './domains-stack-outputs.js';
+import { DOMAINS_OUTPUTS } from './domains-stack-outputs.js';
 
 function output(scope: Construct, name: string, value: string, description: string): CfnOutput {
   const out = new CfnOutput(scope, name, { value, description });

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { DATA_PLANE, traced } from '../../lambda/shared/aws-clients.js';
+import { dataPlane, traced } from '../../lambda/shared/aws-clients.js';
 import { createDocumentClient } from '../../lambda/shared/dynamodb.js';
 import type { PlatformConfig } from '../../lib/config/index.js';
 import {
@@ -35,7 +35,12 @@ export interface BackingServices {
  * `services` as soon as it runs, so a failure further on stops it.
  */
 export async function startBackingServices(
-  options: { readonly dataDir?: string; readonly visibilityTimeoutSeconds?: number },
+  options: {
+    readonly dataDir?: string;
+    readonly visibilityTimeoutSeconds?: number;
+    /** Puts something between the functions and dynalite (a test's slowed proxy); answers its endpoint. */
+    readonly dynamoDbFront?: (endpoint: string) => Promise<string>;
+  },
   config: PlatformConfig,
   services: RunningService[],
 ): Promise<BackingServices> {
@@ -50,10 +55,11 @@ export async function startBackingServices(
     visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 2,
   });
 
-  const documentClient = createDocumentClient({ ...LOCAL_AWS, endpoint: dynamodb.endpoint });
+  const endpoint = options.dynamoDbFront ? await options.dynamoDbFront(dynamodb.endpoint) : dynamodb.endpoint;
+  const documentClient = createDocumentClient({ ...LOCAL_AWS, endpoint });
   // The send function's client, as the Lambda builds it; another for what only the local platform
-  // does (long polls, redrive), without the request path's 5 s attempt timeout.
-  const queueClient = traced(new SQSClient({ ...DATA_PLANE, ...LOCAL_AWS, endpoint: sqs.endpoint }));
+  // does (long polls, redrive), without the request path's 2 s attempt timeout.
+  const queueClient = traced(new SQSClient({ ...dataPlane(), ...LOCAL_AWS, endpoint: sqs.endpoint }));
   const sqsClient = new SQSClient({ ...LOCAL_AWS, endpoint: sqs.endpoint });
   return {
     dynamodb,

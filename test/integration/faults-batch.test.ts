@@ -1,10 +1,12 @@
 import { SendMessageBatchCommand, type SendMessageBatchCommandOutput, SQSClient } from '@aws-sdk/client-sqs';
 import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
+import type { QueuePoller } from '../../local/queue-poller.js';
+import { watchSettled } from '../support/queue-events.js';
 import { DynamoDbMessageStore } from '../../lambda/messages/dynamodb-message-store.js';
 import { createDocumentClient } from '../../lambda/shared/dynamodb.js';
 import { LOCAL_AWS } from '../../local/emulators.js';
-import { type Answer, call, eventually, freshKey, rateHeaders, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { type Answer, call, freshKey, rateHeaders, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 // A batch meets a dependency failing for one of its chunks: the whole batch is 503, its budget
 // comes back exactly, and no record claims `queued`. And a batch's message redelivered to a
@@ -96,6 +98,7 @@ describe('a batch whose dependency fails for one chunk', () => {
       }
       return (original as (...a: unknown[]) => Promise<unknown>).apply(this, args);
     });
+    const watch = watchSettled(platform.worker as QueuePoller);
     const reads = vi.spyOn(DynamoDbMessageStore.prototype, 'get');
     const answer = await batchOf(key, 'fault-q', 35);
     expectRefused(answer);
@@ -106,7 +109,10 @@ describe('a batch whose dependency fails for one chunk', () => {
     // The chunks that did reach the queue become visible once the request settled, as orphans:
     // the worker drops them and processes none (their records were deleted before).
     expect(enqueued.size).toBe(35);
-    await new Promise((r) => setTimeout(r, 16_000));
+    // Every envelope that reached the queue (all but the failing chunk's) settled by the worker:
+    // orphans go on their third receive.
+    await watch.until([...enqueued].filter((id) => !failing?.has(id)));
+    watch.stop();
     expect([...enqueued].filter((id) => transitions.has(id))).toEqual([]);
     // The worker read them (no record) and dropped them: it never got as far as a transition.
     expect(reads.mock.calls.filter(([id]) => enqueued.has(id)).length).toBeGreaterThan(0);
@@ -119,6 +125,8 @@ describe('a batch whose dependency fails for one chunk', () => {
     const key = await freshKey(platform, 'pro', 'batch store fault');
     let chunks = 0;
     let failing: Set<string> | undefined;
+    const written = new Set<string>();
+    const watch = watchSettled(platform.worker as QueuePoller);
     const original = DynamoDBDocumentClient.prototype.send;
     vi.spyOn(DynamoDBDocumentClient.prototype, 'send').mockImplementation(async function (
       this: DynamoDBDocumentClient,
@@ -130,6 +138,7 @@ describe('a batch whose dependency fails for one chunk', () => {
         ids = Object.values(command.input.RequestItems ?? {}).flatMap((requests) =>
           requests.flatMap((r) => (r.PutRequest ? [String(r.PutRequest.Item?.id)] : [])),
         );
+        for (const id of ids) written.add(id);
         if (ids.length > 0 && failing === undefined && ++chunks === 2) failing = new Set(ids);
       } else if (command instanceof PutCommand) {
         ids = [String(command.input.Item?.id)];
@@ -146,7 +155,10 @@ describe('a batch whose dependency fails for one chunk', () => {
     expect(await spent(key)).toBe(0);
     // The chunks that were written are deleted again; their envelopes are orphans, never processed.
     expect(await storedWithPrefix('fault-s')).toEqual([]);
-    await new Promise((r) => setTimeout(r, 16_000));
+    // Every envelope (the queue took them all) settled by the worker: dropped as orphans.
+    expect(written.size).toBe(60);
+    await watch.until(written);
+    watch.stop();
     expect(transitions.size).toBe(0);
   }, 40_000);
 });
@@ -161,15 +173,16 @@ describe('worker redelivery of a batch', () => {
     expect(answer.status).toBe(202);
     const ids = (answer.body.data as Array<{ id: string }>).map((m) => m.id);
     const killed = worker.killDuringNextBatch();
+    const watch = watchSettled(worker);
     worker.start();
     const batch = await killed;
     expect(batch.handled.length).toBeGreaterThan(0);
     expect(batch.handled.length).toBeLessThan(batch.received.length);
-    await eventually(async () => {
-      const states = await Promise.all(ids.map(async (id) => (await call(platform, `/messages/${id}`, { key })).body.status));
-      return states.every((s) => s === 'processed') ? true : undefined;
-    }, 40_000, 1_000);
-    await new Promise((r) => setTimeout(r, 2_500));
+    // Every envelope handled and deleted (the killed batch's after its redelivery): none can come again.
+    await watch.until(ids);
+    watch.stop();
+    const states = await Promise.all(ids.map(async (id) => (await call(platform, `/messages/${id}`, { key })).body.status));
+    expect(states.every((s) => s === 'processed')).toBe(true);
     for (const id of ids) expect(transitions.get(id), id).toBe(1);
     const handled = batch.handled.map((body) => (JSON.parse(body) as { id: string }).id);
     // Redelivered after the kill, the handled half was found final by its read: no second transition.

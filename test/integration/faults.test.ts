@@ -4,6 +4,8 @@ import { DynamoDbMessageStore } from '../../lambda/messages/dynamodb-message-sto
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../lambda/shared/dynamodb.js';
 import { LOCAL_AWS } from '../../local/emulators.js';
+import type { QueuePoller } from '../../local/queue-poller.js';
+import { watchSettled } from '../support/queue-events.js';
 import {
   type Answer,
   call,
@@ -69,6 +71,8 @@ describe('SQS stopped during a burst', () => {
 
   it('answers 202 or 503 (refunded), and after SQS returns every 202 is processed exactly once', async () => {
     const key = await freshKey(platform, 'free', 'burst');
+    // From the start: envelopes accepted before the outage are settled during the burst.
+    const watch = watchSettled(platform.worker as QueuePoller);
     const count = 40;
     let stopped: Promise<void> | undefined;
     const answers = await many(count, 8, async (i): Promise<Answer> => {
@@ -91,11 +95,12 @@ describe('SQS stopped during a burst', () => {
     const budget = rateHeaders(read.headers);
     expect(budget.limit - budget.remaining).toBe(accepted.length);
 
-    await platform.restartQueueService();
     const ids = accepted.map((a) => a.body.id as string);
+    await platform.restartQueueService();
+    // Every accepted envelope handled and deleted: no redelivery can come after this.
+    await watch.until(ids);
+    watch.stop();
     await allProcessed(platform, key, ids);
-    // Let any redelivery happen (two visibility timeouts) before counting.
-    await new Promise((r) => setTimeout(r, 2_500));
     expectEachProcessedOnce(ids);
 
     // No record for a refused request: the Messages table holds exactly the accepted ones.
@@ -163,8 +168,9 @@ describe('worker faults', () => {
     const answers = await many(20, 10, (i) => send(platform, key, `killed ${i}`));
     expect(answers.every((a) => a.status === 202)).toBe(true);
     const killed = worker.killDuringNextBatch();
-    worker.start();
     const ids = answers.map((a) => a.body.id as string);
+    const watch = watchSettled(worker);
+    worker.start();
     const batch = await killed;
     const idOf = (body: string) => (JSON.parse(body) as { id: string }).id;
     const handled = batch.handled.map(idOf);
@@ -172,8 +178,10 @@ describe('worker faults', () => {
     expect(handled.length).toBeGreaterThan(0);
     expect(handled.length).toBeLessThan(batch.received.length);
 
+    // The killed batch comes back after the visibility timeout; once every envelope is deleted, none can.
+    await watch.until(ids);
+    watch.stop();
     await allProcessed(platform, key, ids);
-    await new Promise((r) => setTimeout(r, 2_500));
     expectEachProcessedOnce(ids);
     // The handled half was processed before the kill, then redelivered and found final by its
     // read: the redelivery neither runs the processor nor writes the transition again.
@@ -214,10 +222,12 @@ describe('worker faults', () => {
     // The fault is fixed; the documented redrive moves it back and the worker processes it.
     faulty = false;
     poisoned.clear();
+    const watch = watchSettled(platform.worker as QueuePoller);
     expect(await platform.redriveDeadLetters()).toBe(1);
     expect(await queueDepth(sqs, platform.queues.deadLetterQueueUrl)).toBe(0);
+    await watch.until([id]);
+    watch.stop();
     await allProcessed(platform, key, [id]);
-    await new Promise((r) => setTimeout(r, 2_500));
     expectEachProcessedOnce([id]);
     sqs.destroy();
     console.info(`poison: ${attempts} failed attempts, dead-lettered (failed), redriven, processed once`);

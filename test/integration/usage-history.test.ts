@@ -71,9 +71,10 @@ describe('usage history from real requests', () => {
     }, 10_000, 50);
     expect(held.totals).toEqual({ accepted: 60, rateLimited: threshold + 1, banned: 1 });
 
-    // ...until BANNED_FLUSH_INTERVAL_MS later, when the next one writes them all.
-    platform.clock.advance(BANNED_FLUSH_INTERVAL_MS);
+    // ...until BANNED_FLUSH_INTERVAL_MS after its last write, when a trailing write takes them all.
     expect(codes([await send(platform, busy.secret, 'banned')])).toEqual(['key_banned']);
+    platform.clock.advance(BANNED_FLUSH_INTERVAL_MS);
+    await platform.clock.settled();
     const view = await history(accountId, 1);
     expect(view).toEqual({
       accountId,

@@ -113,6 +113,7 @@ describe('the CDK app, synthesized as `cdk synth` does (cdk.json context, real b
       'MessagesPlatform-EdgeCertificate',
       'MessagesPlatform-DomainsData',
       'MessagesPlatform-Domains',
+      'MessagesPlatform-EdgeObservability',
       'MessagesPlatform-DashboardData',
       'MessagesPlatform-Dashboard',
     ]);

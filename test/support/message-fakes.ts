@@ -23,6 +23,8 @@ export class FakeMessageStore implements MessageStore {
 
   /** When set, `create` rejects with it. */
   failCreate: Error | undefined;
+  /** When set, `remove` rejects with it. */
+  failRemove: Error | undefined;
 
   async create(record: MessageRecord): Promise<void> {
     this.calls.create++;
@@ -36,9 +38,13 @@ export class FakeMessageStore implements MessageStore {
     return this.records.get(id);
   }
 
-  async remove(id: string): Promise<void> {
+  async remove(id: string): Promise<boolean> {
     this.calls.remove++;
+    if (this.failRemove) throw this.failRemove;
+    // Only while queued, as the DynamoDB store's condition.
+    if (this.records.get(id) && this.records.get(id)?.status !== 'queued') return false;
     this.records.delete(id);
+    return true;
   }
 
   async markProcessed(id: string, at: string, attempt?: AttemptRecord): Promise<Transition> {

@@ -7,6 +7,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import type { PlatformConfig } from '../../config/index.js';
+import { metricsNamespaceOf } from '../../config/environment.js';
 import { METRICS_NAMESPACE, PlatformFunction } from '../shared/platform-function.js';
 import { DOMAIN_FLOW_DEFAULTS, type DomainFlowTasks, domainFlowDefinition } from '../../../contracts/domain-flow.js';
 import { DomainDriftSchedule } from './drift-schedule.js';
@@ -20,7 +21,7 @@ export const DOMAIN_FLOW_SERVICE = 'domains-flow';
 
 /**
  * The custom metric the Diagnose task publishes (Powertools Metrics, EMF: no IAM needed) once per
- * domain it moves to `certificate_delayed`: namespace `MessagesPlatform`, dimension
+ * domain it moves to `certificate_delayed`: namespace `MessagesPlatform` (the default environment's; each environment has its own, metricsNamespaceOf), dimension
  * `service=domains-flow`, unit Count. The CertificateDelayed alarm watches exactly this.
  */
 export const DOMAIN_FLOW_METRICS = {
@@ -324,7 +325,8 @@ export class DomainFlow extends Construct {
       alarmDescription:
         'A custom domain reached certificate_delayed (no certificate 30 minutes after DNS verified). The domain record holds the diagnosis (DNS, CAA); check whether it is the customer\'s configuration or an ACM/CloudFront problem.',
       metric: new cloudwatch.Metric({
-        namespace: DOMAIN_FLOW_METRICS.namespace,
+        // The environment's namespace (the functions' POWERTOOLS_METRICS_NAMESPACE, PlatformFunction).
+        namespace: metricsNamespaceOf(this),
         metricName: DOMAIN_FLOW_METRICS.certificateDelayed,
         dimensionsMap: { ...DOMAIN_FLOW_METRICS.dimensions },
         period: Duration.hours(1),

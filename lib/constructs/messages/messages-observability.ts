@@ -5,7 +5,7 @@ import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { METRICS_NAMESPACE } from '../shared/platform-function.js';
+import { metricsNamespaceOf } from '../../config/environment.js';
 import { accountUniqueName } from '../shared/names.js';
 import type { MessagesDataResources } from './messages-data.js';
 import type { MessagesFunctions } from './messages-functions.js';
@@ -17,7 +17,8 @@ const SERVICES = { api: 'messages-api', worker: 'messages-worker' } as const;
  * Every request rejection the handlers count (`RequestRejected`, dimension `reason`), by reason,
  * one line each: the SEARCH expression of the dashboard also shows reasons added later.
  */
-const REJECTION_SEARCH = `SEARCH('{${METRICS_NAMESPACE},reason,service} MetricName="RequestRejected"', 'Sum', 300)`;
+/** Every refusal of the environment's limiter, by reason and service (its namespace only). */
+const rejectionSearch = (namespace: string) => `SEARCH('{${namespace},reason,service} MetricName="RequestRejected"', 'Sum', 300)`;
 
 /** The default of `apiLatencyP99ThresholdMs`. */
 export const DEFAULT_API_LATENCY_P99_THRESHOLD_MS = 1000;
@@ -136,7 +137,7 @@ export function createMessagesAlarms(scope: Construct, props: MessagesObservabil
  * The operators' dashboard, named `<stackName>-<region>-messages` (dashboard names are unique per
  * account): traffic and latency of the API, what the handlers accepted and rejected (by reason),
  * what the worker did, the limiter's latency, the queues, and the health of every function. The
- * custom metrics are the Powertools ones (namespace METRICS_NAMESPACE, dimension `service`).
+ * custom metrics are the Powertools ones (namespace metricsNamespaceOf(scope), the environment's, dimension `service`).
  * Created in `scope` itself (id Dashboard).
  */
 export function createOpsDashboard(
@@ -149,7 +150,7 @@ export function createOpsDashboard(
   const sum = cloudwatch.Stats.SUM;
   const custom = (metricName: string, service: string, label: string, statistic: string = sum) =>
     new cloudwatch.Metric({
-      namespace: METRICS_NAMESPACE,
+      namespace: metricsNamespaceOf(scope),
       metricName,
       dimensionsMap: { service },
       statistic,
@@ -171,7 +172,8 @@ export function createOpsDashboard(
   });
   dashboard.addWidgets(
     new cloudwatch.TextWidget({
-      markdown: `# Messages API (${stack.stackName})\nAlarms and what to do: docs/operators/operations.md. Custom metrics: namespace \`${METRICS_NAMESPACE}\`, by \`service\`.`,
+      markdown: `# Messages API (${stack.stackName})
+Alarms and what to do: docs/operators/operations.md. Custom metrics: namespace \`${metricsNamespaceOf(scope)}\`, by \`service\`.`,
       width: 12,
       height: 3,
     }),
@@ -199,7 +201,7 @@ export function createOpsDashboard(
     graph('Accepted vs rejected (by reason)', [
       custom('MessageAccepted', SERVICES.api, 'accepted'),
       new cloudwatch.MathExpression({
-        expression: REJECTION_SEARCH,
+        expression: rejectionSearch(metricsNamespaceOf(scope)),
         label: 'rejected: ${PROP(\'Dim.reason\')}',
         period,
       }),

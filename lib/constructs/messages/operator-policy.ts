@@ -103,3 +103,27 @@ function apigatewayNagArn(stack: Stack, path: string): string {
   const pseudo = (value: string, name: string) => (Token.isUnresolved(value) ? `<AWS::${name}>` : value);
   return `arn:${pseudo(stack.partition, 'Partition')}:apigateway:${pseudo(stack.region, 'Region')}::${path}`;
 }
+
+/**
+ * The operator's part in custom domains (`domains check-drift --stack`): start the domain flow's
+ * drift check now, and read the Domains stack's outputs to find the flow. Exactly that: no other
+ * execution input is refused by IAM, but the flow validates its input and the CLI sends only the
+ * drift check's.
+ */
+export function allowDomainOperations(
+  policy: iam.ManagedPolicy,
+  domains: { readonly stateMachineArn: string; readonly stackId: string },
+): void {
+  policy.addStatements(
+    new iam.PolicyStatement({
+      sid: 'StartDriftCheck',
+      actions: ['states:StartExecution'],
+      resources: [domains.stateMachineArn],
+    }),
+    new iam.PolicyStatement({
+      sid: 'DomainsStackOutputs',
+      actions: ['cloudformation:DescribeStacks'],
+      resources: [domains.stackId],
+    }),
+  );
+}

@@ -7,12 +7,17 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { DEFAULT_STACK_PREFIX, metricsNamespaceOf } from '../../config/environment.js';
 
 /** The repository root (this file is lib/constructs/shared/platform-function.ts). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** CloudWatch metrics namespace shared by every Powertools Metrics instance of the platform. */
-export const METRICS_NAMESPACE = 'MessagesPlatform';
+/**
+ * CloudWatch metrics namespace of the default environment. Each environment's functions, alarms
+ * and dashboard use their own: `metricsNamespaceOf(scope)` (lib/config/environment.ts, the stack
+ * prefix), which is this one for the default prefix.
+ */
+export const METRICS_NAMESPACE = DEFAULT_STACK_PREFIX;
 
 /**
  * Lets an ESM bundle use CommonJS dependencies that call `require` (esbuild's ESM output has no
@@ -111,6 +116,15 @@ export interface PlatformFunctionProps {
 }
 
 /**
+ * Lambda's own log lines (START, END, REPORT) are INFO system logs: at WARN they are left out,
+ * which is most of the success path's log bytes (bench/README.md, "cost-per-million"); Lambda's
+ * metrics (Duration, Errors, Throttles) still count every invocation. Needs the JSON log format,
+ * which the Powertools logger and metrics write anyway (their own Console on stdout, so EMF stays
+ * a line of its own). https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs-log-level.html
+ */
+export const SYSTEM_LOG_LEVEL = 'WARN' as const;
+
+/**
  * The house Lambda function: Node.js 22 on arm64, X-Ray tracing, an explicit log group with
  * retention, local esbuild bundling to a minified ESM `.mjs` with source maps and every
  * dependency (the AWS SDK v3 included) bundled and pinned (`LAMBDA_BUNDLE`), Powertools
@@ -161,10 +175,13 @@ export class PlatformFunction extends Construct implements iam.IGrantable {
       description: props.description,
       role: this.role,
       logGroup: this.logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      systemLogLevelV2: lambda.SystemLogLevel[SYSTEM_LOG_LEVEL],
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       environment: {
         POWERTOOLS_SERVICE_NAME: props.serviceName,
-        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        // Per environment: staging's metrics never feed production's alarms.
+        POWERTOOLS_METRICS_NAMESPACE: metricsNamespaceOf(this),
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },

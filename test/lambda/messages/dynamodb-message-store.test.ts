@@ -23,6 +23,13 @@ const record: MessageRecord = {
   expiresAt: 1_797_848_130,
 };
 const conditionFailed = () => new ConditionalCheckFailedException({ message: 'x', $metadata: {} });
+const removeInput = (id: string) => ({
+  TableName: TABLE,
+  Key: { id },
+  ConditionExpression: 'attribute_not_exists(id) OR #status = :queued',
+  ExpressionAttributeNames: { '#status': 'status' },
+  ExpressionAttributeValues: { ':queued': 'queued' },
+});
 const getInputs = () => ddb.commandCalls(GetCommand).map((c) => c.args[0].input);
 
 beforeEach(() => {
@@ -61,12 +68,15 @@ describe('get and remove', () => {
     expect(await store.get(ID)).toBeUndefined();
   });
 
-  it('deletes by id', async () => {
+  it('deletes by id while the record is queued (or absent), and says so', async () => {
     ddb.on(DeleteCommand).resolves({});
-    await store.remove(ID);
-    expect(ddb.commandCalls(DeleteCommand).map((c) => c.args[0].input)).toEqual([
-      { TableName: TABLE, Key: { id: ID } },
-    ]);
+    expect(await store.remove(ID)).toBe(true);
+    expect(ddb.commandCalls(DeleteCommand).map((c) => c.args[0].input)).toEqual([removeInput(ID)]);
+  });
+
+  it('leaves a record the worker already moved on, answering false', async () => {
+    ddb.on(DeleteCommand).rejects(conditionFailed());
+    expect(await store.remove(ID)).toBe(false);
   });
 });
 
@@ -316,24 +326,15 @@ describe('createAll and removeAll (a batch)', () => {
     await expect(batchStore.createAll(records(2))).rejects.toThrow('service unavailable');
   });
 
-  it('deletes by id in BatchWriteItem chunks of 25 through the retrying client, unprocessed deletes sent again', async () => {
+  it('removes each record with its own conditional delete, side by side, answering the ids the worker had taken', async () => {
     const ids = records(30).map((r) => r.id);
-    const deletes = (some: readonly string[]) => ({ [TABLE]: some.map((id) => ({ DeleteRequest: { Key: { id } } })) });
-    ddb
-      .on(BatchWriteCommand)
-      .resolvesOnce({ UnprocessedItems: deletes([ids[3] as string]) })
-      .resolves({});
-    await batchStore.removeAll(ids);
-    const inputs = ddb.commandCalls(BatchWriteCommand).map((c) => c.args[0].input);
-    expect(inputs).toHaveLength(3);
-    expect(inputs).toContainEqual({ RequestItems: deletes(ids.slice(0, 25)) });
-    expect(inputs).toContainEqual({ RequestItems: deletes(ids.slice(25)) });
-    expect(inputs).toContainEqual({ RequestItems: deletes([ids[3] as string]) });
-    expect(batchInputs()).toEqual([]);
-  });
-
-  it('fails with BatchWriteError when deletes stay unprocessed', async () => {
-    ddb.on(BatchWriteCommand).resolves({ UnprocessedItems: { [TABLE]: [{ DeleteRequest: { Key: { id: ID } } }] } });
-    await expect(batchStore.removeAll([ID])).rejects.toMatchObject({ name: 'BatchWriteError', operation: 'delete', left: 1 });
+    const taken = ids[3] as string;
+    ddb.on(DeleteCommand).callsFake((input: { Key: { id: string } }) => {
+      if (input.Key.id === taken) throw conditionFailed();
+      return {};
+    });
+    expect(await batchStore.removeAll(ids)).toEqual([taken]);
+    expect(ddb.commandCalls(DeleteCommand).map((c) => c.args[0].input)).toEqual(ids.map(removeInput));
+    expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(0);
   });
 });

@@ -31,9 +31,11 @@ class FakeBatchStore extends FakeMessageStore implements MessageBatchStore {
     for (const record of records) await this.create(record);
   }
 
-  async removeAll(ids: readonly string[]): Promise<void> {
+  async removeAll(ids: readonly string[]): Promise<readonly string[]> {
     this.removedAll.push([...ids]);
-    for (const id of ids) await this.remove(id);
+    const taken: string[] = [];
+    for (const id of ids) if (!(await this.remove(id))) taken.push(id);
+    return taken;
   }
 }
 

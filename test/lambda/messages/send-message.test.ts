@@ -197,7 +197,7 @@ describe('sendMessage: failures before the 202 leave nothing half-done', () => {
     expect([...messages.records.keys()]).toEqual([idOf(result)]);
   });
 
-  it('store down while the queue took the envelope: 503, budget refunded, claim released, nothing to remove', async () => {
+  it('store down while the queue took the envelope: 503, budget refunded, claim released, the record removed all the same', async () => {
     const { deps, withKey, messages, queue, idempotency, counts } = await setup();
     messages.failCreate = new Error('DynamoDB is down');
     const headers = new ResponseHeaders();
@@ -207,7 +207,8 @@ describe('sendMessage: failures before the 202 leave nothing half-done', () => {
     // The envelope is an orphan that the worker drops; no record claims `queued`.
     expect(queue.sent).toHaveLength(1);
     expect(messages.records.size).toBe(0);
-    expect(messages.calls.remove).toBe(0);
+    // A failed (or aborted) write may still have landed: the delete makes sure.
+    expect(messages.calls.remove).toBe(1);
     expect(await counts()).toEqual({ minute: 0, day: 0 });
     expect(idempotency.entries.size).toBe(0);
     expect(headers.all()['X-RateLimit-Remaining']).toBe('60');
@@ -218,8 +219,31 @@ describe('sendMessage: failures before the 202 leave nothing half-done', () => {
     messages.failCreate = new Error('DynamoDB is down');
     queue.failWith = new Error('SQS is down');
     expect((await rejection(sendMessage(request(), deps, new ResponseHeaders()))).status).toBe(503);
-    expect(messages.calls.remove).toBe(0);
+    expect(messages.calls.remove).toBe(1);
     expect(await counts()).toEqual({ minute: 0, day: 0 });
+  });
+
+  it('a record whose write landed but failed to answer, already processed by the worker: 202, counted, the key kept', async () => {
+    const { deps, withKey, messages, idempotency, counts } = await setup();
+    messages.create = async (record) => {
+      messages.records.set(record.id, { ...record, status: 'processed' });
+      throw new Error('TimeoutError: the answer never came');
+    };
+    const result = await sendMessage(withKey('order-1'), deps, new ResponseHeaders());
+    expect(result.statusCode).toBe(202);
+    expect(messages.records.size).toBe(1);
+    expect(await counts()).toEqual({ minute: 1, day: 1 });
+    expect(idempotency.entries.size).toBe(1);
+  });
+
+  it('a record that could not be removed either: never a 503 (it may land), a 500 naming the message to look up', async () => {
+    const { deps, request, messages, queue } = await setup();
+    messages.failCreate = new Error('DynamoDB timed out');
+    messages.failRemove = new Error('DynamoDB is down');
+    const problem = await rejection(sendMessage(request(), deps, new ResponseHeaders()));
+    expect([problem.status, problem.code]).toEqual([500, 'internal_error']);
+    expect(problem.extensions).toEqual({ messageIds: [queue.sent[0]?.id] });
+    expect(problem.detail).toMatch(/whether it was stored is not known/);
   });
 });
 

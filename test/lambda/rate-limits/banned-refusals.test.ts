@@ -1,21 +1,40 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BANNED_FLUSH_INTERVAL_MS, BannedRefusalTally } from '../../../lambda/rate-limits/banned-refusals.js';
+import { ManualClock } from '../../support/clock.js';
 import { MemoryLimiterStore } from '../../support/memory-limiter-store.js';
 import { consumeTimes, setup, T0 } from './limiter-fixtures.js';
 
 describe('BannedRefusalTally', () => {
-  it('writes the first refusal at once, then adds up the rest until the interval has passed', async () => {
+  it('writes the first refusal at once, adds up the rest, and writes them when the interval has passed, with no further refusal', async () => {
     const store = new MemoryLimiterStore();
-    const tally = new BannedRefusalTally();
+    const clock = new ManualClock(T0);
+    const tally = new BannedRefusalTally(clock);
+    const writes = vi.spyOn(store, 'adjustCounters');
     await tally.note(store, 'key_a', T0);
     expect((await store.get('key#key_a'))?.refusals).toEqual({ 'banned:2026-11-21': 1 });
-    for (let i = 1; i <= 4; i++) await tally.note(store, 'key_a', T0 + i * 1000);
+    for (let i = 1; i <= 4; i++) {
+      clock.advance(1000);
+      await tally.note(store, 'key_a', clock.now());
+    }
+    await clock.settled();
     expect((await store.get('key#key_a'))?.refusals).toEqual({ 'banned:2026-11-21': 1 });
     expect([...tally.unwritten()]).toEqual([['key_a 2026-11-21', 4]]);
-    await tally.note(store, 'key_b', T0 + BANNED_FLUSH_INTERVAL_MS);
+    // The flood stops; the interval ends: the trailing write takes what it left.
+    clock.advance(1000);
+    await clock.settled();
     expect((await store.get('key#key_a'))?.refusals).toEqual({ 'banned:2026-11-21': 5 });
-    expect((await store.get('key#key_b'))?.refusals).toEqual({ 'banned:2026-11-21': 1 });
     expect(tally.unwritten().size).toBe(0);
+    expect(writes).toHaveBeenCalledTimes(2);
+    // A refusal right after a write waits for the next interval.
+    await tally.note(store, 'key_b', clock.now());
+    expect(await store.get('key#key_b')).toBeUndefined();
+    clock.advance(BANNED_FLUSH_INTERVAL_MS - 1);
+    await clock.settled();
+    expect(await store.get('key#key_b')).toBeUndefined();
+    clock.advance(1);
+    await clock.settled();
+    expect((await store.get('key#key_b'))?.refusals).toEqual({ 'banned:2026-11-21': 1 });
+    expect(writes).toHaveBeenCalledTimes(3);
   });
 
   it('keeps the counts of a failed write for the next one', async () => {
@@ -23,7 +42,7 @@ describe('BannedRefusalTally', () => {
     const failing = Object.assign(Object.create(store) as MemoryLimiterStore, {
       adjustCounters: () => Promise.reject(new Error('throttled')),
     });
-    const tally = new BannedRefusalTally();
+    const tally = new BannedRefusalTally(new ManualClock(T0));
     await expect(tally.note(failing, 'key_a', T0)).resolves.toBeUndefined();
     expect([...tally.unwritten()]).toEqual([['key_a 2026-11-21', 1]]);
     await tally.note(store, 'key_a', T0 + BANNED_FLUSH_INTERVAL_MS);
@@ -32,7 +51,7 @@ describe('BannedRefusalTally', () => {
 
   it('counts refusals on the UTC day they happened', async () => {
     const store = new MemoryLimiterStore();
-    const tally = new BannedRefusalTally();
+    const tally = new BannedRefusalTally(new ManualClock(T0));
     await tally.note(store, 'key_a', Date.UTC(2026, 10, 21, 23, 59, 59));
     await tally.note(store, 'key_a', Date.UTC(2026, 10, 22, 0, 0, 5));
     expect((await store.get('key#key_a'))?.refusals).toEqual({ 'banned:2026-11-21': 1, 'banned:2026-11-22': 1 });
@@ -45,11 +64,17 @@ describe('RateLimiter: banned refusals', () => {
     const key = await account({ perMinute: 10, perDay: 100 });
     await admin.ban('acct_1', 'key_a', T0 + 600_000, clock.now());
     await consumeTimes(limiter, key('key_a'), 20);
+    // The first refusal was written at once; the 19 after it once the interval has passed.
     clock.advance(BANNED_FLUSH_INTERVAL_MS);
+    await clock.settled();
+    expect((await memory.get('key#key_a'))?.refusals).toEqual({ 'banned:2026-11-21': 20 });
     calls.length = 0;
     expect((await limiter.consume(key('key_a'))).outcome).toBe('banned');
     // The container checks the ban again on the shard (its memory of bans is short), whose refusal
-    // writes nothing; then one write adds the 20 refusals it held since the first.
+    // writes nothing; the count waits for the next interval.
+    expect(calls).toEqual(['tryConsume']);
+    clock.advance(BANNED_FLUSH_INTERVAL_MS);
+    await clock.settled();
     expect(calls).toEqual(['tryConsume', 'adjustCounters']);
     expect((await memory.get('key#key_a'))?.refusals).toEqual({ 'banned:2026-11-21': 21 });
     expect((await memory.get('acct#acct_1'))?.refusals).toBeUndefined();
@@ -63,8 +88,13 @@ describe('RateLimiter: banned refusals', () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
+    let started = () => {};
+    const writing = new Promise<void>((resolve) => {
+      started = resolve;
+    });
     const write = memory.adjustCounters.bind(memory);
     memory.adjustCounters = async (...args: Parameters<MemoryLimiterStore['adjustCounters']>) => {
+      started();
       await gate;
       return write(...args);
     };
@@ -73,7 +103,9 @@ describe('RateLimiter: banned refusals', () => {
       answered = true;
       return d;
     });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The write has started and is held: one more turn of the event loop, and still no answer.
+    await writing;
+    await new Promise((resolve) => setImmediate(resolve));
     expect(answered).toBe(false);
     release();
     expect((await decision).outcome).toBe('banned');

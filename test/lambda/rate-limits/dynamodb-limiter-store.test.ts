@@ -32,6 +32,6 @@ afterAll(async () => {
 const rawItem = async (id: string) =>
   (await raw.send(new GetCommand({ TableName: TABLE, Key: { id }, ConsistentRead: true }))).Item;
 
-// dynalite ignores ReturnValuesOnConditionCheckFailure: a refusal comes without the item here
-// (DynamoDB sends it back, and the store passes it on: see the client's test).
-storeContract('DynamoDbLimiterStore on dynalite', () => ({ store, raw: rawItem, refusalCarriesItem: false }));
+// The local dynalite honours ReturnValuesOnConditionCheckFailure as DynamoDB does
+// (local/dynalite-return-values.ts): a refusal comes with the item.
+storeContract('DynamoDbLimiterStore on dynalite', () => ({ store, raw: rawItem, refusalCarriesItem: true }));

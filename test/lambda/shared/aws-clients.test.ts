@@ -9,13 +9,15 @@ import {
   USAGE_PLAN_UPDATE_FLOOR_MS,
   usagePlanUpdateRetry,
 } from '../../../lambda/shared/aws-clients.js';
+import { beforeAnswer, withDeadline } from '../../../lambda/shared/deadline.js';
 import { createDocumentClient } from '../../../lambda/shared/dynamodb.js';
 
 // A DynamoDB endpoint on loopback that answers from a script: the SDK's whole middleware stack
 // (retries included) runs against it.
 let server: Server;
 let endpoint: string;
-let script: Array<{ status: number; body: object }> = [];
+/** `hang`: the request is never answered (a stalled peer). */
+let script: Array<{ status: number; body: object } | 'hang'> = [];
 let requests = 0;
 
 beforeAll(async () => {
@@ -24,6 +26,7 @@ beforeAll(async () => {
     req.on('end', () => {
       requests++;
       const next = script.shift() ?? { status: 200, body: {} };
+      if (next === 'hang') return;
       res.writeHead(next.status, { 'content-type': 'application/x-amz-json-1.0' }).end(JSON.stringify(next.body));
     });
   });
@@ -76,8 +79,39 @@ describe('DATA_PLANE: the request path\'s SDK retries', () => {
     client.destroy();
   });
 
-  it('is the standard mode with 3 attempts and a 5 s bound per attempt', () => {
-    expect(DATA_PLANE).toMatchObject({ retryMode: 'standard', maxAttempts: 3, requestHandler: { requestTimeout: 5_000 } });
+  it('is the standard mode with 3 attempts', () => {
+    expect(DATA_PLANE).toEqual({ retryMode: 'standard', maxAttempts: 3 });
+  });
+});
+
+describe('the request deadline (lambda/shared/deadline.ts)', () => {
+  it('aborts an attempt in flight when the request\'s work deadline passes, and retries nothing after it', async () => {
+    script = ['hang', 'hang', 'hang'];
+    const client = documents();
+    const started = Date.now();
+    await expect(withDeadline(400, 200, () => put(client))).rejects.toMatchObject({ name: 'AbortError' });
+    // The work's deadline is the answer's (400 ms) less the reserve (200 ms); 2 s is one attempt's own bound.
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(requests).toBe(1);
+    client.destroy();
+  });
+
+  it('gives the undo the time left until the answer, past the work\'s deadline', async () => {
+    script = ['hang'];
+    const client = documents();
+    await withDeadline(600, 400, async () => {
+      await expect(put(client)).rejects.toMatchObject({ name: 'AbortError' });
+      // The work's deadline has passed: a call now would be aborted at once; beforeAnswer has ~300 ms more.
+      await expect(beforeAnswer(() => put(client))).resolves.toMatchObject({ $metadata: { httpStatusCode: 200 } });
+    });
+    expect(requests).toBe(2);
+    client.destroy();
+  });
+
+  it('leaves calls outside a request alone', async () => {
+    const client = documents();
+    await expect(put(client)).resolves.toMatchObject({ $metadata: { attempts: 1 } });
+    client.destroy();
   });
 });
 

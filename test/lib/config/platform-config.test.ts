@@ -157,11 +157,17 @@ describe('bad values are rejected with a message naming them', () => {
       { plans: { pro: { ban: { threshold: 0 } } } },
       'plans.pro.ban.threshold must be greater than 0',
     ],
-    ['a bad region', { platform: { region: 'Europe' } }, 'platform.region: must be an AWS region such as eu-west-1'],
+    ['a bad region', { platform: { region: 'Europe' } }, 'platform.region: "Europe" is not an AWS region such as eu-west-1'],
+    ['a mistyped region', { platform: { region: 'eu-wset-1' } }, 'platform.region: "eu-wset-1" is not an AWS region (did you mean "eu-west-1"?)'],
+    ['a region shaped right that does not exist', { platform: { region: 'eu-west-9' } }, 'platform.region: "eu-west-9" is not an AWS region (did you mean "eu-west-1"?)'],
+    ['a latency threshold of 0', { alarms: { apiLatencyP99ThresholdMs: 0 } }, 'alarms.apiLatencyP99ThresholdMs must be greater than 0'],
+    ['termination protection as a string', { environment: { terminationProtection: 'no' } }, 'environment.terminationProtection must be true or false'],
+    ['a tag the platform sets', { environment: { tags: { Environment: 'prod' } } }, 'environment.tags must not set Environment: the platform sets it (Environment = the stack prefix)'],
+    ['an aws: tag', { environment: { tags: { 'aws:cost': 'x' } } }, 'environment.tags key "aws:cost" must be 1-128 letters, digits, spaces or _.:/=+-@ and not start with "aws:"'],
     [
       'a region without its number',
       { platform: { region: 'eu-west' } },
-      'platform.region: must be an AWS region such as eu-west-1',
+      'platform.region: "eu-west" is not an AWS region (did you mean "eu-west-1"?)',
     ],
     [
       'an upper-case domain',
@@ -219,12 +225,12 @@ describe('bad values are rejected with a message naming them', () => {
     expect((error as ConfigError).name).toBe('ConfigError');
     expect((error as ConfigError).issues).toEqual([
       'plans.free.limits.perMinute must be greater than 0',
-      'platform.region: must be an AWS region such as eu-west-1',
+      'platform.region: "Europe" is not an AWS region such as eu-west-1',
     ]);
     expect((error as ConfigError).message).toBe(
       'Invalid platform config:\n' +
       '  - plans.free.limits.perMinute must be greater than 0\n' +
-      '  - platform.region: must be an AWS region such as eu-west-1',
+      '  - platform.region: "Europe" is not an AWS region such as eu-west-1',
     );
   });
 

@@ -252,7 +252,10 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
       }
       for (const group of Object.values(template.findResources('AWS::Logs::LogGroup'))) {
         expect(group.Properties.RetentionInDays).toBeGreaterThan(0);
-        expect(group.DeletionPolicy).toBe('Retain');
+        // API Gateway's execution logs and WAF's logs go with the stack (docs/operators/teardown.md).
+        const name = JSON.stringify(group.Properties.LogGroupName ?? '');
+        const goesWithStack = name.includes('API-Gateway-Execution-Logs_') || name.includes('aws-waf-logs-');
+        expect(group.DeletionPolicy).toBe(goesWithStack ? 'Delete' : 'Retain');
       }
     });
 
@@ -515,6 +518,17 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
           effect: 'Allow',
           actions: ['sqs:GetQueueAttributes', 'sqs:SendMessage'],
           resource: stack.resolve(platform.dataStack.messages.queue.queueArn),
+        },
+        // `domains check-drift --stack`: the Domains stack's flow and outputs (lib/app.ts).
+        StartDriftCheck: {
+          effect: 'Allow',
+          actions: ['states:StartExecution'],
+          resource: stack.resolve(platform.domainsStack.flow.stateMachine.stateMachineArn),
+        },
+        DomainsStackOutputs: {
+          effect: 'Allow',
+          actions: ['cloudformation:DescribeStacks'],
+          resource: stack.resolve(platform.domainsStack.stackId),
         },
       });
       for (const s of operatorStatements()) {

@@ -1,0 +1,91 @@
+/**
+ * What an environment creates at run time, outside its stacks, and `cdk destroy` therefore leaves
+ * behind or trips over (docs/operators/teardown.md): the distribution tenants of custom domains
+ * (with their CloudFront-managed certificates: DomainsData cannot delete its distribution while
+ * they exist), the `internal-<account>` API keys (they would keep counting against the account's
+ * 10,000-keys quota) and the `enterprise-<account>` usage plans. Removed here, before the stacks.
+ */
+export interface RuntimeResources {
+  /** The run-time tenants of the environment's distribution (never the stack's own default tenant). */
+  tenants(): Promise<readonly string[]>;
+  /**
+   * One step of removing a tenant: disable it, then delete it. `pending` while CloudFront is
+   * still deploying the disable (it refuses the delete until then): try again later.
+   */
+  removeTenant(name: string): Promise<'deleted' | 'pending'>;
+  /** The `internal-<account>` keys in the environment's usage plans. */
+  internalKeys(): Promise<readonly { readonly id: string; readonly name: string }[]>;
+  deleteKey(id: string): Promise<void>;
+  /** The `enterprise-<account>` usage plans on the environment's API. */
+  accountPlans(): Promise<readonly { readonly id: string; readonly name: string }[]>;
+  /** Detaches the plan from the API stage and deletes it. */
+  deleteAccountPlan(id: string): Promise<void>;
+}
+
+export interface TeardownReport {
+  readonly tenants: readonly string[];
+  readonly keys: readonly string[];
+  readonly usagePlans: readonly string[];
+}
+
+export interface TeardownOptions {
+  /** Waits between rounds of pending tenant deletes (a disable deploys in minutes on AWS). */
+  readonly pause: (ms: number) => Promise<void>;
+  /** @default 30_000 */
+  readonly pauseMs?: number;
+  /** Rounds before giving up on tenants still pending. @default 60 (30 minutes at the default pause) */
+  readonly maxRounds?: number;
+  /** Progress lines (stderr). */
+  readonly progress?: (line: string) => void;
+}
+
+export class TeardownIncompleteError extends Error {
+  constructor(readonly pending: readonly string[], readonly report: TeardownReport) {
+    super(`distribution tenants still being disabled after the last round: ${pending.join(', ')}`);
+    this.name = 'TeardownIncompleteError';
+  }
+}
+
+/**
+ * Removes every run-time resource: keys first (a plan with keys bound is still in use), then the
+ * account plans, then the tenants, retrying pending deletes. Idempotent: run it again after an
+ * interruption; what is gone is skipped.
+ */
+export async function teardownRuntimeResources(
+  resources: RuntimeResources,
+  options: TeardownOptions,
+): Promise<TeardownReport> {
+  const progress = options.progress ?? (() => {});
+  const keys: string[] = [];
+  for (const key of await resources.internalKeys()) {
+    await resources.deleteKey(key.id);
+    keys.push(key.name);
+    progress(`deleted API key ${key.name} (${key.id})`);
+  }
+  const usagePlans: string[] = [];
+  for (const plan of await resources.accountPlans()) {
+    await resources.deleteAccountPlan(plan.id);
+    usagePlans.push(plan.name);
+    progress(`deleted usage plan ${plan.name} (${plan.id})`);
+  }
+  const tenants: string[] = [];
+  let pending = [...(await resources.tenants())];
+  const maxRounds = options.maxRounds ?? 60;
+  for (let round = 1; pending.length > 0; round++) {
+    const still: string[] = [];
+    for (const name of pending) {
+      if ((await resources.removeTenant(name)) === 'deleted') {
+        tenants.push(name);
+        progress(`deleted distribution tenant ${name}`);
+      } else {
+        still.push(name);
+      }
+    }
+    pending = still;
+    if (pending.length === 0) break;
+    if (round >= maxRounds) throw new TeardownIncompleteError(pending, { tenants, keys, usagePlans });
+    progress(`waiting for ${pending.length} disabled tenant(s) to deploy before deleting them (round ${round} of ${maxRounds})`);
+    await options.pause(options.pauseMs ?? 30_000);
+  }
+  return { tenants, keys, usagePlans };
+}

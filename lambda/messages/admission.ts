@@ -1,0 +1,195 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { RateLimits } from '../../contracts/plans.js';
+import type { Caller, KeyCaller } from '../keys/index.js';
+import {
+  anonymousItemId,
+  decisionHeaders,
+  type KeySubject,
+  type LimiterDecision,
+  type RateLimiter,
+} from '../rate-limits/index.js';
+import type { Clock } from '../shared/clock.js';
+import type { ResponseHeaders } from '../shared/http.js';
+import { metrics } from '../shared/powertools.js';
+import { HttpProblem, problems } from '../shared/problem.js';
+import { keySubject, refusal, rejected, unauthorized } from './access.js';
+import type { IdempotencyEntry, IdempotencyStore, MessageStore } from './ports.js';
+
+/** A claim whose request never completed (e.g. the function timed out) is taken over after this. */
+const STALE_CLAIM_MS = 30_000;
+
+/** The pure parse of a send: its valid content, or the 400/413 it earns (answered after 401 and 429). */
+export type Parsed<T> =
+  | { readonly ok: true; readonly valid: T } |
+  { readonly ok: false; readonly problem: HttpProblem };
+
+/** Runs a pure parse, keeping its problem (400/413) for the verdict. */
+export function parse<T>(validate: () => T): Parsed<T> {
+  try {
+    return { ok: true, valid: validate() };
+  } catch (problem) {
+    if (problem instanceof HttpProblem) return { ok: false, problem };
+    throw problem;
+  }
+}
+
+export interface AdmissionDeps {
+  readonly limiter: RateLimiter;
+  readonly idempotency: IdempotencyStore;
+  readonly messages: Pick<MessageStore, 'get'>;
+  readonly clock: Clock;
+  readonly anonymousLimits: RateLimits;
+}
+
+export interface AdmissionRequest<T> {
+  readonly caller: Caller;
+  readonly sourceIp: string;
+  readonly parsed: Parsed<T>;
+  /** Requests the send counts as (a batch's size). */
+  readonly units: (valid: T) => number;
+  /** The Idempotency-Key's claim for this request, when it carries one. */
+  readonly claimOf: (caller: KeyCaller, valid: T) => IdempotencyEntry | undefined;
+  /** A 429 of the counting write, worded for the send (a batch says what remains). */
+  readonly rateLimited?: (decision: Extract<LimiterDecision, { outcome: 'rate_limited' }>, units: number) => HttpProblem;
+}
+
+/** What admission decided: refused (401, 429, 400, 413, 409), a replay of the first answer, or admitted and counted. */
+export type Verdict<T> =
+  | { readonly outcome: 'refused'; readonly problem: HttpProblem } |
+  { readonly outcome: 'replay'; readonly existing: IdempotencyEntry } |
+  {
+    readonly outcome: 'admitted';
+    readonly caller: KeyCaller;
+    readonly valid: T;
+    readonly decision: Extract<LimiterDecision, { outcome: 'allowed' }>;
+    readonly claim: IdempotencyEntry | undefined;
+  };
+
+/** A request whose Idempotency-Key is held: judged without counting, then answered by `answer`. */
+interface Judged {
+  readonly mode: 'send' | 'read';
+  readonly answer: (decision: LimiterDecision) => Verdict<never>;
+}
+
+/**
+ * The admission of a single or batch send, in the order of the interface document (401 → 429 →
+ * 400 → 413, then 409): one limiter call per request, which counts the request (an anonymous
+ * caller's against its IP, a valid send against the account) or judges it without counting (a
+ * bad request, an Idempotency-Key already used), and one verdict. Only an admitted request is
+ * counted; a replay never is. An Idempotency-Key is claimed before that call, with one conditional
+ * write that brings back the entry holding the key (ReturnValuesOnConditionCheckFailure).
+ */
+export async function admit<T>(
+  request: AdmissionRequest<T>,
+  deps: AdmissionDeps,
+  headers: ResponseHeaders,
+): Promise<Verdict<T>> {
+  const { caller, parsed } = request;
+  if (caller.kind !== 'key') {
+    const decision = await deps.limiter.consume({
+      id: anonymousItemId(request.sourceIp),
+      limits: deps.anonymousLimits,
+      kind: 'anonymous',
+    });
+    headers.set(decisionHeaders(decision));
+    return refused(decision.outcome === 'allowed' ? unauthorized(caller.reason) : refusal(decision, 'anonymous'));
+  }
+  const subject = keySubject(caller);
+  if (!parsed.ok) {
+    return judged(subject, deps, headers, 'send', () => {
+      rejected(parsed.problem.code);
+      return refused(parsed.problem);
+    });
+  }
+
+  const units = request.units(parsed.valid);
+  const claim = request.claimOf(caller, parsed.valid);
+  const held = claim ? await claimKey(claim, deps) : undefined;
+  if (held) return judged(subject, deps, headers, held.mode, held.answer);
+
+  const decision = await counted(subject, units, deps, claim);
+  headers.set(decisionHeaders(decision));
+  if (decision.outcome === 'allowed') return { outcome: 'admitted', caller, valid: parsed.valid, decision, claim };
+  return refused(
+    decision.outcome === 'rate_limited' && request.rateLimited ? request.rateLimited(decision, units) : refusal(decision),
+  );
+}
+
+const refused = (problem: HttpProblem): Verdict<never> => ({ outcome: 'refused', problem });
+
+/** The request judged without counting: a refusal of the key (ban, limit) wins, else `answer` answers. */
+async function judged(
+  subject: KeySubject,
+  deps: AdmissionDeps,
+  headers: ResponseHeaders,
+  mode: 'send' | 'read',
+  answer: (decision: LimiterDecision) => Verdict<never>,
+): Promise<Verdict<never>> {
+  const decision = await deps.limiter.peek(subject, mode);
+  headers.set(decisionHeaders(decision));
+  return decision.outcome === 'allowed' ? answer(decision) : refused(refusal(decision));
+}
+
+/**
+ * The counting write, its latency recorded (of failed calls too: a slow or failing table is what
+ * operators look for). When nothing is counted the claim is freed, so that a retry is new at once.
+ */
+async function counted(
+  subject: KeySubject,
+  units: number,
+  deps: AdmissionDeps,
+  claim: IdempotencyEntry | undefined,
+): Promise<LimiterDecision> {
+  const started = performance.now();
+  try {
+    const decision = await deps.limiter.consume(subject, units);
+    if (decision.outcome !== 'allowed' && claim) await deps.idempotency.release(claim.id, claim.messageId);
+    return decision;
+  } catch (error) {
+    if (claim) await deps.idempotency.release(claim.id, claim.messageId).catch(() => {});
+    throw error;
+  } finally {
+    metrics.addMetric('LimiterLatency', MetricUnit.Milliseconds, performance.now() - started);
+  }
+}
+
+/**
+ * Claims the Idempotency-Key: a new request is counted; one whose key is held is judged without
+ * counting and answered from the holder (409 for another body, the first answer replayed, 409 while
+ * the first is still in flight). A holder that never completed is taken over.
+ */
+async function claimKey(claim: IdempotencyEntry, deps: AdmissionDeps): Promise<Judged | undefined> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const result = await deps.idempotency.claim(claim, deps.clock.now());
+    if (result.claimed) return undefined;
+    const existing = result.existing;
+    if (existing.requestHash !== claim.requestHash) {
+      return {
+        mode: 'read',
+        answer: () => {
+          rejected('idempotency_conflict');
+          return refused(problems.conflict(
+            'idempotency_conflict',
+            'This Idempotency-Key was already used with a different request body. Use a new key for a new message.',
+          ));
+        },
+      };
+    }
+    if (await deps.messages.get(existing.messageId)) return { mode: 'read', answer: () => ({ outcome: 'replay', existing }) };
+    if (deps.clock.now() - existing.createdAtMs < STALE_CLAIM_MS) {
+      return {
+        mode: 'read',
+        answer: () => refused(new HttpProblem({
+          status: 409,
+          code: 'idempotency_in_progress',
+          title: 'Conflict',
+          detail: 'A request with this Idempotency-Key is still being processed. Retry shortly.',
+          headers: { 'Retry-After': '1' },
+        })),
+      };
+    }
+    // The earlier request never completed: take its claim over and handle this one as new.
+    if (await deps.idempotency.takeOver(existing, claim)) return undefined;
+  }
+  throw problems.unavailable('The Idempotency-Key is contended; retry shortly.');
+}
