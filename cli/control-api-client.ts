@@ -13,6 +13,8 @@ import type {
   KeyView,
   PendingUpgradeRequest,
   ProjectsClient,
+  WebhookEndpointView,
+  WebhooksClient,
   ProjectView,
   RateLimits,
   RedirectInput,
@@ -60,7 +62,7 @@ type Settled<T> = { data?: T; error?: unknown; response: Response };
  * domains. Requests and answers are typed by openapi/control-api.yaml (contracts/openapi/, generated),
  * sent with openapi-fetch.
  */
-export class ControlApiClient implements OperatorClient, ProjectsClient {
+export class ControlApiClient implements OperatorClient, ProjectsClient, WebhooksClient {
   private readonly baseUrl: string;
   private readonly api: Client<paths>;
 
@@ -202,6 +204,37 @@ export class ControlApiClient implements OperatorClient, ProjectsClient {
 
   checkDomainDrift(): Promise<DriftCheckStarted> {
     return this.answer((init) => this.api.POST('/maintenance/domain-drift-check', init));
+  }
+
+  async listWebhooks(accountId: string): Promise<WebhookEndpointView[]> {
+    const body = await this.answer((init) => this.api.GET('/accounts/{accountId}/webhooks', { params: { path: { accountId } }, ...init }));
+    return this.list(body.webhooks as WebhookEndpointView[] | undefined, 'webhooks');
+  }
+
+  createWebhook(accountId: string, input: { url: string; events?: readonly string[] }) {
+    const body = input as paths['/accounts/{accountId}/webhooks']['post']['requestBody']['content']['application/json'];
+    return this.answer((init) => this.api.POST('/accounts/{accountId}/webhooks', { params: { path: { accountId } }, body, ...init })) as Promise<{
+      webhook: WebhookEndpointView;
+      secret: string;
+    }>;
+  }
+
+  removeWebhook(accountId: string, webhookId: string): Promise<{ id: string; removed: true }> {
+    return this.answer((init) =>
+      this.api.DELETE('/accounts/{accountId}/webhooks/{webhookId}', { params: { path: { accountId, webhookId } }, ...init }),
+    ) as Promise<{ id: string; removed: true }>;
+  }
+
+  rotateWebhookSecret(accountId: string, webhookId: string) {
+    return this.answer((init) =>
+      this.api.POST('/accounts/{accountId}/webhooks/{webhookId}/rotate-secret', { params: { path: { accountId, webhookId } }, ...init }),
+    ) as Promise<{ webhook: WebhookEndpointView; secret: string; previousSecretExpiresAt: string }>;
+  }
+
+  sendWebhookTest(accountId: string, webhookId: string): Promise<{ eventId: string; type: string }> {
+    return this.answer((init) =>
+      this.api.POST('/accounts/{accountId}/webhooks/{webhookId}/test', { params: { path: { accountId, webhookId } }, ...init }),
+    ) as Promise<{ eventId: string; type: string }>;
   }
 
   private list<T>(value: T[] | undefined, name: string): T[] {

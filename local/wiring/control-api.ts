@@ -27,6 +27,8 @@ export interface ControlApiWiringOptions {
   readonly config: PlatformConfig;
   /** Control API port on 127.0.0.1; 0 picks a free one. */
   readonly port: number;
+  /** Owners' webhooks and the message pages. */
+  readonly webhooks?: ControlServices['webhooks'];
 }
 
 /**
@@ -43,6 +45,7 @@ export async function startControl(options: ControlApiWiringOptions, services: R
   const upgradeRequests = new UpgradeRequests({ accounts: options.accounts, notifier: operationsTopic, clock });
   const controlServices: ControlServices = {
     accountService, projects, domains, owners, config, usageHistory, upgradeRequests,
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
   };
   const control = await startControlApi(controlServices, options.port);
   services.push({ endpoint: control.url, stop: control.stop });

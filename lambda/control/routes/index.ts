@@ -5,6 +5,7 @@ import { keyRoutes } from './keys.js';
 import { projectRoutes } from './projects.js';
 import { upgradeRoutes } from './upgrades.js';
 import { usageRoutes } from './usage.js';
+import { webhookRoutes } from './webhooks.js';
 
 /** Every capability's routes of the control API: a capability adds its module here. */
 export const CONTROL_ROUTES: readonly ControlRoutes[] = [
@@ -14,4 +15,5 @@ export const CONTROL_ROUTES: readonly ControlRoutes[] = [
   projectRoutes,
   domainRoutes,
   upgradeRoutes,
+  webhookRoutes,
 ];
