@@ -306,34 +306,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/maintenance/migrate-accounts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Move accounts from before per-account limits (migration)
-         * @description Operators only (`accounts migrate` in the operator CLI). For one account (`accountId`)
-         *     or every account with keys (no body): provisions the account's budget in the limiter,
-         *     adds what its keys already counted this minute and today (from their per-key limiter
-         *     items), carries over their bans and recent revocations, gives the account one internal
-         *     API Gateway key (adopting its oldest active key's own, reading a missing value with
-         *     `GetApiKey`, or creating one) and copies it into every key record. The keys' other
-         *     internal keys are deleted once no authorizer can still hold a record naming them (the
-         *     authorizer cache TTL plus 5 s): `formerKeysPending` lists them with the time after which a
-         *     run deletes them. Idempotent. A record changed during the run is listed in `changed`.
-         */
-        post: operations["migrateAccounts"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/maintenance/domain-drift-check": {
         parameters: {
             query?: never;
@@ -1246,52 +1218,6 @@ export interface components {
             keyId: components["schemas"]["KeyId"];
             /** @description Whether a ban was in force when it was lifted. */
             wasBanned: boolean;
-        };
-        MigrateAccountsRequest: {
-            /** @description Only this account; without it, every account with keys. */
-            accountId?: string;
-        };
-        AccountMigration: {
-            accountId: components["schemas"]["AccountId"];
-            /**
-             * @description The account's internal key: already there, adopted from one of its keys, created, or none (its plan's pooled key).
-             * @enum {string}
-             */
-            internalKey: "kept" | "adopted" | "created" | "pooled";
-            keysRebound: components["schemas"]["KeyId"][];
-            limiterItemsMoved: components["schemas"]["KeyId"][];
-            /** @description Internal API Gateway key ids deleted by this run. */
-            formerKeysDeleted: string[];
-            formerKeysPending: {
-                keyId: components["schemas"]["KeyId"];
-                deleteAfter: components["schemas"]["Timestamp"];
-            }[];
-            changed: components["schemas"]["KeyId"][];
-        };
-        MigrationReport: {
-            /** @description The account migrated; absent when every account with keys was. */
-            accountId?: string;
-            accounts: number;
-            internalKeys: {
-                kept: number;
-                adopted: number;
-                created: number;
-                pooled: number;
-            };
-            /** @description Key records that now hold their account's internal key. */
-            keysRebound: number;
-            /** @description Per-key limiter items whose counts, ban and revocation moved to their account. */
-            limiterItemsMoved: number;
-            formerKeysDeleted: number;
-            /** @description Keys' own internal keys an authorizer cache may still use: run again after `deleteAfter`. */
-            formerKeysPending: {
-                accountId: components["schemas"]["AccountId"];
-                keyId: components["schemas"]["KeyId"];
-                deleteAfter: components["schemas"]["Timestamp"];
-            }[];
-            /** @description Keys whose record changed during the run; run it again. */
-            changed: components["schemas"]["KeyId"][];
-            details: components["schemas"]["AccountMigration"][];
         };
         /** @description The account's count in the current fixed window (every key of the account draws on it). */
         WindowUsage: {
@@ -2749,51 +2675,6 @@ export interface operations {
                     };
                 };
             };
-            404: components["responses"]["AccountNotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    migrateAccounts: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["MigrateAccountsRequest"];
-            };
-        };
-        responses: {
-            /** @description What the run found and did. */
-            200: {
-                headers: {
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MigrationReport"];
-                };
-            };
-            /**
-             * @description `invalid_request`: `accountId` is not a string. Or the body is not a JSON object
-             *     (`invalid_json`) or not `application/json` (`unsupported_media_type`).
-             */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "invalid_request" | "invalid_json" | "unsupported_media_type";
-                    };
-                };
-            };
-            403: components["responses"]["OperatorOnly"];
             404: components["responses"]["AccountNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
