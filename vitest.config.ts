@@ -27,7 +27,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           env,
-          include: ['test/lambda/**/*.test.ts', 'test/lib/config/**/*.test.ts', 'test/local/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/edge/**/*.test.ts', 'test/support/**/*.test.ts', 'test/docs/**/*.test.ts', 'test/scripts/**/*.test.ts', 'test/processors/**/*.test.ts'],
+          include: ['test/lambda/**/*.test.ts', 'test/lib/config/**/*.test.ts', 'test/local/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/edge/**/*.test.ts', 'test/support/**/*.test.ts', 'test/docs/**/*.test.ts', 'test/scripts/**/*.test.ts', 'test/processors/**/*.test.ts', 'test/contracts/**/*.test.ts'],
           environment: 'node',
         },
       },

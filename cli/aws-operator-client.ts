@@ -1,5 +1,6 @@
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
-import { DynamoDbAccountStore } from '../lambda/keys/accounts.js';
+import { type AccountStore, DynamoDbAccountStore } from '../lambda/keys/accounts.js';
+import { pendingUpgradeRequests } from '../lambda/keys/upgrade-requests.js';
 import { ApiGatewayUsagePlanGateway } from '../lambda/keys/api-gateway-usage-plan-gateway.js';
 import { AccountService } from '../lambda/keys/account-service.js';
 import { DynamoDbKeyStore } from '../lambda/keys/dynamodb-key-store.js';
@@ -77,7 +78,7 @@ export async function createAwsOperatorClient(options: AwsOperatorClientOptions)
     clock: systemClock,
   });
   return {
-    client: withCliErrors(accountService, history, region),
+    client: withCliErrors(accountService, history, accounts, region),
     stack,
     outputs,
     config,
@@ -92,8 +93,9 @@ export async function createAwsOperatorClient(options: AwsOperatorClientOptions)
 
 /** The in-process account service, its refusals and AWS failures turned into CliErrors. */
 function withCliErrors(
-  accountService: Omit<OperatorClient, 'usageHistory'>,
+  accountService: Omit<OperatorClient, 'usageHistory' | 'upgradeRequests'>,
   history: UsageHistory,
+  accounts: Pick<AccountStore, 'listWithPendingUpgrade'>,
   region: string,
 ): OperatorClient {
   const guard = async <T>(call: () => Promise<T>): Promise<T> => {
@@ -121,6 +123,7 @@ function withCliErrors(
     liftBan: (accountId, keyId) => guard(() => accountService.liftBan(accountId, keyId)),
     usage: (accountId) => guard(() => accountService.usage(accountId)),
     usageHistory: (accountId, days) => guard(() => history.history(accountId, days ?? MAX_HISTORY_DAYS)),
-    migrate: (accountId) => guard(() => accountService.migrate(accountId)),
+    // A Scan of the accounts table (the operator policy's Accounts statement).
+    upgradeRequests: () => guard(() => pendingUpgradeRequests(accounts)),
   };
 }

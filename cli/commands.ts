@@ -8,7 +8,6 @@ import { ENVIRONMENT_COMMANDS } from './commands/environment.js';
 import { DEFAULT_WAIT_SECONDS, DOMAIN_COMMANDS } from './commands/domains.js';
 import { KEY_COMMANDS } from './commands/keys.js';
 import { MESSAGE_COMMANDS } from './commands/messages.js';
-import { MIGRATE_COMMANDS } from './commands/migrate.js';
 import { PLAN_COMMANDS } from './commands/plans.js';
 import { PROJECT_COMMANDS } from './commands/projects.js';
 import { USAGE_COMMANDS } from './commands/usage.js';
@@ -23,7 +22,6 @@ export type { CliIo } from './command.js';
 export const COMMANDS: readonly Command[] = [
   ...ACCOUNT_COMMANDS,
   ...KEY_COMMANDS,
-  ...MIGRATE_COMMANDS,
   ...PLAN_COMMANDS,
   ...BAN_COMMANDS,
   ...USAGE_COMMANDS,

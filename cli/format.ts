@@ -1,4 +1,4 @@
-import type { AccountView, KeyView, MigrationReport, UsageView } from './operator-client.js';
+import type { AccountView, KeyView, PendingUpgradeRequest, UsageView } from './operator-client.js';
 
 /** Control characters (a name could hold some) are shown as `?`, never sent to the terminal. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
@@ -35,6 +35,9 @@ export function accountText(account: AccountView): string {
     ['limits', `${limitsText(account.limits)}${account.customLimits ? ' (custom)' : ' (plan)'}`],
     ['created', account.createdAt],
     ...(account.updatedAt ? [['updated', account.updatedAt] as const] : []),
+    ...(account.upgradeRequest
+      ? [['upgrade requested', `${account.upgradeRequest.plan} (${account.upgradeRequest.requestedAt})`] as const]
+      : []),
   ]);
 }
 
@@ -82,25 +85,10 @@ export function usageText(usage: UsageView): string {
   return `${head}\n${body}`;
 }
 
-const idList = (ids: readonly string[]) => (ids.length === 0 ? 'none' : ids.join(', '));
-
-/** The outcome of `accounts migrate`: what was moved, and what is left for a later run. */
-export function migrationText(result: MigrationReport): string {
-  const keys = result.internalKeys;
-  const pending = result.formerKeysPending;
-  return keyValues([
-    ['scope', result.accountId ?? 'every account with keys'],
-    ['accounts', result.accounts],
-    ['internal keys', `${keys.kept} kept, ${keys.adopted} adopted from a key, ${keys.created} created, ${keys.pooled} pooled`],
-    ['keys rebound', result.keysRebound],
-    ['limiter items moved', result.limiterItemsMoved],
-    ['former keys deleted', result.formerKeysDeleted],
-    [
-      'former keys pending',
-      pending.length === 0
-        ? 'none'
-        : `${pending.length} (in use by authorizer caches: run again after ${pending.map((p) => p.deleteAfter).sort().at(-1)})`,
-    ],
-    ['changed meanwhile', idList(result.changed)],
-  ]);
+/** Pending upgrade requests, oldest first, each with the command that approves it. */
+export function upgradeRequestsText(requests: readonly PendingUpgradeRequest[]): string {
+  if (requests.length === 0) return 'No pending upgrade requests.';
+  const rows = requests.map((r) => [r.accountId, r.accountName, r.currentPlan, r.plan, r.requestedAt, r.requestedBy ?? '']);
+  const approve = requests.map((r) => `  npm run platform -- plans set --account ${r.accountId} --plan ${r.plan}`);
+  return `${table(['account', 'name', 'plan', 'requested', 'requested at', 'by'], rows)}Approve one with:\n${approve.join('\n')}`;
 }

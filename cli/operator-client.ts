@@ -1,15 +1,34 @@
+import type { ManifestEntry, StartedDeployBody, UploadInstruction } from '../contracts/deploys.js';
 import type { DeployListing } from '../lambda/projects/deploy-service.js';
 import type { DeployRecord } from '../lambda/projects/project.js';
-import type { ManifestEntry, StartedDeployBody, UploadInstruction } from '../contracts/deploys.js';
-import type { RateLimits } from '../lib/config/index.js';
-import type { DnsRecordInstruction } from '../lambda/domains/dns-records.js';
-import type { DomainConfig } from '../lambda/domains/domain-config.js';
-import type { DomainView } from '../lambda/domains/domain-service.js';
-import type { AccountView, KeyUsageView, KeyView, MigrationReport, UsageView, WindowUsageView } from '../lambda/keys/account-service.js';
-import type { ProjectView } from '../lambda/projects/project-service.js';
-import type { UsageHistoryView } from '../lambda/usage-history/usage-history.js';
+import type { components } from '../contracts/openapi/control-api.js';
 
-export type { AccountView, KeyUsageView, KeyView, MigrationReport, UsageHistoryView, UsageView, WindowUsageView };
+/** Read-only at every depth: the services answer read-only views, and nothing here changes one. */
+type Immutable<T> = T extends (infer E)[]
+  ? readonly Immutable<E>[]
+  : T extends object ? { readonly [K in keyof T]: Immutable<T[K]> } : T;
+/** The control API's shapes, generated from openapi/control-api.yaml (npm run generate:api). */
+type Schemas = { readonly [K in keyof components['schemas']]: Immutable<components['schemas'][K]> };
+export type AccountView = Schemas['Account'];
+export type KeyView = Schemas['Key'];
+export type KeyUsageView = Schemas['KeyUsage'];
+export type WindowUsageView = Schemas['WindowUsage'];
+export type UsageView = Schemas['Usage'];
+export type UsageHistoryView = Schemas['UsageHistory'];
+export type RateLimits = Schemas['Limits'];
+export type ProjectView = Schemas['Project'];
+export type DomainView = Schemas['Domain'];
+export type DomainConfig = Schemas['DomainConfig'];
+export type Redirect = Schemas['Redirect'];
+export type DnsRecordInstruction = Schemas['DnsRecordInstruction'];
+/** A domain just added, and the DNS records its owner sets. */
+export type DomainAdded = Schemas['AddedDomain'];
+export type DomainRemoved = Schemas['RemovedDomain'];
+/** A drift check of every live domain, started (its execution runs on). */
+export type DriftCheckStarted = Schemas['DriftCheckStarted'];
+export type PendingUpgradeRequest = Schemas['PendingUpgradeRequest'];
+/** A redirect entry to add; the platform defaults `status` to 301 and refuses one it does not know. */
+export type RedirectInput = Omit<Schemas['AddRedirectRequest'], 'status'> & { readonly status?: number };
 
 /**
  * What the operator CLI needs of the platform: the methods of `AccountService`
@@ -28,49 +47,14 @@ export interface OperatorClient {
   usage(accountId: string): Promise<UsageView>;
   /** Accepted and refused requests per UTC day, per key and in all; `days` 1 to 30 (default 30). */
   usageHistory(accountId: string, days?: number): Promise<UsageHistoryView>;
-  /** Moves accounts from before per-account limits (every account with keys without `accountId`); idempotent. */
-  migrate(accountId?: string): Promise<MigrationReport>;
+  /** Owners' pending requests for a higher plan, oldest first (approve one with setPlan). */
+  upgradeRequests(): Promise<PendingUpgradeRequest[]>;
 }
-
-export type { DnsRecordInstruction, DomainConfig, DomainView, ProjectView };
-export type { Redirect } from '../lambda/domains/domain-config.js';
 
 /** One deploy in a project's history (DeployListing: and whether it is the one served). */
 export type { DeployListing, DeployRecord };
-
 /** A deleted project: the custom domains it released and until when its slug is held. */
-export interface ProjectDeleted {
-  readonly projectId: string;
-  readonly deleted: true;
-  readonly releasedDomains: string[];
-  readonly slugHeldUntil: string;
-}
-
-/** A domain just added, and the DNS records its owner sets. */
-export interface DomainAdded {
-  readonly domain: DomainView;
-  readonly records: DnsRecordInstruction[];
-}
-
-export interface DomainRemoved {
-  readonly domain: string;
-  readonly removed: true;
-  /** Set when the domain was live with no redirect from it. */
-  readonly warning?: string;
-}
-
-/** A drift check of every live domain, started (its execution runs on). */
-export interface DriftCheckStarted {
-  readonly execution: string;
-  readonly startedAt: string;
-}
-
-/** A redirect entry to add; the platform defaults `status` to 301. */
-export interface RedirectInput {
-  readonly from: string;
-  readonly to: string;
-  readonly status?: number;
-}
+export type ProjectDeleted = Schemas['ProjectDeleted'];
 
 /**
  * Projects, deploys and custom domains: the control API's routes under

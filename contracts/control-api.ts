@@ -36,6 +36,8 @@ export const CONTROL_ENV = {
    * Access-Control-Allow-Origin for it (API Gateway adds CORS headers only to its own answers).
    */
   dashboardOrigin: 'DASHBOARD_ORIGIN',
+  /** The operations (alarm) topic: upgrade requests are published to it. Absent: none is. */
+  operationsTopicArn: 'OPERATIONS_TOPIC_ARN',
 } as const;
 
 /** The owners table: partition key `ownerId` (the Cognito `sub`), attribute `accountId`. */

@@ -17,6 +17,7 @@ import { LOCAL_TABLE_NAMES, type RunningService } from './emulators.js';
 import type { QueuePoller } from './queue-poller.js';
 import { startBackingServices } from './wiring/backing-services.js';
 import { startControl } from './wiring/control-api.js';
+import type { RecordedOperationsTopic } from './operations-topic.js';
 import { startDashboard } from './wiring/dashboard.js';
 import { deployDemoProject, startDomains } from './wiring/domains.js';
 import { seedDemoAccounts, wireKeys } from './wiring/keys.js';
@@ -82,6 +83,8 @@ export interface LocalPlatform {
   readonly demoOwners: readonly DemoOwner[];
   /** The services the control port and the dashboard answer through. */
   readonly controlServices: ControlServices;
+  /** What the platform published to the operations topic (upgrade requests): there is no SNS locally. */
+  readonly operationsTopic: RecordedOperationsTopic;
   /** The name customers point their CNAME/ALIAS at. */
   readonly platformHost: string;
   readonly projects: ProjectService;
@@ -188,6 +191,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       {
         documentClient,
         accountService,
+        accounts: keys.accounts,
         history: { accounts: keys.accounts, keys: keys.keys, history: keys.usageHistoryStore, clock },
         projects: domains.projects,
         deploys: domains.deploys,
@@ -232,6 +236,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       dashboardUrl,
       demoOwners,
       controlServices: control.controlServices,
+      operationsTopic: control.operationsTopic,
       platformHost: domains.platformHost,
       projects: domains.projects,
       deploys: domains.deploys,

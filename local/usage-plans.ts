@@ -46,8 +46,8 @@ export class UsagePlans {
   }
 
   /**
-   * Re-registers a key kept from an earlier run (with --data) with the value its record stored; a
-   * record from before values were stored gets a new one (as `accounts migrate` then reads).
+   * Re-registers a key kept from an earlier run (with --data) with the value its record stored
+   * (a new one when the record holds none).
    */
   restoreKey(id: string, planId: string, value: string = randomBytes(20).toString('hex'), name = `key-${planId}`): void {
     if (this.keys.has(id)) return;
@@ -142,9 +142,7 @@ export class LocalUsagePlanGateway implements UsagePlanGateway {
   }
 
   /**
-   * Rebuilds the bindings kept from an earlier run (with --data): each account's internal key,
-   * and the keys' own internal keys of data from before keys were per account (until
-   * `accounts migrate` deletes them).
+   * Rebuilds the bindings kept from an earlier run (with --data): each account's internal key.
    */
   restore(
     accounts: ReadonlyArray<{
@@ -159,7 +157,6 @@ export class LocalUsagePlanGateway implements UsagePlanGateway {
       status: string;
       gatewayKeyId?: string;
       gatewayKeyValue?: string;
-      formerGatewayKeyId?: string;
       accountId: string;
     }>,
   ): void {
@@ -177,7 +174,6 @@ export class LocalUsagePlanGateway implements UsagePlanGateway {
       const planId = planOf.get(key.accountId);
       if (!planId) continue;
       if (key.gatewayKeyId) this.plans.restoreKey(key.gatewayKeyId, planId, key.gatewayKeyValue);
-      if (key.formerGatewayKeyId) this.plans.restoreKey(key.formerGatewayKeyId, planId);
     }
   }
 

@@ -1,8 +1,8 @@
 import { PLAN_IDS } from '../../lib/config/index.js';
 import { type Command, LIMIT_FLAGS, LIMIT_OPTIONS, limitFlags, planFlag, str } from '../command.js';
-import { accountText } from '../format.js';
+import { accountText, upgradeRequestsText } from '../format.js';
 
-/** `plans set`. */
+/** `plans set`, `plans requests`. */
 export const PLAN_COMMANDS: readonly Command[] = [
   {
     words: ['plans', 'set'],
@@ -19,6 +19,18 @@ export const PLAN_COMMANDS: readonly Command[] = [
       const limits = limitFlags(values, plan);
       const account = await ctx.client.setPlan(str(values, 'account'), { plan, ...(limits ? { limits } : {}) });
       ctx.output(account, `Account ${account.accountId} is on the ${account.plan} plan; its keys have the new limits from their next request.\n${accountText(account)}`);
+    },
+  },
+  {
+    words: ['plans', 'requests'],
+    summary: 'List owners\' pending requests for a higher plan (approve one with plans set)',
+    options: {},
+    required: [],
+    flags: [],
+    examples: ['plans requests', 'plans requests --stack MessagesPlatform-Api --region eu-west-1'],
+    async run(ctx) {
+      const upgradeRequests = await ctx.client.upgradeRequests();
+      ctx.output({ upgradeRequests }, upgradeRequestsText(upgradeRequests));
     },
   },
 ];

@@ -306,34 +306,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/maintenance/migrate-accounts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Move accounts from before per-account limits (migration)
-         * @description Operators only (`accounts migrate` in the operator CLI). For one account (`accountId`)
-         *     or every account with keys (no body): provisions the account's budget in the limiter,
-         *     adds what its keys already counted this minute and today (from their per-key limiter
-         *     items), carries over their bans and recent revocations, gives the account one internal
-         *     API Gateway key (adopting its oldest active key's own, reading a missing value with
-         *     `GetApiKey`, or creating one) and copies it into every key record. The keys' other
-         *     internal keys are deleted once no authorizer can still hold a record naming them (the
-         *     authorizer cache TTL plus 5 s): `formerKeysPending` lists them with the time after which a
-         *     run deletes them. Idempotent. A record changed during the run is listed in `changed`.
-         */
-        post: operations["migrateAccounts"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/maintenance/domain-drift-check": {
         parameters: {
             query?: never;
@@ -818,13 +790,41 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Request a plan upgrade
-         * @description Records that the owner asks to move the account to `plan` (a plan above its own). The
-         *     operators see it (`npm run platform -- plans requests`); the account view carries it as
-         *     `upgradeRequest` (`pending`) until an operator acts. Approving it is `plans set`. There is
-         *     no billing on the platform: nothing is charged.
+         * Ask the platform team for a higher plan
+         * @description Owners only, on their own account (an operator changes the plan with `plans set`: `403`).
+         *     Records a request for a plan higher than the account's, which the operators see
+         *     (`npm run platform -- plans requests`, and a message on the operations topic) and the
+         *     account shows as `upgradeRequest` until an operator acts. Billing is not part of the
+         *     platform: this is a message to the platform team, nothing is charged.
+         *
+         *     One pending request per account: a request for another higher plan replaces the pending
+         *     one (the owner changed their mind; the operators are told again); a request for the plan
+         *     already pending answers that request unchanged. Approving it is changing the plan
+         *     (`plans set` to the requested plan or a higher one), which settles the request: the
+         *     account's `upgradeRequest` is `null` again.
          */
         post: operations["requestUpgrade"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/upgrade-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The pending upgrade requests (operators)
+         * @description Operators only (`plans requests` in the operator CLI): every account's pending request,
+         *     oldest first. Approve one with `plans set`.
+         */
+        get: operations["listUpgradeRequests"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1265,7 +1265,7 @@ export interface components {
             /** @description When the plan last changed; absent until the first change. */
             updatedAt?: components["schemas"]["Timestamp"];
             /** @description The owner's pending upgrade request, or null when there is none. */
-            upgradeRequest?: components["schemas"]["UpgradeRequest"] | null;
+            upgradeRequest: components["schemas"]["UpgradeRequest"] | null;
         };
         /** @description An API key as it may be shown after creation, never its secret nor its hash. */
         Key: {
@@ -1316,52 +1316,6 @@ export interface components {
             keyId: components["schemas"]["KeyId"];
             /** @description Whether a ban was in force when it was lifted. */
             wasBanned: boolean;
-        };
-        MigrateAccountsRequest: {
-            /** @description Only this account; without it, every account with keys. */
-            accountId?: string;
-        };
-        AccountMigration: {
-            accountId: components["schemas"]["AccountId"];
-            /**
-             * @description The account's internal key: already there, adopted from one of its keys, created, or none (its plan's pooled key).
-             * @enum {string}
-             */
-            internalKey: "kept" | "adopted" | "created" | "pooled";
-            keysRebound: components["schemas"]["KeyId"][];
-            limiterItemsMoved: components["schemas"]["KeyId"][];
-            /** @description Internal API Gateway key ids deleted by this run. */
-            formerKeysDeleted: string[];
-            formerKeysPending: {
-                keyId: components["schemas"]["KeyId"];
-                deleteAfter: components["schemas"]["Timestamp"];
-            }[];
-            changed: components["schemas"]["KeyId"][];
-        };
-        MigrationReport: {
-            /** @description The account migrated; absent when every account with keys was. */
-            accountId?: string;
-            accounts: number;
-            internalKeys: {
-                kept: number;
-                adopted: number;
-                created: number;
-                pooled: number;
-            };
-            /** @description Key records that now hold their account's internal key. */
-            keysRebound: number;
-            /** @description Per-key limiter items whose counts, ban and revocation moved to their account. */
-            limiterItemsMoved: number;
-            formerKeysDeleted: number;
-            /** @description Keys' own internal keys an authorizer cache may still use: run again after `deleteAfter`. */
-            formerKeysPending: {
-                accountId: components["schemas"]["AccountId"];
-                keyId: components["schemas"]["KeyId"];
-                deleteAfter: components["schemas"]["Timestamp"];
-            }[];
-            /** @description Keys whose record changed during the run; run it again. */
-            changed: components["schemas"]["KeyId"][];
-            details: components["schemas"]["AccountMigration"][];
         };
         /** @description The account's count in the current fixed window (every key of the account draws on it). */
         WindowUsage: {
@@ -1807,7 +1761,7 @@ export interface components {
          * @description Stable, machine-readable error code. Each operation documents the ones it can answer.
          * @enum {string}
          */
-        ProblemCode: "invalid_json" | "unsupported_media_type" | "invalid_request" | "invalid_domain" | "invalid_config" | "plan_required" | "forbidden" | "not_found" | "account_not_found" | "key_not_found" | "project_not_found" | "domain_not_found" | "method_not_allowed" | "slug_taken" | "deploy_in_progress" | "project_not_deployed" | "domain_taken" | "domain_in_use" | "payload_too_large" | "internal_error" | "deploy_failed" | "invalid_url" | "slug_held" | "deploy_not_found" | "deploy_not_rollbackable" | "files_missing" | "too_many_files" | "file_too_large" | "deploy_too_large" | "invalid_events" | "webhook_not_found" | "webhook_limit_reached" | "webhook_disabled" | "message_not_found" | "delivery_not_found" | "invalid_field";
+        ProblemCode: "invalid_json" | "unsupported_media_type" | "invalid_request" | "invalid_domain" | "invalid_config" | "plan_required" | "forbidden" | "not_found" | "account_not_found" | "key_not_found" | "project_not_found" | "domain_not_found" | "method_not_allowed" | "slug_taken" | "deploy_in_progress" | "project_not_deployed" | "domain_taken" | "domain_in_use" | "payload_too_large" | "internal_error" | "deploy_failed" | "plan_not_higher" | "invalid_url" | "slug_held" | "deploy_not_found" | "deploy_not_rollbackable" | "files_missing" | "too_many_files" | "file_too_large" | "deploy_too_large" | "invalid_events" | "webhook_not_found" | "webhook_limit_reached" | "webhook_disabled" | "message_not_found" | "delivery_not_found" | "invalid_field";
         /** @description An RFC 9457 problem document. */
         Problem: {
             /**
@@ -1839,20 +1793,6 @@ export interface components {
             missing?: string[];
             /** @description Fresh presigned uploads for the missing contents (`files_missing`). */
             uploads?: components["schemas"]["UploadInstruction"][];
-        };
-        /** @description The plan the owner asks for. */
-        UpgradeRequestInput: {
-            plan: components["schemas"]["PlanId"];
-        };
-        /** @description An owner's request to move the account to a higher plan, pending until an operator acts. */
-        UpgradeRequest: {
-            plan: components["schemas"]["PlanId"];
-            /** @enum {string} */
-            status: "pending";
-            requestedAt: components["schemas"]["Timestamp"];
-        };
-        UpgradeRequestCreated: {
-            upgradeRequest: components["schemas"]["UpgradeRequest"];
         };
         /** @enum {string} */
         WebhookEventType: "message.processed" | "message.failed";
@@ -2000,6 +1940,36 @@ export interface components {
             /** @description The custom domains removed and handed to the release of their tenants. */
             releasedDomains: components["schemas"]["DomainName"][];
             slugHeldUntil: components["schemas"]["Timestamp"];
+        };
+        /** @description An owner's request for a higher plan, until an operator changes the plan. */
+        UpgradeRequest: {
+            /** @description The plan asked for. */
+            plan: components["schemas"]["PlanId"];
+            /** @constant */
+            status: "pending";
+            requestedAt: components["schemas"]["Timestamp"];
+        };
+        UpgradeRequestInput: {
+            /** @description A plan higher than the account's. */
+            plan: components["schemas"]["PlanId"];
+        };
+        UpgradeRequestCreated: {
+            upgradeRequest: components["schemas"]["UpgradeRequest"];
+        };
+        /** @description A pending request as the operators see it. */
+        PendingUpgradeRequest: {
+            accountId: components["schemas"]["AccountId"];
+            accountName: string;
+            currentPlan: components["schemas"]["PlanId"];
+            plan: components["schemas"]["PlanId"];
+            /** @constant */
+            status: "pending";
+            requestedAt: components["schemas"]["Timestamp"];
+            /** @description The signed-in owner's email, when the sign-in gave one. */
+            requestedBy?: string;
+        };
+        PendingUpgradeRequestList: {
+            upgradeRequests: components["schemas"]["PendingUpgradeRequest"][];
         };
     };
     responses: {
@@ -2932,51 +2902,6 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    migrateAccounts: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["MigrateAccountsRequest"];
-            };
-        };
-        responses: {
-            /** @description What the run found and did. */
-            200: {
-                headers: {
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MigrationReport"];
-                };
-            };
-            /**
-             * @description `invalid_request`: `accountId` is not a string. Or the body is not a JSON object
-             *     (`invalid_json`) or not `application/json` (`unsupported_media_type`).
-             */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "invalid_request" | "invalid_json" | "unsupported_media_type";
-                    };
-                };
-            };
-            403: components["responses"]["OperatorOnly"];
-            404: components["responses"]["AccountNotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            500: components["responses"]["InternalError"];
-        };
-    };
     checkDomainDrift: {
         parameters: {
             query?: never;
@@ -3621,7 +3546,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The request is recorded and pending. */
+            /** @description The request is recorded (pending). */
             201: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
@@ -3632,7 +3557,52 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidAccountRequest"];
+            403: components["responses"]["OperatorOnly"];
             404: components["responses"]["AccountNotFound"];
+            /**
+             * @description `plan_not_higher`: the plan asked for is not above the account's (or the plan changed
+             *     while the request was being recorded: reload and ask again).
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        title?: "Conflict";
+                        /** @constant */
+                        code?: "plan_not_higher";
+                        errors?: never;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listUpgradeRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pending requests. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PendingUpgradeRequestList"];
+                };
+            };
+            400: components["responses"]["BodyRejected"];
+            403: components["responses"]["OperatorOnly"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };

@@ -5,6 +5,7 @@ import type { RuntimeConfig } from '../../contracts/plans.js';
 import type { DomainService } from '../domains/domain-service.js';
 import type { AccountService } from '../keys/account-service.js';
 import type { DeployService } from '../projects/deploy-service.js';
+import type { UpgradeRequests } from '../keys/upgrade-requests.js';
 import type { ProjectService } from '../projects/project-service.js';
 import { problemResult } from '../shared/http.js';
 import { logger } from '../shared/powertools.js';
@@ -31,6 +32,7 @@ export interface ControlServices {
   readonly owners: OwnerDirectory;
   readonly config: RuntimeConfig;
   readonly usageHistory: UsageHistory;
+  readonly upgradeRequests: UpgradeRequests;
   /** Owners' webhooks and the message pages (routes/webhooks.ts). @default - no such routes */
   readonly webhooks?: { readonly service: WebhookService; readonly messages: OwnerMessageLog };
 }

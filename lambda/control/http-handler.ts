@@ -1,6 +1,7 @@
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { SNSClient } from '@aws-sdk/client-sns';
 import type { RuntimeConfig } from '../../contracts/plans.js';
 import { CONTROL_ENV } from '../../contracts/control-api.js';
 import { kvsEdgeRouter } from '../domains/aws-adapters.js';
@@ -12,6 +13,8 @@ import { DynamoDbAccountStore } from '../keys/accounts.js';
 import { ApiGatewayUsagePlanGateway } from '../keys/api-gateway-usage-plan-gateway.js';
 import { AccountService } from '../keys/account-service.js';
 import { DynamoDbKeyStore } from '../keys/dynamodb-key-store.js';
+import { SnsOperationsNotifier, unpublishedOperations } from '../keys/sns-operations-notifier.js';
+import { UpgradeRequests } from '../keys/upgrade-requests.js';
 import { DynamoDbProjectStore } from '../projects/dynamodb-project-store.js';
 import { DeployService } from '../projects/deploy-service.js';
 import { ProjectService } from '../projects/project-service.js';
@@ -82,8 +85,16 @@ const projectDeps = {
   clock,
   platformDomain: config.platform.domain,
 };
+const operationsTopicArn = process.env[CONTROL_ENV.operationsTopicArn];
 
 const services: ControlServices = {
+  upgradeRequests: new UpgradeRequests({
+    accounts,
+    notifier: operationsTopicArn
+      ? new SnsOperationsNotifier(traced(new SNSClient({})), operationsTopicArn)
+      : unpublishedOperations,
+    clock,
+  }),
   accountService,
   projects: new ProjectService({ ...projectDeps, accounts }),
   deploys: new DeployService(projectDeps),

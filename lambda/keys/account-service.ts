@@ -6,13 +6,12 @@ import type { Clock } from '../shared/clock.js';
 import type { AccountRecord, AccountStore } from './accounts.js';
 import { displayParts, generateApiKey, hashApiKey } from './api-key-format.js';
 import { type ApiKeyRecord, type KeyStore, oldestKeyFirst } from './key-store.js';
-import { type AccountMigration, migrateAccount, type MigrationReport, summarize } from './migration.js';
 import type { InternalKey, UsagePlanGateway } from './usage-plan-gateway.js';
 import { type AccountView, type KeyView, keyView, type UsageView, usageView } from './views.js';
 import { type HttpProblem, refuse } from '../shared/problem.js';
+import { pendingView, settledBy } from './upgrade-requests.js';
 
 export type { AccountView, KeyUsageView, KeyView, UsageView, WindowUsageView } from './views.js';
-export type { MigrationReport } from './migration.js';
 
 export interface AccountServiceDeps {
   readonly accounts: AccountStore;
@@ -61,7 +60,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /**
  * Seconds added to the authorizer's key cache: clocks of the account service and of the authorizers
  * may differ by this much. A revoked key is refused by the limiter for this long past the cache
- * TTL; a key's own internal key (from before keys were per account) is deleted only after it.
+ * TTL.
  */
 export const RELEASE_MARGIN_SECONDS = 5;
 
@@ -220,6 +219,8 @@ export class AccountService {
       createdAt: account.createdAt,
       updatedAt: iso(this.deps.clock.now()),
     };
+    // Approving a request is changing the plan (`plans set`): the request is settled with it.
+    const upgradeRequest = settledBy(account.upgradeRequest, plan, iso(this.deps.clock.now()));
     const from = this.usagePlanIdOf(account);
     const to = this.usagePlanIdOf(draft);
     // A move keeps the internal key (its id and value): the records' copies stay right.
@@ -228,7 +229,7 @@ export class AccountService {
     const created = !account.gatewayKeyId && !poolable(plan)
       ? await this.deps.gateway.createKey(accountId, to, false)
       : undefined;
-    const next: AccountRecord = { ...draft, ...bindingOf(created) };
+    const next: AccountRecord = { ...draft, ...bindingOf(created), ...(upgradeRequest ? { upgradeRequest } : {}) };
     await this.limits.provision(accountId, this.limitsOf(next), this.deps.clock.now());
     for (const key of await this.deps.keys.listByAccount(accountId)) {
       await this.deps.keys.update(key.keyHash, {
@@ -243,32 +244,6 @@ export class AccountService {
     }
     await this.deps.accounts.replace(next);
     return this.accountView(next);
-  }
-
-  /**
-   * Moves accounts created before limits and internal keys were per account (README, "Migrating
-   * to per-account limits"): one account, or every account that has keys. Idempotent.
-   */
-  async migrate(accountId?: string): Promise<MigrationReport> {
-    if (accountId !== undefined) await this.account(accountId);
-    const records = accountId === undefined
-      ? await this.deps.keys.listAll()
-      : await this.deps.keys.listByAccount(accountId);
-    const byAccount = new Map<string, ApiKeyRecord[]>();
-    for (const record of records) byAccount.set(record.accountId, [...(byAccount.get(record.accountId) ?? []), record]);
-    if (accountId !== undefined && !byAccount.has(accountId)) byAccount.set(accountId, []);
-    const results: AccountMigration[] = [];
-    for (const [id, keys] of [...byAccount.entries()].sort(([a], [b]) => a.localeCompare(b))) {
-      const account = await this.deps.accounts.get(id);
-      if (!account) continue;
-      results.push(
-        await migrateAccount(
-          { ...this.deps, accountLimits: this.limits, graceMs: this.releaseGraceMs() },
-          { account, limits: this.limitsOf(account), usagePlanId: this.usagePlanIdOf(account), keys },
-        ),
-      );
-    }
-    return summarize(results, accountId);
   }
 
   async liftBan(accountId: string, keyId: string): Promise<{ keyId: string; wasBanned: boolean }> {
@@ -336,6 +311,7 @@ export class AccountService {
       customLimits: account.limits !== undefined,
       createdAt: account.createdAt,
       ...(account.updatedAt ? { updatedAt: account.updatedAt } : {}),
+      upgradeRequest: pendingView(account),
     };
   }
 }

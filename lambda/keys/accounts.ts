@@ -1,4 +1,5 @@
-import { type DynamoDBDocumentClient as DocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient as DocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionally } from '../shared/dynamodb.js';
 import type { PlanId, RateLimits } from '../../contracts/plans.js';
 
 export interface AccountRecord {
@@ -18,6 +19,18 @@ export interface AccountRecord {
   readonly gatewayKeyValue?: string;
   readonly createdAt: string;
   readonly updatedAt?: string;
+  /** The owner's latest request for a higher plan (lambda/keys/upgrade-requests.ts). */
+  readonly upgradeRequest?: StoredUpgradeRequest;
+}
+
+export interface StoredUpgradeRequest {
+  readonly plan: PlanId;
+  readonly status: 'pending' | 'approved';
+  readonly requestedAt: string;
+  /** The signed-in owner's email, for the operators. */
+  readonly requestedBy?: string;
+  /** When `plans set` approved it. */
+  readonly decidedAt?: string;
 }
 
 export interface AccountStore {
@@ -26,6 +39,10 @@ export interface AccountStore {
   create(account: AccountRecord): Promise<void>;
   /** Replaces an existing account. */
   replace(account: AccountRecord): Promise<void>;
+  /** Records the upgrade request, only while the account's plan is still `plan`; false if it is not. */
+  setUpgradeRequest(accountId: string, request: StoredUpgradeRequest, plan: PlanId): Promise<boolean>;
+  /** Accounts with a pending upgrade request (operators only: a full read of the table). */
+  listWithPendingUpgrade(): Promise<AccountRecord[]>;
 }
 
 export class DynamoDbAccountStore implements AccountStore {
@@ -51,5 +68,39 @@ export class DynamoDbAccountStore implements AccountStore {
     await this.client.send(
       new PutCommand({ TableName: this.tableName, Item: account, ConditionExpression: 'attribute_exists(accountId)' }),
     );
+  }
+
+  setUpgradeRequest(accountId: string, request: StoredUpgradeRequest, plan: PlanId): Promise<boolean> {
+    return conditionally(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { accountId },
+          UpdateExpression: 'SET upgradeRequest = :request',
+          ConditionExpression: 'attribute_exists(accountId) AND #plan = :plan',
+          ExpressionAttributeNames: { '#plan': 'plan' },
+          ExpressionAttributeValues: { ':request': request, ':plan': plan },
+        }),
+      ),
+    );
+  }
+
+  async listWithPendingUpgrade(): Promise<AccountRecord[]> {
+    const accounts: AccountRecord[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          FilterExpression: 'upgradeRequest.#status = :pending',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':pending': 'pending' },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      accounts.push(...((page.Items ?? []) as AccountRecord[]));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return accounts;
   }
 }

@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient as DocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient as DocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_KEYS } from '../../contracts/messages.js';
 import { queryIndex } from '../shared/dynamodb.js';
 import { conditionalUpdate } from '../shared/dynamodb-update.js';
@@ -29,19 +29,6 @@ export class DynamoDbKeyStore implements KeyStore {
       partitionKey: index.partitionKey,
       value: accountId,
     });
-  }
-
-  async listAll(): Promise<ApiKeyRecord[]> {
-    const records: ApiKeyRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new ScanCommand({ TableName: this.tableName, ConsistentRead: true, ExclusiveStartKey: startKey }),
-      );
-      records.push(...((page.Items ?? []) as ApiKeyRecord[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return records;
   }
 
   async update(keyHash: string, changes: ApiKeyChanges, expected?: Partial<ApiKeyRecord>): Promise<void> {

@@ -25,12 +25,6 @@ export interface ApiKeyRecord {
    * (`apiKeySourceType: AUTHORIZER`), so API Gateway never accepts it from a client.
    */
   readonly gatewayKeyValue?: string;
-  /**
-   * The key's own internal key from before internal keys were per account, left to delete once no
-   * authorizer can still hold the record that named it (the migration deletes it then).
-   */
-  readonly formerGatewayKeyId?: string;
-  readonly formerGatewayKeyRetiredAt?: string;
   /** Last use, kept at revocation (the limiter's copy is tidied away some time after). */
   readonly lastUsedAt?: string;
   readonly createdAt: string;
@@ -54,8 +48,6 @@ export type ApiKeyChanges = Partial<
     'limits' |
     'gatewayKeyId' |
     'gatewayKeyValue' |
-    'formerGatewayKeyId' |
-    'formerGatewayKeyRetiredAt' |
     'lastUsedAt'
   >
 >;
@@ -65,8 +57,6 @@ export interface KeyStore {
   /** Stores a new key; refuses to overwrite one with the same hash. */
   put(record: ApiKeyRecord): Promise<void>;
   listByAccount(accountId: string): Promise<ApiKeyRecord[]>;
-  /** Every key record of every account (a full read: operator maintenance only, never the request path). */
-  listAll(): Promise<ApiKeyRecord[]>;
   /**
    * Updates attributes of an existing key; `limits: undefined` removes custom limits. With
    * `expected`, only while those attributes still have those values (else the condition fails).

@@ -34,10 +34,10 @@ export interface UsagePlanGateway {
    * Free and Pro only).
    */
   createKey(accountId: string, usagePlanId: string, poolable: boolean): Promise<InternalKey | undefined>;
-  /** The value of an existing internal key (migration of records that lack it); undefined once it is deleted. */
+  /** The value of an existing internal key; undefined once it is deleted. */
   keyValue(gatewayKeyId: string): Promise<string | undefined>;
   /** Moves an internal key from one usage plan to another (plan change). */
   moveKey(gatewayKeyId: string, fromUsagePlanId: string, toUsagePlanId: string): Promise<void>;
-  /** Deletes an internal key (a customer key's own, from before keys were per account). */
+  /** Deletes an internal key (one left unused by a failed account creation). */
   deleteKey(gatewayKeyId: string): Promise<void>;
 }

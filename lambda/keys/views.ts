@@ -1,6 +1,7 @@
 import type { PlanId, RateLimits } from '../../contracts/plans.js';
 import { type AccountUsage, dayWindowEndMs, minuteWindowEndMs } from '../rate-limits/index.js';
 import { type ApiKeyRecord, oldestKeyFirst } from './key-store.js';
+import type { UpgradeRequestView } from './upgrade-requests.js';
 
 // What the account service shows of accounts, keys and usage: never a secret, never a hash.
 
@@ -13,6 +14,8 @@ export interface AccountView {
   readonly customLimits: boolean;
   readonly createdAt: string;
   readonly updatedAt?: string;
+  /** The owner's request for a higher plan while no operator has acted on it; null otherwise. */
+  readonly upgradeRequest: UpgradeRequestView | null;
 }
 
 /** A key as it may be shown after creation: never the secret, never its hash. */

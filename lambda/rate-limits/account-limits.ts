@@ -61,48 +61,10 @@ export class AccountLimits {
     await this.copyMarkers(accountId, shards, before, items, nowMs);
   }
 
-  /** Provisions an account whose shards have no limits yet (created before per-account limits); leaves others alone. */
+  /** Provisions an account whose shards have no limits yet (its creation stopped before provisioning); leaves others alone. */
   async ensureProvisioned(accountId: string, limits: RateLimits, nowMs: number): Promise<void> {
     const first = await this.store.get(shardId(accountId, 0));
     if (first?.minuteLimit === undefined) await this.provision(accountId, limits, nowMs);
-  }
-
-  /**
-   * Adds a key's counts of the current windows (from its limiter item of the earlier, per-key
-   * format) to the account: each shard up to what its slice still allows, the first one any
-   * excess (the window is then spent everywhere, as it was already spent for the account).
-   */
-  async addMigratedCounts(
-    accountId: string,
-    keyId: string,
-    counts: { minute: number; day: number },
-    windows: Windows,
-    lastUsedAt: number | undefined,
-  ): Promise<void> {
-    const shards = await this.shardsOf(accountId);
-    const items = await Promise.all(Array.from({ length: shards }, (_, i) => this.store.get(shardId(accountId, i))));
-    const split = (total: number, room: (item: LimiterItem | undefined) => number) => {
-      let left = total;
-      const parts = items.map((item) => {
-        const part = Math.min(left, Math.max(0, room(item)));
-        left -= part;
-        return part;
-      });
-      parts[0] = (parts[0] as number) + left;
-      return parts;
-    };
-    const minutes = split(counts.minute, (item) => (item?.minuteLimit ?? 0) - countIn(item?.minute, windows.minute));
-    const days = split(counts.day, (item) => (item?.dayLimit ?? 0) - countIn(item?.day, windows.day));
-    for (let i = 0; i < shards; i++) {
-      const minute = minutes[i] as number;
-      const day = days[i] as number;
-      if (minute === 0 && day === 0 && (i > 0 || lastUsedAt === undefined)) continue;
-      await this.store.addCounts(
-        shardId(accountId, i),
-        { minuteWindow: windows.minute, dayWindow: windows.day, minute, day, keyId, keyMinute: minute, keyDay: day },
-        i === 0 ? lastUsedAt : undefined,
-      );
-    }
   }
 
   /**
@@ -118,7 +80,7 @@ export class AccountLimits {
     return (await this.usage(accountId, nowMs)).keys.get(keyId)?.lastUsedAt;
   }
 
-  /** Bans a key as its strikes would (the migration carries bans over with it). */
+  /** Bans a key as its strikes would. */
   async ban(accountId: string, keyId: string, untilMs: number, nowMs: number): Promise<void> {
     await banKey(this.store, keyId, shardIds(accountId, await this.shardsOf(accountId)), untilMs, nowMs);
   }

@@ -227,20 +227,6 @@ export class DynamoDbLimiterStore implements LimiterStore {
     );
   }
 
-  markMigrated(id: string, nowMs: number): Promise<boolean> {
-    return conditionally(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { id },
-          UpdateExpression: 'SET migratedAt = :now',
-          ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(migratedAt)',
-          ExpressionAttributeValues: { ':now': nowMs },
-        }),
-      ),
-    );
-  }
-
   private provisionInput(id: string, p: ShardProvision) {
     return {
       TableName: this.tableName,

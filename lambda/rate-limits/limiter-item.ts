@@ -46,12 +46,6 @@ export interface LimiterItem {
   readonly strikeCount?: number;
   /** The key's refusal counters by name (key items), e.g. `{"rateLimited:2026-11-21": 3}`. */
   readonly refusals?: Readonly<Record<string, number>>;
-  /** Set on a per-key item of the earlier format once the migration moved it to its account. */
-  readonly migratedAt?: number;
-  /** The earlier per-key format, read by the migration only: status, ban and last use of the key. */
-  readonly status?: string;
-  readonly banUntil?: number;
-  readonly lastUsedAt?: number;
 }
 
 export type KeyMarker = 'ban' | 'revoked';
@@ -97,7 +91,7 @@ export function expiredRefusalCounters(names: readonly string[], nowMs: number):
 const COUNTER = /^([md])(\d+)$/;
 /** `<keyId>/<m|d><window>`, `<keyId>/u`, `<keyId>/b`, `<keyId>/x`; the key id is everything before the last slash. */
 const KEY_ATTRIBUTE = /^(.+)\/(?:([md])(\d+)|([ubx]))$/;
-const NUMBERS = ['minuteLimit', 'dayLimit', 'perMinute', 'perDay', 'shards', 'strikeWindowStart', 'strikeCount', 'migratedAt', 'banUntil', 'lastUsedAt'] as const;
+const NUMBERS = ['minuteLimit', 'dayLimit', 'perMinute', 'perDay', 'shards', 'strikeWindowStart', 'strikeCount'] as const;
 
 type MutableEntry = { -readonly [K in keyof KeyEntry]: KeyEntry[K] };
 
@@ -132,7 +126,6 @@ export function parseItem(attrs: Readonly<Record<string, unknown>>): LimiterItem
     if (REFUSAL_COUNTER.test(name)) (refusals ??= {})[name] = Number(value);
   }
   for (const name of NUMBERS) if (attrs[name] !== undefined) item[name] = Number(attrs[name]);
-  if (typeof attrs.status === 'string') item.status = attrs.status;
   if (minute) item.minute = minute;
   if (day) item.day = day;
   if (refusals) item.refusals = refusals;

@@ -60,7 +60,7 @@ export interface RefundWindows {
   readonly units?: number;
 }
 
-/** Counts added to an item by the migration of earlier per-key items. */
+/** Counts added to an item (a key's share of the account's windows). */
 export interface CountsToAdd {
   readonly minuteWindow: number;
   readonly dayWindow: number;
@@ -106,12 +106,10 @@ export interface LimiterStore {
   resetStrikes(id: string): Promise<void>;
   /** Gives back `units` requests (default 1) in the given windows (best effort: nothing in a window that has rolled over). */
   refund(id: string, windows: RefundWindows): Promise<void>;
-  /** Adds counts (migration); the key's last use is raised to `lastUsedAt` if later. */
+  /** Adds counts; the key's last use is raised to `lastUsedAt` if later. */
   addCounts(id: string, counts: CountsToAdd, lastUsedAt?: number): Promise<void>;
   /** Adds each amount (negative ones too) to the named counter: moves counts between shards when an account is resharded. */
   adjustCounters(id: string, deltas: Readonly<Record<string, number>>): Promise<void>;
-  /** Marks an earlier per-key item as migrated; false if it already was. */
-  markMigrated(id: string, nowMs: number): Promise<boolean>;
 }
 
 /**

@@ -43,6 +43,7 @@ export type ProblemCode =
   'domain_taken' |
   'domain_in_use' |
   'domain_not_found' |
+  'plan_not_higher' |
   // Webhooks (lambda/webhooks) and the dashboard's message pages.
   'invalid_url' |
   'invalid_events' |

@@ -4,17 +4,22 @@ import { DynamoDbOwnerStore, OwnerDirectory } from '../../lambda/control/owners.
 import type { DomainService } from '../../lambda/domains/domain-service.js';
 import type { AccountService } from '../../lambda/keys/account-service.js';
 import type { DeployService } from '../../lambda/projects/deploy-service.js';
+import type { AccountStore } from '../../lambda/keys/accounts.js';
+import { UpgradeRequests } from '../../lambda/keys/upgrade-requests.js';
 import type { ProjectService } from '../../lambda/projects/project-service.js';
 import { UsageHistory, type UsageHistoryDeps } from '../../lambda/usage-history/usage-history.js';
 import type { Clock } from '../../lambda/shared/clock.js';
 import { PLAN_IDS, type PlatformConfig } from '../../lib/config/index.js';
 import { startControlApi } from '../control-api.js';
+import { RecordedOperationsTopic } from '../operations-topic.js';
 import { type DemoOwner, DevSignIn } from '../dashboard.js';
 import { LOCAL_TABLE_NAMES, type RunningService } from '../emulators.js';
 
 export interface ControlApiWiringOptions {
   readonly documentClient: DynamoDBDocumentClient;
   readonly accountService: AccountService;
+  /** The accounts table (upgrade requests are recorded on the account). */
+  readonly accounts: AccountStore;
   /** What the usage-history route reads: accounts, keys (revoked too) and the daily counts. */
   readonly history: UsageHistoryDeps;
   readonly projects: ProjectService;
@@ -37,6 +42,9 @@ export async function startControl(options: ControlApiWiringOptions, services: R
   const ownerStore = new DynamoDbOwnerStore(options.documentClient, LOCAL_TABLE_NAMES.owners);
   const owners = new OwnerDirectory({ store: ownerStore, accountService, clock });
   const usageHistory = new UsageHistory(options.history);
+  // No SNS locally: what the control API publishes to the operations topic is recorded.
+  const operationsTopic = new RecordedOperationsTopic({ now: () => clock.now() });
+  const upgradeRequests = new UpgradeRequests({ accounts: options.accounts, notifier: operationsTopic, clock });
   const controlServices: ControlServices = {
     accountService,
     projects,
@@ -45,12 +53,14 @@ export async function startControl(options: ControlApiWiringOptions, services: R
     owners,
     config,
     usageHistory,
+    upgradeRequests,
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
   };
   const control = await startControlApi(controlServices, options.port);
   services.push({ endpoint: control.url, stop: control.stop });
   return {
     controlServices,
+    operationsTopic,
     controlUrl: control.url,
     /** Development sign-in: `<plan>@demo.local` owns the demo account of that plan (`acct_demo_<plan>`). */
     async linkDemoOwners(): Promise<DemoOwner[]> {

@@ -14,7 +14,6 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { run } from '../../cli/commands.js';
-import { DynamoDbAccountStore } from '../../lambda/keys/accounts.js';
 import { DynamoDbKeyStore } from '../../lambda/keys/dynamodb-key-store.js';
 import type { ApiKeyRecord } from '../../lambda/keys/key-store.js';
 import { DynamoDbLimiterStore } from '../../lambda/rate-limits/dynamodb-limiter-store.js';
@@ -115,8 +114,8 @@ async function json<T = Record<string, unknown>>(...argv: string[]): Promise<T> 
   return out.body as T;
 }
 
-async function record(keyId: string): Promise<ApiKeyRecord> {
-  const found = (await keys.listAll()).find((r) => r.keyId === keyId);
+async function record(accountId: string, keyId: string): Promise<ApiKeyRecord> {
+  const found = (await keys.listByAccount(accountId)).find((r) => r.keyId === keyId);
   if (!found) throw new Error(`no record of ${keyId}`);
   return found;
 }
@@ -137,7 +136,7 @@ describe('the account service on a deployed stack (DynamoDB on dynalite, API Gat
     const second = (await json<{ key: { keyId: string } }>('keys', 'create', '--account', accountId, '--name', 'ci')).key.keyId;
     // The authorizer reads the account's usage identifier from each record: no API key per customer key.
     for (const keyId of [first, second]) {
-      expect(await record(keyId)).toMatchObject({ gatewayKeyId: 'gk-1', gatewayKeyValue: 'generated-value-of-gk-1' });
+      expect(await record(accountId, keyId)).toMatchObject({ gatewayKeyId: 'gk-1', gatewayKeyValue: 'generated-value-of-gk-1' });
     }
     expect(apiGateway.commandCalls(CreateApiKeyCommand)).toHaveLength(1);
     expect(apiGateway.commandCalls(GetApiKeyCommand)).toEqual([]);
@@ -167,7 +166,7 @@ describe('the account service on a deployed stack (DynamoDB on dynalite, API Gat
       customLimits: false,
     });
     expect(await limiter.get(`acct#${accountId}`)).toMatchObject({ minuteLimit: 123, dayLimit: 4_567 });
-    expect(await record(keyId)).toMatchObject({ plan: 'pro', gatewayKeyId: 'gk-1', gatewayKeyValue: 'generated-value-of-gk-1' });
+    expect(await record(accountId, keyId)).toMatchObject({ plan: 'pro', gatewayKeyId: 'gk-1', gatewayKeyValue: 'generated-value-of-gk-1' });
     expect((await json('usage', '--account', accountId)).limits).toEqual({ perMinute: 123, perDay: 4_567 });
 
     // Enterprise without agreed limits: the deployment's Enterprise defaults, its backstop factor 3.
@@ -187,57 +186,7 @@ describe('the account service on a deployed stack (DynamoDB on dynalite, API Gat
       { usagePlanId: 'up-free', keyId: 'gk-1' },
       { usagePlanId: 'up-pro', keyId: 'gk-1' },
     ]);
-    expect(await record(keyId)).toMatchObject({ plan: 'enterprise', limits: { perMinute: 777, perDay: 77_777 } });
+    expect(await record(accountId, keyId)).toMatchObject({ plan: 'enterprise', limits: { perMinute: 777, perDay: 77_777 } });
     expect(await limiter.get(`acct#${accountId}`)).toMatchObject({ minuteLimit: 777, dayLimit: 77_777 });
-  });
-
-  it('accounts migrate adopts a key\'s own internal key for its account (reading a missing value), the others pending deletion', async () => {
-    // An account and keys as the per-key design left them: no internal key on the account, one per key.
-    const accountId = 'acct_legacy';
-    const documents = createDocumentClient({ ...LOCAL_AWS, endpoint: dynamodb.endpoint });
-    await new DynamoDbAccountStore(documents, LOCAL_TABLE_NAMES.accounts).create({
-      accountId,
-      name: 'Legacy',
-      plan: 'pro',
-      createdAt: '2026-01-01T00:00:00.000Z',
-    });
-    const legacy = (keyId: string, gatewayKeyId: string, createdAt: string): ApiKeyRecord => ({
-      keyHash: `hash-${keyId}`,
-      keyId,
-      accountId,
-      name: keyId,
-      prefix: 'sk_live_abcd',
-      last4: 'wxyz',
-      status: 'active',
-      plan: 'pro',
-      gatewayKeyId,
-      createdAt,
-    });
-    await keys.put(legacy('key_old1', 'gk-own1', '2026-01-01T00:00:00.000Z'));
-    await keys.put(legacy('key_old2', 'gk-own2', '2026-01-02T00:00:00.000Z'));
-    apiGateway.on(GetApiKeyCommand, { apiKey: 'gk-own1', includeValue: true }).resolves({ id: 'gk-own1', value: 'value-read-back' });
-
-    const report = await json<Record<string, unknown>>('accounts', 'migrate', '--account', accountId);
-    expect(report).toMatchObject({
-      accountId,
-      accounts: 1,
-      internalKeys: { kept: 0, adopted: 1, created: 0, pooled: 0 },
-      // Both records hold the account's key and its value now (the adopted one lacked the value).
-      keysRebound: 2,
-      formerKeysDeleted: 0,
-      formerKeysPending: [{ accountId, keyId: 'key_old2', deleteAfter: expect.any(String) }],
-      changed: [],
-    });
-    for (const keyId of ['key_old1', 'key_old2']) {
-      expect(await record(keyId)).toMatchObject({ gatewayKeyId: 'gk-own1', gatewayKeyValue: 'value-read-back' });
-    }
-    // Deleted by a run after the authorizer cache TTL (+ 5 s): an authorizer may still hold the old record.
-    expect(await record('key_old2')).toMatchObject({ formerGatewayKeyId: 'gk-own2' });
-    expect(apiGateway.commandCalls(DeleteApiKeyCommand)).toEqual([]);
-    expect(await limiter.get(`acct#${accountId}`)).toMatchObject({ minuteLimit: 123, dayLimit: 4_567 });
-
-    expect(await json('accounts', 'migrate', '--account', accountId)).toMatchObject({ internalKeys: { kept: 1 }, keysRebound: 0 });
-    expect(apiGateway.commandCalls(GetApiKeyCommand)).toHaveLength(1);
-    documents.destroy();
   });
 });

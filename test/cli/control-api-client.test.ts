@@ -3,11 +3,11 @@ import { CliError } from '../../cli/errors.js';
 import { ControlApiClient } from '../../cli/control-api-client.js';
 
 function answering(status: number, body: string, contentType = 'application/problem+json') {
-  const calls: Array<{ url: string; init: RequestInit | undefined }> = [];
-  const fetchStub = (async (url: string | URL | Request, init?: RequestInit) => {
-    calls.push({ url: String(url), init });
+  const calls: Array<{ url: string; method: string; body: string }> = [];
+  const fetchStub = async (request: Request) => {
+    calls.push({ url: request.url, method: request.method, body: await request.text() });
     return new Response(body, { status, headers: { 'Content-Type': contentType } });
-  }) as typeof fetch;
+  };
   return { calls, client: new ControlApiClient('http://127.0.0.1:3001/', { fetch: fetchStub }) };
 }
 
@@ -22,12 +22,12 @@ describe('ControlApiClient', () => {
     const { calls, client } = answering(200, '{"keyId":"key_1","wasBanned":true}', 'application/json');
     expect(await client.liftBan('acct/1', 'key 1')).toEqual({ keyId: 'key_1', wasBanned: true });
     expect(calls[0]?.url).toBe('http://127.0.0.1:3001/accounts/acct%2F1/keys/key%201/ban');
-    expect(calls[0]?.init?.method).toBe('DELETE');
+    expect(calls[0]?.method).toBe('DELETE');
 
     await client.setPlan('acct_1', { plan: 'enterprise', limits: { perMinute: 5, perDay: 50 } });
     expect(calls[1]?.url).toBe('http://127.0.0.1:3001/accounts/acct_1/plan');
-    expect(calls[1]?.init?.method).toBe('PUT');
-    expect(JSON.parse(String(calls[1]?.init?.body))).toEqual({ plan: 'enterprise', limits: { perMinute: 5, perDay: 50 } });
+    expect(calls[1]?.method).toBe('PUT');
+    expect(JSON.parse(String(calls[1]?.body))).toEqual({ plan: 'enterprise', limits: { perMinute: 5, perDay: 50 } });
   });
 
   it('turns a problem document into a CliError with its detail, code and status', async () => {
@@ -53,14 +53,18 @@ describe('ControlApiClient', () => {
     expect(html.message).toBe('HTTP 404 Not Found');
     expect(html.hint).toContain('is --url the control API?');
     const notJson = await failure(answering(200, 'hello', 'text/plain').client.usage('acct_1'));
-    expect(notJson.message).toBe('unexpected answer from http://127.0.0.1:3001/accounts/acct_1/usage: not a JSON document');
+    expect(notJson.message).toBe('unexpected answer from http://127.0.0.1:3001: not a JSON document');
   });
 
   it('an answer that never comes: a timeout error', async () => {
-    const hanging = ((_url: string, init?: RequestInit) =>
-      new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)))) as typeof fetch;
+    const open: Request[] = [];
+    const hanging = (request: Request) => {
+      open.push(request);
+      return new Promise<Response>(() => {});
+    };
     const client = new ControlApiClient('http://127.0.0.1:3001', { fetch: hanging, timeoutMs: 50 });
     const error = await failure(client.listKeys('acct_1'));
     expect(error.message).toBe('the control API at http://127.0.0.1:3001 did not answer within 0.05 s');
+    expect(open.map((request) => request.signal.aborted)).toEqual([true]);
   });
 });

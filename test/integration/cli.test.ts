@@ -3,10 +3,6 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../cli/commands.js';
 import type { UsageView } from '../../cli/operator-client.js';
-import { hashApiKey } from '../../lambda/keys/api-key-format.js';
-import { DynamoDbKeyStore } from '../../lambda/keys/dynamodb-key-store.js';
-import { createDocumentClient } from '../../lambda/shared/dynamodb.js';
-import { LOCAL_AWS } from '../../local/emulators.js';
 import { send, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 // The operator CLI (npm run platform) against the local platform's control API: in process
@@ -175,44 +171,6 @@ describe('keys', () => {
     // Revoking again is harmless; --json gives the key.
     expect(await json('keys', 'revoke', '--account', accountId, '--key', keyId)).toMatchObject({ keyId, status: 'revoked' });
     expect((await json<{ keys: Array<{ status: string }> }>('keys', 'list', '--account', accountId)).keys[0]?.status).toBe('revoked');
-  });
-});
-
-describe('accounts migrate (accounts from before per-account limits and internal keys)', () => {
-  it('stores the account\'s internal key in a record that lacks it, says what it did, and changes nothing when run again', async () => {
-    const accountId = await newAccount('pro');
-    const { secret } = await newKey(accountId);
-    const documents = createDocumentClient({ ...LOCAL_AWS, endpoint: platform.endpoints.dynamodb });
-    const store = new DynamoDbKeyStore(documents, platform.tables.apiKeys);
-    const record = await store.findByHash(hashApiKey(secret));
-    await store.update(hashApiKey(secret), { gatewayKeyValue: undefined });
-
-    const human = await cli('accounts', 'migrate', '--account', accountId);
-    expect(human.code, human.stderr).toBe(0);
-    expect(human.stdout).toMatch(new RegExp(`^scope +${accountId}$`, 'm'));
-    expect(human.stdout).toMatch(/^internal keys +1 kept, 0 adopted from a key, 0 created, 0 pooled$/m);
-    expect(human.stdout).toMatch(/^keys rebound +1$/m);
-    expect(human.stdout).toMatch(/^former keys pending +none$/m);
-    expect(await store.findByHash(hashApiKey(secret))).toEqual(record);
-
-    expect(await json('accounts', 'migrate', '--account', accountId)).toMatchObject({
-      accountId,
-      accounts: 1,
-      internalKeys: { kept: 1, adopted: 0, created: 0, pooled: 0 },
-      keysRebound: 0,
-      limiterItemsMoved: 0,
-      formerKeysDeleted: 0,
-      formerKeysPending: [],
-      changed: [],
-    });
-    expect((await send(platform, secret)).status).toBe(202);
-    documents.destroy();
-  });
-
-  it('without --account, checks every account with keys, the demo accounts included', async () => {
-    const all = await json<{ accounts: number; keysRebound: number }>('accounts', 'migrate');
-    expect(all.accounts).toBeGreaterThanOrEqual(Object.keys(platform.demoAccounts).length);
-    expect(all.keysRebound).toBe(0);
   });
 });
 

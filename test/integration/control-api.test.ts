@@ -70,7 +70,8 @@ async function deployPage(projectPath: string, html: string): Promise<Body> {
   const entry = { path: 'index.html', sha256: createHash('sha256').update(body).digest('hex'), size: body.byteLength };
   const started = await cp('POST', `${projectPath}/deploys`, { files: [entry] });
   expect(started.status, JSON.stringify(started.body)).toBe(201);
-  const { deploy, uploads } = started.body as { deploy: Body; uploads: Array<{ url: string; headers: Record<string, string> }> };
+  type Upload = { url: string; headers: Record<string, string> };
+  const { deploy, uploads } = started.body as { deploy: Body; uploads: Upload[] };
   for (const upload of uploads) await fetch(upload.url, { method: 'PUT', headers: upload.headers, body });
   const finalized = await cp('POST', `${projectPath}/deploys/${deploy.deployId as string}/finalize`);
   expect(finalized.status, JSON.stringify(finalized.body)).toBe(200);
@@ -205,14 +206,6 @@ describe('control API against openapi/control-api.yaml', () => {
     expect((await cp('GET', `/accounts/${freeId}/keys`)).body.keys).toEqual([expect.not.objectContaining({ bannedUntil: expect.anything() })]);
     expectProblem(await cp('DELETE', `/accounts/${freeId}/keys/key_00000000000000000000/ban`), 404, 'key_not_found');
     expectProblem(await cp('DELETE', `/accounts/acct_missing/keys/${busyId}/ban`), 404, 'account_not_found');
-
-    // The migration of accounts from before per-account limits: nothing to move here.
-    const migrated = await cp('POST', '/maintenance/migrate-accounts', { accountId: freeId });
-    expect(migrated.body).toMatchObject({ accountId: freeId, accounts: 1, internalKeys: { kept: 1 } });
-    expect(migrated.body).toMatchObject({ keysRebound: 0, changed: [] });
-    expect((await cp('POST', '/maintenance/migrate-accounts')).body).toMatchObject({ keysRebound: 0, changed: [] });
-    expectProblem(await cp('POST', '/maintenance/migrate-accounts', { accountId: 7 }), 400, 'invalid_request');
-    expectProblem(await cp('POST', '/maintenance/migrate-accounts', { accountId: 'acct_missing' }), 404, 'account_not_found');
 
     const revoked = await cp('DELETE', `/accounts/${accountId}/keys/${keyId}`);
     expect(revoked.body).toMatchObject({ keyId, status: 'revoked', revokedAt: expect.any(String) });
@@ -439,6 +432,16 @@ describe('control API against openapi/control-api.yaml', () => {
     expectProblem(await cp('GET', '/accounts/%E0%A4%A/keys'), 404, 'account_not_found');
   });
 
+  it('upgrade requests: owners ask (operators are refused), operators list the pending ones', async () => {
+    const { body: account } = await cp('POST', '/accounts', { name: 'Upgrades', plan: 'free' });
+    const accountId = account.accountId as string;
+    expect(account.upgradeRequest).toBeNull();
+    expectProblem(await cp('POST', `/accounts/${accountId}/upgrade-request`, { plan: 'pro' }), 403, 'forbidden');
+    const listed = await cp('GET', '/upgrade-requests');
+    expect(listed.status).toBe(200);
+    expect(listed.body.upgradeRequests).toEqual(expect.any(Array));
+  });
+
   it('exercised every documented operation and every reachable problem code', () => {
     // The Webhooks and Messages operations, and their codes, are exercised by webhooks-control-api.test.ts.
     const elsewhere = (operation: unknown) =>
@@ -450,13 +453,13 @@ describe('control API against openapi/control-api.yaml', () => {
     expect(documented.filter((op) => !exercised.has(op))).toEqual([]);
     const { schemas } = validator.document.components as { schemas: { ProblemCode: { enum: string[] } } };
     const problemCodes = schemas.ProblemCode.enum;
-    // Not provoked here: an unexpected error (every expected refusal has its own code), and an
-    // owner on an operator-only route (test/integration/dashboard-api.test.ts: owners are not on this port).
+    // Not provoked here: an unexpected error (every expected refusal has its own code), and an owner's upgrade request
+    // for a plan not above theirs (test/integration/upgrade-requests.test.ts: owners are not on this port).
     const webhookCodes = ['invalid_url', 'invalid_events', 'message_not_found', 'delivery_not_found', 'invalid_field'];
     const unreached = problemCodes.filter(
       (code) => !codes.has(code) && !code.startsWith('webhook_') && !webhookCodes.includes(code),
     );
-    expect(unreached.sort()).toEqual(['forbidden', 'internal_error']);
+    expect(unreached.sort()).toEqual(['internal_error', 'plan_not_higher']);
   });
 
   it('every example in the document matches its schema (including x-unmatched-routes)', () => {

@@ -193,37 +193,4 @@ describe('usage identifiers: the authorizer reads them from the key record, neve
     expireAuthorizerCache();
     expect((await send(platform, secret, 'x')).status).toBe(202);
   });
-
-  it('a record from before values were stored works on its plan\'s pooled key; accounts migrate stores the value, once', async () => {
-    nextMinute();
-    const acct = await account('business');
-    const { secret } = await key(acct.accountId);
-    const record = await recordOf(secret);
-    await store().update(record.keyHash, { gatewayKeyValue: undefined });
-    expireAuthorizerCache();
-    const pooled = await send(platform, secret, 'x');
-    expect(pooled.status).toBe(202);
-    expect(rateHeaders(pooled.headers).limit).toBe(platform.config.plans.business.limits.perMinute);
-
-    const migrated = await control('POST', '/maintenance/migrate-accounts', { accountId: acct.accountId });
-    expect(migrated.status).toBe(200);
-    expect(migrated.body).toMatchObject({ accountId: acct.accountId, internalKeys: { kept: 1 } });
-    expect(migrated.body).toMatchObject({ keysRebound: 1, changed: [] });
-    expect(await recordOf(secret)).toEqual(record);
-    const again = await control('POST', '/maintenance/migrate-accounts', { accountId: acct.accountId });
-    expect(again.body).toMatchObject({ keysRebound: 0 });
-    expireAuthorizerCache();
-    expect((await send(platform, secret, 'x')).status).toBe(202);
-  });
-
-  it('the migration route is the operators\': a bad accountId is a 400, an unknown account a 404', async () => {
-    expect((await control('POST', '/maintenance/migrate-accounts', { accountId: 42 })).body).toMatchObject({
-      status: 400,
-      code: 'invalid_request',
-    });
-    expect((await control('POST', '/maintenance/migrate-accounts', { accountId: 'acct_nope' })).body).toMatchObject({
-      status: 404,
-      code: 'account_not_found',
-    });
-  });
 });

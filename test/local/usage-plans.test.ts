@@ -29,7 +29,7 @@ describe('LocalUsagePlanGateway: the same model as on AWS', () => {
     expect(plans.admit(key?.value)).toBe('INVALID_API_KEY');
   });
 
-  it('restores stored accounts\' keys (--data) with the value their record holds, and the keys\' own ones of earlier data', async () => {
+  it('restores stored accounts\' keys (--data) with the value their record holds, ', async () => {
     const { plans, gateway } = setup();
     gateway.restore(
       [
@@ -38,7 +38,6 @@ describe('LocalUsagePlanGateway: the same model as on AWS', () => {
       ],
       [
         { status: 'active', gatewayKeyId: 'gk-a', gatewayKeyValue: 'stored-value-of-gk-a-0000', accountId: 'acct_1' },
-        { status: 'active', gatewayKeyId: 'gk-a', gatewayKeyValue: 'stored-value-of-gk-a-0000', formerGatewayKeyId: 'gk-old', accountId: 'acct_1' },
         { status: 'active', gatewayKeyId: 'gk-b', accountId: 'acct_2' },
         { status: 'active', gatewayKeyId: 'gk-x', accountId: 'acct_unknown' },
       ],
@@ -46,8 +45,6 @@ describe('LocalUsagePlanGateway: the same model as on AWS', () => {
     expect(await gateway.keyValue('gk-a')).toBe('stored-value-of-gk-a-0000');
     expect(plans.admit('stored-value-of-gk-a-0000')).toBe('ok');
     expect(plans.planOf('gk-a')).toBe('pro');
-    // Earlier data: a key's own internal key, until `accounts migrate` deletes it.
-    expect(plans.planOf('gk-old')).toBe('pro');
     expect(await gateway.keyValue('gk-b')).toMatch(/^[0-9a-f]{40}$/);
     expect(plans.planOf('gk-b')).toBe('free');
     expect(await gateway.keyValue('gk-x')).toBeUndefined();

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import type { components } from '../../contracts/openapi/control-api.js';
 import type { NameRecords, TestDnsServer } from './dns-server.js';
 import { deployOverHttp } from './deploys.js';
 import { eventually, type TestPlatform } from './platform.js';
@@ -16,22 +17,11 @@ export const TARGET = /^[a-z2-7]{26}\.edge\.platform\.example\.com$/;
 
 export type Body = Record<string, unknown>;
 
-export interface RecordBody {
-  readonly type: 'CNAME' | 'ALIAS' | 'TXT';
-  readonly purpose: string;
-  readonly host: string;
-  readonly fqdn: string;
-  readonly value: string;
-  readonly note?: string;
-}
+/** A DNS record a domain asks for (openapi/control-api.yaml, generated: npm run generate:api). */
+export type RecordBody = components['schemas']['DnsRecordInstruction'];
 
-/** The fields of a domain the tests read. */
-export interface DomainBody extends Body {
-  readonly domain: string;
-  readonly state: string;
-  readonly target: string;
-  readonly records: readonly RecordBody[];
-}
+/** A domain as the control API answers it. */
+export type DomainBody = components['schemas']['Domain'] & Body;
 
 export async function control(platform: TestPlatform, method: string, path: string, body?: unknown) {
   const res = await fetch(`${platform.controlUrl}${path}`, {

@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import type { AccountRecord, AccountStore } from '../../lambda/keys/accounts.js';
+import type { AccountRecord, AccountStore, StoredUpgradeRequest } from '../../lambda/keys/accounts.js';
+import type { PlanId } from '../../contracts/plans.js';
 import type { ApiKeyChanges, ApiKeyRecord, KeyStore } from '../../lambda/keys/key-store.js';
 import type { InternalKey, UsagePlanGateway } from '../../lambda/keys/usage-plan-gateway.js';
 import type { RateLimits } from '../../lib/config/index.js';
@@ -18,7 +19,7 @@ export const conditionFailed = (what: string) =>
 
 export class FakeAccountStore implements AccountStore {
   readonly accounts = new Map<string, AccountRecord>();
-  readonly calls: Array<{ method: 'get' | 'create' | 'replace'; arg: unknown }> = [];
+  readonly calls: Array<{ method: 'get' | 'create' | 'replace' | 'setUpgradeRequest'; arg: unknown }> = [];
 
   async get(accountId: string): Promise<AccountRecord | undefined> {
     this.calls.push({ method: 'get', arg: accountId });
@@ -40,6 +41,20 @@ export class FakeAccountStore implements AccountStore {
     this.accounts.set(account.accountId, copy(account));
   }
 
+  /** attribute_exists(accountId) AND plan = :plan */
+  async setUpgradeRequest(accountId: string, request: StoredUpgradeRequest, plan: PlanId): Promise<boolean> {
+    this.calls.push({ method: 'setUpgradeRequest', arg: { accountId, request, plan } });
+    const account = this.accounts.get(accountId);
+    if (account?.plan !== plan) return false;
+    this.accounts.set(accountId, { ...account, upgradeRequest: { ...request } });
+    return true;
+  }
+
+  /** The scan, filtered on upgradeRequest.status = pending. */
+  async listWithPendingUpgrade(): Promise<AccountRecord[]> {
+    return [...this.accounts.values()].filter((a) => a.upgradeRequest?.status === 'pending').map(copy);
+  }
+
   /** The state, for JSON searches. */
   state() {
     return { accounts: [...this.accounts.values()], calls: this.calls };
@@ -55,7 +70,7 @@ export class FakeKeyStore implements KeyStore {
   readonly records = new Map<string, ApiKeyRecord>();
   /** Hashes looked up by findByHash, in order. */
   readonly lookups: string[] = [];
-  readonly calls: Array<{ method: 'findByHash' | 'put' | 'listByAccount' | 'listAll' | 'update'; args: unknown[] }> = [];
+  readonly calls: Array<{ method: 'findByHash' | 'put' | 'listByAccount' | 'update'; args: unknown[] }> = [];
 
   async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
     this.calls.push({ method: 'findByHash', args: [keyHash] });
@@ -78,12 +93,6 @@ export class FakeKeyStore implements KeyStore {
       .filter((r) => r.accountId === accountId)
       .sort((a, b) => (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : 0))
       .map(copy);
-  }
-
-  /** The table scanned: every record, in no particular order (here: by hash). */
-  async listAll(): Promise<ApiKeyRecord[]> {
-    this.calls.push({ method: 'listAll', args: [] });
-    return [...this.records.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, record]) => copy(record));
   }
 
   /** attribute_exists(keyHash) and the `expected` values; an attribute set to undefined is removed. */
@@ -212,13 +221,6 @@ export class FakeUsagePlanGateway implements UsagePlanGateway {
     // Idempotent: deleting a deleted key is fine.
     this.members.delete(gatewayKeyId);
     this.keyOwners.delete(gatewayKeyId);
-  }
-
-  /** An internal key as the earlier per-key design created it (migration fixtures). */
-  seedKey(id: string, usagePlanId: string, owner: string): InternalKey {
-    this.members.set(id, usagePlanId);
-    this.keyOwners.set(id, owner);
-    return { id, value: valueOfGatewayKey(id) };
   }
 
   /** Internal key ids bound to a usage plan. */

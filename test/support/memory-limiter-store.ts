@@ -163,13 +163,6 @@ export class MemoryLimiterStore implements LimiterStore {
     this.items.set(id, item);
   }
 
-  async markMigrated(id: string, nowMs: number): Promise<boolean> {
-    const item = this.items.get(id);
-    if (!item || item.migratedAt !== undefined) return false;
-    item.migratedAt = nowMs;
-    return true;
-  }
-
   /** The item's attributes as stored, a copy (the differential test compares them with DynamoDB's). */
   raw(id: string): Record<string, number | string> | undefined {
     const item = this.items.get(id);

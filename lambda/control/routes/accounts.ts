@@ -40,13 +40,4 @@ export const accountRoutes: ControlRoutes = (app, { accountService, owners, conf
     const { plan, limits } = bodyOf(reqCtx);
     return reply(200, await accountService.setPlan(param(reqCtx, 'accountId'), { plan, limits }));
   });
-
-  // Migration of accounts from before per-account limits and internal keys (accounts migrate).
-  app.post('/maintenance/migrate-accounts', [app.allow.operator], async (reqCtx) => {
-    const { accountId } = bodyOf(reqCtx);
-    if (accountId !== undefined && typeof accountId !== 'string') {
-      throw refuse('invalid_request', 'accountId must be a string when given.', 400);
-    }
-    return reply(200, await accountService.migrate(accountId));
-  });
 };

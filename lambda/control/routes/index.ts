@@ -3,6 +3,7 @@ import { accountRoutes } from './accounts.js';
 import { domainRoutes } from './domains.js';
 import { keyRoutes } from './keys.js';
 import { projectRoutes } from './projects.js';
+import { upgradeRoutes } from './upgrades.js';
 import { usageRoutes } from './usage.js';
 import { webhookRoutes } from './webhooks.js';
 
@@ -13,5 +14,6 @@ export const CONTROL_ROUTES: readonly ControlRoutes[] = [
   usageRoutes,
   projectRoutes,
   domainRoutes,
+  upgradeRoutes,
   webhookRoutes,
 ];

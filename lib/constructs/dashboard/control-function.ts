@@ -1,5 +1,6 @@
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { CONTROL_API_HANDLER, CONTROL_ENV } from '../../../contracts/control-api.js';
@@ -45,6 +46,11 @@ export interface ControlFunctionProps {
   readonly controlHandlerEntry?: string;
   /** `https://<distribution domain>`: the proxy integration's answers carry CORS headers for it. */
   readonly dashboardOrigin: string;
+  /**
+   * The operations topic (the alarm topic): owners' upgrade requests are published to it.
+   * @default - none: requests are listed by `plans requests` only
+   */
+  readonly alarmTopic?: sns.ITopic;
 }
 
 /**
@@ -68,6 +74,8 @@ export interface ControlFunctionProps {
  * | site bucket (list)            | s3:ListBucket where s3:prefix is `projects/*`                            | S3SiteStorage (stored contents, pruning, project delete) |
  * | KeyValueStore                 | DescribeKeyValueStore, PutKey                                            | KvsEdgeRouter (serve, redirect, refuse) |
  * | domain flow state machine     | states:StartExecution                                                    | SfnDomainFlowStarter (verify, re-verify; release on remove) |
+ * | Accounts table                | UpdateItem                                                               | DynamoDbAccountStore.setUpgradeRequest (an owner's upgrade request) |
+ * | operations topic (and its key)| sns:Publish (kms:GenerateDataKey, kms:Decrypt)                           | SnsOperationsNotifier (upgrade requests) |
  *
  * No CloudFront tenant or ACM action: removing a domain refuses it at the edge and hands the
  * release of its tenant to the domain flow (whose release task holds those grants). Created in
@@ -112,7 +120,7 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
 
   // Keys, plan and usage (AccountService as an owner reaches it).
   fn.allowItems(data.ownersTable, 'GetItem', 'PutItem');
-  fn.allowItems(tables.accounts, 'GetItem', 'PutItem');
+  fn.allowItems(tables.accounts, 'GetItem', 'PutItem', 'UpdateItem');
   fn.allowItems(tables.apiKeys, 'PutItem', 'UpdateItem');
   fn.allow(['dynamodb:Query'], [`${tables.apiKeys.tableArn}/index/${TABLE_KEYS.apiKeys.accountIndex.name}`]);
   fn.allowItems(tables.rateLimits, 'GetItem', 'UpdateItem');
@@ -147,6 +155,16 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
   fn.allow(['dynamodb:Query'], [`${domainsTable.tableArn}/index/${DOMAIN_TABLE_KEYS.domains.projectIndex.name}`]);
   // Verify starts the flow; removal starts its release branch (the tenant goes asynchronously).
   fn.allow(['states:StartExecution'], [props.domainFlow.stateMachineArn]);
+
+  // Upgrade requests (UpgradeRequests): the operators hear of them on the operations topic.
+  if (props.alarmTopic) {
+    fn.addEnvironment(CONTROL_ENV.operationsTopicArn, props.alarmTopic.topicArn);
+    fn.allow(['sns:Publish'], [props.alarmTopic.topicArn]);
+    // Publishing to an SSE-KMS topic: GenerateDataKey and Decrypt on its key, named (not the
+    // GenerateDataKey* family that grantPublish gives). https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html
+    const key = props.alarmTopic.masterKey;
+    if (key) fn.allow(['kms:GenerateDataKey', 'kms:Decrypt'], [key.keyArn]);
+  }
 
   acknowledgeNagFindings(scope, fn, siteObjectsArn, siteWrites);
   return fn;

@@ -27,10 +27,9 @@ export function createOperatorPolicy(scope: Construct, data: MessagesDataResourc
     // immutable, so CloudFormation would replace the policy and detach it from operator roles.
     description: `Run the keys and plans control plane (operator CLI) against ${stack.stackName}: API key records, accounts, limiter items, internal API Gateway keys and usage plans, stack outputs, and the DLQ redrive.`,
     statements: [
-      // Scan: `keys backfill-usage-keys` without --account reads every key record.
       new iam.PolicyStatement({
         sid: 'ApiKeyRecords',
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Scan'],
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
         resources: [tables.apiKeys.tableArn],
       }),
       new iam.PolicyStatement({
@@ -40,7 +39,8 @@ export function createOperatorPolicy(scope: Construct, data: MessagesDataResourc
       }),
       new iam.PolicyStatement({
         sid: 'Accounts',
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        // Scan: `plans requests` lists the accounts with a pending upgrade request.
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'],
         resources: [tables.accounts.tableArn],
       }),
       new iam.PolicyStatement({

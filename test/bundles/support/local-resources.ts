@@ -16,6 +16,7 @@ export const LOCAL_IDS = {
   usagePlans: { free: 'upfree0001', pro: 'uppro00001', business: 'upbusiness' },
   dashboardDomain: 'd111111abcdef8.cloudfront.net',
   stateMachineName: 'DomainFlow-local',
+  alarmTopicName: 'Operations-Alarms-local',
 } as const;
 
 /**
@@ -51,6 +52,7 @@ function localValues(platform: LocalPlatform, region: string): Record<string, { 
       type: 'AWS::StepFunctions::StateMachine',
       value: `arn:aws:states:${region}:${LOCAL_ACCOUNT}:stateMachine:${LOCAL_IDS.stateMachineName}`,
     },
+    'Alarms/Topic#Ref': { type: 'AWS::SNS::Topic', value: `arn:aws:sns:${region}:${LOCAL_ACCOUNT}:${LOCAL_IDS.alarmTopicName}` },
     'Dashboard/Distribution#DomainName': { type: 'AWS::CloudFront::Distribution', value: LOCAL_IDS.dashboardDomain },
   };
 }

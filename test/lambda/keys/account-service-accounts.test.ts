@@ -76,6 +76,7 @@ describe('AccountService.createAccount', () => {
       limits: PRO,
       customLimits: false,
       createdAt: iso(T0),
+      upgradeRequest: null,
     });
     // The account's one internal key, in its plan's usage plan: every key of the account will use it.
     expect([...accounts.accounts.values()]).toEqual([
@@ -133,6 +134,7 @@ describe('AccountService.createAccount', () => {
       limits: AGREED,
       customLimits: true,
       createdAt: iso(T0),
+      upgradeRequest: null,
     });
     expect(gateway.calls).toEqual([
       { method: 'createAccountPlan', accountId: 'acct_big', limits: AGREED },

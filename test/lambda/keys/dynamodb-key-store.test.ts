@@ -3,7 +3,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbKeyStore } from '../../../lambda/keys/dynamodb-key-store.js';
 import type { ApiKeyRecord } from '../../../lambda/keys/key-store.js';
-import { GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../../lambda/shared/dynamodb.js';
 
 const TABLE = 'ApiKeys';
@@ -210,23 +210,6 @@ describe('update', () => {
         },
         ExpressionAttributeValues: { ':gatewayKeyValue': 'value-1', ':expected_status': 'active', ':expected_gatewayKeyId': 'gk-1' },
       },
-    ]);
-  });
-});
-
-describe('listAll', () => {
-  it('scans the whole table with consistent reads, following LastEvaluatedKey through every page', async () => {
-    const second = record({ keyHash: 'b'.repeat(64), keyId: 'key_2' });
-    ddb
-      .on(ScanCommand)
-      .resolvesOnce({ Items: [record()], LastEvaluatedKey: { keyHash: HASH } })
-      .resolvesOnce({ Items: [], LastEvaluatedKey: { keyHash: 'b'.repeat(64) } })
-      .resolvesOnce({ Items: [second] });
-    expect(await store.listAll()).toEqual([record(), second]);
-    expect(ddb.commandCalls(ScanCommand).map((c) => c.args[0].input)).toEqual([
-      { TableName: TABLE, ConsistentRead: true, ExclusiveStartKey: undefined },
-      { TableName: TABLE, ConsistentRead: true, ExclusiveStartKey: { keyHash: HASH } },
-      { TableName: TABLE, ConsistentRead: true, ExclusiveStartKey: { keyHash: 'b'.repeat(64) } },
     ]);
   });
 });

@@ -86,13 +86,4 @@ describe('AccountLimits: usage, revocation, bans', () => {
     expect(store.raw('key#k2')).toEqual({ id: 'key#k2', strikeCount: 0 });
     expect(await admin.liftBan('a', 'k2', clock.now())).toBe(false);
   });
-
-  it('adds migrated counts shard by shard up to what each slice allows, the excess on the first', async () => {
-    const { store, admin, clock } = setup();
-    await admin.provision('a', { perMinute: 60_000, perDay: 100_000 }, clock.now());
-    await store.adjustCounters('acct#a', { [M]: 29_990 });
-    await admin.addMigratedCounts('a', 'k1', { minute: 30_020, day: 30_020 }, { minute: MINUTE_OF_T0, day: DAY_OF_T0 }, 444);
-    expect(store.raw('acct#a')).toMatchObject({ [M]: 30_000 + 10, [D]: 30_020, [`k1/${M}`]: 20, 'k1/u': 444 });
-    expect(store.raw('acct#a#1')).toMatchObject({ [M]: 30_000, [`k1/${M}`]: 30_000 });
-  });
 });

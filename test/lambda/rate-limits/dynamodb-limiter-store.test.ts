@@ -1,10 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll } from 'vitest';
 import { createTables, LOCAL_AWS, LOCAL_TABLE_NAMES, type RunningService, startDynamoDb } from '../../../local/emulators.js';
 import { DynamoDbLimiterStore } from '../../../lambda/rate-limits/dynamodb-limiter-store.js';
 import { createDocumentClient } from '../../../lambda/shared/dynamodb.js';
-import { DAY, fresh, MINUTE, storeContract } from './store-contract.js';
+import { storeContract } from './store-contract.js';
 
 // Against dynalite, the real DynamoDB protocol peer: the conditions and update expressions are
 // judged by a DynamoDB implementation, and the raw item is read back with the SDK, independently.
@@ -35,42 +35,3 @@ const rawItem = async (id: string) =>
 // The local dynalite honours ReturnValuesOnConditionCheckFailure as DynamoDB does
 // (local/dynalite-return-values.ts): a refusal comes with the item.
 storeContract('DynamoDbLimiterStore on dynalite', () => ({ store, raw: rawItem, refusalCarriesItem: true }));
-
-describe('DynamoDbLimiterStore: items of the earlier per-key format', () => {
-  it('reads their status, ban and last use for the migration, and ignores the older stored-window attributes', async () => {
-    const id = fresh('key');
-    await raw.send(
-      new PutCommand({
-        TableName: TABLE,
-        Item: {
-          id,
-          status: 'active',
-          minuteLimit: 5,
-          dayLimit: 50,
-          minuteWindow: MINUTE,
-          minuteCount: 4,
-          [`m${MINUTE - 1}`]: 4,
-          [`m${MINUTE}`]: 2,
-          [`d${DAY}`]: 9,
-          banUntil: 77,
-          lastUsedAt: 66,
-          strikeWindowStart: 1,
-          strikeCount: 2,
-        },
-      }),
-    );
-    expect(await store.get(id)).toEqual({
-      id,
-      status: 'active',
-      minuteLimit: 5,
-      dayLimit: 50,
-      minute: { window: MINUTE, count: 2 },
-      day: { window: DAY, count: 9 },
-      banUntil: 77,
-      lastUsedAt: 66,
-      strikeWindowStart: 1,
-      strikeCount: 2,
-      keys: {},
-    });
-  });
-});

@@ -253,7 +253,7 @@ export function storeContract(name: string, setup: () => StoreUnderTest): void {
       expect((await store.get(id))?.refusals).toEqual({ [today]: 3 });
     });
 
-    it('adds counts and raises the last use (migration), adjusts counters both ways (resharding), marks migrated once', async () => {
+    it('adds counts and raises the last use, adjusts counters both ways (resharding)', async () => {
       const { store, raw } = setup();
       const id = fresh();
       await store.provision(id, SLICE);
@@ -263,12 +263,6 @@ export function storeContract(name: string, setup: () => StoreUnderTest): void {
       expect(await raw(id)).toMatchObject({ [`m${MINUTE}`]: 2, [`d${DAY}`]: 6, [`key_a/m${MINUTE}`]: 2, [`key_a/d${DAY}`]: 6, 'key_a/u': 100 });
       await store.adjustCounters(id, { [`m${MINUTE}`]: -2, [`d${DAY}`]: 4 });
       expect(await raw(id)).toMatchObject({ [`m${MINUTE}`]: 0, [`d${DAY}`]: 10 });
-      const old = fresh('key');
-      expect(await store.markMigrated(old, NOW)).toBe(false);
-      await store.restartStrikes(old, undefined, NOW);
-      expect(await store.markMigrated(old, NOW)).toBe(true);
-      expect(await store.markMigrated(old, NOW + 1)).toBe(false);
-      expect(await raw(old)).toMatchObject({ migratedAt: NOW });
     });
   });
 

@@ -361,7 +361,8 @@ describe('the dashboard stacks (DashboardData, Dashboard) of the app', () => {
         ...pairs(['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], '"*"'),
         // Keys, plan and usage.
         ...pairs(['dynamodb:GetItem', 'dynamodb:PutItem'], r(owners.tableArn)),
-        ...pairs(['dynamodb:GetItem', 'dynamodb:PutItem'], r(tables.accounts.tableArn)),
+        // UpdateItem: an owner's upgrade request (only while the plan is unchanged).
+        ...pairs(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], r(tables.accounts.tableArn)),
         ...pairs(['dynamodb:PutItem', 'dynamodb:UpdateItem'], r(tables.apiKeys.tableArn)),
         `dynamodb:Query ${r(`${tables.apiKeys.tableArn}/index/byAccount`)}`,
         ...pairs(['dynamodb:GetItem', 'dynamodb:UpdateItem'], r(tables.rateLimits.tableArn)),
@@ -386,6 +387,9 @@ describe('the dashboard stacks (DashboardData, Dashboard) of the app', () => {
         `dynamodb:Query ${r(`${projects.tables.domains.tableArn}/index/byProject`)}`,
         // Verify, and the release of a removed domain's tenant: both executions of the domain flow.
         `states:StartExecution ${r(platform.domainsStack.flow.stateMachine.stateMachineArn)}`,
+        // Upgrade requests, published to the operations (alarm) topic, encrypted with its key.
+        `sns:Publish ${r(platform.operationsStack.alarms.topic.topicArn)}`,
+        ...pairs(['kms:Decrypt', 'kms:GenerateDataKey'], r(platform.operationsStack.alarms.key.keyArn)),
       ].sort();
       expect(granted).toEqual(expected);
       // Listing the site bucket only under projects/ (stored contents, pruning, a project's delete).

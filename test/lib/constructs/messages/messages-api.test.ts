@@ -492,7 +492,7 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
         // Scan: keys backfill-usage-keys without --account reads every key record.
         ApiKeyRecords: {
           effect: 'Allow',
-          actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan', 'dynamodb:UpdateItem'],
+          actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
           resource: arn('apiKeys'),
         },
         ApiKeysOfAnAccount: {
@@ -500,7 +500,7 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
           actions: ['dynamodb:Query'],
           resource: { 'Fn::Join': ['', [arn('apiKeys'), '/index/byAccount']] },
         },
-        Accounts: { effect: 'Allow', actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], resource: arn('accounts') },
+        Accounts: { effect: 'Allow', actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'], resource: arn('accounts') },
         LimiterItems: { effect: 'Allow', actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resource: arn('rateLimits') },
         ApiKeysAndUsagePlans: {
           effect: 'Allow',
