@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { TABLE_KEYS } from '../../contracts/messages.js';
 import { conditionally } from '../shared/dynamodb.js';
-import { chunksOf, untilAllTaken } from './batch-retry.js';
+import { chunksOf, untilAllTaken } from '../shared/backoff.js';
 import type { MessageRecord } from './message.js';
 import type {
   AttemptRecord,

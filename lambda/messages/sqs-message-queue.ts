@@ -1,5 +1,5 @@
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { chunksOf, untilAllTaken } from './batch-retry.js';
+import { chunksOf, untilAllTaken } from '../shared/backoff.js';
 import type { MessageEnvelope } from './message.js';
 import type { MessageBatchQueue, MessageQueue } from './ports.js';
 
