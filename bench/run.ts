@@ -123,6 +123,7 @@ async function main() {
   // Simulated time: counts and ratios that do not depend on how busy the box is.
   if (wanted('limiter-scale')) report(await timed('limiter-scale', () => limiterScale(options)));
   if (wanted('synth')) report(await timed('synth', async () => synthTime(options)));
+  if (wanted('webhooks')) for (const f of await timed('webhooks', () => import('./webhooks.js').then((m) => m.webhooksBench(options)))) report(f);
 
   const totalSeconds = Math.round((performance.now() - started) / 100) / 10;
   console.log(`# total ${totalSeconds} s`);

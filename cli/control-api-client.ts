@@ -11,6 +11,8 @@ import type {
   DomainView,
   KeyView,
   ProjectsClient,
+  WebhookEndpointView,
+  WebhooksClient,
   ProjectView,
   RedirectInput,
   MigrationReport,
@@ -51,7 +53,7 @@ export interface ControlApiClientOptions {
 }
 
 /** The platform over the local control API (local/control-api.ts): accounts and keys, projects and domains. */
-export class ControlApiClient implements OperatorClient, ProjectsClient {
+export class ControlApiClient implements OperatorClient, ProjectsClient, WebhooksClient {
   private readonly baseUrl: string;
 
   constructor(
@@ -154,6 +156,30 @@ export class ControlApiClient implements OperatorClient, ProjectsClient {
 
   checkDomainDrift(): Promise<DriftCheckStarted> {
     return this.request('POST', '/maintenance/domain-drift-check');
+  }
+
+  async listWebhooks(accountId: string): Promise<WebhookEndpointView[]> {
+    const body = await this.request<{ webhooks?: WebhookEndpointView[] }>('GET', `/accounts/${seg(accountId)}/webhooks`);
+    return this.list(body.webhooks, 'webhooks');
+  }
+
+  createWebhook(accountId: string, input: { url: string; events?: readonly string[] }) {
+    return this.request<{ webhook: WebhookEndpointView; secret: string }>('POST', `/accounts/${seg(accountId)}/webhooks`, input);
+  }
+
+  removeWebhook(accountId: string, webhookId: string): Promise<{ id: string; removed: true }> {
+    return this.request('DELETE', `/accounts/${seg(accountId)}/webhooks/${seg(webhookId)}`);
+  }
+
+  rotateWebhookSecret(accountId: string, webhookId: string) {
+    return this.request<{ webhook: WebhookEndpointView; secret: string; previousSecretExpiresAt: string }>(
+      'POST',
+      `/accounts/${seg(accountId)}/webhooks/${seg(webhookId)}/rotate-secret`,
+    );
+  }
+
+  sendWebhookTest(accountId: string, webhookId: string): Promise<{ eventId: string; type: string }> {
+    return this.request('POST', `/accounts/${seg(accountId)}/webhooks/${seg(webhookId)}/test`);
   }
 
   private list<T>(value: T[] | undefined, name: string): T[] {

@@ -86,3 +86,34 @@ export interface ProjectsClient {
   /** Operators: starts a drift check of every live domain now (202). */
   checkDomainDrift(): Promise<DriftCheckStarted>;
 }
+
+/** A webhook endpoint as the control API shows it (openapi/control-api.yaml, `Webhook`). */
+export interface WebhookEndpointView {
+  readonly id: string;
+  readonly url: string;
+  readonly events: readonly string[];
+  readonly status: 'enabled' | 'disabled';
+  readonly createdAt: string;
+  readonly failingSince?: string;
+  readonly disabledAt?: string;
+  readonly disabledReason?: string;
+}
+
+/**
+ * Webhook endpoints of an account: the control API's routes under `/accounts/{accountId}/webhooks`
+ * (docs/webhooks.md). The local control API for the CLI; on AWS owners manage them in the dashboard.
+ */
+export interface WebhooksClient {
+  listWebhooks(accountId: string): Promise<WebhookEndpointView[]>;
+  /** The secret is in this result and nowhere else. */
+  createWebhook(
+    accountId: string,
+    input: { url: string; events?: readonly string[] },
+  ): Promise<{ webhook: WebhookEndpointView; secret: string }>;
+  removeWebhook(accountId: string, webhookId: string): Promise<{ id: string; removed: true }>;
+  rotateWebhookSecret(
+    accountId: string,
+    webhookId: string,
+  ): Promise<{ webhook: WebhookEndpointView; secret: string; previousSecretExpiresAt: string }>;
+  sendWebhookTest(accountId: string, webhookId: string): Promise<{ eventId: string; type: string }>;
+}

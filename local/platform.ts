@@ -20,6 +20,7 @@ import { startDashboard } from './wiring/dashboard.js';
 import { deployDemoProject, startDomains } from './wiring/domains.js';
 import { seedDemoAccounts, wireKeys } from './wiring/keys.js';
 import { startMessages } from './wiring/messages.js';
+import { type LocalWebhookOptions, startWebhooks } from './wiring/webhooks.js';
 
 export interface LocalPlatformOptions {
   /** API port on 127.0.0.1; 0 picks a free one. @default 3000 */
@@ -64,6 +65,8 @@ export interface LocalPlatformOptions {
   readonly dashboard?: { readonly port?: number; readonly distDir?: string };
   /** Give the Pro demo account a deployed demo project (`demo`), as `npm start` does. @default false */
   readonly demoProject?: boolean;
+  /** Webhook delivery timing (tests shorten the hops and the attempt timeout). @default as on AWS */
+  readonly webhooks?: LocalWebhookOptions;
 }
 
 export interface LocalPlatform {
@@ -100,6 +103,8 @@ export interface LocalPlatform {
   readonly tables: typeof LOCAL_TABLE_NAMES;
   readonly queues: { readonly queueUrl: string; readonly deadLetterQueueUrl: string };
   readonly worker: QueuePoller | undefined;
+  /** Owners' webhook endpoints, their deliveries, and the worker's outcomes that feed them. */
+  readonly webhooks: Awaited<ReturnType<typeof startWebhooks>>;
   /** Fault injection for tests: stops the SQS emulator, as if SQS were unavailable. */
   stopQueueService(): Promise<void>;
   /** Brings SQS back after `stopQueueService`, on the same port, with the same queues and messages. */
@@ -138,6 +143,10 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     const backing = await startBackingServices(options, config, services);
     const { documentClient } = backing;
     const keys = wireKeys({ documentClient, clock, config });
+    const webhooks = await startWebhooks(
+      { backing, clock, config, webhooks: options.webhooks, poll: options.worker ?? true },
+      services,
+    );
     const messages = await startMessages(
       {
         backing,
@@ -148,7 +157,8 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
         worker: options.worker ?? true,
         processor: options.processor,
         retryBackoff: options.retryBackoff ?? LOCAL_RETRY_BACKOFF,
-        outcomes: options.messageOutcomes,
+        // The worker's outcomes feed the owners' webhooks, unless a test listens instead.
+        outcomes: options.messageOutcomes ?? webhooks.outcomes,
       },
       services,
     );
@@ -182,6 +192,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
         clock,
         config,
         port: options.controlPort ?? 3001,
+        webhooks: { service: webhooks.service, messages: webhooks.messageLog },
       },
       services,
     );
@@ -228,6 +239,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       tables: LOCAL_TABLE_NAMES,
       queues: backing.queues,
       worker: messages.worker,
+      webhooks,
       stopQueueService: () => backing.sqs.pause(),
       restartQueueService: () => backing.sqs.resume(),
       redriveDeadLetters: messages.redriveDeadLetters,

@@ -814,6 +814,245 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{accountId}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description Every endpoint of the account, oldest first, with its status; never a secret.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Add a webhook endpoint
+         * @description Adds an endpoint that receives the account's message events, signed as the Standard
+         *     Webhooks specification says (docs/webhooks.md). The answer holds the signing secret
+         *     (`whsec_…`): it is shown this once. On AWS the URL must be `https`, and deliveries
+         *     connect only to public addresses. At most 10 endpoints per account.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                /** @example wh_01JD8W7K2M4N6P8Q0R2S4T6V8X */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a webhook endpoint
+         * @description The endpoint receives nothing more; its pending retries end as `abandoned`.
+         */
+        delete: operations["removeWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint's signing secret
+         * @description Issues a new secret (shown this once). For 24 hours the old one keeps signing beside it:
+         *     each delivery carries both signatures in `webhook-signature`.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Queues a `webhook.test` event for this endpoint, signed and retried like any other
+         *     (`GET …/test-deliveries` shows its attempts).
+         */
+        post: operations["sendWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/webhooks/{webhookId}/test-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        /** The test events' deliveries of an endpoint */
+        get: operations["listWebhookTestDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The account's messages, newest first
+         * @description The message log of the Messages API (`GET /messages`) for the dashboard: newest first,
+         *     `limit` 1–100 (default 50), an opaque `cursor` from the previous page's `nextCursor`
+         *     (`null` on the last page), optionally one `status`. One query per page on the account index.
+         */
+        get: operations["listAccountMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/messages/{messageId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                /** @example msg_01JD8W7K2M4N6P8Q0R2S4T6V8X */
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A message with its webhook deliveries
+         * @description The message as the Messages API shows it (`GET /messages/{id}`), and each webhook
+         *     delivery of its events with every attempt (time, status code, duration, error).
+         */
+        get: operations["getAccountMessage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/messages/{messageId}/deliveries/{deliveryId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                messageId: string;
+                /**
+                 * @description `<webhookId>.<event type>`, as the message's `deliveries` list it.
+                 * @example wh_01JD8W7K2M4N6P8Q0R2S4T6V8X.message.processed
+                 */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-send a delivery
+         * @description Sends the delivery's event again now, with a fresh retry series and the same
+         *     `webhook-id`. A retry still scheduled for it is then dropped.
+         */
+        post: operations["resendWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1474,13 +1713,13 @@ export interface components {
             /** @description Present when the domain was live with no redirect from it (links to it stop working). */
             warning?: string;
         };
-        /** @description One invalid field of the request body (or `days`, the query parameter of the usage history). */
+        /** @description One invalid field of the request body, or a query parameter: `days` of the usage history; `status`, `limit`, `cursor` of the message log. */
         FieldError: {
             /**
              * @example plan
              * @enum {string}
              */
-            field: "name" | "plan" | "limits" | "days";
+            field: "name" | "plan" | "limits" | "days" | "status" | "limit" | "cursor";
             /** @example must be one of free, pro, business, enterprise */
             message: string;
         };
@@ -1488,7 +1727,7 @@ export interface components {
          * @description Stable, machine-readable error code. Each operation documents the ones it can answer.
          * @enum {string}
          */
-        ProblemCode: "invalid_json" | "unsupported_media_type" | "invalid_request" | "invalid_domain" | "invalid_config" | "plan_required" | "forbidden" | "not_found" | "account_not_found" | "key_not_found" | "project_not_found" | "domain_not_found" | "method_not_allowed" | "slug_taken" | "deploy_in_progress" | "project_not_deployed" | "domain_taken" | "domain_in_use" | "payload_too_large" | "internal_error" | "deploy_failed";
+        ProblemCode: "invalid_json" | "unsupported_media_type" | "invalid_request" | "invalid_domain" | "invalid_config" | "plan_required" | "forbidden" | "not_found" | "account_not_found" | "key_not_found" | "project_not_found" | "domain_not_found" | "method_not_allowed" | "slug_taken" | "deploy_in_progress" | "project_not_deployed" | "domain_taken" | "domain_in_use" | "payload_too_large" | "internal_error" | "deploy_failed" | "invalid_url" | "invalid_events" | "webhook_not_found" | "webhook_limit_reached" | "webhook_disabled" | "message_not_found" | "delivery_not_found" | "invalid_field";
         /** @description An RFC 9457 problem document. */
         Problem: {
             /**
@@ -1528,6 +1767,93 @@ export interface components {
         };
         UpgradeRequestCreated: {
             upgradeRequest: components["schemas"]["UpgradeRequest"];
+        };
+        /** @enum {string} */
+        WebhookEventType: "message.processed" | "message.failed";
+        CreateWebhookRequest: {
+            /** @description `https` on AWS (the local platform also accepts `http` and loopback). */
+            url: string;
+            /** @description The events to receive; both by default. */
+            events?: components["schemas"]["WebhookEventType"][];
+        };
+        Webhook: {
+            id: string;
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            createdAt: components["schemas"]["Timestamp"];
+            failingSince?: components["schemas"]["Timestamp"];
+            disabledAt?: components["schemas"]["Timestamp"];
+            /** @description Why the endpoint was disabled (every attempt failed for 5 days, and the last error). */
+            disabledReason?: string;
+        };
+        CreatedWebhook: {
+            webhook: components["schemas"]["Webhook"];
+            secret: string;
+        };
+        WebhookList: {
+            webhooks: components["schemas"]["Webhook"][];
+        };
+        WebhookRemoved: {
+            id: string;
+            /** @constant */
+            removed: true;
+        };
+        RotatedWebhookSecret: {
+            webhook: components["schemas"]["Webhook"];
+            secret: string;
+            previousSecretExpiresAt: components["schemas"]["Timestamp"];
+        };
+        WebhookTestSent: {
+            eventId: string;
+            /** @constant */
+            type: "webhook.test";
+        };
+        WebhookDeliveryAttempt: {
+            attempt: number;
+            at: components["schemas"]["Timestamp"];
+            durationMs: number;
+            statusCode?: number;
+            error?: string;
+        };
+        WebhookDelivery: {
+            /** @description `<webhookId>.<event type>` */
+            id: string;
+            webhookId: string;
+            url: string;
+            /** @description The `webhook-id` header of every attempt. */
+            eventId: string;
+            /** @enum {string} */
+            type: "message.processed" | "message.failed" | "webhook.test";
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed" | "abandoned";
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+            nextAttemptAt?: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            reason?: "retries_exhausted" | "endpoint_disabled" | "endpoint_removed";
+        };
+        WebhookDeliveryList: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
+        AccountMessagePage: {
+            data: {
+                id: string;
+                message: string;
+                /** @enum {string} */
+                status: "queued" | "processed" | "failed";
+                createdAt: components["schemas"]["Timestamp"];
+            }[];
+            nextCursor: string | null;
+        };
+        /** @description The Messages API's `Message` (openapi/openapi.yaml), with its webhook deliveries. */
+        AccountMessage: {
+            id: string;
+            message: string;
+            /** @enum {string} */
+            status: "queued" | "processed" | "failed";
+            createdAt: components["schemas"]["Timestamp"];
+            deliveries: components["schemas"]["WebhookDelivery"][];
         };
     };
     responses: {
@@ -1905,6 +2231,62 @@ export interface components {
                     /** @constant */
                     code?: "deploy_failed";
                     errors?: never;
+                };
+            };
+        };
+        /**
+         * @description `invalid_url` (absent, not absolute, a scheme other than `https` on AWS, credentials in
+         *     it, over 2,048 characters), `invalid_events`, or a body that is not a JSON object
+         *     (`invalid_json`) or not `application/json` (`unsupported_media_type`).
+         */
+        WebhookRequestRejected: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "invalid_url" | "invalid_events" | "invalid_json" | "unsupported_media_type";
+                };
+            };
+        };
+        /** @description There is no such account (`account_not_found`), or no such endpoint in it (`webhook_not_found`). */
+        AccountOrWebhookNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "account_not_found" | "webhook_not_found";
+                };
+            };
+        };
+        /** @description There is no such account (`account_not_found`), or no such message in it (`message_not_found`). */
+        AccountOrMessageNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "account_not_found" | "message_not_found";
+                };
+            };
+        };
+        /** @description The endpoint is disabled (`webhook_disabled`); `detail` says why. */
+        WebhookDisabled: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    code?: "webhook_disabled";
                 };
             };
         };
@@ -2916,6 +3298,354 @@ export interface operations {
             };
             400: components["responses"]["InvalidAccountRequest"];
             404: components["responses"]["AccountNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            400: components["responses"]["BodyRejected"];
+            404: components["responses"]["AccountNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its signing secret (the only time it is shown). */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhook"];
+                };
+            };
+            400: components["responses"]["WebhookRequestRejected"];
+            404: components["responses"]["AccountNotFound"];
+            /** @description The account has 10 endpoints already (`webhook_limit_reached`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        code?: "webhook_limit_reached";
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                /** @example wh_01JD8W7K2M4N6P8Q0R2S4T6V8X */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint is removed. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRemoved"];
+                };
+            };
+            400: components["responses"]["BodyRejected"];
+            404: components["responses"]["AccountOrWebhookNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret and when the old one stops signing. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedWebhookSecret"];
+                };
+            };
+            400: components["responses"]["BodyRejected"];
+            404: components["responses"]["AccountOrWebhookNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    sendWebhookTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test event is queued. */
+            202: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestSent"];
+                };
+            };
+            400: components["responses"]["BodyRejected"];
+            404: components["responses"]["AccountOrWebhookNotFound"];
+            409: components["responses"]["WebhookDisabled"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhookTestDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries of the test events, with their attempts. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BodyRejected"];
+            404: components["responses"]["AccountOrWebhookNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAccountMessages: {
+        parameters: {
+            query?: {
+                status?: "queued" | "processed" | "failed";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of messages. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountMessagePage"];
+                };
+            };
+            /** @description A bad `status`, `limit` or `cursor` (`invalid_field`, naming it), or a body (`invalid_json`, `unsupported_media_type`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_field" | "invalid_json" | "unsupported_media_type";
+                    };
+                };
+            };
+            404: components["responses"]["AccountNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAccountMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                /** @example msg_01JD8W7K2M4N6P8Q0R2S4T6V8X */
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message and its deliveries. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountMessage"];
+                };
+            };
+            400: components["responses"]["BodyRejected"];
+            404: components["responses"]["AccountOrMessageNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resendWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                messageId: string;
+                /**
+                 * @description `<webhookId>.<event type>`, as the message's `deliveries` list it.
+                 * @example wh_01JD8W7K2M4N6P8Q0R2S4T6V8X.message.processed
+                 */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery as it was before the re-send; the message page shows the new attempt. */
+            202: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BodyRejected"];
+            /** @description No such account, delivery or endpoint. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "account_not_found" | "delivery_not_found" | "webhook_not_found";
+                    };
+                };
+            };
+            409: components["responses"]["WebhookDisabled"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };

@@ -70,8 +70,11 @@ export class Api {
     });
   }
 
-  /** The answer's data, or an ApiError carrying the problem document (a 401 also ends the session). */
-  private async unwrap<T>(call: Promise<Answer<T>>): Promise<T> {
+  /**
+   * The answer's data, or an ApiError carrying the problem document (a 401 also ends the session).
+   * Public for the calls kept in the pages' own modules (pages/webhooks/webhooks-api.ts).
+   */
+  async unwrap<T>(call: Promise<Answer<T>>): Promise<T> {
     const { data, error, response } = await call;
     const problem = isProblem(error) ? error : undefined;
     if (response.status === 401) {

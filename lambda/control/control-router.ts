@@ -9,6 +9,8 @@ import { problemResult } from '../shared/http.js';
 import { logger } from '../shared/powertools.js';
 import { type HttpProblem, problems, refuse } from '../shared/problem.js';
 import type { UsageHistory } from '../usage-history/usage-history.js';
+import type { WebhookService } from '../webhooks/index.js';
+import type { OwnerMessageLog } from './owner-messages.js';
 import type { OwnerDirectory } from './owners.js';
 
 /**
@@ -27,6 +29,8 @@ export interface ControlServices {
   readonly owners: OwnerDirectory;
   readonly config: RuntimeConfig;
   readonly usageHistory: UsageHistory;
+  /** Owners' webhooks and the message pages (routes/webhooks.ts). @default - no such routes */
+  readonly webhooks?: { readonly service: WebhookService; readonly messages: OwnerMessageLog };
 }
 
 /** Deploys carry their files (base64) in the body. API Gateway's own limit (10 MB) is lower. */

@@ -21,9 +21,16 @@ import { createDocumentClient } from '../shared/dynamodb.js';
 import { DynamoDbUsageHistoryStore } from '../usage-history/dynamodb-usage-history-store.js';
 import { UsageHistory } from '../usage-history/usage-history.js';
 import { requireEnv, requireJsonEnv } from '../shared/env.js';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { ENV as MESSAGES_ENV } from '../../contracts/messages.js';
+import { WEBHOOK_ENV } from '../../contracts/webhooks.js';
+import { DynamoDbMessageStore } from '../messages/dynamodb-message-store.js';
+import { DATA_PLANE } from '../shared/aws-clients.js';
+import { AWS_DELIVERY_POLICY, DynamoDbWebhookStore, SqsDeliveryQueue, WebhookService } from '../webhooks/index.js';
 import type { ControlServices } from './control-router.js';
 import { createControlApiHandler } from './http-handlers.js';
 import { DynamoDbOwnerStore, OwnerDirectory } from './owners.js';
+import { messageLogOf } from './owner-messages.js';
 
 // The dashboard's API (lib/constructs/dashboard): module-scoped clients and services, built once
 // per cold start from the environment the construct sets (CONTROL_ENV).
@@ -94,6 +101,16 @@ const services: ControlServices = {
     history: new DynamoDbUsageHistoryStore(documents, requireEnv(CONTROL_ENV.rateLimitsTable)),
     clock,
   }),
+  webhooks: {
+    service: new WebhookService({
+      store: new DynamoDbWebhookStore(documents, requireEnv(WEBHOOK_ENV.webhooksTable)),
+      queue: new SqsDeliveryQueue(traced(new SQSClient(DATA_PLANE)), requireEnv(WEBHOOK_ENV.deliveryQueueUrl)),
+      clock,
+      policy: AWS_DELIVERY_POLICY,
+      retentionDays: config.messages.retentionDays,
+    }),
+    messages: messageLogOf(new DynamoDbMessageStore(documents, requireEnv(MESSAGES_ENV.messagesTable))),
+  },
 };
 
 const dashboardOrigin = process.env[CONTROL_ENV.dashboardOrigin];

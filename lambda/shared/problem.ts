@@ -35,7 +35,15 @@ export type ProblemCode =
   'project_not_deployed' |
   'domain_taken' |
   'domain_in_use' |
-  'domain_not_found';
+  'domain_not_found' |
+  // Webhooks (lambda/webhooks) and the dashboard's message pages.
+  'invalid_url' |
+  'invalid_events' |
+  'webhook_not_found' |
+  'webhook_limit_reached' |
+  'webhook_disabled' |
+  'message_not_found' |
+  'delivery_not_found';
 
 export interface FieldError {
   readonly field: string;

@@ -22,6 +22,8 @@ export interface ControlApiWiringOptions {
   readonly config: PlatformConfig;
   /** Control API port on 127.0.0.1; 0 picks a free one. */
   readonly port: number;
+  /** Owners' webhooks and the message pages. */
+  readonly webhooks?: ControlServices['webhooks'];
 }
 
 /**
@@ -33,7 +35,15 @@ export async function startControl(options: ControlApiWiringOptions, services: R
   const ownerStore = new DynamoDbOwnerStore(options.documentClient, LOCAL_TABLE_NAMES.owners);
   const owners = new OwnerDirectory({ store: ownerStore, accountService, clock });
   const usageHistory = new UsageHistory(options.history);
-  const controlServices: ControlServices = { accountService, projects, domains, owners, config, usageHistory };
+  const controlServices: ControlServices = {
+    accountService,
+    projects,
+    domains,
+    owners,
+    config,
+    usageHistory,
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+  };
   const control = await startControlApi(controlServices, options.port);
   services.push({ endpoint: control.url, stop: control.stop });
   return {
