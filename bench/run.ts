@@ -120,6 +120,7 @@ async function main() {
       await limitsPlatform.stop();
     }
   }
+  if (wanted('deploys')) for (const f of await timed('deploys', async () => (await import('./deploys.js')).deploys(options))) report(f);
   // Simulated time: counts and ratios that do not depend on how busy the box is.
   if (wanted('limiter-scale')) report(await timed('limiter-scale', () => limiterScale(options)));
   if (wanted('synth')) report(await timed('synth', async () => synthTime(options)));

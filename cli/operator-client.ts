@@ -1,3 +1,6 @@
+import type { DeployListing } from '../lambda/projects/deploy-service.js';
+import type { DeployRecord } from '../lambda/projects/project.js';
+import type { ManifestEntry, StartedDeployBody, UploadInstruction } from '../contracts/deploys.js';
 import type { RateLimits } from '../lib/config/index.js';
 import type { DnsRecordInstruction } from '../lambda/domains/dns-records.js';
 import type { DomainConfig } from '../lambda/domains/domain-config.js';
@@ -32,10 +35,15 @@ export interface OperatorClient {
 export type { DnsRecordInstruction, DomainConfig, DomainView, ProjectView };
 export type { Redirect } from '../lambda/domains/domain-config.js';
 
-/** A file of a deploy: its path inside the site (POSIX, relative) and its bytes in base64. */
-export interface DeployFileUpload {
-  readonly path: string;
-  readonly content: string;
+/** One deploy in a project's history (DeployListing: and whether it is the one served). */
+export type { DeployListing, DeployRecord };
+
+/** A deleted project: the custom domains it released and until when its slug is held. */
+export interface ProjectDeleted {
+  readonly projectId: string;
+  readonly deleted: true;
+  readonly releasedDomains: string[];
+  readonly slugHeldUntil: string;
 }
 
 /** A domain just added, and the DNS records its owner sets. */
@@ -73,7 +81,17 @@ export interface ProjectsClient {
   createProject(accountId: string, input: { slug: string; name?: string }): Promise<ProjectView>;
   listProjects(accountId: string): Promise<ProjectView[]>;
   getProject(accountId: string, projectId: string): Promise<ProjectView>;
-  deploy(accountId: string, projectId: string, files: readonly DeployFileUpload[]): Promise<ProjectView>;
+  renameProject(accountId: string, projectId: string, name: string): Promise<ProjectView>;
+  deleteProject(accountId: string, projectId: string): Promise<ProjectDeleted>;
+  /** The two calls of a deploy (contracts/deploys.ts): the manifest, then finalize. */
+  startDeploy(accountId: string, projectId: string, files: readonly ManifestEntry[]): Promise<StartedDeployBody>;
+  finalizeDeploy(
+    accountId: string,
+    projectId: string,
+    deployId: string,
+  ): Promise<{ missing?: UploadInstruction[]; deploy?: DeployRecord }>;
+  listDeploys(accountId: string, projectId: string): Promise<DeployListing[]>;
+  rollback(accountId: string, projectId: string, deployId: string): Promise<DeployListing>;
   addDomain(accountId: string, projectId: string, domain: string): Promise<DomainAdded>;
   listDomains(accountId: string, projectId: string): Promise<DomainView[]>;
   getDomain(accountId: string, projectId: string, domain: string): Promise<DomainView>;

@@ -1,6 +1,7 @@
 import type { ControlServices } from '../lambda/control/control-router.js';
 import type { DomainService } from '../lambda/domains/domain-service.js';
 import type { AccountView, AccountService } from '../lambda/keys/account-service.js';
+import type { DeployService } from '../lambda/projects/deploy-service.js';
 import type { ProjectService } from '../lambda/projects/project-service.js';
 import { type Clock, systemClock } from '../lambda/shared/clock.js';
 import { loadConfig, type PlanId, type PlatformConfig } from '../lib/config/index.js';
@@ -56,7 +57,7 @@ export interface LocalPlatformOptions {
    * (0: never, only when asked). @default 1 s, 30 min, pollMs, 1, config.domains.driftCheck.intervalMinutes
    */
   readonly domainFlow?: LocalDomainsOptions['domainFlow'];
-  /** Where deployed files are kept. @default <dataDir>/sites, or a temporary directory */
+  /** Where s3rver keeps the site bucket (deployed files). @default <dataDir>/sites, or a temporary directory */
   readonly sitesDir?: string;
   /**
    * Serve the dashboard on 127.0.0.1 (the built app, its API through the control API's Lambda
@@ -84,6 +85,7 @@ export interface LocalPlatform {
   /** The name customers point their CNAME/ALIAS at. */
   readonly platformHost: string;
   readonly projects: ProjectService;
+  readonly deploys: DeployService;
   readonly domains: DomainService;
   readonly domainFlow: LocalDomainFlow;
   /** The local edge's KeyValueStore (values, version, size). */
@@ -99,7 +101,7 @@ export interface LocalPlatform {
   readonly demoAccounts: Readonly<Record<PlanId, AccountView>>;
   readonly config: PlatformConfig;
   readonly clock: Clock;
-  readonly endpoints: { readonly dynamodb: string; readonly sqs: string };
+  readonly endpoints: { readonly dynamodb: string; readonly sqs: string; readonly s3: string };
   readonly tables: typeof LOCAL_TABLE_NAMES;
   readonly queues: { readonly queueUrl: string; readonly deadLetterQueueUrl: string };
   readonly worker: QueuePoller | undefined;
@@ -188,6 +190,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
         accountService,
         history: { accounts: keys.accounts, keys: keys.keys, history: keys.usageHistoryStore, clock },
         projects: domains.projects,
+        deploys: domains.deploys,
         domains: domains.domains,
         clock,
         config,
@@ -199,7 +202,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
 
     const { demoAccounts, demoKeys } = await seedDemoAccounts(keys, config);
     const demoOwners = await control.linkDemoOwners();
-    if (options.demoProject) await deployDemoProject(domains.projects, 'acct_demo_pro');
+    if (options.demoProject) await deployDemoProject(domains.projects, domains.deploys, 'acct_demo_pro');
 
     const dashboardUrl = options.dashboard
       ? await startDashboard(
@@ -209,12 +212,18 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
             distDir: options.dashboard.distDir,
             messagesApiUrl: messages.api.url,
             localEdgeUrl: domains.edgeServer.url,
+            uploadOrigin: domains.s3Endpoint,
             config,
             demoOwners,
           },
           services,
         )
       : undefined;
+    if (dashboardUrl) {
+      // The dashboard's pages upload deploy files straight to the bucket, as on AWS.
+      const { port } = new URL(dashboardUrl);
+      await domains.allowUploadsFrom([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
+    }
 
     return {
       baseUrl: messages.api.url,
@@ -225,6 +234,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       controlServices: control.controlServices,
       platformHost: domains.platformHost,
       projects: domains.projects,
+      deploys: domains.deploys,
       domains: domains.domains,
       domainFlow: domains.domainFlow,
       edge: domains.edge,
@@ -235,7 +245,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       demoAccounts,
       config,
       clock,
-      endpoints: { dynamodb: backing.dynamodb.endpoint, sqs: backing.sqs.endpoint },
+      endpoints: { dynamodb: backing.dynamodb.endpoint, sqs: backing.sqs.endpoint, s3: domains.s3Endpoint },
       tables: LOCAL_TABLE_NAMES,
       queues: backing.queues,
       worker: messages.worker,

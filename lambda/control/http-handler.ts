@@ -5,6 +5,7 @@ import type { RuntimeConfig } from '../../contracts/plans.js';
 import { CONTROL_ENV } from '../../contracts/control-api.js';
 import { kvsEdgeRouter } from '../domains/aws-adapters.js';
 import { DomainService } from '../domains/domain-service.js';
+import { createProjectDomains } from '../domains/project-domains.js';
 import { DynamoDbDomainStore } from '../domains/dynamodb-domain-store.js';
 import { SfnDomainFlowStarter } from '../domains/sfn-flow-starter.js';
 import { DynamoDbAccountStore } from '../keys/accounts.js';
@@ -12,6 +13,7 @@ import { ApiGatewayUsagePlanGateway } from '../keys/api-gateway-usage-plan-gatew
 import { AccountService } from '../keys/account-service.js';
 import { DynamoDbKeyStore } from '../keys/dynamodb-key-store.js';
 import { DynamoDbProjectStore } from '../projects/dynamodb-project-store.js';
+import { DeployService } from '../projects/deploy-service.js';
 import { ProjectService } from '../projects/project-service.js';
 import { S3SiteStorage } from '../projects/s3-site-storage.js';
 import { DynamoDbLimiterStore } from '../rate-limits/dynamodb-limiter-store.js';
@@ -61,30 +63,36 @@ const projectStore = new DynamoDbProjectStore(documents, requireEnv(CONTROL_ENV.
 const domainStore = new DynamoDbDomainStore(documents, requireEnv(CONTROL_ENV.domainsTable));
 const edge = kvsEdgeRouter(requireEnv(CONTROL_ENV.keyValueStoreArn));
 
+const siteStorage = new S3SiteStorage({
+  client: traced(new S3Client(MANAGEMENT_PLANE)),
+  bucket: requireEnv(CONTROL_ENV.siteBucket),
+  clock,
+});
+// Verify starts the domain flow; removal (and a project's delete) starts its release branch.
+const domainFlow = new SfnDomainFlowStarter({
+  client: traced(new SFNClient(MANAGEMENT_PLANE)),
+  stateMachineArn: requireEnv(CONTROL_ENV.domainFlowArn),
+});
+const projectDomains = createProjectDomains({ domains: domainStore, edge, flow: domainFlow, clock });
+const projectDeps = {
+  projects: projectStore,
+  domains: projectDomains,
+  storage: siteStorage,
+  edge,
+  clock,
+  platformDomain: config.platform.domain,
+};
+
 const services: ControlServices = {
   accountService,
-  projects: new ProjectService({
-    accounts,
-    projects: projectStore,
-    domains: domainStore,
-    storage: new S3SiteStorage({
-      client: traced(new S3Client(MANAGEMENT_PLANE)),
-      bucket: requireEnv(CONTROL_ENV.siteBucket),
-    }),
-    edge,
-    clock,
-    config,
-  }),
+  projects: new ProjectService({ ...projectDeps, accounts }),
+  deploys: new DeployService(projectDeps),
   domains: new DomainService({
     accounts,
     projects: projectStore,
     domains: domainStore,
     edge,
-    // Verify starts the domain flow; removal starts its release branch (the tenant goes asynchronously).
-    flow: new SfnDomainFlowStarter({
-      client: traced(new SFNClient(MANAGEMENT_PLANE)),
-      stateMachineArn: requireEnv(CONTROL_ENV.domainFlowArn),
-    }),
+    flow: domainFlow,
     clock,
     config,
     platformHost: requireEnv(CONTROL_ENV.platformHost),

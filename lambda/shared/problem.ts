@@ -27,8 +27,15 @@ export type ProblemCode =
   'key_not_found' |
   'project_not_found' |
   'slug_taken' |
+  'slug_held' |
   'deploy_in_progress' |
   'deploy_failed' |
+  'deploy_not_found' |
+  'deploy_not_rollbackable' |
+  'files_missing' |
+  'too_many_files' |
+  'file_too_large' |
+  'deploy_too_large' |
   'invalid_domain' |
   'invalid_config' |
   'plan_required' |
