@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ProvisionedThroughputExceededException, type ThrottlingReason } from '@aws-sdk/client-dynamodb';
-import { INITIAL_RETRY_TOKENS, MAXIMUM_RETRY_DELAY, NO_RETRY_INCREMENT, Retry } from '@smithy/util-retry';
+import { INITIAL_RETRY_TOKENS, NO_RETRY_INCREMENT, Retry } from '@smithy/util-retry';
+import { SDK_THROTTLING, withBackoff } from '../lambda/shared/backoff.js';
 import { DATA_PLANE } from '../lambda/shared/aws-clients.js';
 import type { Clock } from '../lambda/shared/clock.js';
 import type { LimiterStore } from '../lambda/rate-limits/limiter-store.js';
@@ -99,9 +100,9 @@ const isThrottling = (error: unknown): boolean => {
  * A store that retries throttled calls the way the Lambdas' DynamoDB client does (the SDK's
  * standard retry strategy with DATA_PLANE's attempts), on a clock's `sleep` instead of the SDK's
  * real timers, for stores without a network client (the in-memory one in the benchmarks). The
- * numbers are the SDK's own (@smithy/util-retry): retry n waits `floor(random() × min(base × 2^(n-1),
- * MAXIMUM_RETRY_DELAY))` with the throttling base, and each throttled retry takes its cost from the
- * client's retry quota (refunded by successes); an empty quota fails the call at once. One instance
+ * numbers are the SDK's own (SDK_THROTTLING in lambda/shared/backoff.ts, from @smithy/util-retry), and
+ * each throttled retry takes its cost from the client's retry quota (refunded by successes); an
+ * empty quota fails the call at once. One instance
  * is one client: give each simulated container its own.
  */
 export function withClientRetries(
@@ -112,23 +113,28 @@ export function withClientRetries(
 ): LimiterStore {
   let capacity = INITIAL_RETRY_TOKENS;
   const cost = Retry.throttlingCost();
+  const policy = { ...SDK_THROTTLING, maxAttempts };
   return new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown;
       if (typeof value !== 'function') return value;
       return async (...args: unknown[]) => {
-        for (let attempt = 1; ; attempt++) {
-          try {
-            const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-            capacity = Math.min(INITIAL_RETRY_TOKENS, capacity + (attempt > 1 ? cost : NO_RETRY_INCREMENT));
-            return result;
-          } catch (error) {
-            if (!isThrottling(error) || attempt >= maxAttempts || capacity < cost) throw error;
+        let attempts = 0;
+        const result = await withBackoff(
+          (attempt) => {
+            attempts = attempt;
+            return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          },
+          policy,
+          (error) => {
+            if (!isThrottling(error) || capacity < cost) return false;
             capacity -= cost;
-            const cap = Math.min(Retry.throttlingDelay() * 2 ** (attempt - 1), MAXIMUM_RETRY_DELAY);
-            await sleep(Math.floor(random() * cap));
-          }
-        }
+            return true;
+          },
+          { sleep, random },
+        );
+        capacity = Math.min(INITIAL_RETRY_TOKENS, capacity + (attempts > 1 ? cost : NO_RETRY_INCREMENT));
+        return result;
       };
     },
   });

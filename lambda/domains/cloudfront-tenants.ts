@@ -11,6 +11,7 @@ import {
   UpdateDistributionTenantCommand,
 } from '@aws-sdk/client-cloudfront';
 import type { ProjectRecord } from '../projects/index.js';
+import { type BackoffPolicy, type Pacing, REAL_PACING, withBackoff } from '../shared/backoff.js';
 
 /*
  * Quotas and rules the tenant adapters are designed around (checked in the CloudFront docs):
@@ -47,7 +48,7 @@ export const TENANT_QUOTAS = {
 } as const;
 
 /** Retries of a tenant write that lost a race (stale ETag, a concurrent create or delete of the same tenant). */
-export const TENANT_WRITE = { maxAttempts: 5, baseMs: 500, capMs: 5_000 } as const;
+export const TENANT_WRITE: BackoffPolicy = { maxAttempts: 5, baseMs: 500, capMs: 5_000 };
 
 /** HTTP validation served by CloudFront itself: the customer's CNAME/ALIAS is the only record. */
 export const MANAGED_CERTIFICATE_REQUEST: ManagedCertificateRequest = { ValidationTokenHost: 'cloudfront' };
@@ -149,7 +150,6 @@ export interface TenantChange {
   readonly customizations?: DistributionTenant['Customizations'];
 }
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 export const errorName = (error: unknown): string | undefined => (error as { name?: string } | undefined)?.name;
 export const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 /** A write that lost to another writer of the same tenant: re-read and decide again. */
@@ -163,10 +163,10 @@ const RACES = new Set(['PreconditionFailed', 'EntityAlreadyExists', 'EntityNotFo
 export class CloudFrontTenants {
   readonly tenancy: Tenancy;
   readonly maxDomains: number;
-  readonly backoff: { readonly sleep: (ms: number) => Promise<void>; readonly random: () => number };
+  readonly pacing: Pacing;
 
   constructor(private readonly options: CloudFrontTenantsOptions) {
-    this.backoff = { sleep: options.sleep ?? defaultSleep, random: options.random ?? Math.random };
+    this.pacing = { sleep: options.sleep ?? REAL_PACING.sleep, random: options.random ?? REAL_PACING.random };
     this.tenancy = options.tenancy ?? 'project';
     this.maxDomains = options.maxDomainsPerTenant ?? TENANT_QUOTAS.domainsPerTenant;
   }
@@ -281,15 +281,7 @@ export class CloudFrontTenants {
    * of times.
    */
   async racing<T>(run: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await run();
-      } catch (error) {
-        if (!RACES.has(errorName(error) ?? '') || attempt >= TENANT_WRITE.maxAttempts) throw error;
-        const stepMs = Math.min(TENANT_WRITE.capMs, TENANT_WRITE.baseMs * 2 ** (attempt - 1));
-        await this.backoff.sleep(Math.round(this.backoff.random() * stepMs));
-      }
-    }
+    return withBackoff(run, TENANT_WRITE, (error) => RACES.has(errorName(error) ?? ''), this.pacing);
   }
 }
 

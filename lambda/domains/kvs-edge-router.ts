@@ -10,16 +10,16 @@ import {
   PutKeyCommand,
 } from '@aws-sdk/client-cloudfront-keyvaluestore';
 import { EDGE_VALUE, KVS_LIMITS, type RedirectStatus } from '../../edge/cloudfront-function.js';
+import { type BackoffPolicy, type Pacing, REAL_PACING, withBackoff } from '../shared/backoff.js';
 import type { EdgeCleanup, EdgeRouter } from './ports.js';
 
 /** Retry policy of a write whose ETag moved between DescribeKeyValueStore and PutKey/DeleteKey. */
-export const KVS_WRITE = {
+export const KVS_WRITE: BackoffPolicy = {
   /** Attempts in all (each one re-reads the ETag); then the last conflict is rethrown. */
   maxAttempts: 6,
-  /** Retry n waits `random() × min(cap, base × 2^(n-1))` (full jitter). */
   baseMs: 100,
   capMs: 2_000,
-} as const;
+};
 
 /**
  * The KeyValueStore refuses a write whose `IfMatch` is not the store's current ETag: another writer
@@ -50,8 +50,6 @@ export interface KvsEdgeRouterOptions {
   readonly random?: () => number;
 }
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
  * The edge port on CloudFront (docs/contributors/architecture.md, "Custom domains"): one KeyValueStore entry per host name, read by the
  * viewer-request function on every request, so a write takes effect at the edge within seconds and
@@ -60,10 +58,10 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * then PutKey/DeleteKey with `IfMatch`; a stale ETag re-reads and retries (bounded, with jitter).
  */
 export class KvsEdgeRouter implements EdgeRouter, EdgeCleanup {
-  private readonly backoff: { readonly sleep: (ms: number) => Promise<void>; readonly random: () => number };
+  private readonly pacing: Pacing;
 
   constructor(private readonly options: KvsEdgeRouterOptions) {
-    this.backoff = { sleep: options.sleep ?? defaultSleep, random: options.random ?? Math.random };
+    this.pacing = { sleep: options.sleep ?? REAL_PACING.sleep, random: options.random ?? REAL_PACING.random };
   }
 
   async serve(host: string, prefix: string): Promise<void> {
@@ -123,19 +121,16 @@ export class KvsEdgeRouter implements EdgeRouter, EdgeCleanup {
   }
 
   private async write(send: (etag: string) => Promise<void>): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      const store = await this.options.client.send(new DescribeKeyValueStoreCommand({ KvsARN: this.options.kvsArn }));
-      if (!store.ETag) throw new Error(`DescribeKeyValueStore ${this.options.kvsArn} returned no ETag`);
-      const etag = store.ETag;
-      try {
-        await send(etag);
-        return;
-      } catch (error) {
-        if (!isStaleEtag(error) || attempt >= KVS_WRITE.maxAttempts) throw error;
-        const stepMs = Math.min(KVS_WRITE.capMs, KVS_WRITE.baseMs * 2 ** (attempt - 1));
-        await this.backoff.sleep(Math.round(this.backoff.random() * stepMs));
-      }
-    }
+    await withBackoff(
+      async () => {
+        const store = await this.options.client.send(new DescribeKeyValueStoreCommand({ KvsARN: this.options.kvsArn }));
+        if (!store.ETag) throw new Error(`DescribeKeyValueStore ${this.options.kvsArn} returned no ETag`);
+        await send(store.ETag);
+      },
+      KVS_WRITE,
+      isStaleEtag,
+      this.pacing,
+    );
   }
 }
 

@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { TABLE_KEYS } from '../../contracts/messages.js';
 import { conditionally } from '../shared/dynamodb.js';
-import { chunksOf, untilAllTaken } from './batch-retry.js';
+import { chunksOf, type Pacing, REAL_PACING, untilAllTaken } from '../shared/backoff.js';
 import type { MessageRecord } from './message.js';
 import type {
   AttemptRecord,
@@ -35,12 +35,14 @@ export class DynamoDbMessageStore implements MessageStore, MessageBatchStore {
      * to conditional puts instead. @default client
      */
     private readonly singleAttemptClient: DynamoDBDocumentClient = client,
+    /** The waits between a batch's attempts (a fake clock in tests). */
+    private readonly pacing: Pacing = REAL_PACING,
   ) {}
 
   async createAll(records: readonly MessageRecord[]): Promise<void> {
     await Promise.all(
       chunksOf(records, BATCH_WRITE_MAX).map((chunk) =>
-        untilAllTaken(chunk, (pending) => this.putChunk(pending), (left) => new BatchWriteError('put', left.length)),
+        untilAllTaken(chunk, (pending) => this.putChunk(pending), (left) => new BatchWriteError('put', left.length), this.pacing),
       ),
     );
   }

@@ -1,5 +1,5 @@
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { chunksOf, untilAllTaken } from './batch-retry.js';
+import { chunksOf, type Pacing, REAL_PACING, untilAllTaken } from '../shared/backoff.js';
 import type { MessageEnvelope } from './message.js';
 import type { MessageBatchQueue, MessageQueue } from './ports.js';
 
@@ -19,6 +19,8 @@ export class SqsMessageQueue implements MessageQueue, MessageBatchQueue {
   constructor(
     private readonly client: SQSClient,
     private readonly queueUrl: string,
+    /** The waits between a batch's attempts (a fake clock in tests). */
+    private readonly pacing: Pacing = REAL_PACING,
   ) {}
 
   async send(envelope: MessageEnvelope): Promise<void> {
@@ -40,7 +42,12 @@ export class SqsMessageQueue implements MessageQueue, MessageBatchQueue {
   async sendAll(envelopes: readonly MessageEnvelope[]): Promise<void> {
     await Promise.all(
       chunksOf(envelopes, SEND_BATCH_MAX).map((chunk) =>
-        untilAllTaken(chunk, (pending) => this.sendChunk(pending), (left) => new EnqueueError(left.length)),
+        untilAllTaken(
+          chunk,
+          (pending) => this.sendChunk(pending),
+          (left) => new EnqueueError(left.length),
+          this.pacing,
+        ),
       ),
     );
   }

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BatchWriteError, DynamoDbMessageStore } from '../../../lambda/messages/dynamodb-message-store.js';
 import type { MessageRecord } from '../../../lambda/messages/message.js';
 import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { SDK_THROTTLING } from '../../../lambda/shared/backoff.js';
 import { createDocumentClient } from '../../../lambda/shared/dynamodb.js';
 
 const TABLE = 'Messages';
@@ -217,7 +218,9 @@ describe('createAll and removeAll (a batch)', () => {
   // A store whose BatchWriteItem client is its own (no SDK retries), as lambda/messages/send-handler.ts builds it.
   const singleAttemptClient = createDocumentClient({ region: 'eu-west-1', maxAttempts: 1 });
   const batchDdb = mockClient(singleAttemptClient);
-  const batchStore = new DynamoDbMessageStore(client, TABLE, singleAttemptClient);
+  // No real wait between a batch's attempts (the waits are the helper's, tested in test/lambda/shared/backoff.test.ts).
+  const pacing = { sleep: async () => undefined, random: Math.random };
+  const batchStore = new DynamoDbMessageStore(client, TABLE, singleAttemptClient, pacing);
   const records = (n: number): MessageRecord[] =>
     Array.from({ length: n }, (_, i) => ({ ...record, id: `msg_01JD8X3Q5Z8M2N4P6R7S9T${String(i).padStart(4, '0')}` }));
   const puts = (rs: readonly MessageRecord[]) => ({ [TABLE]: rs.map((r) => ({ PutRequest: { Item: r } })) });
@@ -274,18 +277,16 @@ describe('createAll and removeAll (a batch)', () => {
   });
 
   it('waits a backoff before sending unprocessed items again', async () => {
-    vi.useFakeTimers();
-    vi.spyOn(Math, 'random').mockReturnValue(0.5);
     const all = records(2);
     batchDdb
       .on(BatchWriteCommand)
       .resolvesOnce({ UnprocessedItems: puts(all.slice(1)) })
       .resolvesOnce({});
-    const done = batchStore.createAll(all);
-    await vi.advanceTimersByTimeAsync(1);
-    expect(batchInputs()).toHaveLength(1);
-    await vi.advanceTimersByTimeAsync(2_000);
-    await done;
+    // Each wait, with how many BatchWriteItems were sent when it began.
+    const waited: Array<{ ms: number; sentBefore: number }> = [];
+    const sleep = async (ms: number) => void waited.push({ ms, sentBefore: batchInputs().length });
+    await new DynamoDbMessageStore(client, TABLE, singleAttemptClient, { sleep, random: () => 0.5 }).createAll(all);
+    expect(waited).toEqual([{ ms: SDK_THROTTLING.baseMs / 2, sentBefore: 1 }]);
     expect(batchInputs()).toHaveLength(2);
   });
 

@@ -7,7 +7,9 @@ import { BATCH_SETTLE_SECONDS, EnqueueError, SqsMessageQueue } from '../../../la
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/messages';
 const client = new SQSClient({ region: 'eu-west-1' });
 const sqs = mockClient(client);
-const queue = new SqsMessageQueue(client, QUEUE_URL);
+// No real wait between a batch's attempts (the waits are the helper's, tested in test/lambda/shared/backoff.test.ts).
+const pacing = { sleep: async () => undefined, random: Math.random };
+const queue = new SqsMessageQueue(client, QUEUE_URL, pacing);
 
 const envelope: MessageEnvelope = {
   v: 1,
