@@ -25,7 +25,7 @@ const WAIT_FLAG = [
 const WORKING_STATES = new Set(['verifying', 'issuing_certificate']);
 
 /** A domain as typed (trimmed, lower case, no trailing dot, IDN as punycode), for the URL path. */
-function domainArg(value: string): string {
+export function domainArg(value: string): string {
   const name = value.trim().toLowerCase().replace(/\.$/, '');
   return domainToASCII(name) || name;
 }
