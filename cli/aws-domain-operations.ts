@@ -5,12 +5,14 @@ import type { DomainRecord } from '../lambda/domains/domain-record.js';
 import { type DomainView, domainView } from '../lambda/domains/domain-view.js';
 import { DynamoDbDomainStore } from '../lambda/domains/dynamodb-domain-store.js';
 import type { TenantReleaseRequest } from '../lambda/domains/ports.js';
+import { SfnDomainFlowStarter } from '../lambda/domains/sfn-flow-starter.js';
 import { DynamoDbProjectStore } from '../lambda/projects/index.js';
 import { MANAGEMENT_PLANE } from '../lambda/shared/aws-clients.js';
+import { systemClock } from '../lambda/shared/clock.js';
 import { createDocumentClient } from '../lambda/shared/dynamodb.js';
 import { DOMAINS_OUTPUTS } from '../lib/stacks/domains-stack-outputs.js';
 import { awsError } from './aws-errors.js';
-import { type DeployedStack, describeStack } from './deployed-stack.js';
+import { type DeployedStack, describeStack, operatorOutputs, publishedConfig } from './deployed-stack.js';
 import { CliError } from './errors.js';
 import type { DriftCheckStarted } from './operator-client.js';
 
@@ -101,6 +103,9 @@ interface DeployedDomains {
   readonly region: string;
   readonly stateMachineArn: string;
   readonly platformHost: string;
+  /** `<prefix>-DomainsData`, for the outputs only some commands need. */
+  readonly data: DeployedStack;
+  readonly documentClient: ReturnType<typeof createDocumentClient>;
   readonly domains: DynamoDbDomainStore;
   readonly projects: DynamoDbProjectStore;
   readonly sfn: SFNClient;
@@ -120,6 +125,8 @@ async function openDeployedDomains(api: DeployedStack): Promise<DeployedDomains>
       region,
       stateMachineArn: requiredOutput(flow, DOMAINS_OUTPUTS.domains.stateMachineArn),
       platformHost: requiredOutput(data, tables.platformHost),
+      data,
+      documentClient,
       domains: new DynamoDbDomainStore(documentClient, requiredOutput(data, tables.domainsTableName)),
       projects: new DynamoDbProjectStore(documentClient, requiredOutput(data, tables.projectsTableName)),
       sfn: new SFNClient({ ...MANAGEMENT_PLANE, region }),
@@ -213,6 +220,43 @@ export async function releaseDomainTenant(
     const { stateMachineArn } = deployed;
     await deployed.sfn.send(new StartExecutionCommand({ stateMachineArn, name: execution, input }));
     return { domain, execution, startedAt: startedAt.toISOString() };
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw awsError(error, deployed.region);
+  } finally {
+    deployed.sfn.destroy();
+  }
+}
+
+/**
+ * `domains verify --stack`: the owner's Re-verify, run for them (DomainService.verify with the
+ * domain's own account and project): a new attempt on the record, then the flow started for it.
+ */
+export async function reverifyDomain(api: DeployedStack, domain: string): Promise<DomainView> {
+  const deployed = await openDeployedDomains(api);
+  try {
+    const record = await domainRecord(deployed, domain);
+    if (record.state === 'removed') {
+      throw new CliError(`${domain} is removed: there is nothing to verify (see domains release for its tenant)`, { code: 'domain_removed' });
+    }
+    const [{ DomainService }, { kvsEdgeRouter }, { DynamoDbAccountStore }] = await Promise.all([
+      import('../lambda/domains/domain-service.js'),
+      import('../lambda/domains/aws-adapters.js'),
+      import('../lambda/keys/accounts.js'),
+    ]);
+    // The control API's own wiring (lambda/control/http-handler.ts); Verify itself reads the
+    // project and the domain (and its parent names), updates the record and starts the flow.
+    const service = new DomainService({
+      accounts: new DynamoDbAccountStore(deployed.documentClient, operatorOutputs(api).accountsTableName),
+      projects: deployed.projects,
+      domains: deployed.domains,
+      edge: kvsEdgeRouter(requiredOutput(deployed.data, DOMAINS_OUTPUTS.domainsData.keyValueStoreArn)),
+      flow: new SfnDomainFlowStarter({ client: deployed.sfn, stateMachineArn: deployed.stateMachineArn }),
+      clock: systemClock,
+      config: publishedConfig(api),
+      platformHost: deployed.platformHost,
+    });
+    return await service.verify(record.accountId, record.projectId, domain);
   } catch (error) {
     if (error instanceof CliError) throw error;
     throw awsError(error, deployed.region);

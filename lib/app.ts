@@ -186,7 +186,7 @@ export function buildApp(options: BuildAppOptions = {}): PlatformApp {
     description: 'Projects platform: the custom-domain flow (Step Functions, task functions, alarms)',
   });
 
-  // The operator CLI's `domains check-drift|show|release --stack` (docs/operators/cli.md).
+  // The operator CLI's `domains check-drift|show|verify|release --stack` (docs/operators/cli.md).
   allowDomainOperations(apiStack.messages.usagePlanTargets.operatorPolicy, {
     stateMachineArn: domainsStack.flow.stateMachine.stateMachineArn,
     stackId: domainsStack.stackId,

@@ -1,6 +1,6 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { ListExecutionsCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -8,17 +8,22 @@ import {
   domainRunKind,
   domainsStackName,
   releaseDomainTenant,
+  reverifyDomain,
   showDomain,
   startDriftCheck,
 } from '../../cli/aws-domain-operations.js';
 import { domainFlowExecutionName, domainReleaseExecutionName } from '../../contracts/domain-flow.js';
+import { loadConfig } from '../../lib/config/index.js';
+import { PLATFORM_CONFIG_OUTPUT } from '../../lib/stacks/api-stack-outputs.js';
 import { DRIFT_CHECK_INPUT } from '../../lib/constructs/domains/drift-schedule.js';
 
 const cloudformation = mockClient(CloudFormationClient);
 const sfn = mockClient(SFNClient);
+const documents = mockClient(DynamoDBDocumentClient);
 afterEach(() => {
   cloudformation.reset();
   sfn.reset();
+  documents.reset();
 });
 
 const api = { stackName: 'Staging-Api', region: 'eu-west-1', source: 'test', outputs: {}, warnings: [] };
@@ -44,9 +49,6 @@ describe('domains check-drift --stack', () => {
 });
 
 describe('domains show and release --stack', () => {
-  const documents = mockClient(DynamoDBDocumentClient);
-  afterEach(() => documents.reset());
-
   const record = {
     domain: 'www.example.com',
     display: 'www.example.com',
@@ -130,5 +132,57 @@ describe('domains show and release --stack', () => {
     documents.on(GetCommand, { TableName: 'Domains', Key: { domain: 'www.example.com' } }).resolves({ Item: { ...record, state: 'active' } });
     await expect(releaseDomainTenant(api, 'www.example.com')).rejects.toThrow(/is active, not removed/);
     expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
+  });
+});
+
+describe('domains verify --stack', () => {
+  it('runs the owner\'s Re-verify for them: the next attempt on the record, then the flow for that attempt', async () => {
+    const apiWithOutputs = {
+      ...api,
+      outputs: {
+        ApiKeysTableName: 'ApiKeys',
+        AccountsTableName: 'Accounts',
+        RateLimitsTableName: 'RateLimits',
+        RestApiId: 'abc123',
+        StageName: 'v1',
+        FreeUsagePlanId: 'up-free',
+        ProUsagePlanId: 'up-pro',
+        BusinessUsagePlanId: 'up-business',
+        [PLATFORM_CONFIG_OUTPUT]: JSON.stringify(loadConfig({ platform: { region: 'eu-west-1' } })),
+      },
+    };
+    const stackOf = (name: string, outputs: Record<string, string>) => ({
+      Stacks: [{
+        StackName: name,
+        CreationTime: new Date(),
+        StackStatus: 'UPDATE_COMPLETE' as const,
+        Outputs: Object.entries(outputs).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue })),
+      }],
+    });
+    cloudformation.on(DescribeStacksCommand, { StackName: 'Staging-Domains' }).resolves(stackOf('Staging-Domains', { StateMachineArn: FLOW }));
+    cloudformation.on(DescribeStacksCommand, { StackName: 'Staging-DomainsData' }).resolves(stackOf('Staging-DomainsData', {
+      DomainsTableName: 'Domains',
+      ProjectsTableName: 'Projects',
+      PlatformHost: 'edge.platform.example.com',
+      KeyValueStoreArn: 'arn:aws:cloudfront::123456789012:key-value-store/kvs',
+    }));
+    const record = {
+      domain: 'www.example.com', display: 'www.example.com', projectId: 'prj_1', accountId: 'acct_1', apex: false,
+      state: 'dns_failed', records: [], target: 'tok.edge.platform.example.com', ownershipToken: 'tok', attempt: 3,
+      createdAt: '2026-11-20T10:00:00.000Z', updatedAt: '2026-11-26T10:00:00.000Z',
+    };
+    documents.on(GetCommand).resolves({});
+    documents.on(GetCommand, { TableName: 'Domains', Key: { domain: 'www.example.com' } }).resolves({ Item: record });
+    documents.on(GetCommand, { TableName: 'Projects', Key: { projectId: 'prj_1' } }).resolves({ Item: { projectId: 'prj_1', accountId: 'acct_1', slug: 'shop' } });
+    documents.on(UpdateCommand).resolves({});
+    sfn.on(StartExecutionCommand).resolves({ executionArn: 'x', startDate: new Date() });
+
+    const view = await reverifyDomain(apiWithOutputs, 'www.example.com');
+    expect(view).toMatchObject({ domain: 'www.example.com', state: 'verifying', attempt: 4 });
+    const update = documents.commandCalls(UpdateCommand)[0]?.args[0].input;
+    expect(update?.TableName).toBe('Domains');
+    const start = sfn.commandCalls(StartExecutionCommand)[0]?.args[0].input;
+    expect(start?.name).toBe(domainFlowExecutionName('www.example.com', 4));
+    expect(JSON.parse(start?.input ?? '')).toMatchObject({ domain: 'www.example.com', attempt: 4 });
   });
 });

@@ -110,8 +110,10 @@ function apigatewayNagArn(stack: Stack, path: string): string {
  * table) and lists the flow's executions for it (ListExecutions: resource type stateMachine,
  * Service Authorization Reference, list_awsstepfunctions); `domains release` reads the removed
  * domain and its project (GetItem on both tables: the tenant is named by the project's slug) and
- * starts the flow's release branch. The stacks' outputs locate the flow and the tables. Exactly
- * that: no write to either table, no other execution call. IAM cannot tell the execution inputs
+ * starts the flow's release branch; `domains verify` is the owner's Re-verify (DomainService.verify):
+ * it reads the domain, its parent names and its project, writes the new attempt on the domain's
+ * record (UpdateItem, the Domains table only) and starts the flow. The stacks' outputs locate the
+ * flow and the tables. Exactly that: no other write, no other execution call. IAM cannot tell the execution inputs
  * apart; the flow validates its input and the CLI sends only the drift check's and the release's.
  */
 export function allowDomainOperations(
@@ -139,6 +141,11 @@ export function allowDomainOperations(
       sid: 'DomainRecords',
       actions: ['dynamodb:GetItem'],
       resources: [domains.domainsTableArn, domains.projectsTableArn],
+    }),
+    new iam.PolicyStatement({
+      sid: 'DomainReverify',
+      actions: ['dynamodb:UpdateItem'],
+      resources: [domains.domainsTableArn],
     }),
     new iam.PolicyStatement({
       sid: 'DomainsStackOutputs',

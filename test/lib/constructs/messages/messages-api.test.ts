@@ -519,7 +519,7 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
           actions: ['sqs:GetQueueAttributes', 'sqs:SendMessage'],
           resource: stack.resolve(platform.dataStack.messages.queue.queueArn),
         },
-        // `domains check-drift|show|release --stack`: the flow, the two tables' items, the stacks' outputs (lib/app.ts).
+        // `domains check-drift|show|verify|release --stack`: the flow, the two tables' items, the stacks' outputs (lib/app.ts).
         StartDomainFlow: {
           effect: 'Allow',
           actions: ['states:StartExecution'],
@@ -537,6 +537,11 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
             stack.resolve(platform.domainsDataStack.projects.tables.projects.tableArn),
             stack.resolve(platform.domainsDataStack.projects.tables.domains.tableArn),
           ],
+        },
+        DomainReverify: {
+          effect: 'Allow',
+          actions: ['dynamodb:UpdateItem'],
+          resource: stack.resolve(platform.domainsDataStack.projects.tables.domains.tableArn),
         },
         DomainsStackOutputs: {
           effect: 'Allow',
