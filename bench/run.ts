@@ -120,9 +120,11 @@ async function main() {
       await limitsPlatform.stop();
     }
   }
+  if (wanted('deploys')) for (const f of await timed('deploys', async () => (await import('./deploys.js')).deploys(options))) report(f);
   // Simulated time: counts and ratios that do not depend on how busy the box is.
   if (wanted('limiter-scale')) report(await timed('limiter-scale', () => limiterScale(options)));
   if (wanted('synth')) report(await timed('synth', async () => synthTime(options)));
+  if (wanted('webhooks')) for (const f of await timed('webhooks', () => import('./webhooks.js').then((m) => m.webhooksBench(options)))) report(f);
 
   const totalSeconds = Math.round((performance.now() - started) / 100) / 10;
   console.log(`# total ${totalSeconds} s`);

@@ -1,5 +1,5 @@
 import { type CliIo, type Values } from './command.js';
-import type { OperatorClient, ProjectsClient } from './operator-client.js';
+import type { OperatorClient, ProjectsClient, WebhooksClient } from './operator-client.js';
 import type { DeployedStack } from './deployed-stack.js';
 import { CliError, usageError } from './errors.js';
 import { clean } from './format.js';
@@ -13,6 +13,8 @@ export interface Backend {
   readonly client: OperatorClient;
   /** Projects and domains: the local control API only. */
   readonly projects?: ProjectsClient;
+  /** Webhook endpoints: the local control API only. */
+  readonly webhooks?: WebhooksClient;
   /** With --stack/--outputs: the deployment's API stack (outputs, region). */
   readonly deployed?: DeployedStack;
   close(): void;
@@ -20,6 +22,9 @@ export interface Backend {
 
 export const AWS_PROJECTS_MESSAGE =
   'projects and domains of a deployed stack are managed by their owners in the dashboard (output DashboardUrl of <stackPrefix>-Dashboard)';
+
+export const AWS_WEBHOOKS_MESSAGE =
+  'webhook endpoints of a deployed stack are managed by their owners in the dashboard (Webhooks) or its control API';
 
 export async function openBackend(values: Values, env: CliIo['env'], localOnly = false): Promise<Backend> {
   const url = values.url as string | undefined;
@@ -59,5 +64,5 @@ export async function openBackend(values: Values, env: CliIo['env'], localOnly =
     throw usageError(`${url !== undefined ? '--url' : 'PLATFORM_CONTROL_URL'} must be an http(s) URL, got "${clean(baseUrl)}"`);
   }
   const client = new ControlApiClient(baseUrl);
-  return { client, projects: client, close: () => {} };
+  return { client, projects: client, webhooks: client, close: () => {} };
 }

@@ -1,7 +1,7 @@
 import { type ParseArgsConfig } from 'node:util';
 import { PLAN_IDS, type RateLimits } from '../lib/config/index.js';
 import type { DeployedStack } from './deployed-stack.js';
-import type { OperatorClient, ProjectsClient } from './operator-client.js';
+import type { OperatorClient, ProjectsClient, WebhooksClient } from './operator-client.js';
 import { usageError } from './errors.js';
 import { clean } from './format.js';
 
@@ -25,6 +25,8 @@ export interface Context {
   deployed(): DeployedStack | undefined;
   /** Projects, deploys and domains: the local control API only (commands marked `localOnly`). */
   projects(): ProjectsClient;
+  /** Webhook endpoints: the local control API only (commands marked `localOnly`). */
+  webhooks(): WebhooksClient;
   /** The command's one JSON document (--json) or its human text. */
   output(document: unknown, text: string): void;
   /**

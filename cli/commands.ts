@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { AWS_PROJECTS_MESSAGE, openBackend } from './backend.js';
+import { AWS_PROJECTS_MESSAGE, AWS_WEBHOOKS_MESSAGE, openBackend } from './backend.js';
 import { type CliIo, type Command, type Context, GLOBAL_OPTIONS, type Options, PROGRAM, type Values } from './command.js';
 import { ACCOUNT_COMMANDS } from './commands/accounts.js';
 import { BAN_COMMANDS } from './commands/bans.js';
@@ -13,6 +13,7 @@ import { MIGRATE_COMMANDS } from './commands/migrate.js';
 import { PLAN_COMMANDS } from './commands/plans.js';
 import { PROJECT_COMMANDS } from './commands/projects.js';
 import { USAGE_COMMANDS } from './commands/usage.js';
+import { WEBHOOK_COMMANDS } from './commands/webhooks.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE, usageError } from './errors.js';
 import { clean } from './format.js';
 import { commandHelp, commandUsage, globalHelp, groupHelp, startsWith, subcommands } from './help.js';
@@ -33,6 +34,7 @@ export const COMMANDS: readonly Command[] = [
   ...PROJECT_COMMANDS,
   ...DOMAIN_COMMANDS,
   ...DOMAIN_OPERATION_COMMANDS,
+  ...WEBHOOK_COMMANDS,
 ];
 
 /**
@@ -166,6 +168,10 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
         projects() {
           if (!backend.projects) throw new CliError(AWS_PROJECTS_MESSAGE, { code: 'not_supported' });
           return backend.projects;
+        },
+        webhooks() {
+          if (!backend.webhooks) throw new CliError(AWS_WEBHOOKS_MESSAGE, { code: 'not_supported' });
+          return backend.webhooks;
         },
         deployed: () => backend.deployed,
         output(document, text) {

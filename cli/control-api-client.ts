@@ -3,20 +3,25 @@ import type { RateLimits } from '../lib/config/index.js';
 import type {
   AccountView,
   OperatorClient,
-  DeployFileUpload,
+  DeployListing,
+  DeployRecord,
   DomainAdded,
   DomainConfig,
   DomainRemoved,
   DriftCheckStarted,
   DomainView,
   KeyView,
+  ProjectDeleted,
   ProjectsClient,
+  WebhookEndpointView,
+  WebhooksClient,
   ProjectView,
   RedirectInput,
   MigrationReport,
   UsageHistoryView,
   UsageView,
 } from './operator-client.js';
+import type { ManifestEntry, StartedDeployBody, UploadInstruction } from '../contracts/deploys.js';
 import { CliError } from './errors.js';
 
 export const DEFAULT_CONTROL_URL = 'http://127.0.0.1:3001';
@@ -31,6 +36,13 @@ const CONTROL_API_CODES = new Set([
   'slug_taken',
   'deploy_in_progress',
   'deploy_failed',
+  'deploy_not_found',
+  'deploy_not_rollbackable',
+  'files_missing',
+  'too_many_files',
+  'file_too_large',
+  'deploy_too_large',
+  'slug_held',
   'domain_not_found',
   'plan_required',
   'project_not_deployed',
@@ -51,7 +63,7 @@ export interface ControlApiClientOptions {
 }
 
 /** The platform over the local control API (local/control-api.ts): accounts and keys, projects and domains. */
-export class ControlApiClient implements OperatorClient, ProjectsClient {
+export class ControlApiClient implements OperatorClient, ProjectsClient, WebhooksClient {
   private readonly baseUrl: string;
 
   constructor(
@@ -115,8 +127,33 @@ export class ControlApiClient implements OperatorClient, ProjectsClient {
     return this.request('GET', projectPath(accountId, projectId));
   }
 
-  deploy(accountId: string, projectId: string, files: readonly DeployFileUpload[]): Promise<ProjectView> {
+  renameProject(accountId: string, projectId: string, name: string): Promise<ProjectView> {
+    return this.request('PATCH', projectPath(accountId, projectId), { name });
+  }
+
+  deleteProject(accountId: string, projectId: string): Promise<ProjectDeleted> {
+    return this.request('DELETE', projectPath(accountId, projectId));
+  }
+
+  startDeploy(accountId: string, projectId: string, files: readonly ManifestEntry[]): Promise<StartedDeployBody> {
     return this.request('POST', `${projectPath(accountId, projectId)}/deploys`, { files });
+  }
+
+  /** A `files_missing` refusal is an answer here: it carries fresh URLs for what is missing. */
+  async finalizeDeploy(accountId: string, projectId: string, deployId: string): Promise<FinalizeAnswer> {
+    const path = `${projectPath(accountId, projectId)}/deploys/${seg(deployId)}/finalize`;
+    type Answer = DeployRecord & { code?: string; uploads?: UploadInstruction[] };
+    const answer = await this.request<Answer>('POST', path, undefined, 'files_missing');
+    return answer.code === 'files_missing' ? { missing: answer.uploads ?? [] } : { deploy: answer };
+  }
+
+  async listDeploys(accountId: string, projectId: string): Promise<DeployListing[]> {
+    const body = await this.request<{ deploys?: DeployListing[] }>('GET', `${projectPath(accountId, projectId)}/deploys`);
+    return this.list(body.deploys, 'deploys');
+  }
+
+  rollback(accountId: string, projectId: string, deployId: string): Promise<DeployListing> {
+    return this.request('POST', `${projectPath(accountId, projectId)}/deploys/${seg(deployId)}/rollback`);
   }
 
   addDomain(accountId: string, projectId: string, domain: string): Promise<DomainAdded> {
@@ -156,12 +193,37 @@ export class ControlApiClient implements OperatorClient, ProjectsClient {
     return this.request('POST', '/maintenance/domain-drift-check');
   }
 
+  async listWebhooks(accountId: string): Promise<WebhookEndpointView[]> {
+    const body = await this.request<{ webhooks?: WebhookEndpointView[] }>('GET', `/accounts/${seg(accountId)}/webhooks`);
+    return this.list(body.webhooks, 'webhooks');
+  }
+
+  createWebhook(accountId: string, input: { url: string; events?: readonly string[] }) {
+    return this.request<{ webhook: WebhookEndpointView; secret: string }>('POST', `/accounts/${seg(accountId)}/webhooks`, input);
+  }
+
+  removeWebhook(accountId: string, webhookId: string): Promise<{ id: string; removed: true }> {
+    return this.request('DELETE', `/accounts/${seg(accountId)}/webhooks/${seg(webhookId)}`);
+  }
+
+  rotateWebhookSecret(accountId: string, webhookId: string) {
+    return this.request<{ webhook: WebhookEndpointView; secret: string; previousSecretExpiresAt: string }>(
+      'POST',
+      `/accounts/${seg(accountId)}/webhooks/${seg(webhookId)}/rotate-secret`,
+    );
+  }
+
+  sendWebhookTest(accountId: string, webhookId: string): Promise<{ eventId: string; type: string }> {
+    return this.request('POST', `/accounts/${seg(accountId)}/webhooks/${seg(webhookId)}/test`);
+  }
+
   private list<T>(value: T[] | undefined, name: string): T[] {
     if (!Array.isArray(value)) throw new CliError(`unexpected answer from ${this.baseUrl}: no "${name}" list`, { hint: URL_HINT });
     return value;
   }
 
-  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  /** `answeredProblem`: a refusal with this code is returned as the answer rather than thrown. */
+  private async request<T>(method: string, path: string, body?: unknown, answeredProblem?: string): Promise<T> {
     const url = `${this.baseUrl}${path}`;
     const timeoutMs = this.options.timeoutMs ?? 30_000;
     let res: Response;
@@ -187,6 +249,7 @@ export class ControlApiClient implements OperatorClient, ProjectsClient {
     if (!res.ok) {
       const problem = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
       const code = typeof problem.code === 'string' ? problem.code : undefined;
+      if (answeredProblem !== undefined && code === answeredProblem) return problem as T;
       const detail = typeof problem.detail === 'string' ? problem.detail : `HTTP ${res.status} ${res.statusText || STATUS_CODES[res.status] || ''}`.trim();
       type FieldError = { field: string; message: string };
       const errors = Array.isArray(problem.errors) ? (problem.errors as FieldError[]) : undefined;
@@ -207,6 +270,7 @@ export class ControlApiClient implements OperatorClient, ProjectsClient {
   }
 }
 
+type FinalizeAnswer = { missing?: UploadInstruction[]; deploy?: DeployRecord };
 const seg = (value: string) => encodeURIComponent(value);
 const projectPath = (accountId: string, projectId: string) => `/accounts/${seg(accountId)}/projects/${seg(projectId)}`;
 

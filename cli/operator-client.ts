@@ -1,3 +1,6 @@
+import type { DeployListing } from '../lambda/projects/deploy-service.js';
+import type { DeployRecord } from '../lambda/projects/project.js';
+import type { ManifestEntry, StartedDeployBody, UploadInstruction } from '../contracts/deploys.js';
 import type { RateLimits } from '../lib/config/index.js';
 import type { DnsRecordInstruction } from '../lambda/domains/dns-records.js';
 import type { DomainConfig } from '../lambda/domains/domain-config.js';
@@ -32,10 +35,15 @@ export interface OperatorClient {
 export type { DnsRecordInstruction, DomainConfig, DomainView, ProjectView };
 export type { Redirect } from '../lambda/domains/domain-config.js';
 
-/** A file of a deploy: its path inside the site (POSIX, relative) and its bytes in base64. */
-export interface DeployFileUpload {
-  readonly path: string;
-  readonly content: string;
+/** One deploy in a project's history (DeployListing: and whether it is the one served). */
+export type { DeployListing, DeployRecord };
+
+/** A deleted project: the custom domains it released and until when its slug is held. */
+export interface ProjectDeleted {
+  readonly projectId: string;
+  readonly deleted: true;
+  readonly releasedDomains: string[];
+  readonly slugHeldUntil: string;
 }
 
 /** A domain just added, and the DNS records its owner sets. */
@@ -73,7 +81,17 @@ export interface ProjectsClient {
   createProject(accountId: string, input: { slug: string; name?: string }): Promise<ProjectView>;
   listProjects(accountId: string): Promise<ProjectView[]>;
   getProject(accountId: string, projectId: string): Promise<ProjectView>;
-  deploy(accountId: string, projectId: string, files: readonly DeployFileUpload[]): Promise<ProjectView>;
+  renameProject(accountId: string, projectId: string, name: string): Promise<ProjectView>;
+  deleteProject(accountId: string, projectId: string): Promise<ProjectDeleted>;
+  /** The two calls of a deploy (contracts/deploys.ts): the manifest, then finalize. */
+  startDeploy(accountId: string, projectId: string, files: readonly ManifestEntry[]): Promise<StartedDeployBody>;
+  finalizeDeploy(
+    accountId: string,
+    projectId: string,
+    deployId: string,
+  ): Promise<{ missing?: UploadInstruction[]; deploy?: DeployRecord }>;
+  listDeploys(accountId: string, projectId: string): Promise<DeployListing[]>;
+  rollback(accountId: string, projectId: string, deployId: string): Promise<DeployListing>;
   addDomain(accountId: string, projectId: string, domain: string): Promise<DomainAdded>;
   listDomains(accountId: string, projectId: string): Promise<DomainView[]>;
   getDomain(accountId: string, projectId: string, domain: string): Promise<DomainView>;
@@ -85,4 +103,35 @@ export interface ProjectsClient {
   removeRedirect(accountId: string, projectId: string, from: string): Promise<DomainConfig>;
   /** Operators: starts a drift check of every live domain now (202). */
   checkDomainDrift(): Promise<DriftCheckStarted>;
+}
+
+/** A webhook endpoint as the control API shows it (openapi/control-api.yaml, `Webhook`). */
+export interface WebhookEndpointView {
+  readonly id: string;
+  readonly url: string;
+  readonly events: readonly string[];
+  readonly status: 'enabled' | 'disabled';
+  readonly createdAt: string;
+  readonly failingSince?: string;
+  readonly disabledAt?: string;
+  readonly disabledReason?: string;
+}
+
+/**
+ * Webhook endpoints of an account: the control API's routes under `/accounts/{accountId}/webhooks`
+ * (docs/webhooks.md). The local control API for the CLI; on AWS owners manage them in the dashboard.
+ */
+export interface WebhooksClient {
+  listWebhooks(accountId: string): Promise<WebhookEndpointView[]>;
+  /** The secret is in this result and nowhere else. */
+  createWebhook(
+    accountId: string,
+    input: { url: string; events?: readonly string[] },
+  ): Promise<{ webhook: WebhookEndpointView; secret: string }>;
+  removeWebhook(accountId: string, webhookId: string): Promise<{ id: string; removed: true }>;
+  rotateWebhookSecret(
+    accountId: string,
+    webhookId: string,
+  ): Promise<{ webhook: WebhookEndpointView; secret: string; previousSecretExpiresAt: string }>;
+  sendWebhookTest(accountId: string, webhookId: string): Promise<{ eventId: string; type: string }>;
 }

@@ -66,3 +66,26 @@ export const DOMAIN_TABLE_KEYS = {
   projects: { partitionKey: 'projectId', accountIndex: { name: 'byAccount', partitionKey: 'accountId', sortKey: 'createdAt' } },
   domains: { partitionKey: 'domain', projectIndex: { name: 'byProject', partitionKey: 'projectId', sortKey: 'domain' } },
 } as const;
+
+/** Redirect statuses the platform serves; 301 is the default (interface document, rule 10). */
+export const REDIRECT_STATUSES = [301, 302, 307, 308] as const;
+export type RedirectStatus = (typeof REDIRECT_STATUSES)[number];
+
+/** A one-hop redirect of a project's domain (stored in the project's domain configuration, served by the edge). */
+export interface Redirect {
+  readonly from: string;
+  readonly to: string;
+  readonly status: RedirectStatus;
+}
+
+/**
+ * Browser uploads of deploy files go straight to the site bucket with presigned PUTs
+ * (lambda/projects/s3-site-storage.ts): the CORS rule the bucket has for the dashboard's origin,
+ * on AWS (ProjectsData) and locally (s3rver) alike.
+ */
+export const SITE_UPLOAD_CORS = {
+  allowedMethods: ['PUT'],
+  allowedHeaders: ['content-type', 'x-amz-checksum-sha256'],
+  exposedHeaders: ['ETag'],
+  maxAgeSeconds: 3600,
+} as const;

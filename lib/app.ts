@@ -152,6 +152,7 @@ export function buildApp(options: BuildAppOptions = {}): PlatformApp {
     ...protectedAndTagged,
     config,
     messagesData: dataStack.messages,
+    webhooksData: dataStack.webhooks,
     alarmTopic,
     description: 'Messages platform: Messages API, authorizer, worker, usage plans, alarms',
   });
@@ -226,6 +227,7 @@ export function buildApp(options: BuildAppOptions = {}): PlatformApp {
     alarmTopic,
     description: 'Owners\' dashboard: control API behind Cognito, app client, CloudFront hosting of the app',
   });
+  apiStack.webhooks.connectControl(dashboardStack.dashboard.controlFunction, dataStack.messages.tables.messages);
 
   if (options.nag ?? true) applyNag(app);
   if (options.controlTower ?? options.nag ?? true) applyControlTower(app, stackPrefix);

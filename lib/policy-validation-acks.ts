@@ -152,9 +152,9 @@ export const CONTROL_TOWER_ACKNOWLEDGEMENTS: readonly ControlTowerAcknowledgemen
   },
   {
     control: 'CT.SQS.PR.1',
-    at: ['Data/Messages/DeadLetterQueue'],
+    at: ['Data/Messages/DeadLetterQueue', 'Data/Webhooks/DeliveryDeadLetterQueue'],
     reason:
-      'This is the dead-letter queue of the messages queue; a dead-letter queue of its own would only move failed messages a second time. It keeps them 14 days and an alarm watches its depth.',
+      'These are the dead-letter queues of the messages queue and of the webhook delivery queue; a dead-letter queue of their own would only move failed messages a second time. Each keeps them 14 days and an alarm watches its depth.',
   },
 ];
 

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join, normalize, resolve, sep } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { PlanId } from '../lib/config/index.js';
-import { contentTypeOf } from '../lambda/projects/project-service.js';
+import { contentTypeOf } from '../lambda/projects/deploy-manifest.js';
 import { decodePathSegment } from '../lambda/shared/http.js';
 import { readBody, writeProblem } from './control-api.js';
 import { listenOnLoopback, localLambdaContext } from './loopback.js';
@@ -25,6 +25,8 @@ export interface DemoOwner {
 export interface LocalDashboardOptions {
   /** 0 picks a free port. */
   readonly port: number;
+  /** The local site bucket's origin (s3rver), where the pages upload deploy files. */
+  readonly uploadOrigin?: string;
   /** The built dashboard (index.html and assets). */
   readonly distDir: string;
   /** The control API's Lambda handler (lambda/control/http-handlers.ts), as deployed. */
@@ -99,15 +101,18 @@ export class DevSignIn {
 /** `npx vite dashboard` (dashboard/vite.config.ts: 127.0.0.1, Vite's default port): the app from source, its /api proxied here. */
 const VITE_DEV_SERVER = 'http://127.0.0.1:5173';
 
-/** Headers CloudFront's response-headers policy sets on AWS; the same here. */
-const SECURITY_HEADERS = {
+/**
+ * Headers CloudFront's response-headers policy sets on AWS; the same here. Pages may connect to
+ * the site bucket too (`uploadOrigin`): deploy files go there with presigned PUTs.
+ */
+const securityHeaders = (uploadOrigin: string | undefined) => ({
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'strict-origin-when-cross-origin',
   'Content-Security-Policy':
-    'default-src \'self\'; script-src \'self\'; style-src \'self\'; img-src \'self\' data:; connect-src \'self\'; ' +
+    `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'${uploadOrigin ? ` ${uploadOrigin}` : ''}; ` +
     'frame-ancestors \'none\'; base-uri \'self\'; form-action \'self\'',
-};
+});
 
 /**
  * The dashboard on loopback: the built app, its `/config.json`, the development sign-in, and
@@ -118,6 +123,7 @@ export async function startLocalDashboard(
   options: LocalDashboardOptions,
 ): Promise<{ url: string; server: Server; signIn: DevSignIn; stop(): Promise<void> }> {
   const signIn = new DevSignIn(options.sessionSeconds);
+  const pageHeaders = securityHeaders(options.uploadOrigin);
   const distDir = resolve(options.distDir);
   if (!existsSync(join(distDir, 'index.html'))) {
     throw new Error(`the dashboard is not built: ${join(distDir, 'index.html')} is missing (npm start builds it)`);
@@ -149,7 +155,7 @@ export async function startLocalDashboard(
       return writeProblem(res, 405, 'method_not_allowed', 'Allowed methods: GET, HEAD.', { Allow: 'GET, HEAD' });
     }
     if (url.pathname === '/config.json') {
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...SECURITY_HEADERS });
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...pageHeaders });
       return void res.end(method === 'HEAD' ? undefined : runtimeConfig);
     }
     return staticFile(res, url.pathname, method);
@@ -230,7 +236,7 @@ export async function startLocalDashboard(
     const cache = relative.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
     // The API documents (docs/*.yaml) read as text in the browser rather than as a download.
     const type = file.endsWith('.yaml') ? 'text/plain; charset=utf-8' : contentTypeOf(file);
-    res.writeHead(200, { 'Content-Type': type, 'Cache-Control': cache, ...SECURITY_HEADERS });
+    res.writeHead(200, { 'Content-Type': type, 'Cache-Control': cache, ...pageHeaders });
     res.end(method === 'HEAD' ? undefined : readFileSync(file));
   }
 

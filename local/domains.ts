@@ -1,6 +1,4 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { S3Client } from '@aws-sdk/client-s3';
 import { NodeDnsResolver } from '../lambda/domains/dns-resolver.js';
 import { DomainService } from '../lambda/domains/domain-service.js';
 import { createDriftCheckTask } from '../lambda/domains/drift-check.js';
@@ -8,15 +6,18 @@ import { DynamoDbDomainStore } from '../lambda/domains/dynamodb-domain-store.js'
 import { createFlowTasks } from '../lambda/domains/flow-tasks.js';
 import { createReleaseTask } from '../lambda/domains/release-task.js';
 import type { AccountStore } from '../lambda/keys/accounts.js';
+import { createProjectDomains } from '../lambda/domains/project-domains.js';
+import { DeployService } from '../lambda/projects/deploy-service.js';
 import { DynamoDbProjectStore } from '../lambda/projects/dynamodb-project-store.js';
 import { ProjectService } from '../lambda/projects/project-service.js';
+import { S3SiteStorage } from '../lambda/projects/s3-site-storage.js';
 import type { Clock } from '../lambda/shared/clock.js';
 import type { createDocumentClient } from '../lambda/shared/dynamodb.js';
 import type { PlatformConfig } from '../lib/config/index.js';
 import { platformHostOf } from '../contracts/domains.js';
 import { LocalDomainFlow } from './domain-flow.js';
-import { FileSiteStorage, LocalEdgeRouter, SimulatedCertificateAuthority } from './edge.js';
-import { LOCAL_TABLE_NAMES } from './emulators.js';
+import { LocalEdgeRouter, S3SiteOrigin, SimulatedCertificateAuthority } from './edge.js';
+import { LOCAL_S3, LOCAL_SITE_BUCKET, LOCAL_TABLE_NAMES } from './emulators.js';
 
 export interface LocalDomainsOptions {
   readonly documentClient: ReturnType<typeof createDocumentClient>;
@@ -24,8 +25,8 @@ export interface LocalDomainsOptions {
   readonly clock: Clock;
   readonly config: PlatformConfig;
   readonly dnsServers?: readonly string[];
-  readonly dataDir?: string;
-  readonly sitesDir?: string;
+  /** The s3rver holding the site bucket (startS3). */
+  readonly s3Endpoint: string;
   readonly domainFlow?: {
     readonly pollMs?: number;
     readonly watchdogSeconds?: number;
@@ -45,9 +46,10 @@ export interface LocalDomainsOptions {
 export function createLocalDomains(options: LocalDomainsOptions) {
   const { documentClient, accounts, clock, config } = options;
   const platformHost = platformHostOf(config.platform.domain);
-  const sitesDir = options.sitesDir ?? join(options.dataDir ?? mkdtempSync(join(tmpdir(), 'platform-sites-')), 'sites');
-  mkdirSync(sitesDir, { recursive: true });
-  const storage = new FileSiteStorage(sitesDir);
+  // The same adapter as the control function on AWS: presigned PUTs, copies, lists, deletes.
+  const s3 = new S3Client({ ...LOCAL_S3, endpoint: options.s3Endpoint });
+  const storage = new S3SiteStorage({ client: s3, bucket: LOCAL_SITE_BUCKET, clock });
+  const origin = new S3SiteOrigin(s3, LOCAL_SITE_BUCKET);
   const edge = new LocalEdgeRouter();
   const dns = new NodeDnsResolver(options.dnsServers);
   const certificates = new SimulatedCertificateAuthority(dns, platformHost, config.platform.domain, undefined, {
@@ -90,7 +92,11 @@ export function createLocalDomains(options: LocalDomainsOptions) {
     }),
   );
   const stores = { accounts, projects: projectStore, domains: domainStore };
-  const projects = new ProjectService({ ...stores, storage, edge, clock, config });
+  const projectDomains = createProjectDomains({ domains: domainStore, edge, flow: domainFlow, clock });
+  const platformDomain = config.platform.domain;
+  const projectDeps = { projects: projectStore, domains: projectDomains, storage, edge, clock, platformDomain };
+  const projects = new ProjectService({ ...projectDeps, accounts });
+  const deploys = new DeployService(projectDeps);
   const domains = new DomainService({ ...stores, edge, flow: domainFlow, clock, config, platformHost });
 
   const intervalMs = options.domainFlow?.driftCheckIntervalMs ?? config.domains.driftCheck.intervalMinutes * 60_000;
@@ -105,16 +111,19 @@ export function createLocalDomains(options: LocalDomainsOptions) {
   return {
     platformHost,
     storage,
+    origin,
     edge,
     certificates,
     projectStore,
     domainStore,
     domainFlow,
     projects,
+    deploys,
     domains,
     stop: async () => {
       if (timer) clearInterval(timer);
       await domainFlow.stop();
+      s3.destroy();
     },
   };
 }

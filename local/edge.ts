@@ -1,6 +1,5 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { dirname, join, normalize, sep } from 'node:path';
+import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import {
   EDGE_VALUE,
   isResponse,
@@ -24,9 +23,7 @@ import type {
   ReleaseOutcome,
   TenantClaim,
 } from '../lambda/domains/ports.js';
-import { contentTypeOf } from '../lambda/projects/project-service.js';
 import { deployPrefix, type ProjectRecord } from '../lambda/projects/project.js';
-import type { SiteStorage } from '../lambda/projects/ports.js';
 import { listenOnLoopback } from './loopback.js';
 
 const LOCAL_KVS_ID = 'local-kvs';
@@ -95,28 +92,25 @@ export async function restoreEdge(
   }
 }
 
-/** Deployed files in a directory, at the same keys as in the S3 bucket. */
-export class FileSiteStorage implements SiteStorage {
-  constructor(readonly root: string) {}
+/**
+ * The edge's origin locally: the site bucket in s3rver, read as CloudFront reads it through OAC
+ * (GetObject at the rewritten URI's key), with the object's stored Content-Type.
+ */
+export class S3SiteOrigin {
+  constructor(
+    private readonly client: S3Client,
+    private readonly bucket: string,
+  ) {}
 
-  async putFile(key: string, body: Uint8Array): Promise<void> {
-    const path = this.pathOf(key);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, body);
-  }
-
-  async read(key: string): Promise<Buffer | undefined> {
+  async read(key: string): Promise<{ body: Uint8Array; contentType: string } | undefined> {
     try {
-      return await readFile(this.pathOf(key));
-    } catch {
-      return undefined;
+      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const body = await object.Body?.transformToByteArray();
+      return body ? { body, contentType: object.ContentType ?? 'application/octet-stream' } : undefined;
+    } catch (error) {
+      if ((error as Error).name === 'NoSuchKey') return undefined;
+      throw error;
     }
-  }
-
-  private pathOf(key: string): string {
-    const path = normalize(join(this.root, key));
-    if (!path.startsWith(this.root + sep)) throw new Error(`key ${key} leaves the site directory`);
-    return path;
   }
 }
 
@@ -227,7 +221,7 @@ export function hostOfLoopbackName(header: string): string {
 export async function startLocalEdge(options: {
   port: number;
   router: LocalEdgeRouter;
-  storage: FileSiteStorage;
+  origin: S3SiteOrigin;
 }): Promise<{ url: string; server: Server; stop(): Promise<void> }> {
   const viewerRequest = loadViewerRequest({ kvsId: LOCAL_KVS_ID, kvs: options.router.store, log: () => {} });
   const server = createServer((req, res) => {
@@ -249,14 +243,14 @@ export async function startLocalEdge(options: {
       } catch {
         key = '';
       }
-      const file = key ? await options.storage.read(key) : undefined;
+      const file = key ? await options.origin.read(key) : undefined;
       if (!file) {
         res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
         res.end('Not found');
         return;
       }
-      res.writeHead(200, { 'content-type': contentTypeOf(key), 'cache-control': 'public, max-age=60' });
-      res.end(req.method === 'HEAD' ? undefined : file);
+      res.writeHead(200, { 'content-type': file.contentType, 'cache-control': 'public, max-age=0, must-revalidate' });
+      res.end(req.method === 'HEAD' ? undefined : file.body);
     })().catch((error) => {
       console.error('local edge error', error);
       if (!res.headersSent) res.writeHead(500);

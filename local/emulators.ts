@@ -5,11 +5,13 @@ import {
   DynamoDBClient,
   ListTablesCommand,
 } from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, HeadBucketCommand, PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import dynalite from 'dynalite';
+import S3rver from 's3rver';
 import { buildApp } from 'fauxqs';
 import { OWNERS_TABLE_KEYS } from '../contracts/control-api.js';
-import { DOMAIN_TABLE_KEYS } from '../contracts/domains.js';
+import { DOMAIN_TABLE_KEYS, SITE_UPLOAD_CORS } from '../contracts/domains.js';
 import { TABLE_KEYS } from '../contracts/messages.js';
 import { teachReturnValuesOnConditionCheckFailure } from './dynalite-return-values.js';
 
@@ -18,6 +20,16 @@ export const LOCAL_AWS = {
   region: 'us-east-1',
   credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
 } as const;
+
+/** s3rver accepts its own default key only (it checks the key id, not the signature). */
+export const LOCAL_S3 = {
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  forcePathStyle: true,
+} as const;
+
+/** The site bucket locally (the deploys of every project, as the Sites bucket on AWS). */
+export const LOCAL_SITE_BUCKET = 'sites';
 
 export interface RunningService {
   readonly endpoint: string;
@@ -188,4 +200,49 @@ export async function createQueues(
   );
   client.destroy();
   return { queueUrl: queue.QueueUrl as string, deadLetterQueueUrl: dlq.QueueUrl as string };
+}
+
+/**
+ * s3rver (S3) on 127.0.0.1, keeping its objects under `directory`, with the site bucket. It does
+ * not check signatures: the signing and expiry rules of presigned uploads are unit-tested
+ * (test/lambda/projects/s3-site-storage.test.ts).
+ */
+export async function startS3(options: { directory: string; port?: number }): Promise<RunningService> {
+  const server = new S3rver({ port: options.port ?? 0, address: '127.0.0.1', silent: true, directory: options.directory });
+  const { port } = await server.run();
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new S3Client({ ...LOCAL_S3, endpoint });
+  try {
+    await client.send(new HeadBucketCommand({ Bucket: LOCAL_SITE_BUCKET }));
+  } catch {
+    await client.send(new CreateBucketCommand({ Bucket: LOCAL_SITE_BUCKET }));
+  } finally {
+    client.destroy();
+  }
+  return { endpoint, stop: () => server.close() };
+}
+
+/** Lets pages of these origins (the local dashboard) PUT deploy files with presigned URLs, as the Sites bucket's CORS does on AWS. */
+export async function allowSiteUploads(endpoint: string, origins: readonly string[]): Promise<void> {
+  const client = new S3Client({ ...LOCAL_S3, endpoint });
+  try {
+    await client.send(
+      new PutBucketCorsCommand({
+        Bucket: LOCAL_SITE_BUCKET,
+        CORSConfiguration: {
+          CORSRules: [
+            {
+              AllowedOrigins: [...origins],
+              AllowedMethods: [...SITE_UPLOAD_CORS.allowedMethods],
+              AllowedHeaders: [...SITE_UPLOAD_CORS.allowedHeaders],
+              ExposeHeaders: [...SITE_UPLOAD_CORS.exposedHeaders],
+              MaxAgeSeconds: SITE_UPLOAD_CORS.maxAgeSeconds,
+            },
+          ],
+        },
+      }),
+    );
+  } finally {
+    client.destroy();
+  }
 }

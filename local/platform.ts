@@ -1,6 +1,7 @@
 import type { ControlServices } from '../lambda/control/control-router.js';
 import type { DomainService } from '../lambda/domains/domain-service.js';
 import type { AccountView, AccountService } from '../lambda/keys/account-service.js';
+import type { DeployService } from '../lambda/projects/deploy-service.js';
 import type { ProjectService } from '../lambda/projects/project-service.js';
 import { type Clock, systemClock } from '../lambda/shared/clock.js';
 import { loadConfig, type PlanId, type PlatformConfig } from '../lib/config/index.js';
@@ -20,6 +21,7 @@ import { startDashboard } from './wiring/dashboard.js';
 import { deployDemoProject, startDomains } from './wiring/domains.js';
 import { seedDemoAccounts, wireKeys } from './wiring/keys.js';
 import { startMessages } from './wiring/messages.js';
+import { type LocalWebhookOptions, startWebhooks } from './wiring/webhooks.js';
 
 export interface LocalPlatformOptions {
   /** API port on 127.0.0.1; 0 picks a free one. @default 3000 */
@@ -55,7 +57,7 @@ export interface LocalPlatformOptions {
    * (0: never, only when asked). @default 1 s, 30 min, pollMs, 1, config.domains.driftCheck.intervalMinutes
    */
   readonly domainFlow?: LocalDomainsOptions['domainFlow'];
-  /** Where deployed files are kept. @default <dataDir>/sites, or a temporary directory */
+  /** Where s3rver keeps the site bucket (deployed files). @default <dataDir>/sites, or a temporary directory */
   readonly sitesDir?: string;
   /**
    * Serve the dashboard on 127.0.0.1 (the built app, its API through the control API's Lambda
@@ -64,6 +66,8 @@ export interface LocalPlatformOptions {
   readonly dashboard?: { readonly port?: number; readonly distDir?: string };
   /** Give the Pro demo account a deployed demo project (`demo`), as `npm start` does. @default false */
   readonly demoProject?: boolean;
+  /** Webhook delivery timing (tests shorten the hops and the attempt timeout). @default as on AWS */
+  readonly webhooks?: LocalWebhookOptions;
 }
 
 export interface LocalPlatform {
@@ -81,6 +85,7 @@ export interface LocalPlatform {
   /** The name customers point their CNAME/ALIAS at. */
   readonly platformHost: string;
   readonly projects: ProjectService;
+  readonly deploys: DeployService;
   readonly domains: DomainService;
   readonly domainFlow: LocalDomainFlow;
   /** The local edge's KeyValueStore (values, version, size). */
@@ -96,10 +101,12 @@ export interface LocalPlatform {
   readonly demoAccounts: Readonly<Record<PlanId, AccountView>>;
   readonly config: PlatformConfig;
   readonly clock: Clock;
-  readonly endpoints: { readonly dynamodb: string; readonly sqs: string };
+  readonly endpoints: { readonly dynamodb: string; readonly sqs: string; readonly s3: string };
   readonly tables: typeof LOCAL_TABLE_NAMES;
   readonly queues: { readonly queueUrl: string; readonly deadLetterQueueUrl: string };
   readonly worker: QueuePoller | undefined;
+  /** Owners' webhook endpoints, their deliveries, and the worker's outcomes that feed them. */
+  readonly webhooks: Awaited<ReturnType<typeof startWebhooks>>;
   /** Fault injection for tests: stops the SQS emulator, as if SQS were unavailable. */
   stopQueueService(): Promise<void>;
   /** Brings SQS back after `stopQueueService`, on the same port, with the same queues and messages. */
@@ -138,6 +145,10 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     const backing = await startBackingServices(options, config, services);
     const { documentClient } = backing;
     const keys = wireKeys({ documentClient, clock, config });
+    const webhooks = await startWebhooks(
+      { backing, clock, config, webhooks: options.webhooks, poll: options.worker ?? true },
+      services,
+    );
     const messages = await startMessages(
       {
         backing,
@@ -148,7 +159,8 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
         worker: options.worker ?? true,
         processor: options.processor,
         retryBackoff: options.retryBackoff ?? LOCAL_RETRY_BACKOFF,
-        outcomes: options.messageOutcomes,
+        // The worker's outcomes feed the owners' webhooks, unless a test listens instead.
+        outcomes: options.messageOutcomes ?? webhooks.outcomes,
       },
       services,
     );
@@ -178,17 +190,19 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
         accountService,
         history: { accounts: keys.accounts, keys: keys.keys, history: keys.usageHistoryStore, clock },
         projects: domains.projects,
+        deploys: domains.deploys,
         domains: domains.domains,
         clock,
         config,
         port: options.controlPort ?? 3001,
+        webhooks: { service: webhooks.service, messages: webhooks.messageLog },
       },
       services,
     );
 
     const { demoAccounts, demoKeys } = await seedDemoAccounts(keys, config);
     const demoOwners = await control.linkDemoOwners();
-    if (options.demoProject) await deployDemoProject(domains.projects, 'acct_demo_pro');
+    if (options.demoProject) await deployDemoProject(domains.projects, domains.deploys, 'acct_demo_pro');
 
     const dashboardUrl = options.dashboard
       ? await startDashboard(
@@ -198,12 +212,18 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
             distDir: options.dashboard.distDir,
             messagesApiUrl: messages.api.url,
             localEdgeUrl: domains.edgeServer.url,
+            uploadOrigin: domains.s3Endpoint,
             config,
             demoOwners,
           },
           services,
         )
       : undefined;
+    if (dashboardUrl) {
+      // The dashboard's pages upload deploy files straight to the bucket, as on AWS.
+      const { port } = new URL(dashboardUrl);
+      await domains.allowUploadsFrom([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
+    }
 
     return {
       baseUrl: messages.api.url,
@@ -214,6 +234,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       controlServices: control.controlServices,
       platformHost: domains.platformHost,
       projects: domains.projects,
+      deploys: domains.deploys,
       domains: domains.domains,
       domainFlow: domains.domainFlow,
       edge: domains.edge,
@@ -224,10 +245,11 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       demoAccounts,
       config,
       clock,
-      endpoints: { dynamodb: backing.dynamodb.endpoint, sqs: backing.sqs.endpoint },
+      endpoints: { dynamodb: backing.dynamodb.endpoint, sqs: backing.sqs.endpoint, s3: domains.s3Endpoint },
       tables: LOCAL_TABLE_NAMES,
       queues: backing.queues,
       worker: messages.worker,
+      webhooks,
       stopQueueService: () => backing.sqs.pause(),
       restartQueueService: () => backing.sqs.resume(),
       redriveDeadLetters: messages.redriveDeadLetters,

@@ -1,7 +1,8 @@
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import { type Command, ids, PROGRAM, PROJECT_FLAGS, PROJECT_OPTIONS, PROJECT_REQUIRED, str } from '../command.js';
-import type { DeployFileUpload, ProjectView } from '../operator-client.js';
+import { deploySite, type LocalFile } from '../../contracts/deploys.js';
+import type { DeployListing, ProjectsClient, ProjectView } from '../operator-client.js';
 import { domainConfigRows } from '../domain-format.js';
 import { usageError } from '../errors.js';
 import { clean, keyValues, table } from '../format.js';
@@ -13,7 +14,7 @@ function projectText(project: ProjectView): string {
   const last = project.lastDeploy;
   const lastText = last
     ? `${last.deployId} ${last.state} ${last.finishedAt ?? last.startedAt}` +
-    (last.fileCount !== undefined ? ` (${last.fileCount} files, ${byteCount(last.bytes ?? 0)})` : '') +
+    ` (${last.fileCount} files, ${byteCount(last.bytes)}, by ${last.by})` +
     (last.error ? `: ${last.error}` : '')
     : undefined;
   return keyValues([
@@ -43,7 +44,7 @@ function projectsTable(projects: readonly ProjectView[]): string {
  * Dotfiles and dot-directories (.git, .env…) are left out; a symbolic link is followed only when
  * it stays inside `dir`. A missing, unreadable or empty directory is a usage error.
  */
-export async function readSite(dir: string): Promise<{ files: DeployFileUpload[]; bytes: number; skipped: number }> {
+export async function readSite(dir: string): Promise<{ files: LocalFile[]; bytes: number; skipped: number }> {
   let info;
   try {
     info = await stat(dir);
@@ -58,7 +59,7 @@ export async function readSite(dir: string): Promise<{ files: DeployFileUpload[]
     return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
   };
 
-  const files: DeployFileUpload[] = [];
+  const files: LocalFile[] = [];
   const visited = new Set<string>([root]);
   let bytes = 0;
   let skipped = 0;
@@ -93,7 +94,7 @@ export async function readSite(dir: string): Promise<{ files: DeployFileUpload[]
       } else if (kind.isFile()) {
         const body = await readFile(target);
         bytes += body.byteLength;
-        files.push({ path, content: body.toString('base64') });
+        files.push({ path, body });
       }
     }
   };
@@ -161,9 +162,89 @@ export const PROJECT_COMMANDS: readonly Command[] = [
     localOnly: true,
     async run(ctx, values, [dir]) {
       const site = await readSite(dir as string);
-      ctx.io.stderr.write(`Uploading ${site.files.length} file${site.files.length === 1 ? '' : 's'} (${byteCount(site.bytes)}) from ${clean(dir as string)}…\n`);
-      const project = await ctx.projects().deploy(...ids(values), site.files);
-      ctx.output(project, `Deployed ${project.liveDeployId ?? ''}: ${site.files.length} files, live at ${project.url}\n${projectText(project)}`);
+      const client = ctx.projects();
+      const [accountId, projectId] = ids(values);
+      ctx.io.stderr.write(`Deploying ${site.files.length} file${site.files.length === 1 ? '' : 's'} (${byteCount(site.bytes)}) from ${clean(dir as string)}…\n`);
+      const outcome = await deploySite(deployCalls(client, accountId, projectId), site.files);
+      ctx.io.stderr.write(`Uploaded ${outcome.uploadedFiles} file${outcome.uploadedFiles === 1 ? '' : 's'} (${byteCount(outcome.uploadedBytes)}); ${outcome.skipped} unchanged skipped.\n`);
+      const project = await client.getProject(accountId, projectId);
+      ctx.output(
+        { ...project, deploy: outcome.deploy, ...pick(outcome, 'uploadedFiles', 'uploadedBytes', 'skipped') },
+        `Deployed ${outcome.deployId}: ${site.files.length} files, live at ${project.url}\n${projectText(project)}`,
+      );
+    },
+  },
+  {
+    words: ['projects', 'deploys'],
+    summary: 'List a project\'s deploys (the last 20): when, by whom, files, size, status, which is live',
+    options: PROJECT_OPTIONS,
+    required: PROJECT_REQUIRED,
+    flags: PROJECT_FLAGS,
+    examples: ['projects deploys --account acct_demo_pro --project prj_0123456789abcdef0123'],
+    localOnly: true,
+    async run(ctx, values) {
+      const deploys = await ctx.projects().listDeploys(...ids(values));
+      ctx.output({ deploys }, deploysTable(deploys));
+    },
+  },
+  {
+    words: ['projects', 'rollback'],
+    summary: 'Serve an earlier successful deploy again, from the next request (nothing is uploaded)',
+    args: [['DEPLOY', 'the deploy id (projects deploys lists them)']],
+    options: PROJECT_OPTIONS,
+    required: PROJECT_REQUIRED,
+    flags: PROJECT_FLAGS,
+    examples: ['projects rollback dep_0123456789abcdef0123 --account acct_demo_pro --project prj_0123456789abcdef0123'],
+    localOnly: true,
+    async run(ctx, values, [deployId]) {
+      const deploy = await ctx.projects().rollback(...ids(values), deployId as string);
+      ctx.output(deploy, `Serving ${deploy.deployId} (${deploy.fileCount} files, deployed ${deploy.startedAt}).\n`);
+    },
+  },
+  {
+    words: ['projects', 'rename'],
+    summary: 'Rename a project (its slug, and so its address, stay)',
+    options: { ...PROJECT_OPTIONS, name: { type: 'string' } },
+    required: [...PROJECT_REQUIRED, 'name'],
+    flags: [...PROJECT_FLAGS, ['--name NAME', 'the new display name']],
+    examples: ['projects rename --account acct_demo_pro --project prj_0123456789abcdef0123 --name "Shop"'],
+    localOnly: true,
+    async run(ctx, values) {
+      const project = await ctx.projects().renameProject(...ids(values), str(values, 'name'));
+      ctx.output(project, projectText(project));
+    },
+  },
+  {
+    words: ['projects', 'delete'],
+    summary: 'Delete a project: its custom domains are released, its files removed, its slug held for 30 days',
+    options: PROJECT_OPTIONS,
+    required: PROJECT_REQUIRED,
+    flags: PROJECT_FLAGS,
+    examples: ['projects delete --account acct_demo_pro --project prj_0123456789abcdef0123'],
+    localOnly: true,
+    async run(ctx, values) {
+      const deleted = await ctx.projects().deleteProject(...ids(values));
+      const released = deleted.releasedDomains.length > 0 ? `Released ${deleted.releasedDomains.join(', ')}. ` : '';
+      ctx.output(deleted, `Deleted ${deleted.projectId}. ${released}Its slug is held until ${deleted.slugHeldUntil}.\n`);
     },
   },
 ];
+
+const pick = <T extends object, K extends keyof T>(value: T, ...keys: K[]) =>
+  Object.fromEntries(keys.map((k) => [k, value[k]])) as Pick<T, K>;
+
+/** The deploy protocol's two calls over the control API client. */
+function deployCalls(client: ProjectsClient, accountId: string, projectId: string) {
+  return {
+    start: (files: Parameters<ProjectsClient['startDeploy']>[2]) => client.startDeploy(accountId, projectId, files),
+    finalize: (deployId: string) => client.finalizeDeploy(accountId, projectId, deployId),
+  };
+}
+
+function deploysTable(deploys: readonly DeployListing[]): string {
+  if (deploys.length === 0) return 'No deploys.\n';
+  return table(
+    ['ID', 'STATE', 'LIVE', 'STARTED', 'BY', 'FILES', 'SIZE', 'UPLOADED'],
+    deploys.map((d) => [d.deployId, d.state, d.live ? 'live' : '', d.startedAt, d.by, String(d.fileCount), byteCount(d.bytes), byteCount(d.uploadBytes)]),
+  );
+}

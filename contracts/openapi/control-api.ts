@@ -424,10 +424,21 @@ export interface paths {
         get: operations["getProject"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a project
+         * @description Deletes the project. Its custom domains are removed (the edge refuses them from the next
+         *     request) and their tenants released through the domain flow; its default subdomain stops
+         *     serving; its files are deleted. Its slug cannot be claimed again for 30 days
+         *     (`slug_held`), so its old address cannot be taken over at once.
+         */
+        delete: operations["deleteProject"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename a project
+         * @description Changes the display name. The slug, and so the project's address, stay.
+         */
+        patch: operations["renameProject"];
         trace?: never;
     };
     "/accounts/{accountId}/projects/{projectId}/deploys": {
@@ -449,22 +460,28 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the project's deploys
+         * @description The project's deploys, newest first: the last 20 (older ones are pruned with their
+         *     files), and the live one whatever its age. `live` marks the one being served.
+         */
+        get: operations["listDeploys"];
         put?: never;
         /**
-         * Deploy a new version
-         * @description Uploads a folder of static files as a new version. It becomes live only once every
-         *     file is stored: then the default subdomain and every active custom domain that is not a
-         *     redirect source serve it. Until then, and after a failed deploy, the previous version
-         *     stays live. The request waits for the deploy to finish.
+         * Start a deploy from its manifest
+         * @description Starts a deploy from the list of its files (path, SHA-256, size); the files themselves
+         *     never pass through this API. The answer lists a presigned `PUT` for each content the
+         *     project does not store yet (contents are addressed by their SHA-256, so an unchanged
+         *     file is never uploaded twice: `skipped` counts them). Each URL is valid 10 minutes and
+         *     signs the file's length and `x-amz-checksum-sha256`: send the `headers` given, and the
+         *     exact bytes. Then call `finalize`.
          *
-         *     Checked in order: the shape of `files` (`400`, before the project is looked up), the
-         *     project (`404`), at least one and at most 10,000 files with valid paths (`400`), no
-         *     other deploy in progress (`409`; one left in progress for 15 minutes no longer
-         *     blocks). A storage or edge failure answers `502` `deploy_failed` and leaves the
-         *     project `failed` with the live version unchanged.
+         *     Checked in order, before anything is uploaded: the project (`404`), the manifest
+         *     (`400`: paths, duplicates, hashes, sizes), the limits (`413`: at most 10,000 files,
+         *     25 MB per file, 100 MB per deploy), no other deploy in progress (`409`; one left in
+         *     progress for 15 minutes no longer blocks, and is closed as failed).
          */
-        post: operations["deploy"];
+        post: operations["startDeploy"];
         delete?: never;
         options?: never;
         head?: never;
@@ -814,6 +831,326 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{accountId}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description Every endpoint of the account, oldest first, with its status; never a secret.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Add a webhook endpoint
+         * @description Adds an endpoint that receives the account's message events, signed as the Standard
+         *     Webhooks specification says (docs/webhooks.md). The answer holds the signing secret
+         *     (`whsec_…`): it is shown this once. On AWS the URL must be `https`, and deliveries
+         *     connect only to public addresses. At most 10 endpoints per account.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                /** @example wh_01JD8W7K2M4N6P8Q0R2S4T6V8X */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a webhook endpoint
+         * @description The endpoint receives nothing more; its pending retries end as `abandoned`.
+         */
+        delete: operations["removeWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint's signing secret
+         * @description Issues a new secret (shown this once). For 24 hours the old one keeps signing beside it:
+         *     each delivery carries both signatures in `webhook-signature`.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Queues a `webhook.test` event for this endpoint, signed and retried like any other
+         *     (`GET …/test-deliveries` shows its attempts).
+         */
+        post: operations["sendWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/webhooks/{webhookId}/test-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        /** The test events' deliveries of an endpoint */
+        get: operations["listWebhookTestDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The account's messages, newest first
+         * @description The message log of the Messages API (`GET /messages`) for the dashboard: newest first,
+         *     `limit` 1–100 (default 50), an opaque `cursor` from the previous page's `nextCursor`
+         *     (`null` on the last page), optionally one `status`. One query per page on the account index.
+         */
+        get: operations["listAccountMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/messages/{messageId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                /** @example msg_01JD8W7K2M4N6P8Q0R2S4T6V8X */
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A message with its webhook deliveries
+         * @description The message as the Messages API shows it (`GET /messages/{id}`), and each webhook
+         *     delivery of its events with every attempt (time, status code, duration, error).
+         */
+        get: operations["getAccountMessage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/messages/{messageId}/deliveries/{deliveryId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                messageId: string;
+                /**
+                 * @description `<webhookId>.<event type>`, as the message's `deliveries` list it.
+                 * @example wh_01JD8W7K2M4N6P8Q0R2S4T6V8X.message.processed
+                 */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-send a delivery
+         * @description Sends the delivery's event again now, with a fresh retry series and the same
+         *     `webhook-id`. A retry still scheduled for it is then dropped.
+         */
+        post: operations["resendWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/projects/{projectId}/deploys/{deployId}/finalize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                /**
+                 * @description The project id, `prj_…`. A project of another account is `404` `project_not_found`.
+                 * @example prj_01JD8W7K2M4N6P8Q0R2S4T6V8X
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The deploy id, `dep_…`, as `listDeploys` shows it.
+                 * @example dep_01JD8X3Q5Z8M2N4P6R7S9T0V1W
+                 */
+                deployId: components["parameters"]["DeployId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish an uploaded deploy
+         * @description Checks in the bucket (not on the client's word) that every content of the manifest is
+         *     stored with its size, publishes the deploy and points the default subdomain and every
+         *     active custom domain that is not a redirect source at it, from the next request. Then
+         *     deploys beyond the last 20 are pruned, with the contents no kept deploy references.
+         *     Missing contents answer `409` `files_missing` with fresh `uploads`: upload them and
+         *     finalize again. Finalizing a succeeded deploy again answers it unchanged.
+         */
+        post: operations["finalizeDeploy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/projects/{projectId}/deploys/{deployId}/rollback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                /**
+                 * @description The project id, `prj_…`. A project of another account is `404` `project_not_found`.
+                 * @example prj_01JD8W7K2M4N6P8Q0R2S4T6V8X
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The deploy id, `dep_…`, as `listDeploys` shows it.
+                 * @example dep_01JD8X3Q5Z8M2N4P6R7S9T0V1W
+                 */
+                deployId: components["parameters"]["DeployId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Serve an earlier deploy again
+         * @description Points the project's hosts at an earlier successful deploy: it is served from the next
+         *     request, with nothing uploaded or copied. `409` `deploy_not_rollbackable` for a deploy
+         *     that did not succeed.
+         */
+        post: operations["rollbackDeploy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1141,21 +1478,25 @@ export interface components {
              */
             name?: string;
         };
-        /** @description A deploy of the project (the last one, in `lastDeploy`). */
+        /** @description A deploy of the project (the last one in `lastDeploy`; every kept one in `listDeploys`). */
         Deploy: {
             deployId: components["schemas"]["DeployId"];
             /**
-             * @description `in_progress`: files are being stored. `succeeded`: it is live. `failed`: it never
-             *     went live; the previous version still is (see `error`).
+             * @description `in_progress`: its files are being uploaded. `succeeded`: it was published (live, or
+             *     available to roll back to). `failed`: it never went live (see `error`).
              * @enum {string}
              */
             state: "in_progress" | "succeeded" | "failed";
             startedAt: components["schemas"]["Timestamp"];
             finishedAt?: components["schemas"]["Timestamp"];
-            /** @description Number of files (succeeded). */
-            fileCount?: number;
-            /** @description Total size of the files in bytes (succeeded). */
-            bytes?: number;
+            /** @description Who started it (the owner's e-mail, or `operator`). */
+            by: string;
+            fileCount: number;
+            /** @description Total size of the files in bytes. */
+            bytes: number;
+            /** @description Contents uploaded for this deploy; the others were already stored. */
+            uploadCount: number;
+            uploadBytes: number;
             /** @description Why it failed (failed). */
             error?: string;
         };
@@ -1206,33 +1547,11 @@ export interface components {
             lastDeploy?: components["schemas"]["Deploy"];
             domains: components["schemas"]["DomainConfig"];
             createdAt: components["schemas"]["Timestamp"];
+            updatedAt?: components["schemas"]["Timestamp"];
         };
         ProjectList: {
             /** @description Oldest first. */
             projects: components["schemas"]["Project"][];
-        };
-        /** @description Other fields are ignored. */
-        DeployRequest: {
-            /**
-             * @description 1 to 10,000 files; anything but a list of `{path, content}` strings is `400`
-             *     `invalid_request`.
-             */
-            files: components["schemas"]["DeployFile"][];
-        };
-        /** @description One file of the site. Other fields are ignored. */
-        DeployFile: {
-            /**
-             * @description Path inside the site, e.g. `index.html` or `assets/app.js`: relative (no leading
-             *     `/`), no empty, `.` or `..` segment, no backslash, no NUL. The extension sets the
-             *     served `Content-Type`.
-             * @example index.html
-             */
-            path: string;
-            /**
-             * @description The file's bytes, base64-encoded (decoded leniently; characters outside the alphabet are skipped).
-             * @example PGgxPkhlbGxvPC9oMT4=
-             */
-            content: string;
         };
         /** @description Other fields are ignored. */
         AddDomainRequest: {
@@ -1474,13 +1793,13 @@ export interface components {
             /** @description Present when the domain was live with no redirect from it (links to it stop working). */
             warning?: string;
         };
-        /** @description One invalid field of the request body (or `days`, the query parameter of the usage history). */
+        /** @description One invalid field of the request body, or a query parameter: `days` of the usage history; `status`, `limit`, `cursor` of the message log. */
         FieldError: {
             /**
              * @example plan
              * @enum {string}
              */
-            field: "name" | "plan" | "limits" | "days";
+            field: "name" | "plan" | "limits" | "days" | "status" | "limit" | "cursor";
             /** @example must be one of free, pro, business, enterprise */
             message: string;
         };
@@ -1488,7 +1807,7 @@ export interface components {
          * @description Stable, machine-readable error code. Each operation documents the ones it can answer.
          * @enum {string}
          */
-        ProblemCode: "invalid_json" | "unsupported_media_type" | "invalid_request" | "invalid_domain" | "invalid_config" | "plan_required" | "forbidden" | "not_found" | "account_not_found" | "key_not_found" | "project_not_found" | "domain_not_found" | "method_not_allowed" | "slug_taken" | "deploy_in_progress" | "project_not_deployed" | "domain_taken" | "domain_in_use" | "payload_too_large" | "internal_error" | "deploy_failed";
+        ProblemCode: "invalid_json" | "unsupported_media_type" | "invalid_request" | "invalid_domain" | "invalid_config" | "plan_required" | "forbidden" | "not_found" | "account_not_found" | "key_not_found" | "project_not_found" | "domain_not_found" | "method_not_allowed" | "slug_taken" | "deploy_in_progress" | "project_not_deployed" | "domain_taken" | "domain_in_use" | "payload_too_large" | "internal_error" | "deploy_failed" | "invalid_url" | "slug_held" | "deploy_not_found" | "deploy_not_rollbackable" | "files_missing" | "too_many_files" | "file_too_large" | "deploy_too_large" | "invalid_events" | "webhook_not_found" | "webhook_limit_reached" | "webhook_disabled" | "message_not_found" | "delivery_not_found" | "invalid_field";
         /** @description An RFC 9457 problem document. */
         Problem: {
             /**
@@ -1514,6 +1833,12 @@ export interface components {
             requestId: string;
             /** @description The offending field (`invalid_request` of the account, plan, key and usage history routes only). */
             errors?: components["schemas"]["FieldError"][];
+            /** @description Until when a deleted project's slug is held (`slug_held`). */
+            heldUntil?: components["schemas"]["Timestamp"];
+            /** @description The SHA-256 of each content not uploaded yet (`files_missing`). */
+            missing?: string[];
+            /** @description Fresh presigned uploads for the missing contents (`files_missing`). */
+            uploads?: components["schemas"]["UploadInstruction"][];
         };
         /** @description The plan the owner asks for. */
         UpgradeRequestInput: {
@@ -1528,6 +1853,153 @@ export interface components {
         };
         UpgradeRequestCreated: {
             upgradeRequest: components["schemas"]["UpgradeRequest"];
+        };
+        /** @enum {string} */
+        WebhookEventType: "message.processed" | "message.failed";
+        CreateWebhookRequest: {
+            /** @description `https` on AWS (the local platform also accepts `http` and loopback). */
+            url: string;
+            /** @description The events to receive; both by default. */
+            events?: components["schemas"]["WebhookEventType"][];
+        };
+        Webhook: {
+            id: string;
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            createdAt: components["schemas"]["Timestamp"];
+            failingSince?: components["schemas"]["Timestamp"];
+            disabledAt?: components["schemas"]["Timestamp"];
+            /** @description Why the endpoint was disabled (every attempt failed for 5 days, and the last error). */
+            disabledReason?: string;
+        };
+        CreatedWebhook: {
+            webhook: components["schemas"]["Webhook"];
+            secret: string;
+        };
+        WebhookList: {
+            webhooks: components["schemas"]["Webhook"][];
+        };
+        WebhookRemoved: {
+            id: string;
+            /** @constant */
+            removed: true;
+        };
+        RotatedWebhookSecret: {
+            webhook: components["schemas"]["Webhook"];
+            secret: string;
+            previousSecretExpiresAt: components["schemas"]["Timestamp"];
+        };
+        WebhookTestSent: {
+            eventId: string;
+            /** @constant */
+            type: "webhook.test";
+        };
+        WebhookDeliveryAttempt: {
+            attempt: number;
+            at: components["schemas"]["Timestamp"];
+            durationMs: number;
+            statusCode?: number;
+            error?: string;
+        };
+        WebhookDelivery: {
+            /** @description `<webhookId>.<event type>` */
+            id: string;
+            webhookId: string;
+            url: string;
+            /** @description The `webhook-id` header of every attempt. */
+            eventId: string;
+            /** @enum {string} */
+            type: "message.processed" | "message.failed" | "webhook.test";
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed" | "abandoned";
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+            nextAttemptAt?: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            reason?: "retries_exhausted" | "endpoint_disabled" | "endpoint_removed";
+        };
+        WebhookDeliveryList: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
+        AccountMessagePage: {
+            data: {
+                id: string;
+                message: string;
+                /** @enum {string} */
+                status: "queued" | "processed" | "failed";
+                createdAt: components["schemas"]["Timestamp"];
+            }[];
+            nextCursor: string | null;
+        };
+        /** @description The Messages API's `Message` (openapi/openapi.yaml), with its webhook deliveries. */
+        AccountMessage: {
+            id: string;
+            message: string;
+            /** @enum {string} */
+            status: "queued" | "processed" | "failed";
+            createdAt: components["schemas"]["Timestamp"];
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
+        /** @description SHA-256 of a file's bytes, lower-case hex. */
+        Sha256: string;
+        /** @description One file of a deploy. Other fields are ignored. */
+        ManifestFile: {
+            /**
+             * @description Path inside the site, e.g. `index.html` or `assets/app.js`: relative, unique in the
+             *     deploy, no empty, `.` or `..` segment, no backslash or control character. The
+             *     extension sets the served `Content-Type`.
+             */
+            path: string;
+            sha256: components["schemas"]["Sha256"];
+            /** @description Bytes; at most 25 MB (`413` `file_too_large`). */
+            size: number;
+        };
+        /** @description Other fields are ignored. */
+        StartDeployRequest: {
+            /** @description 1 to 10,000 files (`413` `too_many_files`), 100 MB in all (`413` `deploy_too_large`). */
+            files: components["schemas"]["ManifestFile"][];
+        };
+        /** @description A presigned `PUT` of one content to the site bucket. */
+        UploadInstruction: {
+            sha256: components["schemas"]["Sha256"];
+            /** Format: uri */
+            url: string;
+            /** @constant */
+            method: "PUT";
+            /** @description Headers the `PUT` must send as given (signed). */
+            headers: {
+                [key: string]: string;
+            };
+            expiresAt: components["schemas"]["Timestamp"];
+        };
+        StartedDeploy: {
+            deploy: components["schemas"]["Deploy"];
+            /** @description One per content the project does not store yet. */
+            uploads: components["schemas"]["UploadInstruction"][];
+            /** @description Files whose content is already stored (unchanged): nothing to upload. */
+            skipped: number;
+        };
+        DeployListing: components["schemas"]["Deploy"] & {
+            /** @description Whether this deploy is the one served. */
+            live: boolean;
+        };
+        DeployList: {
+            /** @description Newest first. */
+            deploys: components["schemas"]["DeployListing"][];
+        };
+        /** @description Other fields are ignored. */
+        RenameProjectRequest: {
+            /** @description Trimmed; blank or over 100 characters is `400` `invalid_request`. */
+            name: string;
+        };
+        ProjectDeleted: {
+            projectId: components["schemas"]["ProjectId"];
+            /** @constant */
+            deleted: true;
+            /** @description The custom domains removed and handed to the release of their tenants. */
+            releasedDomains: components["schemas"]["DomainName"][];
+            slugHeldUntil: components["schemas"]["Timestamp"];
         };
     };
     responses: {
@@ -1783,7 +2255,11 @@ export interface components {
                 };
             };
         };
-        /** @description The slug is reserved by the platform or used by another project; choose another. */
+        /**
+         * @description `slug_taken`: the slug is reserved by the platform or used by another project.
+         *     `slug_held`: it belonged to a project deleted less than 30 days ago (`heldUntil`).
+         *     Choose another.
+         */
         SlugTaken: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1793,8 +2269,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @constant */
                     title?: "Conflict";
-                    /** @constant */
-                    code?: "slug_taken";
+                    /** @enum {unknown} */
+                    code?: "slug_taken" | "slug_held";
                     errors?: never;
                 };
             };
@@ -1908,6 +2384,129 @@ export interface components {
                 };
             };
         };
+        /**
+         * @description `invalid_url` (absent, not absolute, a scheme other than `https` on AWS, credentials in
+         *     it, over 2,048 characters), `invalid_events`, or a body that is not a JSON object
+         *     (`invalid_json`) or not `application/json` (`unsupported_media_type`).
+         */
+        WebhookRequestRejected: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "invalid_url" | "invalid_events" | "invalid_json" | "unsupported_media_type";
+                };
+            };
+        };
+        /** @description There is no such account (`account_not_found`), or no such endpoint in it (`webhook_not_found`). */
+        AccountOrWebhookNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "account_not_found" | "webhook_not_found";
+                };
+            };
+        };
+        /** @description There is no such account (`account_not_found`), or no such message in it (`message_not_found`). */
+        AccountOrMessageNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "account_not_found" | "message_not_found";
+                };
+            };
+        };
+        /** @description The endpoint is disabled (`webhook_disabled`); `detail` says why. */
+        WebhookDisabled: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    code?: "webhook_disabled";
+                };
+            };
+        };
+        /** @description The deploy is over a limit, refused before anything is uploaded; `detail` gives the figures. */
+        DeployLimit: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    title?: "Payload Too Large";
+                    /** @enum {unknown} */
+                    code?: "too_many_files" | "file_too_large" | "deploy_too_large" | "payload_too_large";
+                    errors?: never;
+                };
+            };
+        };
+        /** @description No such project in the account, or no such deploy in the project (kept deploys only). */
+        ProjectOrDeployNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    title?: "Not Found";
+                    /** @enum {unknown} */
+                    code?: "project_not_found" | "deploy_not_found" | "account_not_found";
+                    errors?: never;
+                };
+            };
+        };
+        /**
+         * @description `files_missing`: contents are not uploaded yet (`missing`, fresh `uploads`).
+         *     `deploy_failed`: the deploy was closed as failed; start a new one.
+         */
+        FinalizeConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    title?: "Conflict";
+                    /** @enum {unknown} */
+                    code?: "files_missing" | "deploy_failed";
+                    errors?: never;
+                };
+            };
+        };
+        /** @description Only a deploy that succeeded can be served again. */
+        DeployNotRollbackable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    title?: "Conflict";
+                    /** @constant */
+                    code?: "deploy_not_rollbackable";
+                    errors?: never;
+                };
+            };
+        };
     };
     parameters: {
         /**
@@ -1932,6 +2531,11 @@ export interface components {
          * @example www.example.org
          */
         Domain: string;
+        /**
+         * @description The deploy id, `dep_…`, as `listDeploys` shows it.
+         * @example dep_01JD8X3Q5Z8M2N4P6R7S9T0V1W
+         */
+        DeployId: string;
     };
     requestBodies: never;
     headers: {
@@ -2504,7 +3108,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    deploy: {
+    deleteProject: {
         parameters: {
             query?: never;
             header?: never;
@@ -2523,15 +3127,51 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description The files, base64-encoded; at most 20 MiB in all (JSON included). */
+        requestBody?: never;
+        responses: {
+            /** @description The project is deleted. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectDeleted"];
+                };
+            };
+            400: components["responses"]["BodyRejected"];
+            404: components["responses"]["ProjectNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    renameProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                /**
+                 * @description The project id, `prj_…`. A project of another account is `404` `project_not_found`.
+                 * @example prj_01JD8W7K2M4N6P8Q0R2S4T6V8X
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["DeployRequest"];
+                "application/json": components["schemas"]["RenameProjectRequest"];
             };
         };
         responses: {
-            /** @description The deploy succeeded and is live; the project with its `lastDeploy`. */
-            201: {
+            /** @description The renamed project. */
+            200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
@@ -2542,10 +3182,87 @@ export interface operations {
             };
             400: components["responses"]["InvalidProjectRequest"];
             404: components["responses"]["ProjectNotFound"];
-            409: components["responses"]["DeployInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["DeployFailed"];
+        };
+    };
+    listDeploys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                /**
+                 * @description The project id, `prj_…`. A project of another account is `404` `project_not_found`.
+                 * @example prj_01JD8W7K2M4N6P8Q0R2S4T6V8X
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deploy history. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeployList"];
+                };
+            };
+            400: components["responses"]["BodyRejected"];
+            404: components["responses"]["ProjectNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    startDeploy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                /**
+                 * @description The project id, `prj_…`. A project of another account is `404` `project_not_found`.
+                 * @example prj_01JD8W7K2M4N6P8Q0R2S4T6V8X
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartDeployRequest"];
+            };
+        };
+        responses: {
+            /** @description The deploy is started (`in_progress`); upload what `uploads` lists, then finalize. */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StartedDeploy"];
+                };
+            };
+            400: components["responses"]["InvalidProjectRequest"];
+            404: components["responses"]["ProjectNotFound"];
+            409: components["responses"]["DeployInProgress"];
+            413: components["responses"]["DeployLimit"];
+            500: components["responses"]["InternalError"];
         };
     };
     listDomains: {
@@ -2916,6 +3633,441 @@ export interface operations {
             };
             400: components["responses"]["InvalidAccountRequest"];
             404: components["responses"]["AccountNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            400: components["responses"]["BodyRejected"];
+            404: components["responses"]["AccountNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its signing secret (the only time it is shown). */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhook"];
+                };
+            };
+            400: components["responses"]["WebhookRequestRejected"];
+            404: components["responses"]["AccountNotFound"];
+            /** @description The account has 10 endpoints already (`webhook_limit_reached`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        code?: "webhook_limit_reached";
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                /** @example wh_01JD8W7K2M4N6P8Q0R2S4T6V8X */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint is removed. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRemoved"];
+                };
+            };
+            400: components["responses"]["BodyRejected"];
+            404: components["responses"]["AccountOrWebhookNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret and when the old one stops signing. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedWebhookSecret"];
+                };
+            };
+            400: components["responses"]["BodyRejected"];
+            404: components["responses"]["AccountOrWebhookNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    sendWebhookTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test event is queued. */
+            202: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestSent"];
+                };
+            };
+            400: components["responses"]["BodyRejected"];
+            404: components["responses"]["AccountOrWebhookNotFound"];
+            409: components["responses"]["WebhookDisabled"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhookTestDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries of the test events, with their attempts. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BodyRejected"];
+            404: components["responses"]["AccountOrWebhookNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAccountMessages: {
+        parameters: {
+            query?: {
+                status?: "queued" | "processed" | "failed";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of messages. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountMessagePage"];
+                };
+            };
+            /** @description A bad `status`, `limit` or `cursor` (`invalid_field`, naming it), or a body (`invalid_json`, `unsupported_media_type`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_field" | "invalid_json" | "unsupported_media_type";
+                    };
+                };
+            };
+            404: components["responses"]["AccountNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAccountMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                /** @example msg_01JD8W7K2M4N6P8Q0R2S4T6V8X */
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message and its deliveries. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountMessage"];
+                };
+            };
+            400: components["responses"]["BodyRejected"];
+            404: components["responses"]["AccountOrMessageNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resendWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                messageId: string;
+                /**
+                 * @description `<webhookId>.<event type>`, as the message's `deliveries` list it.
+                 * @example wh_01JD8W7K2M4N6P8Q0R2S4T6V8X.message.processed
+                 */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery as it was before the re-send; the message page shows the new attempt. */
+            202: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BodyRejected"];
+            /** @description No such account, delivery or endpoint. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "account_not_found" | "delivery_not_found" | "webhook_not_found";
+                    };
+                };
+            };
+            409: components["responses"]["WebhookDisabled"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    finalizeDeploy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                /**
+                 * @description The project id, `prj_…`. A project of another account is `404` `project_not_found`.
+                 * @example prj_01JD8W7K2M4N6P8Q0R2S4T6V8X
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The deploy id, `dep_…`, as `listDeploys` shows it.
+                 * @example dep_01JD8X3Q5Z8M2N4P6R7S9T0V1W
+                 */
+                deployId: components["parameters"]["DeployId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deploy is live. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deploy"];
+                };
+            };
+            400: components["responses"]["BodyRejected"];
+            404: components["responses"]["ProjectOrDeployNotFound"];
+            409: components["responses"]["FinalizeConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["DeployFailed"];
+        };
+    };
+    rollbackDeploy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id, `acct_…` (the demo accounts of the local platform are
+                 *     `acct_demo_free`, `acct_demo_pro`, `acct_demo_business`, `acct_demo_enterprise`).
+                 * @example acct_4f0c2a4e6a3b4b7e9d3e
+                 */
+                accountId: components["parameters"]["AccountId"];
+                /**
+                 * @description The project id, `prj_…`. A project of another account is `404` `project_not_found`.
+                 * @example prj_01JD8W7K2M4N6P8Q0R2S4T6V8X
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The deploy id, `dep_…`, as `listDeploys` shows it.
+                 * @example dep_01JD8X3Q5Z8M2N4P6R7S9T0V1W
+                 */
+                deployId: components["parameters"]["DeployId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deploy now served. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeployListing"];
+                };
+            };
+            400: components["responses"]["BodyRejected"];
+            404: components["responses"]["ProjectOrDeployNotFound"];
+            409: components["responses"]["DeployNotRollbackable"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };

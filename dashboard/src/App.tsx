@@ -14,6 +14,9 @@ import { ProjectPage } from './pages/ProjectPage';
 import { ProjectsPage } from './pages/ProjectsPage';
 import { DomainsPage } from './pages/DomainsPage';
 import { UsagePage } from './pages/UsagePage';
+import { MessagePage } from './pages/messages/MessagePage';
+import { MessagesPage } from './pages/messages/MessagesPage';
+import { WebhooksPage } from './pages/webhooks/WebhooksPage';
 import { queryClient } from './query-client';
 import { useAccount } from './queries';
 import { href, type Route, useRoute } from './router';
@@ -204,6 +207,8 @@ function Shell({ onSignOut }: { readonly onSignOut: () => void }) {
               <NavLink to={href.projects} current={route.name === 'projects' || route.name === 'project' || route.name === 'domains'}>
                 Projects
               </NavLink>
+              <NavLink to={href.messages} current={route.name === 'messages' || route.name === 'message'}>Messages</NavLink>
+              <NavLink to={href.webhooks} current={route.name === 'webhooks'}>Webhooks</NavLink>
             </nav>
           </header>
           <main id="main" tabIndex={-1} className="content">
@@ -248,6 +253,12 @@ function Page({ route }: { readonly route: Route }) {
       return <ProjectPage key={route.projectId} projectId={route.projectId} />;
     case 'domains':
       return <DomainsPage key={route.projectId} projectId={route.projectId} />;
+    case 'messages':
+      return <MessagesPage />;
+    case 'message':
+      return <MessagePage key={route.messageId} messageId={route.messageId} />;
+    case 'webhooks':
+      return <WebhooksPage />;
     case 'not-found':
       return <NotFoundPage path={route.path} />;
   }

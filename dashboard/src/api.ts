@@ -1,7 +1,8 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from '../../contracts/openapi/control-api';
 import type {
-  Account, AddedDomain, CreatedKey, DeployFile, Domain, DomainConfig, Key, Me, Plan, PlanId, Problem, Project,
+  Account, AddedDomain, CreatedKey, Deploy, DeployListing, Domain, DomainConfig, Key, ManifestFile, Me, Plan, PlanId,
+  Problem, Project, ProjectDeleted, StartedDeploy, UploadInstruction,
   RedirectStatus, RemovedDomain, UpgradeRequest, Usage, UsageHistory,
 } from './types';
 
@@ -70,8 +71,11 @@ export class Api {
     });
   }
 
-  /** The answer's data, or an ApiError carrying the problem document (a 401 also ends the session). */
-  private async unwrap<T>(call: Promise<Answer<T>>): Promise<T> {
+  /**
+   * The answer's data, or an ApiError carrying the problem document (a 401 also ends the session).
+   * Public for the calls kept in the pages' own modules (pages/webhooks/webhooks-api.ts).
+   */
+  async unwrap<T>(call: Promise<Answer<T>>): Promise<T> {
     const { data, error, response } = await call;
     const problem = isProblem(error) ? error : undefined;
     if (response.status === 401) {
@@ -122,11 +126,44 @@ export class Api {
   createProject = (accountId: string, input: { slug: string; name?: string }): Promise<Project> =>
     this.unwrap(this.client.POST('/accounts/{accountId}/projects', { ...this.account_(accountId), body: input }));
 
-  /** Uploads a whole site; the answer is the project once the deploy finished (live only if it succeeded). */
-  deploy = (accountId: string, projectId: string, files: readonly DeployFile[]): Promise<Project> =>
+  renameProject = (accountId: string, projectId: string, name: string): Promise<Project> =>
+    this.unwrap(this.client.PATCH('/accounts/{accountId}/projects/{projectId}', { ...this.project_(accountId, projectId), body: { name } }));
+
+  deleteProject = (accountId: string, projectId: string): Promise<ProjectDeleted> =>
+    this.unwrap(this.client.DELETE('/accounts/{accountId}/projects/{projectId}', this.project_(accountId, projectId)));
+
+  /** Starts a deploy from its manifest: the answer lists the uploads the platform still needs (contracts/deploys.ts). */
+  startDeploy = (accountId: string, projectId: string, files: readonly ManifestFile[]): Promise<StartedDeploy> =>
     this.unwrap(this.client.POST('/accounts/{accountId}/projects/{projectId}/deploys', {
       ...this.project_(accountId, projectId),
       body: { files: [...files] },
+    }));
+
+  /** Publishes an uploaded deploy; a `files_missing` refusal is an answer: what to upload again. */
+  finalizeDeploy = async (
+    accountId: string,
+    projectId: string,
+    deployId: string,
+  ): Promise<{ deploy?: Deploy; missing?: UploadInstruction[] }> => {
+    try {
+      return {
+        deploy: await this.unwrap(this.client.POST('/accounts/{accountId}/projects/{projectId}/deploys/{deployId}/finalize', {
+          params: { path: { accountId, projectId, deployId } },
+        })),
+      };
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'files_missing') return { missing: error.problem?.uploads ?? [] };
+      throw error;
+    }
+  };
+
+  deploys = (accountId: string, projectId: string): Promise<DeployListing[]> =>
+    this.unwrap(this.client.GET('/accounts/{accountId}/projects/{projectId}/deploys', this.project_(accountId, projectId)))
+      .then((r) => r.deploys);
+
+  rollback = (accountId: string, projectId: string, deployId: string): Promise<DeployListing> =>
+    this.unwrap(this.client.POST('/accounts/{accountId}/projects/{projectId}/deploys/{deployId}/rollback', {
+      params: { path: { accountId, projectId, deployId } },
     }));
 
   domains = (accountId: string, projectId: string): Promise<Domain[]> =>

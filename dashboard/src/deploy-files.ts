@@ -1,5 +1,5 @@
+import { DEPLOY_LIMITS, type LocalFile } from '../../contracts/deploys';
 import { formatBytes } from './format';
-import type { DeployFile } from './types';
 
 /**
  * The files of a deploy as the owner chose them: a folder (`webkitdirectory`, every file named
@@ -11,18 +11,11 @@ export interface SiteFile {
   readonly file: File;
 }
 
-/** The service refuses more (lambda/projects/project-service.ts, MAX_FILES). */
-export const MAX_FILES = 10_000;
+/** A limit in the service's words (25 MB, 100 MB: binary megabytes, as lambda/projects/deploy-manifest.ts says them). */
+export const limitMb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 
-/**
- * The largest request body we send. On AWS the control API runs in Lambda, whose request payload
- * limit is 6 MB (6,291,456 bytes) for the whole event: the body plus headers and request context.
- * Base64 makes 3 bytes 4, so this is about 4.5 MB of files, as docs/owners.md says.
- */
-export const MAX_BODY_BYTES = 6_000_000;
-
-/** Roughly how much of files fits, for the hint (MAX_BODY_BYTES × 3/4). */
-export const MAX_SITE_BYTES_HINT = 'about 4.5 MB';
+/** The service's limits (contracts/deploys.ts), checked here before anything is read or sent. */
+export const { maxFiles: MAX_FILES, maxFileBytes: MAX_FILE_BYTES, maxDeployBytes: MAX_DEPLOY_BYTES } = DEPLOY_LIMITS;
 
 /** Names the platform and the CLI never need, that file managers leave in folders. */
 const SYSTEM_FILES = new Set(['.DS_Store', 'Thumbs.db', 'desktop.ini']);
@@ -34,22 +27,8 @@ export interface Selection {
   /** System files left out (.DS_Store and the like). */
   readonly skipped: readonly string[];
   readonly totalBytes: number;
-  /** The JSON body of the deploy request, in bytes, once encoded. */
-  readonly bodyBytes: number;
   /** Why it cannot be deployed; empty when it can. */
   readonly problems: readonly string[];
-}
-
-const base64Length = (bytes: number) => 4 * Math.ceil(bytes / 3);
-
-/** The bytes of `{"files":[{"path":…,"content":…},…]}`, without reading a file. */
-export function requestBodyBytes(files: readonly { readonly path: string; readonly size: number }[]): number {
-  const encoder = new TextEncoder();
-  let total = '{"files":[]}'.length;
-  for (const [i, f] of files.entries()) {
-    total += (i > 0 ? 1 : 0) + encoder.encode(JSON.stringify({ path: f.path, content: '' })).length + base64Length(f.size);
-  }
-  return total;
 }
 
 /** A path the service accepts: relative, no empty, `.` or `..` segments, no backslash or NUL. */
@@ -79,7 +58,6 @@ export function selectFiles(list: readonly File[]): Selection {
 
   const problems: string[] = [];
   const totalBytes = files.reduce((sum, f) => sum + f.file.size, 0);
-  const bodyBytes = requestBodyBytes(files.map((f) => ({ path: f.path, size: f.file.size })));
   if (files.length === 0) {
     problems.push('The selection has no files to publish.');
   } else {
@@ -103,39 +81,26 @@ export function selectFiles(list: readonly File[]): Selection {
     if (files.length > MAX_FILES) {
       problems.push(`That is ${files.length.toLocaleString('en')} files; a deploy has at most ${MAX_FILES.toLocaleString('en')}.`);
     }
-    if (bodyBytes > MAX_BODY_BYTES) {
-      problems.push(
-        `These files are too large to deploy from the dashboard: ${formatBytes(totalBytes)} of files, ` +
-        `${formatBytes(bodyBytes)} once encoded for upload, and a deploy carries at most ` +
-        `${formatBytes(MAX_BODY_BYTES)} encoded (${MAX_SITE_BYTES_HINT} of files). Leave out large files ` +
-        '(videos, source maps) or host them elsewhere.',
-      );
+    const big = files.find((f) => f.file.size > MAX_FILE_BYTES);
+    if (big) {
+      problems.push(`“${big.path}” is ${formatBytes(big.file.size)}; a file may be at most ${limitMb(MAX_FILE_BYTES)}. Leave it out or host it elsewhere.`);
+    }
+    if (totalBytes > MAX_DEPLOY_BYTES) {
+      problems.push(`These files are ${formatBytes(totalBytes)}; a deploy may be at most ${limitMb(MAX_DEPLOY_BYTES)}. Leave out large files (videos, source maps).`);
     }
   }
-  return { files, folder, skipped, totalBytes, bodyBytes, problems };
+  return { files, folder, skipped, totalBytes, problems };
 }
 
-/** A file's bytes as base64 (a data: URL without its `data:…;base64,` head). */
-function readBase64(file: File): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => {
-      const url = typeof reader.result === 'string' ? reader.result : '';
-      resolve(url.slice(url.indexOf(',') + 1));
-    };
-    reader.onerror = () => reject(new Error(`${file.name} could not be read. Choose the folder again.`));
-    reader.readAsDataURL(file);
-  });
-}
-
-/** Reads every file, reporting how many are done. */
-export async function encodeFiles(
-  files: readonly SiteFile[],
-  onProgress: (done: number) => void,
-): Promise<DeployFile[]> {
-  const out: DeployFile[] = [];
+/** Reads every chosen file's bytes, reporting how many are done (they are hashed, then only the new ones sent). */
+export async function readFiles(files: readonly SiteFile[], onProgress: (done: number) => void): Promise<LocalFile[]> {
+  const out: LocalFile[] = [];
   for (const f of files) {
-    out.push({ path: f.path, content: await readBase64(f.file) });
+    try {
+      out.push({ path: f.path, body: new Uint8Array(await f.file.arrayBuffer()) });
+    } catch {
+      throw new Error(`${f.file.name} could not be read. Choose the folder again.`);
+    }
     onProgress(out.length);
   }
   return out;

@@ -9,6 +9,9 @@ export type Route =
   { readonly name: 'projects' } |
   { readonly name: 'project'; readonly projectId: string } |
   { readonly name: 'domains'; readonly projectId: string } |
+  { readonly name: 'messages' } |
+  { readonly name: 'message'; readonly messageId: string } |
+  { readonly name: 'webhooks' } |
   { readonly name: 'not-found'; readonly path: string };
 
 export function parseRoute(hash: string): Route {
@@ -26,6 +29,9 @@ export function parseRoute(hash: string): Route {
   if (parts.length === 1 && first === 'usage') return { name: 'usage' };
   if (parts.length === 1 && first === 'plans') return { name: 'plans' };
   if (parts.length === 1 && first === 'projects') return { name: 'projects' };
+  if (parts.length === 1 && first === 'messages') return { name: 'messages' };
+  if (first === 'messages' && id && parts.length === 2) return { name: 'message', messageId: id };
+  if (parts.length === 1 && first === 'webhooks') return { name: 'webhooks' };
   if (first === 'projects' && id && parts.length === 2) return { name: 'project', projectId: id };
   if (first === 'projects' && id && sub === 'domains' && parts.length === 3) return { name: 'domains', projectId: id };
   return { name: 'not-found', path };
@@ -39,6 +45,9 @@ export const href = {
   projects: '#/projects',
   project: (projectId: string) => `#/projects/${encodeURIComponent(projectId)}`,
   domains: (projectId: string) => `#/projects/${encodeURIComponent(projectId)}/domains`,
+  messages: '#/messages',
+  message: (messageId: string) => `#/messages/${encodeURIComponent(messageId)}`,
+  webhooks: '#/webhooks',
 };
 
 export function useRoute(): Route {

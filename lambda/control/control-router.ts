@@ -4,11 +4,14 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type { RuntimeConfig } from '../../contracts/plans.js';
 import type { DomainService } from '../domains/domain-service.js';
 import type { AccountService } from '../keys/account-service.js';
+import type { DeployService } from '../projects/deploy-service.js';
 import type { ProjectService } from '../projects/project-service.js';
 import { problemResult } from '../shared/http.js';
 import { logger } from '../shared/powertools.js';
 import { type HttpProblem, problems, refuse } from '../shared/problem.js';
 import type { UsageHistory } from '../usage-history/usage-history.js';
+import type { WebhookService } from '../webhooks/index.js';
+import type { OwnerMessageLog } from './owner-messages.js';
 import type { OwnerDirectory } from './owners.js';
 
 /**
@@ -23,14 +26,17 @@ export type Principal = OperatorPrincipal | OwnerPrincipal;
 export interface ControlServices {
   readonly accountService: AccountService;
   readonly projects: ProjectService;
+  readonly deploys: DeployService;
   readonly domains: DomainService;
   readonly owners: OwnerDirectory;
   readonly config: RuntimeConfig;
   readonly usageHistory: UsageHistory;
+  /** Owners' webhooks and the message pages (routes/webhooks.ts). @default - no such routes */
+  readonly webhooks?: { readonly service: WebhookService; readonly messages: OwnerMessageLog };
 }
 
-/** Deploys carry their files (base64) in the body. API Gateway's own limit (10 MB) is lower. */
-export const MAX_CONTROL_BODY_BYTES = 20 * 1024 * 1024;
+/** The largest body: a deploy's manifest of 10,000 files (files themselves go straight to the site bucket). */
+export const MAX_CONTROL_BODY_BYTES = 6 * 1024 * 1024;
 
 /** What the router's middleware stores for the route handlers of one request. */
 type ControlStore = { principal: Principal; body: Record<string, unknown> };

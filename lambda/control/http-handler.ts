@@ -5,6 +5,7 @@ import type { RuntimeConfig } from '../../contracts/plans.js';
 import { CONTROL_ENV } from '../../contracts/control-api.js';
 import { kvsEdgeRouter } from '../domains/aws-adapters.js';
 import { DomainService } from '../domains/domain-service.js';
+import { createProjectDomains } from '../domains/project-domains.js';
 import { DynamoDbDomainStore } from '../domains/dynamodb-domain-store.js';
 import { SfnDomainFlowStarter } from '../domains/sfn-flow-starter.js';
 import { DynamoDbAccountStore } from '../keys/accounts.js';
@@ -12,6 +13,7 @@ import { ApiGatewayUsagePlanGateway } from '../keys/api-gateway-usage-plan-gatew
 import { AccountService } from '../keys/account-service.js';
 import { DynamoDbKeyStore } from '../keys/dynamodb-key-store.js';
 import { DynamoDbProjectStore } from '../projects/dynamodb-project-store.js';
+import { DeployService } from '../projects/deploy-service.js';
 import { ProjectService } from '../projects/project-service.js';
 import { S3SiteStorage } from '../projects/s3-site-storage.js';
 import { DynamoDbLimiterStore } from '../rate-limits/dynamodb-limiter-store.js';
@@ -21,9 +23,16 @@ import { createDocumentClient } from '../shared/dynamodb.js';
 import { DynamoDbUsageHistoryStore } from '../usage-history/dynamodb-usage-history-store.js';
 import { UsageHistory } from '../usage-history/usage-history.js';
 import { requireEnv, requireJsonEnv } from '../shared/env.js';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { ENV as MESSAGES_ENV } from '../../contracts/messages.js';
+import { WEBHOOK_ENV } from '../../contracts/webhooks.js';
+import { DynamoDbMessageStore } from '../messages/dynamodb-message-store.js';
+import { DATA_PLANE } from '../shared/aws-clients.js';
+import { AWS_DELIVERY_POLICY, DynamoDbWebhookStore, SqsDeliveryQueue, WebhookService } from '../webhooks/index.js';
 import type { ControlServices } from './control-router.js';
 import { createControlApiHandler } from './http-handlers.js';
 import { DynamoDbOwnerStore, OwnerDirectory } from './owners.js';
+import { messageLogOf } from './owner-messages.js';
 
 // The dashboard's API (lib/constructs/dashboard): module-scoped clients and services, built once
 // per cold start from the environment the construct sets (CONTROL_ENV).
@@ -54,30 +63,36 @@ const projectStore = new DynamoDbProjectStore(documents, requireEnv(CONTROL_ENV.
 const domainStore = new DynamoDbDomainStore(documents, requireEnv(CONTROL_ENV.domainsTable));
 const edge = kvsEdgeRouter(requireEnv(CONTROL_ENV.keyValueStoreArn));
 
+const siteStorage = new S3SiteStorage({
+  client: traced(new S3Client(MANAGEMENT_PLANE)),
+  bucket: requireEnv(CONTROL_ENV.siteBucket),
+  clock,
+});
+// Verify starts the domain flow; removal (and a project's delete) starts its release branch.
+const domainFlow = new SfnDomainFlowStarter({
+  client: traced(new SFNClient(MANAGEMENT_PLANE)),
+  stateMachineArn: requireEnv(CONTROL_ENV.domainFlowArn),
+});
+const projectDomains = createProjectDomains({ domains: domainStore, edge, flow: domainFlow, clock });
+const projectDeps = {
+  projects: projectStore,
+  domains: projectDomains,
+  storage: siteStorage,
+  edge,
+  clock,
+  platformDomain: config.platform.domain,
+};
+
 const services: ControlServices = {
   accountService,
-  projects: new ProjectService({
-    accounts,
-    projects: projectStore,
-    domains: domainStore,
-    storage: new S3SiteStorage({
-      client: traced(new S3Client(MANAGEMENT_PLANE)),
-      bucket: requireEnv(CONTROL_ENV.siteBucket),
-    }),
-    edge,
-    clock,
-    config,
-  }),
+  projects: new ProjectService({ ...projectDeps, accounts }),
+  deploys: new DeployService(projectDeps),
   domains: new DomainService({
     accounts,
     projects: projectStore,
     domains: domainStore,
     edge,
-    // Verify starts the domain flow; removal starts its release branch (the tenant goes asynchronously).
-    flow: new SfnDomainFlowStarter({
-      client: traced(new SFNClient(MANAGEMENT_PLANE)),
-      stateMachineArn: requireEnv(CONTROL_ENV.domainFlowArn),
-    }),
+    flow: domainFlow,
     clock,
     config,
     platformHost: requireEnv(CONTROL_ENV.platformHost),
@@ -94,6 +109,16 @@ const services: ControlServices = {
     history: new DynamoDbUsageHistoryStore(documents, requireEnv(CONTROL_ENV.rateLimitsTable)),
     clock,
   }),
+  webhooks: {
+    service: new WebhookService({
+      store: new DynamoDbWebhookStore(documents, requireEnv(WEBHOOK_ENV.webhooksTable)),
+      queue: new SqsDeliveryQueue(traced(new SQSClient(DATA_PLANE)), requireEnv(WEBHOOK_ENV.deliveryQueueUrl)),
+      clock,
+      policy: AWS_DELIVERY_POLICY,
+      retentionDays: config.messages.retentionDays,
+    }),
+    messages: messageLogOf(new DynamoDbMessageStore(documents, requireEnv(MESSAGES_ENV.messagesTable))),
+  },
 };
 
 const dashboardOrigin = process.env[CONTROL_ENV.dashboardOrigin];

@@ -1,18 +1,8 @@
 import type { DomainName } from './domain-name.js';
+import type { DnsRecordInstruction } from './domain-record.js';
 import type { OwnershipRecord } from './ownership.js';
 
-export interface DnsRecordInstruction {
-  readonly type: 'CNAME' | 'ALIAS' | 'TXT';
-  /** What the record is for: `routing` points the domain at its target, `ownership` proves control of it. */
-  readonly purpose: 'routing' | 'ownership';
-  /** The name to enter at the DNS provider, relative to the registrable domain ('@' for the apex). */
-  readonly host: string;
-  /** The fully qualified name the record is for. */
-  readonly fqdn: string;
-  readonly value: string;
-  readonly ttl: number;
-  readonly note?: string;
-}
+export type { DnsRecordInstruction };
 
 export const RECORD_TTL_SECONDS = 3600;
 

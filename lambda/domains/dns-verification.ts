@@ -1,15 +1,9 @@
 import type { DomainName } from './domain-name.js';
+import type { DnsFailureReason } from './domain-record.js';
 import { DnsLookupError, type DnsResolver } from './dns-resolver.js';
 import { isTargetHost } from './ownership.js';
 
-/** Why verification failed (docs/owners.md, "Projects and custom domains"); each comes with what was observed and what to do. */
-export type DnsFailureReason =
-  | 'record_not_found' |
-  'cname_mismatch' |
-  'conflicting_record' |
-  'dns_lookup_failed' |
-  'apex_not_aliased' |
-  'ownership_unproven';
+export type { DnsFailureReason };
 
 export type DnsVerification =
   | { readonly verified: true; readonly observed: readonly string[] } |

@@ -1,12 +1,6 @@
-/** Redirect statuses the platform serves; 301 is the default (interface document, rule 10). */
-export const REDIRECT_STATUSES = [301, 302, 307, 308] as const;
-export type RedirectStatus = (typeof REDIRECT_STATUSES)[number];
+import { REDIRECT_STATUSES, type Redirect, type RedirectStatus } from '../../contracts/domains.js';
 
-export interface Redirect {
-  readonly from: string;
-  readonly to: string;
-  readonly status: RedirectStatus;
-}
+export { REDIRECT_STATUSES, type Redirect, type RedirectStatus };
 
 /** Project domain configuration (interface document, "Project domain configuration"). */
 export interface DomainConfig {

@@ -1,5 +1,34 @@
-import type { DnsRecordInstruction } from './dns-records.js';
-import type { DnsFailureReason } from './dns-verification.js';
+export interface DnsRecordInstruction {
+  readonly type: 'CNAME' | 'ALIAS' | 'TXT';
+  /** What the record is for: `routing` points the domain at its target, `ownership` proves control of it. */
+  readonly purpose: 'routing' | 'ownership';
+  /** The name to enter at the DNS provider, relative to the registrable domain ('@' for the apex). */
+  readonly host: string;
+  /** The fully qualified name the record is for. */
+  readonly fqdn: string;
+  readonly value: string;
+  readonly ttl: number;
+  readonly note?: string;
+}
+
+/** Why verification failed (docs/owners.md, "Projects and custom domains"); each comes with what was observed and what to do. */
+export type DnsFailureReason =
+  | 'record_not_found' |
+  'cname_mismatch' |
+  'conflicting_record' |
+  'dns_lookup_failed' |
+  'apex_not_aliased' |
+  'ownership_unproven';
+
+/** What the release of a removed claim needs besides the domain (TenantReleaseRequest in ports.ts). */
+export interface PendingRelease {
+  readonly projectId: string;
+  readonly slug: string;
+  /** The removed record's createdAt: one release per claim of the domain. */
+  readonly claimedAt: string;
+  /** When the domain was removed (ISO 8601): the release gives up a bounded time after it. */
+  readonly requestedAt: string;
+}
 
 /** Domain states (docs/owners.md, "Projects and custom domains"). */
 export type DomainState =
@@ -81,6 +110,11 @@ export interface DomainRecord {
   readonly activeAt?: string;
   /** Set when the drift check detached the domain after its grace period (state removed). */
   readonly detachedAt?: string;
+  /**
+   * The release of this removed claim's tenant, written with the removal and cleared once its
+   * execution has started: one left behind (StartExecution failed) is started by the drift sweep.
+   */
+  readonly pendingRelease?: PendingRelease;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

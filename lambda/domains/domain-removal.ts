@@ -1,21 +1,52 @@
 import { deployPrefix, type ProjectRecord, type ProjectStore } from '../projects/index.js';
-import type { DomainRecord } from './domain-record.js';
+import { logger } from '../shared/powertools.js';
+import type { DomainRecord, PendingRelease } from './domain-record.js';
 import { isLive } from './domain-record.js';
 import type { DomainFlowStarter, DomainStore, EdgeRouter } from './ports.js';
 
 export interface RemovalDeps {
   readonly projects: ProjectStore;
-  readonly domains: Pick<DomainStore, 'get'>;
+  readonly domains: Pick<DomainStore, 'get' | 'update'>;
   readonly edge: EdgeRouter;
   readonly flow: Pick<DomainFlowStarter, 'release'>;
   readonly platformDomain: string;
 }
 
+/** The release a removal of `record` asks for; written on the record with the removal itself. */
+export const pendingReleaseOf = (record: DomainRecord, project: Pick<ProjectRecord, 'projectId' | 'slug'>, requestedAt: string): PendingRelease => ({
+  projectId: project.projectId,
+  slug: project.slug,
+  claimedAt: record.createdAt,
+  requestedAt,
+});
+
 /**
- * Takes a domain that no longer serves (its record says removed, the edge refuses it) out of its
- * project's configuration: its redirect goes, redirects to it go too (their sources serve the live
- * deploy again: a redirect to a refused host would lead nowhere), and the default subdomain becomes
- * primary if it was. Then hands the release of its tenant to the flow's release branch.
+ * Starts the release of a removed claim's tenant (the flow's release branch) and clears the
+ * record's `pendingRelease`. When StartExecution fails, the removal still stands (the edge refuses
+ * the domain already): the record keeps its `pendingRelease` and the drift sweep starts it later
+ * (drift-check.ts). The execution name is one per claim, so a second start is harmless.
+ */
+export async function startRelease(
+  deps: Pick<RemovalDeps, 'domains' | 'flow'>,
+  domain: string,
+  release: PendingRelease,
+): Promise<boolean> {
+  try {
+    await deps.flow.release({ domain, ...release });
+  } catch (error) {
+    logger.warn('release not started; the drift sweep will start it', { domain, error: error as Error });
+    return false;
+  }
+  await deps.domains.update(domain, { pendingRelease: undefined }, { createdAt: release.claimedAt, state: 'removed' });
+  return true;
+}
+
+/**
+ * Takes a domain that no longer serves (its record says removed with a `pendingRelease`, the edge
+ * refuses it) out of its project's configuration: its redirect goes, redirects to it go too (their
+ * sources serve the live deploy again: a redirect to a refused host would lead nowhere), and the
+ * default subdomain becomes primary if it was. Then hands the release of its tenant to the flow's
+ * release branch.
  */
 export async function takeOffProject(
   deps: RemovalDeps,
@@ -36,11 +67,5 @@ export async function takeOffProject(
       if (live) await deps.edge.serve(source.from, prefix);
     }
   }
-  await deps.flow.release({
-    domain: record.domain,
-    projectId: project.projectId,
-    slug: project.slug,
-    claimedAt: record.createdAt,
-    requestedAt,
-  });
+  await startRelease(deps, record.domain, pendingReleaseOf(record, project, requestedAt));
 }

@@ -7,7 +7,7 @@ import { type DnsRecordInstruction, routingRecord } from './dns-records.js';
 import { type DomainConfig, DomainConfigError, redirectStatus, removalWarning, validateDomainConfig } from './domain-config.js';
 import { InvalidDomainError, normaliseDomain } from './domain-name.js';
 import type { DomainRecord } from './domain-record.js';
-import { takeOffProject } from './domain-removal.js';
+import { pendingReleaseOf, takeOffProject } from './domain-removal.js';
 import { domainView, type DomainView, recordsFor } from './domain-view.js';
 import { randomToken, targetHost } from './ownership.js';
 import type { DomainFlowStarter, DomainStore, EdgeRouter } from './ports.js';
@@ -219,7 +219,7 @@ export class DomainService {
     await this.deps.edge.refuse(record.domain);
     const now = new Date(this.deps.clock.now()).toISOString();
     // The record says removed before the release starts: the release keeps the tenant of a live claim.
-    await this.deps.domains.update(record.domain, { state: 'removed', updatedAt: now });
+    await this.deps.domains.update(record.domain, { state: 'removed', updatedAt: now, pendingRelease: pendingReleaseOf(record, project, now) });
     await takeOffProject({ ...this.deps, platformDomain: this.deps.config.platform.domain }, record, project, now);
     return { domain: record.domain, removed: true, ...(warning ? { warning } : {}) };
   }

@@ -4,7 +4,7 @@ import type { DnsResolver } from './dns-resolver.js';
 import { checkPointing } from './dns-verification.js';
 import { normaliseDomain } from './domain-name.js';
 import type { DomainRecord } from './domain-record.js';
-import { takeOffProject } from './domain-removal.js';
+import { pendingReleaseOf, startRelease, takeOffProject } from './domain-removal.js';
 import { expectationOf } from './expectations.js';
 import type { DomainFlowStarter, DomainStore, EdgeRouter } from './ports.js';
 
@@ -30,7 +30,12 @@ export interface DriftCheckResult {
   readonly detached: number;
   /** DNS lookups that failed (SERVFAIL, timeout): not a finding either way, left as they were. */
   readonly lookupFailed: number;
+  /** Releases of removed domains that their removal could not start (pendingRelease), started by this run. */
+  readonly releasesStarted: number;
 }
+
+/** Pending releases started per drift run: the rest wait for the next run. */
+const PENDING_RELEASES_PER_RUN = 100;
 
 export interface DriftCheckDeps {
   readonly domains: DomainStore;
@@ -116,7 +121,7 @@ export function createDriftCheckTask(deps: DriftCheckDeps) {
     // The record first: if the owner re-verified or removed it meanwhile, nothing else happens.
     const removed = await deps.domains.update(
       record.domain,
-      { state: 'removed', detachedAt: at, updatedAt: at },
+      { state: 'removed', detachedAt: at, updatedAt: at, pendingRelease: pendingReleaseOf(record, project, at) },
       { attempt: record.attempt, createdAt: record.createdAt, state: 'dns_misconfigured' },
     );
     if (!removed) return false;
@@ -129,6 +134,16 @@ export function createDriftCheckTask(deps: DriftCheckDeps) {
   return {
     async checkDrift(input: DriftCheckInput): Promise<DriftCheckResult> {
       const before = input.drift;
+      // Once per run, on its first round: removals whose release could not be started.
+      let releasesStarted = 0;
+      if (before.cursor === undefined && before.checked === undefined) {
+        for (const record of await deps.domains.pendingReleases(PENDING_RELEASES_PER_RUN)) {
+          if (record.state !== 'removed' || !record.pendingRelease) continue;
+          const flow = deps.flowFor(input.stateMachineArn);
+          const started = await startRelease({ domains: deps.domains, flow }, record.domain, record.pendingRelease);
+          if (started) releasesStarted++;
+        }
+      }
       const page = await deps.domains.liveDomains(before.cursor, pageSize);
       const outcomes: Outcome[] = [];
       const queue = [...page.records];
@@ -150,6 +165,7 @@ export function createDriftCheckTask(deps: DriftCheckDeps) {
         restored: (before.restored ?? 0) + count('restored'),
         detached: (before.detached ?? 0) + count('detached'),
         lookupFailed: (before.lookupFailed ?? 0) + count('lookup_failed'),
+        releasesStarted: (before.releasesStarted ?? 0) + releasesStarted,
       };
     },
   };

@@ -91,4 +91,21 @@ export class DynamoDbDomainStore implements DomainStore {
     const next = page.LastEvaluatedKey ? Buffer.from(JSON.stringify(page.LastEvaluatedKey)).toString('base64url') : undefined;
     return { records: (page.Items ?? []) as DomainRecord[], ...(next ? { cursor: next } : {}) };
   }
+
+  async pendingReleases(limit: number): Promise<DomainRecord[]> {
+    const found: DomainRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          FilterExpression: 'attribute_exists(pendingRelease)',
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      found.push(...((page.Items ?? []) as DomainRecord[]));
+      start = page.LastEvaluatedKey;
+    } while (start && found.length < limit);
+    return found.slice(0, limit);
+  }
 }

@@ -9,3 +9,4 @@
  */
 export type { Redirect } from './domain-config.js';
 export type { DomainStore, EdgeRouter } from './ports.js';
+export { createProjectDomains } from './project-domains.js';

@@ -1,5 +1,5 @@
 import type { ProjectRecord } from '../projects/index.js';
-import type { DomainRecord, DomainState } from './domain-record.js';
+import type { DomainRecord, DomainState, PendingRelease } from './domain-record.js';
 
 /** What a conditional update expects of the stored record (all given fields must still hold). */
 export interface DomainExpectation {
@@ -33,6 +33,8 @@ export interface DomainStore {
   update(domain: string, changes: Partial<Omit<DomainRecord, 'domain'>>, expected?: number | DomainExpectation): Promise<boolean>;
   /** Live domains (served at the edge, see isLive), a page at a time, in no set order. */
   liveDomains(cursor: string | undefined, pageSize: number): Promise<LiveDomainsPage>;
+  /** Removed domains whose release has not been started yet (`pendingRelease`), at most `limit`. */
+  pendingReleases(limit: number): Promise<DomainRecord[]>;
 }
 
 /**
@@ -100,12 +102,7 @@ export interface CertificateAuthority {
 }
 
 /** What a removal hands to the asynchronous release of the domain's tenant. */
-export interface TenantReleaseRequest extends TenantClaim {
-  /** The removed record's createdAt: one release per claim of the domain. */
-  readonly claimedAt: string;
-  /** When the domain was removed (ISO 8601): the release gives up a bounded time after it. */
-  readonly requestedAt: string;
-}
+export interface TenantReleaseRequest extends TenantClaim, PendingRelease {}
 
 /** Starts the domain flow (Step Functions on AWS, aws-local-stepfunctions locally). */
 export interface DomainFlowStarter {

@@ -12,12 +12,29 @@ import { DynamoDbMessageStore } from './dynamodb-message-store.js';
 import type { MessagesConfig } from './send-message.js';
 import { SqsMessageRetries } from './sqs-message-retries.js';
 import { createWorkerHandler } from './worker.js';
+import { WEBHOOK_ENV } from '../../contracts/webhooks.js';
+import { createWebhookOutcomes, DynamoDbWebhookStore, SqsDeliveryQueue } from '../webhooks/index.js';
+
+const messages = new DynamoDbMessageStore(documentClient, requireEnv(ENV.messagesTable));
+const sqs = traced(new SQSClient(DATA_PLANE));
 
 export const handler = createWorkerHandler({
-  messages: new DynamoDbMessageStore(documentClient, requireEnv(ENV.messagesTable)),
+  messages,
   clock: systemClock,
   maxReceiveCount: requireJsonEnv<MessagesConfig>(ENV.messagesConfig).maxReceiveCount,
   usageHistory: new DynamoDbUsageHistoryStore(documentClient, requireEnv(ENV.rateLimitsTable)),
   processor,
-  retries: new SqsMessageRetries(traced(new SQSClient(DATA_PLANE)), requireEnv(ENV.queueUrl)),
+  retries: new SqsMessageRetries(sqs, requireEnv(ENV.queueUrl)),
+  // Final outcomes feed the owners' webhooks (lambda/webhooks): one delivery job per endpoint.
+  outcomes: createWebhookOutcomes({
+    store: new DynamoDbWebhookStore(documentClient, requireEnv(WEBHOOK_ENV.webhooksTable)),
+    queue: new SqsDeliveryQueue(sqs, requireEnv(WEBHOOK_ENV.deliveryQueueUrl)),
+    clock: systemClock,
+    messages: {
+      ownerOf: async (id) => {
+        const record = await messages.get(id);
+        return record ? { accountId: record.accountId, expiresAt: record.expiresAt } : undefined;
+      },
+    },
+  }),
 });

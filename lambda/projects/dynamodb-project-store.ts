@@ -2,10 +2,14 @@ import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, Upd
 import { DOMAIN_TABLE_KEYS } from '../../contracts/domains.js';
 import { conditionally, queryIndex } from '../shared/dynamodb.js';
 import { conditionalUpdate } from '../shared/dynamodb-update.js';
-import { type ProjectStore, SlugTakenError } from './ports.js';
+import { type ProjectChanges, type ProjectStore, SlugTakenError } from './ports.js';
 import type { DeployState, ProjectRecord } from './project.js';
 
-/** Slugs are unique platform-wide: a marker item `slug#<slug>` is claimed before the project item. */
+/**
+ * Slugs are unique platform-wide: a marker item `slug#<slug>` is claimed before the project item.
+ * It names its project (`owner`) while the project exists; a delete leaves it with `heldUntil`
+ * instead, and a new claim succeeds only once that time has passed.
+ */
 const slugKey = (slug: string) => `slug#${slug}`;
 
 export class DynamoDbProjectStore implements ProjectStore {
@@ -14,17 +18,25 @@ export class DynamoDbProjectStore implements ProjectStore {
     private readonly tableName: string,
   ) {}
 
-  async create(project: ProjectRecord): Promise<void> {
+  async create(project: ProjectRecord, nowIso: string): Promise<void> {
     const claimed = await conditionally(() =>
       this.client.send(
         new PutCommand({
           TableName: this.tableName,
           Item: { projectId: slugKey(project.slug), owner: project.projectId },
-          ConditionExpression: 'attribute_not_exists(projectId)',
+          ConditionExpression: 'attribute_not_exists(projectId) OR (attribute_not_exists(#owner) AND heldUntil < :now)',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: { ':now': nowIso },
         }),
       ),
     );
-    if (!claimed) throw new SlugTakenError(project.slug);
+    if (!claimed) {
+      const marker = await this.client.send(
+        new GetCommand({ TableName: this.tableName, Key: { projectId: slugKey(project.slug) }, ConsistentRead: true }),
+      );
+      const heldUntil = marker.Item?.owner === undefined ? (marker.Item?.heldUntil as string | undefined) : undefined;
+      throw new SlugTakenError(project.slug, heldUntil);
+    }
     try {
       await this.client.send(
         new PutCommand({ TableName: this.tableName, Item: project, ConditionExpression: 'attribute_not_exists(projectId)' }),
@@ -55,16 +67,19 @@ export class DynamoDbProjectStore implements ProjectStore {
     });
   }
 
-  update(
-    projectId: string,
-    changes: Partial<Omit<ProjectRecord, 'projectId' | 'accountId' | 'slug'>>,
-    expectedDeployState?: DeployState,
-  ): Promise<boolean> {
+  update(projectId: string, changes: ProjectChanges, expectedDeployState?: DeployState): Promise<boolean> {
     const expected = expectedDeployState === undefined ? undefined : { deployState: expectedDeployState };
     return conditionally(() =>
       this.client.send(
         new UpdateCommand({ TableName: this.tableName, Key: { projectId }, ...conditionalUpdate('projectId', changes, expected) }),
       ),
     );
+  }
+
+  async delete(project: ProjectRecord, heldUntil: string): Promise<void> {
+    // The hold first: the slug is never free between the two writes.
+    const hold = { projectId: slugKey(project.slug), heldUntil };
+    await this.client.send(new PutCommand({ TableName: this.tableName, Item: hold }));
+    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { projectId: project.projectId } }));
   }
 }

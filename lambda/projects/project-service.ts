@@ -1,19 +1,14 @@
-import type { RuntimeConfig } from '../../contracts/plans.js';
-import type { DomainStore, EdgeRouter } from '../domains/index.js';
 import type { AccountStore } from '../keys/index.js';
 import type { Clock } from '../shared/clock.js';
-import { logger } from '../shared/powertools.js';
 import { monotonicUlid } from '../shared/ulid.js';
-import { type ProjectStore, type SiteStorage, SlugTakenError } from './ports.js';
-import { type DeployRecord, deployPrefix, type ProjectRecord } from './project.js';
+import { HttpProblem, refuse } from '../shared/problem.js';
+import { type ProjectDomainsPort, type ProjectStore, type SiteEdge, type SiteStorage, SlugTakenError } from './ports.js';
+import type { DeployRecord, ProjectRecord } from './project.js';
 import { checkSlug } from './slug.js';
-import { refuse } from '../shared/problem.js';
 
-export interface DeployFile {
-  /** Path inside the site, e.g. index.html or assets/app.js. */
-  readonly path: string;
-  readonly body: Uint8Array;
-}
+/** How long a deleted project's slug cannot be claimed again, so its old URL cannot be taken over at once. */
+export const SLUG_HOLD_DAYS = 30;
+const MAX_NAME_LENGTH = 100;
 
 export interface ProjectView {
   readonly projectId: string;
@@ -28,73 +23,53 @@ export interface ProjectView {
   readonly lastDeploy?: DeployRecord;
   readonly domains: ProjectRecord['domains'];
   readonly createdAt: string;
+  readonly updatedAt?: string;
 }
 
 export interface ProjectServiceDeps {
   readonly accounts: AccountStore;
   readonly projects: ProjectStore;
-  readonly domains: DomainStore;
+  readonly domains: ProjectDomainsPort;
   readonly storage: SiteStorage;
-  readonly edge: EdgeRouter;
+  readonly edge: SiteEdge;
   readonly clock: Clock;
-  readonly config: RuntimeConfig;
+  readonly platformDomain: string;
 }
 
-/** A deploy left in progress longer than this (its process died) no longer blocks the next one. */
-const STALE_DEPLOY_MS = 15 * 60_000;
-const MAX_FILES = 10_000;
-
-const CONTENT_TYPES: Record<string, string> = {
-  html: 'text/html; charset=utf-8',
-  htm: 'text/html; charset=utf-8',
-  css: 'text/css; charset=utf-8',
-  js: 'text/javascript; charset=utf-8',
-  mjs: 'text/javascript; charset=utf-8',
-  json: 'application/json',
-  txt: 'text/plain; charset=utf-8',
-  svg: 'image/svg+xml',
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  ico: 'image/x-icon',
-  woff: 'font/woff',
-  woff2: 'font/woff2',
-  xml: 'application/xml',
-  pdf: 'application/pdf',
-  wasm: 'application/wasm',
-  map: 'application/json',
-};
-
-export function contentTypeOf(path: string): string {
-  const extension = path.split('.').pop()?.toLowerCase() ?? '';
-  return CONTENT_TYPES[extension] ?? 'application/octet-stream';
-}
-
-/** A relative path inside the site: no leading slash, no `.`/`..` segments, no backslashes. */
-function checkPath(path: string): string {
-  const segments = path.split('/');
-  if (path === '' || path.startsWith('/') || path.includes('\\') || path.includes('\0') || segments.some((s) => s === '' || s === '.' || s === '..')) {
-    throw refuse('invalid_request', `"${path.slice(0, 200)}" is not a valid file path inside the site.`, 400);
+/** The project, if it belongs to the account; 404 otherwise (another account's project is not named). */
+export async function ownedProject(store: ProjectStore, accountId: string, projectId: string): Promise<ProjectRecord> {
+  const project = await store.get(projectId);
+  if (!project || project.accountId !== accountId) {
+    throw refuse('project_not_found', `No project ${projectId} in account ${accountId}.`, 404);
   }
-  return path;
+  return project;
 }
 
-/** A domain the edge serves: active, or active before a re-verify that has not replaced it yet. */
-const isLive = (d: { state: string; activeAt?: string }) => d.state === 'active' || (d.activeAt !== undefined && d.state !== 'removed');
+/** Name as stored: trimmed, at most 100 characters; the slug when none is given. */
+function projectName(input: unknown, fallback?: string): string {
+  const name = typeof input === 'string' ? input.trim() : '';
+  if (name === '') {
+    if (fallback !== undefined) return fallback;
+    throw refuse('invalid_request', 'name must be a non-empty string.', 400);
+  }
+  if (name.length > MAX_NAME_LENGTH) throw refuse('invalid_request', `name may be at most ${MAX_NAME_LENGTH} characters.`, 400);
+  return name;
+}
 
 /**
- * Projects and deploys. A deploy uploads a folder of static files under a new prefix and becomes
- * the live version only once every file is stored: then the edge is switched to it for the
- * project's default subdomain and its active custom domains, and the previous version stays live
- * until that moment (and after a failed deploy).
+ * Projects: create, list, rename (the slug stays: it is the project's address) and delete. A
+ * delete releases the project's custom domains through the domain flow, removes its files and
+ * holds its slug for SLUG_HOLD_DAYS. Deploys are in deploy-service.ts.
  */
 export class ProjectService {
   constructor(private readonly deps: ProjectServiceDeps) {}
 
   defaultDomainOf(slug: string): string {
-    return `${slug}.${this.deps.config.platform.domain}`;
+    return `${slug}.${this.deps.platformDomain}`;
+  }
+
+  private nowIso(): string {
+    return new Date(this.deps.clock.now()).toISOString();
   }
 
   async createProject(accountId: string, input: { slug: unknown; name?: unknown }): Promise<ProjectView> {
@@ -104,27 +79,35 @@ export class ProjectService {
     const checked = checkSlug(typeof input.slug === 'string' ? input.slug : '');
     if (!checked.ok) throw refuse(checked.code, checked.message, checked.code === 'slug_taken' ? 409 : 400);
     const { slug } = checked;
-    const name = typeof input.name === 'string' && input.name.trim() !== '' ? input.name.trim().slice(0, 100) : slug;
     const project: ProjectRecord = {
       projectId: `prj_${monotonicUlid(this.deps.clock.now())}`,
       accountId,
       slug,
-      name,
+      name: projectName(input.name, slug),
       deployState: 'none',
       domains: { primary: this.defaultDomainOf(slug), redirects: [] },
-      createdAt: new Date(this.deps.clock.now()).toISOString(),
+      createdAt: this.nowIso(),
     };
     try {
-      await this.deps.projects.create(project);
+      await this.deps.projects.create(project, this.nowIso());
     } catch (error) {
-      if (error instanceof SlugTakenError) throw refuse('slug_taken', `The slug ${slug} is taken; choose another.`, 409);
-      throw error;
+      if (!(error instanceof SlugTakenError)) throw error;
+      if (error.heldUntil) {
+        throw new HttpProblem({
+          status: 409,
+          code: 'slug_held',
+          detail: `The slug ${slug} belonged to a deleted project and is held until ${error.heldUntil}, ` +
+            'so its old address cannot be taken over; choose another.',
+          extensions: { heldUntil: error.heldUntil },
+        });
+      }
+      throw refuse('slug_taken', `The slug ${slug} is taken; choose another.`, 409);
     }
     return this.view(project);
   }
 
   async getProject(accountId: string, projectId: string): Promise<ProjectView> {
-    return this.view(await this.project(accountId, projectId));
+    return this.view(await ownedProject(this.deps.projects, accountId, projectId));
   }
 
   async listProjects(accountId: string): Promise<ProjectView[]> {
@@ -135,75 +118,37 @@ export class ProjectService {
     return projects.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((p) => this.view(p));
   }
 
-  async deploy(accountId: string, projectId: string, files: readonly DeployFile[]): Promise<ProjectView> {
-    const project = await this.project(accountId, projectId);
-    if (files.length === 0) throw refuse('invalid_request', 'A deploy needs at least one file.', 400);
-    if (files.length > MAX_FILES) throw refuse('invalid_request', `A deploy has at most ${MAX_FILES} files.`, 400);
-    for (const file of files) checkPath(file.path);
-
-    const nowMs = this.deps.clock.now();
-    const running = project.lastDeploy;
-    if (project.deployState === 'in_progress' && running && nowMs - Date.parse(running.startedAt) < STALE_DEPLOY_MS) {
-      throw refuse('deploy_in_progress', `Deploy ${running.deployId} is still in progress; wait for it to finish.`, 409);
-    }
-    const deployId = `dep_${monotonicUlid(nowMs)}`;
-    const started: DeployRecord = { deployId, state: 'in_progress', startedAt: new Date(nowMs).toISOString() };
-    if (!(await this.deps.projects.update(projectId, { deployState: 'in_progress', lastDeploy: started }, project.deployState))) {
-      throw refuse('deploy_in_progress', 'Another deploy of this project just started.', 409);
-    }
-
-    const prefix = deployPrefix(projectId, deployId);
-    let bytes = 0;
-    try {
-      for (const file of files) {
-        bytes += file.body.byteLength;
-        await this.deps.storage.putFile(`${prefix}/${file.path}`, file.body, contentTypeOf(file.path));
-      }
-      // Every file is stored: switch the edge to this version for every host that serves it.
-      for (const host of await this.servingHosts(project)) await this.deps.edge.serve(host, prefix);
-    } catch (error) {
-      // The cause stays in our logs; the owner learns that the live version is unchanged.
-      logger.error('deploy failed', { projectId, deployId, error: error as Error });
-      const failed: DeployRecord = {
-        ...started,
-        state: 'failed',
-        finishedAt: new Date(this.deps.clock.now()).toISOString(),
-        error: 'The files could not be stored. Retry the deploy.',
-      };
-      await this.deps.projects.update(projectId, { deployState: 'failed', lastDeploy: failed });
-      throw refuse('deploy_failed', `Deploy ${deployId} failed and the live version is unchanged. Retry the deploy.`, 502);
-    }
-    const finished: DeployRecord = {
-      ...started,
-      state: 'succeeded',
-      finishedAt: new Date(this.deps.clock.now()).toISOString(),
-      fileCount: files.length,
-      bytes,
-    };
-    await this.deps.projects.update(projectId, { deployState: 'succeeded', liveDeployId: deployId, lastDeploy: finished });
-    return this.view({ ...project, deployState: 'succeeded', liveDeployId: deployId, lastDeploy: finished });
-  }
-
-  /** The default subdomain and every active custom domain that is not a redirect source. */
-  private async servingHosts(project: ProjectRecord): Promise<string[]> {
-    const redirecting = new Set(project.domains.redirects.map((r) => r.from));
-    const domains = await this.deps.domains.listByProject(project.projectId);
-    return [
-      this.defaultDomainOf(project.slug),
-      ...domains.filter((d) => isLive(d) && !redirecting.has(d.domain)).map((d) => d.domain),
-    ];
-  }
-
-  private async project(accountId: string, projectId: string): Promise<ProjectRecord> {
-    const project = await this.deps.projects.get(projectId);
-    if (!project || project.accountId !== accountId) {
+  /** Renames the project; its slug, and so its address, stay. */
+  async renameProject(accountId: string, projectId: string, input: { name?: unknown }): Promise<ProjectView> {
+    const project = await ownedProject(this.deps.projects, accountId, projectId);
+    const changes = { name: projectName(input.name), updatedAt: this.nowIso() };
+    if (!(await this.deps.projects.update(projectId, changes))) {
       throw refuse('project_not_found', `No project ${projectId} in account ${accountId}.`, 404);
     }
-    return project;
+    return this.view({ ...project, ...changes });
   }
 
-  private view(project: ProjectRecord): ProjectView {
+  /**
+   * Deletes the project. Its custom domains first (refused at the edge at once, their tenants
+   * released by the domain flow), then its default subdomain and files, then the record, leaving
+   * its slug held. Each step can be run again: a delete that failed half-way is retried whole.
+   */
+  async deleteProject(
+    accountId: string,
+    projectId: string,
+  ): Promise<{ projectId: string; deleted: true; releasedDomains: string[]; slugHeldUntil: string }> {
+    const project = await ownedProject(this.deps.projects, accountId, projectId);
+    const releasedDomains = await this.deps.domains.releaseAll(project);
+    await this.deps.edge.refuse(this.defaultDomainOf(project.slug));
+    await this.deps.storage.deleteProject(projectId);
+    const slugHeldUntil = new Date(this.deps.clock.now() + SLUG_HOLD_DAYS * 86_400_000).toISOString();
+    await this.deps.projects.delete(project, slugHeldUntil);
+    return { projectId, deleted: true, releasedDomains, slugHeldUntil };
+  }
+
+  view(project: ProjectRecord): ProjectView {
     const defaultDomain = this.defaultDomainOf(project.slug);
+    const lastDeploy = project.deploys?.[0];
     return {
       projectId: project.projectId,
       accountId: project.accountId,
@@ -213,9 +158,10 @@ export class ProjectService {
       url: `https://${defaultDomain}/`,
       deployState: project.deployState,
       ...(project.liveDeployId ? { liveDeployId: project.liveDeployId } : {}),
-      ...(project.lastDeploy ? { lastDeploy: project.lastDeploy } : {}),
+      ...(lastDeploy ? { lastDeploy } : {}),
       domains: project.domains,
       createdAt: project.createdAt,
+      ...(project.updatedAt ? { updatedAt: project.updatedAt } : {}),
     };
   }
 }

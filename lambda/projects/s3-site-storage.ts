@@ -1,5 +1,16 @@
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import type { SiteStorage } from './ports.js';
+import {
+  CopyObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { Clock } from '../shared/clock.js';
+import type { ManifestFile } from './deploy-manifest.js';
+import type { SiteStorage, UploadTarget } from './ports.js';
+import { contentKey, contentPrefix, deployPrefix, manifestKey, projectPrefix } from './project.js';
 
 /**
  * Cache-Control of every deployed file. A deploy's objects never change (a new deploy gets a new
@@ -12,29 +23,148 @@ import type { SiteStorage } from './ports.js';
  */
 export const SITE_CACHE_CONTROL = 'public, max-age=0, s-maxage=31536000, must-revalidate';
 
+/** How long a presigned upload URL is valid: long enough for a 25 MB file on a slow link, short enough not to linger. */
+export const UPLOAD_URL_SECONDS = 600;
+
+/** Copies and deletes in flight at once while publishing or pruning (S3 takes thousands per second per prefix). */
+const CONCURRENCY = 16;
+
 export interface S3SiteStorageOptions {
   /** Keeps the SDK's own retries (standard mode): they cover S3's SlowDown throttling. */
   readonly client: S3Client;
   /** The site bucket (DOMAIN_ENV.siteBucket). */
   readonly bucket: string;
+  readonly clock: Clock;
 }
 
-/** Deployed files in S3 under `<deploy prefix>/<path>` (the CloudFront origin; docs/contributors/architecture.md, "Custom domains"). */
+/** S3 wants the checksum as base64 of the digest; manifests carry it as hex. */
+export const base64OfHex = (hex: string) => Buffer.from(hex, 'hex').toString('base64');
+
+async function inParallel<T>(items: readonly T[], work: (item: T) => Promise<unknown>): Promise<void> {
+  const queue = [...items];
+  await Promise.all(
+    Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
+    }),
+  );
+}
+
+/** The site bucket: content-addressed uploads, published deploys and their manifests (docs/projects.md). */
 export class S3SiteStorage implements SiteStorage {
   constructor(private readonly options: S3SiteStorageOptions) {}
 
-  async putFile(key: string, body: Uint8Array, contentType: string): Promise<void> {
-    if (key.length === 0 || key.startsWith('/') || key.split('/').some((part) => part === '' || part === '.' || part === '..')) {
-      throw new Error(`Invalid site object key: ${JSON.stringify(key)}`);
-    }
+  private get bucket() {
+    return this.options.bucket;
+  }
+
+  private async keysUnder(prefix: string): Promise<{ key: string; size: number }[]> {
+    const keys: { key: string; size: number }[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.options.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
+      );
+      for (const object of page.Contents ?? []) if (object.Key) keys.push({ key: object.Key, size: object.Size ?? 0 });
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return keys;
+  }
+
+  async storedContent(projectId: string): Promise<Map<string, number>> {
+    const prefix = contentPrefix(projectId);
+    return new Map((await this.keysUnder(prefix)).map(({ key, size }) => [key.slice(prefix.length), size]));
+  }
+
+  /**
+   * The URL signs Content-Length and x-amz-checksum-sha256 as headers (kept out of the query with
+   * `unhoistableHeaders`, aws-sdk-js-v3 issue 3906): S3 refuses a body of another length or hash.
+   */
+  async presignUpload(projectId: string, file: Pick<ManifestFile, 'sha256' | 'size'>): Promise<UploadTarget> {
+    const checksum = base64OfHex(file.sha256);
+    const command = new PutObjectCommand({
+      Bucket: this.bucket,
+      Key: contentKey(projectId, file.sha256),
+      ContentLength: file.size,
+      ChecksumSHA256: checksum,
+    });
+    const url = await getSignedUrl(this.options.client, command, {
+      expiresIn: UPLOAD_URL_SECONDS,
+      signingDate: new Date(this.options.clock.now()),
+      signableHeaders: new Set(['content-length']),
+      unhoistableHeaders: new Set(['x-amz-checksum-sha256']),
+    });
+    return {
+      sha256: file.sha256,
+      url,
+      method: 'PUT',
+      headers: { 'x-amz-checksum-sha256': checksum },
+      expiresAt: new Date(this.options.clock.now() + UPLOAD_URL_SECONDS * 1000).toISOString(),
+    };
+  }
+
+  async putManifest(projectId: string, deployId: string, files: readonly ManifestFile[]): Promise<void> {
     await this.options.client.send(
       new PutObjectCommand({
-        Bucket: this.options.bucket,
-        Key: key,
-        Body: body,
-        ContentType: contentType,
-        CacheControl: SITE_CACHE_CONTROL,
+        Bucket: this.bucket,
+        Key: manifestKey(projectId, deployId),
+        Body: JSON.stringify(files),
+        ContentType: 'application/json',
       }),
     );
+  }
+
+  async getManifest(projectId: string, deployId: string): Promise<ManifestFile[] | undefined> {
+    try {
+      const key = manifestKey(projectId, deployId);
+      const object = await this.options.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      return JSON.parse((await object.Body?.transformToString()) ?? '[]') as ManifestFile[];
+    } catch (error) {
+      if ((error as Error).name === 'NoSuchKey') return undefined;
+      throw error;
+    }
+  }
+
+  async publish(projectId: string, deployId: string, files: readonly ManifestFile[]): Promise<void> {
+    const prefix = deployPrefix(projectId, deployId);
+    await inParallel(files, (file) =>
+      this.options.client.send(
+        new CopyObjectCommand({
+          Bucket: this.bucket,
+          Key: `${prefix}/${file.path}`,
+          CopySource: `${this.bucket}/${contentKey(projectId, file.sha256)}`,
+          MetadataDirective: 'REPLACE',
+          ContentType: file.contentType,
+          CacheControl: SITE_CACHE_CONTROL,
+        }),
+      ),
+    );
+  }
+
+  private async deleteKeys(keys: readonly string[]): Promise<void> {
+    const batches: string[][] = [];
+    for (let i = 0; i < keys.length; i += 1000) batches.push(keys.slice(i, i + 1000));
+    await inParallel(batches, async (batch) => {
+      const result = await this.options.client.send(
+        new DeleteObjectsCommand({
+          Bucket: this.bucket,
+          Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+        }),
+      );
+      const failed = result.Errors ?? [];
+      if (failed.length > 0) throw new Error(`${failed.length} objects could not be deleted (first: ${failed[0]?.Key} ${failed[0]?.Code})`);
+    });
+  }
+
+  async deleteDeploy(projectId: string, deployId: string): Promise<void> {
+    const published = await this.keysUnder(`${deployPrefix(projectId, deployId)}/`);
+    await this.deleteKeys([...published.map((o) => o.key), manifestKey(projectId, deployId)]);
+  }
+
+  async deleteContent(projectId: string, hashes: readonly string[]): Promise<void> {
+    await this.deleteKeys(hashes.map((hash) => contentKey(projectId, hash)));
+  }
+
+  async deleteProject(projectId: string): Promise<void> {
+    await this.deleteKeys((await this.keysUnder(projectPrefix(projectId))).map((o) => o.key));
   }
 }

@@ -27,15 +27,30 @@ export type ProblemCode =
   'key_not_found' |
   'project_not_found' |
   'slug_taken' |
+  'slug_held' |
   'deploy_in_progress' |
   'deploy_failed' |
+  'deploy_not_found' |
+  'deploy_not_rollbackable' |
+  'files_missing' |
+  'too_many_files' |
+  'file_too_large' |
+  'deploy_too_large' |
   'invalid_domain' |
   'invalid_config' |
   'plan_required' |
   'project_not_deployed' |
   'domain_taken' |
   'domain_in_use' |
-  'domain_not_found';
+  'domain_not_found' |
+  // Webhooks (lambda/webhooks) and the dashboard's message pages.
+  'invalid_url' |
+  'invalid_events' |
+  'webhook_not_found' |
+  'webhook_limit_reached' |
+  'webhook_disabled' |
+  'message_not_found' |
+  'delivery_not_found';
 
 export interface FieldError {
   readonly field: string;

@@ -3,6 +3,7 @@ import type { ControlServices } from '../../lambda/control/control-router.js';
 import { DynamoDbOwnerStore, OwnerDirectory } from '../../lambda/control/owners.js';
 import type { DomainService } from '../../lambda/domains/domain-service.js';
 import type { AccountService } from '../../lambda/keys/account-service.js';
+import type { DeployService } from '../../lambda/projects/deploy-service.js';
 import type { ProjectService } from '../../lambda/projects/project-service.js';
 import { UsageHistory, type UsageHistoryDeps } from '../../lambda/usage-history/usage-history.js';
 import type { Clock } from '../../lambda/shared/clock.js';
@@ -17,11 +18,14 @@ export interface ControlApiWiringOptions {
   /** What the usage-history route reads: accounts, keys (revoked too) and the daily counts. */
   readonly history: UsageHistoryDeps;
   readonly projects: ProjectService;
+  readonly deploys: DeployService;
   readonly domains: DomainService;
   readonly clock: Clock;
   readonly config: PlatformConfig;
   /** Control API port on 127.0.0.1; 0 picks a free one. */
   readonly port: number;
+  /** Owners' webhooks and the message pages. */
+  readonly webhooks?: ControlServices['webhooks'];
 }
 
 /**
@@ -29,11 +33,20 @@ export interface ControlApiWiringOptions {
  * services the dashboard answers through, with the owners' directory. Added to `services` once it runs.
  */
 export async function startControl(options: ControlApiWiringOptions, services: RunningService[]) {
-  const { accountService, projects, domains, clock, config } = options;
+  const { accountService, projects, deploys, domains, clock, config } = options;
   const ownerStore = new DynamoDbOwnerStore(options.documentClient, LOCAL_TABLE_NAMES.owners);
   const owners = new OwnerDirectory({ store: ownerStore, accountService, clock });
   const usageHistory = new UsageHistory(options.history);
-  const controlServices: ControlServices = { accountService, projects, domains, owners, config, usageHistory };
+  const controlServices: ControlServices = {
+    accountService,
+    projects,
+    deploys,
+    domains,
+    owners,
+    config,
+    usageHistory,
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+  };
   const control = await startControlApi(controlServices, options.port);
   services.push({ endpoint: control.url, stop: control.stop });
   return {

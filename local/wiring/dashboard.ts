@@ -16,6 +16,8 @@ export async function startDashboard(
     readonly messagesApiUrl: string;
     /** The local edge, so the app pairs every platform URL with the way that works locally. */
     readonly localEdgeUrl: string;
+    /** The local site bucket (s3rver): the pages upload deploy files there. */
+    readonly uploadOrigin?: string;
     readonly config: PlatformConfig;
     readonly demoOwners: readonly DemoOwner[];
   },
@@ -28,6 +30,7 @@ export async function startDashboard(
     messagesApiUrl: options.messagesApiUrl,
     platformDomain: options.config.platform.domain,
     localEdgeUrl: options.localEdgeUrl,
+    ...(options.uploadOrigin ? { uploadOrigin: options.uploadOrigin } : {}),
     demoOwners: options.demoOwners,
   });
   services.push({ endpoint: dashboard.url, stop: dashboard.stop });

@@ -2,6 +2,7 @@ import type { Browser, Locator, Page, Request } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../cli/commands.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { deployOverHttp } from '../support/deploys.js';
 import {
   buildDashboard, launchBrowser, newContext, PHONE_WIDTH, pageWidth, screenshot, unnamedControls, watchErrors,
 } from './support.js';
@@ -93,10 +94,7 @@ async function deployedProject(accountId: string, slug: string): Promise<string>
   const created = await operator('POST', `/accounts/${accountId}/projects`, { slug, name: slug });
   expect(created.status).toBe(201);
   const { projectId } = (await created.json()) as { projectId: string };
-  const deployed = await operator('POST', `/accounts/${accountId}/projects/${projectId}/deploys`, {
-    files: [{ path: 'index.html', content: Buffer.from(`<h1>${slug}</h1>`).toString('base64') }],
-  });
-  expect(deployed.status).toBe(201);
+  await deployOverHttp(platform.controlUrl, `/accounts/${accountId}/projects/${projectId}`, `<h1>${slug}</h1>`);
   return projectId;
 }
 

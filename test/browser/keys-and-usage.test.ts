@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { deployOverHttp } from '../support/deploys.js';
 import {
   buildDashboard, launchBrowser, newContext, PHONE_WIDTH, pageWidth, screenshot, sendMessage, unnamedControls,
   watchErrors,
@@ -231,12 +232,7 @@ describe('Free plan', () => {
     });
     expect(created.status).toBe(201);
     const { projectId } = (await created.json()) as { projectId: string };
-    const deployed = await fetch(`${platform.controlUrl}/accounts/${accountId}/projects/${projectId}/deploys`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ files: [{ path: 'index.html', content: Buffer.from('<h1>free</h1>').toString('base64') }] }),
-    });
-    expect(deployed.status).toBe(201);
+    await deployOverHttp(platform.controlUrl, `/accounts/${accountId}/projects/${projectId}`, '<h1>free</h1>');
 
     const page = await open();
     await page.goto('/');

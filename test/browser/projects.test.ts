@@ -142,17 +142,14 @@ describe('creating and deploying a project from the dashboard', () => {
     await screenshotOf(deploySection(), '15-deploy-no-index-refused');
   });
 
-  it('refuses a site too large for one request (Lambda’s 6 MB payload: about 4.5 MB of files), without a request', async () => {
+  it('refuses a file over 25 MB in the page, without a request', async () => {
     const big = join(work, 'big');
     writeTree(big, { 'index.html': '<!doctype html><p>big</p>' });
-    writeFileSync(join(big, 'video.mp4'), Buffer.alloc(4_600_000, 7));
+    writeFileSync(join(big, 'video.mp4'), Buffer.alloc(25 * 1024 * 1024 + 1, 7));
     await deploySection().getByLabel('Choose a folder').setInputFiles(big);
     const problem = deploySection().getByRole('alert').filter({ hasText: 'This cannot be deployed' });
     await problem.waitFor();
-    expect(await problem.textContent()).toContain(
-      'These files are too large to deploy from the dashboard: 4.60 MB of files, 6.13 MB once encoded for upload, ' +
-      'and a deploy carries at most 6.00 MB encoded (about 4.5 MB of files).',
-    );
+    expect(await problem.textContent()).toContain('“video.mp4” is 26.21 MB; a file may be at most 25 MB.');
     await deploySection().getByRole('button', { name: 'Deploy', exact: true }).click();
     await deploySection().getByText('This selection cannot be deployed: see why above.').waitFor();
     expect(deployRequests).toEqual([]);
@@ -164,7 +161,7 @@ describe('creating and deploying a project from the dashboard', () => {
     await section.getByText('Folder site: 3 files').waitFor();
     expect(await section.getByRole('alert').filter({ hasText: 'This cannot be deployed' }).count()).toBe(0);
     expect(await section.locator('.file-list code').allTextContents()).toEqual(['about/index.html', 'assets/app.css', 'index.html']);
-    expect(await section.getByRole('status').textContent()).toMatch(/^3 files chosen, \d+(\.\d)? KB\.$|^3 files chosen, \d+ B\.$/);
+    expect(await section.locator('.deploy-status').textContent()).toMatch(/^3 files chosen, \d+(\.\d)? KB\.$|^3 files chosen, \d+ B\.$/);
     await screenshotOf(section, '16-deploy-folder-chosen');
 
     // Hold the request until the page has shown its progress (else it may be over too soon to see).
@@ -177,7 +174,7 @@ describe('creating and deploying a project from the dashboard', () => {
       await route.continue();
     });
     await section.getByRole('button', { name: 'Deploy', exact: true }).click();
-    const progress = section.getByRole('status').filter({ hasText: 'Deploying…' });
+    const progress = section.locator('.deploy-status').filter({ hasText: 'Deploying…' });
     await progress.waitFor();
     expect(await section.getByRole('button', { name: 'Deploying…' }).getAttribute('aria-disabled')).toBe('true');
     expect(await progress.getAttribute('aria-live')).toBe('polite');
@@ -189,11 +186,13 @@ describe('creating and deploying a project from the dashboard', () => {
     await page.unroute('**/deploys');
     expect(deployRequests).toHaveLength(1);
     // Announced in the live region (its text is for screen readers: the notice shows it).
-    expect(await section.getByRole('status').textContent()).toBe(`Deploy succeeded. Your site is live at https://${HOST}/`);
+    expect(await section.locator('.deploy-status').textContent()).toBe(`Deploy succeeded. Your site is live at https://${HOST}/`);
     expect(await notice.locator('.badge').textContent()).toContain('Deployed');
-    expect(await notice.locator('code').textContent()).toMatch(/^dep_[0-9A-Z]{26}$/);
+    expect(await notice.locator('.deploy-result code').textContent()).toMatch(/^dep_[0-9A-Z]{26}$/);
     expect(await notice.locator('time').getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
-    expect(await notice.getByText('3 files', { exact: false }).isVisible()).toBe(true);
+    expect(await notice.getByText('3 files, ', { exact: false }).isVisible()).toBe(true);
+    // The first deploy uploads every file; none was stored before.
+    expect(await notice.getByText('3 files (', { exact: false }).isVisible()).toBe(true);
     expect(await notice.getByRole('link', { name: `https://${HOST}/` }).getAttribute('href')).toBe(`https://${HOST}/`);
     // The page's own facts follow: badge and the last deploy.
     const deploys = page.getByRole('region', { name: 'Deploys' });

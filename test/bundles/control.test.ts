@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EDGE_VALUE } from '../../edge/cloudfront-function.js';
 import { deployPrefix } from '../../lambda/projects/project.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { apiGatewayKeyCreated, apiGatewayPlanKeyCreated, kvsDescribe, kvsWritten, s3Put } from './support/aws-wire.js';
+import { apiGatewayKeyCreated, apiGatewayPlanKeyCreated, kvsDescribe, kvsWritten, s3Copied, s3Listed, s3Object, s3Put } from './support/aws-wire.js';
 import { controlCall, ownerClaims } from './support/control-calls.js';
 import { authorizerEvent } from './support/events.js';
 import { LOCAL_CREDENTIALS, LOCAL_IDS } from './support/local-resources.js';
@@ -76,23 +77,45 @@ describe('control function bundle', () => {
     expect(authorization.usageIdentifierKey).toBe(gatewayKeyValue);
   });
 
-  it('POST .../deploys: files go to the stack\'s site bucket in S3, then the edge serves the new version (KeyValueStore)', async () => {
+  it('deploys: the manifest lists the bucket and presigns a PUT; finalize lists again, copies, then the edge serves it (KeyValueStore)', async () => {
     const [project] = await stage.platform.projects.listProjects('acct_demo_pro');
     if (!project) throw new Error('the Pro demo account has no demo project');
     const html = '<!doctype html><title>Bundle stage</title><h1>Deployed by the control bundle</h1>';
-    stage.stub.reply('s3', s3Put('9a0364b9e99bb480dd25e1f0284c8555'));
-    stage.stub.reply('cloudfront-keyvaluestore', kvsDescribe(LOCAL_IDS.keyValueStoreArn, 'KV1'), kvsWritten('KV2'));
-    const answer = await controlCall(stage, ownerClaims('pro@demo.local'), 'POST', `/accounts/acct_demo_pro/projects/${project.projectId}/deploys`, {
-      files: [{ path: 'index.html', content: Buffer.from(html).toString('base64') }],
-    });
-    expect(answer.status).toBe(201);
-    const deployId = (answer.body as { liveDeployId: string }).liveDeployId;
-    const prefix = deployPrefix(project.projectId, deployId);
+    const sha256 = createHash('sha256').update(html).digest('hex');
+    const files = [{ path: 'index.html', sha256, size: Buffer.byteLength(html) }];
+    const base = `/accounts/acct_demo_pro/projects/${project.projectId}`;
+    const contentKey = `projects/${project.projectId}/content/${sha256}`;
 
-    const [put] = stage.stub.take('s3');
+    stage.stub.reply('s3', s3Listed([]), s3Put('m1'));
+    const started = await controlCall(stage, ownerClaims('pro@demo.local'), 'POST', `${base}/deploys`, { files });
+    expect(started.status).toBe(201);
+    type Started = { deploy: { deployId: string; by: string }; uploads: Array<{ url: string }> };
+    const { deploy, uploads } = started.body as Started;
+    expect(deploy.by).toBe('pro@demo.local');
+    const [list, manifest] = stage.stub.take('s3');
     // SITE_BUCKET resolved from the DomainsData stack's output; path-style against the local endpoint.
-    expect(put).toMatchObject({ method: 'PUT', path: `/${LOCAL_IDS.siteBucket}/${prefix}/index.html`, body: html, ...signedByTheFunction });
-    expect(put?.headers['content-type']).toMatch(/^text\/html/);
+    expect(list).toMatchObject({ method: 'GET', path: `/${LOCAL_IDS.siteBucket}/`, ...signedByTheFunction });
+    expect(list?.query.get('list-type')).toBe('2');
+    expect(list?.query.get('prefix')).toBe(`projects/${project.projectId}/content/`);
+    expect(manifest).toMatchObject({ method: 'PUT', path: `/${LOCAL_IDS.siteBucket}/projects/${project.projectId}/manifests/${deploy.deployId}.json` });
+    expect(JSON.parse(manifest?.body ?? '')).toEqual([{ ...files[0], contentType: 'text/html; charset=utf-8' }]);
+    // The presigned PUT (no call made): the content key, signed by the function's credentials, length and hash pinned.
+    const url = new URL(uploads[0]?.url ?? '');
+    expect(url.pathname).toBe(`/${LOCAL_IDS.siteBucket}/${contentKey}`);
+    expect(url.searchParams.get('X-Amz-Credential')).toMatch(new RegExp(`^${LOCAL_CREDENTIALS.AWS_ACCESS_KEY_ID}/`));
+    expect(url.searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;host;x-amz-checksum-sha256');
+
+    stage.stub.reply('s3', s3Object(manifest?.body ?? ''), s3Listed([{ key: contentKey, size: files[0]?.size ?? 0 }]), s3Copied());
+    stage.stub.reply('cloudfront-keyvaluestore', kvsDescribe(LOCAL_IDS.keyValueStoreArn, 'KV1'), kvsWritten('KV2'));
+    const finalized = await controlCall(stage, ownerClaims('pro@demo.local'), 'POST', `${base}/deploys/${deploy.deployId}/finalize`);
+    expect(finalized).toMatchObject({ status: 200, body: { deployId: deploy.deployId, state: 'succeeded' } });
+    const prefix = deployPrefix(project.projectId, deploy.deployId);
+    const [getManifest, listAgain, copy] = stage.stub.take('s3');
+    expect(getManifest).toMatchObject({ method: 'GET', path: `/${LOCAL_IDS.siteBucket}/projects/${project.projectId}/manifests/${deploy.deployId}.json` });
+    expect(listAgain).toMatchObject({ method: 'GET', path: `/${LOCAL_IDS.siteBucket}/` });
+    expect(copy).toMatchObject({ method: 'PUT', path: `/${LOCAL_IDS.siteBucket}/${prefix}/index.html`, ...signedByTheFunction });
+    expect(copy?.headers['x-amz-copy-source']).toBe(`${LOCAL_IDS.siteBucket}/${contentKey}`);
+    expect(copy?.headers['content-type']).toMatch(/^text\/html/);
 
     const [describe, putKey] = stage.stub.take('cloudfront-keyvaluestore');
     const arn = encodeURIComponent(LOCAL_IDS.keyValueStoreArn);

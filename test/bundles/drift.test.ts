@@ -67,7 +67,7 @@ async function scheduledRun(): Promise<Record<string, number | boolean>> {
 
 /** The counts of a run over the one live domain: every page done, the findings as given. */
 const oneDomain = (findings: Partial<Record<'misconfigured' | 'restored' | 'detached', number>>) => ({
-  done: true, checked: 1, misconfigured: 0, restored: 0, detached: 0, lookupFailed: 0, ...findings,
+  done: true, checked: 1, misconfigured: 0, restored: 0, detached: 0, lookupFailed: 0, releasesStarted: 0, ...findings,
 });
 
 /** The metrics of the CheckDrift bundle's last EMF document (one per invocation, on its stdout). */

@@ -435,9 +435,9 @@ function generate(keys: Record<KeyRef, string | undefined>): Spec[] {
       ...(b ? { body: b.body } : {}),
       note: `${ref}; ${m} ${path}`,
     }));
-  // GET /messages and POST /messages/{id} are wrong too.
+  // GET /messages/batch and POST /messages/{id} are wrong too (GET /messages is the message log).
   const crossCase = fc
-    .tuple(keyRef, fc.constantFrom(['GET', '/messages'], ['POST', '/messages/msg_x'], ['GET', '/messages/msg_01J00000000000000000000000']))
+    .tuple(keyRef, fc.constantFrom(['GET', '/messages/batch'], ['POST', '/messages/msg_x'], ['GET', '/messages/msg_01J00000000000000000000000']))
     .map(([ref, [m, path]]): Spec => ({
       category: 'method',
       method: m as string,

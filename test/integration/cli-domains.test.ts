@@ -124,7 +124,7 @@ describe('projects', () => {
     const dir = siteDir();
     const human = await cli('projects', 'deploy', dir, ...ids());
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stderr).toMatch(/^Uploading 2 files \(35 B\) from /);
+    expect(human.stderr).toMatch(/^Deploying 2 files \(35 B\) from .*\nUploaded 2 files \(35 B\); 0 unchanged skipped\.$/m);
     expect(human.stdout).toMatch(/^Deployed dep_\w+: 2 files, live at https:\/\/cli-site\.platform\.example\.com\/\n/);
     expect(human.stdout).toMatch(/^deploy state +succeeded$/m);
 
@@ -133,8 +133,10 @@ describe('projects', () => {
     expect((await edge('cli-site.platform.example.com', '/assets/app.js')).body).toBe('console.log("hi");');
     expect((await edge('cli-site.platform.example.com', '/.env')).status).toBe(404);
 
-    const deployed = await json<ProjectView>('projects', 'deploy', dir, ...ids());
-    expect(deployed).toMatchObject({ deployState: 'succeeded', lastDeploy: { state: 'succeeded', fileCount: 2, bytes: 35 } });
+    // Again, unchanged: nothing is uploaded, the new deploy is live.
+    const deployed = await json<ProjectView & { uploadedFiles: number; skipped: number }>('projects', 'deploy', dir, ...ids());
+    expect(deployed).toMatchObject({ deployState: 'succeeded', lastDeploy: { state: 'succeeded', fileCount: 2, bytes: 35, uploadCount: 0 } });
+    expect(deployed).toMatchObject({ uploadedFiles: 0, skipped: 2 });
     expect(deployed.liveDeployId).toBe(deployed.lastDeploy?.deployId);
   });
 
@@ -143,12 +145,27 @@ describe('projects', () => {
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^deploy state +succeeded$/m);
     expect(human.stdout).toMatch(/^live deploy +dep_\w+$/m);
-    expect(human.stdout).toMatch(/^last deploy +dep_\w+ succeeded \S+ \(2 files, 35 B\)$/m);
+    expect(human.stdout).toMatch(/^last deploy +dep_\w+ succeeded \S+ \(2 files, 35 B, by operator\)$/m);
     expect(human.stdout).toMatch(/^url +https:\/\/cli-site\.platform\.example\.com\/$/m);
     expect(human.stdout).toMatch(/^primary +cli-site\.platform\.example\.com$/m);
     expect(human.stdout).toMatch(/^redirects +none$/m);
     const shown = await json<ProjectView>('projects', 'show', ...ids());
     expect(shown).toMatchObject({ projectId, deployState: 'succeeded', defaultDomain: 'cli-site.platform.example.com' });
+  });
+
+  it('projects deploys lists the history; rollback serves an earlier deploy; rename keeps the slug', async () => {
+    const history = await json<{ deploys: Array<{ deployId: string; live: boolean }> }>('projects', 'deploys', ...ids());
+    expect(history.deploys).toHaveLength(2);
+    const [latest, first] = history.deploys;
+    expect(latest?.live).toBe(true);
+    const table = await cli('projects', 'deploys', ...ids());
+    expect(table.stdout).toMatch(/^ID +STATE +LIVE +STARTED +BY +FILES +SIZE +UPLOADED$/m);
+    const rolled = await cli('projects', 'rollback', first?.deployId ?? '', ...ids());
+    expect(rolled.code, rolled.stderr).toBe(0);
+    expect(rolled.stdout).toMatch(new RegExp(`^Serving ${first?.deployId ?? ''} \\(2 files`));
+    expect((await json<ProjectView>('projects', 'show', ...ids())).liveDeployId).toBe(first?.deployId);
+    const renamed = await json<ProjectView>('projects', 'rename', ...ids(), '--name', 'CLI site');
+    expect(renamed).toMatchObject({ name: 'CLI site', slug: 'cli-site' });
   });
 
   it('refuses a missing, an empty or a non-directory folder, and a symlink leaving it (exit 2)', async () => {

@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deployOverHttp } from '../support/deploys.js';
 import { startTestDns, type TestDnsServer } from '../support/dns-server.js';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
@@ -40,7 +41,7 @@ function edge(host: string, path = '/'): Promise<{ status: number; headers: Head
   });
 }
 
-const files = (html: string) => [{ path: 'index.html', content: Buffer.from(html).toString('base64') }];
+const deploy = (path: string, html: string) => deployOverHttp(platform.controlUrl, path, html);
 
 interface Added {
   readonly target: string;
@@ -97,8 +98,8 @@ afterAll(async () => {
 describe('projects and deploys', () => {
   it('serves the project at its default subdomain only after a successful deploy', async () => {
     expect((await edge('shop-site.platform.example.com')).status).toBe(404);
-    const deployed = await control('POST', `${projectPath}/deploys`, { files: files('<h1>v1</h1>') });
-    expect(deployed.status).toBe(201);
+    await deploy(projectPath, '<h1>v1</h1>');
+    const deployed = await control('GET', projectPath);
     expect(deployed.body).toMatchObject({ deployState: 'succeeded', defaultDomain: 'shop-site.platform.example.com' });
     const page = await edge('shop-site.platform.example.com');
     expect(page.status).toBe(200);
@@ -106,7 +107,8 @@ describe('projects and deploys', () => {
   });
 
   it('refuses a bad deploy and keeps the live version', async () => {
-    const bad = await control('POST', `${projectPath}/deploys`, { files: [{ path: '../escape.html', content: 'eA==' }] });
+    const sha256 = 'a'.repeat(64);
+    const bad = await control('POST', `${projectPath}/deploys`, { files: [{ path: '../escape.html', sha256, size: 1 }] });
     expect(bad.status).toBe(400);
     expect(await (await edge('shop-site.platform.example.com')).text()).toBe('<h1>v1</h1>');
   });
@@ -125,7 +127,7 @@ describe('gates', () => {
 
     const other = await control('POST', `/accounts/${accountId}/projects`, { slug: 'other-site' });
     const otherPath = `/accounts/${accountId}/projects/${other.body.projectId}`;
-    await control('POST', `${otherPath}/deploys`, { files: files('other') });
+    await deploy(otherPath, 'other');
     expect((await control('POST', `${otherPath}/domains`, { domain: 'taken.test' })).status).toBe(201);
     const taken = await control('POST', `${projectPath}/domains`, { domain: ' TAKEN.test. ' });
     expect(taken).toMatchObject({ status: 409, body: { code: 'domain_taken' } });
@@ -139,7 +141,7 @@ describe('gates', () => {
     const business = platform.demoAccounts.business.accountId;
     const theirs = await control('POST', `/accounts/${business}/projects`, { slug: 'business-site' });
     const theirsPath = `/accounts/${business}/projects/${theirs.body.projectId}`;
-    await control('POST', `${theirsPath}/deploys`, { files: files('theirs') });
+    await deploy(theirsPath, 'theirs');
     const elsewhere = await control('POST', `${theirsPath}/domains`, { domain: 'taken.test' });
     expect(elsewhere).toMatchObject({ status: 409, body: { code: 'domain_taken' } });
     expect(elsewhere.body.detail).toBe(

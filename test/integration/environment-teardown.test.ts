@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { teardownRuntimeResources } from '../../cli/environment-teardown.js';
 import { localRuntimeResources } from '../../local/environment-resources.js';
+import { deployOverHttp } from '../support/deploys.js';
 import { startTestDns, type TestDnsServer } from '../support/dns-server.js';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
@@ -42,8 +43,7 @@ describe('environment teardown on the local platform', () => {
     const project = await control('POST', `/accounts/${pro}/projects`, { slug: 'teardown-site', name: 'Teardown' });
     expect(project.status).toBe(201);
     const projectPath = `/accounts/${pro}/projects/${project.body.projectId}`;
-    const site = [{ path: 'index.html', content: Buffer.from('<h1>site</h1>').toString('base64') }];
-    expect((await control('POST', `${projectPath}/deploys`, { files: site })).status).toBe(201);
+    expect((await deployOverHttp(platform.controlUrl, projectPath, '<h1>site</h1>')).uploadedFiles).toBe(1);
     const added = await control('POST', `${projectPath}/domains`, { domain: 'www.teardown.test' });
     expect(added.status, JSON.stringify(added.body)).toBe(201);
     for (const record of (added.body.domain as { records: { type: string; fqdn: string; value: string }[] }).records) {

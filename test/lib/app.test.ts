@@ -42,6 +42,9 @@ const expectedAcknowledgements = (region: string) => {
   return [
     ...FUNCTIONS.map((f) => `AwsSolutions-IAM5[Resource::*] @ ${API}/${f}/Role`),
     ...FUNCTIONS.map((f) => `AwsSolutions-L1 @ ${API}/${f}/Function`),
+    // The webhook delivery function (lib/constructs/webhooks): X-Ray on "*", Node.js 22.
+    'AwsSolutions-IAM5[Resource::*] @ MessagesPlatform-Api/Webhooks/Delivery/Role',
+    'AwsSolutions-L1 @ MessagesPlatform-Api/Webhooks/Delivery/Function',
     `AwsSolutions-APIG2 @ ${API}/RestApi`,
     `AwsSolutions-COG4 @ ${API}/RestApi`,
     `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs] @ ${API}/RestApi/CloudWatchRole`,

@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import type { NameRecords, TestDnsServer } from './dns-server.js';
+import { deployOverHttp } from './deploys.js';
 import { eventually, type TestPlatform } from './platform.js';
 
 // Helpers of the custom-domain integration tests: the control API over HTTP, the local edge by
@@ -67,10 +68,7 @@ export async function deployedProject(platform: TestPlatform, slug: string, html
   const account = accountId ?? ((await control(platform, 'POST', '/accounts', { name: slug, plan: 'pro' })).body.accountId as string);
   const project = await control(platform, 'POST', `/accounts/${account}/projects`, { slug });
   const path = `/accounts/${account}/projects/${project.body.projectId as string}`;
-  const deployed = await control(platform, 'POST', `${path}/deploys`, {
-    files: [{ path: 'index.html', content: Buffer.from(html).toString('base64') }],
-  });
-  if (deployed.status !== 201) throw new Error(`deploy failed: ${JSON.stringify(deployed.body)}`);
+  await deployOverHttp(platform.controlUrl, path, html);
   return { accountId: account, path };
 }
 

@@ -6,16 +6,17 @@ import { PlatformUrl } from '../components/PlatformUrl';
 import { Time } from '../components/Time';
 import { useApp } from '../context';
 import { actionStarted } from '../flash';
-import { encodeFiles, MAX_SITE_BYTES_HINT, type Selection, selectFiles } from '../deploy-files';
+import { type DeployCalls, deploySite, type DeployProgress } from '../../../contracts/deploys';
+import { limitMb, MAX_DEPLOY_BYTES, MAX_FILE_BYTES, MAX_FILES, readFiles, type Selection, selectFiles } from '../deploy-files';
 import { formatBytes, formatNumber } from '../format';
-import type { Project } from '../types';
+import type { Deploy, Project } from '../types';
 import { DeployBadge } from './project-parts';
 
 type Phase =
   | { readonly kind: 'idle' } |
   { readonly kind: 'reading'; readonly done: number; readonly total: number } |
-  { readonly kind: 'uploading' } |
-  { readonly kind: 'succeeded'; readonly project: Project } |
+  { readonly kind: 'uploading'; readonly progress?: DeployProgress } |
+  { readonly kind: 'succeeded'; readonly project: Project; readonly deploy: Deploy; readonly skipped: number; readonly uploaded: number } |
   { readonly kind: 'failed'; readonly message: string };
 
 /** How many chosen files are listed by name (the count and size cover them all). */
@@ -24,8 +25,9 @@ const LISTED = 100;
 const plural = (n: number, one: string, many = `${one}s`) => `${formatNumber(n)} ${n === 1 ? one : many}`;
 
 /**
- * Deploys a site from the browser: a folder (or files) read into base64 and sent in one request,
- * as the CLI does. The service makes the new version live only once every file is stored.
+ * Deploys a site from the browser as the CLI does (contracts/deploys.ts): the files are hashed, the
+ * manifest sent, and only the contents the platform lacks are uploaded, straight to storage with
+ * presigned PUTs; the new version goes live once every file is there.
  */
 export function DeploySection({
   project,
@@ -33,7 +35,7 @@ export function DeploySection({
   onReload,
 }: {
   readonly project: Project;
-  /** The project as the deploy left it. */
+  /** After a successful deploy: the project and its history are read again. */
   readonly onProject: (project: Project) => void;
   /** After a failure: the service may have recorded a failed deploy. */
   readonly onReload: () => void;
@@ -75,11 +77,17 @@ export function DeploySection({
     const files = selection.files;
     try {
       setPhase({ kind: 'reading', done: 0, total: files.length });
-      const encoded = await encodeFiles(files, (done) => setPhase({ kind: 'reading', done, total: files.length }));
+      const read = await readFiles(files, (done) => setPhase({ kind: 'reading', done, total: files.length }));
       setPhase({ kind: 'uploading' });
-      const deployed = await api.deploy(me.account.accountId, project.projectId, encoded);
+      const { accountId } = me.account;
+      const calls: DeployCalls = {
+        start: (manifest) => api.startDeploy(accountId, project.projectId, manifest),
+        finalize: (deployId) => api.finalizeDeploy(accountId, project.projectId, deployId),
+      };
+      const outcome = await deploySite(calls, read, { onProgress: (progress) => setPhase({ kind: 'uploading', progress }) });
+      const deployed = await api.project(accountId, project.projectId);
       onProject(deployed);
-      setPhase({ kind: 'succeeded', project: deployed });
+      setPhase({ kind: 'succeeded', project: deployed, deploy: outcome.deploy as Deploy, skipped: outcome.skipped, uploaded: outcome.uploadedFiles });
       setSelection(undefined);
     } catch (e) {
       const message = errorMessage(e);
@@ -98,7 +106,10 @@ export function DeploySection({
       case 'reading':
         return `Deploying… reading files (${formatNumber(phase.done)} of ${formatNumber(phase.total)})`;
       case 'uploading':
-        return `Deploying… uploading ${selection ? plural(selection.files.length, 'file') : 'the files'}; the live version changes once every file is stored.`;
+        return phase.progress
+          ? `Deploying… uploaded ${formatNumber(phase.progress.uploadedFiles)} of ${plural(phase.progress.uploadFiles, 'changed file')} ` +
+          `(${formatBytes(phase.progress.uploadedBytes)} of ${formatBytes(phase.progress.uploadBytes)}); the live version changes once every file is stored.`
+          : 'Deploying… comparing with the files already stored.';
       case 'succeeded':
         return `Deploy succeeded. Your site is live at ${phase.project.url}`;
       case 'failed':
@@ -109,15 +120,16 @@ export function DeploySection({
   })();
 
   const live = phase.kind === 'succeeded' ? phase.project : undefined;
-  const finished = live?.lastDeploy;
+  const finished = phase.kind === 'succeeded' ? phase.deploy : undefined;
 
   return (
     <div className="deploy-new" aria-labelledby="new-deploy-heading" role="group">
       <h3 id="new-deploy-heading">Deploy a new version</h3>
       <p className="hint" id={hintId}>
         Choose your site’s folder (your build output, e.g. <code>dist</code>) or its files. It needs an{' '}
-        <code>index.html</code> at its top level, and a deploy carries {MAX_SITE_BYTES_HINT} of files. The live
-        version changes only when the whole deploy succeeds.
+        <code>index.html</code> at its top level. A deploy has at most {formatNumber(MAX_FILES)} files,{' '}
+        {limitMb(MAX_FILE_BYTES)} per file and {limitMb(MAX_DEPLOY_BYTES)} in all; files that did not change
+        since an earlier deploy are not uploaded again. The live version changes only when the whole deploy succeeds.
       </p>
       <form onSubmit={(e) => void onSubmit(e)} noValidate>
         <div className="file-pickers">
@@ -198,9 +210,14 @@ export function DeploySection({
                 <div><dt>State</dt><dd><DeployBadge state={live.deployState} /></dd></div>
                 <div><dt>Deploy</dt><dd><code><LongValue value={finished.deployId} /></code></dd></div>
                 <div><dt>Finished</dt><dd><Time iso={finished.finishedAt ?? finished.startedAt} /></dd></div>
-                {finished.fileCount !== undefined
-                  ? <div><dt>Files</dt><dd>{plural(finished.fileCount, 'file')}{finished.bytes !== undefined ? `, ${formatBytes(finished.bytes)}` : ''}</dd></div>
-                  : null}
+                <div><dt>Files</dt><dd>{plural(finished.fileCount, 'file')}, {formatBytes(finished.bytes)}</dd></div>
+                <div>
+                  <dt>Uploaded</dt>
+                  <dd>
+                    {plural(phase.kind === 'succeeded' ? phase.uploaded : 0, 'file')} ({formatBytes(finished.uploadBytes)})
+                    {phase.kind === 'succeeded' && phase.skipped > 0 ? `; ${plural(phase.skipped, 'unchanged file')} skipped` : ''}
+                  </dd>
+                </div>
               </dl>
               <p>
                 Live at <PlatformUrl url={live.url} label={live.url} />
@@ -225,7 +242,7 @@ function FolderIcon() {
 }
 
 function SelectionSummary({ selection, problemsId }: { readonly selection: Selection; readonly problemsId: string }) {
-  const { files, folder, skipped, totalBytes, bodyBytes, problems } = selection;
+  const { files, folder, skipped, totalBytes, problems } = selection;
   const listed = files.slice(0, LISTED);
   const example = files.some((f) => f.path === 'index.html') ? 'index.html' : files[0]?.path;
   return (
@@ -234,10 +251,6 @@ function SelectionSummary({ selection, problemsId }: { readonly selection: Selec
         <strong>{folder ? <>Folder <code>{folder}</code></> : 'Chosen files'}</strong>
         {': '}
         {plural(files.length, 'file')}, {formatBytes(totalBytes)}
-      </p>
-      <p className="hint">
-        The upload is {formatBytes(bodyBytes)}: the files are sent in one JSON request, base64-encoded (about a third
-        larger) with their paths.
       </p>
       {folder && example
         ? (

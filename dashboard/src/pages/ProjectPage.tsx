@@ -4,17 +4,23 @@ import { LongValue } from '../components/LongValue';
 import { PageHeading } from '../components/PageHeading';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { Time } from '../components/Time';
-import { useAsync } from '../components/useAsync';
+import { useQueryClient } from '@tanstack/react-query';
+import { errorMessage } from '../api';
 import { useApp } from '../context';
 import { clearFlash, peekFlash } from '../flash';
 import { formatBytes, formatNumber } from '../format';
 import { href } from '../router';
+import { queryKeys, useProjectQuery } from '../queries';
 import { DeploySection } from './DeploySection';
 import { DeployBadge, ProjectNav } from './project-parts';
+import { DeployHistory, deploysKey } from './projects/DeployHistory';
+import { DeleteProject, RenameProject } from './projects/ProjectSettings';
 
 export function ProjectPage({ projectId }: { readonly projectId: string }) {
-  const { api, me } = useApp();
-  const project = useAsync(() => api.project(me.account.accountId, projectId), [api, me.account.accountId, projectId]);
+  const { me } = useApp();
+  const accountId = me.account.accountId;
+  const queryClient = useQueryClient();
+  const project = useProjectQuery(projectId);
   // "Project created" from the New project form, shown while this page is open.
   const [flash] = useState(() => peekFlash(href.project(projectId)));
   useEffect(() => clearFlash(href.project(projectId)), [projectId]);
@@ -22,7 +28,7 @@ export function ProjectPage({ projectId }: { readonly projectId: string }) {
     return (
       <>
         <PageHeading title="Project settings" />
-        {project.error ? <Notice tone="error">{project.error}</Notice> : <Loading label="Loading the project…" />}
+        {project.error ? <Notice tone="error">{errorMessage(project.error)}</Notice> : <Loading label="Loading the project…" />}
         <p><a href={href.projects}>Back to projects</a></p>
       </>
     );
@@ -62,9 +68,7 @@ export function ProjectPage({ projectId }: { readonly projectId: string }) {
                 <div><dt>Last deploy</dt><dd><code><LongValue value={deploy.deployId} /></code></dd></div>
                 <div><dt>Started</dt><dd><Time iso={deploy.startedAt} /></dd></div>
                 {deploy.finishedAt ? <div><dt>Finished</dt><dd><Time iso={deploy.finishedAt} /></dd></div> : null}
-                {deploy.fileCount !== undefined
-                  ? <div><dt>Files</dt><dd>{formatNumber(deploy.fileCount)}{deploy.bytes !== undefined ? ` (${formatBytes(deploy.bytes)})` : ''}</dd></div>
-                  : null}
+                <div><dt>Files</dt><dd>{formatNumber(deploy.fileCount)} ({formatBytes(deploy.bytes)})</dd></div>
               </dl>
             )
           : (
@@ -74,11 +78,26 @@ export function ProjectPage({ projectId }: { readonly projectId: string }) {
         {p.deployState === 'failed' && p.liveDeployId ? <p className="hint">The previous version is still live.</p> : null}
         <DeploySection
           project={p}
-          onProject={(deployed) => project.setData(() => deployed)}
-          onReload={() => void project.reload()}
+          onProject={(deployed) => {
+            queryClient.setQueryData(queryKeys.project(accountId, projectId), deployed);
+            void queryClient.invalidateQueries({ queryKey: deploysKey(accountId, projectId) });
+          }}
+          onReload={() => {
+            void queryClient.invalidateQueries({ queryKey: queryKeys.project(accountId, projectId) });
+            void queryClient.invalidateQueries({ queryKey: deploysKey(accountId, projectId) });
+          }}
         />
+        <DeployHistory project={p} />
       </section>
       <p><a className="button secondary" href={href.domains(p.projectId)}>Manage domains</a></p>
+      <section className="card" aria-labelledby="settings-heading">
+        <h2 id="settings-heading">Name</h2>
+        <RenameProject key={p.name} project={p} />
+      </section>
+      <section className="card danger-zone" aria-labelledby="delete-heading">
+        <h2 id="delete-heading">Delete project</h2>
+        <DeleteProject project={p} />
+      </section>
     </>
   );
 }

@@ -1,13 +1,14 @@
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useEffect, useId, useState } from 'react';
 import { errorMessage } from '../api';
 import { ActionError, Loading, Notice } from '../components/Notice';
 import { LongValue } from '../components/LongValue';
 import { PageHeading } from '../components/PageHeading';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { Time } from '../components/Time';
-import { useAsync } from '../components/useAsync';
+import { useQuery } from '@tanstack/react-query';
 import { useApp } from '../context';
-import { actionStarted, setFlash } from '../flash';
+import { actionStarted, clearFlash, peekFlash, setFlash } from '../flash';
+import { queryKeys } from '../queries';
 import { checkSlug, SLUG_RULE } from '../../../lambda/projects/slug';
 import { href } from '../router';
 import type { Project } from '../types';
@@ -32,17 +33,22 @@ export const slugFrom = (name: string) =>
 
 export function ProjectsPage() {
   const { api, me, config } = useApp();
-  const projects = useAsync(() => api.projects(me.account.accountId), [api, me.account.accountId]);
+  const accountId = me.account.accountId;
+  const projects = useQuery({ queryKey: queryKeys.projects(accountId), queryFn: () => api.projects(accountId) });
+  // "Project deleted" from a project's settings, shown while this page is open.
+  const [flash] = useState(() => peekFlash(href.projects));
+  useEffect(() => clearFlash(href.projects), []);
   return (
     <>
       <PageHeading title="Projects">
         <p className="lead">Each project is published at its own subdomain of the platform.</p>
       </PageHeading>
+      {flash ? <Notice tone="success" live>{flash}</Notice> : null}
       <NewProjectForm domain={config.platformDomain ?? platformDomainOf(projects.data)} />
       <section aria-labelledby="projects-heading">
         <h2 id="projects-heading" className="section-title">Your projects</h2>
-        {projects.error ? <Notice tone="error">{projects.error}</Notice> : null}
-        {!projects.data && projects.loading ? <Loading label="Loading projects…" /> : null}
+        {projects.error ? <Notice tone="error">{errorMessage(projects.error)}</Notice> : null}
+        {!projects.data && projects.isLoading ? <Loading label="Loading projects…" /> : null}
         {projects.data && projects.data.length === 0
           ? (
               <div className="card empty">

@@ -4,6 +4,7 @@ import { domainRoutes } from './domains.js';
 import { keyRoutes } from './keys.js';
 import { projectRoutes } from './projects.js';
 import { usageRoutes } from './usage.js';
+import { webhookRoutes } from './webhooks.js';
 
 /** Every capability's routes of the control API: a capability adds its module here. */
 export const CONTROL_ROUTES: readonly ControlRoutes[] = [
@@ -12,4 +13,5 @@ export const CONTROL_ROUTES: readonly ControlRoutes[] = [
   usageRoutes,
   projectRoutes,
   domainRoutes,
+  webhookRoutes,
 ];

@@ -13,7 +13,7 @@ export const CONTROL_STAGE_NAME = 'v1';
 /** The headers the dashboard sends to the control API (preflight Access-Control-Allow-Headers). */
 export const CONTROL_CORS_HEADERS = ['Authorization', 'Content-Type', 'Accept'] as const;
 /** The methods of the control API's routes (openapi/control-api.yaml). */
-export const CONTROL_CORS_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'] as const;
+export const CONTROL_CORS_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 export interface ControlRestApiProps {
   /**

@@ -1,4 +1,5 @@
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { CONTROL_API_HANDLER, CONTROL_ENV } from '../../../contracts/control-api.js';
@@ -62,7 +63,9 @@ export interface ControlFunctionProps {
  * | `/usageplans/*\/keys[/*]`     | POST; GET                                                                | createKey (CreateUsagePlanKey; GetUsagePlanKey on conflict) |
  * | Projects table / `byAccount`  | GetItem, PutItem, UpdateItem, DeleteItem / Query                         | DynamoDbProjectStore |
  * | Domains table / `byProject`   | GetItem, PutItem, UpdateItem / Query                                     | DynamoDbDomainStore |
- * | site bucket `projects/*`      | s3:PutObject                                                             | S3SiteStorage (deploys) |
+ * | site bucket `projects/*\/{content,deploys,manifests}/*` | s3:PutObject                            | S3SiteStorage (presigned uploads, publish copies, manifests) |
+ * | site bucket `projects/*`      | s3:GetObject, s3:DeleteObject                                            | S3SiteStorage (copy source, manifests; pruning, project delete) |
+ * | site bucket (list)            | s3:ListBucket where s3:prefix is `projects/*`                            | S3SiteStorage (stored contents, pruning, project delete) |
  * | KeyValueStore                 | DescribeKeyValueStore, PutKey                                            | KvsEdgeRouter (serve, redirect, refuse) |
  * | domain flow state machine     | states:StartExecution                                                    | SfnDomainFlowStarter (verify, re-verify; release on remove) |
  *
@@ -124,8 +127,19 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
   fn.allowItems(projectsTable, 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem');
   fn.allow(['dynamodb:Query'], [`${projectsTable.tableArn}/index/${DOMAIN_TABLE_KEYS.projects.accountIndex.name}`]);
   // The site bucket is SSE-S3: no KMS grant.
-  const siteObjectsArn = siteObjectsArnOf(projects);
-  fn.allow(['s3:PutObject'], [siteObjectsArn]);
+  // A presigned upload carries this function's s3:PutObject, for one content key only (the key is signed).
+  const bucket = projects.siteBucket;
+  const siteWrites = SITE_WRITE_PREFIXES.map((part) => bucket.arnForObjects(`projects/*/${part}/*`));
+  const siteObjectsArn = bucket.arnForObjects('projects/*');
+  fn.allow(['s3:PutObject'], siteWrites);
+  fn.allow(['s3:GetObject', 's3:DeleteObject'], [siteObjectsArn]);
+  fn.role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['s3:ListBucket'],
+      resources: [bucket.bucketArn],
+      conditions: { StringLike: { 's3:prefix': ['projects/*'] } },
+    }),
+  );
   fn.allow([...KVS_ACTIONS.write], [projects.keyValueStore.keyValueStoreArn]);
 
   // Custom domains (DomainService).
@@ -134,17 +148,20 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
   // Verify starts the flow; removal starts its release branch (the tenant goes asynchronously).
   fn.allow(['states:StartExecution'], [props.domainFlow.stateMachineArn]);
 
-  acknowledgeNagFindings(scope, fn, siteObjectsArn);
+  acknowledgeNagFindings(scope, fn, siteObjectsArn, siteWrites);
   return fn;
 }
 
-/** Where deploys write: the `projects/` prefix of the site bucket. */
-function siteObjectsArnOf(projects: ProjectsDataResources): string {
-  return projects.siteBucket.arnForObjects('projects/*');
-}
+/** Where the control function writes in the site bucket, under `projects/<projectId>/`. */
+export const SITE_WRITE_PREFIXES = ['content', 'deploys', 'manifests'] as const;
 
 /** cdk-nag findings of the control function that are decisions of this design, acknowledged on its role. */
-function acknowledgeNagFindings(scope: Construct, fn: PlatformFunction, siteObjectsArn: string): void {
+function acknowledgeNagFindings(
+  scope: Construct,
+  fn: PlatformFunction,
+  siteObjectsArn: string,
+  siteWrites: readonly string[],
+): void {
   const stack = Stack.of(scope);
   const runTimeKeys =
     'the control plane creates one internal API Gateway key per customer key at run time, so their ids cannot be named in the template';
@@ -172,8 +189,14 @@ function acknowledgeNagFindings(scope: Construct, fn: PlatformFunction, siteObje
     validate: () => {
       iam5(
         siteObjectsArn,
-        'Deploys write each file under projects/<projectId>/deploys/<deployId>/, ids created at run time: the grant is s3:PutObject only, under the projects/ prefix of the site bucket (no read, no delete, no other prefix).',
+        'Deploys read uploaded contents and manifests (copy source) and delete pruned deploys and deleted projects under projects/<projectId>/, ids created at run time: s3:GetObject and s3:DeleteObject only, under the projects/ prefix of the site bucket.',
       );
+      for (const arn of siteWrites) {
+        iam5(
+          arn,
+          'Deploys write contents (presigned PUTs signed by this role: one key each), published copies and manifests under projects/<projectId>/{content,deploys,manifests}/, ids created at run time: s3:PutObject only, on those three prefixes.',
+        );
+      }
       return [];
     },
   });

@@ -122,6 +122,8 @@ export class Dashboard extends Construct {
     const hosting = createHosting(this, {
       controlApiOrigin: controlApi.origin,
       cognitoDomainUrl: this.cognitoDomainUrl,
+      // The S3 client signs virtual-hosted, regional URLs: https://<bucket>.s3.<region>.amazonaws.com/<key>.
+      siteUploadOrigin: `https://${props.projects.siteBucket.bucketRegionalDomainName}`,
       hostingLogRetention: props.hostingLogRetention,
     });
     this.logBucket = hosting.logBucket;

@@ -52,6 +52,8 @@ export interface HostingProps {
   readonly controlApiOrigin: string;
   /** `https://<prefix>.auth.<region>.amazoncognito.com`: the Cognito origin the CSP allows. */
   readonly cognitoDomainUrl: string;
+  /** `https://<site bucket regional domain>`: where the app uploads deploy files (presigned PUTs). */
+  readonly siteUploadOrigin: string;
   /**
    * How long the CloudFront and S3 access logs of the dashboard are kept.
    * @default Duration.days(90)
@@ -107,7 +109,7 @@ export function createHosting(scope: Construct, props: HostingProps): Hosting {
     'style-src \'self\';',
     'img-src \'self\' data:;',
     'font-src \'self\';',
-    Fn.join(' ', ['connect-src \'self\'', props.controlApiOrigin, `${props.cognitoDomainUrl};`]),
+    Fn.join(' ', ['connect-src \'self\'', props.controlApiOrigin, props.siteUploadOrigin, `${props.cognitoDomainUrl};`]),
     'frame-ancestors \'none\';',
     'base-uri \'self\';',
     'form-action \'self\';',

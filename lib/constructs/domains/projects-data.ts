@@ -4,7 +4,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { creationUniqueName } from '../shared/names.js';
-import { DOMAIN_TABLE_KEYS } from '../../../contracts/domains.js';
+import { DOMAIN_TABLE_KEYS, SITE_UPLOAD_CORS } from '../../../contracts/domains.js';
 
 /** The tables of projects and custom domains (names as in `DOMAIN_TABLE_KEYS`). */
 export interface ProjectsTables {
@@ -17,7 +17,10 @@ export interface ProjectsTables {
 /** What the edge and the domain flow need from the stateful part. */
 export interface ProjectsDataResources {
   readonly tables: ProjectsTables;
-  /** The deploys of every project, under `projects/<projectId>/deploys/<deployId>/`; read by CloudFront only (OAC). */
+  /**
+   * Every project's files under `projects/<projectId>/`: uploads at `content/<sha256>` (presigned
+   * PUTs), published deploys at `deploys/<deployId>/` (read by CloudFront only, OAC), manifests.
+   */
   readonly siteBucket: s3.Bucket;
   /** Host name → serve / redirect / removed (EDGE_VALUE), read by the viewer-request function. */
   readonly keyValueStore: cloudfront.KeyValueStore;
@@ -41,6 +44,15 @@ export interface ProjectsDataProps {
    * @default Duration.days(30)
    */
   readonly noncurrentVersionRetention?: Duration;
+  /**
+   * Origins whose pages may PUT deploy files with presigned URLs (the bucket's CORS rule). The
+   * dashboard's own origin is its CloudFront distribution's name, made in the dashboard stack,
+   * which deploys after this one and so cannot be named here; the default admits CloudFront-hosted
+   * origins. CORS only decides which pages' scripts may use a URL: the URL itself (one key, its
+   * length and SHA-256, 10 minutes) is the authorization, signed by the control function.
+   * @default ['https://*.cloudfront.net']
+   */
+  readonly uploadOrigins?: readonly string[];
 }
 
 /**
@@ -108,6 +120,16 @@ export class ProjectsData extends Construct implements ProjectsDataResources {
       versioned: true,
       serverAccessLogsBucket: this.logBucket,
       serverAccessLogsPrefix: 'sites/',
+      // Browser uploads of deploy files (docs/projects.md): PUT only, with the signed checksum header.
+      cors: [
+        {
+          allowedMethods: [s3.HttpMethods.PUT],
+          allowedOrigins: [...(props.uploadOrigins ?? ['https://*.cloudfront.net'])],
+          allowedHeaders: [...SITE_UPLOAD_CORS.allowedHeaders],
+          exposedHeaders: [...SITE_UPLOAD_CORS.exposedHeaders],
+          maxAge: SITE_UPLOAD_CORS.maxAgeSeconds,
+        },
+      ],
       lifecycleRules: [
         {
           noncurrentVersionExpiration: props.noncurrentVersionRetention ?? Duration.days(30),

@@ -93,6 +93,26 @@ export function apiGatewayPlanKeyCreated(id: string, name: string): StubReply {
 /** PutObject: 200 with the object's ETag, no body. */
 export const s3Put = (etag: string): StubReply => ({ status: 200, headers: { etag: `"${etag}"` } });
 
+const S3_NS = 'http://s3.amazonaws.com/doc/2006-03-01/';
+
+/** ListObjectsV2: one page with these objects. */
+export function s3Listed(objects: ReadonlyArray<{ key: string; size: number }>): StubReply {
+  const contents = objects.map((o) => `<Contents><Key>${o.key}</Key><Size>${o.size}</Size></Contents>`).join('');
+  const body = `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="${S3_NS}"><KeyCount>${objects.length}</KeyCount>` +
+    `<MaxKeys>1000</MaxKeys><IsTruncated>false</IsTruncated>${contents}</ListBucketResult>`;
+  return { status: 200, headers: xml, body };
+}
+
+/** GetObject: the object's bytes (JSON here: a manifest). */
+export const s3Object = (body: string): StubReply => ({ status: 200, headers: { 'content-type': 'application/json' }, body });
+
+/** CopyObject. */
+export const s3Copied = (): StubReply => ({
+  status: 200,
+  headers: xml,
+  body: `<?xml version="1.0" encoding="UTF-8"?><CopyObjectResult xmlns="${S3_NS}"><ETag>"c1"</ETag><LastModified>2026-11-27T00:00:00.000Z</LastModified></CopyObjectResult>`,
+});
+
 /** The text of the first `<name>` element of an XML request body (the CloudFront requests the bundles send). */
 export function xmlText(body: string, name: string): string | undefined {
   return new RegExp(`<${name}>([^<]*)</${name}>`).exec(body)?.[1];

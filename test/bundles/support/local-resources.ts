@@ -1,4 +1,5 @@
 import type { LocalPlatform } from '../../../local/platform.js';
+import { LOCAL_WEBHOOKS_TABLE } from '../../../local/wiring/webhooks.js';
 import type { ResourceReference, SynthesizedFunction } from './cdk-out.js';
 
 /** The account of every local ARN. */
@@ -32,6 +33,8 @@ function localValues(platform: LocalPlatform, region: string): Record<string, { 
     'Messages/Messages#Ref': table(t.messages),
     'Messages/Idempotency#Ref': table(t.idempotency),
     'Messages/Queue#Ref': { type: 'AWS::SQS::Queue', value: platform.queues.queueUrl },
+    'Webhooks/Table#Ref': table(LOCAL_WEBHOOKS_TABLE),
+    'Webhooks/DeliveryQueue#Ref': { type: 'AWS::SQS::Queue', value: platform.webhooks.queueUrl },
     'Projects/Projects#Ref': table(t.projects),
     'Projects/Domains#Ref': table(t.domains),
     'Dashboard/Owners#Ref': table(t.owners),

@@ -38,6 +38,7 @@ export const FUNCTIONS = {
   diagnose: 'Flow/Diagnose/Function',
   releaseTenant: 'Flow/ReleaseTenant/Function',
   checkDrift: 'Flow/CheckDrift/Function',
+  delivery: 'Webhooks/Delivery/Function',
 } as const;
 
 export type FunctionKey = keyof typeof FUNCTIONS;

@@ -94,7 +94,7 @@ describe('the drift task', () => {
     } while (!drift.done);
     expect(rounds.length).toBeGreaterThanOrEqual(3);
     expect(rounds.slice(0, -1).every((r) => !r.done && r.cursor !== undefined)).toBe(true);
-    const counts = { checked: 7, misconfigured: 1, restored: 0, detached: 0, lookupFailed: 0 };
+    const counts = { checked: 7, misconfigured: 1, restored: 0, detached: 0, lookupFailed: 0, releasesStarted: 0 };
     expect(rounds.at(-1)).toEqual({ done: true, ...counts });
     expect(await domains.get('d7.drift.test')).toMatchObject({
       state: 'dns_misconfigured',

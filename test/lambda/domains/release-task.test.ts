@@ -30,7 +30,7 @@ beforeAll(async () => {
   domains = new DynamoDbDomainStore(client, LOCAL_TABLE_NAMES.domains);
   projects = new DynamoDbProjectStore(client, LOCAL_TABLE_NAMES.projects);
   for (const [projectId, slug] of [['prj_shop', 'shop'], ['prj_blog', 'blog']]) {
-    await projects.create(project(projectId as string, slug as string));
+    await projects.create(project(projectId as string, slug as string), new Date().toISOString());
   }
 });
 

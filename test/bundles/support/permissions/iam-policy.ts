@@ -34,6 +34,8 @@ export interface RequestContext {
   readonly principalAccount: string;
   /** Lambda reaches AWS over HTTPS (the stage's loopback endpoints stand in for them). */
   readonly secureTransport: boolean;
+  /** `s3:prefix` of an S3 list request (its `prefix` parameter; empty when it has none). */
+  readonly s3Prefix?: string;
 }
 
 export type Decision =
@@ -78,6 +80,7 @@ const CONTEXT_KEYS: Record<string, (c: RequestContext) => string> = {
   'aws:securetransport': (c) => String(c.secureTransport),
   'aws:principalarn': (c) => c.principalArn,
   'aws:principalaccount': (c) => c.principalAccount,
+  's3:prefix': (c) => c.s3Prefix ?? '',
 };
 
 const OPERATORS: Record<string, (actual: string, expected: string) => boolean> = {

@@ -107,7 +107,12 @@ export class PermissionCheck {
       this.found.push({ label, call: `${request.service} ${request.method} ${request.path}`, why: `not recognised: ${call}` });
       return;
     }
-    const context = { principalArn: record.policies.roleArn, principalAccount: LOCAL_ACCOUNT, secureTransport: true };
+    const context = {
+      principalArn: record.policies.roleArn,
+      principalAccount: LOCAL_ACCOUNT,
+      secureTransport: true,
+      ...(request.service === 's3' ? { s3Prefix: request.query.get('prefix') ?? '' } : {}),
+    };
     const denied = authorize(call, record.policies.identity, this.resourcePolicies, context);
     for (const d of denied) {
       const managed = record.policies.managedPolicyArns.length ? ` (managed policies not evaluated: ${record.policies.managedPolicyArns.join(', ')})` : '';

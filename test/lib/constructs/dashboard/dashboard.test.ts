@@ -22,6 +22,7 @@ interface Statement {
   Effect: string;
   Action: string | string[];
   Resource: unknown;
+  Condition?: unknown;
 }
 
 const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
@@ -126,6 +127,11 @@ describe('the dashboard stacks (DashboardData, Dashboard) of the app', () => {
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
         SSESpecification: { SSEEnabled: true },
         DeletionProtectionEnabled: true,
+        // The environment's tags (lib/app.ts tags every taggable resource).
+        Tags: [
+          { Key: 'Application', Value: 'MessagesPlatform' },
+          { Key: 'Environment', Value: 'MessagesPlatform' },
+        ],
       });
     });
 
@@ -367,7 +373,10 @@ describe('the dashboard stacks (DashboardData, Dashboard) of the app', () => {
         // Projects and deploys.
         ...pairs(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], r(projects.tables.projects.tableArn)),
         `dynamodb:Query ${r(`${projects.tables.projects.tableArn}/index/byAccount`)}`,
-        `s3:PutObject ${r(projects.siteBucket.arnForObjects('projects/*'))}`,
+        // Presigned uploads (content), publish copies (deploys), manifests: PutObject on those prefixes only.
+        ...['content', 'deploys', 'manifests'].map((part) => `s3:PutObject ${r(projects.siteBucket.arnForObjects(`projects/*/${part}/*`))}`),
+        ...pairs(['s3:GetObject', 's3:DeleteObject'], r(projects.siteBucket.arnForObjects('projects/*'))),
+        `s3:ListBucket ${r(projects.siteBucket.bucketArn)}`,
         ...pairs(
           ['cloudfront-keyvaluestore:DescribeKeyValueStore', 'cloudfront-keyvaluestore:PutKey'],
           r(projects.keyValueStore.keyValueStoreArn),
@@ -379,6 +388,9 @@ describe('the dashboard stacks (DashboardData, Dashboard) of the app', () => {
         `states:StartExecution ${r(platform.domainsStack.flow.stateMachine.stateMachineArn)}`,
       ].sort();
       expect(granted).toEqual(expected);
+      // Listing the site bucket only under projects/ (stored contents, pruning, a project's delete).
+      const listing = statements.find((s) => list(s.Action).includes('s3:ListBucket'));
+      expect(listing?.Condition).toEqual({ StringLike: { 's3:prefix': ['projects/*'] } });
       // Removal hands the tenant to the flow: no CloudFront tenant or ACM action here.
       expect(granted.filter((g) => /^(cloudfront|acm):/.test(g))).toEqual([]);
       expect(resources[roleId]?.Properties.ManagedPolicyArns).toBeUndefined();

@@ -9,6 +9,7 @@ describe('createHosting and deployDashboardApp (in a bare stack)', () => {
   const hosting = createHosting(stack, {
     controlApiOrigin: 'https://abc.execute-api.eu-west-1.amazonaws.com',
     cognitoDomainUrl: 'https://owners.auth.eu-west-1.amazoncognito.com',
+    siteUploadOrigin: 'https://sites.s3.eu-west-1.amazonaws.com',
   });
   const app = deployDashboardApp(stack, {
     hosting,
@@ -46,13 +47,15 @@ describe('createHosting and deployDashboardApp (in a bare stack)', () => {
     });
   });
 
-  it('lets the app connect only to itself, the control API and the Cognito domain (CSP connect-src)', () => {
+  it('lets the app connect only to itself, the control API, the site bucket (deploy uploads) and the Cognito domain (CSP connect-src)', () => {
     type Csp = { ContentSecurityPolicy: { ContentSecurityPolicy: string } };
     const policy = resources[logicalIdOf(stack, hosting.responseHeadersPolicy)]?.Properties as {
       ResponseHeadersPolicyConfig: { SecurityHeadersConfig: Csp };
     };
     const csp = policy.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy;
-    expect(csp).toContain('connect-src \'self\' https://abc.execute-api.eu-west-1.amazonaws.com https://owners.auth.eu-west-1.amazoncognito.com;');
+    expect(csp).toContain(
+      'connect-src \'self\' https://abc.execute-api.eu-west-1.amazonaws.com https://sites.s3.eu-west-1.amazonaws.com https://owners.auth.eu-west-1.amazoncognito.com;',
+    );
     expect(csp).toContain('frame-ancestors \'none\';');
   });
 

@@ -49,6 +49,20 @@ describe('ProjectsData', () => {
     }
   });
 
+  it('lets pages upload deploy files with presigned PUTs (CORS: PUT only, the signed checksum header)', () => {
+    expect(resources[idOf(data.siteBucket)].Properties.CorsConfiguration).toEqual({
+      CorsRules: [
+        {
+          AllowedMethods: ['PUT'],
+          AllowedOrigins: ['https://*.cloudfront.net'],
+          AllowedHeaders: ['content-type', 'x-amz-checksum-sha256'],
+          ExposedHeaders: ['ETag'],
+          MaxAge: 3600,
+        },
+      ],
+    });
+  });
+
   it('keeps the sites private, encrypted, TLS only, versioned and logged to the access-log bucket', () => {
     const site = resources[idOf(data.siteBucket)];
     expect(site.DeletionPolicy).toBe('Retain');

@@ -1,0 +1,214 @@
+import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { Webhook } from 'standardwebhooks';
+import type { LocalPlatform } from '../local/platform.js';
+import { type AwsCall, meter } from './aws-meter.js';
+import { capacityUnits, sqsBilledSends } from './cost-arithmetic.js';
+import { type BenchOptions, type Figure, NO_GOAL, percentile, round } from './lib.js';
+import { ASSUMPTIONS, PRICES } from './prices.js';
+
+/** The delivery function's batch (contracts/webhooks.ts) and what an endpoint takes to answer, stated. */
+const DELIVERY_ASSUMPTIONS = {
+  /** An owner's endpoint answering 2xx: the delivery function waits for it (billed duration). */
+  endpointAnswerMs: 100,
+  /** Jobs per delivery invocation (WEBHOOK_DELIVERY_SOURCE.batchSize), batches assumed full, jobs in parallel. */
+  deliveryBatchSize: 10,
+} as const;
+
+/**
+ * Webhooks' added cost per million processed messages with one endpoint (us-east-1 list prices,
+ * bench/prices.ts), from the AWS calls the real code makes against the local emulators on metered
+ * clients: the worker's notify (the message's owner, the account's endpoints, SendMessageBatch) and
+ * the delivery of each job (the endpoint, the attempt's claim and record), to a loopback receiver
+ * that verifies every delivery. Then, as context, the time from a 202 to a verified delivery
+ * through the whole local platform (p50, p95).
+ */
+export async function webhooksBench(options: BenchOptions): Promise<Figure[]> {
+  const { startLocalPlatform } = await import('../local/platform.js');
+  const { loadConfig } = await import('../lib/config/index.js');
+  const unlimited = { perMinute: 1_000_000_000, perDay: 1_000_000_000 };
+  // Its own platform: the worker on (the latency figure waits for processing), limits out of the way.
+  const platform = await startLocalPlatform({
+    port: 0,
+    controlPort: 0,
+    edgePort: 0,
+    config: loadConfig({ plans: { enterprise: { limits: unlimited } } }),
+  });
+  try {
+    return await webhooksCost(platform, options);
+  } finally {
+    await platform.stop();
+  }
+}
+
+async function webhooksCost(platform: LocalPlatform, options: BenchOptions): Promise<Figure[]> {
+  const { startWebhookReceiver } = await import('../test/support/webhook-receiver.js');
+  const { createDocumentClient } = await import('../lambda/shared/dynamodb.js');
+  const { DATA_PLANE } = await import('../lambda/shared/aws-clients.js');
+  const { LOCAL_AWS, LOCAL_TABLE_NAMES } = await import('../local/emulators.js');
+  const { LOCAL_WEBHOOKS_TABLE } = await import('../local/wiring/webhooks.js');
+  const { DynamoDbMessageStore } = await import('../lambda/messages/dynamodb-message-store.js');
+  const { DynamoDbWebhookStore } = await import('../lambda/webhooks/dynamodb-webhook-store.js');
+  const { SqsDeliveryQueue } = await import('../lambda/webhooks/sqs-delivery-queue.js');
+  const { createWebhookOutcomes } = await import('../lambda/webhooks/outcomes.js');
+  const { deliver } = await import('../lambda/webhooks/deliver.js');
+  const { createWebhookPoster } = await import('../lambda/webhooks/http-sender.js');
+  const { LOCAL_DELIVERY_POLICY } = await import('../lambda/webhooks/network-policy.js');
+
+  const count = options.smoke ? 5 : 100;
+  const received: Array<{ at: number; id: string }> = [];
+  let secret = '';
+  const receiver = await startWebhookReceiver((_i, delivery) => {
+    const headers = delivery.headers as Record<string, string>;
+    const event = new Webhook(secret).verify(delivery.body, headers) as { data: { id: string } };
+    received.push({ at: performance.now(), id: event.data.id });
+    return 204;
+  });
+  const calls: AwsCall[] = [];
+  const documents = createDocumentClient({ ...LOCAL_AWS, endpoint: platform.endpoints.dynamodb });
+  meter(documents, calls);
+  const sqs = new SQSClient({ ...DATA_PLANE, ...LOCAL_AWS, endpoint: platform.endpoints.sqs });
+  meter(sqs, calls);
+  try {
+    const account = await platform.accountService.createAccount({ name: 'bench webhooks', plan: 'enterprise' });
+    const key = await platform.issueKey(account, 'bench webhooks');
+    const created = await platform.webhooks.service.create(account.accountId, { url: receiver.url });
+    secret = created.secret;
+
+    // Processed message records as the worker leaves them, written directly: the platform's own
+    // worker and delivery poller must not see them (their jobs would claim the same attempts).
+    const { monotonicUlid } = await import('../lambda/shared/ulid.js');
+    const { toMessageResource } = await import('../lambda/messages/index.js');
+    const now = Date.now();
+    const records = new DynamoDbMessageStore(documents, LOCAL_TABLE_NAMES.messages);
+    const messages = [];
+    for (let i = 0; i < count; i++) {
+      const at = new Date(now + i).toISOString();
+      const record = {
+        id: `msg_${monotonicUlid(now + i)}`,
+        accountId: account.accountId,
+        keyId: 'key_bench',
+        message: `bench webhook ${i}`,
+        status: 'processed' as const,
+        createdAt: at,
+        processedAt: at,
+        attempts: 1,
+        expiresAt: Math.floor(now / 1000) + 86_400,
+      };
+      await records.create(record);
+      messages.push(toMessageResource(record));
+    }
+
+    const store = new DynamoDbWebhookStore(documents, LOCAL_WEBHOOKS_TABLE);
+    // A queue of the bench's own: the platform's delivery poller must not take these jobs.
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'bench-webhook-jobs' }));
+    const queue = new SqsDeliveryQueue(sqs, QueueUrl as string);
+    const outcomes = createWebhookOutcomes({
+      store,
+      queue,
+      clock: platform.clock,
+      messages: {
+        ownerOf: async (id) => {
+          const record = await records.get(id);
+          return record ? { accountId: record.accountId, expiresAt: record.expiresAt } : undefined;
+        },
+      },
+    });
+    // The jobs notify enqueued, as the delivery function would receive them, delivered here, metered.
+    const jobs: unknown[] = [];
+    const sendBatch = queue.enqueueAll.bind(queue);
+    queue.enqueueAll = async (batch) => {
+      jobs.push(...batch);
+      await sendBatch(batch);
+    };
+    const post = createWebhookPoster(LOCAL_DELIVERY_POLICY, { timeoutMs: 15_000 });
+    calls.length = 0;
+    for (const message of messages) await outcomes.notify('message.processed', message);
+    const notifyCalls = calls.splice(0);
+    for (const job of jobs) {
+      const deps = { store, queue, post, clock: platform.clock, staleClaimMs: 30_000 };
+      await deliver(job as Parameters<typeof deliver>[0], deps);
+    }
+    const deliveryCalls = calls.splice(0);
+
+    const perMessage = (n: number) => n / count;
+    const allCalls = [...notifyCalls, ...deliveryCalls];
+    const units = capacityUnits(allCalls, () => undefined);
+    // A Query of an account's endpoints reads one small page: counted as one consistent read unit.
+    const queryReads = allCalls.filter((c) => c.name === 'dynamodb:Query').length;
+    const deliveryInvocations = perMessage(count) / DELIVERY_ASSUMPTIONS.deliveryBatchSize;
+    const deliveryMs =
+      ASSUMPTIONS.handlerWorkMs + DELIVERY_ASSUMPTIONS.endpointAnswerMs + 3 * ASSUMPTIONS.awsRoundTripMs;
+    const workerAddedMs = 3 * ASSUMPTIONS.awsRoundTripMs / ASSUMPTIONS.workerBatchSize;
+    const usd = {
+      dynamoDb:
+        perMessage(units.writes) * PRICES.dynamoDbWriteRequestUnit.usd +
+        (perMessage(units.reads) + perMessage(queryReads)) * PRICES.dynamoDbReadRequestUnit.usd,
+      sqs:
+        (perMessage(sqsBilledSends(allCalls)) + deliveryInvocations * 2) * PRICES.sqsRequest.usd,
+      lambda:
+        deliveryInvocations * PRICES.lambdaRequest.usd +
+        (((deliveryInvocations * deliveryMs + workerAddedMs) * ASSUMPTIONS.lambdaMemoryGb) / 1000) *
+        PRICES.lambdaArmGbSecond.usd,
+      logs: ((deliveryInvocations * (ASSUMPTIONS.lambdaPlatformLogBytes + 300)) / 1024 ** 3) *
+        PRICES.cloudWatchLogsIngestedGb.usd,
+    };
+    const perMillion = Object.fromEntries(Object.entries(usd).map(([k, v]) => [k, round(v * 1e6, 3)]));
+    const total = round(Object.values(perMillion).reduce((a, b) => a + b, 0), 2);
+    const byKind: Record<string, number> = {};
+    for (const call of allCalls) byKind[call.name] = round((byKind[call.name] ?? 0) + 1 / count, 3);
+
+    const latency = await latencyTo(platform, key, received, count);
+    return [
+      {
+        figure: 'webhooks-cost-per-million (USD added per million processed messages, one endpoint, us-east-1 list prices)',
+        value:
+          `$${total} (${Object.entries(perMillion).map(([k, v]) => `${k} $${v}`).join(', ')}); ` +
+          `per message: ${Object.entries(byKind).map(([k, v]) => `${k} ${v}`).join(', ')}; ` +
+          `stated: endpoint answers in ${DELIVERY_ASSUMPTIONS.endpointAnswerMs} ms, delivery batches of ${DELIVERY_ASSUMPTIONS.deliveryBatchSize}`,
+        goal: NO_GOAL,
+        pass: null,
+        details: {
+          perMillionUsd: perMillion,
+          callsPerMessage: byKind,
+          assumptions: { ...ASSUMPTIONS, ...DELIVERY_ASSUMPTIONS },
+        },
+      },
+      latency,
+    ];
+  } finally {
+    documents.destroy();
+    sqs.destroy();
+    await receiver.stop();
+  }
+}
+
+/**
+ * Time from the 202 of POST /messages to the receiver's verified delivery, through the local
+ * platform: the worker's poll and processing, its notify, the delivery poller, signing, the POST.
+ */
+async function latencyTo(
+  platform: LocalPlatform,
+  key: string,
+  received: Array<{ at: number; id: string }>,
+  count: number,
+): Promise<Figure> {
+  const samples: number[] = [];
+  const n = Math.min(count, 30);
+  for (let i = 0; i < n; i++) {
+    const start = performance.now();
+    const res = await fetch(`${platform.baseUrl}/messages`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ message: `latency ${i}` }),
+    });
+    const { id } = (await res.json()) as { id: string };
+    while (!received.some((r) => r.id === id)) await new Promise((r) => setTimeout(r, 10));
+    samples.push((received.find((r) => r.id === id)?.at ?? start) - start);
+  }
+  return {
+    figure: 'webhooks-latency (202 to a verified webhook, local platform)',
+    value: `p50 ${round(percentile(samples, 50), 0)} ms, p95 ${round(percentile(samples, 95), 0)} ms over ${n} messages`,
+    goal: NO_GOAL,
+    pass: null,
+  };
+}

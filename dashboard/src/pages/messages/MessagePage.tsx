@@ -1,0 +1,127 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { errorMessage } from '../../api';
+import { Badge, type BadgeTone } from '../../components/Badge';
+import { ActionError, Loading, Notice } from '../../components/Notice';
+import { PageHeading } from '../../components/PageHeading';
+import { Time } from '../../components/Time';
+import { useApp } from '../../context';
+import { href } from '../../router';
+import { messagesApi, type WebhookDelivery } from '../webhooks/webhooks-api';
+import { MessageStatus } from './MessagesPage';
+import '../webhooks/webhooks.css';
+
+const DELIVERY_TONE: Record<WebhookDelivery['status'], BadgeTone> = {
+  pending: 'progress',
+  succeeded: 'success',
+  failed: 'error',
+  abandoned: 'warning',
+};
+
+/** One message: its status, attempts, result or error, and its webhook deliveries with every attempt. */
+export function MessagePage({ messageId }: { readonly messageId: string }) {
+  const { api, me } = useApp();
+  const accountId = me.account.accountId;
+  const message = useQuery({
+    queryKey: ['message', accountId, messageId],
+    queryFn: () => messagesApi.get(api, accountId, messageId),
+  });
+  const m = message.data;
+  return (
+    <>
+      <PageHeading title={`Message ${messageId}`}>
+        <p><a href={href.messages}>← All messages</a></p>
+      </PageHeading>
+      {message.error ? <Notice tone="error">{errorMessage(message.error)}</Notice> : null}
+      {message.isPending ? <Loading label="Loading the message…" /> : null}
+      {m
+        ? (
+            <>
+              <section aria-labelledby="message-heading" className="card">
+                <h2 id="message-heading">Message</h2>
+                <dl className="facts">
+                  <dt>Status</dt>
+                  <dd><MessageStatus status={m.status} /></dd>
+                  <dt>Created</dt>
+                  <dd><Time iso={m.createdAt} /></dd>
+                  {m.processedAt ? <><dt>Processed</dt><dd><Time iso={m.processedAt} /></dd></> : null}
+                  {m.failedAt ? <><dt>Failed</dt><dd><Time iso={m.failedAt} /></dd></> : null}
+                  {m.attempts !== undefined ? <><dt>Attempts</dt><dd>{m.attempts}</dd></> : null}
+                  {m.result !== undefined ? <><dt>Result</dt><dd><code>{JSON.stringify(m.result)}</code></dd></> : null}
+                  {m.lastError ? <><dt>Last error</dt><dd>{m.lastError}</dd></> : null}
+                  <dt>Message</dt>
+                  <dd><pre className="message-body">{m.message}</pre></dd>
+                </dl>
+              </section>
+              <section aria-labelledby="deliveries-heading" className="card">
+                <h2 id="deliveries-heading">Webhook deliveries</h2>
+                {(m.deliveries ?? []).length === 0 ? <p className="empty">No webhook deliveries for this message.</p> : null}
+                <ul className="list">
+                  {(m.deliveries ?? []).map((delivery) => (
+                    <DeliveryItem key={delivery.id} messageId={messageId} delivery={delivery} />
+                  ))}
+                </ul>
+              </section>
+            </>
+          )
+        : null}
+    </>
+  );
+}
+
+function DeliveryItem({ messageId, delivery }: { readonly messageId: string; readonly delivery: WebhookDelivery }) {
+  const { api, me } = useApp();
+  const accountId = me.account.accountId;
+  const queryClient = useQueryClient();
+  const resend = useMutation({
+    mutationFn: () => messagesApi.resend(api, accountId, messageId, delivery.id),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['message', accountId, messageId] }),
+  });
+  return (
+    <li className="list-item" data-delivery-id={delivery.id}>
+      <div className="list-main">
+        <p>
+          <code>{delivery.type}</code> to <code>{delivery.url}</code>{' '}
+          <Badge tone={DELIVERY_TONE[delivery.status]}>{delivery.status}</Badge>
+          {delivery.reason ? <span className="muted"> ({delivery.reason})</span> : null}
+        </p>
+        {delivery.nextAttemptAt ? <p className="muted">Next attempt <Time iso={delivery.nextAttemptAt} /></p> : null}
+        <table className="table responsive">
+          <caption className="visually-hidden">Attempts of this delivery</caption>
+          <thead>
+            <tr>
+              <th scope="col">Attempt</th>
+              <th scope="col">Time</th>
+              <th scope="col">Status code</th>
+              <th scope="col">Duration</th>
+              <th scope="col">Error</th>
+            </tr>
+          </thead>
+          <tbody>
+            {delivery.attempts.map((attempt) => (
+              <tr key={attempt.attempt}>
+                <th scope="row" data-label="Attempt">{attempt.attempt}</th>
+                <td data-label="Time"><Time iso={attempt.at} /></td>
+                <td data-label="Status code">{attempt.statusCode ?? '—'}</td>
+                <td data-label="Duration">{attempt.durationMs} ms</td>
+                <td data-label="Error">{attempt.error ?? '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div className="actions">
+        <button
+          type="button"
+          className="button small secondary"
+          disabled={resend.isPending}
+          onClick={() => resend.mutate()}
+          aria-label={`Re-send ${delivery.type} to ${delivery.url}`}
+        >
+          {resend.isPending ? 'Re-sending…' : 'Re-send'}
+        </button>
+      </div>
+      <ActionError message={resend.error ? errorMessage(resend.error) : undefined} />
+      {resend.isSuccess ? <p role="status" className="muted">Queued again; the new attempt appears here shortly.</p> : null}
+    </li>
+  );
+}

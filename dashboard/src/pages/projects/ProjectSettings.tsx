@@ -1,0 +1,122 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { Dialog } from '../../components/Dialog';
+import { ActionError, Notice } from '../../components/Notice';
+import { useAction } from '../../components/useAction';
+import { useApp } from '../../context';
+import { setFlash } from '../../flash';
+import { queryKeys } from '../../queries';
+import { href } from '../../router';
+import type { Project } from '../../types';
+
+/** Rename (the slug and the address stay). */
+export function RenameProject({ project }: { readonly project: Project }) {
+  const { api, me } = useApp();
+  const accountId = me.account.accountId;
+  const queryClient = useQueryClient();
+  const [name, setName] = useState(project.name);
+  const [saved, setSaved] = useState(false);
+  const { busy, error, run } = useAction();
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    void run(async () => {
+      const renamed = await api.renameProject(accountId, project.projectId, name);
+      queryClient.setQueryData(queryKeys.project(accountId, project.projectId), renamed);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.projects(accountId) });
+      setSaved(true);
+    });
+  };
+  return (
+    <form className="rename-project" onSubmit={onSubmit} noValidate>
+      <label htmlFor="project-name">Name</label>
+      <p className="row">
+        <input
+          id="project-name"
+          value={name}
+          maxLength={100}
+          onChange={(e) => {
+            setName(e.target.value);
+            setSaved(false);
+          }}
+          aria-describedby="project-name-hint"
+        />
+        <button type="submit" className="button secondary" disabled={busy || name.trim() === '' || name.trim() === project.name}>
+          {busy ? 'Renaming…' : 'Rename'}
+        </button>
+      </p>
+      <p className="hint" id="project-name-hint">The slug <code>{project.slug}</code>, and so the project’s address, stay.</p>
+      {saved ? <p className="status-line" role="status">Renamed.</p> : null}
+      <ActionError message={error} />
+    </form>
+  );
+}
+
+/**
+ * Delete, behind a confirmation that names what goes: the custom domains (released: they stop
+ * serving at once), the files, and the slug (held for 30 days).
+ */
+export function DeleteProject({ project }: { readonly project: Project }) {
+  const { api, me } = useApp();
+  const accountId = me.account.accountId;
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const { busy, error, setError, run } = useAction();
+  const domains = useQuery({
+    queryKey: queryKeys.domains(accountId, project.projectId),
+    queryFn: () => api.domains(accountId, project.projectId),
+    enabled: open,
+  });
+  const held = (domains.data ?? []).filter((d) => d.state !== 'removed').map((d) => d.domain);
+  const close = () => {
+    setError(undefined);
+    setOpen(false);
+  };
+  const remove = () =>
+    run(async () => {
+      const deleted = await api.deleteProject(accountId, project.projectId);
+      queryClient.removeQueries({ queryKey: queryKeys.project(accountId, project.projectId) });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.projects(accountId) });
+      const released = deleted.releasedDomains.length > 0 ? ` ${deleted.releasedDomains.join(', ')} released.` : '';
+      setFlash(href.projects, `Project ${project.name} deleted.${released} Its slug ${project.slug} is held until ${deleted.slugHeldUntil.slice(0, 10)}.`);
+      location.hash = href.projects;
+    });
+  return (
+    <div className="delete-project">
+      <p>
+        Deleting the project stops serving it at every address, releases its custom domains and removes its files.
+        Its slug cannot be used again for 30 days.
+      </p>
+      <button type="button" className="button danger-outline" onClick={() => setOpen(true)}>Delete project</button>
+      <Dialog
+        open={open}
+        title={`Delete the project “${project.name}”?`}
+        onClose={close}
+        footer={(
+          <>
+            <button type="button" className="button secondary" onClick={close} autoFocus>Cancel</button>
+            <button type="button" className="button danger" disabled={busy || domains.isLoading} onClick={() => void remove()}>
+              {busy ? 'Deleting…' : 'Delete project'}
+            </button>
+          </>
+        )}
+      >
+        {domains.isLoading
+          ? <p>Reading the project’s domains…</p>
+          : held.length > 0
+            ? (
+                <>
+                  <p>These custom domains will be released and stop serving from the next request:</p>
+                  <ul className="released-domains">{held.map((d) => <li key={d}><code>{d}</code></li>)}</ul>
+                </>
+              )
+            : <p>The project has no custom domains.</p>}
+        <p>
+          Its files are removed and <code>{project.defaultDomain}</code> stops serving. The slug <code>{project.slug}</code>{' '}
+          stays reserved for 30 days, so nobody can take over its address at once. This cannot be undone.
+        </p>
+        {domains.error ? <Notice tone="error">The domains could not be read; try again.</Notice> : null}
+        <ActionError message={error} />
+      </Dialog>
+    </div>
+  );
+}

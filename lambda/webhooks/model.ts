@@ -1,0 +1,125 @@
+/**
+ * Webhooks: owners' endpoints, the events sent to them, and each delivery with its attempts.
+ * The public shape of a message (`MessageResource`) comes from the messages capability.
+ */
+
+export const WEBHOOK_EVENT_TYPES = ['message.processed', 'message.failed'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/** The event `POST …/{webhookId}/test` sends; not subscribable, always delivered to the endpoint asked. */
+export const TEST_EVENT_TYPE = 'webhook.test';
+export type DeliveredEventType = WebhookEventType | typeof TEST_EVENT_TYPE;
+
+export type WebhookStatus = 'enabled' | 'disabled';
+
+/** A signing secret; an old one keeps signing until `expiresAt` (epoch ms) after a rotation. */
+export interface SigningSecret {
+  readonly secret: string;
+  readonly expiresAt?: number;
+}
+
+export interface WebhookEndpoint {
+  readonly id: string;
+  readonly accountId: string;
+  readonly url: string;
+  readonly events: readonly WebhookEventType[];
+  readonly status: WebhookStatus;
+  readonly createdAt: string;
+  /** Newest first. */
+  readonly secrets: readonly SigningSecret[];
+  /** Epoch ms of the first failed attempt since the last success; absent while deliveries succeed. */
+  readonly failingSince?: number;
+  readonly disabledAt?: string;
+  readonly disabledReason?: string;
+}
+
+/** What owners see of an endpoint: never its secrets. */
+export interface WebhookView {
+  readonly id: string;
+  readonly url: string;
+  readonly events: readonly WebhookEventType[];
+  readonly status: WebhookStatus;
+  readonly createdAt: string;
+  readonly failingSince?: string;
+  readonly disabledAt?: string;
+  readonly disabledReason?: string;
+}
+
+export function toWebhookView(endpoint: WebhookEndpoint): WebhookView {
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    events: endpoint.events,
+    status: endpoint.status,
+    createdAt: endpoint.createdAt,
+    ...(endpoint.failingSince !== undefined ? { failingSince: new Date(endpoint.failingSince).toISOString() } : {}),
+    ...(endpoint.disabledAt ? { disabledAt: endpoint.disabledAt } : {}),
+    ...(endpoint.disabledReason ? { disabledReason: endpoint.disabledReason } : {}),
+  };
+}
+
+/**
+ * One event for one endpoint, as it travels on the delivery queue. `attempt` counts the attempts
+ * made before this job: a job runs attempt `attempt + 1`, and only if the delivery's own count
+ * still equals `attempt` (so a duplicate job, from a repeated notify or SQS's at-least-once
+ * delivery, finds the attempt taken and is dropped).
+ */
+export interface DeliveryJob {
+  readonly v: 1;
+  readonly accountId: string;
+  readonly webhookId: string;
+  /** The `webhook-id` header: the same on every attempt of this event. */
+  readonly eventId: string;
+  readonly type: DeliveredEventType;
+  /** Partition of the delivery record: `message#<id>`, or `webhook#<id>` for test events. */
+  readonly subject: string;
+  /** The signed body, fixed when the event happened: `{type, timestamp, data}`. */
+  readonly payload: string;
+  readonly attempt: number;
+  /** Attempts already made in this series (a manual re-send starts a new one); picks the next delay. */
+  readonly retry?: number;
+  /** Epoch ms when this attempt is due; before that the job waits on the queue. */
+  readonly dueAt: number;
+  /** Epoch ms of the event's first attempt (absent before it). */
+  readonly firstAttemptAt?: number;
+  /** TTL (epoch s) of the delivery record: the message record's. */
+  readonly expiresAt: number;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'abandoned';
+
+export interface DeliveryAttempt {
+  readonly attempt: number;
+  readonly at: string;
+  readonly durationMs: number;
+  readonly statusCode?: number;
+  readonly error?: string;
+}
+
+/** One event to one endpoint, with every attempt made. */
+export interface Delivery {
+  readonly id: string;
+  readonly webhookId: string;
+  readonly url: string;
+  readonly eventId: string;
+  readonly type: DeliveredEventType;
+  readonly status: DeliveryStatus;
+  readonly attempts: readonly DeliveryAttempt[];
+  readonly nextAttemptAt?: string;
+  /** Why a delivery ended without success (`endpoint_disabled`, `endpoint_removed`, `retries_exhausted`). */
+  readonly reason?: string;
+}
+
+/** A delivery's id in the API: its endpoint and its event type, unique within one message. */
+export const deliveryIdOf = (webhookId: string, type: DeliveredEventType) => `${webhookId}.${type}`;
+
+/** The Standard Webhooks body: `{type, timestamp, data}`. */
+export function eventPayload(type: DeliveredEventType, timestamp: string, data: unknown): string {
+  return JSON.stringify({ type, timestamp, data });
+}
+
+/** `webhook-id` of a message's event: one per (message, type), whoever notifies it and how often. */
+export const messageEventId = (messageId: string, type: WebhookEventType) =>
+  `${messageId}.${type === 'message.processed' ? 'processed' : 'failed'}`;
+
+export const messageSubject = (messageId: string) => `message#${messageId}`;
+export const testSubject = (webhookId: string) => `webhook#${webhookId}`;
