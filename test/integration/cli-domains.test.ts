@@ -391,13 +391,23 @@ describe('usage, help and backends', () => {
     [['domains', 'remove', 'a.test', 'b.test', '--account', 'a', '--project', 'p'], 'error: unexpected argument "b.test" for domains remove'],
     [['domains', 'config'], 'error: domains config needs a command: set-primary, add-redirect, remove-redirect'],
     [['domains', 'config', 'drop'], 'error: unknown command "domains config drop"; domains config has: set-primary, add-redirect, remove-redirect'],
-    [['domains', 'show'], 'error: unknown command "domains show"; domains has: add, list, verify, reverify, remove, check-drift, config'],
+    [['domains', 'show'], 'error: domains show needs DOMAIN'],
+    [['domains', 'inspect'], 'error: unknown command "domains inspect"; domains has: add, list, verify, reverify, remove, check-drift, config, show, release'],
+    [['domains', 'verify', 'a.test', '--project', 'p'], 'error: domains verify needs --account'],
     [['projects', 'deploy', '--account', 'a', '--project', 'p'], 'error: projects deploy needs DIR'],
   ])('usage error %j: exit 2', async (argv, message) => {
     const out = await cli(...argv);
     expect(out.code).toBe(2);
     expect(out.stdout).toBe('');
     expect(out.stderr.startsWith(message), out.stderr).toBe(true);
+  });
+
+  it('domains show and release are operators\' commands for a deployed stack: locally they exit 1', async () => {
+    for (const command of ['show', 'release']) {
+      const out = await cliWith(['domains', command, 'a.test', '--json']);
+      expect(out.code, command).toBe(1);
+      expect(JSON.parse(out.stdout)).toMatchObject({ error: { code: 'not_supported', exitCode: 1 } });
+    }
   });
 
   it('--stack/--outputs: projects and domains are refused with exit 1 (the dashboard\'s API on AWS)', async () => {
