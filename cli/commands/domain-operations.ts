@@ -1,6 +1,6 @@
-import { type Command, type Context, PROGRAM } from '../command.js';
+import { type Command, type Context, ids, PROGRAM, PROJECT_FLAGS, PROJECT_OPTIONS, PROJECT_REQUIRED } from '../command.js';
 import { domainText } from '../domain-format.js';
-import { CliError } from '../errors.js';
+import { CliError, usageError } from '../errors.js';
 import { table } from '../format.js';
 import type { DomainInspection } from '../aws-domain-operations.js';
 import { domainArg } from './domains.js';
@@ -30,12 +30,24 @@ export const DOMAIN_OPERATION_COMMANDS: readonly Command[] = [
   {
     words: ['domains', 'show'],
     summary: 'Show a domain\'s state, reason, DNS target and its domain-flow executions (operators, deployed stack)',
-    args: [['DOMAIN', 'any customer domain of the environment']],
-    options: {},
+    args: [['DOMAIN', 'any customer domain of the environment (locally, a domain of the project)']],
+    options: PROJECT_OPTIONS,
     required: [],
-    flags: [STACK_FLAG],
-    examples: ['domains show www.example.com --stack MessagesPlatform-Api --region eu-west-1', 'domains show www.example.com --stack MessagesPlatform-Api --json'],
-    async run(ctx, _values, [domain]) {
+    flags: [STACK_FLAG, ...PROJECT_FLAGS],
+    examples: [
+      'domains show www.example.com --stack MessagesPlatform-Api --region eu-west-1',
+      'domains show www.example.com --stack MessagesPlatform-Api --json',
+      'domains show www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123',
+    ],
+    async run(ctx, values, [domain]) {
+      if (!ctx.deployed()) {
+        // The local platform: the domain through the control API, as its owner sees it (no flow history there).
+        const missing = PROJECT_REQUIRED.find((name) => values[name] === undefined);
+        if (missing) throw usageError(`domains show needs --${missing}`, 'on a deployed stack (--stack) give the domain alone');
+        const view = await ctx.projects().getDomain(...ids(values), domainArg(domain as string));
+        ctx.output({ domain: view }, domainText(view));
+        return;
+      }
       const stack = deployedOnly(ctx, 'show');
       const { showDomain } = await import('../aws-domain-operations.js');
       const inspection = await showDomain(stack, domainArg(domain as string));
