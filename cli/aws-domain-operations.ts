@@ -1,9 +1,18 @@
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { ListExecutionsCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { domainFlowExecutionName, domainReleaseExecutionName } from '../contracts/domain-flow.js';
+import type { DomainRecord } from '../lambda/domains/domain-record.js';
+import { type DomainView, domainView } from '../lambda/domains/domain-view.js';
+import { DynamoDbDomainStore } from '../lambda/domains/dynamodb-domain-store.js';
+import type { TenantReleaseRequest } from '../lambda/domains/ports.js';
+import { SfnDomainFlowStarter } from '../lambda/domains/sfn-flow-starter.js';
+import { DynamoDbProjectStore } from '../lambda/projects/index.js';
 import { MANAGEMENT_PLANE } from '../lambda/shared/aws-clients.js';
+import { systemClock } from '../lambda/shared/clock.js';
+import { createDocumentClient } from '../lambda/shared/dynamodb.js';
 import { DOMAINS_OUTPUTS } from '../lib/stacks/domains-stack-outputs.js';
 import { awsError } from './aws-errors.js';
-import { type DeployedStack, describeStack } from './deployed-stack.js';
+import { type DeployedStack, describeStack, operatorOutputs, publishedConfig } from './deployed-stack.js';
 import { CliError } from './errors.js';
 import type { DriftCheckStarted } from './operator-client.js';
 
@@ -41,5 +50,217 @@ export async function startDriftCheck(
     return { execution: started.executionArn ?? '', startedAt: (started.startDate ?? startedAt).toISOString() };
   } catch (error) {
     throw awsError(error, region);
+  }
+}
+
+/** `<prefix>-DomainsData` beside `<prefix>-Api`: the Projects and Domains tables' names. */
+function domainsDataStackName(apiStackName: string): string {
+  return `${domainsStackName(apiStackName).slice(0, -'-Domains'.length)}-DomainsData`;
+}
+
+function requiredOutput(stack: DeployedStack, key: string): string {
+  const value = stack.outputs[key];
+  if (!value) throw new CliError(`stack ${stack.stackName} has no ${key} output`, { code: 'stack_outputs' });
+  return value;
+}
+
+/** One execution of the domain flow for a domain: a verification attempt, or a release of its tenant. */
+export interface DomainFlowRun {
+  readonly name: string;
+  readonly kind: 'verification' | 'release';
+  readonly status: string;
+  readonly startedAt?: string;
+  readonly stoppedAt?: string;
+}
+
+/** `domains show --stack`: the domain's record and the flow's executions for it, newest first. */
+export interface DomainInspection {
+  /** The domain as its owner sees it, and whose it is. */
+  readonly domain: DomainView & { readonly accountId: string };
+  readonly history: readonly DomainFlowRun[];
+  /** True when older executions were not read (HISTORY_PAGES pages of the flow's executions). */
+  readonly historyTruncated: boolean;
+}
+
+/** How many pages (100 executions each, newest first) `domains show` reads of the flow's executions. */
+export const HISTORY_PAGES = 10;
+
+/**
+ * Which of the flow's executions are this domain's: the verification attempts
+ * (`domainFlowExecutionName`) and the tenant releases (`domainReleaseExecutionName`), whose names
+ * begin with the domain as the flow starter writes it.
+ */
+export function domainRunKind(domain: string, executionName: string): DomainFlowRun['kind'] | undefined {
+  const attemptPrefix = domainFlowExecutionName(domain, 0).replace(/0$/, '');
+  if (executionName.startsWith(attemptPrefix) && /^\d+$/.test(executionName.slice(attemptPrefix.length))) return 'verification';
+  const releasePrefix = domainReleaseExecutionName(domain, new Date(0).toISOString()).replace(/0$/, '');
+  if (executionName.startsWith(releasePrefix)) return 'release';
+  return undefined;
+}
+
+/** The deployed environment's domain capability, as the operator CLI reaches it. */
+interface DeployedDomains {
+  readonly region: string;
+  readonly stateMachineArn: string;
+  readonly platformHost: string;
+  /** `<prefix>-DomainsData`, for the outputs only some commands need. */
+  readonly data: DeployedStack;
+  readonly documentClient: ReturnType<typeof createDocumentClient>;
+  readonly domains: DynamoDbDomainStore;
+  readonly projects: DynamoDbProjectStore;
+  readonly sfn: SFNClient;
+}
+
+async function openDeployedDomains(api: DeployedStack): Promise<DeployedDomains> {
+  const { region } = api;
+  const cloudFormation = new CloudFormationClient({ region });
+  try {
+    const [flow, data] = await Promise.all([
+      describeStack(cloudFormation, domainsStackName(api.stackName), region),
+      describeStack(cloudFormation, domainsDataStackName(api.stackName), region),
+    ]);
+    const documentClient = createDocumentClient({ region });
+    const tables = DOMAINS_OUTPUTS.domainsData;
+    return {
+      region,
+      stateMachineArn: requiredOutput(flow, DOMAINS_OUTPUTS.domains.stateMachineArn),
+      platformHost: requiredOutput(data, tables.platformHost),
+      data,
+      documentClient,
+      domains: new DynamoDbDomainStore(documentClient, requiredOutput(data, tables.domainsTableName)),
+      projects: new DynamoDbProjectStore(documentClient, requiredOutput(data, tables.projectsTableName)),
+      sfn: new SFNClient({ ...MANAGEMENT_PLANE, region }),
+    };
+  } finally {
+    cloudFormation.destroy();
+  }
+}
+
+async function domainRecord(deployed: DeployedDomains, domain: string): Promise<DomainRecord> {
+  const record = await deployed.domains.get(domain);
+  if (!record) throw new CliError(`no domain ${domain} in this environment`, { code: 'domain_not_found' });
+  return record;
+}
+
+/** Reads a domain's record and its executions of the domain flow (ListExecutions, newest first). */
+export async function showDomain(api: DeployedStack, domain: string): Promise<DomainInspection> {
+  const deployed = await openDeployedDomains(api);
+  try {
+    const record = await domainRecord(deployed, domain);
+    const history: DomainFlowRun[] = [];
+    let nextToken: string | undefined;
+    let pages = 0;
+    do {
+      const page = await deployed.sfn.send(
+        new ListExecutionsCommand({ stateMachineArn: deployed.stateMachineArn, maxResults: 100, nextToken }),
+      );
+      for (const execution of page.executions ?? []) {
+        const kind = domainRunKind(domain, execution.name ?? '');
+        if (!kind) continue;
+        history.push({
+          name: execution.name ?? '',
+          kind,
+          status: execution.status ?? 'UNKNOWN',
+          ...(execution.startDate ? { startedAt: execution.startDate.toISOString() } : {}),
+          ...(execution.stopDate ? { stoppedAt: execution.stopDate.toISOString() } : {}),
+        });
+      }
+      nextToken = page.nextToken;
+      pages += 1;
+    } while (nextToken && pages < HISTORY_PAGES);
+    const view = { ...domainView(record, deployed.platformHost), accountId: record.accountId };
+    return { domain: view, history, historyTruncated: nextToken !== undefined };
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw awsError(error, deployed.region);
+  } finally {
+    deployed.sfn.destroy();
+  }
+}
+
+/** `domains release --stack`: the release execution started again for a removed domain. */
+export interface ReleaseRestarted {
+  readonly domain: string;
+  readonly execution: string;
+  readonly startedAt: string;
+}
+
+/**
+ * Starts the flow's release branch again for a removed domain whose release is stuck (its
+ * execution failed, the ExecutionsFailed alarm): the same input a removal sends
+ * (`SfnDomainFlowStarter.release`), with `requestedAt` now so the branch gets its full time again,
+ * under a new execution name of the release shape (the removal's own name is taken by the failed run).
+ */
+export async function releaseDomainTenant(
+  api: DeployedStack,
+  domain: string,
+  now: () => Date = () => new Date(),
+): Promise<ReleaseRestarted> {
+  const deployed = await openDeployedDomains(api);
+  try {
+    const record = await domainRecord(deployed, domain);
+    if (record.state !== 'removed') {
+      throw new CliError(`${domain} is ${record.state}, not removed: only a removed domain's tenant is released`, {
+        code: 'domain_not_removed',
+      });
+    }
+    const project = await deployed.projects.get(record.projectId);
+    if (!project) throw new CliError(`project ${record.projectId} of ${domain} is gone: its tenant cannot be named`, { code: 'project_not_found' });
+    const startedAt = now();
+    // What a removal sends (SfnDomainFlowStarter.release): the domain, and the rest as `release`.
+    const { domain: _domain, ...release }: TenantReleaseRequest = {
+      domain,
+      projectId: project.projectId,
+      slug: project.slug,
+      claimedAt: record.createdAt,
+      requestedAt: startedAt.toISOString(),
+    };
+    const execution = domainReleaseExecutionName(domain, startedAt.toISOString());
+    const input = JSON.stringify({ domain, release });
+    const { stateMachineArn } = deployed;
+    await deployed.sfn.send(new StartExecutionCommand({ stateMachineArn, name: execution, input }));
+    return { domain, execution, startedAt: startedAt.toISOString() };
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw awsError(error, deployed.region);
+  } finally {
+    deployed.sfn.destroy();
+  }
+}
+
+/**
+ * `domains verify --stack`: the owner's Re-verify, run for them (DomainService.verify with the
+ * domain's own account and project): a new attempt on the record, then the flow started for it.
+ */
+export async function reverifyDomain(api: DeployedStack, domain: string): Promise<DomainView> {
+  const deployed = await openDeployedDomains(api);
+  try {
+    const record = await domainRecord(deployed, domain);
+    if (record.state === 'removed') {
+      throw new CliError(`${domain} is removed: there is nothing to verify (see domains release for its tenant)`, { code: 'domain_removed' });
+    }
+    const [{ DomainService }, { kvsEdgeRouter }, { DynamoDbAccountStore }] = await Promise.all([
+      import('../lambda/domains/domain-service.js'),
+      import('../lambda/domains/aws-adapters.js'),
+      import('../lambda/keys/accounts.js'),
+    ]);
+    // The control API's own wiring (lambda/control/http-handler.ts); Verify itself reads the
+    // project and the domain (and its parent names), updates the record and starts the flow.
+    const service = new DomainService({
+      accounts: new DynamoDbAccountStore(deployed.documentClient, operatorOutputs(api).accountsTableName),
+      projects: deployed.projects,
+      domains: deployed.domains,
+      edge: kvsEdgeRouter(requiredOutput(deployed.data, DOMAINS_OUTPUTS.domainsData.keyValueStoreArn)),
+      flow: new SfnDomainFlowStarter({ client: deployed.sfn, stateMachineArn: deployed.stateMachineArn }),
+      clock: systemClock,
+      config: publishedConfig(api),
+      platformHost: deployed.platformHost,
+    });
+    return await service.verify(record.accountId, record.projectId, domain);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw awsError(error, deployed.region);
+  } finally {
+    deployed.sfn.destroy();
   }
 }

@@ -5,6 +5,7 @@ import { ACCOUNT_COMMANDS } from './commands/accounts.js';
 import { BAN_COMMANDS } from './commands/bans.js';
 import { DLQ_COMMANDS } from './commands/dlq.js';
 import { ENVIRONMENT_COMMANDS } from './commands/environment.js';
+import { DOMAIN_OPERATION_COMMANDS } from './commands/domain-operations.js';
 import { DEFAULT_WAIT_SECONDS, DOMAIN_COMMANDS } from './commands/domains.js';
 import { KEY_COMMANDS } from './commands/keys.js';
 import { MESSAGE_COMMANDS } from './commands/messages.js';
@@ -30,6 +31,7 @@ export const COMMANDS: readonly Command[] = [
   ...ENVIRONMENT_COMMANDS,
   ...PROJECT_COMMANDS,
   ...DOMAIN_COMMANDS,
+  ...DOMAIN_OPERATION_COMMANDS,
   ...WEBHOOK_COMMANDS,
 ];
 

@@ -187,10 +187,13 @@ export function buildApp(options: BuildAppOptions = {}): PlatformApp {
     description: 'Projects platform: the custom-domain flow (Step Functions, task functions, alarms)',
   });
 
-  // The operator CLI's `domains check-drift --stack` starts the flow's drift check.
+  // The operator CLI's `domains check-drift|show|verify|release --stack` (docs/operators/cli.md).
   allowDomainOperations(apiStack.messages.usagePlanTargets.operatorPolicy, {
     stateMachineArn: domainsStack.flow.stateMachine.stateMachineArn,
     stackId: domainsStack.stackId,
+    dataStackId: domainsDataStack.stackId,
+    domainsTableArn: domainsDataStack.projects.tables.domains.tableArn,
+    projectsTableArn: domainsDataStack.projects.tables.projects.tableArn,
   });
 
   // The customer sites' distribution observed where CloudFront publishes (us-east-1), and on the ops dashboard.

@@ -25,7 +25,7 @@ const WAIT_FLAG = [
 const WORKING_STATES = new Set(['verifying', 'issuing_certificate']);
 
 /** A domain as typed (trimmed, lower case, no trailing dot, IDN as punycode), for the URL path. */
-function domainArg(value: string): string {
+export function domainArg(value: string): string {
   const name = value.trim().toLowerCase().replace(/\.$/, '');
   return domainToASCII(name) || name;
 }
@@ -131,14 +131,28 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     summary: 'Verify a domain: DNS check, then the certificate, then active',
     args: [['DOMAIN', 'a domain of the project']],
     options: { ...PROJECT_OPTIONS, wait: { type: 'string' } },
-    required: PROJECT_REQUIRED,
+    required: [],
     flags: [...PROJECT_FLAGS, WAIT_FLAG],
     examples: [
       'domains verify www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123 --wait',
       'domains verify www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123 --wait 300 --json',
+      'domains verify www.example.com --stack MessagesPlatform-Api --region eu-west-1',
     ],
-    localOnly: true,
-    run: (ctx, values, [domain]) => verifyCommand(ctx, values, domain as string, false),
+    async run(ctx, values, [domain]) {
+      const deployed = ctx.deployed();
+      if (!deployed) {
+        // Required here rather than in `required`: with --stack the domain alone names it.
+        const missing = PROJECT_REQUIRED.find((name) => values[name] === undefined);
+        if (missing) throw usageError(`domains verify needs --${missing}`, 'on a deployed stack (--stack) give the domain alone');
+        return verifyCommand(ctx, values, domain as string, false);
+      }
+      // Operators on a deployed environment (no --account/--project): the owner's Re-verify, run for them.
+      if (values.wait !== undefined) throw usageError('--wait is for the local platform; follow a deployed domain with domains show');
+      const { reverifyDomain } = await import('../aws-domain-operations.js');
+      const view = await reverifyDomain(deployed, domainArg(domain as string));
+      ctx.output(view, `Re-verification of ${domainName(view)} started (attempt ${view.attempt}).\n${domainText(view)}` +
+      `Follow it with: ${PROGRAM} domains show ${view.domain} --stack ${deployed.stackName}\n`);
+    },
   },
   {
     words: ['domains', 'reverify'],

@@ -264,6 +264,16 @@ describe('domains', () => {
     expect(failure).toMatchObject({ state: 'dns_failed', failure: { reason: 'record_not_found', expected: failure.target } });
   });
 
+  it('domains show: one domain\'s state, target and records, as its owner sees it', async () => {
+    const listed = await json<{ domains: DomainView[] }>('domains', 'list', ...ids());
+    const shown = await json<{ domain: DomainView }>('domains', 'show', 'WWW.cli.test.', ...ids());
+    expect(shown.domain).toEqual(listed.domains.find((d) => d.domain === 'www.cli.test'));
+    const human = await cli('domains', 'show', 'www.cli.test', ...ids());
+    expect(human.stdout).toMatch(new RegExp(`^state +${shown.domain.state}$`, 'm'));
+    expect(human.stdout).toContain(shown.domain.target);
+    expect((await cli('domains', 'show', 'nope.cli.test', ...ids())).code).toBe(1);
+  });
+
   it('domains list shows each domain and its state', async () => {
     const human = await cli('domains', 'list', ...ids());
     expect(human.code).toBe(0);
@@ -391,13 +401,24 @@ describe('usage, help and backends', () => {
     [['domains', 'remove', 'a.test', 'b.test', '--account', 'a', '--project', 'p'], 'error: unexpected argument "b.test" for domains remove'],
     [['domains', 'config'], 'error: domains config needs a command: set-primary, add-redirect, remove-redirect'],
     [['domains', 'config', 'drop'], 'error: unknown command "domains config drop"; domains config has: set-primary, add-redirect, remove-redirect'],
-    [['domains', 'show'], 'error: unknown command "domains show"; domains has: add, list, verify, reverify, remove, check-drift, config'],
+    [['domains', 'show'], 'error: domains show needs DOMAIN'],
+    [['domains', 'show', 'a.test', '--account', 'a'], 'error: domains show needs --project'],
+    [['domains', 'inspect'], 'error: unknown command "domains inspect"; domains has: add, list, verify, reverify, remove, check-drift, config, show, release'],
+    [['domains', 'verify', 'a.test', '--project', 'p'], 'error: domains verify needs --account'],
     [['projects', 'deploy', '--account', 'a', '--project', 'p'], 'error: projects deploy needs DIR'],
   ])('usage error %j: exit 2', async (argv, message) => {
     const out = await cli(...argv);
     expect(out.code).toBe(2);
     expect(out.stdout).toBe('');
     expect(out.stderr.startsWith(message), out.stderr).toBe(true);
+  });
+
+  it('domains release is an operators\' command for a deployed stack: locally it exits 1', async () => {
+    for (const command of ['release']) {
+      const out = await cliWith(['domains', command, 'a.test', '--json']);
+      expect(out.code, command).toBe(1);
+      expect(JSON.parse(out.stdout)).toMatchObject({ error: { code: 'not_supported', exitCode: 1 } });
+    }
   });
 
   it('--stack/--outputs: projects and domains are refused with exit 1 (the dashboard\'s API on AWS)', async () => {

@@ -105,25 +105,52 @@ function apigatewayNagArn(stack: Stack, path: string): string {
 }
 
 /**
- * The operator's part in custom domains (`domains check-drift --stack`): start the domain flow's
- * drift check now, and read the Domains stack's outputs to find the flow. Exactly that: no other
- * execution input is refused by IAM, but the flow validates its input and the CLI sends only the
- * drift check's.
+ * The operator's part in custom domains (docs/operators/cli.md): `domains check-drift --stack`
+ * starts the flow's drift check; `domains show` reads a domain's record (GetItem on the Domains
+ * table) and lists the flow's executions for it (ListExecutions: resource type stateMachine,
+ * Service Authorization Reference, list_awsstepfunctions); `domains release` reads the removed
+ * domain and its project (GetItem on both tables: the tenant is named by the project's slug) and
+ * starts the flow's release branch; `domains verify` is the owner's Re-verify (DomainService.verify):
+ * it reads the domain, its parent names and its project, writes the new attempt on the domain's
+ * record (UpdateItem, the Domains table only) and starts the flow. The stacks' outputs locate the
+ * flow and the tables. Exactly that: no other write, no other execution call. IAM cannot tell the execution inputs
+ * apart; the flow validates its input and the CLI sends only the drift check's and the release's.
  */
 export function allowDomainOperations(
   policy: iam.ManagedPolicy,
-  domains: { readonly stateMachineArn: string; readonly stackId: string },
+  domains: {
+    readonly stateMachineArn: string;
+    readonly stackId: string;
+    readonly dataStackId: string;
+    readonly domainsTableArn: string;
+    readonly projectsTableArn: string;
+  },
 ): void {
   policy.addStatements(
     new iam.PolicyStatement({
-      sid: 'StartDriftCheck',
+      sid: 'StartDomainFlow',
       actions: ['states:StartExecution'],
       resources: [domains.stateMachineArn],
     }),
     new iam.PolicyStatement({
+      sid: 'DomainFlowHistory',
+      actions: ['states:ListExecutions'],
+      resources: [domains.stateMachineArn],
+    }),
+    new iam.PolicyStatement({
+      sid: 'DomainRecords',
+      actions: ['dynamodb:GetItem'],
+      resources: [domains.domainsTableArn, domains.projectsTableArn],
+    }),
+    new iam.PolicyStatement({
+      sid: 'DomainReverify',
+      actions: ['dynamodb:UpdateItem'],
+      resources: [domains.domainsTableArn],
+    }),
+    new iam.PolicyStatement({
       sid: 'DomainsStackOutputs',
       actions: ['cloudformation:DescribeStacks'],
-      resources: [domains.stackId],
+      resources: [domains.stackId, domains.dataStackId],
     }),
   );
 }

@@ -519,16 +519,34 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
           actions: ['sqs:GetQueueAttributes', 'sqs:SendMessage'],
           resource: stack.resolve(platform.dataStack.messages.queue.queueArn),
         },
-        // `domains check-drift --stack`: the Domains stack's flow and outputs (lib/app.ts).
-        StartDriftCheck: {
+        // `domains check-drift|show|verify|release --stack`: the flow, the two tables' items, the stacks' outputs (lib/app.ts).
+        StartDomainFlow: {
           effect: 'Allow',
           actions: ['states:StartExecution'],
           resource: stack.resolve(platform.domainsStack.flow.stateMachine.stateMachineArn),
         },
+        DomainFlowHistory: {
+          effect: 'Allow',
+          actions: ['states:ListExecutions'],
+          resource: stack.resolve(platform.domainsStack.flow.stateMachine.stateMachineArn),
+        },
+        DomainRecords: {
+          effect: 'Allow',
+          actions: ['dynamodb:GetItem'],
+          resource: [
+            stack.resolve(platform.domainsDataStack.projects.tables.projects.tableArn),
+            stack.resolve(platform.domainsDataStack.projects.tables.domains.tableArn),
+          ],
+        },
+        DomainReverify: {
+          effect: 'Allow',
+          actions: ['dynamodb:UpdateItem'],
+          resource: stack.resolve(platform.domainsDataStack.projects.tables.domains.tableArn),
+        },
         DomainsStackOutputs: {
           effect: 'Allow',
           actions: ['cloudformation:DescribeStacks'],
-          resource: stack.resolve(platform.domainsStack.stackId),
+          resource: [stack.resolve(platform.domainsStack.stackId), stack.resolve(platform.domainsDataStack.stackId)],
         },
       });
       for (const s of operatorStatements()) {
