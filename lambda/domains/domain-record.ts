@@ -7,7 +7,8 @@ export interface DnsRecordInstruction {
   /** The fully qualified name the record is for. */
   readonly fqdn: string;
   readonly value: string;
-  readonly ttl: number;
+  /** Always the displayed 3600 (RECORD_TTL_SECONDS in dns-records.ts; the spec fixes it). */
+  readonly ttl: 3600;
   readonly note?: string;
 }
 
