@@ -168,7 +168,7 @@ export async function showDomain(api: DeployedStack, domain: string): Promise<Do
       nextToken = page.nextToken;
       pages += 1;
     } while (nextToken && pages < HISTORY_PAGES);
-    const view = { ...domainView(record, deployed.platformHost), accountId: record.accountId };
+    const view = { ...domainView(record), accountId: record.accountId };
     return { domain: view, history, historyTruncated: nextToken !== undefined };
   } catch (error) {
     if (error instanceof CliError) throw error;

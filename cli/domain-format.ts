@@ -39,7 +39,7 @@ export function domainsTable(domains: readonly DomainView[]): string {
       domainName(d),
       d.state,
       d.failure?.reason ?? d.misconfiguration?.reason ?? (d.diagnosis ? delayReason(d.diagnosis) : undefined),
-      d.switchTo ? `${d.target} (shared host: switch)` : d.target,
+      d.target,
       d.activeAt,
       d.updatedAt,
     ]),
@@ -69,12 +69,6 @@ export function domainText(view: DomainView): string {
     ['target', view.target],
     ...recordRows('record', view.records),
   ];
-  if (view.switchTo) {
-    rows.push(
-      ['shared host', 'this domain still uses the shared host; set these records, then run domains reverify'],
-      ...recordRows('switch to', view.switchTo),
-    );
-  }
   if (view.failure) {
     rows.push(
       ['reason', view.failure.reason],

@@ -603,9 +603,8 @@ export interface paths {
          *     supersedes a running one. When another Verify of the same attempt wins the race, the
          *     answer is the domain as that one left it. The request needs no body.
          *
-         *     The records are worked out again first: a domain added before per-domain targets moves
-         *     to its own target here (its `switchTo` records become its `records`), and a name that
-         *     another account verified since it was added needs the TXT record now. A live domain
+         *     The records are worked out again first: a name that another account verified since it
+         *     was added needs the TXT record now. A live domain
          *     whose DNS fails this check becomes `dns_misconfigured` (served for the grace period),
          *     not `dns_failed`.
          *
@@ -1570,8 +1569,7 @@ export interface components {
             fqdn: string;
             /**
              * @description What the record says: for CNAME/ALIAS the domain's own target
-             *     (`<token>.edge.<platform domain>`, or `edge.<platform domain>` for a domain added
-             *     before per-domain targets); for TXT the ownership token (`platform-verify=<token>`).
+             *     (`<token>.edge.<platform domain>`); for TXT the ownership token (`platform-verify=<token>`).
              */
             value: string;
             /**
@@ -1704,15 +1702,9 @@ export interface components {
             records: components["schemas"]["DnsRecordInstruction"][];
             /**
              * @description What the CNAME/ALIAS points at (the routing record's value): the domain's own
-             *     target, `<token>.edge.<platform domain>`; for a domain added before per-domain
-             *     targets, the shared host `edge.<platform domain>` until it is re-verified.
+             *     target, `<token>.edge.<platform domain>`.
              */
             target: components["schemas"]["DomainName"];
-            /**
-             * @description Only while the domain still uses the shared host: the records that give it its own
-             *     target. Set them (the shared host keeps working meanwhile), then Re-verify.
-             */
-            switchTo?: components["schemas"]["DnsRecordInstruction"][];
             failure?: components["schemas"]["DnsFailure"];
             misconfiguration?: components["schemas"]["DomainMisconfiguration"];
             diagnosis?: components["schemas"]["DomainDiagnosis"];

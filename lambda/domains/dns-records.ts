@@ -11,7 +11,7 @@ const APEX_NOTE =
   'not every provider supports them. If yours does not, use a subdomain such as www instead.';
 
 export interface RequiredRecordsOptions {
-  /** What the CNAME/ALIAS points at: the claim's own target (or, for a domain added before targets, the shared host). */
+  /** What the CNAME/ALIAS points at: the claim's own target. */
   readonly target: string;
   /** The ownership TXT record, when the claim must prove ownership (apex, or a name another account held). */
   readonly ownership?: OwnershipRecord & { readonly note: string };

@@ -17,8 +17,8 @@ export type DnsVerification =
 
 /** What the domain's DNS must show. */
 export interface DnsExpectation {
-  /** What the CNAME/ALIAS may point at; the first is the one asked for (`expected`). */
-  readonly targets: readonly string[];
+  /** What the CNAME/ALIAS must point at: the claim's own target. */
+  readonly target: string;
   /** The ownership TXT record, when the claim must prove ownership; `note` says why. */
   readonly ownership?: { readonly fqdn: string; readonly host: string; readonly value: string; readonly note?: string };
   /** The shared platform host (`edge.<platform domain>`): a CNAME to it is named as such. */
@@ -45,16 +45,16 @@ export async function verifyDns(
   return ownership.verified ? pointing : ownership;
 }
 
-/** Only whether the domain still points at one of its targets: what the drift check asks. */
+/** Only whether the domain still points at its target: what the drift check asks. */
 export function checkPointing(
   domain: DomainName,
   expectation: DnsExpectation,
   dns: DnsResolver,
 ): Promise<DnsVerification> {
-  const targets = expectation.targets.map(canonical);
+  const target = canonical(expectation.target);
   const platformHost = canonical(expectation.platformHost);
-  return guard(targets[0] as string, () =>
-    domain.apex ? verifyApex(domain, targets, dns) : verifySubdomain(domain, targets, platformHost, dns));
+  return guard(target, () =>
+    domain.apex ? verifyApex(domain, target, dns) : verifySubdomain(domain, target, platformHost, dns));
 }
 
 async function guard(expected: string, check: () => Promise<DnsVerification>): Promise<DnsVerification> {
@@ -76,14 +76,13 @@ async function guard(expected: string, check: () => Promise<DnsVerification>): P
 
 async function verifySubdomain(
   domain: DomainName,
-  targets: readonly string[],
+  expected: string,
   platformHost: string,
   dns: DnsResolver,
 ): Promise<DnsVerification> {
-  const expected = targets[0] as string;
   const cnames = (await dns.cname(domain.name)).map(canonical);
   if (cnames.length > 0) {
-    if (cnames.some((c) => targets.includes(c))) return { verified: true, observed: cnames.map((c) => `CNAME ${c}`) };
+    if (cnames.includes(expected)) return { verified: true, observed: cnames.map((c) => `CNAME ${c}`) };
     return {
       verified: false,
       reason: 'cname_mismatch',
@@ -112,7 +111,7 @@ async function verifySubdomain(
 /** Why a CNAME to the platform that is not this claim's target proves nothing. */
 function whyNot(cnames: readonly string[], platformHost: string): string {
   if (cnames.includes(platformHost)) {
-    return `${platformHost} is the host every domain used to share, so it does not show that you control this domain: each domain now has a target of its own. `;
+    return `${platformHost} is the platform's own host, the same for every domain, so it does not show that you control this domain: each domain has a target of its own. `;
   }
   if (cnames.some((c) => isTargetHost(c, platformHost))) {
     return 'That is the target of another domain, or of an earlier time this name was added: each domain has its own, and a new one with every addition. ';
@@ -120,12 +119,11 @@ function whyNot(cnames: readonly string[], platformHost: string): string {
   return '';
 }
 
-async function verifyApex(domain: DomainName, targets: readonly string[], dns: DnsResolver): Promise<DnsVerification> {
-  const expected = targets[0] as string;
-  const [own, ...platform] = await Promise.all([dns.addresses(domain.name), ...targets.map((t) => dns.addresses(t))]);
+async function verifyApex(domain: DomainName, expected: string, dns: DnsResolver): Promise<DnsVerification> {
+  const [own, platform] = await Promise.all([dns.addresses(domain.name), dns.addresses(expected)]);
   const ownAddresses = [...own.a, ...own.aaaa];
   if (ownAddresses.length === 0) return notFound(domain, expected, 'ALIAS/ANAME');
-  const platformAddresses = new Set(platform.flatMap((p) => [...p.a, ...p.aaaa]));
+  const platformAddresses = new Set([...platform.a, ...platform.aaaa]);
   const foreign = ownAddresses.filter((address) => !platformAddresses.has(address));
   if (foreign.length === 0) return { verified: true, observed: ownAddresses };
   return {

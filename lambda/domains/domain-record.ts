@@ -89,11 +89,10 @@ export interface DomainRecord {
   /**
    * This claim's own DNS target, `<token>.edge.<platform domain>`. A new claim of the name gets a new
    * one, so a record left behind by an earlier holder points at a target that proves nothing now.
-   * Absent on records added before per-domain targets until the service assigns one.
    */
-  readonly target?: string;
+  readonly target: string;
   /** This claim's token for the ownership TXT record (apex, or a name another account held). */
-  readonly ownershipToken?: string;
+  readonly ownershipToken: string;
   /**
    * Accounts whose claims of this exact name passed DNS verification. Carried from one claim to the
    * next (the store keeps it when a removed name is claimed again): the history a new claimant of

@@ -3,7 +3,7 @@ import type { RuntimeConfig } from '../../contracts/plans.js';
 import type { AccountStore } from '../keys/index.js';
 import { deployPrefix, type ProjectRecord, type ProjectStore } from '../projects/index.js';
 import type { Clock } from '../shared/clock.js';
-import { type DnsRecordInstruction, routingRecord } from './dns-records.js';
+import type { DnsRecordInstruction } from './dns-records.js';
 import { type DomainConfig, DomainConfigError, redirectStatus, removalWarning, validateDomainConfig } from './domain-config.js';
 import { InvalidDomainError, normaliseDomain } from './domain-name.js';
 import type { DomainRecord } from './domain-record.js';
@@ -92,7 +92,7 @@ export class DomainService {
     };
     const holder = await this.deps.domains.claim(record);
     if (holder) throw refuse('domain_taken', await this.takenMessage(name.name, holder, accountId, projectId), 409);
-    return { domain: domainView(record, this.deps.platformHost), records };
+    return { domain: domainView(record), records };
   }
 
   /**
@@ -118,44 +118,37 @@ export class DomainService {
     await this.project(accountId, projectId);
     const records = await this.deps.domains.listByProject(projectId);
     const sorted = records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-    return Promise.all(sorted.map((record) => this.view(record)));
+    return sorted.map((record) => domainView(record));
   }
 
   async get(accountId: string, projectId: string, domain: string): Promise<DomainView> {
-    return this.view(await this.domain(accountId, projectId, domain));
+    return domainView(await this.domain(accountId, projectId, domain));
   }
 
   /**
    * Verify, and Re-verify: a fresh attempt of the whole flow (DNS, certificate, activation). The
-   * records are worked out again first: a domain added before per-domain targets moves to its own
-   * target here, and a name another account verified since it was added needs the TXT record now.
+   * records are worked out again first: a name another account verified since it was added needs
+   * the TXT record now.
    */
   async verify(accountId: string, projectId: string, domain: string): Promise<DomainView> {
     const record = await this.domain(accountId, projectId, domain);
     const attempt = record.attempt + 1;
-    const claim = {
-      accountId: record.accountId,
-      target: record.target ?? this.newTarget(),
-      ownershipToken: record.ownershipToken ?? randomToken(),
-    };
-    const records = await recordsFor(this.nameOf(record), claim, this.deps.domains);
+    const records = await recordsFor(this.nameOf(record), record, this.deps.domains);
     const changes = {
       state: 'verifying' as const,
       attempt,
       records,
-      target: claim.target,
-      ownershipToken: claim.ownershipToken,
       failure: undefined,
       diagnosis: undefined,
       updatedAt: new Date(this.deps.clock.now()).toISOString(),
     };
     if (!(await this.deps.domains.update(record.domain, changes, record.attempt))) {
       // Someone pressed Verify at the same moment: that attempt runs.
-      return this.view(await this.domain(accountId, projectId, domain));
+      return domainView(await this.domain(accountId, projectId, domain));
     }
     await this.deps.flow.start({ domain: record.domain, attempt });
     const { failure: _failure, diagnosis: _diagnosis, ...rest } = record;
-    return domainView({ ...rest, ...changes }, this.deps.platformHost);
+    return domainView({ ...rest, ...changes });
   }
 
   /** Operators: starts a drift check of every live domain now (it also runs on a schedule). */
@@ -163,33 +156,6 @@ export class DomainService {
     const startedAt = new Date(this.deps.clock.now()).toISOString();
     const { execution } = await this.deps.flow.checkDrift();
     return { execution, startedAt };
-  }
-
-  /**
-   * A domain's view. One added before per-domain targets gets its own target assigned on its first
-   * read (stored, so every read shows the same), and the view offers the switch to it.
-   */
-  private async view(stored: DomainRecord): Promise<DomainView> {
-    let record = stored;
-    if (!record.target || !record.ownershipToken) {
-      const assigned = {
-        target: record.target ?? this.newTarget(),
-        ownershipToken: record.ownershipToken ?? randomToken(),
-      };
-      // Conditional on the claim and attempt: a Verify at the same moment assigns its own, which wins.
-      const sameClaim = { attempt: record.attempt, createdAt: record.createdAt };
-      if (await this.deps.domains.update(record.domain, assigned, sameClaim)) {
-        record = { ...record, ...assigned };
-      } else {
-        record = (await this.deps.domains.get(record.domain)) ?? record;
-      }
-    }
-    const routing = routingRecord(record.records)?.value ?? this.deps.platformHost;
-    const { target, ownershipToken } = record;
-    if (!target || !ownershipToken || routing === target) return domainView(record, this.deps.platformHost);
-    const claim = { accountId: record.accountId, target, ownershipToken };
-    const switchTo = await recordsFor(this.nameOf(record), claim, this.deps.domains);
-    return domainView(record, this.deps.platformHost, switchTo);
   }
 
   /**

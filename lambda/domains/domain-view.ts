@@ -1,4 +1,4 @@
-import { type DnsRecordInstruction, requiredRecords, routingRecord } from './dns-records.js';
+import { type DnsRecordInstruction, requiredRecords } from './dns-records.js';
 import type { DomainName } from './domain-name.js';
 import type { DomainRecord, DomainState } from './domain-record.js';
 import { ownershipRecord, ownershipRequirement } from './ownership.js';
@@ -12,13 +12,8 @@ export interface DomainView {
   readonly apex: boolean;
   /** The DNS records to set at the owner's DNS provider. */
   readonly records: readonly DnsRecordInstruction[];
-  /** What the CNAME/ALIAS points at: the domain's own target (the shared host for a domain added before targets). */
+  /** What the CNAME/ALIAS points at: the domain's own target. */
   readonly target: string;
-  /**
-   * Present while the domain still uses the shared host: the records that give it its own target.
-   * Set them, then Re-verify; until then the shared host keeps working.
-   */
-  readonly switchTo?: readonly DnsRecordInstruction[];
   readonly failure?: DomainRecord['failure'];
   readonly misconfiguration?: DomainRecord['misconfiguration'];
   readonly diagnosis?: DomainRecord['diagnosis'];
@@ -29,25 +24,15 @@ export interface DomainView {
   readonly updatedAt: string;
 }
 
-/** Records stored before `purpose` existed were all routing records. */
-const normalised = (records: readonly DnsRecordInstruction[]): DnsRecordInstruction[] =>
-  records.map((r) => (r.purpose ? r : { ...r, purpose: r.type === 'TXT' ? 'ownership' : 'routing' }));
-
-export function domainView(
-  record: DomainRecord,
-  platformHost: string,
-  switchTo?: readonly DnsRecordInstruction[],
-): DomainView {
-  const records = normalised(record.records);
+export function domainView(record: DomainRecord): DomainView {
   return {
     domain: record.domain,
     display: record.display,
     projectId: record.projectId,
     state: record.state,
     apex: record.apex,
-    records,
-    target: routingRecord(records)?.value ?? record.target ?? platformHost,
-    ...(switchTo ? { switchTo } : {}),
+    records: record.records,
+    target: record.target,
     ...(record.failure ? { failure: record.failure } : {}),
     ...(record.misconfiguration ? { misconfiguration: record.misconfiguration } : {}),
     ...(record.diagnosis ? { diagnosis: record.diagnosis } : {}),

@@ -1,22 +1,16 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DomainRecord } from '../../lambda/domains/domain-record.js';
-import { DynamoDbDomainStore } from '../../lambda/domains/dynamodb-domain-store.js';
-import { deployPrefix } from '../../lambda/projects/project.js';
-import { createDocumentClient } from '../../lambda/shared/dynamodb.js';
-import { LOCAL_AWS } from '../../local/emulators.js';
 import { startTestDns, type TestDnsServer } from '../support/dns-server.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { buildDashboard, launchBrowser, newContext, screenshotOf, unnamedControls, watchErrors } from './support.js';
 
 // Issue 15 "must show", through the UI: the ownership TXT record beside the ALIAS with its copy
 // buttons, a live domain whose DNS drifted (dns_misconfigured: still served, until when, what was
-// found, the fix) and back, and a domain added before per-domain targets offered the switch.
+// found, the fix) and back.
 const EDGE_IPS = { A: ['198.51.100.10'], AAAA: ['2001:db8::10'] };
 const TARGET = /^[a-z2-7]{26}\.edge\.platform\.example\.com$/;
 const APEX = 'proof-browser.test';
 const DRIFT = 'www.drift-browser.test';
-const LEGACY = 'old.legacy-browser.test';
 const DAY = 24 * 60 * 60 * 1000;
 
 let dns: TestDnsServer;
@@ -130,44 +124,6 @@ describe('ownership and drift in the dashboard', () => {
     await driftCheckAndRefresh();
     await waitForState(DRIFT, 'Active');
     expect(await domain.getByRole('region', { name: `DNS problem of ${DRIFT}` }).count()).toBe(0);
-  });
-
-  it('suggests the switch for a domain added before per-domain targets, and Re-verify moves it to its own target', async () => {
-    // A record as stored before per-domain targets, on the demo project.
-    const project = (await platform.projects.listProjects('acct_demo_pro')).find((p) => p.slug === 'demo');
-    if (!project?.liveDeployId) throw new Error('no deployed demo project');
-    const documents = createDocumentClient({ ...LOCAL_AWS, endpoint: platform.endpoints.dynamodb });
-    const at = new Date(platform.clock.now() - 90 * DAY).toISOString();
-    const legacy = {
-      domain: LEGACY, display: LEGACY, projectId: project.projectId, accountId: 'acct_demo_pro', apex: false, state: 'active',
-      records: [{ type: 'CNAME', host: 'old', fqdn: LEGACY, value: platform.platformHost, ttl: 3600 }],
-      attempt: 1, verifiedAt: at, activeAt: at, createdAt: at, updatedAt: at,
-    } as unknown as DomainRecord;
-    await new DynamoDbDomainStore(documents, platform.tables.domains).claim(legacy);
-    documents.destroy();
-    await platform.edge.serve(LEGACY, deployPrefix(project.projectId, project.liveDeployId));
-    dns.set(LEGACY, { CNAME: platform.platformHost });
-
-    await page.getByRole('button', { name: 'Refresh' }).click();
-    await waitForState(LEGACY, 'Active');
-    expect(await page.getByRole('region', { name: 'Custom domains' }).locator('.notice', { hasText: 'Switch to your own DNS targets' }).textContent())
-      .toContain(`${LEGACY} still points at the shared host.`);
-    const domain = card(LEGACY);
-    const suggestion = domain.getByRole('region', { name: `Switch ${LEGACY} to its own DNS target` });
-    expect(await suggestion.textContent()).toContain(`points at ${platform.platformHost}, the host every domain used to share`);
-    const own = (await recordValue(`New DNS records for ${LEGACY}`, 1)) ?? '';
-    expect(own).toMatch(TARGET);
-    await suggestion.getByRole('button', { name: `Copy the new target ${own}` }).click();
-    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(own);
-    await screenshotOf(domain, '15-domain-switch-target');
-
-    dns.set(LEGACY, { CNAME: own });
-    await suggestion.getByRole('button', { name: `Re-verify ${LEGACY} with its own target` }).click();
-    await waitForState(LEGACY, 'Active');
-    await domain.getByRole('region', { name: `Switch ${LEGACY} to its own DNS target` }).waitFor({ state: 'detached' });
-    await domain.locator('summary', { hasText: 'DNS record' }).click();
-    expect(await recordValue(`DNS records for ${LEGACY}`, 1)).toBe(own);
-    expect(await page.locator('.notice', { hasText: 'Switch to your own DNS targets' }).count()).toBe(0);
   });
 
   it('logged no app errors', () => {

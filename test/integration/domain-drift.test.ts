@@ -1,9 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DomainRecord } from '../../lambda/domains/domain-record.js';
-import { DynamoDbDomainStore } from '../../lambda/domains/dynamodb-domain-store.js';
-import { deployPrefix } from '../../lambda/projects/project.js';
-import { createDocumentClient } from '../../lambda/shared/dynamodb.js';
-import { LOCAL_AWS } from '../../local/emulators.js';
 import { startTestDns, type TestDnsServer } from '../support/dns-server.js';
 import {
   addDomain,
@@ -11,11 +6,9 @@ import {
   deployedProject,
   type DomainBody,
   edge,
-  PLATFORM_HOST,
   PLATFORM_ZONE,
   runDriftCheck,
   setRecords,
-  TARGET,
   verifyUntil,
 } from '../support/domains.js';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.js';
@@ -28,7 +21,6 @@ const FINAL = ['active', 'dns_failed', 'dns_misconfigured', 'certificate_delayed
 let dns: TestDnsServer;
 let platform: TestPlatform;
 let site: { accountId: string; path: string };
-let documents: ReturnType<typeof createDocumentClient>;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const get = async (domain: string) => (await control(platform, 'GET', `${site.path}/domains/${domain}`)).body as DomainBody;
@@ -49,10 +41,8 @@ beforeAll(async () => {
     domainFlow: { pollMs: 20, releaseWaitMs: 20, tenantDeleteRefusals: 0, driftCheckIntervalMs: 0 },
   });
   site = await deployedProject(platform, 'drifting-site', '<h1>site</h1>');
-  documents = createDocumentClient({ ...LOCAL_AWS, endpoint: platform.endpoints.dynamodb });
 });
 afterAll(async () => {
-  documents?.destroy();
   await platform?.stop();
   await dns?.stop();
 });
@@ -154,81 +144,6 @@ describe('drift of a live domain', () => {
     });
     expect(after.failure).toBeUndefined();
     expect((await edge(platform, NAME2)).status).toBe(200);
-  });
-});
-
-describe('domains added before per-domain targets', () => {
-  /** A record as stored before this change: routed through the shared host, no target, no `purpose`. */
-  async function legacyDomain(name: string): Promise<void> {
-    const project = (await control(platform, 'GET', site.path)).body as { projectId: string; accountId: string; liveDeployId: string };
-    const at = iso(platform.clock.now() - 30 * DAY);
-    const record = {
-      domain: name,
-      display: name,
-      projectId: project.projectId,
-      accountId: project.accountId,
-      apex: false,
-      state: 'active',
-      records: [{ type: 'CNAME', host: name.split('.')[0], fqdn: name, value: PLATFORM_HOST, ttl: 3600 }],
-      attempt: 1,
-      verifiedAt: at,
-      activeAt: at,
-      createdAt: at,
-      updatedAt: at,
-    } as unknown as DomainRecord;
-    expect(await new DynamoDbDomainStore(documents, platform.tables.domains).claim(record)).toBeUndefined();
-    await platform.edge.serve(name, deployPrefix(project.projectId, project.liveDeployId));
-    dns.set(name, { CNAME: PLATFORM_HOST });
-  }
-
-  const LEGACY = 'legacy.drift.test';
-
-  it('keep the shared host, and are offered their own target (the same on every read)', async () => {
-    await legacyDomain(LEGACY);
-    const view = await get(LEGACY);
-    expect(view).toMatchObject({
-      state: 'active',
-      target: PLATFORM_HOST,
-      records: [{ type: 'CNAME', purpose: 'routing', host: 'legacy', fqdn: LEGACY, value: PLATFORM_HOST, ttl: 3600 }],
-    });
-    const switchTo = view.switchTo as DomainBody['records'];
-    expect(switchTo).toEqual([{ type: 'CNAME', purpose: 'routing', host: 'legacy', fqdn: LEGACY, value: expect.stringMatching(TARGET), ttl: 3600 }]);
-    expect((await get(LEGACY)).switchTo).toEqual(switchTo);
-    expect(await edge(platform, LEGACY)).toEqual({ status: 200, body: '<h1>site</h1>' });
-  });
-
-  it('the drift check accepts the shared host, and the own target once the owner has switched the CNAME', async () => {
-    await runDriftCheck(platform);
-    expect((await get(LEGACY)).state).toBe('active');
-    const switchTo = (await get(LEGACY)).switchTo as DomainBody['records'];
-    setRecords(dns, switchTo);
-    await runDriftCheck(platform);
-    expect((await get(LEGACY)).state).toBe('active');
-  });
-
-  it('Re-verify moves it to its own target for good', async () => {
-    const { switchTo } = await get(LEGACY);
-    const verified = await verifyUntil(platform, site.path, LEGACY, FINAL);
-    expect(verified).toMatchObject({ state: 'active', target: (switchTo as DomainBody['records'])[0]?.value, records: switchTo });
-    expect(verified.switchTo).toBeUndefined();
-    // From now on the shared host no longer counts for it.
-    dns.set(LEGACY, { CNAME: PLATFORM_HOST });
-    await runDriftCheck(platform);
-    expect(await get(LEGACY)).toMatchObject({ state: 'dns_misconfigured', misconfiguration: { observed: [`CNAME ${PLATFORM_HOST}`] } });
-  });
-
-  it('a Re-verify before switching the CNAME leaves it served, dns_misconfigured, with the fix to make', async () => {
-    const EARLY = 'early.drift.test';
-    await legacyDomain(EARLY);
-    const { switchTo } = await get(EARLY);
-    const after = await verifyUntil(platform, site.path, EARLY, FINAL);
-    const own = (switchTo as DomainBody['records'])[0]?.value;
-    expect(after).toMatchObject({
-      state: 'dns_misconfigured',
-      target: own,
-      misconfiguration: { reason: 'cname_mismatch', observed: [`CNAME ${PLATFORM_HOST}`], expected: own },
-    });
-    expect((await edge(platform, EARLY)).status).toBe(200);
   });
 });
 

@@ -65,7 +65,6 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
   const p = project.data;
   const deployed = p.liveDeployId !== undefined;
   const list = domains.data ?? [];
-  const onSharedHost = list.filter((d) => d.switchTo);
 
   return (
     <>
@@ -124,17 +123,6 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
                 {domains.error ? <Notice tone="error">{errorMessage(domains.error)}</Notice> : null}
                 {domains.isPending ? <Loading label="Loading domains…" /> : null}
                 {domains.data && list.length === 0 ? <p className="empty card">No custom domains yet.</p> : null}
-                {onSharedHost.length > 0
-                  ? (
-                      <Notice tone="info" title="Switch to your own DNS targets">
-                        <p>
-                          {onSharedHost.map((d) => d.domain).join(', ')} still {onSharedHost.length === 1 ? 'points' : 'point'} at
-                          the shared host. {onSharedHost.length === 1 ? 'It keeps' : 'They keep'} working; each card below
-                          shows the record that gives the domain its own target.
-                        </p>
-                      </Notice>
-                    )
-                  : null}
                 <ul className="domain-list">
                   {list.map((domain) => (
                     <DomainCard

@@ -52,6 +52,8 @@ export const record = (domain: string): DomainRecord => ({
   apex: false,
   state: 'issuing_certificate',
   records: [],
+  target: 'own7target.edge.platform.test',
+  ownershipToken: 'tok123',
   attempt: 1,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',

@@ -10,7 +10,7 @@ const HOST = 'edge.platform.example.com';
 const TARGET = `own7target4this2claim3abcd.${HOST}`;
 const OTHER = `another5claims6target7wxyz.${HOST}`;
 /** A domain that must point at TARGET (the claim's own target) and nothing else. */
-const OWN: DnsExpectation = { targets: [TARGET], platformHost: HOST };
+const OWN: DnsExpectation = { target: TARGET, platformHost: HOST };
 const PROOF = { fqdn: '_platform-verify.proof.example.com', host: '_platform-verify.proof', value: 'platform-verify=tok123', note: 'Because.' };
 let dns: TestDnsServer;
 let resolver: NodeDnsResolver;
@@ -52,12 +52,12 @@ describe('verifyDns', () => {
     expect((await verifyDns(domain('ok-dot.example.com'), OWN, resolver)).verified).toBe(true);
   });
 
-  it('refuses a CNAME to the shared host, saying it no longer proves control', async () => {
+  it('refuses a CNAME to the platform host, saying it does not prove control', async () => {
     const result = await verifyDns(domain('shared.example.com'), OWN, resolver);
     expect(result).toMatchObject({ verified: false, reason: 'cname_mismatch', observed: [`CNAME ${HOST}`], expected: TARGET });
     if (!result.verified) expect(result.detail).toBe(
-      `The CNAME of shared.example.com points to ${HOST}, but it must point to ${TARGET}. ${HOST} is the host every domain used to share, ` +
-      'so it does not show that you control this domain: each domain now has a target of its own. ' +
+      `The CNAME of shared.example.com points to ${HOST}, but it must point to ${TARGET}. ${HOST} is the platform's own host, the same for every domain, ` +
+      'so it does not show that you control this domain: each domain has a target of its own. ' +
       `Change its value to exactly ${TARGET}.`,
     );
   });
@@ -84,12 +84,11 @@ describe('verifyDns', () => {
     expect(wrong).toMatchObject({ reason: 'ownership_unproven', observed: ['TXT platform-verify=someone-else'] });
   });
 
-  it('checkPointing accepts any of the given targets and never asks for the TXT record', async () => {
-    expect((await checkPointing(domain('shared.example.com'), { targets: [HOST, TARGET], platformHost: HOST }, resolver)).verified).toBe(true);
-    expect((await checkPointing(domain('ok.example.com'), { targets: [HOST, TARGET], platformHost: HOST }, resolver)).verified).toBe(true);
-    expect(await checkPointing(domain('other.example.com'), { targets: [HOST, TARGET], platformHost: HOST }, resolver)).toMatchObject({
+  it('checkPointing accepts the target and never asks for the TXT record', async () => {
+    expect((await checkPointing(domain('ok.example.com'), { ...OWN, ownership: PROOF }, resolver)).verified).toBe(true);
+    expect(await checkPointing(domain('shared.example.com'), OWN, resolver)).toMatchObject({
       reason: 'cname_mismatch',
-      expected: HOST,
+      expected: TARGET,
     });
   });
 

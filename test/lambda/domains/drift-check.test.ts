@@ -29,6 +29,7 @@ const live = (domain: string, state: DomainRecord['state'], activeAt?: string): 
   state,
   records: [{ type: 'CNAME', purpose: 'routing', host: domain.split('.')[0] as string, fqdn: domain, value: `t-${domain.split('.')[0]}.${HOST}`, ttl: 3600 }],
   target: `t-${domain.split('.')[0]}.${HOST}`,
+  ownershipToken: 'tok123',
   attempt: 1,
   ...(activeAt ? { activeAt } : {}),
   createdAt: new Date(T0).toISOString(),

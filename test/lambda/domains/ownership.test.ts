@@ -43,6 +43,8 @@ const record = (domain: string, accountId: string, changes: Partial<DomainRecord
   apex: false,
   state: 'active',
   records: [],
+  target: 'own7target.edge.platform.example.com',
+  ownershipToken: 'tok123',
   attempt: 1,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
@@ -106,19 +108,17 @@ describe('expectationOf', () => {
   const routing = { type: 'CNAME', purpose: 'routing', host: 'www', fqdn: 'www.x.test', ttl: 3600 } as const;
   const txt = { type: 'TXT', purpose: 'ownership', host: '_platform-verify.www', fqdn: '_platform-verify.www.x.test', value: 'platform-verify=t', ttl: 3600, note: 'n' } as const;
 
-  it('verifies exactly the records shown: the routing value, and the TXT record when there is one', () => {
+  it('verifies exactly the records shown: the routing record to the target, and the TXT record when there is one', () => {
     const r = record('www.x.test', 'acct_a', { records: [{ ...routing, value: `own.${HOST}` }, txt], target: `own.${HOST}` });
     expect(expectationOf(r, HOST, 'verify')).toEqual({
-      targets: [`own.${HOST}`],
+      target: `own.${HOST}`,
       platformHost: HOST,
       ownership: { fqdn: '_platform-verify.www.x.test', host: '_platform-verify.www', value: 'platform-verify=t', note: 'n' },
     });
   });
 
-  it('lets the drift check accept the value a domain was verified with, or its own target, and never asks for the TXT record', () => {
-    const legacy = record('www.x.test', 'acct_a', { records: [{ ...routing, value: HOST }], target: `own.${HOST}` });
-    expect(expectationOf(legacy, HOST, 'drift')).toEqual({ targets: [HOST, `own.${HOST}`], platformHost: HOST });
-    const current = record('www.x.test', 'acct_a', { records: [{ ...routing, value: `own.${HOST}` }, txt], target: `own.${HOST}` });
-    expect(expectationOf(current, HOST, 'drift')).toEqual({ targets: [`own.${HOST}`], platformHost: HOST });
+  it('lets the drift check ask for the target only, never for the TXT record', () => {
+    const r = record('www.x.test', 'acct_a', { records: [{ ...routing, value: `own.${HOST}` }, txt], target: `own.${HOST}` });
+    expect(expectationOf(r, HOST, 'drift')).toEqual({ target: `own.${HOST}`, platformHost: HOST });
   });
 });

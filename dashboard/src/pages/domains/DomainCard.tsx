@@ -12,7 +12,7 @@ import type { Domain, DomainConfig, Project } from '../../types';
 import {
   DiagnosisPanel, DomainStateBadge, FailureExplanation, IN_PROGRESS, RecordsTable, VerifySteps, stateAnnouncement,
 } from '../domain-parts';
-import { MisconfigurationPanel, SwitchTargetNotice } from './drift-panels';
+import { MisconfigurationPanel } from './drift-panels';
 import { useDomainPolling } from './useDomainPolling';
 
 interface DomainCardProps {
@@ -122,9 +122,6 @@ export function DomainCard({ project, domain, focus, onChange, onConfig, onRemov
         ? <MisconfigurationPanel domain={domain} misconfiguration={domain.misconfiguration} />
         : null}
       {domain.state === 'certificate_delayed' && domain.diagnosis ? <DiagnosisPanel domain={domain} diagnosis={domain.diagnosis} /> : null}
-      {domain.switchTo && !running
-        ? <SwitchTargetNotice domain={domain} switchTo={domain.switchTo} busy={busy} onReverify={() => void verify()} />
-        : null}
 
       {domain.state === 'active'
         ? (

@@ -1,8 +1,7 @@
-import { CopyButton } from '../../components/CopyButton';
 import { Notice } from '../../components/Notice';
 import { Time } from '../../components/Time';
-import type { DnsRecordInstruction, Domain, DomainMisconfiguration } from '../../types';
-import { FAILURE, RecordsTable } from '../domain-parts';
+import type { Domain, DomainMisconfiguration } from '../../types';
+import { FAILURE } from '../domain-parts';
 
 interface MisconfigurationPanelProps {
   readonly domain: Domain;
@@ -48,46 +47,6 @@ export function MisconfigurationPanel({ domain, misconfiguration }: Misconfigura
       <p className="hint">
         Fix the record as shown below. The domain becomes active again by itself at the next scheduled check, or at
         once when you press Re-verify.
-      </p>
-    </section>
-  );
-}
-
-interface SwitchTargetNoticeProps {
-  readonly domain: Domain;
-  readonly switchTo: readonly DnsRecordInstruction[];
-  readonly busy: boolean;
-  readonly onReverify: () => void;
-}
-
-/**
- * A domain added before each domain had its own target still points at the shared host: the
- * platform suggests the switch (its own target, and a TXT record when one is needed), then Re-verify.
- */
-export function SwitchTargetNotice({ domain, switchTo, busy, onReverify }: SwitchTargetNoticeProps) {
-  const own = switchTo.find((r) => r.purpose === 'routing');
-  return (
-    <section className="switch-target" aria-label={`Switch ${domain.domain} to its own DNS target`}>
-      <Notice tone="info" title="Give this domain its own DNS target">
-        <p>
-          {domain.domain} points at <code>{domain.target}</code>, the host every domain used to share. It keeps
-          working, but a record to a shared host does not show that the domain is yours. Each domain now has its own
-          target{own ? <>: <code className="record-value">{own.value}</code> <CopyButton value={own.value} label={`Copy the new target ${own.value}`} /></> : null}.
-        </p>
-        <p>Set {switchTo.length === 1 ? 'this record' : 'these records'} at your DNS provider, then press Re-verify:</p>
-      </Notice>
-      <RecordsTable domain={domain.domain} records={switchTo} caption={`New DNS records for ${domain.domain}`} />
-      <p className="row">
-        <button
-          type="button"
-          className="button secondary"
-          disabled={busy}
-          onClick={onReverify}
-          aria-label={`Re-verify ${domain.domain} with its own target`}
-        >
-          {busy ? 'Starting…' : 'Re-verify with the new target'}
-        </button>
-        <span className="hint">Change the DNS first: a Re-verify checks the new records only.</span>
       </p>
     </section>
   );
