@@ -153,8 +153,8 @@ export class AccountService {
       ...bindingOf(internalKeyOf(account)),
       createdAt: iso(this.deps.clock.now()),
     };
-    // The shards first (an account from before per-account limits gets them now): the key's first
-    // request then counts on its account's budget.
+    // The shards first (an account whose creation stopped before provisioning gets them now): the
+    // key's first request then counts on its account's budget.
     await this.limits.ensureProvisioned(accountId, this.limitsOf(account), this.deps.clock.now());
     await this.deps.keys.put(record);
     return { secret, key: keyView(record) };

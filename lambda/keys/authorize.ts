@@ -54,11 +54,6 @@ export function createAuthorizer(deps: AuthorizeDeps) {
     const hit = cache.get(keyHash);
     if (hit && hit.expiresMs > now) return hit.record;
     const record = await deps.keys.findByHash(keyHash);
-    if (record?.status === 'active' && record.gatewayKeyId && !record.gatewayKeyValue) {
-      // A record from before the values were stored: never a management call here (its quotas are
-      // low and fixed); meter it on the plan's pooled key until `accounts migrate` runs.
-      logger.warn('key record has no stored usage identifier; using its plan\'s pooled key', { keyId: record.keyId });
-    }
     if (deps.keyCacheSeconds > 0) {
       if (cache.size > 10_000) cache.clear();
       cache.set(keyHash, { record, expiresMs: now + deps.keyCacheSeconds * 1000 });

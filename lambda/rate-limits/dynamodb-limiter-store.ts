@@ -5,7 +5,6 @@ import { consumeExpression } from './limiter-expressions.js';
 import {
   dayCounter,
   keyDayCounter,
-  keyLastUsed,
   keyMarkerName,
   keyMinuteCounter,
   type KeyMarker,
@@ -16,7 +15,6 @@ import {
 } from './limiter-item.js';
 import type {
   ConsumeCondition,
-  CountsToAdd,
   Counted,
   LimiterStore,
   Mutable,
@@ -187,29 +185,6 @@ export class DynamoDbLimiterStore implements LimiterStore {
     // Both windows, or only the day once the minute has rolled over (its counters are gone).
     if (await this.decrement(id, [...minute, ...day], units)) return;
     await this.decrement(id, day, units);
-  }
-
-  async addCounts(id: string, c: CountsToAdd, lastUsedAt?: number): Promise<void> {
-    const adds: Array<[string, number]> = [
-      [minuteCounter(c.minuteWindow), c.minute],
-      [dayCounter(c.dayWindow), c.day],
-      [keyMinuteCounter(c.keyId, c.minuteWindow), c.keyMinute],
-      [keyDayCounter(c.keyId, c.dayWindow), c.keyDay],
-    ].filter((entry): entry is [string, number] => (entry[1] as number) > 0);
-    await this.adjustCounters(id, Object.fromEntries(adds));
-    if (lastUsedAt === undefined) return;
-    await conditionally(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { id },
-          UpdateExpression: 'SET #u = :u',
-          ConditionExpression: 'attribute_not_exists(#u) OR #u < :u',
-          ExpressionAttributeNames: { '#u': keyLastUsed(c.keyId) },
-          ExpressionAttributeValues: { ':u': lastUsedAt },
-        }),
-      ),
-    );
   }
 
   async adjustCounters(id: string, deltas: Readonly<Record<string, number>>): Promise<void> {

@@ -60,17 +60,6 @@ export interface RefundWindows {
   readonly units?: number;
 }
 
-/** Counts added to an item (a key's share of the account's windows). */
-export interface CountsToAdd {
-  readonly minuteWindow: number;
-  readonly dayWindow: number;
-  readonly minute: number;
-  readonly day: number;
-  readonly keyId: string;
-  readonly keyMinute: number;
-  readonly keyDay: number;
-}
-
 /**
  * Storage port of the limiter. The hot path is `tryConsume`: one conditional write that counts the
  * request in the current minute and day windows (and in the key's own counters), only while the
@@ -82,7 +71,7 @@ export interface LimiterStore {
   get(id: string): Promise<LimiterItem | undefined>;
   /** Writes a shard's slice and the account's limits; creates the shard if missing, keeps its counts and markers. */
   provision(id: string, provision: ShardProvision): Promise<void>;
-  /** Like `provision`, only for a shard that has no slice yet (the hot path meeting an account the account service never provisioned). */
+  /** Like `provision`, only for a shard that has no slice yet (the hot path meeting a shard whose provisioning stopped part way). */
   provisionIfMissing(id: string, provision: ShardProvision): Promise<void>;
   /**
    * Sets a key's marker on an item: an account's shard (only if it exists), or the key's own item
@@ -106,8 +95,6 @@ export interface LimiterStore {
   resetStrikes(id: string): Promise<void>;
   /** Gives back `units` requests (default 1) in the given windows (best effort: nothing in a window that has rolled over). */
   refund(id: string, windows: RefundWindows): Promise<void>;
-  /** Adds counts; the key's last use is raised to `lastUsedAt` if later. */
-  addCounts(id: string, counts: CountsToAdd, lastUsedAt?: number): Promise<void>;
   /** Adds each amount (negative ones too) to the named counter: moves counts between shards when an account is resharded. */
   adjustCounters(id: string, deltas: Readonly<Record<string, number>>): Promise<void>;
 }

@@ -177,8 +177,8 @@ export class RateLimiter {
       const refusal = this.markerRefusal(subject, item, windows, nowMs);
       if (refusal) return refusal;
       if (item?.minuteLimit === undefined || item.dayLimit === undefined) {
-        // An account the account service never provisioned (created before per-account limits, not
-        // migrated yet): give the shard the caller's limits, then count.
+        // A shard the account service did not provision (its creation or a plan change stopped after
+        // shard 0, which ensureProvisioned checks): give the shard the caller's limits, then count.
         await this.store.provisionIfMissing(id, {
           slice: sliceOf(subject.limits, shards, index),
           account: subject.limits,

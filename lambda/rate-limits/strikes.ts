@@ -71,7 +71,7 @@ export async function ban(
   await store.resetStrikes(keyItemId(keyId));
 }
 
-/** The key's ban or revocation as its own item holds it (the migration carries bans of the earlier format over). */
+/** The key's ban or revocation as its own item holds it. */
 function markersOf(item: LimiterItem | undefined, keyId: string, nowMs: number): StrikeOutcome | undefined {
   const entry = item?.keys[keyId];
   if (entry?.revokedUntil !== undefined && entry.revokedUntil > nowMs) return { outcome: 'revoked' };

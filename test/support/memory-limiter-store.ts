@@ -12,7 +12,6 @@ import {
 } from '../../lambda/rate-limits/limiter-item.js';
 import type {
   ConsumeCondition,
-  CountsToAdd,
   Counted,
   LimiterStore,
   Mutable,
@@ -138,21 +137,6 @@ export class MemoryLimiterStore implements LimiterStore {
     const day = [dayCounter(w.dayWindow), ...(w.keyId ? [keyDayCounter(w.keyId, w.dayWindow)] : [])];
     const units = w.units ?? 1;
     if (!this.decrement(id, [...minute, ...day], units)) this.decrement(id, day, units);
-  }
-
-  async addCounts(id: string, c: CountsToAdd, lastUsedAt?: number): Promise<void> {
-    if (c.minute <= 0 && c.day <= 0 && c.keyMinute <= 0 && c.keyDay <= 0 && lastUsedAt === undefined) return;
-    const item = this.items.get(id) ?? { id };
-    const adds: Array<[string, number]> = [
-      [minuteCounter(c.minuteWindow), c.minute],
-      [dayCounter(c.dayWindow), c.day],
-      [keyMinuteCounter(c.keyId, c.minuteWindow), c.keyMinute],
-      [keyDayCounter(c.keyId, c.dayWindow), c.keyDay],
-    ];
-    for (const [name, amount] of adds) if (amount > 0) add(item, name, amount);
-    const u = keyLastUsed(c.keyId);
-    if (lastUsedAt !== undefined && (item[u] === undefined || Number(item[u]) < lastUsedAt)) item[u] = lastUsedAt;
-    this.items.set(id, item);
   }
 
   async adjustCounters(id: string, deltas: Readonly<Record<string, number>>): Promise<void> {

@@ -20,7 +20,7 @@ export const AGREED_BIG: RateLimits = { perMinute: 60_000, perDay: 50_000_000 };
 
 const LIMITER_METHODS: ReadonlyArray<keyof LimiterStore> = [
   'tryConsume', 'get', 'provision', 'provisionIfMissing', 'setKeyMarker', 'clearKeyMarker', 'addStrike',
-  'restartStrikes', 'resetStrikes', 'refund', 'addCounts', 'adjustCounters',
+  'restartStrikes', 'resetStrikes', 'refund', 'adjustCounters',
 ];
 
 /** The account service over fakes with the adapters' semantics and the real in-memory limiter store. */

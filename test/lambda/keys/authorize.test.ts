@@ -10,7 +10,6 @@ import {
 } from '../../../lambda/keys/authorize.js';
 import type { ApiKeyRecord } from '../../../lambda/keys/key-store.js';
 import { ManualClock } from '../../support/clock.js';
-import { logger } from '../../../lambda/shared/powertools.js';
 import { loadConfig, type PlanId } from '../../../lib/config/index.js';
 import { FakeKeyStore } from '../../support/key-fakes.js';
 
@@ -201,48 +200,14 @@ describe('createAuthorizer: no management-plane call on the request path', () =>
     const { authorize, issue, keys } = setup(0);
     const own = await issue('pro', { keyId: 'key_own', gatewayKeyId: 'gk_1', gatewayKeyValue: 'value-of-gk_1-0123456789' });
     const pooled = await issue('free', { keyId: 'key_pooled' });
-    const legacy = await issue('business', { keyId: 'key_legacy', gatewayKeyId: 'gk_2' });
     keys.calls.length = 0;
     const results = [];
-    for (const e of [event(null), bearer(generateApiKey()), bearer(own), bearer(pooled), bearer(legacy)]) {
+    for (const e of [event(null), bearer(generateApiKey()), bearer(own), bearer(pooled)]) {
       results.push((await authorize(e)).usageIdentifierKey);
     }
-    expect(results).toEqual([POOLED.anonymous, POOLED.anonymous, 'value-of-gk_1-0123456789', POOLED.free, POOLED.business]);
+    expect(results).toEqual([POOLED.anonymous, POOLED.anonymous, 'value-of-gk_1-0123456789', POOLED.free]);
     // The deps hold the key store and plain values only: the one port the authorizer can call.
-    expect(keys.calls.map((c) => c.method)).toEqual(['findByHash', 'findByHash', 'findByHash', 'findByHash']);
-  });
-
-  it('meters a record from before values were stored on its plan\'s pooled key, and warns with the keyId only', async () => {
-    const warn = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
-    const { authorize, issue, clock } = setup(30);
-    const secret = await issue('business', { keyId: 'key_legacy', gatewayKeyId: 'gk_legacy' });
-    expect((await authorize(bearer(secret))).usageIdentifierKey).toBe(POOLED.business);
-    expect(warn.mock.calls).toEqual([
-      ['key record has no stored usage identifier; using its plan\'s pooled key', { keyId: 'key_legacy' }],
-    ]);
-    const logged = JSON.stringify(warn.mock.calls);
-    expect(logged).not.toContain(secret);
-    expect(logged).not.toContain(hashApiKey(secret));
-    expect(logged).not.toContain('gk_legacy');
-    // Once per lookup, not per request: a cached record warns again only when it is read again.
-    await authorize(bearer(secret));
-    expect(warn).toHaveBeenCalledTimes(1);
-    clock.advance(30_000);
-    await authorize(bearer(secret));
-    expect(warn).toHaveBeenCalledTimes(2);
-  });
-
-  it('does not warn for a pooled key, a key with its value, or a revoked record without one', async () => {
-    const warn = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
-    const { authorize, issue } = setup();
-    for (const [keyId, overrides] of [
-      ['key_a', {}],
-      ['key_b', { gatewayKeyId: 'gk_b', gatewayKeyValue: 'value-of-gk_b-0123456789' }],
-      ['key_c', { gatewayKeyId: 'gk_c', status: 'revoked' as const }],
-    ] as const) {
-      await authorize(bearer(await issue('pro', { keyId, ...overrides })));
-    }
-    expect(warn).not.toHaveBeenCalled();
+    expect(keys.calls.map((c) => c.method)).toEqual(['findByHash', 'findByHash', 'findByHash']);
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AccountLimits } from '../../../lambda/rate-limits/account-limits.js';
+import { dayCounter, keyDayCounter, keyLastUsed, keyMinuteCounter, minuteCounter } from '../../../lambda/rate-limits/limiter-item.js';
 import { MemoryLimiterStore } from '../../support/memory-limiter-store.js';
 import { RateLimiter } from '../../../lambda/rate-limits/rate-limiter.js';
 import { ManualClock } from '../../support/clock.js';
@@ -57,13 +58,22 @@ describe('AccountLimits.provision', () => {
   });
 });
 
+/** A key's requests counted on a shard (as tryConsume leaves them), and its last use. */
+const counts = (keyId: string, minuteWindow: number, minute: number, day: number, lastUsedAt?: number) => ({
+  [minuteCounter(minuteWindow)]: minute,
+  [dayCounter(DAY_OF_T0)]: day,
+  [keyMinuteCounter(keyId, minuteWindow)]: minute,
+  [keyDayCounter(keyId, DAY_OF_T0)]: day,
+  ...(lastUsedAt === undefined ? {} : { [keyLastUsed(keyId)]: lastUsedAt }),
+});
+
 describe('AccountLimits: usage, revocation, bans', () => {
   it('sums the account and each key over the shards, with last uses and active bans', async () => {
     const { store, admin, clock } = setup();
     await admin.provision('a', { perMinute: 60_000, perDay: 1_000_000 }, clock.now());
-    await store.addCounts('acct#a', { minuteWindow: MINUTE_OF_T0, dayWindow: DAY_OF_T0, minute: 2, day: 5, keyId: 'k1', keyMinute: 2, keyDay: 5 }, 111);
-    await store.addCounts('acct#a#1', { minuteWindow: MINUTE_OF_T0, dayWindow: DAY_OF_T0, minute: 1, day: 1, keyId: 'k1', keyMinute: 1, keyDay: 1 }, 222);
-    await store.addCounts('acct#a#1', { minuteWindow: MINUTE_OF_T0 - 5, dayWindow: DAY_OF_T0, minute: 7, day: 0, keyId: 'k2', keyMinute: 7, keyDay: 0 });
+    await store.adjustCounters('acct#a', counts('k1', MINUTE_OF_T0, 2, 5, 111));
+    await store.adjustCounters('acct#a#1', counts('k1', MINUTE_OF_T0, 1, 1, 222));
+    await store.adjustCounters('acct#a#1', counts('k2', MINUTE_OF_T0 - 5, 7, 0));
     await admin.ban('a', 'k2', T0 + 60_000, clock.now());
     const usage = await admin.usage('a', clock.now());
     expect(usage).toMatchObject({ limits: { perMinute: 60_000, perDay: 1_000_000 }, shards: 2, minute: 3, day: 6 });
@@ -76,7 +86,7 @@ describe('AccountLimits: usage, revocation, bans', () => {
   it('marks a revoked key on every shard and answers its last use; lifts a ban on every shard and says whether there was one', async () => {
     const { store, admin, clock } = setup();
     await admin.provision('a', { perMinute: 60_000, perDay: 1_000_000 }, clock.now());
-    await store.addCounts('acct#a#1', { minuteWindow: MINUTE_OF_T0, dayWindow: DAY_OF_T0, minute: 1, day: 1, keyId: 'k1', keyMinute: 1, keyDay: 1 }, 333);
+    await store.adjustCounters('acct#a#1', counts('k1', MINUTE_OF_T0, 1, 1, 333));
     expect(await admin.markRevoked('a', 'k1', T0 + 35_000, clock.now())).toBe(333);
     expect([store.raw('acct#a')?.['k1/x'], store.raw('acct#a#1')?.['k1/x']]).toEqual([T0 + 35_000, T0 + 35_000]);
     await admin.ban('a', 'k2', T0 + 60_000, clock.now());

@@ -253,21 +253,19 @@ export function storeContract(name: string, setup: () => StoreUnderTest): void {
       expect((await store.get(id))?.refusals).toEqual({ [today]: 3 });
     });
 
-    it('adds counts and raises the last use, adjusts counters both ways (resharding)', async () => {
+    it('adjusts counters both ways (resharding)', async () => {
       const { store, raw } = setup();
       const id = fresh();
       await store.provision(id, SLICE);
-      const counts = { minuteWindow: MINUTE, dayWindow: DAY, minute: 2, day: 5, keyId: 'key_a', keyMinute: 2, keyDay: 5 };
-      await store.addCounts(id, counts, 100);
-      await store.addCounts(id, { ...counts, minute: 0, keyMinute: 0, day: 1, keyDay: 1 }, 50);
-      expect(await raw(id)).toMatchObject({ [`m${MINUTE}`]: 2, [`d${DAY}`]: 6, [`key_a/m${MINUTE}`]: 2, [`key_a/d${DAY}`]: 6, 'key_a/u': 100 });
+      await store.adjustCounters(id, { [`m${MINUTE}`]: 2, [`d${DAY}`]: 6, [`key_a/d${DAY}`]: 6 });
+      expect(await raw(id)).toMatchObject({ [`m${MINUTE}`]: 2, [`d${DAY}`]: 6, [`key_a/d${DAY}`]: 6 });
       await store.adjustCounters(id, { [`m${MINUTE}`]: -2, [`d${DAY}`]: 4 });
       expect(await raw(id)).toMatchObject({ [`m${MINUTE}`]: 0, [`d${DAY}`]: 10 });
     });
   });
 
   describe(`${name}: get`, () => {
-    it('reads the latest counters, the keys\' entries and the earlier per-key format\'s status, ban and last use', async () => {
+    it('reads the latest counters, and each key\'s counters, ban and last use', async () => {
       const { store } = setup();
       const id = fresh();
       await store.provision(id, SLICE);
