@@ -147,7 +147,7 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
     } catch (error) {
       if (errorName(error) !== 'LimitExceededException') throw error;
       // The API keys quota: Free and Pro accounts share their plan's pooled key (the authorizer uses
-      // it for records without gatewayKeyValue); the others must not silently share a tier's backstop.
+      // it for key records of pooled accounts); the others must not silently share a tier's backstop.
       if (poolable) return undefined;
       throw new ApiKeyQuotaError(accountId, error);
     }
@@ -170,7 +170,7 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
     }
   }
 
-  /** GetApiKey with includeValue, for records created before values were stored; undefined once the key is gone. */
+  /** GetApiKey with includeValue (createKey reads a new key's value back if CreateApiKey ever answers none); undefined once the key is gone. */
   async keyValue(gatewayKeyId: string): Promise<string | undefined> {
     const key = await this.ignoring('NotFoundException', () =>
       this.client.send(new GetApiKeyCommand({ apiKey: gatewayKeyId, includeValue: true })),
