@@ -75,3 +75,39 @@ export const TABLE_KEYS = {
   },
   idempotency: { partitionKey: 'id', ttl: 'expiresAt' },
 } as const;
+
+/**
+ * The public shapes the messages capability shares with the webhooks capability: the message as
+ * clients see it, and the port the worker tells outcomes through. Here, not in lambda/messages,
+ * so that webhooks implements the port without importing messages (which composes webhooks in
+ * its worker): no cycle between capabilities (test/lambda/dependency-cycles.test.ts).
+ */
+
+/** A JSON value: what a processor may return (kept on the record as `result`). */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** Lifecycle of a message: queued → processed, or failed (a PermanentError, or dead-lettered). */
+export type MessageStatus = 'queued' | 'processed' | 'failed';
+
+/** The public JSON of a message (openapi/openapi.yaml, "Message"): `GET /messages/{id}`, the log, webhooks. */
+export interface MessageResource {
+  readonly id: string;
+  readonly message: string;
+  readonly status: MessageStatus;
+  readonly createdAt: string;
+  readonly attempts: number;
+  readonly processedAt?: string;
+  readonly failedAt?: string;
+  readonly result?: JsonValue;
+  readonly lastError?: string;
+}
+
+export type MessageOutcomeType = 'message.processed' | 'message.failed';
+/**
+ * Told of each final outcome after its transition commits, and again whenever a redelivery finds
+ * the record final (receivers dedupe). A rejection fails that SQS record: it is retried, the
+ * processor is not run again. The webhooks capability implements it.
+ */
+export interface MessageOutcomes {
+  notify(type: MessageOutcomeType, message: MessageResource): Promise<void>;
+}

@@ -1,7 +1,6 @@
-import type { JsonValue } from './processor.js';
+import type { JsonValue, MessageResource, MessageStatus } from '../../contracts/messages.js';
 
-/** Lifecycle of a message: queued → processed, or failed (a PermanentError, or dead-lettered). */
-export type MessageStatus = 'queued' | 'processed' | 'failed';
+export type { MessageResource, MessageStatus };
 
 export const MESSAGE_STATUSES: readonly MessageStatus[] = ['queued', 'processed', 'failed'];
 
@@ -35,19 +34,6 @@ export interface MessageEnvelope {
 /** A record's envelope: what the worker needs to find it again. */
 export function envelopeOf(record: MessageRecord): MessageEnvelope {
   return { v: 1, id: record.id, accountId: record.accountId, createdAt: record.createdAt };
-}
-
-/** The public JSON of a message (openapi/openapi.yaml, "Message"): `GET /messages/{id}`, the log, webhooks. */
-export interface MessageResource {
-  readonly id: string;
-  readonly message: string;
-  readonly status: MessageStatus;
-  readonly createdAt: string;
-  readonly attempts: number;
-  readonly processedAt?: string;
-  readonly failedAt?: string;
-  readonly result?: JsonValue;
-  readonly lastError?: string;
 }
 
 export function toMessageResource(record: MessageRecord): MessageResource {

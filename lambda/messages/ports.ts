@@ -1,4 +1,4 @@
-import type { MessageEnvelope, MessageRecord, MessageResource, MessageStatus } from './message.js';
+import type { MessageEnvelope, MessageRecord, MessageStatus } from './message.js';
 import type { JsonValue } from './processor.js';
 
 export interface MessageQueue {
@@ -81,15 +81,7 @@ export interface MessageRetries {
   postpone(receiptHandle: string, seconds: number): Promise<void>;
 }
 
-export type MessageOutcomeType = 'message.processed' | 'message.failed';
-/**
- * Told of each final outcome after its transition commits, and again whenever a redelivery finds
- * the record final (receivers dedupe). A rejection fails that SQS record: it is retried, the
- * processor is not run again. The webhooks capability implements it.
- */
-export interface MessageOutcomes {
-  notify(type: MessageOutcomeType, message: MessageResource): Promise<void>;
-}
+export type { MessageOutcomes, MessageOutcomeType } from '../../contracts/messages.js';
 
 /** A stored idempotent request: the body fingerprint and the response it got. */
 export interface IdempotencyEntry {

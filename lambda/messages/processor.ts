@@ -1,3 +1,5 @@
+import type { JsonValue } from '../../contracts/messages.js';
+
 /**
  * The operator's processor: the contract of the module named in the platform config
  * (`processor`, e.g. `processors/default.ts`) and bundled into the queue worker. It imports
@@ -19,7 +21,7 @@ export interface ProcessorContext {
   readonly attempt: number;
 }
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type { JsonValue };
 
 /**
  * Does the work a message stands for. Resolve (with nothing, or a JSON value of at most

@@ -1,6 +1,6 @@
 /**
  * Webhooks: owners' endpoints, the events sent to them, and each delivery with its attempts.
- * The public shape of a message (`MessageResource`) comes from the messages capability.
+ * The public shape of a message (`MessageResource`) comes from contracts/messages.ts.
  */
 
 export const WEBHOOK_EVENT_TYPES = ['message.processed', 'message.failed'] as const;

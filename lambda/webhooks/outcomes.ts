@@ -1,9 +1,9 @@
-import type { MessageOutcomes } from '../messages/index.js';
+import type { MessageOutcomes } from '../../contracts/messages.js';
 import type { Clock } from '../shared/clock.js';
 import { eventPayload, type DeliveryJob, messageEventId, messageSubject } from './model.js';
 import type { DeliveryQueue, MessageOwnership, WebhookStore } from './ports.js';
 
-export type { MessageOutcomes, MessageOutcomeType } from '../messages/index.js';
+export type { MessageOutcomes, MessageOutcomeType } from '../../contracts/messages.js';
 
 export interface WebhookOutcomesDeps {
   readonly store: Pick<WebhookStore, 'listEndpoints'>;

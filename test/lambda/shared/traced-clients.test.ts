@@ -48,11 +48,13 @@ const { loadConfig, runtimeConfig } = await import('../../../lib/config/index.js
 const { CONTROL_ENV, CONTROL_API_HANDLER } = await import('../../../contracts/control-api.js');
 const { DOMAIN_ENV, DOMAIN_HANDLERS } = await import('../../../contracts/domains.js');
 const { ENV, HANDLER_ENTRIES } = await import('../../../contracts/messages.js');
+const { WEBHOOK_ENV, WEBHOOK_HANDLER_ENTRIES } = await import('../../../contracts/webhooks.js');
 
 /** Every module a PlatformFunction deploys, with its exported handlers, from the contracts the constructs use. */
 const HANDLER_MODULES: ReadonlyArray<readonly [entry: string, handlers: readonly string[]]> = [
   ...Object.values(HANDLER_ENTRIES).map((entry) => [entry, ['handler']] as const),
   [CONTROL_API_HANDLER.entry, [CONTROL_API_HANDLER.handler]],
+  ...Object.values(WEBHOOK_HANDLER_ENTRIES).map((entry) => [entry, ['handler']] as const),
   // Every domain function, those added later included: one handler or a map of them per entry.
   ...Object.values(DOMAIN_HANDLERS).map((spec) => {
     const { entry, handler, handlers } = spec as { entry: string; handler?: string; handlers?: Record<string, string> };
@@ -72,7 +74,8 @@ beforeAll(() => {
     [CONTROL_ENV.platformConfig]: JSON.stringify(runtimeConfig(config)),
     [CONTROL_ENV.usagePlanIds]: JSON.stringify({ free: 'up1', pro: 'up2', business: 'up3' }),
   };
-  for (const name of [...Object.values(ENV), ...Object.values(CONTROL_ENV), ...Object.values(DOMAIN_ENV)]) {
+  const names = [ENV, CONTROL_ENV, DOMAIN_ENV, WEBHOOK_ENV].flatMap((names) => Object.values(names) as string[]);
+  for (const name of names) {
     vi.stubEnv(name, json[name] ?? `dummy-${name.toLowerCase()}`);
   }
   vi.stubEnv(DOMAIN_ENV.keyValueStoreArn, 'arn:aws:cloudfront::123456789012:key-value-store/kvs-1');
