@@ -25,12 +25,8 @@ export const CONTROL_ENV = {
   domainsTable: 'DOMAINS_TABLE',
   siteBucket: 'SITE_BUCKET',
   keyValueStoreArn: 'KVS_ARN',
-  distributionId: 'DISTRIBUTION_ID',
-  connectionGroupId: 'CONNECTION_GROUP_ID',
   platformHost: 'PLATFORM_HOST',
   domainFlowArn: 'DOMAIN_FLOW_ARN',
-  /** The Messages API's public URL, shown in the dashboard's examples. */
-  messagesApiUrl: 'MESSAGES_API_URL',
   /**
    * The dashboard's origin (https://<distribution domain>): the proxy integration's answers carry
    * Access-Control-Allow-Origin for it (API Gateway adds CORS headers only to its own answers).

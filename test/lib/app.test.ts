@@ -77,7 +77,12 @@ const expectedAcknowledgements = (region: string) => {
     `${apigateway('/tags/*')} @ ${CONTROL_ROLE}`,
     `${apigateway('/usageplans/*/keys')} @ ${CONTROL_ROLE}`,
     `${apigateway('/usageplans/*/keys/*')} @ ${CONTROL_ROLE}`,
-    `AwsSolutions-IAM5[Resource::{"Fn::GetStackOutput":{"StackName":"MessagesPlatform-DomainsData","Region":"${region}","OutputName":"PublishOutputFnGetAttProjectsSites5509E0F1Arn9864D556"}}/projects/*] @ ${CONTROL_ROLE}`,
+    // The site bucket's objects: reads and deletes under projects/, and the deploys' three write prefixes.
+    ...['projects/*', 'projects/*/content/*', 'projects/*/deploys/*', 'projects/*/manifests/*'].map(
+      (path) =>
+        `AwsSolutions-IAM5[Resource::{"Fn::GetStackOutput":{"StackName":"MessagesPlatform-DomainsData","Region":"${region}",` +
+        `"OutputName":"PublishOutputFnGetAttProjectsSites5509E0F1Arn9864D556"}}/${path}] @ ${CONTROL_ROLE}`,
+    ),
     `AwsSolutions-APIG2 @ ${DASHBOARD}/ControlApi`,
     `AwsSolutions-APIG3 @ ${DASHBOARD}/ControlApi/DeploymentStage.v1`,
     `AwsSolutions-CFR1 @ ${DASHBOARD}/Distribution/Resource`,

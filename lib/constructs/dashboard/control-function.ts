@@ -31,7 +31,7 @@ export interface ControlFunctionProps {
   readonly messagesTables: Pick<MessagesTables, 'accounts' | 'apiKeys' | 'rateLimits'>;
   /** The Messages API's REST API, stage and standard usage plans (customer keys are bound to them). */
   readonly usagePlanTargets: UsagePlanTargets;
-  /** The Messages API's public base URL (shown in the dashboard's examples). */
+  /** The Messages API's public base URL (shown in the dashboard's examples, through its app config). */
   readonly messagesApiUrl: string;
   /** Projects and Domains tables, site bucket, KeyValueStore. */
   readonly projects: ProjectsDataResources;
@@ -113,7 +113,6 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
       [CONTROL_ENV.keyValueStoreArn]: projects.keyValueStore.keyValueStoreArn,
       [CONTROL_ENV.platformHost]: edge.platformHost,
       [CONTROL_ENV.domainFlowArn]: props.domainFlow.stateMachineArn,
-      [CONTROL_ENV.messagesApiUrl]: props.messagesApiUrl,
       [CONTROL_ENV.dashboardOrigin]: props.dashboardOrigin,
     },
   });

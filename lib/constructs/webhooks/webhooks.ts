@@ -71,7 +71,12 @@ export class Webhooks extends Construct {
       evaluationPeriods: 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    if (props.alarmTopic) this.deadLetterAlarm.addAlarmAction(new cwActions.SnsAction(props.alarmTopic));
+    if (props.alarmTopic) {
+      // On alarm and back to OK, as every alarm of the environment (lib/constructs/operations).
+      const action = new cwActions.SnsAction(props.alarmTopic);
+      this.deadLetterAlarm.addAlarmAction(action);
+      this.deadLetterAlarm.addOkAction(action);
+    }
   }
 
   /** The queue worker's outcomes: the account's endpoints (Query), their delivery jobs (SendMessage). */

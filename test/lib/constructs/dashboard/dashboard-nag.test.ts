@@ -20,9 +20,9 @@ function expectedDashboardAcknowledgements(prefix: string, region: string): stri
   const fnRole = `${dashboard}/ControlFunction/Role`;
   const apigateway = (path: string) => `AwsSolutions-IAM5[Resource::arn:aws:apigateway:${region}::${path}]`;
   const deploymentRole = `${dashboard}/DeploymentRole`;
-  const siteObjects =
+  const siteObjects = (path: string) =>
     `AwsSolutions-IAM5[Resource::{"Fn::GetStackOutput":{"StackName":"${prefix}-DomainsData","Region":"${region}",` +
-    '"OutputName":"PublishOutputFnGetAttProjectsSites5509E0F1Arn9864D556"}}/projects/*]';
+    `"OutputName":"PublishOutputFnGetAttProjectsSites5509E0F1Arn9864D556"}}/${path}]`;
   return [
     // The user pool: optional MFA, Essentials rather than Plus.
     `AwsSolutions-COG2 @ ${prefix}-DashboardData/Dashboard/UserPool`,
@@ -35,7 +35,9 @@ function expectedDashboardAcknowledgements(prefix: string, region: string): stri
     `${apigateway('/tags/*')} @ ${fnRole}`,
     `${apigateway('/usageplans/*/keys')} @ ${fnRole}`,
     `${apigateway('/usageplans/*/keys/*')} @ ${fnRole}`,
-    `${siteObjects} @ ${fnRole}`,
+    `${siteObjects('projects/*')} @ ${fnRole}`,
+    // Deploys: presigned uploads (content), publish copies (deploys), manifests, per project.
+    ...['content', 'deploys', 'manifests'].map((part) => `${siteObjects(`projects/*/${part}/*`)} @ ${fnRole}`),
     // The control API: validation in the handler, no WAF.
     `AwsSolutions-APIG2 @ ${dashboard}/ControlApi`,
     `AwsSolutions-APIG3 @ ${dashboard}/ControlApi/DeploymentStage.v1`,

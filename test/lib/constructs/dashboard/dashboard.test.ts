@@ -11,6 +11,8 @@ import { DASHBOARD_OUTPUTS, type Dashboard } from '../../../../lib/constructs/da
 import { DASHBOARD_CACHE_CONTROL } from '../../../../lib/constructs/dashboard/hosting.js';
 import { DashboardData, defaultDomainPrefix } from '../../../../lib/constructs/dashboard/dashboard-data.js';
 import { CONTROL_API_HANDLER, CONTROL_ENV, OWNERS_TABLE_KEYS } from '../../../../contracts/control-api.js';
+import { WEBHOOK_ENV } from '../../../../contracts/webhooks.js';
+import { ENV } from '../../../../contracts/messages.js';
 import { gatewayProblemBody } from '../../../../contracts/gateway-responses.js';
 import { DASHBOARD_DATA_OUTPUTS } from '../../../../lib/stacks/dashboard-stack.js';
 import { cdkJsonContext, SKIP_BUNDLING } from '../../support/cdk-app.js';
@@ -280,11 +282,12 @@ describe('the dashboard stacks (DashboardData, Dashboard) of the app', () => {
 
     it('gets exactly the CONTROL_ENV environment, the validated config among it', () => {
       const env = fnProps().Environment.Variables as Record<string, unknown>;
-      // The distribution and connection group went with the tenant calls (removal starts the flow's release).
-      const unused: string[] = [CONTROL_ENV.distributionId, CONTROL_ENV.connectionGroupId];
       expect(Object.keys(env).sort()).toEqual(
         [
-          ...Object.values(CONTROL_ENV).filter((name) => !unused.includes(name)),
+          ...Object.values(CONTROL_ENV),
+          // Owners' webhooks and message log (Webhooks.connectControl).
+          ...Object.values(WEBHOOK_ENV),
+          ENV.messagesTable,
           'POWERTOOLS_SERVICE_NAME',
           'POWERTOOLS_METRICS_NAMESPACE',
           'NODE_OPTIONS',
@@ -311,7 +314,6 @@ describe('the dashboard stacks (DashboardData, Dashboard) of the app', () => {
         [CONTROL_ENV.keyValueStoreArn]: inStack(projects.keyValueStore.keyValueStoreArn),
         [CONTROL_ENV.platformHost]: `edge.${platform.config.platform.domain}`,
         [CONTROL_ENV.domainFlowArn]: inStack(platform.domainsStack.flow.stateMachine.stateMachineArn),
-        [CONTROL_ENV.messagesApiUrl]: inStack(messages.api.url),
         [CONTROL_ENV.dashboardOrigin]: dashboardOrigin(),
       });
       expect(env[CONTROL_ENV.usagePlanIds]).toEqual(
@@ -390,6 +392,15 @@ describe('the dashboard stacks (DashboardData, Dashboard) of the app', () => {
         // Upgrade requests, published to the operations (alarm) topic, encrypted with its key.
         `sns:Publish ${r(platform.operationsStack.alarms.topic.topicArn)}`,
         ...pairs(['kms:Decrypt', 'kms:GenerateDataKey'], r(platform.operationsStack.alarms.key.keyArn)),
+        // Owners' message log (Webhooks.connectControl): a message, and one Query per page on the account index.
+        `dynamodb:GetItem ${r(tables.messages.tableArn)}`,
+        `dynamodb:Query ${r(`${tables.messages.tableArn}/index/byAccount`)}`,
+        // Webhook endpoints, deliveries and their log; a test event or a re-sent delivery goes on the delivery queue.
+        ...pairs(
+          ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Query'],
+          r(platform.dataStack.webhooks.table.tableArn),
+        ),
+        `sqs:SendMessage ${r(platform.dataStack.webhooks.deliveryQueue.queueArn)}`,
       ].sort();
       expect(granted).toEqual(expected);
       // Listing the site bucket only under projects/ (stored contents, pruning, a project's delete).

@@ -11,6 +11,7 @@ import { USAGE_IDENTIFIERS } from '../../../../lib/constructs/messages/usage-pla
 import { MessagesData } from '../../../../lib/constructs/messages/messages-data.js';
 import { pooledUsageKeyValue } from '../../../../lib/constructs/messages/pooled-usage-keys.js';
 import { ENV } from '../../../../contracts/messages.js';
+import { WEBHOOK_ENV } from '../../../../contracts/webhooks.js';
 import { REQUIRED_OUTPUT_KEYS } from '../../../../cli/deployed-stack.js';
 import { OPERATOR_OUTPUTS, PLATFORM_CONFIG_OUTPUT } from '../../../../lib/stacks/api-stack-outputs.js';
 import { cdkJsonContext, SKIP_BUNDLING } from '../../support/cdk-app.js';
@@ -237,7 +238,8 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
   describe('functions', () => {
     it('runs every Lambda function on Node.js 22, arm64, with active tracing and its own log group', () => {
       const functions = template.findResources('AWS::Lambda::Function');
-      expect(Object.keys(functions)).toHaveLength(5);
+      // The five of MessagesApi and the webhooks' delivery function (lib/constructs/webhooks).
+      expect(Object.keys(functions)).toHaveLength(6);
       for (const [id, fn] of Object.entries(functions)) {
         expect(fn.Properties.Runtime, id).toBe('nodejs22.x');
         expect(fn.Properties.Architectures, id).toEqual(['arm64']);
@@ -280,7 +282,15 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
         ],
         getMessage: [ENV.rateLimitsTable, ENV.messagesTable, ENV.limitsConfig, ENV.messagesConfig],
         fallback: [ENV.rateLimitsTable, ENV.limitsConfig, ENV.messagesConfig],
-        worker: [ENV.messagesTable, ENV.messagesConfig, ENV.rateLimitsTable, ENV.queueUrl],
+        // The webhooks' table and delivery queue: the worker tells outcomes to webhooks (Webhooks.connectWorker).
+        worker: [
+          ENV.messagesTable,
+          ENV.messagesConfig,
+          ENV.rateLimitsTable,
+          ENV.queueUrl,
+          WEBHOOK_ENV.webhooksTable,
+          WEBHOOK_ENV.deliveryQueueUrl,
+        ],
       };
       for (const [name, keys] of Object.entries(expected)) {
         const vars = fnProps(name as keyof MessagesApi['functions']).Environment.Variables as Json;
@@ -307,7 +317,8 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
     });
 
     it('consumes the queue in batches of up to 100 with partial batch responses', () => {
-      template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+      // The worker's, and the webhooks' delivery function on its own queue.
+      template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
       template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
         FunctionName: { Ref: fnId('worker') },
         BatchSize: 100,
@@ -362,6 +373,9 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
           'sqs:GetQueueAttributes',
           'sqs:GetQueueUrl',
           'sqs:ReceiveMessage',
+          // Webhooks.connectWorker: the account's endpoints (Query), one delivery job per endpoint.
+          'dynamodb:Query',
+          'sqs:SendMessage',
         ],
       };
       for (const [name, actions] of Object.entries(expected)) {
@@ -425,9 +439,14 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
     });
 
     it('does not let the worker (or anything but sendMessage) send to the queue', () => {
-      for (const name of ['authorizer', 'getMessage', 'fallback', 'worker'] as const) {
+      for (const name of ['authorizer', 'getMessage', 'fallback'] as const) {
         expect(allowedActions(name).has('sqs:SendMessage'), name).toBe(false);
       }
+      // The worker sends only to the webhooks' delivery queue, never to the messages queue.
+      const workerSends = statementsOf('worker').filter((s) => s.Effect === 'Allow' && actionsOf(s).includes('sqs:SendMessage'));
+      expect(workerSends).toHaveLength(1);
+      expect(JSON.stringify(workerSends[0]?.Resource)).toMatch(/Delivery/);
+      expect(JSON.stringify(workerSends[0]?.Resource)).not.toMatch(/MessagesQueue|MessageQueue/);
     });
   });
 
@@ -655,7 +674,8 @@ describe('MessagesApi (in the ApiStack of the app)', () => {
       expect(Object.keys(api.alarms).sort()).toEqual(
         ['apiLatency', 'deadLetterQueue', 'queueAge', 'serverErrors', 'throttles', 'workerErrors'],
       );
-      const ids = Object.values(api.alarms).map((a) => idOf(a));
+      // Beside them in this stack: the webhooks' delivery DLQ alarm (lib/constructs/webhooks).
+      const ids = [...Object.values(api.alarms), platform.apiStack.webhooks.deadLetterAlarm].map((a) => idOf(a));
       expect(Object.keys(template.findResources('AWS::CloudWatch::Alarm')).sort()).toEqual(ids.sort());
     });
 

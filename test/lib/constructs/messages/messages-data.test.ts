@@ -12,6 +12,8 @@ import { DataStack } from '../../../../lib/stacks/data-stack.js';
 import { cdkJsonContext } from '../../support/cdk-app.js';
 
 const config = loadConfig();
+/** What the webhooks construct keeps in the same Data stack: its table, its delivery queue and DLQ. */
+const WEBHOOKS_DATA = { tables: 1, queues: 2 } as const;
 
 function synthData() {
   const app = new App({ context: cdkJsonContext() });
@@ -31,7 +33,8 @@ describe('MessagesData', () => {
     stack.getLogicalId(construct.node.defaultChild as Parameters<Stack['getLogicalId']>[0]);
 
   it('creates exactly the five tables of TABLE_KEYS, on demand, with PITR, AWS-managed KMS encryption, retained', () => {
-    template.resourceCountIs('AWS::DynamoDB::Table', Object.keys(TABLE_KEYS).length);
+    // The Data stack also holds the webhooks' table and queues (test/lib/constructs/webhooks/webhooks.test.ts).
+    template.resourceCountIs('AWS::DynamoDB::Table', Object.keys(TABLE_KEYS).length + WEBHOOKS_DATA.tables);
     const tables = template.findResources('AWS::DynamoDB::Table');
     for (const [id, table] of Object.entries(tables)) {
       expect(table.DeletionPolicy, id).toBe('Retain');
@@ -98,7 +101,7 @@ describe('MessagesData', () => {
 
   it('queues messages with SSE, a redrive to the DLQ after maxReceiveCount receives, and 6x the worker timeout', () => {
     expect(config.messages.maxReceiveCount).toBe(5);
-    template.resourceCountIs('AWS::SQS::Queue', 2);
+    template.resourceCountIs('AWS::SQS::Queue', 2 + WEBHOOKS_DATA.queues);
     template.hasResourceProperties('AWS::SQS::Queue', {
       SqsManagedSseEnabled: true,
       VisibilityTimeout: WORKER_TIMEOUT.toSeconds() * VISIBILITY_TIMEOUT_FACTOR,

@@ -42,7 +42,8 @@ describe('createOperatorPolicy (in a bare stack)', () => {
     ]);
     expect(actionsOf('ApiKeysAndUsagePlans').sort()).toEqual(OPERATOR_APIGATEWAY_VERBS.map((verb) => `apigateway:${verb}`).sort());
     expect(actionsOf('TagOnCreate')).toEqual(['apigateway:PUT']);
-    expect(actionsOf('Accounts')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
+    // Scan: `plans requests` lists the accounts with a pending upgrade request.
+    expect(actionsOf('Accounts')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan']);
     expect(OPERATOR_APIGATEWAY_PATHS).toEqual(['/apikeys', '/apikeys/*', '/usageplans', '/usageplans/*']);
   });
 });
