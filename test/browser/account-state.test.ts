@@ -72,12 +72,17 @@ async function oneRefresh(page: Page, shown: Locator): Promise<void> {
   };
   page.on('request', count);
   await page.clock.runFor(10_000);
+  await untilShown(page, shown);
+  page.off('request', count);
+  expect(accountReads).toBe(1);
+}
+
+/** With the clock paused, a query's answer reaches the components only as the clock moves: 100-ms steps until `shown`. */
+async function untilShown(page: Page, shown: Locator): Promise<void> {
   await expect.poll(async () => {
     await page.clock.runFor(100);
     return shown.isVisible();
   }, { timeout: 10_000 }).toBe(true);
-  page.off('request', count);
-  expect(accountReads).toBe(1);
 }
 
 /** The platform's control port, as an operator (no authentication locally). */
@@ -176,7 +181,8 @@ describe('the upgrade path', () => {
     await oneRefresh(page, page.getByRole('heading', { name: 'Current plan: Pro' }));
     expect(await page.getByText('Upgrade to Pro requested').count()).toBe(0);
     await expectPlanEverywhere(page, 'Pro', projectId);
-    await page.getByLabel('Domain', { exact: true }).waitFor();
+    // The project's Domains page reads its domains for the first time here.
+    await untilShown(page, page.getByLabel('Domain', { exact: true }));
   });
 
   it('fits a phone: the plan cards stack, nothing scrolls sideways, before and after a request', async () => {
