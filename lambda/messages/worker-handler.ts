@@ -25,16 +25,21 @@ export const handler = createWorkerHandler({
   usageHistory: new DynamoDbUsageHistoryStore(documentClient, requireEnv(ENV.rateLimitsTable)),
   processor,
   retries: new SqsMessageRetries(sqs, requireEnv(ENV.queueUrl)),
-  // Final outcomes feed the owners' webhooks (lambda/webhooks): one delivery job per endpoint.
-  outcomes: createWebhookOutcomes({
-    store: new DynamoDbWebhookStore(documentClient, requireEnv(WEBHOOK_ENV.webhooksTable)),
-    queue: new SqsDeliveryQueue(sqs, requireEnv(WEBHOOK_ENV.deliveryQueueUrl)),
-    clock: systemClock,
-    messages: {
-      ownerOf: async (id) => {
-        const record = await messages.get(id);
-        return record ? { accountId: record.accountId, expiresAt: record.expiresAt } : undefined;
-      },
-    },
-  }),
+  // Final outcomes feed the owners' webhooks (lambda/webhooks): one delivery job per endpoint. A worker
+  // whose stack connected no webhooks (Webhooks.connectWorker sets both variables) tells nobody.
+  ...(process.env[WEBHOOK_ENV.webhooksTable] === undefined
+    ? {}
+    : {
+        outcomes: createWebhookOutcomes({
+          store: new DynamoDbWebhookStore(documentClient, requireEnv(WEBHOOK_ENV.webhooksTable)),
+          queue: new SqsDeliveryQueue(sqs, requireEnv(WEBHOOK_ENV.deliveryQueueUrl)),
+          clock: systemClock,
+          messages: {
+            ownerOf: async (id) => {
+              const record = await messages.get(id);
+              return record ? { accountId: record.accountId, expiresAt: record.expiresAt } : undefined;
+            },
+          },
+        }),
+      }),
 });
