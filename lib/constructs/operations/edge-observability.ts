@@ -1,11 +1,11 @@
 import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { metricsNamespaceOf } from '../../config/environment.js';
+import { logDeliveryPolicy } from './log-retention.js';
 
 /*
  * The customer-sites distribution, observable. CloudFront is global: its metrics are published in
@@ -133,20 +133,8 @@ export class EdgeObservability extends Construct {
       resourceName: this.accessLogs.logGroupName,
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     });
-    // The log delivery service writes into the group ("Logs sent to CloudWatch Logs", vended logs v2).
-    const deliveryPolicy = new logs.ResourcePolicy(this, 'DeliveryPolicy', {
-      policyStatements: [
-        new iam.PolicyStatement({
-          principals: [new iam.ServicePrincipal('delivery.logs.amazonaws.com')],
-          actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-          resources: [`${logGroupArn}:log-stream:*`],
-          conditions: {
-            StringEquals: { 'aws:SourceAccount': stack.account },
-            ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'logs', resource: '*', arnFormat: ArnFormat.NO_RESOURCE_NAME }) },
-          },
-        }),
-      ],
-    });
+    // The log delivery service writes into the group (vended logs v2).
+    const deliveryPolicy = logDeliveryPolicy(this, logGroupArn);
 
     const name = `${stack.stackName}-sites`.slice(0, 60);
     const source = new logs.CfnDeliverySource(this, 'DeliverySource', {

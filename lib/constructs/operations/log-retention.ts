@@ -56,19 +56,7 @@ export class WebAclLogging extends Construct {
     });
     // WAF takes the group's ARN without the ":*" suffix of Fn::GetAtt Arn.
     const logGroupArn = stack.formatArn({ service: 'logs', resource: 'log-group', resourceName: logGroupName, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
-    const policy = new logs.ResourcePolicy(this, 'DeliveryPolicy', {
-      policyStatements: [
-        new iam.PolicyStatement({
-          principals: [new iam.ServicePrincipal('delivery.logs.amazonaws.com')],
-          actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-          resources: [`${logGroupArn}:log-stream:*`],
-          conditions: {
-            StringEquals: { 'aws:SourceAccount': stack.account },
-            ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'logs', resource: '*', arnFormat: ArnFormat.NO_RESOURCE_NAME }) },
-          },
-        }),
-      ],
-    });
+    const policy = logDeliveryPolicy(this, logGroupArn);
     const logging = new wafv2.CfnLoggingConfiguration(this, 'Configuration', {
       resourceArn: props.webAcl.attrArn,
       logDestinationConfigs: [logGroupArn],
@@ -77,4 +65,26 @@ export class WebAclLogging extends Construct {
     });
     logging.node.addDependency(this.logGroup, policy);
   }
+}
+
+/**
+ * The resource policy that lets the log delivery service ("Logs sent to CloudWatch Logs", vended
+ * logs) write into a log group of this account: WAF's logs here, CloudFront's access logs
+ * (edge-observability.ts). `logGroupArn` is the group's ARN without the ":*" suffix.
+ */
+export function logDeliveryPolicy(scope: Construct, logGroupArn: string): logs.ResourcePolicy {
+  const stack = Stack.of(scope);
+  return new logs.ResourcePolicy(scope, 'DeliveryPolicy', {
+    policyStatements: [
+      new iam.PolicyStatement({
+        principals: [new iam.ServicePrincipal('delivery.logs.amazonaws.com')],
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [`${logGroupArn}:log-stream:*`],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'logs', resource: '*', arnFormat: ArnFormat.NO_RESOURCE_NAME }) },
+        },
+      }),
+    ],
+  });
 }
