@@ -17,6 +17,8 @@ export interface TestDnsServer {
   readonly address: string;
   /** Replaces the records of a name (undefined removes it: NXDOMAIN). */
   set(name: string, records: NameRecords | undefined): void;
+  /** How many questions about `name` (any type) the server has answered: what a test waits on. */
+  asked(name: string): number;
   stop(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ const TYPE_NAMES: Record<number, keyof NameRecords> = {
  */
 export async function startTestDns(zone: Record<string, NameRecords> = {}): Promise<TestDnsServer> {
   const records = new Map(Object.entries(zone).map(([name, value]) => [name.toLowerCase(), value]));
+  const questions = new Map<string, number>();
 
   const server = dns2.createServer({
     udp: true,
@@ -47,6 +50,7 @@ export async function startTestDns(zone: Record<string, NameRecords> = {}): Prom
       const [question] = request.questions;
       if (!question) return void send(response);
       let name = question.name.toLowerCase();
+      questions.set(name, (questions.get(name) ?? 0) + 1);
       const wanted = TYPE_NAMES[question.type];
       for (let hops = 0; hops < 8; hops++) {
         const entry = records.get(name) ?? records.get(`*.${name.slice(name.indexOf('.') + 1)}`);
@@ -91,6 +95,7 @@ export async function startTestDns(zone: Record<string, NameRecords> = {}): Prom
       if (value === undefined) records.delete(name.toLowerCase());
       else records.set(name.toLowerCase(), value);
     },
+    asked: (name) => questions.get(name.toLowerCase()) ?? 0,
     stop: () => server.close(),
   };
 }
