@@ -1,5 +1,6 @@
+import { useQuery } from '@tanstack/react-query';
 import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { Api, ApiError, errorMessage } from './api';
+import { Api, errorMessage } from './api';
 import { SignIn } from './auth/SignIn';
 import { clearSession, completeCognitoSignIn, loadSession, type Session, signOut } from './auth/session';
 import type { SignInNotice } from './auth/SignIn';
@@ -20,7 +21,6 @@ import { WebhooksPage } from './pages/webhooks/WebhooksPage';
 import { queryClient } from './query-client';
 import { useAccount } from './queries';
 import { href, type Route, useRoute } from './router';
-import type { Me, Plan } from './types';
 
 type Boot =
   | { readonly phase: 'loading' } |
@@ -108,19 +108,15 @@ function SignedIn({
     () => new Api({ baseUrl: config.apiBaseUrl, token: () => session.token, onUnauthorized }),
     [config.apiBaseUrl, session.token, onUnauthorized],
   );
-  const [state, setState] = useState<{ me: Me; plans: Plan[]; readAt: number } | { error: string } | undefined>();
-
-  const load = useCallback(async () => {
-    try {
-      const [me, plans] = await Promise.all([api.me(), api.plans()]);
-      setState({ me, plans, readAt: Date.now() });
-    } catch (e) {
-      if (!(e instanceof ApiError && e.status === 401)) setState({ error: errorMessage(e) });
-    }
-  }, [api]);
-  useEffect(() => {
-    void load();
-  }, [load]);
+  // Read once per session: the account then refreshes through useAccount(), the plans never change.
+  const boot = useQuery({
+    queryKey: ['me'],
+    queryFn: () => Promise.all([api.me(), api.plans()]),
+    retry: false,
+    staleTime: Infinity,
+    refetchInterval: false,
+    refetchOnWindowFocus: false,
+  });
 
   // Sessions end on their own: go back to sign-in when the token expires.
   useEffect(() => {
@@ -129,19 +125,19 @@ function SignedIn({
     return () => window.clearTimeout(timer);
   }, [session.expiresAt, onUnauthorized]);
 
-  if (!state) return <main id="main" className="boot"><Loading label="Loading your account…" /></main>;
-  if ('error' in state) {
+  if (boot.error) {
     return (
       <main id="main" className="boot">
-        <Notice tone="error" title="Your account could not be loaded">{state.error}</Notice>
+        <Notice tone="error" title="Your account could not be loaded">{errorMessage(boot.error)}</Notice>
         <div className="row">
-          <button type="button" className="button primary" onClick={() => void load()}>Try again</button>
+          <button type="button" className="button primary" onClick={() => void boot.refetch()}>Try again</button>
           <button type="button" className="button secondary" onClick={() => signOutNow(config, onSignedOut)}>Sign out</button>
         </div>
       </main>
     );
   }
-  const { me, plans, readAt } = state;
+  if (!boot.data) return <main id="main" className="boot"><Loading label="Loading your account…" /></main>;
+  const [me, plans] = boot.data;
   const value: AppContextValue = {
     config,
     api,
@@ -150,7 +146,7 @@ function SignedIn({
       ...(me.email === undefined ? {} : { email: me.email }),
       account: { accountId: me.account.accountId },
     },
-    bootAccount: { account: me.account, readAt },
+    bootAccount: { account: me.account, readAt: boot.dataUpdatedAt },
     plans,
   };
   return (
@@ -174,49 +170,46 @@ function signOutNow(config: RuntimeConfig, onSignedOut: (message?: SignInNotice)
 
 function Shell({ onSignOut }: { readonly onSignOut: () => void }) {
   const route = useRoute();
+  const { config, me } = useApp();
   return (
-    <AppContext.Consumer>
-      {(app) => app && (
-        <>
-          <a
-            className="skip-link"
-            href="#main"
-            onClick={(e) => {
-              e.preventDefault();
-              document.getElementById('main')?.focus();
-            }}
-          >
-            Skip to content
-          </a>
-          <header className="topbar">
-            <div className="topbar-inner">
-              <a className="brand" href={href.overview}><span aria-hidden="true" className="brand-mark">◆</span> Platform</a>
-              {app.config.auth.kind === 'dev'
-                ? <span className="dev-badge" title="Local platform only, no password">Development sign-in</span>
-                : null}
-              <div className="account">
-                <span className="account-email">{app.me.email}</span>
-                <PlanBadge />
-                <button type="button" className="button small secondary" onClick={onSignOut}>Sign out</button>
-              </div>
-            </div>
-            <nav aria-label="Main" className="mainnav">
-              <NavLink to={href.overview} current={route.name === 'overview'}>Overview</NavLink>
-              <NavLink to={href.keys} current={route.name === 'keys'}>API keys</NavLink>
-              <NavLink to={href.usage} current={route.name === 'usage' || route.name === 'plans'}>Plan &amp; usage</NavLink>
-              <NavLink to={href.projects} current={route.name === 'projects' || route.name === 'project' || route.name === 'domains'}>
-                Projects
-              </NavLink>
-              <NavLink to={href.messages} current={route.name === 'messages' || route.name === 'message'}>Messages</NavLink>
-              <NavLink to={href.webhooks} current={route.name === 'webhooks'}>Webhooks</NavLink>
-            </nav>
-          </header>
-          <main id="main" tabIndex={-1} className="content">
-            <Page route={route} />
-          </main>
-        </>
-      )}
-    </AppContext.Consumer>
+    <>
+      <a
+        className="skip-link"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
+        Skip to content
+      </a>
+      <header className="topbar">
+        <div className="topbar-inner">
+          <a className="brand" href={href.overview}><span aria-hidden="true" className="brand-mark">◆</span> Platform</a>
+          {config.auth.kind === 'dev'
+            ? <span className="dev-badge" title="Local platform only, no password">Development sign-in</span>
+            : null}
+          <div className="account">
+            <span className="account-email">{me.email}</span>
+            <PlanBadge />
+            <button type="button" className="button small secondary" onClick={onSignOut}>Sign out</button>
+          </div>
+        </div>
+        <nav aria-label="Main" className="mainnav">
+          <NavLink to={href.overview} current={route.name === 'overview'}>Overview</NavLink>
+          <NavLink to={href.keys} current={route.name === 'keys'}>API keys</NavLink>
+          <NavLink to={href.usage} current={route.name === 'usage' || route.name === 'plans'}>Plan &amp; usage</NavLink>
+          <NavLink to={href.projects} current={route.name === 'projects' || route.name === 'project' || route.name === 'domains'}>
+            Projects
+          </NavLink>
+          <NavLink to={href.messages} current={route.name === 'messages' || route.name === 'message'}>Messages</NavLink>
+          <NavLink to={href.webhooks} current={route.name === 'webhooks'}>Webhooks</NavLink>
+        </nav>
+      </header>
+      <main id="main" tabIndex={-1} className="content">
+        <Page route={route} />
+      </main>
+    </>
   );
 }
 
@@ -227,13 +220,7 @@ function PlanBadge() {
   return <span className="badge badge-neutral">{planName(plans, account.plan)} plan</span>;
 }
 
-interface NavLinkProps {
-  readonly to: string;
-  readonly current: boolean;
-  readonly children: ReactNode;
-}
-
-function NavLink({ to, current, children }: NavLinkProps) {
+function NavLink({ to, current, children }: Readonly<{ to: string; current: boolean; children: ReactNode }>) {
   return <a href={to} aria-current={current ? 'page' : undefined} className="navlink">{children}</a>;
 }
 
