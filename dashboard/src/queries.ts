@@ -1,6 +1,6 @@
-import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useApp } from './context';
-import type { Account, Domain, Project } from './types';
+import type { Account } from './types';
 
 /**
  * The cache keys of the control API's resources, one per resource: every page that shows a value
@@ -15,6 +15,7 @@ export const queryKeys = {
   usageHistory: (accountId: string, days: number) => ['usage-history', accountId, days] as const,
   projects: (accountId: string) => ['projects', accountId] as const,
   project: (accountId: string, projectId: string) => ['project', accountId, projectId] as const,
+  deploys: (accountId: string, projectId: string) => ['deploys', accountId, projectId] as const,
   domains: (accountId: string, projectId: string) => ['domains', accountId, projectId] as const,
   domain: (accountId: string, projectId: string, domain: string) => ['domain', accountId, projectId, domain] as const,
 };
@@ -50,23 +51,4 @@ export function useProjectQuery(projectId: string) {
     queryKey: queryKeys.project(accountId, projectId),
     queryFn: () => api.project(accountId, projectId),
   });
-}
-
-/** Writes a project's new state into the cache (after a change), and reads it again from the server. */
-export function useProjectUpdate(projectId: string) {
-  const { me } = useApp();
-  const queryClient = useQueryClient();
-  const key = queryKeys.project(me.account.accountId, projectId);
-  return (update: (project: Project) => Project) => {
-    queryClient.setQueryData<Project>(key, (p) => (p ? update(p) : p));
-    void queryClient.invalidateQueries({ queryKey: key });
-  };
-}
-
-/** Replaces one domain in the project's list, as the change answered it. */
-export function setDomainInList(queryClient: QueryClient, accountId: string, projectId: string, domain: Domain): void {
-  queryClient.setQueryData<Domain[]>(
-    queryKeys.domains(accountId, projectId),
-    (list) => list?.map((d) => (d.domain === domain.domain ? domain : d)),
-  );
 }

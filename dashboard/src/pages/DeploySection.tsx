@@ -1,4 +1,5 @@
-import { type ChangeEvent, type FormEvent, useId, useRef, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { type ChangeEvent, type FormEvent, type ReactNode, type RefObject, useId, useRef, useState } from 'react';
 import { ApiError, errorMessage } from '../api';
 import { LongValue } from '../components/LongValue';
 import { Notice } from '../components/Notice';
@@ -9,6 +10,7 @@ import { actionStarted } from '../flash';
 import { type DeployCalls, deploySite, type DeployProgress } from '../../../contracts/deploys';
 import { limitMb, MAX_DEPLOY_BYTES, MAX_FILE_BYTES, MAX_FILES, readFiles, type Selection, selectFiles } from '../deploy-files';
 import { formatBytes, formatNumber } from '../format';
+import { queryKeys } from '../queries';
 import type { Deploy, Project } from '../types';
 import { DeployBadge } from './project-parts';
 
@@ -29,18 +31,11 @@ const plural = (n: number, one: string, many = `${one}s`) => `${formatNumber(n)}
  * manifest sent, and only the contents the platform lacks are uploaded, straight to storage with
  * presigned PUTs; the new version goes live once every file is there.
  */
-export function DeploySection({
-  project,
-  onProject,
-  onReload,
-}: {
-  readonly project: Project;
-  /** After a successful deploy: the project and its history are read again. */
-  readonly onProject: (project: Project) => void;
-  /** After a failure: the service may have recorded a failed deploy. */
-  readonly onReload: () => void;
-}) {
+export function DeploySection({ project }: { readonly project: Project }) {
   const { api, me } = useApp();
+  const queryClient = useQueryClient();
+  const { accountId } = me.account;
+  const projectKey = queryKeys.project(accountId, project.projectId);
   const [selection, setSelection] = useState<Selection>();
   const [phase, setPhase] = useState<Phase>({ kind: 'idle' });
   const [refusal, setRefusal] = useState<string>();
@@ -79,14 +74,14 @@ export function DeploySection({
       setPhase({ kind: 'reading', done: 0, total: files.length });
       const read = await readFiles(files, (done) => setPhase({ kind: 'reading', done, total: files.length }));
       setPhase({ kind: 'uploading' });
-      const { accountId } = me.account;
       const calls: DeployCalls = {
         start: (manifest) => api.startDeploy(accountId, project.projectId, manifest),
         finalize: (deployId) => api.finalizeDeploy(accountId, project.projectId, deployId),
       };
       const outcome = await deploySite(calls, read, { onProgress: (progress) => setPhase({ kind: 'uploading', progress }) });
       const deployed = await api.project(accountId, project.projectId);
-      onProject(deployed);
+      queryClient.setQueryData(projectKey, deployed);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.deploys(accountId, project.projectId) });
       setPhase({ kind: 'succeeded', project: deployed, deploy: outcome.deploy as Deploy, skipped: outcome.skipped, uploaded: outcome.uploadedFiles });
       setSelection(undefined);
     } catch (e) {
@@ -97,7 +92,11 @@ export function DeploySection({
           ? `${message} The live version is unchanged.`
           : message,
       });
-      if (e instanceof ApiError) onReload();
+      // The service may have recorded a failed deploy.
+      if (e instanceof ApiError) {
+        void queryClient.invalidateQueries({ queryKey: projectKey });
+        void queryClient.invalidateQueries({ queryKey: queryKeys.deploys(accountId, project.projectId) });
+      }
     }
   };
 
@@ -133,37 +132,10 @@ export function DeploySection({
       </p>
       <form onSubmit={(e) => void onSubmit(e)} noValidate>
         <div className="file-pickers">
-          <span className="file-picker">
-            <input
-              ref={(node) => {
-                folderInput.current = node;
-                // Not in React's typings: a folder picker (every file named by webkitRelativePath).
-                if (node) node.webkitdirectory = true;
-              }}
-              id="deploy-folder"
-              className="file-input visually-hidden"
-              type="file"
-              multiple
-              onChange={onChoose}
-              aria-describedby={hintId}
-              disabled={busy}
-            />
-            <label htmlFor="deploy-folder" className="button secondary">
-              <FolderIcon /> Choose a folder
-            </label>
-          </span>
-          <span className="file-picker">
-            <input
-              id="deploy-files"
-              className="file-input visually-hidden"
-              type="file"
-              multiple
-              onChange={onChoose}
-              aria-describedby={hintId}
-              disabled={busy}
-            />
-            <label htmlFor="deploy-files" className="button secondary">Choose files</label>
-          </span>
+          <FilePicker id="deploy-folder" folder={folderInput} describedBy={hintId} disabled={busy} onChange={onChoose}>
+            <FolderIcon /> Choose a folder
+          </FilePicker>
+          <FilePicker id="deploy-files" describedBy={hintId} disabled={busy} onChange={onChoose}>Choose files</FilePicker>
         </div>
 
         {selection ? <SelectionSummary selection={selection} problemsId={problemsId} /> : null}
@@ -238,6 +210,38 @@ function FolderIcon() {
     <svg aria-hidden="true" width="16" height="16" viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.5">
       <path d="M1.75 4.25a1 1 0 0 1 1-1h3.5l1.5 1.75h5.5a1 1 0 0 1 1 1v6.75a1 1 0 0 1-1 1H2.75a1 1 0 0 1-1-1z" />
     </svg>
+  );
+}
+
+interface FilePickerProps {
+  readonly id: string;
+  /** Set for the folder picker (every file named by webkitRelativePath). */
+  readonly folder?: RefObject<HTMLInputElement | null>;
+  readonly describedBy: string;
+  readonly disabled: boolean;
+  readonly onChange: (event: ChangeEvent<HTMLInputElement>) => void;
+  readonly children: ReactNode;
+}
+
+function FilePicker({ id, folder, describedBy, disabled, onChange, children }: FilePickerProps) {
+  return (
+    <span className="file-picker">
+      <input
+        ref={folder && ((node) => {
+          folder.current = node;
+          // Not in React's typings.
+          if (node) node.webkitdirectory = true;
+        })}
+        id={id}
+        className="file-input visually-hidden"
+        type="file"
+        multiple
+        onChange={onChange}
+        aria-describedby={describedBy}
+        disabled={disabled}
+      />
+      <label htmlFor={id} className="button secondary">{children}</label>
+    </span>
   );
 }
 

@@ -1,4 +1,4 @@
-import { type FormEvent, useEffect, useId, useState } from 'react';
+import { type FormEvent, useId, useState } from 'react';
 import { errorMessage } from '../api';
 import { ActionError, Loading, Notice } from '../components/Notice';
 import { LongValue } from '../components/LongValue';
@@ -7,7 +7,7 @@ import { PlatformUrl } from '../components/PlatformUrl';
 import { Time } from '../components/Time';
 import { useQuery } from '@tanstack/react-query';
 import { useApp } from '../context';
-import { actionStarted, clearFlash, peekFlash, setFlash } from '../flash';
+import { actionStarted, setFlash, useFlash } from '../flash';
 import { queryKeys } from '../queries';
 import { checkSlug, SLUG_RULE } from '../../../lambda/projects/slug';
 import { href } from '../router';
@@ -15,13 +15,13 @@ import type { Project } from '../types';
 import { DeployBadge } from './project-parts';
 
 /** The platform's domain, read off a project the owner has (`<slug>.<domain>`). */
-export function platformDomainOf(projects: readonly Project[] | undefined): string | undefined {
+function platformDomainOf(projects: readonly Project[] | undefined): string | undefined {
   const known = projects?.find((p) => p.defaultDomain.startsWith(`${p.slug}.`));
   return known?.defaultDomain.slice(known.slug.length + 1);
 }
 
 /** A slug suggested by the name: "My Shop!" → "my-shop". */
-export const slugFrom = (name: string) =>
+const slugFrom = (name: string) =>
   name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
@@ -35,9 +35,8 @@ export function ProjectsPage() {
   const { api, me, config } = useApp();
   const accountId = me.account.accountId;
   const projects = useQuery({ queryKey: queryKeys.projects(accountId), queryFn: () => api.projects(accountId) });
-  // "Project deleted" from a project's settings, shown while this page is open.
-  const [flash] = useState(() => peekFlash(href.projects));
-  useEffect(() => clearFlash(href.projects), []);
+  // "Project deleted" from a project's settings.
+  const flash = useFlash(href.projects);
   return (
     <>
       <PageHeading title="Projects">

@@ -10,9 +10,6 @@ import { formatBytes, formatNumber } from '../../format';
 import { queryKeys } from '../../queries';
 import type { DeployListing, Project } from '../../types';
 
-/** The deploy history key of a project (beside queryKeys, which names the shared resources). */
-export const deploysKey = (accountId: string, projectId: string) => ['deploys', accountId, projectId] as const;
-
 const STATE_LABELS: Record<DeployListing['state'], string> = {
   in_progress: 'In progress',
   succeeded: 'Succeeded',
@@ -28,7 +25,7 @@ export function DeployHistory({ project }: { readonly project: Project }) {
   const { api, me } = useApp();
   const accountId = me.account.accountId;
   const queryClient = useQueryClient();
-  const key = deploysKey(accountId, project.projectId);
+  const key = queryKeys.deploys(accountId, project.projectId);
   const deploys = useQuery({ queryKey: key, queryFn: () => api.deploys(accountId, project.projectId) });
   const { busy, error, run } = useAction();
   const [rolledBack, setRolledBack] = useState<DeployListing>();
