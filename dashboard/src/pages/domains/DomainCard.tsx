@@ -10,9 +10,9 @@ import { useApp } from '../../context';
 import { actionStarted } from '../../flash';
 import type { Domain, DomainConfig, Project } from '../../types';
 import {
-  DiagnosisPanel, DomainStateBadge, FailureExplanation, IN_PROGRESS, RecordsTable, VerifySteps, stateAnnouncement,
+  DiagnosisPanel, DomainStateBadge, FailureExplanation, IN_PROGRESS, MisconfigurationPanel, RecordsTable, VerifySteps,
+  stateAnnouncement,
 } from '../domain-parts';
-import { MisconfigurationPanel } from './drift-panels';
 import { useDomainPolling } from './useDomainPolling';
 
 interface DomainCardProps {
