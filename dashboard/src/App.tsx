@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { type ReactNode, Suspense, use, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Api, errorMessage } from './api';
 import { SignIn } from './auth/SignIn';
 import { clearSession, completeCognitoSignIn, loadSession, type Session, signOut } from './auth/session';
@@ -22,48 +22,34 @@ import { queryClient } from './query-client';
 import { useAccount } from './queries';
 import { href, type Route, useRoute } from './router';
 
-type Boot =
-  | { readonly phase: 'loading' } |
-  { readonly phase: 'failed'; readonly error: string } |
-  { readonly phase: 'ready'; readonly config: RuntimeConfig; readonly session: Session | undefined; readonly notice?: SignInNotice };
+type Ready = { readonly config: RuntimeConfig; readonly session: Session | undefined; readonly notice?: SignInNotice };
 
-type Ready = Extract<Boot, { phase: 'ready' }>;
-
-let starting: Promise<Ready> | undefined;
+let starting: Promise<Ready | { readonly error: string }> | undefined;
 
 /** Loads config.json and completes a Cognito redirect, once per page load (the code is single-use). */
-function start(): Promise<Ready> {
-  starting ??= (async () => {
-    const config = await loadConfig();
-    let notice: SignInNotice | undefined;
-    let session = loadSession();
+function start() {
+  starting ??= loadConfig().then(async (config) => {
+    const session = loadSession();
     try {
-      session = (await completeCognitoSignIn(config)) ?? session;
+      return { config, session: (await completeCognitoSignIn(config)) ?? session };
     } catch (e) {
-      notice = { tone: 'warning', text: errorMessage(e) };
+      return { config, session, notice: { tone: 'warning', text: errorMessage(e) } as const };
     }
-    return { phase: 'ready' as const, config, session, ...(notice ? { notice } : {}) };
-  })();
+  }, (e: unknown) => ({ error: errorMessage(e) }));
   return starting;
 }
 
 export function App() {
-  const [boot, setBoot] = useState<Boot>({ phase: 'loading' });
+  return (
+    <Suspense fallback={<main id="main" className="boot"><Loading label="Loading the dashboard…" /></main>}>
+      <Started />
+    </Suspense>
+  );
+}
 
-  useEffect(() => {
-    let cancelled = false;
-    start().then((ready) => {
-      if (!cancelled) setBoot(ready);
-    }, (e: unknown) => {
-      if (!cancelled) setBoot({ phase: 'failed', error: errorMessage(e) });
-    });
-    return () => {
-      cancelled = true;
-    };
-  }, []);
-
-  if (boot.phase === 'loading') return <main id="main" className="boot"><Loading label="Loading the dashboard…" /></main>;
-  if (boot.phase === 'failed') {
+function Started() {
+  const [boot, setBoot] = useState(use(start()));
+  if ('error' in boot) {
     return (
       <main id="main" className="boot">
         <Notice tone="error" title="The dashboard could not start">{boot.error}</Notice>
@@ -74,15 +60,11 @@ export function App() {
   const onSignedOut = (message?: SignInNotice) => {
     clearSession();
     queryClient.clear();
-    setBoot({ phase: 'ready', config, session: undefined, ...(message ? { notice: message } : {}) });
+    setBoot({ config, session: undefined, ...(message ? { notice: message } : {}) });
   };
   if (!session) {
     return (
-      <SignIn
-        config={config}
-        {...(notice ? { notice } : {})}
-        onSignedIn={(s) => setBoot({ phase: 'ready', config, session: s })}
-      />
+      <SignIn config={config} {...(notice ? { notice } : {})} onSignedIn={(s) => setBoot({ config, session: s })} />
     );
   }
   return <SignedIn key={session.token} config={config} session={session} onSignedOut={onSignedOut} />;

@@ -35,7 +35,6 @@ export function DeploySection({ project }: { readonly project: Project }) {
   const { api, me } = useApp();
   const queryClient = useQueryClient();
   const { accountId } = me.account;
-  const projectKey = queryKeys.project(accountId, project.projectId);
   const [selection, setSelection] = useState<Selection>();
   const [phase, setPhase] = useState<Phase>({ kind: 'idle' });
   const [refusal, setRefusal] = useState<string>();
@@ -80,8 +79,7 @@ export function DeploySection({ project }: { readonly project: Project }) {
       };
       const outcome = await deploySite(calls, read, { onProgress: (progress) => setPhase({ kind: 'uploading', progress }) });
       const deployed = await api.project(accountId, project.projectId);
-      queryClient.setQueryData(projectKey, deployed);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.deploys(accountId, project.projectId) });
+      queryClient.setQueryData(queryKeys.project(accountId, project.projectId), deployed);
       setPhase({ kind: 'succeeded', project: deployed, deploy: outcome.deploy as Deploy, skipped: outcome.skipped, uploaded: outcome.uploadedFiles });
       setSelection(undefined);
     } catch (e) {
@@ -93,11 +91,9 @@ export function DeploySection({ project }: { readonly project: Project }) {
           : message,
       });
       // The service may have recorded a failed deploy.
-      if (e instanceof ApiError) {
-        void queryClient.invalidateQueries({ queryKey: projectKey });
-        void queryClient.invalidateQueries({ queryKey: queryKeys.deploys(accountId, project.projectId) });
-      }
+      void queryClient.invalidateQueries({ queryKey: queryKeys.project(accountId, project.projectId) });
     }
+    void queryClient.invalidateQueries({ queryKey: queryKeys.deploys(accountId, project.projectId) });
   };
 
   const status = ((): string => {
@@ -117,9 +113,6 @@ export function DeploySection({ project }: { readonly project: Project }) {
         return selection ? `${plural(selection.files.length, 'file')} chosen, ${formatBytes(selection.totalBytes)}.` : '';
     }
   })();
-
-  const live = phase.kind === 'succeeded' ? phase.project : undefined;
-  const finished = phase.kind === 'succeeded' ? phase.deploy : undefined;
 
   return (
     <div className="deploy-new" aria-labelledby="new-deploy-heading" role="group">
@@ -175,33 +168,34 @@ export function DeploySection({ project }: { readonly project: Project }) {
         {busy ? status : <span className="visually-hidden">{status}</span>}
       </p>
 
-      {live && finished
-        ? (
-            <Notice tone="success" title="Deploy succeeded: your site is live">
-              <dl className="facts compact deploy-result">
-                <div><dt>State</dt><dd><DeployBadge state={live.deployState} /></dd></div>
-                <div><dt>Deploy</dt><dd><code><LongValue value={finished.deployId} /></code></dd></div>
-                <div><dt>Finished</dt><dd><Time iso={finished.finishedAt ?? finished.startedAt} /></dd></div>
-                <div><dt>Files</dt><dd>{plural(finished.fileCount, 'file')}, {formatBytes(finished.bytes)}</dd></div>
-                <div>
-                  <dt>Uploaded</dt>
-                  <dd>
-                    {plural(phase.kind === 'succeeded' ? phase.uploaded : 0, 'file')} ({formatBytes(finished.uploadBytes)})
-                    {phase.kind === 'succeeded' && phase.skipped > 0 ? `; ${plural(phase.skipped, 'unchanged file')} skipped` : ''}
-                  </dd>
-                </div>
-              </dl>
-              <p>
-                Live at <PlatformUrl url={live.url} label={live.url} />
-                {live.domains.primary !== live.defaultDomain
-                  ? <> and at <PlatformUrl url={`https://${live.domains.primary}/`} /></>
-                  : null}
-              </p>
-            </Notice>
-          )
-        : null}
+      {phase.kind === 'succeeded' ? <Succeeded {...phase} /> : null}
       {phase.kind === 'failed' ? <Notice tone="error" title="The deploy failed">{phase.message}</Notice> : null}
     </div>
+  );
+}
+
+/** What the deploy published, and where it is live. */
+function Succeeded({ project: live, deploy, uploaded, skipped }: Extract<Phase, { kind: 'succeeded' }>) {
+  return (
+    <Notice tone="success" title="Deploy succeeded: your site is live">
+      <dl className="facts compact deploy-result">
+        <div><dt>State</dt><dd><DeployBadge state={live.deployState} /></dd></div>
+        <div><dt>Deploy</dt><dd><code><LongValue value={deploy.deployId} /></code></dd></div>
+        <div><dt>Finished</dt><dd><Time iso={deploy.finishedAt ?? deploy.startedAt} /></dd></div>
+        <div><dt>Files</dt><dd>{plural(deploy.fileCount, 'file')}, {formatBytes(deploy.bytes)}</dd></div>
+        <div>
+          <dt>Uploaded</dt>
+          <dd>
+            {plural(uploaded, 'file')} ({formatBytes(deploy.uploadBytes)})
+            {skipped > 0 ? `; ${plural(skipped, 'unchanged file')} skipped` : ''}
+          </dd>
+        </div>
+      </dl>
+      <p>
+        Live at <PlatformUrl url={live.url} label={live.url} />
+        {live.domains.primary !== live.defaultDomain ? <> and at <PlatformUrl url={`https://${live.domains.primary}/`} /></> : null}
+      </p>
+    </Notice>
   );
 }
 
