@@ -40,11 +40,7 @@ export interface ApiOptions {
   readonly onUnauthorized: () => void;
 }
 
-/**
- * The control API as the signed-in owner sees it: one openapi-fetch client typed by the generated
- * `contracts/openapi/control-api.ts`, so a path, parameter or body the document does not have does
- * not compile. The bearer token, a 401 ending the session and problem+json errors are handled here.
- */
+/** The control API: one openapi-fetch client typed by contracts/openapi/control-api.ts; a 401 ends the session. */
 export class Api {
   readonly client: Client<paths>;
 

@@ -19,11 +19,7 @@ export function useFlash(key: string): string | undefined {
   return message;
 }
 
-/**
- * Notices belong to the action that caused them: when the owner starts another one, every notice
- * and error left by earlier actions goes (components subscribe with onActionStart), so an old
- * "✓ Added" never stands under a new error and notices do not pile up.
- */
+/** Starting an action clears the notices and errors of earlier ones (components subscribe with onActionStart). */
 const actionListeners = new Set<() => void>();
 
 export function onActionStart(listener: () => void): () => void {

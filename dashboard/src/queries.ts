@@ -2,11 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useApp } from './context';
 import type { Account } from './types';
 
-/**
- * The cache keys of the control API's resources, one per resource: every page that shows a value
- * reads it under the same key, so one refetch (every 10 s while visible, query-client.ts) or one
- * invalidation after a change updates every place at once.
- */
+/** One cache key per resource of the control API: one refetch or invalidation updates every place that shows it. */
 export const queryKeys = {
   account: (accountId: string) => ['account', accountId] as const,
   plans: ['plans'] as const,
@@ -20,11 +16,7 @@ export const queryKeys = {
   domain: (accountId: string, projectId: string, domain: string) => ['domain', accountId, projectId, domain] as const,
 };
 
-/**
- * The account as the control API has it now (plan, limits, pending upgrade request): the one
- * source the header, the plan cards, the usage page and the Domains page's gating read, so a plan
- * an operator changes shows everywhere within one refresh. Starts from the account the sign-in read.
- */
+/** The account now (plan, limits, pending upgrade request), so a plan an operator changes shows everywhere at once. */
 export function useAccount(): Account {
   const { api, me, bootAccount } = useApp();
   const accountId = me.account.accountId;

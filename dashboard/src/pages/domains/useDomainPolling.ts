@@ -9,10 +9,8 @@ import { IN_PROGRESS } from '../domain-parts';
 const POLL_MS = 1000;
 
 /**
- * Live progress: while the flow works on the domain (verifying, issuing the certificate), reads it
- * again every second (while the tab is visible, query-client.ts) and hands each new version to
- * `onChange`. A failed read is reported through `onError` and retried with backoff (TanStack
- * Query's retry delay); `onError(undefined)` once a read succeeds again.
+ * While the flow works on the domain (verifying, issuing the certificate), reads it every second
+ * and hands each new version to `onChange`; a failed read goes to `onError` and is retried with backoff.
  */
 export function useDomainPolling(
   projectId: string,

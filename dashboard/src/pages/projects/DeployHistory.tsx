@@ -16,11 +16,7 @@ const STATE_LABELS: Record<DeployListing['state'], string> = {
   failed: 'Failed',
 };
 
-/**
- * The project's deploys (the last 20), newest first: when, by whom, files, size, what was uploaded,
- * and which one is live. Rolling back serves an earlier successful deploy from the next request:
- * nothing is uploaded again.
- */
+/** The project's last 20 deploys, newest first; rolling back serves an earlier one again with no upload. */
 export function DeployHistory({ project }: { readonly project: Project }) {
   const { api, me } = useApp();
   const accountId = me.account.accountId;
