@@ -57,7 +57,7 @@ function Started() {
     );
   }
   const { config, session, notice } = boot;
-  const onSignedOut = (message?: SignInNotice) => {
+  const onSignedOut: SignedOut = (message) => {
     clearSession();
     queryClient.clear();
     setBoot({ config, session: undefined, ...(message ? { notice: message } : {}) });
@@ -70,15 +70,9 @@ function Started() {
   return <SignedIn key={session.token} config={config} session={session} onSignedOut={onSignedOut} />;
 }
 
-function SignedIn({
-  config,
-  session,
-  onSignedOut,
-}: {
-  readonly config: RuntimeConfig;
-  readonly session: Session;
-  readonly onSignedOut: (message?: SignInNotice) => void;
-}) {
+type SignedOut = (message?: SignInNotice) => void;
+
+function SignedIn({ config, session, onSignedOut }: Readonly<Ready & { session: Session; onSignedOut: SignedOut }>) {
   const expired = useRef(false);
   const onUnauthorized = useCallback(() => {
     if (expired.current) return;
@@ -120,17 +114,8 @@ function SignedIn({
   }
   if (!boot.data) return <main id="main" className="boot"><Loading label="Loading your account…" /></main>;
   const [me, plans] = boot.data;
-  const value: AppContextValue = {
-    config,
-    api,
-    me: {
-      ownerId: me.ownerId,
-      ...(me.email === undefined ? {} : { email: me.email }),
-      account: { accountId: me.account.accountId },
-    },
-    bootAccount: { account: me.account, readAt: boot.dataUpdatedAt },
-    plans,
-  };
+  const bootAccount = { account: me.account, readAt: boot.dataUpdatedAt };
+  const value: AppContextValue = { config, api, me, bootAccount, plans };
   return (
     <AppContext.Provider value={value}>
       <Shell onSignOut={() => signOutNow(config, onSignedOut)} />
@@ -142,7 +127,7 @@ function SignedIn({
  * Signing out forgets where the owner was: the next owner to sign in on this tab lands on the
  * overview, not on a page of the previous owner's projects.
  */
-function signOutNow(config: RuntimeConfig, onSignedOut: (message?: SignInNotice) => void) {
+function signOutNow(config: RuntimeConfig, onSignedOut: SignedOut) {
   history.replaceState(null, '', `${location.pathname}${location.search}`);
   // Nothing of this owner's account stays in the cache for the next one.
   queryClient.clear();

@@ -1,8 +1,8 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type ChangeEvent, type FormEvent, type ReactNode, type RefObject, useId, useRef, useState } from 'react';
 import { ApiError, errorMessage } from '../api';
 import { LongValue } from '../components/LongValue';
-import { Notice } from '../components/Notice';
+import { ActionError, Notice } from '../components/Notice';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { Time } from '../components/Time';
 import { useApp } from '../context';
@@ -13,13 +13,6 @@ import { formatBytes, formatNumber } from '../format';
 import { queryKeys } from '../queries';
 import type { Deploy, Project } from '../types';
 import { DeployBadge } from './project-parts';
-
-type Phase =
-  | { readonly kind: 'idle' } |
-  { readonly kind: 'reading'; readonly done: number; readonly total: number } |
-  { readonly kind: 'uploading'; readonly progress?: DeployProgress } |
-  { readonly kind: 'succeeded'; readonly project: Project; readonly deploy: Deploy; readonly skipped: number; readonly uploaded: number } |
-  { readonly kind: 'failed'; readonly message: string };
 
 /** How many chosen files are listed by name (the count and size cover them all). */
 const LISTED = 100;
@@ -36,13 +29,40 @@ export function DeploySection({ project }: { readonly project: Project }) {
   const queryClient = useQueryClient();
   const { accountId } = me.account;
   const [selection, setSelection] = useState<Selection>();
-  const [phase, setPhase] = useState<Phase>({ kind: 'idle' });
+  // Where a running deploy is: reading the files, then comparing (no progress yet) and uploading.
+  const [step, setStep] = useState<{ readonly read: number; readonly total: number } | DeployProgress>();
   const [refusal, setRefusal] = useState<string>();
   const folderInput = useRef<HTMLInputElement | null>(null);
   const hintId = useId();
   const problemsId = useId();
   const nothingId = useId();
-  const busy = phase.kind === 'reading' || phase.kind === 'uploading';
+  const deploy = useMutation({
+    mutationFn: async (files: Selection['files']) => {
+      setStep({ read: 0, total: files.length });
+      const read = await readFiles(files, (done) => setStep({ read: done, total: files.length }));
+      setStep(undefined);
+      const calls: DeployCalls = {
+        start: (manifest) => api.startDeploy(accountId, project.projectId, manifest),
+        finalize: (deployId) => api.finalizeDeploy(accountId, project.projectId, deployId),
+      };
+      const outcome = await deploySite(calls, read, { onProgress: setStep });
+      const deployed = await api.project(accountId, project.projectId);
+      const { skipped, uploadedFiles: uploaded } = outcome;
+      return { project: deployed, deploy: outcome.deploy as Deploy, skipped, uploaded };
+    },
+    onSuccess: ({ project: deployed }) => {
+      queryClient.setQueryData(queryKeys.project(accountId, project.projectId), deployed);
+      setSelection(undefined);
+    },
+    // The service may have recorded a failed deploy. (Not awaited: the outcome shows at once.)
+    onError: () => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.project(accountId, project.projectId) });
+    },
+    onSettled: () => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.deploys(accountId, project.projectId) });
+    },
+  });
+  const busy = deploy.isPending;
 
   const onChoose = (event: ChangeEvent<HTMLInputElement>) => {
     const chosen = Array.from(event.target.files ?? []);
@@ -50,11 +70,11 @@ export function DeploySection({ project }: { readonly project: Project }) {
     event.target.value = '';
     if (chosen.length === 0) return;
     setSelection(selectFiles(chosen));
-    setPhase({ kind: 'idle' });
+    deploy.reset();
     setRefusal(undefined);
   };
 
-  const onSubmit = async (event: FormEvent) => {
+  const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     if (busy) return;
     actionStarted();
@@ -68,50 +88,19 @@ export function DeploySection({ project }: { readonly project: Project }) {
       return;
     }
     setRefusal(undefined);
-    const files = selection.files;
-    try {
-      setPhase({ kind: 'reading', done: 0, total: files.length });
-      const read = await readFiles(files, (done) => setPhase({ kind: 'reading', done, total: files.length }));
-      setPhase({ kind: 'uploading' });
-      const calls: DeployCalls = {
-        start: (manifest) => api.startDeploy(accountId, project.projectId, manifest),
-        finalize: (deployId) => api.finalizeDeploy(accountId, project.projectId, deployId),
-      };
-      const outcome = await deploySite(calls, read, { onProgress: (progress) => setPhase({ kind: 'uploading', progress }) });
-      const deployed = await api.project(accountId, project.projectId);
-      queryClient.setQueryData(queryKeys.project(accountId, project.projectId), deployed);
-      setPhase({ kind: 'succeeded', project: deployed, deploy: outcome.deploy as Deploy, skipped: outcome.skipped, uploaded: outcome.uploadedFiles });
-      setSelection(undefined);
-    } catch (e) {
-      const message = errorMessage(e);
-      setPhase({
-        kind: 'failed',
-        message: e instanceof ApiError && e.code !== 'deploy_failed' && !/live version/.test(message)
-          ? `${message} The live version is unchanged.`
-          : message,
-      });
-      // The service may have recorded a failed deploy.
-      void queryClient.invalidateQueries({ queryKey: queryKeys.project(accountId, project.projectId) });
-    }
-    void queryClient.invalidateQueries({ queryKey: queryKeys.deploys(accountId, project.projectId) });
+    deploy.mutate(selection.files);
   };
 
   const status = ((): string => {
-    switch (phase.kind) {
-      case 'reading':
-        return `Deploying… reading files (${formatNumber(phase.done)} of ${formatNumber(phase.total)})`;
-      case 'uploading':
-        return phase.progress
-          ? `Deploying… uploaded ${formatNumber(phase.progress.uploadedFiles)} of ${plural(phase.progress.uploadFiles, 'changed file')} ` +
-          `(${formatBytes(phase.progress.uploadedBytes)} of ${formatBytes(phase.progress.uploadBytes)}); the live version changes once every file is stored.`
-          : 'Deploying… comparing with the files already stored.';
-      case 'succeeded':
-        return `Deploy succeeded. Your site is live at ${phase.project.url}`;
-      case 'failed':
-        return 'The deploy failed.';
-      case 'idle':
-        return selection ? `${plural(selection.files.length, 'file')} chosen, ${formatBytes(selection.totalBytes)}.` : '';
+    if (busy && !step) return 'Deploying… comparing with the files already stored.';
+    if (busy && step && 'read' in step) return `Deploying… reading files (${formatNumber(step.read)} of ${formatNumber(step.total)})`;
+    if (busy && step && 'uploadFiles' in step) {
+      return `Deploying… uploaded ${formatNumber(step.uploadedFiles)} of ${plural(step.uploadFiles, 'changed file')} ` +
+        `(${formatBytes(step.uploadedBytes)} of ${formatBytes(step.uploadBytes)}); the live version changes once every file is stored.`;
     }
+    if (deploy.data) return `Deploy succeeded. Your site is live at ${deploy.data.project.url}`;
+    if (deploy.error) return 'The deploy failed.';
+    return selection ? `${plural(selection.files.length, 'file')} chosen, ${formatBytes(selection.totalBytes)}.` : '';
   })();
 
   return (
@@ -123,7 +112,7 @@ export function DeploySection({ project }: { readonly project: Project }) {
         {limitMb(MAX_FILE_BYTES)} per file and {limitMb(MAX_DEPLOY_BYTES)} in all; files that did not change
         since an earlier deploy are not uploaded again. The live version changes only when the whole deploy succeeds.
       </p>
-      <form onSubmit={(e) => void onSubmit(e)} noValidate>
+      <form onSubmit={onSubmit} noValidate>
         <div className="file-pickers">
           <FilePicker id="deploy-folder" folder={folderInput} describedBy={hintId} disabled={busy} onChange={onChoose}>
             <FolderIcon /> Choose a folder
@@ -159,7 +148,7 @@ export function DeploySection({ project }: { readonly project: Project }) {
               )
             : null}
         </p>
-        <p className="action-error" role="alert">{refusal ? <><span aria-hidden="true">✕ </span>{refusal}</> : null}</p>
+        <ActionError message={refusal} />
       </form>
 
       <p className={`status-line deploy-status${busy ? ' busy' : ''}`} role="status" aria-live="polite">
@@ -168,14 +157,24 @@ export function DeploySection({ project }: { readonly project: Project }) {
         {busy ? status : <span className="visually-hidden">{status}</span>}
       </p>
 
-      {phase.kind === 'succeeded' ? <Succeeded {...phase} /> : null}
-      {phase.kind === 'failed' ? <Notice tone="error" title="The deploy failed">{phase.message}</Notice> : null}
+      {deploy.data ? <Succeeded {...deploy.data} /> : null}
+      {deploy.error ? <Notice tone="error" title="The deploy failed">{failure(deploy.error)}</Notice> : null}
     </div>
   );
 }
 
 /** What the deploy published, and where it is live. */
-function Succeeded({ project: live, deploy, uploaded, skipped }: Extract<Phase, { kind: 'succeeded' }>) {
+/** Why the deploy failed; a refusal by the service leaves the live version as it was. */
+function failure(error: Error) {
+  const message = errorMessage(error);
+  return error instanceof ApiError && error.code !== 'deploy_failed' && !/live version/.test(message)
+    ? `${message} The live version is unchanged.`
+    : message;
+}
+
+type Outcome = Readonly<{ project: Project; deploy: Deploy; uploaded: number; skipped: number }>;
+
+function Succeeded({ project: live, deploy, uploaded, skipped }: Outcome) {
   return (
     <Notice tone="success" title="Deploy succeeded: your site is live">
       <dl className="facts compact deploy-result">
