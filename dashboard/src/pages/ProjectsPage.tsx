@@ -5,7 +5,7 @@ import { LongValue } from '../components/LongValue';
 import { PageHeading } from '../components/PageHeading';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { Time } from '../components/Time';
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useApp } from '../context';
 import { actionStarted, setFlash, useFlash } from '../flash';
 import { queryKeys } from '../queries';
@@ -101,7 +101,6 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
   const [slug, setSlug] = useState('');
   /** Until the owner types a slug, it follows the name. */
   const [slugEdited, setSlugEdited] = useState(false);
-  const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const rulesId = useId();
   const urlId = useId();
@@ -113,9 +112,20 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
   /** The rule's verdict shows once the owner left the field or submitted, then follows every keystroke. */
   const [judged, setJudged] = useState(false);
   const refusal = judged && wanted && !checked.ok ? checked.message : undefined;
-  const shownError = error ?? refusal;
+  const create = useMutation({
+    mutationFn: (input: { slug: string; name?: string }) => api.createProject(me.account.accountId, input),
+    onSuccess: (project) => {
+      const target = href.project(project.projectId);
+      setFlash(target, `Project ${project.name} is created. Deploy its files below to publish it at ${project.defaultDomain}.`);
+      location.hash = target;
+    },
+    onError: () => document.getElementById('project-slug')?.focus(),
+  });
+  // Still busy once created, until the settings page opens.
+  const busy = create.isPending || create.isSuccess;
+  const shownError = error ?? (create.error ? errorMessage(create.error) : refusal);
 
-  const onSubmit = async (event: FormEvent) => {
+  const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     if (busy) return;
     actionStarted();
@@ -125,33 +135,18 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
       document.getElementById('project-slug')?.focus();
       return;
     }
+    setError(undefined);
     if (!checked.ok) {
-      setError(undefined);
       document.getElementById('project-slug')?.focus();
       return;
     }
-    setBusy(true);
-    setError(undefined);
-    try {
-      const input = { slug: wanted, ...(name.trim() ? { name: name.trim() } : {}) };
-      const project = await api.createProject(me.account.accountId, input);
-      const target = href.project(project.projectId);
-      setFlash(
-        target,
-        `Project ${project.name} is created. Deploy its files below to publish it at ${project.defaultDomain}.`,
-      );
-      location.hash = target;
-    } catch (e) {
-      setError(errorMessage(e));
-      setBusy(false);
-      document.getElementById('project-slug')?.focus();
-    }
+    create.mutate({ slug: wanted, ...(name.trim() ? { name: name.trim() } : {}) });
   };
 
   return (
     <section aria-labelledby="new-project-heading" className="card">
       <h2 id="new-project-heading">New project</h2>
-      <form className="new-project" onSubmit={(e) => void onSubmit(e)} noValidate>
+      <form className="new-project" onSubmit={onSubmit} noValidate>
         <div className="grid2">
           <div className="field">
             <label htmlFor="project-name">Name <span className="optional">(optional)</span></label>
@@ -183,6 +178,7 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
                 setSlug(e.target.value);
                 setSlugEdited(e.target.value !== '');
                 setError(undefined);
+                create.reset();
               }}
             />
             {/* At the field it is about (a taken slug too), not below the button. */}

@@ -15,19 +15,15 @@ const STATUS_TEXT: Record<RedirectStatus, string> = {
   308: '308 Permanent Redirect',
 };
 
-export function DomainConfigSection({
-  project,
-  domains,
-  presetFrom,
-  onPresetUsed,
-  onConfig,
-}: {
+interface ConfigProps {
   readonly project: Project;
   readonly domains: readonly Domain[];
   readonly presetFrom: string | undefined;
   readonly onPresetUsed: () => void;
   readonly onConfig: (config: DomainConfig) => void;
-}) {
+}
+
+export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed, onConfig }: ConfigProps) {
   const { api, me } = useApp();
   const accountId = me.account.accountId;
   const config = project.domains;

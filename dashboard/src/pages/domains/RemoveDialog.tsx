@@ -4,21 +4,16 @@ import { useAction } from '../../components/useAction';
 import { useApp } from '../../context';
 import type { Domain, Project } from '../../types';
 
-export function RemoveDialog({
-  project,
-  domain,
-  onClose,
-  onRedirectFirst,
-  onClosed,
-  onRemoved,
-}: {
+interface RemoveDialogProps {
   readonly project: Project;
   readonly domain: Domain | undefined;
   readonly onClose: () => void;
   readonly onRedirectFirst: (domain: string) => void;
   readonly onClosed: () => void;
   readonly onRemoved: (domain: string, warning: string | undefined) => void;
-}) {
+}
+
+export function RemoveDialog({ project, domain, onClose, onRedirectFirst, onClosed, onRemoved }: RemoveDialogProps) {
   const { api, me } = useApp();
   const { busy, error, setError, run } = useAction();
   const name = domain?.domain ?? '';
