@@ -115,7 +115,7 @@ function SignedIn({ config, session, onSignedOut }: Readonly<Ready & { session: 
   if (!boot.data) return <main id="main" className="boot"><Loading label="Loading your account…" /></main>;
   const [me, plans] = boot.data;
   const bootAccount = { account: me.account, readAt: boot.dataUpdatedAt };
-  const value: AppContextValue = { config, api, me, bootAccount, plans };
+  const value: AppContextValue = { config, api, me, accountId: me.account.accountId, bootAccount, plans };
   return (
     <AppContext.Provider value={value}>
       <Shell onSignOut={() => signOutNow(config, onSignedOut)} />
@@ -191,29 +191,17 @@ function NavLink({ to, current, children }: Readonly<{ to: string; current: bool
   return <a href={to} aria-current={current ? 'page' : undefined} className="navlink">{children}</a>;
 }
 
+/** The pages without a parameter, by route name. */
+const PAGES = {
+  overview: OverviewPage, keys: KeysPage, usage: UsagePage, plans: PlansPage,
+  projects: ProjectsPage, messages: MessagesPage, webhooks: WebhooksPage,
+};
+
 function Page({ route }: { readonly route: Route }) {
-  switch (route.name) {
-    case 'overview':
-      return <OverviewPage />;
-    case 'keys':
-      return <KeysPage />;
-    case 'usage':
-      return <UsagePage />;
-    case 'plans':
-      return <PlansPage />;
-    case 'projects':
-      return <ProjectsPage />;
-    case 'project':
-      return <ProjectPage key={route.projectId} projectId={route.projectId} />;
-    case 'domains':
-      return <DomainsPage key={route.projectId} projectId={route.projectId} />;
-    case 'messages':
-      return <MessagesPage />;
-    case 'message':
-      return <MessagePage key={route.messageId} messageId={route.messageId} />;
-    case 'webhooks':
-      return <WebhooksPage />;
-    case 'not-found':
-      return <NotFoundPage path={route.path} />;
-  }
+  if (route.name === 'project') return <ProjectPage key={route.projectId} projectId={route.projectId} />;
+  if (route.name === 'domains') return <DomainsPage key={route.projectId} projectId={route.projectId} />;
+  if (route.name === 'message') return <MessagePage key={route.messageId} messageId={route.messageId} />;
+  if (route.name === 'not-found') return <NotFoundPage path={route.path} />;
+  const Component = PAGES[route.name];
+  return <Component />;
 }

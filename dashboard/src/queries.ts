@@ -18,8 +18,7 @@ export const queryKeys = {
 
 /** The account now (plan, limits, pending upgrade request), so a plan an operator changes shows everywhere at once. */
 export function useAccount(): Account {
-  const { api, me, bootAccount } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId, bootAccount } = useApp();
   const query = useQuery({
     queryKey: queryKeys.account(accountId),
     queryFn: () => api.account(accountId),
@@ -37,8 +36,7 @@ export function useCurrentPlan() {
 }
 
 export function useProjectQuery(projectId: string) {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   return useQuery({
     queryKey: queryKeys.project(accountId, projectId),
     queryFn: () => api.project(accountId, projectId),

@@ -25,9 +25,8 @@ const plural = (n: number, one: string, many = `${one}s`) => `${formatNumber(n)}
  * presigned PUTs; the new version goes live once every file is there.
  */
 export function DeploySection({ project }: { readonly project: Project }) {
-  const { api, me } = useApp();
+  const { api, accountId } = useApp();
   const queryClient = useQueryClient();
-  const { accountId } = me.account;
   const [selection, setSelection] = useState<Selection>();
   // Where a running deploy is: reading the files, then comparing (no progress yet) and uploading.
   const [step, setStep] = useState<{ readonly read: number; readonly total: number } | DeployProgress>();

@@ -17,8 +17,7 @@ import { RemoveDialog } from './domains/RemoveDialog';
 import { ProjectLoading, ProjectNav } from './project-parts';
 
 export function DomainsPage({ projectId }: { readonly projectId: string }) {
-  const { api, me, plans } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId, plans } = useApp();
   const queryClient = useQueryClient();
   const project = useProjectQuery(projectId);
   // The gate follows the account query: a plan an operator changes opens (or closes) it at the next refresh.

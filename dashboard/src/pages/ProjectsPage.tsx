@@ -32,8 +32,7 @@ const slugFrom = (name: string) =>
     .replace(/-+$/, '');
 
 export function ProjectsPage() {
-  const { api, me, config } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId, config } = useApp();
   const projects = useQuery({ queryKey: queryKeys.projects(accountId), queryFn: () => api.projects(accountId) });
   // "Project deleted" from a project's settings.
   const flash = useFlash(href.projects);
@@ -96,7 +95,7 @@ export function ProjectsPage() {
 }
 
 function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
-  const { api, me } = useApp();
+  const { api, accountId } = useApp();
   const [name, setName] = useState('');
   const [slug, setSlug] = useState('');
   /** Until the owner types a slug, it follows the name. */
@@ -113,7 +112,7 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
   const [judged, setJudged] = useState(false);
   const refusal = judged && wanted && !checked.ok ? checked.message : undefined;
   const create = useMutation({
-    mutationFn: (input: { slug: string; name?: string }) => api.createProject(me.account.accountId, input),
+    mutationFn: (input: { slug: string; name?: string }) => api.createProject(accountId, input),
     onSuccess: (project) => {
       const target = href.project(project.projectId);
       setFlash(target, `Project ${project.name} is created. Deploy its files below to publish it at ${project.defaultDomain}.`);

@@ -35,8 +35,7 @@ const WORKING: Partial<Record<Domain['state'], string>> = {
 
 /** One custom domain: its state, what to set or fix, its records, and its actions. */
 export function DomainCard({ project, domain, focus, onChange, onConfig, onRemove }: DomainCardProps) {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const { busy, error, setError, run } = useAction();
   const headingRef = useRef<HTMLHeadingElement>(null);
   const headingId = useId();

@@ -24,8 +24,7 @@ interface ConfigProps {
 }
 
 export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed, onConfig }: ConfigProps) {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const config = project.domains;
   const redirecting = new Set(config.redirects.map((r) => r.from));
   // Serving domains: active, or misconfigured but still within their grace period.

@@ -14,7 +14,7 @@ interface RemoveDialogProps {
 }
 
 export function RemoveDialog({ project, domain, onClose, onRedirectFirst, onClosed, onRemoved }: RemoveDialogProps) {
-  const { api, me } = useApp();
+  const { api, accountId } = useApp();
   const { busy, error, setError, run } = useAction();
   const name = domain?.domain ?? '';
   const redirect = project.domains.redirects.find((r) => r.from === name);
@@ -28,7 +28,7 @@ export function RemoveDialog({ project, domain, onClose, onRedirectFirst, onClos
   const remove = async () => {
     if (!domain) return;
     await run(async () => {
-      const result = await api.removeDomain(me.account.accountId, project.projectId, domain.domain);
+      const result = await api.removeDomain(accountId, project.projectId, domain.domain);
       onRemoved(result.domain, result.warning);
     });
   };

@@ -18,8 +18,7 @@ export function useDomainPolling(
   onChange: (domain: Domain) => void,
   onError: (message: string | undefined) => void,
 ): void {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const name = domain.domain;
   const running = IN_PROGRESS.has(domain.state);
   const query = useQuery({

@@ -18,8 +18,7 @@ const STATE_LABELS: Record<DeployListing['state'], string> = {
 
 /** The project's last 20 deploys, newest first; rolling back serves an earlier one again with no upload. */
 export function DeployHistory({ project }: { readonly project: Project }) {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const queryClient = useQueryClient();
   const key = queryKeys.deploys(accountId, project.projectId);
   const deploys = useQuery({ queryKey: key, queryFn: () => api.deploys(accountId, project.projectId) });
