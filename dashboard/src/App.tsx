@@ -123,10 +123,7 @@ function SignedIn({ config, session, onSignedOut }: Readonly<Ready & { session: 
   );
 }
 
-/**
- * Signing out forgets where the owner was: the next owner to sign in on this tab lands on the
- * overview, not on a page of the previous owner's projects.
- */
+/** Signing out forgets where the owner was: the next owner to sign in on this tab lands on the overview. */
 function signOutNow(config: RuntimeConfig, onSignedOut: SignedOut) {
   history.replaceState(null, '', `${location.pathname}${location.search}`);
   // Nothing of this owner's account stays in the cache for the next one.

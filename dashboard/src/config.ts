@@ -26,10 +26,7 @@ const configSchema = z.object({
   messagesApiUrl: z._default(base, ''),
   /** Projects are served at `<slug>.<platformDomain>`. */
   platformDomain: z.optional(z.string()),
-  /**
-   * Only on the local platform: its edge (`http://127.0.0.1:<port>`), which serves every platform
-   * host by its Host header and as `<host>.localhost`. Platform URLs are then shown with their local way in.
-   */
+  /** Only on the local platform: its edge, which also serves every platform host as `<host>.localhost`. */
   localEdgeUrl: z.optional(base),
   auth: authSchema,
 });

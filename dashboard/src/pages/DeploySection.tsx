@@ -19,11 +19,7 @@ const LISTED = 100;
 
 const plural = (n: number, one: string, many = `${one}s`) => `${formatNumber(n)} ${n === 1 ? one : many}`;
 
-/**
- * Deploys a site from the browser as the CLI does (contracts/deploys.ts): the files are hashed, the
- * manifest sent, and only the contents the platform lacks are uploaded, straight to storage with
- * presigned PUTs; the new version goes live once every file is there.
- */
+/** Deploys a site from the browser as the CLI does (contracts/deploys.ts): only files the platform lacks are sent. */
 export function DeploySection({ project }: { readonly project: Project }) {
   const { api, accountId } = useApp();
   const queryClient = useQueryClient();
@@ -162,7 +158,6 @@ export function DeploySection({ project }: { readonly project: Project }) {
   );
 }
 
-/** What the deploy published, and where it is live. */
 /** Why the deploy failed; a refusal by the service leaves the live version as it was. */
 function failure(error: Error) {
   const message = errorMessage(error);
@@ -171,6 +166,7 @@ function failure(error: Error) {
     : message;
 }
 
+/** What the deploy published, and where it is live. */
 type Outcome = Readonly<{ project: Project; deploy: Deploy; uploaded: number; skipped: number }>;
 
 function Succeeded({ project: live, deploy, uploaded, skipped }: Outcome) {

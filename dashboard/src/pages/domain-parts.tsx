@@ -209,10 +209,7 @@ function Observed({ observed, expected, children }: ObservedProps) {
   );
 }
 
-/**
- * A live domain whose DNS no longer points at its target (state dns_misconfigured): still served,
- * until when, what the check saw, and the fix. It becomes active again by itself at the next check.
- */
+/** A live domain whose DNS no longer points here (dns_misconfigured): still served until when, and the fix. */
 export function MisconfigurationPanel({
   domain,
   misconfiguration: m,

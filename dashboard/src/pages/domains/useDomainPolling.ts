@@ -8,10 +8,7 @@ import { IN_PROGRESS } from '../domain-parts';
 
 const POLL_MS = 1000;
 
-/**
- * While the flow works on the domain (verifying, issuing the certificate), reads it every second
- * and hands each new version to `onChange`; a failed read goes to `onError` and is retried with backoff.
- */
+/** While the flow works on the domain, reads it every second for `onChange`; a failed read goes to `onError`, retried. */
 export function useDomainPolling(
   projectId: string,
   domain: Domain,

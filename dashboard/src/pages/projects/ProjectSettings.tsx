@@ -50,10 +50,7 @@ export function RenameProject({ project }: { readonly project: Project }) {
   );
 }
 
-/**
- * Delete, behind a confirmation that names what goes: the custom domains (released: they stop
- * serving at once), the files, and the slug (held for 30 days).
- */
+/** Delete, behind a confirmation that names what goes: the custom domains, the files, and the slug (held 30 days). */
 export function DeleteProject({ project }: { readonly project: Project }) {
   const { api, accountId } = useApp();
   const queryClient = useQueryClient();
