@@ -1,6 +1,4 @@
-// The control API's shapes, as generated from openapi/control-api.yaml into
-// contracts/openapi/control-api.ts (npx openapi-typescript): names for the schemas the dashboard
-// reads, never a copy of one.
+// Names for the control API's generated schemas (contracts/openapi/control-api.ts), never a copy of one.
 import type { components } from '../../contracts/openapi/control-api';
 
 type Schemas = components['schemas'];
