@@ -1,5 +1,6 @@
-import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { Api, ApiError, errorMessage } from './api';
+import { useQuery } from '@tanstack/react-query';
+import { type ReactNode, Suspense, use, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { Api, errorMessage } from './api';
 import { SignIn } from './auth/SignIn';
 import { clearSession, completeCognitoSignIn, loadSession, type Session, signOut } from './auth/session';
 import type { SignInNotice } from './auth/SignIn';
@@ -20,50 +21,35 @@ import { WebhooksPage } from './pages/webhooks/WebhooksPage';
 import { queryClient } from './query-client';
 import { useAccount } from './queries';
 import { href, type Route, useRoute } from './router';
-import type { Me, Plan } from './types';
 
-type Boot =
-  | { readonly phase: 'loading' } |
-  { readonly phase: 'failed'; readonly error: string } |
-  { readonly phase: 'ready'; readonly config: RuntimeConfig; readonly session: Session | undefined; readonly notice?: SignInNotice };
+type Ready = { readonly config: RuntimeConfig; readonly session: Session | undefined; readonly notice?: SignInNotice };
 
-type Ready = Extract<Boot, { phase: 'ready' }>;
-
-let starting: Promise<Ready> | undefined;
+let starting: Promise<Ready | { readonly error: string }> | undefined;
 
 /** Loads config.json and completes a Cognito redirect, once per page load (the code is single-use). */
-function start(): Promise<Ready> {
-  starting ??= (async () => {
-    const config = await loadConfig();
-    let notice: SignInNotice | undefined;
-    let session = loadSession();
+function start() {
+  starting ??= loadConfig().then(async (config) => {
+    const session = loadSession();
     try {
-      session = (await completeCognitoSignIn(config)) ?? session;
+      return { config, session: (await completeCognitoSignIn(config)) ?? session };
     } catch (e) {
-      notice = { tone: 'warning', text: errorMessage(e) };
+      return { config, session, notice: { tone: 'warning', text: errorMessage(e) } as const };
     }
-    return { phase: 'ready' as const, config, session, ...(notice ? { notice } : {}) };
-  })();
+  }, (e: unknown) => ({ error: errorMessage(e) }));
   return starting;
 }
 
 export function App() {
-  const [boot, setBoot] = useState<Boot>({ phase: 'loading' });
+  return (
+    <Suspense fallback={<main id="main" className="boot"><Loading label="Loading the dashboard…" /></main>}>
+      <Started />
+    </Suspense>
+  );
+}
 
-  useEffect(() => {
-    let cancelled = false;
-    start().then((ready) => {
-      if (!cancelled) setBoot(ready);
-    }, (e: unknown) => {
-      if (!cancelled) setBoot({ phase: 'failed', error: errorMessage(e) });
-    });
-    return () => {
-      cancelled = true;
-    };
-  }, []);
-
-  if (boot.phase === 'loading') return <main id="main" className="boot"><Loading label="Loading the dashboard…" /></main>;
-  if (boot.phase === 'failed') {
+function Started() {
+  const [boot, setBoot] = useState(use(start()));
+  if ('error' in boot) {
     return (
       <main id="main" className="boot">
         <Notice tone="error" title="The dashboard could not start">{boot.error}</Notice>
@@ -71,32 +57,22 @@ export function App() {
     );
   }
   const { config, session, notice } = boot;
-  const onSignedOut = (message?: SignInNotice) => {
+  const onSignedOut: SignedOut = (message) => {
     clearSession();
     queryClient.clear();
-    setBoot({ phase: 'ready', config, session: undefined, ...(message ? { notice: message } : {}) });
+    setBoot({ config, session: undefined, ...(message ? { notice: message } : {}) });
   };
   if (!session) {
     return (
-      <SignIn
-        config={config}
-        {...(notice ? { notice } : {})}
-        onSignedIn={(s) => setBoot({ phase: 'ready', config, session: s })}
-      />
+      <SignIn config={config} {...(notice ? { notice } : {})} onSignedIn={(s) => setBoot({ config, session: s })} />
     );
   }
   return <SignedIn key={session.token} config={config} session={session} onSignedOut={onSignedOut} />;
 }
 
-function SignedIn({
-  config,
-  session,
-  onSignedOut,
-}: {
-  readonly config: RuntimeConfig;
-  readonly session: Session;
-  readonly onSignedOut: (message?: SignInNotice) => void;
-}) {
+type SignedOut = (message?: SignInNotice) => void;
+
+function SignedIn({ config, session, onSignedOut }: Readonly<Ready & { session: Session; onSignedOut: SignedOut }>) {
   const expired = useRef(false);
   const onUnauthorized = useCallback(() => {
     if (expired.current) return;
@@ -108,19 +84,15 @@ function SignedIn({
     () => new Api({ baseUrl: config.apiBaseUrl, token: () => session.token, onUnauthorized }),
     [config.apiBaseUrl, session.token, onUnauthorized],
   );
-  const [state, setState] = useState<{ me: Me; plans: Plan[]; readAt: number } | { error: string } | undefined>();
-
-  const load = useCallback(async () => {
-    try {
-      const [me, plans] = await Promise.all([api.me(), api.plans()]);
-      setState({ me, plans, readAt: Date.now() });
-    } catch (e) {
-      if (!(e instanceof ApiError && e.status === 401)) setState({ error: errorMessage(e) });
-    }
-  }, [api]);
-  useEffect(() => {
-    void load();
-  }, [load]);
+  // Read once per session: the account then refreshes through useAccount(), the plans never change.
+  const boot = useQuery({
+    queryKey: ['me'],
+    queryFn: () => Promise.all([api.me(), api.plans()]),
+    retry: false,
+    staleTime: Infinity,
+    refetchInterval: false,
+    refetchOnWindowFocus: false,
+  });
 
   // Sessions end on their own: go back to sign-in when the token expires.
   useEffect(() => {
@@ -129,30 +101,21 @@ function SignedIn({
     return () => window.clearTimeout(timer);
   }, [session.expiresAt, onUnauthorized]);
 
-  if (!state) return <main id="main" className="boot"><Loading label="Loading your account…" /></main>;
-  if ('error' in state) {
+  if (boot.error) {
     return (
       <main id="main" className="boot">
-        <Notice tone="error" title="Your account could not be loaded">{state.error}</Notice>
+        <Notice tone="error" title="Your account could not be loaded">{errorMessage(boot.error)}</Notice>
         <div className="row">
-          <button type="button" className="button primary" onClick={() => void load()}>Try again</button>
+          <button type="button" className="button primary" onClick={() => void boot.refetch()}>Try again</button>
           <button type="button" className="button secondary" onClick={() => signOutNow(config, onSignedOut)}>Sign out</button>
         </div>
       </main>
     );
   }
-  const { me, plans, readAt } = state;
-  const value: AppContextValue = {
-    config,
-    api,
-    me: {
-      ownerId: me.ownerId,
-      ...(me.email === undefined ? {} : { email: me.email }),
-      account: { accountId: me.account.accountId },
-    },
-    bootAccount: { account: me.account, readAt },
-    plans,
-  };
+  if (!boot.data) return <main id="main" className="boot"><Loading label="Loading your account…" /></main>;
+  const [me, plans] = boot.data;
+  const bootAccount = { account: me.account, readAt: boot.dataUpdatedAt };
+  const value: AppContextValue = { config, api, me, accountId: me.account.accountId, bootAccount, plans };
   return (
     <AppContext.Provider value={value}>
       <Shell onSignOut={() => signOutNow(config, onSignedOut)} />
@@ -160,11 +123,8 @@ function SignedIn({
   );
 }
 
-/**
- * Signing out forgets where the owner was: the next owner to sign in on this tab lands on the
- * overview, not on a page of the previous owner's projects.
- */
-function signOutNow(config: RuntimeConfig, onSignedOut: (message?: SignInNotice) => void) {
+/** Signing out forgets where the owner was: the next owner to sign in on this tab lands on the overview. */
+function signOutNow(config: RuntimeConfig, onSignedOut: SignedOut) {
   history.replaceState(null, '', `${location.pathname}${location.search}`);
   // Nothing of this owner's account stays in the cache for the next one.
   queryClient.clear();
@@ -174,49 +134,46 @@ function signOutNow(config: RuntimeConfig, onSignedOut: (message?: SignInNotice)
 
 function Shell({ onSignOut }: { readonly onSignOut: () => void }) {
   const route = useRoute();
+  const { config, me } = useApp();
   return (
-    <AppContext.Consumer>
-      {(app) => app && (
-        <>
-          <a
-            className="skip-link"
-            href="#main"
-            onClick={(e) => {
-              e.preventDefault();
-              document.getElementById('main')?.focus();
-            }}
-          >
-            Skip to content
-          </a>
-          <header className="topbar">
-            <div className="topbar-inner">
-              <a className="brand" href={href.overview}><span aria-hidden="true" className="brand-mark">◆</span> Platform</a>
-              {app.config.auth.kind === 'dev'
-                ? <span className="dev-badge" title="Local platform only, no password">Development sign-in</span>
-                : null}
-              <div className="account">
-                <span className="account-email">{app.me.email}</span>
-                <PlanBadge />
-                <button type="button" className="button small secondary" onClick={onSignOut}>Sign out</button>
-              </div>
-            </div>
-            <nav aria-label="Main" className="mainnav">
-              <NavLink to={href.overview} current={route.name === 'overview'}>Overview</NavLink>
-              <NavLink to={href.keys} current={route.name === 'keys'}>API keys</NavLink>
-              <NavLink to={href.usage} current={route.name === 'usage' || route.name === 'plans'}>Plan &amp; usage</NavLink>
-              <NavLink to={href.projects} current={route.name === 'projects' || route.name === 'project' || route.name === 'domains'}>
-                Projects
-              </NavLink>
-              <NavLink to={href.messages} current={route.name === 'messages' || route.name === 'message'}>Messages</NavLink>
-              <NavLink to={href.webhooks} current={route.name === 'webhooks'}>Webhooks</NavLink>
-            </nav>
-          </header>
-          <main id="main" tabIndex={-1} className="content">
-            <Page route={route} />
-          </main>
-        </>
-      )}
-    </AppContext.Consumer>
+    <>
+      <a
+        className="skip-link"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
+        Skip to content
+      </a>
+      <header className="topbar">
+        <div className="topbar-inner">
+          <a className="brand" href={href.overview}><span aria-hidden="true" className="brand-mark">◆</span> Platform</a>
+          {config.auth.kind === 'dev'
+            ? <span className="dev-badge" title="Local platform only, no password">Development sign-in</span>
+            : null}
+          <div className="account">
+            <span className="account-email">{me.email}</span>
+            <PlanBadge />
+            <button type="button" className="button small secondary" onClick={onSignOut}>Sign out</button>
+          </div>
+        </div>
+        <nav aria-label="Main" className="mainnav">
+          <NavLink to={href.overview} current={route.name === 'overview'}>Overview</NavLink>
+          <NavLink to={href.keys} current={route.name === 'keys'}>API keys</NavLink>
+          <NavLink to={href.usage} current={route.name === 'usage' || route.name === 'plans'}>Plan &amp; usage</NavLink>
+          <NavLink to={href.projects} current={route.name === 'projects' || route.name === 'project' || route.name === 'domains'}>
+            Projects
+          </NavLink>
+          <NavLink to={href.messages} current={route.name === 'messages' || route.name === 'message'}>Messages</NavLink>
+          <NavLink to={href.webhooks} current={route.name === 'webhooks'}>Webhooks</NavLink>
+        </nav>
+      </header>
+      <main id="main" tabIndex={-1} className="content">
+        <Page route={route} />
+      </main>
+    </>
   );
 }
 
@@ -227,39 +184,21 @@ function PlanBadge() {
   return <span className="badge badge-neutral">{planName(plans, account.plan)} plan</span>;
 }
 
-interface NavLinkProps {
-  readonly to: string;
-  readonly current: boolean;
-  readonly children: ReactNode;
-}
-
-function NavLink({ to, current, children }: NavLinkProps) {
+function NavLink({ to, current, children }: Readonly<{ to: string; current: boolean; children: ReactNode }>) {
   return <a href={to} aria-current={current ? 'page' : undefined} className="navlink">{children}</a>;
 }
 
+/** The pages without a parameter, by route name. */
+const PAGES = {
+  overview: OverviewPage, keys: KeysPage, usage: UsagePage, plans: PlansPage,
+  projects: ProjectsPage, messages: MessagesPage, webhooks: WebhooksPage,
+};
+
 function Page({ route }: { readonly route: Route }) {
-  switch (route.name) {
-    case 'overview':
-      return <OverviewPage />;
-    case 'keys':
-      return <KeysPage />;
-    case 'usage':
-      return <UsagePage />;
-    case 'plans':
-      return <PlansPage />;
-    case 'projects':
-      return <ProjectsPage />;
-    case 'project':
-      return <ProjectPage key={route.projectId} projectId={route.projectId} />;
-    case 'domains':
-      return <DomainsPage key={route.projectId} projectId={route.projectId} />;
-    case 'messages':
-      return <MessagesPage />;
-    case 'message':
-      return <MessagePage key={route.messageId} messageId={route.messageId} />;
-    case 'webhooks':
-      return <WebhooksPage />;
-    case 'not-found':
-      return <NotFoundPage path={route.path} />;
-  }
+  if (route.name === 'project') return <ProjectPage key={route.projectId} projectId={route.projectId} />;
+  if (route.name === 'domains') return <DomainsPage key={route.projectId} projectId={route.projectId} />;
+  if (route.name === 'message') return <MessagePage key={route.messageId} messageId={route.messageId} />;
+  if (route.name === 'not-found') return <NotFoundPage path={route.path} />;
+  const Component = PAGES[route.name];
+  return <Component />;
 }

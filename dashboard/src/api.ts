@@ -1,23 +1,16 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from '../../contracts/openapi/control-api';
-import type {
-  Account, AddedDomain, CreatedKey, Deploy, DeployListing, Domain, DomainConfig, Key, ManifestFile, Me, Plan, PlanId,
-  Problem, Project, ProjectDeleted, StartedDeploy, UploadInstruction,
-  RedirectStatus, RemovedDomain, UpgradeRequest, Usage, UsageHistory,
-} from './types';
+import type { ManifestFile, PlanId, Problem, RedirectStatus } from './types';
 
 /** A failed API call: the problem document's `detail` is what the user reads. */
 export class ApiError extends Error {
-  readonly status: number;
-  readonly code: string | undefined;
-  readonly problem: Problem | undefined;
-
-  constructor(status: number, message: string, problem?: Problem) {
+  constructor(readonly status: number, message: string, readonly problem?: Problem) {
     super(message);
     this.name = 'ApiError';
-    this.status = status;
-    this.code = problem?.code;
-    this.problem = problem;
+  }
+
+  get code() {
+    return this.problem?.code;
   }
 }
 
@@ -37,6 +30,9 @@ export function errorMessage(error: unknown): string {
 const isProblem = (value: unknown): value is Problem =>
   typeof value === 'object' && value !== null && typeof (value as { status?: unknown }).status === 'number';
 
+/** The path parameters of a call, as openapi-fetch takes them. */
+const at = <P extends Record<string, string>>(path: P) => ({ params: { path } });
+
 export interface ApiOptions {
   readonly baseUrl: string;
   readonly token: () => string | undefined;
@@ -44,19 +40,7 @@ export interface ApiOptions {
   readonly onUnauthorized: () => void;
 }
 
-/** What every openapi-fetch call resolves to: the typed answer, or the (problem) error body. */
-interface Answer<T> {
-  readonly data?: T;
-  readonly error?: unknown;
-  readonly response: Response;
-}
-
-/**
- * The control API as the signed-in owner sees it: one openapi-fetch client typed by the generated
- * `contracts/openapi/control-api.ts` (from openapi/control-api.yaml), so a path, parameter or body
- * the document does not have does not compile. The bearer token, a 401 ending the session and
- * problem+json errors are handled here, once, for every call.
- */
+/** The control API: one openapi-fetch client typed by contracts/openapi/control-api.ts; a 401 ends the session. */
 export class Api {
   readonly client: Client<paths>;
 
@@ -71,11 +55,8 @@ export class Api {
     });
   }
 
-  /**
-   * The answer's data, or an ApiError carrying the problem document (a 401 also ends the session).
-   * Public for the calls kept in the pages' own modules (pages/webhooks/webhooks-api.ts).
-   */
-  async unwrap<T>(call: Promise<Answer<T>>): Promise<T> {
+  /** The answer's data, or an ApiError carrying the problem document (a 401 also ends the session). */
+  async unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
     const { data, error, response } = await call;
     const problem = isProblem(error) ? error : undefined;
     if (response.status === 401) {
@@ -89,122 +70,104 @@ export class Api {
     return data as T;
   }
 
-  private account_ = (accountId: string) => ({ params: { path: { accountId } } });
-  private project_ = (accountId: string, projectId: string) => ({ params: { path: { accountId, projectId } } });
-  private domain_ = (accountId: string, projectId: string, domain: string) =>
-    ({ params: { path: { accountId, projectId, domain } } });
-
-  me = (): Promise<Me> => this.unwrap(this.client.GET('/me'));
-  plans = (): Promise<Plan[]> => this.unwrap(this.client.GET('/plans')).then((r) => r.plans);
-  account = (accountId: string): Promise<Account> => this.unwrap(this.client.GET('/accounts/{accountId}', this.account_(accountId)));
+  me = () => this.unwrap(this.client.GET('/me'));
+  plans = () => this.unwrap(this.client.GET('/plans')).then((r) => r.plans);
+  account = (accountId: string) => this.unwrap(this.client.GET('/accounts/{accountId}', at({ accountId })));
 
   /** Asks the operators to move the account to `plan`; pending until one of them acts. */
-  requestUpgrade = (accountId: string, plan: PlanId): Promise<UpgradeRequest> =>
-    this.unwrap(this.client.POST('/accounts/{accountId}/upgrade-request', { ...this.account_(accountId), body: { plan } }))
+  requestUpgrade = (accountId: string, plan: PlanId) =>
+    this.unwrap(this.client.POST('/accounts/{accountId}/upgrade-request', { ...at({ accountId }), body: { plan } }))
       .then((r) => r.upgradeRequest);
 
-  keys = (accountId: string): Promise<Key[]> =>
-    this.unwrap(this.client.GET('/accounts/{accountId}/keys', this.account_(accountId))).then((r) => r.keys);
+  keys = (accountId: string) => this.unwrap(this.client.GET('/accounts/{accountId}/keys', at({ accountId }))).then((r) => r.keys);
 
-  createKey = (accountId: string, name: string): Promise<CreatedKey> =>
-    this.unwrap(this.client.POST('/accounts/{accountId}/keys', { ...this.account_(accountId), body: { name } }));
+  createKey = (accountId: string, name: string) =>
+    this.unwrap(this.client.POST('/accounts/{accountId}/keys', { ...at({ accountId }), body: { name } }));
 
-  revokeKey = (accountId: string, keyId: string): Promise<Key> =>
-    this.unwrap(this.client.DELETE('/accounts/{accountId}/keys/{keyId}', { params: { path: { accountId, keyId } } }));
+  revokeKey = (accountId: string, keyId: string) =>
+    this.unwrap(this.client.DELETE('/accounts/{accountId}/keys/{keyId}', at({ accountId, keyId })));
 
-  usage = (accountId: string): Promise<Usage> => this.unwrap(this.client.GET('/accounts/{accountId}/usage', this.account_(accountId)));
+  usage = (accountId: string) => this.unwrap(this.client.GET('/accounts/{accountId}/usage', at({ accountId })));
   /** Accepted and refused requests per UTC day (1 to 30 days, today included). */
-  usageHistory = (accountId: string, days = 30): Promise<UsageHistory> =>
+  usageHistory = (accountId: string, days = 30) =>
     this.unwrap(this.client.GET('/accounts/{accountId}/usage/history', { params: { path: { accountId }, query: { days } } }));
 
-  projects = (accountId: string): Promise<Project[]> =>
-    this.unwrap(this.client.GET('/accounts/{accountId}/projects', this.account_(accountId))).then((r) => r.projects);
+  projects = (accountId: string) =>
+    this.unwrap(this.client.GET('/accounts/{accountId}/projects', at({ accountId }))).then((r) => r.projects);
 
-  project = (accountId: string, projectId: string): Promise<Project> =>
-    this.unwrap(this.client.GET('/accounts/{accountId}/projects/{projectId}', this.project_(accountId, projectId)));
+  project = (accountId: string, projectId: string) =>
+    this.unwrap(this.client.GET('/accounts/{accountId}/projects/{projectId}', at({ accountId, projectId })));
 
-  createProject = (accountId: string, input: { slug: string; name?: string }): Promise<Project> =>
-    this.unwrap(this.client.POST('/accounts/{accountId}/projects', { ...this.account_(accountId), body: input }));
+  createProject = (accountId: string, body: { slug: string; name?: string }) =>
+    this.unwrap(this.client.POST('/accounts/{accountId}/projects', { ...at({ accountId }), body }));
 
-  renameProject = (accountId: string, projectId: string, name: string): Promise<Project> =>
-    this.unwrap(this.client.PATCH('/accounts/{accountId}/projects/{projectId}', { ...this.project_(accountId, projectId), body: { name } }));
+  renameProject = (accountId: string, projectId: string, name: string) =>
+    this.unwrap(this.client.PATCH('/accounts/{accountId}/projects/{projectId}', { ...at({ accountId, projectId }), body: { name } }));
 
-  deleteProject = (accountId: string, projectId: string): Promise<ProjectDeleted> =>
-    this.unwrap(this.client.DELETE('/accounts/{accountId}/projects/{projectId}', this.project_(accountId, projectId)));
+  deleteProject = (accountId: string, projectId: string) =>
+    this.unwrap(this.client.DELETE('/accounts/{accountId}/projects/{projectId}', at({ accountId, projectId })));
 
   /** Starts a deploy from its manifest: the answer lists the uploads the platform still needs (contracts/deploys.ts). */
-  startDeploy = (accountId: string, projectId: string, files: readonly ManifestFile[]): Promise<StartedDeploy> =>
+  startDeploy = (accountId: string, projectId: string, files: readonly ManifestFile[]) =>
     this.unwrap(this.client.POST('/accounts/{accountId}/projects/{projectId}/deploys', {
-      ...this.project_(accountId, projectId),
+      ...at({ accountId, projectId }),
       body: { files: [...files] },
     }));
 
   /** Publishes an uploaded deploy; a `files_missing` refusal is an answer: what to upload again. */
-  finalizeDeploy = async (
-    accountId: string,
-    projectId: string,
-    deployId: string,
-  ): Promise<{ deploy?: Deploy; missing?: UploadInstruction[] }> => {
-    try {
-      return {
-        deploy: await this.unwrap(this.client.POST('/accounts/{accountId}/projects/{projectId}/deploys/{deployId}/finalize', {
-          params: { path: { accountId, projectId, deployId } },
-        })),
-      };
-    } catch (error) {
+  finalizeDeploy = (accountId: string, projectId: string, deployId: string) =>
+    this.unwrap(this.client.POST(
+      '/accounts/{accountId}/projects/{projectId}/deploys/{deployId}/finalize',
+      at({ accountId, projectId, deployId }),
+    )).then((deploy) => ({ deploy }), (error: unknown) => {
       if (error instanceof ApiError && error.code === 'files_missing') return { missing: error.problem?.uploads ?? [] };
       throw error;
-    }
-  };
+    });
 
-  deploys = (accountId: string, projectId: string): Promise<DeployListing[]> =>
-    this.unwrap(this.client.GET('/accounts/{accountId}/projects/{projectId}/deploys', this.project_(accountId, projectId)))
-      .then((r) => r.deploys);
+  deploys = (accountId: string, projectId: string) =>
+    this.unwrap(this.client.GET('/accounts/{accountId}/projects/{projectId}/deploys', at({ accountId, projectId }))).then((r) => r.deploys);
 
-  rollback = (accountId: string, projectId: string, deployId: string): Promise<DeployListing> =>
-    this.unwrap(this.client.POST('/accounts/{accountId}/projects/{projectId}/deploys/{deployId}/rollback', {
-      params: { path: { accountId, projectId, deployId } },
-    }));
+  rollback = (accountId: string, projectId: string, deployId: string) =>
+    this.unwrap(this.client.POST(
+      '/accounts/{accountId}/projects/{projectId}/deploys/{deployId}/rollback',
+      at({ accountId, projectId, deployId }),
+    ));
 
-  domains = (accountId: string, projectId: string): Promise<Domain[]> =>
-    this.unwrap(this.client.GET('/accounts/{accountId}/projects/{projectId}/domains', this.project_(accountId, projectId)))
-      .then((r) => r.domains);
+  domains = (accountId: string, projectId: string) =>
+    this.unwrap(this.client.GET('/accounts/{accountId}/projects/{projectId}/domains', at({ accountId, projectId }))).then((r) => r.domains);
 
-  addDomain = (accountId: string, projectId: string, domain: string): Promise<AddedDomain> =>
+  addDomain = (accountId: string, projectId: string, domain: string) =>
     this.unwrap(this.client.POST('/accounts/{accountId}/projects/{projectId}/domains', {
-      ...this.project_(accountId, projectId),
+      ...at({ accountId, projectId }),
       body: { domain },
     }));
 
-  domain = (accountId: string, projectId: string, domain: string): Promise<Domain> =>
-    this.unwrap(this.client.GET('/accounts/{accountId}/projects/{projectId}/domains/{domain}', this.domain_(accountId, projectId, domain)));
+  domain = (accountId: string, projectId: string, domain: string) =>
+    this.unwrap(this.client.GET('/accounts/{accountId}/projects/{projectId}/domains/{domain}', at({ accountId, projectId, domain })));
 
-  verifyDomain = (accountId: string, projectId: string, domain: string, again = false): Promise<Domain> =>
+  verifyDomain = (accountId: string, projectId: string, domain: string, again = false) =>
     this.unwrap(again
-      ? this.client.POST('/accounts/{accountId}/projects/{projectId}/domains/{domain}/reverify', this.domain_(accountId, projectId, domain))
-      : this.client.POST('/accounts/{accountId}/projects/{projectId}/domains/{domain}/verify', this.domain_(accountId, projectId, domain)));
+      ? this.client.POST('/accounts/{accountId}/projects/{projectId}/domains/{domain}/reverify', at({ accountId, projectId, domain }))
+      : this.client.POST('/accounts/{accountId}/projects/{projectId}/domains/{domain}/verify', at({ accountId, projectId, domain })));
 
-  removeDomain = (accountId: string, projectId: string, domain: string): Promise<RemovedDomain> =>
-    this.unwrap(this.client.DELETE('/accounts/{accountId}/projects/{projectId}/domains/{domain}', this.domain_(accountId, projectId, domain)));
+  removeDomain = (accountId: string, projectId: string, domain: string) =>
+    this.unwrap(this.client.DELETE('/accounts/{accountId}/projects/{projectId}/domains/{domain}', at({ accountId, projectId, domain })));
 
-  setPrimary = (accountId: string, projectId: string, domain: string): Promise<DomainConfig> =>
+  setPrimary = (accountId: string, projectId: string, domain: string) =>
     this.unwrap(this.client.PUT('/accounts/{accountId}/projects/{projectId}/domain-config/primary', {
-      ...this.project_(accountId, projectId),
+      ...at({ accountId, projectId }),
       body: { domain },
     }));
 
-  addRedirect = (
-    accountId: string,
-    projectId: string,
-    redirect: { from: string; to: string; status: RedirectStatus },
-  ): Promise<DomainConfig> =>
+  addRedirect = (accountId: string, projectId: string, body: { from: string; to: string; status: RedirectStatus }) =>
     this.unwrap(this.client.POST('/accounts/{accountId}/projects/{projectId}/domain-config/redirects', {
-      ...this.project_(accountId, projectId),
-      body: redirect,
+      ...at({ accountId, projectId }),
+      body,
     }));
 
-  removeRedirect = (accountId: string, projectId: string, from: string): Promise<DomainConfig> =>
-    this.unwrap(this.client.DELETE('/accounts/{accountId}/projects/{projectId}/domain-config/redirects/{from}', {
-      params: { path: { accountId, projectId, from } },
-    }));
+  removeRedirect = (accountId: string, projectId: string, from: string) =>
+    this.unwrap(this.client.DELETE(
+      '/accounts/{accountId}/projects/{projectId}/domain-config/redirects/{from}',
+      at({ accountId, projectId, from }),
+    ));
 }

@@ -1,68 +1,42 @@
-import type { PlanId } from './types';
+import * as z from 'zod/mini';
+import { PLAN_IDS } from '../../contracts/plans';
 
-export interface DemoOwner {
-  readonly email: string;
-  readonly plan: PlanId;
-}
+/** A URL without its trailing slashes. */
+const base = z.pipe(z.string(), z.transform((url) => url.replace(/\/+$/, '')));
 
-export type AuthConfig =
-  | { readonly kind: 'dev'; readonly demoOwners: readonly DemoOwner[] } |
-  { readonly kind: 'cognito'; readonly domain: string; readonly clientId: string; readonly scopes: readonly string[] };
+const authSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('dev'),
+    demoOwners: z._default(z.array(z.object({ email: z.string(), plan: z.enum(PLAN_IDS) })), []),
+  }),
+  z.object({
+    kind: z.literal('cognito'),
+    domain: base,
+    clientId: z.string(),
+    scopes: z.pipe(
+      z._default(z.array(z.string()), []),
+      z.transform((scopes) => (scopes.length > 0 ? scopes : ['openid', 'email', 'profile'])),
+    ),
+  }),
+]);
 
 /** /config.json, served next to the app (locally by the platform, on AWS from the bucket). */
-export interface RuntimeConfig {
-  readonly apiBaseUrl: string;
-  readonly messagesApiUrl: string;
+const configSchema = z.object({
+  apiBaseUrl: base,
+  messagesApiUrl: z._default(base, ''),
   /** Projects are served at `<slug>.<platformDomain>`. */
-  readonly platformDomain?: string;
-  /**
-   * Only on the local platform: its edge (`http://127.0.0.1:<port>`), which serves every platform
-   * host by its Host header and as `<host>.localhost`. Platform URLs are then shown with their local way in.
-   */
-  readonly localEdgeUrl?: string;
-  readonly auth: AuthConfig;
-}
+  platformDomain: z.optional(z.string()),
+  /** Only on the local platform: its edge, which also serves every platform host as `<host>.localhost`. */
+  localEdgeUrl: z.optional(base),
+  auth: authSchema,
+});
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
-
-function parseAuth(value: unknown): AuthConfig {
-  if (!isRecord(value)) throw new Error('config.json: "auth" is missing');
-  if (value.kind === 'dev') {
-    const owners = Array.isArray(value.demoOwners) ? value.demoOwners : [];
-    return {
-      kind: 'dev',
-      demoOwners: owners.filter(
-        (o): o is DemoOwner => isRecord(o) && typeof o.email === 'string' && typeof o.plan === 'string',
-      ),
-    };
-  }
-  if (value.kind === 'cognito' && typeof value.domain === 'string' && typeof value.clientId === 'string') {
-    const scopes = Array.isArray(value.scopes) ? value.scopes.filter((s): s is string => typeof s === 'string') : [];
-    return {
-      kind: 'cognito',
-      domain: value.domain.replace(/\/+$/, ''),
-      clientId: value.clientId,
-      scopes: scopes.length > 0 ? scopes : ['openid', 'email', 'profile'],
-    };
-  }
-  throw new Error('config.json: "auth.kind" must be "dev" or "cognito"');
-}
-
-export function parseConfig(value: unknown): RuntimeConfig {
-  if (!isRecord(value) || typeof value.apiBaseUrl !== 'string') {
-    throw new Error('config.json: "apiBaseUrl" is missing');
-  }
-  return {
-    apiBaseUrl: value.apiBaseUrl.replace(/\/+$/, ''),
-    messagesApiUrl: typeof value.messagesApiUrl === 'string' ? value.messagesApiUrl.replace(/\/+$/, '') : '',
-    ...(typeof value.platformDomain === 'string' && value.platformDomain ? { platformDomain: value.platformDomain } : {}),
-    ...(typeof value.localEdgeUrl === 'string' && value.localEdgeUrl ? { localEdgeUrl: value.localEdgeUrl.replace(/\/+$/, '') } : {}),
-    auth: parseAuth(value.auth),
-  };
-}
+export type RuntimeConfig = z.infer<typeof configSchema>;
 
 export async function loadConfig(): Promise<RuntimeConfig> {
   const res = await fetch(new URL('config.json', document.baseURI), { cache: 'no-store' });
   if (!res.ok) throw new Error(`config.json could not be loaded (HTTP ${res.status})`);
-  return parseConfig(await res.json());
+  const parsed = configSchema.safeParse(await res.json());
+  if (!parsed.success) throw new Error(`config.json is not valid: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
 }

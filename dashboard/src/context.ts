@@ -10,6 +10,7 @@ export interface AppContextValue {
   readonly config: RuntimeConfig;
   readonly api: Api;
   readonly me: Owner;
+  readonly accountId: string;
   /** The account as sign-in read it: the first value of useAccount(), which refreshes it. */
   readonly bootAccount: { readonly account: Account; readonly readAt: number };
   /** The plan catalogue (GET /plans): it changes only with a deploy of the platform. */

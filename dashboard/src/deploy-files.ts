@@ -1,11 +1,7 @@
 import { DEPLOY_LIMITS, type LocalFile } from '../../contracts/deploys';
 import { formatBytes } from './format';
 
-/**
- * The files of a deploy as the owner chose them: a folder (`webkitdirectory`, every file named
- * `folder/…` by `webkitRelativePath`) or loose files. The paths the service gets are relative to
- * the site's root, so the chosen folder's own name is dropped: `site/index.html` → `index.html`.
- */
+/** A chosen file and its path from the site's root (a chosen folder's own name dropped: `site/index.html` → `index.html`). */
 export interface SiteFile {
   readonly path: string;
   readonly file: File;

@@ -1,3 +1,5 @@
+import { useEffect, useState } from 'react';
+
 /**
  * A message for the next page (a hash navigation loses component state): "Project created" on
  * the settings page the form goes to. Keyed by where it is meant to show.
@@ -8,18 +10,16 @@ export function setFlash(key: string, message: string): void {
   pending = { key, message };
 }
 
-/** The message meant for `key`, if any (it stays until clearFlash, so a re-render keeps it). */
-export const peekFlash = (key: string): string | undefined => (pending?.key === key ? pending.message : undefined);
-
-export function clearFlash(key: string): void {
-  if (pending?.key === key) pending = undefined;
+/** The message meant for `key`, if any: kept while the page that reads it stays open. */
+export function useFlash(key: string): string | undefined {
+  const [message] = useState(() => (pending?.key === key ? pending.message : undefined));
+  useEffect(() => {
+    if (pending?.key === key) pending = undefined;
+  }, [key]);
+  return message;
 }
 
-/**
- * Notices belong to the action that caused them: when the owner starts another one, every notice
- * and error left by earlier actions goes (components subscribe with onActionStart), so an old
- * "✓ Added" never stands under a new error and notices do not pile up.
- */
+/** Starting an action clears the notices and errors of earlier ones (components subscribe with onActionStart). */
 const actionListeners = new Set<() => void>();
 
 export function onActionStart(listener: () => void): () => void {

@@ -1,12 +1,8 @@
-import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useApp } from './context';
-import type { Account, Domain, Project } from './types';
+import type { Account } from './types';
 
-/**
- * The cache keys of the control API's resources, one per resource: every page that shows a value
- * reads it under the same key, so one refetch (every 10 s while visible, query-client.ts) or one
- * invalidation after a change updates every place at once.
- */
+/** One cache key per resource of the control API: one refetch or invalidation updates every place that shows it. */
 export const queryKeys = {
   account: (accountId: string) => ['account', accountId] as const,
   plans: ['plans'] as const,
@@ -15,18 +11,14 @@ export const queryKeys = {
   usageHistory: (accountId: string, days: number) => ['usage-history', accountId, days] as const,
   projects: (accountId: string) => ['projects', accountId] as const,
   project: (accountId: string, projectId: string) => ['project', accountId, projectId] as const,
+  deploys: (accountId: string, projectId: string) => ['deploys', accountId, projectId] as const,
   domains: (accountId: string, projectId: string) => ['domains', accountId, projectId] as const,
   domain: (accountId: string, projectId: string, domain: string) => ['domain', accountId, projectId, domain] as const,
 };
 
-/**
- * The account as the control API has it now (plan, limits, pending upgrade request): the one
- * source the header, the plan cards, the usage page and the Domains page's gating read, so a plan
- * an operator changes shows everywhere within one refresh. Starts from the account the sign-in read.
- */
+/** The account now (plan, limits, pending upgrade request), so a plan an operator changes shows everywhere at once. */
 export function useAccount(): Account {
-  const { api, me, bootAccount } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId, bootAccount } = useApp();
   const query = useQuery({
     queryKey: queryKeys.account(accountId),
     queryFn: () => api.account(accountId),
@@ -44,29 +36,9 @@ export function useCurrentPlan() {
 }
 
 export function useProjectQuery(projectId: string) {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   return useQuery({
     queryKey: queryKeys.project(accountId, projectId),
     queryFn: () => api.project(accountId, projectId),
   });
-}
-
-/** Writes a project's new state into the cache (after a change), and reads it again from the server. */
-export function useProjectUpdate(projectId: string) {
-  const { me } = useApp();
-  const queryClient = useQueryClient();
-  const key = queryKeys.project(me.account.accountId, projectId);
-  return (update: (project: Project) => Project) => {
-    queryClient.setQueryData<Project>(key, (p) => (p ? update(p) : p));
-    void queryClient.invalidateQueries({ queryKey: key });
-  };
-}
-
-/** Replaces one domain in the project's list, as the change answered it. */
-export function setDomainInList(queryClient: QueryClient, accountId: string, projectId: string, domain: Domain): void {
-  queryClient.setQueryData<Domain[]>(
-    queryKeys.domains(accountId, projectId),
-    (list) => list?.map((d) => (d.domain === domain.domain ? domain : d)),
-  );
 }

@@ -1,17 +1,13 @@
 import { useEffect, useState } from 'react';
 
-/** Hash routes (work on S3/CloudFront without rewrites): #/ (the overview), #/keys, #/usage, #/plans, #/projects, #/projects/<id>/domains. */
+/** The routes without a parameter, by their one path segment. */
+const PAGES = ['keys', 'usage', 'plans', 'projects', 'messages', 'webhooks'] as const;
+
+/** Hash routes (work on S3/CloudFront without rewrites): #/ (the overview), #/keys, #/projects/<id>/domains, … */
 export type Route =
-  | { readonly name: 'overview' } |
-  { readonly name: 'keys' } |
-  { readonly name: 'usage' } |
-  { readonly name: 'plans' } |
-  { readonly name: 'projects' } |
-  { readonly name: 'project'; readonly projectId: string } |
-  { readonly name: 'domains'; readonly projectId: string } |
-  { readonly name: 'messages' } |
+  | { readonly name: 'overview' | (typeof PAGES)[number] } |
+  { readonly name: 'project' | 'domains'; readonly projectId: string } |
   { readonly name: 'message'; readonly messageId: string } |
-  { readonly name: 'webhooks' } |
   { readonly name: 'not-found'; readonly path: string };
 
 export function parseRoute(hash: string): Route {
@@ -25,13 +21,9 @@ export function parseRoute(hash: string): Route {
   });
   const [first, id, sub] = parts;
   if (parts.length === 0) return { name: 'overview' };
-  if (parts.length === 1 && first === 'keys') return { name: 'keys' };
-  if (parts.length === 1 && first === 'usage') return { name: 'usage' };
-  if (parts.length === 1 && first === 'plans') return { name: 'plans' };
-  if (parts.length === 1 && first === 'projects') return { name: 'projects' };
-  if (parts.length === 1 && first === 'messages') return { name: 'messages' };
+  const page = PAGES.find((name) => name === first);
+  if (page && parts.length === 1) return { name: page };
   if (first === 'messages' && id && parts.length === 2) return { name: 'message', messageId: id };
-  if (parts.length === 1 && first === 'webhooks') return { name: 'webhooks' };
   if (first === 'projects' && id && parts.length === 2) return { name: 'project', projectId: id };
   if (first === 'projects' && id && sub === 'domains' && parts.length === 3) return { name: 'domains', projectId: id };
   return { name: 'not-found', path };

@@ -1,6 +1,4 @@
-// The control API's shapes, as generated from openapi/control-api.yaml into
-// contracts/openapi/control-api.ts (npx openapi-typescript): names for the schemas the dashboard
-// reads, never a copy of one.
+// Names for the control API's generated schemas (contracts/openapi/control-api.ts), never a copy of one.
 import type { components } from '../../contracts/openapi/control-api';
 
 type Schemas = components['schemas'];
@@ -14,14 +12,10 @@ export type Plan = Schemas['Plan'];
 export type Key = Schemas['Key'];
 export type CreatedKey = Schemas['CreatedKey'];
 export type WindowUsage = Schemas['WindowUsage'];
-export type KeyUsage = Schemas['KeyUsage'];
 export type Usage = Schemas['Usage'];
 export type Deploy = Schemas['Deploy'];
 export type DeployListing = Schemas['DeployListing'];
 export type ManifestFile = Schemas['ManifestFile'];
-export type UploadInstruction = Schemas['UploadInstruction'];
-export type StartedDeploy = Schemas['StartedDeploy'];
-export type ProjectDeleted = Schemas['ProjectDeleted'];
 export type RedirectStatus = Schemas['RedirectStatus'];
 export type Redirect = Schemas['Redirect'];
 export type DomainConfig = Schemas['DomainConfig'];
@@ -33,12 +27,8 @@ export type DnsFailure = Schemas['DnsFailure'];
 export type DomainMisconfiguration = Schemas['DomainMisconfiguration'];
 export type DomainDiagnosis = Schemas['DomainDiagnosis'];
 export type Domain = Schemas['Domain'];
-export type AddedDomain = Schemas['AddedDomain'];
-export type RemovedDomain = Schemas['RemovedDomain'];
 export type Problem = Schemas['Problem'];
-export type UsageTotals = Schemas['UsageTotals'];
 export type DayUsage = Schemas['DayUsage'];
-export type KeyUsageHistory = Schemas['KeyUsageHistory'];
 export type UsageHistory = Schemas['UsageHistory'];
 
 /** The redirect statuses offered in the form, in order (every value of the document's enum). */

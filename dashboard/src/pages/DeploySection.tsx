@@ -1,7 +1,8 @@
-import { type ChangeEvent, type FormEvent, useId, useRef, useState } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { type ChangeEvent, type FormEvent, type ReactNode, type RefObject, useId, useRef, useState } from 'react';
 import { ApiError, errorMessage } from '../api';
 import { LongValue } from '../components/LongValue';
-import { Notice } from '../components/Notice';
+import { ActionError, Notice } from '../components/Notice';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { Time } from '../components/Time';
 import { useApp } from '../context';
@@ -9,46 +10,54 @@ import { actionStarted } from '../flash';
 import { type DeployCalls, deploySite, type DeployProgress } from '../../../contracts/deploys';
 import { limitMb, MAX_DEPLOY_BYTES, MAX_FILE_BYTES, MAX_FILES, readFiles, type Selection, selectFiles } from '../deploy-files';
 import { formatBytes, formatNumber } from '../format';
+import { queryKeys } from '../queries';
 import type { Deploy, Project } from '../types';
 import { DeployBadge } from './project-parts';
-
-type Phase =
-  | { readonly kind: 'idle' } |
-  { readonly kind: 'reading'; readonly done: number; readonly total: number } |
-  { readonly kind: 'uploading'; readonly progress?: DeployProgress } |
-  { readonly kind: 'succeeded'; readonly project: Project; readonly deploy: Deploy; readonly skipped: number; readonly uploaded: number } |
-  { readonly kind: 'failed'; readonly message: string };
 
 /** How many chosen files are listed by name (the count and size cover them all). */
 const LISTED = 100;
 
 const plural = (n: number, one: string, many = `${one}s`) => `${formatNumber(n)} ${n === 1 ? one : many}`;
 
-/**
- * Deploys a site from the browser as the CLI does (contracts/deploys.ts): the files are hashed, the
- * manifest sent, and only the contents the platform lacks are uploaded, straight to storage with
- * presigned PUTs; the new version goes live once every file is there.
- */
-export function DeploySection({
-  project,
-  onProject,
-  onReload,
-}: {
-  readonly project: Project;
-  /** After a successful deploy: the project and its history are read again. */
-  readonly onProject: (project: Project) => void;
-  /** After a failure: the service may have recorded a failed deploy. */
-  readonly onReload: () => void;
-}) {
-  const { api, me } = useApp();
+/** Deploys a site from the browser as the CLI does (contracts/deploys.ts): only files the platform lacks are sent. */
+export function DeploySection({ project }: { readonly project: Project }) {
+  const { api, accountId } = useApp();
+  const queryClient = useQueryClient();
   const [selection, setSelection] = useState<Selection>();
-  const [phase, setPhase] = useState<Phase>({ kind: 'idle' });
+  // Where a running deploy is: reading the files, then comparing (no progress yet) and uploading.
+  const [step, setStep] = useState<{ readonly read: number; readonly total: number } | DeployProgress>();
   const [refusal, setRefusal] = useState<string>();
   const folderInput = useRef<HTMLInputElement | null>(null);
   const hintId = useId();
   const problemsId = useId();
   const nothingId = useId();
-  const busy = phase.kind === 'reading' || phase.kind === 'uploading';
+  const deploy = useMutation({
+    mutationFn: async (files: Selection['files']) => {
+      setStep({ read: 0, total: files.length });
+      const read = await readFiles(files, (done) => setStep({ read: done, total: files.length }));
+      setStep(undefined);
+      const calls: DeployCalls = {
+        start: (manifest) => api.startDeploy(accountId, project.projectId, manifest),
+        finalize: (deployId) => api.finalizeDeploy(accountId, project.projectId, deployId),
+      };
+      const outcome = await deploySite(calls, read, { onProgress: setStep });
+      const deployed = await api.project(accountId, project.projectId);
+      const { skipped, uploadedFiles: uploaded } = outcome;
+      return { project: deployed, deploy: outcome.deploy as Deploy, skipped, uploaded };
+    },
+    onSuccess: ({ project: deployed }) => {
+      queryClient.setQueryData(queryKeys.project(accountId, project.projectId), deployed);
+      setSelection(undefined);
+    },
+    // The service may have recorded a failed deploy. (Not awaited: the outcome shows at once.)
+    onError: () => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.project(accountId, project.projectId) });
+    },
+    onSettled: () => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.deploys(accountId, project.projectId) });
+    },
+  });
+  const busy = deploy.isPending;
 
   const onChoose = (event: ChangeEvent<HTMLInputElement>) => {
     const chosen = Array.from(event.target.files ?? []);
@@ -56,11 +65,11 @@ export function DeploySection({
     event.target.value = '';
     if (chosen.length === 0) return;
     setSelection(selectFiles(chosen));
-    setPhase({ kind: 'idle' });
+    deploy.reset();
     setRefusal(undefined);
   };
 
-  const onSubmit = async (event: FormEvent) => {
+  const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     if (busy) return;
     actionStarted();
@@ -74,53 +83,20 @@ export function DeploySection({
       return;
     }
     setRefusal(undefined);
-    const files = selection.files;
-    try {
-      setPhase({ kind: 'reading', done: 0, total: files.length });
-      const read = await readFiles(files, (done) => setPhase({ kind: 'reading', done, total: files.length }));
-      setPhase({ kind: 'uploading' });
-      const { accountId } = me.account;
-      const calls: DeployCalls = {
-        start: (manifest) => api.startDeploy(accountId, project.projectId, manifest),
-        finalize: (deployId) => api.finalizeDeploy(accountId, project.projectId, deployId),
-      };
-      const outcome = await deploySite(calls, read, { onProgress: (progress) => setPhase({ kind: 'uploading', progress }) });
-      const deployed = await api.project(accountId, project.projectId);
-      onProject(deployed);
-      setPhase({ kind: 'succeeded', project: deployed, deploy: outcome.deploy as Deploy, skipped: outcome.skipped, uploaded: outcome.uploadedFiles });
-      setSelection(undefined);
-    } catch (e) {
-      const message = errorMessage(e);
-      setPhase({
-        kind: 'failed',
-        message: e instanceof ApiError && e.code !== 'deploy_failed' && !/live version/.test(message)
-          ? `${message} The live version is unchanged.`
-          : message,
-      });
-      if (e instanceof ApiError) onReload();
-    }
+    deploy.mutate(selection.files);
   };
 
   const status = ((): string => {
-    switch (phase.kind) {
-      case 'reading':
-        return `Deploying… reading files (${formatNumber(phase.done)} of ${formatNumber(phase.total)})`;
-      case 'uploading':
-        return phase.progress
-          ? `Deploying… uploaded ${formatNumber(phase.progress.uploadedFiles)} of ${plural(phase.progress.uploadFiles, 'changed file')} ` +
-          `(${formatBytes(phase.progress.uploadedBytes)} of ${formatBytes(phase.progress.uploadBytes)}); the live version changes once every file is stored.`
-          : 'Deploying… comparing with the files already stored.';
-      case 'succeeded':
-        return `Deploy succeeded. Your site is live at ${phase.project.url}`;
-      case 'failed':
-        return 'The deploy failed.';
-      case 'idle':
-        return selection ? `${plural(selection.files.length, 'file')} chosen, ${formatBytes(selection.totalBytes)}.` : '';
+    if (busy && !step) return 'Deploying… comparing with the files already stored.';
+    if (busy && step && 'read' in step) return `Deploying… reading files (${formatNumber(step.read)} of ${formatNumber(step.total)})`;
+    if (busy && step && 'uploadFiles' in step) {
+      return `Deploying… uploaded ${formatNumber(step.uploadedFiles)} of ${plural(step.uploadFiles, 'changed file')} ` +
+        `(${formatBytes(step.uploadedBytes)} of ${formatBytes(step.uploadBytes)}); the live version changes once every file is stored.`;
     }
+    if (deploy.data) return `Deploy succeeded. Your site is live at ${deploy.data.project.url}`;
+    if (deploy.error) return 'The deploy failed.';
+    return selection ? `${plural(selection.files.length, 'file')} chosen, ${formatBytes(selection.totalBytes)}.` : '';
   })();
-
-  const live = phase.kind === 'succeeded' ? phase.project : undefined;
-  const finished = phase.kind === 'succeeded' ? phase.deploy : undefined;
 
   return (
     <div className="deploy-new" aria-labelledby="new-deploy-heading" role="group">
@@ -131,39 +107,12 @@ export function DeploySection({
         {limitMb(MAX_FILE_BYTES)} per file and {limitMb(MAX_DEPLOY_BYTES)} in all; files that did not change
         since an earlier deploy are not uploaded again. The live version changes only when the whole deploy succeeds.
       </p>
-      <form onSubmit={(e) => void onSubmit(e)} noValidate>
+      <form onSubmit={onSubmit} noValidate>
         <div className="file-pickers">
-          <span className="file-picker">
-            <input
-              ref={(node) => {
-                folderInput.current = node;
-                // Not in React's typings: a folder picker (every file named by webkitRelativePath).
-                if (node) node.webkitdirectory = true;
-              }}
-              id="deploy-folder"
-              className="file-input visually-hidden"
-              type="file"
-              multiple
-              onChange={onChoose}
-              aria-describedby={hintId}
-              disabled={busy}
-            />
-            <label htmlFor="deploy-folder" className="button secondary">
-              <FolderIcon /> Choose a folder
-            </label>
-          </span>
-          <span className="file-picker">
-            <input
-              id="deploy-files"
-              className="file-input visually-hidden"
-              type="file"
-              multiple
-              onChange={onChoose}
-              aria-describedby={hintId}
-              disabled={busy}
-            />
-            <label htmlFor="deploy-files" className="button secondary">Choose files</label>
-          </span>
+          <FilePicker id="deploy-folder" folder={folderInput} describedBy={hintId} disabled={busy} onChange={onChoose}>
+            <FolderIcon /> Choose a folder
+          </FilePicker>
+          <FilePicker id="deploy-files" describedBy={hintId} disabled={busy} onChange={onChoose}>Choose files</FilePicker>
         </div>
 
         {selection ? <SelectionSummary selection={selection} problemsId={problemsId} /> : null}
@@ -194,7 +143,7 @@ export function DeploySection({
               )
             : null}
         </p>
-        <p className="action-error" role="alert">{refusal ? <><span aria-hidden="true">✕ </span>{refusal}</> : null}</p>
+        <ActionError message={refusal} />
       </form>
 
       <p className={`status-line deploy-status${busy ? ' busy' : ''}`} role="status" aria-live="polite">
@@ -203,33 +152,44 @@ export function DeploySection({
         {busy ? status : <span className="visually-hidden">{status}</span>}
       </p>
 
-      {live && finished
-        ? (
-            <Notice tone="success" title="Deploy succeeded: your site is live">
-              <dl className="facts compact deploy-result">
-                <div><dt>State</dt><dd><DeployBadge state={live.deployState} /></dd></div>
-                <div><dt>Deploy</dt><dd><code><LongValue value={finished.deployId} /></code></dd></div>
-                <div><dt>Finished</dt><dd><Time iso={finished.finishedAt ?? finished.startedAt} /></dd></div>
-                <div><dt>Files</dt><dd>{plural(finished.fileCount, 'file')}, {formatBytes(finished.bytes)}</dd></div>
-                <div>
-                  <dt>Uploaded</dt>
-                  <dd>
-                    {plural(phase.kind === 'succeeded' ? phase.uploaded : 0, 'file')} ({formatBytes(finished.uploadBytes)})
-                    {phase.kind === 'succeeded' && phase.skipped > 0 ? `; ${plural(phase.skipped, 'unchanged file')} skipped` : ''}
-                  </dd>
-                </div>
-              </dl>
-              <p>
-                Live at <PlatformUrl url={live.url} label={live.url} />
-                {live.domains.primary !== live.defaultDomain
-                  ? <> and at <PlatformUrl url={`https://${live.domains.primary}/`} /></>
-                  : null}
-              </p>
-            </Notice>
-          )
-        : null}
-      {phase.kind === 'failed' ? <Notice tone="error" title="The deploy failed">{phase.message}</Notice> : null}
+      {deploy.data ? <Succeeded {...deploy.data} /> : null}
+      {deploy.error ? <Notice tone="error" title="The deploy failed">{failure(deploy.error)}</Notice> : null}
     </div>
+  );
+}
+
+/** Why the deploy failed; a refusal by the service leaves the live version as it was. */
+function failure(error: Error) {
+  const message = errorMessage(error);
+  return error instanceof ApiError && error.code !== 'deploy_failed' && !/live version/.test(message)
+    ? `${message} The live version is unchanged.`
+    : message;
+}
+
+/** What the deploy published, and where it is live. */
+type Outcome = Readonly<{ project: Project; deploy: Deploy; uploaded: number; skipped: number }>;
+
+function Succeeded({ project: live, deploy, uploaded, skipped }: Outcome) {
+  return (
+    <Notice tone="success" title="Deploy succeeded: your site is live">
+      <dl className="facts compact deploy-result">
+        <div><dt>State</dt><dd><DeployBadge state={live.deployState} /></dd></div>
+        <div><dt>Deploy</dt><dd><code><LongValue value={deploy.deployId} /></code></dd></div>
+        <div><dt>Finished</dt><dd><Time iso={deploy.finishedAt ?? deploy.startedAt} /></dd></div>
+        <div><dt>Files</dt><dd>{plural(deploy.fileCount, 'file')}, {formatBytes(deploy.bytes)}</dd></div>
+        <div>
+          <dt>Uploaded</dt>
+          <dd>
+            {plural(uploaded, 'file')} ({formatBytes(deploy.uploadBytes)})
+            {skipped > 0 ? `; ${plural(skipped, 'unchanged file')} skipped` : ''}
+          </dd>
+        </div>
+      </dl>
+      <p>
+        Live at <PlatformUrl url={live.url} label={live.url} />
+        {live.domains.primary !== live.defaultDomain ? <> and at <PlatformUrl url={`https://${live.domains.primary}/`} /></> : null}
+      </p>
+    </Notice>
   );
 }
 
@@ -238,6 +198,38 @@ function FolderIcon() {
     <svg aria-hidden="true" width="16" height="16" viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.5">
       <path d="M1.75 4.25a1 1 0 0 1 1-1h3.5l1.5 1.75h5.5a1 1 0 0 1 1 1v6.75a1 1 0 0 1-1 1H2.75a1 1 0 0 1-1-1z" />
     </svg>
+  );
+}
+
+interface FilePickerProps {
+  readonly id: string;
+  /** Set for the folder picker (every file named by webkitRelativePath). */
+  readonly folder?: RefObject<HTMLInputElement | null>;
+  readonly describedBy: string;
+  readonly disabled: boolean;
+  readonly onChange: (event: ChangeEvent<HTMLInputElement>) => void;
+  readonly children: ReactNode;
+}
+
+function FilePicker({ id, folder, describedBy, disabled, onChange, children }: FilePickerProps) {
+  return (
+    <span className="file-picker">
+      <input
+        ref={folder && ((node) => {
+          folder.current = node;
+          // Not in React's typings.
+          if (node) node.webkitdirectory = true;
+        })}
+        id={id}
+        className="file-input visually-hidden"
+        type="file"
+        multiple
+        onChange={onChange}
+        aria-describedby={describedBy}
+        disabled={disabled}
+      />
+      <label htmlFor={id} className="button secondary">{children}</label>
+    </span>
   );
 }
 

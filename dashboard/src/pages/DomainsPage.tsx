@@ -7,18 +7,17 @@ import { PageHeading } from '../components/PageHeading';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { useNotice } from '../components/useNotice';
 import { planName, useApp } from '../context';
-import { queryKeys, setDomainInList, useCurrentPlan, useProjectQuery, useProjectUpdate } from '../queries';
+import { queryKeys, useCurrentPlan, useProjectQuery } from '../queries';
 import { href } from '../router';
 import type { Domain, DomainConfig, Project } from '../types';
 import { AddDomainForm } from './domains/AddDomainForm';
 import { DomainCard } from './domains/DomainCard';
 import { DomainConfigSection } from './domains/DomainConfigSection';
 import { RemoveDialog } from './domains/RemoveDialog';
-import { ProjectNav } from './project-parts';
+import { ProjectLoading, ProjectNav } from './project-parts';
 
 export function DomainsPage({ projectId }: { readonly projectId: string }) {
-  const { api, me, plans } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId, plans } = useApp();
   const queryClient = useQueryClient();
   const project = useProjectQuery(projectId);
   // The gate follows the account query: a plan an operator changes opens (or closes) it at the next refresh.
@@ -39,29 +38,25 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
   /** What to do once the remove dialog has closed and given focus back (then focus can move on). */
   const afterDialog = useRef<(() => void) | undefined>(undefined);
 
-  const updateProject = useProjectUpdate(projectId);
-  const setConfig = useCallback(
-    (config: DomainConfig) => updateProject((p) => ({ ...p, domains: config })),
-    [updateProject],
-  );
+  const projectKey = queryKeys.project(accountId, projectId);
+  const setConfig = (config: DomainConfig) => {
+    queryClient.setQueryData<Project>(projectKey, (current) => (current ? { ...current, domains: config } : current));
+    void queryClient.invalidateQueries({ queryKey: projectKey });
+  };
+  // Stable: the polling of every card hands it each new read.
   const replaceDomain = useCallback(
-    (updated: Domain) => setDomainInList(queryClient, accountId, projectId, updated),
+    (updated: Domain) => queryClient.setQueryData<Domain[]>(
+      queryKeys.domains(accountId, projectId),
+      (current) => current?.map((d) => (d.domain === updated.domain ? updated : d)),
+    ),
     [queryClient, accountId, projectId],
   );
   const setDomains = (update: (list: Domain[]) => Domain[]) => {
-    queryClient.setQueryData<Domain[]>(domainsKey, (list) => update(list ?? []));
+    queryClient.setQueryData<Domain[]>(domainsKey, (current) => update(current ?? []));
     void queryClient.invalidateQueries({ queryKey: domainsKey });
   };
 
-  if (!project.data) {
-    return (
-      <>
-        <PageHeading title="Domains" />
-        {project.error ? <Notice tone="error">{errorMessage(project.error)}</Notice> : <Loading label="Loading the project…" />}
-        <p><a href={href.projects}>Back to projects</a></p>
-      </>
-    );
-  }
+  if (!project.data) return <ProjectLoading title="Domains" error={project.error} />;
   const p = project.data;
   const deployed = p.liveDeployId !== undefined;
   const list = domains.data ?? [];
@@ -162,7 +157,7 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
                   afterDialog.current = () => document.getElementById('domains-heading')?.focus();
                   setRemoving(undefined);
                   setDomains((current) => current.filter((d) => d.domain !== name));
-                  void queryClient.invalidateQueries({ queryKey: queryKeys.project(accountId, projectId) });
+                  void queryClient.invalidateQueries({ queryKey: projectKey });
                   setPageNotice({
                     tone: warning ? 'warning' : 'success',
                     text: `${name} was removed and no longer serves traffic.${warning ? ` ${warning}` : ''}`,

@@ -1,38 +1,22 @@
-import { useEffect, useState } from 'react';
-import { Loading, Notice } from '../components/Notice';
 import { LongValue } from '../components/LongValue';
+import { Notice } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { Time } from '../components/Time';
-import { useQueryClient } from '@tanstack/react-query';
-import { errorMessage } from '../api';
-import { useApp } from '../context';
-import { clearFlash, peekFlash } from '../flash';
+import { useFlash } from '../flash';
 import { formatBytes, formatNumber } from '../format';
 import { href } from '../router';
-import { queryKeys, useProjectQuery } from '../queries';
+import { useProjectQuery } from '../queries';
 import { DeploySection } from './DeploySection';
-import { DeployBadge, ProjectNav } from './project-parts';
-import { DeployHistory, deploysKey } from './projects/DeployHistory';
+import { DeployBadge, ProjectLoading, ProjectNav } from './project-parts';
+import { DeployHistory } from './projects/DeployHistory';
 import { DeleteProject, RenameProject } from './projects/ProjectSettings';
 
 export function ProjectPage({ projectId }: { readonly projectId: string }) {
-  const { me } = useApp();
-  const accountId = me.account.accountId;
-  const queryClient = useQueryClient();
   const project = useProjectQuery(projectId);
-  // "Project created" from the New project form, shown while this page is open.
-  const [flash] = useState(() => peekFlash(href.project(projectId)));
-  useEffect(() => clearFlash(href.project(projectId)), [projectId]);
-  if (!project.data) {
-    return (
-      <>
-        <PageHeading title="Project settings" />
-        {project.error ? <Notice tone="error">{errorMessage(project.error)}</Notice> : <Loading label="Loading the project…" />}
-        <p><a href={href.projects}>Back to projects</a></p>
-      </>
-    );
-  }
+  // "Project created" from the New project form.
+  const flash = useFlash(href.project(projectId));
+  if (!project.data) return <ProjectLoading title="Project settings" error={project.error} />;
   const p = project.data;
   const deploy = p.lastDeploy;
   return (
@@ -76,17 +60,7 @@ export function ProjectPage({ projectId }: { readonly projectId: string }) {
             )}
         {deploy?.error ? <Notice tone="error" title="The last deploy failed">{deploy.error}</Notice> : null}
         {p.deployState === 'failed' && p.liveDeployId ? <p className="hint">The previous version is still live.</p> : null}
-        <DeploySection
-          project={p}
-          onProject={(deployed) => {
-            queryClient.setQueryData(queryKeys.project(accountId, projectId), deployed);
-            void queryClient.invalidateQueries({ queryKey: deploysKey(accountId, projectId) });
-          }}
-          onReload={() => {
-            void queryClient.invalidateQueries({ queryKey: queryKeys.project(accountId, projectId) });
-            void queryClient.invalidateQueries({ queryKey: deploysKey(accountId, projectId) });
-          }}
-        />
+        <DeploySection project={p} />
         <DeployHistory project={p} />
       </section>
       <p><a className="button secondary" href={href.domains(p.projectId)}>Manage domains</a></p>

@@ -1,13 +1,13 @@
-import { type FormEvent, useEffect, useId, useState } from 'react';
+import { type FormEvent, useId, useState } from 'react';
 import { errorMessage } from '../api';
 import { ActionError, Loading, Notice } from '../components/Notice';
 import { LongValue } from '../components/LongValue';
 import { PageHeading } from '../components/PageHeading';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { Time } from '../components/Time';
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useApp } from '../context';
-import { actionStarted, clearFlash, peekFlash, setFlash } from '../flash';
+import { actionStarted, setFlash, useFlash } from '../flash';
 import { queryKeys } from '../queries';
 import { checkSlug, SLUG_RULE } from '../../../lambda/projects/slug';
 import { href } from '../router';
@@ -15,13 +15,13 @@ import type { Project } from '../types';
 import { DeployBadge } from './project-parts';
 
 /** The platform's domain, read off a project the owner has (`<slug>.<domain>`). */
-export function platformDomainOf(projects: readonly Project[] | undefined): string | undefined {
+function platformDomainOf(projects: readonly Project[] | undefined): string | undefined {
   const known = projects?.find((p) => p.defaultDomain.startsWith(`${p.slug}.`));
   return known?.defaultDomain.slice(known.slug.length + 1);
 }
 
 /** A slug suggested by the name: "My Shop!" → "my-shop". */
-export const slugFrom = (name: string) =>
+const slugFrom = (name: string) =>
   name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
@@ -32,12 +32,10 @@ export const slugFrom = (name: string) =>
     .replace(/-+$/, '');
 
 export function ProjectsPage() {
-  const { api, me, config } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId, config } = useApp();
   const projects = useQuery({ queryKey: queryKeys.projects(accountId), queryFn: () => api.projects(accountId) });
-  // "Project deleted" from a project's settings, shown while this page is open.
-  const [flash] = useState(() => peekFlash(href.projects));
-  useEffect(() => clearFlash(href.projects), []);
+  // "Project deleted" from a project's settings.
+  const flash = useFlash(href.projects);
   return (
     <>
       <PageHeading title="Projects">
@@ -97,12 +95,11 @@ export function ProjectsPage() {
 }
 
 function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
-  const { api, me } = useApp();
+  const { api, accountId } = useApp();
   const [name, setName] = useState('');
   const [slug, setSlug] = useState('');
   /** Until the owner types a slug, it follows the name. */
   const [slugEdited, setSlugEdited] = useState(false);
-  const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const rulesId = useId();
   const urlId = useId();
@@ -114,9 +111,20 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
   /** The rule's verdict shows once the owner left the field or submitted, then follows every keystroke. */
   const [judged, setJudged] = useState(false);
   const refusal = judged && wanted && !checked.ok ? checked.message : undefined;
-  const shownError = error ?? refusal;
+  const create = useMutation({
+    mutationFn: (input: { slug: string; name?: string }) => api.createProject(accountId, input),
+    onSuccess: (project) => {
+      const target = href.project(project.projectId);
+      setFlash(target, `Project ${project.name} is created. Deploy its files below to publish it at ${project.defaultDomain}.`);
+      location.hash = target;
+    },
+    onError: () => document.getElementById('project-slug')?.focus(),
+  });
+  // Still busy once created, until the settings page opens.
+  const busy = create.isPending || create.isSuccess;
+  const shownError = error ?? (create.error ? errorMessage(create.error) : refusal);
 
-  const onSubmit = async (event: FormEvent) => {
+  const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     if (busy) return;
     actionStarted();
@@ -126,33 +134,18 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
       document.getElementById('project-slug')?.focus();
       return;
     }
+    setError(undefined);
     if (!checked.ok) {
-      setError(undefined);
       document.getElementById('project-slug')?.focus();
       return;
     }
-    setBusy(true);
-    setError(undefined);
-    try {
-      const input = { slug: wanted, ...(name.trim() ? { name: name.trim() } : {}) };
-      const project = await api.createProject(me.account.accountId, input);
-      const target = href.project(project.projectId);
-      setFlash(
-        target,
-        `Project ${project.name} is created. Deploy its files below to publish it at ${project.defaultDomain}.`,
-      );
-      location.hash = target;
-    } catch (e) {
-      setError(errorMessage(e));
-      setBusy(false);
-      document.getElementById('project-slug')?.focus();
-    }
+    create.mutate({ slug: wanted, ...(name.trim() ? { name: name.trim() } : {}) });
   };
 
   return (
     <section aria-labelledby="new-project-heading" className="card">
       <h2 id="new-project-heading">New project</h2>
-      <form className="new-project" onSubmit={(e) => void onSubmit(e)} noValidate>
+      <form className="new-project" onSubmit={onSubmit} noValidate>
         <div className="grid2">
           <div className="field">
             <label htmlFor="project-name">Name <span className="optional">(optional)</span></label>
@@ -184,6 +177,7 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
                 setSlug(e.target.value);
                 setSlugEdited(e.target.value !== '');
                 setError(undefined);
+                create.reset();
               }}
             />
             {/* At the field it is about (a taken slug too), not below the button. */}

@@ -1,9 +1,12 @@
+import { type ReactNode } from 'react';
 import { Badge, type BadgeTone } from '../components/Badge';
 import { CopyButton } from '../components/CopyButton';
 import { Notice } from '../components/Notice';
 import { Time } from '../components/Time';
 import { formatDateTime } from '../format';
-import type { DnsFailure, DnsFailureReason, DnsRecordInstruction, Domain, DomainDiagnosis, DomainState } from '../types';
+import type {
+  DnsFailure, DnsFailureReason, DnsRecordInstruction, Domain, DomainDiagnosis, DomainMisconfiguration, DomainState,
+} from '../types';
 
 export const IN_PROGRESS: ReadonlySet<DomainState> = new Set(['verifying', 'issuing_certificate']);
 
@@ -48,36 +51,27 @@ export function stateAnnouncement(domain: Domain): string {
 
 type StepState = 'todo' | 'current' | 'done' | 'failed';
 
-function steps(domain: Domain): Array<{ label: string; state: StepState }> {
-  const dnsFailedLater =
-    (domain.state === 'certificate_delayed' && domain.diagnosis?.dnsStillVerifies === false) || domain.state === 'dns_misconfigured';
-  const dns: StepState =
-    domain.state === 'verifying'
-      ? 'current'
-      : domain.state === 'dns_failed' || dnsFailedLater
-        ? 'failed'
-        : domain.state === 'pending_dns'
-          ? 'todo'
-          : 'done';
-  const certificate: StepState =
-    domain.state === 'issuing_certificate'
-      ? 'current'
-      : domain.state === 'certificate_delayed'
-        ? 'failed'
-        : domain.state === 'active' || domain.state === 'dns_misconfigured'
-          ? 'done'
-          : 'todo';
+function steps({ state, diagnosis }: Domain): Array<{ label: string; state: StepState }> {
   // A misconfigured domain is still live (its grace period).
-  const live: StepState = domain.state === 'active' || domain.state === 'dns_misconfigured' ? 'done' : 'todo';
+  const live = state === 'active' || state === 'dns_misconfigured';
+  const dnsFailed = state === 'dns_failed' || state === 'dns_misconfigured' ||
+    (state === 'certificate_delayed' && diagnosis?.dnsStillVerifies === false);
+  const dns: StepState = state === 'verifying' ? 'current' : dnsFailed ? 'failed' : state === 'pending_dns' ? 'todo' : 'done';
+  const certificate: StepState =
+    state === 'issuing_certificate' ? 'current' : state === 'certificate_delayed' ? 'failed' : live ? 'done' : 'todo';
   return [
     { label: 'DNS check', state: dns },
     { label: 'Certificate', state: certificate },
-    { label: 'Live', state: live },
+    { label: 'Live', state: live ? 'done' : 'todo' },
   ];
 }
 
-const STEP_ICON: Record<StepState, string> = { todo: '○', current: '◐', done: '✓', failed: '✕' };
-const STEP_TEXT: Record<StepState, string> = { todo: 'not started', current: 'in progress', done: 'done', failed: 'failed' };
+const STEP: Record<StepState, { icon: string; text: string }> = {
+  todo: { icon: '○', text: 'not started' },
+  current: { icon: '◐', text: 'in progress' },
+  done: { icon: '✓', text: 'done' },
+  failed: { icon: '✕', text: 'failed' },
+};
 
 /** DNS check → certificate → live, each with an icon and a word. */
 export function VerifySteps({ domain }: { readonly domain: Domain }) {
@@ -85,20 +79,13 @@ export function VerifySteps({ domain }: { readonly domain: Domain }) {
     <ol className="steps" aria-label={`Verification of ${domain.domain}`}>
       {steps(domain).map((step) => (
         <li key={step.label} className={`step step-${step.state}`} aria-current={step.state === 'current' ? 'step' : undefined}>
-          <span className={`step-icon${step.state === 'current' ? ' spin' : ''}`} aria-hidden="true">{STEP_ICON[step.state]}</span>
+          <span className={`step-icon${step.state === 'current' ? ' spin' : ''}`} aria-hidden="true">{STEP[step.state].icon}</span>
           <span className="step-label">{step.label}</span>
-          <span className="step-state">{STEP_TEXT[step.state]}</span>
+          <span className="step-state">{STEP[step.state].text}</span>
         </li>
       ))}
     </ol>
   );
-}
-
-interface RecordsTableProps {
-  readonly domain: string;
-  readonly records: readonly DnsRecordInstruction[];
-  /** @default `DNS records for <domain>` */
-  readonly caption?: string;
 }
 
 const NOTE_TITLE: Record<DnsRecordInstruction['type'], string> = {
@@ -108,12 +95,12 @@ const NOTE_TITLE: Record<DnsRecordInstruction['type'], string> = {
 };
 
 /** The records to set, each name and value with a copy button; the routing record first, the ownership TXT record beside it. */
-export function RecordsTable({ domain, records, caption }: RecordsTableProps) {
+export function RecordsTable({ domain, records }: { readonly domain: string; readonly records: Domain['records'] }) {
   return (
     <>
       <div className="table-scroll">
         <table className="table records responsive">
-          <caption>{caption ?? `DNS records for ${domain}`}</caption>
+          <caption>{`DNS records for ${domain}`}</caption>
           <thead>
             <tr>
               <th scope="col">Type</th>
@@ -160,13 +147,8 @@ export function RecordsTable({ domain, records, caption }: RecordsTableProps) {
   );
 }
 
-interface FailureText {
-  readonly title: string;
-  /** What the service's detail does not say already. */
-  readonly note?: string;
-}
-
-export const FAILURE: Record<DnsFailureReason, FailureText> = {
+/** Each DNS failure in plain words, and what the service's detail does not say already. */
+const FAILURE: Record<DnsFailureReason, { readonly title: string; readonly note?: string }> = {
   record_not_found: {
     title: 'No DNS record found yet',
     note: 'If you have just set it, wait a few minutes and press Re-verify.',
@@ -197,33 +179,83 @@ export function FailureExplanation({ domain, failure }: { readonly domain: Domai
         <p>{failure.detail}</p>
         {reason.note ? <p>{reason.note}</p> : null}
       </Notice>
-      <dl className="facts observed">
-        <div>
-          <dt>What we found</dt>
-          <dd>
-            {failure.observed.length > 0
-              ? <ul className="plain">{failure.observed.map((o) => <li key={o}><code>{o}</code></li>)}</ul>
-              : <span>No record</span>}
-          </dd>
-        </div>
-        <div>
-          <dt>What we expect</dt>
-          <dd><code>{expected}</code></dd>
-        </div>
-      </dl>
+      <Observed observed={failure.observed} expected={expected} />
     </div>
+  );
+}
+
+/** What the DNS check saw, beside what it expects. */
+interface ObservedProps {
+  readonly observed: readonly string[];
+  readonly expected: string;
+  readonly children?: ReactNode;
+}
+
+function Observed({ observed, expected, children }: ObservedProps) {
+  return (
+    <dl className="facts observed">
+      <div>
+        <dt>What we found</dt>
+        <dd>
+          {observed.length > 0 ? <ul className="plain">{observed.map((o) => <li key={o}><code>{o}</code></li>)}</ul> : <span>No record</span>}
+        </dd>
+      </div>
+      <div>
+        <dt>What we expect</dt>
+        <dd><code>{expected}</code></dd>
+      </div>
+      {children}
+    </dl>
+  );
+}
+
+/** A live domain whose DNS no longer points here (dns_misconfigured): still served until when, and the fix. */
+export function MisconfigurationPanel({
+  domain,
+  misconfiguration: m,
+}: { readonly domain: Domain; readonly misconfiguration: DomainMisconfiguration }) {
+  const routing = domain.records.find((r) => r.purpose === 'routing');
+  return (
+    <section className="explain misconfiguration" aria-label={`DNS problem of ${domain.domain}`}>
+      <Notice tone="warning" title={`The DNS of ${domain.domain} no longer points here`}>
+        <p>
+          {domain.domain} is still served until <strong><Time iso={m.detachAt} /></strong>. If its DNS is
+          not fixed by then, it is detached from this project: it stops serving and its certificate is released.
+        </p>
+        <p>{m.detail}</p>
+        {FAILURE[m.reason].note ? <p>{FAILURE[m.reason].note}</p> : null}
+      </Notice>
+      <Observed observed={m.observed} expected={`${routing?.type ?? 'CNAME'} ${m.expected}`}>
+        <div>
+          <dt>Found</dt>
+          <dd><Time iso={m.since} /> <span className="hint">(last checked <Time iso={m.checkedAt} />)</span></dd>
+        </div>
+      </Observed>
+      <p className="hint">
+        Fix the record as shown below. The domain becomes active again by itself at the next scheduled check, or at
+        once when you press Re-verify.
+      </p>
+    </section>
   );
 }
 
 const CAA_FIX = '0 issue "amazon.com"';
 
-/** The certificate diagnosis (state certificate_delayed): DNS and CAA, in plain words. */
-interface DiagnosisPanelProps {
-  readonly domain: Domain;
-  readonly diagnosis: DomainDiagnosis;
+/** One line of the certificate diagnosis: passed (✓) or failed (✕). */
+function Check({ ok, title, children }: Readonly<{ ok: boolean; title: string; children: ReactNode }>) {
+  return (
+    <li className={ok ? 'ok' : 'bad'}>
+      <span aria-hidden="true" className="check-icon">{ok ? '✓' : '✕'}</span>
+      <div>
+        <p className="check-title">{title}</p>
+        {children}
+      </div>
+    </li>
+  );
 }
 
-export function DiagnosisPanel({ domain, diagnosis }: DiagnosisPanelProps) {
+/** The certificate diagnosis (state certificate_delayed): DNS and CAA, in plain words. */
+export function DiagnosisPanel({ domain, diagnosis }: Readonly<{ domain: Domain; diagnosis: DomainDiagnosis }>) {
   const caaAt = diagnosis.caaFoundAt ?? domain.domain;
   return (
     <section className="diagnosis" aria-label={`Certificate diagnosis for ${domain.domain}`}>
@@ -234,52 +266,39 @@ export function DiagnosisPanel({ domain, diagnosis }: DiagnosisPanelProps) {
         </p>
       </Notice>
       <ul className="checklist">
-        <li className={diagnosis.dnsStillVerifies ? 'ok' : 'bad'}>
-          <span aria-hidden="true" className="check-icon">{diagnosis.dnsStillVerifies ? '✓' : '✕'}</span>
-          <div>
-            <p className="check-title">
-              {diagnosis.dnsStillVerifies ? 'DNS still verifies' : 'DNS no longer verifies'}
-            </p>
-            {diagnosis.dnsStillVerifies
-              ? <p>The record still points to the platform.</p>
-              : <p>{diagnosis.dnsDetail ?? 'The DNS record changed since it was verified: set it again as shown above.'}</p>}
-          </div>
-        </li>
-        <li className={diagnosis.caaAllowsAmazon ? 'ok' : 'bad'}>
-          <span aria-hidden="true" className="check-icon">{diagnosis.caaAllowsAmazon ? '✓' : '✕'}</span>
-          <div>
-            <p className="check-title">
-              {diagnosis.caaAllowsAmazon ? 'CAA records allow our certificate authority' : 'A CAA record blocks our certificate authority'}
-            </p>
-            {diagnosis.caaAllowsAmazon
-              ? <p>No CAA record stops Amazon from issuing the certificate.</p>
-              : (
-                  <>
-                    <p>
-                      CAA records say which certificate authorities may issue certificates for a domain. The record
-                      {diagnosis.caaRecord ? <> <code>{diagnosis.caaRecord}</code></> : null} at{' '}
-                      <strong>{caaAt}</strong> allows
-                      only other authorities, so Amazon (which issues the platform’s certificates) cannot.
-                    </p>
-                    <p>Add this CAA record at {caaAt} (keep the existing ones if you still use those authorities):</p>
-                    <p className="cell-copy">
-                      <code className="record-value">{caaAt} CAA {CAA_FIX}</code>
-                      <CopyButton value={CAA_FIX} label={`Copy the CAA record value ${CAA_FIX}`} />
-                    </p>
-                    {diagnosis.caaDetail ? <p className="hint">Details: {diagnosis.caaDetail}</p> : null}
-                  </>
-                )}
-          </div>
-        </li>
+        <Check ok={diagnosis.dnsStillVerifies} title={diagnosis.dnsStillVerifies ? 'DNS still verifies' : 'DNS no longer verifies'}>
+          {diagnosis.dnsStillVerifies
+            ? <p>The record still points to the platform.</p>
+            : <p>{diagnosis.dnsDetail ?? 'The DNS record changed since it was verified: set it again as shown above.'}</p>}
+        </Check>
+        <Check
+          ok={diagnosis.caaAllowsAmazon}
+          title={diagnosis.caaAllowsAmazon ? 'CAA records allow our certificate authority' : 'A CAA record blocks our certificate authority'}
+        >
+          {diagnosis.caaAllowsAmazon
+            ? <p>No CAA record stops Amazon from issuing the certificate.</p>
+            : (
+                <>
+                  <p>
+                    CAA records say which certificate authorities may issue certificates for a domain. The record
+                    {diagnosis.caaRecord ? <> <code>{diagnosis.caaRecord}</code></> : null} at{' '}
+                    <strong>{caaAt}</strong> allows
+                    only other authorities, so Amazon (which issues the platform’s certificates) cannot.
+                  </p>
+                  <p>Add this CAA record at {caaAt} (keep the existing ones if you still use those authorities):</p>
+                  <p className="cell-copy">
+                    <code className="record-value">{caaAt} CAA {CAA_FIX}</code>
+                    <CopyButton value={CAA_FIX} label={`Copy the CAA record value ${CAA_FIX}`} />
+                  </p>
+                  {diagnosis.caaDetail ? <p className="hint">Details: {diagnosis.caaDetail}</p> : null}
+                </>
+              )}
+        </Check>
         {diagnosis.certificateFailure
           ? (
-              <li className="bad">
-                <span aria-hidden="true" className="check-icon">✕</span>
-                <div>
-                  <p className="check-title">The certificate authority refused the request</p>
-                  <p>It said: {diagnosis.certificateFailure}</p>
-                </div>
-              </li>
+              <Check ok={false} title="The certificate authority refused the request">
+                <p>It said: {diagnosis.certificateFailure}</p>
+              </Check>
             )
           : null}
       </ul>

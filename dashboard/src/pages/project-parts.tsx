@@ -1,4 +1,7 @@
+import { errorMessage } from '../api';
 import { Badge, type BadgeTone } from '../components/Badge';
+import { Loading, Notice } from '../components/Notice';
+import { PageHeading } from '../components/PageHeading';
 import { href } from '../router';
 import type { Project } from '../types';
 
@@ -29,6 +32,17 @@ export function ProjectNav({ project, current }: { readonly project: Project; re
         <a href={href.project(project.projectId)} aria-current={current === 'general' ? 'page' : undefined}>General</a>
         <a href={href.domains(project.projectId)} aria-current={current === 'domains' ? 'page' : undefined}>Domains</a>
       </nav>
+    </>
+  );
+}
+
+/** A project page until its project is read: loading, or why it could not be. */
+export function ProjectLoading({ title, error }: { readonly title: string; readonly error: unknown }) {
+  return (
+    <>
+      <PageHeading title={title} />
+      {error ? <Notice tone="error">{errorMessage(error)}</Notice> : <Loading label="Loading the project…" />}
+      <p><a href={href.projects}>Back to projects</a></p>
     </>
   );
 }

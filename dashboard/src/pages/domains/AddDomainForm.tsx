@@ -14,7 +14,7 @@ interface AddDomainFormProps {
 }
 
 export function AddDomainForm({ project, addedPending, onAdded }: AddDomainFormProps) {
-  const { api, me } = useApp();
+  const { api, accountId } = useApp();
   const [input, setInput] = useState('');
   const { busy, error, setError, run } = useAction();
   const [added, setAdded] = useNotice<{ typed: string; domain: Domain }>();
@@ -29,7 +29,7 @@ export function AddDomainForm({ project, addedPending, onAdded }: AddDomainFormP
       return;
     }
     await run(async () => {
-      const result = await api.addDomain(me.account.accountId, project.projectId, input);
+      const result = await api.addDomain(accountId, project.projectId, input);
       setAdded({ typed: input.trim(), domain: result.domain });
       setInput('');
       onAdded(result.domain);

@@ -10,9 +10,9 @@ import { useApp } from '../../context';
 import { actionStarted } from '../../flash';
 import type { Domain, DomainConfig, Project } from '../../types';
 import {
-  DiagnosisPanel, DomainStateBadge, FailureExplanation, IN_PROGRESS, RecordsTable, VerifySteps, stateAnnouncement,
+  DiagnosisPanel, DomainStateBadge, FailureExplanation, IN_PROGRESS, MisconfigurationPanel, RecordsTable, VerifySteps,
+  stateAnnouncement,
 } from '../domain-parts';
-import { MisconfigurationPanel } from './drift-panels';
 import { useDomainPolling } from './useDomainPolling';
 
 interface DomainCardProps {
@@ -27,10 +27,15 @@ interface DomainCardProps {
 /** States in which the owner acts next with Verify/Re-verify (the button beside the records). */
 const NEEDS_VERIFY = new Set<Domain['state']>(['pending_dns', 'dns_failed', 'certificate_delayed', 'dns_misconfigured']);
 
+/** What the flow is doing, while it works on its own. */
+const WORKING: Partial<Record<Domain['state'], string>> = {
+  verifying: 'Checking the DNS records… this takes a few seconds.',
+  issuing_certificate: 'DNS is verified. The SSL certificate is being issued, usually within a couple of minutes. Nothing to install.',
+};
+
 /** One custom domain: its state, what to set or fix, its records, and its actions. */
 export function DomainCard({ project, domain, focus, onChange, onConfig, onRemove }: DomainCardProps) {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const { busy, error, setError, run } = useAction();
   const headingRef = useRef<HTMLHeadingElement>(null);
   const headingId = useId();
@@ -94,15 +99,7 @@ export function DomainCard({ project, domain, focus, onChange, onConfig, onRemov
             </p>
           )
         : null}
-      {domain.state === 'verifying' ? <p>Checking the DNS records… this takes a few seconds.</p> : null}
-      {domain.state === 'issuing_certificate'
-        ? (
-            <p>
-              DNS is verified. The SSL certificate is being issued, usually within a couple of minutes. Nothing to
-              install.
-            </p>
-          )
-        : null}
+      {WORKING[domain.state] ? <p>{WORKING[domain.state]}</p> : null}
       {domain.state === 'active'
         ? (
             <>

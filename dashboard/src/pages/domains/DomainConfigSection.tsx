@@ -15,21 +15,16 @@ const STATUS_TEXT: Record<RedirectStatus, string> = {
   308: '308 Permanent Redirect',
 };
 
-export function DomainConfigSection({
-  project,
-  domains,
-  presetFrom,
-  onPresetUsed,
-  onConfig,
-}: {
+interface ConfigProps {
   readonly project: Project;
   readonly domains: readonly Domain[];
   readonly presetFrom: string | undefined;
   readonly onPresetUsed: () => void;
   readonly onConfig: (config: DomainConfig) => void;
-}) {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+}
+
+export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed, onConfig }: ConfigProps) {
+  const { api, accountId } = useApp();
   const config = project.domains;
   const redirecting = new Set(config.redirects.map((r) => r.from));
   // Serving domains: active, or misconfigured but still within their grace period.
@@ -39,14 +34,11 @@ export function DomainConfigSection({
   const sources = domains.map((d) => d.domain).filter((d) => d !== config.primary);
 
   const [primary, setPrimary] = useState(config.primary);
-  const [primaryError, setPrimaryError] = useNotice<string>();
-  const [primaryDone, setPrimaryDone] = useNotice<string>();
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   const [status, setStatus] = useState<RedirectStatus>(301);
-  const [redirectError, setRedirectError] = useNotice<string>();
-  const [redirectDone, setRedirectDone] = useNotice<string>();
-  const [removeError, setRemoveError] = useNotice<string>();
+  const [done, setDone] = useNotice<{ at: 'primary' | 'redirect'; text: string }>();
+  const [failed, setFailed] = useNotice<{ at: 'primary' | 'redirect' | 'remove'; text: string }>();
   /** The redirect an add would replace, once the owner has been asked to confirm it. */
   const [replacing, setReplacing] = useState<Redirect>();
   const fromRef = useRef<HTMLSelectElement>(null);
@@ -64,22 +56,22 @@ export function DomainConfigSection({
   const toChoices = targets.filter((t) => t !== fromValue);
   const toValue = toChoices.includes(to) ? to : (toChoices[0] ?? '');
 
-  const savePrimary = async (event: FormEvent) => {
-    event.preventDefault();
+  /** Sends one change: its notice, or why it failed, shows where the owner acted. */
+  const change = async (at: 'primary' | 'redirect' | 'remove', call: () => Promise<DomainConfig>, text: string) => {
     actionStarted();
     try {
-      onConfig(await api.setPrimary(accountId, project.projectId, primary));
-      setPrimaryDone(`${primary} is now the primary domain.`);
+      onConfig(await call());
+      setDone({ at: at === 'primary' ? 'primary' : 'redirect', text });
     } catch (e) {
-      setPrimaryError(errorMessage(e));
+      setFailed({ at, text: errorMessage(e) });
     }
   };
 
-  const addRedirect = async (event: FormEvent) => {
+  const addRedirect = (event: FormEvent) => {
     event.preventDefault();
     actionStarted();
     if (!fromValue || !toValue) {
-      setRedirectError('Choose the domain to redirect and where it goes.');
+      setFailed({ at: 'redirect', text: 'Choose the domain to redirect and where it goes.' });
       return;
     }
     // One redirect per domain: adding one for a domain that already redirects replaces it, so ask first.
@@ -89,34 +81,27 @@ export function DomainConfigSection({
       return;
     }
     setReplacing(undefined);
-    try {
-      onConfig(await api.addRedirect(accountId, project.projectId, { from: fromValue, to: toValue, status }));
-      const fromDomain = domains.find((d) => d.domain === fromValue);
-      setRedirectDone(
-        `${fromValue} now redirects to ${toValue} (${status})` +
-        (existing ? `, instead of ${existing.to} (${existing.status}).` : '.') +
-        (fromDomain && !serving(fromDomain) ? ` It applies once ${fromValue} is active.` : ''),
-      );
-    } catch (e) {
-      setRedirectError(errorMessage(e));
-    }
-  };
-
-  const removeRedirect = async (source: string) => {
-    actionStarted();
-    try {
-      onConfig(await api.removeRedirect(accountId, project.projectId, source));
-      setRedirectDone(`The redirect from ${source} is removed.`);
-    } catch (e) {
-      setRemoveError(errorMessage(e));
-    }
+    const fromDomain = domains.find((d) => d.domain === fromValue);
+    void change(
+      'redirect',
+      () => api.addRedirect(accountId, project.projectId, { from: fromValue, to: toValue, status }),
+      `${fromValue} now redirects to ${toValue} (${status})` +
+      (existing ? `, instead of ${existing.to} (${existing.status}).` : '.') +
+      (fromDomain && !serving(fromDomain) ? ` It applies once ${fromValue} is active.` : ''),
+    );
   };
 
   return (
     <section className="card" aria-labelledby="config-heading">
       <h2 id="config-heading">Domain configuration</h2>
 
-      <form className="inline-form" onSubmit={(e) => void savePrimary(e)}>
+      <form
+        className="inline-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void change('primary', () => api.setPrimary(accountId, project.projectId, primary), `${primary} is now the primary domain.`);
+        }}
+      >
         <div className="field grow">
           <label htmlFor="primary-domain">Primary domain</label>
           <select id="primary-domain" value={primary} onChange={(e) => setPrimary(e.target.value)}>
@@ -126,8 +111,8 @@ export function DomainConfigSection({
         </div>
         <button type="submit" className="button secondary" disabled={primary === config.primary}>Set primary</button>
       </form>
-      <ActionError message={primaryError} />
-      <p role="status" className="status-line">{primaryDone}</p>
+      <ActionError message={failed?.at === 'primary' ? failed.text : undefined} />
+      <p role="status" className="status-line">{done?.at === 'primary' ? done.text : null}</p>
 
       <h3>Redirects</h3>
       {config.redirects.length === 0
@@ -154,7 +139,11 @@ export function DomainConfigSection({
                         type="button"
                         className="button small danger-outline"
                         aria-label={`Remove the redirect from ${r.from}`}
-                        onClick={() => void removeRedirect(r.from)}
+                        onClick={() => void change(
+                          'remove',
+                          () => api.removeRedirect(accountId, project.projectId, r.from),
+                          `The redirect from ${r.from} is removed.`,
+                        )}
                       >
                         Remove
                       </button>
@@ -164,7 +153,7 @@ export function DomainConfigSection({
               </tbody>
             </table>
           )}
-      <ActionError message={removeError} />
+      <ActionError message={failed?.at === 'remove' ? failed.text : undefined} />
 
       {sources.length === 0
         ? <p className="hint">Add a custom domain to redirect it.</p>
@@ -214,10 +203,10 @@ export function DomainConfigSection({
                     )
                   : null}
               </div>
-              <ActionError message={redirectError} />
+              <ActionError message={failed?.at === 'redirect' ? failed.text : undefined} />
             </form>
           )}
-      <p role="status" className="status-line">{redirectDone}</p>
+      <p role="status" className="status-line">{done?.at === 'redirect' ? done.text : null}</p>
     </section>
   );
 }

@@ -4,22 +4,17 @@ import { useAction } from '../../components/useAction';
 import { useApp } from '../../context';
 import type { Domain, Project } from '../../types';
 
-export function RemoveDialog({
-  project,
-  domain,
-  onClose,
-  onRedirectFirst,
-  onClosed,
-  onRemoved,
-}: {
+interface RemoveDialogProps {
   readonly project: Project;
   readonly domain: Domain | undefined;
   readonly onClose: () => void;
   readonly onRedirectFirst: (domain: string) => void;
   readonly onClosed: () => void;
   readonly onRemoved: (domain: string, warning: string | undefined) => void;
-}) {
-  const { api, me } = useApp();
+}
+
+export function RemoveDialog({ project, domain, onClose, onRedirectFirst, onClosed, onRemoved }: RemoveDialogProps) {
+  const { api, accountId } = useApp();
   const { busy, error, setError, run } = useAction();
   const name = domain?.domain ?? '';
   const redirect = project.domains.redirects.find((r) => r.from === name);
@@ -33,7 +28,7 @@ export function RemoveDialog({
   const remove = async () => {
     if (!domain) return;
     await run(async () => {
-      const result = await api.removeDomain(me.account.accountId, project.projectId, domain.domain);
+      const result = await api.removeDomain(accountId, project.projectId, domain.domain);
       onRemoved(result.domain, result.warning);
     });
   };

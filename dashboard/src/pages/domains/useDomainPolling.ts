@@ -8,20 +8,14 @@ import { IN_PROGRESS } from '../domain-parts';
 
 const POLL_MS = 1000;
 
-/**
- * Live progress: while the flow works on the domain (verifying, issuing the certificate), reads it
- * again every second (while the tab is visible, query-client.ts) and hands each new version to
- * `onChange`. A failed read is reported through `onError` and retried with backoff (TanStack
- * Query's retry delay); `onError(undefined)` once a read succeeds again.
- */
+/** While the flow works on the domain, reads it every second for `onChange`; a failed read goes to `onError`, retried. */
 export function useDomainPolling(
   projectId: string,
   domain: Domain,
   onChange: (domain: Domain) => void,
   onError: (message: string | undefined) => void,
 ): void {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const name = domain.domain;
   const running = IN_PROGRESS.has(domain.state);
   const query = useQuery({

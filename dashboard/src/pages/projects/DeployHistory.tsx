@@ -10,25 +10,17 @@ import { formatBytes, formatNumber } from '../../format';
 import { queryKeys } from '../../queries';
 import type { DeployListing, Project } from '../../types';
 
-/** The deploy history key of a project (beside queryKeys, which names the shared resources). */
-export const deploysKey = (accountId: string, projectId: string) => ['deploys', accountId, projectId] as const;
-
 const STATE_LABELS: Record<DeployListing['state'], string> = {
   in_progress: 'In progress',
   succeeded: 'Succeeded',
   failed: 'Failed',
 };
 
-/**
- * The project's deploys (the last 20), newest first: when, by whom, files, size, what was uploaded,
- * and which one is live. Rolling back serves an earlier successful deploy from the next request:
- * nothing is uploaded again.
- */
+/** The project's last 20 deploys, newest first; rolling back serves an earlier one again with no upload. */
 export function DeployHistory({ project }: { readonly project: Project }) {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const queryClient = useQueryClient();
-  const key = deploysKey(accountId, project.projectId);
+  const key = queryKeys.deploys(accountId, project.projectId);
   const deploys = useQuery({ queryKey: key, queryFn: () => api.deploys(accountId, project.projectId) });
   const { busy, error, run } = useAction();
   const [rolledBack, setRolledBack] = useState<DeployListing>();

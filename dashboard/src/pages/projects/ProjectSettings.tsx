@@ -11,8 +11,7 @@ import type { Project } from '../../types';
 
 /** Rename (the slug and the address stay). */
 export function RenameProject({ project }: { readonly project: Project }) {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const queryClient = useQueryClient();
   const [name, setName] = useState(project.name);
   const [saved, setSaved] = useState(false);
@@ -51,13 +50,9 @@ export function RenameProject({ project }: { readonly project: Project }) {
   );
 }
 
-/**
- * Delete, behind a confirmation that names what goes: the custom domains (released: they stop
- * serving at once), the files, and the slug (held for 30 days).
- */
+/** Delete, behind a confirmation that names what goes: the custom domains, the files, and the slug (held 30 days). */
 export function DeleteProject({ project }: { readonly project: Project }) {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
   const { busy, error, setError, run } = useAction();
