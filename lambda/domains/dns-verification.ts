@@ -21,7 +21,7 @@ export interface DnsExpectation {
   readonly target: string;
   /** The ownership TXT record, when the claim must prove ownership; `note` says why. */
   readonly ownership?: { readonly fqdn: string; readonly host: string; readonly value: string; readonly note?: string };
-  /** The shared platform host (`edge.<platform domain>`): a CNAME to it is named as such. */
+  /** `edge.<platform domain>`, the parent of every claim's target. */
   readonly platformHost: string;
 }
 
@@ -108,15 +108,11 @@ async function verifySubdomain(
   return notFound(domain, expected, 'CNAME');
 }
 
-/** Why a CNAME to the platform that is not this claim's target proves nothing. */
+/** Why a CNAME to another claim's target proves nothing. */
 function whyNot(cnames: readonly string[], platformHost: string): string {
-  if (cnames.includes(platformHost)) {
-    return `${platformHost} is the platform's own host, the same for every domain, so it does not show that you control this domain: each domain has a target of its own. `;
-  }
-  if (cnames.some((c) => isTargetHost(c, platformHost))) {
-    return 'That is the target of another domain, or of an earlier time this name was added: each domain has its own, and a new one with every addition. ';
-  }
-  return '';
+  return cnames.some((c) => isTargetHost(c, platformHost))
+    ? 'That is the target of another domain, or of an earlier time this name was added: each domain has its own, and a new one with every addition. '
+    : '';
 }
 
 async function verifyApex(domain: DomainName, expected: string, dns: DnsResolver): Promise<DnsVerification> {
