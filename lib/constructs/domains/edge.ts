@@ -215,7 +215,8 @@ export class Edge extends Construct implements EdgeResources {
       TargetsRecord: [`*.${this.platformHost}`, 'Per-domain targets <token>.edge.<platform domain>: customers CNAME their domains here'],
     };
     for (const [id, [recordName, comment]] of Object.entries(records)) {
-      new route53.CnameRecord(this, id, { zone: props.zone, recordName, domainName: routingEndpoint, ttl: Duration.minutes(5), comment });
+      const ttl = Duration.minutes(5);
+      new route53.CnameRecord(this, id, { zone: props.zone, recordName, domainName: routingEndpoint, ttl, comment });
     }
 
     this.acknowledgeNagFindings();
