@@ -5,9 +5,9 @@ import {
   isResponse,
   loadViewerRequest,
   MemoryKeyValueStore,
-  type RedirectStatus,
   viewerRequestEvent,
 } from '../edge/cloudfront-function.js';
+import type { RedirectStatus } from '../contracts/domains.js';
 import { diagnoseCaa } from '../lambda/domains/caa.js';
 import type { DnsResolver } from '../lambda/domains/dns-resolver.js';
 import { verifyDns } from '../lambda/domains/dns-verification.js';
