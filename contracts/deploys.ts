@@ -62,7 +62,7 @@ export interface DeployOutcome {
 const hex = (bytes: ArrayBuffer) => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('');
 
 /** SHA-256 of a file's bytes, lower-case hex (the key its content is stored under). */
-export async function sha256Hex(body: Uint8Array): Promise<string> {
+async function sha256Hex(body: Uint8Array): Promise<string> {
   // A Node Buffer's type allows a SharedArrayBuffer, which the DOM typings of digest() and fetch() refuse.
   return hex(await globalThis.crypto.subtle.digest('SHA-256', body as Uint8Array<ArrayBuffer>));
 }
