@@ -1,6 +1,5 @@
 import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -11,7 +10,7 @@ import { metricsNamespaceOf } from '../../config/environment.js';
 import { METRICS_NAMESPACE, PlatformFunction } from '../shared/platform-function.js';
 import { DOMAIN_FLOW_DEFAULTS, type DomainFlowTasks, domainFlowDefinition } from '../../../contracts/domain-flow.js';
 import { stackCreationId } from '../shared/names.js';
-import { DomainDriftSchedule } from './drift-schedule.js';
+import { countAlarm, DomainDriftSchedule } from './drift-schedule.js';
 import { CLOUDFRONT_CERTIFICATE_REGION, type EdgeResources } from './edge.js';
 import { nagArn } from '../dashboard/nag-arn.js';
 import { DESCRIBES_CERTIFICATES, DRIFT_CHECK_ACTIONS, KVS_ACTIONS, TENANT_ACTIONS } from './flow-permissions.js';
@@ -157,10 +156,8 @@ export class DomainFlow extends Construct {
 
     const { requestCertificate, checkCertificate, activate, releaseTenant } = functions;
     requestCertificate.allow([...TENANT_ACTIONS.requestCertificate], [tenantArns]);
-    // CreateDistributionTenant has no resource type (Service Authorization Reference): it can only
-    // be granted on "*". A ManagedCertificateRequest (on create, or on update when a domain joins
-    // the tenant) makes CloudFront request the ACM certificate with the caller's permissions, and
-    // acm:RequestCertificate has no resource type either. Both live in their own policy.
+    // Neither has a resource type (Service Authorization Reference): granted on "*", in their own
+    // policy. A ManagedCertificateRequest requests the ACM certificate with the caller's permissions.
     this.tenantCreationPolicy = new iam.Policy(this, 'TenantCreationPolicy', {
       roles: [requestCertificate.role],
       statements: [
@@ -227,19 +224,18 @@ export class DomainFlow extends Construct {
     });
 
     // ---- Alarms -------------------------------------------------------------------------------
-    const executionsFailed = new cloudwatch.Alarm(this, 'ExecutionsFailedAlarm', {
-      alarmDescription:
-        'A domain flow execution failed. Error DomainFlowFailed: a verification stopped on an unexpected error (e.g. a CloudFront quota on tenants or domains per tenant); the domain keeps its previous state and the owner can re-verify once the cause is fixed. Error TenantReleaseFailed: a removed domain\'s tenant could not be released (still refused after 24 hours, or the task kept failing); the domain is not served, but its tenant counts against the quota: read the execution (release-<domain>-...), fix the cause, then start it again with the same input. Error DriftCheckFailed: the drift check of live domains kept failing; domains it did not reach keep their state until the next scheduled run.',
-      metric: this.stateMachine.metricFailed({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
-      threshold: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    const certificateDelayed = new cloudwatch.Alarm(this, 'CertificateDelayedAlarm', {
-      alarmDescription:
-        'A custom domain reached certificate_delayed (no certificate 30 minutes after DNS verified). The domain record holds the diagnosis (DNS, CAA); check whether it is the customer\'s configuration or an ACM/CloudFront problem.',
-      metric: new cloudwatch.Metric({
+    const executionsFailed = countAlarm(
+      this,
+      'ExecutionsFailedAlarm',
+      'A domain flow execution failed. Error DomainFlowFailed: a verification stopped on an unexpected error (e.g. a CloudFront quota on tenants or domains per tenant); the domain keeps its previous state and the owner can re-verify once the cause is fixed. Error TenantReleaseFailed: a removed domain\'s tenant could not be released (still refused after 24 hours, or the task kept failing); the domain is not served, but its tenant counts against the quota: read the execution (release-<domain>-...), fix the cause, then start it again with the same input. Error DriftCheckFailed: the drift check of live domains kept failing; domains it did not reach keep their state until the next scheduled run.',
+      this.stateMachine.metricFailed({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
+      props.alarmTopic,
+    );
+    const certificateDelayed = countAlarm(
+      this,
+      'CertificateDelayedAlarm',
+      'A custom domain reached certificate_delayed (no certificate 30 minutes after DNS verified). The domain record holds the diagnosis (DNS, CAA); check whether it is the customer\'s configuration or an ACM/CloudFront problem.',
+      new cloudwatch.Metric({
         // The environment's namespace (the functions' POWERTOOLS_METRICS_NAMESPACE, PlatformFunction).
         namespace: metricsNamespaceOf(this),
         metricName: DOMAIN_FLOW_METRICS.certificateDelayed,
@@ -247,20 +243,9 @@ export class DomainFlow extends Construct {
         period: Duration.hours(1),
         statistic: cloudwatch.Stats.SUM,
       }),
-      threshold: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    // The schedule's alarm got the topic from its own construct.
+      props.alarmTopic,
+    );
     this.alarms = { executionsFailed, certificateDelayed, driftCheckDropped: this.driftSchedule.alarms.dropped };
-    if (props.alarmTopic) {
-      const action = new cwActions.SnsAction(props.alarmTopic);
-      for (const alarm of [executionsFailed, certificateDelayed]) {
-        alarm.addAlarmAction(action);
-        alarm.addOkAction(action);
-      }
-    }
 
     new CfnOutput(this, DOMAIN_FLOW_OUTPUTS.stateMachineArn, {
       value: this.stateMachine.stateMachineArn,
