@@ -15,11 +15,10 @@ export type DnsVerification =
     readonly detail: string;
   };
 
-/** What the domain's DNS must show. */
 export interface DnsExpectation {
-  /** What the CNAME/ALIAS must point at: the claim's own target. */
+  /** The claim's own target. */
   readonly target: string;
-  /** The ownership TXT record, when the claim must prove ownership; `note` says why. */
+  /** The ownership TXT record, when required; `note` says why. */
   readonly ownership?: { readonly fqdn: string; readonly host: string; readonly value: string; readonly note?: string };
   /** `edge.<platform domain>`, the parent of every claim's target. */
   readonly platformHost: string;
@@ -28,10 +27,8 @@ export interface DnsExpectation {
 const canonical = (name: string) => name.toLowerCase().replace(/\.$/, '');
 
 /**
- * Checks the owner's DNS for a domain: a subdomain needs a CNAME to its target and nothing else at
- * that name; an apex needs ALIAS/ANAME flattening, i.e. its addresses are its target's; then the
- * ownership TXT record, when one is required. A lookup failure is reported as such, never as a
- * wrong record.
+ * A subdomain needs a CNAME to its target; an apex, its target's addresses (ALIAS/ANAME); then the
+ * ownership TXT record when required. A failed lookup is reported as such, never as a wrong record.
  */
 export async function verifyDns(
   domain: DomainName,
@@ -45,7 +42,7 @@ export async function verifyDns(
   return ownership.verified ? pointing : ownership;
 }
 
-/** Only whether the domain still points at its target: what the drift check asks. */
+/** What the drift check asks: does the domain still point at its target. */
 export function checkPointing(
   domain: DomainName,
   expectation: DnsExpectation,

@@ -12,10 +12,7 @@ import type { DomainRecord } from './domain-record.js';
 import type { DomainExpectation, DomainStore, LiveDomainsPage } from './ports.js';
 
 export class DynamoDbDomainStore implements DomainStore {
-  constructor(
-    private readonly client: DocumentClient,
-    private readonly tableName: string,
-  ) {}
+  constructor(private readonly client: DocumentClient, private readonly tableName: string) {}
 
   async claim(record: DomainRecord): Promise<DomainRecord | undefined> {
     for (let attempt = 0; attempt < 3; attempt++) {

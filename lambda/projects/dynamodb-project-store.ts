@@ -13,10 +13,7 @@ import type { DeployState, ProjectRecord } from './project.js';
 const slugKey = (slug: string) => `slug#${slug}`;
 
 export class DynamoDbProjectStore implements ProjectStore {
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
+  constructor(private readonly client: DynamoDBDocumentClient, private readonly tableName: string) {}
 
   async create(project: ProjectRecord, nowIso: string): Promise<void> {
     const claimed = await conditionally(() =>
@@ -31,9 +28,8 @@ export class DynamoDbProjectStore implements ProjectStore {
       ),
     );
     if (!claimed) {
-      const marker = await this.client.send(
-        new GetCommand({ TableName: this.tableName, Key: { projectId: slugKey(project.slug) }, ConsistentRead: true }),
-      );
+      const Key = { projectId: slugKey(project.slug) };
+      const marker = await this.client.send(new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }));
       const heldUntil = marker.Item?.owner === undefined ? (marker.Item?.heldUntil as string | undefined) : undefined;
       throw new SlugTakenError(project.slug, heldUntil);
     }
@@ -51,9 +47,8 @@ export class DynamoDbProjectStore implements ProjectStore {
 
   async get(projectId: string): Promise<ProjectRecord | undefined> {
     if (projectId.startsWith('slug#')) return undefined;
-    const result = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: { projectId }, ConsistentRead: true }),
-    );
+    const get = new GetCommand({ TableName: this.tableName, Key: { projectId }, ConsistentRead: true });
+    const result = await this.client.send(get);
     return result.Item as ProjectRecord | undefined;
   }
 
