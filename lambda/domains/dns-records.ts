@@ -24,6 +24,3 @@ export function requiredRecords(domain: DomainName, options: RequiredRecordsOpti
   const { fqdn, host, value, note } = options.ownership;
   return [routing, { type: 'TXT', purpose: 'ownership', host, fqdn, value, ttl: RECORD_TTL_SECONDS, note }];
 }
-
-export const ownershipRecordOf = (records: readonly DnsRecordInstruction[]): DnsRecordInstruction | undefined =>
-  records.find((r) => r.type === 'TXT');

@@ -1,5 +1,5 @@
 import type { DomainName } from './domain-name.js';
-import type { DnsFailureReason } from './domain-record.js';
+import type { DnsFailureReason, DomainRecord } from './domain-record.js';
 import { DnsLookupError, type DnsResolver } from './dns-resolver.js';
 import { isTargetHost } from './ownership.js';
 
@@ -24,17 +24,21 @@ export interface DnsExpectation {
   readonly platformHost: string;
 }
 
+/** Verify checks exactly the records shown to the owner; the drift check does not ask for ownership again. */
+export function expectationOf(record: DomainRecord, platformHost: string, purpose: 'verify' | 'drift'): DnsExpectation {
+  const txt = purpose === 'verify' ? record.records.find((r) => r.type === 'TXT') : undefined;
+  if (!txt) return { target: record.target, platformHost };
+  const ownership = { fqdn: txt.fqdn, host: txt.host, value: txt.value, ...(txt.note ? { note: txt.note } : {}) };
+  return { target: record.target, platformHost, ownership };
+}
+
 const canonical = (name: string) => name.toLowerCase().replace(/\.$/, '');
 
 /**
  * A subdomain needs a CNAME to its target; an apex, its target's addresses (ALIAS/ANAME); then the
  * ownership TXT record when required. A failed lookup is reported as such, never as a wrong record.
  */
-export async function verifyDns(
-  domain: DomainName,
-  expectation: DnsExpectation,
-  dns: DnsResolver,
-): Promise<DnsVerification> {
+export async function verifyDns(domain: DomainName, expectation: DnsExpectation, dns: DnsResolver) {
   const pointing = await checkPointing(domain, expectation, dns);
   if (!pointing.verified || !expectation.ownership) return pointing;
   const required = expectation.ownership;
@@ -43,11 +47,7 @@ export async function verifyDns(
 }
 
 /** What the drift check asks: does the domain still point at its target. */
-export function checkPointing(
-  domain: DomainName,
-  expectation: DnsExpectation,
-  dns: DnsResolver,
-): Promise<DnsVerification> {
+export function checkPointing(domain: DomainName, expectation: DnsExpectation, dns: DnsResolver) {
   const target = canonical(expectation.target);
   const platformHost = canonical(expectation.platformHost);
   return guard(target, () =>

@@ -1,7 +1,5 @@
 import { REDIRECT_STATUSES, type Redirect, type RedirectStatus } from '../../contracts/domains.js';
 
-export { REDIRECT_STATUSES, type Redirect, type RedirectStatus };
-
 /** Project domain configuration (interface document, "Project domain configuration"). */
 export interface DomainConfig {
   /** An active custom domain of the project, or its default subdomain. */

@@ -1,11 +1,10 @@
 import type { ProjectStore } from '../projects/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { DnsResolver } from './dns-resolver.js';
-import { checkPointing } from './dns-verification.js';
+import { checkPointing, expectationOf } from './dns-verification.js';
 import { normaliseDomain } from './domain-name.js';
 import type { DomainRecord } from './domain-record.js';
 import { pendingReleaseOf, startRelease, takeOffProject } from './domain-removal.js';
-import { expectationOf } from './expectations.js';
 import type { DomainFlowStarter, DomainStore, EdgeRouter } from './ports.js';
 
 /** The round before's result, and the state machine's ARN (`$$.StateMachine.Id`) to start releases on. */

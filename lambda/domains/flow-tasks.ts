@@ -3,10 +3,9 @@ import { deployPrefix, type ProjectRecord, type ProjectStore } from '../projects
 import type { Clock } from '../shared/clock.js';
 import { diagnoseCaa } from './caa.js';
 import type { DnsResolver } from './dns-resolver.js';
-import { verifyDns } from './dns-verification.js';
+import { expectationOf, verifyDns } from './dns-verification.js';
 import { normaliseDomain } from './domain-name.js';
 import { type DomainDiagnosis, type DomainRecord, isLive } from './domain-record.js';
-import { expectationOf } from './expectations.js';
 import type { CertificateAuthority, CertificateStatus, DomainStore, EdgeRouter } from './ports.js';
 
 /** What each task of the state machine receives: the execution input plus earlier results. */
