@@ -21,8 +21,6 @@ import { type BackoffPolicy, type Pacing, REAL_PACING, withBackoff } from '../sh
  * certificate request at a time (CertificateRequestBusyError), and its managed certificate covers
  * all its domains. Tenant names: "[a-zA-Z0-9][a-zA-Z0-9-.]{1,126}[a-zA-Z0-9]", unique, immutable.
  */
-const TENANT_QUOTAS = { domainsPerTenant: 5, tenantsPerAccount: 10_000 } as const;
-
 /** Retries of a tenant write that lost a race (stale ETag, a concurrent create or delete of the same tenant). */
 const TENANT_WRITE: BackoffPolicy = { maxAttempts: 5, baseMs: 500, capMs: 5_000 };
 
@@ -60,7 +58,7 @@ export class DomainLimitError extends Error {
 export class TenantLimitError extends Error {
   constructor(readonly tenant: string, cause: unknown) {
     super(
-      `CloudFront refused to create distribution tenant ${tenant} (EntityLimitExceeded): the account's distribution tenants quota (${TENANT_QUOTAS.tenantsPerAccount.toLocaleString('en-US')} by default) is reached. Request an increase, then verify the domain again.`,
+      `CloudFront refused to create distribution tenant ${tenant} (EntityLimitExceeded): the account's distribution tenants quota (10,000 by default) is reached. Request an increase, then verify the domain again.`,
       { cause },
     );
     this.name = 'TenantLimitError';
@@ -136,7 +134,7 @@ export class CloudFrontTenants {
   constructor(private readonly options: CloudFrontTenantsOptions) {
     this.pacing = { sleep: options.sleep ?? REAL_PACING.sleep, random: options.random ?? REAL_PACING.random };
     this.tenancy = options.tenancy ?? 'project';
-    this.maxDomains = options.maxDomainsPerTenant ?? TENANT_QUOTAS.domainsPerTenant;
+    this.maxDomains = options.maxDomainsPerTenant ?? 5;
   }
 
   name(domain: string, project: Pick<ProjectRecord, 'slug'>): string {

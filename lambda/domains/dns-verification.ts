@@ -1,19 +1,11 @@
 import type { DomainName } from './domain-name.js';
-import type { DnsFailureReason, DomainRecord } from './domain-record.js';
+import type { DnsFailure, DomainRecord } from './domain-record.js';
 import { DnsLookupError, type DnsResolver } from './dns-resolver.js';
 import { isTargetHost } from './ownership.js';
 
-export type { DnsFailureReason };
-
 export type DnsVerification =
   | { readonly verified: true; readonly observed: readonly string[] } |
-  {
-    readonly verified: false;
-    readonly reason: DnsFailureReason;
-    readonly observed: readonly string[];
-    readonly expected: string;
-    readonly detail: string;
-  };
+  ({ readonly verified: false } & DnsFailure);
 
 export interface DnsExpectation {
   /** The claim's own target. */

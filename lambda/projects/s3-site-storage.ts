@@ -48,16 +48,12 @@ async function inParallel<T>(items: readonly T[], work: (item: T) => Promise<unk
 export class S3SiteStorage implements SiteStorage {
   constructor(private readonly options: S3SiteStorageOptions) {}
 
-  private get bucket() {
-    return this.options.bucket;
-  }
-
   private async keysUnder(prefix: string): Promise<{ key: string; size: number }[]> {
     const keys: { key: string; size: number }[] = [];
     let token: string | undefined;
     do {
       const page = await this.options.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
+        new ListObjectsV2Command({ Bucket: this.options.bucket, Prefix: prefix, ContinuationToken: token }),
       );
       for (const object of page.Contents ?? []) if (object.Key) keys.push({ key: object.Key, size: object.Size ?? 0 });
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
@@ -74,7 +70,7 @@ export class S3SiteStorage implements SiteStorage {
   async presignUpload(projectId: string, file: Pick<ManifestFile, 'sha256' | 'size'>): Promise<UploadInstruction> {
     const checksum = base64OfHex(file.sha256);
     const command = new PutObjectCommand({
-      Bucket: this.bucket,
+      Bucket: this.options.bucket,
       Key: contentKey(projectId, file.sha256),
       ContentLength: file.size,
       ChecksumSHA256: checksum,
@@ -97,13 +93,13 @@ export class S3SiteStorage implements SiteStorage {
   async putManifest(projectId: string, deployId: string, files: readonly ManifestFile[]): Promise<void> {
     const Key = manifestKey(projectId, deployId);
     const body = { Body: JSON.stringify(files), ContentType: 'application/json' };
-    await this.options.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, ...body }));
+    await this.options.client.send(new PutObjectCommand({ Bucket: this.options.bucket, Key, ...body }));
   }
 
   async getManifest(projectId: string, deployId: string): Promise<ManifestFile[] | undefined> {
     try {
       const key = manifestKey(projectId, deployId);
-      const object = await this.options.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const object = await this.options.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: key }));
       return JSON.parse((await object.Body?.transformToString()) ?? '[]') as ManifestFile[];
     } catch (error) {
       if ((error as Error).name === 'NoSuchKey') return undefined;
@@ -116,9 +112,9 @@ export class S3SiteStorage implements SiteStorage {
     await inParallel(files, (file) =>
       this.options.client.send(
         new CopyObjectCommand({
-          Bucket: this.bucket,
+          Bucket: this.options.bucket,
           Key: `${prefix}/${file.path}`,
-          CopySource: `${this.bucket}/${contentKey(projectId, file.sha256)}`,
+          CopySource: `${this.options.bucket}/${contentKey(projectId, file.sha256)}`,
           MetadataDirective: 'REPLACE',
           ContentType: file.contentType,
           CacheControl: SITE_CACHE_CONTROL,
@@ -132,7 +128,7 @@ export class S3SiteStorage implements SiteStorage {
     for (let i = 0; i < keys.length; i += 1000) batches.push(keys.slice(i, i + 1000));
     await inParallel(batches, async (batch) => {
       const Delete = { Objects: batch.map((Key) => ({ Key })), Quiet: true };
-      const result = await this.options.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete }));
+      const result = await this.options.client.send(new DeleteObjectsCommand({ Bucket: this.options.bucket, Delete }));
       const failed = result.Errors ?? [];
       if (failed.length > 0) throw new Error(`${failed.length} objects could not be deleted (first: ${failed[0]?.Key} ${failed[0]?.Code})`);
     });
