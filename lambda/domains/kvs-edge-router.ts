@@ -15,15 +15,12 @@ import type { EdgeCleanup, EdgeRouter } from './ports.js';
 /** Retry policy of a write whose ETag moved between DescribeKeyValueStore and PutKey/DeleteKey. */
 export const KVS_WRITE: BackoffPolicy = { maxAttempts: 6, baseMs: 100, capMs: 2_000 };
 
+const STALE_ETAG = new Set(['ConflictException', 'PreconditionFailed', 'PreconditionFailedException']);
+
 /** A write whose `IfMatch` lost to another writer: ConflictException (409), or 412 from some endpoints. */
 export function isStaleEtag(error: unknown): boolean {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
-  return (
-    e?.name === 'ConflictException' ||
-    e?.name === 'PreconditionFailed' ||
-    e?.name === 'PreconditionFailedException' ||
-    e?.$metadata?.httpStatusCode === 412
-  );
+  return STALE_ETAG.has(e?.name ?? '') || e?.$metadata?.httpStatusCode === 412;
 }
 
 export interface KvsEdgeRouterOptions {

@@ -10,20 +10,11 @@ import { checkSlug } from './slug.js';
 const SLUG_HOLD_DAYS = 30;
 const MAX_NAME_LENGTH = 100;
 
-export interface ProjectView {
-  readonly projectId: string;
-  readonly accountId: string;
-  readonly slug: string;
-  readonly name: string;
+export type ProjectView = Omit<ProjectRecord, 'deploys'> & {
   readonly defaultDomain: string;
   readonly url: string;
-  readonly deployState: ProjectRecord['deployState'];
-  readonly liveDeployId?: string;
   readonly lastDeploy?: DeployRecord;
-  readonly domains: ProjectRecord['domains'];
-  readonly createdAt: string;
-  readonly updatedAt?: string;
-}
+};
 
 export interface ProjectServiceDeps {
   readonly accounts: AccountStore;

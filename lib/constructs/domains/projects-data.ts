@@ -6,15 +6,9 @@ import { Construct } from 'constructs';
 import { creationUniqueName } from '../shared/names.js';
 import { DOMAIN_TABLE_KEYS, SITE_UPLOAD_CORS } from '../../../contracts/domains.js';
 
-export interface ProjectsTables {
-  /** GSI `byAccount` (accountId, createdAt). */
-  readonly projects: dynamodb.ITable;
-  /** By normalised name (one project per domain); GSI `byProject` (projectId, domain). */
-  readonly domains: dynamodb.ITable;
-}
-
 export interface ProjectsDataResources {
-  readonly tables: ProjectsTables;
+  /** Keys and indexes: DOMAIN_TABLE_KEYS. */
+  readonly tables: { readonly projects: dynamodb.ITable; readonly domains: dynamodb.ITable };
   /** `projects/<projectId>/`: uploads at `content/<sha256>`, deploys at `deploys/<deployId>/`. */
   readonly siteBucket: s3.Bucket;
   /** Host name → serve / redirect / removed (EDGE_VALUE), read by the viewer-request function. */
@@ -27,7 +21,7 @@ export interface ProjectsDataResources {
  * would be empty and every site would answer 404.
  */
 export class ProjectsData extends Construct implements ProjectsDataResources {
-  readonly tables: ProjectsTables;
+  readonly tables: ProjectsDataResources['tables'];
   readonly siteBucket: s3.Bucket;
   readonly logBucket: s3.Bucket;
   readonly keyValueStore: cloudfront.KeyValueStore;
