@@ -1,12 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/**
- * The custom-domain flow as an Amazon States Language document (JSONPath, so the local engine runs
- * the very same definition): a verification, a release (`$.release`) or a drift check (`$.drift`);
- * diagram in docs/contributors/architecture.md. Every path ends in success but an unexpected
- * error; one of a certificate step goes to Diagnose first, so the domain never stays
- * `issuing_certificate` unexplained.
- */
+/** The domain flow (JSONPath: the local engine runs it too); diagram in docs/contributors/architecture.md. */
 export interface DomainFlowTasks {
   readonly verifyDns: string;
   readonly requestCertificate: string;
@@ -132,10 +126,7 @@ export function domainFlowDefinition(tasks: DomainFlowTasks): Record<string, unk
   };
 }
 
-/**
- * The drift branch: one page of live domains per round until `done`. The task gets the machine's
- * own ARN from the context object, to start releases of detached domains on it.
- */
+/** The drift branch: one page per round until `done`; the task starts releases on `$$.StateMachine.Id`. */
 function driftStates(checkDrift: string): Record<string, unknown> {
   const parameters = { 'drift.$': '$.drift', 'stateMachineArn.$': '$$.StateMachine.Id' };
   return {

@@ -153,10 +153,7 @@ interface LoadViewerRequestOptions {
 
 type ViewerRequestHandler = (event: CloudFrontFunctionEvent) => Promise<CloudFrontFunctionResult>;
 
-/**
- * Runs the deployed text in a fresh node:vm context with nothing but `cf` and `console`; the import
- * line becomes 'use strict' (same line count, so stack traces point at the real file).
- */
+/** Runs the deployed text in node:vm with only `cf` and `console`; line numbers match the real file. */
 export function loadViewerRequest(options: LoadViewerRequestOptions): ViewerRequestHandler {
   const source = functionSource(options.kvsId);
   if (!source.startsWith(`${IMPORT_LINE}\n`)) throw new Error(`${VIEWER_REQUEST_FILE.pathname} must start with ${IMPORT_LINE}`);

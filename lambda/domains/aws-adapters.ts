@@ -17,10 +17,7 @@ export function kvsEdgeRouter(kvsArn: string): KvsEdgeRouter {
   });
 }
 
-/**
- * One tenant per domain (docs/contributors/domain-flow.md); the flow and the release both build it
- * here, so they agree on the tenant.
- */
+/** One tenant per domain (docs/contributors/domain-flow.md); the flow and the release agree on it here. */
 export function cloudFrontCertificates(distributionId: string, connectionGroupId: string) {
   return new CloudFrontCertificateAuthority({
     cloudfront: traced(new CloudFrontClient(MANAGEMENT_PLANE)),

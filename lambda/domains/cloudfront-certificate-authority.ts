@@ -40,11 +40,7 @@ export interface CloudFrontCertificateAuthorityOptions extends CloudFrontTenants
 
 const failed = (reason: string): CertificateStatus => ({ status: 'failed', reason });
 
-/**
- * The certificate port on CloudFront (docs/contributors/architecture.md, "Custom domains"): a
- * tenant created at run time holds the domains with a CloudFront-managed, HTTP-validated
- * certificate. Only release disables a tenant, so a disabled tenant's domains count as gone.
- */
+/** The certificate port on CloudFront tenants; only release disables one, so its domains count as gone. */
 export class CloudFrontCertificateAuthority implements CertificateAuthority {
   private readonly tenants: CloudFrontTenants;
 

@@ -141,10 +141,7 @@ export class CloudFrontTenants {
     return tenantName(this.tenancy, domain, project);
   }
 
-  /**
-   * The tenant and its ETag, or undefined when there is none. Refuses another distribution's tenant,
-   * and (per-project tenancy) a tenant tagged for another project than `projectId`.
-   */
+  /** The tenant and its ETag; refuses another distribution's, or (per project) another project's tenant. */
   async read(name: string, projectId?: string): Promise<TenantVersion | undefined> {
     let out;
     try {

@@ -26,10 +26,7 @@ export function expectationOf(record: DomainRecord, platformHost: string, purpos
 
 const canonical = (name: string) => name.toLowerCase().replace(/\.$/, '');
 
-/**
- * A subdomain needs a CNAME to its target; an apex, its target's addresses (ALIAS/ANAME); then the
- * ownership TXT record when required. A failed lookup is reported as such, never as a wrong record.
- */
+/** A CNAME to the target, or at an apex its addresses; then the TXT record. A failed lookup is no wrong record. */
 export async function verifyDns(domain: DomainName, expectation: DnsExpectation, dns: DnsResolver) {
   const pointing = await checkPointing(domain, expectation, dns);
   if (!pointing.verified || !expectation.ownership) return pointing;

@@ -32,11 +32,7 @@ export async function startRelease(deps: Pick<RemovalDeps, 'domains' | 'flow'>, 
   return true;
 }
 
-/**
- * Takes a removed domain out of its project's configuration (redirects to it go too, their sources
- * serving the live deploy again; the default subdomain becomes primary if it was), then starts the
- * release of its tenant.
- */
+/** Takes a removed domain out of its project's configuration (and redirects to it), then starts its release. */
 export async function takeOffProject(deps: RemovalDeps, record: DomainRecord, project: ProjectRecord, at: string) {
   const defaultDomain = `${project.slug}.${deps.platformDomain}`;
   const orphaned = project.domains.redirects.filter((r) => r.to === record.domain);

@@ -54,11 +54,7 @@ type Outcome = DriftFinding | 'unchanged' | 'lookup_failed';
 /** A flow attempt is deciding these: the drift check leaves them to it. */
 const ATTEMPT_RUNNING = new Set(['verifying', 'issuing_certificate']);
 
-/**
- * The drift branch's task (docs/owners.md, "Projects and custom domains"): one page of live domains
- * per round, each restored, misconfigured, or detached past its grace period. Every write is
- * conditional on the record checked, so a Verify or a removal in between wins.
- */
+/** The drift branch's task (docs/owners.md); its writes are conditional, so a Verify or removal wins. */
 export function createDriftCheckTask(deps: DriftCheckDeps) {
   const pageSize = deps.pageSize ?? 50;
   const concurrency = deps.concurrency ?? 8;

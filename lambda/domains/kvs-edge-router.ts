@@ -31,11 +31,7 @@ export interface KvsEdgeRouterOptions {
   readonly random?: () => number;
 }
 
-/**
- * The edge port on CloudFront (docs/contributors/architecture.md, "Custom domains"): one
- * KeyValueStore entry per host, shaped by EDGE_VALUE. Every write reads the store's ETag, then
- * writes with `IfMatch`; a stale ETag re-reads and retries.
- */
+/** The edge port on the KeyValueStore: each write reads the ETag, then writes with `IfMatch`, retried if stale. */
 export class KvsEdgeRouter implements EdgeRouter, EdgeCleanup {
   private readonly pacing: Pacing;
 

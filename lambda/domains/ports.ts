@@ -34,10 +34,7 @@ export interface EdgeRouter {
   refuse(host: string): Promise<void>;
 }
 
-/**
- * A removed domain's refusal matters only while a tenant holds the name: after that CloudFront
- * itself answers 403 for the host, and the entry would only use up the store's 5 MB.
- */
+/** Once no tenant holds a removed name CloudFront answers 403 itself: the refusal entry can go. */
 export interface EdgeCleanup {
   /** Deletes the entry if it is still the refusal and `stillRemoved()`; returns whether it did. */
   forgetRefusal(host: string, stillRemoved: () => Promise<boolean>): Promise<boolean>;

@@ -18,10 +18,7 @@ interface SfnDomainFlowStarterOptions {
   readonly now?: () => number;
 }
 
-/**
- * Starts the domain flow's executions, named deterministically per attempt or per released claim:
- * a repeated start succeeds or fails with ExecutionAlreadyExists, both meaning "already started".
- */
+/** Executions are named per attempt or per claim: ExecutionAlreadyExists means "already started". */
 export class SfnDomainFlowStarter implements DomainFlowStarter {
   constructor(private readonly options: SfnDomainFlowStarterOptions) {}
 

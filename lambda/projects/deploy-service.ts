@@ -135,10 +135,7 @@ export class DeployService {
     for (const host of hosts) await this.deps.edge.serve(host, prefix);
   }
 
-  /**
-   * Keeps the newest DEPLOY_HISTORY deploys and the live one; deletes the others and the contents no
-   * kept deploy references. Runs under the deploy lock, so no other deploy counts on a content.
-   */
+  /** Keeps the newest DEPLOY_HISTORY deploys and the live one; runs under the deploy lock. */
   private async prune(project: ProjectRecord): Promise<DeployRecord[]> {
     const history = project.deploys ?? [];
     const kept = history.filter((d, index) => index < DEPLOY_HISTORY || d.deployId === project.liveDeployId);

@@ -5,11 +5,7 @@ import { conditionalUpdate } from '../shared/dynamodb-update.js';
 import { type ProjectChanges, type ProjectStore, SlugTakenError } from './ports.js';
 import type { DeployState, ProjectRecord } from './project.js';
 
-/**
- * Slugs are unique platform-wide: a marker item `slug#<slug>` is claimed before the project item.
- * It names its project (`owner`) while the project exists; a delete leaves it with `heldUntil`
- * instead, and a new claim succeeds only once that time has passed.
- */
+/** A marker `slug#<slug>` names its project (`owner`), or holds the slug of a deleted one (`heldUntil`). */
 const slugKey = (slug: string) => `slug#${slug}`;
 
 export class DynamoDbProjectStore implements ProjectStore {

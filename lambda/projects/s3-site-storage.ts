@@ -13,10 +13,7 @@ import type { UploadInstruction } from '../../contracts/deploys.js';
 import type { SiteStorage } from './ports.js';
 import { contentKey, contentPrefix, deployPrefix, manifestKey, projectPrefix } from './project.js';
 
-/**
- * The edge's cache key includes the deploy prefix, so it may keep an object for a year; browsers
- * see stable URLs across deploys, so they revalidate every time (`immutable` would pin a deploy).
- */
+/** The edge caches by deploy prefix for a year; browsers revalidate the stable URLs every time. */
 export const SITE_CACHE_CONTROL = 'public, max-age=0, s-maxage=31536000, must-revalidate';
 
 /** Long enough for a 25 MB file on a slow link. */

@@ -46,12 +46,7 @@ export interface DomainFlowProps {
   readonly alarmTopic?: sns.ITopic;
 }
 
-/**
- * The custom-domain flow on AWS: a Standard state machine running exactly `domainFlowDefinition`
- * over seven Lambda tasks, execution logging and tracing, the drift schedule, and three alarms.
- * Each task gets only what it calls (flow-permissions.ts): DynamoDB on table ARNs, tenant actions on
- * tenant ARNs, the KeyValueStore on its ARN; no Accounts table and no Route 53.
- */
+/** The domain flow on AWS: seven tasks, each granted only what it calls (flow-permissions.ts). */
 export class DomainFlow extends Construct {
   readonly functions: Readonly<Record<FlowTask, PlatformFunction>>;
   readonly stateMachine: sfn.StateMachine;

@@ -40,11 +40,7 @@ export interface DomainDriftScheduleProps {
   readonly alarmTopic?: sns.ITopic;
 }
 
-/**
- * The drift check's clock: an EventBridge Scheduler schedule in a group of its own (its metrics are
- * per group). A run may overlap the next harmlessly (the drift task's writes are conditional); a
- * start is retried for up to one interval, then dropped (the DriftCheckDropped alarm).
- */
+/** The drift check's schedule; a start is retried for one interval, then dropped (DriftCheckDropped). */
 export class DomainDriftSchedule extends Construct {
   readonly group: scheduler.ScheduleGroup;
   readonly schedule: scheduler.Schedule;

@@ -21,10 +21,7 @@ export const CLOUDFRONT_CERTIFICATE_REGION = 'us-east-1';
 
 export const SITE_ORIGIN_ID = 'sites';
 
-/**
- * The platform's public hosted zone, alone in its stack so that its name servers are out before
- * the wildcard certificate waits for the delegation. Retained: the registrar points at them.
- */
+/** The platform zone, alone in its stack so its name servers exist before the certificate waits; retained. */
 export class PlatformZone extends Construct {
   readonly zone: route53.PublicHostedZone;
 
@@ -84,11 +81,7 @@ export interface EdgeResources {
   readonly platformHost: string;
 }
 
-/**
- * The multi-tenant distribution (`tenant-only`) over the site bucket (OAC), the viewer-request
- * function, the connection group, the default tenant for `*.<domain>` and the DNS records. Custom
- * domains' tenants are created at run time by the domain flow.
- */
+/** The multi-tenant distribution and its DNS; custom domains' tenants are created at run time by the flow. */
 export class Edge extends Construct implements EdgeResources {
   readonly distribution: cloudfront.CfnDistribution;
   readonly connectionGroup: cloudfront.CfnConnectionGroup;

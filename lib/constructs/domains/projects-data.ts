@@ -15,11 +15,7 @@ export interface ProjectsDataResources {
   readonly keyValueStore: cloudfront.KeyValueStore;
 }
 
-/**
- * The stateful resources of projects and custom domains: the Projects and Domains tables, the site
- * bucket (versioned, access-logged) and the KeyValueStore, retained like the tables: a new one
- * would be empty and every site would answer 404.
- */
+/** Tables, site bucket and KeyValueStore, all retained: a new store would be empty and every site 404. */
 export class ProjectsData extends Construct implements ProjectsDataResources {
   readonly tables: ProjectsDataResources['tables'];
   readonly siteBucket: s3.Bucket;
