@@ -1,15 +1,13 @@
-// The deploy protocol between a client (dashboard, operator CLI, local platform, tests) and the
-// control API (docs/projects.md, "Deploying"): a manifest in, presigned PUTs out, then finalize.
-// Plain TypeScript over fetch and WebCrypto: it runs in Node and in the browser alike.
+// The deploy protocol of every client (docs/projects.md, "Deploying"), over fetch and WebCrypto:
+// it runs in Node and in the browser alike.
 
-/** The limits of one deploy, refused on the manifest before anything is uploaded (lambda/projects/deploy-manifest.ts). */
+/** Checked on the manifest before anything is uploaded (lambda/projects/deploy-manifest.ts). */
 export const DEPLOY_LIMITS = {
   maxFiles: 10_000,
   maxDeployBytes: 100 * 1024 * 1024,
   maxFileBytes: 25 * 1024 * 1024,
 } as const;
 
-/** One file of the manifest. */
 export interface ManifestEntry {
   readonly path: string;
   readonly sha256: string;
@@ -24,7 +22,6 @@ export interface UploadInstruction {
   readonly expiresAt: string;
 }
 
-/** The answer of `POST …/deploys`. */
 export interface StartedDeployBody {
   readonly deploy: { readonly deployId: string; readonly uploadCount: number; readonly uploadBytes: number };
   readonly uploads: readonly UploadInstruction[];
@@ -53,7 +50,6 @@ export interface DeployProgress {
 export interface DeployOutcome {
   readonly deployId: string;
   readonly deploy: unknown;
-  /** Files whose content was already stored: not uploaded. */
   readonly skipped: number;
   readonly uploadedFiles: number;
   readonly uploadedBytes: number;
@@ -62,7 +58,7 @@ export interface DeployOutcome {
 const hex = (bytes: ArrayBuffer) => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('');
 
 /** SHA-256 of a file's bytes, lower-case hex (the key its content is stored under). */
-export async function sha256Hex(body: Uint8Array): Promise<string> {
+async function sha256Hex(body: Uint8Array): Promise<string> {
   // A Node Buffer's type allows a SharedArrayBuffer, which the DOM typings of digest() and fetch() refuse.
   return hex(await globalThis.crypto.subtle.digest('SHA-256', body as Uint8Array<ArrayBuffer>));
 }
@@ -70,11 +66,7 @@ export async function sha256Hex(body: Uint8Array): Promise<string> {
 /** Uploads in flight at once: enough to fill a link, few enough for a browser's per-host limit. */
 const UPLOAD_CONCURRENCY = 6;
 
-/**
- * Deploys `files`: sends the manifest, PUTs only the contents the platform lacks (presigned, each
- * pinned to its length and hash), and finalizes; uploads that the platform still misses at
- * finalize (an expired URL, a lost PUT) are sent once more.
- */
+/** Sends the manifest, PUTs the contents the platform lacks, and finalizes; what is still missing is sent once more. */
 export async function deploySite(
   calls: DeployCalls,
   files: readonly LocalFile[],

@@ -1,33 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/**
- * The custom-domain flow as an Amazon States Language document (JSONPath, so the local engine,
- * aws-local-stepfunctions, runs the very same definition; it ignores JSONata). An execution either
- * verifies a domain attempt or, when its input has `release`, releases a removed domain's tenant:
- *
- *   Operation? ─ $.release present → ReleaseTenant (the release branch, see releaseStates)
- *       ├─ $.drift present → CheckDrift (the drift branch, see driftStates)
- *       └─ otherwise ↓
- *   VerifyDns → DnsVerified? ─no──────────────────────────────→ DnsNotVerified (domain: dns_failed)
- *                  └─yes→ RequestCertificate → WaitForCertificate → CheckCertificate → CertificateReady?
- *                            ┌──────────── pending, watchdog not expired ─────┘      │
- *                            └→ WaitForCertificate                                    ├ issued → Activate (active)
- *                                                                                     └ failed, or 30-minute watchdog
- *                                                                                        expired → Diagnose (certificate_delayed)
- *
- * Why the release is a branch of this state machine rather than an SQS queue with a worker or a
- * second state machine: the control API already starts this machine (its ARN, its grant, the
- * deterministic execution names), Wait → task → Choice is the loop the certificate polling already
- * uses, its failed-executions alarm already exists, and the local engine runs this very document,
- * so the local platform exercises the same release without a second runner or queue emulation.
- *
- * Input: { domain, attempt, pollSeconds, watchdogSeconds }. The tasks keep the domain's record
- * up to date; the execution's outcome is the domain's state, so every path ends in success
- * except an unexpected error, which fails the execution (and raises the failed-executions alarm).
- * An unexpected error of a certificate step (RequestCertificate, CheckCertificate) goes to
- * Diagnose first, so the domain does not stay `issuing_certificate` with no explanation: it
- * becomes `certificate_delayed`, saying the request stopped and Re-verify retries it.
- */
+/** The domain flow (JSONPath: the local engine runs it too); diagram in docs/contributors/architecture.md. */
 export interface DomainFlowTasks {
   readonly verifyDns: string;
   readonly requestCertificate: string;
@@ -65,22 +38,14 @@ export const DOMAIN_FLOW_STATES = {
 /** The default time between certificate checks, and the watchdog (interface document, rule 9). */
 export const DOMAIN_FLOW_DEFAULTS = { pollSeconds: 30, watchdogSeconds: 30 * 60 } as const;
 
-/**
- * The release branch's timing. A disable usually deploys within minutes, so the first retry of the
- * delete comes after 30 s and the waits double up to 10 minutes; after 24 hours of refusals the
- * execution fails (the failed-executions alarm) instead of looping for ever.
- */
+/** The release branch's waits for a deploying disable: 30 s, doubling up to 10 minutes; failed after 24 h. */
 export const TENANT_RELEASE_DEFAULTS = {
   firstWaitSeconds: 30,
   maxWaitSeconds: 600,
   giveUpSeconds: 24 * 60 * 60,
 } as const;
 
-/**
- * Errors of the release task itself (throttling past the SDK backoff, an outage) are retried by Step
- * Functions: 30 s, then doubling up to 10 minutes with full jitter, six times (about 25 minutes)
- * before the execution fails.
- */
+/** Retries of the release and drift tasks' own errors: 30 s doubling up to 10 min, six times (~25 min). */
 export const RELEASE_TASK_RETRY = {
   IntervalSeconds: 30,
   MaxAttempts: 6,
@@ -99,11 +64,21 @@ const retryTransientLambdaErrors = [
   },
 ];
 
-const task = (resource: string, resultPath: string, next: string | undefined, onError: string = S.failed) => ({
+const retryTaskErrors = [...retryTransientLambdaErrors, { ErrorEquals: ['States.ALL'], ...RELEASE_TASK_RETRY, JitterStrategy: 'FULL' }];
+
+const task = (
+  resource: string,
+  resultPath: string,
+  next: string | undefined,
+  onError: string = S.failed,
+  retry: readonly object[] = retryTransientLambdaErrors,
+  parameters?: object,
+) => ({
   Type: 'Task',
   Resource: resource,
+  ...(parameters ? { Parameters: parameters } : {}),
   ResultPath: resultPath,
-  Retry: retryTransientLambdaErrors,
+  Retry: retry,
   Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: onError }],
   ...(next ? { Next: next } : { End: true }),
 });
@@ -151,31 +126,11 @@ export function domainFlowDefinition(tasks: DomainFlowTasks): Record<string, unk
   };
 }
 
-/**
- * The drift branch: every live domain re-checked, one page per round, until the last page.
- *
- *   CheckDrift → DriftChecked? ─ done → DriftCheckDone
- *        ↑                     └ more pages ─┐
- *        └───────────────────────────────────┘
- *
- * Input: { drift: {} } (the schedule's, or the control API's "check now"). The task gets the
- * state machine's own ARN from the context object, to start the release of a detached domain's
- * tenant on this very machine (a definition cannot name its own ARN). Its result (cursor, done,
- * counts) replaces $.drift for the next round. Errors of the task are retried like the release's;
- * after that the execution fails (DriftCheckFailed: the failed-executions alarm), and the next
- * scheduled run starts from the first page again.
- */
+/** The drift branch: one page per round until `done`; the task starts releases on `$$.StateMachine.Id`. */
 function driftStates(checkDrift: string): Record<string, unknown> {
+  const parameters = { 'drift.$': '$.drift', 'stateMachineArn.$': '$$.StateMachine.Id' };
   return {
-    [S.checkDrift]: {
-      Type: 'Task',
-      Resource: checkDrift,
-      Parameters: { 'drift.$': '$.drift', 'stateMachineArn.$': '$$.StateMachine.Id' },
-      ResultPath: '$.drift',
-      Retry: [...retryTransientLambdaErrors, { ErrorEquals: ['States.ALL'], ...RELEASE_TASK_RETRY, JitterStrategy: 'FULL' }],
-      Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: S.driftCheckFailed }],
-      Next: S.driftChecked,
-    },
+    [S.checkDrift]: task(checkDrift, '$.drift', S.driftChecked, S.driftCheckFailed, retryTaskErrors, parameters),
     [S.driftChecked]: {
       Type: 'Choice',
       Choices: [{ Variable: '$.drift.done', BooleanEquals: false, Next: S.checkDrift }],
@@ -195,28 +150,10 @@ export function driftCheckExecutionName(at: number): string {
   return `drift-now-${at.toString(36)}`;
 }
 
-/**
- * The release branch: the removal has already stopped the domain at the edge (KeyValueStore), so
- * this only returns the tenant to the account's quota and then drops the edge entry.
- *
- *   ReleaseTenant → TenantReleased? ─ released → Released      (tenant gone, refusal entry dropped)
- *        ↑                           ├ kept     → ReleaseKept   (the domain was added again on that tenant)
- *        │                           ├ expired  → TenantReleaseFailed (24 h of refusals: the alarm)
- *        └──── WaitToRelease ←───────┘ pending  (the disable is still deploying; waits double up to 10 min)
- *
- * Input: { domain, release: { projectId, slug, claimedAt, requestedAt } }. The task's result
- * (status, attempts, waitSeconds, expired) is kept at $.released for the next round.
- */
+/** The release branch: the edge already refuses the domain; this returns its tenant to the quota. */
 function releaseStates(releaseTenant: string): Record<string, unknown> {
   return {
-    [S.releaseTenant]: {
-      Type: 'Task',
-      Resource: releaseTenant,
-      ResultPath: '$.released',
-      Retry: [...retryTransientLambdaErrors, { ErrorEquals: ['States.ALL'], ...RELEASE_TASK_RETRY, JitterStrategy: 'FULL' }],
-      Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: S.releaseFailed }],
-      Next: S.tenantReleased,
-    },
+    [S.releaseTenant]: task(releaseTenant, '$.released', S.tenantReleased, S.releaseFailed, retryTaskErrors),
     [S.tenantReleased]: {
       Type: 'Choice',
       Choices: [
@@ -242,11 +179,7 @@ export function domainFlowExecutionName(domain: string, attempt: number): string
   return `${domain.replace(/[^A-Za-z0-9-_]/g, '_').slice(0, 70)}-${attempt}`;
 }
 
-/**
- * One release per claim of a domain (the removed record's createdAt), so a repeated removal call
- * cannot start two. At most 80 characters (the StartExecution limit): the name is cut, and a hash of
- * the whole domain keeps two long names with the same beginning apart.
- */
+/** One release per claim (createdAt); at most 80 characters, a hash keeps cut names apart. */
 export function domainReleaseExecutionName(domain: string, claimedAt: string): string {
   const hash = createHash('sha256').update(domain).digest('hex').slice(0, 8);
   const claimed = Date.parse(claimedAt);

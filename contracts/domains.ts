@@ -1,21 +1,10 @@
-/** The label of the platform host under the platform domain: customers' CNAMEs point at `edge.<domain>` or below it. */
-export const PLATFORM_HOST_LABEL = 'edge';
-
-/**
- * The shared platform host (`edge.<platform domain>`), routed to the connection group. Each custom
- * domain's own target is a name under it (`<token>.edge.<platform domain>`), routed by the
- * `*.edge.` wildcard record.
- */
+/** The parent of every custom domain's own target `<token>.edge.<platform domain>` (the `*.edge.` record routes them). */
 export function platformHostOf(platformDomain: string): string {
-  return `${PLATFORM_HOST_LABEL}.${platformDomain}`;
+  return `edge.${platformDomain}`;
 }
 
-/**
- * Contract between the projects/domains constructs and their Lambda handlers: entry files,
- * exported handler names and environment variables. The local platform sets the same.
- */
+/** Entry files, handler names and environment of the domain Lambdas (the local platform sets the same). */
 export const DOMAIN_HANDLERS = {
-  /** One module, one exported handler per flow task (each its own function). */
   flowTasks: {
     entry: 'lambda/domains/flow-handlers.ts',
     handlers: {
@@ -26,18 +15,11 @@ export const DOMAIN_HANDLERS = {
       diagnose: 'diagnose',
     },
   },
-  /**
-   * The release branch's task, in a module of its own: it needs no DNS, no platform host and none
-   * of the verification tasks' clients, only the tenants, the KeyValueStore and two tables.
-   */
+  // The release and drift tasks have modules of their own, without the verification tasks' clients.
   tenantRelease: {
     entry: 'lambda/domains/release-handler.ts',
     handler: 'releaseTenant',
   },
-  /**
-   * The drift branch's task, in a module of its own: DNS, the tables, the KeyValueStore and starting
-   * releases, but no CloudFront tenant or ACM client.
-   */
   driftCheck: {
     entry: 'lambda/domains/drift-handler.ts',
     handler: 'checkDrift',
@@ -48,16 +30,16 @@ export const DOMAIN_ENV = {
   accountsTable: 'ACCOUNTS_TABLE',
   projectsTable: 'PROJECTS_TABLE',
   domainsTable: 'DOMAINS_TABLE',
-  /** The name customers point their CNAME/ALIAS at (the connection group's routing endpoint alias). */
+  /** platformHostOf(platform domain): the parent of the per-domain targets. */
   platformHost: 'PLATFORM_HOST',
   platformDomain: 'PLATFORM_DOMAIN',
   keyValueStoreArn: 'KVS_ARN',
   distributionId: 'DISTRIBUTION_ID',
   connectionGroupId: 'CONNECTION_GROUP_ID',
-  /** Optional: comma-separated resolvers (host:port) for the flow's DNS checks; system resolver when unset. */
+  /** Optional: comma-separated resolvers (host:port); the system resolver when unset. */
   dnsServers: 'DNS_SERVERS',
   watchdogSeconds: 'WATCHDOG_SECONDS',
-  /** Seconds a live domain whose DNS no longer points at its target is still served (config domains.driftCheck.gracePeriodDays). */
+  /** Seconds a drifted live domain is still served (config domains.driftCheck.gracePeriodDays). */
   driftGraceSeconds: 'DRIFT_GRACE_SECONDS',
   siteBucket: 'SITE_BUCKET',
 } as const;
@@ -78,11 +60,7 @@ export interface Redirect {
   readonly status: RedirectStatus;
 }
 
-/**
- * Browser uploads of deploy files go straight to the site bucket with presigned PUTs
- * (lambda/projects/s3-site-storage.ts): the CORS rule the bucket has for the dashboard's origin,
- * on AWS (ProjectsData) and locally (s3rver) alike.
- */
+/** The site bucket's CORS rule for the dashboard's presigned PUTs, on AWS and locally (s3rver). */
 export const SITE_UPLOAD_CORS = {
   allowedMethods: ['PUT'],
   allowedHeaders: ['content-type', 'x-amz-checksum-sha256'],

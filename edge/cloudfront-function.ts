@@ -1,25 +1,17 @@
-// The viewer-request CloudFront Function (edge/viewer-request.js) as data and as code:
-// - functionSource(kvsId): the exact text the CDK deploys (runtime cloudfront-js-2.0);
-// - loadViewerRequest(...): the SAME text run in node:vm against a KeyValueStore stand-in, for the
-//   unit tests and the local edge;
-// - EDGE_VALUE: the one place that shapes KeyValueStore values (the control API writes through it).
+// The viewer-request CloudFront Function (edge/viewer-request.js): the text the CDK deploys, the same
+// text run in node:vm (tests, local edge), and EDGE_VALUE, the one shape of KeyValueStore values.
 import { readFileSync } from 'node:fs';
 import vm from 'node:vm';
+import { REDIRECT_STATUSES, type RedirectStatus } from '../contracts/domains.js';
 
-export const VIEWER_REQUEST_FILE = new URL('./viewer-request.js', import.meta.url);
+const VIEWER_REQUEST_FILE = new URL('./viewer-request.js', import.meta.url);
 export const KVS_ID_PLACEHOLDER = '__KVS_ID__';
 const KVS_ID_LINE = `const kvsId = '${KVS_ID_PLACEHOLDER}';`;
 const IMPORT_LINE = 'import cf from \'cloudfront\';';
 
-/**
- * CloudFront KeyValueStore limits: key 512 and value 1024 characters, and 5 MB per store (not
- * adjustable). The store's size is what PutKey/DeleteKey answer as TotalSizeInBytes; it is counted
- * here as the UTF-8 bytes of every key plus its value, with no per-entry overhead (none is
- * documented), against the stricter reading of "5 MB" (5,000,000 bytes rather than 5 MiB).
- */
+/** KeyValueStore limits; the size counts UTF-8 bytes of keys plus values against 5,000,000 (the stricter "5 MB"). */
 export const KVS_LIMITS = { keyChars: 512, valueChars: 1024, storeBytes: 5_000_000 } as const;
 
-/** The bytes one entry adds to the store's size (see KVS_LIMITS). */
 export function kvsEntryBytes(key: string, value: string): number {
   return Buffer.byteLength(key, 'utf8') + Buffer.byteLength(value, 'utf8');
 }
@@ -29,17 +21,11 @@ export interface KeyValueStoreReader {
   get(key: string, options?: { format?: 'string' | 'json' | 'bytes' }): Promise<unknown>;
 }
 
-/** An error with the name the KeyValueStore data-plane API gives it (ConflictException, ServiceQuotaExceededException). */
 function kvsError(name: string, message: string): Error {
   return Object.assign(new Error(message), { name });
 }
 
-/**
- * In-memory KeyValueStore: the stand-in for tests and the local edge. Like the real store it keeps
- * a store-wide version (the ETag every write changes; a write with a stale `ifMatch` is refused with
- * ConflictException) and its size, refusing a put that would take it past KVS_LIMITS.storeBytes
- * (ServiceQuotaExceededException).
- */
+/** In-memory KeyValueStore for tests and the local edge, with the real one's ETag conflicts and size limit. */
 export class MemoryKeyValueStore implements KeyValueStoreReader {
   private readonly entries = new Map<string, string>();
   private bytes = 0;
@@ -51,12 +37,10 @@ export class MemoryKeyValueStore implements KeyValueStoreReader {
     for (const [key, value] of Object.entries(initial)) this.put(key, value);
   }
 
-  /** The store's current version: pass it as `ifMatch` to make a write conditional on no write in between. */
   get etag(): string {
     return `v${this.version}`;
   }
 
-  /** The store's size by KVS_LIMITS' accounting (keys plus values, UTF-8 bytes). */
   get sizeBytes(): number {
     return this.bytes;
   }
@@ -93,7 +77,7 @@ export class MemoryKeyValueStore implements KeyValueStoreReader {
     return this.entries.has(key);
   }
 
-  /** The raw value, or undefined when the key is absent (the data-plane GetKey, not the runtime's get). */
+  /** The data-plane GetKey, not the runtime's get. */
   value(key: string): string | undefined {
     return this.entries.get(key);
   }
@@ -113,12 +97,12 @@ export class MemoryKeyValueStore implements KeyValueStoreReader {
   }
 }
 
-export interface CloudFrontFunctionValue {
+interface CloudFrontFunctionValue {
   value: string;
   multiValue?: { value: string }[];
 }
 
-export interface CloudFrontFunctionRequest {
+interface CloudFrontFunctionRequest {
   method: string;
   uri: string;
   querystring: Record<string, CloudFrontFunctionValue>;
@@ -148,18 +132,12 @@ export function isResponse(result: CloudFrontFunctionResult): result is CloudFro
   return typeof (result as CloudFrontFunctionResponse).statusCode === 'number';
 }
 
-let cachedSource: string | undefined;
-
 /** The function file as checked in (placeholder id included). */
 export function viewerRequestSource(): string {
-  cachedSource ??= readFileSync(VIEWER_REQUEST_FILE, 'utf8');
-  return cachedSource;
+  return readFileSync(VIEWER_REQUEST_FILE, 'utf8');
 }
 
-/**
- * The function code exactly as deployed: the checked-in file with the KeyValueStore id in place
- * of the placeholder. `kvsId` may be a CDK token string; it only has to fit in a quoted literal.
- */
+/** The code as deployed: the file with `kvsId` (maybe a CDK token) in place of the placeholder. */
 export function functionSource(kvsId: string): string {
   if (kvsId.length === 0 || /['"\\\r\n]/.test(kvsId)) throw new Error(`Unusable KeyValueStore id: ${JSON.stringify(kvsId)}`);
   const source = viewerRequestSource();
@@ -167,21 +145,15 @@ export function functionSource(kvsId: string): string {
   return source.replace(KVS_ID_LINE, `const kvsId = '${kvsId}';`);
 }
 
-export interface LoadViewerRequestOptions {
+interface LoadViewerRequestOptions {
   kvsId: string;
   kvs: KeyValueStoreReader;
-  /** Receives the function's console.log lines (default: console.log). */
   log?: (msg: string) => void;
 }
 
-/**
- * Runs the deployed text in a fresh node:vm context. The `import cf from 'cloudfront'` line becomes
- * 'use strict' (same line count, so stack traces point at the real file); `cf.kvs(id)` hands out
- * the stand-in only for the associated id, as CloudFront fails the import otherwise. Nothing else
- * (require, process, timers) exists in the context.
- */
-export type ViewerRequestHandler = (event: CloudFrontFunctionEvent) => Promise<CloudFrontFunctionResult>;
+type ViewerRequestHandler = (event: CloudFrontFunctionEvent) => Promise<CloudFrontFunctionResult>;
 
+/** Runs the deployed text in node:vm with only `cf` and `console`; line numbers match the real file. */
 export function loadViewerRequest(options: LoadViewerRequestOptions): ViewerRequestHandler {
   const source = functionSource(options.kvsId);
   if (!source.startsWith(`${IMPORT_LINE}\n`)) throw new Error(`${VIEWER_REQUEST_FILE.pathname} must start with ${IMPORT_LINE}`);
@@ -199,12 +171,7 @@ export function loadViewerRequest(options: LoadViewerRequestOptions): ViewerRequ
   return async (event) => (await handler(event)) as CloudFrontFunctionResult;
 }
 
-/**
- * A viewer-request event as CloudFront builds it from a request line: lower-case header names,
- * the query string parsed into `querystring` (repeated keys in multiValue, values left as sent)
- * plus the runtime 2.0 `rawQueryString()` helper.
- */
-export interface ViewerRequestLine {
+interface ViewerRequestLine {
   host: string;
   /** Path and query as sent, e.g. /p/q?x=1&flag */
   url: string;
@@ -212,6 +179,7 @@ export interface ViewerRequestLine {
   headers?: Record<string, string>;
 }
 
+/** A viewer-request event as CloudFront builds it: lower-case headers, the query parsed (repeats in multiValue). */
 export function viewerRequestEvent(request: ViewerRequestLine): CloudFrontFunctionEvent {
   const mark = request.url.indexOf('?');
   const uri = mark < 0 ? request.url : request.url.slice(0, mark);
@@ -237,9 +205,6 @@ export function viewerRequestEvent(request: ViewerRequestLine): CloudFrontFuncti
   };
 }
 
-export const REDIRECT_STATUSES = [301, 302, 307, 308] as const;
-export type RedirectStatus = (typeof REDIRECT_STATUSES)[number];
-
 const HOST_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/;
 const DEPLOY_PREFIX = /^[\w-]+(\/[\w-][\w.-]*)*$/;
 
@@ -250,18 +215,16 @@ function sized(value: string): string {
 
 /** The exact KeyValueStore values the function understands (key = the normalised host name). */
 export const EDGE_VALUE = {
-  /** Serve the deploy stored under `prefix`, e.g. projects/<projectId>/deploys/<deployId>. */
+  /** e.g. projects/<projectId>/deploys/<deployId> */
   serve(prefix: string): string {
     if (!DEPLOY_PREFIX.test(prefix)) throw new Error(`Invalid deploy prefix: ${prefix}`);
     return sized(JSON.stringify({ s: prefix }));
   },
-  /** Redirect to https://<to><path><query> in one hop. */
   redirect(to: string, status: RedirectStatus = 301): string {
     if (!HOST_NAME.test(to)) throw new Error(`Invalid redirect target host: ${to}`);
     if (!REDIRECT_STATUSES.includes(status)) throw new Error(`Invalid redirect status: ${String(status)}`);
     return sized(JSON.stringify({ r: to, c: status }));
   },
-  /** The domain was removed by its owner: refused at once. */
   removed(): string {
     return JSON.stringify({ x: 1 });
   },

@@ -5,15 +5,14 @@ import {
   isResponse,
   loadViewerRequest,
   MemoryKeyValueStore,
-  type RedirectStatus,
   viewerRequestEvent,
 } from '../edge/cloudfront-function.js';
+import type { RedirectStatus } from '../contracts/domains.js';
 import { diagnoseCaa } from '../lambda/domains/caa.js';
 import type { DnsResolver } from '../lambda/domains/dns-resolver.js';
-import { verifyDns } from '../lambda/domains/dns-verification.js';
+import { expectationOf, verifyDns } from '../lambda/domains/dns-verification.js';
 import { normaliseDomain } from '../lambda/domains/domain-name.js';
 import { type DomainRecord, isLive } from '../lambda/domains/domain-record.js';
-import { expectationOf } from '../lambda/domains/expectations.js';
 import type {
   CertificateAuthority,
   CertificateStatus,

@@ -1,5 +1,5 @@
 import { domainToASCII } from 'node:url';
-import { REDIRECT_STATUSES } from '../../lambda/domains/domain-config.js';
+import { REDIRECT_STATUSES } from '../../contracts/domains.js';
 import {
   type Command,
   type Context,

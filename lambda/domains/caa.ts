@@ -1,7 +1,6 @@
 import type { CaaRecord, DnsResolver } from './dns-resolver.js';
 
-/** The CA domains of Amazon (ACM issues CloudFront's managed certificates). */
-export const AMAZON_CA_DOMAINS = ['amazon.com', 'amazontrust.com', 'awstrust.com', 'amazonaws.com'] as const;
+const AMAZON_CA_DOMAINS = ['amazon.com', 'amazontrust.com', 'awstrust.com', 'amazonaws.com'] as const;
 
 interface CaaAllowed {
   readonly allowed: true;
@@ -16,16 +15,11 @@ interface CaaBlocked {
   readonly detail: string;
 }
 
-export type CaaDiagnosis = CaaAllowed | CaaBlocked;
+type CaaDiagnosis = CaaAllowed | CaaBlocked;
 
 const KNOWN_TAGS = new Set(['issue', 'issuewild', 'iodef', 'contactemail', 'contactphone', 'issuemail', 'issuevmc']);
 
-/**
- * RFC 8659 CAA check for a (non-wildcard) certificate: climb from the name towards the root,
- * stopping at the first name with CAA records (the resolver follows CNAMEs). Amazon may issue when
- * there are none, or when an `issue` record names one of its CA domains; an unknown critical
- * tag forbids issuance.
- */
+/** RFC 8659: the first name with CAA records, climbing towards the root, decides whether Amazon may issue. */
 export async function diagnoseCaa(name: string, dns: DnsResolver): Promise<CaaDiagnosis> {
   const labels = name.split('.');
   for (let i = 0; i < labels.length - 1; i++) {

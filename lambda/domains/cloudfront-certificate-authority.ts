@@ -34,20 +34,13 @@ export function describeAcmFailure(reason: string): string {
 }
 
 export interface CloudFrontCertificateAuthorityOptions extends CloudFrontTenantsOptions {
-  /** In us-east-1, where CloudFront's certificates live; with the management-plane retries (MANAGEMENT_PLANE). */
+  /** In us-east-1, where CloudFront's certificates live. */
   readonly acm: ACMClient;
 }
 
 const failed = (reason: string): CertificateStatus => ({ status: 'failed', reason });
 
-/**
- * The certificate port on CloudFront (docs/contributors/architecture.md, "Custom domains"): a distribution tenant of the multi-tenant
- * distribution, created at run time, holds the customer's domains and requests a CloudFront-managed
- * ACM certificate with HTTP validation served by CloudFront (`ValidationTokenHost: 'cloudfront'`),
- * so nothing beyond the CNAME/ALIAS is asked of the owner. A disabled tenant is one whose last
- * domain was released (only release disables), so its domains count as gone. Tenant reads and
- * writes go through CloudFrontTenants (throttles retried, ETags, races re-read).
- */
+/** The certificate port on CloudFront tenants; only release disables one, so its domains count as gone. */
 export class CloudFrontCertificateAuthority implements CertificateAuthority {
   private readonly tenants: CloudFrontTenants;
 
@@ -59,24 +52,13 @@ export class CloudFrontCertificateAuthority implements CertificateAuthority {
     return this.tenants.name(domain, project);
   }
 
-  /**
-   * Creates the tenant with the domain and a managed certificate request, or adds the domain to the
-   * existing tenant (keeping its domains, customizations and parameters) with a new request that
-   * covers them all. Nothing is written when the domain is already there with a certificate that is
-   * issued or pending for it; a failed or expired certificate is requested again (re-verify).
-   */
+  /** Creates the tenant, or adds the domain with a new request; none while one is issued or pending for it. */
   async request(domain: DomainRecord, project: ProjectRecord): Promise<void> {
     const name = this.tenantName(domain.domain, project);
     await this.tenants.racing(() => this.requestOnce(name, domain.domain, project));
   }
 
-  /**
-   * issued: the domain is active on the tenant (CloudFront serves it with a valid certificate).
-   * pending: the managed certificate is pending validation, or issued and the domain not active yet;
-   * when it is issued but not the tenant's certificate, this attaches it once (see attach).
-   * failed: any other certificate status, with ACM's FailureReason (e.g. CAA_ERROR) and
-   * CloudFront's own DNS check in the reason; or the domain is not on its tenant at all.
-   */
+  /** issued once the domain is active on its tenant; failed with ACM's and CloudFront's reasons. */
   async status(domain: DomainRecord, project: ProjectRecord): Promise<CertificateStatus> {
     const name = this.tenantName(domain.domain, project);
     const current = await this.tenants.read(name, project.projectId);
@@ -142,13 +124,8 @@ export class CloudFrontCertificateAuthority implements CertificateAuthority {
     await this.tenants.update(current, { domains: [...domains, domain], certificate: true, enabled: true }, domain);
   }
 
-  /**
-   * The hand-off after issuance. CloudFront documents no automatic attachment of the issued managed
-   * certificate to the tenant (a third-party operator, cloudfront-tenant-operator, attaches it
-   * through Customizations.Certificate), so when it is issued and the domain is still inactive, the
-   * tenant gets it as its certificate, once: a tenant that already has that ARN is left alone. A
-   * lost race is left to the next status check; a refusal (InvalidArgument) becomes a failed status.
-   */
+  // CloudFront documents no automatic attachment of an issued managed certificate to its tenant,
+  // so it is attached once (as cloudfront-tenant-operator does); a lost race waits for the next check.
   private async attach(current: TenantVersion, certificateArn: string | undefined): Promise<void> {
     if (!certificateArn || current.tenant.Customizations?.Certificate?.Arn === certificateArn) return;
     try {
@@ -163,18 +140,12 @@ export class CloudFrontCertificateAuthority implements CertificateAuthority {
     }
   }
 
-  private async failureReason(
-    domain: string,
-    tenantId: string,
-    certificate: ManagedCertificateDetails,
-  ): Promise<string> {
+  private async failureReason(domain: string, tenantId: string, certificate: ManagedCertificateDetails) {
     const parts = [`the CloudFront-managed certificate is ${certificate.CertificateStatus ?? 'in an unknown state'}`];
     if (certificate.CertificateArn) {
-      const certificateArn = certificate.CertificateArn;
       try {
-        const { Certificate: acm } = await this.options.acm.send(
-          new DescribeCertificateCommand({ CertificateArn: certificateArn }),
-        );
+        const describe = new DescribeCertificateCommand({ CertificateArn: certificate.CertificateArn });
+        const { Certificate: acm } = await this.options.acm.send(describe);
         if (acm?.FailureReason) parts.push(`ACM: ${describeAcmFailure(acm.FailureReason)}`);
         const validation = acm?.DomainValidationOptions?.find((o) => o.DomainName === domain);
         if (validation?.ValidationStatus === 'FAILED') parts.push(`validation of ${domain} failed`);

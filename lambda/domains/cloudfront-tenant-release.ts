@@ -2,16 +2,10 @@ import { type CloudFrontTenants, live } from './cloudfront-tenants.js';
 import type { ReleaseOutcome, TenantClaim } from './ports.js';
 
 /**
- * One step of releasing a removed domain from its distribution tenant (CertificateAuthority.release
- * on CloudFront). The domain leaves a tenant that keeps other domains; with its last domain the
- * tenant is disabled and then deleted, which CloudFront refuses until the disable has deployed:
- * that answers `pending`, and the caller (the domain flow's release branch) tries again later.
- *
- * A domain added again before this runs must keep its tenant. The live claim is asked for after the
- * tenant is read and before anything is written: a claim made earlier is seen (`kept` when it is on
- * this very tenant), and a claim that writes the tenant later changes its ETag, so the write below
- * fails (PreconditionFailed), `racing` re-reads and the check runs again. A tenant deleted under a
- * new claim's feet is re-created by its flow (EntityNotFound is a race there too).
+ * One step of releasing a removed domain from its tenant: it leaves a tenant with other domains;
+ * with its last one the tenant is disabled, then deleted (`pending` until the disable deployed).
+ * The live claim is read between the tenant's read and any write, so a domain added again keeps its
+ * tenant (`kept`); a claim written later changes the ETag and `racing` decides again.
  */
 export function releaseFromTenant(
   tenants: CloudFrontTenants,

@@ -14,49 +14,23 @@ import type { ProjectRecord } from '../projects/index.js';
 import { type BackoffPolicy, type Pacing, REAL_PACING, withBackoff } from '../shared/backoff.js';
 
 /*
- * Quotas and rules the tenant adapters are designed around (checked in the CloudFront docs):
- *
- * - Domains per distribution tenant: the API reference of UpdateDistributionTenant says "Each
- *   distribution tenant can have up to 5 domains"; the Quotas page ("Quotas on multi-tenant
- *   distributions") lists "Maximum number of aliases per distribution tenant: 100", adjustable.
- *   The adapter enforces the stricter 5 (`maxDomainsPerTenant`) and throws DomainLimitError before
- *   calling AWS; an EntityLimitExceeded from UpdateDistributionTenant becomes DomainLimitError too.
- *   The domain is not added anywhere: the flow fails with that message and the owner must remove a
- *   domain of the project first (or the operator raises the option after a quota increase).
- * - Distribution tenants per AWS account: 10,000 (adjustable); multi-tenant distributions per
- *   account: 20; connection groups per account: 100. Tenants per distribution: no separate quota
- *   is documented, the account quota applies. CreateDistributionTenant's EntityLimitExceeded
- *   becomes TenantLimitError. A disabled tenant still counts, so a removal deletes it (release).
- * - DeleteDistributionTenant refuses an enabled tenant, and one whose disable has not deployed yet
- *   (ResourceNotDisabled): deletion is retried by the release branch of the domain flow.
- * - One pending certificate request per tenant ("Request certificates for your CloudFront
- *   distribution tenant": "You can only have one pending certificate request per distribution
- *   tenant"). With one tenant per project, a second domain cannot get its certificate requested
- *   while the first one's is pending: request() throws CertificateRequestBusyError (a retryable
- *   error name for the flow's Retry) instead of touching the tenant.
- * - A tenant's managed certificate covers all its domains, and a new one replaces the old one.
- *   With `tenancy: 'domain'` every domain gets its own tenant and certificate, which removes the
- *   pending-request contention and the coupling of renewals between a project's domains, at the
- *   cost of one tenant per domain against the 10,000 quota.
- * - Tenant names: "[a-zA-Z0-9][a-zA-Z0-9-.]{1,126}[a-zA-Z0-9]", unique in the account, immutable.
+ * CloudFront rules the tenant adapters are designed around (quotas: docs/contributors/domain-flow.md):
+ * UpdateDistributionTenant's reference allows 5 domains per tenant (the quotas page says 100): the
+ * stricter 5 is enforced before calling AWS. DeleteDistributionTenant refuses a tenant whose disable
+ * has not deployed (ResourceNotDisabled): the release branch retries. A tenant has one pending
+ * certificate request at a time (CertificateRequestBusyError), and its managed certificate covers
+ * all its domains. Tenant names: "[a-zA-Z0-9][a-zA-Z0-9-.]{1,126}[a-zA-Z0-9]", unique, immutable.
  */
-export const TENANT_QUOTAS = {
-  /** UpdateDistributionTenant API reference ("up to 5 domains"); the Quotas page says 100, adjustable. */
-  domainsPerTenant: 5,
-  /** Quotas on multi-tenant distributions: distribution tenants per AWS account (adjustable). */
-  tenantsPerAccount: 10_000,
-} as const;
-
 /** Retries of a tenant write that lost a race (stale ETag, a concurrent create or delete of the same tenant). */
-export const TENANT_WRITE: BackoffPolicy = { maxAttempts: 5, baseMs: 500, capMs: 5_000 };
+const TENANT_WRITE: BackoffPolicy = { maxAttempts: 5, baseMs: 500, capMs: 5_000 };
 
 /** HTTP validation served by CloudFront itself: the customer's CNAME/ALIAS is the only record. */
-export const MANAGED_CERTIFICATE_REQUEST: ManagedCertificateRequest = { ValidationTokenHost: 'cloudfront' };
+const MANAGED_CERTIFICATE_REQUEST: ManagedCertificateRequest = { ValidationTokenHost: 'cloudfront' };
 
 const TENANT_NAME = /^[a-zA-Z0-9][a-zA-Z0-9.-]{1,126}[a-zA-Z0-9]$/;
 
 /** How domains map to distribution tenants: one per project (its slug), or one per domain. */
-export type Tenancy = 'project' | 'domain';
+type Tenancy = 'project' | 'domain';
 
 /** The tenant name of a domain: `project-<slug>`, or `domain-<domain>` (hashed when too long). */
 export function tenantName(tenancy: Tenancy, domain: string, project: Pick<ProjectRecord, 'slug'>): string {
@@ -84,7 +58,7 @@ export class DomainLimitError extends Error {
 export class TenantLimitError extends Error {
   constructor(readonly tenant: string, cause: unknown) {
     super(
-      `CloudFront refused to create distribution tenant ${tenant} (EntityLimitExceeded): the account's distribution tenants quota (${TENANT_QUOTAS.tenantsPerAccount.toLocaleString('en-US')} by default) is reached. Request an increase, then verify the domain again.`,
+      `CloudFront refused to create distribution tenant ${tenant} (EntityLimitExceeded): the account's distribution tenants quota (10,000 by default) is reached. Request an increase, then verify the domain again.`,
       { cause },
     );
     this.name = 'TenantLimitError';
@@ -119,19 +93,15 @@ export class TenantConflictError extends Error {
 }
 
 export interface CloudFrontTenantsOptions {
-  /** With the management-plane retries (MANAGEMENT_PLANE in lambda/shared/aws-clients.ts): throttles are the SDK's to retry. */
+  /** With the management-plane retries: throttles are the SDK's to retry. */
   readonly cloudfront: CloudFrontClient;
-  /** The multi-tenant distribution (DOMAIN_ENV.distributionId). */
   readonly distributionId: string;
-  /** The connection group whose routing endpoint the platform host points at (DOMAIN_ENV.connectionGroupId). */
   readonly connectionGroupId: string;
   /** @default 'project' (one tenant per project, named from its slug) */
   readonly tenancy?: Tenancy;
-  /** @default TENANT_QUOTAS.domainsPerTenant (5) */
+  /** @default 5 */
   readonly maxDomainsPerTenant?: number;
-  /** @default setTimeout */
   readonly sleep?: (ms: number) => Promise<void>;
-  /** @default Math.random */
   readonly random?: () => number;
 }
 
@@ -141,9 +111,9 @@ export interface TenantVersion {
 }
 
 /** The settings an update sets; the connection group and parameters are sent back as read. */
-export interface TenantChange {
+interface TenantChange {
   readonly domains: readonly string[];
-  /** Send a ManagedCertificateRequest (a new certificate covering `domains`). */
+  /** Send a ManagedCertificateRequest. */
   readonly certificate: boolean;
   readonly enabled: boolean;
   /** @default the tenant's customizations as read */
@@ -155,11 +125,7 @@ export const messageOf = (error: unknown) => (error instanceof Error ? error.mes
 /** A write that lost to another writer of the same tenant: re-read and decide again. */
 const RACES = new Set(['PreconditionFailed', 'EntityAlreadyExists', 'EntityNotFound']);
 
-/**
- * The distribution tenants of the multi-tenant distribution, as the certificate adapters use them:
- * the client's SDK retries cover throttling; writes carry the ETag of the read they are based on,
- * and `racing` re-runs a read-modify-write that lost a race.
- */
+/** The distribution's tenants: writes carry the ETag of their read; `racing` re-runs a lost read-modify-write. */
 export class CloudFrontTenants {
   readonly tenancy: Tenancy;
   readonly maxDomains: number;
@@ -168,17 +134,14 @@ export class CloudFrontTenants {
   constructor(private readonly options: CloudFrontTenantsOptions) {
     this.pacing = { sleep: options.sleep ?? REAL_PACING.sleep, random: options.random ?? REAL_PACING.random };
     this.tenancy = options.tenancy ?? 'project';
-    this.maxDomains = options.maxDomainsPerTenant ?? TENANT_QUOTAS.domainsPerTenant;
+    this.maxDomains = options.maxDomainsPerTenant ?? 5;
   }
 
   name(domain: string, project: Pick<ProjectRecord, 'slug'>): string {
     return tenantName(this.tenancy, domain, project);
   }
 
-  /**
-   * The tenant and its ETag, or undefined when there is none. Refuses another distribution's tenant,
-   * and (per-project tenancy) a tenant tagged for another project than `projectId`.
-   */
+  /** The tenant and its ETag; refuses another distribution's, or (per project) another project's tenant. */
   async read(name: string, projectId?: string): Promise<TenantVersion | undefined> {
     let out;
     try {
@@ -219,11 +182,7 @@ export class CloudFrontTenants {
     }
   }
 
-  /**
-   * UpdateDistributionTenant replaces the tenant's settings: the connection group, customizations
-   * and parameters are sent back as read. Returns the new ETag. `domain` (the one being added) turns
-   * CloudFront's refusals into the errors that name it.
-   */
+  /** Replaces the tenant's settings (the rest sent back as read); returns the new ETag. `domain` names refusals. */
   async update(current: TenantVersion, change: TenantChange, domain?: string): Promise<string> {
     const { tenant } = current;
     const customizations = change.customizations ?? tenant.Customizations;
@@ -249,10 +208,7 @@ export class CloudFrontTenants {
     }
   }
 
-  /**
-   * One delete of a disabled tenant: `deleted` (also when it is gone already), or `pending` while
-   * CloudFront still deploys the disable (ResourceNotDisabled). A stale ETag is thrown (a race).
-   */
+  /** One delete of a disabled tenant: `pending` while CloudFront still deploys the disable. */
   async delete(version: TenantVersion): Promise<'deleted' | 'pending'> {
     const { tenant: { Id }, etag } = version;
     try {
@@ -275,11 +231,6 @@ export class CloudFrontTenants {
     }
   }
 
-  /**
-   * Runs one read-modify-write; when it lost a race (stale ETag, the tenant created or deleted by
-   * someone else in between) it re-reads and decides again, with jittered backoff, a bounded number
-   * of times.
-   */
   async racing<T>(run: () => Promise<T>): Promise<T> {
     return withBackoff(run, TENANT_WRITE, (error) => RACES.has(errorName(error) ?? ''), this.pacing);
   }

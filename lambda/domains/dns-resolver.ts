@@ -17,10 +17,7 @@ export interface DnsResolver {
 
 /** The lookup itself failed (SERVFAIL, timeout, refused): distinct from a wrong or missing record. */
 export class DnsLookupError extends Error {
-  constructor(
-    readonly queried: string,
-    readonly code: string,
-  ) {
+  constructor(readonly queried: string, readonly code: string) {
     super(`DNS lookup of ${queried} failed (${code})`);
     this.name = 'DnsLookupError';
   }

@@ -1,43 +1,33 @@
 import type { DomainName } from './domain-name.js';
-import type { DnsFailureReason } from './domain-record.js';
+import type { DnsFailure, DomainRecord } from './domain-record.js';
 import { DnsLookupError, type DnsResolver } from './dns-resolver.js';
 import { isTargetHost } from './ownership.js';
 
-export type { DnsFailureReason };
-
 export type DnsVerification =
   | { readonly verified: true; readonly observed: readonly string[] } |
-  {
-    readonly verified: false;
-    readonly reason: DnsFailureReason;
-    readonly observed: readonly string[];
-    readonly expected: string;
-    readonly detail: string;
-  };
+  ({ readonly verified: false } & DnsFailure);
 
-/** What the domain's DNS must show. */
 export interface DnsExpectation {
-  /** What the CNAME/ALIAS must point at: the claim's own target. */
+  /** The claim's own target. */
   readonly target: string;
-  /** The ownership TXT record, when the claim must prove ownership; `note` says why. */
+  /** The ownership TXT record, when required; `note` says why. */
   readonly ownership?: { readonly fqdn: string; readonly host: string; readonly value: string; readonly note?: string };
-  /** The shared platform host (`edge.<platform domain>`): a CNAME to it is named as such. */
+  /** `edge.<platform domain>`, the parent of every claim's target. */
   readonly platformHost: string;
+}
+
+/** Verify checks exactly the records shown to the owner; the drift check does not ask for ownership again. */
+export function expectationOf(record: DomainRecord, platformHost: string, purpose: 'verify' | 'drift'): DnsExpectation {
+  const txt = purpose === 'verify' ? record.records.find((r) => r.type === 'TXT') : undefined;
+  if (!txt) return { target: record.target, platformHost };
+  const ownership = { fqdn: txt.fqdn, host: txt.host, value: txt.value, ...(txt.note ? { note: txt.note } : {}) };
+  return { target: record.target, platformHost, ownership };
 }
 
 const canonical = (name: string) => name.toLowerCase().replace(/\.$/, '');
 
-/**
- * Checks the owner's DNS for a domain: a subdomain needs a CNAME to its target and nothing else at
- * that name; an apex needs ALIAS/ANAME flattening, i.e. its addresses are its target's; then the
- * ownership TXT record, when one is required. A lookup failure is reported as such, never as a
- * wrong record.
- */
-export async function verifyDns(
-  domain: DomainName,
-  expectation: DnsExpectation,
-  dns: DnsResolver,
-): Promise<DnsVerification> {
+/** A CNAME to the target, or at an apex its addresses; then the TXT record. A failed lookup is no wrong record. */
+export async function verifyDns(domain: DomainName, expectation: DnsExpectation, dns: DnsResolver) {
   const pointing = await checkPointing(domain, expectation, dns);
   if (!pointing.verified || !expectation.ownership) return pointing;
   const required = expectation.ownership;
@@ -45,12 +35,8 @@ export async function verifyDns(
   return ownership.verified ? pointing : ownership;
 }
 
-/** Only whether the domain still points at its target: what the drift check asks. */
-export function checkPointing(
-  domain: DomainName,
-  expectation: DnsExpectation,
-  dns: DnsResolver,
-): Promise<DnsVerification> {
+/** What the drift check asks: does the domain still point at its target. */
+export function checkPointing(domain: DomainName, expectation: DnsExpectation, dns: DnsResolver) {
   const target = canonical(expectation.target);
   const platformHost = canonical(expectation.platformHost);
   return guard(target, () =>
@@ -108,15 +94,11 @@ async function verifySubdomain(
   return notFound(domain, expected, 'CNAME');
 }
 
-/** Why a CNAME to the platform that is not this claim's target proves nothing. */
+/** Why a CNAME to another claim's target proves nothing. */
 function whyNot(cnames: readonly string[], platformHost: string): string {
-  if (cnames.includes(platformHost)) {
-    return `${platformHost} is the platform's own host, the same for every domain, so it does not show that you control this domain: each domain has a target of its own. `;
-  }
-  if (cnames.some((c) => isTargetHost(c, platformHost))) {
-    return 'That is the target of another domain, or of an earlier time this name was added: each domain has its own, and a new one with every addition. ';
-  }
-  return '';
+  return cnames.some((c) => isTargetHost(c, platformHost))
+    ? 'That is the target of another domain, or of an earlier time this name was added: each domain has its own, and a new one with every addition. '
+    : '';
 }
 
 async function verifyApex(domain: DomainName, expected: string, dns: DnsResolver): Promise<DnsVerification> {

@@ -1,7 +1,5 @@
 import { REDIRECT_STATUSES, type Redirect, type RedirectStatus } from '../../contracts/domains.js';
 
-export { REDIRECT_STATUSES, type Redirect, type RedirectStatus };
-
 /** Project domain configuration (interface document, "Project domain configuration"). */
 export interface DomainConfig {
   /** An active custom domain of the project, or its default subdomain. */
@@ -20,19 +18,15 @@ export type DomainConfigProblem =
   'primary_redirects';
 
 export class DomainConfigError extends Error {
-  constructor(
-    readonly problem: DomainConfigProblem,
-    message: string,
-  ) {
+  constructor(readonly problem: DomainConfigProblem, message: string) {
     super(message);
     this.name = 'DomainConfigError';
   }
 }
 
-export interface ProjectDomains {
-  /** The project's default subdomain, e.g. my-app.platform.example.com (always serving). */
+interface ProjectDomains {
+  /** Always serving. */
   readonly defaultDomain: string;
-  /** The project's custom domains with their state. */
   readonly domains: ReadonlyArray<{ readonly name: string; readonly state: string }>;
 }
 
@@ -43,17 +37,11 @@ export function redirectStatus(value: unknown): RedirectStatus {
   throw new DomainConfigError('invalid_status', `status must be one of ${REDIRECT_STATUSES.join(', ')} (301 when omitted).`);
 }
 
-/**
- * Checks a whole configuration against the project's domains. Every redirect is served in one
- * hop, so a redirect may not point at a domain that itself redirects (a chain), nor back at
- * itself (a loop), nor outside the project; a domain redirects at most once; the primary serves.
- */
+/** Checks a whole configuration: one-hop redirects (no chains, no loops) within the project; the primary serves. */
 export function validateDomainConfig(config: DomainConfig, project: ProjectDomains): void {
   const states = new Map<string, string>([[project.defaultDomain, 'active'], ...project.domains.map((d) => [d.name, d.state] as const)]);
   const known = (name: string, role: string) => {
-    if (!states.has(name)) {
-      throw new DomainConfigError('unknown_domain', `${role} ${name} is not a domain of this project.`);
-    }
+    if (!states.has(name)) throw new DomainConfigError('unknown_domain', `${role} ${name} is not a domain of this project.`);
   };
 
   known(config.primary, 'The primary domain');
@@ -72,9 +60,7 @@ export function validateDomainConfig(config: DomainConfig, project: ProjectDomai
       throw new DomainConfigError('domain_not_active', `Redirect target ${redirect.to} must be active (serving) first.`);
     }
     redirectStatus(redirect.status);
-    if (redirect.from === redirect.to) {
-      throw new DomainConfigError('self_redirect', `${redirect.from} cannot redirect to itself.`);
-    }
+    if (redirect.from === redirect.to) throw new DomainConfigError('self_redirect', `${redirect.from} cannot redirect to itself.`);
     if (sources.has(redirect.from)) {
       throw new DomainConfigError('duplicate_redirect', `${redirect.from} already redirects to ${sources.get(redirect.from)?.to}.`);
     }
@@ -107,10 +93,7 @@ function walksBack(start: string, from: string, sources: ReadonlyMap<string, Red
   return false;
 }
 
-/**
- * Removing a domain stops serving it at once; the owner is warned when it was active and nothing
- * redirects from it (a shared URL would break).
- */
+/** A removed domain stops serving at once: a warning when it was active with no redirect from it. */
 export function removalWarning(name: string, state: string, config: DomainConfig | undefined): string | undefined {
   if (state !== 'active') return undefined;
   if (config?.redirects.some((r) => r.from === name)) return undefined;

@@ -13,46 +13,34 @@ export type DomainNameProblem =
   'platform_domain';
 
 export class InvalidDomainError extends Error {
-  constructor(
-    readonly problem: DomainNameProblem,
-    message: string,
-  ) {
+  constructor(readonly problem: DomainNameProblem, message: string) {
     super(message);
     this.name = 'InvalidDomainError';
   }
 }
 
 export interface DomainName {
-  /** Normalised ASCII (punycode) name, lower case, no trailing dot. */
+  /** Punycode, lower case, no trailing dot. */
   readonly name: string;
-  /** The name as entered after trimming, for display (may be Unicode). */
+  /** As entered, trimmed (may be Unicode). */
   readonly display: string;
-  /** The registrable domain (public suffix + one label), e.g. example.co.uk. */
+  /** Public suffix + one label, e.g. example.co.uk. */
   readonly registrable: string;
-  /** True when the name is the registrable domain itself (an apex: ALIAS/ANAME, not CNAME). */
   readonly apex: boolean;
-  /** The labels left of the registrable domain ('www' for www.example.com; '' for an apex). */
+  /** 'www' for www.example.com; '' for an apex. */
   readonly subdomain: string;
 }
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
-/**
- * Normalises what an owner types into a domain name (docs/owners.md, "Projects and custom domains"): trim, lower case, strip one
- * trailing dot, IDN to punycode; then refuses IP literals, wildcards, invalid labels, names that
- * are a public suffix, and the platform's own domain and its subdomains.
- */
+/** Normalises and checks what an owner types (docs/owners.md, "Projects and custom domains"). */
 export function normaliseDomain(input: string, platformDomain: string): DomainName {
   const display = input.trim();
   let name = display.toLowerCase();
   if (name.endsWith('.')) name = name.slice(0, -1);
   if (name === '') throw new InvalidDomainError('empty', 'Enter a domain such as www.example.com.');
-  if (name.includes('*')) {
-    throw new InvalidDomainError('wildcard', 'Wildcard domains are not supported; add each name you want to serve.');
-  }
-  if (isIP(name) || isIP(name.replace(/^\[|\]$/g, ''))) {
-    throw new InvalidDomainError('ip_literal', 'Enter a domain name, not an IP address.');
-  }
+  if (name.includes('*')) throw new InvalidDomainError('wildcard', 'Wildcard domains are not supported; add each name you want to serve.');
+  if (isIP(name) || isIP(name.replace(/^\[|\]$/g, ''))) throw new InvalidDomainError('ip_literal', 'Enter a domain name, not an IP address.');
   if (/[\s/:@?#\\]/.test(name)) {
     throw new InvalidDomainError('invalid_characters', 'Enter only the domain name, without a scheme, path, port or spaces.');
   }

@@ -20,17 +20,8 @@ export const pendingReleaseOf = (record: DomainRecord, project: Pick<ProjectReco
   requestedAt,
 });
 
-/**
- * Starts the release of a removed claim's tenant (the flow's release branch) and clears the
- * record's `pendingRelease`. When StartExecution fails, the removal still stands (the edge refuses
- * the domain already): the record keeps its `pendingRelease` and the drift sweep starts it later
- * (drift-check.ts). The execution name is one per claim, so a second start is harmless.
- */
-export async function startRelease(
-  deps: Pick<RemovalDeps, 'domains' | 'flow'>,
-  domain: string,
-  release: PendingRelease,
-): Promise<boolean> {
+/** Starts the release and clears `pendingRelease`; when it cannot start, the drift sweep starts it later. */
+export async function startRelease(deps: Pick<RemovalDeps, 'domains' | 'flow'>, domain: string, release: PendingRelease) {
   try {
     await deps.flow.release({ domain, ...release });
   } catch (error) {
@@ -41,19 +32,8 @@ export async function startRelease(
   return true;
 }
 
-/**
- * Takes a domain that no longer serves (its record says removed with a `pendingRelease`, the edge
- * refuses it) out of its project's configuration: its redirect goes, redirects to it go too (their
- * sources serve the live deploy again: a redirect to a refused host would lead nowhere), and the
- * default subdomain becomes primary if it was. Then hands the release of its tenant to the flow's
- * release branch.
- */
-export async function takeOffProject(
-  deps: RemovalDeps,
-  record: DomainRecord,
-  project: ProjectRecord,
-  requestedAt: string,
-): Promise<void> {
+/** Takes a removed domain out of its project's configuration (and redirects to it), then starts its release. */
+export async function takeOffProject(deps: RemovalDeps, record: DomainRecord, project: ProjectRecord, at: string) {
   const defaultDomain = `${project.slug}.${deps.platformDomain}`;
   const orphaned = project.domains.redirects.filter((r) => r.to === record.domain);
   const redirects = project.domains.redirects.filter((r) => r.from !== record.domain && r.to !== record.domain);
@@ -67,5 +47,5 @@ export async function takeOffProject(
       if (live) await deps.edge.serve(source.from, prefix);
     }
   }
-  await startRelease(deps, record.domain, pendingReleaseOf(record, project, requestedAt));
+  await startRelease(deps, record.domain, pendingReleaseOf(record, project, at));
 }

@@ -20,33 +20,23 @@ export interface DomainServiceDeps {
   readonly projects: ProjectStore;
   readonly domains: DomainStore;
   readonly edge: EdgeRouter;
-  /** Starts the flow on Verify, and the asynchronous release of a removed domain's tenant. */
   readonly flow: DomainFlowStarter;
   readonly clock: Clock;
   readonly config: RuntimeConfig;
-  /**
-   * The shared platform host, e.g. edge.platform.example.com: each domain's own target is a name
-   * under it (`<token>.edge.platform.example.com`), routed by its wildcard record.
-   */
+  /** `edge.<platform domain>`: each domain's own target is `<token>.` under it. */
   readonly platformHost: string;
 }
+
+type AddedDomain = { domain: DomainView; records: DnsRecordInstruction[] };
 
 /** Names in configuration calls, normalised like added domains: trim, lower case, no trailing dot, IDN to punycode. */
 const hostName = (input: string) => domainToASCII(input.trim().toLowerCase().replace(/\.$/, '')) || input.trim().toLowerCase();
 
-/**
- * Custom domains of a project (interface document, "Custom domain rules"): add (Pro or above,
- * after a successful deploy, one project per domain platform-wide), Verify/Re-verify (starts the
- * domain flow), remove (stops serving at once), and the project's domain configuration.
- */
+/** Custom domains of a project (interface document, "Custom domain rules") and its domain configuration. */
 export class DomainService {
   constructor(private readonly deps: DomainServiceDeps) {}
 
-  async add(
-    accountId: string,
-    projectId: string,
-    input: unknown,
-  ): Promise<{ domain: DomainView; records: DnsRecordInstruction[] }> {
+  async add(accountId: string, projectId: string, input: unknown): Promise<AddedDomain> {
     const account = await this.deps.accounts.get(accountId);
     if (!account) throw refuse('account_not_found', `No account ${accountId}.`, 404);
     const project = await this.project(accountId, projectId);
@@ -74,7 +64,8 @@ export class DomainService {
     }
     const now = new Date(this.deps.clock.now()).toISOString();
     // A fresh target and token for every claim: whatever an earlier holder left in DNS proves nothing.
-    const claim = { accountId, target: this.newTarget(), ownershipToken: randomToken() };
+    const target = targetHost(randomToken(), this.deps.platformHost);
+    const claim = { accountId, target, ownershipToken: randomToken() };
     const records = await recordsFor(name, claim, this.deps.domains);
     const record: DomainRecord = {
       domain: name.name,
@@ -95,16 +86,8 @@ export class DomainService {
     return { domain: domainView(record), records };
   }
 
-  /**
-   * Whose project holds the name: this one, another project of this account (named: the owner has
-   * it), or another account's (never named: that would tell one account about another's projects).
-   */
-  private async takenMessage(
-    domain: string,
-    holder: { accountId: string; projectId: string },
-    accountId: string,
-    projectId: string,
-  ): Promise<string> {
+  /** Names the holding project only when it is this account's. */
+  private async takenMessage(domain: string, holder: Pick<DomainRecord, 'accountId' | 'projectId'>, accountId: string, projectId: string) {
     if (holder.projectId === projectId) return `${domain} is already a domain of this project: it is listed below.`;
     if (holder.accountId === accountId) {
       const other = await this.deps.projects.get(holder.projectId);
@@ -117,23 +100,19 @@ export class DomainService {
   async list(accountId: string, projectId: string): Promise<DomainView[]> {
     await this.project(accountId, projectId);
     const records = await this.deps.domains.listByProject(projectId);
-    const sorted = records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-    return sorted.map((record) => domainView(record));
+    return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((record) => domainView(record));
   }
 
   async get(accountId: string, projectId: string, domain: string): Promise<DomainView> {
     return domainView(await this.domain(accountId, projectId, domain));
   }
 
-  /**
-   * Verify, and Re-verify: a fresh attempt of the whole flow (DNS, certificate, activation). The
-   * records are worked out again first: a name another account verified since it was added needs
-   * the TXT record now.
-   */
+  /** A fresh attempt of the whole flow; the records are worked out again (a TXT record may be needed now). */
   async verify(accountId: string, projectId: string, domain: string): Promise<DomainView> {
     const record = await this.domain(accountId, projectId, domain);
     const attempt = record.attempt + 1;
-    const records = await recordsFor(this.nameOf(record), record, this.deps.domains);
+    const name = normaliseDomain(record.domain, this.deps.config.platform.domain);
+    const records = await recordsFor(name, record, this.deps.domains);
     const changes = {
       state: 'verifying' as const,
       attempt,
@@ -158,18 +137,8 @@ export class DomainService {
     return { execution, startedAt };
   }
 
-  /**
-   * Removes a domain. The edge refuses it from the next request on (before anything else), then
-   * the project's configuration and the record change, and the release of its distribution tenant
-   * is handed to the domain flow: deleting a tenant waits for its disable to deploy (minutes), far
-   * longer than this call may take. The release starts after the record says `removed`, because it
-   * keeps the tenant of a domain that is live again. Warns when it was live with no redirect set up.
-   */
-  async remove(
-    accountId: string,
-    projectId: string,
-    domain: string,
-  ): Promise<{ domain: string; removed: true; warning?: string }> {
+  /** The edge refuses the domain first; the tenant's release (minutes) is handed to the flow. */
+  async remove(accountId: string, projectId: string, domain: string) {
     const record = await this.domain(accountId, projectId, domain);
     const project = await this.project(accountId, projectId);
     const pointing = project.domains.redirects.filter((r) => r.to === record.domain);
@@ -195,11 +164,7 @@ export class DomainService {
     return this.applyConfig(project, { primary: hostName(domain), redirects: project.domains.redirects });
   }
 
-  async addRedirect(
-    accountId: string,
-    projectId: string,
-    input: { from?: unknown; to?: unknown; status?: unknown },
-  ): Promise<DomainConfig> {
+  async addRedirect(accountId: string, projectId: string, input: { from?: unknown; to?: unknown; status?: unknown }) {
     const project = await this.project(accountId, projectId);
     const from = typeof input.from === 'string' ? hostName(input.from) : '';
     const to = typeof input.to === 'string' ? hostName(input.to) : '';
@@ -248,15 +213,6 @@ export class DomainService {
       else if (prefix) await this.deps.edge.serve(domain.domain, prefix);
     }
     return next;
-  }
-
-  /** A fresh target for a new claim: whatever an earlier holder left in DNS points elsewhere. */
-  private newTarget(): string {
-    return targetHost(randomToken(), this.deps.platformHost);
-  }
-
-  private nameOf(record: DomainRecord) {
-    return normaliseDomain(record.domain, this.deps.config.platform.domain);
   }
 
   private defaultDomain(project: ProjectRecord): string {

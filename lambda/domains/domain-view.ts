@@ -1,28 +1,11 @@
 import { type DnsRecordInstruction, requiredRecords } from './dns-records.js';
 import type { DomainName } from './domain-name.js';
-import type { DomainRecord, DomainState } from './domain-record.js';
+import type { DomainRecord } from './domain-record.js';
 import { ownershipRecord, ownershipRequirement } from './ownership.js';
 import type { DomainStore } from './ports.js';
 
-export interface DomainView {
-  readonly domain: string;
-  readonly display: string;
-  readonly projectId: string;
-  readonly state: DomainState;
-  readonly apex: boolean;
-  /** The DNS records to set at the owner's DNS provider. */
-  readonly records: readonly DnsRecordInstruction[];
-  /** What the CNAME/ALIAS points at: the domain's own target. */
-  readonly target: string;
-  readonly failure?: DomainRecord['failure'];
-  readonly misconfiguration?: DomainRecord['misconfiguration'];
-  readonly diagnosis?: DomainRecord['diagnosis'];
-  readonly attempt: number;
-  readonly verifiedAt?: string;
-  readonly activeAt?: string;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
+/** What the owner sees of a domain record (no account, token or history). */
+export type DomainView = Omit<DomainRecord, 'accountId' | 'ownershipToken' | 'verifiedBy' | 'detachedAt' | 'pendingRelease'>;
 
 export function domainView(record: DomainRecord): DomainView {
   return {
@@ -44,11 +27,7 @@ export function domainView(record: DomainRecord): DomainView {
   };
 }
 
-/**
- * The records a claim must set: the routing record to its own target, and the ownership TXT record
- * when the name is an apex or another account verified it (or a parent of it) before; the TXT
- * record's note says which.
- */
+/** The routing record to the claim's target, and the ownership TXT record when one is required (its note says why). */
 export async function recordsFor(
   name: DomainName,
   claim: { readonly accountId: string; readonly target: string; readonly ownershipToken: string },

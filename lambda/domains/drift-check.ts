@@ -1,36 +1,29 @@
 import type { ProjectStore } from '../projects/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { DnsResolver } from './dns-resolver.js';
-import { checkPointing } from './dns-verification.js';
+import { checkPointing, expectationOf } from './dns-verification.js';
 import { normaliseDomain } from './domain-name.js';
 import type { DomainRecord } from './domain-record.js';
 import { pendingReleaseOf, startRelease, takeOffProject } from './domain-removal.js';
-import { expectationOf } from './expectations.js';
 import type { DomainFlowStarter, DomainStore, EdgeRouter } from './ports.js';
 
-/** What the drift branch's task receives: the execution input's `drift` (its own result of the round before), and the state machine. */
+/** The round before's result, and the state machine's ARN (`$$.StateMachine.Id`) to start releases on. */
 export interface DriftCheckInput {
   readonly drift: Partial<DriftCheckResult>;
-  /** The state machine's ARN (`$$.StateMachine.Id`): where the release of a detached domain's tenant is started. */
   readonly stateMachineArn?: string;
 }
 
 /** Counts over the whole execution, and where the next round starts. */
 export interface DriftCheckResult {
-  /** The next page of live domains; absent when every page has been checked. */
   readonly cursor?: string;
-  /** False while pages remain: the state machine runs the task again. */
   readonly done: boolean;
   readonly checked: number;
-  /** Found pointing elsewhere this run (newly `dns_misconfigured`, or still so within the grace period). */
   readonly misconfigured: number;
-  /** Back to `active` on their own: DNS points at their target again. */
   readonly restored: number;
-  /** Past the grace period: detached from their project, their tenant's release started. */
   readonly detached: number;
-  /** DNS lookups that failed (SERVFAIL, timeout): not a finding either way, left as they were. */
+  /** SERVFAIL or timeout: not a finding either way. */
   readonly lookupFailed: number;
-  /** Releases of removed domains that their removal could not start (pendingRelease), started by this run. */
+  /** Releases a removal could not start (pendingRelease), started by this run. */
   readonly releasesStarted: number;
 }
 
@@ -42,18 +35,15 @@ export interface DriftCheckDeps {
   readonly projects: ProjectStore;
   readonly dns: DnsResolver;
   readonly edge: EdgeRouter;
-  /** The flow to start releases on (on AWS, a starter for the state machine the input names). */
   readonly flowFor: (stateMachineArn: string | undefined) => Pick<DomainFlowStarter, 'release'>;
   readonly clock: Clock;
   readonly platformHost: string;
   readonly platformDomain: string;
-  /** How long a misconfigured domain is still served before it is detached. */
   readonly graceSeconds: number;
-  /** Domains per round (one task invocation). @default 50 */
+  /** Domains per round. @default 50 */
   readonly pageSize?: number;
-  /** DNS checks at once within a round. @default 8 */
+  /** DNS checks at once. @default 8 */
   readonly concurrency?: number;
-  /** Called for each finding (a metric and a log line on AWS). */
   readonly onFinding?: (domain: string, finding: DriftFinding) => void;
 }
 
@@ -64,19 +54,7 @@ type Outcome = DriftFinding | 'unchanged' | 'lookup_failed';
 /** A flow attempt is deciding these: the drift check leaves them to it. */
 const ATTEMPT_RUNNING = new Set(['verifying', 'issuing_certificate']);
 
-/**
- * The drift branch's task (docs/owners.md, "Projects and custom domains": active domains are re-checked on a schedule). Each round
- * reads one page of live domains and asks whether each still points at its target:
- *
- * - yes, and it was `dns_misconfigured` → `active` again, by itself;
- * - no, first time → `dns_misconfigured` with what was observed, still served until `detachAt`;
- * - no, past `detachAt` → detached: the edge refuses it, the record says removed (the name is free
- *   for whoever controls its DNS now), it leaves its project's configuration, and the release
- *   branch deletes its tenant.
- *
- * Every write is conditional on the record being the one checked (claim, attempt, state), so a
- * Verify or a removal in between wins.
- */
+/** The drift branch's task (docs/owners.md); its writes are conditional, so a Verify or removal wins. */
 export function createDriftCheckTask(deps: DriftCheckDeps) {
   const pageSize = deps.pageSize ?? 50;
   const concurrency = deps.concurrency ?? 8;

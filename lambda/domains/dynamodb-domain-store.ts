@@ -12,10 +12,7 @@ import type { DomainRecord } from './domain-record.js';
 import type { DomainExpectation, DomainStore, LiveDomainsPage } from './ports.js';
 
 export class DynamoDbDomainStore implements DomainStore {
-  constructor(
-    private readonly client: DocumentClient,
-    private readonly tableName: string,
-  ) {}
+  constructor(private readonly client: DocumentClient, private readonly tableName: string) {}
 
   async claim(record: DomainRecord): Promise<DomainRecord | undefined> {
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -47,9 +44,8 @@ export class DynamoDbDomainStore implements DomainStore {
   }
 
   async get(domain: string): Promise<DomainRecord | undefined> {
-    const result = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: { domain }, ConsistentRead: true }),
-    );
+    const get = new GetCommand({ TableName: this.tableName, Key: { domain }, ConsistentRead: true });
+    const result = await this.client.send(get);
     return result.Item as DomainRecord | undefined;
   }
 
@@ -67,10 +63,9 @@ export class DynamoDbDomainStore implements DomainStore {
   }
 
   update(domain: string, changes: Partial<Omit<DomainRecord, 'domain'>>, expected?: number | DomainExpectation): Promise<boolean> {
-    const expectation: DomainExpectation | undefined = typeof expected === 'number' ? { attempt: expected } : expected;
-    const fields = expectation
-      ? Object.fromEntries(Object.entries(expectation).filter(([, value]) => value !== undefined))
-      : undefined;
+    const expectation = typeof expected === 'number' ? { attempt: expected } : expected;
+    const given = expectation && Object.entries(expectation).filter(([, value]) => value !== undefined);
+    const fields = given && Object.fromEntries(given);
     return conditionally(() =>
       this.client.send(new UpdateCommand({ TableName: this.tableName, Key: { domain }, ...conditionalUpdate('domain', changes, fields) })),
     );
@@ -96,13 +91,8 @@ export class DynamoDbDomainStore implements DomainStore {
     const found: DomainRecord[] = [];
     let start: Record<string, unknown> | undefined;
     do {
-      const page = await this.client.send(
-        new ScanCommand({
-          TableName: this.tableName,
-          FilterExpression: 'attribute_exists(pendingRelease)',
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
+      const filter = { FilterExpression: 'attribute_exists(pendingRelease)', ExclusiveStartKey: start };
+      const page = await this.client.send(new ScanCommand({ TableName: this.tableName, ...filter }));
       found.push(...((page.Items ?? []) as DomainRecord[]));
       start = page.LastEvaluatedKey;
     } while (start && found.length < limit);

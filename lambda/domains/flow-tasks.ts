@@ -3,10 +3,9 @@ import { deployPrefix, type ProjectRecord, type ProjectStore } from '../projects
 import type { Clock } from '../shared/clock.js';
 import { diagnoseCaa } from './caa.js';
 import type { DnsResolver } from './dns-resolver.js';
-import { verifyDns } from './dns-verification.js';
+import { expectationOf, verifyDns } from './dns-verification.js';
 import { normaliseDomain } from './domain-name.js';
 import { type DomainDiagnosis, type DomainRecord, isLive } from './domain-record.js';
-import { expectationOf } from './expectations.js';
 import type { CertificateAuthority, CertificateStatus, DomainStore, EdgeRouter } from './ports.js';
 
 /** What each task of the state machine receives: the execution input plus earlier results. */
@@ -16,7 +15,7 @@ export interface FlowInput {
   readonly pollSeconds?: number;
   readonly watchdogSeconds?: number;
   readonly certificate?: { readonly status: string; readonly reason?: string; readonly watchdogExpired?: boolean };
-  /** Set by the state machine's Catch when a certificate step failed unexpectedly (States error). */
+  /** Set by the state machine's Catch when a certificate step failed unexpectedly. */
   readonly error?: { readonly Error?: string; readonly Cause?: string };
 }
 
@@ -29,20 +28,14 @@ export interface FlowTaskDeps {
   readonly clock: Clock;
   readonly platformHost: string;
   readonly platformDomain: string;
-  /** How long a live domain whose DNS no longer verifies keeps being served (config domains.driftCheck). */
   readonly driftGraceSeconds: number;
-  /** Called when a domain becomes certificate_delayed (a metric on AWS, for the alarm). */
   readonly onCertificateDelayed?: (domain: string) => void;
 }
 
 /** A task of an attempt that a newer Verify replaced does nothing; the flow then ends. */
 const STALE = { stale: true } as const;
 
-/**
- * The domain flow's tasks (docs/contributors/architecture.md, "Custom domains"). Each reads the domain's record, does its
- * step, and records the outcome guarded by the attempt number, so the record always tells the
- * owner where their domain is and why.
- */
+/** The domain flow's tasks (docs/contributors/architecture.md): each records its outcome, guarded by the attempt. */
 export function createFlowTasks(deps: FlowTaskDeps) {
   const now = () => new Date(deps.clock.now()).toISOString();
 

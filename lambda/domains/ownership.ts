@@ -3,17 +3,13 @@ import type { DomainName } from './domain-name.js';
 import type { DomainRecord } from './domain-record.js';
 import type { DomainStore } from './ports.js';
 
-/** The label of the ownership TXT record: `_platform-verify.<domain>`. */
-export const OWNERSHIP_LABEL = '_platform-verify';
-/** The TXT value is `platform-verify=<token>`, so other TXT records at that name are told apart. */
-export const OWNERSHIP_VALUE_PREFIX = 'platform-verify=';
+const OWNERSHIP_LABEL = '_platform-verify';
+/** Tells our TXT value apart from other TXT records at that name. */
+const OWNERSHIP_VALUE_PREFIX = 'platform-verify=';
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
 
-/**
- * 128 random bits as 26 lower-case base32 characters: a valid DNS label, and never guessed or
- * repeated in practice, so each claim's target and ownership token are its own.
- */
+/** 128 random bits as 26 lower-case base32 characters: a DNS label no one guesses or repeats. */
 export function randomToken(): string {
   const bytes = randomBytes(17);
   let bits = 0;
@@ -30,7 +26,7 @@ export function randomToken(): string {
   return out;
 }
 
-/** A claim's own target under the platform host: `<token>.edge.<platform domain>` (the `*.edge.` wildcard routes it). */
+/** `<token>.edge.<platform domain>` (the `*.edge.` record routes it). */
 export const targetHost = (token: string, platformHost: string): string => `${token}.${platformHost}`;
 
 /** Whether `host` is a per-domain target (any claim's) under the platform host. */
@@ -38,9 +34,8 @@ export const isTargetHost = (host: string, platformHost: string): boolean =>
   host.endsWith(`.${platformHost}`) && !host.slice(0, -platformHost.length - 1).includes('.');
 
 export interface OwnershipRecord {
-  /** The fully qualified name of the TXT record. */
   readonly fqdn: string;
-  /** The name as entered at the DNS provider, relative to the registrable domain. */
+  /** As entered at the DNS provider, relative to the registrable domain. */
   readonly host: string;
   readonly value: string;
 }
@@ -64,12 +59,7 @@ export function namesUpToRegistrable(domain: DomainName): string[] {
   return names;
 }
 
-/**
- * Why this claim must prove ownership with a TXT record, if it must: an apex (an ALIAS/ANAME
- * cannot be told apart from anyone else's by its addresses), or a name that another account
- * verified before, itself or a parent of it (its old records may still point our way, as Vercel
- * asks for domains used elsewhere). Returns the name another account verified, for the message.
- */
+/** Why the claim needs a TXT record: an apex, or a name (or parent) another account verified before. */
 export async function ownershipRequirement(
   domain: DomainName,
   accountId: string,

@@ -11,13 +11,7 @@ export interface ProjectDomainsDeps {
   readonly clock: Clock;
 }
 
-/**
- * The domains capability's side of the projects capability's port: which custom domains serve a
- * project, and releasing all of them when the project is deleted. Each is removed as a removal by
- * its owner would (the edge refuses it first, then the record says removed with its pending
- * release, then the release branch starts); the project's own configuration is not rewritten, as
- * the project is going.
- */
+/** ProjectDomainsPort: releaseAll removes each domain as its owner would, leaving the project's configuration. */
 export function createProjectDomains(deps: ProjectDomainsDeps): ProjectDomainsPort {
   return {
     async liveDomains(projectId) {

@@ -3,7 +3,7 @@ import type { ProjectStore } from '../projects/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { CertificateAuthority, DomainStore, EdgeCleanup, ReleaseOutcome, TenantClaim, TenantReleaseRequest } from './ports.js';
 
-/** What the release branch's task receives: the execution input, and its own result of the round before. */
+/** The execution input, and the task's own result of the round before. */
 export interface ReleaseTaskInput {
   readonly domain: string;
   readonly release: Omit<TenantReleaseRequest, 'domain'>;
@@ -14,11 +14,9 @@ export interface ReleaseTaskResult {
   readonly status: ReleaseOutcome;
   /** Rounds that found the tenant still deploying its disable. */
   readonly attempts: number;
-  /** How long the state machine waits before the next round (pending only). */
   readonly waitSeconds: number;
-  /** Pending for longer than the give-up time since the removal: the execution fails (alarm). */
+  /** Pending past the give-up time: the execution fails (alarm). */
   readonly expired: boolean;
-  /** Whether the domain's refusal was dropped from the edge (released only). */
   readonly edgeEntryDeleted?: boolean;
 }
 
@@ -32,16 +30,10 @@ export interface ReleaseTaskDeps {
   readonly timing?: Partial<typeof TENANT_RELEASE_DEFAULTS>;
 }
 
-/**
- * The task of the domain flow's release branch (design: removal answers at once, the tenant is
- * released asynchronously). Each round takes the removed domain off its tenant (deleting the tenant
- * with its last domain); once the tenant no longer holds it, CloudFront answers for the host
- * itself and the edge's refusal entry is dropped, guarded so a domain added again keeps its entry.
- */
+/** The release branch's task: one release step per round, then the edge's refusal entry is dropped. */
 export function createReleaseTask(deps: ReleaseTaskDeps) {
   const timing = { ...TENANT_RELEASE_DEFAULTS, ...deps.timing };
 
-  /** The domain's live claim now: a record that is not removed, with its project's slug. */
   const currentClaim = async (domain: string): Promise<TenantClaim | undefined> => {
     const record = await deps.domains.get(domain);
     if (!record || record.state === 'removed') return undefined;

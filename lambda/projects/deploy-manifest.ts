@@ -1,13 +1,10 @@
 import { DEPLOY_LIMITS } from '../../contracts/deploys.js';
 import { refuse } from '../shared/problem.js';
 
-export { DEPLOY_LIMITS };
-
-/** One file of a deploy as the client describes it. */
 export interface ManifestFile {
-  /** Path inside the site, e.g. index.html or assets/app.js. */
+  /** e.g. index.html or assets/app.js */
   readonly path: string;
-  /** SHA-256 of the content, lower-case hex: the key it is stored under. */
+  /** Lower-case hex: the key the content is stored under. */
   readonly sha256: string;
   readonly size: number;
   readonly contentType: string;
@@ -58,10 +55,7 @@ function checkPath(path: unknown): string {
 
 const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 
-/**
- * The manifest of a deploy, checked: every path valid and unique, every hash a SHA-256, and the
- * limits (too many files, a file or the whole deploy too large: 413 with the figures).
- */
+/** The manifest checked: paths valid and unique, hashes SHA-256, and the limits (413 with the figures). */
 export function checkManifest(input: unknown): ManifestFile[] {
   if (!Array.isArray(input) || input.length === 0) {
     throw refuse('invalid_request', 'files must be a non-empty list of {path, sha256, size}.', 400);

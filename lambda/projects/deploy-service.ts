@@ -3,14 +3,15 @@ import { logger } from '../shared/powertools.js';
 import { monotonicUlid } from '../shared/ulid.js';
 import { checkManifest, type ManifestFile } from './deploy-manifest.js';
 import { HttpProblem, refuse } from '../shared/problem.js';
-import type { ProjectDomainsPort, ProjectStore, SiteEdge, SiteStorage, UploadTarget } from './ports.js';
+import type { UploadInstruction } from '../../contracts/deploys.js';
+import type { ProjectDomainsPort, ProjectStore, SiteEdge, SiteStorage } from './ports.js';
 import { type DeployRecord, deployPrefix, type ProjectRecord } from './project.js';
 import { ownedProject } from './project-service.js';
 
 /** Deploys kept per project (records, published files, manifests); older ones are pruned. */
 export const DEPLOY_HISTORY = 20;
-/** A deploy left in progress longer than this (its uploader went away) no longer blocks the next one. */
-export const STALE_DEPLOY_MS = 15 * 60_000;
+/** A deploy left in progress longer than this no longer blocks the next one. */
+const STALE_DEPLOY_MS = 15 * 60_000;
 
 export interface DeployServiceDeps {
   readonly projects: ProjectStore;
@@ -21,11 +22,10 @@ export interface DeployServiceDeps {
   readonly platformDomain: string;
 }
 
-/** What a started deploy answers: where to upload what is not stored yet. */
 export interface StartedDeploy {
   readonly deploy: DeployRecord;
-  readonly uploads: UploadTarget[];
-  /** Files whose content is already stored (same SHA-256): nothing to upload for them. */
+  readonly uploads: UploadInstruction[];
+  /** Files whose content is already stored. */
   readonly skipped: number;
 }
 
@@ -33,15 +33,7 @@ export interface DeployListing extends DeployRecord {
   readonly live: boolean;
 }
 
-/** The distinct hashes of files, each once. */
-const hashesOf = (files: readonly ManifestFile[]) => [...new Map(files.map((f) => [f.sha256, f])).values()];
-
-/**
- * Deploys (docs/projects.md). A deploy starts from a manifest (path → SHA-256, size): the answer
- * lists presigned PUTs for the contents the bucket lacks. Finalizing checks in the bucket that
- * every content is there with its size, copies them to the deploy's prefix and points the edge
- * at it. Rolling back points the edge at an earlier deploy's prefix: no upload, no copy.
- */
+/** Deploys from a manifest, finalize and rollback (docs/projects.md, "Deploying"). */
 export class DeployService {
   constructor(private readonly deps: DeployServiceDeps) {}
 
@@ -49,12 +41,7 @@ export class DeployService {
     return new Date(this.deps.clock.now()).toISOString();
   }
 
-  async startDeploy(
-    accountId: string,
-    projectId: string,
-    input: { files?: unknown },
-    by: string,
-  ): Promise<StartedDeploy> {
+  async startDeploy(accountId: string, projectId: string, input: { files?: unknown }, by: string) {
     const project = await ownedProject(this.deps.projects, accountId, projectId);
     const files = checkManifest(input.files);
     const nowMs = this.deps.clock.now();
@@ -63,8 +50,7 @@ export class DeployService {
     if (project.deployState === 'in_progress' && running && nowMs - Date.parse(running.startedAt) < STALE_DEPLOY_MS) {
       throw refuse('deploy_in_progress', `Deploy ${running.deployId} is still in progress; wait for it to finish.`, 409);
     }
-    const stored = await this.deps.storage.storedContent(projectId);
-    const missing = hashesOf(files).filter((f) => stored.get(f.sha256) !== f.size);
+    const missing = await this.missing(projectId, files);
     const missingHashes = new Set(missing.map((f) => f.sha256));
     const deployId = `dep_${monotonicUlid(nowMs)}`;
     const deploy: DeployRecord = {
@@ -88,10 +74,7 @@ export class DeployService {
     return { deploy, uploads, skipped: files.filter((f) => !missingHashes.has(f.sha256)).length };
   }
 
-  /**
-   * Publishes an uploaded deploy: every content must be in the bucket with its size (listed there,
-   * not taken on the client's word), else 409 `files_missing` with fresh URLs for what is missing.
-   */
+  /** Every content must be listed in the bucket with its size, else 409 `files_missing` with fresh URLs. */
   async finalizeDeploy(accountId: string, projectId: string, deployId: string): Promise<DeployRecord> {
     const project = await ownedProject(this.deps.projects, accountId, projectId);
     const deploy = this.deployOf(project, deployId);
@@ -101,8 +84,7 @@ export class DeployService {
     }
     const files = await this.deps.storage.getManifest(projectId, deployId);
     if (!files) throw refuse('deploy_not_found', `Deploy ${deployId} has no manifest; start a new deploy.`, 404);
-    const stored = await this.deps.storage.storedContent(projectId);
-    const missing = hashesOf(files).filter((f) => stored.get(f.sha256) !== f.size);
+    const missing = await this.missing(projectId, files);
     if (missing.length > 0) {
       const uploads = await Promise.all(missing.map((f) => this.deps.storage.presignUpload(projectId, f)));
       throw new HttpProblem({
@@ -153,12 +135,7 @@ export class DeployService {
     for (const host of hosts) await this.deps.edge.serve(host, prefix);
   }
 
-  /**
-   * Keeps the newest DEPLOY_HISTORY deploys and the live one, and returns them. The others'
-   * published files and manifests go, and so do contents no kept deploy references (contents are
-   * shared between deploys). Runs before the finalize that calls it releases the project's deploy
-   * lock (deployState in_progress), so no other deploy can be counting on a content meanwhile.
-   */
+  /** Keeps the newest DEPLOY_HISTORY deploys and the live one; runs under the deploy lock. */
   private async prune(project: ProjectRecord): Promise<DeployRecord[]> {
     const history = project.deploys ?? [];
     const kept = history.filter((d, index) => index < DEPLOY_HISTORY || d.deployId === project.liveDeployId);
@@ -174,6 +151,13 @@ export class DeployService {
     const unreferenced = [...stored.keys()].filter((hash) => !referenced.has(hash));
     if (unreferenced.length > 0) await this.deps.storage.deleteContent(project.projectId, unreferenced);
     return kept;
+  }
+
+  /** The distinct contents of `files` not stored with their size. */
+  private async missing(projectId: string, files: readonly ManifestFile[]): Promise<ManifestFile[]> {
+    const stored = await this.deps.storage.storedContent(projectId);
+    const distinct = [...new Map(files.map((f) => [f.sha256, f])).values()];
+    return distinct.filter((f) => stored.get(f.sha256) !== f.size);
   }
 
   private deployOf(project: ProjectRecord, deployId: string): DeployRecord {

@@ -5,18 +5,11 @@ import { conditionalUpdate } from '../shared/dynamodb-update.js';
 import { type ProjectChanges, type ProjectStore, SlugTakenError } from './ports.js';
 import type { DeployState, ProjectRecord } from './project.js';
 
-/**
- * Slugs are unique platform-wide: a marker item `slug#<slug>` is claimed before the project item.
- * It names its project (`owner`) while the project exists; a delete leaves it with `heldUntil`
- * instead, and a new claim succeeds only once that time has passed.
- */
+/** A marker `slug#<slug>` names its project (`owner`), or holds the slug of a deleted one (`heldUntil`). */
 const slugKey = (slug: string) => `slug#${slug}`;
 
 export class DynamoDbProjectStore implements ProjectStore {
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
+  constructor(private readonly client: DynamoDBDocumentClient, private readonly tableName: string) {}
 
   async create(project: ProjectRecord, nowIso: string): Promise<void> {
     const claimed = await conditionally(() =>
@@ -31,9 +24,8 @@ export class DynamoDbProjectStore implements ProjectStore {
       ),
     );
     if (!claimed) {
-      const marker = await this.client.send(
-        new GetCommand({ TableName: this.tableName, Key: { projectId: slugKey(project.slug) }, ConsistentRead: true }),
-      );
+      const Key = { projectId: slugKey(project.slug) };
+      const marker = await this.client.send(new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }));
       const heldUntil = marker.Item?.owner === undefined ? (marker.Item?.heldUntil as string | undefined) : undefined;
       throw new SlugTakenError(project.slug, heldUntil);
     }
@@ -51,9 +43,8 @@ export class DynamoDbProjectStore implements ProjectStore {
 
   async get(projectId: string): Promise<ProjectRecord | undefined> {
     if (projectId.startsWith('slug#')) return undefined;
-    const result = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: { projectId }, ConsistentRead: true }),
-    );
+    const get = new GetCommand({ TableName: this.tableName, Key: { projectId }, ConsistentRead: true });
+    const result = await this.client.send(get);
     return result.Item as ProjectRecord | undefined;
   }
 

@@ -7,24 +7,14 @@ import type { DeployRecord, ProjectRecord } from './project.js';
 import { checkSlug } from './slug.js';
 
 /** How long a deleted project's slug cannot be claimed again, so its old URL cannot be taken over at once. */
-export const SLUG_HOLD_DAYS = 30;
+const SLUG_HOLD_DAYS = 30;
 const MAX_NAME_LENGTH = 100;
 
-export interface ProjectView {
-  readonly projectId: string;
-  readonly accountId: string;
-  readonly slug: string;
-  readonly name: string;
-  /** <slug>.<platform domain>: where the project is served once deployed. */
+export type ProjectView = Omit<ProjectRecord, 'deploys'> & {
   readonly defaultDomain: string;
   readonly url: string;
-  readonly deployState: ProjectRecord['deployState'];
-  readonly liveDeployId?: string;
   readonly lastDeploy?: DeployRecord;
-  readonly domains: ProjectRecord['domains'];
-  readonly createdAt: string;
-  readonly updatedAt?: string;
-}
+};
 
 export interface ProjectServiceDeps {
   readonly accounts: AccountStore;
@@ -56,11 +46,7 @@ function projectName(input: unknown, fallback?: string): string {
   return name;
 }
 
-/**
- * Projects: create, list, rename (the slug stays: it is the project's address) and delete. A
- * delete releases the project's custom domains through the domain flow, removes its files and
- * holds its slug for SLUG_HOLD_DAYS. Deploys are in deploy-service.ts.
- */
+/** Projects: create, list, rename (the slug, the address, stays) and delete. Deploys: deploy-service.ts. */
 export class ProjectService {
   constructor(private readonly deps: ProjectServiceDeps) {}
 
@@ -72,10 +58,12 @@ export class ProjectService {
     return new Date(this.deps.clock.now()).toISOString();
   }
 
+  private async account(accountId: string): Promise<void> {
+    if (!(await this.deps.accounts.get(accountId))) throw refuse('account_not_found', `No account ${accountId}.`, 404);
+  }
+
   async createProject(accountId: string, input: { slug: unknown; name?: unknown }): Promise<ProjectView> {
-    if (!(await this.deps.accounts.get(accountId))) {
-      throw refuse('account_not_found', `No account ${accountId}.`, 404);
-    }
+    await this.account(accountId);
     const checked = checkSlug(typeof input.slug === 'string' ? input.slug : '');
     if (!checked.ok) throw refuse(checked.code, checked.message, checked.code === 'slug_taken' ? 409 : 400);
     const { slug } = checked;
@@ -111,14 +99,11 @@ export class ProjectService {
   }
 
   async listProjects(accountId: string): Promise<ProjectView[]> {
-    if (!(await this.deps.accounts.get(accountId))) {
-      throw refuse('account_not_found', `No account ${accountId}.`, 404);
-    }
+    await this.account(accountId);
     const projects = await this.deps.projects.listByAccount(accountId);
     return projects.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((p) => this.view(p));
   }
 
-  /** Renames the project; its slug, and so its address, stay. */
   async renameProject(accountId: string, projectId: string, input: { name?: unknown }): Promise<ProjectView> {
     const project = await ownedProject(this.deps.projects, accountId, projectId);
     const changes = { name: projectName(input.name), updatedAt: this.nowIso() };
@@ -128,15 +113,8 @@ export class ProjectService {
     return this.view({ ...project, ...changes });
   }
 
-  /**
-   * Deletes the project. Its custom domains first (refused at the edge at once, their tenants
-   * released by the domain flow), then its default subdomain and files, then the record, leaving
-   * its slug held. Each step can be run again: a delete that failed half-way is retried whole.
-   */
-  async deleteProject(
-    accountId: string,
-    projectId: string,
-  ): Promise<{ projectId: string; deleted: true; releasedDomains: string[]; slugHeldUntil: string }> {
+  /** Custom domains first, then the default subdomain, files and record; every step can run again. */
+  async deleteProject(accountId: string, projectId: string) {
     const project = await ownedProject(this.deps.projects, accountId, projectId);
     const releasedDomains = await this.deps.domains.releaseAll(project);
     await this.deps.edge.refuse(this.defaultDomainOf(project.slug));

@@ -9,30 +9,22 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Clock } from '../shared/clock.js';
 import type { ManifestFile } from './deploy-manifest.js';
-import type { SiteStorage, UploadTarget } from './ports.js';
+import type { UploadInstruction } from '../../contracts/deploys.js';
+import type { SiteStorage } from './ports.js';
 import { contentKey, contentPrefix, deployPrefix, manifestKey, projectPrefix } from './project.js';
 
-/**
- * Cache-Control of every deployed file. A deploy's objects never change (a new deploy gets a new
- * prefix), and the viewer-request function rewrites the URI to `/<deploy prefix>/<path>` before
- * the cache lookup, so CloudFront's cache key includes the prefix: the edge may keep an object for
- * a year (`s-maxage`, within the cache policy's maximum TTL) and never needs an invalidation.
- * Browsers, though, see the stable viewer URL (`/index.html` stays `/index.html` across deploys),
- * so they must revalidate every time (`max-age=0, must-revalidate`); CloudFront answers those
- * revalidations from its cache. `immutable` would pin an old deploy in browsers for a year.
- */
+/** The edge caches by deploy prefix for a year; browsers revalidate the stable URLs every time. */
 export const SITE_CACHE_CONTROL = 'public, max-age=0, s-maxage=31536000, must-revalidate';
 
-/** How long a presigned upload URL is valid: long enough for a 25 MB file on a slow link, short enough not to linger. */
+/** Long enough for a 25 MB file on a slow link. */
 export const UPLOAD_URL_SECONDS = 600;
 
-/** Copies and deletes in flight at once while publishing or pruning (S3 takes thousands per second per prefix). */
+/** Copies and deletes in flight at once. */
 const CONCURRENCY = 16;
 
 export interface S3SiteStorageOptions {
-  /** Keeps the SDK's own retries (standard mode): they cover S3's SlowDown throttling. */
+  /** With the SDK's standard retries: they cover S3's SlowDown. */
   readonly client: S3Client;
-  /** The site bucket (DOMAIN_ENV.siteBucket). */
   readonly bucket: string;
   readonly clock: Clock;
 }
@@ -53,16 +45,12 @@ async function inParallel<T>(items: readonly T[], work: (item: T) => Promise<unk
 export class S3SiteStorage implements SiteStorage {
   constructor(private readonly options: S3SiteStorageOptions) {}
 
-  private get bucket() {
-    return this.options.bucket;
-  }
-
   private async keysUnder(prefix: string): Promise<{ key: string; size: number }[]> {
     const keys: { key: string; size: number }[] = [];
     let token: string | undefined;
     do {
       const page = await this.options.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
+        new ListObjectsV2Command({ Bucket: this.options.bucket, Prefix: prefix, ContinuationToken: token }),
       );
       for (const object of page.Contents ?? []) if (object.Key) keys.push({ key: object.Key, size: object.Size ?? 0 });
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
@@ -75,14 +63,11 @@ export class S3SiteStorage implements SiteStorage {
     return new Map((await this.keysUnder(prefix)).map(({ key, size }) => [key.slice(prefix.length), size]));
   }
 
-  /**
-   * The URL signs Content-Length and x-amz-checksum-sha256 as headers (kept out of the query with
-   * `unhoistableHeaders`, aws-sdk-js-v3 issue 3906): S3 refuses a body of another length or hash.
-   */
-  async presignUpload(projectId: string, file: Pick<ManifestFile, 'sha256' | 'size'>): Promise<UploadTarget> {
+  // Content-Length and the checksum are signed as headers (unhoistableHeaders, aws-sdk-js-v3 #3906).
+  async presignUpload(projectId: string, file: Pick<ManifestFile, 'sha256' | 'size'>): Promise<UploadInstruction> {
     const checksum = base64OfHex(file.sha256);
     const command = new PutObjectCommand({
-      Bucket: this.bucket,
+      Bucket: this.options.bucket,
       Key: contentKey(projectId, file.sha256),
       ContentLength: file.size,
       ChecksumSHA256: checksum,
@@ -103,20 +88,15 @@ export class S3SiteStorage implements SiteStorage {
   }
 
   async putManifest(projectId: string, deployId: string, files: readonly ManifestFile[]): Promise<void> {
-    await this.options.client.send(
-      new PutObjectCommand({
-        Bucket: this.bucket,
-        Key: manifestKey(projectId, deployId),
-        Body: JSON.stringify(files),
-        ContentType: 'application/json',
-      }),
-    );
+    const Key = manifestKey(projectId, deployId);
+    const body = { Body: JSON.stringify(files), ContentType: 'application/json' };
+    await this.options.client.send(new PutObjectCommand({ Bucket: this.options.bucket, Key, ...body }));
   }
 
   async getManifest(projectId: string, deployId: string): Promise<ManifestFile[] | undefined> {
     try {
       const key = manifestKey(projectId, deployId);
-      const object = await this.options.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const object = await this.options.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: key }));
       return JSON.parse((await object.Body?.transformToString()) ?? '[]') as ManifestFile[];
     } catch (error) {
       if ((error as Error).name === 'NoSuchKey') return undefined;
@@ -129,9 +109,9 @@ export class S3SiteStorage implements SiteStorage {
     await inParallel(files, (file) =>
       this.options.client.send(
         new CopyObjectCommand({
-          Bucket: this.bucket,
+          Bucket: this.options.bucket,
           Key: `${prefix}/${file.path}`,
-          CopySource: `${this.bucket}/${contentKey(projectId, file.sha256)}`,
+          CopySource: `${this.options.bucket}/${contentKey(projectId, file.sha256)}`,
           MetadataDirective: 'REPLACE',
           ContentType: file.contentType,
           CacheControl: SITE_CACHE_CONTROL,
@@ -144,12 +124,8 @@ export class S3SiteStorage implements SiteStorage {
     const batches: string[][] = [];
     for (let i = 0; i < keys.length; i += 1000) batches.push(keys.slice(i, i + 1000));
     await inParallel(batches, async (batch) => {
-      const result = await this.options.client.send(
-        new DeleteObjectsCommand({
-          Bucket: this.bucket,
-          Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
-        }),
-      );
+      const Delete = { Objects: batch.map((Key) => ({ Key })), Quiet: true };
+      const result = await this.options.client.send(new DeleteObjectsCommand({ Bucket: this.options.bucket, Delete }));
       const failed = result.Errors ?? [];
       if (failed.length > 0) throw new Error(`${failed.length} objects could not be deleted (first: ${failed[0]?.Key} ${failed[0]?.Code})`);
     });

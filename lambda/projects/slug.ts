@@ -1,6 +1,5 @@
-// The rule for a project's slug, shared by the account service (lambda/projects/project-service.ts)
-// and the dashboard's New project form, so the browser refuses exactly what the server refuses,
-// in the same words. Plain TypeScript without imports: it is bundled for Node and for the browser.
+// The slug rule, shared with the dashboard's New project form (so both refuse the same, in the same
+// words): no imports, it is bundled for Node and for the browser.
 
 /** A DNS label of 3 to 40 characters: lower-case letters, digits and inner hyphens. */
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{1,38}[a-z0-9])$/;

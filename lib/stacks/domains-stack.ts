@@ -130,8 +130,8 @@ export class DomainsDataStack extends Stack {
     const o = DOMAINS_OUTPUTS.domainsData;
     output(this, o.keyValueStoreArn, this.projects.keyValueStore.keyValueStoreArn, 'KeyValueStore of the viewer-request function (host -> deploy/redirect/removed)');
     output(this, o.distributionId, this.edge.distributionId, 'Multi-tenant distribution of the project sites');
-    output(this, o.connectionGroupId, this.edge.connectionGroupId, 'Connection group of every tenant (routing endpoint = platform host target)');
-    output(this, o.platformHost, this.edge.platformHost, 'What customers point their CNAME (or ALIAS at an apex) at');
+    output(this, o.connectionGroupId, this.edge.connectionGroupId, 'Connection group of every tenant (routing endpoint = target of the *.edge. record)');
+    output(this, o.platformHost, this.edge.platformHost, 'Parent of the per-domain targets <token>.edge.<domain> customers point their CNAME/ALIAS at');
     output(this, o.siteBucketName, this.projects.siteBucket.bucketName, 'Deploys: projects/<projectId>/deploys/<deployId>/');
     output(this, o.projectsTableName, this.projects.tables.projects.tableName, 'Projects table');
     output(this, o.domainsTableName, this.projects.tables.domains.tableName, 'Custom domains table');

@@ -4,11 +4,10 @@ import type { ProjectRecord } from '../../lambda/projects/project.js';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type DeployCalls, deploySite, type LocalFile } from '../../contracts/deploys.js';
+import { type DeployCalls, deploySite, type LocalFile, type UploadInstruction } from '../../contracts/deploys.js';
 import type { DeployService } from '../../lambda/projects/deploy-service.js';
 import type { ProjectService } from '../../lambda/projects/project-service.js';
 import { HttpProblem } from '../../lambda/shared/problem.js';
-import type { UploadTarget } from '../../lambda/projects/ports.js';
 import type { Clock } from '../../lambda/shared/clock.js';
 import type { PlatformConfig } from '../../lib/config/index.js';
 import { createLocalDomains, type LocalDomainsOptions } from '../domains.js';
@@ -43,7 +42,7 @@ export function serviceDeployCalls(
         return { deploy: await deploys.finalizeDeploy(accountId, projectId, deployId) };
       } catch (error) {
         if (error instanceof HttpProblem && error.code === 'files_missing') {
-          return { missing: (error.extensions.uploads ?? []) as UploadTarget[] };
+          return { missing: (error.extensions.uploads ?? []) as UploadInstruction[] };
         }
         throw error;
       }

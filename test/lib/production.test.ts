@@ -153,7 +153,6 @@ describe('the app as deployed', () => {
     expect(Object.keys(existing)).not.toContain('MessagesPlatform-EdgeZone');
     const records = resourcesOf(existing, 'AWS::Route53::RecordSet').map((r) => [r.resource.Properties.Name, r.resource.Properties.HostedZoneId]);
     expect(records).toEqual([
-      [`edge.${DOMAIN}.`, 'Z0123456789ABCDEFGHIJ'],
       [`*.${DOMAIN}.`, 'Z0123456789ABCDEFGHIJ'],
       [`*.edge.${DOMAIN}.`, 'Z0123456789ABCDEFGHIJ'],
     ]);

@@ -7,7 +7,7 @@ import { CONTROL_API_HANDLER, CONTROL_ENV } from '../../../contracts/control-api
 import { DOMAIN_TABLE_KEYS } from '../../../contracts/domains.js';
 import { TABLE_KEYS } from '../../../contracts/messages.js';
 import { type PlatformConfig, runtimeConfig } from '../../config/index.js';
-import { KVS_ACTIONS } from '../domains/domain-flow.js';
+import { KVS_ACTIONS } from '../domains/flow-permissions.js';
 import type { EdgeResources } from '../domains/edge.js';
 import type { ProjectsDataResources } from '../domains/projects-data.js';
 import type { MessagesTables } from '../messages/messages-data.js';

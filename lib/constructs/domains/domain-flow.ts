@@ -1,6 +1,5 @@
-import { ArnFormat, Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -10,119 +9,49 @@ import type { PlatformConfig } from '../../config/index.js';
 import { metricsNamespaceOf } from '../../config/environment.js';
 import { METRICS_NAMESPACE, PlatformFunction } from '../shared/platform-function.js';
 import { DOMAIN_FLOW_DEFAULTS, type DomainFlowTasks, domainFlowDefinition } from '../../../contracts/domain-flow.js';
-import { DomainDriftSchedule } from './drift-schedule.js';
+import { stackCreationId } from '../shared/names.js';
+import { countAlarm, DomainDriftSchedule } from './drift-schedule.js';
 import { CLOUDFRONT_CERTIFICATE_REGION, type EdgeResources } from './edge.js';
-import { DESCRIBES_CERTIFICATES, DRIFT_CHECK_ACTIONS, KVS_ACTIONS, nagArn, TENANT_ACTIONS } from './flow-permissions.js';
+import { nagArn } from '../dashboard/nag-arn.js';
+import { DESCRIBES_CERTIFICATES, DRIFT_CHECK_ACTIONS, KVS_ACTIONS, TENANT_ACTIONS } from './flow-permissions.js';
 import type { ProjectsDataResources } from './projects-data.js';
 import { DOMAIN_ENV, DOMAIN_HANDLERS } from '../../../contracts/domains.js';
 
 /** Powertools service name of the seven flow tasks: the `service` dimension of their metrics. */
 export const DOMAIN_FLOW_SERVICE = 'domains-flow';
 
-/**
- * The custom metric the Diagnose task publishes (Powertools Metrics, EMF: no IAM needed) once per
- * domain it moves to `certificate_delayed`: namespace `MessagesPlatform` (the default environment's; each environment has its own, metricsNamespaceOf), dimension
- * `service=domains-flow`, unit Count. The CertificateDelayed alarm watches exactly this.
- */
+/** The EMF metric Diagnose publishes per domain moved to `certificate_delayed` (the CertificateDelayed alarm's). */
 export const DOMAIN_FLOW_METRICS = {
   namespace: METRICS_NAMESPACE,
   certificateDelayed: 'DomainsCertificateDelayed',
   dimensions: { service: DOMAIN_FLOW_SERVICE },
 } as const;
 
-/** The flow's output (fixed logical id). */
-export const DOMAIN_FLOW_OUTPUTS = { stateMachineArn: 'StateMachineArn' } as const;
-
-export { DESCRIBES_CERTIFICATES, DRIFT_CHECK_ACTIONS, KVS_ACTIONS, nagArn, TENANT_ACTIONS } from './flow-permissions.js';
+const DOMAIN_FLOW_OUTPUTS = { stateMachineArn: 'StateMachineArn' } as const;
 
 export type FlowTask = keyof DomainFlowTasks;
 /** The verification tasks (one module, DOMAIN_HANDLERS.flowTasks); releaseTenant and checkDrift have a module each. */
 export const VERIFICATION_TASKS = Object.keys(DOMAIN_HANDLERS.flowTasks.handlers) as Exclude<FlowTask, 'releaseTenant' | 'checkDrift'>[];
 export const FLOW_TASKS: readonly FlowTask[] = [...VERIFICATION_TASKS, 'releaseTenant', 'checkDrift'];
 
-/**
- * `name` followed by the id of this stack's creation (the UUID at the end of AWS::StackId): a name
- * that a RETAINed resource of an earlier, destroyed stack of the same name does not already hold.
- */
-export function uniquePerStackCreation(name: string): string {
-  return `${name}-${Fn.select(2, Fn.split('/', Aws.STACK_ID))}`;
-}
-
 export interface DomainFlowProps {
   readonly config: PlatformConfig;
-  /** Projects and Domains tables, site bucket, KeyValueStore (stateful stack). */
   readonly data: ProjectsDataResources;
-  /** The distribution, connection group and platform host. */
   readonly edge: EdgeResources;
-  /**
-   * The module that exports the five verification task handlers (`DOMAIN_HANDLERS.flowTasks.handlers`),
-   * relative to the repository root or absolute.
-   * @default DOMAIN_HANDLERS.flowTasks.entry
-   */
+  /** The module exporting the verification handlers. @default DOMAIN_HANDLERS.flowTasks.entry */
   readonly flowTasksEntry?: string;
-  /**
-   * The module that exports the release task's handler (`DOMAIN_HANDLERS.tenantRelease.handler`).
-   * @default DOMAIN_HANDLERS.tenantRelease.entry
-   */
-  readonly tenantReleaseEntry?: string;
-  /**
-   * The module that exports the drift task's handler (`DOMAIN_HANDLERS.driftCheck.handler`).
-   * @default DOMAIN_HANDLERS.driftCheck.entry
-   */
-  readonly driftCheckEntry?: string;
-  /**
-   * Seconds without a certificate before the flow diagnoses (`WATCHDOG_SECONDS`).
-   * @default DOMAIN_FLOW_DEFAULTS.watchdogSeconds (30 minutes)
-   */
-  readonly watchdogSeconds?: number;
-  /**
-   * Resolvers (host:port) for the flow's DNS checks (`DNS_SERVERS`).
-   * @default - the Lambda runtime's resolver
-   */
+  /** Resolvers (host:port) for the flow's DNS checks. @default - the Lambda runtime's resolver */
   readonly dnsServers?: readonly string[];
-  /**
-   * Where alarms notify (alarm and OK actions).
-   * @default - no actions; the alarms are visible in CloudWatch only
-   */
+  /** Where alarms notify. @default - alarms without actions */
   readonly alarmTopic?: sns.ITopic;
-  /**
-   * Retention of the state machine's execution log.
-   * @default logs.RetentionDays.THREE_MONTHS
-   */
-  readonly executionLogRetention?: logs.RetentionDays;
 }
 
-/**
- * The custom-domain flow on AWS: a Standard state machine running exactly `domainFlowDefinition`
- * (JSONPath, the document the local engine runs too) over seven Lambda tasks (the five verification
- * tasks from one handler module, the release task and the drift task from a module each), with
- * execution logging (ALL) and X-Ray tracing; the drift schedule (DomainDriftSchedule) that starts
- * its drift branch; and three alarms: failed executions (a verification stopped by an unexpected
- * error, a tenant release or a drift check that kept failing), domains that reached
- * `certificate_delayed`, and drift checks the schedule could not start.
- *
- * Least privilege, per task, from what the tasks call (lambda/domains/flow-tasks.ts and
- * release-task.ts with CloudFrontCertificateAuthority and KvsEdgeRouter); DynamoDB item actions on
- * table ARNs only; tenant actions per TENANT_ACTIONS on distribution-tenant ARNs:
- *
- * | task               | DynamoDB                          | CloudFront / ACM / KeyValueStore                                                  |
- * | ------------------ | --------------------------------- | --------------------------------------------------------------------------------- |
- * | verifyDns          | Domains Get/Update, Projects Get  | none: public DNS                                                                  |
- * | requestCertificate | Domains Get/Update, Projects Get  | tenants: Get, GetManagedCertificateDetails, Update, Tag, VerifyDnsConfiguration; acm:DescribeCertificate (us-east-1); Create + acm:RequestCertificate on `*` |
- * | checkCertificate   | Domains Get/Update, Projects Get  | tenants: Get, GetManagedCertificateDetails, Update, VerifyDnsConfiguration; acm:DescribeCertificate (us-east-1) |
- * | activate           | Domains Get/Update, Projects Get  | KeyValueStore: DescribeKeyValueStore, PutKey on the store's ARN                   |
- * | diagnose           | Domains Get/Update, Projects Get  | none: DNS and CAA through public DNS; the metric goes out as EMF in the log       |
- * | releaseTenant      | Domains Get, Projects Get         | tenants: Get, Update, Delete; acm:DescribeCertificate (us-east-1); KeyValueStore: DescribeKeyValueStore, GetKey, DeleteKey |
- * | checkDrift         | Domains Scan/Get/Update, Projects Get/Update | KeyValueStore: DescribeKeyValueStore, PutKey; states:StartExecution on this state machine (the release of a detached domain) |
- *
- * The flow needs no Accounts table (the plan gate is the account service's, before the flow starts)
- * and no Route 53: it does not write customers' records.
- */
+/** The domain flow on AWS: seven tasks, each granted only what it calls (flow-permissions.ts). */
 export class DomainFlow extends Construct {
   readonly functions: Readonly<Record<FlowTask, PlatformFunction>>;
   readonly stateMachine: sfn.StateMachine;
   readonly executionLog: logs.LogGroup;
-  /** Tenant creation and the certificate request CloudFront makes on the caller's behalf: the only task grant on `Resource: *` besides X-Ray. */
+  /** The only task grant on `Resource: *` besides X-Ray. */
   readonly tenantCreationPolicy: iam.Policy;
   readonly alarms: {
     readonly executionsFailed: cloudwatch.Alarm;
@@ -130,12 +59,8 @@ export class DomainFlow extends Construct {
     readonly driftCheckDropped: cloudwatch.Alarm;
   };
 
-  /** Starts the drift branch every `config.domains.driftCheck.intervalMinutes`. */
   readonly driftSchedule: DomainDriftSchedule;
-  /** The drift task's right to start the release branch, apart from its role's default policy (see below). */
   readonly startReleasePolicy: iam.Policy;
-
-  readonly outputs: Readonly<Record<keyof typeof DOMAIN_FLOW_OUTPUTS, CfnOutput>>;
 
   constructor(scope: Construct, id: string, props: DomainFlowProps) {
     super(scope, id);
@@ -143,31 +68,29 @@ export class DomainFlow extends Construct {
     const { data, edge, config } = props;
     const { projects, domains } = data.tables;
 
-    const tenantEnvironment: Record<string, string> = {
+    const tables = {
       [DOMAIN_ENV.projectsTable]: projects.tableName,
       [DOMAIN_ENV.domainsTable]: domains.tableName,
       [DOMAIN_ENV.keyValueStoreArn]: data.keyValueStore.keyValueStoreArn,
+    };
+    const tenantEnvironment = {
+      ...tables,
       [DOMAIN_ENV.distributionId]: edge.distributionId,
       [DOMAIN_ENV.connectionGroupId]: edge.connectionGroupId,
     };
-    const environment: Record<string, string> = {
-      ...tenantEnvironment,
+    // The drift task: no tenant, distribution or bucket.
+    const driftEnvironment = {
+      ...tables,
       [DOMAIN_ENV.platformHost]: edge.platformHost,
       [DOMAIN_ENV.platformDomain]: config.platform.domain,
-      [DOMAIN_ENV.watchdogSeconds]: String(props.watchdogSeconds ?? DOMAIN_FLOW_DEFAULTS.watchdogSeconds),
-      [DOMAIN_ENV.siteBucket]: data.siteBucket.bucketName,
-      ...(props.dnsServers?.length ? { [DOMAIN_ENV.dnsServers]: props.dnsServers.join(',') } : {}),
       [DOMAIN_ENV.driftGraceSeconds]: String(config.domains.driftCheck.gracePeriodDays * 24 * 60 * 60),
+      ...(props.dnsServers?.length ? { [DOMAIN_ENV.dnsServers]: props.dnsServers.join(',') } : {}),
     };
-    // The drift task: no tenant, distribution or bucket, only what the drift check reads and writes.
-    const driftEnvironment: Record<string, string> = {
-      [DOMAIN_ENV.projectsTable]: projects.tableName,
-      [DOMAIN_ENV.domainsTable]: domains.tableName,
-      [DOMAIN_ENV.keyValueStoreArn]: data.keyValueStore.keyValueStoreArn,
-      [DOMAIN_ENV.platformHost]: edge.platformHost,
-      [DOMAIN_ENV.platformDomain]: config.platform.domain,
-      [DOMAIN_ENV.driftGraceSeconds]: String(config.domains.driftCheck.gracePeriodDays * 24 * 60 * 60),
-      ...(props.dnsServers?.length ? { [DOMAIN_ENV.dnsServers]: props.dnsServers.join(',') } : {}),
+    const environment = {
+      ...tenantEnvironment,
+      ...driftEnvironment,
+      [DOMAIN_ENV.watchdogSeconds]: String(DOMAIN_FLOW_DEFAULTS.watchdogSeconds),
+      [DOMAIN_ENV.siteBucket]: data.siteBucket.bucketName,
     };
 
     const descriptions: Record<FlowTask, string> = {
@@ -180,19 +103,13 @@ export class DomainFlow extends Construct {
       checkDrift: 'Domain flow: re-check the DNS of a page of live domains; dns_misconfigured, back to active, or detached after the grace period',
     };
     const module = (task: FlowTask): { entry: string; handler: string; environment: Record<string, string> } => {
-      if (task === 'releaseTenant') {
-        const { entry, handler } = DOMAIN_HANDLERS.tenantRelease;
-        return { entry: props.tenantReleaseEntry ?? entry, handler, environment: tenantEnvironment };
-      }
-      if (task === 'checkDrift') {
-        const { entry, handler } = DOMAIN_HANDLERS.driftCheck;
-        return { entry: props.driftCheckEntry ?? entry, handler, environment: driftEnvironment };
-      }
+      if (task === 'releaseTenant') return { ...DOMAIN_HANDLERS.tenantRelease, environment: tenantEnvironment };
+      if (task === 'checkDrift') return { ...DOMAIN_HANDLERS.driftCheck, environment: driftEnvironment };
       const { entry, handlers } = DOMAIN_HANDLERS.flowTasks;
       return { entry: props.flowTasksEntry ?? entry, handler: handlers[task], environment };
     };
-    const fn = (task: FlowTask, constructId: string) =>
-      new PlatformFunction(this, constructId, {
+    const fn = (task: FlowTask) =>
+      new PlatformFunction(this, task.charAt(0).toUpperCase() + task.slice(1), {
         ...module(task),
         serviceName: DOMAIN_FLOW_SERVICE,
         description: descriptions[task],
@@ -202,15 +119,8 @@ export class DomainFlow extends Construct {
         // drift check is not: it can wait for the flood to pass (its throttled rounds are retried).
         reservedConcurrentExecutions: task === 'checkDrift' ? undefined : config.protection.reservedConcurrency.domainFlowTask || undefined,
       });
-    const functions: Record<FlowTask, PlatformFunction> = {
-      verifyDns: fn('verifyDns', 'VerifyDns'),
-      requestCertificate: fn('requestCertificate', 'RequestCertificate'),
-      checkCertificate: fn('checkCertificate', 'CheckCertificate'),
-      activate: fn('activate', 'Activate'),
-      diagnose: fn('diagnose', 'Diagnose'),
-      releaseTenant: fn('releaseTenant', 'ReleaseTenant'),
-      checkDrift: fn('checkDrift', 'CheckDrift'),
-    };
+    const built = FLOW_TASKS.map((task) => [task, fn(task)]);
+    const functions = Object.fromEntries(built) as Record<FlowTask, PlatformFunction>;
     this.functions = functions;
 
     // ---- Permissions --------------------------------------------------------------------------
@@ -241,10 +151,8 @@ export class DomainFlow extends Construct {
 
     const { requestCertificate, checkCertificate, activate, releaseTenant } = functions;
     requestCertificate.allow([...TENANT_ACTIONS.requestCertificate], [tenantArns]);
-    // CreateDistributionTenant has no resource type (Service Authorization Reference): it can only
-    // be granted on "*". A ManagedCertificateRequest (on create, or on update when a domain joins
-    // the tenant) makes CloudFront request the ACM certificate with the caller's permissions, and
-    // acm:RequestCertificate has no resource type either. Both live in their own policy.
+    // Neither has a resource type (Service Authorization Reference): granted on "*", in their own
+    // policy. A ManagedCertificateRequest requests the ACM certificate with the caller's permissions.
     this.tenantCreationPolicy = new iam.Policy(this, 'TenantCreationPolicy', {
       roles: [requestCertificate.role],
       statements: [
@@ -269,11 +177,10 @@ export class DomainFlow extends Construct {
 
     // ---- State machine ------------------------------------------------------------------------
     this.executionLog = new logs.LogGroup(this, 'ExecutionLog', {
-      // The vended-logs prefix keeps Step Functions' log delivery out of the size-limited
-      // CloudWatch Logs resource policy. RETAINed, so the name carries this stack creation's id:
-      // a stack created again after `cdk destroy` must not collide with the group left behind.
-      logGroupName: uniquePerStackCreation(`/aws/vendedlogs/states/${stack.stackName}-domain-flow`),
-      retention: props.executionLogRetention ?? logs.RetentionDays.THREE_MONTHS,
+      // The vended-logs prefix keeps Step Functions' log delivery out of the size-limited resource
+      // policy. RETAINed, so the name carries this stack creation's id (the end of AWS::StackId).
+      logGroupName: `/aws/vendedlogs/states/${stack.stackName}-domain-flow-${stackCreationId()}`,
+      retention: logs.RetentionDays.THREE_MONTHS,
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
@@ -312,19 +219,18 @@ export class DomainFlow extends Construct {
     });
 
     // ---- Alarms -------------------------------------------------------------------------------
-    const executionsFailed = new cloudwatch.Alarm(this, 'ExecutionsFailedAlarm', {
-      alarmDescription:
-        'A domain flow execution failed. Error DomainFlowFailed: a verification stopped on an unexpected error (e.g. a CloudFront quota on tenants or domains per tenant); the domain keeps its previous state and the owner can re-verify once the cause is fixed. Error TenantReleaseFailed: a removed domain\'s tenant could not be released (still refused after 24 hours, or the task kept failing); the domain is not served, but its tenant counts against the quota: read the execution (release-<domain>-...), fix the cause, then start it again with the same input. Error DriftCheckFailed: the drift check of live domains kept failing; domains it did not reach keep their state until the next scheduled run.',
-      metric: this.stateMachine.metricFailed({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
-      threshold: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    const certificateDelayed = new cloudwatch.Alarm(this, 'CertificateDelayedAlarm', {
-      alarmDescription:
-        'A custom domain reached certificate_delayed (no certificate 30 minutes after DNS verified). The domain record holds the diagnosis (DNS, CAA); check whether it is the customer\'s configuration or an ACM/CloudFront problem.',
-      metric: new cloudwatch.Metric({
+    const executionsFailed = countAlarm(
+      this,
+      'ExecutionsFailedAlarm',
+      'A domain flow execution failed. Error DomainFlowFailed: a verification stopped on an unexpected error (e.g. a CloudFront quota on tenants or domains per tenant); the domain keeps its previous state and the owner can re-verify once the cause is fixed. Error TenantReleaseFailed: a removed domain\'s tenant could not be released (still refused after 24 hours, or the task kept failing); the domain is not served, but its tenant counts against the quota: read the execution (release-<domain>-...), fix the cause, then start it again with the same input. Error DriftCheckFailed: the drift check of live domains kept failing; domains it did not reach keep their state until the next scheduled run.',
+      this.stateMachine.metricFailed({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
+      props.alarmTopic,
+    );
+    const certificateDelayed = countAlarm(
+      this,
+      'CertificateDelayedAlarm',
+      'A custom domain reached certificate_delayed (no certificate 30 minutes after DNS verified). The domain record holds the diagnosis (DNS, CAA); check whether it is the customer\'s configuration or an ACM/CloudFront problem.',
+      new cloudwatch.Metric({
         // The environment's namespace (the functions' POWERTOOLS_METRICS_NAMESPACE, PlatformFunction).
         namespace: metricsNamespaceOf(this),
         metricName: DOMAIN_FLOW_METRICS.certificateDelayed,
@@ -332,27 +238,14 @@ export class DomainFlow extends Construct {
         period: Duration.hours(1),
         statistic: cloudwatch.Stats.SUM,
       }),
-      threshold: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    // The schedule's alarm got the topic from its own construct.
+      props.alarmTopic,
+    );
     this.alarms = { executionsFailed, certificateDelayed, driftCheckDropped: this.driftSchedule.alarms.dropped };
-    if (props.alarmTopic) {
-      const action = new cwActions.SnsAction(props.alarmTopic);
-      for (const alarm of [executionsFailed, certificateDelayed]) {
-        alarm.addAlarmAction(action);
-        alarm.addOkAction(action);
-      }
-    }
 
-    const stateMachineArnOutput = new CfnOutput(this, DOMAIN_FLOW_OUTPUTS.stateMachineArn, {
+    new CfnOutput(this, DOMAIN_FLOW_OUTPUTS.stateMachineArn, {
       value: this.stateMachine.stateMachineArn,
       description: 'The custom-domain flow (one execution per domain attempt, domainFlowExecutionName; one per release, domainReleaseExecutionName)',
-    });
-    stateMachineArnOutput.overrideLogicalId(DOMAIN_FLOW_OUTPUTS.stateMachineArn);
-    this.outputs = { stateMachineArn: stateMachineArnOutput };
+    }).overrideLogicalId(DOMAIN_FLOW_OUTPUTS.stateMachineArn);
 
     this.acknowledgeNagFindings(stack, tenantArns, managedCertificateArns);
   }

@@ -10,30 +10,37 @@ import { Construct } from 'constructs';
 /** What the schedule sends: `drift` present sends the execution down the drift branch. */
 export const DRIFT_CHECK_INPUT = { drift: {} } as const;
 
+/** An alarm on any count in one period of `metric`, notifying `topic` on alarm and recovery. */
+export function countAlarm(
+  scope: Construct,
+  id: string,
+  alarmDescription: string,
+  metric: cloudwatch.IMetric,
+  topic?: sns.ITopic,
+): cloudwatch.Alarm {
+  const alarm = new cloudwatch.Alarm(scope, id, {
+    alarmDescription,
+    metric,
+    threshold: 1,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+  if (topic) {
+    const action = new cwActions.SnsAction(topic);
+    alarm.addAlarmAction(action);
+    alarm.addOkAction(action);
+  }
+  return alarm;
+}
+
 export interface DomainDriftScheduleProps {
-  /** The domain flow; each run is one execution of its drift branch. */
   readonly stateMachine: sfn.IStateMachine;
-  /** Minutes between runs (config domains.driftCheck.intervalMinutes). */
   readonly intervalMinutes: number;
-  /**
-   * Where alarms notify (alarm and OK actions).
-   * @default - no actions; the alarm is visible in CloudWatch only
-   */
   readonly alarmTopic?: sns.ITopic;
 }
 
-/**
- * The drift check's clock on AWS: an EventBridge Scheduler schedule, in a group of its own (its
- * metrics are per group), starting an execution of the domain flow with DRIFT_CHECK_INPUT. The
- * schedule's role may start executions of that state machine only (the target grants
- * states:StartExecution on its ARN). Step Functions names each execution itself, so runs never
- * collide; a run that outlasts the interval overlaps the next one harmlessly (every write of the
- * drift task is conditional).
- *
- * A start that keeps failing is retried for up to one interval (no point starting a run when the
- * next is due); past that the invocation is dropped and the DriftCheckDropped alarm fires. A run that
- * starts and then fails raises the flow's own failed-executions alarm (DriftCheckFailed).
- */
+/** The drift check's schedule; a start is retried for one interval, then dropped (DriftCheckDropped). */
 export class DomainDriftSchedule extends Construct {
   readonly group: scheduler.ScheduleGroup;
   readonly schedule: scheduler.Schedule;
@@ -55,20 +62,13 @@ export class DomainDriftSchedule extends Construct {
         retryAttempts: 10,
       }),
     });
-    const dropped = new cloudwatch.Alarm(this, 'DriftCheckDroppedAlarm', {
-      alarmDescription:
-        'The domain drift check schedule could not start the domain flow (InvocationDroppedCount), even after retries: live domains were not re-checked this interval. Check the schedule role\'s states:StartExecution grant and the state machine; the next run is started on schedule.',
-      metric: this.group.metricDropped({ period: Duration.hours(1), statistic: cloudwatch.Stats.SUM }),
-      threshold: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
+    const dropped = countAlarm(
+      this,
+      'DriftCheckDroppedAlarm',
+      'The domain drift check schedule could not start the domain flow (InvocationDroppedCount), even after retries: live domains were not re-checked this interval. Check the schedule role\'s states:StartExecution grant and the state machine; the next run is started on schedule.',
+      this.group.metricDropped({ period: Duration.hours(1), statistic: cloudwatch.Stats.SUM }),
+      props.alarmTopic,
+    );
     this.alarms = { dropped };
-    if (props.alarmTopic) {
-      const action = new cwActions.SnsAction(props.alarmTopic);
-      dropped.addAlarmAction(action);
-      dropped.addOkAction(action);
-    }
   }
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DomainRecord } from '../../../lambda/domains/domain-record.js';
 import { normaliseDomain } from '../../../lambda/domains/domain-name.js';
 import { DynamoDbDomainStore } from '../../../lambda/domains/dynamodb-domain-store.js';
-import { expectationOf } from '../../../lambda/domains/expectations.js';
+import { expectationOf } from '../../../lambda/domains/dns-verification.js';
 import {
   isTargetHost,
   namesUpToRegistrable,

@@ -11,16 +11,14 @@ import {
   domainFlowDefinition,
 } from '../../../../contracts/domain-flow.js';
 import {
-  DESCRIBES_CERTIFICATES,
   DOMAIN_FLOW_METRICS,
   DOMAIN_FLOW_SERVICE,
   DomainFlow,
   FLOW_TASKS,
   type FlowTask,
-  KVS_ACTIONS,
-  TENANT_ACTIONS,
   VERIFICATION_TASKS,
 } from '../../../../lib/constructs/domains/domain-flow.js';
+import { DESCRIBES_CERTIFICATES, KVS_ACTIONS, TENANT_ACTIONS } from '../../../../lib/constructs/domains/flow-permissions.js';
 import { DOMAIN_ENV, DOMAIN_HANDLERS } from '../../../../contracts/domains.js';
 import { DomainsDataStack, DomainsStack } from '../../../../lib/stacks/domains-stack.js';
 import { cdkJsonContext, edgeStacks, REPO_ROOT, SKIP_BUNDLING } from '../../support/cdk-app.js';

@@ -4,7 +4,8 @@ import * as route53 from 'aws-cdk-lib/aws-route53';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { functionSource } from '../../../../edge/cloudfront-function.js';
 import { loadConfig } from '../../../../lib/config/index.js';
-import { Edge, EdgeCertificate, platformHostOf, SITE_ORIGIN_ID } from '../../../../lib/constructs/domains/edge.js';
+import { platformHostOf } from '../../../../contracts/domains.js';
+import { Edge, EdgeCertificate, SITE_ORIGIN_ID } from '../../../../lib/constructs/domains/edge.js';
 import { ProjectsData } from '../../../../lib/constructs/domains/projects-data.js';
 import { DomainsDataStack, EdgeCertificateStack, type EdgeZoneStack } from '../../../../lib/stacks/domains-stack.js';
 import { cdkJsonContext, edgeStacks, SKIP_BUNDLING } from '../../support/cdk-app.js';
@@ -207,13 +208,13 @@ describe('Edge (in the DomainsData stack), the platform zone and the certificate
       template.resourceCountIs('AWS::CloudFront::DistributionTenant', 1);
     });
 
-    it('points the platform host, the default-subdomain wildcard and the per-domain targets\' wildcard at the connection group\'s routing endpoint, in the platform zone', () => {
+    it('points the default-subdomain wildcard and the per-domain targets\' wildcard (no bare edge.<domain> record) at the connection group\'s routing endpoint, in the platform zone', () => {
       const routingEndpoint = { 'Fn::GetAtt': [idOf(edge.connectionGroup), 'RoutingEndpoint'] };
       const zoneId = { Ref: idIn(zoneStack, zoneStack.platformZone.zone) };
       const records = Object.values(template.findResources('AWS::Route53::RecordSet')).map((r) => r.Properties as Json);
       // *.edge.<domain>: the wildcard at <domain> does not answer below edge.<domain>, which exists (RFC 4592).
       const host = platformHostOf(domain);
-      expect(records.map((r) => r.Name).sort()).toEqual([`*.${host}.`, `*.${domain}.`, `${host}.`]);
+      expect(records.map((r) => r.Name).sort()).toEqual([`*.${host}.`, `*.${domain}.`]);
       for (const record of records) {
         expect(record.Type).toBe('CNAME');
         expect(record.ResourceRecords).toEqual([routingEndpoint]);
