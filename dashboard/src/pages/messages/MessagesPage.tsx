@@ -1,19 +1,17 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { errorMessage } from '../../api';
 import { Badge, type BadgeTone } from '../../components/Badge';
-import { Loading, Notice } from '../../components/Notice';
 import { PageHeading } from '../../components/PageHeading';
+import { QueryState, Table } from '../../components/Table';
 import { Time } from '../../components/Time';
 import { useApp } from '../../context';
 import { href } from '../../router';
-import { type AccountMessage, messagesApi } from '../webhooks/webhooks-api';
+import { messagesApi, type MessageStatus as Status } from '../webhooks/webhooks-api';
 import '../webhooks/webhooks.css';
 
-const STATUSES = ['queued', 'processed', 'failed'] as const;
-const STATUS_TONE: Record<AccountMessage['status'], BadgeTone> = { queued: 'progress', processed: 'success', failed: 'error' };
+const STATUS_TONE: Record<Status, BadgeTone> = { queued: 'progress', processed: 'success', failed: 'error' };
 
-export function MessageStatus({ status }: { readonly status: AccountMessage['status'] }) {
+export function MessageStatus({ status }: { readonly status: Status }) {
   return <Badge tone={STATUS_TONE[status]}>{status}</Badge>;
 }
 
@@ -28,7 +26,7 @@ export function MessagesPage() {
     queryKey: ['messages', accountId, status, cursor ?? ''],
     queryFn: () =>
       messagesApi.list(api, accountId, {
-        ...(status ? { status: status as AccountMessage['status'] } : {}),
+        ...(status ? { status: status as Status } : {}),
         ...(cursor ? { cursor } : {}),
       }),
   });
@@ -64,36 +62,29 @@ export function MessagesPage() {
               }}
             >
               <option value="">All</option>
-              {STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+              {Object.keys(STATUS_TONE).map((s) => <option key={s} value={s}>{s}</option>)}
             </select>
           </div>
         </div>
-        {page.error ? <Notice tone="error">{errorMessage(page.error)}</Notice> : null}
-        {page.isPending ? <Loading label="Loading messages…" /> : null}
-        {page.data && page.data.data.length === 0 ? <p className="empty">No messages{status ? ` ${status}` : ''} yet.</p> : null}
-        {page.data && page.data.data.length > 0
+        <QueryState
+          query={page}
+          loading="Loading messages…"
+          empty={page.data?.data.length === 0 && `No messages${status ? ` ${status}` : ''} yet.`}
+        />
+        {page.data?.data.length
           ? (
-              <table className="table responsive">
-                <caption className="visually-hidden">Messages, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Id</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Message</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.data.map((message) => (
-                    <tr key={message.id}>
-                      <th scope="row" data-label="Id"><a href={href.message(message.id)}><code>{message.id}</code></a></th>
-                      <td data-label="Status"><MessageStatus status={message.status} /></td>
-                      <td data-label="Created"><Time iso={message.createdAt} /></td>
-                      <td data-label="Message" className="truncate">{message.message}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <Table
+                caption="Messages, newest first"
+                hideCaption
+                rows={page.data.data}
+                rowKey={(message) => message.id}
+                columns={[
+                  { label: 'Id', cell: (message) => <a href={href.message(message.id)}><code>{message.id}</code></a> },
+                  { label: 'Status', cell: (message) => <MessageStatus status={message.status} /> },
+                  { label: 'Created', cell: (message) => <Time iso={message.createdAt} /> },
+                  { label: 'Message', cell: (message) => message.message, className: 'truncate' },
+                ]}
+              />
             )
           : null}
         <div className="row">

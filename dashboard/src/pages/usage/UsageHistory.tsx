@@ -1,15 +1,22 @@
 import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
-import { errorMessage } from '../../api';
 import { Badge } from '../../components/Badge';
-import { Loading, Notice } from '../../components/Notice';
+import { type Column, QueryState, Table } from '../../components/Table';
 import { useApp } from '../../context';
 import { queryKeys } from '../../queries';
 import { formatNumber } from '../../format';
-import { maskedKey } from '../KeysPage';
+import type { KeyUsageHistory, UsageTotals } from '../../types';
+import { keyMaskColumn } from '../KeysPage';
 import { HistoryChart } from './HistoryChart';
 
 const DAYS = 30;
+
+const counts = (totals: UsageTotals) => [totals.accepted, totals.rateLimited, totals.banned].map(formatNumber);
+const countColumns: readonly Column<UsageTotals>[] = [
+  { label: 'Accepted', cell: (totals) => formatNumber(totals.accepted) },
+  { label: 'Rate limited', cell: (totals) => formatNumber(totals.rateLimited) },
+  { label: 'Banned', cell: (totals) => formatNumber(totals.banned) },
+];
 
 /**
  * The account's last 30 UTC days: a chart, the same numbers per day in a table, and each key's
@@ -35,8 +42,7 @@ export function UsageHistory() {
         Requests per UTC day, all keys of the account together. Accepted messages are counted once the worker has
         taken them (a few seconds after the request).
       </p>
-      {history.error ? <Notice tone="error">{errorMessage(history.error)}</Notice> : null}
-      {history.isPending ? <Loading label="Loading the usage history…" /> : null}
+      <QueryState query={history} loading="Loading the usage history…" />
       {data
         ? (
             <>
@@ -55,76 +61,36 @@ export function UsageHistory() {
               <details className="history-days">
                 <summary>Requests per day (table)</summary>
                 <div className="table-scroll">
-                  <table className="table" id={tableId}>
-                    <caption>Requests per day, {data.from} to {data.to} (UTC), newest first</caption>
-                    <thead>
-                      <tr>
-                        <th scope="col">Day (UTC)</th>
-                        <th scope="col">Accepted</th>
-                        <th scope="col">Rate limited</th>
-                        <th scope="col">Banned</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {[...data.days].reverse().map((day) => (
-                        <tr key={day.date}>
-                          <th scope="row">{day.date}</th>
-                          <td>{formatNumber(day.accepted)}</td>
-                          <td>{formatNumber(day.rateLimited)}</td>
-                          <td>{formatNumber(day.banned)}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                    <tfoot>
-                      <tr>
-                        <th scope="row">Total</th>
-                        <td>{formatNumber(data.totals.accepted)}</td>
-                        <td>{formatNumber(data.totals.rateLimited)}</td>
-                        <td>{formatNumber(data.totals.banned)}</td>
-                      </tr>
-                    </tfoot>
-                  </table>
+                  <Table
+                    id={tableId}
+                    responsive={false}
+                    caption={`Requests per day, ${data.from} to ${data.to} (UTC), newest first`}
+                    rows={[...data.days].reverse()}
+                    rowKey={(day) => day.date}
+                    columns={[{ label: 'Day (UTC)', cell: (day) => day.date }, ...countColumns]}
+                    footer={['Total', ...counts(data.totals)]}
+                  />
                 </div>
               </details>
 
               <div className="table-scroll">
-                <table className="table responsive">
-                  <caption>Each key over the {DAYS} days, revoked keys included</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Key</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Accepted</th>
-                      <th scope="col">Rate limited</th>
-                      <th scope="col">Banned</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.keys.map((key) => (
-                      <tr key={key.keyId}>
-                        <th scope="row" data-label="Name">{key.name}</th>
-                        <td data-label="Key"><code className="key-mask">{maskedKey(key)}</code></td>
-                        <td data-label="Status">
-                          {key.status === 'revoked' ? <Badge tone="neutral">Revoked</Badge> : <Badge tone="success">Active</Badge>}
-                        </td>
-                        <td data-label="Accepted">{formatNumber(key.totals.accepted)}</td>
-                        <td data-label="Rate limited">{formatNumber(key.totals.rateLimited)}</td>
-                        <td data-label="Banned">{formatNumber(key.totals.banned)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                  <tfoot>
-                    <tr>
-                      <th scope="row" data-label="Name">All keys</th>
-                      <td data-label="Key" />
-                      <td data-label="Status" />
-                      <td data-label="Accepted">{formatNumber(data.totals.accepted)}</td>
-                      <td data-label="Rate limited">{formatNumber(data.totals.rateLimited)}</td>
-                      <td data-label="Banned">{formatNumber(data.totals.banned)}</td>
-                    </tr>
-                  </tfoot>
-                </table>
+                <Table
+                  caption={`Each key over the ${DAYS} days, revoked keys included`}
+                  rows={data.keys}
+                  rowKey={(key) => key.keyId}
+                  columns={[
+                    { label: 'Name', cell: (key) => key.name },
+                    keyMaskColumn,
+                    {
+                      label: 'Status',
+                      cell: (key) => key.status === 'revoked'
+                        ? <Badge tone="neutral">Revoked</Badge>
+                        : <Badge tone="success">Active</Badge>,
+                    },
+                    ...countColumns.map((c) => ({ ...c, cell: (key: KeyUsageHistory) => c.cell(key.totals) })),
+                  ]}
+                  footer={['All keys', null, null, ...counts(data.totals)]}
+                />
               </div>
             </>
           )

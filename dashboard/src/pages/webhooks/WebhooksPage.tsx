@@ -3,18 +3,18 @@ import { type FormEvent, useState } from 'react';
 import { errorMessage } from '../../api';
 import { Badge } from '../../components/Badge';
 import { CopyButton } from '../../components/CopyButton';
-import { ActionError, Loading, Notice } from '../../components/Notice';
+import { ActionError, Notice } from '../../components/Notice';
 import { PageHeading } from '../../components/PageHeading';
+import { QueryState } from '../../components/Table';
 import { Time } from '../../components/Time';
 import { useApp } from '../../context';
 import { type Webhook, type WebhookEventType, webhooksApi } from './webhooks-api';
 import './webhooks.css';
 
-const EVENT_TYPES: readonly WebhookEventType[] = ['message.processed', 'message.failed'];
+const EVENT_TYPES: WebhookEventType[] = ['message.processed', 'message.failed'];
 
 /** A secret shown once: after creating an endpoint or rotating its secret. */
 interface ShownSecret {
-  readonly webhookId: string;
   readonly secret: string;
   readonly why: string;
 }
@@ -23,8 +23,7 @@ interface ShownSecret {
 export function WebhooksPage() {
   const { api, me } = useApp();
   const accountId = me.account.accountId;
-  const queryKey = ['webhooks', accountId];
-  const webhooks = useQuery({ queryKey, queryFn: () => webhooksApi.list(api, accountId) });
+  const webhooks = useQuery({ queryKey: ['webhooks', accountId], queryFn: () => webhooksApi.list(api, accountId) });
   const [secret, setSecret] = useState<ShownSecret>();
   const [done, setDone] = useState<string>();
 
@@ -39,7 +38,7 @@ export function WebhooksPage() {
 
       <CreateWebhookForm
         onCreated={(webhook, created) => {
-          setSecret({ webhookId: webhook.id, secret: created, why: `Signing secret of ${webhook.url}` });
+          setSecret({ secret: created, why: `Signing secret of ${webhook.url}` });
           setDone(undefined);
         }}
       />
@@ -63,19 +62,12 @@ export function WebhooksPage() {
       <section aria-labelledby="webhooks-heading" className="card">
         <h2 id="webhooks-heading">Endpoints</h2>
         <div role="status">{done ? <Notice tone="success">{done}</Notice> : null}</div>
-        {webhooks.error ? <Notice tone="error">{errorMessage(webhooks.error)}</Notice> : null}
-        {webhooks.isPending ? <Loading label="Loading endpoints…" /> : null}
-        {webhooks.data && webhooks.data.length === 0 ? <p className="empty">No endpoints yet.</p> : null}
-        {webhooks.data && webhooks.data.length > 0
+        <QueryState query={webhooks} loading="Loading endpoints…" empty={webhooks.data?.length === 0 && 'No endpoints yet.'} />
+        {webhooks.data?.length
           ? (
               <ul className="list">
                 {webhooks.data.map((webhook) => (
-                  <WebhookRow
-                    key={webhook.id}
-                    webhook={webhook}
-                    onSecret={(shown) => setSecret(shown)}
-                    onDone={(text) => setDone(text)}
-                  />
+                  <WebhookRow key={webhook.id} webhook={webhook} onSecret={setSecret} onDone={setDone} />
                 ))}
               </ul>
             )
@@ -89,7 +81,7 @@ function CreateWebhookForm({ onCreated }: { readonly onCreated: (webhook: Webhoo
   const { api, me } = useApp();
   const queryClient = useQueryClient();
   const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<readonly WebhookEventType[]>(EVENT_TYPES);
+  const [events, setEvents] = useState<WebhookEventType[]>(EVENT_TYPES);
   const create = useMutation({
     mutationFn: () => webhooksApi.create(api, me.account.accountId, { url: url.trim(), events }),
     onSuccess: async (created) => {
@@ -160,7 +152,6 @@ function WebhookRow({
     mutationFn: () => webhooksApi.rotate(api, accountId, webhook.id),
     onSuccess: (rotated) =>
       onSecret({
-        webhookId: webhook.id,
         secret: rotated.secret,
         why: `New signing secret of ${webhook.url} (the old one signs too until ${new Date(rotated.previousSecretExpiresAt).toLocaleString()})`,
       }),
@@ -173,6 +164,17 @@ function WebhookRow({
     },
   });
   const failure = test.error ?? rotate.error ?? remove.error;
+  const actions = [
+    { text: 'Send test', label: `Send a test event to ${webhook.url}`, mutation: test, disabled: webhook.status !== 'enabled' },
+    { text: 'Rotate secret', label: `Rotate the secret of ${webhook.url}`, mutation: rotate },
+    {
+      text: 'Remove',
+      label: `Remove ${webhook.url}`,
+      mutation: remove,
+      className: 'danger-outline',
+      confirm: `Remove ${webhook.url}? It will receive nothing more.`,
+    },
+  ];
   return (
     <li className="list-item" data-webhook-id={webhook.id}>
       <div className="list-main">
@@ -187,35 +189,20 @@ function WebhookRow({
         {webhook.disabledReason ? <Notice tone="error" title="Disabled">{webhook.disabledReason}</Notice> : null}
       </div>
       <div className="actions">
-        <button
-          type="button"
-          className="button small secondary"
-          disabled={webhook.status !== 'enabled' || test.isPending}
-          onClick={() => test.mutate()}
-          aria-label={`Send a test event to ${webhook.url}`}
-        >
-          Send test
-        </button>
-        <button
-          type="button"
-          className="button small secondary"
-          disabled={rotate.isPending}
-          onClick={() => rotate.mutate()}
-          aria-label={`Rotate the secret of ${webhook.url}`}
-        >
-          Rotate secret
-        </button>
-        <button
-          type="button"
-          className="button small danger-outline"
-          disabled={remove.isPending}
-          onClick={() => {
-            if (window.confirm(`Remove ${webhook.url}? It will receive nothing more.`)) remove.mutate();
-          }}
-          aria-label={`Remove ${webhook.url}`}
-        >
-          Remove
-        </button>
+        {actions.map(({ text, label, mutation, disabled, className, confirm }) => (
+          <button
+            key={text}
+            type="button"
+            className={`button small ${className ?? 'secondary'}`}
+            disabled={disabled || mutation.isPending}
+            onClick={() => {
+              if (!confirm || window.confirm(confirm)) mutation.mutate();
+            }}
+            aria-label={label}
+          >
+            {text}
+          </button>
+        ))}
       </div>
       <ActionError message={failure ? errorMessage(failure) : undefined} />
     </li>

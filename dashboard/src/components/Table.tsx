@@ -1,0 +1,67 @@
+import type { ReactNode } from 'react';
+import { errorMessage } from '../api';
+import { Loading, Notice } from './Notice';
+
+export interface Column<T> {
+  readonly label: string;
+  readonly cell: (row: T) => ReactNode;
+  /** The header only screen readers read (an actions column). */
+  readonly hideLabel?: boolean;
+  readonly className?: string;
+}
+
+/**
+ * A table whose first column heads each row. On phones a `responsive` table shows each row as a
+ * card, every cell under its column's name (data-label).
+ */
+export function Table<T>({ caption, hideCaption = false, columns, rows, rowKey, footer, id, responsive = true }: {
+  readonly caption: string;
+  readonly hideCaption?: boolean;
+  readonly columns: readonly Column<T>[];
+  readonly rows: readonly T[];
+  readonly rowKey: (row: T) => string | number;
+  /** A last row (totals), a cell a column. */
+  readonly footer?: readonly ReactNode[];
+  readonly id?: string;
+  readonly responsive?: boolean;
+}) {
+  const cells = (values: readonly ReactNode[]) =>
+    columns.map((column, i) => {
+      const props = { 'data-label': column.label, className: column.className };
+      return i === 0
+        ? <th key={column.label} scope="row" {...props}>{values[i]}</th>
+        : <td key={column.label} {...props}>{values[i]}</td>;
+    });
+  return (
+    <table className={responsive ? 'table responsive' : 'table'} id={id}>
+      <caption className={hideCaption ? 'visually-hidden' : undefined}>{caption}</caption>
+      <thead>
+        <tr>
+          {columns.map((c) => (
+            <th key={c.label} scope="col">{c.hideLabel ? <span className="visually-hidden">{c.label}</span> : c.label}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => <tr key={rowKey(row)}>{cells(columns.map((c) => c.cell(row)))}</tr>)}
+      </tbody>
+      {footer ? <tfoot><tr>{cells(footer)}</tr></tfoot> : null}
+    </table>
+  );
+}
+
+/** What a query shows before or instead of its data: its error, its loading, or `empty`. */
+export function QueryState({ query, loading, empty }: {
+  readonly query: { readonly error: unknown; readonly isPending: boolean };
+  readonly loading: string;
+  /** Shown when set (the caller sets it when the data is empty). */
+  readonly empty?: ReactNode;
+}) {
+  return (
+    <>
+      {query.error ? <Notice tone="error">{errorMessage(query.error)}</Notice> : null}
+      {query.isPending ? <Loading label={loading} /> : null}
+      {empty ? <p className="empty">{empty}</p> : null}
+    </>
+  );
+}
