@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
+import { Badge } from '../components/Badge';
 import { CopyButton } from '../components/CopyButton';
 import { LongValue } from '../components/LongValue';
 import { Loading, Notice } from '../components/Notice';
@@ -13,36 +14,17 @@ import { queryKeys, useAccount } from '../queries';
 import { formatNumber } from '../format';
 import { REFRESH_INTERVAL_MS } from '../query-client';
 import { href } from '../router';
-import type { Key, Project, Usage } from '../types';
-import { batchSend, type CurlExample, singleSend } from './overview/curl';
-import { Step } from './overview/Step';
+import { batchSend, CodeBlock, type CurlExample, singleSend } from './overview/curl';
 
 /** While a step waits for something to happen elsewhere (a request, a deploy), how often to look. */
 const STEP_POLL_MS = 5_000;
 
-interface Progress {
-  readonly keys: readonly Key[];
-  readonly usage: Usage;
-  readonly projects: readonly Project[];
-}
-
-/**
- * The first message: the latest last use of any key, revoked ones included. The Messages API
- * records a key's last use when it accepts a message, and it outlives the day's count (which
- * starts again at midnight UTC) and the key's revocation; today's usage is the fallback.
- */
-function firstMessage(progress: Progress): { received: boolean; lastAt?: string } {
-  const lastAt = progress.keys.map((k) => k.lastUsedAt).filter((t): t is string => t !== undefined).sort().at(-1);
-  return { received: lastAt !== undefined || progress.usage.day.used > 0, ...(lastAt ? { lastAt } : {}) };
-}
-
-/** The first screen after sign-in: where the API is, the plan and its usage, and three steps to a first message and a first site. */
+/** The first screen after sign-in: the API, the plan and its usage, and three steps to a first message and a first site. */
 export function OverviewPage() {
   const { api, me, plans, config } = useApp();
   const account = useAccount();
   const accountId = me.account.accountId;
-  // The same cache entries as the keys, usage and projects pages. While a step waits for something
-  // done elsewhere (a request with curl, a deploy), they are read more often.
+  // The keys, usage and projects pages' cache entries, read more often while a step waits.
   const [waiting, setWaiting] = useState(true);
   const refetchInterval = waiting ? STEP_POLL_MS : REFRESH_INTERVAL_MS;
   const keys = useQuery({ queryKey: queryKeys.keys(accountId), queryFn: () => api.keys(accountId), refetchInterval });
@@ -56,14 +38,15 @@ export function OverviewPage() {
     queryFn: () => api.projects(accountId),
     refetchInterval,
   });
-  const data: Progress | undefined = keys.data && usage.data && projects.data
+  const data = keys.data && usage.data && projects.data
     ? { keys: keys.data, usage: usage.data, projects: projects.data }
     : undefined;
   const error = keys.error ?? usage.error ?? projects.error;
-  const loading = data === undefined && error === null;
-  const first = data ? firstMessage(data) : undefined;
+  // The latest last use of any key (revoked ones too) outlives the day's count; today's count is the fallback.
+  const lastAt = data?.keys.map((k) => k.lastUsedAt).filter((t) => t !== undefined).sort().at(-1);
+  const received = lastAt !== undefined || (data?.usage.day.used ?? 0) > 0;
   const live = data?.projects.find((p) => p.liveDeployId !== undefined);
-  const stillWaiting = data === undefined || !first?.received || !live;
+  const stillWaiting = data === undefined || !received || !live;
   useEffect(() => setWaiting(stillWaiting), [stillWaiting]);
 
   const base = config.messagesApiUrl;
@@ -113,7 +96,7 @@ export function OverviewPage() {
                 <UsageBar label="Today (UTC)" usage={data.usage.day} />
               </div>
             )
-          : loading ? <Loading label="Loading your account…" /> : null}
+          : error ? null : <Loading label="Loading your account…" />}
       </section>
 
       <section className="card" aria-labelledby="start-heading">
@@ -131,12 +114,12 @@ export function OverviewPage() {
                         </>
                       )}
                 </Step>
-                <Step number={2} title="Send a test request" done={first?.received ?? false}>
-                  {first?.received
+                <Step number={2} title="Send a test request" done={received}>
+                  {received
                     ? (
                         <p className="step-result">
                           <span aria-hidden="true">✓ </span>First message received
-                          {first.lastAt ? <>; last one <Time iso={first.lastAt} /></> : null}.
+                          {lastAt ? <>; last one <Time iso={lastAt} /></> : null}.
                         </p>
                       )
                     : (
@@ -176,9 +159,30 @@ export function OverviewPage() {
                 </Step>
               </ol>
             )
-          : loading ? <Loading label="Loading your progress…" /> : null}
+          : error ? null : <Loading label="Loading your progress…" />}
       </section>
     </>
+  );
+}
+
+/** One step of getting started: its number, its state in an icon and a word, and what to do. */
+function Step({ number, title, done, children }: {
+  readonly number: number;
+  readonly title: string;
+  readonly done: boolean;
+  readonly children: ReactNode;
+}) {
+  return (
+    <li className={`start-step ${done ? 'start-step-done' : 'start-step-todo'}`} aria-labelledby={`step-${number}-title`}>
+      <span className="start-step-mark" aria-hidden="true">{done ? '✓' : number}</span>
+      <div className="start-step-body">
+        <h3 id={`step-${number}-title`}>
+          {title}{' '}
+          <Badge tone={done ? 'success' : 'neutral'}>{done ? 'Done' : 'To do'}</Badge>
+        </h3>
+        {children}
+      </div>
+    </li>
   );
 }
 
@@ -186,10 +190,7 @@ function CurlBlock({ title, example }: { readonly title: string; readonly exampl
   return (
     <div className="curl">
       <h4>{title}</h4>
-      <div className="code-block">
-        <pre><code>{example.shown}</code></pre>
-        <CopyButton value={example.oneLine} label={`Copy the curl command: ${title.toLowerCase()}`} />
-      </div>
+      <CodeBlock example={example} label={`Copy the curl command: ${title.toLowerCase()}`} />
     </div>
   );
 }
