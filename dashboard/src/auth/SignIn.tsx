@@ -1,6 +1,6 @@
-import { type FormEvent, type RefObject, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { errorMessage } from '../api';
-import type { RuntimeConfig } from '../config';
+import type { DemoOwner, RuntimeConfig } from '../config';
 import { ActionError, Notice } from '../components/Notice';
 import { beginCognitoSignIn, devSignIn, type Session } from './session';
 
@@ -12,11 +12,7 @@ export interface SignInNotice {
 
 const PLAN_NAMES: Record<string, string> = { free: 'Free', pro: 'Pro', business: 'Business', enterprise: 'Enterprise' };
 
-export function SignIn({
-  config,
-  notice,
-  onSignedIn,
-}: {
+export function SignIn({ config, notice, onSignedIn }: {
   readonly config: RuntimeConfig;
   /** Why the owner is here again (e.g. the session expired). */
   readonly notice?: SignInNotice;
@@ -27,38 +23,34 @@ export function SignIn({
     document.title = 'Sign in · Dashboard';
     heading.current?.focus();
   }, []);
+  const { auth } = config;
 
   return (
     <main id="main" className="sign-in">
       <div className="sign-in-card">
         <p className="brand brand-large"><span aria-hidden="true" className="brand-mark">◆</span> Platform</p>
-        {config.auth.kind === 'dev'
+        {auth.kind === 'dev'
           ? (
-              <DevSignIn config={config} notice={notice} onSignedIn={onSignedIn} headingRef={heading} />
+              <p className="dev-banner" role="note">
+                <span aria-hidden="true">⚠</span> Development sign-in (local platform only, no password)
+              </p>
             )
-          : (
-              <CognitoSignIn config={config} notice={notice} headingRef={heading} />
-            )}
+          : null}
+        <h1 ref={heading} tabIndex={-1}>{auth.kind === 'dev' ? 'Development sign-in' : 'Sign in'}</h1>
+        {notice ? <Notice tone={notice.tone} live>{notice.text}</Notice> : null}
+        {auth.kind === 'dev'
+          ? <DevSignIn config={config} owners={auth.demoOwners} onSignedIn={onSignedIn} />
+          : <CognitoSignIn config={config} />}
       </div>
     </main>
   );
 }
 
-function CognitoSignIn({
-  config,
-  notice,
-  headingRef,
-}: {
-  readonly config: RuntimeConfig;
-  readonly notice: SignInNotice | undefined;
-  readonly headingRef: RefObject<HTMLHeadingElement | null>;
-}) {
+function CognitoSignIn({ config }: { readonly config: RuntimeConfig }) {
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   return (
     <>
-      <h1 ref={headingRef} tabIndex={-1}>Sign in</h1>
-      {notice ? <Notice tone={notice.tone} live>{notice.text}</Notice> : null}
       <p>Sign in to manage your API keys, usage, projects and domains.</p>
       <button
         type="button"
@@ -79,22 +71,15 @@ function CognitoSignIn({
   );
 }
 
-function DevSignIn({
-  config,
-  notice,
-  onSignedIn,
-  headingRef,
-}: {
+function DevSignIn({ config, owners, onSignedIn }: {
   readonly config: RuntimeConfig;
-  readonly notice: SignInNotice | undefined;
+  readonly owners: readonly DemoOwner[];
   readonly onSignedIn: (session: Session) => void;
-  readonly headingRef: RefObject<HTMLHeadingElement | null>;
 }) {
   const [email, setEmail] = useState('');
   const [busy, setBusy] = useState<string>();
   const [error, setError] = useState<string>();
   const errorId = useId();
-  const owners = config.auth.kind === 'dev' ? config.auth.demoOwners : [];
 
   const signIn = async (address: string) => {
     setBusy(address);
@@ -118,11 +103,6 @@ function DevSignIn({
 
   return (
     <>
-      <p className="dev-banner" role="note">
-        <span aria-hidden="true">⚠</span> Development sign-in (local platform only, no password)
-      </p>
-      <h1 ref={headingRef} tabIndex={-1}>Development sign-in</h1>
-      {notice ? <Notice tone={notice.tone} live>{notice.text}</Notice> : null}
       <p>
         This local platform has no real accounts. Pick a demo owner, or type any email: a new owner gets a Free
         account.
@@ -164,7 +144,7 @@ function DevSignIn({
           />
         </div>
         <button type="submit" className="button primary" disabled={busy !== undefined}>
-          {busy === email.trim() && busy ? 'Signing in…' : 'Sign in'}
+          {busy && busy === email.trim() ? 'Signing in…' : 'Sign in'}
         </button>
         <ActionError message={error} id={errorId} />
       </form>

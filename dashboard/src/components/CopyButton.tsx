@@ -27,31 +27,21 @@ function CopyIcon() {
   );
 }
 
-/** A button that copies `value`; its accessible name says what it copies, the result is announced. */
-interface CopyButtonProps {
-  readonly value: string;
-  /** The accessible name: what it copies. */
-  readonly label: string;
-  readonly className?: string;
-}
-
-export function CopyButton({ value, label, className }: CopyButtonProps) {
+/** A button that copies `value`; its accessible name (`label`) says what it copies, the result is announced. */
+export function CopyButton({ value, label }: { readonly value: string; readonly label: string }) {
   const [status, setStatus] = useState<'idle' | 'copied' | 'failed'>('idle');
   const timer = useRef<number | undefined>(undefined);
   useEffect(() => () => window.clearTimeout(timer.current), []);
 
   const onClick = () => {
-    copyText(value).then(
-      () => setStatus('copied'),
-      () => setStatus('failed'),
-    );
+    copyText(value).then(() => setStatus('copied'), () => setStatus('failed'));
     window.clearTimeout(timer.current);
     timer.current = window.setTimeout(() => setStatus('idle'), 2500);
   };
 
   return (
     <span className="copy">
-      <button type="button" className={`button small secondary ${className ?? ''}`} onClick={onClick} aria-label={label}>
+      <button type="button" className="button small secondary" onClick={onClick} aria-label={label}>
         {status === 'copied' ? <span aria-hidden="true">✓</span> : <CopyIcon />}
         {status === 'copied' ? 'Copied' : 'Copy'}
       </button>
