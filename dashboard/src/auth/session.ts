@@ -46,10 +46,7 @@ export async function beginCognitoSignIn(config: RuntimeConfig): Promise<void> {
   location.assign(authorizeUrl(config.auth, { redirectUri: rootUri(), challenge, state }));
 }
 
-/**
- * Completes Cognito sign-in when the page is the redirect back (?code=…&state=…): exchanges the
- * code and answers the session; undefined when this is not a redirect back.
- */
+/** Completes Cognito sign-in on the redirect back (?code=…&state=…); undefined on any other load. */
 export async function completeCognitoSignIn(config: RuntimeConfig): Promise<Session | undefined> {
   if (config.auth.kind !== 'cognito') return undefined;
   const params = new URLSearchParams(location.search);

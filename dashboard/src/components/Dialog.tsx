@@ -1,9 +1,6 @@
 import { type ReactNode, useEffect, useId, useRef } from 'react';
 
-/**
- * A modal dialog on the native <dialog> element: showModal() makes the rest of the page inert
- * (focus stays inside), Escape closes it, and focus returns to the element that opened it.
- */
+/** A modal on the native <dialog> (the page behind is inert); on close, focus returns to its opener. */
 export function Dialog({ open, title, onClose, children, footer, onClosed }: {
   readonly open: boolean;
   readonly title: string;

@@ -7,11 +7,7 @@ export interface MenuItem {
   readonly disabled?: boolean;
 }
 
-/**
- * A menu button (WAI-ARIA APG pattern): Enter, Space or ArrowDown opens it on the first item,
- * ArrowUp on the last; arrows, Home and End move between items; Escape closes it and returns
- * focus to the button; Tab or a click outside closes it.
- */
+/** A menu button with the keyboard of the WAI-ARIA APG pattern; Tab or a click outside closes it. */
 export function MenuButton({ label, items }: { readonly label: string; readonly items: readonly MenuItem[] }) {
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(0);

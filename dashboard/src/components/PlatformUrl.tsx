@@ -2,11 +2,7 @@ import { useApp } from '../context';
 import { CopyButton } from './CopyButton';
 import { LongValue } from './LongValue';
 
-/**
- * How a platform host is reached on the local platform: its local edge serves every host by its
- * Host header, and as `<host>.localhost` (a loopback name browsers and curl resolve themselves;
- * local/edge.ts). Undefined on AWS, where the public URL works as it is.
- */
+/** How a platform host is reached on the local platform (local/edge.ts); undefined on AWS. */
 function localWayIn(localEdgeUrl: string | undefined, url: string): { link: string; curl: string } | undefined {
   if (!localEdgeUrl || !URL.canParse(url) || !URL.canParse(localEdgeUrl)) return undefined;
   const target = new URL(url);
@@ -18,11 +14,7 @@ function localWayIn(localEdgeUrl: string | undefined, url: string): { link: stri
   };
 }
 
-/**
- * A URL the platform serves (a project's default URL, a custom domain): the link (`label`, or the
- * URL without its scheme), and on the local platform the ways that work on this machine beside it.
- * `live` false shows it as not served yet.
- */
+/** A URL the platform serves, as a link unless not `live`, and on the local platform its local ways in. */
 export function PlatformUrl({ url, live = true, label }: {
   readonly url: string;
   readonly live?: boolean;

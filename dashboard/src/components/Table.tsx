@@ -10,10 +10,7 @@ export interface Column<T> {
   readonly className?: string;
 }
 
-/**
- * A table whose first column heads each row. On phones a `responsive` table shows each row as a
- * card, every cell under its column's name (data-label).
- */
+/** A table whose first column heads each row; on phones a `responsive` one shows a card a row (data-label). */
 export function Table<T>({ caption, hideCaption = false, columns, rows, rowKey, footer, id, responsive = true }: {
   readonly caption: string;
   readonly hideCaption?: boolean;
@@ -54,7 +51,6 @@ export function Table<T>({ caption, hideCaption = false, columns, rows, rowKey, 
 export function QueryState({ query, loading, empty }: {
   readonly query: { readonly error: unknown; readonly isPending: boolean };
   readonly loading: string;
-  /** Shown when set (the caller sets it when the data is empty). */
   readonly empty?: ReactNode;
 }) {
   return (

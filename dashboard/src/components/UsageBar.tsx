@@ -1,9 +1,9 @@
 import { useEffect, useId, useState } from 'react';
 import { formatIn, formatNumber, formatTime } from '../format';
-import type { WindowUsage } from '../types';
+import type { Usage, WindowUsage } from '../types';
 
 /** Usage of one window as a labelled bar, with the numbers in text (not colour alone). */
-export function UsageBar({ label, usage }: { readonly label: string; readonly usage: WindowUsage }) {
+function UsageBar({ label, usage }: { readonly label: string; readonly usage: WindowUsage }) {
   const id = useId();
   // The countdown to the reset ticks each second, whatever the 10-s refresh brings.
   const [now, setNow] = useState(() => Date.now());
@@ -37,6 +37,16 @@ export function UsageBar({ label, usage }: { readonly label: string; readonly us
       <p className="hint">
         Resets <time dateTime={usage.resetsAt}>{formatIn(usage.resetsAt, now)}</time> (at {formatTime(usage.resetsAt)})
       </p>
+    </div>
+  );
+}
+
+/** The account's usage this minute and today. */
+export function UsageBars({ usage }: { readonly usage: Usage }) {
+  return (
+    <div className="bars">
+      <UsageBar label="This minute" usage={usage.minute} />
+      <UsageBar label="Today (UTC)" usage={usage.day} />
     </div>
   );
 }

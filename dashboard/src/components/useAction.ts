@@ -10,10 +10,7 @@ export interface ActionState {
   readonly run: (work: () => Promise<void>) => Promise<void>;
 }
 
-/**
- * The state of a button or form that calls the API: in flight, and why the last call failed.
- * Starting an action clears the notices and errors of every earlier action on the page.
- */
+/** A button or form that calls the API: in flight, and why it failed; starting one clears earlier notices. */
 export function useAction(describe: (error: unknown) => string = errorMessage): ActionState {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();

@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { CopyButton } from '../components/CopyButton';
 import { Dialog } from '../components/Dialog';
-import { KeyStatus } from '../components/KeyStatus';
+import { Badge } from '../components/Badge';
 import { ActionError, Notice } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
 import { type Column, QueryState, Table } from '../components/Table';
@@ -16,6 +16,30 @@ import type { CreatedKey, Key } from '../types';
 import { CodeBlock, singleSend } from './overview/curl';
 
 export const maskedKey = (key: Pick<Key, 'prefix' | 'last4'>) => `${key.prefix}…${key.last4}`;
+
+/** A key's status as the Messages API treats it now: Revoked (for good), Banned (until the ban ends), or Active. */
+function KeyStatus({ keyView }: { readonly keyView: Key }) {
+  if (keyView.status === 'revoked') {
+    return (
+      <>
+        <Badge tone="neutral">Revoked</Badge>
+        {keyView.revokedAt ? <span className="hint block"><Time iso={keyView.revokedAt} /></span> : null}
+      </>
+    );
+  }
+  if (keyView.bannedUntil) {
+    // The only ban there is: the rate limiter's (lambda/keys).
+    return (
+      <>
+        <Badge tone="error">Banned</Badge>
+        <span className="hint block key-ban">
+          Rate-limit ban: it kept sending after 429 answers. Refused until <Time iso={keyView.bannedUntil} />.
+        </span>
+      </>
+    );
+  }
+  return <Badge tone="success">Active</Badge>;
+}
 
 export const keyMaskColumn: Column<Pick<Key, 'prefix' | 'last4'>> = {
   label: 'Key',

@@ -6,7 +6,7 @@ import { Loading, Notice } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { Time } from '../components/Time';
-import { UsageBar } from '../components/UsageBar';
+import { UsageBars } from '../components/UsageBar';
 import { useQuery } from '@tanstack/react-query';
 import { errorMessage } from '../api';
 import { planName, useApp } from '../context';
@@ -90,12 +90,7 @@ export function OverviewPage() {
         </p>
         {error ? <Notice tone="error">{errorMessage(error)}</Notice> : null}
         {data
-          ? (
-              <div className="bars">
-                <UsageBar label="This minute" usage={data.usage.minute} />
-                <UsageBar label="Today (UTC)" usage={data.usage.day} />
-              </div>
-            )
+          ? <UsageBars usage={data.usage} />
           : error ? null : <Loading label="Loading your account…" />}
       </section>
 

@@ -18,10 +18,7 @@ const FEATURES = [
   { label: 'Agreed (custom) limits', has: (plan: Plan) => plan.customLimits },
 ] as const;
 
-/**
- * The owner's request, while it waits for an operator: once an operator has moved the account to
- * the plan or above, it is done whatever the record still says.
- */
+/** The owner's request, until an operator moves the account to its plan or above (whatever the record says). */
 export function pendingRequest(account: Account, plans: readonly Plan[]): UpgradeRequest | undefined {
   const request = account.upgradeRequest;
   if (!request || request.status !== 'pending') return undefined;

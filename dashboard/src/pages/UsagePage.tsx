@@ -3,7 +3,7 @@ import { Notice } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
 import { QueryState, Table } from '../components/Table';
 import { Time } from '../components/Time';
-import { UsageBar } from '../components/UsageBar';
+import { UsageBars } from '../components/UsageBar';
 import { planName, useApp } from '../context';
 import { formatNumber } from '../format';
 import { REFRESH_INTERVAL_MS } from '../query-client';
@@ -30,18 +30,9 @@ export function UsagePage() {
         <h2 id="plan-heading">Current plan: {planName(plans, account.plan)}</h2>
         <p className="hint">Account {account.name} (<code>{account.accountId}</code>)</p>
         <dl className="facts">
-          <div>
-            <dt>Requests per minute</dt>
-            <dd>{formatNumber(account.limits.perMinute)}</dd>
-          </div>
-          <div>
-            <dt>Requests per day</dt>
-            <dd>{formatNumber(account.limits.perDay)}</dd>
-          </div>
-          <div>
-            <dt>Custom domains</dt>
-            <dd>{current?.customDomains ? 'Included' : 'Not included'}</dd>
-          </div>
+          <div><dt>Requests per minute</dt><dd>{formatNumber(account.limits.perMinute)}</dd></div>
+          <div><dt>Requests per day</dt><dd>{formatNumber(account.limits.perDay)}</dd></div>
+          <div><dt>Custom domains</dt><dd>{current?.customDomains ? 'Included' : 'Not included'}</dd></div>
         </dl>
         <p className="hint">
           Limits apply to the account, per UTC minute and per UTC day: all its API keys share them, so another key
@@ -75,14 +66,7 @@ export function UsagePage() {
         </div>
         <p className="hint">All keys of the account together. Updated every {REFRESH_INTERVAL_MS / 1000} seconds while this page is visible.</p>
         <QueryState query={usage} loading="Loading usage…" />
-        {usage.data
-          ? (
-              <div className="bars">
-                <UsageBar label="This minute" usage={usage.data.minute} />
-                <UsageBar label="Today (UTC)" usage={usage.data.day} />
-              </div>
-            )
-          : null}
+        {usage.data ? <UsageBars usage={usage.data} /> : null}
         {banned.map((key) => (
           <Notice key={key.keyId} tone="error" title={`${key.name} is temporarily banned`}>
             <p>

@@ -9,7 +9,6 @@ import { useApp } from '../../context';
 import { href } from '../../router';
 import { messagesApi, type WebhookDelivery } from '../webhooks/webhooks-api';
 import { MessageStatus } from './MessagesPage';
-import '../webhooks/webhooks.css';
 
 const DELIVERY_TONE: Record<WebhookDelivery['status'], BadgeTone> = {
   pending: 'progress',

@@ -7,7 +7,6 @@ import { Time } from '../../components/Time';
 import { useApp } from '../../context';
 import { href } from '../../router';
 import { messagesApi, type MessageStatus as Status } from '../webhooks/webhooks-api';
-import '../webhooks/webhooks.css';
 
 const STATUS_TONE: Record<Status, BadgeTone> = { queued: 'progress', processed: 'success', failed: 'error' };
 

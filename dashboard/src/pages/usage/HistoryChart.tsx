@@ -23,11 +23,7 @@ function niceCeiling(value: number): number {
 const total = (day: DayUsage) => day.accepted + day.rateLimited + day.banned;
 const shortDate = (date: string) => date.slice(5).replace('-', '/');
 
-/**
- * Stacked bars per UTC day: accepted, then refused by reason. Decorative for screen readers
- * (`aria-hidden` bars): the table next to it holds the same numbers, and the figure's caption
- * points at it. On a narrow screen the figure scrolls sideways, and says so.
- */
+/** Stacked bars per UTC day, accepted then refused by reason; screen readers get the table `tableId` instead. */
 export function HistoryChart({ days, tableId }: { days: readonly DayUsage[]; tableId: string }) {
   const ceiling = niceCeiling(Math.max(0, ...days.map(total)));
   const width = AXIS + days.length * (BAR_WIDTH + GAP);

@@ -18,10 +18,7 @@ const countColumns: readonly Column<UsageTotals>[] = [
   { label: 'Banned', cell: (totals) => formatNumber(totals.banned) },
 ];
 
-/**
- * The account's last 30 UTC days: a chart, the same numbers per day in a table, and each key's
- * totals (revoked keys included). Refused counts are lower bounds, and the page says so.
- */
+/** The account's last 30 UTC days: a chart, the same numbers per day in a table, and each key's totals. */
 export function UsageHistory() {
   const { api, me } = useApp();
   const accountId = me.account.accountId;

@@ -9,7 +9,6 @@ import { QueryState } from '../../components/Table';
 import { Time } from '../../components/Time';
 import { useApp } from '../../context';
 import { type Webhook, type WebhookEventType, webhooksApi } from './webhooks-api';
-import './webhooks.css';
 
 const EVENT_TYPES: WebhookEventType[] = ['message.processed', 'message.failed'];
 
