@@ -66,11 +66,14 @@ export function MenuButton({ label, items }: { readonly label: string; readonly 
       close(true);
     } else if (event.key === 'Tab') {
       close(false);
+    } else if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      select(items[active]);
     }
   };
 
-  const select = (item: MenuItem) => {
-    if (item.disabled) return;
+  const select = (item: MenuItem | undefined) => {
+    if (!item || item.disabled) return;
     close(true);
     item.onSelect();
   };
@@ -101,12 +104,6 @@ export function MenuButton({ label, items }: { readonly label: string; readonly 
                   aria-disabled={item.disabled ? true : undefined}
                   className={item.danger ? 'danger' : undefined}
                   onClick={() => select(item)}
-                  onKeyDown={(event) => {
-                    if (event.key === 'Enter' || event.key === ' ') {
-                      event.preventDefault();
-                      select(item);
-                    }
-                  }}
                 >
                   {item.label}
                 </li>

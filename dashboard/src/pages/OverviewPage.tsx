@@ -26,17 +26,13 @@ export function OverviewPage() {
   const accountId = me.account.accountId;
   // The keys, usage and projects pages' cache entries, read more often while a step waits.
   const [waiting, setWaiting] = useState(true);
-  const refetchInterval = waiting ? STEP_POLL_MS : REFRESH_INTERVAL_MS;
-  const keys = useQuery({ queryKey: queryKeys.keys(accountId), queryFn: () => api.keys(accountId), refetchInterval });
-  const usage = useQuery({
-    queryKey: queryKeys.usage(accountId),
-    queryFn: () => api.usage(accountId),
-    refetchInterval,
-  });
+  const poll = { refetchInterval: waiting ? STEP_POLL_MS : REFRESH_INTERVAL_MS };
+  const keys = useQuery({ queryKey: queryKeys.keys(accountId), queryFn: () => api.keys(accountId), ...poll });
+  const usage = useQuery({ queryKey: queryKeys.usage(accountId), queryFn: () => api.usage(accountId), ...poll });
   const projects = useQuery({
     queryKey: queryKeys.projects(accountId),
     queryFn: () => api.projects(accountId),
-    refetchInterval,
+    ...poll,
   });
   const data = keys.data && usage.data && projects.data
     ? { keys: keys.data, usage: usage.data, projects: projects.data }
@@ -70,12 +66,26 @@ export function OverviewPage() {
               </span>
             </dd>
           </div>
-          <div>
-            <dt>Authentication</dt>
-            <dd><code>Authorization: Bearer &lt;API key&gt;</code></dd>
-          </div>
+          <div><dt>Authentication</dt><dd><code>Authorization: Bearer &lt;API key&gt;</code></dd></div>
         </dl>
-        <DocsLinks />
+        {/* The API documents ship with this app (docs/*.yaml). */}
+        <div className="docs-links">
+          <h3>Documentation</h3>
+          <ul>
+            <li>
+              <a href="docs/openapi.yaml">Messages API reference</a> (OpenAPI 3.1): requests, answers, error codes and
+              rate-limit headers.
+            </li>
+            <li>
+              <a href="docs/control-api.yaml">Control API reference</a>: keys, usage, projects and domains, as this
+              dashboard uses them.
+            </li>
+            <li className="hint">
+              In the repository: docs/api-clients.md (the order of checks, limits and bans) and docs/owners.md (the
+              dashboard, projects and custom domains).
+            </li>
+          </ul>
+        </div>
       </section>
 
       <section className="card" aria-labelledby="overview-plan-heading">
@@ -186,29 +196,6 @@ function CurlBlock({ title, example }: { readonly title: string; readonly exampl
     <div className="curl">
       <h4>{title}</h4>
       <CodeBlock example={example} label={`Copy the curl command: ${title.toLowerCase()}`} />
-    </div>
-  );
-}
-
-/** The API documents ship with this app (docs/*.yaml); the repository's docs/ pages say the rest. */
-function DocsLinks() {
-  return (
-    <div className="docs-links">
-      <h3>Documentation</h3>
-      <ul>
-        <li>
-          <a href="docs/openapi.yaml">Messages API reference</a> (OpenAPI 3.1): requests, answers, error codes and
-          rate-limit headers.
-        </li>
-        <li>
-          <a href="docs/control-api.yaml">Control API reference</a>: keys, usage, projects and domains, as this
-          dashboard uses them.
-        </li>
-        <li className="hint">
-          In the repository: docs/api-clients.md (the order of checks, limits and bans) and docs/owners.md (the
-          dashboard, projects and custom domains).
-        </li>
-      </ul>
     </div>
   );
 }

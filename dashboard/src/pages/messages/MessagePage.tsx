@@ -10,12 +10,8 @@ import { href } from '../../router';
 import { messagesApi, type WebhookDelivery } from '../webhooks/webhooks-api';
 import { MessageStatus } from './MessagesPage';
 
-const DELIVERY_TONE: Record<WebhookDelivery['status'], BadgeTone> = {
-  pending: 'progress',
-  succeeded: 'success',
-  failed: 'error',
-  abandoned: 'warning',
-};
+const DELIVERY_TONE: Record<WebhookDelivery['status'], BadgeTone> =
+  { pending: 'progress', succeeded: 'success', failed: 'error', abandoned: 'warning' };
 
 /** One message: its status, attempts, result or error, and its webhook deliveries with every attempt. */
 export function MessagePage({ messageId }: { readonly messageId: string }) {
