@@ -1,3 +1,4 @@
+import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { errorMessage } from '../api';
 import type { DemoOwner, RuntimeConfig } from '../config';
@@ -77,28 +78,20 @@ function DevSignIn({ config, owners, onSignedIn }: {
   readonly onSignedIn: (session: Session) => void;
 }) {
   const [email, setEmail] = useState('');
-  const [busy, setBusy] = useState<string>();
-  const [error, setError] = useState<string>();
+  const [empty, setEmpty] = useState(false);
   const errorId = useId();
-
-  const signIn = async (address: string) => {
-    setBusy(address);
-    setError(undefined);
-    try {
-      onSignedIn(await devSignIn(config, address));
-    } catch (e) {
-      setError(errorMessage(e));
-      setBusy(undefined);
-    }
+  const mutation = useMutation({ mutationFn: (address: string) => devSignIn(config, address), onSuccess: onSignedIn });
+  const busy = mutation.isPending ? mutation.variables : undefined;
+  const error = empty ? 'Enter an email address.' : mutation.error ? errorMessage(mutation.error) : undefined;
+  const signIn = (address: string) => {
+    setEmpty(false);
+    mutation.mutate(address);
   };
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    if (!email.trim()) {
-      setError('Enter an email address.');
-      return;
-    }
-    void signIn(email.trim());
+    if (email.trim()) signIn(email.trim());
+    else setEmpty(true);
   };
 
   return (
@@ -118,7 +111,7 @@ function DevSignIn({ config, owners, onSignedIn }: {
                       type="button"
                       className="button secondary wide owner"
                       disabled={busy !== undefined}
-                      onClick={() => void signIn(owner.email)}
+                      onClick={() => signIn(owner.email)}
                     >
                       <span>Sign in as {owner.email}</span>
                       <span className="badge badge-neutral">{PLAN_NAMES[owner.plan] ?? owner.plan}</span>

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { errorMessage } from '../../api';
 import { Badge } from '../../components/Badge';
 import { CopyButton } from '../../components/CopyButton';
@@ -22,9 +22,21 @@ interface ShownSecret {
 export function WebhooksPage() {
   const { api, me } = useApp();
   const accountId = me.account.accountId;
+  const queryClient = useQueryClient();
   const webhooks = useQuery({ queryKey: ['webhooks', accountId], queryFn: () => webhooksApi.list(api, accountId) });
   const [secret, setSecret] = useState<ShownSecret>();
   const [done, setDone] = useState<string>();
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState<WebhookEventType[]>(EVENT_TYPES);
+  const create = useMutation({
+    mutationFn: () => webhooksApi.create(api, accountId, { url: url.trim(), events }),
+    onSuccess: async ({ webhook, secret: created }) => {
+      setSecret({ secret: created, why: `Signing secret of ${webhook.url}` });
+      setDone(undefined);
+      setUrl('');
+      await queryClient.invalidateQueries({ queryKey: ['webhooks', accountId] });
+    },
+  });
 
   return (
     <>
@@ -35,12 +47,46 @@ export function WebhooksPage() {
         </p>
       </PageHeading>
 
-      <CreateWebhookForm
-        onCreated={(webhook, created) => {
-          setSecret({ secret: created, why: `Signing secret of ${webhook.url}` });
-          setDone(undefined);
-        }}
-      />
+      <section aria-labelledby="create-webhook-heading" className="card">
+        <h2 id="create-webhook-heading">Add an endpoint</h2>
+        <form
+          className="inline-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            create.mutate();
+          }}
+          noValidate
+        >
+          <div className="field grow">
+            <label htmlFor="webhook-url">Endpoint URL</label>
+            <input
+              id="webhook-url"
+              type="url"
+              inputMode="url"
+              placeholder="https://hooks.example.com/messages"
+              value={url}
+              onChange={(e) => setUrl(e.target.value)}
+            />
+          </div>
+          <fieldset className="field">
+            <legend>Events</legend>
+            {EVENT_TYPES.map((type) => (
+              <label key={type} className="checkbox">
+                <input
+                  type="checkbox"
+                  checked={events.includes(type)}
+                  onChange={(e) => setEvents(e.target.checked ? [...events, type] : events.filter((t) => t !== type))}
+                />
+                {type}
+              </label>
+            ))}
+          </fieldset>
+          <button type="submit" className="button primary" disabled={create.isPending}>
+            {create.isPending ? 'Adding…' : 'Add endpoint'}
+          </button>
+        </form>
+        <ActionError message={create.error ? errorMessage(create.error) : undefined} />
+      </section>
 
       {secret
         ? (
@@ -76,65 +122,7 @@ export function WebhooksPage() {
   );
 }
 
-function CreateWebhookForm({ onCreated }: { readonly onCreated: (webhook: Webhook, secret: string) => void }) {
-  const { api, me } = useApp();
-  const queryClient = useQueryClient();
-  const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<WebhookEventType[]>(EVENT_TYPES);
-  const create = useMutation({
-    mutationFn: () => webhooksApi.create(api, me.account.accountId, { url: url.trim(), events }),
-    onSuccess: async (created) => {
-      onCreated(created.webhook, created.secret);
-      setUrl('');
-      await queryClient.invalidateQueries({ queryKey: ['webhooks', me.account.accountId] });
-    },
-  });
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
-  return (
-    <section aria-labelledby="create-webhook-heading" className="card">
-      <h2 id="create-webhook-heading">Add an endpoint</h2>
-      <form className="inline-form" onSubmit={onSubmit} noValidate>
-        <div className="field grow">
-          <label htmlFor="webhook-url">Endpoint URL</label>
-          <input
-            id="webhook-url"
-            type="url"
-            inputMode="url"
-            placeholder="https://hooks.example.com/messages"
-            value={url}
-            onChange={(e) => setUrl(e.target.value)}
-          />
-        </div>
-        <fieldset className="field">
-          <legend>Events</legend>
-          {EVENT_TYPES.map((type) => (
-            <label key={type} className="checkbox">
-              <input
-                type="checkbox"
-                checked={events.includes(type)}
-                onChange={(e) => setEvents(e.target.checked ? [...events, type] : events.filter((t) => t !== type))}
-              />
-              {type}
-            </label>
-          ))}
-        </fieldset>
-        <button type="submit" className="button primary" disabled={create.isPending}>
-          {create.isPending ? 'Adding…' : 'Add endpoint'}
-        </button>
-      </form>
-      <ActionError message={create.error ? errorMessage(create.error) : undefined} />
-    </section>
-  );
-}
-
-function WebhookRow({
-  webhook,
-  onSecret,
-  onDone,
-}: {
+function WebhookRow({ webhook, onSecret, onDone }: {
   readonly webhook: Webhook;
   readonly onSecret: (shown: ShownSecret) => void;
   readonly onDone: (text: string) => void;
@@ -142,7 +130,6 @@ function WebhookRow({
   const { api, me } = useApp();
   const accountId = me.account.accountId;
   const queryClient = useQueryClient();
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['webhooks', accountId] });
   const test = useMutation({
     mutationFn: () => webhooksApi.test(api, accountId, webhook.id),
     onSuccess: (sent) => onDone(`Test event ${sent.eventId} queued for ${webhook.url}.`),
@@ -159,7 +146,7 @@ function WebhookRow({
     mutationFn: () => webhooksApi.remove(api, accountId, webhook.id),
     onSuccess: async () => {
       onDone(`Endpoint ${webhook.url} removed.`);
-      await refresh();
+      await queryClient.invalidateQueries({ queryKey: ['webhooks', accountId] });
     },
   });
   const failure = test.error ?? rotate.error ?? remove.error;
