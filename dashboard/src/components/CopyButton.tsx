@@ -1,23 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
 
-async function copyText(text: string): Promise<void> {
-  if (navigator.clipboard && window.isSecureContext) {
-    await navigator.clipboard.writeText(text);
-    return;
-  }
-  // Fallback for contexts without the async clipboard API.
-  const area = document.createElement('textarea');
-  area.value = text;
-  area.setAttribute('readonly', '');
-  area.style.position = 'fixed';
-  area.style.opacity = '0';
-  document.body.append(area);
-  area.select();
-  const ok = document.execCommand('copy');
-  area.remove();
-  if (!ok) throw new Error('copy failed');
-}
-
 function CopyIcon() {
   return (
     <svg aria-hidden="true" width="14" height="14" viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.5">
@@ -34,7 +16,8 @@ export function CopyButton({ value, label }: { readonly value: string; readonly 
   useEffect(() => () => window.clearTimeout(timer.current), []);
 
   const onClick = () => {
-    copyText(value).then(() => setStatus('copied'), () => setStatus('failed'));
+    // The dashboard is only served in secure contexts (https, 127.0.0.1), where the clipboard API is.
+    navigator.clipboard.writeText(value).then(() => setStatus('copied'), () => setStatus('failed'));
     window.clearTimeout(timer.current);
     timer.current = window.setTimeout(() => setStatus('idle'), 2500);
   };

@@ -18,16 +18,12 @@ export function MessageStatus({ status }: { readonly status: Status }) {
 export function MessagesPage() {
   const { api, me } = useApp();
   const accountId = me.account.accountId;
-  const [status, setStatus] = useState<string>('');
+  const [status, setStatus] = useState<Status | ''>('');
   const [cursors, setCursors] = useState<readonly string[]>([]);
   const cursor = cursors.at(-1);
   const page = useQuery({
     queryKey: ['messages', accountId, status, cursor ?? ''],
-    queryFn: () =>
-      messagesApi.list(api, accountId, {
-        ...(status ? { status: status as Status } : {}),
-        ...(cursor ? { cursor } : {}),
-      }),
+    queryFn: () => messagesApi.list(api, accountId, { status: status || undefined, cursor }),
   });
   const [search, setSearch] = useState('');
   const onSearch = (event: FormEvent) => {
@@ -56,7 +52,7 @@ export function MessagesPage() {
               id="message-status"
               value={status}
               onChange={(e) => {
-                setStatus(e.target.value);
+                setStatus(e.target.value as Status | '');
                 setCursors([]);
               }}
             >
