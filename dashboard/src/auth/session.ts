@@ -13,8 +13,7 @@ const PKCE_KEY = 'dashboard.pkce';
 export function loadSession(): Session | undefined {
   try {
     const session = JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? 'null') as Session | null;
-    if (!session) return undefined;
-    if (typeof session.token !== 'string' || Date.parse(session.expiresAt) <= Date.now()) {
+    if (typeof session?.token !== 'string' || Date.parse(session.expiresAt) <= Date.now()) {
       sessionStorage.removeItem(SESSION_KEY);
       return undefined;
     }

@@ -6,12 +6,7 @@ const ICONS: Record<Tone, string> = { info: 'ℹ', success: '✓', warning: '⚠
 const LABELS: Record<Tone, string> = { info: 'Note', success: 'Done', warning: 'Warning', error: 'Error' };
 
 /** A message box whose tone an icon and a word tell; errors are alerts, others a status when `live`. */
-export function Notice({
-  tone,
-  title,
-  children,
-  live = false,
-}: {
+export function Notice({ tone, title, children, live = false }: {
   readonly tone: Tone;
   readonly title?: ReactNode;
   readonly children?: ReactNode;

@@ -119,9 +119,9 @@ const shortDate = (date: string) => date.slice(5).replace('-', '/');
 
 /** Stacked bars per UTC day, accepted then refused by reason; screen readers get the table `tableId` instead. */
 function HistoryChart({ days, tableId }: { days: readonly DayUsage[]; tableId: string }) {
-  const ceiling = niceCeiling(Math.max(0, ...days.map(total)));
+  const highest = Math.max(0, ...days.map(total));
+  const ceiling = niceCeiling(highest);
   const width = AXIS + days.length * (BAR_WIDTH + GAP);
-  const y = (value: number) => (value / ceiling) * HEIGHT;
   return (
     <figure className="history-chart">
       <ul className="legend" aria-label="Legend">
@@ -140,7 +140,7 @@ function HistoryChart({ days, tableId }: { days: readonly DayUsage[]; tableId: s
           width={width}
           height={HEIGHT + 24}
           role="img"
-          aria-label={`Requests per UTC day from ${days[0]?.date ?? ''} to ${days[days.length - 1]?.date ?? ''}, stacked: accepted, rate limited, banned. Highest day: ${formatNumber(Math.max(0, ...days.map(total)))} requests.`}
+          aria-label={`Requests per UTC day from ${days[0]?.date ?? ''} to ${days[days.length - 1]?.date ?? ''}, stacked: accepted, rate limited, banned. Highest day: ${formatNumber(highest)} requests.`}
           aria-describedby={tableId}
         >
           <text x={0} y={10} className="axis-label">{formatNumber(ceiling)}</text>
@@ -154,7 +154,7 @@ function HistoryChart({ days, tableId }: { days: readonly DayUsage[]; tableId: s
               <g key={day.date} aria-hidden="true" data-date={day.date}>
                 <title>{`${day.date}: ${formatNumber(day.accepted)} accepted, ${formatNumber(day.rateLimited)} rate limited, ${formatNumber(day.banned)} banned`}</title>
                 {SERIES.map((s) => {
-                  const h = y(day[s.field]);
+                  const h = (day[s.field] / ceiling) * HEIGHT;
                   base -= h;
                   return h > 0
                     ? <rect key={s.field} x={x} y={base} width={BAR_WIDTH} height={h} className={s.className} />
