@@ -48,26 +48,16 @@ export function SignIn({ config, notice, onSignedIn }: {
 }
 
 function CognitoSignIn({ config }: { readonly config: RuntimeConfig }) {
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  // On success the page is leaving for the managed login: the button stays busy.
+  const begin = useMutation({ mutationFn: () => beginCognitoSignIn(config) });
+  const busy = begin.isPending || begin.isSuccess;
   return (
     <>
       <p>Sign in to manage your API keys, usage, projects and domains.</p>
-      <button
-        type="button"
-        className="button primary wide"
-        disabled={busy}
-        onClick={() => {
-          setBusy(true);
-          beginCognitoSignIn(config).catch((e: unknown) => {
-            setBusy(false);
-            setError(errorMessage(e));
-          });
-        }}
-      >
+      <button type="button" className="button primary wide" disabled={busy} onClick={() => begin.mutate()}>
         {busy ? 'Redirecting…' : 'Sign in or create an account'}
       </button>
-      <ActionError message={error} />
+      <ActionError message={begin.error ? errorMessage(begin.error) : undefined} />
     </>
   );
 }

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { CopyButton } from '../components/CopyButton';
 import { Dialog } from '../components/Dialog';
 import { Badge } from '../components/Badge';
@@ -182,8 +182,6 @@ function CreateKeyForm({ onCreated }: { readonly onCreated: (created: CreatedKey
   const { api, me } = useApp();
   const [name, setName] = useState('');
   const { busy, error, setError, run } = useAction();
-  const errorId = useId();
-  const hintId = useId();
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
@@ -210,14 +208,14 @@ function CreateKeyForm({ onCreated }: { readonly onCreated: (created: CreatedKey
             maxLength={100}
             autoComplete="off"
             onChange={(e) => setName(e.target.value)}
-            aria-describedby={`${hintId}${error ? ` ${errorId}` : ''}`}
+            aria-describedby={`key-name-hint${error ? ' key-name-error' : ''}`}
             aria-invalid={error ? true : undefined}
           />
-          <p className="hint" id={hintId}>A label to recognise it, e.g. production.</p>
+          <p className="hint" id="key-name-hint">A label to recognise it, e.g. production.</p>
         </div>
         <button type="submit" className="button primary" disabled={busy}>{busy ? 'Generating…' : 'Generate key'}</button>
       </form>
-      <ActionError message={error} id={errorId} />
+      <ActionError message={error} id="key-name-error" />
     </section>
   );
 }

@@ -25,6 +25,7 @@ export function MessagesPage() {
     queryKey: ['messages', accountId, status, cursor ?? ''],
     queryFn: () => messagesApi.list(api, accountId, { status: status || undefined, cursor }),
   });
+  const next = page.data?.nextCursor;
   const [search, setSearch] = useState('');
   const onSearch = (event: FormEvent) => {
     event.preventDefault();
@@ -90,13 +91,9 @@ export function MessagesPage() {
                 </button>
               )
             : null}
-          {page.data?.nextCursor
+          {next
             ? (
-                <button
-                  type="button"
-                  className="button small secondary"
-                  onClick={() => setCursors([...cursors, page.data.nextCursor as string])}
-                >
+                <button type="button" className="button small secondary" onClick={() => setCursors([...cursors, next])}>
                   Older
                 </button>
               )

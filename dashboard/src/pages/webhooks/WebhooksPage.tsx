@@ -13,10 +13,7 @@ import { type Webhook, type WebhookEventType, webhooksApi } from './webhooks-api
 const EVENT_TYPES: WebhookEventType[] = ['message.processed', 'message.failed'];
 
 /** A secret shown once: after creating an endpoint or rotating its secret. */
-interface ShownSecret {
-  readonly secret: string;
-  readonly why: string;
-}
+type ShownSecret = { readonly secret: string; readonly why: string } | undefined;
 
 /** Webhooks: the account's endpoints, their status, and what can be done with them. */
 export function WebhooksPage() {
