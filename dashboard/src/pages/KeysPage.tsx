@@ -115,40 +115,40 @@ export function KeysPage() {
         <QueryState
           query={keys}
           loading="Loading keys…"
-          empty={keys.data?.length === 0 && 'No keys yet. Generate one above to send your first message.'}
-        />
-        {keys.data?.length
-          ? (
-              <Table
-                caption="API keys, oldest first"
-                hideCaption
-                rows={keys.data}
-                rowKey={(key) => key.keyId}
-                columns={[
-                  ...keyColumns,
-                  { label: 'Created', cell: (key) => <Time iso={key.createdAt} /> },
-                  { label: 'Last used', cell: lastUsed },
-                  {
-                    label: 'Actions',
-                    hideLabel: true,
-                    className: 'actions',
-                    cell: (key) => key.status === 'active'
-                      ? (
-                          <button
-                            type="button"
-                            className="button small danger-outline"
-                            aria-label={`Revoke ${key.name} (${maskedKey(key)})`}
-                            onClick={() => setRevoking(key)}
-                          >
-                            Revoke
-                          </button>
-                        )
-                      : null,
-                  },
-                ]}
-              />
-            )
-          : null}
+          rows={keys.data}
+          empty="No keys yet. Generate one above to send your first message."
+        >
+          {(rows) => (
+            <Table
+              caption="API keys, oldest first"
+              hideCaption
+              rows={rows}
+              rowKey={(key) => key.keyId}
+              columns={[
+                ...keyColumns,
+                { label: 'Created', cell: (key) => <Time iso={key.createdAt} /> },
+                { label: 'Last used', cell: lastUsed },
+                {
+                  label: 'Actions',
+                  hideLabel: true,
+                  className: 'actions',
+                  cell: (key) => key.status === 'active'
+                    ? (
+                        <button
+                          type="button"
+                          className="button small danger-outline"
+                          aria-label={`Revoke ${key.name} (${maskedKey(key)})`}
+                          onClick={() => setRevoking(key)}
+                        >
+                          Revoke
+                        </button>
+                      )
+                    : null,
+                },
+              ]}
+            />
+          )}
+        </QueryState>
       </section>
 
       <Dialog

@@ -65,24 +65,24 @@ export function MessagesPage() {
         <QueryState
           query={page}
           loading="Loading messages…"
-          empty={page.data?.data.length === 0 && `No messages${status ? ` ${status}` : ''} yet.`}
-        />
-        {page.data?.data.length
-          ? (
-              <Table
-                caption="Messages, newest first"
-                hideCaption
-                rows={page.data.data}
-                rowKey={(message) => message.id}
-                columns={[
-                  { label: 'Id', cell: (message) => <a href={href.message(message.id)}><code>{message.id}</code></a> },
-                  { label: 'Status', cell: (message) => <MessageStatus status={message.status} /> },
-                  { label: 'Created', cell: (message) => <Time iso={message.createdAt} /> },
-                  { label: 'Message', cell: (message) => message.message, className: 'truncate' },
-                ]}
-              />
-            )
-          : null}
+          rows={page.data?.data}
+          empty={`No messages${status ? ` ${status}` : ''} yet.`}
+        >
+          {(rows) => (
+            <Table
+              caption="Messages, newest first"
+              hideCaption
+              rows={rows}
+              rowKey={(message) => message.id}
+              columns={[
+                { label: 'Id', cell: (message) => <a href={href.message(message.id)}><code>{message.id}</code></a> },
+                { label: 'Status', cell: (message) => <MessageStatus status={message.status} /> },
+                { label: 'Created', cell: (message) => <Time iso={message.createdAt} /> },
+                { label: 'Message', cell: (message) => message.message, className: 'truncate' },
+              ]}
+            />
+          )}
+        </QueryState>
         <div className="row">
           {cursors.length > 0
             ? (

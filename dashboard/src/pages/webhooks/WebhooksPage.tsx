@@ -104,16 +104,15 @@ export function WebhooksPage() {
       <section aria-labelledby="webhooks-heading" className="card">
         <h2 id="webhooks-heading">Endpoints</h2>
         <div role="status">{done ? <Notice tone="success">{done}</Notice> : null}</div>
-        <QueryState query={webhooks} loading="Loading endpoints…" empty={webhooks.data?.length === 0 && 'No endpoints yet.'} />
-        {webhooks.data?.length
-          ? (
-              <ul className="list">
-                {webhooks.data.map((webhook) => (
-                  <WebhookRow key={webhook.id} webhook={webhook} onSecret={setSecret} onDone={setDone} />
-                ))}
-              </ul>
-            )
-          : null}
+        <QueryState query={webhooks} loading="Loading endpoints…" rows={webhooks.data} empty="No endpoints yet.">
+          {(rows) => (
+            <ul className="list">
+              {rows.map((webhook) => (
+                <WebhookRow key={webhook.id} webhook={webhook} onSecret={setSecret} onDone={setDone} />
+              ))}
+            </ul>
+          )}
+        </QueryState>
       </section>
     </>
   );
