@@ -1,6 +1,7 @@
-import { type FormEvent, type RefObject, useEffect, useId, useRef, useState } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { errorMessage } from '../api';
-import type { RuntimeConfig } from '../config';
+import type { DemoOwner, RuntimeConfig } from '../config';
 import { ActionError, Notice } from '../components/Notice';
 import { beginCognitoSignIn, devSignIn, type Session } from './session';
 
@@ -12,11 +13,7 @@ export interface SignInNotice {
 
 const PLAN_NAMES: Record<string, string> = { free: 'Free', pro: 'Pro', business: 'Business', enterprise: 'Enterprise' };
 
-export function SignIn({
-  config,
-  notice,
-  onSignedIn,
-}: {
+export function SignIn({ config, notice, onSignedIn }: {
   readonly config: RuntimeConfig;
   /** Why the owner is here again (e.g. the session expired). */
   readonly notice?: SignInNotice;
@@ -27,102 +24,68 @@ export function SignIn({
     document.title = 'Sign in · Dashboard';
     heading.current?.focus();
   }, []);
+  const { auth } = config;
 
   return (
     <main id="main" className="sign-in">
       <div className="sign-in-card">
         <p className="brand brand-large"><span aria-hidden="true" className="brand-mark">◆</span> Platform</p>
-        {config.auth.kind === 'dev'
+        {auth.kind === 'dev'
           ? (
-              <DevSignIn config={config} notice={notice} onSignedIn={onSignedIn} headingRef={heading} />
+              <p className="dev-banner" role="note">
+                <span aria-hidden="true">⚠</span> Development sign-in (local platform only, no password)
+              </p>
             )
-          : (
-              <CognitoSignIn config={config} notice={notice} headingRef={heading} />
-            )}
+          : null}
+        <h1 ref={heading} tabIndex={-1}>{auth.kind === 'dev' ? 'Development sign-in' : 'Sign in'}</h1>
+        {notice ? <Notice tone={notice.tone} live>{notice.text}</Notice> : null}
+        {auth.kind === 'dev'
+          ? <DevSignIn config={config} owners={auth.demoOwners} onSignedIn={onSignedIn} />
+          : <CognitoSignIn config={config} />}
       </div>
     </main>
   );
 }
 
-function CognitoSignIn({
-  config,
-  notice,
-  headingRef,
-}: {
-  readonly config: RuntimeConfig;
-  readonly notice: SignInNotice | undefined;
-  readonly headingRef: RefObject<HTMLHeadingElement | null>;
-}) {
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+function CognitoSignIn({ config }: { readonly config: RuntimeConfig }) {
+  // On success the page is leaving for the managed login: the button stays busy.
+  const begin = useMutation({ mutationFn: () => beginCognitoSignIn(config) });
+  const busy = begin.isPending || begin.isSuccess;
   return (
     <>
-      <h1 ref={headingRef} tabIndex={-1}>Sign in</h1>
-      {notice ? <Notice tone={notice.tone} live>{notice.text}</Notice> : null}
       <p>Sign in to manage your API keys, usage, projects and domains.</p>
-      <button
-        type="button"
-        className="button primary wide"
-        disabled={busy}
-        onClick={() => {
-          setBusy(true);
-          beginCognitoSignIn(config).catch((e: unknown) => {
-            setBusy(false);
-            setError(errorMessage(e));
-          });
-        }}
-      >
+      <button type="button" className="button primary wide" disabled={busy} onClick={() => begin.mutate()}>
         {busy ? 'Redirecting…' : 'Sign in or create an account'}
       </button>
-      <ActionError message={error} />
+      <ActionError message={begin.error ? errorMessage(begin.error) : undefined} />
     </>
   );
 }
 
-function DevSignIn({
-  config,
-  notice,
-  onSignedIn,
-  headingRef,
-}: {
+function DevSignIn({ config, owners, onSignedIn }: {
   readonly config: RuntimeConfig;
-  readonly notice: SignInNotice | undefined;
+  readonly owners: readonly DemoOwner[];
   readonly onSignedIn: (session: Session) => void;
-  readonly headingRef: RefObject<HTMLHeadingElement | null>;
 }) {
   const [email, setEmail] = useState('');
-  const [busy, setBusy] = useState<string>();
-  const [error, setError] = useState<string>();
+  const [empty, setEmpty] = useState(false);
   const errorId = useId();
-  const owners = config.auth.kind === 'dev' ? config.auth.demoOwners : [];
-
-  const signIn = async (address: string) => {
-    setBusy(address);
-    setError(undefined);
-    try {
-      onSignedIn(await devSignIn(config, address));
-    } catch (e) {
-      setError(errorMessage(e));
-      setBusy(undefined);
-    }
+  const mutation = useMutation({ mutationFn: (address: string) => devSignIn(config, address), onSuccess: onSignedIn });
+  const busy = mutation.isPending ? mutation.variables : undefined;
+  const error = empty ? 'Enter an email address.' : mutation.error ? errorMessage(mutation.error) : undefined;
+  const signIn = (address: string) => {
+    setEmpty(false);
+    mutation.mutate(address);
   };
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    if (!email.trim()) {
-      setError('Enter an email address.');
-      return;
-    }
-    void signIn(email.trim());
+    if (email.trim()) signIn(email.trim());
+    else setEmpty(true);
   };
 
   return (
     <>
-      <p className="dev-banner" role="note">
-        <span aria-hidden="true">⚠</span> Development sign-in (local platform only, no password)
-      </p>
-      <h1 ref={headingRef} tabIndex={-1}>Development sign-in</h1>
-      {notice ? <Notice tone={notice.tone} live>{notice.text}</Notice> : null}
       <p>
         This local platform has no real accounts. Pick a demo owner, or type any email: a new owner gets a Free
         account.
@@ -138,7 +101,7 @@ function DevSignIn({
                       type="button"
                       className="button secondary wide owner"
                       disabled={busy !== undefined}
-                      onClick={() => void signIn(owner.email)}
+                      onClick={() => signIn(owner.email)}
                     >
                       <span>Sign in as {owner.email}</span>
                       <span className="badge badge-neutral">{PLAN_NAMES[owner.plan] ?? owner.plan}</span>
@@ -164,7 +127,7 @@ function DevSignIn({
           />
         </div>
         <button type="submit" className="button primary" disabled={busy !== undefined}>
-          {busy === email.trim() && busy ? 'Signing in…' : 'Sign in'}
+          {busy && busy === email.trim() ? 'Signing in…' : 'Sign in'}
         </button>
         <ActionError message={error} id={errorId} />
       </form>

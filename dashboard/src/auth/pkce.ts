@@ -1,6 +1,5 @@
-// OAuth 2.0 authorization code flow with PKCE (RFC 7636) against Cognito's managed login.
-// Pure helpers only (Web Crypto, URL, TextEncoder): the same code runs in the browser and in the
-// Node tests; storage and redirects live in session.ts.
+// OAuth 2.0 authorization code flow with PKCE (RFC 7636) against Cognito's managed login: the same
+// code runs in the browser and in the Node tests; storage and redirects live in session.ts.
 
 export interface CognitoClient {
   /** e.g. https://<prefix>.auth.<region>.amazoncognito.com (no trailing slash). */
@@ -70,38 +69,26 @@ export function jwtClaims(token: string): Record<string, unknown> {
   const payload = token.split('.')[1];
   if (!payload) throw new Error('Not a JWT');
   const base64 = payload.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(payload.length / 4) * 4, '=');
-  const binary = atob(base64);
-  const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
   const claims: unknown = JSON.parse(new TextDecoder().decode(bytes));
   if (typeof claims !== 'object' || claims === null) throw new Error('Not a JWT');
   return claims as Record<string, unknown>;
 }
 
-export interface TokenResponse {
-  readonly id_token: string;
-  readonly access_token?: string;
-  readonly expires_in?: number;
-}
-
-/** Exchanges the authorization code at the token endpoint; answers the tokens. */
+/** Exchanges the authorization code at the token endpoint; answers the ID token and its lifetime in seconds. */
 export async function exchangeCode(
   client: CognitoClient,
   params: { readonly code: string; readonly redirectUri: string; readonly verifier: string },
-): Promise<TokenResponse> {
+): Promise<{ idToken: string; expiresIn: number | undefined }> {
   const res = await fetch(`${client.domain}/oauth2/token`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     body: tokenRequestBody(client, params).toString(),
   });
-  const body: unknown = await res.json().catch(() => undefined);
-  const record = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
-  if (!res.ok || typeof record.id_token !== 'string') {
-    const reason = typeof record.error === 'string' ? record.error : `HTTP ${res.status}`;
+  const body = ((await res.json().catch(() => undefined)) ?? {}) as Record<string, unknown>;
+  if (!res.ok || typeof body.id_token !== 'string') {
+    const reason = typeof body.error === 'string' ? body.error : `HTTP ${res.status}`;
     throw new Error(`Sign-in could not be completed (${reason}). Try again.`);
   }
-  return {
-    id_token: record.id_token,
-    ...(typeof record.access_token === 'string' ? { access_token: record.access_token } : {}),
-    ...(typeof record.expires_in === 'number' ? { expires_in: record.expires_in } : {}),
-  };
+  return { idToken: body.id_token, expiresIn: typeof body.expires_in === 'number' ? body.expires_in : undefined };
 }

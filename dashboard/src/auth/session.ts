@@ -4,9 +4,7 @@ import { authorizeUrl, codeChallenge, exchangeCode, jwtClaims, logoutUrl, random
 /** The signed-in session, kept in sessionStorage (gone when the tab closes). */
 export interface Session {
   readonly token: string;
-  readonly email: string;
   readonly expiresAt: string;
-  readonly kind: 'dev' | 'cognito';
 }
 
 const SESSION_KEY = 'dashboard.session';
@@ -14,10 +12,8 @@ const PKCE_KEY = 'dashboard.pkce';
 
 export function loadSession(): Session | undefined {
   try {
-    const raw = sessionStorage.getItem(SESSION_KEY);
-    if (!raw) return undefined;
-    const session = JSON.parse(raw) as Session;
-    if (typeof session.token !== 'string' || Date.parse(session.expiresAt) <= Date.now()) {
+    const session = JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? 'null') as Session | null;
+    if (typeof session?.token !== 'string' || Date.parse(session.expiresAt) <= Date.now()) {
       sessionStorage.removeItem(SESSION_KEY);
       return undefined;
     }
@@ -27,8 +23,9 @@ export function loadSession(): Session | undefined {
   }
 }
 
-export function saveSession(session: Session): void {
+function saveSession(session: Session): Session {
   sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
+  return session;
 }
 
 export function clearSession(): void {
@@ -48,10 +45,7 @@ export async function beginCognitoSignIn(config: RuntimeConfig): Promise<void> {
   location.assign(authorizeUrl(config.auth, { redirectUri: rootUri(), challenge, state }));
 }
 
-/**
- * Completes Cognito sign-in when the page is the redirect back (?code=…&state=…): exchanges the
- * code and answers the session; undefined when this is not a redirect back.
- */
+/** Completes Cognito sign-in on the redirect back (?code=…&state=…); undefined on any other load. */
 export async function completeCognitoSignIn(config: RuntimeConfig): Promise<Session | undefined> {
   if (config.auth.kind !== 'cognito') return undefined;
   const params = new URLSearchParams(location.search);
@@ -67,16 +61,9 @@ export async function completeCognitoSignIn(config: RuntimeConfig): Promise<Sess
     throw new Error('Sign-in could not be completed (the sign-in attempt did not match). Try again.');
   }
   const tokens = await exchangeCode(config.auth, { code, redirectUri: rootUri(), verifier: pending.verifier });
-  const claims = jwtClaims(tokens.id_token);
-  const exp = typeof claims.exp === 'number' ? claims.exp * 1000 : Date.now() + (tokens.expires_in ?? 3600) * 1000;
-  const session: Session = {
-    token: tokens.id_token,
-    email: typeof claims.email === 'string' ? claims.email : '',
-    expiresAt: new Date(exp).toISOString(),
-    kind: 'cognito',
-  };
-  saveSession(session);
-  return session;
+  const claims = jwtClaims(tokens.idToken);
+  const exp = typeof claims.exp === 'number' ? claims.exp * 1000 : Date.now() + (tokens.expiresIn ?? 3600) * 1000;
+  return saveSession({ token: tokens.idToken, expiresAt: new Date(exp).toISOString() });
 }
 
 /** Signs out: forgets the session, and for Cognito ends the managed-login session too. */
@@ -92,17 +79,12 @@ export async function devSignIn(config: RuntimeConfig, email: string): Promise<S
     headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
     body: JSON.stringify({ email }),
   });
-  const body: unknown = await res.json().catch(() => undefined);
-  const record = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const record = ((await res.json().catch(() => undefined)) ?? {}) as Record<string, unknown>;
   if (!res.ok || typeof record.token !== 'string') {
     throw new Error(typeof record.detail === 'string' ? record.detail : `Sign-in failed (HTTP ${res.status}).`);
   }
-  const session: Session = {
+  return saveSession({
     token: record.token,
-    email: typeof record.email === 'string' ? record.email : email,
     expiresAt: typeof record.expiresAt === 'string' ? record.expiresAt : new Date(Date.now() + 3_600_000).toISOString(),
-    kind: 'dev',
-  };
-  saveSession(session);
-  return session;
+  });
 }

@@ -1,23 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
 
-async function copyText(text: string): Promise<void> {
-  if (navigator.clipboard && window.isSecureContext) {
-    await navigator.clipboard.writeText(text);
-    return;
-  }
-  // Fallback for contexts without the async clipboard API.
-  const area = document.createElement('textarea');
-  area.value = text;
-  area.setAttribute('readonly', '');
-  area.style.position = 'fixed';
-  area.style.opacity = '0';
-  document.body.append(area);
-  area.select();
-  const ok = document.execCommand('copy');
-  area.remove();
-  if (!ok) throw new Error('copy failed');
-}
-
 function CopyIcon() {
   return (
     <svg aria-hidden="true" width="14" height="14" viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.5">
@@ -27,31 +9,22 @@ function CopyIcon() {
   );
 }
 
-/** A button that copies `value`; its accessible name says what it copies, the result is announced. */
-interface CopyButtonProps {
-  readonly value: string;
-  /** The accessible name: what it copies. */
-  readonly label: string;
-  readonly className?: string;
-}
-
-export function CopyButton({ value, label, className }: CopyButtonProps) {
+/** A button that copies `value`; its accessible name (`label`) says what it copies, the result is announced. */
+export function CopyButton({ value, label }: { readonly value: string; readonly label: string }) {
   const [status, setStatus] = useState<'idle' | 'copied' | 'failed'>('idle');
   const timer = useRef<number | undefined>(undefined);
   useEffect(() => () => window.clearTimeout(timer.current), []);
 
   const onClick = () => {
-    copyText(value).then(
-      () => setStatus('copied'),
-      () => setStatus('failed'),
-    );
+    // The dashboard is only served in secure contexts (https, 127.0.0.1), where the clipboard API is.
+    navigator.clipboard.writeText(value).then(() => setStatus('copied'), () => setStatus('failed'));
     window.clearTimeout(timer.current);
     timer.current = window.setTimeout(() => setStatus('idle'), 2500);
   };
 
   return (
     <span className="copy">
-      <button type="button" className={`button small secondary ${className ?? ''}`} onClick={onClick} aria-label={label}>
+      <button type="button" className="button small secondary" onClick={onClick} aria-label={label}>
         {status === 'copied' ? <span aria-hidden="true">✓</span> : <CopyIcon />}
         {status === 'copied' ? 'Copied' : 'Copy'}
       </button>

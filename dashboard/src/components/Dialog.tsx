@@ -1,17 +1,7 @@
 import { type ReactNode, useEffect, useId, useRef } from 'react';
 
-/**
- * A modal dialog on the native <dialog> element: showModal() makes the rest of the page inert
- * (focus stays inside), Escape closes it, and focus returns to the element that opened it.
- */
-export function Dialog({
-  open,
-  title,
-  onClose,
-  children,
-  footer,
-  onClosed,
-}: {
+/** A modal on the native <dialog> (the page behind is inert); on close, focus returns to its opener. */
+export function Dialog({ open, title, onClose, children, footer, onClosed }: {
   readonly open: boolean;
   readonly title: string;
   readonly onClose: () => void;
@@ -26,37 +16,28 @@ export function Dialog({
 
   useEffect(() => {
     const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) {
+    if (open && dialog && !dialog.open) {
       opener.current = document.activeElement;
       dialog.showModal();
-    } else if (!open && dialog.open) {
+    } else if (!open && dialog?.open) {
       dialog.close();
     }
   }, [open]);
 
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    const onCancel = (event: Event) => {
-      event.preventDefault();
-      onClose();
-    };
-    const handleClose = () => {
-      const target = opener.current;
-      if (target instanceof HTMLElement && target.isConnected) target.focus();
-      onClosed?.();
-    };
-    dialog.addEventListener('cancel', onCancel);
-    dialog.addEventListener('close', handleClose);
-    return () => {
-      dialog.removeEventListener('cancel', onCancel);
-      dialog.removeEventListener('close', handleClose);
-    };
-  }, [onClose, onClosed]);
-
   return (
-    <dialog ref={ref} className="dialog" aria-labelledby={titleId}>
+    <dialog
+      ref={ref}
+      className="dialog"
+      aria-labelledby={titleId}
+      onCancel={(event) => {
+        event.preventDefault();
+        onClose();
+      }}
+      onClose={() => {
+        if (opener.current instanceof HTMLElement && opener.current.isConnected) opener.current.focus();
+        onClosed?.();
+      }}
+    >
       {open
         ? (
             <>

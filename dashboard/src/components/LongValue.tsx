@@ -1,10 +1,6 @@
 import { Fragment } from 'react';
 
-/**
- * A long value (a URL, a domain, an id) that may break across lines only after its separators
- * (`.`, `/`, `-`, `_`), so `my-portfolio.platform.example.com` breaks between labels, not inside
- * one; `.long-value` adds overflow-wrap:anywhere for a single part wider than the line.
- */
+/** A long value (a URL, a domain, an id) that breaks across lines after its separators (`.`, `/`, `-`, `_`). */
 export function LongValue({ value }: { readonly value: string }) {
   const parts = value.split(/(?<=[./_-])/);
   return (

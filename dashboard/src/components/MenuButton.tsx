@@ -7,11 +7,7 @@ export interface MenuItem {
   readonly disabled?: boolean;
 }
 
-/**
- * A menu button (WAI-ARIA APG pattern): Enter, Space or ArrowDown opens it on the first item,
- * ArrowUp on the last; arrows, Home and End move between items; Escape closes it and returns
- * focus to the button; Tab or a click outside closes it.
- */
+/** A menu button with the keyboard of the WAI-ARIA APG pattern; Tab or a click outside closes it. */
 export function MenuButton({ label, items }: { readonly label: string; readonly items: readonly MenuItem[] }) {
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(0);
@@ -48,53 +44,36 @@ export function MenuButton({ label, items }: { readonly label: string; readonly 
   };
 
   const onButtonKey = (event: KeyboardEvent<HTMLButtonElement>) => {
-    if (event.key === 'ArrowDown' || event.key === 'Enter' || event.key === ' ') {
-      event.preventDefault();
-      openAt(enabled[0]);
-    } else if (event.key === 'ArrowUp') {
-      event.preventDefault();
-      openAt(enabled[enabled.length - 1]);
-    }
-  };
-
-  const move = (delta: number) => {
-    const position = enabled.indexOf(active);
-    const next = enabled[(position + delta + enabled.length) % enabled.length];
-    if (next !== undefined) setActive(next);
+    if (!['ArrowDown', 'Enter', ' ', 'ArrowUp'].includes(event.key)) return;
+    event.preventDefault();
+    openAt(event.key === 'ArrowUp' ? enabled.at(-1) : enabled[0]);
   };
 
   const onMenuKey = (event: KeyboardEvent<HTMLUListElement>) => {
-    switch (event.key) {
-      case 'ArrowDown':
-        event.preventDefault();
-        move(1);
-        break;
-      case 'ArrowUp':
-        event.preventDefault();
-        move(-1);
-        break;
-      case 'Home':
-        event.preventDefault();
-        if (enabled[0] !== undefined) setActive(enabled[0]);
-        break;
-      case 'End':
-        event.preventDefault();
-        if (enabled.length > 0) setActive(enabled[enabled.length - 1] ?? 0);
-        break;
-      case 'Escape':
-        event.preventDefault();
-        close(true);
-        break;
-      case 'Tab':
-        close(false);
-        break;
-      default:
-        break;
+    const position = enabled.indexOf(active);
+    const moves: Record<string, number | undefined> = {
+      ArrowDown: enabled[(position + 1) % enabled.length],
+      ArrowUp: enabled[(position - 1 + enabled.length) % enabled.length],
+      Home: enabled[0],
+      End: enabled.at(-1),
+    };
+    if (Object.hasOwn(moves, event.key)) {
+      event.preventDefault();
+      const next = moves[event.key];
+      if (next !== undefined) setActive(next);
+    } else if (event.key === 'Escape') {
+      event.preventDefault();
+      close(true);
+    } else if (event.key === 'Tab') {
+      close(false);
+    } else if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      select(items[active]);
     }
   };
 
-  const select = (item: MenuItem) => {
-    if (item.disabled) return;
+  const select = (item: MenuItem | undefined) => {
+    if (!item || item.disabled) return;
     close(true);
     item.onSelect();
   };
@@ -125,12 +104,6 @@ export function MenuButton({ label, items }: { readonly label: string; readonly 
                   aria-disabled={item.disabled ? true : undefined}
                   className={item.danger ? 'danger' : undefined}
                   onClick={() => select(item)}
-                  onKeyDown={(event) => {
-                    if (event.key === 'Enter' || event.key === ' ') {
-                      event.preventDefault();
-                      select(item);
-                    }
-                  }}
                 >
                   {item.label}
                 </li>

@@ -5,16 +5,8 @@ type Tone = 'info' | 'success' | 'warning' | 'error';
 const ICONS: Record<Tone, string> = { info: 'ℹ', success: '✓', warning: '⚠', error: '✕' };
 const LABELS: Record<Tone, string> = { info: 'Note', success: 'Done', warning: 'Warning', error: 'Error' };
 
-/**
- * A message box whose tone is told by an icon and a word, not by colour alone. Errors use
- * role="alert" (announced at once); others are plain text or a polite status when `live`.
- */
-export function Notice({
-  tone,
-  title,
-  children,
-  live = false,
-}: {
+/** A message box whose tone an icon and a word tell; errors are alerts, others a status when `live`. */
+export function Notice({ tone, title, children, live = false }: {
   readonly tone: Tone;
   readonly title?: ReactNode;
   readonly children?: ReactNode;

@@ -1,9 +1,6 @@
 import { type ReactNode, useEffect, useRef } from 'react';
 
-/**
- * The page's h1. It takes focus when the page opens (hash navigation does not move focus), so
- * screen-reader and keyboard users start at the new content; it also sets the document title.
- */
+/** The page's h1 and document title; the h1 takes focus, which hash navigation does not move. */
 export function PageHeading({ title, children }: { readonly title: string; readonly children?: ReactNode }) {
   const ref = useRef<HTMLHeadingElement>(null);
   useEffect(() => {

@@ -2,21 +2,11 @@ import { useApp } from '../context';
 import { CopyButton } from './CopyButton';
 import { LongValue } from './LongValue';
 
-/**
- * How a platform host is reached on the local platform: its local edge serves every host by its
- * Host header, and as `<host>.localhost` (a loopback name browsers and curl resolve themselves;
- * local/edge.ts). Undefined on AWS, where the public URL works as it is.
- */
-export function localWayIn(localEdgeUrl: string | undefined, url: string): { link: string; curl: string } | undefined {
-  if (!localEdgeUrl) return undefined;
-  let target: URL;
-  let edge: URL;
-  try {
-    target = new URL(url);
-    edge = new URL(localEdgeUrl);
-  } catch {
-    return undefined;
-  }
+/** How a platform host is reached on the local platform (local/edge.ts); undefined on AWS. */
+function localWayIn(localEdgeUrl: string | undefined, url: string): { link: string; curl: string } | undefined {
+  if (!localEdgeUrl || !URL.canParse(url) || !URL.canParse(localEdgeUrl)) return undefined;
+  const target = new URL(url);
+  const edge = new URL(localEdgeUrl);
   const path = `${target.pathname}${target.search}`;
   return {
     link: `http://${target.hostname}.localhost:${edge.port}${path}`,
@@ -24,19 +14,12 @@ export function localWayIn(localEdgeUrl: string | undefined, url: string): { lin
   };
 }
 
-/**
- * A URL the platform serves (a project's default URL, a custom domain): the link, and on the local
- * platform the ways that work on this machine beside it. `live` false shows it as not served yet.
- */
-interface PlatformUrlProps {
+/** A URL the platform serves, as a link unless not `live`, and on the local platform its local ways in. */
+export function PlatformUrl({ url, live = true, label }: {
   readonly url: string;
-  /** @default true */
   readonly live?: boolean;
-  /** The link's text. @default the URL without its scheme */
   readonly label?: string;
-}
-
-export function PlatformUrl({ url, live = true, label }: PlatformUrlProps) {
+}) {
   const { config } = useApp();
   const local = localWayIn(config.localEdgeUrl, url);
   const shown = label ?? url.replace(/^https?:\/\//, '').replace(/\/$/, '');

@@ -1,13 +1,16 @@
-import { useId } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { formatIn, formatNumber, formatTime } from '../format';
-import type { WindowUsage } from '../types';
-import { useNow } from './useNow';
+import type { Usage, WindowUsage } from '../types';
 
 /** Usage of one window as a labelled bar, with the numbers in text (not colour alone). */
-export function UsageBar({ label, usage }: { readonly label: string; readonly usage: WindowUsage }) {
+function UsageBar({ label, usage }: { readonly label: string; readonly usage: WindowUsage }) {
   const id = useId();
-  // Ticks each second from the window's reset time, whatever the 10-s refresh brings.
-  const now = useNow();
+  // The countdown to the reset ticks each second, whatever the 10-s refresh brings.
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = window.setInterval(() => setNow(Date.now()), 1000);
+    return () => window.clearInterval(timer);
+  }, []);
   const share = usage.limit > 0 ? usage.used / usage.limit : 0;
   const tone = share >= 1 ? 'full' : share >= 0.8 ? 'high' : 'ok';
   const text = `${formatNumber(usage.used)} of ${formatNumber(usage.limit)} used, ${formatNumber(usage.remaining)} left`;
@@ -34,6 +37,16 @@ export function UsageBar({ label, usage }: { readonly label: string; readonly us
       <p className="hint">
         Resets <time dateTime={usage.resetsAt}>{formatIn(usage.resetsAt, now)}</time> (at {formatTime(usage.resetsAt)})
       </p>
+    </div>
+  );
+}
+
+/** The account's usage this minute and today. */
+export function UsageBars({ usage }: { readonly usage: Usage }) {
+  return (
+    <div className="bars">
+      <UsageBar label="This minute" usage={usage.minute} />
+      <UsageBar label="Today (UTC)" usage={usage.day} />
     </div>
   );
 }

@@ -1,36 +1,23 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { errorMessage } from '../api';
 import { actionStarted, onActionStart } from '../flash';
 
-export interface ActionState {
-  readonly busy: boolean;
-  readonly error: string | undefined;
-  readonly setError: (message: string | undefined) => void;
-  /** Runs one action: busy while it runs, its failure explained (by `describe`) once it ends. */
-  readonly run: (work: () => Promise<void>) => Promise<void>;
-}
-
-/**
- * The state of a button or form that calls the API: in flight, and why the last call failed.
- * Starting an action clears the notices and errors of every earlier action on the page.
- */
-export function useAction(describe: (error: unknown) => string = errorMessage): ActionState {
+/** A button or form that calls the API: in flight, and why it failed; starting one clears earlier notices. */
+export function useAction() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   useEffect(() => onActionStart(() => setError(undefined)), []);
-  const run = useCallback(
-    async (work: () => Promise<void>) => {
-      actionStarted();
-      setBusy(true);
-      try {
-        await work();
-      } catch (e) {
-        setError(describe(e));
-      } finally {
-        setBusy(false);
-      }
-    },
-    [describe],
-  );
+  /** Runs one action: busy while it runs, its failure explained once it ends. */
+  const run = async (work: () => Promise<void>) => {
+    actionStarted();
+    setBusy(true);
+    try {
+      await work();
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  };
   return { busy, error, setError, run };
 }

@@ -1,10 +1,7 @@
 import { useEffect, useState } from 'react';
 import { onActionStart } from '../flash';
 
-/**
- * A notice left by an action (a success, a warning): shown until the owner starts the next action
- * anywhere on the page (flash.ts's actionStarted), or until it is set again.
- */
+/** A notice left by an action, shown until the next action starts (flash.ts's actionStarted). */
 export function useNotice<T>(): [T | undefined, (notice: T | undefined) => void] {
   const [notice, setNotice] = useState<T>();
   useEffect(() => onActionStart(() => setNotice(undefined)), []);

@@ -1,28 +1,67 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { CopyButton } from '../components/CopyButton';
 import { Dialog } from '../components/Dialog';
-import { KeyStatus } from '../components/KeyStatus';
-import { ActionError, Loading, Notice } from '../components/Notice';
+import { Badge } from '../components/Badge';
+import { ActionError, Notice } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
+import { type Column, QueryState, Table } from '../components/Table';
 import { Time } from '../components/Time';
 import { useAction } from '../components/useAction';
 import { useNotice } from '../components/useNotice';
-import { errorMessage } from '../api';
 import { useApp } from '../context';
 import { actionStarted } from '../flash';
 import { queryKeys } from '../queries';
 import type { CreatedKey, Key } from '../types';
+import { CodeBlock, singleSend } from './overview/curl';
 
 export const maskedKey = (key: Pick<Key, 'prefix' | 'last4'>) => `${key.prefix}…${key.last4}`;
+
+/** A key's status as the Messages API treats it now: Revoked (for good), Banned (until the ban ends), or Active. */
+function KeyStatus({ keyView }: { readonly keyView: Key }) {
+  if (keyView.status === 'revoked') {
+    return (
+      <>
+        <Badge tone="neutral">Revoked</Badge>
+        {keyView.revokedAt ? <span className="hint block"><Time iso={keyView.revokedAt} /></span> : null}
+      </>
+    );
+  }
+  if (keyView.bannedUntil) {
+    // The only ban there is: the rate limiter's (lambda/keys).
+    return (
+      <>
+        <Badge tone="error">Banned</Badge>
+        <span className="hint block key-ban">
+          Rate-limit ban: it kept sending after 429 answers. Refused until <Time iso={keyView.bannedUntil} />.
+        </span>
+      </>
+    );
+  }
+  return <Badge tone="success">Active</Badge>;
+}
+
+export const keyMaskColumn: Column<Pick<Key, 'prefix' | 'last4'>> = {
+  label: 'Key',
+  cell: (key) => <code className="key-mask">{maskedKey(key)}</code>,
+};
+
+/** The columns the keys and usage pages start with. */
+export const keyColumns: readonly Column<Key>[] = [
+  { label: 'Name', cell: (key) => key.name, className: 'key-name' },
+  keyMaskColumn,
+  { label: 'Status', cell: (key) => <KeyStatus keyView={key} /> },
+];
+
+export const lastUsed = (key: Pick<Key, 'lastUsedAt'>) =>
+  key.lastUsedAt ? <Time iso={key.lastUsedAt} /> : <span className="muted">Never</span>;
 
 export function KeysPage() {
   const { api, me } = useApp();
   const accountId = me.account.accountId;
   const queryClient = useQueryClient();
-  // Last uses and bans change with every request the keys make: refreshed every 10 s while visible.
   const keys = useQuery({ queryKey: queryKeys.keys(accountId), queryFn: () => api.keys(accountId) });
-  /** A key as a change answered it, at once in the list; then the keys and usage are read again. */
+  // A key as a change answered it shows at once; then the keys and usage are read again.
   const changed = (update: (current: Key[]) => Key[]) => {
     queryClient.setQueryData<Key[]>(queryKeys.keys(accountId), (current) => update(current ?? []));
     void queryClient.invalidateQueries({ queryKey: queryKeys.keys(accountId) });
@@ -31,7 +70,24 @@ export function KeysPage() {
   const [created, setCreated] = useState<CreatedKey>();
   const [revoking, setRevoking] = useState<Key>();
   const [revoked, setRevoked] = useNotice<string>();
+  // After a revoke its button is gone: once the dialog has closed, focus goes to the list.
   const focusList = useRef(false);
+  const revoke = useAction();
+  const closeDialog = () => {
+    revoke.setError(undefined);
+    setRevoking(undefined);
+  };
+  const onRevoke = () => revoke.run(async () => {
+    if (!revoking) return;
+    const key = await api.revokeKey(accountId, revoking.keyId);
+    focusList.current = true;
+    setRevoking(undefined);
+    setRevoked(`Key ${key.name} (${maskedKey(key)}) is revoked. Requests with it get 401 from now on.`);
+    // The row keeps the last use it had if the revoke answer has none.
+    changed((current) =>
+      current.map((k) => (k.keyId === key.keyId ? { ...key, lastUsedAt: key.lastUsedAt ?? k.lastUsedAt } : k)));
+    if (created?.key.keyId === key.keyId) setCreated(undefined);
+  });
 
   return (
     <>
@@ -56,73 +112,68 @@ export function KeysPage() {
           <button type="button" className="button small secondary" onClick={() => void keys.refetch()}>Refresh</button>
         </div>
         <div role="status">{revoked ? <Notice tone="success">{revoked}</Notice> : null}</div>
-        {keys.error ? <Notice tone="error">{errorMessage(keys.error)}</Notice> : null}
-        {keys.isPending ? <Loading label="Loading keys…" /> : null}
-        {keys.data && keys.data.length === 0
-          ? <p className="empty">No keys yet. Generate one above to send your first message.</p>
-          : null}
-        {keys.data && keys.data.length > 0
-          ? (
-              <table className="table responsive">
-                <caption className="visually-hidden">API keys, oldest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Key</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Last used</th>
-                    <th scope="col"><span className="visually-hidden">Actions</span></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {keys.data.map((key) => (
-                    <tr key={key.keyId}>
-                      <th scope="row" data-label="Name" className="key-name">{key.name}</th>
-                      <td data-label="Key"><code className="key-mask">{maskedKey(key)}</code></td>
-                      <td data-label="Status"><KeyStatus keyView={key} /></td>
-                      <td data-label="Created"><Time iso={key.createdAt} /></td>
-                      <td data-label="Last used">{key.lastUsedAt ? <Time iso={key.lastUsedAt} /> : <span className="muted">Never</span>}</td>
-                      <td data-label="Actions" className="actions">
-                        {key.status === 'active'
-                          ? (
-                              <button
-                                type="button"
-                                className="button small danger-outline"
-                                aria-label={`Revoke ${key.name} (${maskedKey(key)})`}
-                                onClick={() => setRevoking(key)}
-                              >
-                                Revoke
-                              </button>
-                            )
-                          : null}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )
-          : null}
+        <QueryState
+          query={keys}
+          loading="Loading keys…"
+          rows={keys.data}
+          empty="No keys yet. Generate one above to send your first message."
+        >
+          {(rows) => (
+            <Table
+              caption="API keys, oldest first"
+              hideCaption
+              rows={rows}
+              rowKey={(key) => key.keyId}
+              columns={[
+                ...keyColumns,
+                { label: 'Created', cell: (key) => <Time iso={key.createdAt} /> },
+                { label: 'Last used', cell: lastUsed },
+                {
+                  label: 'Actions',
+                  hideLabel: true,
+                  className: 'actions',
+                  cell: (key) => key.status === 'active'
+                    ? (
+                        <button
+                          type="button"
+                          className="button small danger-outline"
+                          aria-label={`Revoke ${key.name} (${maskedKey(key)})`}
+                          onClick={() => setRevoking(key)}
+                        >
+                          Revoke
+                        </button>
+                      )
+                    : null,
+                },
+              ]}
+            />
+          )}
+        </QueryState>
       </section>
 
-      <RevokeDialog
-        keyToRevoke={revoking}
-        onClose={() => setRevoking(undefined)}
+      <Dialog
+        open={revoking !== undefined}
+        title={`Revoke the key “${revoking?.name ?? ''}”?`}
+        onClose={closeDialog}
         onClosed={() => {
           if (focusList.current) document.getElementById('keys-heading')?.focus();
           focusList.current = false;
         }}
-        onRevoked={(key) => {
-          // Its Revoke button is gone: once the dialog has closed, focus goes to the list.
-          focusList.current = true;
-          setRevoking(undefined);
-          setRevoked(`Key ${key.name} (${maskedKey(key)}) is revoked. Requests with it get 401 from now on.`);
-          // The revoke answer carries the key's last use; the row keeps the one it had if the answer has none.
-          changed((current) =>
-            current.map((k) => (k.keyId === key.keyId ? { ...key, lastUsedAt: key.lastUsedAt ?? k.lastUsedAt } : k)));
-          if (created?.key.keyId === key.keyId) setCreated(undefined);
-        }}
-      />
+        footer={(
+          <>
+            <button type="button" className="button secondary" onClick={closeDialog} autoFocus>Cancel</button>
+            <button type="button" className="button danger" disabled={revoke.busy} onClick={() => void onRevoke()}>
+              {revoke.busy ? 'Revoking…' : 'Revoke key'}
+            </button>
+          </>
+        )}
+      >
+        <p>
+          Requests with <code>{revoking ? maskedKey(revoking) : ''}</code> will be refused (401 Unauthorized) from the
+          next request on. This cannot be undone.
+        </p>
+        <ActionError message={revoke.error} />
+      </Dialog>
     </>
   );
 }
@@ -131,8 +182,6 @@ function CreateKeyForm({ onCreated }: { readonly onCreated: (created: CreatedKey
   const { api, me } = useApp();
   const [name, setName] = useState('');
   const { busy, error, setError, run } = useAction();
-  const errorId = useId();
-  const hintId = useId();
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
@@ -159,14 +208,14 @@ function CreateKeyForm({ onCreated }: { readonly onCreated: (created: CreatedKey
             maxLength={100}
             autoComplete="off"
             onChange={(e) => setName(e.target.value)}
-            aria-describedby={`${hintId}${error ? ` ${errorId}` : ''}`}
+            aria-describedby={`key-name-hint${error ? ' key-name-error' : ''}`}
             aria-invalid={error ? true : undefined}
           />
-          <p className="hint" id={hintId}>A label to recognise it, e.g. production.</p>
+          <p className="hint" id="key-name-hint">A label to recognise it, e.g. production.</p>
         </div>
         <button type="submit" className="button primary" disabled={busy}>{busy ? 'Generating…' : 'Generate key'}</button>
       </form>
-      <ActionError message={error} id={errorId} />
+      <ActionError message={error} id="key-name-error" />
     </section>
   );
 }
@@ -174,12 +223,8 @@ function CreateKeyForm({ onCreated }: { readonly onCreated: (created: CreatedKey
 function NewKeyPanel({ created, onDone }: { readonly created: CreatedKey; readonly onDone: () => void }) {
   const { config } = useApp();
   const panel = useRef<HTMLElement>(null);
-  // Move focus to the new key once, so screen-reader and keyboard users land on it.
+  // Focus lands on the new key once, for screen-reader and keyboard users.
   useEffect(() => panel.current?.focus(), [created.key.keyId]);
-  const base = config.messagesApiUrl || '<messages API URL>';
-  const curl =
-    `curl -X POST ${base}/messages \\\n  -H "Authorization: Bearer ${created.secret}" \\\n` +
-    `  -H "Content-Type: application/json" \\\n  -d '{"message": "Hello"}'`;
   return (
     <section aria-labelledby="new-key-heading" className="card new-key" tabIndex={-1} ref={panel}>
       <h2 id="new-key-heading">New key “{created.key.name}”</h2>
@@ -204,63 +249,12 @@ function NewKeyPanel({ created, onDone }: { readonly created: CreatedKey; readon
       </div>
       <details>
         <summary>Send a test message with curl</summary>
-        <div className="code-block">
-          <pre><code>{curl}</code></pre>
-          <CopyButton value={curl.replace(/\\\n\s*/g, '')} label="Copy the curl command" />
-        </div>
+        <CodeBlock
+          example={singleSend(config.messagesApiUrl || '<messages API URL>', created.secret)}
+          label="Copy the curl command"
+        />
       </details>
       <button type="button" className="button secondary" onClick={onDone}>I have stored the key</button>
     </section>
-  );
-}
-
-function RevokeDialog({
-  keyToRevoke,
-  onClose,
-  onClosed,
-  onRevoked,
-}: {
-  readonly keyToRevoke: Key | undefined;
-  readonly onClose: () => void;
-  readonly onClosed: () => void;
-  readonly onRevoked: (key: Key) => void;
-}) {
-  const { api, me } = useApp();
-  const { busy, error, setError, run } = useAction();
-  const close = () => {
-    setError(undefined);
-    onClose();
-  };
-  const revoke = async () => {
-    if (!keyToRevoke) return;
-    await run(async () => onRevoked(await api.revokeKey(me.account.accountId, keyToRevoke.keyId)));
-  };
-  return (
-    <Dialog
-      open={keyToRevoke !== undefined}
-      title={`Revoke the key “${keyToRevoke?.name ?? ''}”?`}
-      onClose={close}
-      onClosed={onClosed}
-      footer={(
-        <>
-          <button type="button" className="button secondary" onClick={close} autoFocus>Cancel</button>
-          <button type="button" className="button danger" disabled={busy} onClick={() => void revoke()}>
-            {busy ? 'Revoking…' : 'Revoke key'}
-          </button>
-        </>
-      )}
-    >
-      {keyToRevoke
-        ? (
-            <>
-              <p>
-                Requests with <code>{maskedKey(keyToRevoke)}</code> will be refused (401 Unauthorized) from the next
-                request on. This cannot be undone.
-              </p>
-              <ActionError message={error} />
-            </>
-          )
-        : null}
-    </Dialog>
   );
 }

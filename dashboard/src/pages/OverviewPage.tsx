@@ -1,11 +1,12 @@
-import { useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
+import { Badge } from '../components/Badge';
 import { CopyButton } from '../components/CopyButton';
 import { LongValue } from '../components/LongValue';
 import { Loading, Notice } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { Time } from '../components/Time';
-import { UsageBar } from '../components/UsageBar';
+import { UsageBars } from '../components/UsageBar';
 import { useQuery } from '@tanstack/react-query';
 import { errorMessage } from '../api';
 import { planName, useApp } from '../context';
@@ -13,57 +14,35 @@ import { queryKeys, useAccount } from '../queries';
 import { formatNumber } from '../format';
 import { REFRESH_INTERVAL_MS } from '../query-client';
 import { href } from '../router';
-import type { Key, Project, Usage } from '../types';
-import { batchSend, type CurlExample, singleSend } from './overview/curl';
-import { Step } from './overview/Step';
+import { batchSend, CodeBlock, type CurlExample, singleSend } from './overview/curl';
 
 /** While a step waits for something to happen elsewhere (a request, a deploy), how often to look. */
 const STEP_POLL_MS = 5_000;
 
-interface Progress {
-  readonly keys: readonly Key[];
-  readonly usage: Usage;
-  readonly projects: readonly Project[];
-}
-
-/**
- * The first message: the latest last use of any key, revoked ones included. The Messages API
- * records a key's last use when it accepts a message, and it outlives the day's count (which
- * starts again at midnight UTC) and the key's revocation; today's usage is the fallback.
- */
-function firstMessage(progress: Progress): { received: boolean; lastAt?: string } {
-  const lastAt = progress.keys.map((k) => k.lastUsedAt).filter((t): t is string => t !== undefined).sort().at(-1);
-  return { received: lastAt !== undefined || progress.usage.day.used > 0, ...(lastAt ? { lastAt } : {}) };
-}
-
-/** The first screen after sign-in: where the API is, the plan and its usage, and three steps to a first message and a first site. */
+/** The first screen after sign-in: the API, the plan and its usage, and three steps to a first message and a first site. */
 export function OverviewPage() {
   const { api, me, plans, config } = useApp();
   const account = useAccount();
   const accountId = me.account.accountId;
-  // The same cache entries as the keys, usage and projects pages. While a step waits for something
-  // done elsewhere (a request with curl, a deploy), they are read more often.
+  // The keys, usage and projects pages' cache entries, read more often while a step waits.
   const [waiting, setWaiting] = useState(true);
-  const refetchInterval = waiting ? STEP_POLL_MS : REFRESH_INTERVAL_MS;
-  const keys = useQuery({ queryKey: queryKeys.keys(accountId), queryFn: () => api.keys(accountId), refetchInterval });
-  const usage = useQuery({
-    queryKey: queryKeys.usage(accountId),
-    queryFn: () => api.usage(accountId),
-    refetchInterval,
-  });
+  const poll = { refetchInterval: waiting ? STEP_POLL_MS : REFRESH_INTERVAL_MS };
+  const keys = useQuery({ queryKey: queryKeys.keys(accountId), queryFn: () => api.keys(accountId), ...poll });
+  const usage = useQuery({ queryKey: queryKeys.usage(accountId), queryFn: () => api.usage(accountId), ...poll });
   const projects = useQuery({
     queryKey: queryKeys.projects(accountId),
     queryFn: () => api.projects(accountId),
-    refetchInterval,
+    ...poll,
   });
-  const data: Progress | undefined = keys.data && usage.data && projects.data
+  const data = keys.data && usage.data && projects.data
     ? { keys: keys.data, usage: usage.data, projects: projects.data }
     : undefined;
   const error = keys.error ?? usage.error ?? projects.error;
-  const loading = data === undefined && error === null;
-  const first = data ? firstMessage(data) : undefined;
+  // The latest last use of any key (revoked ones too) outlives the day's count; today's count is the fallback.
+  const lastAt = data?.keys.map((k) => k.lastUsedAt).filter((t) => t !== undefined).sort().at(-1);
+  const received = lastAt !== undefined || (data?.usage.day.used ?? 0) > 0;
   const live = data?.projects.find((p) => p.liveDeployId !== undefined);
-  const stillWaiting = data === undefined || !first?.received || !live;
+  const stillWaiting = data === undefined || !received || !live;
   useEffect(() => setWaiting(stillWaiting), [stillWaiting]);
 
   const base = config.messagesApiUrl;
@@ -87,12 +66,26 @@ export function OverviewPage() {
               </span>
             </dd>
           </div>
-          <div>
-            <dt>Authentication</dt>
-            <dd><code>Authorization: Bearer &lt;API key&gt;</code></dd>
-          </div>
+          <div><dt>Authentication</dt><dd><code>Authorization: Bearer &lt;API key&gt;</code></dd></div>
         </dl>
-        <DocsLinks />
+        {/* The API documents ship with this app (docs/*.yaml). */}
+        <div className="docs-links">
+          <h3>Documentation</h3>
+          <ul>
+            <li>
+              <a href="docs/openapi.yaml">Messages API reference</a> (OpenAPI 3.1): requests, answers, error codes and
+              rate-limit headers.
+            </li>
+            <li>
+              <a href="docs/control-api.yaml">Control API reference</a>: keys, usage, projects and domains, as this
+              dashboard uses them.
+            </li>
+            <li className="hint">
+              In the repository: docs/api-clients.md (the order of checks, limits and bans) and docs/owners.md (the
+              dashboard, projects and custom domains).
+            </li>
+          </ul>
+        </div>
       </section>
 
       <section className="card" aria-labelledby="overview-plan-heading">
@@ -107,13 +100,8 @@ export function OverviewPage() {
         </p>
         {error ? <Notice tone="error">{errorMessage(error)}</Notice> : null}
         {data
-          ? (
-              <div className="bars">
-                <UsageBar label="This minute" usage={data.usage.minute} />
-                <UsageBar label="Today (UTC)" usage={data.usage.day} />
-              </div>
-            )
-          : loading ? <Loading label="Loading your account…" /> : null}
+          ? <UsageBars usage={data.usage} />
+          : error ? null : <Loading label="Loading your account…" />}
       </section>
 
       <section className="card" aria-labelledby="start-heading">
@@ -131,12 +119,12 @@ export function OverviewPage() {
                         </>
                       )}
                 </Step>
-                <Step number={2} title="Send a test request" done={first?.received ?? false}>
-                  {first?.received
+                <Step number={2} title="Send a test request" done={received}>
+                  {received
                     ? (
                         <p className="step-result">
                           <span aria-hidden="true">✓ </span>First message received
-                          {first.lastAt ? <>; last one <Time iso={first.lastAt} /></> : null}.
+                          {lastAt ? <>; last one <Time iso={lastAt} /></> : null}.
                         </p>
                       )
                     : (
@@ -176,9 +164,30 @@ export function OverviewPage() {
                 </Step>
               </ol>
             )
-          : loading ? <Loading label="Loading your progress…" /> : null}
+          : error ? null : <Loading label="Loading your progress…" />}
       </section>
     </>
+  );
+}
+
+/** One step of getting started: its number, its state in an icon and a word, and what to do. */
+function Step({ number, title, done, children }: {
+  readonly number: number;
+  readonly title: string;
+  readonly done: boolean;
+  readonly children: ReactNode;
+}) {
+  return (
+    <li className={`start-step ${done ? 'start-step-done' : 'start-step-todo'}`} aria-labelledby={`step-${number}-title`}>
+      <span className="start-step-mark" aria-hidden="true">{done ? '✓' : number}</span>
+      <div className="start-step-body">
+        <h3 id={`step-${number}-title`}>
+          {title}{' '}
+          <Badge tone={done ? 'success' : 'neutral'}>{done ? 'Done' : 'To do'}</Badge>
+        </h3>
+        {children}
+      </div>
+    </li>
   );
 }
 
@@ -186,33 +195,7 @@ function CurlBlock({ title, example }: { readonly title: string; readonly exampl
   return (
     <div className="curl">
       <h4>{title}</h4>
-      <div className="code-block">
-        <pre><code>{example.shown}</code></pre>
-        <CopyButton value={example.oneLine} label={`Copy the curl command: ${title.toLowerCase()}`} />
-      </div>
-    </div>
-  );
-}
-
-/** The API documents ship with this app (docs/*.yaml); the repository's docs/ pages say the rest. */
-function DocsLinks() {
-  return (
-    <div className="docs-links">
-      <h3>Documentation</h3>
-      <ul>
-        <li>
-          <a href="docs/openapi.yaml">Messages API reference</a> (OpenAPI 3.1): requests, answers, error codes and
-          rate-limit headers.
-        </li>
-        <li>
-          <a href="docs/control-api.yaml">Control API reference</a>: keys, usage, projects and domains, as this
-          dashboard uses them.
-        </li>
-        <li className="hint">
-          In the repository: docs/api-clients.md (the order of checks, limits and bans) and docs/owners.md (the
-          dashboard, projects and custom domains).
-        </li>
-      </ul>
+      <CodeBlock example={example} label={`Copy the curl command: ${title.toLowerCase()}`} />
     </div>
   );
 }

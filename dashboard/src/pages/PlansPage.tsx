@@ -7,13 +7,18 @@ import { useAction } from '../components/useAction';
 import { planName, useApp } from '../context';
 import { queryKeys, useAccount } from '../queries';
 import { href } from '../router';
+import { formatNumber } from '../format';
 import type { Account, Plan, UpgradeRequest } from '../types';
-import { FEATURES, limitsText } from './usage/PlanFeatures';
 
-/**
- * The owner's request still waits for an operator: pending, and for a plan above the current one
- * (once an operator has moved the account there, it is done whatever the record still says).
- */
+/** Which features each plan has, from the catalogue (GET /plans). */
+const FEATURES = [
+  { label: 'Messages API with API keys', has: () => true },
+  { label: 'Projects at a platform subdomain', has: () => true },
+  { label: 'Custom domains', has: (plan: Plan) => plan.customDomains },
+  { label: 'Agreed (custom) limits', has: (plan: Plan) => plan.customLimits },
+] as const;
+
+/** The owner's request, until an operator moves the account to its plan or above (whatever the record says). */
 export function pendingRequest(account: Account, plans: readonly Plan[]): UpgradeRequest | undefined {
   const request = account.upgradeRequest;
   if (!request || request.status !== 'pending') return undefined;
@@ -21,11 +26,7 @@ export function pendingRequest(account: Account, plans: readonly Plan[]): Upgrad
   return rank(request.plan) > rank(account.plan) ? request : undefined;
 }
 
-/**
- * Compare plans: the plans first, each with its limits and features, and a way up that goes
- * somewhere: "Request upgrade" records a request the operators see; it stays pending until one
- * of them changes the plan. There is no billing on the platform, and the page says so.
- */
+/** Compare plans; "Request upgrade" records a request the operators see (there is no billing). */
 export function PlansPage() {
   const { api, me, plans } = useApp();
   const account = useAccount();
@@ -74,7 +75,11 @@ export function PlansPage() {
                 {current ? <Badge tone="success">Current</Badge> : null}
                 {requested ? <Badge tone="progress">Requested</Badge> : null}
               </div>
-              <p className="plan-limits">{limitsText(plan)}</p>
+              <p className="plan-limits">
+                {plan.customLimits
+                  ? 'Limits agreed with you'
+                  : `${formatNumber(plan.limits.perMinute)} requests a minute, ${formatNumber(plan.limits.perDay)} a day`}
+              </p>
               <ul className="plan-features">
                 {FEATURES.map((feature) => (
                   <li key={feature.label}>

@@ -1,16 +1,15 @@
 import { useQuery } from '@tanstack/react-query';
-import { errorMessage } from '../api';
-import { KeyStatus } from '../components/KeyStatus';
-import { Loading, Notice } from '../components/Notice';
+import { Notice } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
+import { QueryState, Table } from '../components/Table';
 import { Time } from '../components/Time';
-import { UsageBar } from '../components/UsageBar';
+import { UsageBars } from '../components/UsageBar';
 import { planName, useApp } from '../context';
 import { formatNumber } from '../format';
 import { REFRESH_INTERVAL_MS } from '../query-client';
 import { queryKeys, useCurrentPlan } from '../queries';
 import { href } from '../router';
-import { maskedKey } from './KeysPage';
+import { keyColumns, lastUsed } from './KeysPage';
 import { pendingRequest } from './PlansPage';
 import { UsageHistory } from './usage/UsageHistory';
 
@@ -31,18 +30,9 @@ export function UsagePage() {
         <h2 id="plan-heading">Current plan: {planName(plans, account.plan)}</h2>
         <p className="hint">Account {account.name} (<code>{account.accountId}</code>)</p>
         <dl className="facts">
-          <div>
-            <dt>Requests per minute</dt>
-            <dd>{formatNumber(account.limits.perMinute)}</dd>
-          </div>
-          <div>
-            <dt>Requests per day</dt>
-            <dd>{formatNumber(account.limits.perDay)}</dd>
-          </div>
-          <div>
-            <dt>Custom domains</dt>
-            <dd>{current?.customDomains ? 'Included' : 'Not included'}</dd>
-          </div>
+          <div><dt>Requests per minute</dt><dd>{formatNumber(account.limits.perMinute)}</dd></div>
+          <div><dt>Requests per day</dt><dd>{formatNumber(account.limits.perDay)}</dd></div>
+          <div><dt>Custom domains</dt><dd>{current?.customDomains ? 'Included' : 'Not included'}</dd></div>
         </dl>
         <p className="hint">
           Limits apply to the account, per UTC minute and per UTC day: all its API keys share them, so another key
@@ -75,16 +65,8 @@ export function UsagePage() {
           <button type="button" className="button small secondary" onClick={() => void usage.refetch()}>Refresh</button>
         </div>
         <p className="hint">All keys of the account together. Updated every {REFRESH_INTERVAL_MS / 1000} seconds while this page is visible.</p>
-        {usage.error ? <Notice tone="error">{errorMessage(usage.error)}</Notice> : null}
-        {usage.isPending ? <Loading label="Loading usage…" /> : null}
-        {usage.data
-          ? (
-              <div className="bars">
-                <UsageBar label="This minute" usage={usage.data.minute} />
-                <UsageBar label="Today (UTC)" usage={usage.data.day} />
-              </div>
-            )
-          : null}
+        <QueryState query={usage} loading="Loading usage…" />
+        {usage.data ? <UsageBars usage={usage.data} /> : null}
         {banned.map((key) => (
           <Notice key={key.keyId} tone="error" title={`${key.name} is temporarily banned`}>
             <p>
@@ -106,36 +88,22 @@ export function UsagePage() {
         {keys.length > 0
           ? (
               <div className="table-scroll">
-                <table className="table responsive">
-                  <caption className="visually-hidden">Requests of each key this minute and today, oldest key first</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Key</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">This minute</th>
-                      <th scope="col">Today (UTC)</th>
-                      <th scope="col">Last used</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {keys.map((key) => (
-                      <tr key={key.keyId}>
-                        <th scope="row" data-label="Name" className="key-name">{key.name}</th>
-                        <td data-label="Key"><code className="key-mask">{maskedKey(key)}</code></td>
-                        <td data-label="Status"><KeyStatus keyView={key} /></td>
-                        <td data-label="This minute">{formatNumber(key.used.minute)}</td>
-                        <td data-label="Today (UTC)">{formatNumber(key.used.day)}</td>
-                        <td data-label="Last used">{key.lastUsedAt ? <Time iso={key.lastUsedAt} /> : <span className="muted">Never</span>}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
+                <Table
+                  caption="Requests of each key this minute and today, oldest key first"
+                  hideCaption
+                  rows={keys}
+                  rowKey={(key) => key.keyId}
+                  columns={[
+                    ...keyColumns,
+                    { label: 'This minute', cell: (key) => formatNumber(key.used.minute) },
+                    { label: 'Today (UTC)', cell: (key) => formatNumber(key.used.day) },
+                    { label: 'Last used', cell: lastUsed },
+                  ]}
+                />
               </div>
             )
           : null}
       </section>
-
     </>
   );
 }

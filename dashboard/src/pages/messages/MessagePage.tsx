@@ -1,21 +1,17 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { errorMessage } from '../../api';
 import { Badge, type BadgeTone } from '../../components/Badge';
-import { ActionError, Loading, Notice } from '../../components/Notice';
+import { ActionError } from '../../components/Notice';
 import { PageHeading } from '../../components/PageHeading';
+import { QueryState, Table } from '../../components/Table';
 import { Time } from '../../components/Time';
 import { useApp } from '../../context';
 import { href } from '../../router';
 import { messagesApi, type WebhookDelivery } from '../webhooks/webhooks-api';
 import { MessageStatus } from './MessagesPage';
-import '../webhooks/webhooks.css';
 
-const DELIVERY_TONE: Record<WebhookDelivery['status'], BadgeTone> = {
-  pending: 'progress',
-  succeeded: 'success',
-  failed: 'error',
-  abandoned: 'warning',
-};
+const DELIVERY_TONE: Record<WebhookDelivery['status'], BadgeTone> =
+  { pending: 'progress', succeeded: 'success', failed: 'error', abandoned: 'warning' };
 
 /** One message: its status, attempts, result or error, and its webhook deliveries with every attempt. */
 export function MessagePage({ messageId }: { readonly messageId: string }) {
@@ -31,8 +27,7 @@ export function MessagePage({ messageId }: { readonly messageId: string }) {
       <PageHeading title={`Message ${messageId}`}>
         <p><a href={href.messages}>← All messages</a></p>
       </PageHeading>
-      {message.error ? <Notice tone="error">{errorMessage(message.error)}</Notice> : null}
-      {message.isPending ? <Loading label="Loading the message…" /> : null}
+      <QueryState query={message} loading="Loading the message…" />
       {m
         ? (
             <>
@@ -54,9 +49,9 @@ export function MessagePage({ messageId }: { readonly messageId: string }) {
               </section>
               <section aria-labelledby="deliveries-heading" className="card">
                 <h2 id="deliveries-heading">Webhook deliveries</h2>
-                {(m.deliveries ?? []).length === 0 ? <p className="empty">No webhook deliveries for this message.</p> : null}
+                {m.deliveries.length === 0 ? <p className="empty">No webhook deliveries for this message.</p> : null}
                 <ul className="list">
-                  {(m.deliveries ?? []).map((delivery) => (
+                  {m.deliveries.map((delivery) => (
                     <DeliveryItem key={delivery.id} messageId={messageId} delivery={delivery} />
                   ))}
                 </ul>
@@ -85,29 +80,19 @@ function DeliveryItem({ messageId, delivery }: { readonly messageId: string; rea
           {delivery.reason ? <span className="muted"> ({delivery.reason})</span> : null}
         </p>
         {delivery.nextAttemptAt ? <p className="muted">Next attempt <Time iso={delivery.nextAttemptAt} /></p> : null}
-        <table className="table responsive">
-          <caption className="visually-hidden">Attempts of this delivery</caption>
-          <thead>
-            <tr>
-              <th scope="col">Attempt</th>
-              <th scope="col">Time</th>
-              <th scope="col">Status code</th>
-              <th scope="col">Duration</th>
-              <th scope="col">Error</th>
-            </tr>
-          </thead>
-          <tbody>
-            {delivery.attempts.map((attempt) => (
-              <tr key={attempt.attempt}>
-                <th scope="row" data-label="Attempt">{attempt.attempt}</th>
-                <td data-label="Time"><Time iso={attempt.at} /></td>
-                <td data-label="Status code">{attempt.statusCode ?? '—'}</td>
-                <td data-label="Duration">{attempt.durationMs} ms</td>
-                <td data-label="Error">{attempt.error ?? '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          caption="Attempts of this delivery"
+          hideCaption
+          rows={delivery.attempts}
+          rowKey={(attempt) => attempt.attempt}
+          columns={[
+            { label: 'Attempt', cell: (attempt) => attempt.attempt },
+            { label: 'Time', cell: (attempt) => <Time iso={attempt.at} /> },
+            { label: 'Status code', cell: (attempt) => attempt.statusCode ?? '—' },
+            { label: 'Duration', cell: (attempt) => `${attempt.durationMs} ms` },
+            { label: 'Error', cell: (attempt) => attempt.error ?? '—' },
+          ]}
+        />
       </div>
       <div className="actions">
         <button

@@ -1,19 +1,16 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { errorMessage } from '../../api';
 import { Badge, type BadgeTone } from '../../components/Badge';
-import { Loading, Notice } from '../../components/Notice';
 import { PageHeading } from '../../components/PageHeading';
+import { QueryState, Table } from '../../components/Table';
 import { Time } from '../../components/Time';
 import { useApp } from '../../context';
 import { href } from '../../router';
-import { type AccountMessage, messagesApi } from '../webhooks/webhooks-api';
-import '../webhooks/webhooks.css';
+import { messagesApi, type MessageStatus as Status } from '../webhooks/webhooks-api';
 
-const STATUSES = ['queued', 'processed', 'failed'] as const;
-const STATUS_TONE: Record<AccountMessage['status'], BadgeTone> = { queued: 'progress', processed: 'success', failed: 'error' };
+const STATUS_TONE: Record<Status, BadgeTone> = { queued: 'progress', processed: 'success', failed: 'error' };
 
-export function MessageStatus({ status }: { readonly status: AccountMessage['status'] }) {
+export function MessageStatus({ status }: { readonly status: Status }) {
   return <Badge tone={STATUS_TONE[status]}>{status}</Badge>;
 }
 
@@ -21,17 +18,14 @@ export function MessageStatus({ status }: { readonly status: AccountMessage['sta
 export function MessagesPage() {
   const { api, me } = useApp();
   const accountId = me.account.accountId;
-  const [status, setStatus] = useState<string>('');
+  const [status, setStatus] = useState<Status | ''>('');
   const [cursors, setCursors] = useState<readonly string[]>([]);
   const cursor = cursors.at(-1);
   const page = useQuery({
     queryKey: ['messages', accountId, status, cursor ?? ''],
-    queryFn: () =>
-      messagesApi.list(api, accountId, {
-        ...(status ? { status: status as AccountMessage['status'] } : {}),
-        ...(cursor ? { cursor } : {}),
-      }),
+    queryFn: () => messagesApi.list(api, accountId, { status: status || undefined, cursor }),
   });
+  const next = page.data?.nextCursor;
   const [search, setSearch] = useState('');
   const onSearch = (event: FormEvent) => {
     event.preventDefault();
@@ -59,43 +53,36 @@ export function MessagesPage() {
               id="message-status"
               value={status}
               onChange={(e) => {
-                setStatus(e.target.value);
+                setStatus(e.target.value as Status | '');
                 setCursors([]);
               }}
             >
               <option value="">All</option>
-              {STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+              {Object.keys(STATUS_TONE).map((s) => <option key={s} value={s}>{s}</option>)}
             </select>
           </div>
         </div>
-        {page.error ? <Notice tone="error">{errorMessage(page.error)}</Notice> : null}
-        {page.isPending ? <Loading label="Loading messages…" /> : null}
-        {page.data && page.data.data.length === 0 ? <p className="empty">No messages{status ? ` ${status}` : ''} yet.</p> : null}
-        {page.data && page.data.data.length > 0
-          ? (
-              <table className="table responsive">
-                <caption className="visually-hidden">Messages, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Id</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Message</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.data.map((message) => (
-                    <tr key={message.id}>
-                      <th scope="row" data-label="Id"><a href={href.message(message.id)}><code>{message.id}</code></a></th>
-                      <td data-label="Status"><MessageStatus status={message.status} /></td>
-                      <td data-label="Created"><Time iso={message.createdAt} /></td>
-                      <td data-label="Message" className="truncate">{message.message}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )
-          : null}
+        <QueryState
+          query={page}
+          loading="Loading messages…"
+          rows={page.data?.data}
+          empty={`No messages${status ? ` ${status}` : ''} yet.`}
+        >
+          {(rows) => (
+            <Table
+              caption="Messages, newest first"
+              hideCaption
+              rows={rows}
+              rowKey={(message) => message.id}
+              columns={[
+                { label: 'Id', cell: (message) => <a href={href.message(message.id)}><code>{message.id}</code></a> },
+                { label: 'Status', cell: (message) => <MessageStatus status={message.status} /> },
+                { label: 'Created', cell: (message) => <Time iso={message.createdAt} /> },
+                { label: 'Message', cell: (message) => message.message, className: 'truncate' },
+              ]}
+            />
+          )}
+        </QueryState>
         <div className="row">
           {cursors.length > 0
             ? (
@@ -104,13 +91,9 @@ export function MessagesPage() {
                 </button>
               )
             : null}
-          {page.data?.nextCursor
+          {next
             ? (
-                <button
-                  type="button"
-                  className="button small secondary"
-                  onClick={() => setCursors([...cursors, page.data.nextCursor as string])}
-                >
+                <button type="button" className="button small secondary" onClick={() => setCursors([...cursors, next])}>
                   Older
                 </button>
               )

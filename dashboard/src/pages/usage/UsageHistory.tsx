@@ -1,20 +1,23 @@
 import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
-import { errorMessage } from '../../api';
 import { Badge } from '../../components/Badge';
-import { Loading, Notice } from '../../components/Notice';
+import { type Column, QueryState, Table } from '../../components/Table';
 import { useApp } from '../../context';
 import { queryKeys } from '../../queries';
 import { formatNumber } from '../../format';
-import { maskedKey } from '../KeysPage';
-import { HistoryChart } from './HistoryChart';
+import type { DayUsage, KeyUsageHistory, UsageTotals } from '../../types';
+import { keyMaskColumn } from '../KeysPage';
 
 const DAYS = 30;
 
-/**
- * The account's last 30 UTC days: a chart, the same numbers per day in a table, and each key's
- * totals (revoked keys included). Refused counts are lower bounds, and the page says so.
- */
+const counts = (totals: UsageTotals) => [totals.accepted, totals.rateLimited, totals.banned].map(formatNumber);
+const countColumns: readonly Column<UsageTotals>[] = [
+  { label: 'Accepted', cell: (totals) => formatNumber(totals.accepted) },
+  { label: 'Rate limited', cell: (totals) => formatNumber(totals.rateLimited) },
+  { label: 'Banned', cell: (totals) => formatNumber(totals.banned) },
+];
+
+/** The account's last 30 UTC days: a chart, the same numbers per day in a table, and each key's totals. */
 export function UsageHistory() {
   const { api, me } = useApp();
   const accountId = me.account.accountId;
@@ -35,8 +38,7 @@ export function UsageHistory() {
         Requests per UTC day, all keys of the account together. Accepted messages are counted once the worker has
         taken them (a few seconds after the request).
       </p>
-      {history.error ? <Notice tone="error">{errorMessage(history.error)}</Notice> : null}
-      {history.isPending ? <Loading label="Loading the usage history…" /> : null}
+      <QueryState query={history} loading="Loading the usage history…" />
       {data
         ? (
             <>
@@ -55,80 +57,118 @@ export function UsageHistory() {
               <details className="history-days">
                 <summary>Requests per day (table)</summary>
                 <div className="table-scroll">
-                  <table className="table" id={tableId}>
-                    <caption>Requests per day, {data.from} to {data.to} (UTC), newest first</caption>
-                    <thead>
-                      <tr>
-                        <th scope="col">Day (UTC)</th>
-                        <th scope="col">Accepted</th>
-                        <th scope="col">Rate limited</th>
-                        <th scope="col">Banned</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {[...data.days].reverse().map((day) => (
-                        <tr key={day.date}>
-                          <th scope="row">{day.date}</th>
-                          <td>{formatNumber(day.accepted)}</td>
-                          <td>{formatNumber(day.rateLimited)}</td>
-                          <td>{formatNumber(day.banned)}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                    <tfoot>
-                      <tr>
-                        <th scope="row">Total</th>
-                        <td>{formatNumber(data.totals.accepted)}</td>
-                        <td>{formatNumber(data.totals.rateLimited)}</td>
-                        <td>{formatNumber(data.totals.banned)}</td>
-                      </tr>
-                    </tfoot>
-                  </table>
+                  <Table
+                    id={tableId}
+                    responsive={false}
+                    caption={`Requests per day, ${data.from} to ${data.to} (UTC), newest first`}
+                    rows={[...data.days].reverse()}
+                    rowKey={(day) => day.date}
+                    columns={[{ label: 'Day (UTC)', cell: (day) => day.date }, ...countColumns]}
+                    footer={['Total', ...counts(data.totals)]}
+                  />
                 </div>
               </details>
 
               <div className="table-scroll">
-                <table className="table responsive">
-                  <caption>Each key over the {DAYS} days, revoked keys included</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Key</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Accepted</th>
-                      <th scope="col">Rate limited</th>
-                      <th scope="col">Banned</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.keys.map((key) => (
-                      <tr key={key.keyId}>
-                        <th scope="row" data-label="Name">{key.name}</th>
-                        <td data-label="Key"><code className="key-mask">{maskedKey(key)}</code></td>
-                        <td data-label="Status">
-                          {key.status === 'revoked' ? <Badge tone="neutral">Revoked</Badge> : <Badge tone="success">Active</Badge>}
-                        </td>
-                        <td data-label="Accepted">{formatNumber(key.totals.accepted)}</td>
-                        <td data-label="Rate limited">{formatNumber(key.totals.rateLimited)}</td>
-                        <td data-label="Banned">{formatNumber(key.totals.banned)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                  <tfoot>
-                    <tr>
-                      <th scope="row" data-label="Name">All keys</th>
-                      <td data-label="Key" />
-                      <td data-label="Status" />
-                      <td data-label="Accepted">{formatNumber(data.totals.accepted)}</td>
-                      <td data-label="Rate limited">{formatNumber(data.totals.rateLimited)}</td>
-                      <td data-label="Banned">{formatNumber(data.totals.banned)}</td>
-                    </tr>
-                  </tfoot>
-                </table>
+                <Table
+                  caption={`Each key over the ${DAYS} days, revoked keys included`}
+                  rows={data.keys}
+                  rowKey={(key) => key.keyId}
+                  columns={[
+                    { label: 'Name', cell: (key) => key.name },
+                    keyMaskColumn,
+                    {
+                      label: 'Status',
+                      cell: (key) => key.status === 'revoked'
+                        ? <Badge tone="neutral">Revoked</Badge>
+                        : <Badge tone="success">Active</Badge>,
+                    },
+                    ...countColumns.map((c) => ({ ...c, cell: (key: KeyUsageHistory) => c.cell(key.totals) })),
+                  ]}
+                  footer={['All keys', null, null, ...counts(data.totals)]}
+                />
               </div>
             </>
           )
         : null}
     </section>
+  );
+}
+
+/** The series, bottom to top; the legend and each bar's title name them in words too. */
+const SERIES = [
+  { field: 'accepted', label: 'Accepted', className: 'series-accepted' },
+  { field: 'rateLimited', label: 'Rate limited (429)', className: 'series-rate-limited' },
+  { field: 'banned', label: 'Banned (429)', className: 'series-banned' },
+] as const;
+
+const BAR_WIDTH = 18;
+const GAP = 6;
+const HEIGHT = 160;
+const AXIS = 28;
+
+/** A ceiling for the axis: 1, 2 or 5 times a power of ten, at least the highest bar. */
+function niceCeiling(value: number): number {
+  if (value <= 0) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  return ([1, 2, 5, 10].map((m) => m * power).find((step) => step >= value) as number);
+}
+
+const total = (day: DayUsage) => day.accepted + day.rateLimited + day.banned;
+const shortDate = (date: string) => date.slice(5).replace('-', '/');
+
+/** Stacked bars per UTC day, accepted then refused by reason; screen readers get the table `tableId` instead. */
+function HistoryChart({ days, tableId }: { days: readonly DayUsage[]; tableId: string }) {
+  const highest = Math.max(0, ...days.map(total));
+  const ceiling = niceCeiling(highest);
+  const width = AXIS + days.length * (BAR_WIDTH + GAP);
+  return (
+    <figure className="history-chart">
+      <ul className="legend" aria-label="Legend">
+        {SERIES.map((s) => (
+          <li key={s.field}><span className={`swatch ${s.className}`} aria-hidden="true" /> {s.label}</li>
+        ))}
+      </ul>
+      <div
+        className="chart-scroll"
+        tabIndex={0}
+        role="region"
+        aria-label={`Chart of requests per day; the same numbers are in the table "Requests per day"`}
+      >
+        <svg
+          viewBox={`0 0 ${width} ${HEIGHT + 24}`}
+          width={width}
+          height={HEIGHT + 24}
+          role="img"
+          aria-label={`Requests per UTC day from ${days[0]?.date ?? ''} to ${days[days.length - 1]?.date ?? ''}, stacked: accepted, rate limited, banned. Highest day: ${formatNumber(highest)} requests.`}
+          aria-describedby={tableId}
+        >
+          <text x={0} y={10} className="axis-label">{formatNumber(ceiling)}</text>
+          <text x={0} y={HEIGHT} className="axis-label">0</text>
+          <line x1={AXIS - 4} x2={width} y1={HEIGHT} y2={HEIGHT} className="axis" />
+          <line x1={AXIS - 4} x2={width} y1={0.5} y2={0.5} className="gridline" />
+          {days.map((day, i) => {
+            const x = AXIS + i * (BAR_WIDTH + GAP);
+            let base = HEIGHT;
+            return (
+              <g key={day.date} aria-hidden="true" data-date={day.date}>
+                <title>{`${day.date}: ${formatNumber(day.accepted)} accepted, ${formatNumber(day.rateLimited)} rate limited, ${formatNumber(day.banned)} banned`}</title>
+                {SERIES.map((s) => {
+                  const h = (day[s.field] / ceiling) * HEIGHT;
+                  base -= h;
+                  return h > 0
+                    ? <rect key={s.field} x={x} y={base} width={BAR_WIDTH} height={h} className={s.className} />
+                    : null;
+                })}
+                {i % 5 === days.length % 5 || i === days.length - 1
+                  ? <text x={x + BAR_WIDTH / 2} y={HEIGHT + 16} textAnchor="middle" className="axis-label">{shortDate(day.date)}</text>
+                  : null}
+              </g>
+            );
+          })}
+        </svg>
+      </div>
+      <figcaption className="hint scroll-hint">Scroll sideways to see every day.</figcaption>
+    </figure>
   );
 }

@@ -1,32 +1,39 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { errorMessage } from '../../api';
 import { Badge } from '../../components/Badge';
 import { CopyButton } from '../../components/CopyButton';
-import { ActionError, Loading, Notice } from '../../components/Notice';
+import { ActionError, Notice } from '../../components/Notice';
 import { PageHeading } from '../../components/PageHeading';
+import { QueryState } from '../../components/Table';
 import { Time } from '../../components/Time';
 import { useApp } from '../../context';
 import { type Webhook, type WebhookEventType, webhooksApi } from './webhooks-api';
-import './webhooks.css';
 
-const EVENT_TYPES: readonly WebhookEventType[] = ['message.processed', 'message.failed'];
+const EVENT_TYPES: WebhookEventType[] = ['message.processed', 'message.failed'];
 
 /** A secret shown once: after creating an endpoint or rotating its secret. */
-interface ShownSecret {
-  readonly webhookId: string;
-  readonly secret: string;
-  readonly why: string;
-}
+type ShownSecret = { readonly secret: string; readonly why: string } | undefined;
 
 /** Webhooks: the account's endpoints, their status, and what can be done with them. */
 export function WebhooksPage() {
   const { api, me } = useApp();
   const accountId = me.account.accountId;
-  const queryKey = ['webhooks', accountId];
-  const webhooks = useQuery({ queryKey, queryFn: () => webhooksApi.list(api, accountId) });
+  const queryClient = useQueryClient();
+  const webhooks = useQuery({ queryKey: ['webhooks', accountId], queryFn: () => webhooksApi.list(api, accountId) });
   const [secret, setSecret] = useState<ShownSecret>();
   const [done, setDone] = useState<string>();
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState<WebhookEventType[]>(EVENT_TYPES);
+  const create = useMutation({
+    mutationFn: () => webhooksApi.create(api, accountId, { url: url.trim(), events }),
+    onSuccess: async ({ webhook, secret: created }) => {
+      setSecret({ secret: created, why: `Signing secret of ${webhook.url}` });
+      setDone(undefined);
+      setUrl('');
+      await queryClient.invalidateQueries({ queryKey: ['webhooks', accountId] });
+    },
+  });
 
   return (
     <>
@@ -37,12 +44,46 @@ export function WebhooksPage() {
         </p>
       </PageHeading>
 
-      <CreateWebhookForm
-        onCreated={(webhook, created) => {
-          setSecret({ webhookId: webhook.id, secret: created, why: `Signing secret of ${webhook.url}` });
-          setDone(undefined);
-        }}
-      />
+      <section aria-labelledby="create-webhook-heading" className="card">
+        <h2 id="create-webhook-heading">Add an endpoint</h2>
+        <form
+          className="inline-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            create.mutate();
+          }}
+          noValidate
+        >
+          <div className="field grow">
+            <label htmlFor="webhook-url">Endpoint URL</label>
+            <input
+              id="webhook-url"
+              type="url"
+              inputMode="url"
+              placeholder="https://hooks.example.com/messages"
+              value={url}
+              onChange={(e) => setUrl(e.target.value)}
+            />
+          </div>
+          <fieldset className="field">
+            <legend>Events</legend>
+            {EVENT_TYPES.map((type) => (
+              <label key={type} className="checkbox">
+                <input
+                  type="checkbox"
+                  checked={events.includes(type)}
+                  onChange={(e) => setEvents(e.target.checked ? [...events, type] : events.filter((t) => t !== type))}
+                />
+                {type}
+              </label>
+            ))}
+          </fieldset>
+          <button type="submit" className="button primary" disabled={create.isPending}>
+            {create.isPending ? 'Adding…' : 'Add endpoint'}
+          </button>
+        </form>
+        <ActionError message={create.error ? errorMessage(create.error) : undefined} />
+      </section>
 
       {secret
         ? (
@@ -63,87 +104,21 @@ export function WebhooksPage() {
       <section aria-labelledby="webhooks-heading" className="card">
         <h2 id="webhooks-heading">Endpoints</h2>
         <div role="status">{done ? <Notice tone="success">{done}</Notice> : null}</div>
-        {webhooks.error ? <Notice tone="error">{errorMessage(webhooks.error)}</Notice> : null}
-        {webhooks.isPending ? <Loading label="Loading endpoints…" /> : null}
-        {webhooks.data && webhooks.data.length === 0 ? <p className="empty">No endpoints yet.</p> : null}
-        {webhooks.data && webhooks.data.length > 0
-          ? (
-              <ul className="list">
-                {webhooks.data.map((webhook) => (
-                  <WebhookRow
-                    key={webhook.id}
-                    webhook={webhook}
-                    onSecret={(shown) => setSecret(shown)}
-                    onDone={(text) => setDone(text)}
-                  />
-                ))}
-              </ul>
-            )
-          : null}
+        <QueryState query={webhooks} loading="Loading endpoints…" rows={webhooks.data} empty="No endpoints yet.">
+          {(rows) => (
+            <ul className="list">
+              {rows.map((webhook) => (
+                <WebhookRow key={webhook.id} webhook={webhook} onSecret={setSecret} onDone={setDone} />
+              ))}
+            </ul>
+          )}
+        </QueryState>
       </section>
     </>
   );
 }
 
-function CreateWebhookForm({ onCreated }: { readonly onCreated: (webhook: Webhook, secret: string) => void }) {
-  const { api, me } = useApp();
-  const queryClient = useQueryClient();
-  const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<readonly WebhookEventType[]>(EVENT_TYPES);
-  const create = useMutation({
-    mutationFn: () => webhooksApi.create(api, me.account.accountId, { url: url.trim(), events }),
-    onSuccess: async (created) => {
-      onCreated(created.webhook, created.secret);
-      setUrl('');
-      await queryClient.invalidateQueries({ queryKey: ['webhooks', me.account.accountId] });
-    },
-  });
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
-  return (
-    <section aria-labelledby="create-webhook-heading" className="card">
-      <h2 id="create-webhook-heading">Add an endpoint</h2>
-      <form className="inline-form" onSubmit={onSubmit} noValidate>
-        <div className="field grow">
-          <label htmlFor="webhook-url">Endpoint URL</label>
-          <input
-            id="webhook-url"
-            type="url"
-            inputMode="url"
-            placeholder="https://hooks.example.com/messages"
-            value={url}
-            onChange={(e) => setUrl(e.target.value)}
-          />
-        </div>
-        <fieldset className="field">
-          <legend>Events</legend>
-          {EVENT_TYPES.map((type) => (
-            <label key={type} className="checkbox">
-              <input
-                type="checkbox"
-                checked={events.includes(type)}
-                onChange={(e) => setEvents(e.target.checked ? [...events, type] : events.filter((t) => t !== type))}
-              />
-              {type}
-            </label>
-          ))}
-        </fieldset>
-        <button type="submit" className="button primary" disabled={create.isPending}>
-          {create.isPending ? 'Adding…' : 'Add endpoint'}
-        </button>
-      </form>
-      <ActionError message={create.error ? errorMessage(create.error) : undefined} />
-    </section>
-  );
-}
-
-function WebhookRow({
-  webhook,
-  onSecret,
-  onDone,
-}: {
+function WebhookRow({ webhook, onSecret, onDone }: {
   readonly webhook: Webhook;
   readonly onSecret: (shown: ShownSecret) => void;
   readonly onDone: (text: string) => void;
@@ -151,7 +126,6 @@ function WebhookRow({
   const { api, me } = useApp();
   const accountId = me.account.accountId;
   const queryClient = useQueryClient();
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['webhooks', accountId] });
   const test = useMutation({
     mutationFn: () => webhooksApi.test(api, accountId, webhook.id),
     onSuccess: (sent) => onDone(`Test event ${sent.eventId} queued for ${webhook.url}.`),
@@ -160,7 +134,6 @@ function WebhookRow({
     mutationFn: () => webhooksApi.rotate(api, accountId, webhook.id),
     onSuccess: (rotated) =>
       onSecret({
-        webhookId: webhook.id,
         secret: rotated.secret,
         why: `New signing secret of ${webhook.url} (the old one signs too until ${new Date(rotated.previousSecretExpiresAt).toLocaleString()})`,
       }),
@@ -169,10 +142,21 @@ function WebhookRow({
     mutationFn: () => webhooksApi.remove(api, accountId, webhook.id),
     onSuccess: async () => {
       onDone(`Endpoint ${webhook.url} removed.`);
-      await refresh();
+      await queryClient.invalidateQueries({ queryKey: ['webhooks', accountId] });
     },
   });
   const failure = test.error ?? rotate.error ?? remove.error;
+  const actions = [
+    { text: 'Send test', label: `Send a test event to ${webhook.url}`, mutation: test, disabled: webhook.status !== 'enabled' },
+    { text: 'Rotate secret', label: `Rotate the secret of ${webhook.url}`, mutation: rotate },
+    {
+      text: 'Remove',
+      label: `Remove ${webhook.url}`,
+      mutation: remove,
+      className: 'danger-outline',
+      confirm: `Remove ${webhook.url}? It will receive nothing more.`,
+    },
+  ];
   return (
     <li className="list-item" data-webhook-id={webhook.id}>
       <div className="list-main">
@@ -187,35 +171,20 @@ function WebhookRow({
         {webhook.disabledReason ? <Notice tone="error" title="Disabled">{webhook.disabledReason}</Notice> : null}
       </div>
       <div className="actions">
-        <button
-          type="button"
-          className="button small secondary"
-          disabled={webhook.status !== 'enabled' || test.isPending}
-          onClick={() => test.mutate()}
-          aria-label={`Send a test event to ${webhook.url}`}
-        >
-          Send test
-        </button>
-        <button
-          type="button"
-          className="button small secondary"
-          disabled={rotate.isPending}
-          onClick={() => rotate.mutate()}
-          aria-label={`Rotate the secret of ${webhook.url}`}
-        >
-          Rotate secret
-        </button>
-        <button
-          type="button"
-          className="button small danger-outline"
-          disabled={remove.isPending}
-          onClick={() => {
-            if (window.confirm(`Remove ${webhook.url}? It will receive nothing more.`)) remove.mutate();
-          }}
-          aria-label={`Remove ${webhook.url}`}
-        >
-          Remove
-        </button>
+        {actions.map(({ text, label, mutation, disabled, className, confirm }) => (
+          <button
+            key={text}
+            type="button"
+            className={`button small ${className ?? 'secondary'}`}
+            disabled={disabled || mutation.isPending}
+            onClick={() => {
+              if (!confirm || window.confirm(confirm)) mutation.mutate();
+            }}
+            aria-label={label}
+          >
+            {text}
+          </button>
+        ))}
       </div>
       <ActionError message={failure ? errorMessage(failure) : undefined} />
     </li>

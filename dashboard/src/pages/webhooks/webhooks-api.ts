@@ -1,34 +1,21 @@
 import type { Api } from '../../api';
 import type { components } from '../../../../contracts/openapi/control-api';
 
-/**
- * The control API's webhook and message-page calls (openapi/control-api.yaml, tags Webhooks and
- * Messages) through the dashboard's typed openapi-fetch client, in one small module.
- */
+// The control API's webhook and message calls (openapi/control-api.yaml, tags Webhooks and Messages).
 type Schemas = components['schemas'];
 export type WebhookEventType = Schemas['WebhookEventType'];
 export type Webhook = Schemas['Webhook'];
-export type DeliveryAttempt = Schemas['WebhookDeliveryAttempt'];
 export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type MessageStatus = Schemas['AccountMessage']['status'];
 
-/** A message as the dashboard shows it: the Messages API's fields, and its deliveries on its own page. */
-export interface AccountMessage {
-  readonly id: string;
-  readonly message: string;
-  readonly status: 'queued' | 'processed' | 'failed';
-  readonly createdAt: string;
+/** The Messages API's `Message` and its deliveries: the control API's document names only some of its fields. */
+type AccountMessage = Schemas['AccountMessage'] & {
   readonly processedAt?: string;
   readonly failedAt?: string;
   readonly attempts?: number;
   readonly result?: unknown;
   readonly lastError?: string;
-  readonly deliveries?: readonly WebhookDelivery[];
-}
-
-export interface MessagePage {
-  readonly data: readonly AccountMessage[];
-  readonly nextCursor: string | null;
-}
+};
 
 const path = (accountId: string) => ({ params: { path: { accountId } } });
 const hook = (accountId: string, webhookId: string) => ({ params: { path: { accountId, webhookId } } });
@@ -36,11 +23,8 @@ const hook = (accountId: string, webhookId: string) => ({ params: { path: { acco
 export const webhooksApi = {
   list: (api: Api, accountId: string) =>
     api.unwrap(api.client.GET('/accounts/{accountId}/webhooks', path(accountId))).then((r) => r.webhooks),
-  create: (api: Api, accountId: string, input: { url: string; events: readonly WebhookEventType[] }) =>
-    api.unwrap(api.client.POST('/accounts/{accountId}/webhooks', {
-      ...path(accountId),
-      body: { url: input.url, events: [...input.events] },
-    })),
+  create: (api: Api, accountId: string, body: { url: string; events: WebhookEventType[] }) =>
+    api.unwrap(api.client.POST('/accounts/{accountId}/webhooks', { ...path(accountId), body })),
   remove: (api: Api, accountId: string, webhookId: string) =>
     api.unwrap(api.client.DELETE('/accounts/{accountId}/webhooks/{webhookId}', hook(accountId, webhookId))),
   rotate: (api: Api, accountId: string, webhookId: string) =>
@@ -51,14 +35,14 @@ export const webhooksApi = {
 
 export const messagesApi = {
   /** The message log, newest first (the Messages API's `GET /messages` for the signed-in owner). */
-  list: (api: Api, accountId: string, query: { status?: AccountMessage['status']; cursor?: string; limit?: number }) =>
+  list: (api: Api, accountId: string, query: { status?: MessageStatus; cursor?: string }) =>
     api.unwrap(api.client.GET('/accounts/{accountId}/messages', {
-      params: { path: { accountId }, query: { limit: query.limit ?? 50, ...query } },
-    })) as Promise<MessagePage>,
-  get: (api: Api, accountId: string, messageId: string) =>
+      params: { path: { accountId }, query: { limit: 50, ...query } },
+    })),
+  get: (api: Api, accountId: string, messageId: string): Promise<AccountMessage> =>
     api.unwrap(api.client.GET('/accounts/{accountId}/messages/{messageId}', {
       params: { path: { accountId, messageId } },
-    })) as Promise<AccountMessage>,
+    })),
   resend: (api: Api, accountId: string, messageId: string, deliveryId: string) =>
     api.unwrap(api.client.POST('/accounts/{accountId}/messages/{messageId}/deliveries/{deliveryId}/resend', {
       params: { path: { accountId, messageId, deliveryId } },
