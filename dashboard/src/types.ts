@@ -28,7 +28,9 @@ export type DomainMisconfiguration = Schemas['DomainMisconfiguration'];
 export type DomainDiagnosis = Schemas['DomainDiagnosis'];
 export type Domain = Schemas['Domain'];
 export type Problem = Schemas['Problem'];
+export type UsageTotals = Schemas['UsageTotals'];
 export type DayUsage = Schemas['DayUsage'];
+export type KeyUsageHistory = Schemas['KeyUsageHistory'];
 export type UsageHistory = Schemas['UsageHistory'];
 
 /** The redirect statuses offered in the form, in order (every value of the document's enum). */
