@@ -10,24 +10,22 @@ import { logger, metrics, tracer } from './powertools.js';
  */
 export const TIMEOUT_EARLY_MS = 50;
 
-export interface PowertoolsOptions {
-  /** Where the event carries the correlation id (a JMESPath, e.g. `correlationPaths.API_GATEWAY_REST`). */
-  readonly correlationIdPath?: string;
-}
-
 /**
  * The Powertools middlewares every handler starts with: the Lambda context in every log line
- * (cold_start, function name, request ids, the correlation id) and the keys reset after each
- * invocation; the invocation's metrics published at its end, with a ColdStart metric; the
- * handler as an X-Ray subsegment (the SDK clients' calls nest under it, see aws-clients.ts).
+ * (cold_start, function name, request ids, API Gateway's request id as correlation id) and the
+ * keys reset after each invocation; the invocation's metrics published at its end, with a
+ * ColdStart metric; the handler as an X-Ray subsegment (the SDK clients' calls nest under it, see
+ * aws-clients.ts).
  */
-export function powertools(options: PowertoolsOptions = {}): MiddlewareObj[] {
+export function powertools(): MiddlewareObj[] {
   return [
-    injectLambdaContext(logger, {
-      resetKeys: true,
-      logEvent: false,
-      ...(options.correlationIdPath ? { correlationIdPath: options.correlationIdPath } : {}),
-    }),
+    injectLambdaContext(logger, { resetKeys: true, logEvent: false }),
+    {
+      before: ({ event }) => {
+        const requestId = (event as { requestContext?: { requestId?: unknown } } | undefined)?.requestContext?.requestId;
+        if (typeof requestId === 'string' && requestId) logger.setCorrelationId(requestId);
+      },
+    },
     logMetrics(metrics, { captureColdStartMetric: true }),
     // Answers carry customers' messages: they stay out of the trace.
     captureLambdaHandler(tracer, { captureResponse: false }),

@@ -1,5 +1,4 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { search } from '@aws-lambda-powertools/logger/correlationId';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 
@@ -8,7 +7,7 @@ import { Tracer } from '@aws-lambda-powertools/tracer';
  * the PlatformFunction construct sets (service name, namespace). The Tracer is active on Lambda
  * with active tracing and inert elsewhere (local platform, tests).
  */
-export const logger = new Logger({ correlationIdSearchFn: search });
+export const logger = new Logger();
 export const metrics = new Metrics({
   namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'MessagesPlatform',
   // Powertools warns on every invocation that stored no metric (a GET, a refusal: its metric is a
