@@ -1,23 +1,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { backstopFor, type PlanId, usageIdentifierBackstop, type PlatformConfig, type RateLimits } from '../lib/config/index.js';
+import { backstopFor, usageIdentifierBackstop, type PlatformConfig, type RateLimits } from '../lib/config/index.js';
+import type { AccountRecord } from '../lambda/keys/accounts.js';
 import { POOLED_USAGE_KEY_NAMES, type PooledUsageKeys } from '../lambda/keys/authorize.js';
 import type { InternalKey, UsagePlanGateway } from '../lambda/keys/usage-plan-gateway.js';
 import { DAY_MS } from '../lambda/rate-limits/windows.js';
 import type { Clock } from '../lambda/shared/clock.js';
 
-export interface UsagePlanLimits {
-  readonly rateLimit: number;
-  readonly burstLimit: number;
-  readonly quotaPerDay: number;
-}
-
-export type BackstopVerdict = 'ok' | 'THROTTLED' | 'QUOTA_EXCEEDED' | 'INVALID_API_KEY';
+type UsagePlanLimits = ReturnType<typeof backstopFor>;
 
 /**
- * API Gateway usage plans as the local front applies them: usage plans with a token bucket (rate
- * per second, burst) and a daily quota, applied per API key, and API keys bound to one plan each.
- * Like API Gateway, they meter every request that reaches them; they are only the backstop
- * behind the exact limiter in the handlers.
+ * API Gateway usage plans as the local front applies them: a token bucket (rate per second, burst)
+ * and a daily quota per API key, each key bound to one plan. Like API Gateway they meter every
+ * request that reaches them: the backstop behind the exact limiter in the handlers.
  */
 export class UsagePlans {
   private readonly plans = new Map<string, UsagePlanLimits>();
@@ -36,20 +30,16 @@ export class UsagePlans {
     this.plans.delete(planId);
   }
 
-  /** Creates an API key in a plan; like API Gateway, it generates the value (CreateApiKey answers it). */
-  createKey(planId: string, name = `key-${planId}`): InternalKey {
+  /** Creates an API key in a plan; like API Gateway, it generates the value. */
+  createKey(planId: string, name: string): InternalKey {
     if (!this.plans.has(planId)) throw new Error(`no usage plan ${planId}`);
     const key = { id: randomUUID().replaceAll('-', '').slice(0, 10), value: randomBytes(20).toString('hex') };
-    this.keys.set(key.id, { value: key.value, planId, name });
-    this.planOfValue.set(key.value, planId);
+    this.restoreKey(key.id, planId, key.value, name);
     return key;
   }
 
-  /**
-   * Re-registers a key kept from an earlier run (with --data) with the value its record stored
-   * (a new one when the record holds none).
-   */
-  restoreKey(id: string, planId: string, value: string = randomBytes(20).toString('hex'), name = `key-${planId}`): void {
+  /** Registers a key kept from an earlier run (with --data) with the value its record stored. */
+  restoreKey(id: string, planId: string, value: string, name: string): void {
     if (this.keys.has(id)) return;
     this.keys.set(id, { value, planId, name });
     this.planOfValue.set(value, planId);
@@ -71,11 +61,6 @@ export class UsagePlans {
     this.buckets.delete(key.value);
   }
 
-  /** GetApiKey with includeValue; undefined once the key is deleted. */
-  valueOf(id: string): string | undefined {
-    return this.keys.get(id)?.value;
-  }
-
   planOf(id: string): string | undefined {
     return this.keys.get(id)?.planId;
   }
@@ -92,7 +77,7 @@ export class UsagePlans {
     return [...this.plans.keys()].filter((id) => id.startsWith(prefix));
   }
 
-  admit(apiKeyValue: string | undefined): BackstopVerdict {
+  admit(apiKeyValue: string | undefined): 'ok' | 'THROTTLED' | 'QUOTA_EXCEEDED' | 'INVALID_API_KEY' {
     const planId = apiKeyValue === undefined ? undefined : this.planOfValue.get(apiKeyValue);
     const plan = planId === undefined ? undefined : this.plans.get(planId);
     if (!plan || apiKeyValue === undefined) return 'INVALID_API_KEY';
@@ -115,11 +100,10 @@ export class UsagePlans {
 }
 
 /**
- * The local counterpart of the API Gateway adapter: the same usage plans the API stack creates
- * (one per standard plan, one for anonymous callers, one per Enterprise account at run time),
- * a pooled key per plan, and one internal key per account. As on AWS, the authorizer gets the
- * pooled keys' values at start (`pooledUsageKeys`, the stack passes them in its environment) and
- * each account's value from its keys' records; it never asks this gateway for one.
+ * The local counterpart of the API Gateway adapter: the usage plans the API stack creates (one per
+ * standard plan, one for anonymous callers, one per Enterprise account at run time), a pooled key
+ * per plan, and one internal key per account. As on AWS, the authorizer gets the pooled keys'
+ * values at start and each account's value from its keys' records.
  */
 export class LocalUsagePlanGateway implements UsagePlanGateway {
   private readonly pooled: PooledUsageKeys;
@@ -141,39 +125,16 @@ export class LocalUsagePlanGateway implements UsagePlanGateway {
     return this.pooled;
   }
 
-  /**
-   * Rebuilds the bindings kept from an earlier run (with --data): each account's internal key.
-   */
-  restore(
-    accounts: ReadonlyArray<{
-      accountId: string;
-      plan: PlanId;
-      limits?: RateLimits;
-      gatewayUsagePlanId?: string;
-      gatewayKeyId?: string;
-      gatewayKeyValue?: string;
-    }>,
-    keys: ReadonlyArray<{
-      status: string;
-      gatewayKeyId?: string;
-      gatewayKeyValue?: string;
-      accountId: string;
-    }>,
-  ): void {
-    const planOf = new Map<string, string>();
+  /** Rebuilds the bindings kept from an earlier run (with --data): each account's internal key. */
+  restore(accounts: readonly AccountRecord[]): void {
     for (const account of accounts) {
       if (account.gatewayUsagePlanId && account.limits) {
         this.plans.definePlan(account.gatewayUsagePlanId, backstopFor(account.limits, this.config));
       }
       const planId = account.plan === 'enterprise' ? account.gatewayUsagePlanId : account.plan;
-      if (!planId) continue;
-      planOf.set(account.accountId, planId);
-      if (account.gatewayKeyId) this.plans.restoreKey(account.gatewayKeyId, planId, account.gatewayKeyValue, `internal-${account.accountId}`);
-    }
-    for (const key of keys) {
-      const planId = planOf.get(key.accountId);
-      if (!planId) continue;
-      if (key.gatewayKeyId) this.plans.restoreKey(key.gatewayKeyId, planId, key.gatewayKeyValue);
+      if (planId && account.gatewayKeyId && account.gatewayKeyValue) {
+        this.plans.restoreKey(account.gatewayKeyId, planId, account.gatewayKeyValue, `internal-${account.accountId}`);
+      }
     }
   }
 
@@ -196,12 +157,7 @@ export class LocalUsagePlanGateway implements UsagePlanGateway {
   }
 
   async createKey(accountId: string, usagePlanId: string): Promise<InternalKey | undefined> {
-    // Named as on API Gateway (ApiGatewayUsagePlanGateway.createKey).
     return this.plans.createKey(usagePlanId, `internal-${accountId}`);
-  }
-
-  async keyValue(gatewayKeyId: string): Promise<string | undefined> {
-    return this.plans.valueOf(gatewayKeyId);
   }
 
   async moveKey(gatewayKeyId: string, _from: string, to: string): Promise<void> {

@@ -1,9 +1,6 @@
 import type { RateLimits } from '../../contracts/plans.js';
 
-/**
- * An internal API Gateway key: its id (to move or delete it) and its value (the usage identifier
- * the authorizer returns; an internal identifier, not a customer secret).
- */
+/** An internal API Gateway key: its id, and its value (the usage identifier the authorizer returns; not a customer secret). */
 export interface InternalKey {
   readonly id: string;
   readonly value: string;
@@ -28,14 +25,8 @@ export interface UsagePlanGateway {
   updateAccountPlan(usagePlanId: string, limits: RateLimits): Promise<void>;
   /** Deletes an Enterprise account's usage plan once no key is bound to it. */
   deleteAccountPlan(usagePlanId: string): Promise<void>;
-  /**
-   * Creates the internal key of account `accountId` in usage plan `usagePlanId`; returns its id
-   * and value, or undefined when the account must use its plan's pool (API key quota reached;
-   * Free and Pro only).
-   */
+  /** Creates the account's internal key in the usage plan; undefined when it must use its plan's pool (Free and Pro only). */
   createKey(accountId: string, usagePlanId: string, poolable: boolean): Promise<InternalKey | undefined>;
-  /** The value of an existing internal key; undefined once it is deleted. */
-  keyValue(gatewayKeyId: string): Promise<string | undefined>;
   /** Moves an internal key from one usage plan to another (plan change). */
   moveKey(gatewayKeyId: string, fromUsagePlanId: string, toUsagePlanId: string): Promise<void>;
   /** Deletes an internal key (one left unused by a failed account creation). */

@@ -24,18 +24,16 @@ import type {
   StrikeTally,
 } from './limiter-store.js';
 
+/** `{ '#<prefix>0': names[0], … }`: placeholders for attribute names. */
+const placeholders = (prefix: string, names: readonly string[]) =>
+  Object.fromEntries(names.map((name, i) => [`#${prefix}${i}`, name]));
+
 /** What a strike write adds for its tally: an ADD action (`:one` is the strike's own value) and a REMOVE clause. */
-function tallyExpression(
-  tally: StrikeTally | undefined,
-): { add: string; remove: string; names?: Record<string, string> } {
+function tallyExpression(tally: StrikeTally | undefined): { add: string; remove: string; names?: Record<string, string> } {
   if (!tally) return { add: '', remove: '' };
-  const names: Record<string, string> = { '#refusal': tally.counter };
-  const expired = tally.expired ?? [];
-  expired.forEach((name, i) => {
-    names[`#expired${i}`] = name;
-  });
-  const remove = expired.length > 0 ? ` REMOVE ${expired.map((_, i) => `#expired${i}`).join(', ')}` : '';
-  return { add: '#refusal :one', remove, names };
+  const expired = placeholders('expired', tally.expired ?? []);
+  const remove = Object.keys(expired).length > 0 ? ` REMOVE ${Object.keys(expired).join(', ')}` : '';
+  return { add: '#refusal :one', remove, names: { '#refusal': tally.counter, ...expired } };
 }
 
 /**
@@ -220,28 +218,16 @@ export class DynamoDbLimiterStore implements LimiterStore {
 
   /** ADDs −units to each counter while every one of them holds at least units; false otherwise. */
   private decrement(id: string, counters: readonly string[], units: number): Promise<boolean> {
-    const names: Record<string, string> = {};
-    counters.forEach((name, i) => {
-      names[`#c${i}`] = name;
-    });
-    const placeholders = Object.keys(names);
+    const names = placeholders('c', counters);
     return conditionally(() =>
       this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
-          UpdateExpression: `ADD ${placeholders.map((p) => `${p} ${units === 1 ? ':minusOne' : ':minusUnits'}`).join(', ')}`,
-          // A single request's refund keeps its expression (`> 0` is `>= 1` for counts).
-          ...(units === 1
-            ? {
-                ConditionExpression: placeholders.map((p) => `${p} > :zero`).join(' AND '),
-                ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
-              }
-            : {
-                ConditionExpression: placeholders.map((p) => `${p} >= :units`).join(' AND '),
-                ExpressionAttributeValues: { ':minusUnits': -units, ':units': units },
-              }),
+          UpdateExpression: `ADD ${Object.keys(names).map((p) => `${p} :minus`).join(', ')}`,
+          ConditionExpression: Object.keys(names).map((p) => `${p} >= :units`).join(' AND '),
           ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ':minus': -units, ':units': units },
         }),
       ),
     );
@@ -249,10 +235,7 @@ export class DynamoDbLimiterStore implements LimiterStore {
 
   /** Removes attributes; never recreates an item that is gone (an expired anonymous one). */
   private async removeAttributes(id: string, attributes: readonly string[]): Promise<void> {
-    const names: Record<string, string> = {};
-    attributes.forEach((name, i) => {
-      names[`#r${i}`] = name;
-    });
+    const names = placeholders('r', attributes);
     await conditionally(() =>
       this.client.send(
         new UpdateCommand({

@@ -126,46 +126,26 @@ export class HttpProblem extends Error {
 }
 
 /** A refusal of a capability's service: `throw refuse('account_not_found', 'No account acct_1.', 404)`. */
-export function refuse(code: ProblemCode, detail: string, status: number, errors?: readonly FieldError[]): HttpProblem {
-  return new HttpProblem({ status, code, detail, ...(errors ? { errors } : {}) });
-}
+export const refuse = (code: ProblemCode, detail: string, status: number, errors?: readonly FieldError[]) =>
+  new HttpProblem({ status, code, detail, ...(errors ? { errors } : {}) });
 
 export const problems = {
   badRequest: (code: ProblemCode, detail: string, errors?: readonly FieldError[]) =>
-    new HttpProblem({ status: 400, code, title: 'Bad Request', detail, ...(errors ? { errors } : {}) }),
+    new HttpProblem({ status: 400, code, detail, ...(errors ? { errors } : {}) }),
   unauthorized: (detail: string) =>
-    new HttpProblem({
-      status: 401,
-      code: 'invalid_api_key',
-      title: 'Unauthorized',
-      detail,
-      headers: { 'WWW-Authenticate': 'Bearer' },
-    }),
-  notFound: (detail = 'No such resource.') =>
-    new HttpProblem({ status: 404, code: 'not_found', title: 'Not Found', detail }),
+    new HttpProblem({ status: 401, code: 'invalid_api_key', detail, headers: { 'WWW-Authenticate': 'Bearer' } }),
+  notFound: (detail = 'No such resource.') => new HttpProblem({ status: 404, code: 'not_found', detail }),
   methodNotAllowed: (allow: readonly string[]) =>
     new HttpProblem({
       status: 405,
       code: 'method_not_allowed',
-      title: 'Method Not Allowed',
       detail: `Allowed methods: ${allow.join(', ')}.`,
       headers: { Allow: allow.join(', ') },
     }),
   payloadTooLarge: (maxBytes: number) =>
-    new HttpProblem({
-      status: 413,
-      code: 'payload_too_large',
-      title: 'Payload Too Large',
-      detail: `The request body must be at most ${maxBytes} bytes.`,
-    }),
+    new HttpProblem({ status: 413, code: 'payload_too_large', detail: `The request body must be at most ${maxBytes} bytes.` }),
   conflict: (code: 'idempotency_conflict' | 'idempotency_in_progress', detail: string) =>
-    new HttpProblem({ status: 409, code, title: 'Conflict', detail }),
+    new HttpProblem({ status: 409, code, detail }),
   unavailable: (detail: string, retryAfterSeconds = 1) =>
-    new HttpProblem({
-      status: 503,
-      code: 'service_unavailable',
-      title: 'Service Unavailable',
-      detail,
-      headers: { 'Retry-After': String(retryAfterSeconds) },
-    }),
+    new HttpProblem({ status: 503, code: 'service_unavailable', detail, headers: { 'Retry-After': String(retryAfterSeconds) } }),
 };

@@ -3,7 +3,6 @@ import { type AccountRecord, DynamoDbAccountStore } from '../../lambda/keys/acco
 import { createAuthorizerHandler } from '../../lambda/keys/authorizer-handler.js';
 import { type AccountView, AccountService } from '../../lambda/keys/account-service.js';
 import { DynamoDbKeyStore } from '../../lambda/keys/dynamodb-key-store.js';
-import type { ApiKeyRecord } from '../../lambda/keys/key-store.js';
 import { DynamoDbLimiterStore } from '../../lambda/rate-limits/dynamodb-limiter-store.js';
 import type { Clock } from '../../lambda/shared/clock.js';
 import { DynamoDbUsageHistoryStore } from '../../lambda/usage-history/dynamodb-usage-history-store.js';
@@ -44,9 +43,7 @@ export function wireKeys(deps: { documentClient: DynamoDBDocumentClient; clock: 
     authorizer,
     /** With --data: the usage plans are in memory, so the bindings of stored accounts and keys are rebuilt. */
     async restoreUsagePlans(): Promise<void> {
-      const storedAccounts = (await scanAll(documentClient, LOCAL_TABLE_NAMES.accounts)) as AccountRecord[];
-      const storedKeys = (await scanAll(documentClient, LOCAL_TABLE_NAMES.apiKeys)) as ApiKeyRecord[];
-      gateway.restore(storedAccounts, storedKeys);
+      gateway.restore((await scanAll(documentClient, LOCAL_TABLE_NAMES.accounts)) as AccountRecord[]);
     },
   };
 }

@@ -126,7 +126,6 @@ export type GatewayCall =
   { method: 'updateAccountPlan'; usagePlanId: string; limits: RateLimits } |
   { method: 'deleteAccountPlan'; usagePlanId: string } |
   { method: 'createKey'; accountId: string; usagePlanId: string; poolable: boolean } |
-  { method: 'keyValue'; gatewayKeyId: string } |
   { method: 'moveKey'; gatewayKeyId: string; from: string; to: string } |
   { method: 'deleteKey'; gatewayKeyId: string };
 
@@ -198,12 +197,6 @@ export class FakeUsagePlanGateway implements UsagePlanGateway {
     this.members.set(id, usagePlanId);
     this.keyOwners.set(id, accountId);
     return { id, value: valueOfGatewayKey(id) };
-  }
-
-  /** GetApiKey with includeValue: the value of an existing key, undefined once it is deleted. */
-  async keyValue(gatewayKeyId: string): Promise<string | undefined> {
-    this.record({ method: 'keyValue', gatewayKeyId });
-    return this.members.has(gatewayKeyId) ? valueOfGatewayKey(gatewayKeyId) : undefined;
   }
 
   async moveKey(gatewayKeyId: string, from: string, to: string): Promise<void> {
