@@ -29,7 +29,7 @@ const placeholders = (prefix: string, names: readonly string[]) =>
   Object.fromEntries(names.map((name, i) => [`#${prefix}${i}`, name]));
 
 /** What a strike write adds for its tally: an ADD action (`:one` is the strike's own value) and a REMOVE clause. */
-function tallyExpression(tally: StrikeTally | undefined): { add: string; remove: string; names?: Record<string, string> } {
+function tallyExpression(tally?: StrikeTally): { add: string; remove: string; names?: Record<string, string> } {
   if (!tally) return { add: '', remove: '' };
   const expired = placeholders('expired', tally.expired ?? []);
   const remove = Object.keys(expired).length > 0 ? ` REMOVE ${Object.keys(expired).join(', ')}` : '';

@@ -22,7 +22,7 @@ export function powertools(): MiddlewareObj[] {
     injectLambdaContext(logger, { resetKeys: true, logEvent: false }),
     {
       before: ({ event }) => {
-        const requestId = (event as { requestContext?: { requestId?: unknown } } | undefined)?.requestContext?.requestId;
+        const requestId = (event as { requestContext?: { requestId?: unknown } } | null)?.requestContext?.requestId;
         if (typeof requestId === 'string' && requestId) logger.setCorrelationId(requestId);
       },
     },
