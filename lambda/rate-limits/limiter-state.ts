@@ -6,12 +6,10 @@ export type WindowName = 'minute' | 'day';
 
 export interface WindowUsage {
   readonly name: WindowName;
-  /** The account's (or anonymous caller's) limit in this window. */
   readonly limit: number;
   /** limit − what remains: never less than the requests counted, so Remaining never overstates. */
   readonly used: number;
   readonly windowSeconds: number;
-  /** Epoch ms at which the window resets. */
   readonly resetMs: number;
 }
 
@@ -25,17 +23,13 @@ export interface LimiterState {
   readonly ban?: { readonly untilMs: number; readonly durationSeconds: number };
 }
 
-/** What remains in a window as far as one item can tell; exact for a single-item budget. */
+/** What remains as far as one item can tell; exact for a single-item budget. */
 export interface Remaining {
   readonly minute: number;
   readonly day: number;
 }
 
-/**
- * What remains on one item in the given windows: its slice (the whole budget when the account has
- * one shard) less its counts. With several shards this is a lower bound of the account's budget:
- * the other shards hold at least nothing, and what they hold cannot be known without reading them.
- */
+/** What remains on one item: its slice less its counts (with several shards, a lower bound of the account's). */
 export function remainingOn(item: LimiterItem | undefined, windows: Windows, fallback: RateLimits): Remaining {
   const minuteCount = item?.minute?.window === windows.minute ? item.minute.count : 0;
   const dayCount = item?.day?.window === windows.day ? item.day.count : 0;
