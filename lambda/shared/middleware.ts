@@ -4,10 +4,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { MiddlewareObj } from '@middy/core';
 import { logger, metrics, tracer } from './powertools.js';
 
-/**
- * middy's own early timeout: this long before the function's deadline the invocation is answered
- * with a TimeoutError (the API functions map it to a 503 the client may retry) rather than killed.
- */
+/** middy answers a TimeoutError this long before the function's deadline (the APIs map it to a 503). */
 export const TIMEOUT_EARLY_MS = 50;
 
 /**

@@ -2,11 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 
-/**
- * One logger, metrics and tracer instance per function, configured by the POWERTOOLS_* variables
- * the PlatformFunction construct sets (service name, namespace). The Tracer is active on Lambda
- * with active tracing and inert elsewhere (local platform, tests).
- */
+/** One logger, metrics and tracer per function, configured by the POWERTOOLS_* variables PlatformFunction sets. */
 export const logger = new Logger();
 export const metrics = new Metrics({
   namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'MessagesPlatform',
