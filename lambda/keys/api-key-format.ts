@@ -52,11 +52,7 @@ export function isWellFormedApiKey(key: string): boolean {
 }
 
 /** Keys are stored only as this hash. */
-export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
-}
+export const hashApiKey = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
 
-/** What may be shown of a key after creation: its prefix and last four characters. */
-export function displayParts(key: string): { prefix: string; last4: string } {
-  return { prefix: key.slice(0, API_KEY_PREFIX.length + 4), last4: key.slice(-4) };
-}
+/** What may be shown of a key after creation. */
+export const displayParts = (key: string) => ({ prefix: key.slice(0, API_KEY_PREFIX.length + 4), last4: key.slice(-4) });

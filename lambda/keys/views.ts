@@ -18,7 +18,6 @@ export interface AccountView {
   readonly upgradeRequest: UpgradeRequestView | null;
 }
 
-/** A key as it may be shown after creation: never the secret, never its hash. */
 export interface KeyView {
   readonly keyId: string;
   readonly name: string;
@@ -32,7 +31,6 @@ export interface KeyView {
   readonly bannedUntil?: string;
 }
 
-/** One window of the account's budget: every key of the account draws on it. */
 export interface WindowUsageView {
   readonly used: number;
   readonly limit: number;
@@ -40,7 +38,7 @@ export interface WindowUsageView {
   readonly resetsAt: string;
 }
 
-/** A key's share of its account's usage in the current windows, and its ban (bans are per key). */
+/** A key's share of its account's usage in the current windows. */
 export interface KeyUsageView extends KeyView {
   readonly used: { readonly minute: number; readonly day: number };
 }
@@ -49,7 +47,6 @@ export interface UsageView {
   readonly accountId: string;
   readonly plan: PlanId;
   readonly limits: RateLimits;
-  /** The account's budget in the current UTC minute and day. */
   readonly minute: WindowUsageView;
   readonly day: WindowUsageView;
   /** How many limiter items hold the account's budget (1 up to 30,000 requests a minute). */
@@ -60,17 +57,8 @@ export interface UsageView {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** What the limiter knows of a key (AccountUsage's entry for it). */
-export interface KeyActivity {
-  readonly lastUsedAt?: number;
-  readonly bannedUntil?: number;
-}
-
-/**
- * A key record as it may be shown, with what the limiter knows of it: its last use (the record's
- * own is kept at revocation) and, while it is active, its ban.
- */
-export function keyView(record: ApiKeyRecord, activity?: KeyActivity): KeyView {
+/** A key record as it may be shown, with the limiter's last use (the record's own is kept at revocation) and ban. */
+export function keyView(record: ApiKeyRecord, activity?: { lastUsedAt?: number; bannedUntil?: number }): KeyView {
   const lastUsedAt = activity?.lastUsedAt !== undefined ? iso(activity.lastUsedAt) : record.lastUsedAt;
   const bannedUntil = record.status === 'active' ? activity?.bannedUntil : undefined;
   return {
@@ -102,10 +90,7 @@ export function usageView(
   const keys = records
     .map((record): KeyUsageView => {
       const key = usage.keys.get(record.keyId);
-      return {
-        ...keyView(record, key),
-        used: { minute: key?.minute ?? 0, day: key?.day ?? 0 },
-      };
+      return { ...keyView(record, key), used: { minute: key?.minute ?? 0, day: key?.day ?? 0 } };
     })
     .sort(oldestKeyFirst);
   return {

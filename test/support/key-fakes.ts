@@ -95,14 +95,11 @@ export class FakeKeyStore implements KeyStore {
       .map(copy);
   }
 
-  /** attribute_exists(keyHash) and the `expected` values; an attribute set to undefined is removed. */
-  async update(keyHash: string, changes: ApiKeyChanges, expected?: Partial<ApiKeyRecord>): Promise<void> {
-    this.calls.push({ method: 'update', args: [keyHash, copy(changes), ...(expected ? [copy(expected)] : [])] });
+  /** attribute_exists(keyHash); an attribute set to undefined is removed. */
+  async update(keyHash: string, changes: ApiKeyChanges): Promise<void> {
+    this.calls.push({ method: 'update', args: [keyHash, copy(changes)] });
     const record = this.records.get(keyHash);
     if (!record) throw conditionFailed(`no key ${keyHash}`);
-    for (const [name, value] of Object.entries(expected ?? {})) {
-      if (record[name as keyof ApiKeyRecord] !== value) throw conditionFailed(`key ${keyHash}: ${name} is not ${String(value)}`);
-    }
     const next: Mutable<ApiKeyRecord> = { ...record };
     for (const [name, value] of Object.entries(changes) as Array<[keyof ApiKeyChanges, unknown]>) {
       if (value === undefined) delete next[name];
