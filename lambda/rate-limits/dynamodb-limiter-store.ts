@@ -71,7 +71,8 @@ export class DynamoDbLimiterStore implements LimiterStore {
   }
 
   async get(id: string): Promise<LimiterItem | undefined> {
-    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true }));
+    const read = new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true });
+    const { Item } = await this.client.send(read);
     return Item ? parseItem(Item) : undefined;
   }
 
