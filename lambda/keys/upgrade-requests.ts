@@ -1,23 +1,12 @@
+import type { components } from '../../contracts/openapi/control-api.js';
 import { PLAN_IDS, type PlanId } from '../../contracts/plans.js';
 import type { Clock } from '../shared/clock.js';
 import { logger } from '../shared/powertools.js';
 import { type HttpProblem, refuse } from '../shared/problem.js';
 import type { AccountRecord, AccountStore, StoredUpgradeRequest } from './accounts.js';
 
-/** What the owner sees of their request: pending until an operator changes the plan. */
-export interface UpgradeRequestView {
-  readonly plan: PlanId;
-  readonly status: 'pending';
-  readonly requestedAt: string;
-}
-
-/** A pending request as operators list it (`plans requests`). */
-export interface PendingUpgradeRequest extends UpgradeRequestView {
-  readonly accountId: string;
-  readonly accountName: string;
-  readonly currentPlan: PlanId;
-  readonly requestedBy?: string;
-}
+export type UpgradeRequestView = components['schemas']['UpgradeRequest'];
+export type PendingUpgradeRequest = components['schemas']['PendingUpgradeRequest'];
 
 /** Where operators hear of a new request: the operations SNS topic on AWS, a recording stand-in locally. */
 export interface OperationsNotifier {

@@ -1,59 +1,15 @@
+import type { components } from '../../contracts/openapi/control-api.js';
 import type { PlanId, RateLimits } from '../../contracts/plans.js';
 import { type AccountUsage, dayWindowEndMs, minuteWindowEndMs } from '../rate-limits/index.js';
 import { type ApiKeyRecord, oldestKeyFirst } from './key-store.js';
-import type { UpgradeRequestView } from './upgrade-requests.js';
 
-// What the account service shows of accounts, keys and usage: never a secret, never a hash.
-
-export interface AccountView {
-  readonly accountId: string;
-  readonly name: string;
-  readonly plan: PlanId;
-  /** The limits in force: the plan's, or the account's agreed ones (Enterprise). */
-  readonly limits: RateLimits;
-  readonly customLimits: boolean;
-  readonly createdAt: string;
-  readonly updatedAt?: string;
-  /** The owner's request for a higher plan while no operator has acted on it; null otherwise. */
-  readonly upgradeRequest: UpgradeRequestView | null;
-}
-
-export interface KeyView {
-  readonly keyId: string;
-  readonly name: string;
-  readonly prefix: string;
-  readonly last4: string;
-  readonly status: 'active' | 'revoked';
-  readonly createdAt: string;
-  readonly lastUsedAt?: string;
-  readonly revokedAt?: string;
-  /** While an active key is banned: when the ban ends (bans are per key). */
-  readonly bannedUntil?: string;
-}
-
-export interface WindowUsageView {
-  readonly used: number;
-  readonly limit: number;
-  readonly remaining: number;
-  readonly resetsAt: string;
-}
-
-/** A key's share of its account's usage in the current windows. */
-export interface KeyUsageView extends KeyView {
-  readonly used: { readonly minute: number; readonly day: number };
-}
-
-export interface UsageView {
-  readonly accountId: string;
-  readonly plan: PlanId;
-  readonly limits: RateLimits;
-  readonly minute: WindowUsageView;
-  readonly day: WindowUsageView;
-  /** How many limiter items hold the account's budget (1 up to 30,000 requests a minute). */
-  readonly limiterShards: number;
-  /** Every key of the account, revoked ones included (they drew on the same budget). */
-  readonly keys: readonly KeyUsageView[];
-}
+// What the account service shows (openapi/control-api.yaml): never a secret, never a hash.
+type Schemas = components['schemas'];
+export type AccountView = Schemas['Account'];
+export type KeyView = Schemas['Key'];
+export type WindowUsageView = Schemas['WindowUsage'];
+export type KeyUsageView = Schemas['KeyUsage'];
+export type UsageView = Schemas['Usage'];
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
