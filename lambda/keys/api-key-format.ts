@@ -55,4 +55,7 @@ export function isWellFormedApiKey(key: string): boolean {
 export const hashApiKey = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
 
 /** What may be shown of a key after creation. */
-export const displayParts = (key: string) => ({ prefix: key.slice(0, API_KEY_PREFIX.length + 4), last4: key.slice(-4) });
+export const displayParts = (key: string) => ({
+  prefix: key.slice(0, API_KEY_PREFIX.length + 4),
+  last4: key.slice(-4),
+});
