@@ -1,57 +1,12 @@
 import { PROBLEM_TYPE_BASE } from '../../contracts/gateway-responses.js';
+import type { components as ControlApi } from '../../contracts/openapi/control-api.js';
+import type { components as MessagesApi } from '../../contracts/openapi/messages-api.js';
 
-/** Stable machine codes of our RFC 9457 problem documents. */
+/** Stable machine codes of our RFC 9457 problem documents: those of the two APIs' specifications, and `unauthorized`. */
 export type ProblemCode =
-  | 'invalid_json' |
-  'invalid_encoding' |
-  'missing_field' |
-  'invalid_field' |
-  'unknown_field' |
-  'unsupported_media_type' |
-  'invalid_idempotency_key' |
-  'payload_too_large' |
-  'invalid_api_key' |
-  'rate_limited' |
-  'key_banned' |
-  'not_found' |
-  'method_not_allowed' |
-  'idempotency_conflict' |
-  'idempotency_in_progress' |
-  'service_unavailable' |
-  'internal_error' |
-  // The control API (accounts, keys, projects, domains).
-  'invalid_request' |
-  'unauthorized' |
-  'forbidden' |
-  'account_not_found' |
-  'key_not_found' |
-  'project_not_found' |
-  'slug_taken' |
-  'slug_held' |
-  'deploy_in_progress' |
-  'deploy_failed' |
-  'deploy_not_found' |
-  'deploy_not_rollbackable' |
-  'files_missing' |
-  'too_many_files' |
-  'file_too_large' |
-  'deploy_too_large' |
-  'invalid_domain' |
-  'invalid_config' |
-  'plan_required' |
-  'project_not_deployed' |
-  'domain_taken' |
-  'domain_in_use' |
-  'domain_not_found' |
-  'plan_not_higher' |
-  // Webhooks (lambda/webhooks) and the dashboard's message pages.
-  'invalid_url' |
-  'invalid_events' |
-  'webhook_not_found' |
-  'webhook_limit_reached' |
-  'webhook_disabled' |
-  'message_not_found' |
-  'delivery_not_found';
+  | MessagesApi['schemas']['ProblemCode'] |
+  ControlApi['schemas']['ProblemCode'] |
+  'unauthorized';
 
 export interface FieldError {
   readonly field: string;
