@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/clock.js';
 import { loadConfig } from '../../lib/config/index.js';
-import { LocalUsagePlanGateway, UsagePlans } from '../../local/usage-plans.js';
+import { UsagePlans } from '../../local/usage-plans.js';
 
 const config = loadConfig();
 const setup = () => {
-  const plans = new UsagePlans(new ManualClock(Date.UTC(2026, 10, 21)));
-  return { plans, gateway: new LocalUsagePlanGateway(plans, config) };
+  const plans = new UsagePlans(new ManualClock(Date.UTC(2026, 10, 21)), config);
+  return { plans, gateway: plans };
 };
 
-describe('LocalUsagePlanGateway: the same model as on AWS', () => {
+describe('UsagePlans: the same model as on AWS', () => {
   it('gives the authorizer one pooled value per plan and for anonymous callers, each admitted on its own plan', () => {
     const { plans, gateway } = setup();
     const pooled = gateway.pooledUsageKeys();
