@@ -156,7 +156,6 @@ export class AccountService {
     if (record.status === 'revoked') return keyView(record);
     const nowMs = this.deps.clock.now();
     const until = nowMs + (this.deps.config.auth.keyCacheSeconds + RELEASE_MARGIN_SECONDS) * 1000;
-    // Refused from the next request on, before anything that could fail.
     const lastUsedMs = await this.limits.markRevoked(accountId, keyId, until, nowMs);
     const changes = {
       status: 'revoked' as const,
@@ -225,7 +224,6 @@ export class AccountService {
     return { keyId, wasBanned };
   }
 
-  /** The account's minute and day usage against its limits, with every key's share and ban. */
   async usage(accountId: string): Promise<UsageView> {
     const account = await this.account(accountId);
     const [records, usage] = await Promise.all([
@@ -235,7 +233,7 @@ export class AccountService {
     return usageView(account, usage.limits ?? this.limitsOf(account), records, usage);
   }
 
-  /** The account with an internal key of its own: created now for an account that has none and may have one. */
+  /** The account with an internal key of its own, created now if it has none (pooled) and may have one. */
   private async withInternalKey(account: AccountRecord): Promise<AccountRecord> {
     if (account.gatewayKeyId) return account;
     const usagePlanId = this.usagePlanIdOf(account);

@@ -35,7 +35,7 @@ export interface ApiGatewayUsagePlanGatewayOptions {
   readonly usagePlanUpdates: APIGatewayClient;
   readonly restApiId: string;
   readonly stageName: string;
-  /** The stack's usage plans of the standard plans (outputs FreeUsagePlanId, ProUsagePlanId, BusinessUsagePlanId). */
+  /** Outputs FreeUsagePlanId, ProUsagePlanId, BusinessUsagePlanId. */
   readonly standardPlanIds: { readonly free: string; readonly pro: string; readonly business: string };
   readonly config: RuntimeConfig;
 }
@@ -215,7 +215,6 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
   }
 }
 
-/** The name of an Enterprise account's own usage plan. */
 export const accountPlanName = (accountId: string) => `enterprise-${accountId}`;
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -12,13 +12,13 @@ export interface LimitsConfig {
   readonly anonymous: RateLimits;
 }
 
-/** The usage identifiers of the stack's pooled internal keys: one per plan, plus anonymous callers. */
+/** The stack's pooled internal keys: one per plan, plus anonymous callers. */
 export const POOLED_USAGE_KEY_NAMES = [...PLAN_IDS, 'anonymous'] as const;
 
 /** The values of the pooled internal keys (the authorizer's environment): for callers without a key of their own. */
 export type PooledUsageKeys = Readonly<Record<(typeof POOLED_USAGE_KEY_NAMES)[number], string>>;
 
-/** Checks the pooled keys the environment gives (every name, a non-empty value), or throws naming what is wrong. */
+/** Checks the pooled keys the environment gives, or throws naming what is missing. */
 export function parsePooledUsageKeys(raw: unknown): PooledUsageKeys {
   const given = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
   const bad = POOLED_USAGE_KEY_NAMES.filter((name) => typeof given[name] !== 'string' || given[name] === '');
