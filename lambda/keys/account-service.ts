@@ -11,7 +11,7 @@ import { type AccountView, type KeyView, keyView, type UsageView, usageView } fr
 import { refuse } from '../shared/problem.js';
 import { invalid, parsePlan, pendingView, settledBy } from './upgrade-requests.js';
 
-export type { AccountView, KeyUsageView, KeyView, UsageView, WindowUsageView } from './views.js';
+export type { AccountView, KeyView, UsageView } from './views.js';
 
 export interface AccountServiceDeps {
   readonly accounts: AccountStore;

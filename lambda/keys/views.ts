@@ -7,8 +7,6 @@ import { type ApiKeyRecord, oldestKeyFirst } from './key-store.js';
 type Schemas = components['schemas'];
 export type AccountView = Schemas['Account'];
 export type KeyView = Schemas['Key'];
-export type WindowUsageView = Schemas['WindowUsage'];
-export type KeyUsageView = Schemas['KeyUsage'];
 export type UsageView = Schemas['Usage'];
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -37,14 +35,14 @@ export function usageView(
   records: readonly ApiKeyRecord[],
   usage: AccountUsage,
 ): UsageView {
-  const window = (used: number, limit: number, resetMs: number): WindowUsageView => ({
+  const window = (used: number, limit: number, resetMs: number): Schemas['WindowUsage'] => ({
     used,
     limit,
     remaining: Math.max(0, limit - used),
     resetsAt: iso(resetMs),
   });
   const keys = records
-    .map((record): KeyUsageView => {
+    .map((record): Schemas['KeyUsage'] => {
       const key = usage.keys.get(record.keyId);
       return { ...keyView(record, key), used: { minute: key?.minute ?? 0, day: key?.day ?? 0 } };
     })

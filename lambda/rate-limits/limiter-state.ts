@@ -44,23 +44,14 @@ export function limitsOn(item: LimiterItem | undefined, fallback: RateLimits): R
   return { perMinute: item?.perMinute ?? fallback.perMinute, perDay: item?.perDay ?? fallback.perDay };
 }
 
+const windowUsage = (name: WindowName, limit: number, remaining: number, windowSeconds: number, resetMs: number) =>
+  ({ name, limit, used: Math.max(0, limit - remaining), windowSeconds, resetMs });
+
 export function stateOf(limits: RateLimits, remaining: Remaining, windows: Windows, nowMs: number): LimiterState {
   return {
     nowMs,
-    minute: {
-      name: 'minute',
-      limit: limits.perMinute,
-      used: Math.max(0, limits.perMinute - remaining.minute),
-      windowSeconds: 60,
-      resetMs: minuteWindowEndMs(windows.minute),
-    },
-    day: {
-      name: 'day',
-      limit: limits.perDay,
-      used: Math.max(0, limits.perDay - remaining.day),
-      windowSeconds: 86_400,
-      resetMs: dayWindowEndMs(windows.day),
-    },
+    minute: windowUsage('minute', limits.perMinute, remaining.minute, 60, minuteWindowEndMs(windows.minute)),
+    day: windowUsage('day', limits.perDay, remaining.day, 86_400, dayWindowEndMs(windows.day)),
   };
 }
 
