@@ -284,8 +284,7 @@ export class AccountService {
 }
 
 /** The record attributes of an internal key: its id and value, stored together. */
-const bindingOf = (key: InternalKey | undefined) =>
-  key ? { gatewayKeyId: key.id, gatewayKeyValue: key.value } : {};
+const bindingOf = (key?: InternalKey) => (key ? { gatewayKeyId: key.id, gatewayKeyValue: key.value } : {});
 
 /** The account's internal key, when it has one with its value. */
 const internalKeyOf = (account: AccountRecord): InternalKey | undefined =>

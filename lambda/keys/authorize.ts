@@ -91,7 +91,7 @@ export function createAuthorizer(deps: AuthorizeDeps) {
     const { caller, usageIdentifierKey } = await identify(event);
     logger.debug('caller identified', caller.kind === 'key' ? { keyId: caller.keyId } : { anonymous: caller.reason });
     return {
-      principalId: principalOf(caller),
+      principalId: caller.kind === 'key' ? caller.keyId : 'anonymous',
       policyDocument: {
         Version: '2012-10-17',
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wildcardResource(event.methodArn) }],
@@ -101,8 +101,6 @@ export function createAuthorizer(deps: AuthorizeDeps) {
     };
   };
 }
-
-const principalOf = (caller: Caller) => (caller.kind === 'key' ? caller.keyId : 'anonymous');
 
 /** arn:aws:execute-api:region:account:apiId/stage/METHOD/path → …/stage/*: one policy fits every route. */
 function wildcardResource(methodArn: string): string {
