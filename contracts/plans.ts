@@ -1,8 +1,4 @@
-/**
- * The plan catalogue's shape: plan ids, limits, ban policy, and the platform config's type. Plain
- * TypeScript, so the request-path functions (the authorizer above all) read it without a schema
- * library; `lib/config` validates a config against it with zod at synth time.
- */
+/** The plan catalogue's shape and the platform config's type: plain TypeScript, no schema library (lib/config validates). */
 
 /** The plans customers can be on. Order matters: later plans are "above" earlier ones. */
 export const PLAN_IDS = ['free', 'pro', 'business', 'enterprise'] as const;
@@ -40,11 +36,7 @@ export interface BackstopPolicy {
   readonly anonymousCallers: number;
 }
 
-/**
- * The validated platform config (lib/config/platform-config.ts is its schema, and checks at compile
- * time that the two agree). The deploy-time sections `alarms`, `protection` and `environment` are left out of the
- * functions' copy (`RuntimeConfig`).
- */
+/** The validated platform config (lib/config/platform-config.ts is its schema, checked to agree at compile time). */
 export interface PlatformConfig {
   readonly plans: Readonly<Record<PlanId, PlanDefinition>>;
   readonly anonymous: RateLimits;
@@ -84,10 +76,7 @@ export interface PlatformConfig {
 /** What a function's environment carries (lib/config's runtimeConfig): the config without its deploy-time sections. */
 export type RuntimeConfig = Omit<PlatformConfig, 'alarms' | 'protection' | 'environment'>;
 
-/**
- * Backstop usage-plan values for a plan's limits (see `backstop` in the config):
- * throttle in req/s with a burst, and a daily quota.
- */
+/** Backstop usage-plan values for a plan's limits: throttle in req/s with a burst, and a daily quota. */
 export function backstopFor(limits: RateLimits, config: { readonly backstop: Pick<BackstopPolicy, 'factor' | 'minBurst'> }) {
   const { factor, minBurst } = config.backstop;
   return {

@@ -19,9 +19,7 @@ export function localRuntimeResources(
     async internalKeys() {
       return usagePlans.keysNamed('internal-');
     },
-    async deleteKey(id) {
-      usagePlans.deleteKey(id);
-    },
+    deleteKey: (id) => usagePlans.deleteKey(id),
     async accountPlans() {
       return usagePlans.plansNamed('enterprise-').map((id) => ({ id, name: id }));
     },

@@ -1,34 +1,70 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { backstopFor, type PlanId, usageIdentifierBackstop, type PlatformConfig, type RateLimits } from '../lib/config/index.js';
+import { backstopFor, usageIdentifierBackstop, type PlatformConfig, type RateLimits } from '../lib/config/index.js';
+import type { AccountRecord } from '../lambda/keys/accounts.js';
 import { POOLED_USAGE_KEY_NAMES, type PooledUsageKeys } from '../lambda/keys/authorize.js';
 import type { InternalKey, UsagePlanGateway } from '../lambda/keys/usage-plan-gateway.js';
 import { DAY_MS } from '../lambda/rate-limits/windows.js';
 import type { Clock } from '../lambda/shared/clock.js';
 
-export interface UsagePlanLimits {
-  readonly rateLimit: number;
-  readonly burstLimit: number;
-  readonly quotaPerDay: number;
-}
-
-export type BackstopVerdict = 'ok' | 'THROTTLED' | 'QUOTA_EXCEEDED' | 'INVALID_API_KEY';
-
 /**
- * API Gateway usage plans as the local front applies them: usage plans with a token bucket (rate
- * per second, burst) and a daily quota, applied per API key, and API keys bound to one plan each.
- * Like API Gateway, they meter every request that reaches them; they are only the backstop
- * behind the exact limiter in the handlers.
+ * API Gateway usage plans as the local front applies them, and the local counterpart of the API
+ * Gateway adapter. Usage plans (one per standard plan, one for anonymous callers, one per
+ * Enterprise account) have a token bucket (rate per second, burst) and a daily quota per API key;
+ * like API Gateway they meter every request that reaches them, the backstop behind the exact
+ * limiter. As on AWS, the authorizer gets the pooled keys' values at start and each account's
+ * internal key's value from its keys' records.
  */
-export class UsagePlans {
-  private readonly plans = new Map<string, UsagePlanLimits>();
+export class UsagePlans implements UsagePlanGateway {
+  private readonly plans = new Map<string, ReturnType<typeof backstopFor>>();
   private readonly keys = new Map<string, { value: string; planId: string; name: string }>();
   private readonly planOfValue = new Map<string, string>();
   private readonly buckets = new Map<string, { tokens: number; atMs: number; day: number; used: number }>();
+  private readonly pooled: PooledUsageKeys;
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly config: PlatformConfig,
+  ) {
+    for (const plan of POOLED_USAGE_KEY_NAMES) this.plans.set(plan, usageIdentifierBackstop(plan, config));
+    this.pooled = Object.fromEntries(
+      POOLED_USAGE_KEY_NAMES.map((plan) => [plan, this.addKey(plan, `pooled-${plan}`).value]),
+    ) as PooledUsageKeys;
+  }
 
-  definePlan(planId: string, limits: UsagePlanLimits): void {
-    this.plans.set(planId, limits);
+  /** The values of the pooled keys, one per plan plus anonymous: what the authorizer is configured with. */
+  pooledUsageKeys(): PooledUsageKeys {
+    return this.pooled;
+  }
+
+  /** Rebuilds the bindings kept from an earlier run (with --data): each account's internal key. */
+  restore(accounts: readonly AccountRecord[]): void {
+    for (const account of accounts) {
+      if (account.gatewayUsagePlanId && account.limits) {
+        this.plans.set(account.gatewayUsagePlanId, backstopFor(account.limits, this.config));
+      }
+      const planId = account.plan === 'enterprise' ? account.gatewayUsagePlanId : account.plan;
+      if (planId && account.gatewayKeyId && account.gatewayKeyValue && !this.keys.has(account.gatewayKeyId)) {
+        this.bindKey(account.gatewayKeyId, account.gatewayKeyValue, planId, `internal-${account.accountId}`);
+      }
+    }
+  }
+
+  standardPlanId(plan: 'free' | 'pro' | 'business'): string {
+    return plan;
+  }
+
+  async createAccountPlan(accountId: string, limits: RateLimits): Promise<string> {
+    const id = `enterprise-${accountId}`;
+    await this.updateAccountPlan(id, limits);
+    return id;
+  }
+
+  async updateAccountPlan(usagePlanId: string, limits: RateLimits): Promise<void> {
+    this.plans.set(usagePlanId, backstopFor(limits, this.config));
+  }
+
+  async deleteAccountPlan(usagePlanId: string): Promise<void> {
+    this.deletePlan(usagePlanId);
   }
 
   deletePlan(planId: string): void {
@@ -36,26 +72,12 @@ export class UsagePlans {
     this.plans.delete(planId);
   }
 
-  /** Creates an API key in a plan; like API Gateway, it generates the value (CreateApiKey answers it). */
-  createKey(planId: string, name = `key-${planId}`): InternalKey {
-    if (!this.plans.has(planId)) throw new Error(`no usage plan ${planId}`);
-    const key = { id: randomUUID().replaceAll('-', '').slice(0, 10), value: randomBytes(20).toString('hex') };
-    this.keys.set(key.id, { value: key.value, planId, name });
-    this.planOfValue.set(key.value, planId);
-    return key;
+  /** Named as on API Gateway (ApiGatewayUsagePlanGateway.createKey). */
+  async createKey(accountId: string, usagePlanId: string): Promise<InternalKey | undefined> {
+    return this.addKey(usagePlanId, `internal-${accountId}`);
   }
 
-  /**
-   * Re-registers a key kept from an earlier run (with --data) with the value its record stored
-   * (a new one when the record holds none).
-   */
-  restoreKey(id: string, planId: string, value: string = randomBytes(20).toString('hex'), name = `key-${planId}`): void {
-    if (this.keys.has(id)) return;
-    this.keys.set(id, { value, planId, name });
-    this.planOfValue.set(value, planId);
-  }
-
-  moveKey(id: string, toPlanId: string): void {
+  async moveKey(id: string, _from: string, toPlanId: string): Promise<void> {
     const key = this.keys.get(id);
     if (!key) throw new Error(`no API key ${id}`);
     if (!this.plans.has(toPlanId)) throw new Error(`no usage plan ${toPlanId}`);
@@ -63,17 +85,12 @@ export class UsagePlans {
     this.planOfValue.set(key.value, toPlanId);
   }
 
-  deleteKey(id: string): void {
+  async deleteKey(id: string): Promise<void> {
     const key = this.keys.get(id);
     if (!key) return;
     this.keys.delete(id);
     this.planOfValue.delete(key.value);
     this.buckets.delete(key.value);
-  }
-
-  /** GetApiKey with includeValue; undefined once the key is deleted. */
-  valueOf(id: string): string | undefined {
-    return this.keys.get(id)?.value;
   }
 
   planOf(id: string): string | undefined {
@@ -92,7 +109,7 @@ export class UsagePlans {
     return [...this.plans.keys()].filter((id) => id.startsWith(prefix));
   }
 
-  admit(apiKeyValue: string | undefined): BackstopVerdict {
+  admit(apiKeyValue: string | undefined): 'ok' | 'THROTTLED' | 'QUOTA_EXCEEDED' | 'INVALID_API_KEY' {
     const planId = apiKeyValue === undefined ? undefined : this.planOfValue.get(apiKeyValue);
     const plan = planId === undefined ? undefined : this.plans.get(planId);
     if (!plan || apiKeyValue === undefined) return 'INVALID_API_KEY';
@@ -112,103 +129,17 @@ export class UsagePlans {
     bucket.used += 1;
     return 'ok';
   }
-}
 
-/**
- * The local counterpart of the API Gateway adapter: the same usage plans the API stack creates
- * (one per standard plan, one for anonymous callers, one per Enterprise account at run time),
- * a pooled key per plan, and one internal key per account. As on AWS, the authorizer gets the
- * pooled keys' values at start (`pooledUsageKeys`, the stack passes them in its environment) and
- * each account's value from its keys' records; it never asks this gateway for one.
- */
-export class LocalUsagePlanGateway implements UsagePlanGateway {
-  private readonly pooled: PooledUsageKeys;
-
-  constructor(
-    readonly plans: UsagePlans,
-    private readonly config: PlatformConfig,
-  ) {
-    for (const plan of POOLED_USAGE_KEY_NAMES) {
-      this.plans.definePlan(plan, usageIdentifierBackstop(plan, config));
-    }
-    this.pooled = Object.fromEntries(
-      POOLED_USAGE_KEY_NAMES.map((plan) => [plan, this.plans.createKey(plan, `pooled-${plan}`).value]),
-    ) as PooledUsageKeys;
+  /** Like CreateApiKey and CreateUsagePlanKey: a key with a generated value, in a plan. */
+  private addKey(planId: string, name: string): InternalKey {
+    if (!this.plans.has(planId)) throw new Error(`no usage plan ${planId}`);
+    const key = { id: randomUUID().replaceAll('-', '').slice(0, 10), value: randomBytes(20).toString('hex') };
+    this.bindKey(key.id, key.value, planId, name);
+    return key;
   }
 
-  /** The values of the pooled keys, one per plan plus anonymous: what the authorizer is configured with. */
-  pooledUsageKeys(): PooledUsageKeys {
-    return this.pooled;
-  }
-
-  /**
-   * Rebuilds the bindings kept from an earlier run (with --data): each account's internal key.
-   */
-  restore(
-    accounts: ReadonlyArray<{
-      accountId: string;
-      plan: PlanId;
-      limits?: RateLimits;
-      gatewayUsagePlanId?: string;
-      gatewayKeyId?: string;
-      gatewayKeyValue?: string;
-    }>,
-    keys: ReadonlyArray<{
-      status: string;
-      gatewayKeyId?: string;
-      gatewayKeyValue?: string;
-      accountId: string;
-    }>,
-  ): void {
-    const planOf = new Map<string, string>();
-    for (const account of accounts) {
-      if (account.gatewayUsagePlanId && account.limits) {
-        this.plans.definePlan(account.gatewayUsagePlanId, backstopFor(account.limits, this.config));
-      }
-      const planId = account.plan === 'enterprise' ? account.gatewayUsagePlanId : account.plan;
-      if (!planId) continue;
-      planOf.set(account.accountId, planId);
-      if (account.gatewayKeyId) this.plans.restoreKey(account.gatewayKeyId, planId, account.gatewayKeyValue, `internal-${account.accountId}`);
-    }
-    for (const key of keys) {
-      const planId = planOf.get(key.accountId);
-      if (!planId) continue;
-      if (key.gatewayKeyId) this.plans.restoreKey(key.gatewayKeyId, planId, key.gatewayKeyValue);
-    }
-  }
-
-  standardPlanId(plan: 'free' | 'pro' | 'business'): string {
-    return plan;
-  }
-
-  async createAccountPlan(accountId: string, limits: RateLimits): Promise<string> {
-    const id = `enterprise-${accountId}`;
-    this.plans.definePlan(id, backstopFor(limits, this.config));
-    return id;
-  }
-
-  async updateAccountPlan(usagePlanId: string, limits: RateLimits): Promise<void> {
-    this.plans.definePlan(usagePlanId, backstopFor(limits, this.config));
-  }
-
-  async deleteAccountPlan(usagePlanId: string): Promise<void> {
-    this.plans.deletePlan(usagePlanId);
-  }
-
-  async createKey(accountId: string, usagePlanId: string): Promise<InternalKey | undefined> {
-    // Named as on API Gateway (ApiGatewayUsagePlanGateway.createKey).
-    return this.plans.createKey(usagePlanId, `internal-${accountId}`);
-  }
-
-  async keyValue(gatewayKeyId: string): Promise<string | undefined> {
-    return this.plans.valueOf(gatewayKeyId);
-  }
-
-  async moveKey(gatewayKeyId: string, _from: string, to: string): Promise<void> {
-    this.plans.moveKey(gatewayKeyId, to);
-  }
-
-  async deleteKey(gatewayKeyId: string): Promise<void> {
-    this.plans.deleteKey(gatewayKeyId);
+  private bindKey(id: string, value: string, planId: string, name: string): void {
+    this.keys.set(id, { value, planId, name });
+    this.planOfValue.set(value, planId);
   }
 }

@@ -1,4 +1,3 @@
-import { correlationPaths } from '@aws-lambda-powertools/logger/correlationId';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { powertools, TIMEOUT_EARLY_MS } from '../shared/middleware.js';
@@ -35,7 +34,7 @@ export function createControlApiHandler(services: ControlServices, options: Cont
     ? { 'Access-Control-Allow-Origin': options.dashboardOrigin, Vary: 'Origin' }
     : {};
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })
-    .use(powertools({ correlationIdPath: correlationPaths.API_GATEWAY_REST }))
+    .use(powertools())
     .handler(async (event, context) => {
       const owner = ownerFromClaims(event);
       logger.appendKeys({ ownerId: owner?.kind === 'owner' ? owner.ownerId : undefined });

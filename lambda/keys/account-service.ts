@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import { PLAN_IDS, type PlanId, type RuntimeConfig, type RateLimits } from '../../contracts/plans.js';
+import { type PlanId, type RuntimeConfig, type RateLimits } from '../../contracts/plans.js';
 import { AccountLimits, type LimiterStore } from '../rate-limits/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { AccountRecord, AccountStore } from './accounts.js';
@@ -8,10 +8,10 @@ import { displayParts, generateApiKey, hashApiKey } from './api-key-format.js';
 import { type ApiKeyRecord, type KeyStore, oldestKeyFirst } from './key-store.js';
 import type { InternalKey, UsagePlanGateway } from './usage-plan-gateway.js';
 import { type AccountView, type KeyView, keyView, type UsageView, usageView } from './views.js';
-import { type HttpProblem, refuse } from '../shared/problem.js';
-import { pendingView, settledBy } from './upgrade-requests.js';
+import { refuse } from '../shared/problem.js';
+import { invalid, parsePlan, pendingView, settledBy } from './upgrade-requests.js';
 
-export type { AccountView, KeyUsageView, KeyView, UsageView, WindowUsageView } from './views.js';
+export type { AccountView, KeyView, UsageView } from './views.js';
 
 export interface AccountServiceDeps {
   readonly accounts: AccountStore;
@@ -28,21 +28,10 @@ const limitsSchema = z.strictObject({
   perDay: z.number().check(z.int(), z.positive()),
 });
 
-function invalid(field: string, message: string): HttpProblem {
-  return refuse('invalid_request', `${field}: ${message}`, 400, [{ field, message }]);
-}
-
 function parseName(value: unknown, field = 'name'): string {
   const parsed = nameSchema.safeParse(value);
   if (!parsed.success) throw invalid(field, 'must be a string of 1 to 100 characters');
   return parsed.data;
-}
-
-function parsePlan(value: unknown): PlanId {
-  if (typeof value !== 'string' || !(PLAN_IDS as readonly string[]).includes(value)) {
-    throw invalid('plan', `must be one of ${PLAN_IDS.join(', ')}`);
-  }
-  return value as PlanId;
 }
 
 /** Custom limits belong to Enterprise only, and must be whole numbers with perDay ≥ perMinute. */
@@ -57,22 +46,17 @@ function parseLimits(plan: PlanId, value: unknown, config: RuntimeConfig): RateL
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/**
- * Seconds added to the authorizer's key cache: clocks of the account service and of the authorizers
- * may differ by this much. A revoked key is refused by the limiter for this long past the cache
- * TTL.
- */
+/** Seconds a revoked key stays refused by the limiter past the authorizers' cache TTL (their clocks may differ). */
 export const RELEASE_MARGIN_SECONDS = 5;
 
 /** A new account id: `acct_` and 20 random hex digits. */
 export const newAccountId = () => `acct_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
 
 /**
- * Accounts, plans and API keys (docs/operators/operations.md, "API keys and usage plans"). The same logic runs
- * behind the local platform's control API, in the operator CLI against a deployed stack, and in
- * the dashboard's API. Keys are returned in clear exactly once, by `createKey`. Limits belong to
- * the account: its keys share one budget (the limiter's shards) and one internal API Gateway key
- * (the backstop); a ban or a revocation is a key's own.
+ * Accounts, plans and API keys (docs/operators/operations.md, "API keys and usage plans"), behind
+ * the control API, the operator CLI and the dashboard. Keys are returned in clear once, by
+ * `createKey`. An account's keys share its budget and its internal API Gateway key; a ban or a
+ * revocation is a key's own.
  */
 export class AccountService {
   private readonly limits: AccountLimits;
@@ -115,10 +99,7 @@ export class AccountService {
     return this.accountView(account);
   }
 
-  /**
-   * The account with this id, created with the given name and plan if it does not exist yet
-   * (a dashboard owner's first sign-in); a concurrent creation of the same id is not an error.
-   */
+  /** The account, created if it does not exist yet (a dashboard owner's first sign-in; a concurrent creation is fine). */
   async ensureAccount(input: { accountId: string; name: string; plan: 'free' | 'pro' | 'business' }): Promise<AccountView> {
     const existing = await this.deps.accounts.get(input.accountId);
     if (existing) return this.accountView(existing);
@@ -169,17 +150,12 @@ export class AccountService {
       .sort(oldestKeyFirst);
   }
 
-  /**
-   * Refused by the limiter from the next request on (a marker on every shard of the account, kept
-   * until no authorizer can still hold the key's active record), by the authorizer within its
-   * cache TTL. The account's internal key stays: the account's other keys use it.
-   */
+  /** Refused by the limiter from the next request on, by the authorizer within its cache TTL. */
   async revokeKey(accountId: string, keyId: string): Promise<KeyView> {
     const record = await this.key(accountId, keyId);
     if (record.status === 'revoked') return keyView(record);
     const nowMs = this.deps.clock.now();
     const until = nowMs + (this.deps.config.auth.keyCacheSeconds + RELEASE_MARGIN_SECONDS) * 1000;
-    // Refused from the next request on, before anything that could fail.
     const lastUsedMs = await this.limits.markRevoked(accountId, keyId, until, nowMs);
     const changes = {
       status: 'revoked' as const,
@@ -190,11 +166,7 @@ export class AccountService {
     return keyView({ ...record, ...changes });
   }
 
-  /**
-   * Moves the account to a plan (Enterprise with its agreed limits): its one internal key moves to
-   * the new usage plan, its shards take the new limits. Each step is idempotent, so an
-   * interrupted change is completed by running it again.
-   */
+  /** Moves the account to a plan; each step is idempotent, so a re-run completes an interrupted change. */
   async setPlan(accountId: string, input: { plan: unknown; limits?: unknown }): Promise<AccountView> {
     const account = await this.account(accountId);
     const plan = parsePlan(input.plan);
@@ -252,7 +224,6 @@ export class AccountService {
     return { keyId, wasBanned };
   }
 
-  /** The account's minute and day usage against its limits, with every key's share and ban. */
   async usage(accountId: string): Promise<UsageView> {
     const account = await this.account(accountId);
     const [records, usage] = await Promise.all([
@@ -262,7 +233,7 @@ export class AccountService {
     return usageView(account, usage.limits ?? this.limitsOf(account), records, usage);
   }
 
-  /** The account with an internal key of its own: created now for an account that has none and may have one. */
+  /** The account with an internal key of its own, created now if it has none (pooled) and may have one. */
   private async withInternalKey(account: AccountRecord): Promise<AccountRecord> {
     if (account.gatewayKeyId) return account;
     const usagePlanId = this.usagePlanIdOf(account);
@@ -271,10 +242,6 @@ export class AccountService {
     const next = { ...account, ...bindingOf(created) };
     await this.deps.accounts.replace(next);
     return next;
-  }
-
-  private releaseGraceMs(): number {
-    return (this.deps.config.auth.keyCacheSeconds + RELEASE_MARGIN_SECONDS) * 1000;
   }
 
   private async account(accountId: string): Promise<AccountRecord> {
@@ -317,8 +284,7 @@ export class AccountService {
 }
 
 /** The record attributes of an internal key: its id and value, stored together. */
-export const bindingOf = (key: InternalKey | undefined) =>
-  key ? { gatewayKeyId: key.id, gatewayKeyValue: key.value } : {};
+const bindingOf = (key?: InternalKey) => (key ? { gatewayKeyId: key.id, gatewayKeyValue: key.value } : {});
 
 /** The account's internal key, when it has one with its value. */
 const internalKeyOf = (account: AccountRecord): InternalKey | undefined =>

@@ -6,20 +6,15 @@ export interface AccountRecord {
   readonly accountId: string;
   readonly name: string;
   readonly plan: PlanId;
-  /** Agreed per-account limits (Enterprise). */
+  /** Enterprise: the agreed limits and the account's own usage plan. */
   readonly limits?: RateLimits;
-  /** The account's own usage plan (Enterprise), created by the account service. */
   readonly gatewayUsagePlanId?: string;
-  /**
-   * The account's one internal API Gateway key in its plan's usage plan (the backstop), with its
-   * value; every key record of the account holds a copy. Absent when the account is pooled (the
-   * API keys quota was reached: Free and Pro only) or was created before keys were per account.
-   */
+  /** Its internal API Gateway key (every key record holds a copy); absent when pooled (API keys quota reached). */
   readonly gatewayKeyId?: string;
   readonly gatewayKeyValue?: string;
   readonly createdAt: string;
   readonly updatedAt?: string;
-  /** The owner's latest request for a higher plan (lambda/keys/upgrade-requests.ts). */
+  /** The owner's latest request for a higher plan (upgrade-requests.ts). */
   readonly upgradeRequest?: StoredUpgradeRequest;
 }
 
@@ -27,9 +22,7 @@ export interface StoredUpgradeRequest {
   readonly plan: PlanId;
   readonly status: 'pending' | 'approved';
   readonly requestedAt: string;
-  /** The signed-in owner's email, for the operators. */
   readonly requestedBy?: string;
-  /** When `plans set` approved it. */
   readonly decidedAt?: string;
 }
 
@@ -41,7 +34,7 @@ export interface AccountStore {
   replace(account: AccountRecord): Promise<void>;
   /** Records the upgrade request, only while the account's plan is still `plan`; false if it is not. */
   setUpgradeRequest(accountId: string, request: StoredUpgradeRequest, plan: PlanId): Promise<boolean>;
-  /** Accounts with a pending upgrade request (operators only: a full read of the table). */
+  /** Accounts with a pending upgrade request (a full read of the table: operators only). */
   listWithPendingUpgrade(): Promise<AccountRecord[]>;
 }
 

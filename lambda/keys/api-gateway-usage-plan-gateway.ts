@@ -6,7 +6,6 @@ import {
   DeleteApiKeyCommand,
   DeleteUsagePlanCommand,
   DeleteUsagePlanKeyCommand,
-  GetApiKeyCommand,
   GetUsagePlanCommand,
   GetUsagePlanKeyCommand,
   GetUsagePlansCommand,
@@ -16,11 +15,7 @@ import {
 import { backstopFor, type RuntimeConfig, type RateLimits } from '../../contracts/plans.js';
 import type { InternalKey, UsagePlanGateway } from './usage-plan-gateway.js';
 
-interface AwsErrorShape {
-  name?: string;
-}
-
-const errorName = (error: unknown): string | undefined => (error as AwsErrorShape | undefined)?.name;
+const errorName = (error: unknown): string | undefined => (error as { name?: string } | undefined)?.name;
 
 /** CreateApiKey answered LimitExceededException for an account that may not share its plan's pooled key. */
 export class ApiKeyQuotaError extends Error {
@@ -34,27 +29,21 @@ export class ApiKeyQuotaError extends Error {
 }
 
 export interface ApiGatewayUsagePlanGatewayOptions {
-  /** The API Gateway client, with the management-plane retries (MANAGEMENT_PLANE in lambda/shared/aws-clients.ts). */
+  /** With the management-plane retries (MANAGEMENT_PLANE in lambda/shared/aws-clients.ts). */
   readonly client: APIGatewayClient;
-  /**
-   * The client that sends UpdateUsagePlan: the same, but its retries wait at least the 20 s API
-   * Gateway needs between two updates of a usage plan (`retryStrategy: usagePlanUpdateRetry()`).
-   */
+  /** Sends UpdateUsagePlan, its retries 20 s apart at least (`retryStrategy: usagePlanUpdateRetry()`). */
   readonly usagePlanUpdates: APIGatewayClient;
   readonly restApiId: string;
   readonly stageName: string;
-  /** The stack's usage plans of the standard plans (outputs FreeUsagePlanId, ProUsagePlanId, BusinessUsagePlanId). */
+  /** Outputs FreeUsagePlanId, ProUsagePlanId, BusinessUsagePlanId. */
   readonly standardPlanIds: { readonly free: string; readonly pro: string; readonly business: string };
   readonly config: RuntimeConfig;
 }
 
 /**
- * The usage-plan port on API Gateway (docs/operators/operations.md, "API keys and usage plans"): one internal API key
- * per account in its plan's usage plan (throttles and quotas apply per API key, limits per
- * account), one usage plan per Enterprise account. Management API only: never call this on the request path. Every
- * call respects AWS's management-API rate limits (CreateApiKey 5/s, UpdateUsagePlan 1 per 20 s)
- * through the clients' SDK retry strategies, and each operation is idempotent so an interrupted
- * change can be re-run.
+ * The usage-plan port on API Gateway (docs/operators/operations.md, "API keys and usage plans").
+ * Management API only, never on the request path: the clients' retry strategies respect its rate
+ * limits, and each operation is idempotent so an interrupted change can be re-run.
  */
 export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
   private readonly client: APIGatewayClient;
@@ -132,7 +121,7 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
   }
 
   async createKey(accountId: string, usagePlanId: string, poolable: boolean): Promise<InternalKey | undefined> {
-    let key: { id: string; value?: string };
+    let key: InternalKey;
     try {
       const created = await this.client.send(
         new CreateApiKeyCommand({
@@ -143,7 +132,7 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
         }),
       );
       if (!created.id) throw new Error(`CreateApiKey internal-${accountId} returned no id`);
-      key = { id: created.id, ...(created.value ? { value: created.value } : {}) };
+      key = { id: created.id, value: created.value ?? '' };
     } catch (error) {
       if (errorName(error) !== 'LimitExceededException') throw error;
       // The API keys quota: Free and Pro accounts share their plan's pooled key (the authorizer uses
@@ -152,11 +141,9 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
       throw new ApiKeyQuotaError(accountId, error);
     }
     try {
-      // CreateApiKey answers the generated value; read it back only if it ever did not.
-      const value = key.value ?? (await this.keyValue(key.id));
-      if (!value) throw new Error(`API key ${key.id} (account ${accountId}) has no value`);
+      if (!key.value) throw new Error(`API key ${key.id} (account ${accountId}) has no value`);
       await this.bind(key.id, usagePlanId);
-      return { id: key.id, value };
+      return key;
     } catch (error) {
       try {
         await this.deleteKey(key.id);
@@ -168,14 +155,6 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
       }
       throw error;
     }
-  }
-
-  /** GetApiKey with includeValue (createKey reads a new key's value back if CreateApiKey ever answers none); undefined once the key is gone. */
-  async keyValue(gatewayKeyId: string): Promise<string | undefined> {
-    const key = await this.ignoring('NotFoundException', () =>
-      this.client.send(new GetApiKeyCommand({ apiKey: gatewayKeyId, includeValue: true })),
-    );
-    return key?.value;
   }
 
   /** An API key can be in one usage plan per stage only: unbind from `from`, then bind to `to`. */
@@ -236,7 +215,6 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
   }
 }
 
-/** The name of an Enterprise account's own usage plan. */
 export const accountPlanName = (accountId: string) => `enterprise-${accountId}`;
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { API_KEY_PREFIX } from '../../contracts/api-keys.js';
 
 /**
@@ -21,18 +22,6 @@ function toBase62(value: number, length: number): string {
   return out;
 }
 
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-function crc32(text: string): number {
-  let crc = 0xffffffff;
-  for (const byte of Buffer.from(text, 'utf8')) crc = (CRC_TABLE[(crc ^ byte) & 0xff] as number) ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
 export function generateApiKey(): string {
   const bytes = randomBytes(RANDOM_LENGTH);
   let random = '';
@@ -52,11 +41,10 @@ export function isWellFormedApiKey(key: string): boolean {
 }
 
 /** Keys are stored only as this hash. */
-export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
-}
+export const hashApiKey = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
 
-/** What may be shown of a key after creation: its prefix and last four characters. */
-export function displayParts(key: string): { prefix: string; last4: string } {
-  return { prefix: key.slice(0, API_KEY_PREFIX.length + 4), last4: key.slice(-4) };
-}
+/** What may be shown of a key after creation. */
+export const displayParts = (key: string) => ({
+  prefix: key.slice(0, API_KEY_PREFIX.length + 4),
+  last4: key.slice(-4),
+});

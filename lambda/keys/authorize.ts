@@ -12,17 +12,13 @@ export interface LimitsConfig {
   readonly anonymous: RateLimits;
 }
 
-/** The usage identifiers of the stack's pooled internal keys: one per plan, plus anonymous callers. */
+/** The stack's pooled internal keys: one per plan, plus anonymous callers. */
 export const POOLED_USAGE_KEY_NAMES = [...PLAN_IDS, 'anonymous'] as const;
 
-/**
- * The values of the pooled internal API Gateway keys (the authorizer's environment). A caller
- * whose account has no internal key of its own (anonymous, pooled Free/Pro accounts, records from
- * before the values were stored) is metered on its plan's. Internal identifiers, not customer secrets.
- */
+/** The values of the pooled internal keys (the authorizer's environment): for callers without a key of their own. */
 export type PooledUsageKeys = Readonly<Record<(typeof POOLED_USAGE_KEY_NAMES)[number], string>>;
 
-/** Checks the pooled keys the environment gives (every name, a non-empty value), or throws naming what is wrong. */
+/** Checks the pooled keys the environment gives, or throws naming what is missing. */
 export function parsePooledUsageKeys(raw: unknown): PooledUsageKeys {
   const given = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
   const bad = POOLED_USAGE_KEY_NAMES.filter((name) => typeof given[name] !== 'string' || given[name] === '');
@@ -42,9 +38,9 @@ export interface AuthorizeDeps {
 const BEARER = /^Bearer +([^\s]+) *$/i;
 
 /**
- * REQUEST authorizer. It always allows: callers without a valid key become "anonymous" so that the
- * handlers answer the 401 with the anonymous budget's rate-limit headers (docs/api-clients.md, "Behaviour"). The caller is
- * passed on as context, and `usageIdentifierKey` binds the request to its plan's usage plan.
+ * REQUEST authorizer. It always allows: callers without a valid key become "anonymous", so the
+ * handlers answer the 401 with rate-limit headers (docs/api-clients.md, "Behaviour").
+ * `usageIdentifierKey` binds the request to its usage plan.
  */
 export function createAuthorizer(deps: AuthorizeDeps) {
   const cache = new Map<string, { record: ApiKeyRecord | undefined; expiresMs: number }>();
@@ -95,7 +91,7 @@ export function createAuthorizer(deps: AuthorizeDeps) {
     const { caller, usageIdentifierKey } = await identify(event);
     logger.debug('caller identified', caller.kind === 'key' ? { keyId: caller.keyId } : { anonymous: caller.reason });
     return {
-      principalId: principalOf(caller),
+      principalId: caller.kind === 'key' ? caller.keyId : 'anonymous',
       policyDocument: {
         Version: '2012-10-17',
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wildcardResource(event.methodArn) }],
@@ -106,11 +102,8 @@ export function createAuthorizer(deps: AuthorizeDeps) {
   };
 }
 
-const principalOf = (caller: Caller) => (caller.kind === 'key' ? caller.keyId : 'anonymous');
-
-/** arn:aws:execute-api:region:account:api/stage/METHOD/path → .../stage/*: one policy fits every route. */
+/** arn:aws:execute-api:region:account:apiId/stage/METHOD/path → …/stage/*: one policy fits every route. */
 function wildcardResource(methodArn: string): string {
-  // The API id is part of the first segment: arn:aws:execute-api:region:account:apiId
   const [apiArn, stage] = methodArn.split('/');
   return `${apiArn}/${stage}/*`;
 }

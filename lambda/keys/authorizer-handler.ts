@@ -1,4 +1,3 @@
-import { correlationPaths } from '@aws-lambda-powertools/logger/correlationId';
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { powertools, TIMEOUT_EARLY_MS } from '../shared/middleware.js';
@@ -9,6 +8,6 @@ export function createAuthorizerHandler(deps: AuthorizeDeps) {
   return middy<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult, Error, Context>({
     timeoutEarlyInMillis: TIMEOUT_EARLY_MS,
   })
-    .use(powertools({ correlationIdPath: correlationPaths.API_GATEWAY_REST }))
+    .use(powertools())
     .handler((event) => authorize(event));
 }

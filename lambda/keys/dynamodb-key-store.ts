@@ -31,14 +31,8 @@ export class DynamoDbKeyStore implements KeyStore {
     });
   }
 
-  async update(keyHash: string, changes: ApiKeyChanges, expected?: Partial<ApiKeyRecord>): Promise<void> {
+  async update(keyHash: string, changes: ApiKeyChanges): Promise<void> {
     if (Object.keys(changes).length === 0) return;
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { keyHash },
-        ...conditionalUpdate('keyHash', changes, expected),
-      }),
-    );
+    await this.client.send(new UpdateCommand({ TableName: this.tableName, Key: { keyHash }, ...conditionalUpdate('keyHash', changes) }));
   }
 }

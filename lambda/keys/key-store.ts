@@ -14,16 +14,11 @@ export interface ApiKeyRecord {
   /** Per-account limits (Enterprise); otherwise the plan's. */
   readonly limits?: RateLimits;
   /**
-   * Copied from the account with `gatewayKeyValue` (and moved with it): the account's one internal
-   * API Gateway key, bound to its plan's usage plan. Absent when the account is pooled.
+   * Copied from the account: its internal API Gateway key, whose value the authorizer returns as
+   * the usage identifier (no API Gateway call on the request path). Absent when the account is
+   * pooled. Not a customer secret: API Gateway takes API keys from the authorizer only.
    */
   readonly gatewayKeyId?: string;
-  /**
-   * The value of that internal key, which the authorizer returns as the usage identifier: the one
-   * read of the key record gives it, so no API Gateway call is ever on the request path. Not a
-   * customer secret: the REST API takes API keys from the authorizer only
-   * (`apiKeySourceType: AUTHORIZER`), so API Gateway never accepts it from a client.
-   */
   readonly gatewayKeyValue?: string;
   /** Last use, kept at revocation (the limiter's copy is tidied away some time after). */
   readonly lastUsedAt?: string;
@@ -40,16 +35,7 @@ export function oldestKeyFirst(
 }
 
 export type ApiKeyChanges = Partial<
-  Pick<
-    ApiKeyRecord,
-    | 'status' |
-    'revokedAt' |
-    'plan' |
-    'limits' |
-    'gatewayKeyId' |
-    'gatewayKeyValue' |
-    'lastUsedAt'
-  >
+  Pick<ApiKeyRecord, 'status' | 'revokedAt' | 'plan' | 'limits' | 'gatewayKeyId' | 'gatewayKeyValue' | 'lastUsedAt'>
 >;
 
 export interface KeyStore {
@@ -57,9 +43,6 @@ export interface KeyStore {
   /** Stores a new key; refuses to overwrite one with the same hash. */
   put(record: ApiKeyRecord): Promise<void>;
   listByAccount(accountId: string): Promise<ApiKeyRecord[]>;
-  /**
-   * Updates attributes of an existing key; `limits: undefined` removes custom limits. With
-   * `expected`, only while those attributes still have those values (else the condition fails).
-   */
-  update(keyHash: string, changes: ApiKeyChanges, expected?: Partial<ApiKeyRecord>): Promise<void>;
+  /** Updates attributes of an existing key; `limits: undefined` removes custom limits. */
+  update(keyHash: string, changes: ApiKeyChanges): Promise<void>;
 }

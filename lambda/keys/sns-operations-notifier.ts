@@ -2,9 +2,6 @@ import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { logger } from '../shared/powertools.js';
 import type { OperationsNotifier } from './upgrade-requests.js';
 
-/** SNS subjects are at most 100 ASCII characters. */
-const SUBJECT_MAX = 100;
-
 /** Publishes to the operations topic (the alarm topic): its subscribers (e-mail, chat) read the JSON message. */
 export class SnsOperationsNotifier implements OperationsNotifier {
   constructor(
@@ -16,7 +13,7 @@ export class SnsOperationsNotifier implements OperationsNotifier {
     await this.client.send(
       new PublishCommand({
         TopicArn: this.topicArn,
-        Subject: subject.slice(0, SUBJECT_MAX),
+        Subject: subject.slice(0, 100), // SNS's maximum
         Message: JSON.stringify(message, null, 2),
       }),
     );

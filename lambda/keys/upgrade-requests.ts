@@ -1,23 +1,12 @@
+import type { components } from '../../contracts/openapi/control-api.js';
 import { PLAN_IDS, type PlanId } from '../../contracts/plans.js';
 import type { Clock } from '../shared/clock.js';
 import { logger } from '../shared/powertools.js';
-import { refuse } from '../shared/problem.js';
+import { type HttpProblem, refuse } from '../shared/problem.js';
 import type { AccountRecord, AccountStore, StoredUpgradeRequest } from './accounts.js';
 
-/** What the owner sees of their request: pending until an operator changes the plan. */
-export interface UpgradeRequestView {
-  readonly plan: PlanId;
-  readonly status: 'pending';
-  readonly requestedAt: string;
-}
-
-/** A pending request as operators list it (`plans requests`). */
-export interface PendingUpgradeRequest extends UpgradeRequestView {
-  readonly accountId: string;
-  readonly accountName: string;
-  readonly currentPlan: PlanId;
-  readonly requestedBy?: string;
-}
+export type UpgradeRequestView = components['schemas']['UpgradeRequest'];
+export type PendingUpgradeRequest = components['schemas']['PendingUpgradeRequest'];
 
 /** Where operators hear of a new request: the operations SNS topic on AWS, a recording stand-in locally. */
 export interface OperationsNotifier {
@@ -26,16 +15,24 @@ export interface OperationsNotifier {
 
 const rank = (plan: PlanId) => PLAN_IDS.indexOf(plan);
 
+export function invalid(field: string, message: string): HttpProblem {
+  return refuse('invalid_request', `${field}: ${message}`, 400, [{ field, message }]);
+}
+
+export function parsePlan(value: unknown): PlanId {
+  if (typeof value !== 'string' || !(PLAN_IDS as readonly string[]).includes(value)) {
+    throw invalid('plan', `must be one of ${PLAN_IDS.join(', ')}`);
+  }
+  return value as PlanId;
+}
+
 /** The request an account view shows: the pending one, or null. */
 export function pendingView(account: AccountRecord): UpgradeRequestView | null {
   const request = account.upgradeRequest;
   return request?.status === 'pending' ? { plan: request.plan, status: 'pending', requestedAt: request.requestedAt } : null;
 }
 
-/**
- * The stored request once the account moves to `plan` (`plans set`): approved when the account now
- * has the requested plan or a higher one; otherwise as it was.
- */
+/** The stored request once the account moves to `plan`: approved when that is the requested plan or higher. */
 export function settledBy(
   request: StoredUpgradeRequest | undefined,
   plan: PlanId,
@@ -46,10 +43,9 @@ export function settledBy(
 }
 
 /**
- * Owners ask for a higher plan; operators see the requests and approve one by changing the plan
- * (`plans set`). Billing is not part of the platform: a request is a message to the platform team.
- * One pending request per account: a new one for another plan replaces it (the owner changed their
- * mind); one for the plan already pending answers that request again without a new notification.
+ * Owners ask for a higher plan; operators approve by changing the plan (`plans set`). One pending
+ * request per account: one for another plan replaces it, one for the same plan is answered again
+ * without a new notification.
  */
 export class UpgradeRequests {
   constructor(
@@ -61,14 +57,9 @@ export class UpgradeRequests {
   ) {}
 
   async request(accountId: string, input: { plan: unknown; requestedBy?: string }): Promise<UpgradeRequestView> {
-    const plan = input.plan;
-    if (typeof plan !== 'string' || !(PLAN_IDS as readonly string[]).includes(plan)) {
-      const message = `must be one of ${PLAN_IDS.join(', ')}`;
-      throw refuse('invalid_request', `plan: ${message}`, 400, [{ field: 'plan', message }]);
-    }
+    const wanted = parsePlan(input.plan);
     const account = await this.deps.accounts.get(accountId);
     if (!account) throw refuse('account_not_found', `No account ${accountId}.`, 404);
-    const wanted = plan as PlanId;
     if (rank(wanted) <= rank(account.plan)) {
       throw refuse('plan_not_higher', `The account is on ${account.plan} already: request a higher plan.`, 409);
     }

@@ -1,76 +1,18 @@
+import type { components } from '../../contracts/openapi/control-api.js';
 import type { PlanId, RateLimits } from '../../contracts/plans.js';
 import { type AccountUsage, dayWindowEndMs, minuteWindowEndMs } from '../rate-limits/index.js';
 import { type ApiKeyRecord, oldestKeyFirst } from './key-store.js';
-import type { UpgradeRequestView } from './upgrade-requests.js';
 
-// What the account service shows of accounts, keys and usage: never a secret, never a hash.
-
-export interface AccountView {
-  readonly accountId: string;
-  readonly name: string;
-  readonly plan: PlanId;
-  /** The limits in force: the plan's, or the account's agreed ones (Enterprise). */
-  readonly limits: RateLimits;
-  readonly customLimits: boolean;
-  readonly createdAt: string;
-  readonly updatedAt?: string;
-  /** The owner's request for a higher plan while no operator has acted on it; null otherwise. */
-  readonly upgradeRequest: UpgradeRequestView | null;
-}
-
-/** A key as it may be shown after creation: never the secret, never its hash. */
-export interface KeyView {
-  readonly keyId: string;
-  readonly name: string;
-  readonly prefix: string;
-  readonly last4: string;
-  readonly status: 'active' | 'revoked';
-  readonly createdAt: string;
-  readonly lastUsedAt?: string;
-  readonly revokedAt?: string;
-  /** While an active key is banned: when the ban ends (bans are per key). */
-  readonly bannedUntil?: string;
-}
-
-/** One window of the account's budget: every key of the account draws on it. */
-export interface WindowUsageView {
-  readonly used: number;
-  readonly limit: number;
-  readonly remaining: number;
-  readonly resetsAt: string;
-}
-
-/** A key's share of its account's usage in the current windows, and its ban (bans are per key). */
-export interface KeyUsageView extends KeyView {
-  readonly used: { readonly minute: number; readonly day: number };
-}
-
-export interface UsageView {
-  readonly accountId: string;
-  readonly plan: PlanId;
-  readonly limits: RateLimits;
-  /** The account's budget in the current UTC minute and day. */
-  readonly minute: WindowUsageView;
-  readonly day: WindowUsageView;
-  /** How many limiter items hold the account's budget (1 up to 30,000 requests a minute). */
-  readonly limiterShards: number;
-  /** Every key of the account, revoked ones included (they drew on the same budget). */
-  readonly keys: readonly KeyUsageView[];
-}
+// What the account service shows (openapi/control-api.yaml): never a secret, never a hash.
+type Schemas = components['schemas'];
+export type AccountView = Schemas['Account'];
+export type KeyView = Schemas['Key'];
+export type UsageView = Schemas['Usage'];
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** What the limiter knows of a key (AccountUsage's entry for it). */
-export interface KeyActivity {
-  readonly lastUsedAt?: number;
-  readonly bannedUntil?: number;
-}
-
-/**
- * A key record as it may be shown, with what the limiter knows of it: its last use (the record's
- * own is kept at revocation) and, while it is active, its ban.
- */
-export function keyView(record: ApiKeyRecord, activity?: KeyActivity): KeyView {
+/** A key record as it may be shown, with the limiter's last use (the record's own is kept at revocation) and ban. */
+export function keyView(record: ApiKeyRecord, activity?: { lastUsedAt?: number; bannedUntil?: number }): KeyView {
   const lastUsedAt = activity?.lastUsedAt !== undefined ? iso(activity.lastUsedAt) : record.lastUsedAt;
   const bannedUntil = record.status === 'active' ? activity?.bannedUntil : undefined;
   return {
@@ -93,19 +35,16 @@ export function usageView(
   records: readonly ApiKeyRecord[],
   usage: AccountUsage,
 ): UsageView {
-  const window = (used: number, limit: number, resetMs: number): WindowUsageView => ({
+  const window = (used: number, limit: number, resetMs: number): Schemas['WindowUsage'] => ({
     used,
     limit,
     remaining: Math.max(0, limit - used),
     resetsAt: iso(resetMs),
   });
   const keys = records
-    .map((record): KeyUsageView => {
+    .map((record): Schemas['KeyUsage'] => {
       const key = usage.keys.get(record.keyId);
-      return {
-        ...keyView(record, key),
-        used: { minute: key?.minute ?? 0, day: key?.day ?? 0 },
-      };
+      return { ...keyView(record, key), used: { minute: key?.minute ?? 0, day: key?.day ?? 0 } };
     })
     .sort(oldestKeyFirst);
   return {

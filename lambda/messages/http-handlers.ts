@@ -1,4 +1,3 @@
-import { correlationPaths } from '@aws-lambda-powertools/logger/correlationId';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { callerFromContext } from '../keys/index.js';
@@ -77,7 +76,7 @@ function apiHandler(route: Route) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({
     timeoutEarlyInMillis: TIMEOUT_EARLY_MS,
   })
-    .use(powertools({ correlationIdPath: correlationPaths.API_GATEWAY_REST }))
+    .use(powertools())
     .use(problemDetails())
     .handler(async (event, context) => {
       const headers = headersOf(context);

@@ -5,12 +5,10 @@ import { keyItemId, shardCount, shardId, shardIds, sliceOf } from './shards.js';
 import { ban as banKey } from './strikes.js';
 import { type Windows, windowsAt } from './windows.js';
 
-/** A counter's count in a given window (0 when it holds another window's). */
 const countIn = (counter: { window: number; count: number } | undefined, window: number) =>
   counter?.window === window ? counter.count : 0;
 
-/** A key's part of its account's usage in the current windows, with its markers. */
-export interface KeyUsage {
+interface KeyUsage {
   readonly minute: number;
   readonly day: number;
   readonly lastUsedAt?: number;
@@ -19,7 +17,7 @@ export interface KeyUsage {
 
 /** An account's usage in the current minute and day, summed over its shards. */
 export interface AccountUsage {
-  /** The limits the shards enforce (undefined while the account was never provisioned). */
+  /** Undefined while the account was never provisioned. */
   readonly limits?: RateLimits;
   readonly shards: number;
   readonly windows: Windows;
@@ -28,15 +26,10 @@ export interface AccountUsage {
   readonly keys: ReadonlyMap<string, KeyUsage>;
 }
 
-/**
- * The account service's side of the limiter: it provisions an account's shards for its limits
- * (reslicing and moving the current windows' counts when a plan change alters the shard count,
- * so a window keeps what it already spent), marks revoked keys, lifts bans and reads usage.
- */
+/** The account service's side of the limiter: provisioning shards (resharding keeps what a window spent), revocations, bans, usage. */
 export class AccountLimits {
   constructor(private readonly store: LimiterStore) {}
 
-  /** The account's shard count as stored (1 for an account never provisioned). */
   async shardsOf(accountId: string): Promise<number> {
     return (await this.store.get(shardId(accountId, 0)))?.shards ?? 1;
   }
@@ -67,10 +60,7 @@ export class AccountLimits {
     if (first?.minuteLimit === undefined) await this.provision(accountId, limits, nowMs);
   }
 
-  /**
-   * Marks a revoked key on every shard and on its own item until `untilMs` (the authorizer refuses
-   * it by then); returns its last use.
-   */
+  /** Marks a revoked key on every shard and its own item until the authorizer refuses it; returns its last use. */
   async markRevoked(accountId: string, keyId: string, untilMs: number, nowMs: number): Promise<number | undefined> {
     const shards = await this.shardsOf(accountId);
     await Promise.all([
@@ -107,12 +97,12 @@ export class AccountLimits {
     const keys = new Map<string, { minute: number; day: number; lastUsedAt?: number; bannedUntil?: number }>();
     for (const item of [first, ...rest]) {
       if (!item) continue;
-      minute += item.minute?.window === windows.minute ? item.minute.count : 0;
-      day += item.day?.window === windows.day ? item.day.count : 0;
+      minute += countIn(item.minute, windows.minute);
+      day += countIn(item.day, windows.day);
       for (const [keyId, entry] of Object.entries(item.keys)) {
         const usage = keys.get(keyId) ?? { minute: 0, day: 0 };
-        usage.minute += entry.minute?.window === windows.minute ? entry.minute.count : 0;
-        usage.day += entry.day?.window === windows.day ? entry.day.count : 0;
+        usage.minute += countIn(entry.minute, windows.minute);
+        usage.day += countIn(entry.day, windows.day);
         if (entry.lastUsedAt !== undefined) usage.lastUsedAt = Math.max(usage.lastUsedAt ?? 0, entry.lastUsedAt);
         if (entry.banUntil !== undefined && entry.banUntil > nowMs) {
           usage.bannedUntil = Math.max(usage.bannedUntil ?? 0, entry.banUntil);
@@ -128,8 +118,7 @@ export class AccountLimits {
 
   /**
    * Moves the current windows' counts so that each shard holds at most its new slice (the first
-   * takes any excess: the window is then spent everywhere), and retired shards hold nothing, the
-   * keys' own counters included. Additions run before subtractions: in between a count is
+   * takes any excess) and retired shards nothing. Additions run first: in between a count is
    * counted twice (refusing more, never admitting more).
    */
   private async rebalance(
@@ -154,16 +143,15 @@ export class AccountLimits {
         (deltas[i] as Record<string, number>)[counter] = (targets[i] as number) - count;
       });
     };
-    const minuteOf = (item: LimiterItem | undefined) => countIn(item?.minute, windows.minute);
-    const dayOf = (item: LimiterItem | undefined) => countIn(item?.day, windows.day);
-    spread(minuteCounter(windows.minute), minuteOf, (i) => sliceOf(limits, shards, i).perMinute);
-    spread(dayCounter(windows.day), dayOf, (i) => sliceOf(limits, shards, i).perDay);
+    const slice = (i: number) => sliceOf(limits, shards, i);
+    spread(minuteCounter(windows.minute), (item) => countIn(item?.minute, windows.minute), (i) => slice(i).perMinute);
+    spread(dayCounter(windows.day), (item) => countIn(item?.day, windows.day), (i) => slice(i).perDay);
     items.forEach((item, i) => {
       if (i < shards || !item) return;
       for (const [keyId, entry] of Object.entries(item.keys)) {
         const moves: Array<[string, number]> = [
-          [keyMinuteCounter(keyId, windows.minute), entry.minute?.window === windows.minute ? entry.minute.count : 0],
-          [keyDayCounter(keyId, windows.day), entry.day?.window === windows.day ? entry.day.count : 0],
+          [keyMinuteCounter(keyId, windows.minute), countIn(entry.minute, windows.minute)],
+          [keyDayCounter(keyId, windows.day), countIn(entry.day, windows.day)],
         ];
         for (const [counter, count] of moves) {
           if (count === 0) continue;

@@ -8,17 +8,11 @@ import { keyItemId } from './shards.js';
 export const BANNED_FLUSH_INTERVAL_MS = 5_000;
 
 /**
- * Counts the 429s of banned keys for the usage history. A banned key is refused from the
- * container's memory or from a marker its request write met, with no write of its own; writing
- * each refusal would let a banned key that keeps flooding buy a write per request. So a container
- * adds them up and writes them (the key item's `banned:<date>`, one ADD per key and day) at most
- * once every BANNED_FLUSH_INTERVAL_MS: at once when the last write is that old, else with a
- * trailing write at the end of the interval (a timer of the clock), so that what a flood leaves
- * behind is written within seconds of its end, not at the key's next refusal. The refused request
- * that starts a write waits for it (RateLimiter awaits `settled()` before it answers a ban),
- * because a Lambda environment is frozen once its answer is sent. A trailing timer of a frozen
- * environment runs when it is next invoked (by any request); what an environment holds when it is
- * recycled is never written, so counts stay lower bounds. A failed write is put back.
+ * Counts the 429s of banned keys for the usage history without a write per refusal (a flooding
+ * banned key must not buy one): a container adds them up and writes them (`banned:<date>` on the
+ * key item) at most once per interval, at once or with a trailing write at the interval's end. The
+ * request that starts a write waits for it (a Lambda environment freezes once it answers); what a
+ * recycled environment holds is lost, so counts are lower bounds. A failed write is put back.
  */
 export class BannedRefusalTally {
   /** `<keyId> <date>` → refusals not written yet. */
@@ -71,7 +65,7 @@ export class BannedRefusalTally {
     return this.inFlight;
   }
 
-  /** Refusals counted but not written yet, per `<keyId> <date>` (for tests and logs). */
+  /** Refusals not written yet, per `<keyId> <date>`. */
   unwritten(): ReadonlyMap<string, number> {
     return this.pending;
   }

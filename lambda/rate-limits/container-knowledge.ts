@@ -2,10 +2,7 @@ import type { RateLimits } from '../../contracts/plans.js';
 import type { Remaining } from './limiter-state.js';
 import type { Windows } from './windows.js';
 
-/**
- * How long a container trusts what it saw: a shard that ran out (a refund or a plan change can
- * reopen it, so not for the rest of the window), and a ban (an operator can lift it).
- */
+/** How long a container trusts a spent shard (a refund can reopen it) and a ban (an operator can lift it). */
 export const EXHAUSTION_MEMORY_MS = 1_000;
 export const BAN_MEMORY_MS = 5_000;
 const MAX_ENTRIES = 10_000;
@@ -13,26 +10,22 @@ const MAX_ENTRIES = 10_000;
 /** A shard that refused a request for its budget, in the windows it was asked about. */
 export interface Exhaustion {
   readonly windows: Windows;
-  /** What remained on it then (0 in the window, or both windows, that refused). */
   readonly remaining: Remaining;
-  /** The account's limits as the shard stated them. */
   readonly limits: RateLimits;
   readonly untilMs: number;
 }
 
 /**
- * What one container (one RateLimiter instance, module-scoped in a Lambda function) learned from
- * its own calls, so that refusals stop costing writes: each write, refused ones included, takes
- * from the item's 1,000 writes/s. A flood by a banned key, or past an account's budget, is then
- * answered from memory and leaves the shards to the account's other requests. Knowledge only
- * ever refuses or picks a shard: it never admits a request, so it cannot over-admit.
+ * What one container (one RateLimiter) learned from its own calls, so that a flood past the budget
+ * or by a banned key is answered from memory rather than with writes that take from the item's
+ * 1,000 writes/s. It only ever refuses or picks a shard, so it cannot over-admit.
  */
 export class ContainerKnowledge {
   private readonly shardCounts = new Map<string, number>();
   private readonly exhausted = new Map<string, Exhaustion>();
   private readonly bans = new Map<string, { untilMs: number; recheckAtMs: number }>();
 
-  /** The shard count the account's items stated last, if any (the authorizer's limits may be up to its cache TTL old). */
+  /** The shard count the account's items stated last (the authorizer's limits may be older). */
   shardCount(accountId: string): number | undefined {
     return this.shardCounts.get(accountId);
   }

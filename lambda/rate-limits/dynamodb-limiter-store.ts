@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient as DocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient as DocumentClient, GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { conditionally, isConditionFailure } from '../shared/dynamodb.js';
 import { addClause } from '../shared/dynamodb-update.js';
 import { consumeExpression } from './limiter-expressions.js';
@@ -24,25 +24,22 @@ import type {
   StrikeTally,
 } from './limiter-store.js';
 
+/** `{ '#<prefix>0': names[0], … }`: placeholders for attribute names. */
+const placeholders = (prefix: string, names: readonly string[]) =>
+  Object.fromEntries(names.map((name, i) => [`#${prefix}${i}`, name]));
+
 /** What a strike write adds for its tally: an ADD action (`:one` is the strike's own value) and a REMOVE clause. */
-function tallyExpression(
-  tally: StrikeTally | undefined,
-): { add: string; remove: string; names?: Record<string, string> } {
+function tallyExpression(tally?: StrikeTally): { add: string; remove: string; names?: Record<string, string> } {
   if (!tally) return { add: '', remove: '' };
-  const names: Record<string, string> = { '#refusal': tally.counter };
-  const expired = tally.expired ?? [];
-  expired.forEach((name, i) => {
-    names[`#expired${i}`] = name;
-  });
-  const remove = expired.length > 0 ? ` REMOVE ${expired.map((_, i) => `#expired${i}`).join(', ')}` : '';
-  return { add: '#refusal :one', remove, names };
+  const expired = placeholders('expired', tally.expired ?? []);
+  const remove = Object.keys(expired).length > 0 ? ` REMOVE ${Object.keys(expired).join(', ')}` : '';
+  return { add: '#refusal :one', remove, names: { '#refusal': tally.counter, ...expired } };
 }
 
 /**
- * Limiter state in DynamoDB (attributes in limiter-item.ts). The hot path is one conditional
- * UpdateItem; on a refusal DynamoDB sends the item back with the error
- * (ReturnValuesOnConditionCheckFailure), so telling why costs no second read there. Emulators
- * that ignore that parameter (dynalite) leave the reading to the limiter.
+ * Limiter state in DynamoDB (attributes in limiter-item.ts). A refused write gets the item back
+ * (ReturnValuesOnConditionCheckFailure), so telling why costs no second read; emulators that
+ * ignore that parameter (dynalite) leave the reading to the limiter.
  */
 export class DynamoDbLimiterStore implements LimiterStore {
   constructor(
@@ -53,18 +50,14 @@ export class DynamoDbLimiterStore implements LimiterStore {
   async tryConsume(id: string, c: ConsumeCondition): Promise<Counted | Refused> {
     const expression = consumeExpression(c);
     try {
-      const result = await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { id },
-          UpdateExpression: expression.update,
-          ConditionExpression: expression.condition,
-          ExpressionAttributeNames: expression.names,
-          ExpressionAttributeValues: expression.values,
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      const result = await this.update(id, {
+        UpdateExpression: expression.update,
+        ConditionExpression: expression.condition,
+        ExpressionAttributeNames: expression.names,
+        ExpressionAttributeValues: expression.values,
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
       const attrs = result.Attributes ?? {};
       const counted: Mutable<Counted> = { counted: true, item: parseItem(attrs) };
       const stale = staleAttributes(attrs, { minute: c.minuteWindow, day: c.dayWindow }, c.nowMs);
@@ -78,20 +71,18 @@ export class DynamoDbLimiterStore implements LimiterStore {
   }
 
   async get(id: string): Promise<LimiterItem | undefined> {
-    const result = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true }),
-    );
-    return result.Item ? parseItem(result.Item) : undefined;
+    const read = new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true });
+    const { Item } = await this.client.send(read);
+    return Item ? parseItem(Item) : undefined;
   }
 
   async provision(id: string, p: ShardProvision): Promise<void> {
-    await this.client.send(new UpdateCommand(this.provisionInput(id, p)));
+    await this.update(id, provisionInput(p));
   }
 
   async provisionIfMissing(id: string, p: ShardProvision): Promise<void> {
-    await conditionally(() =>
-      this.client.send(new UpdateCommand({ ...this.provisionInput(id, p), ConditionExpression: 'attribute_not_exists(minuteLimit)' })),
-    );
+    const onlyIfMissing = 'attribute_not_exists(minuteLimit)';
+    await conditionally(() => this.update(id, { ...provisionInput(p), ConditionExpression: onlyIfMissing }));
   }
 
   setKeyMarker(
@@ -108,16 +99,12 @@ export class DynamoDbLimiterStore implements LimiterStore {
       ...(ban ? ['(attribute_not_exists(#k) OR #k <= :now)'] : []),
     ];
     return conditionally(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { id },
-          UpdateExpression: 'SET #k = :until',
-          ...(conditions.length > 0 ? { ConditionExpression: conditions.join(' AND ') } : {}),
-          ExpressionAttributeNames: { '#k': keyMarkerName(keyId, marker) },
-          ExpressionAttributeValues: ban ? { ':until': untilMs, ':now': nowMs } : { ':until': untilMs },
-        }),
-      ),
+      this.update(id, {
+        UpdateExpression: 'SET #k = :until',
+        ...(conditions.length > 0 ? { ConditionExpression: conditions.join(' AND ') } : {}),
+        ExpressionAttributeNames: { '#k': keyMarkerName(keyId, marker) },
+        ExpressionAttributeValues: ban ? { ':until': untilMs, ':now': nowMs } : { ':until': untilMs },
+      }),
     );
   }
 
@@ -128,17 +115,13 @@ export class DynamoDbLimiterStore implements LimiterStore {
   async addStrike(id: string, windowStart: number, tally?: StrikeTally): Promise<number | undefined> {
     const counted = tallyExpression(tally);
     try {
-      const result = await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { id },
-          UpdateExpression: `ADD strikeCount :one${counted.add ? `, ${counted.add}` : ''}${counted.remove}`,
-          ConditionExpression: 'strikeWindowStart = :start',
-          ...(counted.names ? { ExpressionAttributeNames: counted.names } : {}),
-          ExpressionAttributeValues: { ':one': 1, ':start': windowStart },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
+      const result = await this.update(id, {
+        UpdateExpression: `ADD strikeCount :one${counted.add ? `, ${counted.add}` : ''}${counted.remove}`,
+        ConditionExpression: 'strikeWindowStart = :start',
+        ...(counted.names ? { ExpressionAttributeNames: counted.names } : {}),
+        ExpressionAttributeValues: { ':one': 1, ':start': windowStart },
+        ReturnValues: 'UPDATED_NEW',
+      });
       return Number(result.Attributes?.strikeCount);
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
@@ -149,33 +132,25 @@ export class DynamoDbLimiterStore implements LimiterStore {
   restartStrikes(id: string, expectedStart: number | undefined, nowMs: number, tally?: StrikeTally): Promise<boolean> {
     const counted = tallyExpression(tally);
     return conditionally(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { id },
-          UpdateExpression: `SET strikeWindowStart = :now, strikeCount = :one${counted.add ? ` ADD ${counted.add}` : ''}${counted.remove}`,
-          ConditionExpression:
-            expectedStart === undefined ? 'attribute_not_exists(strikeWindowStart)' : 'strikeWindowStart = :expected',
-          ...(counted.names ? { ExpressionAttributeNames: counted.names } : {}),
-          ExpressionAttributeValues: {
-            ':now': nowMs,
-            ':one': 1,
-            ...(expectedStart === undefined ? {} : { ':expected': expectedStart }),
-          },
-        }),
-      ),
+      this.update(id, {
+        UpdateExpression: `SET strikeWindowStart = :now, strikeCount = :one${counted.add ? ` ADD ${counted.add}` : ''}${counted.remove}`,
+        ConditionExpression:
+          expectedStart === undefined ? 'attribute_not_exists(strikeWindowStart)' : 'strikeWindowStart = :expected',
+        ...(counted.names ? { ExpressionAttributeNames: counted.names } : {}),
+        ExpressionAttributeValues: {
+          ':now': nowMs,
+          ':one': 1,
+          ...(expectedStart === undefined ? {} : { ':expected': expectedStart }),
+        },
+      }),
     );
   }
 
   async resetStrikes(id: string): Promise<void> {
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { id },
-        UpdateExpression: 'REMOVE strikeWindowStart SET strikeCount = :zero',
-        ExpressionAttributeValues: { ':zero': 0 },
-      }),
-    );
+    await this.update(id, {
+      UpdateExpression: 'REMOVE strikeWindowStart SET strikeCount = :zero',
+      ExpressionAttributeValues: { ':zero': 0 },
+    });
   }
 
   async refund(id: string, w: RefundWindows): Promise<void> {
@@ -191,78 +166,51 @@ export class DynamoDbLimiterStore implements LimiterStore {
     const entries = Object.entries(deltas).filter(([, amount]) => amount !== 0);
     if (entries.length === 0) return;
     const { clause, names, values } = addClause(entries);
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { id },
-        UpdateExpression: clause,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    );
-  }
-
-  private provisionInput(id: string, p: ShardProvision) {
-    return {
-      TableName: this.tableName,
-      Key: { id },
-      UpdateExpression: 'SET #sm = :sm, #sd = :sd, #am = :am, #ad = :ad, #s = :s',
-      ExpressionAttributeNames: { '#sm': 'minuteLimit', '#sd': 'dayLimit', '#am': 'perMinute', '#ad': 'perDay', '#s': 'shards' },
-      ExpressionAttributeValues: {
-        ':sm': p.slice.perMinute,
-        ':sd': p.slice.perDay,
-        ':am': p.account.perMinute,
-        ':ad': p.account.perDay,
-        ':s': p.shards,
-      },
-    };
+    await this.update(id, {
+      UpdateExpression: clause,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    });
   }
 
   /** ADDs −units to each counter while every one of them holds at least units; false otherwise. */
   private decrement(id: string, counters: readonly string[], units: number): Promise<boolean> {
-    const names: Record<string, string> = {};
-    counters.forEach((name, i) => {
-      names[`#c${i}`] = name;
-    });
-    const placeholders = Object.keys(names);
+    const names = placeholders('c', counters);
     return conditionally(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { id },
-          UpdateExpression: `ADD ${placeholders.map((p) => `${p} ${units === 1 ? ':minusOne' : ':minusUnits'}`).join(', ')}`,
-          // A single request's refund keeps its expression (`> 0` is `>= 1` for counts).
-          ...(units === 1
-            ? {
-                ConditionExpression: placeholders.map((p) => `${p} > :zero`).join(' AND '),
-                ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
-              }
-            : {
-                ConditionExpression: placeholders.map((p) => `${p} >= :units`).join(' AND '),
-                ExpressionAttributeValues: { ':minusUnits': -units, ':units': units },
-              }),
-          ExpressionAttributeNames: names,
-        }),
-      ),
+      this.update(id, {
+        UpdateExpression: `ADD ${Object.keys(names).map((p) => `${p} :minus`).join(', ')}`,
+        ConditionExpression: Object.keys(names).map((p) => `${p} >= :units`).join(' AND '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':minus': -units, ':units': units },
+      }),
     );
   }
 
   /** Removes attributes; never recreates an item that is gone (an expired anonymous one). */
   private async removeAttributes(id: string, attributes: readonly string[]): Promise<void> {
-    const names: Record<string, string> = {};
-    attributes.forEach((name, i) => {
-      names[`#r${i}`] = name;
-    });
+    const names = placeholders('r', attributes);
     await conditionally(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { id },
-          UpdateExpression: `REMOVE ${Object.keys(names).join(', ')}`,
-          ConditionExpression: 'attribute_exists(id)',
-          ExpressionAttributeNames: names,
-        }),
-      ),
+      this.update(id, {
+        UpdateExpression: `REMOVE ${Object.keys(names).join(', ')}`,
+        ConditionExpression: 'attribute_exists(id)',
+        ExpressionAttributeNames: names,
+      }),
     );
   }
+
+  private update(id: string, input: Omit<UpdateCommandInput, 'TableName' | 'Key'>) {
+    return this.client.send(new UpdateCommand({ TableName: this.tableName, Key: { id }, ...input }));
+  }
 }
+
+const provisionInput = (p: ShardProvision) => ({
+  UpdateExpression: 'SET #sm = :sm, #sd = :sd, #am = :am, #ad = :ad, #s = :s',
+  ExpressionAttributeNames: { '#sm': 'minuteLimit', '#sd': 'dayLimit', '#am': 'perMinute', '#ad': 'perDay', '#s': 'shards' },
+  ExpressionAttributeValues: {
+    ':sm': p.slice.perMinute,
+    ':sd': p.slice.perDay,
+    ':am': p.account.perMinute,
+    ':ad': p.account.perDay,
+    ':s': p.shards,
+  },
+});

@@ -34,37 +34,12 @@ export function rateLimitHeaders(state: LimiterState): Record<string, string> {
   };
 }
 
-/**
- * Whole seconds until `targetMs`, rounded up: the same count as Retry-After (never earlier than
- * the moment it names), with a floor (Retry-After is at least 1; RateLimit's t may be 0).
- */
+/** Whole seconds until `targetMs`, rounded up as Retry-After is, with a floor (RateLimit's t may be 0). */
 const secondsTo = (targetMs: number, nowMs: number, floor: number) =>
   Math.max(floor, Math.ceil((targetMs - nowMs) / 1000));
 
-/** The last RateLimit-Policy made: an account's limits rarely change between its requests. */
-let lastPolicy = { minute: NaN, day: NaN, minuteSeconds: NaN, daySeconds: NaN, names: '', text: '' };
-
-function policyOf(minute: WindowUsage, day: WindowUsage): string {
-  const p = lastPolicy;
-  const names = minute.name + day.name;
-  if (
-    p.names !== names ||
-    p.minute !== minute.limit ||
-    p.day !== day.limit ||
-    p.minuteSeconds !== minute.windowSeconds ||
-    p.daySeconds !== day.windowSeconds
-  ) {
-    lastPolicy = {
-      minute: minute.limit,
-      day: day.limit,
-      minuteSeconds: minute.windowSeconds,
-      daySeconds: day.windowSeconds,
-      names,
-      text: `"${minute.name}";q=${minute.limit};w=${minute.windowSeconds}, "${day.name}";q=${day.limit};w=${day.windowSeconds}`,
-    };
-  }
-  return lastPolicy.text;
-}
+const policyOf = (minute: WindowUsage, day: WindowUsage) =>
+  `"${minute.name}";q=${minute.limit};w=${minute.windowSeconds}, "${day.name}";q=${day.limit};w=${day.windowSeconds}`;
 
 export function bindingWindow(state: LimiterState): WindowUsage {
   return remainingIn(state.day) < remainingIn(state.minute) ? state.day : state.minute;

@@ -1,12 +1,6 @@
 /**
- * The public module of the rate-limits capability (the exact limiter): what the other capabilities
- * (messages, keys, usage-history) use of it. Other capabilities import it through this
- * file only.
- *
- * Keep it cheap to import: a Lambda bundle takes in every module re-exported here (esbuild keeps
- * their top-level code), so nothing here may pull lib/config's schemas (zod) or a management-API
- * client into the request path. The control API's handler (lambda/control), which wires every
- * capability's adapters and services, imports those modules directly.
+ * The public module of the rate-limits capability (the exact limiter). Keep it cheap to import: bundles take in every module
+ * re-exported here, so nothing may pull zod or a management-API client into the request path.
  */
 export { AccountLimits, type AccountUsage } from './account-limits.js';
 export { DynamoDbLimiterStore } from './dynamodb-limiter-store.js';

@@ -1,14 +1,12 @@
 import type { BanPolicy, RateLimits } from '../../contracts/plans.js';
 import type { LimiterState, WindowName } from './limiter-state.js';
 
-/** The subjects the limiter judges and its decisions (rate-limiter.ts), apart from its logic. */
-
 /** A key of an account: it draws on the account's budget; bans and revocation are its own. */
 export interface KeySubject {
   readonly kind: 'key';
   readonly keyId: string;
   readonly accountId: string;
-  /** The account's limits as the authorizer saw them; the shards' stored limits win (plan changes apply at once). */
+  /** As the authorizer saw them; the shards' stored limits win. */
   readonly limits: RateLimits;
   readonly ban: BanPolicy;
 }
@@ -16,7 +14,6 @@ export interface KeySubject {
 /** A caller without a valid key, budgeted per client IP; never banned. */
 export interface AnonymousSubject {
   readonly kind: 'anonymous';
-  /** The item, `ip#<addr>`. */
   readonly id: string;
   readonly limits: RateLimits;
 }
@@ -29,7 +26,7 @@ export interface Consumption {
   readonly minuteWindow: number;
   readonly dayWindow: number;
   readonly keyId?: string;
-  /** Requests counted by the one write (a batch's size); @default 1. */
+  /** @default 1 */
   readonly units?: number;
 }
 
@@ -37,11 +34,7 @@ export interface AllowedDecision {
   readonly outcome: 'allowed';
   readonly state: LimiterState;
   readonly consumption?: Consumption;
-  /**
-   * Set when the counting write left tidying to do. Already running and never rejecting; a caller
-   * that can overlap it with its own work awaits it before answering, so that nothing is left in
-   * flight when a Lambda function is frozen.
-   */
+  /** Tidying the write left, already running, never rejecting: await it before answering (Lambda freezes). */
   readonly housekeeping?: Promise<void>;
 }
 

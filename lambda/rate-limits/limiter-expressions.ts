@@ -8,23 +8,13 @@ import {
   minuteCounter,
 } from './limiter-item.js';
 
-/** The parts of the counting UpdateItem, built once per request (the DynamoDB store sends them). */
-export interface ConsumeExpression {
-  readonly update: string;
-  readonly condition: string;
-  readonly names: Record<string, string>;
-  readonly values: Record<string, unknown>;
-}
-
 /**
- * The one conditional write of the hot path. It ADDs 1 to the current minute and day counters
- * (DynamoDB creates a missing one at 1) and to the key's own, and REMOVEs the previous windows'
- * (so a new window needs no reset). Its condition: the counts are below the limits (the stored
- * slice of a shard, whose counter may be absent only while that slice is above 0), no counter of
- * a later window exists (a container whose clock is behind cannot count in a window that has
- * already rolled over), and the key has no active ban or revocation marker.
+ * The one conditional write of the hot path: ADD to the current minute and day counters (the key's
+ * too), REMOVE the previous windows' (a new window needs no reset), while the counts are below the
+ * limits, no later window's counter exists (a clock behind cannot count in a rolled-over window)
+ * and the key has no active ban or revocation marker.
  */
-export function consumeExpression(c: ConsumeCondition): ConsumeExpression {
+export function consumeExpression(c: ConsumeCondition) {
   const names: Record<string, string> = {
     '#m': minuteCounter(c.minuteWindow),
     '#d': dayCounter(c.dayWindow),

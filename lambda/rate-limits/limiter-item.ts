@@ -1,18 +1,12 @@
 /**
- * The attributes of a limiter item and how they are read, shared by the DynamoDB and in-memory
- * stores so that both hold byte-for-byte the same items.
- *
- * - Budget counters are named after their window: `m<minute index>`, `d<day index>` (UTC).
- * - A shard's slice of the account's budget: `minuteLimit`, `dayLimit`; the account's own limits
- *   (what the headers show): `perMinute`, `perDay`; the account's shard count: `shards`.
- * - Per key of the account, `<keyId>/<suffix>`: its own counters (`<keyId>/m<minute>`,
- *   `<keyId>/d<day>`, for the usage breakdown), `<keyId>/u` (last use, epoch ms), `<keyId>/b`
- *   (banned until, epoch ms) and `<keyId>/x` (revoked: refused until the authorizer surely
- *   refuses the key too, epoch ms).
- * - Key items (`key#<id>`) hold strikes: `strikeWindowStart`, `strikeCount`; and the key's 429s
- *   per UTC day by reason, `rateLimited:<YYYY-MM-DD>`, `banned:<YYYY-MM-DD>` (the usage history
- *   reads them; the strike write that starts a strike window removes those past retention).
- * - Anonymous items (`ip#<addr>`) hold counters and `expiresAt` (TTL).
+ * The attributes of a limiter item and how they are read, shared by the DynamoDB and in-memory stores:
+ * - counters `m<minute index>`, `d<day index>` (UTC);
+ * - a shard's slice `minuteLimit`, `dayLimit`; the account's `perMinute`, `perDay` and `shards`;
+ * - per key, `<keyId>/m<minute>`, `<keyId>/d<day>`, `<keyId>/u` (last use), `<keyId>/b` (banned
+ *   until) and `<keyId>/x` (revoked until);
+ * - on key items (`key#<id>`): `strikeWindowStart`, `strikeCount`, and 429s per UTC day,
+ *   `rateLimited:<YYYY-MM-DD>`, `banned:<YYYY-MM-DD>`;
+ * - on anonymous items (`ip#<addr>`): `expiresAt` (TTL).
  */
 
 export interface WindowCount {
@@ -21,7 +15,6 @@ export interface WindowCount {
 }
 
 export interface KeyEntry {
-  /** The key's count in its latest minute and day windows (its share of the account's counts). */
   readonly minute?: WindowCount;
   readonly day?: WindowCount;
   readonly lastUsedAt?: number;
@@ -31,20 +24,17 @@ export interface KeyEntry {
 
 export interface LimiterItem {
   readonly id: string;
-  /** The counts of the latest minute and day windows that hold any. */
   readonly minute?: WindowCount;
   readonly day?: WindowCount;
-  /** What this item admits per window (a shard's slice; absent on anonymous items). */
   readonly minuteLimit?: number;
   readonly dayLimit?: number;
-  /** The account's limits, for the headers. */
   readonly perMinute?: number;
   readonly perDay?: number;
   readonly shards?: number;
   readonly keys: Readonly<Record<string, KeyEntry>>;
   readonly strikeWindowStart?: number;
   readonly strikeCount?: number;
-  /** The key's refusal counters by name (key items), e.g. `{"rateLimited:2026-11-21": 3}`. */
+  /** e.g. `{"rateLimited:2026-11-21": 3}` */
   readonly refusals?: Readonly<Record<string, number>>;
 }
 
@@ -57,16 +47,15 @@ export const keyDayCounter = (keyId: string, day: number) => `${keyId}/d${day}`;
 export const keyLastUsed = (keyId: string) => `${keyId}/u`;
 export const keyMarkerName = (keyId: string, marker: KeyMarker) => `${keyId}/${marker === 'ban' ? 'b' : 'x'}`;
 
-/** Why a key's request got a 429: counted per UTC day on the key's item. */
-export type RefusalReason = 'rateLimited' | 'banned';
+type RefusalReason = 'rateLimited' | 'banned';
 /** The UTC day of an instant, `YYYY-MM-DD`. */
 export const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 export const refusalCounter = (reason: RefusalReason, date: string) => `${reason}:${date}`;
 /** Refusal counters are kept this many days (the usage history shows 30). */
-export const REFUSAL_RETENTION_DAYS = 35;
+const REFUSAL_RETENTION_DAYS = 35;
 const REFUSAL_COUNTER = /^(rateLimited|banned):(\d{4}-\d{2}-\d{2})$/;
 
-/** A key item's refusal counts per UTC day, from its raw attributes. */
+/** A key item's refusal counts per UTC day. */
 export function refusalCountsOf(
   attrs: Readonly<Record<string, unknown>>,
 ): Map<string, { rateLimited: number; banned: number }> {
@@ -89,7 +78,7 @@ export function expiredRefusalCounters(names: readonly string[], nowMs: number):
 }
 
 const COUNTER = /^([md])(\d+)$/;
-/** `<keyId>/<m|d><window>`, `<keyId>/u`, `<keyId>/b`, `<keyId>/x`; the key id is everything before the last slash. */
+/** The key id is everything before the last slash. */
 const KEY_ATTRIBUTE = /^(.+)\/(?:([md])(\d+)|([ubx]))$/;
 const NUMBERS = ['minuteLimit', 'dayLimit', 'perMinute', 'perDay', 'shards', 'strikeWindowStart', 'strikeCount'] as const;
 
@@ -134,11 +123,9 @@ export function parseItem(attrs: Readonly<Record<string, unknown>>): LimiterItem
 }
 
 /**
- * Attributes a counting write leaves to tidy, off the critical path: counters of windows before
- * the previous ones (the subject or key was idle), and markers that have expired. The previous
- * window is left alone: the write itself removes it for the counters it touches, and a request
- * with a slightly late clock may still count there. A revoked key's last use goes with its
- * expired marker (the account service kept it on the key record at revocation).
+ * Attributes to tidy after a counting write: counters older than the previous window (which the
+ * write removes itself, and a late clock may still count in), expired markers, and a revoked key's
+ * last use with its marker (its key record kept it).
  */
 export function staleAttributes(
   attrs: Readonly<Record<string, unknown>>,
@@ -167,7 +154,7 @@ export function staleAttributes(
   return stale;
 }
 
-/** The windows a write must count in, given an item that may already hold newer ones (another container's clock ran ahead). */
+/** The windows to count in when the item already holds newer ones (another container's clock ran ahead). */
 export function adoptNewerWindows(
   windows: { readonly minute: number; readonly day: number },
   item: LimiterItem | undefined,

@@ -6,12 +6,10 @@ export type WindowName = 'minute' | 'day';
 
 export interface WindowUsage {
   readonly name: WindowName;
-  /** The account's (or anonymous caller's) limit in this window. */
   readonly limit: number;
   /** limit − what remains: never less than the requests counted, so Remaining never overstates. */
   readonly used: number;
   readonly windowSeconds: number;
-  /** Epoch ms at which the window resets. */
   readonly resetMs: number;
 }
 
@@ -25,17 +23,13 @@ export interface LimiterState {
   readonly ban?: { readonly untilMs: number; readonly durationSeconds: number };
 }
 
-/** What remains in a window as far as one item can tell; exact for a single-item budget. */
+/** What remains as far as one item can tell; exact for a single-item budget. */
 export interface Remaining {
   readonly minute: number;
   readonly day: number;
 }
 
-/**
- * What remains on one item in the given windows: its slice (the whole budget when the account has
- * one shard) less its counts. With several shards this is a lower bound of the account's budget:
- * the other shards hold at least nothing, and what they hold cannot be known without reading them.
- */
+/** What remains on one item: its slice less its counts (with several shards, a lower bound of the account's). */
 export function remainingOn(item: LimiterItem | undefined, windows: Windows, fallback: RateLimits): Remaining {
   const minuteCount = item?.minute?.window === windows.minute ? item.minute.count : 0;
   const dayCount = item?.day?.window === windows.day ? item.day.count : 0;
@@ -50,23 +44,14 @@ export function limitsOn(item: LimiterItem | undefined, fallback: RateLimits): R
   return { perMinute: item?.perMinute ?? fallback.perMinute, perDay: item?.perDay ?? fallback.perDay };
 }
 
+const windowUsage = (name: WindowName, limit: number, remaining: number, windowSeconds: number, resetMs: number) =>
+  ({ name, limit, used: Math.max(0, limit - remaining), windowSeconds, resetMs });
+
 export function stateOf(limits: RateLimits, remaining: Remaining, windows: Windows, nowMs: number): LimiterState {
   return {
     nowMs,
-    minute: {
-      name: 'minute',
-      limit: limits.perMinute,
-      used: Math.max(0, limits.perMinute - remaining.minute),
-      windowSeconds: 60,
-      resetMs: minuteWindowEndMs(windows.minute),
-    },
-    day: {
-      name: 'day',
-      limit: limits.perDay,
-      used: Math.max(0, limits.perDay - remaining.day),
-      windowSeconds: 86_400,
-      resetMs: dayWindowEndMs(windows.day),
-    },
+    minute: windowUsage('minute', limits.perMinute, remaining.minute, 60, minuteWindowEndMs(windows.minute)),
+    day: windowUsage('day', limits.perDay, remaining.day, 86_400, dayWindowEndMs(windows.day)),
   };
 }
 

@@ -6,40 +6,28 @@ export type { KeyEntry, KeyMarker, LimiterItem, WindowCount } from './limiter-it
 export interface ConsumeCondition {
   readonly minuteWindow: number;
   readonly dayWindow: number;
-  /** Limits to compare with, or 'stored' for the item's own slice (`minuteLimit`, `dayLimit`: account shards). */
+  /** Limits to compare with, or 'stored' for the item's own slice (account shards). */
   readonly limits: RateLimits | 'stored';
   readonly nowMs: number;
-  /**
-   * The key making the request (account shards): refused while the item holds an active ban or
-   * revocation marker for it; its own counters and last use are kept by the same write.
-   */
+  /** The requesting key (account shards): refused while it is banned or revoked there; its own counters are kept too. */
   readonly keyId?: string;
-  /** Epoch seconds after which the item may be deleted (anonymous subjects); shards never expire. */
+  /** TTL in epoch seconds (anonymous items); shards never expire. */
   readonly expiresAtSeconds?: number;
   /**
-   * A batch of `units` requests counted by one write, on a shard (`limits: 'stored'`). An update's
-   * condition cannot add, so it requires the shard's stored slice to be `slice` and compares the
-   * counts with `slice − units`; a shard holding another slice refuses, and the limiter reads it.
+   * A batch of `units` requests in one write (shards only). A condition cannot add, so it pins the
+   * stored slice to `slice` and compares the counts with `slice − units`.
    */
   readonly batch?: { readonly units: number; readonly slice: RateLimits };
 }
 
-/** A counted request: the item the write left behind. */
+/** A counted request: the item the write left behind, and `tidy` when it found stale attributes (best effort). */
 export interface Counted {
   readonly counted: true;
   readonly item: LimiterItem;
-  /**
-   * Set when the write found attributes to tidy (counters of long-past windows, expired markers):
-   * removes them. Best effort and off the critical path; a failure leaves them for a later request.
-   */
   readonly tidy?: () => Promise<void>;
 }
 
-/**
- * A refused write. `item` is the item that refused it when the store got it with the refusal
- * (DynamoDB's ReturnValuesOnConditionCheckFailure), null when there is no item; otherwise the
- * limiter reads it.
- */
+/** A refused write: `item` when the store got it with the refusal (null: no item), otherwise the limiter reads it. */
 export interface Refused {
   readonly counted: false;
   readonly item?: LimiterItem | null;
@@ -52,31 +40,29 @@ export interface ShardProvision {
   readonly shards: number;
 }
 
-/** Where a refund gives requests back, and how many (a batch's units; @default 1). */
 export interface RefundWindows {
   readonly minuteWindow: number;
   readonly dayWindow: number;
   readonly keyId?: string;
+  /** @default 1 */
   readonly units?: number;
 }
 
 /**
- * Storage port of the limiter. The hot path is `tryConsume`: one conditional write that counts the
- * request in the current minute and day windows (and in the key's own counters), only while the
- * item's budget is not spent and the key is neither banned nor revoked. Everything else runs on a
+ * Storage port of the limiter. The hot path is `tryConsume`, one conditional write that counts the
+ * request while the budget lasts and the key is neither banned nor revoked; the rest runs on a
  * refusal or in the account service.
  */
 export interface LimiterStore {
   tryConsume(id: string, condition: ConsumeCondition): Promise<Counted | Refused>;
   get(id: string): Promise<LimiterItem | undefined>;
-  /** Writes a shard's slice and the account's limits; creates the shard if missing, keeps its counts and markers. */
+  /** Writes a shard's slice and the account's limits; keeps its counts and markers. */
   provision(id: string, provision: ShardProvision): Promise<void>;
-  /** Like `provision`, only for a shard that has no slice yet (the hot path meeting a shard whose provisioning stopped part way). */
+  /** Like `provision`, only for a shard that has no slice yet. */
   provisionIfMissing(id: string, provision: ShardProvision): Promise<void>;
   /**
-   * Sets a key's marker on an item: an account's shard (only if it exists), or the key's own item
-   * with `create` (it may hold no strikes yet). A ban never shortens an active one (false when one
-   * is active past `nowMs`); a revocation marker is set as given.
+   * Sets a key's marker on an existing shard, or on the key's own item with `create`. A ban never
+   * shortens an active one (false then); a revocation is set as given.
    */
   setKeyMarker(
     id: string,
@@ -87,22 +73,18 @@ export interface LimiterStore {
     options?: { readonly create?: boolean },
   ): Promise<boolean>;
   clearKeyMarker(id: string, keyId: string, marker: KeyMarker): Promise<void>;
-  /** Adds a strike if the strike window still starts at `windowStart`; returns the new count, or undefined on a mismatch. */
+  /** Adds a strike if the strike window still starts at `windowStart`; the new count, or undefined. */
   addStrike(id: string, windowStart: number, tally?: StrikeTally): Promise<number | undefined>;
-  /** Starts a new strike window with one strike if the current one still starts at `expectedStart` (none: the item may not exist yet). */
+  /** Starts a new strike window with one strike if the current one still starts at `expectedStart`. */
   restartStrikes(id: string, expectedStart: number | undefined, nowMs: number, tally?: StrikeTally): Promise<boolean>;
-  /** Clears the strikes (after a ban, or when an operator lifts one). */
   resetStrikes(id: string): Promise<void>;
-  /** Gives back `units` requests (default 1) in the given windows (best effort: nothing in a window that has rolled over). */
+  /** Gives back requests (best effort: nothing in a window that has rolled over). */
   refund(id: string, windows: RefundWindows): Promise<void>;
-  /** Adds each amount (negative ones too) to the named counter: moves counts between shards when an account is resharded. */
+  /** Adds each amount (negative ones too) to the named counter. */
   adjustCounters(id: string, deltas: Readonly<Record<string, number>>): Promise<void>;
 }
 
-/**
- * What a strike write also does for the usage history: adds one to the key's refusal counter of
- * the day (`counter`), and removes counters past retention (`expired`), in the same write.
- */
+/** In the same strike write: +1 on the key's refusal counter of the day, and removal of `expired` counters. */
 export interface StrikeTally {
   readonly counter: string;
   readonly expired?: readonly string[];

@@ -43,15 +43,12 @@ const EXTRA_ATTEMPTS = 8;
 const anonymousExpiry = (dayWindow: number) => Math.floor(dayWindowEndMs(dayWindow + 1) / 1000);
 
 /**
- * Exact fixed-window limiter (the design and its bounds are in docs/contributors/limiter.md, "The limiter: one
- * budget per account, exact at any scale"). A key's request is one conditional write on one shard of its account: accepted while
- * that shard's slice of the budget lasts and the key is neither banned nor revoked. Only a refused
- * write reads (where DynamoDB did not send the item back) to tell why; a shard that ran out sends
- * the request to another, so the account's whole budget is used before anyone gets a 429.
+ * Exact fixed-window limiter (docs/contributors/limiter.md, "The limiter: one budget per account,
+ * exact at any scale"): a key's request is one conditional write on one shard of its account; a
+ * spent shard sends it to another, so the whole budget is used before anyone gets a 429.
  */
 export class RateLimiter {
   private readonly knowledge = new ContainerKnowledge();
-  /** Banned refusals for the usage history, written in batches (never on the accepted path). */
   private readonly bannedRefusals: BannedRefusalTally;
 
   constructor(
@@ -63,10 +60,7 @@ export class RateLimiter {
     this.bannedRefusals = new BannedRefusalTally(clock);
   }
 
-  /**
-   * Counts one request if the subject may make it, or a key's batch of `units` requests, all or
-   * none: one conditional write on one shard with room for all of them (docs/api-clients.md, "Batch send").
-   */
+  /** Counts one request, or a key's batch of `units` all or none (docs/api-clients.md, "Batch send"). */
   consume(subject: LimiterSubject, units = 1): Promise<LimiterDecision> {
     if (subject.kind === 'key') return this.consumeKey(subject, units).then((d) => this.answered(d));
     if (units !== 1) throw new Error('only a key sends batches');
@@ -101,20 +95,15 @@ export class RateLimiter {
       return { outcome: 'allowed', state: stateOf(limitsOn(item, subject.limits), remaining, windows, nowMs) };
     }
     // That shard is spent: the request would be counted on another one if any still has budget.
-    const others = await Promise.all(
-      Array.from({ length: shards }, (_, i) => i)
-        .filter((i) => i !== first)
-        .map(async (i) => ({ i, item: await this.store.get(shardId(subject.accountId, i)) })),
-    );
+    const ids = shardIds(subject.accountId, shards);
+    const items = await Promise.all(ids.map((id, i) => (i === first ? item : this.store.get(id))));
     const spent = new Map<string, Exhaustion>();
-    spent.set(shardId(subject.accountId, first), this.exhaustionOf(item, remaining, windows, subject.limits, nowMs));
-    for (const other of others) {
-      const left = remainingOn(other.item, windows, subject.limits);
+    for (const [i, other] of items.entries()) {
+      const left = remainingOn(other, windows, subject.limits);
       if (left.minute > 0 && left.day > 0) {
-        return { outcome: 'allowed', state: stateOf(limitsOn(other.item, subject.limits), left, windows, nowMs) };
+        return { outcome: 'allowed', state: stateOf(limitsOn(other, subject.limits), left, windows, nowMs) };
       }
-      const exhaustion = this.exhaustionOf(other.item, left, windows, subject.limits, nowMs);
-      spent.set(shardId(subject.accountId, other.i), exhaustion);
+      spent.set(ids[i] as string, this.exhaustionOf(other, left, windows, subject.limits, nowMs));
     }
     return this.rateLimited(subject, nowMs, windows, shards, spent, 1);
   }
@@ -307,10 +296,7 @@ export class RateLimiter {
     return undefined;
   }
 
-  /**
-   * No shard has room for the request (every one is spent), or for the batch of `units`: a 429 for
-   * the window that refuses (a strike towards a ban).
-   */
+  /** No shard has room for the request or the batch: a 429 for the window that refuses, and a strike. */
   private async rateLimited(
     subject: KeySubject,
     nowMs: number,
@@ -338,13 +324,7 @@ export class RateLimiter {
       this.knowledge.rememberBan(subject.keyId, struck.untilMs, nowMs);
       return this.banned(subject, nowMs, windows, struck.untilMs, undefined, struck.strikeCounted !== true);
     }
-    const state: LimiterState = { ...stateOf(limits, remaining, windows, nowMs), blocking };
-    return {
-      outcome: 'rate_limited',
-      state,
-      window: blocking,
-      retryAfterSeconds: secondsUntil(blocking === 'day' ? dayWindowEndMs(windows.day) : minuteWindowEndMs(windows.minute), nowMs),
-    };
+    return rateLimitedIn(blocking, limits, remaining, windows, nowMs);
   }
 
   private rateLimitedAnonymous(
@@ -354,13 +334,7 @@ export class RateLimiter {
     nowMs: number,
   ): LimiterDecision {
     // When both windows are spent, the day blocks: retrying at the minute's end would fail again.
-    const blocking: WindowName = remaining.day === 0 ? 'day' : 'minute';
-    return {
-      outcome: 'rate_limited',
-      state: { ...stateOf(subject.limits, remaining, windows, nowMs), blocking },
-      window: blocking,
-      retryAfterSeconds: secondsUntil(blocking === 'day' ? dayWindowEndMs(windows.day) : minuteWindowEndMs(windows.minute), nowMs),
-    };
+    return rateLimitedIn(remaining.day === 0 ? 'day' : 'minute', subject.limits, remaining, windows, nowMs);
   }
 
   private banned(
@@ -390,4 +364,16 @@ export class RateLimiter {
   ): Exhaustion {
     return { windows, remaining, limits: limitsOn(item, fallback), untilMs: nowMs + EXHAUSTION_MEMORY_MS };
   }
+}
+
+function rateLimitedIn(
+  blocking: WindowName,
+  limits: RateLimits,
+  remaining: Remaining,
+  windows: Windows,
+  nowMs: number,
+): LimiterDecision {
+  const endMs = blocking === 'day' ? dayWindowEndMs(windows.day) : minuteWindowEndMs(windows.minute);
+  const state: LimiterState = { ...stateOf(limits, remaining, windows, nowMs), blocking };
+  return { outcome: 'rate_limited', state, window: blocking, retryAfterSeconds: secondsUntil(endMs, nowMs) };
 }

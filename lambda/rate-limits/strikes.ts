@@ -13,14 +13,10 @@ export type StrikeOutcome =
   { readonly outcome: 'revoked' };
 
 /**
- * Records a 429 refusal of a key on its own item (`key#<id>`, so that a flood of refusals never
- * takes write capacity from its account's shards); when this one takes the key past the policy's
- * threshold within a rolling minute, bans the key. The key's item also holds its ban and
- * revocation (as the shards do): a refusal answered from a container's memory of spent shards
- * reads them here, so a banned or revoked key is never told it merely met the budget.
- *
- * The strike write also counts the refusal in the key's `rateLimited` counter of the UTC day (the
- * usage history), at no extra call; a strike whose writes all lost their races is not counted.
+ * Records a 429 of a key on its own item (`key#<id>`: a flood of refusals takes nothing from the
+ * shards' write capacity), banning the key past the policy's threshold within a rolling minute.
+ * The item's ban and revocation markers are read first, so a banned or revoked key is never told
+ * it merely met the budget. The same write counts the day's `rateLimited` refusal.
  */
 export async function strike(
   store: LimiterStore,
@@ -53,10 +49,7 @@ export async function strike(
   return { outcome: 'banned', untilMs: until, strikeCounted: true };
 }
 
-/**
- * Bans the key on every shard of its account and on its own item (an active ban is never
- * shortened), and clears its strikes.
- */
+/** Bans the key on every shard and on its own item (never shortening an active ban), and clears its strikes. */
 export async function ban(
   store: LimiterStore,
   keyId: string,
@@ -71,7 +64,6 @@ export async function ban(
   await store.resetStrikes(keyItemId(keyId));
 }
 
-/** The key's ban or revocation as its own item holds it. */
 function markersOf(item: LimiterItem | undefined, keyId: string, nowMs: number): StrikeOutcome | undefined {
   const entry = item?.keys[keyId];
   if (entry?.revokedUntil !== undefined && entry.revokedUntil > nowMs) return { outcome: 'revoked' };

@@ -1,9 +1,8 @@
 import { DEFAULT_MAX_ATTEMPTS, MAXIMUM_RETRY_DELAY, Retry } from '@smithy/util-retry';
 
 /**
- * How often and how long to retry something the SDK does not retry for us: a lost race (stale
- * ETag, a concurrent create), a batch call that took only some of its items. SDK calls' own
- * errors (throttles, 5xx) are the client's retry strategy's, never this one's.
+ * How to retry what the SDK does not retry for us (a lost race, a batch call that took only some
+ * of its items); SDK errors (throttles, 5xx) are the client's retry strategy's.
  */
 export interface BackoffPolicy {
   /** Attempts in all; once they are spent the last error is rethrown. */
@@ -24,10 +23,7 @@ export const REAL_PACING: Pacing = {
   random: Math.random,
 };
 
-/**
- * The SDK's standard retry strategy for a throttled call (@smithy/util-retry's StandardRetryStrategy
- * with a THROTTLING error): its default attempts, throttling delay base and maximum delay.
- */
+/** The SDK's standard retry strategy for a throttled call: its default attempts, throttling delay base and maximum delay. */
 export const SDK_THROTTLING: BackoffPolicy = {
   maxAttempts: DEFAULT_MAX_ATTEMPTS,
   baseMs: Retry.throttlingDelay(),
@@ -40,9 +36,8 @@ export function backoffDelayMs(policy: BackoffPolicy, retry: number, random: () 
 }
 
 /**
- * Runs `run` until it resolves, retrying the errors `retryable` accepts with jittered exponential
- * backoff, at most `policy.maxAttempts` attempts in all; any other error, or the last one, is
- * rethrown as is. `retryable` is asked only while an attempt is left, so it may take a retry token.
+ * Runs `run` until it resolves, retrying the errors `retryable` accepts, at most
+ * `policy.maxAttempts` attempts in all. `retryable` is asked only while an attempt is left.
  */
 export async function withBackoff<T>(
   run: (attempt: number) => Promise<T>,
@@ -60,16 +55,12 @@ export async function withBackoff<T>(
   }
 }
 
-/** Attempts of a batch call for the items it has not taken yet (the SDK's standard mode uses 3). */
-export const BATCH_RETRY: BackoffPolicy = SDK_THROTTLING;
-
 class ItemsLeft extends Error {}
 
 /**
- * Runs `attempt` on the pending items until none is left, waiting between attempts as the SDK's
- * standard retry strategy does for a throttle; `attempt` answers the items it did not take
- * (BatchWriteItem's UnprocessedItems, SendMessageBatch's failed entries). Throws `giveUp(left)`
- * once the attempts are spent; an error `attempt` throws is rethrown at once.
+ * Runs `attempt` on the items it has not taken yet (BatchWriteItem's UnprocessedItems,
+ * SendMessageBatch's failed entries), paced as the SDK paces a throttle; throws `giveUp(left)` once
+ * the attempts are spent, and an error of `attempt` at once.
  */
 export async function untilAllTaken<T>(
   items: readonly T[],
@@ -84,7 +75,7 @@ export async function untilAllTaken<T>(
         pending = await attempt(pending);
         if (pending.length > 0) throw new ItemsLeft();
       },
-      BATCH_RETRY,
+      SDK_THROTTLING,
       (error) => error instanceof ItemsLeft,
       pacing,
     );

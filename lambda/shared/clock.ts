@@ -1,11 +1,7 @@
 /** Time is read through a clock so that tests of windows, resets and bans need not wait for real minutes. */
 export interface Clock {
-  /** Milliseconds since the Unix epoch. */
   now(): number;
-  /**
-   * Runs `task` once `ms` have passed on this clock (tests move it by hand). On Lambda a timer
-   * runs only while the environment is thawed: during an invocation, or at the next one.
-   */
+  /** Runs `task` once `ms` have passed on this clock (on Lambda, while the environment is thawed). */
   after?(ms: number, task: () => unknown): void;
 }
 

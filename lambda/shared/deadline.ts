@@ -1,23 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setMaxListeners } from 'node:events';
-import { NodeHttpHandler, type NodeHttpHandlerOptions } from '@smithy/node-http-handler';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 
 type HandlerOptions = NonNullable<Parameters<NodeHttpHandler['handle']>[1]>;
 
-interface Deadline {
-  /** Aborts the request's work: it ends `reserveMs` before the answer is due. */
-  readonly signal: AbortSignal;
-  /** When the answer is due (epoch ms), for the undo that runs after the work's deadline. */
-  readonly answerAtMs: number;
-}
-
 /**
- * The deadline of the request being handled: every SDK call made inside `withDeadline` is aborted
- * when it passes (attempts, their timeouts and the retries' backoff included), so nothing a
- * request path started is still in flight when the function answers. Outside it (the worker, the
- * control API, the CLI) calls run on their own timeouts only.
+ * The deadline of the request being handled: SDK calls made inside `withDeadline` are aborted when
+ * `signal` fires, so nothing the request started is in flight when the function answers (at
+ * `answerAtMs`). Outside it (the worker, the control API, the CLI) calls run on their own timeouts.
  */
-const current = new AsyncLocalStorage<Deadline>();
+const current = new AsyncLocalStorage<{ readonly signal: AbortSignal; readonly answerAtMs: number }>();
 
 /** A request's one signal is shared by all its calls (a batch's undo makes 100): no listener limit. */
 function deadlineSignal(ms: number): AbortSignal {
@@ -34,17 +26,10 @@ const ANSWER_MARGIN_MS = 100;
  * `answerInMs` (the reserve is left for `beforeAnswer`, the undo of writes that failed).
  */
 export function withDeadline<T>(answerInMs: number, reserveMs: number, work: () => Promise<T>): Promise<T> {
-  const deadline = {
-    signal: deadlineSignal(answerInMs - reserveMs),
-    answerAtMs: Date.now() + answerInMs,
-  };
-  return current.run(deadline, work);
+  return current.run({ signal: deadlineSignal(answerInMs - reserveMs), answerAtMs: Date.now() + answerInMs }, work);
 }
 
-/**
- * Runs `work` (undoing writes) with its SDK calls aborted just before the answer is due, past the
- * work's own deadline; as is, outside a deadline.
- */
+/** Runs `work` (undoing writes) with its SDK calls aborted just before the answer is due. */
 export function beforeAnswer<T>(work: () => Promise<T>): Promise<T> {
   const deadline = current.getStore();
   if (!deadline) return work();
@@ -52,16 +37,8 @@ export function beforeAnswer<T>(work: () => Promise<T>): Promise<T> {
   return current.run({ signal: deadlineSignal(left), answerAtMs: deadline.answerAtMs }, work);
 }
 
-/**
- * The SDK's Node.js HTTP handler, given the current request's deadline as the abort signal of
- * each attempt (a call's own signal, if it has one, wins). An aborted attempt is not retried: the
- * SDK's retry strategies do not take an AbortError for a transient error.
- */
+/** The SDK's HTTP handler with the request's deadline as each attempt's abort signal (an aborted one is not retried). */
 export class DeadlineHttpHandler extends NodeHttpHandler {
-  constructor(options: NodeHttpHandlerOptions) {
-    super(options);
-  }
-
   override handle(request: Parameters<NodeHttpHandler['handle']>[0], options: HandlerOptions = {}) {
     const abortSignal = options.abortSignal ?? current.getStore()?.signal;
     return super.handle(request, abortSignal ? { ...options, abortSignal } : options);

@@ -1,8 +1,16 @@
-/** Builds `SET`/`REMOVE` parts of an UpdateExpression from a change set (undefined values are removed). */
-export function updateExpression(changes: Record<string, unknown>): {
-  expression: string;
-  names: Record<string, string>;
-  values: Record<string, unknown>;
+/**
+ * The expression parts of an UpdateItem that applies `changes` (undefined values are removed) to an
+ * existing item (`keyName` must exist) whose attributes still equal `expected`, if given.
+ */
+export function conditionalUpdate(
+  keyName: string,
+  changes: object,
+  expected?: Record<string, unknown>,
+): {
+  UpdateExpression: string;
+  ConditionExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, unknown>;
 } {
   const set: string[] = [];
   const remove: string[] = [];
@@ -16,40 +24,20 @@ export function updateExpression(changes: Record<string, unknown>): {
       values[`:${name}`] = value;
     }
   }
-  const expression = [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.join(', ')}` : '']
-    .filter(Boolean)
-    .join(' ');
-  return { expression, names, values };
-}
-
-/**
- * The expression parts of an UpdateItem that applies `changes` to an existing item (`keyName`
- * must exist) whose attributes still equal `expected`, if given.
- */
-export function conditionalUpdate(
-  keyName: string,
-  changes: object,
-  expected?: Record<string, unknown>,
-): {
-  UpdateExpression: string;
-  ConditionExpression: string;
-  ExpressionAttributeNames: Record<string, string>;
-  ExpressionAttributeValues?: Record<string, unknown>;
-} {
-  const { expression, names, values } = updateExpression(changes as Record<string, unknown>);
+  names['#key'] = keyName;
   const conditions = ['attribute_exists(#key)'];
-  const allNames: Record<string, string> = { ...names, '#key': keyName };
-  const allValues: Record<string, unknown> = { ...values };
   for (const [name, value] of Object.entries(expected ?? {})) {
     conditions.push(`#expected_${name} = :expected_${name}`);
-    allNames[`#expected_${name}`] = name;
-    allValues[`:expected_${name}`] = value;
+    names[`#expected_${name}`] = name;
+    values[`:expected_${name}`] = value;
   }
   return {
-    UpdateExpression: expression,
+    UpdateExpression: [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.join(', ')}` : '']
+      .filter(Boolean)
+      .join(' '),
     ConditionExpression: conditions.join(' AND '),
-    ExpressionAttributeNames: allNames,
-    ...(Object.keys(allValues).length > 0 ? { ExpressionAttributeValues: allValues } : {}),
+    ExpressionAttributeNames: names,
+    ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
   };
 }
 

@@ -4,11 +4,8 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { dataPlane, traced } from './aws-clients.js';
 
 /**
- * The document client of the Lambdas, the CLI and the local platform (give `endpoint` and
- * credentials for an emulator): native values, undefined attributes left out, traced, the
- * request-path retries (DATA_PLANE). A refused conditional write's `Item`
- * (ReturnValuesOnConditionCheckFailure) is native values too, like any output: lib-dynamodb
- * translates outputs only.
+ * The document client of the Lambdas, the CLI and the local platform: traced, the request-path
+ * retries, and a refused conditional write's `Item` unmarshalled too (lib-dynamodb translates outputs only).
  */
 export function createDocumentClient(config: DynamoDBClientConfig = {}): DynamoDBDocumentClient {
   const client = traced(new DynamoDBClient({ ...dataPlane(), ...config }));

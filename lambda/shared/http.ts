@@ -1,6 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { logger } from './powertools.js';
-import { HttpProblem } from './problem.js';
+import { HttpProblem, problems } from './problem.js';
 
 /** Headers gathered while handling a request (rate-limit headers) that every answer carries, errors included. */
 export class ResponseHeaders {
@@ -21,8 +21,6 @@ export interface ApiResult {
   readonly body: unknown;
 }
 
-const JSON_TYPE = 'application/json';
-
 /**
  * The answer to a failed request: an HttpProblem as itself, a dependency failure as a 503 that may
  * be retried, anything else as a 500 without internals; with the collected headers. `log` is added
@@ -41,35 +39,19 @@ export function problemResult(
   } else if (isDependencyFailure(error)) {
     // DynamoDB/SQS unreachable, throttled or contended: nothing was accepted; retry is safe.
     logger.error('dependency unavailable', { ...log, error: error as Error });
-    problem = new HttpProblem({
-      status: 503,
-      code: 'service_unavailable',
-      title: 'Service Unavailable',
-      detail: 'The service is temporarily unavailable and nothing was accepted. Retry with backoff.',
-      headers: { 'Retry-After': '1' },
-    });
+    problem = problems.unavailable('The service is temporarily unavailable and nothing was accepted. Retry with backoff.');
   } else {
     logger.error('unhandled error', { ...log, error: error as Error });
-    problem = new HttpProblem({
-      status: 500,
-      code: 'internal_error',
-      title: 'Internal Server Error',
-      detail: `Something went wrong on our side. Quote request id ${requestId} if you contact support.`,
-    });
+    const detail = `Something went wrong on our side. Quote request id ${requestId} if you contact support.`;
+    problem = new HttpProblem({ status: 500, code: 'internal_error', detail });
   }
-  const all = headers?.all() ?? {};
-  Object.assign(all, problem.headers);
-  all['Content-Type'] = 'application/problem+json';
-  all['X-Request-Id'] = requestId;
+  const all = { ...headers?.all(), ...problem.headers, 'Content-Type': 'application/problem+json', 'X-Request-Id': requestId };
   return { statusCode: problem.status, headers: all, body: JSON.stringify(problem.toBody(requestId)) };
 }
 
 /** Renders a successful ApiResult with the collected headers. */
 export function toProxyResult(result: ApiResult, headers: ResponseHeaders, requestId: string): APIGatewayProxyResult {
-  const all = headers.all();
-  if (result.headers) Object.assign(all, result.headers);
-  all['Content-Type'] = JSON_TYPE;
-  all['X-Request-Id'] = requestId;
+  const all = { ...headers.all(), ...result.headers, 'Content-Type': 'application/json', 'X-Request-Id': requestId };
   return { statusCode: result.statusCode, headers: all, body: JSON.stringify(result.body) };
 }
 

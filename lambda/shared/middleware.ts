@@ -4,30 +4,25 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { MiddlewareObj } from '@middy/core';
 import { logger, metrics, tracer } from './powertools.js';
 
-/**
- * middy's own early timeout: this long before the function's deadline the invocation is answered
- * with a TimeoutError (the API functions map it to a 503 the client may retry) rather than killed.
- */
+/** middy answers a TimeoutError this long before the function's deadline (the APIs map it to a 503). */
 export const TIMEOUT_EARLY_MS = 50;
-
-export interface PowertoolsOptions {
-  /** Where the event carries the correlation id (a JMESPath, e.g. `correlationPaths.API_GATEWAY_REST`). */
-  readonly correlationIdPath?: string;
-}
 
 /**
  * The Powertools middlewares every handler starts with: the Lambda context in every log line
- * (cold_start, function name, request ids, the correlation id) and the keys reset after each
- * invocation; the invocation's metrics published at its end, with a ColdStart metric; the
- * handler as an X-Ray subsegment (the SDK clients' calls nest under it, see aws-clients.ts).
+ * (cold_start, function name, request ids, API Gateway's request id as correlation id) and the
+ * keys reset after each invocation; the invocation's metrics published at its end, with a
+ * ColdStart metric; the handler as an X-Ray subsegment (the SDK clients' calls nest under it, see
+ * aws-clients.ts).
  */
-export function powertools(options: PowertoolsOptions = {}): MiddlewareObj[] {
+export function powertools(): MiddlewareObj[] {
   return [
-    injectLambdaContext(logger, {
-      resetKeys: true,
-      logEvent: false,
-      ...(options.correlationIdPath ? { correlationIdPath: options.correlationIdPath } : {}),
-    }),
+    injectLambdaContext(logger, { resetKeys: true, logEvent: false }),
+    {
+      before: ({ event }) => {
+        const requestId = (event as { requestContext?: { requestId?: unknown } } | null)?.requestContext?.requestId;
+        if (typeof requestId === 'string' && requestId) logger.setCorrelationId(requestId);
+      },
+    },
     logMetrics(metrics, { captureColdStartMetric: true }),
     // Answers carry customers' messages: they stay out of the trace.
     captureLambdaHandler(tracer, { captureResponse: false }),

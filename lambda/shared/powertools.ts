@@ -1,14 +1,9 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { search } from '@aws-lambda-powertools/logger/correlationId';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 
-/**
- * One logger, metrics and tracer instance per function, configured by the POWERTOOLS_* variables
- * the PlatformFunction construct sets (service name, namespace). The Tracer is active on Lambda
- * with active tracing and inert elsewhere (local platform, tests).
- */
-export const logger = new Logger({ correlationIdSearchFn: search });
+/** One logger, metrics and tracer per function, configured by the POWERTOOLS_* variables PlatformFunction sets. */
+export const logger = new Logger();
 export const metrics = new Metrics({
   namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'MessagesPlatform',
   // Powertools warns on every invocation that stored no metric (a GET, a refusal: its metric is a

@@ -1,57 +1,12 @@
 import { PROBLEM_TYPE_BASE } from '../../contracts/gateway-responses.js';
+import type { components as ControlApi } from '../../contracts/openapi/control-api.js';
+import type { components as MessagesApi } from '../../contracts/openapi/messages-api.js';
 
-/** Stable machine codes of our RFC 9457 problem documents. */
+/** Stable machine codes of our RFC 9457 problem documents: those of the two APIs' specifications, and `unauthorized`. */
 export type ProblemCode =
-  | 'invalid_json' |
-  'invalid_encoding' |
-  'missing_field' |
-  'invalid_field' |
-  'unknown_field' |
-  'unsupported_media_type' |
-  'invalid_idempotency_key' |
-  'payload_too_large' |
-  'invalid_api_key' |
-  'rate_limited' |
-  'key_banned' |
-  'not_found' |
-  'method_not_allowed' |
-  'idempotency_conflict' |
-  'idempotency_in_progress' |
-  'service_unavailable' |
-  'internal_error' |
-  // The control API (accounts, keys, projects, domains).
-  'invalid_request' |
-  'unauthorized' |
-  'forbidden' |
-  'account_not_found' |
-  'key_not_found' |
-  'project_not_found' |
-  'slug_taken' |
-  'slug_held' |
-  'deploy_in_progress' |
-  'deploy_failed' |
-  'deploy_not_found' |
-  'deploy_not_rollbackable' |
-  'files_missing' |
-  'too_many_files' |
-  'file_too_large' |
-  'deploy_too_large' |
-  'invalid_domain' |
-  'invalid_config' |
-  'plan_required' |
-  'project_not_deployed' |
-  'domain_taken' |
-  'domain_in_use' |
-  'domain_not_found' |
-  'plan_not_higher' |
-  // Webhooks (lambda/webhooks) and the dashboard's message pages.
-  'invalid_url' |
-  'invalid_events' |
-  'webhook_not_found' |
-  'webhook_limit_reached' |
-  'webhook_disabled' |
-  'message_not_found' |
-  'delivery_not_found';
+  | MessagesApi['schemas']['ProblemCode'] |
+  ControlApi['schemas']['ProblemCode'] |
+  'unauthorized';
 
 export interface FieldError {
   readonly field: string;
@@ -126,46 +81,26 @@ export class HttpProblem extends Error {
 }
 
 /** A refusal of a capability's service: `throw refuse('account_not_found', 'No account acct_1.', 404)`. */
-export function refuse(code: ProblemCode, detail: string, status: number, errors?: readonly FieldError[]): HttpProblem {
-  return new HttpProblem({ status, code, detail, ...(errors ? { errors } : {}) });
-}
+export const refuse = (code: ProblemCode, detail: string, status: number, errors?: readonly FieldError[]) =>
+  new HttpProblem({ status, code, detail, ...(errors ? { errors } : {}) });
 
 export const problems = {
   badRequest: (code: ProblemCode, detail: string, errors?: readonly FieldError[]) =>
-    new HttpProblem({ status: 400, code, title: 'Bad Request', detail, ...(errors ? { errors } : {}) }),
+    new HttpProblem({ status: 400, code, detail, ...(errors ? { errors } : {}) }),
   unauthorized: (detail: string) =>
-    new HttpProblem({
-      status: 401,
-      code: 'invalid_api_key',
-      title: 'Unauthorized',
-      detail,
-      headers: { 'WWW-Authenticate': 'Bearer' },
-    }),
-  notFound: (detail = 'No such resource.') =>
-    new HttpProblem({ status: 404, code: 'not_found', title: 'Not Found', detail }),
+    new HttpProblem({ status: 401, code: 'invalid_api_key', detail, headers: { 'WWW-Authenticate': 'Bearer' } }),
+  notFound: (detail = 'No such resource.') => new HttpProblem({ status: 404, code: 'not_found', detail }),
   methodNotAllowed: (allow: readonly string[]) =>
     new HttpProblem({
       status: 405,
       code: 'method_not_allowed',
-      title: 'Method Not Allowed',
       detail: `Allowed methods: ${allow.join(', ')}.`,
       headers: { Allow: allow.join(', ') },
     }),
   payloadTooLarge: (maxBytes: number) =>
-    new HttpProblem({
-      status: 413,
-      code: 'payload_too_large',
-      title: 'Payload Too Large',
-      detail: `The request body must be at most ${maxBytes} bytes.`,
-    }),
+    new HttpProblem({ status: 413, code: 'payload_too_large', detail: `The request body must be at most ${maxBytes} bytes.` }),
   conflict: (code: 'idempotency_conflict' | 'idempotency_in_progress', detail: string) =>
-    new HttpProblem({ status: 409, code, title: 'Conflict', detail }),
+    new HttpProblem({ status: 409, code, detail }),
   unavailable: (detail: string, retryAfterSeconds = 1) =>
-    new HttpProblem({
-      status: 503,
-      code: 'service_unavailable',
-      title: 'Service Unavailable',
-      detail,
-      headers: { 'Retry-After': String(retryAfterSeconds) },
-    }),
+    new HttpProblem({ status: 503, code: 'service_unavailable', detail, headers: { 'Retry-After': String(retryAfterSeconds) } }),
 };

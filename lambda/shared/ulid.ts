@@ -28,11 +28,7 @@ function randomText(): string {
   return text;
 }
 
-/**
- * A monotonic ULID (same semantics as the `ulid` package's `monotonicFactory`): within one
- * millisecond, or if the clock steps back, the previous id's random part plus one, so ids sort in
- * the order they were made. Random bits come from the CSPRNG, drawn in batches.
- */
+/** A monotonic ULID, as the `ulid` package's `monotonicFactory` makes them, from batched CSPRNG bytes. */
 export function monotonicUlid(nowMs: number): string {
   if (nowMs <= lastTime) {
     let i = RANDOM_CHARS - 1;

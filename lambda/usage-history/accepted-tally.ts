@@ -4,11 +4,8 @@ import type { AcceptedUsageRecorder } from './ports.js';
 import { utcDate } from './usage-days.js';
 
 /**
- * The accepted messages of one worker batch, added up per account and UTC day of acceptance, so
- * the batch costs one history write per account and day rather than one per message. The worker
- * counts a message only on the transition it made itself (queued → processed, or queued → failed
- * once dead-lettered), which DynamoDB lets happen once: a redelivery finds it done and is not
- * counted again, and a redriven failed message was counted when it failed.
+ * The accepted messages of one worker batch per account and UTC day: one history write each. The
+ * worker counts a message only on the transition it made itself, so a redelivery is not counted again.
  */
 export class AcceptedTally {
   /** `<accountId> <date>` → keyId → count. */
@@ -21,17 +18,11 @@ export class AcceptedTally {
     this.groups.set(group, perKey);
   }
 
-  /** The counts so far: `<accountId> <date>` → keyId → count. */
   counts(): ReadonlyMap<string, ReadonlyMap<string, number>> {
     return this.groups;
   }
 
-  /**
-   * Writes every group, all at once. A failed write is logged and counted in a metric, never
-   * thrown: the messages are processed either way, and failing them would not count them again
-   * (a redelivery finds them done). So accepted counts are never counted twice by the worker, and
-   * may fall short by what a failed write held.
-   */
+  /** Writes every group. A failed write is logged and counted in a metric, never thrown: counts may fall short, never double. */
   async flush(recorder: AcceptedUsageRecorder): Promise<void> {
     const groups = [...this.groups];
     this.groups.clear();

@@ -5,10 +5,9 @@ import type { AcceptedUsageRecorder, RefusalCounts, UsageHistoryReader } from '.
 import { historyExpiry } from './usage-days.js';
 
 /**
- * The usage history in the limiter's table (its TTL attribute, `expiresAt`, is enabled): one item
- * per account and UTC day, `usage#<accountId>#<YYYY-MM-DD>`, with `accepted:<keyId>` counters;
- * the refusals are the counters on each key's limiter item (`key#<keyId>`, see limiter-item.ts).
- * Reads are GetItems (eventually consistent, half a read unit each), in parallel.
+ * The usage history in the limiter's table: one item per account and UTC day,
+ * `usage#<accountId>#<YYYY-MM-DD>`, with `accepted:<keyId>` counters and a TTL; the refusals are
+ * counters on each key's limiter item (limiter-item.ts).
  */
 export class DynamoDbUsageHistoryStore implements AcceptedUsageRecorder, UsageHistoryReader {
   constructor(

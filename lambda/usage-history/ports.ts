@@ -6,11 +6,9 @@ export interface RefusalCounts {
 
 /** Where the worker adds the accepted messages of a batch: one write per account and UTC day. */
 export interface AcceptedUsageRecorder {
-  /** Adds each key's count to the account's day (`YYYY-MM-DD`, UTC). */
   addAccepted(accountId: string, date: string, perKey: ReadonlyMap<string, number>): Promise<void>;
 }
 
-/** What the usage history reads. */
 export interface UsageHistoryReader {
   /** Accepted messages of the account per day and key: date → keyId → count (days without any are absent). */
   acceptedOn(accountId: string, dates: readonly string[]): Promise<Map<string, Map<string, number>>>;

@@ -8,7 +8,7 @@ const DAY_MS = 86_400_000;
 export const MAX_HISTORY_DAYS = 30;
 
 /** History items live this many days past their own (DynamoDB TTL), beyond the longest history shown. */
-export const HISTORY_RETENTION_DAYS = 35;
+const HISTORY_RETENTION_DAYS = 35;
 
 /** The last `days` UTC dates up to the one of `nowMs`, oldest first. */
 export function lastDates(nowMs: number, days: number): string[] {

@@ -1,41 +1,16 @@
+import type { components } from '../../contracts/openapi/control-api.js';
 import { type AccountStore, type KeyStore, oldestKeyFirst } from '../keys/index.js';
 import { refuse } from '../shared/problem.js';
 import type { Clock } from '../shared/clock.js';
 import type { RefusalCounts, UsageHistoryReader } from './ports.js';
 import { lastDates, MAX_HISTORY_DAYS } from './usage-days.js';
 
-export interface DayUsage {
-  readonly date: string;
-  readonly accepted: number;
-  readonly rateLimited: number;
-  readonly banned: number;
-}
-
-export type UsageTotals = Omit<DayUsage, 'date'>;
-
-export interface KeyUsageHistory {
-  readonly keyId: string;
-  readonly name: string;
-  readonly prefix: string;
-  readonly last4: string;
-  readonly status: 'active' | 'revoked';
-  readonly revokedAt?: string;
-  readonly totals: UsageTotals;
-  readonly days: readonly DayUsage[];
-}
-
-/** GET /accounts/{accountId}/usage/history (openapi/control-api.yaml, UsageHistory). */
-export interface UsageHistoryView {
-  readonly accountId: string;
-  readonly from: string;
-  readonly to: string;
-  /** Always true: refused counts are lower bounds (see docs/owners.md, "Usage history"). */
-  readonly refusalsApproximate: true;
-  readonly totals: UsageTotals;
-  readonly days: readonly DayUsage[];
-  /** Every key of the account, revoked ones included, oldest first. */
-  readonly keys: readonly KeyUsageHistory[];
-}
+type Schemas = components['schemas'];
+export type DayUsage = Schemas['DayUsage'];
+export type UsageTotals = Schemas['UsageTotals'];
+export type KeyUsageHistory = Schemas['KeyUsageHistory'];
+/** GET /accounts/{accountId}/usage/history; refused counts are lower bounds (docs/owners.md, "Usage history"). */
+export type UsageHistoryView = Schemas['UsageHistory'];
 
 export interface UsageHistoryDeps {
   readonly accounts: Pick<AccountStore, 'get'>;
@@ -108,15 +83,9 @@ export class UsageHistory {
       });
     // The account's days add up its keys' (accepted counts of every key on the day's item).
     const accountDays = dates.map((date, i): DayUsage => {
+      const refused = sum(keys.map((key) => key.days[i] as DayUsage));
       const acceptedOnDay = [...(accepted.get(date)?.values() ?? [])].reduce((a, b) => a + b, 0);
-      const refusedOnDay = keys.reduce(
-        (total, key) => ({
-          rateLimited: total.rateLimited + (key.days[i]?.rateLimited ?? 0),
-          banned: total.banned + (key.days[i]?.banned ?? 0),
-        }),
-        { rateLimited: 0, banned: 0 },
-      );
-      return { date, accepted: acceptedOnDay, ...refusedOnDay };
+      return { date, accepted: acceptedOnDay, rateLimited: refused.rateLimited, banned: refused.banned };
     });
     return {
       accountId,

@@ -3,13 +3,12 @@ import { type AccountRecord, DynamoDbAccountStore } from '../../lambda/keys/acco
 import { createAuthorizerHandler } from '../../lambda/keys/authorizer-handler.js';
 import { type AccountView, AccountService } from '../../lambda/keys/account-service.js';
 import { DynamoDbKeyStore } from '../../lambda/keys/dynamodb-key-store.js';
-import type { ApiKeyRecord } from '../../lambda/keys/key-store.js';
 import { DynamoDbLimiterStore } from '../../lambda/rate-limits/dynamodb-limiter-store.js';
 import type { Clock } from '../../lambda/shared/clock.js';
 import { DynamoDbUsageHistoryStore } from '../../lambda/usage-history/dynamodb-usage-history-store.js';
 import { PLAN_IDS, type PlanId, type PlatformConfig } from '../../lib/config/index.js';
 import { LOCAL_TABLE_NAMES } from '../emulators.js';
-import { LocalUsagePlanGateway, UsagePlans } from '../usage-plans.js';
+import { UsagePlans } from '../usage-plans.js';
 import { scanAll } from './scan.js';
 
 /**
@@ -24,8 +23,7 @@ export function wireKeys(deps: { documentClient: DynamoDBDocumentClient; clock: 
   const accounts = new DynamoDbAccountStore(documentClient, LOCAL_TABLE_NAMES.accounts);
   // The worker's accepted counts and the strike write's refusals, in the limiter's table (as on AWS).
   const usageHistoryStore = new DynamoDbUsageHistoryStore(documentClient, LOCAL_TABLE_NAMES.rateLimits);
-  const usagePlans = new UsagePlans(clock);
-  const gateway = new LocalUsagePlanGateway(usagePlans, config);
+  const gateway = new UsagePlans(clock, config);
   const accountService = new AccountService({ accounts, keys, limiter: limiterStore, gateway, clock, config });
   const authorizer = createAuthorizerHandler({
     keys,
@@ -39,14 +37,12 @@ export function wireKeys(deps: { documentClient: DynamoDBDocumentClient; clock: 
     usageHistoryStore,
     keys,
     accounts,
-    usagePlans,
+    usagePlans: gateway,
     accountService,
     authorizer,
     /** With --data: the usage plans are in memory, so the bindings of stored accounts and keys are rebuilt. */
     async restoreUsagePlans(): Promise<void> {
-      const storedAccounts = (await scanAll(documentClient, LOCAL_TABLE_NAMES.accounts)) as AccountRecord[];
-      const storedKeys = (await scanAll(documentClient, LOCAL_TABLE_NAMES.apiKeys)) as ApiKeyRecord[];
-      gateway.restore(storedAccounts, storedKeys);
+      gateway.restore((await scanAll(documentClient, LOCAL_TABLE_NAMES.accounts)) as AccountRecord[]);
     },
   };
 }

@@ -95,14 +95,11 @@ export class FakeKeyStore implements KeyStore {
       .map(copy);
   }
 
-  /** attribute_exists(keyHash) and the `expected` values; an attribute set to undefined is removed. */
-  async update(keyHash: string, changes: ApiKeyChanges, expected?: Partial<ApiKeyRecord>): Promise<void> {
-    this.calls.push({ method: 'update', args: [keyHash, copy(changes), ...(expected ? [copy(expected)] : [])] });
+  /** attribute_exists(keyHash); an attribute set to undefined is removed. */
+  async update(keyHash: string, changes: ApiKeyChanges): Promise<void> {
+    this.calls.push({ method: 'update', args: [keyHash, copy(changes)] });
     const record = this.records.get(keyHash);
     if (!record) throw conditionFailed(`no key ${keyHash}`);
-    for (const [name, value] of Object.entries(expected ?? {})) {
-      if (record[name as keyof ApiKeyRecord] !== value) throw conditionFailed(`key ${keyHash}: ${name} is not ${String(value)}`);
-    }
     const next: Mutable<ApiKeyRecord> = { ...record };
     for (const [name, value] of Object.entries(changes) as Array<[keyof ApiKeyChanges, unknown]>) {
       if (value === undefined) delete next[name];
@@ -126,7 +123,6 @@ export type GatewayCall =
   { method: 'updateAccountPlan'; usagePlanId: string; limits: RateLimits } |
   { method: 'deleteAccountPlan'; usagePlanId: string } |
   { method: 'createKey'; accountId: string; usagePlanId: string; poolable: boolean } |
-  { method: 'keyValue'; gatewayKeyId: string } |
   { method: 'moveKey'; gatewayKeyId: string; from: string; to: string } |
   { method: 'deleteKey'; gatewayKeyId: string };
 
@@ -198,12 +194,6 @@ export class FakeUsagePlanGateway implements UsagePlanGateway {
     this.members.set(id, usagePlanId);
     this.keyOwners.set(id, accountId);
     return { id, value: valueOfGatewayKey(id) };
-  }
-
-  /** GetApiKey with includeValue: the value of an existing key, undefined once it is deleted. */
-  async keyValue(gatewayKeyId: string): Promise<string | undefined> {
-    this.record({ method: 'keyValue', gatewayKeyId });
-    return this.members.has(gatewayKeyId) ? valueOfGatewayKey(gatewayKeyId) : undefined;
   }
 
   async moveKey(gatewayKeyId: string, from: string, to: string): Promise<void> {

@@ -7,7 +7,6 @@ import {
   DeleteApiKeyCommand,
   DeleteUsagePlanCommand,
   DeleteUsagePlanKeyCommand,
-  GetApiKeyCommand,
   GetUsagePlanCommand,
   GetUsagePlanKeyCommand,
   GetUsagePlansCommand,
@@ -38,7 +37,6 @@ const COMMANDS = {
   DeleteApiKey: DeleteApiKeyCommand,
   DeleteUsagePlan: DeleteUsagePlanCommand,
   DeleteUsagePlanKey: DeleteUsagePlanKeyCommand,
-  GetApiKey: GetApiKeyCommand,
   GetUsagePlan: GetUsagePlanCommand,
   GetUsagePlanKey: GetUsagePlanKeyCommand,
   GetUsagePlans: GetUsagePlansCommand,
@@ -96,35 +94,11 @@ describe('ApiGatewayUsagePlanGateway: keys', () => {
     ]);
   });
 
-  it('reads the value back (GetApiKey includeValue) only if CreateApiKey did not answer it', async () => {
-    gateway.on(CreateApiKeyCommand).resolves({ id: 'ak-5' });
-    gateway.on(GetApiKeyCommand).resolves({ id: 'ak-5', value: 'read-value-of-ak-5' });
-    gateway.on(CreateUsagePlanKeyCommand).resolves({});
-    expect(await adapter().createKey('key_v', 'up-pro', true)).toEqual({ id: 'ak-5', value: 'read-value-of-ak-5' });
-    expect(sent().map(([name, input]) => [name, name === 'CreateApiKey' ? undefined : input])).toEqual([
-      ['CreateApiKey', undefined],
-      ['GetApiKey', { apiKey: 'ak-5', includeValue: true }],
-      ['CreateUsagePlanKey', { usagePlanId: 'up-pro', keyId: 'ak-5', keyType: 'API_KEY' }],
-    ]);
-  });
-
-  it('deletes the just-created API key when its value cannot be had, and fails', async () => {
+  it('deletes the just-created API key when CreateApiKey answers no value, and fails', async () => {
     gateway.on(CreateApiKeyCommand).resolves({ id: 'ak-6' });
-    gateway.on(GetApiKeyCommand).resolves({ id: 'ak-6' });
     gateway.on(DeleteApiKeyCommand).resolves({});
     await expect(adapter().createKey('acct_w', 'up-pro', true)).rejects.toThrow('API key ak-6 (account acct_w) has no value');
-    expect(sent().map(([name]) => name)).toEqual(['CreateApiKey', 'GetApiKey', 'DeleteApiKey']);
-  });
-
-  it('reads an existing key\'s value (GetApiKey includeValue), and undefined once the key is gone', async () => {
-    gateway.on(GetApiKeyCommand, { apiKey: 'ak-7' }).resolves({ id: 'ak-7', value: 'value-of-ak-7' });
-    gateway.on(GetApiKeyCommand, { apiKey: 'ak-gone' }).rejects(notFound());
-    expect(await adapter().keyValue('ak-7')).toBe('value-of-ak-7');
-    expect(await adapter().keyValue('ak-gone')).toBeUndefined();
-    expect(sent()).toEqual([
-      ['GetApiKey', { apiKey: 'ak-7', includeValue: true }],
-      ['GetApiKey', { apiKey: 'ak-gone', includeValue: true }],
-    ]);
+    expect(sent().map(([name]) => name)).toEqual(['CreateApiKey', 'DeleteApiKey']);
   });
 
   it('answers undefined (the plan\'s pooled key) when the API key quota is reached for a poolable key', async () => {

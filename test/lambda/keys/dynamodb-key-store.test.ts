@@ -191,25 +191,4 @@ describe('update', () => {
     ddb.on(UpdateCommand).rejects(failed);
     await expect(store.update(HASH, { status: 'revoked' })).rejects.toBe(failed);
   });
-
-  it('with expected values, applies only while the key still has them (the backfill\'s guard)', async () => {
-    ddb.on(UpdateCommand).resolves({});
-    await store.update(HASH, { gatewayKeyValue: 'value-1' }, { status: 'active', gatewayKeyId: 'gk-1' });
-    expect(updateInputs()).toEqual([
-      {
-        TableName: TABLE,
-        Key: { keyHash: HASH },
-        UpdateExpression: 'SET #gatewayKeyValue = :gatewayKeyValue',
-        ConditionExpression:
-          'attribute_exists(#key) AND #expected_status = :expected_status AND #expected_gatewayKeyId = :expected_gatewayKeyId',
-        ExpressionAttributeNames: {
-          '#gatewayKeyValue': 'gatewayKeyValue',
-          '#key': 'keyHash',
-          '#expected_status': 'status',
-          '#expected_gatewayKeyId': 'gatewayKeyId',
-        },
-        ExpressionAttributeValues: { ':gatewayKeyValue': 'value-1', ':expected_status': 'active', ':expected_gatewayKeyId': 'gk-1' },
-      },
-    ]);
-  });
 });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   backoffDelayMs,
-  BATCH_RETRY,
   type BackoffPolicy,
   chunksOf,
   type Pacing,
@@ -101,7 +100,7 @@ describe('untilAllTaken', () => {
     expect(pacing.waits).toEqual([SDK_THROTTLING.baseMs / 2, SDK_THROTTLING.baseMs]);
   });
 
-  it('gives up with the items still left after BATCH_RETRY.maxAttempts attempts', async () => {
+  it('gives up with the items still left after SDK_THROTTLING.maxAttempts attempts', async () => {
     const pacing = recordingPacing();
     let attempts = 0;
     const error = await untilAllTaken(
@@ -114,7 +113,7 @@ describe('untilAllTaken', () => {
       pacing,
     ).catch((e: unknown) => e);
     expect((error as Error).message).toBe('left: a');
-    expect(attempts).toBe(BATCH_RETRY.maxAttempts);
+    expect(attempts).toBe(SDK_THROTTLING.maxAttempts);
   });
 
   it('rethrows an error of the batch call itself without retrying it', async () => {
