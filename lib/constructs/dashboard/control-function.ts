@@ -16,7 +16,7 @@ import { PlatformFunction } from '../shared/platform-function.js';
 import { nagArn } from './nag-arn.js';
 import type { DashboardDataResources } from './dashboard-data.js';
 
-/** Where the account service binds internal API keys: the Messages API's REST API, stage and standard usage plans (MessagesApi.usagePlanTargets). */
+/** Where the account service binds internal API keys (MessagesApi.usagePlanTargets). */
 export interface UsagePlanTargets {
   readonly restApiId: string;
   readonly stageName: string;
@@ -25,67 +25,31 @@ export interface UsagePlanTargets {
 
 export interface ControlFunctionProps {
   readonly config: PlatformConfig;
-  /** The user pool, its managed-login domain and the owners table (stateful stack). */
   readonly data: DashboardDataResources;
-  /** The Messages API tables: accounts, API keys (and their `byAccount` index), rate limits. */
   readonly messagesTables: Pick<MessagesTables, 'accounts' | 'apiKeys' | 'rateLimits'>;
-  /** The Messages API's REST API, stage and standard usage plans (customer keys are bound to them). */
   readonly usagePlanTargets: UsagePlanTargets;
-  /** The Messages API's public base URL (shown in the dashboard's examples, through its app config). */
+  /** The Messages API's public base URL (for the app config). */
   readonly messagesApiUrl: string;
-  /** Projects and Domains tables, site bucket, KeyValueStore. */
   readonly projects: ProjectsDataResources;
-  /** The multi-tenant distribution, connection group and platform host. */
   readonly edge: EdgeResources;
-  /** The custom-domain flow (verify starts an execution). */
   readonly domainFlow: sfn.IStateMachine;
-  /**
-   * The control API handler module, relative to the repository root or absolute.
-   * @default CONTROL_API_HANDLER.entry
-   */
-  readonly controlHandlerEntry?: string;
   /** `https://<distribution domain>`: the proxy integration's answers carry CORS headers for it. */
   readonly dashboardOrigin: string;
-  /**
-   * The operations topic (the alarm topic): owners' upgrade requests are published to it.
-   * @default - none: requests are listed by `plans requests` only
-   */
+  /** Where owners' upgrade requests are published. @default - none: listed by `plans requests` only */
   readonly alarmTopic?: sns.ITopic;
 }
 
 /**
- * The control API's handler behind the control API, with least privilege from what the handler's
- * adapters call (AccountService, ProjectService and DomainService as an owner reaches them: plans,
- * bans and new Enterprise plans are operator-only and refused before any AWS call):
- *
- * | resource                      | actions                                                                  | called by |
- * | ----------------------------- | ------------------------------------------------------------------------ | --------- |
- * | Owners table                  | GetItem, PutItem                                                         | owner directory (sign-in → account) |
- * | Accounts table                | GetItem, PutItem                                                         | DynamoDbAccountStore (get, create for a new owner) |
- * | API keys table / `byAccount`  | PutItem, UpdateItem / Query                                              | DynamoDbKeyStore (put, update, listByAccount) |
- * | Rate limits table             | GetItem, UpdateItem                                                      | DynamoDbLimiterStore (activate, revoke, get) |
- * | API Gateway `/apikeys`        | POST; PUT on `/tags/*` (tag on create)                                   | createKey (CreateApiKey with tags) |
- * | API Gateway `/apikeys/*`      | DELETE                                                                   | revokeKey, createKey's clean-up (DeleteApiKey) |
- * | `/usageplans/*\/keys[/*]`     | POST; GET                                                                | createKey (CreateUsagePlanKey; GetUsagePlanKey on conflict) |
- * | Projects table / `byAccount`  | GetItem, PutItem, UpdateItem, DeleteItem / Query                         | DynamoDbProjectStore |
- * | Domains table / `byProject`   | GetItem, PutItem, UpdateItem / Query                                     | DynamoDbDomainStore |
- * | site bucket `projects/*\/{content,deploys,manifests}/*` | s3:PutObject                            | S3SiteStorage (presigned uploads, publish copies, manifests) |
- * | site bucket `projects/*`      | s3:GetObject, s3:DeleteObject                                            | S3SiteStorage (copy source, manifests; pruning, project delete) |
- * | site bucket (list)            | s3:ListBucket where s3:prefix is `projects/*`                            | S3SiteStorage (stored contents, pruning, project delete) |
- * | KeyValueStore                 | DescribeKeyValueStore, PutKey                                            | KvsEdgeRouter (serve, redirect, refuse) |
- * | domain flow state machine     | states:StartExecution                                                    | SfnDomainFlowStarter (verify, re-verify; release on remove) |
- * | Accounts table                | UpdateItem                                                               | DynamoDbAccountStore.setUpgradeRequest (an owner's upgrade request) |
- * | operations topic (and its key)| sns:Publish (kms:GenerateDataKey, kms:Decrypt)                           | SnsOperationsNotifier (upgrade requests) |
- *
- * No CloudFront tenant or ACM action: removing a domain refuses it at the edge and hands the
- * release of its tenant to the domain flow (whose release task holds those grants). Created in
- * `scope` itself (id ControlFunction).
+ * The control API's handler, with least privilege from what its adapters call as an owner reaches
+ * the account, project and domain services (plans, bans and Enterprise plans are operator-only and
+ * refused before any AWS call). No CloudFront tenant or ACM action: the domain flow releases a
+ * removed domain's tenant.
  */
 export function createControlFunction(scope: Construct, props: ControlFunctionProps): PlatformFunction {
   const stack = Stack.of(scope);
   const { config, data, messagesTables: tables, usagePlanTargets: cp, projects, edge } = props;
   const fn = new PlatformFunction(scope, 'ControlFunction', {
-    entry: props.controlHandlerEntry ?? CONTROL_API_HANDLER.entry,
+    entry: CONTROL_API_HANDLER.entry,
     handler: CONTROL_API_HANDLER.handler,
     serviceName: 'control-api',
     description: 'Control API of the dashboard: keys, plan and usage, projects, deploys and domains of the signed-in owner',
@@ -102,11 +66,7 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
       [CONTROL_ENV.ownersTable]: data.ownersTable.tableName,
       [CONTROL_ENV.restApiId]: cp.restApiId,
       [CONTROL_ENV.stageName]: cp.stageName,
-      [CONTROL_ENV.usagePlanIds]: stack.toJsonString({
-        free: cp.standardPlanIds.free,
-        pro: cp.standardPlanIds.pro,
-        business: cp.standardPlanIds.business,
-      }),
+      [CONTROL_ENV.usagePlanIds]: stack.toJsonString(cp.standardPlanIds),
       [CONTROL_ENV.projectsTable]: projects.tables.projects.tableName,
       [CONTROL_ENV.domainsTable]: projects.tables.domains.tableName,
       [CONTROL_ENV.siteBucket]: projects.siteBucket.bucketName,
@@ -117,7 +77,7 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
     },
   });
 
-  // Keys, plan and usage (AccountService as an owner reaches it).
+  // Keys, plan and usage: owner directory, account, key and limiter stores, the usage-plan gateway.
   fn.allowItems(data.ownersTable, 'GetItem', 'PutItem');
   fn.allowItems(tables.accounts, 'GetItem', 'PutItem', 'UpdateItem');
   fn.allowItems(tables.apiKeys, 'PutItem', 'UpdateItem');
@@ -129,7 +89,7 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
   fn.allow(['apigateway:POST'], [apigatewayArn(stack, '/usageplans/*/keys')]);
   fn.allow(['apigateway:GET'], [apigatewayArn(stack, '/usageplans/*/keys/*')]);
 
-  // Projects and deploys (ProjectService).
+  // Projects and deploys (presigned uploads, publish copies, manifests, pruning).
   const { projects: projectsTable, domains: domainsTable } = projects.tables;
   fn.allowItems(projectsTable, 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem');
   fn.allow(['dynamodb:Query'], [`${projectsTable.tableArn}/index/${DOMAIN_TABLE_KEYS.projects.accountIndex.name}`]);
@@ -149,18 +109,17 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
   );
   fn.allow([...KVS_ACTIONS.write], [projects.keyValueStore.keyValueStoreArn]);
 
-  // Custom domains (DomainService).
+  // Custom domains.
   fn.allowItems(domainsTable, 'GetItem', 'PutItem', 'UpdateItem');
   fn.allow(['dynamodb:Query'], [`${domainsTable.tableArn}/index/${DOMAIN_TABLE_KEYS.domains.projectIndex.name}`]);
   // Verify starts the flow; removal starts its release branch (the tenant goes asynchronously).
   fn.allow(['states:StartExecution'], [props.domainFlow.stateMachineArn]);
 
-  // Upgrade requests (UpgradeRequests): the operators hear of them on the operations topic.
+  // Owners' upgrade requests, published to the operations topic.
   if (props.alarmTopic) {
     fn.addEnvironment(CONTROL_ENV.operationsTopicArn, props.alarmTopic.topicArn);
     fn.allow(['sns:Publish'], [props.alarmTopic.topicArn]);
-    // Publishing to an SSE-KMS topic: GenerateDataKey and Decrypt on its key, named (not the
-    // GenerateDataKey* family that grantPublish gives). https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html
+    // An SSE-KMS topic: these two actions, not grantPublish's GenerateDataKey* family.
     const key = props.alarmTopic.masterKey;
     if (key) fn.allow(['kms:GenerateDataKey', 'kms:Decrypt'], [key.keyArn]);
   }
@@ -170,9 +129,9 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
 }
 
 /** Where the control function writes in the site bucket, under `projects/<projectId>/`. */
-export const SITE_WRITE_PREFIXES = ['content', 'deploys', 'manifests'] as const;
+const SITE_WRITE_PREFIXES = ['content', 'deploys', 'manifests'] as const;
 
-/** cdk-nag findings of the control function that are decisions of this design, acknowledged on its role. */
+/** cdk-nag findings of the control function that are decisions of this design. */
 function acknowledgeNagFindings(
   scope: Construct,
   fn: PlatformFunction,
@@ -200,8 +159,7 @@ function acknowledgeNagFindings(
     apigatewayArn(stack, '/usageplans/*/keys/*'),
     `GetUsagePlanKey, after a ConflictException on binding, to check that the key is already in that very plan: the keys are created at run time and the plan may be an Enterprise one (run time too). Only apigateway:GET.`,
   );
-  // The site bucket is another stack's: its ARN reads as the cross-stack reference (weak or
-  // strong, per cdk.json) only once the app is prepared, so this finding is acknowledged then.
+  // The site bucket's ARN reads as the cross-stack reference only once the app is prepared.
   scope.node.addValidation({
     validate: () => {
       iam5(

@@ -12,18 +12,12 @@ import { accountUniqueName } from '../shared/names.js';
 import { REPO_ROOT } from '../shared/platform-function.js';
 import { nagArn } from './nag-arn.js';
 
-/**
- * Cache-Control of the dashboard's files: CloudFront keeps them until the next deployment
- * invalidates them (`s-maxage`), browsers revalidate every time (`max-age=0`), so a deploy reaches
- * every owner on their next load.
- */
+/** CloudFront keeps the files until the next deployment invalidates them; browsers revalidate every time. */
 export const DASHBOARD_CACHE_CONTROL = 'public, max-age=0, s-maxage=31536000, must-revalidate';
 
 /**
- * The dashboard app as a deployment source: `dashboard/` built with Vite at synth time, on this
- * machine (local bundling: no Docker; the image is required by the API and never pulled). The asset
- * hash is the source's (node_modules and earlier builds excluded), so an unchanged app is not
- * rebuilt within one cloud assembly.
+ * `dashboard/` built with Vite at synth time on this machine (the Docker image is required by the
+ * API and never pulled); the asset hash is the source's, so an unchanged app is built once.
  */
 export function dashboardAppSource(appDir: string = join(REPO_ROOT, 'dashboard')): s3deploy.ISource {
   return s3deploy.Source.asset(appDir, {
@@ -48,17 +42,11 @@ export function dashboardAppSource(appDir: string = join(REPO_ROOT, 'dashboard')
 }
 
 export interface HostingProps {
-  /** `https://<control API host>`: the only API origin the CSP lets the app connect to. */
+  // The origins the CSP lets the app connect to.
   readonly controlApiOrigin: string;
-  /** `https://<prefix>.auth.<region>.amazoncognito.com`: the Cognito origin the CSP allows. */
   readonly cognitoDomainUrl: string;
-  /** `https://<site bucket regional domain>`: where the app uploads deploy files (presigned PUTs). */
+  /** Where the app uploads deploy files (presigned PUTs). */
   readonly siteUploadOrigin: string;
-  /**
-   * How long the CloudFront and S3 access logs of the dashboard are kept.
-   * @default Duration.days(90)
-   */
-  readonly hostingLogRetention?: Duration;
 }
 
 export interface Hosting {
@@ -71,29 +59,24 @@ export interface Hosting {
 }
 
 /**
- * Hosting: a private bucket (SSE-S3, TLS only, no public access) behind a CloudFront distribution
- * with Origin Access Control, HTTPS only, security headers and a Content Security Policy that lets
- * the app talk to the control API and the Cognito domain only. CloudFront and S3 access logs go to
- * a log bucket. Created in `scope` itself (ids AccessLogs, Site, SecurityHeaders, Distribution,
- * SiteAccessControl).
+ * A private bucket behind CloudFront with Origin Access Control, HTTPS only, security headers and a
+ * CSP; CloudFront and S3 access logs go to a log bucket.
  */
 export function createHosting(scope: Construct, props: HostingProps): Hosting {
   const stack = Stack.of(scope);
-  const hostingLogRetention = props.hostingLogRetention ?? Duration.days(90);
-  // CloudFront standard logging (legacy) writes with ACLs, so this bucket keeps them enabled
-  // (object writer); nothing here is public. S3 server access logs arrive by bucket policy.
+  // CloudFront standard logging (legacy) writes with ACLs, so this bucket keeps them enabled.
   const logBucket = new s3.Bucket(scope, 'AccessLogs', {
     blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
     encryption: s3.BucketEncryption.S3_MANAGED,
     enforceSSL: true,
     objectOwnership: s3.ObjectOwnership.OBJECT_WRITER,
-    lifecycleRules: [{ expiration: hostingLogRetention }],
+    lifecycleRules: [{ expiration: Duration.days(90) }],
     removalPolicy: RemovalPolicy.RETAIN,
   });
 
   const siteBucket = new s3.Bucket(scope, 'Site', {
     blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-    // SSE-S3: CloudFront reads through OAC, which a customer KMS key would complicate for no gain (public app code).
+    // SSE-S3: a customer KMS key would complicate OAC for no gain (public app code).
     encryption: s3.BucketEncryption.S3_MANAGED,
     enforceSSL: true,
     objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
@@ -166,24 +149,16 @@ export function createHosting(scope: Construct, props: HostingProps): Hosting {
 
 export interface AppDeploymentProps {
   readonly hosting: Hosting;
-  /** The built app (index.html and its assets). */
   readonly appSource: s3deploy.ISource;
   /** The app's `config.json` (API URLs, Cognito domain and client). */
   readonly appConfig: Record<string, unknown>;
 }
 
-export interface AppDeployment {
-  readonly deployment: s3deploy.BucketDeployment;
-  /** The role of BucketDeployment's provider function (logs to its own log group only). */
-  readonly deploymentRole: iam.Role;
-}
-
 /**
- * The built app plus its `config.json`, deployed to the site bucket by a BucketDeployment, which
- * invalidates the distribution. Created in `scope` itself (ids DeploymentRole, DeploymentLogs,
- * Deployment; CDK adds its provider function to the stack).
+ * The built app plus its `config.json`, deployed to the site bucket by a BucketDeployment that
+ * invalidates the distribution; its provider's role logs to its own log group only.
  */
-export function deployDashboardApp(scope: Construct, props: AppDeploymentProps): AppDeployment {
+export function deployDashboardApp(scope: Construct, props: AppDeploymentProps) {
   const { hosting } = props;
   const deploymentRole = new iam.Role(scope, 'DeploymentRole', {
     assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
@@ -229,11 +204,7 @@ function acknowledgeDistributionNagFindings(distribution: cloudfront.Distributio
   });
 }
 
-/**
- * cdk-nag findings of CDK's BucketDeployment (its provider function and the role we give it):
- * decisions of aws-cdk-lib, acknowledged with what each grant is for. The provider is a
- * stack-level singleton, so this runs once the deployment exists.
- */
+/** cdk-nag findings of CDK's BucketDeployment (decisions of aws-cdk-lib), once the deployment exists. */
 export function acknowledgeAppDeploymentNagFindings(
   scope: Construct,
   hosting: Hosting,
