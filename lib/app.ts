@@ -3,7 +3,6 @@ import { App, Tags } from 'aws-cdk-lib';
 import {
   ConfigError,
   contextJson,
-  DEFAULT_STACK_PREFIX,
   environmentTags,
   loadConfig,
   type PlatformConfig,
@@ -22,24 +21,7 @@ import { EdgeObservabilityStack } from './stacks/edge-observability-stack.js';
 import { edgeDashboardWidgets } from './constructs/operations/edge-observability.js';
 import { allowDomainOperations } from './constructs/messages/operator-policy.js';
 
-export { DEFAULT_STACK_PREFIX } from './config/index.js';
-
-export interface PlatformApp {
-  readonly app: App;
-  readonly config: PlatformConfig;
-  readonly stackPrefix: string;
-  readonly operationsStack: OperationsStack;
-  readonly dataStack: DataStack;
-  readonly apiStack: ApiStack;
-  /** Absent when `platform.hostedZone` names an existing zone. */
-  readonly edgeZoneStack?: EdgeZoneStack;
-  readonly edgeCertificateStack: EdgeCertificateStack;
-  readonly domainsDataStack: DomainsDataStack;
-  readonly domainsStack: DomainsStack;
-  readonly edgeObservabilityStack: EdgeObservabilityStack;
-  readonly dashboardDataStack: DashboardDataStack;
-  readonly dashboardStack: DashboardStack;
-}
+export type PlatformApp = ReturnType<typeof buildApp>;
 
 export interface BuildAppOptions {
   /** Context values, as `-c key=value` would give them. */
@@ -86,10 +68,10 @@ function fileConfig(path: string | undefined): unknown {
 }
 
 /** The CDK app: validated config, the ten stacks (docs/operators/deploy.md), cdk-nag and the guard rules. */
-export function buildApp(options: BuildAppOptions = {}): PlatformApp {
+export function buildApp(options: BuildAppOptions = {}) {
   const app = new App({ context: options.context, outdir: options.outdir });
   // Every value is validated here, before any construct reads it.
-  const stackPrefix = validStackPrefix(app.node.tryGetContext('stackPrefix') ?? DEFAULT_STACK_PREFIX);
+  const stackPrefix = validStackPrefix(app.node.tryGetContext('stackPrefix'));
   const config = loadConfig(contextJson('platform', fileConfig(options.configFile)), contextJson('platform', app.node.tryGetContext('platform')));
   const synthOnly = String(app.node.tryGetContext('synthOnly') ?? 'false') === 'true';
   if (options.deployable && !synthOnly) assertDeployableDomain(config);
@@ -187,6 +169,7 @@ export function buildApp(options: BuildAppOptions = {}): PlatformApp {
 
   if (options.nag ?? true) applyNag(app);
   if (options.controlTower ?? options.nag ?? true) applyControlTower(app, stackPrefix);
+  // edgeZoneStack is absent when `platform.hostedZone` names an existing zone.
   return {
     app,
     config,

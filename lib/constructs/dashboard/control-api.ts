@@ -1,10 +1,11 @@
-import { Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Fn, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { CONTROL_GATEWAY_RESPONSES } from '../../../contracts/control-gateway-responses.js';
 import { gatewayResponseHeaders, gatewayResponseTemplate } from '../shared/gateway-response-mapping.js';
+import { acknowledgeNag } from '../shared/nag.js';
 import type { PlatformFunction } from '../shared/platform-function.js';
 
 /** The control API's stage: the version in its URL. */
@@ -133,14 +134,10 @@ export function addControlRoutes(scope: Construct, props: ControlRoutesProps): a
 
 /** cdk-nag findings of the control API that are decisions of this design. */
 export function acknowledgeControlApiNagFindings(api: apigw.RestApi): void {
-  Validations.of(api).acknowledge({
-    id: 'AwsSolutions::AwsSolutions-APIG2',
-    reason:
-      'Every route is validated by the control-plane handler, which answers RFC 9457 problems naming the field (openapi/control-api.yaml); the API is one {proxy+} resource, so API Gateway request models would duplicate the handler\'s validation in a second, weaker place.',
+  acknowledgeNag(api, {
+    APIG2: 'Every route is validated by the control-plane handler, which answers RFC 9457 problems naming the field (openapi/control-api.yaml); the API is one {proxy+} resource, so API Gateway request models would duplicate the handler\'s validation in a second, weaker place.',
   });
-  Validations.of(api.deploymentStage).acknowledge({
-    id: 'AwsSolutions::AwsSolutions-APIG3',
-    reason:
-      'No WAF web ACL: every method needs a Cognito ID token (checked by API Gateway before any code runs), the stage is throttled, and the handler scopes every request to the caller\'s own account. A web ACL can be associated per deployment without changing this stack.',
+  acknowledgeNag(api.deploymentStage, {
+    APIG3: 'No WAF web ACL: every method needs a Cognito ID token (checked by API Gateway before any code runs), the stage is throttled, and the handler scopes every request to the caller\'s own account. A web ACL can be associated per deployment without changing this stack.',
   });
 }

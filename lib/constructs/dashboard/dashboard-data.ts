@@ -1,8 +1,9 @@
-import { Aws, Duration, Fn, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Aws, Duration, Fn, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { OWNERS_TABLE_KEYS } from '../../../contracts/control-api.js';
+import { acknowledgeNag } from '../shared/nag.js';
 
 /** What the stateless dashboard (control API, hosting, app client) needs from the stateful part. */
 export interface DashboardDataResources {
@@ -109,15 +110,9 @@ export class DashboardData extends Construct implements DashboardDataResources {
   }
 
   private acknowledgeNagFindings(): void {
-    Validations.of(this.userPool).acknowledge({
-      id: 'AwsSolutions::AwsSolutions-COG2',
-      reason:
-        'MFA is optional, not required: owners sign up themselves and can turn on TOTP (authenticator app) in managed login. Requiring MFA at sign-up would put an authenticator app between every new owner and their first API key; SMS is off (cost, SIM swapping). Strong passwords (12+ characters, four classes) and email verification apply to everyone.',
-    });
-    Validations.of(this.userPool).acknowledge({
-      id: 'AwsSolutions::AwsSolutions-COG8',
-      reason:
-        'Threat protection (adaptive authentication, compromised-credential checks) needs the Plus feature plan, priced per monthly active user on top of Essentials. The dashboard holds no payment data and its API keys are revocable; the pool is on Essentials (managed login) and can be moved to Plus with one property when the owner base warrants it.',
+    acknowledgeNag(this.userPool, {
+      COG2: 'MFA is optional, not required: owners sign up themselves and can turn on TOTP (authenticator app) in managed login. Requiring MFA at sign-up would put an authenticator app between every new owner and their first API key; SMS is off (cost, SIM swapping). Strong passwords (12+ characters, four classes) and email verification apply to everyone.',
+      COG8: 'Threat protection (adaptive authentication, compromised-credential checks) needs the Plus feature plan, priced per monthly active user on top of Essentials. The dashboard holds no payment data and its API keys are revocable; the pool is on Essentials (managed login) and can be moved to Plus with one property when the owner base warrants it.',
     });
   }
 }

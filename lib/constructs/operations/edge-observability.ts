@@ -44,16 +44,18 @@ export interface EdgeObservabilityProps {
   readonly alarmTopic?: ITopic;
 }
 
-function edgeServerErrorRate(distributionId: string): cloudwatch.Metric {
+function cloudfrontMetric(metricName: string, statistic: string, distributionId: string): cloudwatch.Metric {
   return new cloudwatch.Metric({
     namespace: 'AWS/CloudFront',
-    metricName: '5xxErrorRate',
+    metricName,
     dimensionsMap: { DistributionId: distributionId, Region: 'Global' },
-    statistic: 'Average',
+    statistic,
     period: Duration.minutes(5),
     region: CLOUDFRONT_METRICS_REGION,
   });
 }
+
+const edgeServerErrorRate = (distributionId: string) => cloudfrontMetric('5xxErrorRate', 'Average', distributionId);
 
 function edgeOriginErrors(namespace: string): cloudwatch.Metric {
   return new cloudwatch.Metric({
@@ -67,18 +69,10 @@ function edgeOriginErrors(namespace: string): cloudwatch.Metric {
 
 /** The edge's widgets for the ops dashboard (any region: a dashboard graphs metrics of other regions). */
 export function edgeDashboardWidgets(distributionId: string, namespace: string): cloudwatch.IWidget[] {
-  const requests = new cloudwatch.Metric({
-    namespace: 'AWS/CloudFront',
-    metricName: 'Requests',
-    dimensionsMap: { DistributionId: distributionId, Region: 'Global' },
-    statistic: 'Sum',
-    period: Duration.minutes(5),
-    region: CLOUDFRONT_METRICS_REGION,
-  });
   return [
     new cloudwatch.GraphWidget({
       title: 'Edge (customer sites): requests and 5xx rate',
-      left: [requests],
+      left: [cloudfrontMetric('Requests', 'Sum', distributionId)],
       right: [edgeServerErrorRate(distributionId)],
       rightAnnotations: [{ value: EDGE_ALARM_THRESHOLDS.serverErrorRatePercent, label: '5xx alarm' }],
       width: 12,
@@ -145,8 +139,9 @@ export class EdgeObservability extends Construct {
 
     const { serverErrorRatePercent: rate, originErrorsPer5Minutes: originErrors } = EDGE_ALARM_THRESHOLDS;
     const alarm = (id: string, metric: cloudwatch.Metric, threshold: number, what: string) =>
-      metric.createAlarm(this, id, {
+      new cloudwatch.Alarm(this, id, {
         alarmDescription: `Customer sites: more than ${what}. docs/operators/operations.md, "Alarms": Edge${id}.`,
+        metric,
         threshold,
         evaluationPeriods: 2,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,

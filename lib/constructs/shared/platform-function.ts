@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DEFAULT_STACK_PREFIX, metricsNamespaceOf } from '../../config/environment.js';
+import { acknowledgeNag } from './nag.js';
 
 /** The repository root (this file is lib/constructs/shared/platform-function.ts). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -140,15 +141,11 @@ export class PlatformFunction extends Construct implements iam.IGrantable {
     });
 
     // Tracing ACTIVE makes CDK add xray:PutTraceSegments/PutTelemetryRecords on `*` to this role.
-    Validations.of(this.role).acknowledge({
-      id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'Only the X-Ray write actions added for active tracing (xray:PutTraceSegments, xray:PutTelemetryRecords) use Resource "*": X-Ray has no resource-level permissions for them. Every other statement of this role names its resources.',
+    acknowledgeNag(this.role, {
+      'IAM5[Resource::*]': 'Only the X-Ray write actions added for active tracing (xray:PutTraceSegments, xray:PutTelemetryRecords) use Resource "*": X-Ray has no resource-level permissions for them. Every other statement of this role names its resources.',
     });
-    Validations.of(this.function).acknowledge({
-      id: 'AwsSolutions::AwsSolutions-L1',
-      reason:
-        'Node.js 22 is pinned on purpose (design: NODEJS_22_X): the handlers and their pinned dependencies (Powertools 2.35, middy 6) are built and tested for it, and it is a supported LTS runtime. Moving to Node.js 24 is a deliberate upgrade, not a drift.',
+    acknowledgeNag(this.function, {
+      L1: 'Node.js 22 is pinned on purpose (design: NODEJS_22_X): the handlers and their pinned dependencies (Powertools 2.35, middy 6) are built and tested for it, and it is a supported LTS runtime. Moving to Node.js 24 is a deliberate upgrade, not a drift.',
     });
   }
 
