@@ -1,4 +1,4 @@
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
@@ -12,6 +12,7 @@ import type { EdgeResources } from '../domains/edge.js';
 import type { ProjectsDataResources } from '../domains/projects-data.js';
 import type { MessagesTables } from '../messages/messages-data.js';
 import { apigatewayArn } from '../shared/arns.js';
+import { acknowledgeNag } from '../shared/nag.js';
 import { PlatformFunction } from '../shared/platform-function.js';
 import { nagArn } from './nag-arn.js';
 import type { DashboardDataResources } from './dashboard-data.js';
@@ -141,37 +142,21 @@ function acknowledgeNagFindings(
   const stack = Stack.of(scope);
   const runTimeKeys =
     'the control plane creates one internal API Gateway key per customer key at run time, so their ids cannot be named in the template';
-  const iam5 = (resource: string, reason: string) =>
-    Validations.of(fn.role).acknowledge({ id: `AwsSolutions::AwsSolutions-IAM5[Resource::${nagArn(stack, resource)}]`, reason });
-  iam5(
-    apigatewayArn(stack, '/apikeys/*'),
-    `DeleteApiKey when an owner revokes a key (and when a failed creation cleans up): ${runTimeKeys}. Only apigateway:DELETE, on the API keys path only.`,
-  );
-  iam5(
-    apigatewayArn(stack, '/tags/*'),
-    'Tag on create: CreateApiKey with tags (the customer key id) is also authorized as apigateway:PUT on the tags resource of the new key, whose id is only known at run time. Only PUT on tags.',
-  );
-  iam5(
-    apigatewayArn(stack, '/usageplans/*/keys'),
-    'CreateUsagePlanKey binds a new internal key to the account\'s usage plan: one of the three standard plans, or the Enterprise account\'s own usage plan, created at run time by an operator, so not every plan id can be named. Only apigateway:POST on usage-plan key collections.',
-  );
-  iam5(
-    apigatewayArn(stack, '/usageplans/*/keys/*'),
-    `GetUsagePlanKey, after a ConflictException on binding, to check that the key is already in that very plan: the keys are created at run time and the plan may be an Enterprise one (run time too). Only apigateway:GET.`,
-  );
+  const iam5 = (resource: string) => `IAM5[Resource::${nagArn(stack, resource)}]`;
+  acknowledgeNag(fn.role, {
+    [iam5(apigatewayArn(stack, '/apikeys/*'))]: `DeleteApiKey when an owner revokes a key (and when a failed creation cleans up): ${runTimeKeys}. Only apigateway:DELETE, on the API keys path only.`,
+    [iam5(apigatewayArn(stack, '/tags/*'))]: 'Tag on create: CreateApiKey with tags (the customer key id) is also authorized as apigateway:PUT on the tags resource of the new key, whose id is only known at run time. Only PUT on tags.',
+    [iam5(apigatewayArn(stack, '/usageplans/*/keys'))]: 'CreateUsagePlanKey binds a new internal key to the account\'s usage plan: one of the three standard plans, or the Enterprise account\'s own usage plan, created at run time by an operator, so not every plan id can be named. Only apigateway:POST on usage-plan key collections.',
+    [iam5(apigatewayArn(stack, '/usageplans/*/keys/*'))]: `GetUsagePlanKey, after a ConflictException on binding, to check that the key is already in that very plan: the keys are created at run time and the plan may be an Enterprise one (run time too). Only apigateway:GET.`,
+  });
   // The site bucket's ARN reads as the cross-stack reference only once the app is prepared.
   scope.node.addValidation({
     validate: () => {
-      iam5(
-        siteObjectsArn,
-        'Deploys read uploaded contents and manifests (copy source) and delete pruned deploys and deleted projects under projects/<projectId>/, ids created at run time: s3:GetObject and s3:DeleteObject only, under the projects/ prefix of the site bucket.',
-      );
-      for (const arn of siteWrites) {
-        iam5(
-          arn,
-          'Deploys write contents (presigned PUTs signed by this role: one key each), published copies and manifests under projects/<projectId>/{content,deploys,manifests}/, ids created at run time: s3:PutObject only, on those three prefixes.',
-        );
-      }
+      const writes = 'Deploys write contents (presigned PUTs signed by this role: one key each), published copies and manifests under projects/<projectId>/{content,deploys,manifests}/, ids created at run time: s3:PutObject only, on those three prefixes.';
+      acknowledgeNag(fn.role, {
+        [iam5(siteObjectsArn)]: 'Deploys read uploaded contents and manifests (copy source) and delete pruned deploys and deleted projects under projects/<projectId>/, ids created at run time: s3:GetObject and s3:DeleteObject only, under the projects/ prefix of the site bucket.',
+        ...Object.fromEntries(siteWrites.map((arn) => [iam5(arn), writes])),
+      });
       return [];
     },
   });

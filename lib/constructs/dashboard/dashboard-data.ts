@@ -106,10 +106,6 @@ export class DashboardData extends Construct implements DashboardDataResources {
       deletionProtection: true,
     });
 
-    this.acknowledgeNagFindings();
-  }
-
-  private acknowledgeNagFindings(): void {
     acknowledgeNag(this.userPool, {
       COG2: 'MFA is optional, not required: owners sign up themselves and can turn on TOTP (authenticator app) in managed login. Requiring MFA at sign-up would put an authenticator app between every new owner and their first API key; SMS is off (cost, SIM swapping). Strong passwords (12+ characters, four classes) and email verification apply to everyone.',
       COG8: 'Threat protection (adaptive authentication, compromised-credential checks) needs the Plus feature plan, priced per monthly active user on top of Essentials. The dashboard holds no payment data and its API keys are revocable; the pool is on Essentials (managed login) and can be moved to Plus with one property when the owner base warrants it.',
