@@ -53,6 +53,8 @@ export interface PlatformFunctionProps {
   readonly timeout?: Duration;
   /** Besides the Powertools and Node variables this construct sets. */
   readonly environment?: Readonly<Record<string, string>>;
+  /** @default logs.RetentionDays.ONE_MONTH (a year for a regime that needs it: CT.CLOUDWATCH.PR.2) */
+  readonly logRetention?: logs.RetentionDays;
   /** More esbuild aliases (import specifier → `./path` from the repository root). */
   readonly bundlingAliases?: Readonly<Record<string, string>>;
   readonly reservedConcurrentExecutions?: number;
@@ -86,7 +88,7 @@ export class PlatformFunction extends Construct implements iam.IGrantable {
     }
 
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
-      retention: logs.RetentionDays.ONE_MONTH,
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
