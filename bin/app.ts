@@ -5,11 +5,9 @@ import { ConfigError } from '../lib/config/index.js';
 
 try {
   // The CLI resolves an account for `cdk deploy` (it needs credentials); offline synth has none.
-  // cdk.json's `platform` is the config; `-c platform=...` is merged over it (lib/app.ts).
   buildApp({ deployable: process.env.CDK_DEFAULT_ACCOUNT !== undefined, configFile: 'cdk.json' });
 } catch (error) {
   if (error instanceof ConfigError) {
-    // A bad deployer value: say which, without a stack trace.
     console.error(error.message);
     process.exit(1);
   }

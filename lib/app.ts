@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { App, type AppProps, Tags } from 'aws-cdk-lib';
+import { App, Tags } from 'aws-cdk-lib';
 import {
   ConfigError,
   contextJson,
-  DEFAULT_STACK_PREFIX,
   environmentTags,
   loadConfig,
   type PlatformConfig,
@@ -22,50 +21,22 @@ import { EdgeObservabilityStack } from './stacks/edge-observability-stack.js';
 import { edgeDashboardWidgets } from './constructs/operations/edge-observability.js';
 import { allowDomainOperations } from './constructs/messages/operator-policy.js';
 
-export { DEFAULT_STACK_PREFIX } from './config/index.js';
-
-export interface PlatformApp {
-  readonly app: App;
-  readonly config: PlatformConfig;
-  readonly stackPrefix: string;
-  readonly operationsStack: OperationsStack;
-  readonly dataStack: DataStack;
-  readonly apiStack: ApiStack;
-  /** Absent when `platform.hostedZone` names an existing zone. */
-  readonly edgeZoneStack?: EdgeZoneStack;
-  readonly edgeCertificateStack: EdgeCertificateStack;
-  readonly domainsDataStack: DomainsDataStack;
-  readonly domainsStack: DomainsStack;
-  readonly edgeObservabilityStack: EdgeObservabilityStack;
-  readonly dashboardDataStack: DashboardDataStack;
-  readonly dashboardStack: DashboardStack;
-}
+export type PlatformApp = ReturnType<typeof buildApp>;
 
 export interface BuildAppOptions {
-  /** Context values, as `-c key=value` would give them (e.g. `platform`, `stackPrefix`). */
+  /** Context values, as `-c key=value` would give them. */
   readonly context?: Record<string, unknown>;
   /**
-   * The file whose `context.platform` object is the environment's config (cdk.json). The CDK CLI
-   * REPLACES a context key given with `-c`, so without this a partial `-c platform=...` would drop
-   * every setting of the file; with it, the command line is merged over the file, key by key.
-   * @default - none: the `platform` context alone
+   * A cdk.json-shaped file whose `context.platform` the `platform` context is merged over: the CLI
+   * replaces a `-c` key whole (docs/operators/deploy.md, "One file, merged overrides").
    */
   readonly configFile?: string;
-  /** Cloud assembly directory. @default - the CLI's, or a temporary directory */
   readonly outdir?: string;
   /** Run cdk-nag. @default true */
   readonly nag?: boolean;
-  /**
-   * Whether this synth may be deployed: then a placeholder or reserved `platform.domain` is
-   * refused, since its certificate could never validate. bin/app.ts sets it when the CDK CLI
-   * resolved an AWS account (as `cdk deploy` must), unless `-c synthOnly=true`.
-   * @default false
-   */
+  /** Refuse a reserved `platform.domain` (unless `-c synthOnly=true`). @default false */
   readonly deployable?: boolean;
-  /**
-   * Run the AWS Control Tower proactive controls (cfn-guard, lib/policy-validation.ts).
-   * @default - as `nag`: tests that skip cdk-nag look at resources, not at compliance
-   */
+  /** Run the Control Tower guard rules (lib/policy-validation.ts). @default - as `nag` */
   readonly controlTower?: boolean;
 }
 
@@ -96,60 +67,35 @@ function fileConfig(path: string | undefined): unknown {
   }
 }
 
-/**
- * The CDK app: config from context (validated: a bad value fails synth), the stacks, cdk-nag.
- *
- * Stacks: `<stackPrefix>-Operations` (the alarm topic every alarm notifies), `<stackPrefix>-Data`
- * (stateful) and `<stackPrefix>-Api` (stateless, references the data stack); for projects and
- * custom domains `<stackPrefix>-EdgeZone` (us-east-1: the platform zone, unless
- * `platform.hostedZone` names one), `<stackPrefix>-EdgeCertificate` (us-east-1: the wildcard
- * certificate), `<stackPrefix>-DomainsData` (stateful: tables, site bucket, KeyValueStore,
- * multi-tenant distribution) and `<stackPrefix>-Domains` (stateless: the domain flow); see
- * lib/stacks/domains-stack.ts; for the owners' dashboard `<stackPrefix>-DashboardData`
- * (stateful: user pool, managed-login domain, Owners table) and `<stackPrefix>-Dashboard`
- * (stateless: control API behind Cognito, app client, CloudFront hosting); see
- * lib/stacks/dashboard-stack.ts. Deployer overrides go in the `platform` context and are
- * merged over the defaults (lib/config/defaults.ts), e.g. in cdk.json or on the command line:
- *
- *   npx cdk deploy --all -c stackPrefix=Staging \
- *     -c 'platform={"platform":{"domain":"staging.apps.example-company.net","region":"eu-central-1"}}'
- */
-export function buildApp(options: BuildAppOptions = {}): PlatformApp {
-  const appProps: AppProps = { context: options.context, outdir: options.outdir };
-  const app = new App(appProps);
+/** The CDK app: validated config, the ten stacks (docs/operators/deploy.md), cdk-nag and the guard rules. */
+export function buildApp(options: BuildAppOptions = {}) {
+  const app = new App({ context: options.context, outdir: options.outdir });
   // Every value is validated here, before any construct reads it.
-  const stackPrefix = validStackPrefix(app.node.tryGetContext('stackPrefix') ?? DEFAULT_STACK_PREFIX);
+  const stackPrefix = validStackPrefix(app.node.tryGetContext('stackPrefix'));
   const config = loadConfig(contextJson('platform', fileConfig(options.configFile)), contextJson('platform', app.node.tryGetContext('platform')));
   const synthOnly = String(app.node.tryGetContext('synthOnly') ?? 'false') === 'true';
   if (options.deployable && !synthOnly) assertDeployableDomain(config);
-  // Account left unresolved (environment-agnostic account), region from the config.
   const env = { region: config.platform.region };
-  // Every stack: protected against deletion (unless the config says otherwise) and tagged. The
-  // tags go on the stacks (CloudFormation propagates them at deploy time) and, through Tags.of,
-  // into the templates on every resource that takes tags (@aws-cdk/core:explicitStackTags keeps
-  // the two apart).
+  // Tagged twice: on the stacks, and through Tags.of on every resource of the templates
+  // (@aws-cdk/core:explicitStackTags keeps the two apart).
   const tags = environmentTags(config, stackPrefix);
-  const protectedAndTagged = { terminationProtection: config.environment.terminationProtection, tags };
+  const common = { env, terminationProtection: config.environment.terminationProtection, tags };
   for (const [key, value] of Object.entries(tags)) Tags.of(app).add(key, value);
 
-  // Every alarm of every regional stack notifies this one topic.
   const operationsStack = new OperationsStack(app, `${stackPrefix}-Operations`, {
-    env,
-    ...protectedAndTagged,
+    ...common,
     config,
     description: 'Messages platform: the alarm topic every alarm of this environment notifies',
   });
   const alarmTopic = operationsStack.alarms.topic;
 
   const dataStack = new DataStack(app, `${stackPrefix}-Data`, {
-    env,
-    ...protectedAndTagged,
+    ...common,
     config,
     description: 'Messages platform: stateful resources (tables, queues)',
   });
   const apiStack = new ApiStack(app, `${stackPrefix}-Api`, {
-    env,
-    ...protectedAndTagged,
+    ...common,
     config,
     messagesData: dataStack.messages,
     webhooksData: dataStack.webhooks,
@@ -157,30 +103,27 @@ export function buildApp(options: BuildAppOptions = {}): PlatformApp {
     description: 'Messages platform: Messages API, authorizer, worker, usage plans, alarms',
   });
 
-  // The zone first, in a stack of its own, unless the deployer gave an existing one.
   const edgeZoneStack = config.platform.hostedZone
     ? undefined
     : new EdgeZoneStack(app, `${stackPrefix}-EdgeZone`, {
         config,
-        ...protectedAndTagged,
+        ...common,
         description: 'Projects platform: the platform hosted zone (retained; delegate the domain to its name servers)',
       });
   const edgeCertificateStack = new EdgeCertificateStack(app, `${stackPrefix}-EdgeCertificate`, {
     config,
-    ...protectedAndTagged,
+    ...common,
     zone: edgeZoneStack?.platformZone.zone,
     description: 'Projects platform: the wildcard certificate for CloudFront (us-east-1), validated in the platform zone',
   });
   const domainsDataStack = new DomainsDataStack(app, `${stackPrefix}-DomainsData`, {
-    env,
-    ...protectedAndTagged,
+    ...common,
     config,
     edgeZone: edgeCertificateStack.edgeZone,
     description: 'Projects platform: stateful resources (tables, site bucket, KeyValueStore) and the multi-tenant edge',
   });
   const domainsStack = new DomainsStack(app, `${stackPrefix}-Domains`, {
-    env,
-    ...protectedAndTagged,
+    ...common,
     config,
     data: domainsDataStack,
     alarmTopic,
@@ -196,28 +139,23 @@ export function buildApp(options: BuildAppOptions = {}): PlatformApp {
     projectsTableArn: domainsDataStack.projects.tables.projects.tableArn,
   });
 
-  // The customer sites' distribution observed where CloudFront publishes (us-east-1), and on the ops dashboard.
   const edgeObservabilityStack = new EdgeObservabilityStack(app, `${stackPrefix}-EdgeObservability`, {
     config,
-    ...protectedAndTagged,
+    ...common,
     distributionId: domainsDataStack.edge.distributionId,
     description: 'Projects platform: access logs, metrics and alarms of the customer sites\' distribution (us-east-1, where CloudFront publishes)',
   });
   const edgeWidgets = edgeDashboardWidgets(domainsDataStack.edge.distributionId, metricsNamespaceOf(app));
   apiStack.messages.opsDashboard.addWidgets(...edgeWidgets);
 
-  // The Cognito domain prefix of managed login: `-c dashboardDomainPrefix=<prefix>` when the default
-  // (stack name and account id) is not wanted.
   const dashboardDomainPrefix: unknown = app.node.tryGetContext('dashboardDomainPrefix');
   const dashboardDataStack = new DashboardDataStack(app, `${stackPrefix}-DashboardData`, {
-    env,
-    ...protectedAndTagged,
+    ...common,
     domainPrefix: dashboardDomainPrefix === undefined ? undefined : String(dashboardDomainPrefix),
     description: 'Owners\' dashboard: stateful resources (Cognito user pool with managed login, Owners table)',
   });
   const dashboardStack = new DashboardStack(app, `${stackPrefix}-Dashboard`, {
-    env,
-    ...protectedAndTagged,
+    ...common,
     config,
     data: dashboardDataStack,
     messagesData: dataStack.messages,
@@ -231,6 +169,7 @@ export function buildApp(options: BuildAppOptions = {}): PlatformApp {
 
   if (options.nag ?? true) applyNag(app);
   if (options.controlTower ?? options.nag ?? true) applyControlTower(app, stackPrefix);
+  // edgeZoneStack is absent when `platform.hostedZone` names an existing zone.
   return {
     app,
     config,

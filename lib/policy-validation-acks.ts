@@ -1,22 +1,13 @@
-/**
- * Every AWS Control Tower proactive control (lib/policy-validation.ts) the app does not follow,
- * where and why, in one place; and the controls deferred until the branches that fix them merge.
- * Adding an entry is a reviewed change: test/lib/policy-validation.test.ts checks that each one
- * still matches a finding.
- */
+// Every Control Tower control (lib/policy-validation.ts) the app does not follow, where and why; a
+// test checks that each entry still matches a finding.
 
-/**
- * Control Tower control ids (CT.S3.PR.9) acknowledged at construct paths. A path starts with the
- * stack's name without the stack prefix (`Api/Messages/RestApi` is `<prefix>-Api/Messages/RestApi`)
- * and covers everything below it; `''` is the whole app, for decisions that hold for every resource.
- */
+/** A control acknowledged at construct paths: `Api/Messages/RestApi` is `<prefix>-Api/...`, `''` the app. */
 export interface ControlTowerAcknowledgement {
   readonly control: string;
   readonly at: readonly string[];
   readonly reason: string;
 }
 
-/** The whole app. */
 const APP = '';
 const PROJECTS_LOGS = 'DomainsData/Projects/AccessLogs';
 const PROJECTS_SITES = 'DomainsData/Projects/Sites';
@@ -158,9 +149,5 @@ export const CONTROL_TOWER_ACKNOWLEDGEMENTS: readonly ControlTowerAcknowledgemen
   },
 ];
 
-/**
- * Controls left out of the run until the branch that fixes them merges; not acknowledged, because
- * the app is meant to follow them. Delete an entry once its fix is merged (the policy-validation
- * test fails when a deferred control no longer finds anything, as a reminder).
- */
+/** Controls left out until the branch that fixes them merges (the app is meant to follow them). */
 export const DEFERRED_CONTROLS: readonly { control: string; fix: string }[] = [];

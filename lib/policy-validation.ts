@@ -2,13 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
-import {
-  type App,
-  type IPolicyValidationContext,
-  type IPolicyValidationPlugin,
-  type PolicyValidationPluginReport,
-  Validations,
-} from 'aws-cdk-lib';
+import { type App, type IPolicyValidationContextBeta1, type PolicyValidationPluginReportBeta1, Validations } from 'aws-cdk-lib';
 import { type IConstruct } from 'constructs';
 import {
   CONTROL_TOWER_ACKNOWLEDGEMENTS,
@@ -16,10 +10,9 @@ import {
   DEFERRED_CONTROLS,
 } from './policy-validation-acks.js';
 
-/** The plugin's name, and so the prefix of its acknowledgement ids (`cdk-validator-cfnguard::<rule>`). */
+/** The prefix of the plugin's acknowledgement ids (`cdk-validator-cfnguard::<rule>`). */
 export const GUARD_PLUGIN_NAME = 'cdk-validator-cfnguard';
 
-/** One bundled Control Tower rule: its control id, the guard rule name findings carry, its file. */
 export interface ControlTowerRule {
   readonly control: string;
   readonly guardRule: string;
@@ -33,10 +26,7 @@ const RULES_DIR = join(
 
 let rulesByControl: ReadonlyMap<string, ControlTowerRule> | undefined;
 
-/**
- * The bundled Control Tower rules by control id (CT.S3.PR.9), read from the plugin's rule files:
- * findings name the guard rule (s3_bucket_object_lock_enabled_check), people name the control.
- */
+/** The bundled rules by control id (CT.S3.PR.9): findings name the guard rule, people the control. */
 export function controlTowerRules(): ReadonlyMap<string, ControlTowerRule> {
   if (rulesByControl) return rulesByControl;
   const map = new Map<string, ControlTowerRule>();
@@ -64,50 +54,22 @@ export function guardAcknowledgementId(control: string): string {
   return `${GUARD_PLUGIN_NAME}::${ruleOf(control).guardRule}`;
 }
 
-/** Acknowledges a Control Tower control on `scope` and everything below it, with the reason in the report. */
-export function acknowledgeControl(scope: IConstruct, control: string, reason: string): void {
-  Validations.of(scope).acknowledge({ id: guardAcknowledgementId(control), reason });
-}
-
 /**
- * The guard plugin with every finding marked `error`. cfn-guard's findings carry no severity, and
- * when any finding of a report is acknowledged the CDK recomputes the report's success from the
- * severities of the findings left: without one, an unacknowledged finding would then pass synth.
+ * cfn-guard's findings carry no severity, and once one finding of a report is acknowledged the CDK
+ * recomputes its success from the severities left: marked `error`, an unacknowledged one still fails.
  */
-class ControlTowerGuard implements IPolicyValidationPlugin {
-  readonly name: string;
-  readonly version?: string;
-  readonly ruleIds?: string[];
-
-  constructor(private readonly guard: CfnGuardValidator) {
-    this.name = guard.name;
-    this.version = guard.version;
-    this.ruleIds = guard.ruleIds;
-  }
-
-  validate(context: IPolicyValidationContext): PolicyValidationPluginReport {
-    const report = this.guard.validate(context);
+class ControlTowerGuard extends CfnGuardValidator {
+  override validate(context: IPolicyValidationContextBeta1): PolicyValidationPluginReportBeta1 {
+    const report = super.validate(context);
     return { ...report, violations: report.violations.map((v) => ({ ...v, severity: 'error' })) };
   }
 }
 
 export interface ControlTowerOptions {
-  /** Controls to leave out of the run. @default DEFERRED_CONTROLS */
+  /** @default DEFERRED_CONTROLS */
   readonly deferred?: readonly string[];
-  /** Acknowledgements to apply. @default CONTROL_TOWER_ACKNOWLEDGEMENTS */
+  /** @default CONTROL_TOWER_ACKNOWLEDGEMENTS */
   readonly acknowledgements?: readonly ControlTowerAcknowledgement[];
-}
-
-/**
- * The guard plugin with the bundled Control Tower rules, except the `deferred` controls. The rule
- * files are listed one by one: the plugin's `disabledRules` re-enables a rule whose directory holds
- * two (it then passes the whole rules directory to cfn-guard), e.g. CT.SQS.PR.1 of sqs/.
- */
-export function controlTowerGuard(deferred: readonly string[] = DEFERRED_CONTROLS.map((d) => d.control)):
-IPolicyValidationPlugin {
-  for (const control of deferred) ruleOf(control); // a deferred id that names no rule is a typo: fail
-  const rules = [...controlTowerRules().values()].filter((r) => !deferred.includes(r.control)).map((r) => r.file);
-  return new ControlTowerGuard(new CfnGuardValidator({ controlTowerRulesEnabled: false, rules: rules.sort() }));
 }
 
 /** The construct an acknowledgement names: `''` is the app, `Api/Messages/RestApi` is `<prefix>-Api/Messages/RestApi`. */
@@ -124,15 +86,20 @@ export function resolveAcknowledgementPath(app: App, stackPrefix: string, path: 
 }
 
 /**
- * Runs the AWS Control Tower proactive controls (cfn-guard) on every template at synth: a finding
- * that is not acknowledged fails `cdk synth`. The acknowledgements and the deferred controls are
- * listed, with their reasons, in lib/policy-validation-acks.ts.
+ * Runs the Control Tower proactive controls (cfn-guard) on every template at synth: an unacknowledged
+ * finding fails `cdk synth` (acknowledgements and deferred controls: lib/policy-validation-acks.ts).
+ * The rule files are passed one by one: the plugin's `disabledRules` passes a whole rules directory
+ * to cfn-guard when it holds two files (CT.SQS.PR.1 of sqs/), re-enabling the rule.
  */
 export function applyControlTower(app: App, stackPrefix: string, options: ControlTowerOptions = {}): void {
-  Validations.of(app).addPlugins(controlTowerGuard(options.deferred));
+  const deferred = options.deferred ?? DEFERRED_CONTROLS.map((d) => d.control);
+  for (const control of deferred) ruleOf(control); // a deferred id that names no rule is a typo: fail
+  const rules = [...controlTowerRules().values()].filter((r) => !deferred.includes(r.control)).map((r) => r.file);
+  Validations.of(app).addPlugins(new ControlTowerGuard({ controlTowerRulesEnabled: false, rules: rules.sort() }));
   for (const ack of options.acknowledgements ?? CONTROL_TOWER_ACKNOWLEDGEMENTS) {
     for (const path of ack.at) {
-      acknowledgeControl(resolveAcknowledgementPath(app, stackPrefix, path), ack.control, ack.reason);
+      const id = guardAcknowledgementId(ack.control);
+      Validations.of(resolveAcknowledgementPath(app, stackPrefix, path)).acknowledge({ id, reason: ack.reason });
     }
   }
 }

@@ -15,11 +15,7 @@ import type { WebhookService } from '../webhooks/index.js';
 import type { OwnerMessageLog } from './owner-messages.js';
 import type { OwnerDirectory } from './owners.js';
 
-/**
- * Who calls the control API. Operators (the CLI, the local control port) act on any account;
- * owners (the dashboard, signed in with Cognito or the local development sign-in) act on their
- * own account only, and never on plans or bans.
- */
+/** Operators (CLI, local control port) act on any account; owners (the dashboard) on their own only. */
 export type OperatorPrincipal = { readonly kind: 'operator' };
 export type OwnerPrincipal = { readonly kind: 'owner'; readonly ownerId: string; readonly email?: string };
 export type Principal = OperatorPrincipal | OwnerPrincipal;
@@ -33,40 +29,32 @@ export interface ControlServices {
   readonly config: RuntimeConfig;
   readonly usageHistory: UsageHistory;
   readonly upgradeRequests: UpgradeRequests;
-  /** Owners' webhooks and the message pages (routes/webhooks.ts). @default - no such routes */
+  /** @default - no webhook or message routes */
   readonly webhooks?: { readonly service: WebhookService; readonly messages: OwnerMessageLog };
 }
 
 /** The largest body: a deploy's manifest of 10,000 files (files themselves go straight to the site bucket). */
 export const MAX_CONTROL_BODY_BYTES = 6 * 1024 * 1024;
 
-/** What the router's middleware stores for the route handlers of one request. */
 type ControlStore = { principal: Principal; body: Record<string, unknown> };
 type ControlEnv = { store: { request: ControlStore } };
 export type ControlContext = RequestContext<ControlEnv>;
 
-/** A capability's routes: `lambda/control/routes/<capability>.ts`, listed in `routes/index.ts`. */
+/** A capability's routes (`routes/<capability>.ts`, listed in `routes/index.ts`). */
 export type ControlRoutes = (app: ControlRouter, services: ControlServices) => void;
 
 const VERBS = [HttpVerbs.GET, HttpVerbs.POST, HttpVerbs.PUT, HttpVerbs.PATCH, HttpVerbs.DELETE] as const;
 
 /**
- * The control API (accounts, plans, keys, bans, usage, projects, deploys, domains) on the
- * Powertools event-handler router: the Lambda behind API Gateway's Cognito authorizer, the local
- * dashboard server and the operator's local control port all answer through `answer`, which differ
- * only in how they name the caller (`principalOf`). Every error is rendered once, by problemResult
- * (lambda/shared/http.ts), as an RFC 9457 problem document (openapi/control-api.yaml).
- *
- * Routes carry their access rule as route middleware (`app.allow.operator`, `.account`, `.owner`;
- * none for routes every principal may call).
+ * The control API on the Powertools router: the Lambda, the local dashboard server and the local
+ * control port answer through `answer` and differ only in `principalOf`. Every error is rendered
+ * once, by problemResult, as an RFC 9457 problem. Routes carry their access rule (`app.allow.*`).
  */
 export class ControlRouter extends Router<ControlEnv> {
   readonly allow: {
-    /** Operators only: plans, bans and new accounts are the platform's decisions. */
     readonly operator: Middleware;
-    /** Operators, and the owner of the path's `:accountId` (another account is answered as absent: no probing). */
+    /** Operators, and the owner of the path's `:accountId` (another account is answered as absent). */
     readonly account: Middleware;
-    /** Signed-in owners only (`/me`). */
     readonly owner: Middleware;
   };
 
@@ -113,7 +101,7 @@ export class ControlRouter extends Router<ControlEnv> {
     for (const register of routes) register(this, services);
   }
 
-  /** Resolves one API Gateway (REST) event; every answer, errors included, is `no-store` and carries its request id. */
+  /** Every answer, errors included, is `no-store` and carries its request id. */
   async answer(event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> {
     const routed = { ...event, path: literalInvalidEscapes(event.path) };
     const { multiValueHeaders, ...result } = await this.resolve(routed, context);
@@ -144,11 +132,7 @@ export class ControlRouter extends Router<ControlEnv> {
   }
 }
 
-/**
- * A path segment that is not valid percent-encoding is taken as is (escaped once more, so the
- * router's decoding gives it back): it names nothing, so its route answers its own 404 (e.g.
- * account_not_found) rather than failing.
- */
+/** A segment that is not valid percent-encoding is escaped once more: its route then answers its own 404. */
 function literalInvalidEscapes(path: string): string {
   return path
     .split('/')
@@ -163,7 +147,6 @@ function literalInvalidEscapes(path: string): string {
     .join('/');
 }
 
-/** The caller the router's middleware named. */
 export function principal(reqCtx: Pick<ControlContext, 'get'>): Principal {
   const caller = reqCtx.get('principal');
   if (!caller) throw new Error('the control router names the caller before any route');
@@ -175,12 +158,11 @@ export function bodyOf(reqCtx: Pick<ControlContext, 'get'>): Record<string, unkn
   return reqCtx.get('body') ?? {};
 }
 
-/** A path parameter of the route (always present: the route's pattern names it). */
+/** A path parameter (always present: the route's pattern names it). */
 export function param(reqCtx: Pick<ControlContext, 'params'>, name: string): string {
   return reqCtx.params[name] ?? '';
 }
 
-/** A JSON answer with its status. */
 export function reply(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 }

@@ -20,7 +20,7 @@ import { DeployService } from '../projects/deploy-service.js';
 import { ProjectService } from '../projects/project-service.js';
 import { S3SiteStorage } from '../projects/s3-site-storage.js';
 import { DynamoDbLimiterStore } from '../rate-limits/dynamodb-limiter-store.js';
-import { MANAGEMENT_PLANE, traced, usagePlanUpdateRetry } from '../shared/aws-clients.js';
+import { DATA_PLANE, MANAGEMENT_PLANE, traced, usagePlanUpdateRetry } from '../shared/aws-clients.js';
 import { systemClock } from '../shared/clock.js';
 import { createDocumentClient } from '../shared/dynamodb.js';
 import { DynamoDbUsageHistoryStore } from '../usage-history/dynamodb-usage-history-store.js';
@@ -30,16 +30,14 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { ENV as MESSAGES_ENV } from '../../contracts/messages.js';
 import { WEBHOOK_ENV } from '../../contracts/webhooks.js';
 import { DynamoDbMessageStore } from '../messages/dynamodb-message-store.js';
-import { DATA_PLANE } from '../shared/aws-clients.js';
 import { AWS_DELIVERY_POLICY, DynamoDbWebhookStore, SqsDeliveryQueue, WebhookService } from '../webhooks/index.js';
 import type { ControlServices } from './control-router.js';
 import { createControlApiHandler } from './http-handlers.js';
 import { DynamoDbOwnerStore, OwnerDirectory } from './owners.js';
 import { messageLogOf } from './owner-messages.js';
 
-// The dashboard's API (lib/constructs/dashboard): module-scoped clients and services, built once
-// per cold start from the environment the construct sets (CONTROL_ENV).
-// The construct sends runtimeConfig() of the config lib/config validated at synth time.
+// Module-scoped clients and services, built once per cold start from the environment the construct
+// sets (CONTROL_ENV), the config included (validated at synth).
 const config = requireJsonEnv<RuntimeConfig>(CONTROL_ENV.platformConfig);
 const documents = createDocumentClient();
 const clock = systemClock;
@@ -71,7 +69,6 @@ const siteStorage = new S3SiteStorage({
   bucket: requireEnv(CONTROL_ENV.siteBucket),
   clock,
 });
-// Verify starts the domain flow; removal (and a project's delete) starts its release branch.
 const domainFlow = new SfnDomainFlowStarter({
   client: traced(new SFNClient(MANAGEMENT_PLANE)),
   stateMachineArn: requireEnv(CONTROL_ENV.domainFlowArn),

@@ -5,15 +5,7 @@ import { logger } from '../shared/powertools.js';
 import { type ControlServices, ControlRouter, type Principal } from './control-router.js';
 import { CONTROL_ROUTES } from './routes/index.js';
 
-export interface ControlApiHandlerOptions {
-  /** The dashboard's origin: answers carry Access-Control-Allow-Origin for it. */
-  readonly dashboardOrigin?: string;
-}
-
-/**
- * The owner behind a request, from the claims API Gateway's Cognito authorizer verified (ID
- * token): `sub` identifies the person, `email` names their first account.
- */
+/** The owner behind a request, from the ID token claims API Gateway's Cognito authorizer verified. */
 export function ownerFromClaims(event: Pick<APIGatewayProxyEvent, 'requestContext'>): Principal | undefined {
   const claims = (event.requestContext?.authorizer as { claims?: Record<string, unknown> } | null | undefined)?.claims;
   const sub = claims?.sub;
@@ -23,12 +15,10 @@ export function ownerFromClaims(event: Pick<APIGatewayProxyEvent, 'requestContex
 }
 
 /**
- * The control API as a Lambda proxy handler behind API Gateway's Cognito authorizer: the
- * dashboard's backend, the owners' routes of the control router. Logs carry the request id and
- * the owner id, never tokens or key secrets. The preflight (OPTIONS) is API Gateway's
- * (lib/constructs/dashboard/control-api.ts); the answers carry the dashboard's origin.
+ * The control API behind API Gateway's Cognito authorizer, which also answers the preflights; the
+ * answers carry CORS headers for `dashboardOrigin`. Logs carry the request and owner ids, never tokens.
  */
-export function createControlApiHandler(services: ControlServices, options: ControlApiHandlerOptions = {}) {
+export function createControlApiHandler(services: ControlServices, options: { dashboardOrigin?: string } = {}) {
   const router = new ControlRouter(services, CONTROL_ROUTES, ownerFromClaims);
   const cors: Record<string, string> = options.dashboardOrigin
     ? { 'Access-Control-Allow-Origin': options.dashboardOrigin, Vary: 'Origin' }

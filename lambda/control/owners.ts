@@ -23,17 +23,15 @@ export interface Owner {
   readonly email?: string;
 }
 
-/** Account names are at most 100 characters (AccountService). */
+// Account names are at most 100 characters.
 const accountNameFor = (owner: Owner) => (owner.email ?? 'My account').slice(0, 100);
 
 /**
- * Which account an owner acts on. The first sign-in creates a Free account (as signing up does
- * on Stripe or Vercel); operators move it to another plan. The link is written before the
- * account, with the account's id in it, so an interrupted first sign-in is completed by the next
- * request and never leaves two accounts.
+ * Which account an owner acts on: the first sign-in creates a Free account. The link is written
+ * before the account, so an interrupted first sign-in is completed by the next request.
  */
 export class OwnerDirectory {
-  /** Links never change, so they are cached for the life of the container/process. */
+  /** Links never change: cached for the life of the process. */
   private readonly ensured = new Map<string, string>();
 
   constructor(

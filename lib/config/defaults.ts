@@ -1,16 +1,9 @@
 import type { BanPolicy } from './plans.js';
 
-/** Default ban policy (docs/operators/configuration.md): more than 30 refusals in a rolling minute bans the key for 15 minutes. */
+/** More than 30 refusals in a rolling minute ban the key for 15 minutes. */
 const defaultBan: BanPolicy = { threshold: 30, durationSeconds: 15 * 60 };
 
-/**
- * The one table of plans and limits (interface document, "Rate limits by plan"). Two consumers:
- * the usage-plan backstop at twice the limits (backstopFor in ./index.ts:
- * lib/constructs/messages/usage-plan-backstop.ts per plan, lambda/keys/api-gateway-usage-plan-gateway.ts
- * per Enterprise account), and the runtime limiter, which counts against the limits the account
- * service stores in the account's limiter items (lambda/rate-limits/account-limits.ts); those win
- * over the authorizer's copy. docs/contributors/architecture.md, "Configuration".
- */
+/** The one table of plans, limits and policies: docs/operators/configuration.md says who reads it. */
 export const defaultConfig = {
   plans: {
     free: {
@@ -70,9 +63,8 @@ export const defaultConfig = {
     // Below API Gateway's account default (10,000 rps, burst 5,000), so the Messages API cannot
     // take the whole account's REST budget from the control API.
     stageThrottle: { rateLimit: 5_000, burstLimit: 2_500 },
-    // 40 + 6 flow tasks x 4 + 10 = 74 in all: an account needs a concurrency quota of at least 174
-    // (Lambda keeps 100 unreserved; new accounts may have 10: docs/operators/deploy.md, "First deploy", says
-    // what to do then).
+    // 74 in all (40 + 6 flow tasks x 4 + 10): the account needs a concurrency quota of 174 or more
+    // (docs/operators/deploy.md, "First deploy").
     reservedConcurrency: { worker: 40, domainFlowTask: 4, controlApi: 10 },
   },
   environment: {

@@ -1,17 +1,12 @@
 import { ConfigError, type PlatformConfig } from './platform-config.js';
 
 /**
- * One environment (production, staging...) = one stack prefix. It names the stacks
- * (`<prefix>-Api`...), is the value of the `Environment` tag, and is the CloudWatch namespace of
- * the environment's custom metrics, so that two environments in one account and region never
- * read each other's metrics (docs/operators/operations.md, "Environments").
+ * One environment = one stack prefix: it names the stacks, is the `Environment` tag and the
+ * namespace of the custom metrics (docs/operators/deploy.md, "A second environment").
  */
 export const DEFAULT_STACK_PREFIX = 'MessagesPlatform';
 
-/** The `Application` tag of every stack and resource. */
-export const APPLICATION_TAG = 'MessagesPlatform';
-
-/** Anything with a construct node (a Construct), without importing `constructs` here. */
+/** Anything with a construct node, without importing `constructs` here. */
 interface HasContext {
   readonly node: { tryGetContext(key: string): unknown };
 }
@@ -29,23 +24,14 @@ export function validStackPrefix(value: unknown): string {
   return prefix;
 }
 
-/** The environment (stack prefix) a construct is synthesized for: the `stackPrefix` context. */
-export function stackPrefixOf(scope: HasContext): string {
-  return validStackPrefix(scope.node.tryGetContext('stackPrefix'));
-}
-
-/**
- * The CloudWatch namespace of the environment's custom metrics (Powertools in every function,
- * the alarms and the ops dashboard): the stack prefix. A stack prefix is a valid namespace
- * (letters, digits, "-"; it cannot start with "AWS/").
- */
+/** The CloudWatch namespace of the environment's custom metrics: its stack prefix (a valid namespace). */
 export function metricsNamespaceOf(scope: HasContext): string {
-  return stackPrefixOf(scope);
+  return validStackPrefix(scope.node.tryGetContext('stackPrefix'));
 }
 
 /** The tags of every stack and resource of an environment. */
 export function environmentTags(config: PlatformConfig, stackPrefix: string): Record<string, string> {
-  return { ...config.environment.tags, Environment: stackPrefix, Application: APPLICATION_TAG };
+  return { ...config.environment.tags, Environment: stackPrefix, Application: 'MessagesPlatform' };
 }
 
 /** Parses a context value given on the command line (`-c platform='{...}'`: a JSON string). */

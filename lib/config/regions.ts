@@ -1,11 +1,8 @@
 /**
- * The AWS commercial regions a platform environment may be deployed to (opt-in regions included:
- * the account must have enabled them). A list, not a pattern, so that a typo such as `eu-wset-1`
- * fails validation with a suggestion instead of reaching synth (where it surfaced as a
- * `KeyMustResolveToString` crash in region-keyed lookups). Source: "AWS Regions" in the AWS
- * General Reference, https://docs.aws.amazon.com/general/latest/gr/rande.html (2026-11).
+ * The AWS commercial regions, opt-in ones included: a list, so that a typo fails validation with a
+ * suggestion. https://docs.aws.amazon.com/general/latest/gr/rande.html (2026-11)
  */
-export const AWS_REGIONS = [
+const AWS_REGIONS = [
   'us-east-1', 'us-east-2', 'us-west-1', 'us-west-2',
   'af-south-1',
   'ap-east-1', 'ap-east-2', 'ap-south-1', 'ap-south-2',

@@ -1,15 +1,11 @@
 import type { PlatformConfig } from '../config/index.js';
 
-// Kept apart from api-stack.ts (no aws-cdk-lib here): the operator CLI reads the same names.
+// No aws-cdk-lib here: the operator CLI reads the same names.
 
-/** The Api stack output holding the deployment's effective platform config (JSON), which the operator CLI reads. */
+/** The Api stack output holding the effective platform config (JSON). */
 export const PLATFORM_CONFIG_OUTPUT = 'PlatformConfig';
 
-/**
- * Largest `PlatformConfig` output value, in bytes. CloudFormation's quotas name no size for the
- * value of an output that is not exported (exported values: 1,024 characters); 4,096 bytes, its
- * limit for a parameter value, is our own conservative ceiling, about four times today's config.
- */
+/** Our own ceiling (CloudFormation's for a parameter value): its quotas name none for an output. */
 export const PLATFORM_CONFIG_OUTPUT_MAX_BYTES = 4_096;
 
 /** The config as the `PlatformConfig` output publishes it; throws (failing synth) when it is too large. */
@@ -24,11 +20,7 @@ export function platformConfigOutputValue(config: PlatformConfig): string {
   return value;
 }
 
-/**
- * Stack outputs (fixed logical ids) from which the operator CLI builds the account service's
- * adapters against a deployed stack (ApiGatewayUsagePlanGateway, DynamoDB stores); MessagesApi
- * writes them.
- */
+/** The outputs from which the operator CLI builds the account service's adapters against a deployed stack. */
 export const OPERATOR_OUTPUTS = {
   restApiId: 'RestApiId',
   stageName: 'StageName',

@@ -1,4 +1,4 @@
-// Kept apart from domains-stack.ts (no aws-cdk-lib here): the operator CLI reads the same names.
+// No aws-cdk-lib here: the operator CLI reads the same names.
 
 /** The stacks' outputs (fixed logical ids), by stack. */
 export const DOMAINS_OUTPUTS = {

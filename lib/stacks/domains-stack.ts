@@ -1,4 +1,4 @@
-import { CfnOutput, Fn, Stack, type StackProps } from 'aws-cdk-lib';
+import { Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
@@ -6,49 +6,19 @@ import type { PlatformConfig } from '../config/index.js';
 import { DomainFlow } from '../constructs/domains/domain-flow.js';
 import { CLOUDFRONT_CERTIFICATE_REGION, Edge, EdgeCertificate, type EdgeZoneResources, PlatformZone } from '../constructs/domains/edge.js';
 import { ProjectsData } from '../constructs/domains/projects-data.js';
+import { output } from '../constructs/shared/outputs.js';
 
 /*
- * Projects and custom domains on AWS: four stacks.
- *
- *   <prefix>-EdgeZone        (us-east-1)  the platform's hosted zone (retained); absent when
- *                                         `platform.hostedZone` names an existing zone
- *   <prefix>-EdgeCertificate (us-east-1)  the wildcard certificate, DNS-validated in that zone
- *   <prefix>-DomainsData     (region)     tables, site bucket, KeyValueStore, the multi-tenant
- *                                         distribution, connection group, default tenant, DNS
- *   <prefix>-Domains         (region)     the domain flow (state machine, task functions, alarms)
- *
- * Why the zone has a stack of its own: CloudFormation waits for a DNS-validated certificate until
- * the zone's delegation answers, and a stack's outputs exist only once it is complete. With the
- * zone and the certificate together, the name servers to delegate to could not be read while the
- * certificate waited for that very delegation, and a timed-out wait rolled the zone back (new name
- * servers on the retry). Alone, the zone is complete in a minute; the certificate's stack then
- * waits for a delegation the operator can make (docs/operators/deploy.md, "First deploy").
- *
- * Why the certificate alone is in us-east-1: CloudFront takes viewer certificates from ACM in
- * us-east-1 only, while the site bucket, the tables and the flow belong in the platform region
- * with the rest of the platform (Accounts table, account service). CloudFront resources themselves
- * are global and deploy from any region. Putting the whole edge in us-east-1 instead would need
- * references in both directions (bucket -> distribution origin, distribution -> bucket policy,
- * distribution/KVS ids -> flow), i.e. a cycle between regions; with only the zone and the
- * certificate there, the references go one way (us-east-1 -> region: certificate ARN and zone id),
- * resolved by Fn::GetStackOutput (crossRegionReferences, "weak" references per cdk.json: no
- * custom resources). The zone's stack is in us-east-1 too, beside the certificate whose
- * validation records need its id (Route 53 is global, so any region would do).
- *
- * Why the edge is in the data stack: tenants created at run time hang off the distribution and
- * the connection group (replacing either orphans every custom domain), the KeyValueStore holds
- * run-time data, and the distribution and the bucket reference each other (origin, OAC bucket
- * policy), so they must share a stack. The flow is the part that changes with handler code.
+ * Projects and custom domains: four stacks (docs/operators/deploy.md). The zone has a stack of its
+ * own so that its name servers can be read (and delegated to) while the certificate's stack waits
+ * for that delegation. Only the zone and the certificate are in us-east-1 (CloudFront takes ACM
+ * certificates from there): with the whole edge there, bucket, distribution and flow would
+ * reference each other across regions; this way references go one way, by Fn::GetStackOutput. The
+ * edge sits in the data stack: run-time tenants hang off the distribution and connection group.
  */
 
 export { DOMAINS_OUTPUTS } from './domains-stack-outputs.js';
 import { DOMAINS_OUTPUTS } from './domains-stack-outputs.js';
-
-function output(scope: Construct, name: string, value: string, description: string): CfnOutput {
-  const out = new CfnOutput(scope, name, { value, description });
-  out.overrideLogicalId(name);
-  return out;
-}
 
 export interface EdgeZoneStackProps extends StackProps {
   readonly config: PlatformConfig;
@@ -76,10 +46,7 @@ export class EdgeZoneStack extends Stack {
 
 export interface EdgeCertificateStackProps extends StackProps {
   readonly config: PlatformConfig;
-  /**
-   * The zone the certificate validates in and the platform's records go to.
-   * @default - the existing zone named by `config.platform.hostedZone` (required then)
-   */
+  /** The zone the certificate validates in. @default - the zone named by `config.platform.hostedZone` */
   readonly zone?: route53.IHostedZone;
 }
 
@@ -141,15 +108,9 @@ export class DomainsDataStack extends Stack {
 export interface DomainsStackProps extends StackProps {
   readonly config: PlatformConfig;
   readonly data: DomainsDataStack;
-  /**
-   * The module exporting the flow's task handlers.
-   * @default DOMAIN_HANDLERS.flowTasks.entry
-   */
+  /** @default DOMAIN_HANDLERS.flowTasks.entry */
   readonly flowTasksEntry?: string;
-  /**
-   * Where alarms notify.
-   * @default - alarms without actions
-   */
+  /** @default - alarms without actions */
   readonly alarmTopic?: ITopic;
 }
 

@@ -6,16 +6,10 @@ import { CLOUDFRONT_METRICS_REGION, EdgeObservability } from '../constructs/oper
 
 export interface EdgeObservabilityStackProps extends StackProps {
   readonly config: PlatformConfig;
-  /** The multi-tenant distribution of the customer sites (DomainsData stack, platform region). */
   readonly distributionId: string;
 }
 
-/**
- * us-east-1: the customer-sites distribution's access logs, metric and alarms (CloudFront
- * publishes its metrics and delivers its logs there), with the environment's second alarm topic:
- * a CloudWatch alarm notifies a topic of its own region, so the Operations stack's topic cannot
- * serve here. The same `alarms.email` is subscribed to both.
- */
+/** us-east-1, where CloudFront publishes: the sites' access logs and alarms, with an alarm topic of that region. */
 export class EdgeObservabilityStack extends Stack {
   readonly alarms: AlarmTopic;
   readonly edge: EdgeObservability;

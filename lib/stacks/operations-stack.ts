@@ -7,11 +7,7 @@ export interface OperationsStackProps extends StackProps {
   readonly config: PlatformConfig;
 }
 
-/**
- * Where operators hear about trouble: the environment's alarm topic. Its own stack, deployed
- * before the others, so that a subscription survives the redeploys of the stacks whose alarms
- * publish to it.
- */
+/** The environment's alarm topic, in a stack of its own so that subscriptions outlive the other stacks' redeploys. */
 export class OperationsStack extends Stack {
   readonly alarms: AlarmTopic;
 

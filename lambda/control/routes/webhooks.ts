@@ -1,10 +1,7 @@
 import { refuse } from '../../shared/problem.js';
 import { bodyOf, type ControlRoutes, param, reply } from '../control-router.js';
 
-/**
- * Owners' webhook endpoints (docs/webhooks.md) and the dashboard's message pages: a message with
- * its deliveries, a delivery re-sent, and the message log where it exists.
- */
+/** Owners' webhook endpoints (docs/webhooks.md) and the message pages: the log, a message with its deliveries. */
 export const webhookRoutes: ControlRoutes = (app, { webhooks }) => {
   if (!webhooks) return;
   const { service, messages } = webhooks;
@@ -21,13 +18,10 @@ export const webhookRoutes: ControlRoutes = (app, { webhooks }) => {
   app.get(`${base}/:webhookId/test-deliveries`, account, async (reqCtx) =>
     reply(200, { deliveries: await service.testDeliveries(param(reqCtx, 'accountId'), param(reqCtx, 'webhookId')) }));
 
-  const list = messages.list?.bind(messages);
-  if (list) {
-    app.get('/accounts/:accountId/messages', account, async (reqCtx) => {
-      const query = Object.fromEntries(new URL(reqCtx.req.url).searchParams);
-      return reply(200, await list(param(reqCtx, 'accountId'), query));
-    });
-  }
+  app.get('/accounts/:accountId/messages', account, async (reqCtx) => {
+    const query = Object.fromEntries(new URL(reqCtx.req.url).searchParams);
+    return reply(200, await messages.list(param(reqCtx, 'accountId'), query));
+  });
   app.get('/accounts/:accountId/messages/:messageId', account, async (reqCtx) => {
     const [accountId, id] = [param(reqCtx, 'accountId'), param(reqCtx, 'messageId')];
     const [message, deliveries] = await Promise.all([

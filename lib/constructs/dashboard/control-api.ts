@@ -1,13 +1,14 @@
-import { Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Fn, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { CONTROL_GATEWAY_RESPONSES } from '../../../contracts/control-gateway-responses.js';
 import { gatewayResponseHeaders, gatewayResponseTemplate } from '../shared/gateway-response-mapping.js';
+import { acknowledgeNag } from '../shared/nag.js';
 import type { PlatformFunction } from '../shared/platform-function.js';
 
-/** The control API's stage (the version in its URL, as the Messages API's). */
+/** The control API's stage: the version in its URL. */
 export const CONTROL_STAGE_NAME = 'v1';
 
 /** The headers the dashboard sends to the control API (preflight Access-Control-Allow-Headers). */
@@ -16,45 +17,21 @@ export const CONTROL_CORS_HEADERS = ['Authorization', 'Content-Type', 'Accept'] 
 export const CONTROL_CORS_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 export interface ControlRestApiProps {
-  /**
-   * Steady-state requests per second of the control API's stage, all callers together.
-   * @default 50
-   */
+  /** Requests per second of the stage, all callers together. @default 50 */
   readonly throttleRateLimit?: number;
-  /**
-   * Burst of the control API's stage.
-   * @default 100
-   */
+  /** @default 100 */
   readonly throttleBurstLimit?: number;
-  /**
-   * Retention of the control API's access logs.
-   * @default logs.RetentionDays.THREE_MONTHS
-   */
-  readonly accessLogRetention?: logs.RetentionDays;
-  /**
-   * API Gateway execution logging level (stage `*\/*`).
-   * @default apigw.MethodLoggingLevel.ERROR
-   */
-  readonly executionLogLevel?: apigw.MethodLoggingLevel;
-}
-
-export interface ControlRestApi {
-  readonly api: apigw.RestApi;
-  /** The control API's base URL, without a trailing slash (`https://<id>.execute-api.<region>.<suffix>/v1`). */
-  readonly url: string;
-  /** `https://<id>.execute-api.<region>.<suffix>`: what the dashboard's CSP lets it connect to. */
-  readonly origin: string;
 }
 
 /**
  * The control API's REST API, still without methods (CORS and the dashboard's CSP need each other's
- * origin): access logs, X-Ray, stage throttling. Created in `scope` itself (ids
- * ControlApiAccessLogs, ControlApi).
+ * origin): access logs, X-Ray, stage throttling. `url` is its base URL without a trailing slash,
+ * `origin` what the dashboard's CSP lets it connect to.
  */
-export function createControlRestApi(scope: Construct, props: ControlRestApiProps): ControlRestApi {
+export function createControlRestApi(scope: Construct, props: ControlRestApiProps) {
   const stack = Stack.of(scope);
   const accessLogs = new logs.LogGroup(scope, 'ControlApiAccessLogs', {
-    retention: props.accessLogRetention ?? logs.RetentionDays.THREE_MONTHS,
+    retention: logs.RetentionDays.THREE_MONTHS,
     removalPolicy: RemovalPolicy.RETAIN,
   });
   const F = apigw.AccessLogField;
@@ -90,7 +67,7 @@ export function createControlRestApi(scope: Construct, props: ControlRestApiProp
         }),
       ),
       tracingEnabled: true,
-      loggingLevel: props.executionLogLevel ?? apigw.MethodLoggingLevel.ERROR,
+      loggingLevel: apigw.MethodLoggingLevel.ERROR,
       // Data trace would log whole requests, ID tokens included.
       dataTraceEnabled: false,
       metricsEnabled: false,
@@ -100,23 +77,14 @@ export function createControlRestApi(scope: Construct, props: ControlRestApiProp
   });
   // The ControlApiUrl output replaces the RestApi's own Endpoint output (its URL ends with "/").
   api.node.tryRemoveChild('Endpoint');
-  const url = Fn.join('', [
-    'https://',
-    api.restApiId,
-    '.execute-api.',
-    stack.region,
-    '.',
-    stack.urlSuffix,
-    '/',
-    CONTROL_STAGE_NAME,
-  ]);
-  const origin = Fn.join('', ['https://', api.restApiId, '.execute-api.', stack.region, '.', stack.urlSuffix]);
+  const parts = ['https://', api.restApiId, '.execute-api.', stack.region, '.', stack.urlSuffix];
+  const url = Fn.join('', [...parts, '/', CONTROL_STAGE_NAME]);
+  const origin = Fn.join('', parts);
   return { api, url, origin };
 }
 
 export interface ControlRoutesProps {
   readonly api: apigw.RestApi;
-  /** The control API's handler every route goes to. */
   readonly handler: PlatformFunction;
   /** Whose ID tokens the authorizer accepts. */
   readonly userPool: cognito.IUserPool;
@@ -125,10 +93,8 @@ export interface ControlRoutesProps {
 }
 
 /**
- * The control API's routes: every method (root and `{proxy+}`, ANY) needs a Cognito ID token and
- * goes to the one handler; CORS for the dashboard's origin only (preflights without auth, gateway
- * responses with the CORS header and problem bodies). Created in `scope` itself (id
- * CognitoAuthorizer; methods and gateway responses under the API).
+ * Every method (root and `{proxy+}`, ANY) needs a Cognito ID token and goes to the one handler;
+ * CORS for the dashboard's origin only (preflights without auth, gateway responses with the header).
  */
 export function addControlRoutes(scope: Construct, props: ControlRoutesProps): apigw.CognitoUserPoolsAuthorizer {
   const { api, dashboardOrigin } = props;
@@ -145,14 +111,8 @@ export function addControlRoutes(scope: Construct, props: ControlRoutesProps): a
     exposeHeaders: ['X-Request-Id', 'Allow', 'Retry-After'],
     maxAge: Duration.hours(1),
   };
-  const integration = new apigw.LambdaIntegration(props.handler.function, {
-    proxy: true,
-    allowTestInvoke: false,
-  });
-  const methodOptions: apigw.MethodOptions = {
-    authorizer,
-    authorizationType: apigw.AuthorizationType.COGNITO,
-  };
+  const integration = new apigw.LambdaIntegration(props.handler.function, { proxy: true, allowTestInvoke: false });
+  const methodOptions = { authorizer, authorizationType: apigw.AuthorizationType.COGNITO };
   api.root.addCorsPreflight(cors);
   api.root.addMethod('ANY', integration, methodOptions);
   const proxy = api.root.addResource('{proxy+}');
@@ -172,16 +132,12 @@ export function addControlRoutes(scope: Construct, props: ControlRoutesProps): a
   return authorizer;
 }
 
-/** cdk-nag findings of the control API that are decisions of this design, each acknowledged on its own construct. */
+/** cdk-nag findings of the control API that are decisions of this design. */
 export function acknowledgeControlApiNagFindings(api: apigw.RestApi): void {
-  Validations.of(api).acknowledge({
-    id: 'AwsSolutions::AwsSolutions-APIG2',
-    reason:
-      'Every route is validated by the control-plane handler, which answers RFC 9457 problems naming the field (openapi/control-api.yaml); the API is one {proxy+} resource, so API Gateway request models would duplicate the handler\'s validation in a second, weaker place.',
+  acknowledgeNag(api, {
+    APIG2: 'Every route is validated by the control-plane handler, which answers RFC 9457 problems naming the field (openapi/control-api.yaml); the API is one {proxy+} resource, so API Gateway request models would duplicate the handler\'s validation in a second, weaker place.',
   });
-  Validations.of(api.deploymentStage).acknowledge({
-    id: 'AwsSolutions::AwsSolutions-APIG3',
-    reason:
-      'No WAF web ACL: every method needs a Cognito ID token (checked by API Gateway before any code runs), the stage is throttled, and the handler scopes every request to the caller\'s own account. A web ACL can be associated per deployment without changing this stack.',
+  acknowledgeNag(api.deploymentStage, {
+    APIG3: 'No WAF web ACL: every method needs a Cognito ID token (checked by API Gateway before any code runs), the stage is throttled, and the handler scopes every request to the caller\'s own account. A web ACL can be associated per deployment without changing this stack.',
   });
 }

@@ -1,4 +1,4 @@
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
@@ -12,11 +12,12 @@ import type { EdgeResources } from '../domains/edge.js';
 import type { ProjectsDataResources } from '../domains/projects-data.js';
 import type { MessagesTables } from '../messages/messages-data.js';
 import { apigatewayArn } from '../shared/arns.js';
+import { acknowledgeNag } from '../shared/nag.js';
 import { PlatformFunction } from '../shared/platform-function.js';
 import { nagArn } from './nag-arn.js';
 import type { DashboardDataResources } from './dashboard-data.js';
 
-/** Where the account service binds internal API keys: the Messages API's REST API, stage and standard usage plans (MessagesApi.usagePlanTargets). */
+/** Where the account service binds internal API keys (MessagesApi.usagePlanTargets). */
 export interface UsagePlanTargets {
   readonly restApiId: string;
   readonly stageName: string;
@@ -25,67 +26,31 @@ export interface UsagePlanTargets {
 
 export interface ControlFunctionProps {
   readonly config: PlatformConfig;
-  /** The user pool, its managed-login domain and the owners table (stateful stack). */
   readonly data: DashboardDataResources;
-  /** The Messages API tables: accounts, API keys (and their `byAccount` index), rate limits. */
   readonly messagesTables: Pick<MessagesTables, 'accounts' | 'apiKeys' | 'rateLimits'>;
-  /** The Messages API's REST API, stage and standard usage plans (customer keys are bound to them). */
   readonly usagePlanTargets: UsagePlanTargets;
-  /** The Messages API's public base URL (shown in the dashboard's examples, through its app config). */
+  /** The Messages API's public base URL (for the app config). */
   readonly messagesApiUrl: string;
-  /** Projects and Domains tables, site bucket, KeyValueStore. */
   readonly projects: ProjectsDataResources;
-  /** The multi-tenant distribution, connection group and platform host. */
   readonly edge: EdgeResources;
-  /** The custom-domain flow (verify starts an execution). */
   readonly domainFlow: sfn.IStateMachine;
-  /**
-   * The control API handler module, relative to the repository root or absolute.
-   * @default CONTROL_API_HANDLER.entry
-   */
-  readonly controlHandlerEntry?: string;
   /** `https://<distribution domain>`: the proxy integration's answers carry CORS headers for it. */
   readonly dashboardOrigin: string;
-  /**
-   * The operations topic (the alarm topic): owners' upgrade requests are published to it.
-   * @default - none: requests are listed by `plans requests` only
-   */
+  /** Where owners' upgrade requests are published. @default - none: listed by `plans requests` only */
   readonly alarmTopic?: sns.ITopic;
 }
 
 /**
- * The control API's handler behind the control API, with least privilege from what the handler's
- * adapters call (AccountService, ProjectService and DomainService as an owner reaches them: plans,
- * bans and new Enterprise plans are operator-only and refused before any AWS call):
- *
- * | resource                      | actions                                                                  | called by |
- * | ----------------------------- | ------------------------------------------------------------------------ | --------- |
- * | Owners table                  | GetItem, PutItem                                                         | owner directory (sign-in → account) |
- * | Accounts table                | GetItem, PutItem                                                         | DynamoDbAccountStore (get, create for a new owner) |
- * | API keys table / `byAccount`  | PutItem, UpdateItem / Query                                              | DynamoDbKeyStore (put, update, listByAccount) |
- * | Rate limits table             | GetItem, UpdateItem                                                      | DynamoDbLimiterStore (activate, revoke, get) |
- * | API Gateway `/apikeys`        | POST; PUT on `/tags/*` (tag on create)                                   | createKey (CreateApiKey with tags) |
- * | API Gateway `/apikeys/*`      | DELETE                                                                   | revokeKey, createKey's clean-up (DeleteApiKey) |
- * | `/usageplans/*\/keys[/*]`     | POST; GET                                                                | createKey (CreateUsagePlanKey; GetUsagePlanKey on conflict) |
- * | Projects table / `byAccount`  | GetItem, PutItem, UpdateItem, DeleteItem / Query                         | DynamoDbProjectStore |
- * | Domains table / `byProject`   | GetItem, PutItem, UpdateItem / Query                                     | DynamoDbDomainStore |
- * | site bucket `projects/*\/{content,deploys,manifests}/*` | s3:PutObject                            | S3SiteStorage (presigned uploads, publish copies, manifests) |
- * | site bucket `projects/*`      | s3:GetObject, s3:DeleteObject                                            | S3SiteStorage (copy source, manifests; pruning, project delete) |
- * | site bucket (list)            | s3:ListBucket where s3:prefix is `projects/*`                            | S3SiteStorage (stored contents, pruning, project delete) |
- * | KeyValueStore                 | DescribeKeyValueStore, PutKey                                            | KvsEdgeRouter (serve, redirect, refuse) |
- * | domain flow state machine     | states:StartExecution                                                    | SfnDomainFlowStarter (verify, re-verify; release on remove) |
- * | Accounts table                | UpdateItem                                                               | DynamoDbAccountStore.setUpgradeRequest (an owner's upgrade request) |
- * | operations topic (and its key)| sns:Publish (kms:GenerateDataKey, kms:Decrypt)                           | SnsOperationsNotifier (upgrade requests) |
- *
- * No CloudFront tenant or ACM action: removing a domain refuses it at the edge and hands the
- * release of its tenant to the domain flow (whose release task holds those grants). Created in
- * `scope` itself (id ControlFunction).
+ * The control API's handler, with least privilege from what its adapters call as an owner reaches
+ * the account, project and domain services (plans, bans and Enterprise plans are operator-only and
+ * refused before any AWS call). No CloudFront tenant or ACM action: the domain flow releases a
+ * removed domain's tenant.
  */
 export function createControlFunction(scope: Construct, props: ControlFunctionProps): PlatformFunction {
   const stack = Stack.of(scope);
   const { config, data, messagesTables: tables, usagePlanTargets: cp, projects, edge } = props;
   const fn = new PlatformFunction(scope, 'ControlFunction', {
-    entry: props.controlHandlerEntry ?? CONTROL_API_HANDLER.entry,
+    entry: CONTROL_API_HANDLER.entry,
     handler: CONTROL_API_HANDLER.handler,
     serviceName: 'control-api',
     description: 'Control API of the dashboard: keys, plan and usage, projects, deploys and domains of the signed-in owner',
@@ -102,11 +67,7 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
       [CONTROL_ENV.ownersTable]: data.ownersTable.tableName,
       [CONTROL_ENV.restApiId]: cp.restApiId,
       [CONTROL_ENV.stageName]: cp.stageName,
-      [CONTROL_ENV.usagePlanIds]: stack.toJsonString({
-        free: cp.standardPlanIds.free,
-        pro: cp.standardPlanIds.pro,
-        business: cp.standardPlanIds.business,
-      }),
+      [CONTROL_ENV.usagePlanIds]: stack.toJsonString(cp.standardPlanIds),
       [CONTROL_ENV.projectsTable]: projects.tables.projects.tableName,
       [CONTROL_ENV.domainsTable]: projects.tables.domains.tableName,
       [CONTROL_ENV.siteBucket]: projects.siteBucket.bucketName,
@@ -117,7 +78,7 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
     },
   });
 
-  // Keys, plan and usage (AccountService as an owner reaches it).
+  // Keys, plan and usage: owner directory, account, key and limiter stores, the usage-plan gateway.
   fn.allowItems(data.ownersTable, 'GetItem', 'PutItem');
   fn.allowItems(tables.accounts, 'GetItem', 'PutItem', 'UpdateItem');
   fn.allowItems(tables.apiKeys, 'PutItem', 'UpdateItem');
@@ -129,7 +90,7 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
   fn.allow(['apigateway:POST'], [apigatewayArn(stack, '/usageplans/*/keys')]);
   fn.allow(['apigateway:GET'], [apigatewayArn(stack, '/usageplans/*/keys/*')]);
 
-  // Projects and deploys (ProjectService).
+  // Projects and deploys (presigned uploads, publish copies, manifests, pruning).
   const { projects: projectsTable, domains: domainsTable } = projects.tables;
   fn.allowItems(projectsTable, 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem');
   fn.allow(['dynamodb:Query'], [`${projectsTable.tableArn}/index/${DOMAIN_TABLE_KEYS.projects.accountIndex.name}`]);
@@ -149,18 +110,17 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
   );
   fn.allow([...KVS_ACTIONS.write], [projects.keyValueStore.keyValueStoreArn]);
 
-  // Custom domains (DomainService).
+  // Custom domains.
   fn.allowItems(domainsTable, 'GetItem', 'PutItem', 'UpdateItem');
   fn.allow(['dynamodb:Query'], [`${domainsTable.tableArn}/index/${DOMAIN_TABLE_KEYS.domains.projectIndex.name}`]);
   // Verify starts the flow; removal starts its release branch (the tenant goes asynchronously).
   fn.allow(['states:StartExecution'], [props.domainFlow.stateMachineArn]);
 
-  // Upgrade requests (UpgradeRequests): the operators hear of them on the operations topic.
+  // Owners' upgrade requests, published to the operations topic.
   if (props.alarmTopic) {
     fn.addEnvironment(CONTROL_ENV.operationsTopicArn, props.alarmTopic.topicArn);
     fn.allow(['sns:Publish'], [props.alarmTopic.topicArn]);
-    // Publishing to an SSE-KMS topic: GenerateDataKey and Decrypt on its key, named (not the
-    // GenerateDataKey* family that grantPublish gives). https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html
+    // An SSE-KMS topic: these two actions, not grantPublish's GenerateDataKey* family.
     const key = props.alarmTopic.masterKey;
     if (key) fn.allow(['kms:GenerateDataKey', 'kms:Decrypt'], [key.keyArn]);
   }
@@ -170,9 +130,9 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
 }
 
 /** Where the control function writes in the site bucket, under `projects/<projectId>/`. */
-export const SITE_WRITE_PREFIXES = ['content', 'deploys', 'manifests'] as const;
+const SITE_WRITE_PREFIXES = ['content', 'deploys', 'manifests'] as const;
 
-/** cdk-nag findings of the control function that are decisions of this design, acknowledged on its role. */
+/** cdk-nag findings of the control function that are decisions of this design. */
 function acknowledgeNagFindings(
   scope: Construct,
   fn: PlatformFunction,
@@ -182,38 +142,21 @@ function acknowledgeNagFindings(
   const stack = Stack.of(scope);
   const runTimeKeys =
     'the control plane creates one internal API Gateway key per customer key at run time, so their ids cannot be named in the template';
-  const iam5 = (resource: string, reason: string) =>
-    Validations.of(fn.role).acknowledge({ id: `AwsSolutions::AwsSolutions-IAM5[Resource::${nagArn(stack, resource)}]`, reason });
-  iam5(
-    apigatewayArn(stack, '/apikeys/*'),
-    `DeleteApiKey when an owner revokes a key (and when a failed creation cleans up): ${runTimeKeys}. Only apigateway:DELETE, on the API keys path only.`,
-  );
-  iam5(
-    apigatewayArn(stack, '/tags/*'),
-    'Tag on create: CreateApiKey with tags (the customer key id) is also authorized as apigateway:PUT on the tags resource of the new key, whose id is only known at run time. Only PUT on tags.',
-  );
-  iam5(
-    apigatewayArn(stack, '/usageplans/*/keys'),
-    'CreateUsagePlanKey binds a new internal key to the account\'s usage plan: one of the three standard plans, or the Enterprise account\'s own usage plan, created at run time by an operator, so not every plan id can be named. Only apigateway:POST on usage-plan key collections.',
-  );
-  iam5(
-    apigatewayArn(stack, '/usageplans/*/keys/*'),
-    `GetUsagePlanKey, after a ConflictException on binding, to check that the key is already in that very plan: the keys are created at run time and the plan may be an Enterprise one (run time too). Only apigateway:GET.`,
-  );
-  // The site bucket is another stack's: its ARN reads as the cross-stack reference (weak or
-  // strong, per cdk.json) only once the app is prepared, so this finding is acknowledged then.
+  const iam5 = (resource: string) => `IAM5[Resource::${nagArn(stack, resource)}]`;
+  acknowledgeNag(fn.role, {
+    [iam5(apigatewayArn(stack, '/apikeys/*'))]: `DeleteApiKey when an owner revokes a key (and when a failed creation cleans up): ${runTimeKeys}. Only apigateway:DELETE, on the API keys path only.`,
+    [iam5(apigatewayArn(stack, '/tags/*'))]: 'Tag on create: CreateApiKey with tags (the customer key id) is also authorized as apigateway:PUT on the tags resource of the new key, whose id is only known at run time. Only PUT on tags.',
+    [iam5(apigatewayArn(stack, '/usageplans/*/keys'))]: 'CreateUsagePlanKey binds a new internal key to the account\'s usage plan: one of the three standard plans, or the Enterprise account\'s own usage plan, created at run time by an operator, so not every plan id can be named. Only apigateway:POST on usage-plan key collections.',
+    [iam5(apigatewayArn(stack, '/usageplans/*/keys/*'))]: `GetUsagePlanKey, after a ConflictException on binding, to check that the key is already in that very plan: the keys are created at run time and the plan may be an Enterprise one (run time too). Only apigateway:GET.`,
+  });
+  // The site bucket's ARN reads as the cross-stack reference only once the app is prepared.
   scope.node.addValidation({
     validate: () => {
-      iam5(
-        siteObjectsArn,
-        'Deploys read uploaded contents and manifests (copy source) and delete pruned deploys and deleted projects under projects/<projectId>/, ids created at run time: s3:GetObject and s3:DeleteObject only, under the projects/ prefix of the site bucket.',
-      );
-      for (const arn of siteWrites) {
-        iam5(
-          arn,
-          'Deploys write contents (presigned PUTs signed by this role: one key each), published copies and manifests under projects/<projectId>/{content,deploys,manifests}/, ids created at run time: s3:PutObject only, on those three prefixes.',
-        );
-      }
+      const writes = 'Deploys write contents (presigned PUTs signed by this role: one key each), published copies and manifests under projects/<projectId>/{content,deploys,manifests}/, ids created at run time: s3:PutObject only, on those three prefixes.';
+      acknowledgeNag(fn.role, {
+        [iam5(siteObjectsArn)]: 'Deploys read uploaded contents and manifests (copy source) and delete pruned deploys and deleted projects under projects/<projectId>/, ids created at run time: s3:GetObject and s3:DeleteObject only, under the projects/ prefix of the site bucket.',
+        ...Object.fromEntries(siteWrites.map((arn) => [iam5(arn), writes])),
+      });
       return [];
     },
   });

@@ -1,47 +1,31 @@
-import { Aws, Duration, Fn, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Aws, Duration, Fn, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { OWNERS_TABLE_KEYS } from '../../../contracts/control-api.js';
+import { acknowledgeNag } from '../shared/nag.js';
 
 /** What the stateless dashboard (control API, hosting, app client) needs from the stateful part. */
 export interface DashboardDataResources {
-  /** The owners' user pool: self sign-up with email, the ID tokens the control API's authorizer accepts. */
   readonly userPool: cognito.IUserPool;
-  /** The Cognito prefix domain hosting managed login (`https://<prefix>.auth.<region>.amazoncognito.com`). */
+  /** The Cognito prefix domain hosting managed login. */
   readonly userPoolDomain: cognito.UserPoolDomain;
-  /** Cognito user (sub) → account (OWNERS_TABLE_KEYS). */
+  /** Cognito user (sub) → account. */
   readonly ownersTable: dynamodb.ITable;
 }
 
 export interface DashboardDataProps {
   /**
-   * The Cognito domain prefix of managed login (`<prefix>.auth.<region>.amazoncognito.com`). It
-   * must be unique in the region across all AWS accounts, use lower-case letters, digits and
-   * hyphens, and not contain `aws`, `amazon` or `cognito`.
-   * @default - `<stack name, lower case, without those words>-<account id>`, e.g. `messagesplatform-dashboarddata-123456789012`
+   * The Cognito domain prefix of managed login: unique in the region across all accounts, lower
+   * case, without `aws`, `amazon` or `cognito`. @default - defaultDomainPrefix(stack name)
    */
   readonly domainPrefix?: string;
-  /**
-   * Removal policy of the user pool and the owners table. Retained resources also get deletion
-   * protection.
-   * @default RemovalPolicy.RETAIN
-   */
-  readonly removalPolicy?: RemovalPolicy;
-  /**
-   * How Cognito sends the verification and password-reset emails.
-   * @default - Cognito's own sender (no-reply@verificationemail.com, a low daily quota: fine to start, use SES for production volume)
-   */
-  readonly email?: cognito.UserPoolEmail;
 }
 
 /** Words Cognito refuses in a domain prefix. */
 const RESERVED_PREFIX_WORDS = ['aws', 'amazon', 'cognito'] as const;
 
-/**
- * The default domain prefix: the stack name made DNS-safe without the words Cognito refuses, then
- * the account id (unique per account and stack, as Cognito requires per region).
- */
+/** The stack name made DNS-safe without the words Cognito refuses, then the account id. */
 export function defaultDomainPrefix(stackName: string): string {
   let slug = stackName.toLowerCase();
   for (const word of RESERVED_PREFIX_WORDS) slug = slug.replaceAll(word, '-');
@@ -56,13 +40,8 @@ export function defaultDomainPrefix(stackName: string): string {
 }
 
 /**
- * The stateful resources of the owners' dashboard: the Cognito user pool owners sign up and sign in
- * with (email as the user name, verified by email, strong passwords, optional TOTP MFA, retained
- * with deletion protection), its prefix domain with the newer managed login pages, and the Owners
- * table (Cognito `sub` → account; on demand, point-in-time recovery, AWS-managed KMS, retained).
- *
- * The app client and its managed login branding are in the stateless stack: the client's callback
- * URL is the dashboard distribution's domain, and the branding style belongs to a client.
+ * The owners' user pool, its managed-login domain and the Owners table, all retained. The app
+ * client is in the stateless stack: its callback URL is the distribution's domain.
  */
 export class DashboardData extends Construct implements DashboardDataResources {
   readonly userPool: cognito.UserPool;
@@ -71,8 +50,7 @@ export class DashboardData extends Construct implements DashboardDataResources {
 
   constructor(scope: Construct, id: string, props: DashboardDataProps = {}) {
     super(scope, id);
-    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-    const retained = removalPolicy === RemovalPolicy.RETAIN;
+    const removalPolicy = RemovalPolicy.RETAIN;
 
     this.userPool = new cognito.UserPool(this, 'UserPool', {
       userPoolName: `${Stack.of(this).stackName}-owners`,
@@ -101,8 +79,7 @@ export class DashboardData extends Construct implements DashboardDataResources {
       mfa: cognito.Mfa.OPTIONAL,
       mfaSecondFactor: { otp: true, sms: false },
       accountRecovery: cognito.AccountRecovery.EMAIL_ONLY,
-      email: props.email,
-      deletionProtection: retained,
+      deletionProtection: true,
       removalPolicy,
     });
 
@@ -126,22 +103,12 @@ export class DashboardData extends Construct implements DashboardDataResources {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: dynamodb.TableEncryption.AWS_MANAGED,
       removalPolicy,
-      deletionProtection: retained,
+      deletionProtection: true,
     });
 
-    this.acknowledgeNagFindings();
-  }
-
-  private acknowledgeNagFindings(): void {
-    Validations.of(this.userPool).acknowledge({
-      id: 'AwsSolutions::AwsSolutions-COG2',
-      reason:
-        'MFA is optional, not required: owners sign up themselves and can turn on TOTP (authenticator app) in managed login. Requiring MFA at sign-up would put an authenticator app between every new owner and their first API key; SMS is off (cost, SIM swapping). Strong passwords (12+ characters, four classes) and email verification apply to everyone.',
-    });
-    Validations.of(this.userPool).acknowledge({
-      id: 'AwsSolutions::AwsSolutions-COG8',
-      reason:
-        'Threat protection (adaptive authentication, compromised-credential checks) needs the Plus feature plan, priced per monthly active user on top of Essentials. The dashboard holds no payment data and its API keys are revocable; the pool is on Essentials (managed login) and can be moved to Plus with one property when the owner base warrants it.',
+    acknowledgeNag(this.userPool, {
+      COG2: 'MFA is optional, not required: owners sign up themselves and can turn on TOTP (authenticator app) in managed login. Requiring MFA at sign-up would put an authenticator app between every new owner and their first API key; SMS is off (cost, SIM swapping). Strong passwords (12+ characters, four classes) and email verification apply to everyone.',
+      COG8: 'Threat protection (adaptive authentication, compromised-credential checks) needs the Plus feature plan, priced per monthly active user on top of Essentials. The dashboard holds no payment data and its API keys are revocable; the pool is on Essentials (managed login) and can be moved to Plus with one property when the owner base warrants it.',
     });
   }
 }

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { DockerImage, Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { DockerImage, Duration, Fn, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -8,22 +8,17 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import type { Construct } from 'constructs';
+import { acknowledgeNag } from '../shared/nag.js';
 import { accountUniqueName } from '../shared/names.js';
 import { REPO_ROOT } from '../shared/platform-function.js';
 import { nagArn } from './nag-arn.js';
 
-/**
- * Cache-Control of the dashboard's files: CloudFront keeps them until the next deployment
- * invalidates them (`s-maxage`), browsers revalidate every time (`max-age=0`), so a deploy reaches
- * every owner on their next load.
- */
+/** CloudFront keeps the files until the next deployment invalidates them; browsers revalidate every time. */
 export const DASHBOARD_CACHE_CONTROL = 'public, max-age=0, s-maxage=31536000, must-revalidate';
 
 /**
- * The dashboard app as a deployment source: `dashboard/` built with Vite at synth time, on this
- * machine (local bundling: no Docker; the image is required by the API and never pulled). The asset
- * hash is the source's (node_modules and earlier builds excluded), so an unchanged app is not
- * rebuilt within one cloud assembly.
+ * `dashboard/` built with Vite at synth time on this machine (the Docker image is required by the
+ * API and never pulled); the asset hash is the source's, so an unchanged app is built once.
  */
 export function dashboardAppSource(appDir: string = join(REPO_ROOT, 'dashboard')): s3deploy.ISource {
   return s3deploy.Source.asset(appDir, {
@@ -48,52 +43,34 @@ export function dashboardAppSource(appDir: string = join(REPO_ROOT, 'dashboard')
 }
 
 export interface HostingProps {
-  /** `https://<control API host>`: the only API origin the CSP lets the app connect to. */
+  // The origins the CSP lets the app connect to.
   readonly controlApiOrigin: string;
-  /** `https://<prefix>.auth.<region>.amazoncognito.com`: the Cognito origin the CSP allows. */
   readonly cognitoDomainUrl: string;
-  /** `https://<site bucket regional domain>`: where the app uploads deploy files (presigned PUTs). */
+  /** Where the app uploads deploy files (presigned PUTs). */
   readonly siteUploadOrigin: string;
-  /**
-   * How long the CloudFront and S3 access logs of the dashboard are kept.
-   * @default Duration.days(90)
-   */
-  readonly hostingLogRetention?: Duration;
 }
 
-export interface Hosting {
-  readonly logBucket: s3.Bucket;
-  readonly siteBucket: s3.Bucket;
-  readonly responseHeadersPolicy: cloudfront.ResponseHeadersPolicy;
-  readonly distribution: cloudfront.Distribution;
-  /** `https://<distribution domain>`: the dashboard's origin (CORS, callback URLs). */
-  readonly dashboardOrigin: string;
-}
+export type Hosting = ReturnType<typeof createHosting>;
 
 /**
- * Hosting: a private bucket (SSE-S3, TLS only, no public access) behind a CloudFront distribution
- * with Origin Access Control, HTTPS only, security headers and a Content Security Policy that lets
- * the app talk to the control API and the Cognito domain only. CloudFront and S3 access logs go to
- * a log bucket. Created in `scope` itself (ids AccessLogs, Site, SecurityHeaders, Distribution,
- * SiteAccessControl).
+ * A private bucket behind CloudFront with Origin Access Control, HTTPS only, security headers and a
+ * CSP; CloudFront and S3 access logs go to a log bucket.
  */
-export function createHosting(scope: Construct, props: HostingProps): Hosting {
+export function createHosting(scope: Construct, props: HostingProps) {
   const stack = Stack.of(scope);
-  const hostingLogRetention = props.hostingLogRetention ?? Duration.days(90);
-  // CloudFront standard logging (legacy) writes with ACLs, so this bucket keeps them enabled
-  // (object writer); nothing here is public. S3 server access logs arrive by bucket policy.
+  // CloudFront standard logging (legacy) writes with ACLs, so this bucket keeps them enabled.
   const logBucket = new s3.Bucket(scope, 'AccessLogs', {
     blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
     encryption: s3.BucketEncryption.S3_MANAGED,
     enforceSSL: true,
     objectOwnership: s3.ObjectOwnership.OBJECT_WRITER,
-    lifecycleRules: [{ expiration: hostingLogRetention }],
+    lifecycleRules: [{ expiration: Duration.days(90) }],
     removalPolicy: RemovalPolicy.RETAIN,
   });
 
   const siteBucket = new s3.Bucket(scope, 'Site', {
     blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-    // SSE-S3: CloudFront reads through OAC, which a customer KMS key would complicate for no gain (public app code).
+    // SSE-S3: a customer KMS key would complicate OAC for no gain (public app code).
     encryption: s3.BucketEncryption.S3_MANAGED,
     enforceSSL: true,
     objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
@@ -160,30 +137,23 @@ export function createHosting(scope: Construct, props: HostingProps): Hosting {
     logFilePrefix: 'cloudfront/',
   });
   acknowledgeDistributionNagFindings(distribution);
+  // The dashboard's origin (CORS, callback URLs).
   const dashboardOrigin = `https://${distribution.distributionDomainName}`;
   return { logBucket, siteBucket, responseHeadersPolicy, distribution, dashboardOrigin };
 }
 
 export interface AppDeploymentProps {
   readonly hosting: Hosting;
-  /** The built app (index.html and its assets). */
   readonly appSource: s3deploy.ISource;
   /** The app's `config.json` (API URLs, Cognito domain and client). */
   readonly appConfig: Record<string, unknown>;
 }
 
-export interface AppDeployment {
-  readonly deployment: s3deploy.BucketDeployment;
-  /** The role of BucketDeployment's provider function (logs to its own log group only). */
-  readonly deploymentRole: iam.Role;
-}
-
 /**
- * The built app plus its `config.json`, deployed to the site bucket by a BucketDeployment, which
- * invalidates the distribution. Created in `scope` itself (ids DeploymentRole, DeploymentLogs,
- * Deployment; CDK adds its provider function to the stack).
+ * The built app plus its `config.json`, deployed to the site bucket by a BucketDeployment that
+ * invalidates the distribution; its provider's role logs to its own log group only.
  */
-export function deployDashboardApp(scope: Construct, props: AppDeploymentProps): AppDeployment {
+export function deployDashboardApp(scope: Construct, props: AppDeploymentProps) {
   const { hosting } = props;
   const deploymentRole = new iam.Role(scope, 'DeploymentRole', {
     assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
@@ -212,56 +182,33 @@ export function deployDashboardApp(scope: Construct, props: AppDeploymentProps):
 /** cdk-nag findings of the distribution that are decisions of this design. */
 function acknowledgeDistributionNagFindings(distribution: cloudfront.Distribution): void {
   const cfn = distribution.node.defaultChild as cloudfront.CfnDistribution;
-  Validations.of(cfn).acknowledge({
-    id: 'AwsSolutions::AwsSolutions-CFR1',
-    reason:
-      'The dashboard serves the platform\'s customers wherever they are; the platform has no country restriction to enforce. It serves a static app: the data lives behind the Cognito-protected control API.',
-  });
-  Validations.of(cfn).acknowledge({
-    id: 'AwsSolutions::AwsSolutions-CFR2',
-    reason:
-      'No WAF web ACL: the distribution serves only the static, public build of the app from S3 through OAC (GET/HEAD, no forms, no origin compute), and CloudFront has AWS Shield Standard. The API the app calls is a separate, authenticated and throttled origin.',
-  });
-  Validations.of(cfn).acknowledge({
-    id: 'AwsSolutions::AwsSolutions-CFR4',
-    reason:
-      'The dashboard is served on its *.cloudfront.net name (the Cognito callback URL), whose default certificate cannot set a minimum TLS version. Browsers negotiate TLS 1.2/1.3 with CloudFront anyway; a custom domain with an ACM certificate (TLSv1.2_2021) is a deployment option for later.',
+  acknowledgeNag(cfn, {
+    CFR1: 'The dashboard serves the platform\'s customers wherever they are; the platform has no country restriction to enforce. It serves a static app: the data lives behind the Cognito-protected control API.',
+    CFR2: 'No WAF web ACL: the distribution serves only the static, public build of the app from S3 through OAC (GET/HEAD, no forms, no origin compute), and CloudFront has AWS Shield Standard. The API the app calls is a separate, authenticated and throttled origin.',
+    CFR4: 'The dashboard is served on its *.cloudfront.net name (the Cognito callback URL), whose default certificate cannot set a minimum TLS version. Browsers negotiate TLS 1.2/1.3 with CloudFront anyway; a custom domain with an ACM certificate (TLSv1.2_2021) is a deployment option for later.',
   });
 }
 
-/**
- * cdk-nag findings of CDK's BucketDeployment (its provider function and the role we give it):
- * decisions of aws-cdk-lib, acknowledged with what each grant is for. The provider is a
- * stack-level singleton, so this runs once the deployment exists.
- */
-export function acknowledgeAppDeploymentNagFindings(
-  scope: Construct,
-  hosting: Hosting,
-  deploymentRole: iam.Role,
-): void {
+/** cdk-nag findings of CDK's BucketDeployment (decisions of aws-cdk-lib), once the deployment exists. */
+export function acknowledgeAppDeploymentNagFindings(scope: Construct, hosting: Hosting, deploymentRole: iam.Role) {
   const stack = Stack.of(scope);
   const deploymentReason = (what: string) =>
     `Added by CDK's BucketDeployment to the role of its provider function: ${what}. The role is used by that function only, during deployments.`;
-  const deploymentFindings: Record<string, string> = {
-    'Action::s3:GetBucket*': deploymentReason('read the CDK asset bucket holding the zipped app (s3:GetBucket* on that bucket)'),
-    'Action::s3:GetObject*': deploymentReason('read the app\'s asset zip and the dashboard bucket\'s objects (s3:GetObject*)'),
-    'Action::s3:List*': deploymentReason('list the asset bucket and the dashboard bucket to sync and prune (s3:List*)'),
-    'Action::s3:Abort*': deploymentReason('abort failed multipart uploads to the dashboard bucket (s3:Abort*)'),
-    'Action::s3:DeleteObject*': deploymentReason('delete files of the previous build from the dashboard bucket (prune) and all of them when the deployment is removed (s3:DeleteObject*)'),
-    'Resource::*': deploymentReason('cloudfront:CreateInvalidation and cloudfront:GetInvalidation, which CDK grants on "*", to invalidate the dashboard distribution after each deployment'),
-    [`Resource::${nagArn(stack, hosting.siteBucket.arnForObjects('*'))}`]: deploymentReason('write every object of the dashboard bucket, which holds nothing but this deployment\'s files'),
-    [`Resource::arn:${stack.partition}:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-${stack.region}/*`]: deploymentReason('read the app\'s zip from the CDK bootstrap asset bucket, whose object keys are content hashes'),
-  };
-  for (const [finding, reason] of Object.entries(deploymentFindings)) {
-    Validations.of(deploymentRole).acknowledge({ id: `AwsSolutions::AwsSolutions-IAM5[${finding}]`, reason });
-  }
+  acknowledgeNag(deploymentRole, {
+    'IAM5[Action::s3:GetBucket*]': deploymentReason('read the CDK asset bucket holding the zipped app (s3:GetBucket* on that bucket)'),
+    'IAM5[Action::s3:GetObject*]': deploymentReason('read the app\'s asset zip and the dashboard bucket\'s objects (s3:GetObject*)'),
+    'IAM5[Action::s3:List*]': deploymentReason('list the asset bucket and the dashboard bucket to sync and prune (s3:List*)'),
+    'IAM5[Action::s3:Abort*]': deploymentReason('abort failed multipart uploads to the dashboard bucket (s3:Abort*)'),
+    'IAM5[Action::s3:DeleteObject*]': deploymentReason('delete files of the previous build from the dashboard bucket (prune) and all of them when the deployment is removed (s3:DeleteObject*)'),
+    'IAM5[Resource::*]': deploymentReason('cloudfront:CreateInvalidation and cloudfront:GetInvalidation, which CDK grants on "*", to invalidate the dashboard distribution after each deployment'),
+    [`IAM5[Resource::${nagArn(stack, hosting.siteBucket.arnForObjects('*'))}]`]: deploymentReason('write every object of the dashboard bucket, which holds nothing but this deployment\'s files'),
+    [`IAM5[Resource::arn:${stack.partition}:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-${stack.region}/*]`]: deploymentReason('read the app\'s zip from the CDK bootstrap asset bucket, whose object keys are content hashes'),
+  });
   const provider = stack.node.children.find((c) => c.node.id.startsWith('Custom::CDKBucketDeployment'));
   const providerFunction = provider?.node.defaultChild;
   if (providerFunction) {
-    Validations.of(providerFunction).acknowledge({
-      id: 'AwsSolutions::AwsSolutions-L1',
-      reason:
-        'The runtime of BucketDeployment\'s provider function is chosen by aws-cdk-lib (Python, with the AWS CLI layer) and moves with aws-cdk-lib upgrades; it runs only during deployments, never on a request path.',
+    acknowledgeNag(providerFunction, {
+      L1: 'The runtime of BucketDeployment\'s provider function is chosen by aws-cdk-lib (Python, with the AWS CLI layer) and moves with aws-cdk-lib upgrades; it runs only during deployments, never on a request path.',
     });
   }
 }

@@ -6,14 +6,10 @@ import type { Construct } from 'constructs';
 export const DASHBOARD_SCOPES = ['openid', 'email', 'profile'] as const;
 
 export interface SignInProps {
-  /** The owners' user pool (stateful stack). */
   readonly userPool: cognito.IUserPool;
   /** `https://<distribution domain>/`: the callback and logout URL. */
   readonly dashboardRoot: string;
-  /**
-   * How long an owner's ID token (and the dashboard session) lasts.
-   * @default Duration.hours(1)
-   */
+  /** How long an owner's ID token (and the dashboard session) lasts. @default Duration.hours(1) */
   readonly idTokenValidity?: Duration;
 }
 
@@ -22,11 +18,7 @@ export interface SignIn {
   readonly managedLoginBranding: cognito.CfnManagedLoginBranding;
 }
 
-/**
- * Sign-in: the app client of the user pool (public, authorization code with PKCE, callback and
- * logout URL = the distribution's root) and its managed login branding (Cognito's defaults).
- * Created in `scope` itself (ids AppClient, ManagedLoginBranding).
- */
+/** The user pool's app client (public, code with PKCE) and its managed login branding (Cognito's look). */
 export function createSignIn(scope: Construct, props: SignInProps): SignIn {
   const stack = Stack.of(scope);
   const userPoolClient = new cognito.UserPoolClient(scope, 'AppClient', {
@@ -49,7 +41,6 @@ export function createSignIn(scope: Construct, props: SignInProps): SignIn {
     refreshTokenValidity: Duration.days(1),
     enableTokenRevocation: true,
   });
-  // Managed login pages need a branding style per client; Cognito's own look.
   const managedLoginBranding = new cognito.CfnManagedLoginBranding(scope, 'ManagedLoginBranding', {
     userPoolId: props.userPool.userPoolId,
     clientId: userPoolClient.userPoolClientId,

@@ -1,27 +1,19 @@
-import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-
-/** The topic's output (fixed logical id): what an operator subscribes a pager, chat or e-mail to. */
-export const ALARM_TOPIC_OUTPUTS = { alarmTopicArn: 'AlarmTopicArn' } as const;
+import { output } from '../shared/outputs.js';
 
 export interface AlarmTopicProps {
-  /**
-   * Subscribed by e-mail (config `alarms.email`). AWS mails a confirmation link first; until it is
-   * followed, nothing is delivered.
-   * @default - no subscription: subscribe one to the `AlarmTopicArn` output
-   */
+  /** Subscribed by e-mail (config `alarms.email`). @default - none: subscribe to the `AlarmTopicArn` output */
   readonly email?: string;
 }
 
 /**
- * The one place every alarm of an environment notifies: an SNS topic, encrypted with a key of
- * its own, since CloudWatch cannot publish to a topic under the AWS-managed `alias/aws/sns` key
- * (that key's policy cannot grant the CloudWatch service principal). Alarms of every regional
- * stack add it as their alarm and OK action (lib/app.ts passes it to each stack).
+ * The SNS topic every alarm of an environment (region) notifies, under a key of its own: the policy
+ * of the AWS-managed `alias/aws/sns` key cannot grant the CloudWatch service principal.
  */
 export class AlarmTopic extends Construct {
   readonly topic: sns.Topic;
@@ -38,7 +30,6 @@ export class AlarmTopic extends Construct {
     this.key = new kms.Key(this, 'Key', {
       description: `${stack.stackName}: encrypts the alarm topic (CloudWatch alarms may use it)`,
       enableKeyRotation: true,
-      // The topic holds no data at rest worth keeping: the key goes with the stack.
       removalPolicy: RemovalPolicy.DESTROY,
       pendingWindow: Duration.days(7),
     });
@@ -81,10 +72,7 @@ export class AlarmTopic extends Construct {
     );
     if (props.email) this.topic.addSubscription(new subscriptions.EmailSubscription(props.email));
 
-    const output = new CfnOutput(this, ALARM_TOPIC_OUTPUTS.alarmTopicArn, {
-      value: this.topic.topicArn,
-      description: 'Every alarm of this environment notifies this topic: subscribe e-mail, chat or a pager to it',
-    });
-    output.overrideLogicalId(ALARM_TOPIC_OUTPUTS.alarmTopicArn);
+    const description = 'Every alarm of this environment notifies this topic: subscribe e-mail, chat or a pager to it';
+    output(this, 'AlarmTopicArn', this.topic.topicArn, description);
   }
 }

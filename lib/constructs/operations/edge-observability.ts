@@ -1,32 +1,23 @@
-import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { metricsNamespaceOf } from '../../config/environment.js';
-import { logDeliveryPolicy } from './log-retention.js';
+import { notify } from '../shared/alarms.js';
+import { logDelivery } from './log-retention.js';
 
-/*
- * The customer-sites distribution, observable. CloudFront is global: its metrics are published in
- * us-east-1 only (an alarm must be in its metric's region), and its standard logging (v2) is set
- * up through CloudWatch Logs in us-east-1; so this lives in the `<prefix>-EdgeObservability` stack
- * there (lib/stacks/edge-observability-stack.ts), with an alarm topic of its own (a CloudWatch
- * alarm notifies a topic of its region).
- */
-
-/** CloudFront's metrics and log delivery live here. */
+/** CloudFront publishes its metrics and delivers its logs here only (an alarm must be in its metric's region). */
 export const CLOUDFRONT_METRICS_REGION = 'us-east-1';
 
 /** The custom metric counting requests CloudFront could not serve from the origin (from the access logs). */
-export const EDGE_ORIGIN_ERRORS_METRIC = 'EdgeOriginErrors';
+const EDGE_ORIGIN_ERRORS_METRIC = 'EdgeOriginErrors';
 
 /**
- * The `x-edge-detailed-result-type` values of a request that failed at the origin (CloudFront
- * Developer Guide, "Standard log file fields"). The access log line (JSON) carries the value
- * as a word of its own, so a term pattern matches it without a JSON selector.
+ * The `x-edge-detailed-result-type` values of a request that failed at the origin ("Standard log
+ * file fields"): a word of its own in the JSON log line, so a term pattern matches it.
  */
-export const ORIGIN_ERROR_RESULT_TYPES = [
+const ORIGIN_ERROR_RESULT_TYPES = [
   'OriginCommError',
   'OriginConnectError',
   'OriginContentRangeLengthError',
@@ -40,7 +31,7 @@ export const ORIGIN_ERROR_RESULT_TYPES = [
 ] as const;
 
 /** Thresholds of the edge alarms (docs/operators/operations.md, "Alarms"). */
-export const EDGE_ALARM_THRESHOLDS = {
+const EDGE_ALARM_THRESHOLDS = {
   /** Percent of viewer requests answered 5xx, average over 5 minutes, two periods in a row. */
   serverErrorRatePercent: 5,
   /** Requests failed at the origin in 5 minutes, two periods in a row. */
@@ -48,28 +39,25 @@ export const EDGE_ALARM_THRESHOLDS = {
 } as const;
 
 export interface EdgeObservabilityProps {
-  /** The multi-tenant distribution (DomainsData stack). */
   readonly distributionId: string;
   /** Where the alarms notify (a topic in this stack's region). */
   readonly alarmTopic?: ITopic;
-  /** @default logs.RetentionDays.THREE_MONTHS */
-  readonly accessLogRetention?: logs.RetentionDays;
 }
 
-/** The distribution's 5xx rate (CloudFront metric, us-east-1). */
-export function edgeServerErrorRate(distributionId: string): cloudwatch.Metric {
+function cloudfrontMetric(metricName: string, statistic: string, distributionId: string): cloudwatch.Metric {
   return new cloudwatch.Metric({
     namespace: 'AWS/CloudFront',
-    metricName: '5xxErrorRate',
+    metricName,
     dimensionsMap: { DistributionId: distributionId, Region: 'Global' },
-    statistic: 'Average',
+    statistic,
     period: Duration.minutes(5),
     region: CLOUDFRONT_METRICS_REGION,
   });
 }
 
-/** Requests failed at the origin (the metric filter's metric, in the environment's namespace). */
-export function edgeOriginErrors(namespace: string): cloudwatch.Metric {
+const edgeServerErrorRate = (distributionId: string) => cloudfrontMetric('5xxErrorRate', 'Average', distributionId);
+
+function edgeOriginErrors(namespace: string): cloudwatch.Metric {
   return new cloudwatch.Metric({
     namespace,
     metricName: EDGE_ORIGIN_ERRORS_METRIC,
@@ -81,18 +69,10 @@ export function edgeOriginErrors(namespace: string): cloudwatch.Metric {
 
 /** The edge's widgets for the ops dashboard (any region: a dashboard graphs metrics of other regions). */
 export function edgeDashboardWidgets(distributionId: string, namespace: string): cloudwatch.IWidget[] {
-  const requests = new cloudwatch.Metric({
-    namespace: 'AWS/CloudFront',
-    metricName: 'Requests',
-    dimensionsMap: { DistributionId: distributionId, Region: 'Global' },
-    statistic: 'Sum',
-    period: Duration.minutes(5),
-    region: CLOUDFRONT_METRICS_REGION,
-  });
   return [
     new cloudwatch.GraphWidget({
       title: 'Edge (customer sites): requests and 5xx rate',
-      left: [requests],
+      left: [cloudfrontMetric('Requests', 'Sum', distributionId)],
       right: [edgeServerErrorRate(distributionId)],
       rightAnnotations: [{ value: EDGE_ALARM_THRESHOLDS.serverErrorRatePercent, label: '5xx alarm' }],
       width: 12,
@@ -107,34 +87,23 @@ export function edgeDashboardWidgets(distributionId: string, namespace: string):
 }
 
 /**
- * Access logs of the distribution (standard logging v2: AWS::Logs::DeliverySource /
- * DeliveryDestination / Delivery) into a retained log group (CloudWatch Logs encrypts log data
- * at rest), a metric of the requests that failed at the origin, and two alarms: the 5xx rate
- * and the origin errors.
+ * The customer-sites distribution's access logs (standard logging v2) into a retained log group, a
+ * metric of the requests that failed at the origin, and alarms on it and on the 5xx rate.
  */
 export class EdgeObservability extends Construct {
   readonly accessLogs: logs.LogGroup;
-  readonly serverErrorRateAlarm: cloudwatch.Alarm;
-  readonly originErrorsAlarm: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: EdgeObservabilityProps) {
     super(scope, id);
     const stack = Stack.of(this);
     const namespace = metricsNamespaceOf(this);
 
-    // Retained: the access logs are the record of who fetched what from the customers' sites.
+    // Retained: the record of who fetched what from the customers' sites.
     this.accessLogs = new logs.LogGroup(this, 'AccessLogs', {
-      retention: props.accessLogRetention ?? logs.RetentionDays.THREE_MONTHS,
+      retention: logs.RetentionDays.THREE_MONTHS,
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    const logGroupArn = stack.formatArn({
-      service: 'logs',
-      resource: 'log-group',
-      resourceName: this.accessLogs.logGroupName,
-      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-    });
-    // The log delivery service writes into the group (vended logs v2).
-    const deliveryPolicy = logDeliveryPolicy(this, logGroupArn);
+    const { logGroupArn, policy: deliveryPolicy } = logDelivery(this, this.accessLogs.logGroupName);
 
     const name = `${stack.stackName}-sites`.slice(0, 60);
     const source = new logs.CfnDeliverySource(this, 'DeliverySource', {
@@ -168,31 +137,20 @@ export class EdgeObservability extends Construct {
       defaultValue: 0,
     });
 
-    this.serverErrorRateAlarm = new cloudwatch.Alarm(this, 'ServerErrorRateAlarm', {
-      alarmDescription:
-        `Customer sites: more than ${EDGE_ALARM_THRESHOLDS.serverErrorRatePercent}% of requests answered 5xx. ` +
-        'docs/operators/operations.md, "Alarms": EdgeServerErrorRateAlarm.',
-      metric: edgeServerErrorRate(props.distributionId),
-      threshold: EDGE_ALARM_THRESHOLDS.serverErrorRatePercent,
-      evaluationPeriods: 2,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    this.originErrorsAlarm = new cloudwatch.Alarm(this, 'OriginErrorsAlarm', {
-      alarmDescription:
-        `Customer sites: more than ${EDGE_ALARM_THRESHOLDS.originErrorsPer5Minutes} requests in 5 minutes failed at the origin (site bucket). ` +
-        'docs/operators/operations.md, "Alarms": EdgeOriginErrorsAlarm.',
-      metric: edgeOriginErrors(namespace),
-      threshold: EDGE_ALARM_THRESHOLDS.originErrorsPer5Minutes,
-      evaluationPeriods: 2,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    if (props.alarmTopic) {
-      for (const alarm of [this.serverErrorRateAlarm, this.originErrorsAlarm]) {
-        alarm.addAlarmAction(new actions.SnsAction(props.alarmTopic));
-        alarm.addOkAction(new actions.SnsAction(props.alarmTopic));
-      }
-    }
+    const { serverErrorRatePercent: rate, originErrorsPer5Minutes: originErrors } = EDGE_ALARM_THRESHOLDS;
+    const alarm = (id: string, metric: cloudwatch.Metric, threshold: number, what: string) =>
+      new cloudwatch.Alarm(this, id, {
+        alarmDescription: `Customer sites: more than ${what}. docs/operators/operations.md, "Alarms": Edge${id}.`,
+        metric,
+        threshold,
+        evaluationPeriods: 2,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    notify(
+      props.alarmTopic,
+      alarm('ServerErrorRateAlarm', edgeServerErrorRate(props.distributionId), rate, `${rate}% of requests answered 5xx`),
+      alarm('OriginErrorsAlarm', edgeOriginErrors(namespace), originErrors, `${originErrors} requests in 5 minutes failed at the origin (site bucket)`),
+    );
   }
 }

@@ -6,41 +6,27 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 
 /**
- * API Gateway writes a REST stage's execution logs to `API-Gateway-Execution-Logs_<api id>/<stage>`,
- * a log group it creates itself, without retention, and that outlives the stack. Created here
- * first (the stage depends on it), the group has a retention and goes with the stack.
- * Name: "Set up CloudWatch logging for REST APIs in API Gateway" (API Gateway developer guide).
+ * A REST stage's execution log group, which API Gateway would create itself without retention and
+ * leave behind: created first, it has one and goes with the stack. `stageName` is a literal
+ * (`stage.stageName` references the stage: a cycle).
  */
-export function retainExecutionLogs(
-  scope: Construct,
-  id: string,
-  stage: apigw.Stage,
-  /** The stage's name as a literal (`stage.stageName` is a reference to the stage itself: a cycle). */
-  stageName: string,
-  retention: logs.RetentionDays = logs.RetentionDays.ONE_MONTH,
-): logs.LogGroup {
+export function retainExecutionLogs(scope: Construct, id: string, stage: apigw.Stage, stageName: string) {
   const group = new logs.LogGroup(scope, id, {
     logGroupName: `API-Gateway-Execution-Logs_${stage.restApi.restApiId}/${stageName}`,
-    retention,
+    retention: logs.RetentionDays.ONE_MONTH,
     removalPolicy: RemovalPolicy.DESTROY,
   });
   stage.node.addDependency(group);
   return group;
 }
 
-/** WAF requires the name of a CloudWatch Logs destination to start with this ("Logging destinations", AWS WAF developer guide). */
-export const WAF_LOG_GROUP_PREFIX = 'aws-waf-logs-';
-
 export interface WebAclLoggingProps {
   readonly webAcl: wafv2.CfnWebACL;
-  /** @default logs.RetentionDays.THREE_MONTHS */
-  readonly retention?: logs.RetentionDays;
 }
 
 /**
- * AWS WAF logging of a web ACL to a CloudWatch Logs group of its own (`aws-waf-logs-<stack>-<id>`),
- * with retention, and the group's resource policy for the log delivery service written here,
- * scoped to this group and account, so that WAF does not widen an account-wide policy itself.
+ * WAF logging of a web ACL to a log group of its own (WAF requires the `aws-waf-logs-` prefix), with
+ * the delivery policy written here, scoped to this group, so that WAF does not widen an account-wide one.
  */
 export class WebAclLogging extends Construct {
   readonly logGroup: logs.LogGroup;
@@ -48,15 +34,13 @@ export class WebAclLogging extends Construct {
   constructor(scope: Construct, id: string, props: WebAclLoggingProps) {
     super(scope, id);
     const stack = Stack.of(this);
-    const logGroupName = `${WAF_LOG_GROUP_PREFIX}${stack.stackName}-${id}`.slice(0, 512);
+    const logGroupName = `aws-waf-logs-${stack.stackName}-${id}`.slice(0, 512);
     this.logGroup = new logs.LogGroup(this, 'Logs', {
       logGroupName,
-      retention: props.retention ?? logs.RetentionDays.THREE_MONTHS,
+      retention: logs.RetentionDays.THREE_MONTHS,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    // WAF takes the group's ARN without the ":*" suffix of Fn::GetAtt Arn.
-    const logGroupArn = stack.formatArn({ service: 'logs', resource: 'log-group', resourceName: logGroupName, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
-    const policy = logDeliveryPolicy(this, logGroupArn);
+    const { logGroupArn, policy } = logDelivery(this, logGroupName);
     const logging = new wafv2.CfnLoggingConfiguration(this, 'Configuration', {
       resourceArn: props.webAcl.attrArn,
       logDestinationConfigs: [logGroupArn],
@@ -68,13 +52,14 @@ export class WebAclLogging extends Construct {
 }
 
 /**
- * The resource policy that lets the log delivery service ("Logs sent to CloudWatch Logs", vended
- * logs) write into a log group of this account: WAF's logs here, CloudFront's access logs
- * (edge-observability.ts). `logGroupArn` is the group's ARN without the ":*" suffix.
+ * A log group as a destination of the log delivery service (vended logs): its ARN without the ":*"
+ * of Fn::GetAtt Arn, and the resource policy that lets the service write into it.
  */
-export function logDeliveryPolicy(scope: Construct, logGroupArn: string): logs.ResourcePolicy {
+export function logDelivery(scope: Construct, logGroupName: string) {
   const stack = Stack.of(scope);
-  return new logs.ResourcePolicy(scope, 'DeliveryPolicy', {
+  const arnFormat = ArnFormat.COLON_RESOURCE_NAME;
+  const logGroupArn = stack.formatArn({ service: 'logs', resource: 'log-group', resourceName: logGroupName, arnFormat });
+  const policy = new logs.ResourcePolicy(scope, 'DeliveryPolicy', {
     policyStatements: [
       new iam.PolicyStatement({
         principals: [new iam.ServicePrincipal('delivery.logs.amazonaws.com')],
@@ -87,4 +72,5 @@ export function logDeliveryPolicy(scope: Construct, logGroupArn: string): logs.R
       }),
     ],
   });
+  return { logGroupArn, policy };
 }

@@ -1,9 +1,6 @@
 import { type GatewayResponseDefinition, gatewayProblemBody } from '../../../contracts/gateway-responses.js';
 
-// How a gateway response definition (contracts/gateway-responses.ts) becomes an API Gateway
-// gateway response: used by the Messages API and the dashboard's control API alike.
-
-/** The gateway response template: the problem body of the definition, `$context.requestId` substituted by API Gateway. */
+/** The problem body of a gateway response, `$context.requestId` substituted by API Gateway. */
 export function gatewayResponseTemplate(def: GatewayResponseDefinition): string {
   return gatewayProblemBody(def, '$context.requestId');
 }

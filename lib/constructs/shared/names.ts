@@ -2,29 +2,17 @@ import { createHash } from 'node:crypto';
 import { Aws, Fn, type Stack, Token } from 'aws-cdk-lib';
 
 /**
- * The UUID part of the stack's id (`arn:…:stack/<name>/<uuid>`): new with every creation of the
- * stack, in every region and account. A retained resource with a required name ends with it, so a
- * re-create after `cdk destroy` (the old one retained under the old name) or the same prefix in a
- * second region never collides.
- */
-export function stackCreationId(): string {
-  return Fn.select(2, Fn.split('/', Aws.STACK_ID));
-}
-
-/**
- * `<readable>-<stack creation id>`, at most `maxLength` characters: the readable part (the stack
- * name and a role) is cut to fit, the 36-character UUID never is.
+ * `<stack name>-<role>-<uuid of the stack's id>`, at most `maxLength` characters (the UUID is never
+ * cut): a retained, named resource re-created after `cdk destroy`, or in a second region, never collides.
  */
 export function creationUniqueName(stack: Stack, role: string, maxLength: number): string {
   const readable = `${stack.stackName}-${role}`.replace(/[^A-Za-z0-9-_]/g, '');
-  return `${readable.slice(0, maxLength - 37)}-${stackCreationId()}`;
+  return `${readable.slice(0, maxLength - 37)}-${Fn.select(2, Fn.split('/', Aws.STACK_ID))}`;
 }
 
 /**
- * `<stack name>-<region>-<role>`, for names AWS requires to be unique per account across regions
- * (CloudFront, CloudWatch dashboards): the stack name alone repeats when one prefix is deployed
- * to two regions. Longer than `maxLength`, it is cut and ends with a hash of the whole name, so
- * two long prefixes that share their start still differ.
+ * `<stack name>-<region>-<role>`, for names unique per account across regions (CloudFront,
+ * CloudWatch dashboards); cut to `maxLength`, it ends with a hash of the whole name.
  */
 export function accountUniqueName(stack: Stack, role: string, maxLength: number): string {
   const full = `${stack.stackName}-${stack.region}-${role}`;

@@ -1,40 +1,29 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DEFAULT_STACK_PREFIX, metricsNamespaceOf } from '../../config/environment.js';
+import { acknowledgeNag } from './nag.js';
 
 /** The repository root (this file is lib/constructs/shared/platform-function.ts). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-/**
- * CloudWatch metrics namespace of the default environment. Each environment's functions, alarms
- * and dashboard use their own: `metricsNamespaceOf(scope)` (lib/config/environment.ts, the stack
- * prefix), which is this one for the default prefix.
- */
+/** The default environment's metrics namespace; each environment's is `metricsNamespaceOf(scope)`. */
 export const METRICS_NAMESPACE = DEFAULT_STACK_PREFIX;
 
-/**
- * Lets an ESM bundle use CommonJS dependencies that call `require` (esbuild's ESM output has no
- * `require`); the standard banner for `NodejsFunction` with `OutputFormat.ESM`.
- */
+/** Lets an ESM bundle use CommonJS dependencies that call `require` (esbuild's ESM output has none). */
 export const ESM_REQUIRE_BANNER =
   'import { createRequire as __platformCreateRequire } from \'node:module\';const require = __platformCreateRequire(import.meta.url);';
 
 /**
- * The esbuild options of every Lambda bundle, in one place so that `npm run bench` measures the
- * artefact that is deployed (bench/bundle-cold-start.ts builds with exactly these).
- *
- * Every dependency is bundled, the AWS SDK v3 included: the versions in package-lock.json are the
- * versions that run, not whatever SDK the Lambda runtime happens to ship. The one substitution:
- * the SDK's default credential chain is replaced by the environment-variable link Lambda actually
- * uses (lambda/shared/lambda-credentials.ts, the SDK's fromEnv); the measured reason is in
- * bench/README.md (bundle-size and cold-start, send-message without the alias).
+ * The esbuild options of every Lambda bundle (bench/bundle-cold-start.ts builds with them too).
+ * Every dependency is bundled, the AWS SDK included, so package-lock.json's versions run; the SDK's
+ * credential chain is replaced by the environment link Lambda uses (why: bench/README.md).
  */
 export const LAMBDA_BUNDLE = {
   target: 'node22',
@@ -45,92 +34,42 @@ export const LAMBDA_BUNDLE = {
   external: [],
   /** Resolved from the repository root (NodejsFunction runs esbuild there). */
   alias: { '@aws-sdk/credential-provider-node': './lambda/shared/lambda-credentials.ts' },
-} as const satisfies {
-  target: string;
-  minify: boolean;
-  mainFields: readonly string[];
-  banner: string;
-  external: readonly string[];
-  alias: Readonly<Record<string, string>>;
-};
+} as const;
 
 /** DynamoDB item-level actions a handler can be granted on one table (never table-wide or `*`). */
 export type DynamoDbItemAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
 
 export interface PlatformFunctionProps {
-  /**
-   * The handler module, relative to the repository root (e.g. `HANDLER_ENTRIES.sendMessage`).
-   * It must export the function named by `handler`.
-   */
+  /** The handler module, relative to the repository root. */
   readonly entry: string;
-  /**
-   * The name of the exported handler function in `entry` (one module may export several, e.g. the
-   * tasks of the domain flow).
-   * @default 'handler'
-   */
+  /** The exported handler function of `entry`. @default 'handler' */
   readonly handler?: string;
-  /** Powertools service name (`POWERTOOLS_SERVICE_NAME`): logs, traces and metrics dimension. */
+  /** Powertools service name: logs, traces and metrics dimension. */
   readonly serviceName: string;
-  /**
-   * A description for the function.
-   * @default - no description
-   */
   readonly description?: string;
-  /**
-   * Memory in MB (CPU scales with it).
-   * @default 512
-   */
+  /** @default 512 */
   readonly memorySize?: number;
-  /**
-   * Function timeout.
-   * @default Duration.seconds(10)
-   */
+  /** @default Duration.seconds(10) */
   readonly timeout?: Duration;
-  /**
-   * Environment variables, in addition to the Powertools and Node variables this construct sets.
-   * @default - none
-   */
+  /** Besides the Powertools and Node variables this construct sets. */
   readonly environment?: Readonly<Record<string, string>>;
-  /**
-   * How long the function's log group keeps its logs.
-   * @default logs.RetentionDays.ONE_MONTH
-   */
+  /** @default logs.RetentionDays.ONE_MONTH (a year for a regime that needs it: CT.CLOUDWATCH.PR.2) */
   readonly logRetention?: logs.RetentionDays;
-  /**
-   * What happens to the log group when it leaves the stack. Logs expire by retention anyway, so
-   * keeping them after a stack deletion costs little and helps an investigation.
-   * @default RemovalPolicy.RETAIN
-   */
-  readonly logRemovalPolicy?: RemovalPolicy;
-  /**
-   * More esbuild aliases for this bundle (import specifier → path from the repository root, `./…`),
-   * e.g. the worker's processor (contracts/messages.ts, PROCESSOR_IMPORT).
-   * @default - only LAMBDA_BUNDLE.alias
-   */
+  /** More esbuild aliases (import specifier → `./path` from the repository root). */
   readonly bundlingAliases?: Readonly<Record<string, string>>;
-  /**
-   * Reserved concurrency for the function.
-   * @default - no reservation (account unreserved pool)
-   */
   readonly reservedConcurrentExecutions?: number;
 }
 
 /**
- * Lambda's own log lines (START, END, REPORT) are INFO system logs: at WARN they are left out,
- * which is most of the success path's log bytes (bench/README.md, "cost-per-million"); Lambda's
- * metrics (Duration, Errors, Throttles) still count every invocation. Needs the JSON log format,
- * which the Powertools logger and metrics write anyway (their own Console on stdout, so EMF stays
- * a line of its own). https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs-log-level.html
+ * Lambda's START/END/REPORT lines are INFO system logs: at WARN they are left out, most of the
+ * success path's log bytes (bench/README.md, "cost-per-million"). Needs the JSON log format.
  */
 export const SYSTEM_LOG_LEVEL = 'WARN' as const;
 
 /**
- * The house Lambda function: Node.js 22 on arm64, X-Ray tracing, an explicit log group with
- * retention, local esbuild bundling to a minified ESM `.mjs` with source maps and every
- * dependency (the AWS SDK v3 included) bundled and pinned (`LAMBDA_BUNDLE`), Powertools
- * environment, and a role
- * that starts with nothing but writing to its own log group: every other permission is granted
- * explicitly (least privilege) with `allowItems`/`allow`.
+ * The house Lambda function: Node.js 22 on arm64, X-Ray, a log group with retention (kept after
+ * the stack: it expires anyway), `LAMBDA_BUNDLE` bundling, Powertools environment, and a role that
+ * may only write to that log group until `allowItems`/`allow` grant more.
  */
 export class PlatformFunction extends Construct implements iam.IGrantable {
   readonly function: NodejsFunction;
@@ -150,11 +89,10 @@ export class PlatformFunction extends Construct implements iam.IGrantable {
 
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
-      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+      removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    // Our own role instead of the default one with AWSLambdaBasicExecutionRole (logs on `*`):
-    // the function may only write to its own log group.
+    // Not AWSLambdaBasicExecutionRole (logs on `*`).
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: `Execution role of ${this.node.path}`,
@@ -185,7 +123,6 @@ export class PlatformFunction extends Construct implements iam.IGrantable {
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },
-      // LAMBDA_BUNDLE says why: everything bundled and pinned, the credential chain Lambda uses.
       bundling: {
         forceDockerBundling: false,
         minify: LAMBDA_BUNDLE.minify,
@@ -206,15 +143,11 @@ export class PlatformFunction extends Construct implements iam.IGrantable {
     });
 
     // Tracing ACTIVE makes CDK add xray:PutTraceSegments/PutTelemetryRecords on `*` to this role.
-    Validations.of(this.role).acknowledge({
-      id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'Only the X-Ray write actions added for active tracing (xray:PutTraceSegments, xray:PutTelemetryRecords) use Resource "*": X-Ray has no resource-level permissions for them. Every other statement of this role names its resources.',
+    acknowledgeNag(this.role, {
+      'IAM5[Resource::*]': 'Only the X-Ray write actions added for active tracing (xray:PutTraceSegments, xray:PutTelemetryRecords) use Resource "*": X-Ray has no resource-level permissions for them. Every other statement of this role names its resources.',
     });
-    Validations.of(this.function).acknowledge({
-      id: 'AwsSolutions::AwsSolutions-L1',
-      reason:
-        'Node.js 22 is pinned on purpose (design: NODEJS_22_X): the handlers and their pinned dependencies (Powertools 2.35, middy 6) are built and tested for it, and it is a supported LTS runtime. Moving to Node.js 24 is a deliberate upgrade, not a drift.',
+    acknowledgeNag(this.function, {
+      L1: 'Node.js 22 is pinned on purpose (design: NODEJS_22_X): the handlers and their pinned dependencies (Powertools 2.35, middy 6) are built and tested for it, and it is a supported LTS runtime. Moving to Node.js 24 is a deliberate upgrade, not a drift.',
     });
   }
 
