@@ -34,7 +34,7 @@ export const CONTROL_TOWER_ACKNOWLEDGEMENTS: readonly ControlTowerAcknowledgemen
     control: 'CT.CLOUDWATCH.PR.2',
     at: [APP],
     reason:
-      'Operational logs are kept one month (functions) to three months (API access, flow execution) on purpose: they serve debugging and incident response, the access logs carry callers\' IP addresses, and a year would keep that personal data far longer than the platform needs it. The function, API and flow constructs take a retention prop for a deployment that must keep a year.',
+      'Operational logs are kept one month (functions) to three months (API access, flow execution) on purpose: they serve debugging and incident response, the access logs carry callers\' IP addresses, and a year would keep that personal data far longer than the platform needs it. For a deployment that must keep a year, PlatformFunction takes logRetention and MessagesApi accessLogRetention; the flow\'s execution log is set in lib/constructs/domains/domain-flow.ts.',
   },
   // ---- S3 buckets ----
   {
