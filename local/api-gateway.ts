@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -10,8 +10,7 @@ import type {
 import { decodePathSegment } from '../lambda/shared/http.js';
 import { gatewayProblemBody, gatewayResponse } from '../contracts/gateway-responses.js';
 import type { LocalFirewall } from './firewall.js';
-import { guardLoopback } from './loopback-guard.js';
-import { listenOnLoopback, localLambdaContext } from './loopback.js';
+import { localLambdaContext, readBody, serveOnLoopback } from './loopback.js';
 import type { UsagePlans } from './usage-plans.js';
 
 export type LambdaFunction<E, R> = (event: E, context: Context) => Promise<R>;
@@ -31,69 +30,60 @@ export interface LocalApiGatewayOptions {
   readonly authorizer: LambdaFunction<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>;
   readonly usagePlans: UsagePlans;
   /** The web ACL's rate rules, before anything else (as WAF is in front of API Gateway). */
-  readonly firewall?: LocalFirewall;
-  readonly stage?: string;
+  readonly firewall: LocalFirewall;
 }
 
 /** API Gateway's payload limit for REST APIs. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 const ARN_PREFIX = 'arn:aws:execute-api:local:000000000000:local';
+const STAGE = 'v1';
 
 /**
  * Plays API Gateway (REST, Lambda proxy) on 127.0.0.1 with the same handler modules as on AWS:
  * REQUEST authorizer → usage-plan backstop → Lambda proxy event, and the configured gateway
  * responses when one of those steps answers instead of a handler.
  */
-export async function startLocalApiGateway(
-  options: LocalApiGatewayOptions,
-): Promise<{ url: string; server: Server; stop(): Promise<void> }> {
-  const stage = options.stage ?? 'v1';
-  // Loopback names only; pages need the Bearer key, which no cross-origin page can send here (local/loopback-guard.ts).
-  const server = createServer(guardLoopback((req, res) => {
-    handle(req, res).catch((error) => {
-      console.error('local API gateway error', error);
-      if (!res.headersSent) sendGatewayResponse(res, 'DEFAULT_5XX', randomUUID());
-      else res.destroy();
-    });
-  }, { checkOrigin: false }));
-
+export async function startLocalApiGateway(options: LocalApiGatewayOptions) {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = (req.method ?? 'GET').toUpperCase();
-    const body = await readBody(req);
-    if (body === 'too_large') return sendGatewayResponse(res, 'REQUEST_TOO_LARGE', requestId, { connection: 'close' });
+    const body = await readBody(req, MAX_PAYLOAD_BYTES);
+    if (!body) return sendGatewayResponse(res, 'REQUEST_TOO_LARGE', requestId, { connection: 'close' });
 
     const { route, pathParameters } = match(options.routes, method, url.pathname);
     const resource = route?.resource ?? '/{proxy+}';
-    const headers = singleValueHeaders(req);
-    const multiValueHeaders = multiValue(req);
-    const query = Object.fromEntries(url.searchParams);
     const sourceIp = req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1';
-    const blocked = options.firewall?.inspect(sourceIp, headerOf(req, 'authorization'));
+    const authorizationHeader = req.headers.authorization;
+    const blocked = options.firewall.inspect(sourceIp, authorizationHeader);
     if (blocked) {
       const { statusCode, headers: blockHeaders, contentType, body: blockBody } = blocked.response;
       res.writeHead(statusCode, { ...blockHeaders, 'Content-Type': contentType });
       res.end(blockBody);
       return;
     }
+    const query = Object.fromEntries(url.searchParams);
+    const request = {
+      resource,
+      path: url.pathname,
+      httpMethod: method,
+      ...headersOf(req),
+      queryStringParameters: Object.keys(query).length ? query : null,
+      multiValueQueryStringParameters: null,
+      stageVariables: null,
+    };
+    const context = (authorizer: Record<string, unknown> | null) =>
+      requestContext(requestId, method, url.pathname, resource, sourceIp, authorizer);
 
     let authorization: APIGatewayAuthorizerResult;
     try {
       authorization = await options.authorizer(
         {
+          ...request,
           type: 'REQUEST',
-          methodArn: `${ARN_PREFIX}/${stage}/${method}${url.pathname}`,
-          resource,
-          path: url.pathname,
-          httpMethod: method,
-          headers,
-          multiValueHeaders,
-          queryStringParameters: Object.keys(query).length ? query : null,
-          multiValueQueryStringParameters: null,
+          methodArn: `${ARN_PREFIX}/${STAGE}/${method}${url.pathname}`,
           pathParameters: pathParameters ?? null,
-          stageVariables: null,
-          requestContext: requestContext(requestId, method, url.pathname, resource, stage, sourceIp, null),
+          requestContext: context(null),
         } as APIGatewayRequestAuthorizerEvent,
         localLambdaContext('authorizer', requestId, 10_000),
       );
@@ -108,21 +98,10 @@ export async function startLocalApiGateway(
     if (verdict !== 'ok') return sendGatewayResponse(res, verdict, requestId);
 
     const event: APIGatewayProxyEvent = {
-      resource,
-      path: url.pathname,
-      httpMethod: method,
-      headers,
-      multiValueHeaders,
-      queryStringParameters: Object.keys(query).length ? query : null,
-      multiValueQueryStringParameters: null,
+      ...request,
       pathParameters: pathParameters ?? (route ? null : { proxy: url.pathname.slice(1) }),
-      stageVariables: null,
-      body: body.text,
-      isBase64Encoded: body.isBase64Encoded,
-      requestContext: requestContext(requestId, method, url.pathname, resource, stage, sourceIp, {
-        ...(authorization.context ?? {}),
-        principalId: authorization.principalId,
-      }),
+      ...decodeBody(body),
+      requestContext: context({ ...(authorization.context ?? {}), principalId: authorization.principalId }),
     };
     let result: APIGatewayProxyResult;
     try {
@@ -139,8 +118,11 @@ export async function startLocalApiGateway(
     res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
   }
 
-  const listening = await listenOnLoopback(server, options.port);
-  return { url: listening.url, server, stop: listening.stop };
+  // Loopback names only; pages need the Bearer key, which no cross-origin page can send here (local/loopback-guard.ts).
+  return serveOnLoopback('local API gateway', options.port, handle, {
+    guard: { checkOrigin: false },
+    fail: (res) => sendGatewayResponse(res, 'DEFAULT_5XX', randomUUID()),
+  });
 }
 
 function sendGatewayResponse(
@@ -154,23 +136,13 @@ function sendGatewayResponse(
   res.end(gatewayProblemBody(def, requestId));
 }
 
-async function readBody(
-  req: IncomingMessage,
-): Promise<{ text: string | null; isBase64Encoded: boolean } | 'too_large'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_PAYLOAD_BYTES) return 'too_large';
-    chunks.push(chunk as Buffer);
-  }
-  if (size === 0) return { text: null, isBase64Encoded: false };
-  const bytes = Buffer.concat(chunks);
+/** The body as the proxy event carries it: bytes that are not UTF-8 reach the handler unaltered, base64-encoded. */
+function decodeBody(bytes: Buffer): { body: string | null; isBase64Encoded: boolean } {
+  if (bytes.length === 0) return { body: null, isBase64Encoded: false };
   try {
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), isBase64Encoded: false };
+    return { body: new TextDecoder('utf-8', { fatal: true }).decode(bytes), isBase64Encoded: false };
   } catch {
-    // Bytes that are not UTF-8 reach the handler unaltered, base64-encoded.
-    return { text: bytes.toString('base64'), isBase64Encoded: true };
+    return { body: bytes.toString('base64'), isBase64Encoded: true };
   }
 }
 
@@ -207,24 +179,16 @@ function match(
   return {};
 }
 
-function headerOf(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function singleValueHeaders(req: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2) out[req.rawHeaders[i] as string] = req.rawHeaders[i + 1] as string;
-  return out;
-}
-
-function multiValue(req: IncomingMessage): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
+/** The request's headers as sent (names as spelled), the last of each name and every one. */
+function headersOf(req: IncomingMessage): Pick<APIGatewayProxyEvent, 'headers' | 'multiValueHeaders'> {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i] as string;
-    out[name] = [...(out[name] ?? []), req.rawHeaders[i + 1] as string];
+    const [name, value] = [req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string];
+    headers[name] = value;
+    (multiValueHeaders[name] ??= []).push(value);
   }
-  return out;
+  return { headers, multiValueHeaders };
 }
 
 function allows(result: APIGatewayAuthorizerResult): boolean {
@@ -236,7 +200,6 @@ function requestContext(
   method: string,
   path: string,
   resourcePath: string,
-  stage: string,
   sourceIp: string,
   authorizer: Record<string, unknown> | null,
 ): APIGatewayProxyEvent['requestContext'] {
@@ -252,7 +215,7 @@ function requestContext(
     requestTimeEpoch: Date.now(),
     resourceId: 'local',
     resourcePath,
-    stage,
+    stage: STAGE,
     identity: {
       sourceIp,
       accessKey: null,

@@ -1,20 +1,18 @@
-import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join, normalize, resolve, sep } from 'node:path';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { PlanId } from '../lib/config/index.js';
 import { contentTypeOf } from '../lambda/projects/deploy-manifest.js';
 import { decodePathSegment } from '../lambda/shared/http.js';
-import { readBody, writeProblem } from './control-api.js';
-import { listenOnLoopback, localLambdaContext } from './loopback.js';
-import { guardLoopback, loopbackOrigins } from './loopback-guard.js';
+import { problems, refuse } from '../lambda/shared/problem.js';
+import { answerProxied, type ProxyHandler } from './control-api.js';
+import { readBody, serveOnLoopback } from './loopback.js';
+import { loopbackOrigins, writeProblem } from './loopback-guard.js';
 
 /** Where `vite build` puts the dashboard (dashboard/vite.config.ts). */
 export const DASHBOARD_SOURCE_DIR = resolve(import.meta.dirname, '..', 'dashboard');
 export const DASHBOARD_DIST_DIR = join(DASHBOARD_SOURCE_DIR, 'dist');
-
-type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 /** A demo owner of the development sign-in, linked to a demo account at start. */
 export interface DemoOwner {
@@ -121,7 +119,7 @@ const securityHeaders = (uploadOrigin: string | undefined) => ({
  */
 export async function startLocalDashboard(
   options: LocalDashboardOptions,
-): Promise<{ url: string; server: Server; signIn: DevSignIn; stop(): Promise<void> }> {
+): Promise<{ url: string; signIn: DevSignIn; stop(): Promise<void> }> {
   const signIn = new DevSignIn(options.sessionSeconds);
   const pageHeaders = securityHeaders(options.uploadOrigin);
   const distDir = resolve(options.distDir);
@@ -136,24 +134,12 @@ export async function startLocalDashboard(
     auth: { kind: 'dev', demoOwners: options.demoOwners },
   });
 
-  // Known once it listens: its own origin, and Vite's dev server (`npx vite dashboard`, which proxies /api here).
-  let trustedOrigins: string[] = [];
-  const server = createServer(guardLoopback((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      console.error('local dashboard error', error);
-      if (!res.headersSent) writeProblem(res, 500, 'internal_error', 'Something went wrong.');
-      else res.destroy();
-    });
-  }, { trustedOrigins: () => trustedOrigins }));
-
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = (req.method ?? 'GET').toUpperCase();
     if (url.pathname === '/api/dev/sign-in') return devSignIn(req, res, method);
-    if (url.pathname === '/api' || url.pathname.startsWith('/api/')) return api(req, res, url, method);
-    if (method !== 'GET' && method !== 'HEAD') {
-      return writeProblem(res, 405, 'method_not_allowed', 'Allowed methods: GET, HEAD.', { Allow: 'GET, HEAD' });
-    }
+    if (url.pathname === '/api' || url.pathname.startsWith('/api/')) return api(req, res, url);
+    if (method !== 'GET' && method !== 'HEAD') return writeProblem(res, problems.methodNotAllowed(['GET', 'HEAD']));
     if (url.pathname === '/config.json') {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...pageHeaders });
       return void res.end(method === 'HEAD' ? undefined : runtimeConfig);
@@ -162,75 +148,40 @@ export async function startLocalDashboard(
   }
 
   async function devSignIn(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
-    if (method !== 'POST') {
-      return writeProblem(res, 405, 'method_not_allowed', 'Allowed methods: POST.', { Allow: 'POST' });
-    }
-    const raw = await readBody(req, 16 * 1024);
+    if (method !== 'POST') return writeProblem(res, problems.methodNotAllowed(['POST']));
+    const raw = (await readBody(req, 16 * 1024))?.toString('utf8');
     let email: unknown;
     try {
       email = (JSON.parse(raw ?? '') as { email?: unknown }).email;
     } catch {
-      return writeProblem(res, 400, 'invalid_json', 'The body must be a JSON object: {"email": "you@example.com"}.');
+      return writeProblem(res, problems.badRequest('invalid_json', 'The body must be a JSON object: {"email": "you@example.com"}.'));
     }
     if (typeof email !== 'string' || !EMAIL.test(email.trim())) {
-      return writeProblem(res, 400, 'invalid_request', 'email: enter an email address such as you@example.com.');
+      return writeProblem(res, problems.badRequest('invalid_request', 'email: enter an email address such as you@example.com.'));
     }
     const { token, claims } = signIn.issue(email);
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
     res.end(JSON.stringify({ token, email: claims.email, expiresAt: new Date(claims.exp * 1000).toISOString() }));
   }
 
-  async function api(req: IncomingMessage, res: ServerResponse, url: URL, method: string): Promise<void> {
-    const authorization = req.headers.authorization ?? '';
-    const claims = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
-    const verified = claims ? signIn.verify(claims) : undefined;
+  async function api(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const verified = token ? signIn.verify(token) : undefined;
     if (!verified) {
       // As API Gateway's Cognito authorizer: no valid token, no call to the function.
-      return writeProblem(res, 401, 'unauthorized', 'Sign in again: the session is missing or has expired.', {
-        'WWW-Authenticate': 'Bearer',
-      });
+      const detail = 'Sign in again: the session is missing or has expired.';
+      return writeProblem(res, refuse('unauthorized', detail, 401), { 'WWW-Authenticate': 'Bearer' });
     }
-    const body = await readBody(req);
-    if (body === undefined) {
-      return writeProblem(res, 413, 'payload_too_large', 'The body is too large.', { Connection: 'close' });
-    }
-    const requestId = randomUUID();
     const path = url.pathname.slice('/api'.length) || '/';
-    const headers = Object.fromEntries(
-      Object.entries(req.headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value]] : [])),
-    );
-    const event = {
-      resource: '/{proxy+}',
-      path,
-      httpMethod: method,
-      headers,
-      multiValueHeaders: {},
-      queryStringParameters: Object.fromEntries(url.searchParams),
-      multiValueQueryStringParameters: null,
-      pathParameters: { proxy: path.slice(1) },
-      stageVariables: null,
-      body: body.length > 0 ? body : null,
-      isBase64Encoded: false,
-      requestContext: {
-        requestId,
-        path: url.pathname,
-        httpMethod: method,
-        resourcePath: '/{proxy+}',
-        stage: 'api',
-        identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' },
-        authorizer: { claims: { sub: verified.sub, email: verified.email } },
-      },
-    } as unknown as APIGatewayProxyEvent;
-    const answer = await options.handler(event, localLambdaContext('control-api', requestId, 30_000));
-    res.writeHead(answer.statusCode, answer.headers as Record<string, string>);
-    res.end(answer.body);
+    const authorizer = { claims: { sub: verified.sub, email: verified.email } };
+    return answerProxied(req, res, options.handler, { url, path, authorizer });
   }
 
   function staticFile(res: ServerResponse, pathname: string, method: string): void {
     const relative = normalize(decodePathSegment(pathname === '/' ? '/index.html' : pathname)).replace(/^([/\\])+/, '');
     const file = resolve(distDir, relative);
     if (!file.startsWith(distDir + sep) || !existsSync(file) || !statSync(file).isFile()) {
-      return writeProblem(res, 404, 'not_found', `There is no file at ${pathname}.`);
+      return writeProblem(res, problems.notFound(`There is no file at ${pathname}.`));
     }
     // Hashed assets never change; index.html must be revalidated to pick up a new build.
     const cache = relative.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
@@ -240,9 +191,14 @@ export async function startLocalDashboard(
     res.end(method === 'HEAD' ? undefined : readFileSync(file));
   }
 
-  const listening = await listenOnLoopback(server, options.port);
+  // Known once it listens: its own origin, and Vite's dev server (`npx vite dashboard`, which proxies /api here).
+  let trustedOrigins: string[] = [];
+  const listening = await serveOnLoopback('local dashboard', options.port, handle, {
+    guard: { trustedOrigins: () => trustedOrigins },
+    fail: (res) => writeProblem(res, refuse('internal_error', 'Something went wrong.', 500)),
+  });
   trustedOrigins = [...loopbackOrigins(listening.url), ...loopbackOrigins(VITE_DEV_SERVER)];
-  return { url: listening.url, server, signIn, stop: listening.stop };
+  return { ...listening, signIn };
 }
 
 function sourceFiles(dir: string): string[] {

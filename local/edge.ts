@@ -1,4 +1,3 @@
-import { createServer, type Server } from 'node:http';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import {
   EDGE_VALUE,
@@ -24,7 +23,7 @@ import type {
   TenantClaim,
 } from '../lambda/domains/ports.js';
 import { deployPrefix, type ProjectRecord } from '../lambda/projects/project.js';
-import { listenOnLoopback } from './loopback.js';
+import { serveOnLoopback } from './loopback.js';
 
 const LOCAL_KVS_ID = 'local-kvs';
 
@@ -222,41 +221,32 @@ export async function startLocalEdge(options: {
   port: number;
   router: LocalEdgeRouter;
   origin: S3SiteOrigin;
-}): Promise<{ url: string; server: Server; stop(): Promise<void> }> {
+}): Promise<{ url: string; stop(): Promise<void> }> {
   const viewerRequest = loadViewerRequest({ kvsId: LOCAL_KVS_ID, kvs: options.router.store, log: () => {} });
-  const server = createServer((req, res) => {
-    void (async () => {
-      const host = hostOfLoopbackName(req.headers.host ?? '');
-      const result = await viewerRequest(
-        viewerRequestEvent({ host, url: req.url ?? '/', method: req.method ?? 'GET' }),
-      );
-      if (isResponse(result)) {
-        const headers = Object.fromEntries(Object.entries(result.headers).map(([k, v]) => [k, v.value]));
-        res.writeHead(result.statusCode, headers);
-        const body = result.body;
-        res.end(typeof body === 'string' ? body : body ? Buffer.from(body.data, body.encoding === 'base64' ? 'base64' : 'utf8') : '');
-        return;
-      }
-      let key: string;
-      try {
-        key = decodeURIComponent(result.uri).replace(/^\//, '');
-      } catch {
-        key = '';
-      }
-      const file = key ? await options.origin.read(key) : undefined;
-      if (!file) {
-        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
-        res.end('Not found');
-        return;
-      }
-      res.writeHead(200, { 'content-type': file.contentType, 'cache-control': 'public, max-age=0, must-revalidate' });
-      res.end(req.method === 'HEAD' ? undefined : file.body);
-    })().catch((error) => {
-      console.error('local edge error', error);
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
-  });
-  const listening = await listenOnLoopback(server, options.port);
-  return { url: listening.url, server, stop: listening.stop };
+  // Not guarded: it serves projects by whatever Host the request names, read only, as CloudFront does.
+  return serveOnLoopback('local edge', options.port, async (req, res) => {
+    const host = hostOfLoopbackName(req.headers.host ?? '');
+    const result = await viewerRequest(viewerRequestEvent({ host, url: req.url ?? '/', method: req.method ?? 'GET' }));
+    if (isResponse(result)) {
+      const headers = Object.fromEntries(Object.entries(result.headers).map(([k, v]) => [k, v.value]));
+      res.writeHead(result.statusCode, headers);
+      const body = result.body;
+      res.end(typeof body === 'string' ? body : body ? Buffer.from(body.data, body.encoding === 'base64' ? 'base64' : 'utf8') : '');
+      return;
+    }
+    let key: string;
+    try {
+      key = decodeURIComponent(result.uri).replace(/^\//, '');
+    } catch {
+      key = '';
+    }
+    const file = key ? await options.origin.read(key) : undefined;
+    if (!file) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('Not found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': file.contentType, 'cache-control': 'public, max-age=0, must-revalidate' });
+    res.end(req.method === 'HEAD' ? undefined : file.body);
+  }, { guard: false, fail: (res) => res.writeHead(500).end() });
 }

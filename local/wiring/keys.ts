@@ -1,15 +1,14 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type AccountRecord, DynamoDbAccountStore } from '../../lambda/keys/accounts.js';
 import { createAuthorizerHandler } from '../../lambda/keys/authorizer-handler.js';
 import { type AccountView, AccountService } from '../../lambda/keys/account-service.js';
 import { DynamoDbKeyStore } from '../../lambda/keys/dynamodb-key-store.js';
 import type { ApiKeyRecord } from '../../lambda/keys/key-store.js';
 import { DynamoDbLimiterStore } from '../../lambda/rate-limits/dynamodb-limiter-store.js';
-import type { Clock } from '../../lambda/shared/clock.js';
 import { DynamoDbUsageHistoryStore } from '../../lambda/usage-history/dynamodb-usage-history-store.js';
 import { PLAN_IDS, type PlanId, type PlatformConfig } from '../../lib/config/index.js';
 import { LOCAL_TABLE_NAMES } from '../emulators.js';
 import { LocalUsagePlanGateway, UsagePlans } from '../usage-plans.js';
+import type { Wiring } from './backing-services.js';
 import { scanAll } from './scan.js';
 
 /**
@@ -17,8 +16,7 @@ import { scanAll } from './scan.js';
  * plans and internal keys as on API Gateway (the backstop the API front applies), and the REQUEST
  * authorizer.
  */
-export function wireKeys(deps: { documentClient: DynamoDBDocumentClient; clock: Clock; config: PlatformConfig }) {
-  const { documentClient, clock, config } = deps;
+export function wireKeys({ backing: { documentClient }, clock, config }: Wiring) {
   const limiterStore = new DynamoDbLimiterStore(documentClient, LOCAL_TABLE_NAMES.rateLimits);
   const keys = new DynamoDbKeyStore(documentClient, LOCAL_TABLE_NAMES.apiKeys);
   const accounts = new DynamoDbAccountStore(documentClient, LOCAL_TABLE_NAMES.accounts);
