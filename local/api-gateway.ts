@@ -54,8 +54,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions) {
     const { route, pathParameters } = match(options.routes, method, url.pathname);
     const resource = route?.resource ?? '/{proxy+}';
     const sourceIp = req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1';
-    const authorizationHeader = req.headers.authorization;
-    const blocked = options.firewall.inspect(sourceIp, authorizationHeader);
+    const blocked = options.firewall.inspect(sourceIp, req.headers.authorization);
     if (blocked) {
       const { statusCode, headers: blockHeaders, contentType, body: blockBody } = blocked.response;
       res.writeHead(statusCode, { ...blockHeaders, 'Content-Type': contentType });
@@ -72,8 +71,22 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions) {
       multiValueQueryStringParameters: null,
       stageVariables: null,
     };
-    const context = (authorizer: Record<string, unknown> | null) =>
-      requestContext(requestId, method, url.pathname, resource, sourceIp, authorizer);
+    const context = (authorizer: Record<string, unknown> | null) => ({
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer,
+      httpMethod: method,
+      // Served at the root locally, as behind a custom domain with an empty base path mapping.
+      path: url.pathname,
+      protocol: 'HTTP/1.1',
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: 'local',
+      resourcePath: resource,
+      stage: STAGE,
+      // What the handlers read of the caller's identity.
+      identity: { sourceIp },
+    }) as APIGatewayProxyEvent['requestContext'];
 
     let authorization: APIGatewayAuthorizerResult;
     try {
@@ -193,45 +206,4 @@ function headersOf(req: IncomingMessage): Pick<APIGatewayProxyEvent, 'headers' |
 
 function allows(result: APIGatewayAuthorizerResult): boolean {
   return result.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Allow');
-}
-
-function requestContext(
-  requestId: string,
-  method: string,
-  path: string,
-  resourcePath: string,
-  sourceIp: string,
-  authorizer: Record<string, unknown> | null,
-): APIGatewayProxyEvent['requestContext'] {
-  return {
-    accountId: '000000000000',
-    apiId: 'local',
-    authorizer,
-    httpMethod: method,
-    // Served at the root locally, as behind a custom domain with an empty base path mapping.
-    path,
-    protocol: 'HTTP/1.1',
-    requestId,
-    requestTimeEpoch: Date.now(),
-    resourceId: 'local',
-    resourcePath,
-    stage: STAGE,
-    identity: {
-      sourceIp,
-      accessKey: null,
-      accountId: null,
-      apiKey: null,
-      apiKeyId: null,
-      caller: null,
-      clientCert: null,
-      cognitoAuthenticationProvider: null,
-      cognitoAuthenticationType: null,
-      cognitoIdentityId: null,
-      cognitoIdentityPoolId: null,
-      principalOrgId: null,
-      user: null,
-      userAgent: null,
-      userArn: null,
-    },
-  } as APIGatewayProxyEvent['requestContext'];
 }

@@ -21,7 +21,6 @@ export interface DemoOwner {
 }
 
 export interface LocalDashboardOptions {
-  /** 0 picks a free port. */
   readonly port: number;
   /** The local site bucket's origin (s3rver), where the pages upload deploy files. */
   readonly uploadOrigin?: string;
@@ -30,16 +29,10 @@ export interface LocalDashboardOptions {
   /** The control API's Lambda handler (lambda/control/http-handlers.ts), as deployed. */
   readonly handler: ProxyHandler;
   readonly messagesApiUrl: string;
-  /** Projects are served at `<slug>.<platformDomain>`. */
   readonly platformDomain: string;
-  /**
-   * The local edge (http://127.0.0.1:<port>): the app pairs every platform URL with the way it
-   * works locally (a `Host` header, or the `<host>.localhost` name the local edge serves).
-   */
+  /** The local edge: the app pairs every platform URL with the way it works locally. */
   readonly localEdgeUrl?: string;
   readonly demoOwners: readonly DemoOwner[];
-  /** Lifetime of a development sign-in. @default 12 hours */
-  readonly sessionSeconds?: number;
 }
 
 /** The identity a development sign-in token carries: what Cognito's ID token gives on AWS. */
@@ -50,6 +43,7 @@ export interface DevClaims {
 }
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}$/;
+const SESSION_SECONDS = 12 * 3600;
 
 /**
  * The local stand-in for Cognito: HMAC-signed tokens with a secret that lives as long as the
@@ -59,25 +53,20 @@ const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}$/;
 export class DevSignIn {
   private readonly secret = randomBytes(32);
 
-  constructor(private readonly sessionSeconds = 12 * 3600) {}
-
   /** `dev:<email>` plays the part of Cognito's `sub`. */
   static ownerIdOf(email: string): string {
     return `dev:${email.trim().toLowerCase()}`;
   }
 
-  issue(email: string, nowMs = Date.now()): { token: string; claims: DevClaims } {
+  issue(email: string): { token: string; claims: DevClaims } {
     const normalised = email.trim().toLowerCase();
-    const claims: DevClaims = {
-      sub: DevSignIn.ownerIdOf(normalised),
-      email: normalised,
-      exp: Math.floor(nowMs / 1000) + this.sessionSeconds,
-    };
+    const exp = Math.floor(Date.now() / 1000) + SESSION_SECONDS;
+    const claims: DevClaims = { sub: DevSignIn.ownerIdOf(normalised), email: normalised, exp };
     const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
     return { token: `${payload}.${this.sign(payload)}`, claims };
   }
 
-  verify(token: string, nowMs = Date.now()): DevClaims | undefined {
+  verify(token: string): DevClaims | undefined {
     const [payload, signature, extra] = token.split('.');
     if (!payload || !signature || extra !== undefined) return undefined;
     const expected = Buffer.from(this.sign(payload));
@@ -85,7 +74,7 @@ export class DevSignIn {
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
     try {
       const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as DevClaims;
-      return typeof claims.sub === 'string' && claims.exp * 1000 > nowMs ? claims : undefined;
+      return typeof claims.sub === 'string' && claims.exp * 1000 > Date.now() ? claims : undefined;
     } catch {
       return undefined;
     }
@@ -117,10 +106,8 @@ const securityHeaders = (uploadOrigin: string | undefined) => ({
  * `/api/*` through the control API's Lambda handler with the claims API Gateway's Cognito
  * authorizer would pass (so the handler runs exactly as deployed).
  */
-export async function startLocalDashboard(
-  options: LocalDashboardOptions,
-): Promise<{ url: string; signIn: DevSignIn; stop(): Promise<void> }> {
-  const signIn = new DevSignIn(options.sessionSeconds);
+export async function startLocalDashboard(options: LocalDashboardOptions) {
+  const signIn = new DevSignIn();
   const pageHeaders = securityHeaders(options.uploadOrigin);
   const distDir = resolve(options.distDir);
   if (!existsSync(join(distDir, 'index.html'))) {
@@ -198,15 +185,13 @@ export async function startLocalDashboard(
     fail: (res) => writeProblem(res, refuse('internal_error', 'Something went wrong.', 500)),
   });
   trustedOrigins = [...loopbackOrigins(listening.url), ...loopbackOrigins(VITE_DEV_SERVER)];
-  return { ...listening, signIn };
+  return listening;
 }
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? sourceFiles(path) : [path];
-  });
-}
+const sourceFiles = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((f) => f.isFile())
+    .map((f) => join(f.parentPath, f.name));
 
 /**
  * What the app takes from outside dashboard/: the slug rule it shares with the account service, and

@@ -42,7 +42,6 @@ export async function startWebhooks({ options, backing, clock, config, services 
   if (options.worker ?? true) {
     const poller = new QueuePoller(backing.sqsClient, queueUrl, queueArn, handler, {
       batchSize: WEBHOOK_DELIVERY_SOURCE.batchSize,
-      waitTimeSeconds: 1,
       batchingWindowMs: 0,
     });
     poller.start();
