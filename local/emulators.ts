@@ -176,42 +176,30 @@ export async function createQueue(
  * not check signatures: the signing and expiry rules of presigned uploads are unit-tested
  * (test/lambda/projects/s3-site-storage.test.ts).
  */
-export async function startS3(options: { directory: string; port?: number }): Promise<RunningService> {
-  const server = new S3rver({ port: options.port ?? 0, address: '127.0.0.1', silent: true, directory: options.directory });
+export async function startS3(directory: string) {
+  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new S3Client({ ...LOCAL_S3, endpoint });
-  try {
-    await client.send(new HeadBucketCommand({ Bucket: LOCAL_SITE_BUCKET }));
-  } catch {
-    await client.send(new CreateBucketCommand({ Bucket: LOCAL_SITE_BUCKET }));
-  } finally {
-    client.destroy();
-  }
-  return { endpoint, stop: () => server.close() };
-}
-
-/** Lets pages of these origins (the local dashboard) PUT deploy files with presigned URLs, as the Sites bucket's CORS does on AWS. */
-export async function allowSiteUploads(endpoint: string, origins: readonly string[]): Promise<void> {
-  const client = new S3Client({ ...LOCAL_S3, endpoint });
-  try {
-    await client.send(
-      new PutBucketCorsCommand({
-        Bucket: LOCAL_SITE_BUCKET,
-        CORSConfiguration: {
-          CORSRules: [
-            {
-              AllowedOrigins: [...origins],
-              AllowedMethods: [...SITE_UPLOAD_CORS.allowedMethods],
-              AllowedHeaders: [...SITE_UPLOAD_CORS.allowedHeaders],
-              ExposeHeaders: [...SITE_UPLOAD_CORS.exposedHeaders],
-              MaxAgeSeconds: SITE_UPLOAD_CORS.maxAgeSeconds,
-            },
-          ],
-        },
-      }),
-    );
-  } finally {
-    client.destroy();
-  }
+  await client.send(new HeadBucketCommand({ Bucket: LOCAL_SITE_BUCKET })).catch(() =>
+    client.send(new CreateBucketCommand({ Bucket: LOCAL_SITE_BUCKET })));
+  return {
+    endpoint,
+    stop: async () => {
+      client.destroy();
+      await server.close();
+    },
+    /** Lets pages of these origins (the local dashboard) PUT deploy files, as the Sites bucket's CORS does on AWS. */
+    allowUploadsFrom: async (origins: readonly string[]) => {
+      const rule = {
+        AllowedOrigins: [...origins],
+        AllowedMethods: [...SITE_UPLOAD_CORS.allowedMethods],
+        AllowedHeaders: [...SITE_UPLOAD_CORS.allowedHeaders],
+        ExposeHeaders: [...SITE_UPLOAD_CORS.exposedHeaders],
+        MaxAgeSeconds: SITE_UPLOAD_CORS.maxAgeSeconds,
+      };
+      const CORSConfiguration = { CORSRules: [rule] };
+      await client.send(new PutBucketCorsCommand({ Bucket: LOCAL_SITE_BUCKET, CORSConfiguration }));
+    },
+  };
 }

@@ -3,17 +3,12 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { HttpProblem, refuse } from '../lambda/shared/problem.js';
 
 // The local servers listen on 127.0.0.1 only, but a web page the developer visits can still reach
-// them through the browser: by DNS rebinding (an attacker's name resolved to 127.0.0.1, so the
-// request carries the attacker's name in Host) or by a plain cross-site request (a form POST needs
-// no CORS preflight). The guard answers neither:
-// - Host must be a loopback name: 127.0.0.1, localhost or [::1] (any port), and `<name>.localhost`
-//   where a server serves such names (RFC 6761: they are loopback). Otherwise 421.
-// - A state-changing request (POST, PUT, PATCH, DELETE) that comes from a page, i.e. carries an
-//   Origin, must come from a trusted origin (the local dashboard's); a Sec-Fetch-Site of
-//   cross-site or same-site says the same where Origin is absent. Otherwise 403, before the body
-//   is read or any route runs. The CLI and curl send no Origin and are served as before.
-// The local edge is not guarded: it serves projects by whatever Host the request names
-// (`curl -H 'Host: <slug>.platform.example.com'`), read only, as CloudFront does.
+// them through the browser: by DNS rebinding (the attacker's name in Host) or by a plain cross-site
+// request (a form POST needs no CORS preflight). The guard answers neither:
+// - Host must be a loopback name (127.0.0.1, localhost, [::1]; any port). Otherwise 421.
+// - A state-changing request that carries an Origin (or a cross-site or same-site Sec-Fetch-Site)
+//   must come from a trusted origin (the local dashboard's). Otherwise 403, before the body is
+//   read or any route runs. The CLI and curl send no Origin and are served as before.
 
 export interface LoopbackGuardOptions {
   /** Also accept `<name>.localhost` in Host. @default false */

@@ -5,11 +5,11 @@ import type { Clock } from '../lambda/shared/clock.js';
 import type { PlatformConfig } from '../lib/config/index.js';
 import type { LocalDomainsOptions } from './domains.js';
 
-/** What startLocalPlatform (local/platform.ts) takes; the wiring (local/wiring/) reads its part. */
+/** What startLocalPlatform (local/platform.ts) takes. Every port is on 127.0.0.1; 0 picks a free one. */
 export interface LocalPlatformOptions {
-  /** API port on 127.0.0.1; 0 picks a free one. @default 3000 */
+  /** The Messages API. @default 3000 */
   readonly port?: number;
-  /** Control API port on 127.0.0.1 (accounts, keys, plans); 0 picks a free one. @default 3001 */
+  /** The control API (accounts, keys, plans). @default 3001 */
   readonly controlPort?: number;
   /** Persist DynamoDB state here (LevelDB). @default in memory */
   readonly dataDir?: string;
@@ -29,29 +29,18 @@ export interface LocalPlatformOptions {
   readonly retryBackoff?: RetryBackoff;
   /** Told of every message's final outcome (webhooks). @default nobody */
   readonly messageOutcomes?: MessageOutcomes;
-  /** Edge port on 127.0.0.1: projects served by Host header. 0 picks a free one. @default 8080 */
+  /** The edge: projects served by Host header. @default 8080 */
   readonly edgePort?: number;
   /** DNS servers (host:port) for the domain checks. @default the system resolver */
   readonly dnsServers?: readonly string[];
-  /**
-   * Domain flow timing: the wait between certificate checks, the watchdog, and the wait between
-   * rounds of a tenant release; how many times the simulated CloudFront refuses to delete a
-   * released tenant (its disable still deploying); and how often the drift check runs by itself
-   * (0: never, only when asked). @default 1 s, 30 min, pollMs, 1, config.domains.driftCheck.intervalMinutes
-   */
+  /** Domain flow timing, and the simulated CloudFront's refusals to delete a released tenant (local/domains.ts). */
   readonly domainFlow?: LocalDomainsOptions['domainFlow'];
   /** Where s3rver keeps the site bucket (deployed files). @default <dataDir>/sites, or a temporary directory */
   readonly sitesDir?: string;
-  /**
-   * Serve the dashboard on 127.0.0.1 (the built app, its API through the control API's Lambda
-   * handler, the development sign-in). Port 0 picks a free one. @default not served
-   */
+  /** Serve the dashboard (the built app, its API, the development sign-in). @default not served */
   readonly dashboard?: { readonly port?: number; readonly distDir?: string };
   /** Give the Pro demo account a deployed demo project (`demo`), as `npm start` does. @default false */
   readonly demoProject?: boolean;
-  /**
-   * Webhook delivery timing: the longest wait per hop on the delivery queue, and the time an attempt
-   * has to get a 2xx (tests shorten both). @default as on AWS: 900 s, 15 s
-   */
+  /** Webhook delivery: the longest wait per hop, and an attempt's timeout (tests shorten both). @default as on AWS */
   readonly webhooks?: { readonly maxHopSeconds?: number; readonly attemptTimeoutMs?: number };
 }

@@ -1,16 +1,29 @@
 import type { ControlServices } from '../../lambda/control/control-router.js';
 import { DynamoDbOwnerStore, OwnerDirectory } from '../../lambda/control/owners.js';
-import { UpgradeRequests } from '../../lambda/keys/upgrade-requests.js';
+import { type OperationsNotifier, UpgradeRequests } from '../../lambda/keys/upgrade-requests.js';
 import { UsageHistory } from '../../lambda/usage-history/usage-history.js';
+import type { Clock } from '../../lambda/shared/clock.js';
 import { PLAN_IDS } from '../../lib/config/index.js';
 import { startControlApi } from '../control-api.js';
-import { RecordedOperationsTopic } from '../operations-topic.js';
 import { type DemoOwner, DevSignIn } from '../dashboard.js';
 import { LOCAL_TABLE_NAMES } from '../emulators.js';
 import type { Wiring } from './backing-services.js';
 import type { startDomains } from './domains.js';
 import type { wireKeys } from './keys.js';
 import type { startWebhooks } from './webhooks.js';
+
+/** The operations topic locally: there is no SNS, so what the control API publishes is recorded and printed. */
+export class RecordedOperationsTopic implements OperationsNotifier {
+  readonly messages: { subject: string; message: Readonly<Record<string, unknown>>; publishedAt: string }[] = [];
+
+  constructor(private readonly clock: Clock) {}
+
+  notify(subject: string, message: Readonly<Record<string, unknown>>): Promise<void> {
+    this.messages.push({ subject, message, publishedAt: new Date(this.clock.now()).toISOString() });
+    console.log(`[operations topic] ${subject}`);
+    return Promise.resolve();
+  }
+}
 
 /**
  * The control API (the operator's, on loopback without authentication) over the same services the
@@ -24,8 +37,7 @@ export async function startControl(
 ) {
   const { accountService, accounts } = keys;
   const ownerStore = new DynamoDbOwnerStore(backing.documentClient, LOCAL_TABLE_NAMES.owners);
-  // No SNS locally: what the control API publishes to the operations topic is recorded.
-  const operationsTopic = new RecordedOperationsTopic({ now: () => clock.now() });
+  const operationsTopic = new RecordedOperationsTopic(clock);
   const controlServices: ControlServices = {
     accountService,
     projects,

@@ -10,7 +10,7 @@ import { HttpProblem } from '../../lambda/shared/problem.js';
 import type { UploadTarget } from '../../lambda/projects/ports.js';
 import { createLocalDomains } from '../domains.js';
 import { restoreEdge, startLocalEdge } from '../edge.js';
-import { allowSiteUploads, LOCAL_TABLE_NAMES, startS3 } from '../emulators.js';
+import { LOCAL_TABLE_NAMES, startS3 } from '../emulators.js';
 import type { Wiring } from './backing-services.js';
 import { scanAll } from './scan.js';
 
@@ -24,7 +24,7 @@ export async function startDomains(wiring: Wiring, accounts: AccountStore) {
   // The site bucket in s3rver, kept with --data (or in --sites-dir).
   const s3Directory = options.sitesDir ?? join(options.dataDir ?? mkdtempSync(join(tmpdir(), 'platform-')), 'sites');
   mkdirSync(s3Directory, { recursive: true });
-  const s3 = await startS3({ directory: s3Directory });
+  const s3 = await startS3(s3Directory);
   services.push(s3);
   const local = createLocalDomains({
     documentClient,
@@ -46,8 +46,7 @@ export async function startDomains(wiring: Wiring, accounts: AccountStore) {
     ...local,
     edgeServer,
     s3Endpoint: s3.endpoint,
-    /** Lets the dashboard's pages upload deploy files to the bucket (its CORS rule). */
-    allowUploadsFrom: (origins: readonly string[]) => allowSiteUploads(s3.endpoint, origins),
+    allowUploadsFrom: s3.allowUploadsFrom,
   };
 }
 
