@@ -66,5 +66,5 @@ export async function startControlApi(services: ControlServices, port: number) {
   return serveOnLoopback('control API', port, async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     await answerProxied(req, res, handler, { url, path: url.pathname });
-  }, { guard: {}, fail: (res) => writeProblem(res, refuse('internal_error', 'Something went wrong.', 500)) });
+  }, { guard: {} });
 }

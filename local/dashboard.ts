@@ -182,7 +182,6 @@ export async function startLocalDashboard(options: LocalDashboardOptions) {
   let trustedOrigins: string[] = [];
   const listening = await serveOnLoopback('local dashboard', options.port, handle, {
     guard: { trustedOrigins: () => trustedOrigins },
-    fail: (res) => writeProblem(res, refuse('internal_error', 'Something went wrong.', 500)),
   });
   trustedOrigins = [...loopbackOrigins(listening.url), ...loopbackOrigins(VITE_DEV_SERVER)];
   return listening;

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
-import { guardLoopback, type LoopbackGuardOptions } from './loopback-guard.js';
+import { refuse } from '../lambda/shared/problem.js';
+import { guardLoopback, type LoopbackGuardOptions, writeProblem } from './loopback-guard.js';
 
 /** Listens on 127.0.0.1 only (never another interface); returns the URL and a stop that drops open connections. */
 export async function listenOnLoopback(server: Server, port: number): Promise<{ url: string; stop(): Promise<void> }> {
@@ -22,19 +23,21 @@ export async function listenOnLoopback(server: Server, port: number): Promise<{ 
 
 /**
  * A local server on 127.0.0.1, behind the loopback guard unless `guard` is false: a request that
- * throws is logged and answered by `fail` (or its connection dropped, when an answer had begun).
+ * throws is logged and answered by `fail` (a 500 problem by default), or its connection dropped
+ * when an answer had begun.
  */
 export async function serveOnLoopback(
   name: string,
   port: number,
   handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
-  options: { guard: LoopbackGuardOptions | false; fail(res: ServerResponse): void },
+  options: { guard: LoopbackGuardOptions | false; fail?(res: ServerResponse): void },
 ): Promise<{ url: string; stop(): Promise<void> }> {
+  const fail = options.fail ?? ((res) => writeProblem(res, refuse('internal_error', 'Something went wrong.', 500)));
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error: unknown) => {
       console.error(`${name} error`, error);
       if (res.headersSent) res.destroy();
-      else options.fail(res);
+      else fail(res);
     });
   };
   return listenOnLoopback(createServer(options.guard ? guardLoopback(listener, options.guard) : listener), port);
