@@ -27,10 +27,7 @@ import { serveOnLoopback } from './loopback.js';
 
 const LOCAL_KVS_ID = 'local-kvs';
 
-/**
- * The edge's KeyValueStore locally: the same values the CloudFront Function reads on AWS, in a store
- * that versions and sizes itself like the real one (MemoryKeyValueStore).
- */
+/** The edge's KeyValueStore locally: the values the CloudFront Function reads, in a store versioned and sized like the real one. */
 export class LocalEdgeRouter implements EdgeRouter, EdgeCleanup {
   readonly store: MemoryKeyValueStore;
 
@@ -65,11 +62,9 @@ export class LocalEdgeRouter implements EdgeRouter, EdgeCleanup {
 }
 
 /**
- * The local KeyValueStore lives in memory: with --data, it is rebuilt from the stored projects (their
- * default subdomains and live domains, including misconfigured ones in their grace period, served or
- * redirected as configured). Removed domains get no
- * entry back: the simulated tenants do not outlive the process either (nothing routes a removed host
- * any more), and the function answers a missing key with the same 404.
+ * With --data, the in-memory KeyValueStore is rebuilt from the stored projects: their subdomains and
+ * live domains, served or redirected as configured. Removed domains get no entry back (the simulated
+ * tenants do not outlive the process either), and the function answers a missing key with the same 404.
  */
 export async function restoreEdge(
   edge: LocalEdgeRouter,
@@ -91,10 +86,7 @@ export async function restoreEdge(
   }
 }
 
-/**
- * The edge's origin locally: the site bucket in s3rver, read as CloudFront reads it through OAC
- * (GetObject at the rewritten URI's key), with the object's stored Content-Type.
- */
+/** The edge's origin locally: the site bucket in s3rver, read as CloudFront reads it through OAC. */
 export class S3SiteOrigin {
   constructor(
     private readonly client: S3Client,
@@ -197,13 +189,11 @@ export class SimulatedCertificateAuthority implements CertificateAuthority {
 }
 
 /**
- * Locally every served host is reachable under a loopback name too, `<host>.localhost` (RFC 6761:
- * Chromium, Firefox and curl resolve every `*.localhost` name to loopback without DNS), so a
- * project link works by a click: `http://my-site.platform.example.com.localhost:8080/`. The suffix is
- * dropped before the CloudFront Function sees the Host; no platform domain can end in `.localhost`
- * (lib/config refuses reserved names), so nothing else is ever served under it.
+ * Every served host is reachable locally as `<host>.localhost` too (RFC 6761: browsers and curl resolve
+ * it to loopback), so a project link works by a click. The suffix is dropped before the CloudFront
+ * Function sees the Host; lib/config refuses platform domains under `.localhost`.
  */
-export const LOOPBACK_SUFFIX = '.localhost';
+const LOOPBACK_SUFFIX = '.localhost';
 
 /** The Host the function sees for a Host header the local edge received (port kept, the function drops it). */
 export function hostOfLoopbackName(header: string): string {

@@ -13,15 +13,11 @@ import { HttpProblem, refuse } from '../lambda/shared/problem.js';
 export interface LoopbackGuardOptions {
   /** Also accept `<name>.localhost` in Host. @default false */
   readonly localhostSubdomains?: boolean;
-  /**
-   * Origins (scheme://host:port) allowed to change state, read per request (a server learns its
-   * own port once it listens). @default none: every page is refused.
-   */
+  /** Origins (scheme://host:port) allowed to change state, read per request. @default none */
   readonly trustedOrigins?: () => readonly string[];
   /**
    * Refuse state-changing requests from untrusted pages. Off only where every such route needs a
-   * credential a page cannot send cross-origin without a CORS preflight the server never grants
-   * (the Messages API's Bearer key). @default true
+   * credential no cross-origin page can send without a preflight (the Messages API's Bearer key).
    */
   readonly checkOrigin?: boolean;
 }

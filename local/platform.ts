@@ -67,23 +67,18 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}) {
 
     return {
       baseUrl: messages.api.url,
-      /** The control API (loopback, no authentication locally). */
       controlUrl: control.controlUrl,
-      /** The local edge: serves projects by Host header. */
       edgeUrl: domains.edgeServer.url,
       dashboardUrl,
       /** Demo owners of the development sign-in (`<plan>@demo.local`), linked to the demo accounts. */
       demoOwners,
       /** What the platform published to the operations topic (upgrade requests): there is no SNS locally. */
       operationsTopic: control.operationsTopic,
-      /** The name customers point their CNAME/ALIAS at. */
       platformHost: domains.platformHost,
       projects: domains.projects,
       domains: domains.domains,
       domainFlow: domains.domainFlow,
-      /** The local edge's KeyValueStore. */
       edge: domains.edge,
-      /** The simulated tenants and certificates. */
       certificates: domains.certificates,
       accountService: keys.accountService,
       /** The usage plans and API keys, as API Gateway would hold them. */
@@ -99,15 +94,12 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}) {
       worker: messages.worker,
       /** Owners' webhook endpoints, their deliveries, and the worker's outcomes that feed them. */
       webhooks,
-      /** Fault injection for tests: stops the SQS emulator, as if SQS were unavailable. */
+      /** Fault injection for tests: SQS or DynamoDB unavailable (SQS comes back with its queues and messages). */
       stopQueueService: () => backing.sqs.pause(),
-      /** Brings SQS back after `stopQueueService`, on the same port, with the same queues and messages. */
       restartQueueService: () => backing.sqs.resume(),
+      stopDatabaseService: () => backing.dynamodb.stop(),
       /** The documented DLQ redrive, locally (fauxqs has no StartMessageMoveTask); returns how many moved. */
       redriveDeadLetters: messages.redriveDeadLetters,
-      /** Fault injection for tests: stops the DynamoDB emulator, as if DynamoDB were unavailable. */
-      stopDatabaseService: () => backing.dynamodb.stop(),
-      /** Issues another key for an account through the account service; returns the secret. */
       issueKey: async (account: { accountId: string }, name: string) =>
         (await keys.accountService.createKey(account.accountId, name)).secret,
       stop: async () => {

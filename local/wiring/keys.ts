@@ -11,11 +11,7 @@ import { LocalUsagePlanGateway, UsagePlans } from '../usage-plans.js';
 import type { Wiring } from './backing-services.js';
 import { scanAll } from './scan.js';
 
-/**
- * Accounts, API keys and plans: the account service over dynalite, the limiter's store, the usage
- * plans and internal keys as on API Gateway (the backstop the API front applies), and the REQUEST
- * authorizer.
- */
+/** Accounts, API keys and plans over dynalite, the usage plans as on API Gateway, and the REQUEST authorizer. */
 export function wireKeys({ backing: { documentClient }, clock, config }: Wiring) {
   const limiterStore = new DynamoDbLimiterStore(documentClient, LOCAL_TABLE_NAMES.rateLimits);
   const keys = new DynamoDbKeyStore(documentClient, LOCAL_TABLE_NAMES.apiKeys);

@@ -95,39 +95,18 @@ export async function startMessages(
 
 /** Receive from the DLQ, send to the queue (same body and attributes), delete from the DLQ, until empty. */
 async function redrive(sqs: SQSClient, from: string, to: string): Promise<number> {
+  const receive = { QueueUrl: from, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 30 };
   let moved = 0;
   for (;;) {
-    const { Messages: messages = [] } = await sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: from,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 0,
-        VisibilityTimeout: 30,
-        MessageAttributeNames: ['All'],
-      }),
-    );
+    const { Messages: messages = [] } = await sqs.send(new ReceiveMessageCommand({ ...receive, MessageAttributeNames: ['All'] }));
     if (messages.length === 0) return moved;
-    const sent = await sqs.send(
-      new SendMessageBatchCommand({
-        QueueUrl: to,
-        Entries: messages.map((m, i) => ({
-          Id: String(i),
-          MessageBody: m.Body ?? '',
-          ...(m.MessageAttributes ? { MessageAttributes: m.MessageAttributes } : {}),
-        })),
-      }),
-    );
-    // Only what reached the queue leaves the DLQ; a failed entry stays for the next pass.
+    const Entries = messages.map((m, i) => ({ Id: String(i), MessageBody: m.Body ?? '', MessageAttributes: m.MessageAttributes }));
+    const sent = await sqs.send(new SendMessageBatchCommand({ QueueUrl: to, Entries }));
+    // Only what reached the queue leaves the DLQ.
     const ok = new Set((sent.Successful ?? []).map((e) => e.Id));
     const done = messages.filter((_, i) => ok.has(String(i)));
-    if (done.length > 0) {
-      await sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: from,
-          Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle as string })),
-        }),
-      );
-    }
+    const receipts = done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle }));
+    if (done.length > 0) await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: from, Entries: receipts }));
     moved += done.length;
     if (done.length < messages.length) throw new Error(`redrive: ${messages.length - done.length} messages not sent`);
   }
