@@ -44,14 +44,8 @@ export async function startDynamoDb(options: { path?: string } = {}): Promise<Ru
   return { endpoint: url, stop };
 }
 
-/** A service that can also be taken off the network and brought back on the same port, with its state. */
-export interface RestartableService extends RunningService {
-  pause(): Promise<void>;
-  resume(): Promise<void>;
-}
-
-/** fauxqs (SQS) on 127.0.0.1 (its CLI would bind every interface). */
-export async function startSqs(): Promise<RestartableService> {
+/** fauxqs (SQS) on 127.0.0.1 (its CLI would bind every interface); `pause` takes it off the network, keeping its state. */
+export async function startSqs() {
   const app = buildApp({ logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;

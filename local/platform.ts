@@ -42,8 +42,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}) {
     }
     const domains = await startDomains(wiring, keys.accounts);
     const control = await startControl(wiring, keys, domains, webhooks);
-    const { demoAccounts, demoKeys } = await seedDemoAccounts(keys, config);
-    const demoOwners = await control.linkDemoOwners();
+    const { demoAccounts, demoKeys, demoOwners } = await seedDemoAccounts(wiring, keys, control.ownerStore);
     if (options.demoProject) await deployDemoProject(domains.projects, domains.deploys, 'acct_demo_pro');
 
     let dashboardUrl: string | undefined;

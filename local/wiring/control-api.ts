@@ -3,9 +3,7 @@ import { DynamoDbOwnerStore, OwnerDirectory } from '../../lambda/control/owners.
 import { type OperationsNotifier, UpgradeRequests } from '../../lambda/keys/upgrade-requests.js';
 import { UsageHistory } from '../../lambda/usage-history/usage-history.js';
 import type { Clock } from '../../lambda/shared/clock.js';
-import { PLAN_IDS } from '../../lib/config/index.js';
 import { startControlApi } from '../control-api.js';
-import { type DemoOwner, DevSignIn } from '../dashboard.js';
 import { LOCAL_TABLE_NAMES } from '../emulators.js';
 import type { Wiring } from './backing-services.js';
 import type { startDomains } from './domains.js';
@@ -55,18 +53,6 @@ export async function startControl(
     controlServices,
     operationsTopic,
     controlUrl: control.url,
-    /** Development sign-in: `<plan>@demo.local` owns the demo account of that plan (`acct_demo_<plan>`). */
-    async linkDemoOwners(): Promise<DemoOwner[]> {
-      const demoOwners = PLAN_IDS.map((plan) => ({ email: `${plan}@demo.local`, plan }));
-      for (const owner of demoOwners) {
-        await ownerStore.link({
-          ownerId: DevSignIn.ownerIdOf(owner.email),
-          accountId: `acct_demo_${owner.plan}`,
-          email: owner.email,
-          createdAt: new Date(clock.now()).toISOString(),
-        });
-      }
-      return demoOwners;
-    },
+    ownerStore,
   };
 }

@@ -5,7 +5,9 @@ import { DynamoDbKeyStore } from '../../lambda/keys/dynamodb-key-store.js';
 import type { ApiKeyRecord } from '../../lambda/keys/key-store.js';
 import { DynamoDbLimiterStore } from '../../lambda/rate-limits/dynamodb-limiter-store.js';
 import { DynamoDbUsageHistoryStore } from '../../lambda/usage-history/dynamodb-usage-history-store.js';
-import { PLAN_IDS, type PlanId, type PlatformConfig } from '../../lib/config/index.js';
+import { PLAN_IDS, type PlanId } from '../../lib/config/index.js';
+import type { DynamoDbOwnerStore } from '../../lambda/control/owners.js';
+import { type DemoOwner, DevSignIn } from '../dashboard.js';
 import { LOCAL_TABLE_NAMES } from '../emulators.js';
 import { LocalUsagePlanGateway, UsagePlans } from '../usage-plans.js';
 import type { Wiring } from './backing-services.js';
@@ -45,20 +47,28 @@ export function wireKeys({ backing: { documentClient }, clock, config }: Wiring)
   };
 }
 
-/** Demo accounts, one per plan (`acct_demo_<plan>`), and a fresh key each: through the account service, like any key. */
+/**
+ * Demo accounts, one per plan (`acct_demo_<plan>`), with a fresh key each (through the account service,
+ * like any key) and, for the development sign-in, their owner `<plan>@demo.local`.
+ */
 export async function seedDemoAccounts(
-  { accountService, accounts }: Pick<ReturnType<typeof wireKeys>, 'accountService' | 'accounts'>,
-  config: PlatformConfig,
-): Promise<{ demoAccounts: Record<PlanId, AccountView>; demoKeys: Record<PlanId, string> }> {
+  { clock, config }: Wiring,
+  { accountService, accounts }: ReturnType<typeof wireKeys>,
+  owners: DynamoDbOwnerStore,
+) {
   const demoAccounts = {} as Record<PlanId, AccountView>;
   const demoKeys = {} as Record<PlanId, string>;
+  const demoOwners: DemoOwner[] = [];
   for (const plan of PLAN_IDS) {
     const accountId = `acct_demo_${plan}`;
-    const existing = await accounts.get(accountId);
-    demoAccounts[plan] = existing
+    demoAccounts[plan] = (await accounts.get(accountId))
       ? await accountService.getAccount(accountId)
       : await accountService.createAccount({ accountId, name: `Demo ${config.plans[plan].displayName}`, plan });
     demoKeys[plan] = (await accountService.createKey(accountId, 'demo key')).secret;
+    const email = `${plan}@demo.local`;
+    const createdAt = new Date(clock.now()).toISOString();
+    await owners.link({ ownerId: DevSignIn.ownerIdOf(email), accountId, email, createdAt });
+    demoOwners.push({ email, plan });
   }
-  return { demoAccounts, demoKeys };
+  return { demoAccounts, demoKeys, demoOwners };
 }
