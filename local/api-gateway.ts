@@ -5,29 +5,26 @@ import type {
   APIGatewayProxyEvent,
   APIGatewayProxyResult,
   APIGatewayRequestAuthorizerEvent,
-  Context,
 } from 'aws-lambda';
 import { decodePathSegment } from '../lambda/shared/http.js';
 import { gatewayProblemBody, gatewayResponse } from '../contracts/gateway-responses.js';
 import type { LocalFirewall } from './firewall.js';
-import { localLambdaContext, readBody, serveOnLoopback } from './loopback.js';
+import { type LocalHandler, localLambdaContext, type ProxyHandler, readBody, serveOnLoopback } from './loopback.js';
 import type { UsagePlans } from './usage-plans.js';
 
-export type LambdaFunction<E, R> = (event: E, context: Context) => Promise<R>;
-
-export interface LocalRoute {
+interface LocalRoute {
   readonly method: string;
-  /** API Gateway resource, e.g. /messages/{id}; `{proxy+}` matches the rest of the path. */
+  /** API Gateway resource, e.g. /messages/{id}. */
   readonly resource: string;
-  readonly handler: LambdaFunction<APIGatewayProxyEvent, APIGatewayProxyResult>;
+  readonly handler: ProxyHandler;
 }
 
-export interface LocalApiGatewayOptions {
+interface LocalApiGatewayOptions {
   readonly port: number;
   readonly routes: readonly LocalRoute[];
   /** Serves every method and path no route serves (API Gateway: ANY /{proxy+}). */
-  readonly fallback: LambdaFunction<APIGatewayProxyEvent, APIGatewayProxyResult>;
-  readonly authorizer: LambdaFunction<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>;
+  readonly fallback: ProxyHandler;
+  readonly authorizer: LocalHandler<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>;
   readonly usagePlans: UsagePlans;
   /** The web ACL's rate rules, before anything else (as WAF is in front of API Gateway). */
   readonly firewall: LocalFirewall;
@@ -39,9 +36,8 @@ const ARN_PREFIX = 'arn:aws:execute-api:local:000000000000:local';
 const STAGE = 'v1';
 
 /**
- * Plays API Gateway (REST, Lambda proxy) on 127.0.0.1 with the same handler modules as on AWS:
- * REQUEST authorizer → usage-plan backstop → Lambda proxy event, and the configured gateway
- * responses when one of those steps answers instead of a handler.
+ * Plays API Gateway (REST, Lambda proxy): REQUEST authorizer → usage-plan backstop → Lambda proxy
+ * event, and the configured gateway responses when one of those steps answers instead of a handler.
  */
 export async function startLocalApiGateway(options: LocalApiGatewayOptions) {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -56,10 +52,8 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions) {
     const sourceIp = req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1';
     const blocked = options.firewall.inspect(sourceIp, req.headers.authorization);
     if (blocked) {
-      const { statusCode, headers: blockHeaders, contentType, body: blockBody } = blocked.response;
-      res.writeHead(statusCode, { ...blockHeaders, 'Content-Type': contentType });
-      res.end(blockBody);
-      return;
+      const { statusCode, headers, contentType, body } = blocked.response;
+      return void res.writeHead(statusCode, { ...headers, 'Content-Type': contentType }).end(body);
     }
     const query = Object.fromEntries(url.searchParams);
     const request = {

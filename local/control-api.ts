@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { type ControlServices, ControlRouter, MAX_CONTROL_BODY_BYTES } from '../lambda/control/control-router.js';
 import { CONTROL_ROUTES } from '../lambda/control/routes/index.js';
 import { refuse } from '../lambda/shared/problem.js';
-import { localLambdaContext, readBody, serveOnLoopback } from './loopback.js';
+import { localLambdaContext, type ProxyHandler, readBody, serveOnLoopback } from './loopback.js';
 import { writeProblem } from './loopback-guard.js';
 
-export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-
-/**
- * Answers a loopback request with a control API handler, given the API Gateway (REST, proxy) event
- * API Gateway would pass it: the operator's control port, and the dashboard's /api.
- */
+/** Answers a loopback request with a control API handler, given the proxy event API Gateway would pass it. */
 export async function answerProxied(
   req: IncomingMessage,
   res: ServerResponse,
@@ -54,10 +49,8 @@ export async function answerProxied(
 }
 
 /**
- * The operator's control API (the CLI's `--url` mode): every account, plans and bans, through the
- * same router as the dashboard's Lambda with every caller an operator. Locally it listens on
- * loopback without authentication; on AWS operators use the CLI with IAM, and owners reach the
- * same routes through the dashboard's API (Cognito) on their own account.
+ * The operator's control API (the CLI's `--url` mode): the dashboard's router with every caller an
+ * operator, on loopback without authentication (on AWS operators use the CLI with IAM).
  */
 export async function startControlApi(services: ControlServices, port: number) {
   const router = new ControlRouter(services, CONTROL_ROUTES, () => ({ kind: 'operator' }));

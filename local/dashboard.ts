@@ -6,8 +6,8 @@ import type { PlanId } from '../lib/config/index.js';
 import { contentTypeOf } from '../lambda/projects/deploy-manifest.js';
 import { decodePathSegment } from '../lambda/shared/http.js';
 import { problems, refuse } from '../lambda/shared/problem.js';
-import { answerProxied, type ProxyHandler } from './control-api.js';
-import { readBody, serveOnLoopback } from './loopback.js';
+import { answerProxied } from './control-api.js';
+import { type ProxyHandler, readBody, serveOnLoopback } from './loopback.js';
 import { loopbackOrigins, writeProblem } from './loopback-guard.js';
 
 /** Where `vite build` puts the dashboard (dashboard/vite.config.ts). */
@@ -85,13 +85,10 @@ export class DevSignIn {
   }
 }
 
-/** `npx vite dashboard` (dashboard/vite.config.ts: 127.0.0.1, Vite's default port): the app from source, its /api proxied here. */
+/** `npx vite dashboard` (dashboard/vite.config.ts): the app from source, its /api proxied here. */
 const VITE_DEV_SERVER = 'http://127.0.0.1:5173';
 
-/**
- * Headers CloudFront's response-headers policy sets on AWS; the same here. Pages may connect to
- * the site bucket too (`uploadOrigin`): deploy files go there with presigned PUTs.
- */
+/** The headers of CloudFront's response-headers policy; pages may PUT deploy files to the site bucket too. */
 const securityHeaders = (uploadOrigin: string | undefined) => ({
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
@@ -192,10 +189,7 @@ const sourceFiles = (dir: string): string[] =>
     .filter((f) => f.isFile())
     .map((f) => join(f.parentPath, f.name));
 
-/**
- * What the app takes from outside dashboard/: the slug rule it shares with the account service, and
- * the API documents its build ships as docs/*.yaml (dashboard/vite.config.ts).
- */
+/** What the app takes from outside dashboard/: the slug rule, and the API documents its build ships. */
 const SHARED_SOURCES = [
   resolve(DASHBOARD_SOURCE_DIR, '..', 'lambda', 'projects', 'slug.ts'),
   resolve(DASHBOARD_SOURCE_DIR, '..', 'openapi', 'openapi.yaml'),
@@ -221,10 +215,8 @@ export function dashboardSourceHash(): string {
 const SOURCES_STAMP = '.sources-sha256';
 
 /**
- * Builds the dashboard with Vite into `outDir` unless it already holds a build of the current
- * sources, so `npm start` needs no separate build step. The build goes to a folder of its own and
- * is moved into place in one rename, so concurrent builds (test files, two starts) never serve a
- * folder another build is emptying. Returns the directory to serve.
+ * Builds the dashboard with Vite into `outDir` unless it holds a build of the current sources. The
+ * build is moved into place in one rename, so concurrent builds never serve a folder another is emptying.
  */
 export async function buildDashboard(options: { outDir?: string; quiet?: boolean } = {}): Promise<string> {
   const outDir = options.outDir ?? DASHBOARD_DIST_DIR;

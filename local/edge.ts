@@ -109,11 +109,9 @@ export class S3SiteOrigin {
 export type SimulatedTenantState = 'enabled' | 'disabled';
 
 /**
- * SIMULATED certificate issuance: CloudFront and ACM do not run locally. Like ACM, it issues
- * once the domain's DNS verifies and CAA allows Amazon's CA, and never otherwise (so the
- * 30-minute watchdog and its diagnosis can be seen locally too). One simulated tenant per domain,
- * as on AWS; releasing one disables it, and CloudFront's refusal to delete it while the disable
- * deploys (ResourceNotDisabled) is played `deleteRefusals` times before the delete succeeds.
+ * SIMULATED certificate issuance (no CloudFront or ACM locally): like ACM, it issues once the domain's
+ * DNS verifies and CAA allows Amazon's CA, and never otherwise. One tenant per domain, as on AWS; a
+ * released one is disabled, and deleting it is refused (ResourceNotDisabled) `deleteRefusals` times.
  */
 export class SimulatedCertificateAuthority implements CertificateAuthority {
   private readonly tenants = new Map<string, { state: SimulatedTenantState; refusalsLeft: number }>();
@@ -173,12 +171,11 @@ export class SimulatedCertificateAuthority implements CertificateAuthority {
     const tenant = this.tenants.get(domain);
     if (!tenant) return 'deleted';
     if (tenant.state === 'enabled') {
-      this.tenants.set(domain, { state: 'disabled', refusalsLeft: this.deleteRefusals });
+      Object.assign(tenant, { state: 'disabled', refusalsLeft: this.deleteRefusals });
       this.note(`[local edge] SIMULATED: tenant of ${domain} disabled`);
     }
-    const disabled = this.tenants.get(domain);
-    if (disabled && disabled.refusalsLeft > 0) {
-      disabled.refusalsLeft--;
+    if (tenant.refusalsLeft > 0) {
+      tenant.refusalsLeft--;
       this.note(`[local edge] SIMULATED: deleting the tenant of ${domain} refused, its disable is still deploying (ResourceNotDisabled)`);
       return 'pending';
     }

@@ -114,12 +114,11 @@ export async function createTables(endpoint: string): Promise<void> {
     { AttributeName: partitionKey, KeyType: 'HASH' as const },
     ...(sortKey ? [{ AttributeName: sortKey, KeyType: 'RANGE' as const }] : []),
   ];
-  for (const [table, keys] of Object.entries(TABLES) as [keyof typeof TABLES, TableKeys][]) {
-    const { partitionKey, sortKey, index } = keys;
-    if (existing.has(LOCAL_TABLE_NAMES[table])) continue;
+  for (const [key, { partitionKey, sortKey, index }] of Object.entries(TABLES) as [keyof typeof TABLES, TableKeys][]) {
+    if (existing.has(LOCAL_TABLE_NAMES[key])) continue;
     const attributes = new Set([partitionKey, sortKey, index?.partitionKey, index?.sortKey].filter((a) => a));
     await client.send(new CreateTableCommand({
-      TableName: LOCAL_TABLE_NAMES[table],
+      TableName: LOCAL_TABLE_NAMES[key],
       BillingMode: 'PAY_PER_REQUEST',
       AttributeDefinitions: [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
       KeySchema: hashRange(partitionKey, sortKey),

@@ -8,13 +8,10 @@ import type { LimiterStore } from '../lambda/rate-limits/limiter-store.js';
 import { listenOnLoopback } from './loopback.js';
 
 /**
- * DynamoDB's per-item write ceiling, simulated (neither dynalite nor the in-memory store has one).
- * One partition takes at most 1,000 write units per second, and a single item never spreads over
- * partitions; a refused conditional write consumes capacity too. A write past the ceiling is
- * answered as DynamoDB answers it: ProvisionedThroughputExceededException with the throttling
- * reason TableWriteKeyRangeThroughputExceeded (the API reference lists ThrottlingException for
- * UpdateItem as well; the SDK's standard retries treat both as throttling). Throttled writes consume nothing.
- * Every write counts as one unit (limiter items stay under 1 KB).
+ * DynamoDB's per-item write ceiling, simulated (neither dynalite nor the in-memory store has one):
+ * 1,000 write units per second per item, a refused conditional write included, each write one unit
+ * (limiter items stay under 1 KB). A write past it is answered as DynamoDB does, with the throttling
+ * reason TableWriteKeyRangeThroughputExceeded; throttled writes consume nothing.
  */
 export const DEFAULT_ITEM_WRITES_PER_SECOND = 1_000;
 export const THROTTLING_ERROR = 'ProvisionedThroughputExceededException';

@@ -1,8 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { refuse } from '../lambda/shared/problem.js';
 import { guardLoopback, type LoopbackGuardOptions, writeProblem } from './loopback-guard.js';
+
+/** A Lambda handler as the local platform invokes it. */
+export type LocalHandler<E, R> = (event: E, context: Context) => Promise<R>;
+export type ProxyHandler = LocalHandler<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
 /** Listens on 127.0.0.1 only (never another interface); returns the URL and a stop that drops open connections. */
 export async function listenOnLoopback(server: Server, port: number): Promise<{ url: string; stop(): Promise<void> }> {
@@ -23,8 +27,7 @@ export async function listenOnLoopback(server: Server, port: number): Promise<{ 
 
 /**
  * A local server on 127.0.0.1, behind the loopback guard unless `guard` is false: a request that
- * throws is logged and answered by `fail` (a 500 problem by default), or its connection dropped
- * when an answer had begun.
+ * throws is logged and answered by `fail` (a 500 problem by default).
  */
 export async function serveOnLoopback(
   name: string,

@@ -15,9 +15,8 @@ export type { LocalPlatformOptions } from './options.js';
 export type LocalPlatform = Awaited<ReturnType<typeof startLocalPlatform>>;
 
 /**
- * The whole Messages API on loopback, with the handler modules the stacks deploy: dynalite for
- * DynamoDB, fauxqs for SQS, an API Gateway front (authorizer → usage plans → Lambda proxy) and
- * the queue worker; projects and custom domains with the local edge; the control API and,
+ * The whole platform on loopback, with the handler modules the stacks deploy, over dynalite, fauxqs and
+ * s3rver: the Messages API, projects and custom domains with the local edge, the control API and,
  * when asked, the dashboard. Each capability is wired in local/wiring/.
  */
 export async function startLocalPlatform(options: LocalPlatformOptions = {}) {
@@ -101,10 +100,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}) {
       redriveDeadLetters: messages.redriveDeadLetters,
       issueKey: async (account: { accountId: string }, name: string) =>
         (await keys.accountService.createKey(account.accountId, name)).secret,
-      stop: async () => {
-        await stopAll();
-        backing.destroyClients();
-      },
+      stop: stopAll,
     };
   } catch (error) {
     await stopAll();

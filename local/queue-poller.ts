@@ -22,9 +22,8 @@ export interface HandledBatch {
 const SQS_BATCH_MAX = 10;
 
 /**
- * What the Lambda SQS event source mapping does on AWS: long-polls the queue, invokes the worker
- * with a batch of up to `batchSize`, deletes the records it did not report as failures, and leaves
- * failures to come back after the visibility timeout. Unlike the event source, it does not wait
+ * What the Lambda SQS event source mapping does: long-polls, invokes the worker with up to `batchSize`
+ * records, and deletes those it did not report as failures. Unlike the event source, it does not wait
  * out the batching window: a lone message is not held back a second on the local platform.
  */
 export class QueuePoller {
@@ -76,9 +75,8 @@ export class QueuePoller {
   }
 
   /**
-   * Fault injection for tests: the next batch received is handed to the worker, which gets through
-   * its first half; then the instance dies, deleting nothing, and a new one takes over polling (as a
-   * fresh Lambda instance would). Every message of the batch comes back after the visibility timeout.
+   * Fault injection for tests: the worker gets through the first half of the next batch, then the
+   * instance dies, deleting nothing; every message of the batch comes back after the visibility timeout.
    */
   killDuringNextBatch(): Promise<KilledBatch> {
     return new Promise((resolve) => {
@@ -144,10 +142,7 @@ export class QueuePoller {
   }
 }
 
-/**
- * The event source mapping's record for a message received from the queue (attributes as Lambda
- * spells them): what the local poller hands the worker, and what the bundle stage invokes it with.
- */
+/** The event source mapping's record for a received message: what the poller and the bundle stage hand the worker. */
 export function sqsRecordOf(
   message: Message,
   source: { readonly queueArn: string; readonly region: string; readonly senderId: string },

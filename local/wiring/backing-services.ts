@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { dataPlane, traced } from '../../lambda/shared/aws-clients.js';
 import { createDocumentClient } from '../../lambda/shared/dynamodb.js';
 import type { Clock } from '../../lambda/shared/clock.js';
@@ -15,7 +16,6 @@ export interface Start {
   readonly options: LocalPlatformOptions;
   readonly config: PlatformConfig;
   readonly clock: Clock;
-  /** Every running part, in start order (stopped in reverse). */
   readonly services: { stop(): Promise<void> }[];
 }
 
@@ -42,18 +42,19 @@ export async function startBackingServices({ options, config, services }: Start)
     maxReceiveCount: config.messages.maxReceiveCount,
     visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 2,
   });
-  return {
-    dynamodb,
-    sqs,
-    queues,
-    documentClient,
-    queueClient,
-    sqsClient,
-    /** Destroys the SDK clients (after the services that use them have stopped). */
-    destroyClients: () => {
-      documentClient.destroy();
-      sqsClient.destroy();
-      queueClient.destroy();
-    },
-  };
+  // Destroyed once every part that uses them has stopped.
+  services.push({ stop: async () => [documentClient, sqsClient, queueClient].forEach((client) => client.destroy()) });
+  return { dynamodb, sqs, queues, documentClient, queueClient, sqsClient };
+}
+
+/** Every item of a table, page by page: what the local platform rebuilds its in-memory state from with --data. */
+export async function scanAll(client: DynamoDBDocumentClient, tableName: string): Promise<unknown[]> {
+  const items: unknown[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: startKey }));
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
 }

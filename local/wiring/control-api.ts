@@ -23,10 +23,7 @@ export class RecordedOperationsTopic implements OperationsNotifier {
   }
 }
 
-/**
- * The control API (the operator's, on loopback without authentication) over the same services the
- * dashboard answers through, with the owners' directory.
- */
+/** The operator's control API over the services the dashboard answers through, with the owners' directory. */
 export async function startControl(
   { options, backing, clock, config, services }: Wiring,
   keys: ReturnType<typeof wireKeys>,

@@ -11,14 +11,9 @@ import type { UploadTarget } from '../../lambda/projects/ports.js';
 import { createLocalDomains } from '../domains.js';
 import { restoreEdge, startLocalEdge } from '../edge.js';
 import { LOCAL_TABLE_NAMES, startS3 } from '../emulators.js';
-import type { Wiring } from './backing-services.js';
-import { scanAll } from './scan.js';
+import { scanAll, type Wiring } from './backing-services.js';
 
-/**
- * Projects, deploys and custom domains (createLocalDomains), and the local edge serving them by
- * Host header. With --data, the edge's KeyValueStore is rebuilt from the stored projects and
- * domains first.
- */
+/** Projects, deploys and custom domains (createLocalDomains), and the local edge serving them by Host header. */
 export async function startDomains(wiring: Wiring, accounts: AccountStore) {
   const { options, backing: { documentClient }, clock, config, services } = wiring;
   // The site bucket in s3rver, kept with --data (or in --sites-dir).

@@ -10,8 +10,7 @@ import type { DynamoDbOwnerStore } from '../../lambda/control/owners.js';
 import { type DemoOwner, DevSignIn } from '../dashboard.js';
 import { LOCAL_TABLE_NAMES } from '../emulators.js';
 import { LocalUsagePlanGateway, UsagePlans } from '../usage-plans.js';
-import type { Wiring } from './backing-services.js';
-import { scanAll } from './scan.js';
+import { scanAll, type Wiring } from './backing-services.js';
 
 /** Accounts, API keys and plans over dynalite, the usage plans as on API Gateway, and the REQUEST authorizer. */
 export function wireKeys({ backing: { documentClient }, clock, config }: Wiring) {

@@ -17,17 +17,13 @@ import { startLocalApiGateway } from '../api-gateway.js';
 import { LOCAL_TABLE_NAMES } from '../emulators.js';
 import { LocalFirewall } from '../firewall.js';
 import { QueuePoller } from '../queue-poller.js';
-import type { Wiring } from './backing-services.js';
+import { scanAll, type Wiring } from './backing-services.js';
 import type { wireKeys } from './keys.js';
-import { scanAll } from './scan.js';
 
 /** Seconds, not minutes: a retried message comes back while you watch (AWS: RETRY_BACKOFF). */
 const LOCAL_RETRY_BACKOFF: RetryBackoff = { baseSeconds: 1, maxSeconds: 4 };
 
-/**
- * The Messages API: the API Gateway front (firewall → authorizer → usage plans → the send, get and
- * fallback handlers) and the queue worker polling SQS, as the event source mapping does on AWS.
- */
+/** The Messages API: the API Gateway front (firewall → authorizer → usage plans → handlers) and the queue worker. */
 export async function startMessages(
   { options, backing, clock, config, services }: Wiring,
   keys: ReturnType<typeof wireKeys>,

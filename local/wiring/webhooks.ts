@@ -16,8 +16,7 @@ import type { Wiring } from './backing-services.js';
 export const LOCAL_WEBHOOKS_TABLE = LOCAL_TABLE_NAMES.webhooks;
 
 /**
- * Webhooks on the local platform: their delivery queue (with its DLQ) on fauxqs, the delivery
- * function polled as the SQS event source does on AWS, the owners' service and the worker's
+ * Webhooks: the delivery queue and its polled delivery function, the owners' service and the worker's
  * outcomes. Receivers may be on loopback, and `http` is allowed (LOCAL_DELIVERY_POLICY).
  */
 export async function startWebhooks({ options, backing, clock, config, services }: Wiring) {
