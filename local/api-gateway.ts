@@ -1,99 +1,96 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
   APIGatewayProxyResult,
   APIGatewayRequestAuthorizerEvent,
-  Context,
 } from 'aws-lambda';
 import { decodePathSegment } from '../lambda/shared/http.js';
 import { gatewayProblemBody, gatewayResponse } from '../contracts/gateway-responses.js';
 import type { LocalFirewall } from './firewall.js';
-import { guardLoopback } from './loopback-guard.js';
-import { listenOnLoopback, localLambdaContext } from './loopback.js';
+import { type LocalHandler, localLambdaContext, type ProxyHandler, readBody, serveOnLoopback } from './loopback.js';
 import type { UsagePlans } from './usage-plans.js';
 
-export type LambdaFunction<E, R> = (event: E, context: Context) => Promise<R>;
-
-export interface LocalRoute {
+interface LocalRoute {
   readonly method: string;
-  /** API Gateway resource, e.g. /messages/{id}; `{proxy+}` matches the rest of the path. */
+  /** API Gateway resource, e.g. /messages/{id}. */
   readonly resource: string;
-  readonly handler: LambdaFunction<APIGatewayProxyEvent, APIGatewayProxyResult>;
+  readonly handler: ProxyHandler;
 }
 
-export interface LocalApiGatewayOptions {
+interface LocalApiGatewayOptions {
   readonly port: number;
   readonly routes: readonly LocalRoute[];
   /** Serves every method and path no route serves (API Gateway: ANY /{proxy+}). */
-  readonly fallback: LambdaFunction<APIGatewayProxyEvent, APIGatewayProxyResult>;
-  readonly authorizer: LambdaFunction<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>;
+  readonly fallback: ProxyHandler;
+  readonly authorizer: LocalHandler<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>;
   readonly usagePlans: UsagePlans;
   /** The web ACL's rate rules, before anything else (as WAF is in front of API Gateway). */
-  readonly firewall?: LocalFirewall;
-  readonly stage?: string;
+  readonly firewall: LocalFirewall;
 }
 
 /** API Gateway's payload limit for REST APIs. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 const ARN_PREFIX = 'arn:aws:execute-api:local:000000000000:local';
+const STAGE = 'v1';
 
 /**
- * Plays API Gateway (REST, Lambda proxy) on 127.0.0.1 with the same handler modules as on AWS:
- * REQUEST authorizer → usage-plan backstop → Lambda proxy event, and the configured gateway
- * responses when one of those steps answers instead of a handler.
+ * Plays API Gateway (REST, Lambda proxy): REQUEST authorizer → usage-plan backstop → Lambda proxy
+ * event, and the configured gateway responses when one of those steps answers instead of a handler.
  */
-export async function startLocalApiGateway(
-  options: LocalApiGatewayOptions,
-): Promise<{ url: string; server: Server; stop(): Promise<void> }> {
-  const stage = options.stage ?? 'v1';
-  // Loopback names only; pages need the Bearer key, which no cross-origin page can send here (local/loopback-guard.ts).
-  const server = createServer(guardLoopback((req, res) => {
-    handle(req, res).catch((error) => {
-      console.error('local API gateway error', error);
-      if (!res.headersSent) sendGatewayResponse(res, 'DEFAULT_5XX', randomUUID());
-      else res.destroy();
-    });
-  }, { checkOrigin: false }));
-
+export async function startLocalApiGateway(options: LocalApiGatewayOptions) {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = (req.method ?? 'GET').toUpperCase();
-    const body = await readBody(req);
-    if (body === 'too_large') return sendGatewayResponse(res, 'REQUEST_TOO_LARGE', requestId, { connection: 'close' });
+    const body = await readBody(req, MAX_PAYLOAD_BYTES);
+    if (!body) return sendGatewayResponse(res, 'REQUEST_TOO_LARGE', requestId, { connection: 'close' });
 
     const { route, pathParameters } = match(options.routes, method, url.pathname);
     const resource = route?.resource ?? '/{proxy+}';
-    const headers = singleValueHeaders(req);
-    const multiValueHeaders = multiValue(req);
-    const query = Object.fromEntries(url.searchParams);
     const sourceIp = req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1';
-    const blocked = options.firewall?.inspect(sourceIp, headerOf(req, 'authorization'));
+    const blocked = options.firewall.inspect(sourceIp, req.headers.authorization);
     if (blocked) {
-      const { statusCode, headers: blockHeaders, contentType, body: blockBody } = blocked.response;
-      res.writeHead(statusCode, { ...blockHeaders, 'Content-Type': contentType });
-      res.end(blockBody);
-      return;
+      const { statusCode, headers, contentType, body } = blocked.response;
+      return void res.writeHead(statusCode, { ...headers, 'Content-Type': contentType }).end(body);
     }
+    const query = Object.fromEntries(url.searchParams);
+    const request = {
+      resource,
+      path: url.pathname,
+      httpMethod: method,
+      ...headersOf(req),
+      queryStringParameters: Object.keys(query).length ? query : null,
+      multiValueQueryStringParameters: null,
+      stageVariables: null,
+    };
+    const context = (authorizer: Record<string, unknown> | null) => ({
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer,
+      httpMethod: method,
+      // Served at the root locally, as behind a custom domain with an empty base path mapping.
+      path: url.pathname,
+      protocol: 'HTTP/1.1',
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: 'local',
+      resourcePath: resource,
+      stage: STAGE,
+      // What the handlers read of the caller's identity.
+      identity: { sourceIp },
+    }) as APIGatewayProxyEvent['requestContext'];
 
     let authorization: APIGatewayAuthorizerResult;
     try {
       authorization = await options.authorizer(
         {
+          ...request,
           type: 'REQUEST',
-          methodArn: `${ARN_PREFIX}/${stage}/${method}${url.pathname}`,
-          resource,
-          path: url.pathname,
-          httpMethod: method,
-          headers,
-          multiValueHeaders,
-          queryStringParameters: Object.keys(query).length ? query : null,
-          multiValueQueryStringParameters: null,
+          methodArn: `${ARN_PREFIX}/${STAGE}/${method}${url.pathname}`,
           pathParameters: pathParameters ?? null,
-          stageVariables: null,
-          requestContext: requestContext(requestId, method, url.pathname, resource, stage, sourceIp, null),
+          requestContext: context(null),
         } as APIGatewayRequestAuthorizerEvent,
         localLambdaContext('authorizer', requestId, 10_000),
       );
@@ -108,21 +105,10 @@ export async function startLocalApiGateway(
     if (verdict !== 'ok') return sendGatewayResponse(res, verdict, requestId);
 
     const event: APIGatewayProxyEvent = {
-      resource,
-      path: url.pathname,
-      httpMethod: method,
-      headers,
-      multiValueHeaders,
-      queryStringParameters: Object.keys(query).length ? query : null,
-      multiValueQueryStringParameters: null,
+      ...request,
       pathParameters: pathParameters ?? (route ? null : { proxy: url.pathname.slice(1) }),
-      stageVariables: null,
-      body: body.text,
-      isBase64Encoded: body.isBase64Encoded,
-      requestContext: requestContext(requestId, method, url.pathname, resource, stage, sourceIp, {
-        ...(authorization.context ?? {}),
-        principalId: authorization.principalId,
-      }),
+      ...decodeBody(body),
+      requestContext: context({ ...(authorization.context ?? {}), principalId: authorization.principalId }),
     };
     let result: APIGatewayProxyResult;
     try {
@@ -139,8 +125,11 @@ export async function startLocalApiGateway(
     res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
   }
 
-  const listening = await listenOnLoopback(server, options.port);
-  return { url: listening.url, server, stop: listening.stop };
+  // Loopback names only; pages need the Bearer key, which no cross-origin page can send here (local/loopback-guard.ts).
+  return serveOnLoopback('local API gateway', options.port, handle, {
+    guard: { checkOrigin: false },
+    fail: (res) => sendGatewayResponse(res, 'DEFAULT_5XX', randomUUID()),
+  });
 }
 
 function sendGatewayResponse(
@@ -154,23 +143,13 @@ function sendGatewayResponse(
   res.end(gatewayProblemBody(def, requestId));
 }
 
-async function readBody(
-  req: IncomingMessage,
-): Promise<{ text: string | null; isBase64Encoded: boolean } | 'too_large'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_PAYLOAD_BYTES) return 'too_large';
-    chunks.push(chunk as Buffer);
-  }
-  if (size === 0) return { text: null, isBase64Encoded: false };
-  const bytes = Buffer.concat(chunks);
+/** The body as the proxy event carries it: bytes that are not UTF-8 reach the handler unaltered, base64-encoded. */
+function decodeBody(bytes: Buffer): { body: string | null; isBase64Encoded: boolean } {
+  if (bytes.length === 0) return { body: null, isBase64Encoded: false };
   try {
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), isBase64Encoded: false };
+    return { body: new TextDecoder('utf-8', { fatal: true }).decode(bytes), isBase64Encoded: false };
   } catch {
-    // Bytes that are not UTF-8 reach the handler unaltered, base64-encoded.
-    return { text: bytes.toString('base64'), isBase64Encoded: true };
+    return { body: bytes.toString('base64'), isBase64Encoded: true };
   }
 }
 
@@ -207,68 +186,18 @@ function match(
   return {};
 }
 
-function headerOf(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function singleValueHeaders(req: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2) out[req.rawHeaders[i] as string] = req.rawHeaders[i + 1] as string;
-  return out;
-}
-
-function multiValue(req: IncomingMessage): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
+/** The request's headers as sent (names as spelled), the last of each name and every one. */
+function headersOf(req: IncomingMessage): Pick<APIGatewayProxyEvent, 'headers' | 'multiValueHeaders'> {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i] as string;
-    out[name] = [...(out[name] ?? []), req.rawHeaders[i + 1] as string];
+    const [name, value] = [req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string];
+    headers[name] = value;
+    (multiValueHeaders[name] ??= []).push(value);
   }
-  return out;
+  return { headers, multiValueHeaders };
 }
 
 function allows(result: APIGatewayAuthorizerResult): boolean {
   return result.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Allow');
-}
-
-function requestContext(
-  requestId: string,
-  method: string,
-  path: string,
-  resourcePath: string,
-  stage: string,
-  sourceIp: string,
-  authorizer: Record<string, unknown> | null,
-): APIGatewayProxyEvent['requestContext'] {
-  return {
-    accountId: '000000000000',
-    apiId: 'local',
-    authorizer,
-    httpMethod: method,
-    // Served at the root locally, as behind a custom domain with an empty base path mapping.
-    path,
-    protocol: 'HTTP/1.1',
-    requestId,
-    requestTimeEpoch: Date.now(),
-    resourceId: 'local',
-    resourcePath,
-    stage,
-    identity: {
-      sourceIp,
-      accessKey: null,
-      accountId: null,
-      apiKey: null,
-      apiKeyId: null,
-      caller: null,
-      clientCert: null,
-      cognitoAuthenticationProvider: null,
-      cognitoAuthenticationType: null,
-      cognitoIdentityId: null,
-      cognitoIdentityPoolId: null,
-      principalOrgId: null,
-      user: null,
-      userAgent: null,
-      userArn: null,
-    },
-  } as APIGatewayProxyEvent['requestContext'];
 }

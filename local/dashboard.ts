@@ -1,20 +1,18 @@
-import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join, normalize, resolve, sep } from 'node:path';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { PlanId } from '../lib/config/index.js';
 import { contentTypeOf } from '../lambda/projects/deploy-manifest.js';
 import { decodePathSegment } from '../lambda/shared/http.js';
-import { readBody, writeProblem } from './control-api.js';
-import { listenOnLoopback, localLambdaContext } from './loopback.js';
-import { guardLoopback, loopbackOrigins } from './loopback-guard.js';
+import { problems, refuse } from '../lambda/shared/problem.js';
+import { answerProxied } from './control-api.js';
+import { type ProxyHandler, readBody, serveOnLoopback } from './loopback.js';
+import { loopbackOrigins, writeProblem } from './loopback-guard.js';
 
 /** Where `vite build` puts the dashboard (dashboard/vite.config.ts). */
 export const DASHBOARD_SOURCE_DIR = resolve(import.meta.dirname, '..', 'dashboard');
 export const DASHBOARD_DIST_DIR = join(DASHBOARD_SOURCE_DIR, 'dist');
-
-type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 /** A demo owner of the development sign-in, linked to a demo account at start. */
 export interface DemoOwner {
@@ -23,7 +21,6 @@ export interface DemoOwner {
 }
 
 export interface LocalDashboardOptions {
-  /** 0 picks a free port. */
   readonly port: number;
   /** The local site bucket's origin (s3rver), where the pages upload deploy files. */
   readonly uploadOrigin?: string;
@@ -32,16 +29,10 @@ export interface LocalDashboardOptions {
   /** The control API's Lambda handler (lambda/control/http-handlers.ts), as deployed. */
   readonly handler: ProxyHandler;
   readonly messagesApiUrl: string;
-  /** Projects are served at `<slug>.<platformDomain>`. */
   readonly platformDomain: string;
-  /**
-   * The local edge (http://127.0.0.1:<port>): the app pairs every platform URL with the way it
-   * works locally (a `Host` header, or the `<host>.localhost` name the local edge serves).
-   */
+  /** The local edge: the app pairs every platform URL with the way it works locally. */
   readonly localEdgeUrl?: string;
   readonly demoOwners: readonly DemoOwner[];
-  /** Lifetime of a development sign-in. @default 12 hours */
-  readonly sessionSeconds?: number;
 }
 
 /** The identity a development sign-in token carries: what Cognito's ID token gives on AWS. */
@@ -52,6 +43,7 @@ export interface DevClaims {
 }
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}$/;
+const SESSION_SECONDS = 12 * 3600;
 
 /**
  * The local stand-in for Cognito: HMAC-signed tokens with a secret that lives as long as the
@@ -61,25 +53,20 @@ const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}$/;
 export class DevSignIn {
   private readonly secret = randomBytes(32);
 
-  constructor(private readonly sessionSeconds = 12 * 3600) {}
-
   /** `dev:<email>` plays the part of Cognito's `sub`. */
   static ownerIdOf(email: string): string {
     return `dev:${email.trim().toLowerCase()}`;
   }
 
-  issue(email: string, nowMs = Date.now()): { token: string; claims: DevClaims } {
+  issue(email: string): { token: string; claims: DevClaims } {
     const normalised = email.trim().toLowerCase();
-    const claims: DevClaims = {
-      sub: DevSignIn.ownerIdOf(normalised),
-      email: normalised,
-      exp: Math.floor(nowMs / 1000) + this.sessionSeconds,
-    };
+    const exp = Math.floor(Date.now() / 1000) + SESSION_SECONDS;
+    const claims: DevClaims = { sub: DevSignIn.ownerIdOf(normalised), email: normalised, exp };
     const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
     return { token: `${payload}.${this.sign(payload)}`, claims };
   }
 
-  verify(token: string, nowMs = Date.now()): DevClaims | undefined {
+  verify(token: string): DevClaims | undefined {
     const [payload, signature, extra] = token.split('.');
     if (!payload || !signature || extra !== undefined) return undefined;
     const expected = Buffer.from(this.sign(payload));
@@ -87,7 +74,7 @@ export class DevSignIn {
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
     try {
       const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as DevClaims;
-      return typeof claims.sub === 'string' && claims.exp * 1000 > nowMs ? claims : undefined;
+      return typeof claims.sub === 'string' && claims.exp * 1000 > Date.now() ? claims : undefined;
     } catch {
       return undefined;
     }
@@ -98,13 +85,10 @@ export class DevSignIn {
   }
 }
 
-/** `npx vite dashboard` (dashboard/vite.config.ts: 127.0.0.1, Vite's default port): the app from source, its /api proxied here. */
+/** `npx vite dashboard` (dashboard/vite.config.ts): the app from source, its /api proxied here. */
 const VITE_DEV_SERVER = 'http://127.0.0.1:5173';
 
-/**
- * Headers CloudFront's response-headers policy sets on AWS; the same here. Pages may connect to
- * the site bucket too (`uploadOrigin`): deploy files go there with presigned PUTs.
- */
+/** The headers of CloudFront's response-headers policy; pages may PUT deploy files to the site bucket too. */
 const securityHeaders = (uploadOrigin: string | undefined) => ({
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
@@ -119,10 +103,8 @@ const securityHeaders = (uploadOrigin: string | undefined) => ({
  * `/api/*` through the control API's Lambda handler with the claims API Gateway's Cognito
  * authorizer would pass (so the handler runs exactly as deployed).
  */
-export async function startLocalDashboard(
-  options: LocalDashboardOptions,
-): Promise<{ url: string; server: Server; signIn: DevSignIn; stop(): Promise<void> }> {
-  const signIn = new DevSignIn(options.sessionSeconds);
+export async function startLocalDashboard(options: LocalDashboardOptions) {
+  const signIn = new DevSignIn();
   const pageHeaders = securityHeaders(options.uploadOrigin);
   const distDir = resolve(options.distDir);
   if (!existsSync(join(distDir, 'index.html'))) {
@@ -136,24 +118,12 @@ export async function startLocalDashboard(
     auth: { kind: 'dev', demoOwners: options.demoOwners },
   });
 
-  // Known once it listens: its own origin, and Vite's dev server (`npx vite dashboard`, which proxies /api here).
-  let trustedOrigins: string[] = [];
-  const server = createServer(guardLoopback((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      console.error('local dashboard error', error);
-      if (!res.headersSent) writeProblem(res, 500, 'internal_error', 'Something went wrong.');
-      else res.destroy();
-    });
-  }, { trustedOrigins: () => trustedOrigins }));
-
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = (req.method ?? 'GET').toUpperCase();
     if (url.pathname === '/api/dev/sign-in') return devSignIn(req, res, method);
-    if (url.pathname === '/api' || url.pathname.startsWith('/api/')) return api(req, res, url, method);
-    if (method !== 'GET' && method !== 'HEAD') {
-      return writeProblem(res, 405, 'method_not_allowed', 'Allowed methods: GET, HEAD.', { Allow: 'GET, HEAD' });
-    }
+    if (url.pathname === '/api' || url.pathname.startsWith('/api/')) return api(req, res, url);
+    if (method !== 'GET' && method !== 'HEAD') return writeProblem(res, problems.methodNotAllowed(['GET', 'HEAD']));
     if (url.pathname === '/config.json') {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...pageHeaders });
       return void res.end(method === 'HEAD' ? undefined : runtimeConfig);
@@ -162,75 +132,40 @@ export async function startLocalDashboard(
   }
 
   async function devSignIn(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
-    if (method !== 'POST') {
-      return writeProblem(res, 405, 'method_not_allowed', 'Allowed methods: POST.', { Allow: 'POST' });
-    }
-    const raw = await readBody(req, 16 * 1024);
+    if (method !== 'POST') return writeProblem(res, problems.methodNotAllowed(['POST']));
+    const raw = (await readBody(req, 16 * 1024))?.toString('utf8');
     let email: unknown;
     try {
       email = (JSON.parse(raw ?? '') as { email?: unknown }).email;
     } catch {
-      return writeProblem(res, 400, 'invalid_json', 'The body must be a JSON object: {"email": "you@example.com"}.');
+      return writeProblem(res, problems.badRequest('invalid_json', 'The body must be a JSON object: {"email": "you@example.com"}.'));
     }
     if (typeof email !== 'string' || !EMAIL.test(email.trim())) {
-      return writeProblem(res, 400, 'invalid_request', 'email: enter an email address such as you@example.com.');
+      return writeProblem(res, problems.badRequest('invalid_request', 'email: enter an email address such as you@example.com.'));
     }
     const { token, claims } = signIn.issue(email);
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
     res.end(JSON.stringify({ token, email: claims.email, expiresAt: new Date(claims.exp * 1000).toISOString() }));
   }
 
-  async function api(req: IncomingMessage, res: ServerResponse, url: URL, method: string): Promise<void> {
-    const authorization = req.headers.authorization ?? '';
-    const claims = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
-    const verified = claims ? signIn.verify(claims) : undefined;
+  async function api(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const verified = token ? signIn.verify(token) : undefined;
     if (!verified) {
       // As API Gateway's Cognito authorizer: no valid token, no call to the function.
-      return writeProblem(res, 401, 'unauthorized', 'Sign in again: the session is missing or has expired.', {
-        'WWW-Authenticate': 'Bearer',
-      });
+      const detail = 'Sign in again: the session is missing or has expired.';
+      return writeProblem(res, refuse('unauthorized', detail, 401), { 'WWW-Authenticate': 'Bearer' });
     }
-    const body = await readBody(req);
-    if (body === undefined) {
-      return writeProblem(res, 413, 'payload_too_large', 'The body is too large.', { Connection: 'close' });
-    }
-    const requestId = randomUUID();
     const path = url.pathname.slice('/api'.length) || '/';
-    const headers = Object.fromEntries(
-      Object.entries(req.headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value]] : [])),
-    );
-    const event = {
-      resource: '/{proxy+}',
-      path,
-      httpMethod: method,
-      headers,
-      multiValueHeaders: {},
-      queryStringParameters: Object.fromEntries(url.searchParams),
-      multiValueQueryStringParameters: null,
-      pathParameters: { proxy: path.slice(1) },
-      stageVariables: null,
-      body: body.length > 0 ? body : null,
-      isBase64Encoded: false,
-      requestContext: {
-        requestId,
-        path: url.pathname,
-        httpMethod: method,
-        resourcePath: '/{proxy+}',
-        stage: 'api',
-        identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' },
-        authorizer: { claims: { sub: verified.sub, email: verified.email } },
-      },
-    } as unknown as APIGatewayProxyEvent;
-    const answer = await options.handler(event, localLambdaContext('control-api', requestId, 30_000));
-    res.writeHead(answer.statusCode, answer.headers as Record<string, string>);
-    res.end(answer.body);
+    const authorizer = { claims: { sub: verified.sub, email: verified.email } };
+    return answerProxied(req, res, options.handler, { url, path, authorizer });
   }
 
   function staticFile(res: ServerResponse, pathname: string, method: string): void {
     const relative = normalize(decodePathSegment(pathname === '/' ? '/index.html' : pathname)).replace(/^([/\\])+/, '');
     const file = resolve(distDir, relative);
     if (!file.startsWith(distDir + sep) || !existsSync(file) || !statSync(file).isFile()) {
-      return writeProblem(res, 404, 'not_found', `There is no file at ${pathname}.`);
+      return writeProblem(res, problems.notFound(`There is no file at ${pathname}.`));
     }
     // Hashed assets never change; index.html must be revalidated to pick up a new build.
     const cache = relative.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
@@ -240,22 +175,21 @@ export async function startLocalDashboard(
     res.end(method === 'HEAD' ? undefined : readFileSync(file));
   }
 
-  const listening = await listenOnLoopback(server, options.port);
-  trustedOrigins = [...loopbackOrigins(listening.url), ...loopbackOrigins(VITE_DEV_SERVER)];
-  return { url: listening.url, server, signIn, stop: listening.stop };
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? sourceFiles(path) : [path];
+  // Known once it listens: its own origin, and Vite's dev server (`npx vite dashboard`, which proxies /api here).
+  let trustedOrigins: string[] = [];
+  const listening = await serveOnLoopback('local dashboard', options.port, handle, {
+    guard: { trustedOrigins: () => trustedOrigins },
   });
+  trustedOrigins = [...loopbackOrigins(listening.url), ...loopbackOrigins(VITE_DEV_SERVER)];
+  return listening;
 }
 
-/**
- * What the app takes from outside dashboard/: the slug rule it shares with the account service, and
- * the API documents its build ships as docs/*.yaml (dashboard/vite.config.ts).
- */
+const sourceFiles = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((f) => f.isFile())
+    .map((f) => join(f.parentPath, f.name));
+
+/** What the app takes from outside dashboard/: the slug rule, and the API documents its build ships. */
 const SHARED_SOURCES = [
   resolve(DASHBOARD_SOURCE_DIR, '..', 'lambda', 'projects', 'slug.ts'),
   resolve(DASHBOARD_SOURCE_DIR, '..', 'openapi', 'openapi.yaml'),
@@ -281,10 +215,8 @@ export function dashboardSourceHash(): string {
 const SOURCES_STAMP = '.sources-sha256';
 
 /**
- * Builds the dashboard with Vite into `outDir` unless it already holds a build of the current
- * sources, so `npm start` needs no separate build step. The build goes to a folder of its own and
- * is moved into place in one rename, so concurrent builds (test files, two starts) never serve a
- * folder another build is emptying. Returns the directory to serve.
+ * Builds the dashboard with Vite into `outDir` unless it holds a build of the current sources. The
+ * build is moved into place in one rename, so concurrent builds never serve a folder another is emptying.
  */
 export async function buildDashboard(options: { outDir?: string; quiet?: boolean } = {}): Promise<string> {
   const outDir = options.outDir ?? DASHBOARD_DIST_DIR;

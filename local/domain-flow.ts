@@ -3,21 +3,26 @@ import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctio
 import {
   DOMAIN_FLOW_STATES as S,
   domainFlowDefinition,
+  type DomainFlowTasks,
   domainFlowExecutionName,
   domainReleaseExecutionName,
   driftCheckExecutionName,
 } from '../contracts/domain-flow.js';
 import type { DriftCheckInput, DriftCheckTask } from '../lambda/domains/drift-check.js';
-import type { FlowInput, FlowTasks } from '../lambda/domains/flow-tasks.js';
+import type { FlowTasks } from '../lambda/domains/flow-tasks.js';
 import type { DomainFlowStarter, TenantReleaseRequest } from '../lambda/domains/ports.js';
-import type { ReleaseTask, ReleaseTaskInput } from '../lambda/domains/release-task.js';
+import type { ReleaseTask } from '../lambda/domains/release-task.js';
 
 /** An execution's input, as the engine types it (JSON). */
 type ExecutionInput = Parameters<StateMachine['run']>[0];
 
-const localArn = (name: string) => `arn:aws:lambda:local:000000000000:function:domain-flow-${name}`;
+/** The definition's Lambda tasks; locally each state's task runs in process (taskResourceLocalHandlers). */
+const TASKS = ['verifyDns', 'requestCertificate', 'checkCertificate', 'activate', 'diagnose', 'releaseTenant', 'checkDrift'] as const;
+const TASK_ARNS = Object.fromEntries(
+  TASKS.map((t) => [t, `arn:aws:lambda:local:000000000000:function:domain-flow-${t}`]),
+) as Record<keyof DomainFlowTasks, string>;
 /** The context object's `StateMachine.Id` locally (the drift task reads it; locally it starts releases in process). */
-export const LOCAL_STATE_MACHINE_ARN = 'arn:aws:states:local:000000000000:stateMachine:domain-flow';
+const LOCAL_STATE_MACHINE_ARN = 'arn:aws:states:local:000000000000:stateMachine:domain-flow';
 
 export interface LocalDomainFlowOptions {
   /** The wait between certificate checks. */
@@ -33,17 +38,7 @@ export interface LocalDomainFlowOptions {
  * `releaseWaitMs`); the watchdog comes in the input (30 minutes unless overridden, as tests do).
  */
 export class LocalDomainFlow implements DomainFlowStarter {
-  private readonly machine = new StateMachine(
-    domainFlowDefinition({
-      verifyDns: localArn('verify-dns'),
-      requestCertificate: localArn('request-certificate'),
-      checkCertificate: localArn('check-certificate'),
-      activate: localArn('activate'),
-      diagnose: localArn('diagnose'),
-      releaseTenant: localArn('release-tenant'),
-      checkDrift: localArn('check-drift'),
-    }) as unknown as StateMachineDefinition,
-  );
+  private readonly machine = new StateMachine(domainFlowDefinition(TASK_ARNS) as unknown as StateMachineDefinition);
 
   private readonly running = new Map<string, { abort(): void; result: Promise<unknown> }>();
 
@@ -92,22 +87,20 @@ export class LocalDomainFlow implements DomainFlowStarter {
   /** One execution per name at a time, as Step Functions does for a running execution's name. */
   private run(name: string, input: ExecutionInput): void {
     if (this.running.has(name)) return;
-    const task = <I, T>(fn: (i: I) => Promise<T>) => async (i: unknown) => (await fn(i as I)) as never;
+    const handlers: Record<(typeof TASKS)[number], (input: never) => Promise<unknown>> = {
+      ...this.tasks,
+      releaseTenant: this.releaseTask.releaseTenant,
+      checkDrift: async (i: DriftCheckInput) => {
+        if (!this.driftTask) throw new Error('the local domain flow has no drift check task');
+        return this.driftTask.checkDrift(i);
+      },
+    };
     const releaseWaitMs = this.options.releaseWaitMs ?? this.options.pollMs;
     const execution = this.machine.run(input, {
       overrides: {
-        taskResourceLocalHandlers: {
-          [S.verifyDns]: task<FlowInput, unknown>(this.tasks.verifyDns),
-          [S.requestCertificate]: task<FlowInput, unknown>(this.tasks.requestCertificate),
-          [S.checkCertificate]: task<FlowInput, unknown>(this.tasks.checkCertificate),
-          [S.activate]: task<FlowInput, unknown>(this.tasks.activate),
-          [S.diagnose]: task<FlowInput, unknown>(this.tasks.diagnose),
-          [S.releaseTenant]: task<ReleaseTaskInput, unknown>(this.releaseTask.releaseTenant),
-          [S.checkDrift]: task<DriftCheckInput, unknown>(async (i) => {
-            if (!this.driftTask) throw new Error('the local domain flow has no drift check task');
-            return this.driftTask.checkDrift(i);
-          }),
-        },
+        taskResourceLocalHandlers: Object.fromEntries(
+          TASKS.map((t) => [S[t], async (i: unknown) => (await handlers[t](i as never)) as never]),
+        ),
         waitTimeOverrides: { [S.waitForCertificate]: this.options.pollMs, [S.waitToRelease]: releaseWaitMs },
         retryIntervalOverrides: { [S.releaseTenant]: releaseWaitMs, [S.checkDrift]: releaseWaitMs },
       },

@@ -1,12 +1,9 @@
 import { createRequire } from 'node:module';
 
 /**
- * dynalite 4.0.0 ignores ReturnValuesOnConditionCheckFailure (it strips parameters it does not
- * know). DynamoDB sends the item that failed a conditional Put/Update/Delete with the
- * ConditionalCheckFailedException when a request asks for ALL_OLD, and the request path relies on
- * it (the limiter's refusals, the Idempotency-Key's claim): taught here, so the code has one path
- * on AWS and locally. The item is the one the condition was judged against, read under dynalite's
- * per-item lock, as DynamoDB's is.
+ * dynalite 4.0.0 ignores ReturnValuesOnConditionCheckFailure. DynamoDB sends the item that failed a
+ * conditional write when asked (ALL_OLD), and the request path relies on it (the limiter's refusals,
+ * the Idempotency-Key's claim): taught here, so the code has one path on AWS and locally.
  * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html#DDB-PutItem-request-ReturnValuesOnConditionCheckFailure
  */
 const require = createRequire(import.meta.url);

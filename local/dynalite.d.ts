@@ -6,7 +6,6 @@ declare module 'dynalite' {
     createTableMs?: number;
     deleteTableMs?: number;
     updateTableMs?: number;
-    maxItemSizeKb?: number;
   }
   export default function dynalite(options?: DynaliteOptions): Server;
 }

@@ -1,4 +1,3 @@
-import { createServer, type Server } from 'node:http';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import {
   EDGE_VALUE,
@@ -23,14 +22,11 @@ import type {
   TenantClaim,
 } from '../lambda/domains/ports.js';
 import { deployPrefix, type ProjectRecord } from '../lambda/projects/project.js';
-import { listenOnLoopback } from './loopback.js';
+import { serveOnLoopback } from './loopback.js';
 
 const LOCAL_KVS_ID = 'local-kvs';
 
-/**
- * The edge's KeyValueStore locally: the same values the CloudFront Function reads on AWS, in a store
- * that versions and sizes itself like the real one (MemoryKeyValueStore).
- */
+/** The edge's KeyValueStore locally: the values the CloudFront Function reads, in a store versioned and sized like the real one. */
 export class LocalEdgeRouter implements EdgeRouter, EdgeCleanup {
   readonly store: MemoryKeyValueStore;
 
@@ -65,11 +61,9 @@ export class LocalEdgeRouter implements EdgeRouter, EdgeCleanup {
 }
 
 /**
- * The local KeyValueStore lives in memory: with --data, it is rebuilt from the stored projects (their
- * default subdomains and live domains, including misconfigured ones in their grace period, served or
- * redirected as configured). Removed domains get no
- * entry back: the simulated tenants do not outlive the process either (nothing routes a removed host
- * any more), and the function answers a missing key with the same 404.
+ * With --data, the in-memory KeyValueStore is rebuilt from the stored projects: their subdomains and
+ * live domains, served or redirected as configured. Removed domains get no entry back (the simulated
+ * tenants do not outlive the process either), and the function answers a missing key with the same 404.
  */
 export async function restoreEdge(
   edge: LocalEdgeRouter,
@@ -91,10 +85,7 @@ export async function restoreEdge(
   }
 }
 
-/**
- * The edge's origin locally: the site bucket in s3rver, read as CloudFront reads it through OAC
- * (GetObject at the rewritten URI's key), with the object's stored Content-Type.
- */
+/** The edge's origin locally: the site bucket in s3rver, read as CloudFront reads it through OAC. */
 export class S3SiteOrigin {
   constructor(
     private readonly client: S3Client,
@@ -117,11 +108,9 @@ export class S3SiteOrigin {
 export type SimulatedTenantState = 'enabled' | 'disabled';
 
 /**
- * SIMULATED certificate issuance: CloudFront and ACM do not run locally. Like ACM, it issues
- * once the domain's DNS verifies and CAA allows Amazon's CA, and never otherwise (so the
- * 30-minute watchdog and its diagnosis can be seen locally too). One simulated tenant per domain,
- * as on AWS; releasing one disables it, and CloudFront's refusal to delete it while the disable
- * deploys (ResourceNotDisabled) is played `deleteRefusals` times before the delete succeeds.
+ * SIMULATED certificate issuance (no CloudFront or ACM locally): like ACM, it issues once the domain's
+ * DNS verifies and CAA allows Amazon's CA, and never otherwise. One tenant per domain, as on AWS; a
+ * released one is disabled, and deleting it is refused (ResourceNotDisabled) `deleteRefusals` times.
  */
 export class SimulatedCertificateAuthority implements CertificateAuthority {
   private readonly tenants = new Map<string, { state: SimulatedTenantState; refusalsLeft: number }>();
@@ -181,12 +170,11 @@ export class SimulatedCertificateAuthority implements CertificateAuthority {
     const tenant = this.tenants.get(domain);
     if (!tenant) return 'deleted';
     if (tenant.state === 'enabled') {
-      this.tenants.set(domain, { state: 'disabled', refusalsLeft: this.deleteRefusals });
+      Object.assign(tenant, { state: 'disabled', refusalsLeft: this.deleteRefusals });
       this.note(`[local edge] SIMULATED: tenant of ${domain} disabled`);
     }
-    const disabled = this.tenants.get(domain);
-    if (disabled && disabled.refusalsLeft > 0) {
-      disabled.refusalsLeft--;
+    if (tenant.refusalsLeft > 0) {
+      tenant.refusalsLeft--;
       this.note(`[local edge] SIMULATED: deleting the tenant of ${domain} refused, its disable is still deploying (ResourceNotDisabled)`);
       return 'pending';
     }
@@ -197,13 +185,11 @@ export class SimulatedCertificateAuthority implements CertificateAuthority {
 }
 
 /**
- * Locally every served host is reachable under a loopback name too, `<host>.localhost` (RFC 6761:
- * Chromium, Firefox and curl resolve every `*.localhost` name to loopback without DNS), so a
- * project link works by a click: `http://my-site.platform.example.com.localhost:8080/`. The suffix is
- * dropped before the CloudFront Function sees the Host; no platform domain can end in `.localhost`
- * (lib/config refuses reserved names), so nothing else is ever served under it.
+ * Every served host is reachable locally as `<host>.localhost` too (RFC 6761: browsers and curl resolve
+ * it to loopback), so a project link works by a click. The suffix is dropped before the CloudFront
+ * Function sees the Host; lib/config refuses platform domains under `.localhost`.
  */
-export const LOOPBACK_SUFFIX = '.localhost';
+const LOOPBACK_SUFFIX = '.localhost';
 
 /** The Host the function sees for a Host header the local edge received (port kept, the function drops it). */
 export function hostOfLoopbackName(header: string): string {
@@ -221,41 +207,32 @@ export async function startLocalEdge(options: {
   port: number;
   router: LocalEdgeRouter;
   origin: S3SiteOrigin;
-}): Promise<{ url: string; server: Server; stop(): Promise<void> }> {
+}): Promise<{ url: string; stop(): Promise<void> }> {
   const viewerRequest = loadViewerRequest({ kvsId: LOCAL_KVS_ID, kvs: options.router.store, log: () => {} });
-  const server = createServer((req, res) => {
-    void (async () => {
-      const host = hostOfLoopbackName(req.headers.host ?? '');
-      const result = await viewerRequest(
-        viewerRequestEvent({ host, url: req.url ?? '/', method: req.method ?? 'GET' }),
-      );
-      if (isResponse(result)) {
-        const headers = Object.fromEntries(Object.entries(result.headers).map(([k, v]) => [k, v.value]));
-        res.writeHead(result.statusCode, headers);
-        const body = result.body;
-        res.end(typeof body === 'string' ? body : body ? Buffer.from(body.data, body.encoding === 'base64' ? 'base64' : 'utf8') : '');
-        return;
-      }
-      let key: string;
-      try {
-        key = decodeURIComponent(result.uri).replace(/^\//, '');
-      } catch {
-        key = '';
-      }
-      const file = key ? await options.origin.read(key) : undefined;
-      if (!file) {
-        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
-        res.end('Not found');
-        return;
-      }
-      res.writeHead(200, { 'content-type': file.contentType, 'cache-control': 'public, max-age=0, must-revalidate' });
-      res.end(req.method === 'HEAD' ? undefined : file.body);
-    })().catch((error) => {
-      console.error('local edge error', error);
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
-  });
-  const listening = await listenOnLoopback(server, options.port);
-  return { url: listening.url, server, stop: listening.stop };
+  // Not guarded: it serves projects by whatever Host the request names, read only, as CloudFront does.
+  return serveOnLoopback('local edge', options.port, async (req, res) => {
+    const host = hostOfLoopbackName(req.headers.host ?? '');
+    const result = await viewerRequest(viewerRequestEvent({ host, url: req.url ?? '/', method: req.method ?? 'GET' }));
+    if (isResponse(result)) {
+      const headers = Object.fromEntries(Object.entries(result.headers).map(([k, v]) => [k, v.value]));
+      res.writeHead(result.statusCode, headers);
+      const body = result.body;
+      res.end(typeof body === 'string' ? body : body ? Buffer.from(body.data, body.encoding === 'base64' ? 'base64' : 'utf8') : '');
+      return;
+    }
+    let key: string;
+    try {
+      key = decodeURIComponent(result.uri).replace(/^\//, '');
+    } catch {
+      key = '';
+    }
+    const file = key ? await options.origin.read(key) : undefined;
+    if (!file) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('Not found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': file.contentType, 'cache-control': 'public, max-age=0, must-revalidate' });
+    res.end(req.method === 'HEAD' ? undefined : file.body);
+  }, { guard: false, fail: (res) => res.writeHead(500).end() });
 }

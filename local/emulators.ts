@@ -1,19 +1,16 @@
 import type { AddressInfo } from 'node:net';
-import {
-  CreateTableCommand,
-  type CreateTableCommandInput,
-  DynamoDBClient,
-  ListTablesCommand,
-} from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import { buildApp } from 'fauxqs';
 import { OWNERS_TABLE_KEYS } from '../contracts/control-api.js';
 import { DOMAIN_TABLE_KEYS, SITE_UPLOAD_CORS } from '../contracts/domains.js';
 import { TABLE_KEYS } from '../contracts/messages.js';
+import { WEBHOOK_TABLE_KEYS } from '../contracts/webhooks.js';
 import { teachReturnValuesOnConditionCheckFailure } from './dynalite-return-values.js';
+import { listenOnLoopback } from './loopback.js';
 
 /** Emulators answer any credentials; these keep the SDK from looking for real ones. */
 export const LOCAL_AWS = {
@@ -40,73 +37,40 @@ export interface RunningService {
  * dynalite (DynamoDB) on 127.0.0.1; in memory, or persisted in LevelDB under `path`. It answers
  * ReturnValuesOnConditionCheckFailure as DynamoDB does (./dynalite-return-values.ts).
  */
-export async function startDynamoDb(options: { port?: number; path?: string } = {}): Promise<RunningService> {
+export async function startDynamoDb(options: { path?: string } = {}): Promise<RunningService> {
   teachReturnValuesOnConditionCheckFailure();
-  const server = dynalite({
-    createTableMs: 0,
-    deleteTableMs: 0,
-    updateTableMs: 0,
-    ...(options.path ? { path: options.path } : {}),
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections?.();
-        server.close(() => resolve());
-      }),
-  };
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, path: options.path });
+  const { url, stop } = await listenOnLoopback(server, 0);
+  return { endpoint: url, stop };
 }
 
-/** A service that can also be taken off the network and brought back with its state. */
-export interface RestartableService extends RunningService {
-  /** Closes the port and every open connection, as if the service were down; its state is kept. */
-  pause(): Promise<void>;
-  /** Listens again on the same port, with the state it had when paused. */
-  resume(): Promise<void>;
-}
-
-/**
- * fauxqs (SQS) on 127.0.0.1 (its CLI would bind every interface). `pause`/`resume` take it off
- * the network and back on the same port, with the same queues and messages.
- */
-export async function startSqs(options: { port?: number } = {}): Promise<RestartableService> {
+/** fauxqs (SQS) on 127.0.0.1 (its CLI would bind every interface); `pause` takes it off the network, keeping its state. */
+export async function startSqs() {
   const app = buildApp({ logger: false });
-  await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
+  await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
-  let paused = false;
+  const listen = () => new Promise<void>((resolve, reject) => {
+    app.server.once('error', reject);
+    app.server.listen(port, '127.0.0.1', () => {
+      app.server.off('error', reject);
+      resolve();
+    });
+  });
   return {
     endpoint: `http://127.0.0.1:${port}`,
     pause: async () => {
-      if (paused) return;
-      paused = true;
+      if (!app.server.listening) return;
       await new Promise<void>((resolve) => {
         app.server.close(() => resolve());
         app.server.closeAllConnections();
       });
     },
     resume: async () => {
-      if (!paused) return;
-      await new Promise<void>((resolve, reject) => {
-        app.server.once('error', reject);
-        app.server.listen(port, '127.0.0.1', () => {
-          app.server.off('error', reject);
-          resolve();
-        });
-      });
-      paused = false;
+      if (!app.server.listening) await listen();
     },
     stop: async () => {
       // Fastify closes the server itself: give it a listening one.
-      if (paused) {
-        await new Promise<void>((resolve) => app.server.listen(port, '127.0.0.1', () => resolve()));
-        paused = false;
-      }
+      if (!app.server.listening) await listen();
       await app.close();
     },
   };
@@ -121,85 +85,83 @@ export const LOCAL_TABLE_NAMES = {
   projects: 'Projects',
   domains: 'Domains',
   owners: 'Owners',
+  webhooks: 'Webhooks',
 } as const;
 
-/** The tables of the data stack, from the same key definitions the construct uses. */
+interface TableKeys {
+  readonly partitionKey: string;
+  readonly sortKey?: string;
+  readonly index?: { readonly name: string; readonly partitionKey: string; readonly sortKey: string };
+}
+
+/** The tables of the data stacks, from the same key definitions the constructs use. */
+const TABLES: Record<keyof typeof LOCAL_TABLE_NAMES, TableKeys> = {
+  apiKeys: { partitionKey: TABLE_KEYS.apiKeys.partitionKey, index: TABLE_KEYS.apiKeys.accountIndex },
+  accounts: TABLE_KEYS.accounts,
+  rateLimits: TABLE_KEYS.rateLimits,
+  messages: { partitionKey: TABLE_KEYS.messages.partitionKey, index: TABLE_KEYS.messages.accountIndex },
+  idempotency: TABLE_KEYS.idempotency,
+  projects: { partitionKey: DOMAIN_TABLE_KEYS.projects.partitionKey, index: DOMAIN_TABLE_KEYS.projects.accountIndex },
+  domains: { partitionKey: DOMAIN_TABLE_KEYS.domains.partitionKey, index: DOMAIN_TABLE_KEYS.domains.projectIndex },
+  owners: OWNERS_TABLE_KEYS,
+  webhooks: WEBHOOK_TABLE_KEYS,
+};
+
 export async function createTables(endpoint: string): Promise<void> {
   const client = new DynamoDBClient({ ...LOCAL_AWS, endpoint });
   const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
-  const simple = (name: string, partitionKey: string): CreateTableCommandInput => ({
-    TableName: name,
-    BillingMode: 'PAY_PER_REQUEST',
-    AttributeDefinitions: [{ AttributeName: partitionKey, AttributeType: 'S' }],
-    KeySchema: [{ AttributeName: partitionKey, KeyType: 'HASH' }],
-  });
-  const withIndex = (
-    name: string,
-    partitionKey: string,
-    index: { readonly name: string; readonly partitionKey: string; readonly sortKey: string },
-  ): CreateTableCommandInput => ({
-    ...simple(name, partitionKey),
-    AttributeDefinitions: [
-      { AttributeName: partitionKey, AttributeType: 'S' },
-      { AttributeName: index.partitionKey, AttributeType: 'S' },
-      { AttributeName: index.sortKey, AttributeType: 'S' },
-    ],
-    GlobalSecondaryIndexes: [
-      {
-        IndexName: index.name,
-        KeySchema: [
-          { AttributeName: index.partitionKey, KeyType: 'HASH' },
-          { AttributeName: index.sortKey, KeyType: 'RANGE' },
-        ],
-        Projection: { ProjectionType: 'ALL' },
-      },
-    ],
-  });
-  const { projects, domains } = DOMAIN_TABLE_KEYS;
-  const definitions: CreateTableCommandInput[] = [
-    withIndex(LOCAL_TABLE_NAMES.apiKeys, TABLE_KEYS.apiKeys.partitionKey, TABLE_KEYS.apiKeys.accountIndex),
-    simple(LOCAL_TABLE_NAMES.accounts, TABLE_KEYS.accounts.partitionKey),
-    simple(LOCAL_TABLE_NAMES.rateLimits, TABLE_KEYS.rateLimits.partitionKey),
-    withIndex(LOCAL_TABLE_NAMES.messages, TABLE_KEYS.messages.partitionKey, TABLE_KEYS.messages.accountIndex),
-    simple(LOCAL_TABLE_NAMES.idempotency, TABLE_KEYS.idempotency.partitionKey),
-    withIndex(LOCAL_TABLE_NAMES.projects, projects.partitionKey, projects.accountIndex),
-    withIndex(LOCAL_TABLE_NAMES.domains, domains.partitionKey, domains.projectIndex),
-    simple(LOCAL_TABLE_NAMES.owners, OWNERS_TABLE_KEYS.partitionKey),
+  const hashRange = (partitionKey: string, sortKey?: string) => [
+    { AttributeName: partitionKey, KeyType: 'HASH' as const },
+    ...(sortKey ? [{ AttributeName: sortKey, KeyType: 'RANGE' as const }] : []),
   ];
-  for (const definition of definitions) {
-    if (!existing.has(definition.TableName as string)) await client.send(new CreateTableCommand(definition));
+  for (const [key, { partitionKey, sortKey, index }] of Object.entries(TABLES) as [keyof typeof TABLES, TableKeys][]) {
+    if (existing.has(LOCAL_TABLE_NAMES[key])) continue;
+    const attributes = new Set([partitionKey, sortKey, index?.partitionKey, index?.sortKey].filter((a) => a));
+    await client.send(new CreateTableCommand({
+      TableName: LOCAL_TABLE_NAMES[key],
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+      KeySchema: hashRange(partitionKey, sortKey),
+      ...(index && {
+        GlobalSecondaryIndexes: [
+          { IndexName: index.name, KeySchema: hashRange(index.partitionKey, index.sortKey), Projection: { ProjectionType: 'ALL' } },
+        ],
+      }),
+    }));
   }
   client.destroy();
 }
 
-export interface LocalQueues {
+export interface LocalQueue {
   readonly queueUrl: string;
+  readonly queueArn: string;
   readonly deadLetterQueueUrl: string;
 }
 
-/** The messages queue and its DLQ, with the same redrive policy as on AWS. */
-export async function createQueues(
-  endpoint: string,
+/** A queue and its DLQ (`<name>-dlq`), with the redrive policy and DLQ retention of the constructs. */
+export async function createQueue(
+  client: SQSClient,
+  name: string,
   options: { maxReceiveCount: number; visibilityTimeoutSeconds: number },
-): Promise<LocalQueues> {
-  const client = new SQSClient({ ...LOCAL_AWS, endpoint });
+): Promise<LocalQueue> {
+  const arnOf = async (url: string | undefined) =>
+    (await client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }))).Attributes
+      ?.QueueArn as string;
   const dlq = await client.send(
-    new CreateQueueCommand({ QueueName: 'messages-dlq', Attributes: { MessageRetentionPeriod: String(14 * 86_400) } }),
+    new CreateQueueCommand({ QueueName: `${name}-dlq`, Attributes: { MessageRetentionPeriod: String(14 * 86_400) } }),
   );
-  const dlqArn = (
-    await client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))
-  ).Attributes?.QueueArn;
+  const redrive = { deadLetterTargetArn: await arnOf(dlq.QueueUrl), maxReceiveCount: options.maxReceiveCount };
   const queue = await client.send(
     new CreateQueueCommand({
-      QueueName: 'messages',
+      QueueName: name,
       Attributes: {
         VisibilityTimeout: String(options.visibilityTimeoutSeconds),
-        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: options.maxReceiveCount }),
+        RedrivePolicy: JSON.stringify(redrive),
       },
     }),
   );
-  client.destroy();
-  return { queueUrl: queue.QueueUrl as string, deadLetterQueueUrl: dlq.QueueUrl as string };
+  const queueUrl = queue.QueueUrl as string;
+  return { queueUrl, queueArn: await arnOf(queueUrl), deadLetterQueueUrl: dlq.QueueUrl as string };
 }
 
 /**
@@ -207,42 +169,30 @@ export async function createQueues(
  * not check signatures: the signing and expiry rules of presigned uploads are unit-tested
  * (test/lambda/projects/s3-site-storage.test.ts).
  */
-export async function startS3(options: { directory: string; port?: number }): Promise<RunningService> {
-  const server = new S3rver({ port: options.port ?? 0, address: '127.0.0.1', silent: true, directory: options.directory });
+export async function startS3(directory: string) {
+  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new S3Client({ ...LOCAL_S3, endpoint });
-  try {
-    await client.send(new HeadBucketCommand({ Bucket: LOCAL_SITE_BUCKET }));
-  } catch {
-    await client.send(new CreateBucketCommand({ Bucket: LOCAL_SITE_BUCKET }));
-  } finally {
-    client.destroy();
-  }
-  return { endpoint, stop: () => server.close() };
-}
-
-/** Lets pages of these origins (the local dashboard) PUT deploy files with presigned URLs, as the Sites bucket's CORS does on AWS. */
-export async function allowSiteUploads(endpoint: string, origins: readonly string[]): Promise<void> {
-  const client = new S3Client({ ...LOCAL_S3, endpoint });
-  try {
-    await client.send(
-      new PutBucketCorsCommand({
-        Bucket: LOCAL_SITE_BUCKET,
-        CORSConfiguration: {
-          CORSRules: [
-            {
-              AllowedOrigins: [...origins],
-              AllowedMethods: [...SITE_UPLOAD_CORS.allowedMethods],
-              AllowedHeaders: [...SITE_UPLOAD_CORS.allowedHeaders],
-              ExposeHeaders: [...SITE_UPLOAD_CORS.exposedHeaders],
-              MaxAgeSeconds: SITE_UPLOAD_CORS.maxAgeSeconds,
-            },
-          ],
-        },
-      }),
-    );
-  } finally {
-    client.destroy();
-  }
+  await client.send(new HeadBucketCommand({ Bucket: LOCAL_SITE_BUCKET })).catch(() =>
+    client.send(new CreateBucketCommand({ Bucket: LOCAL_SITE_BUCKET })));
+  return {
+    endpoint,
+    stop: async () => {
+      client.destroy();
+      await server.close();
+    },
+    /** Lets pages of these origins (the local dashboard) PUT deploy files, as the Sites bucket's CORS does on AWS. */
+    allowUploadsFrom: async (origins: readonly string[]) => {
+      const rule = {
+        AllowedOrigins: [...origins],
+        AllowedMethods: [...SITE_UPLOAD_CORS.allowedMethods],
+        AllowedHeaders: [...SITE_UPLOAD_CORS.allowedHeaders],
+        ExposeHeaders: [...SITE_UPLOAD_CORS.exposedHeaders],
+        MaxAgeSeconds: SITE_UPLOAD_CORS.maxAgeSeconds,
+      };
+      const CORSConfiguration = { CORSRules: [rule] };
+      await client.send(new PutBucketCorsCommand({ Bucket: LOCAL_SITE_BUCKET, CORSConfiguration }));
+    },
+  };
 }

@@ -12,19 +12,11 @@ export function localRuntimeResources(
   usagePlans: UsagePlans,
 ): RuntimeResources {
   return {
-    async tenants() {
-      return certificates.tenantDomains();
-    },
+    tenants: async () => certificates.tenantDomains(),
     removeTenant: (domain) => certificates.removeTenant(domain),
-    async internalKeys() {
-      return usagePlans.keysNamed('internal-');
-    },
-    deleteKey: (id) => usagePlans.deleteKey(id),
-    async accountPlans() {
-      return usagePlans.plansNamed('enterprise-').map((id) => ({ id, name: id }));
-    },
-    async deleteAccountPlan(id) {
-      usagePlans.deletePlan(id);
-    },
+    internalKeys: async () => usagePlans.keysNamed('internal-'),
+    deleteKey: async (id) => usagePlans.deleteKey(id),
+    accountPlans: async () => usagePlans.plansNamed('enterprise-').map((id) => ({ id, name: id })),
+    deleteAccountPlan: async (id) => usagePlans.deletePlan(id),
   };
 }

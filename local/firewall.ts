@@ -10,16 +10,12 @@ import {
 import type { Clock } from '../lambda/shared/clock.js';
 
 /** What the firewall answers instead of the API, or undefined to let the request through. */
-export type FirewallVerdict = { readonly rule: FirewallRateRule['name']; readonly response: typeof FIREWALL_BLOCK_RESPONSE } | undefined;
+type FirewallVerdict = { readonly rule: FirewallRateRule['name']; readonly response: typeof FIREWALL_BLOCK_RESPONSE } | undefined;
 
 /**
- * The rate rules of the Messages API's web ACL (contracts/firewall-rules.ts) on the
- * local front: per client IP, a trailing window counted in one-second buckets, as WAF counts
- * "the requests of the last 60 seconds". WAF's managed rule groups (IP reputation, bad inputs)
- * have no local equivalent: their lists are AWS's.
- *
- * Like WAF, a request counts towards a rule whether or not it ends up blocked, so a flood that
- * keeps going stays blocked until it slows down.
+ * The rate rules of the Messages API's web ACL (contracts/firewall-rules.ts) on the local front:
+ * per client IP, over a trailing window of one-second buckets. As in WAF, a request counts whether
+ * or not it is blocked. WAF's managed rule groups have no local equivalent: their lists are AWS's.
  */
 export class LocalFirewall {
   /** `<rule>|<ip>` → requests per second, by epoch second, within the window. */

@@ -1,20 +1,17 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ProvisionedThroughputExceededException, type ThrottlingReason } from '@aws-sdk/client-dynamodb';
 import { INITIAL_RETRY_TOKENS, NO_RETRY_INCREMENT, Retry } from '@smithy/util-retry';
 import { SDK_THROTTLING, withBackoff } from '../lambda/shared/backoff.js';
 import { DATA_PLANE } from '../lambda/shared/aws-clients.js';
 import type { Clock } from '../lambda/shared/clock.js';
 import type { LimiterStore } from '../lambda/rate-limits/limiter-store.js';
+import { listenOnLoopback } from './loopback.js';
 
 /**
- * DynamoDB's per-item write ceiling, simulated (neither dynalite nor the in-memory store has one).
- * One partition takes at most 1,000 write units per second, and a single item never spreads over
- * partitions; a refused conditional write consumes capacity too. A write past the ceiling is
- * answered as DynamoDB answers it: ProvisionedThroughputExceededException with the throttling
- * reason TableWriteKeyRangeThroughputExceeded (the API reference lists ThrottlingException for
- * UpdateItem as well; the SDK's standard retries treat both as throttling). Throttled writes consume nothing.
- * Every write counts as one unit (limiter items stay under 1 KB).
+ * DynamoDB's per-item write ceiling, simulated (neither dynalite nor the in-memory store has one):
+ * 1,000 write units per second per item, a refused conditional write included, each write one unit
+ * (limiter items stay under 1 KB). A write past it is answered as DynamoDB does, with the throttling
+ * reason TableWriteKeyRangeThroughputExceeded; throttled writes consume nothing.
  */
 export const DEFAULT_ITEM_WRITES_PER_SECOND = 1_000;
 export const THROTTLING_ERROR = 'ProvisionedThroughputExceededException';
@@ -49,13 +46,12 @@ export class ItemWriteCeiling {
   }
 }
 
-/** The ThrottlingReasons DynamoDB gives for a write past a partition's ceiling. */
 const throttlingReasons = (tableName: string): ThrottlingReason[] => [
   { reason: THROTTLING_REASON, resource: `arn:aws:dynamodb:local:000000000000:table/${tableName}` },
 ];
 
 /** The error document DynamoDB sends for a write past a partition's ceiling. */
-export function throttlingBody(tableName: string): Record<string, unknown> {
+function throttlingBody(tableName: string): Record<string, unknown> {
   return {
     __type: `com.amazonaws.dynamodb.v20120810#${THROTTLING_ERROR}`,
     message: 'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.',
@@ -97,23 +93,18 @@ const isThrottling = (error: unknown): boolean => {
 };
 
 /**
- * A store that retries throttled calls the way the Lambdas' DynamoDB client does (the SDK's
- * standard retry strategy with DATA_PLANE's attempts), on a clock's `sleep` instead of the SDK's
- * real timers, for stores without a network client (the in-memory one in the benchmarks). The
- * numbers are the SDK's own (SDK_THROTTLING in lambda/shared/backoff.ts, from @smithy/util-retry), and
- * each throttled retry takes its cost from the client's retry quota (refunded by successes); an
- * empty quota fails the call at once. One instance
- * is one client: give each simulated container its own.
+ * A store that retries throttled calls as the Lambdas' DynamoDB client does (SDK_THROTTLING, DATA_PLANE's
+ * attempts, the retry quota), on a clock's `sleep`: for stores without a network client (the in-memory one
+ * in the benchmarks). One instance is one client: give each simulated container its own.
  */
 export function withClientRetries(
   store: LimiterStore,
   sleep: (ms: number) => Promise<void>,
   random: () => number = Math.random,
-  maxAttempts: number = DATA_PLANE.maxAttempts,
 ): LimiterStore {
   let capacity = INITIAL_RETRY_TOKENS;
   const cost = Retry.throttlingCost();
-  const policy = { ...SDK_THROTTLING, maxAttempts };
+  const policy = { ...SDK_THROTTLING, maxAttempts: DATA_PLANE.maxAttempts };
   return new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown;
@@ -182,14 +173,6 @@ export async function startItemCeilingProxy(options: {
       forward.end(body);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const { url, stop } = await listenOnLoopback(server, 0);
+  return { endpoint: url, stop };
 }

@@ -1,32 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { PROBLEM_TYPE_BASE } from '../contracts/gateway-responses.js';
+import { HttpProblem, refuse } from '../lambda/shared/problem.js';
 
 // The local servers listen on 127.0.0.1 only, but a web page the developer visits can still reach
-// them through the browser: by DNS rebinding (an attacker's name resolved to 127.0.0.1, so the
-// request carries the attacker's name in Host) or by a plain cross-site request (a form POST needs
-// no CORS preflight). The guard answers neither:
-// - Host must be a loopback name: 127.0.0.1, localhost or [::1] (any port), and `<name>.localhost`
-//   where a server serves such names (RFC 6761: they are loopback). Otherwise 421.
-// - A state-changing request (POST, PUT, PATCH, DELETE) that comes from a page, i.e. carries an
-//   Origin, must come from a trusted origin (the local dashboard's); a Sec-Fetch-Site of
-//   cross-site or same-site says the same where Origin is absent. Otherwise 403, before the body
-//   is read or any route runs. The CLI and curl send no Origin and are served as before.
-// The local edge is not guarded: it serves projects by whatever Host the request names
-// (`curl -H 'Host: <slug>.platform.example.com'`), read only, as CloudFront does.
+// them through the browser: by DNS rebinding (the attacker's name in Host) or by a plain cross-site
+// request (a form POST needs no CORS preflight). The guard answers neither:
+// - Host must be a loopback name (127.0.0.1, localhost, [::1]; any port). Otherwise 421.
+// - A state-changing request that carries an Origin (or a cross-site or same-site Sec-Fetch-Site)
+//   must come from a trusted origin (the local dashboard's). Otherwise 403, before the body is
+//   read or any route runs. The CLI and curl send no Origin and are served as before.
 
 export interface LoopbackGuardOptions {
   /** Also accept `<name>.localhost` in Host. @default false */
   readonly localhostSubdomains?: boolean;
-  /**
-   * Origins (scheme://host:port) allowed to change state, read per request (a server learns its
-   * own port once it listens). @default none: every page is refused.
-   */
+  /** Origins (scheme://host:port) allowed to change state, read per request. @default none */
   readonly trustedOrigins?: () => readonly string[];
   /**
    * Refuse state-changing requests from untrusted pages. Off only where every such route needs a
-   * credential a page cannot send cross-origin without a CORS preflight the server never grants
-   * (the Messages API's Bearer key). @default true
+   * credential no cross-origin page can send without a preflight (the Messages API's Bearer key).
    */
   readonly checkOrigin?: boolean;
 }
@@ -54,51 +45,47 @@ export function loopbackOrigins(url: string): string[] {
 export function refusalOf(
   req: Pick<IncomingMessage, 'method' | 'headers'>,
   options: LoopbackGuardOptions = {},
-): { status: 421 | 403; detail: string } | undefined {
+): HttpProblem | undefined {
   const host = req.headers.host;
   if (!isLoopbackHost(host, options.localhostSubdomains)) {
-    return { status: 421, detail: `This server answers loopback names only (127.0.0.1, localhost, [::1]), not ${JSON.stringify(host ?? '')}.` };
+    const detail = `This server answers loopback names only (127.0.0.1, localhost, [::1]), not ${JSON.stringify(host ?? '')}.`;
+    return new HttpProblem({ status: 421, code: 'forbidden', title: 'Misdirected Request', detail });
   }
   if (options.checkOrigin === false || !STATE_CHANGING.has((req.method ?? 'GET').toUpperCase())) return undefined;
   const origin = req.headers.origin;
   if (origin !== undefined) {
     const trusted = options.trustedOrigins?.() ?? [];
     if (!trusted.includes(origin.toLowerCase())) {
-      return { status: 403, detail: `State-changing requests from ${origin} are refused: only the local dashboard may send them.` };
+      return refuse('forbidden', `State-changing requests from ${origin} are refused: only the local dashboard may send them.`, 403);
     }
     return undefined;
   }
   const site = req.headers['sec-fetch-site'];
   if (site === 'cross-site' || site === 'same-site') {
-    return { status: 403, detail: `State-changing requests from another site (Sec-Fetch-Site: ${site}) are refused.` };
+    return refuse('forbidden', `State-changing requests from another site (Sec-Fetch-Site: ${site}) are refused.`, 403);
   }
   return undefined;
 }
 
-function writeRefusal(res: ServerResponse, refusal: { status: 421 | 403; detail: string }): void {
+/** Writes a problem document, as the control API renders one. */
+export function writeProblem(res: ServerResponse, problem: HttpProblem, headers: Record<string, string> = {}): void {
   const requestId = randomUUID();
-  res.writeHead(refusal.status, {
+  res.writeHead(problem.status, {
+    ...problem.headers,
+    ...headers,
     'Content-Type': 'application/problem+json',
     'Cache-Control': 'no-store',
     'X-Request-Id': requestId,
-    // The body is not read: the connection cannot be reused.
-    Connection: 'close',
   });
-  res.end(JSON.stringify({
-    type: `${PROBLEM_TYPE_BASE}forbidden`,
-    title: refusal.status === 421 ? 'Misdirected Request' : 'Forbidden',
-    status: refusal.status,
-    detail: refusal.detail,
-    code: 'forbidden',
-    requestId,
-  }));
+  res.end(JSON.stringify(problem.toBody(requestId)));
 }
 
 /** A server's request listener behind the guard: `createServer(guardLoopback(listener, options))`. */
 export function guardLoopback(listener: RequestListener, options: LoopbackGuardOptions = {}): RequestListener {
   return (req, res) => {
     const refusal = refusalOf(req, options);
-    if (refusal) return writeRefusal(res, refusal);
+    // The body is not read: the connection cannot be reused.
+    if (refusal) return writeProblem(res, refusal, { Connection: 'close' });
     return listener(req, res);
   };
 }

@@ -22,12 +22,9 @@ export interface HandledBatch {
 const SQS_BATCH_MAX = 10;
 
 /**
- * What the Lambda SQS event source mapping does on AWS: long-polls the queue, gathers a batch of
- * up to `batchSize` (contracts/messages.ts, WORKER_EVENT_SOURCE) from receives of 10, invokes the
- * worker with it, deletes the records it did not report as failures, and leaves failures to come
- * back after the visibility timeout (and to the DLQ after maxReceiveCount). Unlike the event
- * source, it does not wait out the batching window for more: it takes what is there at once,
- * within the window, so that a lone message is not held back a second on the local platform.
+ * What the Lambda SQS event source mapping does: long-polls, invokes the worker with up to `batchSize`
+ * records, and deletes those it did not report as failures. Unlike the event source, it does not wait
+ * out the batching window: a lone message is not held back a second on the local platform.
  */
 export class QueuePoller {
   /** For tests to wait on instead of sleeping: `batch` (a HandledBatch) once its successes are deleted. */
@@ -43,15 +40,13 @@ export class QueuePoller {
     private readonly queueUrl: string,
     private readonly queueArn: string,
     private readonly worker: Worker,
-    private readonly options: { batchSize: number; waitTimeSeconds: number; batchingWindowMs: number } = {
+    private readonly options: { batchSize: number; batchingWindowMs: number } = {
       batchSize: WORKER_EVENT_SOURCE.batchSize,
-      waitTimeSeconds: 1,
       batchingWindowMs: WORKER_EVENT_SOURCE.maxBatchingWindowSeconds * 1000,
     },
   ) {}
 
   start(): void {
-    if (this.running) return;
     this.running = true;
     this.loop = this.run();
   }
@@ -80,9 +75,8 @@ export class QueuePoller {
   }
 
   /**
-   * Fault injection for tests: the next batch received is handed to the worker, which gets through
-   * its first half; then the instance dies, deleting nothing, and a new one takes over polling (as a
-   * fresh Lambda instance would). Every message of the batch comes back after the visibility timeout.
+   * Fault injection for tests: the worker gets through the first half of the next batch, then the
+   * instance dies, deleting nothing; every message of the batch comes back after the visibility timeout.
    */
   killDuringNextBatch(): Promise<KilledBatch> {
     return new Promise((resolve) => {
@@ -90,45 +84,36 @@ export class QueuePoller {
     });
   }
 
-  /** One receive → invoke → delete cycle; returns how many messages it handled. */
-  async pollOnce(): Promise<number> {
+  /** One receive → invoke → delete cycle. */
+  private async pollOnce(): Promise<void> {
     const messages = await this.receiveBatch();
-    if (messages.length === 0) return 0;
-    const event: SQSEvent = { Records: messages.map((m) => this.toRecord(m)) };
+    if (messages.length === 0) return;
+    const records = messages.map((m) => sqsRecordOf(m, { queueArn: this.queueArn, region: 'us-east-1', senderId: 'local' }));
+    const context = localLambdaContext('worker', `worker-${Date.now()}`, 30_000);
     const kill = this.kill;
     if (kill) {
       this.kill = undefined;
-      const handled = event.Records.slice(0, Math.ceil(event.Records.length / 2));
-      await this.worker({ Records: handled }, localLambdaContext('worker', `worker-${Date.now()}`, 30_000)).catch(
-        () => undefined,
-      );
-      kill({ received: event.Records.map((r) => r.body), handled: handled.map((r) => r.body) });
-      return messages.length;
+      const handled = records.slice(0, Math.ceil(records.length / 2));
+      await this.worker({ Records: handled }, context).catch(() => undefined);
+      return kill({ received: records.map((r) => r.body), handled: handled.map((r) => r.body) });
     }
     let failed: Set<string>;
     try {
-      const response = await this.worker(event, localLambdaContext('worker', `worker-${Date.now()}`, 30_000));
+      const response = await this.worker({ Records: records }, context);
       failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
     } catch (error) {
-      console.error('worker invocation failed; the whole batch will be retried', error);
-      return messages.length;
+      return console.error('worker invocation failed; the whole batch will be retried', error);
     }
     const done = messages.filter((m) => !failed.has(m.MessageId as string));
     for (let i = 0; i < done.length; i += SQS_BATCH_MAX) {
-      await this.sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: this.queueUrl,
-          Entries: done
-            .slice(i, i + SQS_BATCH_MAX)
-            .map((m, j) => ({ Id: String(j), ReceiptHandle: m.ReceiptHandle as string })),
-        }),
-      );
+      const batch = done.slice(i, i + SQS_BATCH_MAX);
+      const Entries = batch.map((m, j) => ({ Id: String(j), ReceiptHandle: m.ReceiptHandle }));
+      await this.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: this.queueUrl, Entries }));
     }
     this.events.emit('batch', {
       bodies: messages.map((m) => m.Body ?? ''),
       failed: messages.filter((m) => failed.has(m.MessageId as string)).map((m) => m.Body ?? ''),
     });
-    return messages.length;
   }
 
   /** A long poll, then more receives of 10 while full ones keep coming, up to the batch size and window. */
@@ -136,7 +121,7 @@ export class QueuePoller {
     this.inFlight = new AbortController();
     const started = Date.now();
     const messages: Message[] = [];
-    let waitTimeSeconds = this.options.waitTimeSeconds;
+    let waitTimeSeconds = 1;
     while (messages.length < this.options.batchSize) {
       const received = await this.sqs.send(
         new ReceiveMessageCommand({
@@ -155,16 +140,9 @@ export class QueuePoller {
     }
     return messages;
   }
-
-  private toRecord(message: Message): SQSRecord {
-    return sqsRecordOf(message, { queueArn: this.queueArn, region: 'us-east-1', senderId: 'local' });
-  }
 }
 
-/**
- * The event source mapping's record for a message received from the queue (attributes as Lambda
- * spells them): what the local poller hands the worker, and what the bundle stage invokes it with.
- */
+/** The event source mapping's record for a received message: what the poller and the bundle stage hand the worker. */
 export function sqsRecordOf(
   message: Message,
   source: { readonly queueArn: string; readonly region: string; readonly senderId: string },

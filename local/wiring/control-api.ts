@@ -1,79 +1,55 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ControlServices } from '../../lambda/control/control-router.js';
 import { DynamoDbOwnerStore, OwnerDirectory } from '../../lambda/control/owners.js';
-import type { DomainService } from '../../lambda/domains/domain-service.js';
-import type { AccountService } from '../../lambda/keys/account-service.js';
-import type { DeployService } from '../../lambda/projects/deploy-service.js';
-import type { AccountStore } from '../../lambda/keys/accounts.js';
-import { UpgradeRequests } from '../../lambda/keys/upgrade-requests.js';
-import type { ProjectService } from '../../lambda/projects/project-service.js';
-import { UsageHistory, type UsageHistoryDeps } from '../../lambda/usage-history/usage-history.js';
+import { type OperationsNotifier, UpgradeRequests } from '../../lambda/keys/upgrade-requests.js';
+import { UsageHistory } from '../../lambda/usage-history/usage-history.js';
 import type { Clock } from '../../lambda/shared/clock.js';
-import { PLAN_IDS, type PlatformConfig } from '../../lib/config/index.js';
 import { startControlApi } from '../control-api.js';
-import { RecordedOperationsTopic } from '../operations-topic.js';
-import { type DemoOwner, DevSignIn } from '../dashboard.js';
-import { LOCAL_TABLE_NAMES, type RunningService } from '../emulators.js';
+import { LOCAL_TABLE_NAMES } from '../emulators.js';
+import type { Wiring } from './backing-services.js';
+import type { startDomains } from './domains.js';
+import type { wireKeys } from './keys.js';
+import type { startWebhooks } from './webhooks.js';
 
-export interface ControlApiWiringOptions {
-  readonly documentClient: DynamoDBDocumentClient;
-  readonly accountService: AccountService;
-  /** The accounts table (upgrade requests are recorded on the account). */
-  readonly accounts: AccountStore;
-  /** What the usage-history route reads: accounts, keys (revoked too) and the daily counts. */
-  readonly history: UsageHistoryDeps;
-  readonly projects: ProjectService;
-  readonly deploys: DeployService;
-  readonly domains: DomainService;
-  readonly clock: Clock;
-  readonly config: PlatformConfig;
-  /** Control API port on 127.0.0.1; 0 picks a free one. */
-  readonly port: number;
-  /** Owners' webhooks and the message pages. */
-  readonly webhooks?: ControlServices['webhooks'];
+/** The operations topic locally: there is no SNS, so what the control API publishes is recorded and printed. */
+export class RecordedOperationsTopic implements OperationsNotifier {
+  readonly messages: { subject: string; message: Readonly<Record<string, unknown>>; publishedAt: string }[] = [];
+
+  constructor(private readonly clock: Clock) {}
+
+  notify(subject: string, message: Readonly<Record<string, unknown>>): Promise<void> {
+    this.messages.push({ subject, message, publishedAt: new Date(this.clock.now()).toISOString() });
+    console.log(`[operations topic] ${subject}`);
+    return Promise.resolve();
+  }
 }
 
-/**
- * The control API (the operator's, on loopback without authentication) over the same
- * services the dashboard answers through, with the owners' directory. Added to `services` once it runs.
- */
-export async function startControl(options: ControlApiWiringOptions, services: RunningService[]) {
-  const { accountService, projects, deploys, domains, clock, config } = options;
-  const ownerStore = new DynamoDbOwnerStore(options.documentClient, LOCAL_TABLE_NAMES.owners);
-  const owners = new OwnerDirectory({ store: ownerStore, accountService, clock });
-  const usageHistory = new UsageHistory(options.history);
-  // No SNS locally: what the control API publishes to the operations topic is recorded.
-  const operationsTopic = new RecordedOperationsTopic({ now: () => clock.now() });
-  const upgradeRequests = new UpgradeRequests({ accounts: options.accounts, notifier: operationsTopic, clock });
+/** The operator's control API over the services the dashboard answers through, with the owners' directory. */
+export async function startControl(
+  { options, backing, clock, config, services }: Wiring,
+  keys: ReturnType<typeof wireKeys>,
+  { projects, deploys, domains }: Awaited<ReturnType<typeof startDomains>>,
+  webhooks: Awaited<ReturnType<typeof startWebhooks>>,
+) {
+  const { accountService, accounts } = keys;
+  const ownerStore = new DynamoDbOwnerStore(backing.documentClient, LOCAL_TABLE_NAMES.owners);
+  const operationsTopic = new RecordedOperationsTopic(clock);
   const controlServices: ControlServices = {
     accountService,
     projects,
     deploys,
     domains,
-    owners,
+    owners: new OwnerDirectory({ store: ownerStore, accountService, clock }),
     config,
-    usageHistory,
-    upgradeRequests,
-    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+    usageHistory: new UsageHistory({ accounts, keys: keys.keys, history: keys.usageHistoryStore, clock }),
+    upgradeRequests: new UpgradeRequests({ accounts, notifier: operationsTopic, clock }),
+    webhooks: { service: webhooks.service, messages: webhooks.messageLog },
   };
-  const control = await startControlApi(controlServices, options.port);
-  services.push({ endpoint: control.url, stop: control.stop });
+  const control = await startControlApi(controlServices, options.controlPort ?? 3001);
+  services.push(control);
   return {
     controlServices,
     operationsTopic,
     controlUrl: control.url,
-    /** Development sign-in: `<plan>@demo.local` owns the demo account of that plan (`acct_demo_<plan>`). */
-    async linkDemoOwners(): Promise<DemoOwner[]> {
-      const demoOwners = PLAN_IDS.map((plan) => ({ email: `${plan}@demo.local`, plan }));
-      for (const owner of demoOwners) {
-        await ownerStore.link({
-          ownerId: DevSignIn.ownerIdOf(owner.email),
-          accountId: `acct_demo_${owner.plan}`,
-          email: owner.email,
-          createdAt: new Date(clock.now()).toISOString(),
-        });
-      }
-      return demoOwners;
-    },
+    ownerStore,
   };
 }

@@ -1,23 +1,18 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type AccountRecord, DynamoDbAccountStore } from '../../lambda/keys/accounts.js';
 import { createAuthorizerHandler } from '../../lambda/keys/authorizer-handler.js';
 import { type AccountView, AccountService } from '../../lambda/keys/account-service.js';
 import { DynamoDbKeyStore } from '../../lambda/keys/dynamodb-key-store.js';
 import { DynamoDbLimiterStore } from '../../lambda/rate-limits/dynamodb-limiter-store.js';
-import type { Clock } from '../../lambda/shared/clock.js';
 import { DynamoDbUsageHistoryStore } from '../../lambda/usage-history/dynamodb-usage-history-store.js';
-import { PLAN_IDS, type PlanId, type PlatformConfig } from '../../lib/config/index.js';
+import { PLAN_IDS, type PlanId } from '../../lib/config/index.js';
+import type { DynamoDbOwnerStore } from '../../lambda/control/owners.js';
+import { type DemoOwner, DevSignIn } from '../dashboard.js';
 import { LOCAL_TABLE_NAMES } from '../emulators.js';
 import { UsagePlans } from '../usage-plans.js';
-import { scanAll } from './scan.js';
+import { scanAll, type Wiring } from './backing-services.js';
 
-/**
- * Accounts, API keys and plans: the account service over dynalite, the limiter's store, the usage
- * plans and internal keys as on API Gateway (the backstop the API front applies), and the REQUEST
- * authorizer.
- */
-export function wireKeys(deps: { documentClient: DynamoDBDocumentClient; clock: Clock; config: PlatformConfig }) {
-  const { documentClient, clock, config } = deps;
+/** Accounts, API keys and plans over dynalite, the usage plans as on API Gateway, and the REQUEST authorizer. */
+export function wireKeys({ backing: { documentClient }, clock, config }: Wiring) {
   const limiterStore = new DynamoDbLimiterStore(documentClient, LOCAL_TABLE_NAMES.rateLimits);
   const keys = new DynamoDbKeyStore(documentClient, LOCAL_TABLE_NAMES.apiKeys);
   const accounts = new DynamoDbAccountStore(documentClient, LOCAL_TABLE_NAMES.accounts);
@@ -47,20 +42,28 @@ export function wireKeys(deps: { documentClient: DynamoDBDocumentClient; clock: 
   };
 }
 
-/** Demo accounts, one per plan (`acct_demo_<plan>`), and a fresh key each: through the account service, like any key. */
+/**
+ * Demo accounts, one per plan (`acct_demo_<plan>`), with a fresh key each (through the account service,
+ * like any key) and, for the development sign-in, their owner `<plan>@demo.local`.
+ */
 export async function seedDemoAccounts(
-  { accountService, accounts }: Pick<ReturnType<typeof wireKeys>, 'accountService' | 'accounts'>,
-  config: PlatformConfig,
-): Promise<{ demoAccounts: Record<PlanId, AccountView>; demoKeys: Record<PlanId, string> }> {
+  { clock, config }: Wiring,
+  { accountService, accounts }: ReturnType<typeof wireKeys>,
+  owners: DynamoDbOwnerStore,
+) {
   const demoAccounts = {} as Record<PlanId, AccountView>;
   const demoKeys = {} as Record<PlanId, string>;
+  const demoOwners: DemoOwner[] = [];
   for (const plan of PLAN_IDS) {
     const accountId = `acct_demo_${plan}`;
-    const existing = await accounts.get(accountId);
-    demoAccounts[plan] = existing
+    demoAccounts[plan] = (await accounts.get(accountId))
       ? await accountService.getAccount(accountId)
       : await accountService.createAccount({ accountId, name: `Demo ${config.plans[plan].displayName}`, plan });
     demoKeys[plan] = (await accountService.createKey(accountId, 'demo key')).secret;
+    const email = `${plan}@demo.local`;
+    const createdAt = new Date(clock.now()).toISOString();
+    await owners.link({ ownerId: DevSignIn.ownerIdOf(email), accountId, email, createdAt });
+    demoOwners.push({ email, plan });
   }
-  return { demoAccounts, demoKeys };
+  return { demoAccounts, demoKeys, demoOwners };
 }

@@ -1,11 +1,4 @@
-import {
-  DeleteMessageBatchCommand,
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-  SendMessageBatchCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
-import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDbIdempotencyStore } from '../../lambda/messages/dynamodb-idempotency-store.js';
 import { DynamoDbMessageStore } from '../../lambda/messages/dynamodb-message-store.js';
 import {
@@ -16,44 +9,26 @@ import {
 import type { MessageRecord } from '../../lambda/messages/message.js';
 import { SqsMessageQueue } from '../../lambda/messages/sqs-message-queue.js';
 import type { MessageOutcomes } from '../../lambda/messages/ports.js';
-import type { ProcessMessage } from '../../lambda/messages/processor.js';
 import { SqsMessageRetries } from '../../lambda/messages/sqs-message-retries.js';
 import { createWorkerHandler } from '../../lambda/messages/worker.js';
 import type { RetryBackoff } from '../../contracts/messages.js';
 import { RateLimiter } from '../../lambda/rate-limits/rate-limiter.js';
-import type { Clock } from '../../lambda/shared/clock.js';
-import type { PlatformConfig } from '../../lib/config/index.js';
 import { startLocalApiGateway } from '../api-gateway.js';
-import { LOCAL_TABLE_NAMES, type RunningService } from '../emulators.js';
+import { LOCAL_TABLE_NAMES } from '../emulators.js';
 import { LocalFirewall } from '../firewall.js';
 import { QueuePoller } from '../queue-poller.js';
-import type { BackingServices } from './backing-services.js';
+import { scanAll, type Wiring } from './backing-services.js';
 import type { wireKeys } from './keys.js';
 
-export interface MessagesWiringOptions {
-  readonly backing: BackingServices;
-  readonly keys: Pick<ReturnType<typeof wireKeys>, 'limiterStore' | 'usageHistoryStore' | 'authorizer' | 'usagePlans'>;
-  readonly clock: Clock;
-  readonly config: PlatformConfig;
-  /** API port on 127.0.0.1; 0 picks a free one. */
-  readonly port: number;
-  /** Run the queue worker. */
-  readonly worker: boolean;
-  /** The operator's processor the worker runs (local/processor-module.ts loads one from a file). @default accepts every message */
-  readonly processor?: ProcessMessage;
-  /** The wait between attempts. */
-  readonly retryBackoff: RetryBackoff;
-  /** Told of every final outcome (webhooks). @default nobody */
-  readonly outcomes?: MessageOutcomes;
-}
+/** Seconds, not minutes: a retried message comes back while you watch (AWS: RETRY_BACKOFF). */
+const LOCAL_RETRY_BACKOFF: RetryBackoff = { baseSeconds: 1, maxSeconds: 4 };
 
-/**
- * The Messages API: the API Gateway front (firewall → authorizer → usage plans → the send, get and
- * fallback handlers) and the queue worker polling SQS, as the event source mapping does on AWS.
- * Each server is added to `services` as soon as it runs.
- */
-export async function startMessages(options: MessagesWiringOptions, services: RunningService[]) {
-  const { backing, keys, clock, config } = options;
+/** The Messages API: the API Gateway front (firewall → authorizer → usage plans → handlers) and the queue worker. */
+export async function startMessages(
+  { options, backing, clock, config, services }: Wiring,
+  keys: ReturnType<typeof wireKeys>,
+  outcomes: MessageOutcomes | undefined,
+) {
   const { documentClient, queues, sqsClient } = backing;
   const limiter = new RateLimiter(keys.limiterStore, clock);
   const messages = new DynamoDbMessageStore(documentClient, LOCAL_TABLE_NAMES.messages);
@@ -70,108 +45,64 @@ export async function startMessages(options: MessagesWiringOptions, services: Ru
   });
   const read = createGetMessageHandler({ limiter, messages, anonymousLimits: config.anonymous });
   const api = await startLocalApiGateway({
-    port: options.port,
+    port: options.port ?? 3000,
     authorizer: keys.authorizer,
     usagePlans: keys.usagePlans,
     firewall: new LocalFirewall(config.protection.waf, clock),
     routes: [
-      // One send function for both POST routes, as on AWS.
+      // One send function for both POST routes, and one read function for both GET routes, as on AWS.
       ...['/messages', '/messages/batch'].map((resource) => ({ method: 'POST', resource, handler: send })),
-      // One read function for both GET routes, as on AWS.
       ...['/messages/{id}', '/messages'].map((resource) => ({ method: 'GET', resource, handler: read })),
     ],
     fallback: createFallbackHandler({ limiter, anonymousLimits: config.anonymous }),
   });
-  services.push({ endpoint: api.url, stop: api.stop });
+  services.push(api);
 
   let worker: QueuePoller | undefined;
-  if (options.worker) {
-    const queueArn = (
-      await sqsClient.send(new GetQueueAttributesCommand({ QueueUrl: queues.queueUrl, AttributeNames: ['QueueArn'] }))
-    ).Attributes?.QueueArn as string;
-    worker = new QueuePoller(
-      sqsClient,
-      queues.queueUrl,
-      queueArn,
-      createWorkerHandler({
-        messages,
-        clock,
-        maxReceiveCount: config.messages.maxReceiveCount,
-        usageHistory: keys.usageHistoryStore,
-        processor: options.processor,
-        retries: new SqsMessageRetries(backing.queueClient, queues.queueUrl),
-        backoff: options.retryBackoff,
-        outcomes: options.outcomes,
-      }),
-    );
-    worker.start();
-    const poller = worker;
-    services.push({ endpoint: 'worker', stop: () => poller.stop() });
+  if (options.worker ?? true) {
+    const handler = createWorkerHandler({
+      messages,
+      clock,
+      maxReceiveCount: config.messages.maxReceiveCount,
+      usageHistory: keys.usageHistoryStore,
+      processor: options.processor,
+      retries: new SqsMessageRetries(backing.queueClient, queues.queueUrl),
+      backoff: options.retryBackoff ?? LOCAL_RETRY_BACKOFF,
+      outcomes,
+    });
+    const poller = new QueuePoller(sqsClient, queues.queueUrl, queues.queueArn, handler);
+    poller.start();
+    services.push(poller);
+    worker = poller;
   }
 
   return {
     api,
     worker,
     /** With --data: the queue is in memory, so the envelopes of messages still queued are put back. */
-    requeueStranded: () => requeueStranded(documentClient, queue),
+    requeueStranded: async () => {
+      for (const item of (await scanAll(documentClient, LOCAL_TABLE_NAMES.messages)) as MessageRecord[]) {
+        if (item.status === 'queued') await queue.send({ v: 1, id: item.id, accountId: item.accountId, createdAt: item.createdAt });
+      }
+    },
     redriveDeadLetters: () => redrive(sqsClient, queues.deadLetterQueueUrl, queues.queueUrl),
   };
 }
 
-async function requeueStranded(client: DynamoDBDocumentClient, queue: SqsMessageQueue): Promise<void> {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({
-        TableName: LOCAL_TABLE_NAMES.messages,
-        FilterExpression: '#status = :queued',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':queued': 'queued' },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of (page.Items ?? []) as MessageRecord[]) {
-      await queue.send({ v: 1, id: item.id, accountId: item.accountId, createdAt: item.createdAt });
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-}
-
 /** Receive from the DLQ, send to the queue (same body and attributes), delete from the DLQ, until empty. */
 async function redrive(sqs: SQSClient, from: string, to: string): Promise<number> {
+  const receive = { QueueUrl: from, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 30 };
   let moved = 0;
   for (;;) {
-    const { Messages: messages = [] } = await sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: from,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 0,
-        VisibilityTimeout: 30,
-        MessageAttributeNames: ['All'],
-      }),
-    );
+    const { Messages: messages = [] } = await sqs.send(new ReceiveMessageCommand({ ...receive, MessageAttributeNames: ['All'] }));
     if (messages.length === 0) return moved;
-    const sent = await sqs.send(
-      new SendMessageBatchCommand({
-        QueueUrl: to,
-        Entries: messages.map((m, i) => ({
-          Id: String(i),
-          MessageBody: m.Body ?? '',
-          ...(m.MessageAttributes ? { MessageAttributes: m.MessageAttributes } : {}),
-        })),
-      }),
-    );
-    // Only what reached the queue leaves the DLQ; a failed entry stays for the next pass.
+    const Entries = messages.map((m, i) => ({ Id: String(i), MessageBody: m.Body ?? '', MessageAttributes: m.MessageAttributes }));
+    const sent = await sqs.send(new SendMessageBatchCommand({ QueueUrl: to, Entries }));
+    // Only what reached the queue leaves the DLQ.
     const ok = new Set((sent.Successful ?? []).map((e) => e.Id));
     const done = messages.filter((_, i) => ok.has(String(i)));
-    if (done.length > 0) {
-      await sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: from,
-          Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle as string })),
-        }),
-      );
-    }
+    const receipts = done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle }));
+    if (done.length > 0) await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: from, Entries: receipts }));
     moved += done.length;
     if (done.length < messages.length) throw new Error(`redrive: ${messages.length - done.length} messages not sent`);
   }

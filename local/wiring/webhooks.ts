@@ -1,9 +1,6 @@
-import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { WEBHOOK_DELIVERY_SOURCE, WEBHOOK_TABLE_KEYS } from '../../contracts/webhooks.js';
+import { WEBHOOK_DELIVERY_SOURCE } from '../../contracts/webhooks.js';
 import { messageLogOf } from '../../lambda/control/owner-messages.js';
 import { DynamoDbMessageStore } from '../../lambda/messages/dynamodb-message-store.js';
-import type { Clock } from '../../lambda/shared/clock.js';
 import { createDeliveryHandler } from '../../lambda/webhooks/delivery-worker.js';
 import { DynamoDbWebhookStore } from '../../lambda/webhooks/dynamodb-webhook-store.js';
 import { createWebhookPoster } from '../../lambda/webhooks/http-sender.js';
@@ -12,40 +9,21 @@ import { createWebhookOutcomes } from '../../lambda/webhooks/outcomes.js';
 import { ATTEMPT_TIMEOUT_MS, MAX_HOP_SECONDS } from '../../lambda/webhooks/retry-schedule.js';
 import { SqsDeliveryQueue } from '../../lambda/webhooks/sqs-delivery-queue.js';
 import { WebhookService } from '../../lambda/webhooks/webhook-service.js';
-import type { PlatformConfig } from '../../lib/config/index.js';
-import { LOCAL_AWS, LOCAL_TABLE_NAMES, type RunningService } from '../emulators.js';
+import { createQueue, LOCAL_TABLE_NAMES } from '../emulators.js';
 import { QueuePoller } from '../queue-poller.js';
-import type { BackingServices } from './backing-services.js';
+import type { Wiring } from './backing-services.js';
 
-export const LOCAL_WEBHOOKS_TABLE = 'Webhooks';
-
-/** Timing of the local delivery function; tests shorten it to move through the schedule with a ManualClock. */
-export interface LocalWebhookOptions {
-  /** Longest wait per hop on the local delivery queue. @default 900 (as on AWS) */
-  readonly maxHopSeconds?: number;
-  /** An attempt without a 2xx within this fails. @default 15 s */
-  readonly attemptTimeoutMs?: number;
-}
+export const LOCAL_WEBHOOKS_TABLE = LOCAL_TABLE_NAMES.webhooks;
 
 /**
- * Webhooks on the local platform: their table and delivery queue (with its DLQ) on the emulators,
- * the delivery function polled as the SQS event source does on AWS, the owners' service and the
- * worker's outcomes. Receivers may be on loopback, and `http` is allowed (LOCAL_DELIVERY_POLICY).
+ * Webhooks: the delivery queue and its polled delivery function, the owners' service and the worker's
+ * outcomes. Receivers may be on loopback, and `http` is allowed (LOCAL_DELIVERY_POLICY).
  */
-export async function startWebhooks(
-  options: {
-    backing: BackingServices;
-    clock: Clock;
-    config: PlatformConfig;
-    webhooks?: LocalWebhookOptions;
-    /** Poll the delivery queue (off with the worker: the bundle stage invokes the delivery bundle itself). */
-    poll: boolean;
-  },
-  services: RunningService[],
-) {
-  const { backing, clock, config } = options;
-  await createWebhooksTable(backing.dynamodb.endpoint);
-  const queueUrl = await createDeliveryQueues(backing.sqsClient, config.messages.maxReceiveCount);
+export async function startWebhooks({ options, backing, clock, config, services }: Wiring) {
+  const { queueUrl, queueArn } = await createQueue(backing.sqsClient, 'webhook-deliveries', {
+    maxReceiveCount: config.messages.maxReceiveCount,
+    visibilityTimeoutSeconds: 5,
+  });
   const store = new DynamoDbWebhookStore(backing.documentClient, LOCAL_WEBHOOKS_TABLE);
   const queue = new SqsDeliveryQueue(backing.queueClient, queueUrl);
   const messages = new DynamoDbMessageStore(backing.documentClient, LOCAL_TABLE_NAMES.messages);
@@ -59,17 +37,14 @@ export async function startWebhooks(
     maxHopSeconds: options.webhooks?.maxHopSeconds ?? MAX_HOP_SECONDS,
     staleClaimMs: attemptTimeoutMs * 2,
   });
-  const queueArn = (
-    await backing.sqsClient.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))
-  ).Attributes?.QueueArn as string;
-  const poller = new QueuePoller(backing.sqsClient, queueUrl, queueArn, handler, {
-    batchSize: WEBHOOK_DELIVERY_SOURCE.batchSize,
-    waitTimeSeconds: 1,
-    batchingWindowMs: 0,
-  });
-  if (options.poll) {
+  // Off with the worker: the bundle stage invokes the delivery bundle itself.
+  if (options.worker ?? true) {
+    const poller = new QueuePoller(backing.sqsClient, queueUrl, queueArn, handler, {
+      batchSize: WEBHOOK_DELIVERY_SOURCE.batchSize,
+      batchingWindowMs: 0,
+    });
     poller.start();
-    services.push({ endpoint: 'webhook-delivery', stop: () => poller.stop() });
+    services.push(poller);
   }
 
   return {
@@ -97,47 +72,4 @@ export async function startWebhooks(
       },
     }),
   };
-}
-
-async function createWebhooksTable(endpoint: string): Promise<void> {
-  const client = new DynamoDBClient({ ...LOCAL_AWS, endpoint });
-  try {
-    const existing = (await client.send(new ListTablesCommand({}))).TableNames ?? [];
-    if (existing.includes(LOCAL_WEBHOOKS_TABLE)) return;
-    const { partitionKey, sortKey } = WEBHOOK_TABLE_KEYS;
-    await client.send(
-      new CreateTableCommand({
-        TableName: LOCAL_WEBHOOKS_TABLE,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: partitionKey, AttributeType: 'S' },
-          { AttributeName: sortKey, AttributeType: 'S' },
-        ],
-        KeySchema: [
-          { AttributeName: partitionKey, KeyType: 'HASH' },
-          { AttributeName: sortKey, KeyType: 'RANGE' },
-        ],
-      }),
-    );
-  } finally {
-    client.destroy();
-  }
-}
-
-/** The delivery queue and its DLQ, with the redrive policy of the construct. */
-async function createDeliveryQueues(sqs: SQSClient, maxReceiveCount: number): Promise<string> {
-  const dlq = await sqs.send(new CreateQueueCommand({ QueueName: 'webhook-deliveries-dlq' }));
-  const dlqArn = (
-    await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))
-  ).Attributes?.QueueArn;
-  const queue = await sqs.send(
-    new CreateQueueCommand({
-      QueueName: 'webhook-deliveries',
-      Attributes: {
-        VisibilityTimeout: '5',
-        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount }),
-      },
-    }),
-  );
-  return queue.QueueUrl as string;
 }
