@@ -12,20 +12,12 @@ import { systemClock } from '../lambda/shared/clock.js';
 import { createDocumentClient } from '../lambda/shared/dynamodb.js';
 import { DOMAINS_OUTPUTS } from '../lib/stacks/domains-stack-outputs.js';
 import { awsError } from './aws-errors.js';
-import { type DeployedStack, describeStack, operatorOutputs, publishedConfig } from './deployed-stack.js';
+import { type DeployedStack, describeStack, operatorOutputs, publishedConfig, requiredOutput, siblingStackName } from './deployed-stack.js';
 import { CliError } from './errors.js';
 import type { DriftCheckStarted } from './operator-client.js';
 
 /** The domain flow's drift-check input, as its EventBridge schedule sends it (lib/constructs/domains/drift-schedule.ts). */
 export const DRIFT_CHECK_EXECUTION_INPUT = { drift: {} } as const;
-
-/** `<prefix>-Domains` beside `<prefix>-Api`. */
-export function domainsStackName(apiStackName: string): string {
-  if (!apiStackName.endsWith('-Api')) {
-    throw new CliError(`--stack must name the environment's API stack (<stackPrefix>-Api), got ${apiStackName}`, { code: 'usage' });
-  }
-  return `${apiStackName.slice(0, -'-Api'.length)}-Domains`;
-}
 
 /** Starts the domain flow's drift check of every live domain now, on the deployed environment. */
 export async function startDriftCheck(
@@ -33,11 +25,8 @@ export async function startDriftCheck(
   now: () => Date = () => new Date(),
 ): Promise<DriftCheckStarted> {
   const { region } = api;
-  const domains = await describeStack(new CloudFormationClient({ region }), domainsStackName(api.stackName), region);
-  const stateMachineArn = domains.outputs[DOMAINS_OUTPUTS.domains.stateMachineArn];
-  if (!stateMachineArn) {
-    throw new CliError(`stack ${domains.stackName} has no ${DOMAINS_OUTPUTS.domains.stateMachineArn} output`, { code: 'stack_outputs' });
-  }
+  const domains = await describeStack(new CloudFormationClient({ region }), siblingStackName(api, 'Domains'), region);
+  const stateMachineArn = requiredOutput(domains, DOMAINS_OUTPUTS.domains.stateMachineArn);
   const startedAt = now();
   try {
     const started = await new SFNClient({ ...MANAGEMENT_PLANE, region }).send(
@@ -51,17 +40,6 @@ export async function startDriftCheck(
   } catch (error) {
     throw awsError(error, region);
   }
-}
-
-/** `<prefix>-DomainsData` beside `<prefix>-Api`: the Projects and Domains tables' names. */
-function domainsDataStackName(apiStackName: string): string {
-  return `${domainsStackName(apiStackName).slice(0, -'-Domains'.length)}-DomainsData`;
-}
-
-function requiredOutput(stack: DeployedStack, key: string): string {
-  const value = stack.outputs[key];
-  if (!value) throw new CliError(`stack ${stack.stackName} has no ${key} output`, { code: 'stack_outputs' });
-  return value;
 }
 
 /** One execution of the domain flow for a domain: a verification attempt, or a release of its tenant. */
@@ -98,26 +76,14 @@ export function domainRunKind(domain: string, executionName: string): DomainFlow
   return undefined;
 }
 
-/** The deployed environment's domain capability, as the operator CLI reaches it. */
-interface DeployedDomains {
-  readonly region: string;
-  readonly stateMachineArn: string;
-  readonly platformHost: string;
-  /** `<prefix>-DomainsData`, for the outputs only some commands need. */
-  readonly data: DeployedStack;
-  readonly documentClient: ReturnType<typeof createDocumentClient>;
-  readonly domains: DynamoDbDomainStore;
-  readonly projects: DynamoDbProjectStore;
-  readonly sfn: SFNClient;
-}
-
-async function openDeployedDomains(api: DeployedStack): Promise<DeployedDomains> {
+/** The deployed environment's domain capability: `<prefix>-Domains` (the flow) and `-DomainsData` (tables, edge). */
+async function openDeployedDomains(api: DeployedStack) {
   const { region } = api;
   const cloudFormation = new CloudFormationClient({ region });
   try {
     const [flow, data] = await Promise.all([
-      describeStack(cloudFormation, domainsStackName(api.stackName), region),
-      describeStack(cloudFormation, domainsDataStackName(api.stackName), region),
+      describeStack(cloudFormation, siblingStackName(api, 'Domains'), region),
+      describeStack(cloudFormation, siblingStackName(api, 'DomainsData'), region),
     ]);
     const documentClient = createDocumentClient({ region });
     const tables = DOMAINS_OUTPUTS.domainsData;
@@ -136,8 +102,8 @@ async function openDeployedDomains(api: DeployedStack): Promise<DeployedDomains>
   }
 }
 
-async function domainRecord(deployed: DeployedDomains, domain: string): Promise<DomainRecord> {
-  const record = await deployed.domains.get(domain);
+async function domainRecord(domains: DynamoDbDomainStore, domain: string): Promise<DomainRecord> {
+  const record = await domains.get(domain);
   if (!record) throw new CliError(`no domain ${domain} in this environment`, { code: 'domain_not_found' });
   return record;
 }
@@ -146,7 +112,7 @@ async function domainRecord(deployed: DeployedDomains, domain: string): Promise<
 export async function showDomain(api: DeployedStack, domain: string): Promise<DomainInspection> {
   const deployed = await openDeployedDomains(api);
   try {
-    const record = await domainRecord(deployed, domain);
+    const record = await domainRecord(deployed.domains, domain);
     const history: DomainFlowRun[] = [];
     let nextToken: string | undefined;
     let pages = 0;
@@ -171,18 +137,10 @@ export async function showDomain(api: DeployedStack, domain: string): Promise<Do
     const view = { ...domainView(record), accountId: record.accountId };
     return { domain: view, history, historyTruncated: nextToken !== undefined };
   } catch (error) {
-    if (error instanceof CliError) throw error;
     throw awsError(error, deployed.region);
   } finally {
     deployed.sfn.destroy();
   }
-}
-
-/** `domains release --stack`: the release execution started again for a removed domain. */
-export interface ReleaseRestarted {
-  readonly domain: string;
-  readonly execution: string;
-  readonly startedAt: string;
 }
 
 /**
@@ -195,10 +153,10 @@ export async function releaseDomainTenant(
   api: DeployedStack,
   domain: string,
   now: () => Date = () => new Date(),
-): Promise<ReleaseRestarted> {
+) {
   const deployed = await openDeployedDomains(api);
   try {
-    const record = await domainRecord(deployed, domain);
+    const record = await domainRecord(deployed.domains, domain);
     if (record.state !== 'removed') {
       throw new CliError(`${domain} is ${record.state}, not removed: only a removed domain's tenant is released`, {
         code: 'domain_not_removed',
@@ -221,7 +179,6 @@ export async function releaseDomainTenant(
     await deployed.sfn.send(new StartExecutionCommand({ stateMachineArn, name: execution, input }));
     return { domain, execution, startedAt: startedAt.toISOString() };
   } catch (error) {
-    if (error instanceof CliError) throw error;
     throw awsError(error, deployed.region);
   } finally {
     deployed.sfn.destroy();
@@ -235,7 +192,7 @@ export async function releaseDomainTenant(
 export async function reverifyDomain(api: DeployedStack, domain: string): Promise<DomainView> {
   const deployed = await openDeployedDomains(api);
   try {
-    const record = await domainRecord(deployed, domain);
+    const record = await domainRecord(deployed.domains, domain);
     if (record.state === 'removed') {
       throw new CliError(`${domain} is removed: there is nothing to verify (see domains release for its tenant)`, { code: 'domain_removed' });
     }
@@ -258,7 +215,6 @@ export async function reverifyDomain(api: DeployedStack, domain: string): Promis
     });
     return await service.verify(record.accountId, record.projectId, domain);
   } catch (error) {
-    if (error instanceof CliError) throw error;
     throw awsError(error, deployed.region);
   } finally {
     deployed.sfn.destroy();

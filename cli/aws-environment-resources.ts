@@ -12,7 +12,7 @@ import { ApiGatewayUsagePlanGateway, accountPlanName } from '../lambda/keys/api-
 import { MANAGEMENT_PLANE, usagePlanUpdateRetry } from '../lambda/shared/aws-clients.js';
 import { DOMAINS_OUTPUTS } from '../lib/stacks/domains-stack-outputs.js';
 import { awsError } from './aws-errors.js';
-import { type DeployedStack, describeStack, operatorOutputs, publishedConfig } from './deployed-stack.js';
+import { type DeployedStack, describeStack, operatorOutputs, publishedConfig, siblingStackName } from './deployed-stack.js';
 import { CliError } from './errors.js';
 import type { RuntimeResources } from './environment-teardown.js';
 
@@ -20,16 +20,6 @@ import type { RuntimeResources } from './environment-teardown.js';
 export const INTERNAL_KEY_PREFIX = 'internal-';
 /** The prefix of Enterprise accounts' own usage plans (accountPlanName). */
 export const ACCOUNT_PLAN_PREFIX = accountPlanName('');
-
-/** `<prefix>-DomainsData` beside `<prefix>-Api`. */
-export function domainsDataStackName(apiStackName: string): string {
-  if (!apiStackName.endsWith('-Api')) {
-    throw new CliError(`--stack must name the environment's API stack (<stackPrefix>-Api), got ${apiStackName}`, {
-      code: 'usage',
-    });
-  }
-  return `${apiStackName.slice(0, -'-Api'.length)}-DomainsData`;
-}
 
 /**
  * The run-time resources of a deployed environment, found from its stacks' outputs: the API
@@ -40,7 +30,7 @@ export async function awsRuntimeResources(api: DeployedStack): Promise<RuntimeRe
   const { region } = api;
   const outputs = operatorOutputs(api);
   const cloudformation = new CloudFormationClient({ region });
-  const domains = await describeStack(cloudformation, domainsDataStackName(api.stackName), region);
+  const domains = await describeStack(cloudformation, siblingStackName(api, 'DomainsData'), region);
   const distributionId = domains.outputs[DOMAINS_OUTPUTS.domainsData.distributionId];
   const connectionGroupId = domains.outputs[DOMAINS_OUTPUTS.domainsData.connectionGroupId];
   if (!distributionId || !connectionGroupId) {

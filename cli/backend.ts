@@ -1,5 +1,5 @@
 import { type CliIo, type Values } from './command.js';
-import type { OperatorClient, ProjectsClient, WebhooksClient } from './operator-client.js';
+import type { OperatorClient } from './operator-client.js';
 import type { DeployedStack } from './deployed-stack.js';
 import { CliError, usageError } from './errors.js';
 import { clean } from './format.js';
@@ -11,10 +11,8 @@ import { DEFAULT_CONTROL_URL, ControlApiClient } from './control-api-client.js';
  */
 export interface Backend {
   readonly client: OperatorClient;
-  /** Projects and domains: the local control API only. */
-  readonly projects?: ProjectsClient;
-  /** Webhook endpoints: the local control API only. */
-  readonly webhooks?: WebhooksClient;
+  /** Projects, domains and webhooks: the local control API only. */
+  readonly control?: ControlApiClient;
   /** With --stack/--outputs: the deployment's API stack (outputs, region). */
   readonly deployed?: DeployedStack;
   close(): void;
@@ -64,5 +62,5 @@ export async function openBackend(values: Values, env: CliIo['env'], localOnly =
     throw usageError(`${url !== undefined ? '--url' : 'PLATFORM_CONTROL_URL'} must be an http(s) URL, got "${clean(baseUrl)}"`);
   }
   const client = new ControlApiClient(baseUrl);
-  return { client, projects: client, webhooks: client, close: () => {} };
+  return { client, control: client, close: () => {} };
 }

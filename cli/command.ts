@@ -1,7 +1,8 @@
 import { type ParseArgsConfig } from 'node:util';
 import { PLAN_IDS, type RateLimits } from '../lib/config/index.js';
 import type { DeployedStack } from './deployed-stack.js';
-import type { OperatorClient, ProjectsClient, WebhooksClient } from './operator-client.js';
+import type { ControlApiClient } from './control-api-client.js';
+import type { OperatorClient } from './operator-client.js';
 import { usageError } from './errors.js';
 import { clean } from './format.js';
 
@@ -24,9 +25,9 @@ export interface Context {
   /** The deployment's API stack, with --stack/--outputs (undefined against the local platform). */
   deployed(): DeployedStack | undefined;
   /** Projects, deploys and domains: the local control API only (commands marked `localOnly`). */
-  projects(): ProjectsClient;
-  /** Webhook endpoints: the local control API only (commands marked `localOnly`). */
-  webhooks(): WebhooksClient;
+  projects(): ControlApiClient;
+  /** Webhook endpoints: the local control API only. */
+  webhooks(): ControlApiClient;
   /** The command's one JSON document (--json) or its human text. */
   output(document: unknown, text: string): void;
   /**
@@ -41,10 +42,9 @@ export interface Command {
   readonly summary: string;
   /** Positional arguments after the command words, all required: `[NAME, meaning]`. */
   readonly args?: ReadonlyArray<readonly [string, string]>;
-  readonly options: Options;
-  readonly required: readonly string[];
-  /** Flag lines of the help, `[flag, meaning]`. */
-  readonly flags: ReadonlyArray<readonly [string, string]>;
+  readonly required?: readonly string[];
+  /** Flag lines of the help, `[flag, meaning]`; the command's own options are read from them. */
+  readonly flags?: ReadonlyArray<Flag>;
   readonly examples: readonly string[];
   /** Only against the local control API (not with --stack/--outputs). */
   readonly localOnly?: boolean;
@@ -62,13 +62,29 @@ export const GLOBAL_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Options;
 
+export type Flag = readonly [string, string];
+
+/** `--account ID` → `account`. */
+export const flagName = (flag: string) => flag.split(' ')[0]?.slice(2) ?? '';
+
+/** The command's own options: `--name VALUE` takes a string, `--yes` none; global flags are left to GLOBAL_OPTIONS. */
+export function commandOptions(command: Command): Options {
+  const options: Options = {};
+  for (const [flag] of command.flags ?? []) {
+    const name = flagName(flag);
+    if (!(name in GLOBAL_OPTIONS)) options[name] = { type: flag.includes(' ') ? 'string' : 'boolean' };
+  }
+  return options;
+}
+
 export const str = (values: Values, name: string) => values[name] as string;
 
-export const LIMIT_FLAGS: ReadonlyArray<readonly [string, string]> = [
+export const ACCOUNT_FLAG: Flag = ['--account ID', 'the account id'];
+
+export const LIMIT_FLAGS: readonly Flag[] = [
   ['--per-minute N', 'requests per minute (Enterprise only, with --per-day)'],
   ['--per-day N', 'requests per day (Enterprise only, with --per-minute)'],
 ];
-export const LIMIT_OPTIONS = { 'per-minute': { type: 'string' }, 'per-day': { type: 'string' } } as const satisfies Options;
 
 export function positiveInt(flag: string, value: string): number {
   const n = Number(value);
@@ -100,10 +116,9 @@ export function limitFlags(values: Values, plan: string): RateLimits | undefined
 
 // ---- Projects, deploys and custom domains (the local control API only) ----
 
-export const PROJECT_FLAGS: ReadonlyArray<readonly [string, string]> = [
-  ['--account ID', 'the account id'],
+export const PROJECT_FLAGS: readonly Flag[] = [
+  ACCOUNT_FLAG,
   ['--project ID', 'the project id (prj_…), as projects create and projects list show it'],
 ];
-export const PROJECT_OPTIONS = { account: { type: 'string' }, project: { type: 'string' } } as const satisfies Options;
 export const PROJECT_REQUIRED = ['account', 'project'] as const;
 export const ids = (values: Values) => [str(values, 'account'), str(values, 'project')] as const;

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { AWS_PROJECTS_MESSAGE, AWS_WEBHOOKS_MESSAGE, openBackend } from './backend.js';
-import { type CliIo, type Command, type Context, GLOBAL_OPTIONS, type Options, PROGRAM, type Values } from './command.js';
+import { type CliIo, type Command, commandOptions, type Context, GLOBAL_OPTIONS, type Options, PROGRAM, type Values } from './command.js';
 import { ACCOUNT_COMMANDS } from './commands/accounts.js';
 import { BAN_COMMANDS } from './commands/bans.js';
 import { DLQ_COMMANDS } from './commands/dlq.js';
@@ -111,7 +111,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   try {
     // First pass, lenient: where is the command, and which global flags are set?
     const allOptions: Options = { ...GLOBAL_OPTIONS };
-    for (const command of COMMANDS) Object.assign(allOptions, command.options);
+    for (const command of COMMANDS) Object.assign(allOptions, commandOptions(command));
     const loose = parseArgs({ args, options: allOptions, strict: false, allowPositionals: true });
     json = loose.values.json === true;
     const help = loose.values.help === true;
@@ -135,7 +135,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     const where = command.words.join(' ');
     let parsed;
     try {
-      const options = { ...GLOBAL_OPTIONS, ...command.options };
+      const options = { ...GLOBAL_OPTIONS, ...commandOptions(command) };
       parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
     } catch (error) {
       throw parseError(error, where);
@@ -147,7 +147,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     const values = parsed.values as Values;
     const missingArg = expected[given.length];
     if (missingArg) throw usageError(`${where} needs ${missingArg[0]}`, `usage: ${commandUsage(command)}`);
-    for (const name of command.required) {
+    for (const name of command.required ?? []) {
       if (values[name] === undefined) throw usageError(`${where} needs --${name}`, `usage: ${commandUsage(command)}`);
     }
 
@@ -164,12 +164,12 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
         json,
         io,
         projects() {
-          if (!backend.projects) throw new CliError(AWS_PROJECTS_MESSAGE, { code: 'not_supported' });
-          return backend.projects;
+          if (!backend.control) throw new CliError(AWS_PROJECTS_MESSAGE, { code: 'not_supported' });
+          return backend.control;
         },
         webhooks() {
-          if (!backend.webhooks) throw new CliError(AWS_WEBHOOKS_MESSAGE, { code: 'not_supported' });
-          return backend.webhooks;
+          if (!backend.control) throw new CliError(AWS_WEBHOOKS_MESSAGE, { code: 'not_supported' });
+          return backend.control;
         },
         deployed: () => backend.deployed,
         output(document, text) {

@@ -245,6 +245,20 @@ export function readOutputsFile(
   return { stackName: chosen, outputs: outputsOf(chosen) };
 }
 
+/** `<prefix>-Domains` or `<prefix>-DomainsData` beside the API stack `<prefix>-Api`. */
+export function siblingStackName(api: Pick<DeployedStack, 'stackName'>, part: 'Domains' | 'DomainsData'): string {
+  if (!api.stackName.endsWith('-Api')) {
+    throw new CliError(`--stack must name the environment's API stack (<stackPrefix>-Api), got ${api.stackName}`, { code: 'usage' });
+  }
+  return `${api.stackName.slice(0, -'-Api'.length)}-${part}`;
+}
+
+export function requiredOutput(stack: DeployedStack, key: string): string {
+  const value = stack.outputs[key];
+  if (!value) throw new CliError(`stack ${stack.stackName} has no ${key} output`, { code: 'stack_outputs' });
+  return value;
+}
+
 /** A deployed stack and its outputs, through CloudFormation DescribeStacks. */
 export async function describeStack(
   client: CloudFormationClient,

@@ -1,4 +1,4 @@
-import { type Command, PROGRAM } from './command.js';
+import { type Command, flagName, PROGRAM } from './command.js';
 import { DEFAULT_CONTROL_URL } from './control-api-client.js';
 
 // The help texts, built from the command list they are given (COMMANDS in cli/commands.ts), in its order.
@@ -66,17 +66,14 @@ Run "${PROGRAM} ${name} <command> --help" for a command's flags.
 }
 
 export function commandUsage(command: Command): string {
-  const flags = command.flags.map(([flag]) => {
-    const name = flag.split(' ')[0]?.slice(2) ?? '';
-    return command.required.includes(name) ? flag : `[${flag}]`;
-  });
+  const flags = (command.flags ?? []).map(([flag]) => (command.required?.includes(flagName(flag)) ? flag : `[${flag}]`));
   const args = (command.args ?? []).map(([arg]) => arg);
   return `${PROGRAM} ${[...command.words, ...args, ...flags].join(' ')} [--json]`;
 }
 
 export function commandHelp(command: Command): string {
-  const args = command.args ?? [];
-  const width = Math.max(...command.flags.map(([flag]) => flag.length), ...args.map(([arg]) => arg.length));
+  const { args = [], flags = [] } = command;
+  const width = Math.max(...flags.map(([flag]) => flag.length), ...args.map(([arg]) => arg.length));
   const argsHelp = args.length > 0 ? `Arguments:\n${args.map(([arg, meaning]) => `  ${arg.padEnd(width)}  ${meaning}`).join('\n')}\n\n` : '';
   const localNote = command.localOnly
     ? '\nLocal platform only: on AWS, projects and domains are managed through the dashboard\'s control API.\n'
@@ -86,7 +83,7 @@ export function commandHelp(command: Command): string {
 Usage: ${commandUsage(command)}
 ${localNote}
 ${argsHelp}Flags:
-${command.flags.map(([flag, meaning]) => `  ${flag.padEnd(width)}  ${meaning}`).join('\n')}
+${flags.map(([flag, meaning]) => `  ${flag.padEnd(width)}  ${meaning}`).join('\n')}
 
 ${GLOBAL_FLAGS_HELP}
 

@@ -6,8 +6,6 @@ export const DLQ_COMMANDS: readonly Command[] = [
   {
     words: ['dlq', 'redrive'],
     summary: 'Move the dead-lettered messages back to the messages queue (SQS StartMessageMoveTask; deployed stack only)',
-    options: {},
-    required: [],
     flags: [['--stack NAME | --outputs FILE', 'the deployed API stack (one of the two is needed)']],
     examples: ['dlq redrive --stack MessagesPlatform-Api --region eu-west-1', 'dlq redrive --outputs cdk-outputs.json'],
     async run(ctx) {

@@ -1,4 +1,4 @@
-import { type Command, type Context, ids, PROGRAM, PROJECT_FLAGS, PROJECT_OPTIONS, PROJECT_REQUIRED } from '../command.js';
+import { type Command, type Context, ids, PROGRAM, PROJECT_FLAGS, PROJECT_REQUIRED } from '../command.js';
 import { domainText } from '../domain-format.js';
 import { CliError, usageError } from '../errors.js';
 import { table } from '../format.js';
@@ -31,8 +31,6 @@ export const DOMAIN_OPERATION_COMMANDS: readonly Command[] = [
     words: ['domains', 'show'],
     summary: 'Show a domain\'s state, reason, DNS target and its domain-flow executions (operators, deployed stack)',
     args: [['DOMAIN', 'any customer domain of the environment (locally, a domain of the project)']],
-    options: PROJECT_OPTIONS,
-    required: [],
     flags: [STACK_FLAG, ...PROJECT_FLAGS],
     examples: [
       'domains show www.example.com --stack MessagesPlatform-Api --region eu-west-1',
@@ -58,8 +56,6 @@ export const DOMAIN_OPERATION_COMMANDS: readonly Command[] = [
     words: ['domains', 'release'],
     summary: 'Start again the release of a removed domain\'s tenant whose release is stuck (operators, deployed stack)',
     args: [['DOMAIN', 'a removed domain of the environment']],
-    options: {},
-    required: [],
     flags: [STACK_FLAG],
     examples: ['domains release old.example.com --stack MessagesPlatform-Api --region eu-west-1'],
     async run(ctx, _values, [domain]) {

@@ -7,7 +7,6 @@ import {
   positiveInt,
   PROGRAM,
   PROJECT_FLAGS,
-  PROJECT_OPTIONS,
   PROJECT_REQUIRED,
   str,
   type Values,
@@ -97,7 +96,6 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     words: ['domains', 'add'],
     summary: 'Add a custom domain (Pro plan or above, after a deploy); shows the DNS records to set',
     args: [['DOMAIN', 'the domain, e.g. www.example.com (an apex such as example.com needs ALIAS/ANAME)']],
-    options: PROJECT_OPTIONS,
     required: PROJECT_REQUIRED,
     flags: PROJECT_FLAGS,
     examples: ['domains add www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123'],
@@ -116,7 +114,6 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
   {
     words: ['domains', 'list'],
     summary: 'List the custom domains of a project with their state',
-    options: PROJECT_OPTIONS,
     required: PROJECT_REQUIRED,
     flags: PROJECT_FLAGS,
     examples: ['domains list --account acct_demo_pro --project prj_0123456789abcdef0123', 'domains list --account acct_demo_pro --project prj_0123456789abcdef0123 --json'],
@@ -130,8 +127,6 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     words: ['domains', 'verify'],
     summary: 'Verify a domain: DNS check, then the certificate, then active',
     args: [['DOMAIN', 'a domain of the project']],
-    options: { ...PROJECT_OPTIONS, wait: { type: 'string' } },
-    required: [],
     flags: [...PROJECT_FLAGS, WAIT_FLAG],
     examples: [
       'domains verify www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123 --wait',
@@ -158,7 +153,6 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     words: ['domains', 'reverify'],
     summary: 'Re-verify a domain: a fresh attempt once DNS or CAA is fixed',
     args: [['DOMAIN', 'a domain of the project']],
-    options: { ...PROJECT_OPTIONS, wait: { type: 'string' } },
     required: PROJECT_REQUIRED,
     flags: [...PROJECT_FLAGS, WAIT_FLAG],
     examples: ['domains reverify www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123 --wait 120'],
@@ -169,7 +163,6 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     words: ['domains', 'remove'],
     summary: 'Remove a domain: the edge refuses it from the next request on',
     args: [['DOMAIN', 'a domain of the project']],
-    options: PROJECT_OPTIONS,
     required: PROJECT_REQUIRED,
     flags: PROJECT_FLAGS,
     examples: ['domains remove old.example.com --account acct_demo_pro --project prj_0123456789abcdef0123'],
@@ -184,8 +177,6 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
   {
     words: ['domains', 'check-drift'],
     summary: 'Re-check every live domain\'s DNS now (operators; it also runs on a schedule)',
-    options: {},
-    required: [],
     flags: [['--stack NAME', 'a deployed environment: its API stack, <stackPrefix>-Api (the flow is in <stackPrefix>-Domains)']],
     examples: ['domains check-drift', 'domains check-drift --json', 'domains check-drift --stack MessagesPlatform-Api --region eu-west-1'],
     async run(ctx) {
@@ -205,7 +196,6 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     words: ['domains', 'config', 'set-primary'],
     summary: 'Make an active domain (or the default subdomain) the primary one',
     args: [['DOMAIN', 'an active domain of the project, or its default subdomain']],
-    options: PROJECT_OPTIONS,
     required: PROJECT_REQUIRED,
     flags: PROJECT_FLAGS,
     examples: ['domains config set-primary www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123'],
@@ -218,7 +208,6 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
   {
     words: ['domains', 'config', 'add-redirect'],
     summary: 'Redirect a domain to another of the project (path and query kept)',
-    options: { ...PROJECT_OPTIONS, from: { type: 'string' }, to: { type: 'string' }, status: { type: 'string' } },
     required: [...PROJECT_REQUIRED, 'from', 'to'],
     flags: [
       ...PROJECT_FLAGS,
@@ -244,7 +233,6 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
   {
     words: ['domains', 'config', 'remove-redirect'],
     summary: 'Remove the redirect of a domain',
-    options: { ...PROJECT_OPTIONS, from: { type: 'string' } },
     required: [...PROJECT_REQUIRED, 'from'],
     flags: [...PROJECT_FLAGS, ['--from DOMAIN', 'the domain whose redirect goes']],
     examples: ['domains config remove-redirect --from old.example.com --account acct_demo_pro --project prj_0123456789abcdef0123'],

@@ -8,7 +8,6 @@ export const ENVIRONMENT_COMMANDS: readonly Command[] = [
     summary:
       'Remove what the environment created at run time (custom-domain tenants, internal-<account> API keys, ' +
       'enterprise-<account> usage plans) so that its stacks can be destroyed (deployed stack only)',
-    options: { yes: { type: 'boolean' } },
     required: ['yes'],
     flags: [
       ['--stack NAME', 'the environment\'s API stack, <stackPrefix>-Api (its DomainsData stack is found beside it)'],

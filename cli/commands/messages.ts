@@ -43,8 +43,6 @@ export const MESSAGE_COMMANDS: readonly Command[] = [
     words: ['messages', 'send-batch'],
     summary: `Send the messages of a JSON Lines file to POST /messages/batch, ${MAX_BATCH} per request, with the key in $${API_KEY_ENV}`,
     args: [['FILE.jsonl', 'one JSON object per line, {"message": "…"}; blank lines are skipped']],
-    options: { 'api-url': { type: 'string' } },
-    required: [],
     flags: [['--api-url URL', `the Messages API (default $PLATFORM_API_URL or ${DEFAULT_API_URL}, the local platform's)`]],
     examples: [
       `messages send-batch messages.jsonl      # with ${API_KEY_ENV}=sk_live_… in the environment`,

@@ -1,8 +1,9 @@
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
-import { type Command, ids, PROGRAM, PROJECT_FLAGS, PROJECT_OPTIONS, PROJECT_REQUIRED, str } from '../command.js';
+import { ACCOUNT_FLAG, type Command, ids, PROGRAM, PROJECT_FLAGS, PROJECT_REQUIRED, str } from '../command.js';
 import { deploySite, type LocalFile } from '../../contracts/deploys.js';
-import type { DeployListing, ProjectsClient, ProjectView } from '../operator-client.js';
+import type { ControlApiClient } from '../control-api-client.js';
+import type { DeployListing, ProjectView } from '../operator-client.js';
 import { domainConfigRows } from '../domain-format.js';
 import { usageError } from '../errors.js';
 import { clean, keyValues, table } from '../format.js';
@@ -110,10 +111,9 @@ export const PROJECT_COMMANDS: readonly Command[] = [
   {
     words: ['projects', 'create'],
     summary: 'Create a project, served at <slug>.<platform domain> once deployed',
-    options: { account: { type: 'string' }, slug: { type: 'string' }, name: { type: 'string' } },
     required: ['account', 'slug'],
     flags: [
-      ['--account ID', 'the account id'],
+      ACCOUNT_FLAG,
       ['--slug SLUG', '3 to 40 lower-case letters, digits or hyphens; unique platform-wide'],
       ['--name NAME', 'a display name (default: the slug)'],
     ],
@@ -128,9 +128,8 @@ export const PROJECT_COMMANDS: readonly Command[] = [
   {
     words: ['projects', 'list'],
     summary: 'List the projects of an account',
-    options: { account: { type: 'string' } },
     required: ['account'],
-    flags: [['--account ID', 'the account id']],
+    flags: [ACCOUNT_FLAG],
     examples: ['projects list --account acct_demo_pro'],
     localOnly: true,
     async run(ctx, values) {
@@ -141,7 +140,6 @@ export const PROJECT_COMMANDS: readonly Command[] = [
   {
     words: ['projects', 'show'],
     summary: 'Show a project: deploy state, live deploy, default URL, domain configuration',
-    options: PROJECT_OPTIONS,
     required: PROJECT_REQUIRED,
     flags: PROJECT_FLAGS,
     examples: ['projects show --account acct_demo_pro --project prj_0123456789abcdef0123'],
@@ -155,7 +153,6 @@ export const PROJECT_COMMANDS: readonly Command[] = [
     words: ['projects', 'deploy'],
     summary: 'Deploy a folder of static files; it goes live only once every file is stored',
     args: [['DIR', 'the folder of the site: every file under it, except dotfiles and dot-directories (.git…)']],
-    options: PROJECT_OPTIONS,
     required: PROJECT_REQUIRED,
     flags: PROJECT_FLAGS,
     examples: ['projects deploy ./dist --account acct_demo_pro --project prj_0123456789abcdef0123'],
@@ -177,7 +174,6 @@ export const PROJECT_COMMANDS: readonly Command[] = [
   {
     words: ['projects', 'deploys'],
     summary: 'List a project\'s deploys (the last 20): when, by whom, files, size, status, which is live',
-    options: PROJECT_OPTIONS,
     required: PROJECT_REQUIRED,
     flags: PROJECT_FLAGS,
     examples: ['projects deploys --account acct_demo_pro --project prj_0123456789abcdef0123'],
@@ -191,7 +187,6 @@ export const PROJECT_COMMANDS: readonly Command[] = [
     words: ['projects', 'rollback'],
     summary: 'Serve an earlier successful deploy again, from the next request (nothing is uploaded)',
     args: [['DEPLOY', 'the deploy id (projects deploys lists them)']],
-    options: PROJECT_OPTIONS,
     required: PROJECT_REQUIRED,
     flags: PROJECT_FLAGS,
     examples: ['projects rollback dep_0123456789abcdef0123 --account acct_demo_pro --project prj_0123456789abcdef0123'],
@@ -204,7 +199,6 @@ export const PROJECT_COMMANDS: readonly Command[] = [
   {
     words: ['projects', 'rename'],
     summary: 'Rename a project (its slug, and so its address, stay)',
-    options: { ...PROJECT_OPTIONS, name: { type: 'string' } },
     required: [...PROJECT_REQUIRED, 'name'],
     flags: [...PROJECT_FLAGS, ['--name NAME', 'the new display name']],
     examples: ['projects rename --account acct_demo_pro --project prj_0123456789abcdef0123 --name "Shop"'],
@@ -217,7 +211,6 @@ export const PROJECT_COMMANDS: readonly Command[] = [
   {
     words: ['projects', 'delete'],
     summary: 'Delete a project: its custom domains are released, its files removed, its slug held for 30 days',
-    options: PROJECT_OPTIONS,
     required: PROJECT_REQUIRED,
     flags: PROJECT_FLAGS,
     examples: ['projects delete --account acct_demo_pro --project prj_0123456789abcdef0123'],
@@ -234,9 +227,9 @@ const pick = <T extends object, K extends keyof T>(value: T, ...keys: K[]) =>
   Object.fromEntries(keys.map((k) => [k, value[k]])) as Pick<T, K>;
 
 /** The deploy protocol's two calls over the control API client. */
-function deployCalls(client: ProjectsClient, accountId: string, projectId: string) {
+function deployCalls(client: ControlApiClient, accountId: string, projectId: string) {
   return {
-    start: (files: Parameters<ProjectsClient['startDeploy']>[2]) => client.startDeploy(accountId, projectId, files),
+    start: (files: Parameters<ControlApiClient['startDeploy']>[2]) => client.startDeploy(accountId, projectId, files),
     finalize: (deployId: string) => client.finalizeDeploy(accountId, projectId, deployId),
   };
 }
