@@ -1,12 +1,12 @@
 import {
   APIGatewayClient,
   DeleteApiKeyCommand,
-  GetUsagePlanKeysCommand,
-  GetUsagePlansCommand,
+  paginateGetUsagePlanKeys,
+  paginateGetUsagePlans,
   type UsagePlan,
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { CloudFrontClient, ListDistributionTenantsCommand } from '@aws-sdk/client-cloudfront';
+import { CloudFrontClient, paginateListDistributionTenants } from '@aws-sdk/client-cloudfront';
 import { CloudFrontTenants } from '../lambda/domains/cloudfront-tenants.js';
 import { ApiGatewayUsagePlanGateway, accountPlanName } from '../lambda/keys/api-gateway-usage-plan-gateway.js';
 import { MANAGEMENT_PLANE, usagePlanUpdateRetry } from '../lambda/shared/aws-clients.js';
@@ -49,83 +49,68 @@ export async function awsRuntimeResources(api: DeployedStack): Promise<RuntimeRe
   const cloudfront = new CloudFrontClient({ ...MANAGEMENT_PLANE, region: 'us-east-1' });
   const tenants = new CloudFrontTenants({ cloudfront, distributionId, connectionGroupId });
 
-  const send = async <T>(call: () => Promise<T>): Promise<T> => {
+  // Every call's AWS failure as a CliError.
+  const guard = <A extends unknown[], T>(call: (...args: A) => Promise<T>) => async (...args: A): Promise<T> => {
     try {
-      return await call();
+      return await call(...args);
     } catch (error) {
       throw awsError(error, region);
     }
   };
   const ourPlans = async (): Promise<UsagePlan[]> => {
     const plans: UsagePlan[] = [];
-    let position: string | undefined;
-    do {
-      const page = await send(() => apiGateway.send(new GetUsagePlansCommand({ position, limit: 500 })));
+    for await (const page of paginateGetUsagePlans({ client: apiGateway, pageSize: 500 }, {})) {
       plans.push(...(page.items ?? []).filter((p) => p.apiStages?.some((s) => s.apiId === outputs.restApiId)));
-      position = page.position;
-    } while (position);
+    }
     return plans;
   };
 
   return {
-    async tenants() {
+    tenants: guard(async () => {
       const names: string[] = [];
-      let marker: string | undefined;
-      do {
-        const filter = { DistributionId: distributionId };
-        const list = new ListDistributionTenantsCommand({ AssociationFilter: filter, Marker: marker });
-        const page = await send(() => cloudfront.send(list));
+      const filter = { AssociationFilter: { DistributionId: distributionId } };
+      for await (const page of paginateListDistributionTenants({ client: cloudfront }, filter)) {
         for (const t of page.DistributionTenantList ?? []) {
           // The default tenant (`*.<platform domain>`) is the DomainsData stack's: CloudFormation deletes it.
           if (t.Name && !t.Domains?.some((d) => d.Domain?.startsWith('*.'))) names.push(t.Name);
         }
-        marker = page.NextMarker;
-      } while (marker);
+      }
       return names;
-    },
-    async removeTenant(name) {
-      return send(async () => {
-        const version = await tenants.read(name);
-        if (!version) return 'deleted';
-        if (version.tenant.Enabled !== false) {
-          const domainsOf = (version.tenant.Domains ?? []).map((d) => d.Domain).filter((d): d is string => !!d);
-          const etag = await tenants.update(version, { domains: domainsOf, certificate: false, enabled: false });
-          return tenants.delete({ tenant: { ...version.tenant, Enabled: false }, etag });
-        }
-        return tenants.delete(version);
-      });
-    },
-    async internalKeys() {
+    }),
+    removeTenant: guard(async (name: string) => {
+      const version = await tenants.read(name);
+      if (!version) return 'deleted';
+      if (version.tenant.Enabled !== false) {
+        const domainsOf = (version.tenant.Domains ?? []).map((d) => d.Domain).filter((d): d is string => !!d);
+        const etag = await tenants.update(version, { domains: domainsOf, certificate: false, enabled: false });
+        return tenants.delete({ tenant: { ...version.tenant, Enabled: false }, etag });
+      }
+      return tenants.delete(version);
+    }),
+    internalKeys: guard(async () => {
       const keys: { id: string; name: string }[] = [];
       for (const plan of await ourPlans()) {
-        let position: string | undefined;
-        do {
-          const list = new GetUsagePlanKeysCommand({ usagePlanId: plan.id, position, limit: 500 });
-          const page = await send(() => apiGateway.send(list));
+        const pages = paginateGetUsagePlanKeys({ client: apiGateway, pageSize: 500 }, { usagePlanId: plan.id });
+        for await (const page of pages) {
           for (const k of page.items ?? []) {
             if (k.id && k.name?.startsWith(INTERNAL_KEY_PREFIX)) keys.push({ id: k.id, name: k.name });
           }
-          position = page.position;
-        } while (position);
+        }
       }
       return keys;
-    },
-    async deleteKey(id) {
-      await send(async () => {
-        try {
-          await apiGateway.send(new DeleteApiKeyCommand({ apiKey: id }));
-        } catch (error) {
-          if ((error as { name?: string }).name !== 'NotFoundException') throw error;
-        }
-      });
-    },
-    async accountPlans() {
-      return (await ourPlans())
+    }),
+    deleteKey: guard(async (id: string) => {
+      try {
+        await apiGateway.send(new DeleteApiKeyCommand({ apiKey: id }));
+      } catch (error) {
+        if ((error as { name?: string }).name !== 'NotFoundException') throw error;
+      }
+    }),
+    accountPlans: guard(async () =>
+      (await ourPlans())
         .filter((p) => p.id && p.name?.startsWith(ACCOUNT_PLAN_PREFIX))
-        .map((p) => ({ id: p.id as string, name: p.name as string }));
-    },
-    async deleteAccountPlan(id) {
-      await send(() => gateway.deleteAccountPlan(id));
-    },
+        .map((p) => ({ id: p.id as string, name: p.name as string })),
+    ),
+    deleteAccountPlan: guard((id: string) => gateway.deleteAccountPlan(id)),
   };
 }
