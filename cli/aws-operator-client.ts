@@ -11,38 +11,20 @@ import { createDocumentClient } from '../lambda/shared/dynamodb.js';
 import { DynamoDbUsageHistoryStore } from '../lambda/usage-history/dynamodb-usage-history-store.js';
 import { MAX_HISTORY_DAYS } from '../lambda/usage-history/usage-days.js';
 import { UsageHistory } from '../lambda/usage-history/usage-history.js';
-import type { PlatformConfig } from '../lib/config/index.js';
 import { awsError } from './aws-errors.js';
 import type { OperatorClient } from './operator-client.js';
-import {
-  type OperatorOutputs,
-  operatorOutputs,
-  type DeployedStack,
-  type OpenStackOptions,
-  openDeployedStack,
-  publishedConfig,
-} from './deployed-stack.js';
+import { type DeployedStack, type OpenStackOptions, openDeployedStack, operatorOutputs, publishedConfig } from './deployed-stack.js';
 import { CliError } from './errors.js';
 import { HttpProblem } from '../lambda/shared/problem.js';
-
-export type AwsOperatorClientOptions = OpenStackOptions;
-
-export interface AwsOperatorClient {
-  readonly client: OperatorClient;
-  readonly stack: DeployedStack;
-  readonly outputs: OperatorOutputs;
-  /** The deployment's effective config (its PlatformConfig output): plans, limits, backstops. */
-  readonly config: PlatformConfig;
-  readonly region: string;
-  close(): void;
-}
 
 /**
  * The platform in process against a deployed stack: its DynamoDB tables and API Gateway
  * usage plans, with the caller's AWS credentials (default provider chain), and the deployment's
  * own config, so that plan changes write the limits and backstops the deployment was given.
  */
-export async function createAwsOperatorClient(options: AwsOperatorClientOptions): Promise<AwsOperatorClient> {
+export async function createAwsOperatorClient(
+  options: OpenStackOptions,
+): Promise<{ client: OperatorClient; stack: DeployedStack; close(): void }> {
   const stack = await openDeployedStack(options);
   const outputs = operatorOutputs(stack);
   const config = publishedConfig(stack);
@@ -80,9 +62,6 @@ export async function createAwsOperatorClient(options: AwsOperatorClientOptions)
   return {
     client: withCliErrors(accountService, history, accounts, region),
     stack,
-    outputs,
-    config,
-    region,
     close: () => {
       documentClient.destroy();
       apiGateway.destroy();

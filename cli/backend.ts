@@ -1,8 +1,7 @@
-import { type CliIo, type Values } from './command.js';
+import { type CliIo, httpUrl, type Values } from './command.js';
 import type { OperatorClient } from './operator-client.js';
 import type { DeployedStack } from './deployed-stack.js';
 import { CliError, usageError } from './errors.js';
-import { clean } from './format.js';
 import { DEFAULT_CONTROL_URL, ControlApiClient } from './control-api-client.js';
 
 /**
@@ -52,15 +51,7 @@ export async function openBackend(values: Values, env: CliIo['env'], localOnly =
   }
 
   const baseUrl = url ?? (env.PLATFORM_CONTROL_URL || DEFAULT_CONTROL_URL);
-  let parsed: URL;
-  try {
-    parsed = new URL(baseUrl);
-  } catch {
-    throw usageError(`${url !== undefined ? '--url' : 'PLATFORM_CONTROL_URL'} must be an http(s) URL, got "${clean(baseUrl)}"`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw usageError(`${url !== undefined ? '--url' : 'PLATFORM_CONTROL_URL'} must be an http(s) URL, got "${clean(baseUrl)}"`);
-  }
+  httpUrl(baseUrl, url !== undefined ? '--url' : 'PLATFORM_CONTROL_URL');
   const client = new ControlApiClient(baseUrl);
   return { client, control: client, close: () => {} };
 }

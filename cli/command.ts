@@ -86,6 +86,13 @@ export const LIMIT_FLAGS: readonly Flag[] = [
   ['--per-day N', 'requests per day (Enterprise only, with --per-minute)'],
 ];
 
+/** An http(s) URL, or a usage error naming where it came from (`--url`, `PLATFORM_CONTROL_URL`, …). */
+export function httpUrl(value: string, source: string): URL {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url || !['http:', 'https:'].includes(url.protocol)) throw usageError(`${source} must be an http(s) URL, got "${clean(value)}"`);
+  return url;
+}
+
 export function positiveInt(flag: string, value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0) {
@@ -121,4 +128,14 @@ export const PROJECT_FLAGS: readonly Flag[] = [
   ['--project ID', 'the project id (prj_…), as projects create and projects list show it'],
 ];
 export const PROJECT_REQUIRED = ['account', 'project'] as const;
+/** A command on one project of the local control API, with only --account and --project. */
+export const ON_PROJECT = { required: PROJECT_REQUIRED, flags: PROJECT_FLAGS, localOnly: true } as const;
+
+/** --account and --project, given: needed on the local platform, where the domain alone does not name the project. */
+export function localProjectIds(values: Values, where: string) {
+  const missing = PROJECT_REQUIRED.find((name) => values[name] === undefined);
+  if (missing) throw usageError(`${where} needs --${missing}`, 'on a deployed stack (--stack) give the domain alone');
+  return ids(values);
+}
+
 export const ids = (values: Values) => [str(values, 'account'), str(values, 'project')] as const;

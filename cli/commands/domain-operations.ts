@@ -1,6 +1,6 @@
-import { type Command, type Context, ids, PROGRAM, PROJECT_FLAGS, PROJECT_REQUIRED } from '../command.js';
+import { type Command, type Context, localProjectIds, PROGRAM, PROJECT_FLAGS } from '../command.js';
 import { domainText } from '../domain-format.js';
-import { CliError, usageError } from '../errors.js';
+import { CliError } from '../errors.js';
 import { table } from '../format.js';
 import type { DomainInspection } from '../aws-domain-operations.js';
 import { domainArg } from './domains.js';
@@ -40,9 +40,7 @@ export const DOMAIN_OPERATION_COMMANDS: readonly Command[] = [
     async run(ctx, values, [domain]) {
       if (!ctx.deployed()) {
         // The local platform: the domain through the control API, as its owner sees it (no flow history there).
-        const missing = PROJECT_REQUIRED.find((name) => values[name] === undefined);
-        if (missing) throw usageError(`domains show needs --${missing}`, 'on a deployed stack (--stack) give the domain alone');
-        const view = await ctx.projects().getDomain(...ids(values), domainArg(domain as string));
+        const view = await ctx.projects().getDomain(...localProjectIds(values, 'domains show'), domainArg(domain as string));
         ctx.output({ domain: view }, domainText(view));
         return;
       }

@@ -4,6 +4,8 @@ import {
   type Command,
   type Context,
   ids,
+  localProjectIds,
+  ON_PROJECT,
   positiveInt,
   PROGRAM,
   PROJECT_FLAGS,
@@ -96,10 +98,8 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     words: ['domains', 'add'],
     summary: 'Add a custom domain (Pro plan or above, after a deploy); shows the DNS records to set',
     args: [['DOMAIN', 'the domain, e.g. www.example.com (an apex such as example.com needs ALIAS/ANAME)']],
-    required: PROJECT_REQUIRED,
-    flags: PROJECT_FLAGS,
+    ...ON_PROJECT,
     examples: ['domains add www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123'],
-    localOnly: true,
     async run(ctx, values, [domain]) {
       const [accountId, projectId] = ids(values);
       const added = await ctx.projects().addDomain(accountId, projectId, domain as string);
@@ -114,10 +114,8 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
   {
     words: ['domains', 'list'],
     summary: 'List the custom domains of a project with their state',
-    required: PROJECT_REQUIRED,
-    flags: PROJECT_FLAGS,
+    ...ON_PROJECT,
     examples: ['domains list --account acct_demo_pro --project prj_0123456789abcdef0123', 'domains list --account acct_demo_pro --project prj_0123456789abcdef0123 --json'],
-    localOnly: true,
     async run(ctx, values) {
       const domains = await ctx.projects().listDomains(...ids(values));
       ctx.output({ domains }, domainsTable(domains));
@@ -136,9 +134,7 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     async run(ctx, values, [domain]) {
       const deployed = ctx.deployed();
       if (!deployed) {
-        // Required here rather than in `required`: with --stack the domain alone names it.
-        const missing = PROJECT_REQUIRED.find((name) => values[name] === undefined);
-        if (missing) throw usageError(`domains verify needs --${missing}`, 'on a deployed stack (--stack) give the domain alone');
+        localProjectIds(values, 'domains verify');
         return verifyCommand(ctx, values, domain as string, false);
       }
       // Operators on a deployed environment (no --account/--project): the owner's Re-verify, run for them.
@@ -163,10 +159,8 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     words: ['domains', 'remove'],
     summary: 'Remove a domain: the edge refuses it from the next request on',
     args: [['DOMAIN', 'a domain of the project']],
-    required: PROJECT_REQUIRED,
-    flags: PROJECT_FLAGS,
+    ...ON_PROJECT,
     examples: ['domains remove old.example.com --account acct_demo_pro --project prj_0123456789abcdef0123'],
-    localOnly: true,
     async run(ctx, values, [domain]) {
       const [, projectId] = ids(values);
       const removed = await ctx.projects().removeDomain(...ids(values), domainArg(domain as string));
@@ -196,10 +190,8 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     words: ['domains', 'config', 'set-primary'],
     summary: 'Make an active domain (or the default subdomain) the primary one',
     args: [['DOMAIN', 'an active domain of the project, or its default subdomain']],
-    required: PROJECT_REQUIRED,
-    flags: PROJECT_FLAGS,
+    ...ON_PROJECT,
     examples: ['domains config set-primary www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123'],
-    localOnly: true,
     async run(ctx, values, [domain]) {
       const config = await ctx.projects().setPrimaryDomain(...ids(values), domainArg(domain as string));
       ctx.output(config, `The primary domain is ${config.primary}.\n${configText(config)}`);

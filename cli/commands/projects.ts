@@ -1,6 +1,6 @@
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
-import { ACCOUNT_FLAG, type Command, ids, PROGRAM, PROJECT_FLAGS, PROJECT_REQUIRED, str } from '../command.js';
+import { ACCOUNT_FLAG, type Command, ids, ON_PROJECT, PROGRAM, PROJECT_FLAGS, PROJECT_REQUIRED, str } from '../command.js';
 import { deploySite, type LocalFile } from '../../contracts/deploys.js';
 import type { ControlApiClient } from '../control-api-client.js';
 import type { DeployListing, ProjectView } from '../operator-client.js';
@@ -140,10 +140,8 @@ export const PROJECT_COMMANDS: readonly Command[] = [
   {
     words: ['projects', 'show'],
     summary: 'Show a project: deploy state, live deploy, default URL, domain configuration',
-    required: PROJECT_REQUIRED,
-    flags: PROJECT_FLAGS,
+    ...ON_PROJECT,
     examples: ['projects show --account acct_demo_pro --project prj_0123456789abcdef0123'],
-    localOnly: true,
     async run(ctx, values) {
       const project = await ctx.projects().getProject(...ids(values));
       ctx.output(project, projectText(project));
@@ -153,10 +151,8 @@ export const PROJECT_COMMANDS: readonly Command[] = [
     words: ['projects', 'deploy'],
     summary: 'Deploy a folder of static files; it goes live only once every file is stored',
     args: [['DIR', 'the folder of the site: every file under it, except dotfiles and dot-directories (.git…)']],
-    required: PROJECT_REQUIRED,
-    flags: PROJECT_FLAGS,
+    ...ON_PROJECT,
     examples: ['projects deploy ./dist --account acct_demo_pro --project prj_0123456789abcdef0123'],
-    localOnly: true,
     async run(ctx, values, [dir]) {
       const site = await readSite(dir as string);
       const client = ctx.projects();
@@ -174,10 +170,8 @@ export const PROJECT_COMMANDS: readonly Command[] = [
   {
     words: ['projects', 'deploys'],
     summary: 'List a project\'s deploys (the last 20): when, by whom, files, size, status, which is live',
-    required: PROJECT_REQUIRED,
-    flags: PROJECT_FLAGS,
+    ...ON_PROJECT,
     examples: ['projects deploys --account acct_demo_pro --project prj_0123456789abcdef0123'],
-    localOnly: true,
     async run(ctx, values) {
       const deploys = await ctx.projects().listDeploys(...ids(values));
       ctx.output({ deploys }, deploysTable(deploys));
@@ -187,10 +181,8 @@ export const PROJECT_COMMANDS: readonly Command[] = [
     words: ['projects', 'rollback'],
     summary: 'Serve an earlier successful deploy again, from the next request (nothing is uploaded)',
     args: [['DEPLOY', 'the deploy id (projects deploys lists them)']],
-    required: PROJECT_REQUIRED,
-    flags: PROJECT_FLAGS,
+    ...ON_PROJECT,
     examples: ['projects rollback dep_0123456789abcdef0123 --account acct_demo_pro --project prj_0123456789abcdef0123'],
-    localOnly: true,
     async run(ctx, values, [deployId]) {
       const deploy = await ctx.projects().rollback(...ids(values), deployId as string);
       ctx.output(deploy, `Serving ${deploy.deployId} (${deploy.fileCount} files, deployed ${deploy.startedAt}).\n`);
@@ -211,10 +203,8 @@ export const PROJECT_COMMANDS: readonly Command[] = [
   {
     words: ['projects', 'delete'],
     summary: 'Delete a project: its custom domains are released, its files removed, its slug held for 30 days',
-    required: PROJECT_REQUIRED,
-    flags: PROJECT_FLAGS,
+    ...ON_PROJECT,
     examples: ['projects delete --account acct_demo_pro --project prj_0123456789abcdef0123'],
-    localOnly: true,
     async run(ctx, values) {
       const deleted = await ctx.projects().deleteProject(...ids(values));
       const released = deleted.releasedDomains.length > 0 ? `Released ${deleted.releasedDomains.join(', ')}. ` : '';
