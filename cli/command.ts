@@ -20,7 +20,6 @@ export type Values = Record<string, string | boolean | undefined>;
 
 export interface Context {
   readonly client: OperatorClient;
-  readonly json: boolean;
   readonly io: CliIo;
   /** The deployment's API stack, with --stack/--outputs (undefined against the local platform). */
   deployed(): DeployedStack | undefined;

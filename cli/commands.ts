@@ -13,7 +13,7 @@ import { PLAN_COMMANDS } from './commands/plans.js';
 import { PROJECT_COMMANDS } from './commands/projects.js';
 import { USAGE_COMMANDS } from './commands/usage.js';
 import { WEBHOOK_COMMANDS } from './commands/webhooks.js';
-import { CliError, EXIT_FAILURE, EXIT_USAGE, usageError } from './errors.js';
+import { CliError, EXIT_FAILURE, usageError } from './errors.js';
 import { clean } from './format.js';
 import { commandHelp, commandUsage, globalHelp, groupHelp, startsWith, subcommands } from './help.js';
 
@@ -81,11 +81,9 @@ function parseError(error: unknown, where: string): CliError {
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: string }).code;
   const unknown = /Unknown option '([^']+)'/.exec(message);
-  if (unknown) return usageError(`unknown flag ${clean(unknown[1] as string)} for ${where}`, `run "${PROGRAM} ${where === 'the CLI' ? '' : `${where} `}--help"`);
+  if (unknown) return usageError(`unknown flag ${clean(unknown[1] as string)} for ${where}`, `run "${PROGRAM} ${where} --help"`);
   const missing = /Option '(-\w, )?(--[\w-]+)[^']*' argument (missing|is ambiguous)/.exec(message);
   if (missing) return usageError(`${missing[2]} needs a value`);
-  const positional = /Unexpected argument '([^']+)'/.exec(message);
-  if (positional) return usageError(`unexpected argument "${clean(positional[1] as string)}"`);
   if (code?.startsWith('ERR_PARSE_ARGS')) return usageError(clean(message.split('. ')[0] ?? message));
   return usageError(clean(message));
 }
@@ -161,7 +159,6 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       let written = false;
       const ctx: Context = {
         client: backend.client,
-        json,
         io,
         projects() {
           if (!backend.control) throw new CliError(AWS_PROJECTS_MESSAGE, { code: 'not_supported' });
@@ -197,19 +194,11 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       io.stderr.write(`${caught.stack}\n`);
     }
     if (json) {
-      const document = {
-        error: {
-          message: error.message,
-          ...(error.code ? { code: error.code } : {}),
-          ...(error.status ? { status: error.status } : {}),
-          ...(error.errors ? { errors: error.errors } : {}),
-          ...(error.hint ? { hint: error.hint } : {}),
-          exitCode: error.exitCode,
-        },
-      };
-      io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+      // JSON.stringify leaves out the fields that are undefined.
+      const { message, code, status, errors, hint, exitCode } = error;
+      io.stdout.write(`${JSON.stringify({ error: { message, code, status, errors, hint, exitCode } }, null, 2)}\n`);
     }
-    return error.exitCode === EXIT_USAGE ? EXIT_USAGE : EXIT_FAILURE;
+    return error.exitCode;
   }
 }
 
