@@ -42,26 +42,11 @@ export async function startDriftCheck(
   }
 }
 
-/** One execution of the domain flow for a domain: a verification attempt, or a release of its tenant. */
-export interface DomainFlowRun {
-  readonly name: string;
-  readonly kind: 'verification' | 'release';
-  readonly status: string;
-  readonly startedAt?: string;
-  readonly stoppedAt?: string;
-}
-
-/** `domains show --stack`: the domain's record and the flow's executions for it, newest first. */
-export interface DomainInspection {
-  /** The domain as its owner sees it, and whose it is. */
-  readonly domain: DomainView & { readonly accountId: string };
-  readonly history: readonly DomainFlowRun[];
-  /** True when older executions were not read (HISTORY_PAGES pages of the flow's executions). */
-  readonly historyTruncated: boolean;
-}
-
 /** How many pages (100 executions each, newest first) `domains show` reads of the flow's executions. */
-export const HISTORY_PAGES = 10;
+const HISTORY_PAGES = 10;
+
+/** One execution of the domain flow for a domain: a verification attempt, or a release of its tenant. */
+type DomainFlowRun = { name: string; kind: 'verification' | 'release'; status: string; startedAt?: string; stoppedAt?: string };
 
 /**
  * Which of the flow's executions are this domain's: the verification attempts
@@ -108,8 +93,8 @@ async function domainRecord(domains: DynamoDbDomainStore, domain: string): Promi
   return record;
 }
 
-/** Reads a domain's record and its executions of the domain flow (ListExecutions, newest first). */
-export async function showDomain(api: DeployedStack, domain: string): Promise<DomainInspection> {
+/** `domains show --stack`: the domain's record (and whose it is) and the flow's executions for it, newest first. */
+export async function showDomain(api: DeployedStack, domain: string) {
   const deployed = await openDeployedDomains(api);
   try {
     const record = await domainRecord(deployed.domains, domain);

@@ -3,35 +3,15 @@ import createClient, { type Client } from 'openapi-fetch';
 import type { components, paths } from '../contracts/openapi/control-api.js';
 import type { ManifestEntry, UploadInstruction } from '../contracts/deploys.js';
 import type { OperatorClient, RateLimits } from './operator-client.js';
-import { CliError } from './errors.js';
+import { CliError, type CliErrorOptions } from './errors.js';
 
 export const DEFAULT_CONTROL_URL = 'http://127.0.0.1:3001';
 
-/** Codes the platform itself answers with; any other 404/405 means the URL is not its API. */
-const CONTROL_API_CODES = new Set([
-  'invalid_request',
-  'account_not_found',
-  'key_not_found',
-  'key_revoked',
-  'project_not_found',
-  'slug_taken',
-  'deploy_in_progress',
-  'deploy_failed',
-  'deploy_not_found',
-  'deploy_not_rollbackable',
-  'files_missing',
-  'too_many_files',
-  'file_too_large',
-  'deploy_too_large',
-  'slug_held',
-  'domain_not_found',
-  'plan_required',
-  'project_not_deployed',
-  'domain_taken',
-  'invalid_domain',
-  'invalid_config',
-  'domain_in_use',
-]);
+/**
+ * The control API's own codes on a 401/403/404/405 (the others come with other statuses); such an
+ * answer without one means the URL is some other server.
+ */
+const CONTROL_API_CODES = new Set(['account_not_found', 'key_not_found', 'project_not_found', 'deploy_not_found', 'domain_not_found', 'plan_required']);
 
 const START_HINT = 'is the local platform running? start it with npm start (or pass --url, or --stack/--outputs for a deployed stack)';
 const URL_HINT = 'is --url the control API? npm start prints it as "Control API at …"';
@@ -266,17 +246,10 @@ export class ControlApiClient implements OperatorClient {
       if (answeredProblem !== undefined && code === answeredProblem) return problem as T;
       const fallback = `HTTP ${response.status} ${response.statusText || STATUS_CODES[response.status] || ''}`.trim();
       const detail = typeof problem.detail === 'string' ? problem.detail : fallback;
-      type FieldError = { field: string; message: string };
-      const errors = Array.isArray(problem.errors) ? (problem.errors as FieldError[]) : undefined;
-      // A 401/403/404/405 without a platform code: the URL is some other server (the local
-      // control API has no authentication), e.g. the Messages API's port.
+      const errors = Array.isArray(problem.errors) ? (problem.errors as CliErrorOptions['errors']) : undefined;
+      // The local control API has no authentication: e.g. the Messages API's port answers these.
       const foreign = [401, 403, 404, 405].includes(response.status) && !CONTROL_API_CODES.has(code ?? '');
-      throw new CliError(detail, {
-        status: response.status,
-        ...(code ? { code } : {}),
-        ...(errors ? { errors } : {}),
-        ...(foreign ? { hint: URL_HINT } : {}),
-      });
+      throw new CliError(detail, { status: response.status, code, errors, hint: foreign ? URL_HINT : undefined });
     }
     if (typeof data !== 'object' || data === null) {
       throw new CliError(`unexpected answer from ${this.baseUrl}: not a JSON document`, { status: response.status, hint: URL_HINT });

@@ -27,21 +27,12 @@ export interface DeployedStack {
   /** Where the outputs came from, for messages: the outputs file, or DescribeStacks in a region. */
   readonly source: string;
   readonly outputs: Readonly<Record<string, string>>;
-  /** Things the operator should know (printed on stderr), e.g. a region other than the deployment's. */
+  /** Printed on stderr, e.g. a region other than the deployment's. */
   readonly warnings: readonly string[];
 }
 
-export interface OperatorOutputs {
-  readonly apiKeysTableName: string;
-  readonly accountsTableName: string;
-  readonly rateLimitsTableName: string;
-  readonly restApiId: string;
-  readonly stageName: string;
-  readonly usagePlanIds: { readonly free: string; readonly pro: string; readonly business: string };
-}
-
 /** Picks the platform's outputs out of a stack's outputs; names every missing one. */
-export function operatorOutputs(stack: Pick<DeployedStack, 'stackName' | 'source' | 'outputs'>): OperatorOutputs {
+export function operatorOutputs(stack: Pick<DeployedStack, 'stackName' | 'source' | 'outputs'>) {
   const raw = stack.outputs;
   const missing = REQUIRED_OUTPUT_KEYS.filter((key) => typeof raw[key] !== 'string' || raw[key].length === 0);
   if (missing.length > 0) {
@@ -98,11 +89,10 @@ export function publishedConfig(stack: Pick<DeployedStack, 'stackName' | 'source
 
 const REGION_PATTERN = /^[a-z]{2}(-[a-z]+)+-\d$/;
 
-/** The region of the operator's AWS profile (AWS_PROFILE, else default), as the SDK reads it; undefined if none. */
-export type ProfileRegion = (env: Readonly<Record<string, string | undefined>>) => Promise<string | undefined>;
+type Env = Readonly<Record<string, string | undefined>>;
 
-/** The SDK's own lookup (config file of the profile), through a client that is never used to call AWS. */
-export const sdkProfileRegion: ProfileRegion = async (env) => {
+/** The region of the operator's AWS profile (AWS_PROFILE, else default) as the SDK reads it, through a client that never calls AWS. */
+export async function sdkProfileRegion(env: Env): Promise<string | undefined> {
   const client = new CloudFormationClient(env.AWS_PROFILE ? { profile: env.AWS_PROFILE } : {});
   try {
     return await client.config.region();
@@ -111,7 +101,7 @@ export const sdkProfileRegion: ProfileRegion = async (env) => {
   } finally {
     client.destroy();
   }
-};
+}
 
 /**
  * The region the operator chose: `--region`, else AWS_REGION, else AWS_DEFAULT_REGION, else the
@@ -119,8 +109,8 @@ export const sdkProfileRegion: ProfileRegion = async (env) => {
  */
 export async function operatorRegion(
   flag: string | undefined,
-  env: Readonly<Record<string, string | undefined>>,
-  profileRegion: ProfileRegion = sdkProfileRegion,
+  env: Env,
+  profileRegion = sdkProfileRegion,
 ): Promise<{ region: string; from: string } | undefined> {
   if (flag !== undefined) {
     if (!REGION_PATTERN.test(flag)) throw usageError(`--region must be an AWS region such as eu-west-1, got "${flag}"`);
@@ -139,9 +129,8 @@ export interface OpenStackOptions {
   /** A `cdk deploy --outputs-file` JSON file; read instead of calling CloudFormation. */
   readonly outputsFile?: string;
   readonly region?: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** @default sdkProfileRegion */
-  readonly profileRegion?: ProfileRegion;
+  readonly env: Env;
+  readonly profileRegion?: typeof sdkProfileRegion;
 }
 
 /**

@@ -2,7 +2,7 @@ import { type Command, type Context, localProjectIds, PROGRAM, PROJECT_FLAGS } f
 import { domainText } from '../domain-format.js';
 import { CliError } from '../errors.js';
 import { table } from '../format.js';
-import type { DomainInspection } from '../aws-domain-operations.js';
+import type { showDomain } from '../aws-domain-operations.js';
 import { domainArg } from './domains.js';
 
 const STACK_FLAG = ['--stack NAME', 'a deployed environment: its API stack, <stackPrefix>-Api (the domains are in <stackPrefix>-DomainsData and -Domains)'] as const;
@@ -18,7 +18,7 @@ function deployedOnly(ctx: Context, command: string) {
   return stack;
 }
 
-function historyText(inspection: DomainInspection): string {
+function historyText(inspection: Awaited<ReturnType<typeof showDomain>>): string {
   if (inspection.history.length === 0) return 'No execution of the domain flow for it.\n';
   const rows = inspection.history.map((run) => [run.startedAt ?? '', run.kind, run.status, run.stoppedAt ?? '', run.name]);
   const more = inspection.historyTruncated ? 'Older executions of the flow were not read.\n' : '';
