@@ -19,7 +19,6 @@ import type { DriftCheckStarted } from './operator-client.js';
 /** The domain flow's drift-check input, as its EventBridge schedule sends it (lib/constructs/domains/drift-schedule.ts). */
 export const DRIFT_CHECK_EXECUTION_INPUT = { drift: {} } as const;
 
-/** Starts the domain flow's drift check of every live domain now, on the deployed environment. */
 export async function startDriftCheck(
   api: DeployedStack,
   now: () => Date = () => new Date(),
@@ -48,11 +47,7 @@ const HISTORY_PAGES = 10;
 /** One execution of the domain flow for a domain: a verification attempt, or a release of its tenant. */
 type DomainFlowRun = { name: string; kind: 'verification' | 'release'; status: string; startedAt?: string; stoppedAt?: string };
 
-/**
- * Which of the flow's executions are this domain's: the verification attempts
- * (`domainFlowExecutionName`) and the tenant releases (`domainReleaseExecutionName`), whose names
- * begin with the domain as the flow starter writes it.
- */
+/** Whether an execution of the flow is one of this domain's attempts or releases, by its name. */
 export function domainRunKind(domain: string, executionName: string): DomainFlowRun['kind'] | undefined {
   const attemptPrefix = domainFlowExecutionName(domain, 0).replace(/0$/, '');
   if (executionName.startsWith(attemptPrefix) && /^\d+$/.test(executionName.slice(attemptPrefix.length))) return 'verification';
@@ -129,10 +124,8 @@ export async function showDomain(api: DeployedStack, domain: string) {
 }
 
 /**
- * Starts the flow's release branch again for a removed domain whose release is stuck (its
- * execution failed, the ExecutionsFailed alarm): the same input a removal sends
- * (`SfnDomainFlowStarter.release`), with `requestedAt` now so the branch gets its full time again,
- * under a new execution name of the release shape (the removal's own name is taken by the failed run).
+ * Starts the release branch again for a removed domain whose release failed: the removal's input
+ * with `requestedAt` now (its full time again), under a new name (the failed run holds the old one).
  */
 export async function releaseDomainTenant(
   api: DeployedStack,
@@ -170,10 +163,7 @@ export async function releaseDomainTenant(
   }
 }
 
-/**
- * `domains verify --stack`: the owner's Re-verify, run for them (DomainService.verify with the
- * domain's own account and project): a new attempt on the record, then the flow started for it.
- */
+/** `domains verify --stack`: the owner's Re-verify (DomainService.verify), run for them. */
 export async function reverifyDomain(api: DeployedStack, domain: string): Promise<DomainView> {
   const deployed = await openDeployedDomains(api);
   try {
@@ -186,8 +176,7 @@ export async function reverifyDomain(api: DeployedStack, domain: string): Promis
       import('../lambda/domains/aws-adapters.js'),
       import('../lambda/keys/accounts.js'),
     ]);
-    // The control API's own wiring (lambda/control/http-handler.ts); Verify itself reads the
-    // project and the domain (and its parent names), updates the record and starts the flow.
+    // The control API's own wiring (lambda/control/http-handler.ts).
     const service = new DomainService({
       accounts: new DynamoDbAccountStore(deployed.documentClient, operatorOutputs(api).accountsTableName),
       projects: deployed.projects,

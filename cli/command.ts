@@ -25,14 +25,10 @@ export interface Context {
   deployed(): DeployedStack | undefined;
   /** Projects, deploys and domains: the local control API only (commands marked `localOnly`). */
   projects(): ControlApiClient;
-  /** Webhook endpoints: the local control API only. */
   webhooks(): ControlApiClient;
   /** The command's one JSON document (--json) or its human text. */
   output(document: unknown, text: string): void;
-  /**
-   * After `output`: the command did its work but the outcome is a failure (e.g. a domain that did
-   * not verify). Prints `error: <message>` on stderr and makes the exit code 1.
-   */
+  /** After `output`, for work done with a failed outcome: `error: <message>` on stderr, exit code 1. */
   fail(message: string, hint?: string): void;
 }
 
@@ -119,8 +115,6 @@ export function limitFlags(values: Values, plan: string): RateLimits | undefined
   if (perMinute === undefined || perDay === undefined) throw usageError('--per-minute and --per-day go together');
   return { perMinute: positiveInt('per-minute', perMinute), perDay: positiveInt('per-day', perDay) };
 }
-
-// ---- Projects, deploys and custom domains (the local control API only) ----
 
 export const PROJECT_FLAGS: readonly Flag[] = [
   ACCOUNT_FLAG,

@@ -35,10 +35,7 @@ export const COMMANDS: readonly Command[] = [
   ...WEBHOOK_COMMANDS,
 ];
 
-/**
- * The command named by the leading positionals (the one with the most words that match), a group
- * of commands (`keys`, `domains config`) when the positionals stop there, or a usage error.
- */
+/** The command with the most leading words matched, or a group (`keys`, `domains config`), or a usage error. */
 function findCommand(positionals: readonly string[]): { command?: Command; group?: readonly string[] } {
   if (positionals.length === 0) return {};
   let command: Command | undefined;
@@ -59,10 +56,7 @@ function findCommand(positionals: readonly string[]): { command?: Command; group
   );
 }
 
-/**
- * `--wait` takes an optional number of seconds: alone (not followed by a number) it means the
- * default, so `--wait` and `--wait 90` both work.
- */
+/** `--wait` alone (not followed by a number) means the default seconds. */
 function withWaitDefault(argv: readonly string[]): string[] {
   const args: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -99,10 +93,7 @@ function toCliError(error: unknown): CliError {
   });
 }
 
-/**
- * Runs one CLI invocation in process and returns its exit code: 0, 1 (the platform, the
- * network or AWS failed or refused) or 2 (usage error). Writes only to `io`.
- */
+/** Runs one CLI invocation in process, writing only to `io`; returns its exit code (0, 1 or 2). */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const args = withWaitDefault(argv);
   let json = false;

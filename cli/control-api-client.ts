@@ -7,10 +7,7 @@ import { CliError, type CliErrorOptions } from './errors.js';
 
 export const DEFAULT_CONTROL_URL = 'http://127.0.0.1:3001';
 
-/**
- * The control API's own codes on a 401/403/404/405 (the others come with other statuses); such an
- * answer without one means the URL is some other server.
- */
+/** The control API's codes on a 401/403/404/405: such an answer without one is from another server. */
 const CONTROL_API_CODES = new Set(['account_not_found', 'key_not_found', 'project_not_found', 'deploy_not_found', 'domain_not_found', 'plan_required']);
 
 const START_HINT = 'is the local platform running? start it with npm start (or pass --url, or --stack/--outputs for a deployed stack)';
@@ -26,16 +23,11 @@ export interface ControlApiClientOptions {
 const account = (accountId: string) => ({ params: { path: { accountId } } });
 const project = (accountId: string, projectId: string) => ({ params: { path: { accountId, projectId } } });
 
-/** What an openapi-fetch call settles to. */
 type Settled<T> = { data?: T; error?: unknown; response: Response };
 
 type Schemas = components['schemas'];
 
-/**
- * The platform over the local control API (local/control-api.ts): accounts and keys, projects,
- * domains and webhooks. Requests and answers are typed by openapi/control-api.yaml
- * (contracts/openapi/, generated), sent with openapi-fetch.
- */
+/** The local control API (local/control-api.ts), typed by openapi/control-api.yaml through openapi-fetch. */
 export class ControlApiClient implements OperatorClient {
   private readonly baseUrl: string;
   private readonly api: Client<paths>;
@@ -159,7 +151,6 @@ export class ControlApiClient implements OperatorClient {
     return this.answer(this.api.GET('/accounts/{accountId}/projects/{projectId}/domains/{domain}', { params }));
   }
 
-  /** Verify (or Re-verify): starts a fresh attempt of the domain flow; answers at once (202). */
   verifyDomain(accountId: string, projectId: string, domain: string, again = false) {
     const init = { params: { path: { accountId, projectId, domain } } };
     return this.answer(
@@ -190,7 +181,6 @@ export class ControlApiClient implements OperatorClient {
     return this.answer(this.api.DELETE('/accounts/{accountId}/projects/{projectId}/domain-config/redirects/{from}', { params }));
   }
 
-  /** Operators: starts a drift check of every live domain now (202). */
   checkDomainDrift() {
     return this.answer(this.api.POST('/maintenance/domain-drift-check'));
   }
@@ -225,10 +215,7 @@ export class ControlApiClient implements OperatorClient {
     return value;
   }
 
-  /**
-   * The answer's body, or a CliError: the platform's problem document, a network failure, or not the control API.
-   * `answeredProblem`: a refusal with this code is returned as the answer rather than thrown.
-   */
+  /** The answer's body, or a CliError; a refusal with code `answeredProblem` is returned as the answer. */
   private async answer<T>(sent: Promise<Settled<T>>, answeredProblem?: string): Promise<T> {
     let settled: Settled<T>;
     try {

@@ -20,11 +20,10 @@ export const REQUIRED_OUTPUT_KEYS = [
   'BusinessUsagePlanId',
 ] as const;
 
-/** The API stack of a deployment: its name, where it runs, and its outputs as CloudFormation gives them. */
 export interface DeployedStack {
   readonly stackName: string;
   readonly region: string;
-  /** Where the outputs came from, for messages: the outputs file, or DescribeStacks in a region. */
+  /** The outputs file, or DescribeStacks in a region (for messages). */
   readonly source: string;
   readonly outputs: Readonly<Record<string, string>>;
   /** Printed on stderr, e.g. a region other than the deployment's. */
@@ -55,11 +54,7 @@ export function operatorOutputs(stack: Pick<DeployedStack, 'stackName' | 'source
 const REDEPLOY_HINT =
   'deploy the API stack again with this version of the platform (npx cdk deploy --all): the CLI takes plans, limits and backstops from the deployment, never from its own defaults';
 
-/**
- * The deployment's effective config, from its `PlatformConfig` output, checked with the same
- * schema as at synth (lib/config). Missing or invalid, it is an error: the CLI's own defaults
- * would write the wrong limits into key records and size Enterprise backstops wrongly.
- */
+/** The deployment's config (output PlatformConfig), checked as at synth: never the CLI's own defaults. */
 export function publishedConfig(stack: Pick<DeployedStack, 'stackName' | 'source' | 'outputs'>): PlatformConfig {
   const raw = stack.outputs[PLATFORM_CONFIG_OUTPUT];
   const where = `stack ${stack.stackName} (${stack.source})`;
@@ -103,10 +98,7 @@ export async function sdkProfileRegion(env: Env): Promise<string | undefined> {
   }
 }
 
-/**
- * The region the operator chose: `--region`, else AWS_REGION, else AWS_DEFAULT_REGION, else the
- * AWS profile's region; undefined when none says one. Never a hard-coded default.
- */
+/** `--region`, else AWS_REGION, else AWS_DEFAULT_REGION, else the AWS profile's: never a hard-coded default. */
 export async function operatorRegion(
   flag: string | undefined,
   env: Env,
@@ -133,11 +125,7 @@ export interface OpenStackOptions {
   readonly profileRegion?: typeof sdkProfileRegion;
 }
 
-/**
- * Finds the deployment's API stack and its outputs: from the outputs file (the region is the
- * operator's, else the one the published config names), or with DescribeStacks in the operator's
- * region (which must be known: the stack is looked up there).
- */
+/** The API stack from the outputs file (in the operator's region, else the deployment's), or by DescribeStacks. */
 export async function openDeployedStack(options: OpenStackOptions): Promise<DeployedStack> {
   const chosen = await operatorRegion(options.region, options.env, options.profileRegion);
   if (options.outputsFile !== undefined) {
@@ -171,11 +159,7 @@ export async function openDeployedStack(options: OpenStackOptions): Promise<Depl
   }
 }
 
-/**
- * Reads the file written by `cdk deploy --outputs-file FILE`: `{ "<StackName>": { "<OutputKey>": "value" } }`.
- * With `stackName`, takes that stack; otherwise the one stack holding any of the platform's
- * outputs (the API stack; the data stack has none), preferring `MessagesPlatform-Api` if several do.
- */
+/** `cdk deploy --outputs-file FILE`'s stack `stackName`, else the one with the platform's outputs (the API stack). */
 export function readOutputsFile(
   file: string,
   stackName?: string,

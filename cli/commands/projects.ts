@@ -2,7 +2,6 @@ import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import { ACCOUNT_FLAG, type Command, ids, ON_PROJECT, PROGRAM, PROJECT_FLAGS, PROJECT_REQUIRED, str } from '../command.js';
 import { deploySite, type LocalFile } from '../../contracts/deploys.js';
-import type { ControlApiClient } from '../control-api-client.js';
 import type { DeployListing, ProjectView } from '../operator-client.js';
 import { domainConfigRows } from '../domain-format.js';
 import { usageError } from '../errors.js';
@@ -158,12 +157,15 @@ export const PROJECT_COMMANDS: readonly Command[] = [
       const client = ctx.projects();
       const [accountId, projectId] = ids(values);
       ctx.io.stderr.write(`Deploying ${site.files.length} file${site.files.length === 1 ? '' : 's'} (${byteCount(site.bytes)}) from ${clean(dir as string)}…\n`);
-      const outcome = await deploySite(deployCalls(client, accountId, projectId), site.files);
-      ctx.io.stderr.write(`Uploaded ${outcome.uploadedFiles} file${outcome.uploadedFiles === 1 ? '' : 's'} (${byteCount(outcome.uploadedBytes)}); ${outcome.skipped} unchanged skipped.\n`);
+      const { deployId, deploy, uploadedFiles, uploadedBytes, skipped } = await deploySite({
+        start: (files) => client.startDeploy(accountId, projectId, files),
+        finalize: (id) => client.finalizeDeploy(accountId, projectId, id),
+      }, site.files);
+      ctx.io.stderr.write(`Uploaded ${uploadedFiles} file${uploadedFiles === 1 ? '' : 's'} (${byteCount(uploadedBytes)}); ${skipped} unchanged skipped.\n`);
       const project = await client.getProject(accountId, projectId);
       ctx.output(
-        { ...project, deploy: outcome.deploy, ...pick(outcome, 'uploadedFiles', 'uploadedBytes', 'skipped') },
-        `Deployed ${outcome.deployId}: ${site.files.length} files, live at ${project.url}\n${projectText(project)}`,
+        { ...project, deploy, uploadedFiles, uploadedBytes, skipped },
+        `Deployed ${deployId}: ${site.files.length} files, live at ${project.url}\n${projectText(project)}`,
       );
     },
   },
@@ -212,17 +214,6 @@ export const PROJECT_COMMANDS: readonly Command[] = [
     },
   },
 ];
-
-const pick = <T extends object, K extends keyof T>(value: T, ...keys: K[]) =>
-  Object.fromEntries(keys.map((k) => [k, value[k]])) as Pick<T, K>;
-
-/** The deploy protocol's two calls over the control API client. */
-function deployCalls(client: ControlApiClient, accountId: string, projectId: string) {
-  return {
-    start: (files: Parameters<ControlApiClient['startDeploy']>[2]) => client.startDeploy(accountId, projectId, files),
-    finalize: (deployId: string) => client.finalizeDeploy(accountId, projectId, deployId),
-  };
-}
 
 function deploysTable(deploys: readonly DeployListing[]): string {
   if (deploys.length === 0) return 'No deploys.\n';
