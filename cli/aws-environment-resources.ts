@@ -16,16 +16,11 @@ import { type DeployedStack, describeStack, operatorOutputs, publishedConfig, si
 import { CliError } from './errors.js';
 import type { RuntimeResources } from './environment-teardown.js';
 
-/** The prefix of the API keys the account service creates, one per account (ApiGatewayUsagePlanGateway.createKey). */
-export const INTERNAL_KEY_PREFIX = 'internal-';
-/** The prefix of Enterprise accounts' own usage plans (accountPlanName). */
-export const ACCOUNT_PLAN_PREFIX = accountPlanName('');
+/** ApiGatewayUsagePlanGateway's key per account, and Enterprise accounts' own plans. */
+const INTERNAL_KEY_PREFIX = 'internal-';
+const ACCOUNT_PLAN_PREFIX = accountPlanName('');
 
-/**
- * The run-time resources of a deployed environment, found from its stacks' outputs: the API
- * stack's (REST API, stage) and the DomainsData stack's (distribution, connection group, and the
- * default tenant, which CloudFormation owns and this leaves alone).
- */
+/** The run-time resources of a deployed environment, from the outputs of its API and DomainsData stacks. */
 export async function awsRuntimeResources(api: DeployedStack): Promise<RuntimeResources> {
   const { region } = api;
   const outputs = operatorOutputs(api);
@@ -49,7 +44,6 @@ export async function awsRuntimeResources(api: DeployedStack): Promise<RuntimeRe
   const cloudfront = new CloudFrontClient({ ...MANAGEMENT_PLANE, region: 'us-east-1' });
   const tenants = new CloudFrontTenants({ cloudfront, distributionId, connectionGroupId });
 
-  // Every call's AWS failure as a CliError.
   const guard = <A extends unknown[], T>(call: (...args: A) => Promise<T>) => async (...args: A): Promise<T> => {
     try {
       return await call(...args);

@@ -17,11 +17,7 @@ import { type DeployedStack, type OpenStackOptions, openDeployedStack, operatorO
 import { CliError } from './errors.js';
 import { HttpProblem } from '../lambda/shared/problem.js';
 
-/**
- * The platform in process against a deployed stack: its DynamoDB tables and API Gateway
- * usage plans, with the caller's AWS credentials (default provider chain), and the deployment's
- * own config, so that plan changes write the limits and backstops the deployment was given.
- */
+/** The account service in process on a deployed stack's tables and usage plans, with the deployment's own config. */
 export async function createAwsOperatorClient(
   options: OpenStackOptions,
 ): Promise<{ client: OperatorClient; stack: DeployedStack; close(): void }> {
@@ -30,8 +26,7 @@ export async function createAwsOperatorClient(
   const config = publishedConfig(stack);
   const { region } = stack;
 
-  // The operator's credentials through the SDK's default chain (profiles, SSO, ...); the clients
-  // and their retries are the Lambdas'.
+  // The operator's credentials (the SDK's default chain); the clients and retries are the Lambdas'.
   const documentClient = createDocumentClient({ region });
   const apiGateway = new APIGatewayClient({ ...MANAGEMENT_PLANE, region });
   const usagePlanUpdates = new APIGatewayClient({ region, retryStrategy: usagePlanUpdateRetry() });

@@ -4,15 +4,11 @@ import type { DeployedStack } from './deployed-stack.js';
 import { CliError, usageError } from './errors.js';
 import { DEFAULT_CONTROL_URL, ControlApiClient } from './control-api-client.js';
 
-/**
- * Which backend a command talks to: the local platform's control API (--url,
- * $PLATFORM_CONTROL_URL or the default), or a deployed stack (--stack/--outputs, with --region).
- */
+/** The local platform's control API (--url, $PLATFORM_CONTROL_URL or the default), or a deployed stack. */
 export interface Backend {
   readonly client: OperatorClient;
   /** Projects, domains and webhooks: the local control API only. */
   readonly control?: ControlApiClient;
-  /** With --stack/--outputs: the deployment's API stack (outputs, region). */
   readonly deployed?: DeployedStack;
   close(): void;
 }

@@ -10,11 +10,7 @@ export interface RedriveStarted {
   readonly messages: number;
 }
 
-/**
- * `dlq redrive` on a deployed stack: the API stack's QueueUrl and DeadLetterQueueUrl outputs (by
- * CloudFormation or from the outputs file), their ARNs, and an SQS message move task between them,
- * in the stack's region.
- */
+/** An SQS message move task from the API stack's DeadLetterQueueUrl to its QueueUrl. */
 export async function startRedrive(stack: DeployedStack): Promise<RedriveStarted> {
   const { QueueUrl: queueUrl, DeadLetterQueueUrl: deadLetterQueueUrl } = stack.outputs;
   if (queueUrl === undefined || deadLetterQueueUrl === undefined) {

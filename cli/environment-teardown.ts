@@ -37,11 +37,7 @@ export class TeardownIncompleteError extends Error {
   }
 }
 
-/**
- * Removes every run-time resource: keys first (a plan with keys bound is still in use), then the
- * account plans, then the tenants, retrying pending deletes. Idempotent: run it again after an
- * interruption; what is gone is skipped.
- */
+/** Keys first (a plan with keys bound is in use), then plans, then tenants, retrying pending ones; idempotent. */
 export async function teardownRuntimeResources(
   resources: RuntimeResources,
   options: TeardownOptions,

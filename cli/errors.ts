@@ -5,20 +5,15 @@ export const EXIT_USAGE = 2;
 export interface CliErrorOptions {
   /** A stable code: the platform's problem code, or `usage`, `network`, `aws`, … */
   readonly code?: string;
-  /** The HTTP status of the platform's answer, when there was one. */
   readonly status?: number;
   /** What to try next, printed on its own line after the error. */
   readonly hint?: string;
-  /** Field errors of a 400 from the platform. */
   readonly errors?: ReadonlyArray<{ field: string; message: string }>;
   readonly exitCode?: typeof EXIT_FAILURE | typeof EXIT_USAGE;
   readonly cause?: unknown;
 }
 
-/**
- * An expected failure of the CLI: printed as one `error: <message>` line (plus a hint), never
- * with a stack trace. Its message must never contain a key secret.
- */
+/** An expected failure: one `error: <message>` line (plus a hint), no stack trace, never a key secret. */
 export class CliError extends Error {
   readonly code?: string;
   readonly status?: number;

@@ -20,11 +20,7 @@ export type DeployListing = Schemas['DeployListing'];
 export type WebhookView = Schemas['Webhook'];
 export type PendingUpgradeRequest = Schemas['PendingUpgradeRequest'];
 
-/**
- * What the operator CLI needs of the platform: the methods of `AccountService`
- * (lambda/keys/account-service.ts), over HTTP (the local control API) or in process (a deployed
- * stack). Refusals are thrown as `CliError` with the platform's detail, code and status.
- */
+/** `AccountService`'s methods over the local control API or in process on a deployed stack; refusals are CliErrors. */
 export interface OperatorClient {
   createAccount(input: { name: string; plan: string; limits?: RateLimits }): Promise<AccountView>;
   getAccount(accountId: string): Promise<AccountView>;

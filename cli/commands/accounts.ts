@@ -2,7 +2,6 @@ import { PLAN_IDS } from '../../lib/config/index.js';
 import { type Command, LIMIT_FLAGS, limitFlags, planFlag, str } from '../command.js';
 import { accountText } from '../format.js';
 
-/** `accounts create` and `accounts show`. */
 export const ACCOUNT_COMMANDS: readonly Command[] = [
   {
     words: ['accounts', 'create'],

@@ -1,6 +1,5 @@
 import { ACCOUNT_FLAG, type Command, str } from '../command.js';
 
-/** `bans lift`. */
 export const BAN_COMMANDS: readonly Command[] = [
   {
     words: ['bans', 'lift'],

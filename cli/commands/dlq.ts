@@ -1,7 +1,6 @@
 import type { Command } from '../command.js';
 import { CliError } from '../errors.js';
 
-/** `dlq redrive` (a deployed stack only). */
 export const DLQ_COMMANDS: readonly Command[] = [
   {
     words: ['dlq', 'redrive'],

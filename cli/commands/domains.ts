@@ -43,10 +43,7 @@ function redirectStatusFlag(values: Values): number | undefined {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/**
- * Verify or Re-verify, then (with --wait) polls the domain until the flow leaves
- * verifying/issuing_certificate or the time runs out. Exit 1 unless it ends active.
- */
+/** Verify or Re-verify, then (with --wait) polls the domain while the flow works on it; exit 1 unless it ends active. */
 async function verifyCommand(ctx: Context, values: Values, domainInput: string, again: boolean): Promise<void> {
   const [accountId, projectId] = ids(values);
   const domain = domainArg(domainInput);
@@ -92,7 +89,6 @@ async function verifyCommand(ctx: Context, values: Values, domainInput: string, 
   }
 }
 
-/** `domains add`, `list`, `verify`, `reverify`, `remove`, `check-drift` and `domains config …` (the local control API only). */
 export const DOMAIN_COMMANDS: readonly Command[] = [
   {
     words: ['domains', 'add'],

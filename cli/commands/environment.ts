@@ -1,7 +1,6 @@
 import type { Command } from '../command.js';
 import { CliError } from '../errors.js';
 
-/** `environment teardown` (a deployed stack only): docs/operators/teardown.md. */
 export const ENVIRONMENT_COMMANDS: readonly Command[] = [
   {
     words: ['environment', 'teardown'],

@@ -3,7 +3,6 @@ import { keysTable, keyText, maskedKey } from '../format.js';
 
 const REVOKE_NOTE = 'The limiter refuses it from the next request on; the authorizer, which caches key lookups, within 30 s.';
 
-/** `keys create`, `keys list` and `keys revoke`. */
 export const KEY_COMMANDS: readonly Command[] = [
   {
     words: ['keys', 'create'],

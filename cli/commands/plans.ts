@@ -2,7 +2,6 @@ import { PLAN_IDS } from '../../lib/config/index.js';
 import { ACCOUNT_FLAG, type Command, LIMIT_FLAGS, limitFlags, planFlag, str } from '../command.js';
 import { accountText, upgradeRequestsText } from '../format.js';
 
-/** `plans set`, `plans requests`. */
 export const PLAN_COMMANDS: readonly Command[] = [
   {
     words: ['plans', 'set'],

@@ -39,11 +39,7 @@ function projectsTable(projects: readonly ProjectView[]): string {
   );
 }
 
-/**
- * Every regular file under `dir` (recursively) as a deploy upload with its relative POSIX path.
- * Dotfiles and dot-directories (.git, .env…) are left out; a symbolic link is followed only when
- * it stays inside `dir`. A missing, unreadable or empty directory is a usage error.
- */
+/** Every file under `dir` but dotfiles and dot-directories; a symbolic link only when it stays inside `dir`. */
 export async function readSite(dir: string): Promise<{ files: LocalFile[]; bytes: number; skipped: number }> {
   let info;
   try {
@@ -105,7 +101,6 @@ export async function readSite(dir: string): Promise<{ files: LocalFile[]; bytes
   return { files, bytes, skipped };
 }
 
-/** `projects create`, `list`, `show` and `deploy` (the local control API only). */
 export const PROJECT_COMMANDS: readonly Command[] = [
   {
     words: ['projects', 'create'],

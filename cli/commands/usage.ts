@@ -4,7 +4,6 @@ import { usageError } from '../errors.js';
 import { usageText } from '../format.js';
 import { usageHistoryText } from '../usage-history-format.js';
 
-/** `usage` and `usage history`. */
 export const USAGE_COMMANDS: readonly Command[] = [
   {
     words: ['usage'],
