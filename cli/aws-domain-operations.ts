@@ -11,7 +11,6 @@ import { MANAGEMENT_PLANE } from '../lambda/shared/aws-clients.js';
 import { systemClock } from '../lambda/shared/clock.js';
 import { createDocumentClient } from '../lambda/shared/dynamodb.js';
 import { DOMAINS_OUTPUTS } from '../lib/stacks/domains-stack-outputs.js';
-import { awsError } from './aws-errors.js';
 import { type DeployedStack, describeStack, operatorOutputs, publishedConfig, requiredOutput, siblingStackName } from './deployed-stack.js';
 import { CliError } from './errors.js';
 import type { DriftCheckStarted } from './operator-client.js';
@@ -27,18 +26,14 @@ export async function startDriftCheck(
   const domains = await describeStack(new CloudFormationClient({ region }), siblingStackName(api, 'Domains'), region);
   const stateMachineArn = requiredOutput(domains, DOMAINS_OUTPUTS.domains.stateMachineArn);
   const startedAt = now();
-  try {
-    const started = await new SFNClient({ ...MANAGEMENT_PLANE, region }).send(
-      new StartExecutionCommand({
-        stateMachineArn,
-        name: `drift-operator-${startedAt.getTime()}`,
-        input: JSON.stringify(DRIFT_CHECK_EXECUTION_INPUT),
-      }),
-    );
-    return { execution: started.executionArn ?? '', startedAt: (started.startDate ?? startedAt).toISOString() };
-  } catch (error) {
-    throw awsError(error, region);
-  }
+  const started = await new SFNClient({ ...MANAGEMENT_PLANE, region }).send(
+    new StartExecutionCommand({
+      stateMachineArn,
+      name: `drift-operator-${startedAt.getTime()}`,
+      input: JSON.stringify(DRIFT_CHECK_EXECUTION_INPUT),
+    }),
+  );
+  return { execution: started.executionArn ?? '', startedAt: (started.startDate ?? startedAt).toISOString() };
 }
 
 /** How many pages (100 executions each, newest first) `domains show` reads of the flow's executions. */
@@ -116,8 +111,6 @@ export async function showDomain(api: DeployedStack, domain: string) {
     } while (nextToken && pages < HISTORY_PAGES);
     const view = { ...domainView(record), accountId: record.accountId };
     return { domain: view, history, historyTruncated: nextToken !== undefined };
-  } catch (error) {
-    throw awsError(error, deployed.region);
   } finally {
     deployed.sfn.destroy();
   }
@@ -156,8 +149,6 @@ export async function releaseDomainTenant(
     const { stateMachineArn } = deployed;
     await deployed.sfn.send(new StartExecutionCommand({ stateMachineArn, name: execution, input }));
     return { domain, execution, startedAt: startedAt.toISOString() };
-  } catch (error) {
-    throw awsError(error, deployed.region);
   } finally {
     deployed.sfn.destroy();
   }
@@ -188,8 +179,6 @@ export async function reverifyDomain(api: DeployedStack, domain: string): Promis
       platformHost: deployed.platformHost,
     });
     return await service.verify(record.accountId, record.projectId, domain);
-  } catch (error) {
-    throw awsError(error, deployed.region);
   } finally {
     deployed.sfn.destroy();
   }

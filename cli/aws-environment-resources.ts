@@ -11,7 +11,6 @@ import { CloudFrontTenants } from '../lambda/domains/cloudfront-tenants.js';
 import { ApiGatewayUsagePlanGateway, accountPlanName } from '../lambda/keys/api-gateway-usage-plan-gateway.js';
 import { MANAGEMENT_PLANE, usagePlanUpdateRetry } from '../lambda/shared/aws-clients.js';
 import { DOMAINS_OUTPUTS } from '../lib/stacks/domains-stack-outputs.js';
-import { awsError } from './aws-errors.js';
 import { type DeployedStack, describeStack, operatorOutputs, publishedConfig, siblingStackName } from './deployed-stack.js';
 import { CliError } from './errors.js';
 import type { RuntimeResources } from './environment-teardown.js';
@@ -44,13 +43,6 @@ export async function awsRuntimeResources(api: DeployedStack): Promise<RuntimeRe
   const cloudfront = new CloudFrontClient({ ...MANAGEMENT_PLANE, region: 'us-east-1' });
   const tenants = new CloudFrontTenants({ cloudfront, distributionId, connectionGroupId });
 
-  const guard = <A extends unknown[], T>(call: (...args: A) => Promise<T>) => async (...args: A): Promise<T> => {
-    try {
-      return await call(...args);
-    } catch (error) {
-      throw awsError(error, region);
-    }
-  };
   const ourPlans = async (): Promise<UsagePlan[]> => {
     const plans: UsagePlan[] = [];
     for await (const page of paginateGetUsagePlans({ client: apiGateway, pageSize: 500 }, {})) {
@@ -60,7 +52,7 @@ export async function awsRuntimeResources(api: DeployedStack): Promise<RuntimeRe
   };
 
   return {
-    tenants: guard(async () => {
+    async tenants() {
       const names: string[] = [];
       const filter = { AssociationFilter: { DistributionId: distributionId } };
       for await (const page of paginateListDistributionTenants({ client: cloudfront }, filter)) {
@@ -70,8 +62,8 @@ export async function awsRuntimeResources(api: DeployedStack): Promise<RuntimeRe
         }
       }
       return names;
-    }),
-    removeTenant: guard(async (name: string) => {
+    },
+    async removeTenant(name) {
       const version = await tenants.read(name);
       if (!version) return 'deleted';
       if (version.tenant.Enabled !== false) {
@@ -80,8 +72,8 @@ export async function awsRuntimeResources(api: DeployedStack): Promise<RuntimeRe
         return tenants.delete({ tenant: { ...version.tenant, Enabled: false }, etag });
       }
       return tenants.delete(version);
-    }),
-    internalKeys: guard(async () => {
+    },
+    async internalKeys() {
       const keys: { id: string; name: string }[] = [];
       for (const plan of await ourPlans()) {
         const pages = paginateGetUsagePlanKeys({ client: apiGateway, pageSize: 500 }, { usagePlanId: plan.id });
@@ -92,19 +84,19 @@ export async function awsRuntimeResources(api: DeployedStack): Promise<RuntimeRe
         }
       }
       return keys;
-    }),
-    deleteKey: guard(async (id: string) => {
+    },
+    async deleteKey(id) {
       try {
         await apiGateway.send(new DeleteApiKeyCommand({ apiKey: id }));
       } catch (error) {
         if ((error as { name?: string }).name !== 'NotFoundException') throw error;
       }
-    }),
-    accountPlans: guard(async () =>
-      (await ourPlans())
+    },
+    async accountPlans() {
+      return (await ourPlans())
         .filter((p) => p.id && p.name?.startsWith(ACCOUNT_PLAN_PREFIX))
-        .map((p) => ({ id: p.id as string, name: p.name as string })),
-    ),
-    deleteAccountPlan: guard((id: string) => gateway.deleteAccountPlan(id)),
+        .map((p) => ({ id: p.id as string, name: p.name as string }));
+    },
+    deleteAccountPlan: (id) => gateway.deleteAccountPlan(id),
   };
 }

@@ -11,7 +11,6 @@ import { createDocumentClient } from '../lambda/shared/dynamodb.js';
 import { DynamoDbUsageHistoryStore } from '../lambda/usage-history/dynamodb-usage-history-store.js';
 import { MAX_HISTORY_DAYS } from '../lambda/usage-history/usage-days.js';
 import { UsageHistory } from '../lambda/usage-history/usage-history.js';
-import { awsError } from './aws-errors.js';
 import type { OperatorClient } from './operator-client.js';
 import { type DeployedStack, type OpenStackOptions, openDeployedStack, operatorOutputs, publishedConfig } from './deployed-stack.js';
 import { CliError } from './errors.js';
@@ -55,7 +54,7 @@ export async function createAwsOperatorClient(
     clock: systemClock,
   });
   return {
-    client: withCliErrors(accountService, history, accounts, region),
+    client: withCliErrors(accountService, history, accounts),
     stack,
     close: () => {
       documentClient.destroy();
@@ -65,26 +64,19 @@ export async function createAwsOperatorClient(
   };
 }
 
-/** The in-process account service, its refusals and AWS failures turned into CliErrors. */
+/** The in-process account service, its refusals turned into CliErrors (AWS failures: cli/commands.ts). */
 function withCliErrors(
   accountService: Omit<OperatorClient, 'usageHistory' | 'upgradeRequests'>,
   history: UsageHistory,
   accounts: Pick<AccountStore, 'listWithPendingUpgrade'>,
-  region: string,
 ): OperatorClient {
   const guard = async <T>(call: () => Promise<T>): Promise<T> => {
     try {
       return await call();
     } catch (error) {
-      if (error instanceof HttpProblem) {
-        throw new CliError(error.message, {
-          code: error.code,
-          status: error.status,
-          ...(error.errors ? { errors: error.errors } : {}),
-          cause: error,
-        });
-      }
-      throw awsError(error, region);
+      if (!(error instanceof HttpProblem)) throw error;
+      const { code, status, errors } = error;
+      throw new CliError(error.message, { code, status, errors, cause: error });
     }
   };
   return {

@@ -20,10 +20,7 @@ export const AWS_WEBHOOKS_MESSAGE =
   'webhook endpoints of a deployed stack are managed by their owners in the dashboard (Webhooks) or its control API';
 
 export async function openBackend(values: Values, env: CliIo['env'], localOnly = false): Promise<Backend> {
-  const url = values.url as string | undefined;
-  const stack = values.stack as string | undefined;
-  const outputs = values.outputs as string | undefined;
-  const region = values.region as string | undefined;
+  const { url, stack, outputs, region } = values as Record<string, string | undefined>;
   const deployed = stack !== undefined || outputs !== undefined;
   if (url !== undefined && deployed) throw usageError('--url is for the local platform; --stack/--outputs for a deployed stack: give one or the other');
   if (region !== undefined && !deployed) throw usageError('--region goes with --stack or --outputs');

@@ -13,6 +13,7 @@ import { PLAN_COMMANDS } from './commands/plans.js';
 import { PROJECT_COMMANDS } from './commands/projects.js';
 import { USAGE_COMMANDS } from './commands/usage.js';
 import { WEBHOOK_COMMANDS } from './commands/webhooks.js';
+import { awsError } from './aws-errors.js';
 import { CliError, EXIT_FAILURE, usageError } from './errors.js';
 import { clean } from './format.js';
 import { commandHelp, commandUsage, globalHelp, groupHelp, startsWith, subcommands } from './help.js';
@@ -148,17 +149,15 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     let exitCode = 0;
     try {
       let written = false;
+      const control = (message: string) => {
+        if (!backend.control) throw new CliError(message, { code: 'not_supported' });
+        return backend.control;
+      };
       const ctx: Context = {
         client: backend.client,
         io,
-        projects() {
-          if (!backend.control) throw new CliError(AWS_PROJECTS_MESSAGE, { code: 'not_supported' });
-          return backend.control;
-        },
-        webhooks() {
-          if (!backend.control) throw new CliError(AWS_WEBHOOKS_MESSAGE, { code: 'not_supported' });
-          return backend.control;
-        },
+        projects: () => control(AWS_PROJECTS_MESSAGE),
+        webhooks: () => control(AWS_WEBHOOKS_MESSAGE),
         deployed: () => backend.deployed,
         output(document, text) {
           if (written) throw new Error('a command writes one output');
@@ -172,6 +171,8 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
         },
       };
       await command.run(ctx, values, given);
+    } catch (error) {
+      throw backend.deployed ? awsError(error, backend.deployed.region) : error;
     } finally {
       backend.close();
     }

@@ -22,15 +22,20 @@ const GLOBAL_FLAGS_HELP = `Global flags:
                       with --outputs, else the deployment's own platform.region)
   -h, --help          help; after a command, that command's help`;
 
-export function globalHelp(commands: readonly Command[]): string {
+/** One line per command: its words, then its summary. */
+function listing(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((c) => c.words.join(' ').length));
+  return commands.map((c) => `  ${c.words.join(' ').padEnd(width)}  ${c.summary}`).join('\n');
+}
+
+export function globalHelp(commands: readonly Command[]): string {
   return `Operator CLI of the Messages Platform: accounts, plans, API keys, bans and usage; projects,
 deploys and custom domains.
 
 Usage: ${PROGRAM} <command> [flags]
 
 Commands:
-${commands.map((c) => `  ${c.words.join(' ').padEnd(width)}  ${c.summary}`).join('\n')}
+${listing(commands)}
 
 ${GLOBAL_FLAGS_HELP}
 
@@ -55,11 +60,9 @@ Run "${PROGRAM} <command> --help" for a command's flags.
 
 export function groupHelp(all: readonly Command[], group: readonly string[]): string {
   const name = group.join(' ');
-  const commands = all.filter((c) => startsWith(c.words, group));
-  const width = Math.max(...commands.map((c) => c.words.join(' ').length));
   return `Usage: ${PROGRAM} ${name} <${subcommands(all, group).join('|')}> [flags]
 
-${commands.map((c) => `  ${c.words.join(' ').padEnd(width)}  ${c.summary}`).join('\n')}
+${listing(all.filter((c) => startsWith(c.words, group)))}
 
 Run "${PROGRAM} ${name} <command> --help" for a command's flags.
 `;

@@ -4,6 +4,7 @@ import { CloudFrontClient, ListDistributionTenantsCommand } from '@aws-sdk/clien
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { awsRuntimeResources } from '../../cli/aws-environment-resources.js';
+import { awsError } from '../../cli/aws-errors.js';
 import { CliError } from '../../cli/errors.js';
 import { loadConfig } from '../../lib/config/index.js';
 import { PLATFORM_CONFIG_OUTPUT } from '../../lib/stacks/api-stack-outputs.js';
@@ -75,7 +76,7 @@ describe('the run-time resources of a deployed environment', () => {
     expect(await resources.accountPlans()).toEqual([{ id: 'up-ent', name: 'enterprise-acct_1' }]);
   });
 
-  it('a key already gone is deleted; AWS failures are CliErrors', async () => {
+  it('a key already gone is deleted; other AWS failures become CliErrors through awsError', async () => {
     domainsData();
     apiGateway.on(DeleteApiKeyCommand, { apiKey: 'gone' }).rejects(Object.assign(new Error('no key'), { name: 'NotFoundException' }));
     apiGateway.on(DeleteApiKeyCommand, { apiKey: 'denied' }).rejects(
@@ -83,7 +84,7 @@ describe('the run-time resources of a deployed environment', () => {
     );
     const resources = await awsRuntimeResources(api);
     await resources.deleteKey('gone');
-    const error = await resources.deleteKey('denied').catch((e: unknown) => e);
+    const error = awsError(await resources.deleteKey('denied').catch((e: unknown) => e), 'eu-west-1');
     expect(error).toBeInstanceOf(CliError);
     expect(error).toMatchObject({ code: 'aws_access_denied' });
   });
