@@ -1,8 +1,7 @@
 import { MAX_HISTORY_DAYS } from '../../lambda/usage-history/usage-days.js';
 import { ACCOUNT_FLAG, type Command, positiveInt, str } from '../command.js';
 import { usageError } from '../errors.js';
-import { usageText } from '../format.js';
-import { usageHistoryText } from '../usage-history-format.js';
+import { usageHistoryText, usageText } from '../format.js';
 
 export const USAGE_COMMANDS: readonly Command[] = [
   {
