@@ -75,6 +75,7 @@ export function commandOptions(command: Command): Options {
 export const str = (values: Values, name: string) => values[name] as string;
 
 export const ACCOUNT_FLAG: Flag = ['--account ID', 'the account id'];
+export const ON_ACCOUNT = { required: ['account'], flags: [ACCOUNT_FLAG] };
 
 export const LIMIT_FLAGS: readonly Flag[] = [
   ['--per-minute N', 'requests per minute (Enterprise only, with --per-day)'],

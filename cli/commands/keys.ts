@@ -1,4 +1,4 @@
-import { ACCOUNT_FLAG, type Command, str } from '../command.js';
+import { ACCOUNT_FLAG, ON_ACCOUNT, type Command, str } from '../command.js';
 import { keysTable, keyText, maskedKey } from '../format.js';
 
 const REVOKE_NOTE = 'The limiter refuses it from the next request on; the authorizer, which caches key lookups, within 30 s.';
@@ -19,8 +19,7 @@ export const KEY_COMMANDS: readonly Command[] = [
   {
     words: ['keys', 'list'],
     summary: 'List the keys of an account (never their secrets)',
-    required: ['account'],
-    flags: [ACCOUNT_FLAG],
+    ...ON_ACCOUNT,
     examples: ['keys list --account acct_demo_pro'],
     async run(ctx, values) {
       const keys = await ctx.client.listKeys(str(values, 'account'));

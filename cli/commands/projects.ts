@@ -1,6 +1,6 @@
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
-import { ACCOUNT_FLAG, type Command, ids, ON_PROJECT, PROGRAM, PROJECT_FLAGS, PROJECT_REQUIRED, str } from '../command.js';
+import { ACCOUNT_FLAG, ON_ACCOUNT, type Command, ids, ON_PROJECT, PROGRAM, PROJECT_FLAGS, PROJECT_REQUIRED, str } from '../command.js';
 import { deploySite, type LocalFile } from '../../contracts/deploys.js';
 import type { DeployListing, ProjectView } from '../operator-client.js';
 import { domainConfigRows } from '../domain-format.js';
@@ -122,8 +122,7 @@ export const PROJECT_COMMANDS: readonly Command[] = [
   {
     words: ['projects', 'list'],
     summary: 'List the projects of an account',
-    required: ['account'],
-    flags: [ACCOUNT_FLAG],
+    ...ON_ACCOUNT,
     examples: ['projects list --account acct_demo_pro'],
     localOnly: true,
     async run(ctx, values) {

@@ -1,5 +1,5 @@
 import { MAX_HISTORY_DAYS } from '../../lambda/usage-history/usage-days.js';
-import { ACCOUNT_FLAG, type Command, positiveInt, str } from '../command.js';
+import { ACCOUNT_FLAG, ON_ACCOUNT, type Command, positiveInt, str } from '../command.js';
 import { usageError } from '../errors.js';
 import { usageHistoryText, usageText } from '../format.js';
 
@@ -7,8 +7,7 @@ export const USAGE_COMMANDS: readonly Command[] = [
   {
     words: ['usage'],
     summary: 'The account\'s minute and day usage against its limits, with each key\'s share (revoked keys too) and bans',
-    required: ['account'],
-    flags: [ACCOUNT_FLAG],
+    ...ON_ACCOUNT,
     examples: ['usage --account acct_demo_pro', 'usage --account acct_demo_pro --json'],
     async run(ctx, values) {
       const usage = await ctx.client.usage(str(values, 'account'));

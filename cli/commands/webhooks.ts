@@ -1,8 +1,9 @@
-import { ACCOUNT_FLAG, type Command, type Flag, str } from '../command.js';
+import { ACCOUNT_FLAG, ON_ACCOUNT, type Command, type Flag, str } from '../command.js';
 import { keyValues, table } from '../format.js';
 import type { WebhookView } from '../operator-client.js';
 
 const WEBHOOK_FLAG: Flag = ['--webhook WEBHOOK_ID', 'the endpoint id (wh_…), as webhooks list shows it'];
+const ON_WEBHOOK = { required: ['account', 'webhook'], flags: [ACCOUNT_FLAG, WEBHOOK_FLAG] };
 const SECRET_NOTE = 'Store this signing secret now: it will not be shown again.\n';
 
 function webhookText(webhook: WebhookView): string {
@@ -31,8 +32,7 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
   {
     words: ['webhooks', 'list'],
     summary: 'List the webhook endpoints of an account (never their secrets)',
-    required: ['account'],
-    flags: [ACCOUNT_FLAG],
+    ...ON_ACCOUNT,
     examples: ['webhooks list --account acct_demo_pro'],
     async run(ctx, values) {
       const webhooks = await ctx.webhooks().listWebhooks(str(values, 'account'));
@@ -65,8 +65,7 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
   {
     words: ['webhooks', 'remove'],
     summary: 'Remove a webhook endpoint',
-    required: ['account', 'webhook'],
-    flags: [ACCOUNT_FLAG, WEBHOOK_FLAG],
+    ...ON_WEBHOOK,
     examples: ['webhooks remove --account acct_demo_pro --webhook wh_01JD8W7K2M4N6P8Q0R2S4T6V8X'],
     async run(ctx, values) {
       const removed = await ctx.webhooks().removeWebhook(str(values, 'account'), str(values, 'webhook'));
@@ -76,8 +75,7 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
   {
     words: ['webhooks', 'rotate'],
     summary: 'Rotate the signing secret of an endpoint (the old one signs too for 24 h)',
-    required: ['account', 'webhook'],
-    flags: [ACCOUNT_FLAG, WEBHOOK_FLAG],
+    ...ON_WEBHOOK,
     examples: ['webhooks rotate --account acct_demo_pro --webhook wh_01JD8W7K2M4N6P8Q0R2S4T6V8X'],
     async run(ctx, values) {
       const rotated = await ctx.webhooks().rotateWebhookSecret(str(values, 'account'), str(values, 'webhook'));
@@ -92,8 +90,7 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
   {
     words: ['webhooks', 'test'],
     summary: 'Send a signed webhook.test event to an endpoint',
-    required: ['account', 'webhook'],
-    flags: [ACCOUNT_FLAG, WEBHOOK_FLAG],
+    ...ON_WEBHOOK,
     examples: ['webhooks test --account acct_demo_pro --webhook wh_01JD8W7K2M4N6P8Q0R2S4T6V8X'],
     async run(ctx, values) {
       const sent = await ctx.webhooks().sendWebhookTest(str(values, 'account'), str(values, 'webhook'));
