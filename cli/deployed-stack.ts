@@ -58,27 +58,23 @@ const REDEPLOY_HINT =
 export function publishedConfig(stack: Pick<DeployedStack, 'stackName' | 'source' | 'outputs'>): PlatformConfig {
   const raw = stack.outputs[PLATFORM_CONFIG_OUTPUT];
   const where = `stack ${stack.stackName} (${stack.source})`;
+  const refused = (message: string, code: string, cause?: unknown) =>
+    new CliError(message, { code, cause, hint: REDEPLOY_HINT });
   if (typeof raw !== 'string' || raw.length === 0) {
-    throw new CliError(`${where} lacks the output ${PLATFORM_CONFIG_OUTPUT}, the deployment's platform config`, {
-      code: 'missing_outputs',
-      hint: REDEPLOY_HINT,
-    });
+    throw refused(`${where} lacks the output ${PLATFORM_CONFIG_OUTPUT}, the deployment's platform config`, 'missing_outputs');
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw new CliError(`the ${PLATFORM_CONFIG_OUTPUT} output of ${where} is not JSON`, { code: 'bad_platform_config', hint: REDEPLOY_HINT });
+    throw refused(`the ${PLATFORM_CONFIG_OUTPUT} output of ${where} is not JSON`, 'bad_platform_config');
   }
   try {
     return validateConfig(parsed);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    throw new CliError(`the ${PLATFORM_CONFIG_OUTPUT} output of ${where} is not a valid platform config: ${error.issues.join('; ')}`, {
-      code: 'bad_platform_config',
-      cause: error,
-      hint: REDEPLOY_HINT,
-    });
+    const issues = error.issues.join('; ');
+    throw refused(`the ${PLATFORM_CONFIG_OUTPUT} output of ${where} is not a valid platform config: ${issues}`, 'bad_platform_config', error);
   }
 }
 
@@ -159,6 +155,8 @@ export async function openDeployedStack(options: OpenStackOptions): Promise<Depl
   }
 }
 
+const WRITE_HINT = 'write it with: npx cdk deploy --all --outputs-file FILE';
+
 /** `cdk deploy --outputs-file FILE`'s stack `stackName`, else the one with the platform's outputs (the API stack). */
 export function readOutputsFile(
   file: string,
@@ -169,17 +167,13 @@ export function readOutputsFile(
     text = readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as { code?: string }).code;
-    throw new CliError(`cannot read the outputs file ${file}${code ? ` (${code})` : ''}`, {
-      code: 'outputs_file',
-      cause: error,
-      hint: 'write it with: npx cdk deploy --all --outputs-file FILE',
-    });
+    throw new CliError(`cannot read the outputs file ${file}${code ? ` (${code})` : ''}`, { code: 'outputs_file', cause: error, hint: WRITE_HINT });
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new CliError(`the outputs file ${file} is not JSON`, { code: 'outputs_file', hint: 'write it with: npx cdk deploy --all --outputs-file FILE' });
+    throw new CliError(`the outputs file ${file} is not JSON`, { code: 'outputs_file', hint: WRITE_HINT });
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new CliError(`the outputs file ${file} is not a JSON object of stacks`, { code: 'outputs_file' });
