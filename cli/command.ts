@@ -3,7 +3,7 @@ import { PLAN_IDS, type RateLimits } from '../lib/config/index.js';
 import type { DeployedStack } from './deployed-stack.js';
 import type { ControlApiClient } from './control-api-client.js';
 import type { OperatorClient } from './operator-client.js';
-import { usageError } from './errors.js';
+import { CliError, usageError } from './errors.js';
 import { clean } from './format.js';
 
 /** Where the CLI writes, and the environment it reads: the process's, or a test's. */
@@ -46,6 +46,13 @@ export interface Command {
   /** Talks to the Messages API with an API key, not to the control API: --url, --stack, --outputs do not apply. */
   readonly messagesApi?: boolean;
   run(ctx: Context, values: Values, args: readonly string[]): Promise<void>;
+}
+
+/** The deployed stack of a command that needs one (--stack/--outputs), or a not_supported error. */
+export function deployedOnly(ctx: Context, message: string, hint: string): DeployedStack {
+  const stack = ctx.deployed();
+  if (!stack) throw new CliError(message, { code: 'not_supported', hint });
+  return stack;
 }
 
 export const GLOBAL_OPTIONS = {

@@ -1,22 +1,16 @@
-import { type Command, type Context, localProjectIds, PROGRAM, PROJECT_FLAGS } from '../command.js';
+import { type Command, type Context, deployedOnly, localProjectIds, PROGRAM, PROJECT_FLAGS } from '../command.js';
 import { domainText } from '../domain-format.js';
-import { CliError } from '../errors.js';
 import { table } from '../format.js';
 import type { showDomain } from '../aws-domain-operations.js';
 import { domainArg } from './domains.js';
 
 const STACK_FLAG = ['--stack NAME', 'a deployed environment: its API stack, <stackPrefix>-Api (the domains are in <stackPrefix>-DomainsData and -Domains)'] as const;
 
-function deployedOnly(ctx: Context, command: string) {
-  const stack = ctx.deployed();
-  if (!stack) {
-    throw new CliError(`domains ${command} is an operator command for a deployed environment: give --stack <stackPrefix>-Api`, {
-      code: 'not_supported',
-      hint: 'on the local platform, domains list/verify/reverify with --account and --project do the owner\'s part',
-    });
-  }
-  return stack;
-}
+const operatorsOnly = (ctx: Context, command: string) => deployedOnly(
+  ctx,
+  `domains ${command} is an operator command for a deployed environment: give --stack <stackPrefix>-Api`,
+  'on the local platform, domains list/verify/reverify with --account and --project do the owner\'s part',
+);
 
 function historyText(inspection: Awaited<ReturnType<typeof showDomain>>): string {
   if (inspection.history.length === 0) return 'No execution of the domain flow for it.\n';
@@ -44,7 +38,7 @@ export const DOMAIN_OPERATION_COMMANDS: readonly Command[] = [
         ctx.output({ domain: view }, domainText(view));
         return;
       }
-      const stack = deployedOnly(ctx, 'show');
+      const stack = operatorsOnly(ctx, 'show');
       const { showDomain } = await import('../aws-domain-operations.js');
       const inspection = await showDomain(stack, domainArg(domain as string));
       ctx.output(inspection, `${domainText(inspection.domain)}account ${inspection.domain.accountId}\n\n${historyText(inspection)}`);
@@ -57,7 +51,7 @@ export const DOMAIN_OPERATION_COMMANDS: readonly Command[] = [
     flags: [STACK_FLAG],
     examples: ['domains release old.example.com --stack MessagesPlatform-Api --region eu-west-1'],
     async run(ctx, _values, [domain]) {
-      const stack = deployedOnly(ctx, 'release');
+      const stack = operatorsOnly(ctx, 'release');
       const { releaseDomainTenant } = await import('../aws-domain-operations.js');
       const started = await releaseDomainTenant(stack, domainArg(domain as string));
       ctx.output(

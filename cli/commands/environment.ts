@@ -1,5 +1,4 @@
-import type { Command } from '../command.js';
-import { CliError } from '../errors.js';
+import { type Command, deployedOnly } from '../command.js';
 
 export const ENVIRONMENT_COMMANDS: readonly Command[] = [
   {
@@ -14,13 +13,11 @@ export const ENVIRONMENT_COMMANDS: readonly Command[] = [
     ],
     examples: ['environment teardown --stack Staging-Api --region eu-west-1 --yes'],
     async run(ctx) {
-      const stack = ctx.deployed();
-      if (!stack) {
-        throw new CliError('environment teardown works on a deployed environment: give --stack <stackPrefix>-Api', {
-          code: 'not_supported',
-          hint: 'the local platform keeps nothing after it stops; test/integration/environment-teardown.test.ts runs the same teardown on it',
-        });
-      }
+      const stack = deployedOnly(
+        ctx,
+        'environment teardown works on a deployed environment: give --stack <stackPrefix>-Api',
+        'the local platform keeps nothing after it stops; test/integration/environment-teardown.test.ts runs the same teardown on it',
+      );
       const [{ awsRuntimeResources }, { teardownRuntimeResources }] = await Promise.all([
         import('../aws-environment-resources.js'),
         import('../environment-teardown.js'),
