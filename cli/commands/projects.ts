@@ -57,7 +57,6 @@ export async function readSite(dir: string): Promise<{ files: LocalFile[]; bytes
 
   const files: LocalFile[] = [];
   const visited = new Set<string>([root]);
-  let bytes = 0;
   let skipped = 0;
   const walk = async (real: string, prefix: string): Promise<void> => {
     const entries = await readdir(real, { withFileTypes: true });
@@ -88,9 +87,7 @@ export async function readSite(dir: string): Promise<{ files: LocalFile[]; bytes
         visited.add(target);
         await walk(target, path);
       } else if (kind.isFile()) {
-        const body = await readFile(target);
-        bytes += body.byteLength;
-        files.push({ path, body });
+        files.push({ path, body: await readFile(target) });
       }
     }
   };
@@ -98,7 +95,7 @@ export async function readSite(dir: string): Promise<{ files: LocalFile[]; bytes
   if (files.length === 0) {
     throw usageError(`${clean(dir)} has no files to deploy${skipped > 0 ? ` (dotfiles and dot-directories are left out)` : ''}`);
   }
-  return { files, bytes, skipped };
+  return { files, bytes: files.reduce((sum, f) => sum + f.body.byteLength, 0), skipped };
 }
 
 export const PROJECT_COMMANDS: readonly Command[] = [
