@@ -14,9 +14,7 @@ const START_HINT = 'is the local platform running? start it with npm start (or p
 const URL_HINT = 'is --url the control API? npm start prints it as "Control API at …"';
 
 export interface ControlApiClientOptions {
-  /** @default 30 000 */
   readonly timeoutMs?: number;
-  /** @default the global fetch */
   readonly fetch?: (request: Request) => Promise<Response>;
 }
 

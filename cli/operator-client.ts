@@ -31,8 +31,6 @@ export interface OperatorClient {
   setPlan(accountId: string, input: { plan: string; limits?: RateLimits }): Promise<AccountView>;
   liftBan(accountId: string, keyId: string): Promise<{ keyId: string; wasBanned: boolean }>;
   usage(accountId: string): Promise<UsageView>;
-  /** Accepted and refused requests per UTC day, per key and in all; `days` 1 to 30 (default 30). */
   usageHistory(accountId: string, days?: number): Promise<UsageHistoryView>;
-  /** Owners' pending requests for a higher plan, oldest first (approve one with setPlan). */
   upgradeRequests(): Promise<PendingUpgradeRequest[]>;
 }
