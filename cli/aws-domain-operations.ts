@@ -11,85 +11,38 @@ import { MANAGEMENT_PLANE } from '../lambda/shared/aws-clients.js';
 import { systemClock } from '../lambda/shared/clock.js';
 import { createDocumentClient } from '../lambda/shared/dynamodb.js';
 import { DOMAINS_OUTPUTS } from '../lib/stacks/domains-stack-outputs.js';
-import { awsError } from './aws-errors.js';
-import { type DeployedStack, describeStack, operatorOutputs, publishedConfig } from './deployed-stack.js';
+import { type DeployedStack, describeStack, operatorOutputs, publishedConfig, requiredOutput, siblingStackName } from './deployed-stack.js';
 import { CliError } from './errors.js';
 import type { DriftCheckStarted } from './operator-client.js';
 
 /** The domain flow's drift-check input, as its EventBridge schedule sends it (lib/constructs/domains/drift-schedule.ts). */
 export const DRIFT_CHECK_EXECUTION_INPUT = { drift: {} } as const;
 
-/** `<prefix>-Domains` beside `<prefix>-Api`. */
-export function domainsStackName(apiStackName: string): string {
-  if (!apiStackName.endsWith('-Api')) {
-    throw new CliError(`--stack must name the environment's API stack (<stackPrefix>-Api), got ${apiStackName}`, { code: 'usage' });
-  }
-  return `${apiStackName.slice(0, -'-Api'.length)}-Domains`;
-}
-
-/** Starts the domain flow's drift check of every live domain now, on the deployed environment. */
 export async function startDriftCheck(
   api: DeployedStack,
   now: () => Date = () => new Date(),
 ): Promise<DriftCheckStarted> {
   const { region } = api;
-  const domains = await describeStack(new CloudFormationClient({ region }), domainsStackName(api.stackName), region);
-  const stateMachineArn = domains.outputs[DOMAINS_OUTPUTS.domains.stateMachineArn];
-  if (!stateMachineArn) {
-    throw new CliError(`stack ${domains.stackName} has no ${DOMAINS_OUTPUTS.domains.stateMachineArn} output`, { code: 'stack_outputs' });
-  }
+  const domains = await describeStack(new CloudFormationClient({ region }), siblingStackName(api, 'Domains'), region);
+  const stateMachineArn = requiredOutput(domains, DOMAINS_OUTPUTS.domains.stateMachineArn);
   const startedAt = now();
-  try {
-    const started = await new SFNClient({ ...MANAGEMENT_PLANE, region }).send(
-      new StartExecutionCommand({
-        stateMachineArn,
-        name: `drift-operator-${startedAt.getTime()}`,
-        input: JSON.stringify(DRIFT_CHECK_EXECUTION_INPUT),
-      }),
-    );
-    return { execution: started.executionArn ?? '', startedAt: (started.startDate ?? startedAt).toISOString() };
-  } catch (error) {
-    throw awsError(error, region);
-  }
-}
-
-/** `<prefix>-DomainsData` beside `<prefix>-Api`: the Projects and Domains tables' names. */
-function domainsDataStackName(apiStackName: string): string {
-  return `${domainsStackName(apiStackName).slice(0, -'-Domains'.length)}-DomainsData`;
-}
-
-function requiredOutput(stack: DeployedStack, key: string): string {
-  const value = stack.outputs[key];
-  if (!value) throw new CliError(`stack ${stack.stackName} has no ${key} output`, { code: 'stack_outputs' });
-  return value;
-}
-
-/** One execution of the domain flow for a domain: a verification attempt, or a release of its tenant. */
-export interface DomainFlowRun {
-  readonly name: string;
-  readonly kind: 'verification' | 'release';
-  readonly status: string;
-  readonly startedAt?: string;
-  readonly stoppedAt?: string;
-}
-
-/** `domains show --stack`: the domain's record and the flow's executions for it, newest first. */
-export interface DomainInspection {
-  /** The domain as its owner sees it, and whose it is. */
-  readonly domain: DomainView & { readonly accountId: string };
-  readonly history: readonly DomainFlowRun[];
-  /** True when older executions were not read (HISTORY_PAGES pages of the flow's executions). */
-  readonly historyTruncated: boolean;
+  const started = await new SFNClient({ ...MANAGEMENT_PLANE, region }).send(
+    new StartExecutionCommand({
+      stateMachineArn,
+      name: `drift-operator-${startedAt.getTime()}`,
+      input: JSON.stringify(DRIFT_CHECK_EXECUTION_INPUT),
+    }),
+  );
+  return { execution: started.executionArn ?? '', startedAt: (started.startDate ?? startedAt).toISOString() };
 }
 
 /** How many pages (100 executions each, newest first) `domains show` reads of the flow's executions. */
-export const HISTORY_PAGES = 10;
+const HISTORY_PAGES = 10;
 
-/**
- * Which of the flow's executions are this domain's: the verification attempts
- * (`domainFlowExecutionName`) and the tenant releases (`domainReleaseExecutionName`), whose names
- * begin with the domain as the flow starter writes it.
- */
+/** One execution of the domain flow for a domain: a verification attempt, or a release of its tenant. */
+type DomainFlowRun = { name: string; kind: 'verification' | 'release'; status: string; startedAt?: string; stoppedAt?: string };
+
+/** Whether an execution of the flow is one of this domain's attempts or releases, by its name. */
 export function domainRunKind(domain: string, executionName: string): DomainFlowRun['kind'] | undefined {
   const attemptPrefix = domainFlowExecutionName(domain, 0).replace(/0$/, '');
   if (executionName.startsWith(attemptPrefix) && /^\d+$/.test(executionName.slice(attemptPrefix.length))) return 'verification';
@@ -98,26 +51,14 @@ export function domainRunKind(domain: string, executionName: string): DomainFlow
   return undefined;
 }
 
-/** The deployed environment's domain capability, as the operator CLI reaches it. */
-interface DeployedDomains {
-  readonly region: string;
-  readonly stateMachineArn: string;
-  readonly platformHost: string;
-  /** `<prefix>-DomainsData`, for the outputs only some commands need. */
-  readonly data: DeployedStack;
-  readonly documentClient: ReturnType<typeof createDocumentClient>;
-  readonly domains: DynamoDbDomainStore;
-  readonly projects: DynamoDbProjectStore;
-  readonly sfn: SFNClient;
-}
-
-async function openDeployedDomains(api: DeployedStack): Promise<DeployedDomains> {
+/** The deployed environment's domain capability: `<prefix>-Domains` (the flow) and `-DomainsData` (tables, edge). */
+async function openDeployedDomains(api: DeployedStack) {
   const { region } = api;
   const cloudFormation = new CloudFormationClient({ region });
   try {
     const [flow, data] = await Promise.all([
-      describeStack(cloudFormation, domainsStackName(api.stackName), region),
-      describeStack(cloudFormation, domainsDataStackName(api.stackName), region),
+      describeStack(cloudFormation, siblingStackName(api, 'Domains'), region),
+      describeStack(cloudFormation, siblingStackName(api, 'DomainsData'), region),
     ]);
     const documentClient = createDocumentClient({ region });
     const tables = DOMAINS_OUTPUTS.domainsData;
@@ -136,17 +77,17 @@ async function openDeployedDomains(api: DeployedStack): Promise<DeployedDomains>
   }
 }
 
-async function domainRecord(deployed: DeployedDomains, domain: string): Promise<DomainRecord> {
-  const record = await deployed.domains.get(domain);
+async function domainRecord(domains: DynamoDbDomainStore, domain: string): Promise<DomainRecord> {
+  const record = await domains.get(domain);
   if (!record) throw new CliError(`no domain ${domain} in this environment`, { code: 'domain_not_found' });
   return record;
 }
 
-/** Reads a domain's record and its executions of the domain flow (ListExecutions, newest first). */
-export async function showDomain(api: DeployedStack, domain: string): Promise<DomainInspection> {
+/** `domains show --stack`: the domain's record (and whose it is) and the flow's executions for it, newest first. */
+export async function showDomain(api: DeployedStack, domain: string) {
   const deployed = await openDeployedDomains(api);
   try {
-    const record = await domainRecord(deployed, domain);
+    const record = await domainRecord(deployed.domains, domain);
     const history: DomainFlowRun[] = [];
     let nextToken: string | undefined;
     let pages = 0;
@@ -170,35 +111,23 @@ export async function showDomain(api: DeployedStack, domain: string): Promise<Do
     } while (nextToken && pages < HISTORY_PAGES);
     const view = { ...domainView(record), accountId: record.accountId };
     return { domain: view, history, historyTruncated: nextToken !== undefined };
-  } catch (error) {
-    if (error instanceof CliError) throw error;
-    throw awsError(error, deployed.region);
   } finally {
     deployed.sfn.destroy();
   }
 }
 
-/** `domains release --stack`: the release execution started again for a removed domain. */
-export interface ReleaseRestarted {
-  readonly domain: string;
-  readonly execution: string;
-  readonly startedAt: string;
-}
-
 /**
- * Starts the flow's release branch again for a removed domain whose release is stuck (its
- * execution failed, the ExecutionsFailed alarm): the same input a removal sends
- * (`SfnDomainFlowStarter.release`), with `requestedAt` now so the branch gets its full time again,
- * under a new execution name of the release shape (the removal's own name is taken by the failed run).
+ * Starts the release branch again for a removed domain whose release failed: the removal's input
+ * with `requestedAt` now (its full time again), under a new name (the failed run holds the old one).
  */
 export async function releaseDomainTenant(
   api: DeployedStack,
   domain: string,
   now: () => Date = () => new Date(),
-): Promise<ReleaseRestarted> {
+) {
   const deployed = await openDeployedDomains(api);
   try {
-    const record = await domainRecord(deployed, domain);
+    const record = await domainRecord(deployed.domains, domain);
     if (record.state !== 'removed') {
       throw new CliError(`${domain} is ${record.state}, not removed: only a removed domain's tenant is released`, {
         code: 'domain_not_removed',
@@ -220,22 +149,16 @@ export async function releaseDomainTenant(
     const { stateMachineArn } = deployed;
     await deployed.sfn.send(new StartExecutionCommand({ stateMachineArn, name: execution, input }));
     return { domain, execution, startedAt: startedAt.toISOString() };
-  } catch (error) {
-    if (error instanceof CliError) throw error;
-    throw awsError(error, deployed.region);
   } finally {
     deployed.sfn.destroy();
   }
 }
 
-/**
- * `domains verify --stack`: the owner's Re-verify, run for them (DomainService.verify with the
- * domain's own account and project): a new attempt on the record, then the flow started for it.
- */
+/** `domains verify --stack`: the owner's Re-verify (DomainService.verify), run for them. */
 export async function reverifyDomain(api: DeployedStack, domain: string): Promise<DomainView> {
   const deployed = await openDeployedDomains(api);
   try {
-    const record = await domainRecord(deployed, domain);
+    const record = await domainRecord(deployed.domains, domain);
     if (record.state === 'removed') {
       throw new CliError(`${domain} is removed: there is nothing to verify (see domains release for its tenant)`, { code: 'domain_removed' });
     }
@@ -244,8 +167,7 @@ export async function reverifyDomain(api: DeployedStack, domain: string): Promis
       import('../lambda/domains/aws-adapters.js'),
       import('../lambda/keys/accounts.js'),
     ]);
-    // The control API's own wiring (lambda/control/http-handler.ts); Verify itself reads the
-    // project and the domain (and its parent names), updates the record and starts the flow.
+    // The control API's own wiring (lambda/control/http-handler.ts).
     const service = new DomainService({
       accounts: new DynamoDbAccountStore(deployed.documentClient, operatorOutputs(api).accountsTableName),
       projects: deployed.projects,
@@ -257,9 +179,6 @@ export async function reverifyDomain(api: DeployedStack, domain: string): Promis
       platformHost: deployed.platformHost,
     });
     return await service.verify(record.accountId, record.projectId, domain);
-  } catch (error) {
-    if (error instanceof CliError) throw error;
-    throw awsError(error, deployed.region);
   } finally {
     deployed.sfn.destroy();
   }

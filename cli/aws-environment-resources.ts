@@ -1,46 +1,30 @@
 import {
   APIGatewayClient,
   DeleteApiKeyCommand,
-  GetUsagePlanKeysCommand,
-  GetUsagePlansCommand,
+  paginateGetUsagePlanKeys,
+  paginateGetUsagePlans,
   type UsagePlan,
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { CloudFrontClient, ListDistributionTenantsCommand } from '@aws-sdk/client-cloudfront';
+import { CloudFrontClient, paginateListDistributionTenants } from '@aws-sdk/client-cloudfront';
 import { CloudFrontTenants } from '../lambda/domains/cloudfront-tenants.js';
 import { ApiGatewayUsagePlanGateway, accountPlanName } from '../lambda/keys/api-gateway-usage-plan-gateway.js';
 import { MANAGEMENT_PLANE, usagePlanUpdateRetry } from '../lambda/shared/aws-clients.js';
 import { DOMAINS_OUTPUTS } from '../lib/stacks/domains-stack-outputs.js';
-import { awsError } from './aws-errors.js';
-import { type DeployedStack, describeStack, operatorOutputs, publishedConfig } from './deployed-stack.js';
+import { type DeployedStack, describeStack, operatorOutputs, publishedConfig, siblingStackName } from './deployed-stack.js';
 import { CliError } from './errors.js';
 import type { RuntimeResources } from './environment-teardown.js';
 
-/** The prefix of the API keys the account service creates, one per account (ApiGatewayUsagePlanGateway.createKey). */
-export const INTERNAL_KEY_PREFIX = 'internal-';
-/** The prefix of Enterprise accounts' own usage plans (accountPlanName). */
-export const ACCOUNT_PLAN_PREFIX = accountPlanName('');
+/** ApiGatewayUsagePlanGateway's key per account, and Enterprise accounts' own plans. */
+const INTERNAL_KEY_PREFIX = 'internal-';
+const ACCOUNT_PLAN_PREFIX = accountPlanName('');
 
-/** `<prefix>-DomainsData` beside `<prefix>-Api`. */
-export function domainsDataStackName(apiStackName: string): string {
-  if (!apiStackName.endsWith('-Api')) {
-    throw new CliError(`--stack must name the environment's API stack (<stackPrefix>-Api), got ${apiStackName}`, {
-      code: 'usage',
-    });
-  }
-  return `${apiStackName.slice(0, -'-Api'.length)}-DomainsData`;
-}
-
-/**
- * The run-time resources of a deployed environment, found from its stacks' outputs: the API
- * stack's (REST API, stage) and the DomainsData stack's (distribution, connection group, and the
- * default tenant, which CloudFormation owns and this leaves alone).
- */
+/** The run-time resources of a deployed environment, from the outputs of its API and DomainsData stacks. */
 export async function awsRuntimeResources(api: DeployedStack): Promise<RuntimeResources> {
   const { region } = api;
   const outputs = operatorOutputs(api);
   const cloudformation = new CloudFormationClient({ region });
-  const domains = await describeStack(cloudformation, domainsDataStackName(api.stackName), region);
+  const domains = await describeStack(cloudformation, siblingStackName(api, 'DomainsData'), region);
   const distributionId = domains.outputs[DOMAINS_OUTPUTS.domainsData.distributionId];
   const connectionGroupId = domains.outputs[DOMAINS_OUTPUTS.domainsData.connectionGroupId];
   if (!distributionId || !connectionGroupId) {
@@ -59,83 +43,60 @@ export async function awsRuntimeResources(api: DeployedStack): Promise<RuntimeRe
   const cloudfront = new CloudFrontClient({ ...MANAGEMENT_PLANE, region: 'us-east-1' });
   const tenants = new CloudFrontTenants({ cloudfront, distributionId, connectionGroupId });
 
-  const send = async <T>(call: () => Promise<T>): Promise<T> => {
-    try {
-      return await call();
-    } catch (error) {
-      throw awsError(error, region);
-    }
-  };
   const ourPlans = async (): Promise<UsagePlan[]> => {
     const plans: UsagePlan[] = [];
-    let position: string | undefined;
-    do {
-      const page = await send(() => apiGateway.send(new GetUsagePlansCommand({ position, limit: 500 })));
+    for await (const page of paginateGetUsagePlans({ client: apiGateway, pageSize: 500 }, {})) {
       plans.push(...(page.items ?? []).filter((p) => p.apiStages?.some((s) => s.apiId === outputs.restApiId)));
-      position = page.position;
-    } while (position);
+    }
     return plans;
   };
 
   return {
     async tenants() {
       const names: string[] = [];
-      let marker: string | undefined;
-      do {
-        const filter = { DistributionId: distributionId };
-        const list = new ListDistributionTenantsCommand({ AssociationFilter: filter, Marker: marker });
-        const page = await send(() => cloudfront.send(list));
+      const filter = { AssociationFilter: { DistributionId: distributionId } };
+      for await (const page of paginateListDistributionTenants({ client: cloudfront }, filter)) {
         for (const t of page.DistributionTenantList ?? []) {
           // The default tenant (`*.<platform domain>`) is the DomainsData stack's: CloudFormation deletes it.
           if (t.Name && !t.Domains?.some((d) => d.Domain?.startsWith('*.'))) names.push(t.Name);
         }
-        marker = page.NextMarker;
-      } while (marker);
+      }
       return names;
     },
     async removeTenant(name) {
-      return send(async () => {
-        const version = await tenants.read(name);
-        if (!version) return 'deleted';
-        if (version.tenant.Enabled !== false) {
-          const domainsOf = (version.tenant.Domains ?? []).map((d) => d.Domain).filter((d): d is string => !!d);
-          const etag = await tenants.update(version, { domains: domainsOf, certificate: false, enabled: false });
-          return tenants.delete({ tenant: { ...version.tenant, Enabled: false }, etag });
-        }
-        return tenants.delete(version);
-      });
+      const version = await tenants.read(name);
+      if (!version) return 'deleted';
+      if (version.tenant.Enabled !== false) {
+        const domainsOf = (version.tenant.Domains ?? []).map((d) => d.Domain).filter((d): d is string => !!d);
+        const etag = await tenants.update(version, { domains: domainsOf, certificate: false, enabled: false });
+        return tenants.delete({ tenant: { ...version.tenant, Enabled: false }, etag });
+      }
+      return tenants.delete(version);
     },
     async internalKeys() {
       const keys: { id: string; name: string }[] = [];
       for (const plan of await ourPlans()) {
-        let position: string | undefined;
-        do {
-          const list = new GetUsagePlanKeysCommand({ usagePlanId: plan.id, position, limit: 500 });
-          const page = await send(() => apiGateway.send(list));
+        const pages = paginateGetUsagePlanKeys({ client: apiGateway, pageSize: 500 }, { usagePlanId: plan.id });
+        for await (const page of pages) {
           for (const k of page.items ?? []) {
             if (k.id && k.name?.startsWith(INTERNAL_KEY_PREFIX)) keys.push({ id: k.id, name: k.name });
           }
-          position = page.position;
-        } while (position);
+        }
       }
       return keys;
     },
     async deleteKey(id) {
-      await send(async () => {
-        try {
-          await apiGateway.send(new DeleteApiKeyCommand({ apiKey: id }));
-        } catch (error) {
-          if ((error as { name?: string }).name !== 'NotFoundException') throw error;
-        }
-      });
+      try {
+        await apiGateway.send(new DeleteApiKeyCommand({ apiKey: id }));
+      } catch (error) {
+        if ((error as { name?: string }).name !== 'NotFoundException') throw error;
+      }
     },
     async accountPlans() {
       return (await ourPlans())
         .filter((p) => p.id && p.name?.startsWith(ACCOUNT_PLAN_PREFIX))
         .map((p) => ({ id: p.id as string, name: p.name as string }));
     },
-    async deleteAccountPlan(id) {
-      await send(() => gateway.deleteAccountPlan(id));
-    },
+    deleteAccountPlan: (id) => gateway.deleteAccountPlan(id),
   };
 }

@@ -11,45 +11,21 @@ import { createDocumentClient } from '../lambda/shared/dynamodb.js';
 import { DynamoDbUsageHistoryStore } from '../lambda/usage-history/dynamodb-usage-history-store.js';
 import { MAX_HISTORY_DAYS } from '../lambda/usage-history/usage-days.js';
 import { UsageHistory } from '../lambda/usage-history/usage-history.js';
-import type { PlatformConfig } from '../lib/config/index.js';
-import { awsError } from './aws-errors.js';
 import type { OperatorClient } from './operator-client.js';
-import {
-  type OperatorOutputs,
-  operatorOutputs,
-  type DeployedStack,
-  type OpenStackOptions,
-  openDeployedStack,
-  publishedConfig,
-} from './deployed-stack.js';
+import { type DeployedStack, type OpenStackOptions, openDeployedStack, operatorOutputs, publishedConfig } from './deployed-stack.js';
 import { CliError } from './errors.js';
 import { HttpProblem } from '../lambda/shared/problem.js';
 
-export type AwsOperatorClientOptions = OpenStackOptions;
-
-export interface AwsOperatorClient {
-  readonly client: OperatorClient;
-  readonly stack: DeployedStack;
-  readonly outputs: OperatorOutputs;
-  /** The deployment's effective config (its PlatformConfig output): plans, limits, backstops. */
-  readonly config: PlatformConfig;
-  readonly region: string;
-  close(): void;
-}
-
-/**
- * The platform in process against a deployed stack: its DynamoDB tables and API Gateway
- * usage plans, with the caller's AWS credentials (default provider chain), and the deployment's
- * own config, so that plan changes write the limits and backstops the deployment was given.
- */
-export async function createAwsOperatorClient(options: AwsOperatorClientOptions): Promise<AwsOperatorClient> {
+/** The account service in process on a deployed stack's tables and usage plans, with the deployment's own config. */
+export async function createAwsOperatorClient(
+  options: OpenStackOptions,
+): Promise<{ client: OperatorClient; stack: DeployedStack; close(): void }> {
   const stack = await openDeployedStack(options);
   const outputs = operatorOutputs(stack);
   const config = publishedConfig(stack);
   const { region } = stack;
 
-  // The operator's credentials through the SDK's default chain (profiles, SSO, ...); the clients
-  // and their retries are the Lambdas'.
+  // The operator's credentials (the SDK's default chain); the clients and retries are the Lambdas'.
   const documentClient = createDocumentClient({ region });
   const apiGateway = new APIGatewayClient({ ...MANAGEMENT_PLANE, region });
   const usagePlanUpdates = new APIGatewayClient({ region, retryStrategy: usagePlanUpdateRetry() });
@@ -78,11 +54,8 @@ export async function createAwsOperatorClient(options: AwsOperatorClientOptions)
     clock: systemClock,
   });
   return {
-    client: withCliErrors(accountService, history, accounts, region),
+    client: withCliErrors(accountService, history, accounts),
     stack,
-    outputs,
-    config,
-    region,
     close: () => {
       documentClient.destroy();
       apiGateway.destroy();
@@ -91,26 +64,19 @@ export async function createAwsOperatorClient(options: AwsOperatorClientOptions)
   };
 }
 
-/** The in-process account service, its refusals and AWS failures turned into CliErrors. */
+/** The in-process account service, its refusals turned into CliErrors (AWS failures: cli/commands.ts). */
 function withCliErrors(
   accountService: Omit<OperatorClient, 'usageHistory' | 'upgradeRequests'>,
   history: UsageHistory,
   accounts: Pick<AccountStore, 'listWithPendingUpgrade'>,
-  region: string,
 ): OperatorClient {
   const guard = async <T>(call: () => Promise<T>): Promise<T> => {
     try {
       return await call();
     } catch (error) {
-      if (error instanceof HttpProblem) {
-        throw new CliError(error.message, {
-          code: error.code,
-          status: error.status,
-          ...(error.errors ? { errors: error.errors } : {}),
-          cause: error,
-        });
-      }
-      throw awsError(error, region);
+      if (!(error instanceof HttpProblem)) throw error;
+      const { code, status, errors } = error;
+      throw new CliError(error.message, { code, status, errors, cause: error });
     }
   };
   return {

@@ -1,21 +1,14 @@
-import { type CliIo, type Values } from './command.js';
-import type { OperatorClient, ProjectsClient, WebhooksClient } from './operator-client.js';
+import { type CliIo, httpUrl, type Values } from './command.js';
+import type { OperatorClient } from './operator-client.js';
 import type { DeployedStack } from './deployed-stack.js';
 import { CliError, usageError } from './errors.js';
-import { clean } from './format.js';
 import { DEFAULT_CONTROL_URL, ControlApiClient } from './control-api-client.js';
 
-/**
- * Which backend a command talks to: the local platform's control API (--url,
- * $PLATFORM_CONTROL_URL or the default), or a deployed stack (--stack/--outputs, with --region).
- */
+/** The local platform's control API (--url, $PLATFORM_CONTROL_URL or the default), or a deployed stack. */
 export interface Backend {
   readonly client: OperatorClient;
-  /** Projects and domains: the local control API only. */
-  readonly projects?: ProjectsClient;
-  /** Webhook endpoints: the local control API only. */
-  readonly webhooks?: WebhooksClient;
-  /** With --stack/--outputs: the deployment's API stack (outputs, region). */
+  /** Projects, domains and webhooks: the local control API only. */
+  readonly control?: ControlApiClient;
   readonly deployed?: DeployedStack;
   close(): void;
 }
@@ -27,10 +20,7 @@ export const AWS_WEBHOOKS_MESSAGE =
   'webhook endpoints of a deployed stack are managed by their owners in the dashboard (Webhooks) or its control API';
 
 export async function openBackend(values: Values, env: CliIo['env'], localOnly = false): Promise<Backend> {
-  const url = values.url as string | undefined;
-  const stack = values.stack as string | undefined;
-  const outputs = values.outputs as string | undefined;
-  const region = values.region as string | undefined;
+  const { url, stack, outputs, region } = values as Record<string, string | undefined>;
   const deployed = stack !== undefined || outputs !== undefined;
   if (url !== undefined && deployed) throw usageError('--url is for the local platform; --stack/--outputs for a deployed stack: give one or the other');
   if (region !== undefined && !deployed) throw usageError('--region goes with --stack or --outputs');
@@ -54,15 +44,7 @@ export async function openBackend(values: Values, env: CliIo['env'], localOnly =
   }
 
   const baseUrl = url ?? (env.PLATFORM_CONTROL_URL || DEFAULT_CONTROL_URL);
-  let parsed: URL;
-  try {
-    parsed = new URL(baseUrl);
-  } catch {
-    throw usageError(`${url !== undefined ? '--url' : 'PLATFORM_CONTROL_URL'} must be an http(s) URL, got "${clean(baseUrl)}"`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw usageError(`${url !== undefined ? '--url' : 'PLATFORM_CONTROL_URL'} must be an http(s) URL, got "${clean(baseUrl)}"`);
-  }
+  httpUrl(baseUrl, url !== undefined ? '--url' : 'PLATFORM_CONTROL_URL');
   const client = new ControlApiClient(baseUrl);
-  return { client, projects: client, webhooks: client, close: () => {} };
+  return { client, control: client, close: () => {} };
 }

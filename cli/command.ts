@@ -1,8 +1,9 @@
 import { type ParseArgsConfig } from 'node:util';
 import { PLAN_IDS, type RateLimits } from '../lib/config/index.js';
 import type { DeployedStack } from './deployed-stack.js';
-import type { OperatorClient, ProjectsClient, WebhooksClient } from './operator-client.js';
-import { usageError } from './errors.js';
+import type { ControlApiClient } from './control-api-client.js';
+import type { OperatorClient } from './operator-client.js';
+import { CliError, usageError } from './errors.js';
 import { clean } from './format.js';
 
 /** Where the CLI writes, and the environment it reads: the process's, or a test's. */
@@ -19,20 +20,15 @@ export type Values = Record<string, string | boolean | undefined>;
 
 export interface Context {
   readonly client: OperatorClient;
-  readonly json: boolean;
   readonly io: CliIo;
   /** The deployment's API stack, with --stack/--outputs (undefined against the local platform). */
   deployed(): DeployedStack | undefined;
   /** Projects, deploys and domains: the local control API only (commands marked `localOnly`). */
-  projects(): ProjectsClient;
-  /** Webhook endpoints: the local control API only (commands marked `localOnly`). */
-  webhooks(): WebhooksClient;
+  projects(): ControlApiClient;
+  webhooks(): ControlApiClient;
   /** The command's one JSON document (--json) or its human text. */
   output(document: unknown, text: string): void;
-  /**
-   * After `output`: the command did its work but the outcome is a failure (e.g. a domain that did
-   * not verify). Prints `error: <message>` on stderr and makes the exit code 1.
-   */
+  /** After `output`, for work done with a failed outcome: `error: <message>` on stderr, exit code 1. */
   fail(message: string, hint?: string): void;
 }
 
@@ -41,16 +37,22 @@ export interface Command {
   readonly summary: string;
   /** Positional arguments after the command words, all required: `[NAME, meaning]`. */
   readonly args?: ReadonlyArray<readonly [string, string]>;
-  readonly options: Options;
-  readonly required: readonly string[];
-  /** Flag lines of the help, `[flag, meaning]`. */
-  readonly flags: ReadonlyArray<readonly [string, string]>;
+  readonly required?: readonly string[];
+  /** Flag lines of the help, `[flag, meaning]`; the command's own options are read from them. */
+  readonly flags?: ReadonlyArray<Flag>;
   readonly examples: readonly string[];
   /** Only against the local control API (not with --stack/--outputs). */
   readonly localOnly?: boolean;
   /** Talks to the Messages API with an API key, not to the control API: --url, --stack, --outputs do not apply. */
   readonly messagesApi?: boolean;
   run(ctx: Context, values: Values, args: readonly string[]): Promise<void>;
+}
+
+/** The deployed stack of a command that needs one (--stack/--outputs), or a not_supported error. */
+export function deployedOnly(ctx: Context, message: string, hint: string): DeployedStack {
+  const stack = ctx.deployed();
+  if (!stack) throw new CliError(message, { code: 'not_supported', hint });
+  return stack;
 }
 
 export const GLOBAL_OPTIONS = {
@@ -62,13 +64,37 @@ export const GLOBAL_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Options;
 
+export type Flag = readonly [string, string];
+
+/** `--account ID` → `account`. */
+export const flagName = (flag: string) => flag.split(' ')[0]?.slice(2) ?? '';
+
+/** The command's own options: `--name VALUE` takes a string, `--yes` none; global flags are left to GLOBAL_OPTIONS. */
+export function commandOptions(command: Command): Options {
+  const options: Options = {};
+  for (const [flag] of command.flags ?? []) {
+    const name = flagName(flag);
+    if (!(name in GLOBAL_OPTIONS)) options[name] = { type: flag.includes(' ') ? 'string' : 'boolean' };
+  }
+  return options;
+}
+
 export const str = (values: Values, name: string) => values[name] as string;
 
-export const LIMIT_FLAGS: ReadonlyArray<readonly [string, string]> = [
+export const ACCOUNT_FLAG: Flag = ['--account ID', 'the account id'];
+export const ON_ACCOUNT = { required: ['account'], flags: [ACCOUNT_FLAG] };
+
+export const LIMIT_FLAGS: readonly Flag[] = [
   ['--per-minute N', 'requests per minute (Enterprise only, with --per-day)'],
   ['--per-day N', 'requests per day (Enterprise only, with --per-minute)'],
 ];
-export const LIMIT_OPTIONS = { 'per-minute': { type: 'string' }, 'per-day': { type: 'string' } } as const satisfies Options;
+
+/** An http(s) URL, or a usage error naming where it came from (`--url`, `PLATFORM_CONTROL_URL`, …). */
+export function httpUrl(value: string, source: string): URL {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url || !['http:', 'https:'].includes(url.protocol)) throw usageError(`${source} must be an http(s) URL, got "${clean(value)}"`);
+  return url;
+}
 
 export function positiveInt(flag: string, value: string): number {
   const n = Number(value);
@@ -98,12 +124,19 @@ export function limitFlags(values: Values, plan: string): RateLimits | undefined
   return { perMinute: positiveInt('per-minute', perMinute), perDay: positiveInt('per-day', perDay) };
 }
 
-// ---- Projects, deploys and custom domains (the local control API only) ----
-
-export const PROJECT_FLAGS: ReadonlyArray<readonly [string, string]> = [
-  ['--account ID', 'the account id'],
+export const PROJECT_FLAGS: readonly Flag[] = [
+  ACCOUNT_FLAG,
   ['--project ID', 'the project id (prj_…), as projects create and projects list show it'],
 ];
-export const PROJECT_OPTIONS = { account: { type: 'string' }, project: { type: 'string' } } as const satisfies Options;
 export const PROJECT_REQUIRED = ['account', 'project'] as const;
+/** A command on one project of the local control API, with only --account and --project. */
+export const ON_PROJECT = { required: PROJECT_REQUIRED, flags: PROJECT_FLAGS, localOnly: true } as const;
+
+/** --account and --project, given: needed on the local platform, where the domain alone does not name the project. */
+export function localProjectIds(values: Values, where: string) {
+  const missing = PROJECT_REQUIRED.find((name) => values[name] === undefined);
+  if (missing) throw usageError(`${where} needs --${missing}`, 'on a deployed stack (--stack) give the domain alone');
+  return ids(values);
+}
+
 export const ids = (values: Values) => [str(values, 'account'), str(values, 'project')] as const;

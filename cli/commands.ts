@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { AWS_PROJECTS_MESSAGE, AWS_WEBHOOKS_MESSAGE, openBackend } from './backend.js';
-import { type CliIo, type Command, type Context, GLOBAL_OPTIONS, type Options, PROGRAM, type Values } from './command.js';
+import { type CliIo, type Command, commandOptions, type Context, GLOBAL_OPTIONS, type Options, PROGRAM, type Values } from './command.js';
 import { ACCOUNT_COMMANDS } from './commands/accounts.js';
 import { BAN_COMMANDS } from './commands/bans.js';
 import { DLQ_COMMANDS } from './commands/dlq.js';
@@ -13,7 +13,8 @@ import { PLAN_COMMANDS } from './commands/plans.js';
 import { PROJECT_COMMANDS } from './commands/projects.js';
 import { USAGE_COMMANDS } from './commands/usage.js';
 import { WEBHOOK_COMMANDS } from './commands/webhooks.js';
-import { CliError, EXIT_FAILURE, EXIT_USAGE, usageError } from './errors.js';
+import { awsError } from './aws-errors.js';
+import { CliError, EXIT_FAILURE, usageError } from './errors.js';
 import { clean } from './format.js';
 import { commandHelp, commandUsage, globalHelp, groupHelp, startsWith, subcommands } from './help.js';
 
@@ -35,10 +36,7 @@ export const COMMANDS: readonly Command[] = [
   ...WEBHOOK_COMMANDS,
 ];
 
-/**
- * The command named by the leading positionals (the one with the most words that match), a group
- * of commands (`keys`, `domains config`) when the positionals stop there, or a usage error.
- */
+/** The command with the most leading words matched, or a group (`keys`, `domains config`), or a usage error. */
 function findCommand(positionals: readonly string[]): { command?: Command; group?: readonly string[] } {
   if (positionals.length === 0) return {};
   let command: Command | undefined;
@@ -59,10 +57,7 @@ function findCommand(positionals: readonly string[]): { command?: Command; group
   );
 }
 
-/**
- * `--wait` takes an optional number of seconds: alone (not followed by a number) it means the
- * default, so `--wait` and `--wait 90` both work.
- */
+/** `--wait` alone (not followed by a number) means the default seconds. */
 function withWaitDefault(argv: readonly string[]): string[] {
   const args: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -81,11 +76,9 @@ function parseError(error: unknown, where: string): CliError {
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: string }).code;
   const unknown = /Unknown option '([^']+)'/.exec(message);
-  if (unknown) return usageError(`unknown flag ${clean(unknown[1] as string)} for ${where}`, `run "${PROGRAM} ${where === 'the CLI' ? '' : `${where} `}--help"`);
+  if (unknown) return usageError(`unknown flag ${clean(unknown[1] as string)} for ${where}`, `run "${PROGRAM} ${where} --help"`);
   const missing = /Option '(-\w, )?(--[\w-]+)[^']*' argument (missing|is ambiguous)/.exec(message);
   if (missing) return usageError(`${missing[2]} needs a value`);
-  const positional = /Unexpected argument '([^']+)'/.exec(message);
-  if (positional) return usageError(`unexpected argument "${clean(positional[1] as string)}"`);
   if (code?.startsWith('ERR_PARSE_ARGS')) return usageError(clean(message.split('. ')[0] ?? message));
   return usageError(clean(message));
 }
@@ -101,17 +94,14 @@ function toCliError(error: unknown): CliError {
   });
 }
 
-/**
- * Runs one CLI invocation in process and returns its exit code: 0, 1 (the platform, the
- * network or AWS failed or refused) or 2 (usage error). Writes only to `io`.
- */
+/** Runs one CLI invocation in process, writing only to `io`; returns its exit code (0, 1 or 2). */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const args = withWaitDefault(argv);
   let json = false;
   try {
     // First pass, lenient: where is the command, and which global flags are set?
     const allOptions: Options = { ...GLOBAL_OPTIONS };
-    for (const command of COMMANDS) Object.assign(allOptions, command.options);
+    for (const command of COMMANDS) Object.assign(allOptions, commandOptions(command));
     const loose = parseArgs({ args, options: allOptions, strict: false, allowPositionals: true });
     json = loose.values.json === true;
     const help = loose.values.help === true;
@@ -135,7 +125,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     const where = command.words.join(' ');
     let parsed;
     try {
-      const options = { ...GLOBAL_OPTIONS, ...command.options };
+      const options = { ...GLOBAL_OPTIONS, ...commandOptions(command) };
       parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
     } catch (error) {
       throw parseError(error, where);
@@ -147,7 +137,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     const values = parsed.values as Values;
     const missingArg = expected[given.length];
     if (missingArg) throw usageError(`${where} needs ${missingArg[0]}`, `usage: ${commandUsage(command)}`);
-    for (const name of command.required) {
+    for (const name of command.required ?? []) {
       if (values[name] === undefined) throw usageError(`${where} needs --${name}`, `usage: ${commandUsage(command)}`);
     }
 
@@ -159,18 +149,15 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     let exitCode = 0;
     try {
       let written = false;
+      const control = (message: string) => {
+        if (!backend.control) throw new CliError(message, { code: 'not_supported' });
+        return backend.control;
+      };
       const ctx: Context = {
         client: backend.client,
-        json,
         io,
-        projects() {
-          if (!backend.projects) throw new CliError(AWS_PROJECTS_MESSAGE, { code: 'not_supported' });
-          return backend.projects;
-        },
-        webhooks() {
-          if (!backend.webhooks) throw new CliError(AWS_WEBHOOKS_MESSAGE, { code: 'not_supported' });
-          return backend.webhooks;
-        },
+        projects: () => control(AWS_PROJECTS_MESSAGE),
+        webhooks: () => control(AWS_WEBHOOKS_MESSAGE),
         deployed: () => backend.deployed,
         output(document, text) {
           if (written) throw new Error('a command writes one output');
@@ -184,6 +171,8 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
         },
       };
       await command.run(ctx, values, given);
+    } catch (error) {
+      throw backend.deployed ? awsError(error, backend.deployed.region) : error;
     } finally {
       backend.close();
     }
@@ -197,19 +186,11 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       io.stderr.write(`${caught.stack}\n`);
     }
     if (json) {
-      const document = {
-        error: {
-          message: error.message,
-          ...(error.code ? { code: error.code } : {}),
-          ...(error.status ? { status: error.status } : {}),
-          ...(error.errors ? { errors: error.errors } : {}),
-          ...(error.hint ? { hint: error.hint } : {}),
-          exitCode: error.exitCode,
-        },
-      };
-      io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+      // JSON.stringify leaves out the fields that are undefined.
+      const { message, code, status, errors, hint, exitCode } = error;
+      io.stdout.write(`${JSON.stringify({ error: { message, code, status, errors, hint, exitCode } }, null, 2)}\n`);
     }
-    return error.exitCode === EXIT_USAGE ? EXIT_USAGE : EXIT_FAILURE;
+    return error.exitCode;
   }
 }
 

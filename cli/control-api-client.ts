@@ -1,322 +1,228 @@
 import { STATUS_CODES } from 'node:http';
 import createClient, { type Client } from 'openapi-fetch';
-import type { paths } from '../contracts/openapi/control-api.js';
-import type {
-  AccountView,
-  OperatorClient,
-  DeployListing,
-  DeployRecord,
-  DomainAdded,
-  DomainConfig,
-  DomainRemoved,
-  DriftCheckStarted,
-  DomainView,
-  KeyView,
-  ProjectDeleted,
-  PendingUpgradeRequest,
-  ProjectsClient,
-  WebhookEndpointView,
-  WebhooksClient,
-  ProjectView,
-  RateLimits,
-  RedirectInput,
-  UsageHistoryView,
-  UsageView,
-} from './operator-client.js';
-import type { ManifestEntry, StartedDeployBody, UploadInstruction } from '../contracts/deploys.js';
-import { CliError } from './errors.js';
+import type { components, paths } from '../contracts/openapi/control-api.js';
+import type { ManifestEntry, UploadInstruction } from '../contracts/deploys.js';
+import type { OperatorClient, RateLimits } from './operator-client.js';
+import { CliError, type CliErrorOptions } from './errors.js';
 
 export const DEFAULT_CONTROL_URL = 'http://127.0.0.1:3001';
 
-/** Codes the platform itself answers with; any other 404/405 means the URL is not its API. */
-const CONTROL_API_CODES = new Set([
-  'invalid_request',
-  'account_not_found',
-  'key_not_found',
-  'key_revoked',
-  'project_not_found',
-  'slug_taken',
-  'deploy_in_progress',
-  'deploy_failed',
-  'deploy_not_found',
-  'deploy_not_rollbackable',
-  'files_missing',
-  'too_many_files',
-  'file_too_large',
-  'deploy_too_large',
-  'slug_held',
-  'domain_not_found',
-  'plan_required',
-  'project_not_deployed',
-  'domain_taken',
-  'invalid_domain',
-  'invalid_config',
-  'domain_in_use',
-]);
+/** The control API's codes on a 401/403/404/405: such an answer without one is from another server. */
+const CONTROL_API_CODES = new Set(['account_not_found', 'key_not_found', 'project_not_found', 'deploy_not_found', 'domain_not_found', 'plan_required']);
 
 const START_HINT = 'is the local platform running? start it with npm start (or pass --url, or --stack/--outputs for a deployed stack)';
 const URL_HINT = 'is --url the control API? npm start prints it as "Control API at …"';
 
 export interface ControlApiClientOptions {
-  /** @default 30 000 */
   readonly timeoutMs?: number;
-  /** @default the global fetch */
   readonly fetch?: (request: Request) => Promise<Response>;
 }
 
-/** What an openapi-fetch call settles to. */
+const account = (accountId: string) => ({ params: { path: { accountId } } });
+const project = (accountId: string, projectId: string) => ({ params: { path: { accountId, projectId } } });
+
 type Settled<T> = { data?: T; error?: unknown; response: Response };
 
-/**
- * The platform over the local control API (local/control-api.ts): accounts and keys, projects and
- * domains. Requests and answers are typed by openapi/control-api.yaml (contracts/openapi/, generated),
- * sent with openapi-fetch.
- */
-export class ControlApiClient implements OperatorClient, ProjectsClient, WebhooksClient {
+type Schemas = components['schemas'];
+
+/** The local control API (local/control-api.ts), typed by openapi/control-api.yaml through openapi-fetch. */
+export class ControlApiClient implements OperatorClient {
   private readonly baseUrl: string;
   private readonly api: Client<paths>;
+  private readonly timeoutMs: number;
 
-  constructor(
-    baseUrl: string,
-    private readonly options: ControlApiClientOptions = {},
-  ) {
+  constructor(baseUrl: string, options: ControlApiClientOptions = {}) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
-    this.api = createClient<paths>({ baseUrl: this.baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}) });
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    const send = options.fetch ?? ((request: Request) => fetch(request));
+    this.api = createClient<paths>({
+      baseUrl: this.baseUrl,
+      // The signal ends the request; the race ends the wait even where a fetch does not honour it.
+      fetch: (request) => {
+        const signal = AbortSignal.timeout(this.timeoutMs);
+        const timedOut = new Promise<never>((_, reject) => {
+          signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+        });
+        return Promise.race([send(new Request(request, { signal })), timedOut]);
+      },
+    });
   }
 
-  createAccount(input: { name: string; plan: string; limits?: RateLimits }): Promise<AccountView> {
-    return this.answer((init) => this.api.POST('/accounts', { body: input as paths['/accounts']['post']['requestBody']['content']['application/json'], ...init }));
+  createAccount(input: { name: string; plan: string; limits?: RateLimits }) {
+    return this.answer(this.api.POST('/accounts', { body: input as Schemas['CreateAccountRequest'] }));
   }
 
-  getAccount(accountId: string): Promise<AccountView> {
-    return this.answer((init) => this.api.GET('/accounts/{accountId}', { params: { path: { accountId } }, ...init }));
+  getAccount(accountId: string) {
+    return this.answer(this.api.GET('/accounts/{accountId}', account(accountId)));
   }
 
-  createKey(accountId: string, name: string): Promise<{ secret: string; key: KeyView }> {
-    return this.answer((init) => this.api.POST('/accounts/{accountId}/keys', { params: { path: { accountId } }, body: { name }, ...init }));
+  createKey(accountId: string, name: string) {
+    return this.answer(this.api.POST('/accounts/{accountId}/keys', { ...account(accountId), body: { name } }));
   }
 
-  async listKeys(accountId: string): Promise<KeyView[]> {
-    const body = await this.answer((init) => this.api.GET('/accounts/{accountId}/keys', { params: { path: { accountId } }, ...init }));
-    return this.list(body.keys, 'keys');
+  async listKeys(accountId: string) {
+    return this.list(await this.answer(this.api.GET('/accounts/{accountId}/keys', account(accountId))), 'keys');
   }
 
-  revokeKey(accountId: string, keyId: string): Promise<KeyView> {
-    return this.answer((init) => this.api.DELETE('/accounts/{accountId}/keys/{keyId}', { params: { path: { accountId, keyId } }, ...init }));
+  revokeKey(accountId: string, keyId: string) {
+    return this.answer(this.api.DELETE('/accounts/{accountId}/keys/{keyId}', { params: { path: { accountId, keyId } } }));
   }
 
-  setPlan(accountId: string, input: { plan: string; limits?: RateLimits }): Promise<AccountView> {
-    const body = input as paths['/accounts/{accountId}/plan']['put']['requestBody']['content']['application/json'];
-    return this.answer((init) => this.api.PUT('/accounts/{accountId}/plan', { params: { path: { accountId } }, body, ...init }));
+  setPlan(accountId: string, input: { plan: string; limits?: RateLimits }) {
+    const body = input as Schemas['SetPlanRequest'];
+    return this.answer(this.api.PUT('/accounts/{accountId}/plan', { ...account(accountId), body }));
   }
 
-  liftBan(accountId: string, keyId: string): Promise<{ keyId: string; wasBanned: boolean }> {
-    return this.answer((init) => this.api.DELETE('/accounts/{accountId}/keys/{keyId}/ban', { params: { path: { accountId, keyId } }, ...init }));
+  liftBan(accountId: string, keyId: string) {
+    return this.answer(this.api.DELETE('/accounts/{accountId}/keys/{keyId}/ban', { params: { path: { accountId, keyId } } }));
   }
 
-  usage(accountId: string): Promise<UsageView> {
-    return this.answer((init) => this.api.GET('/accounts/{accountId}/usage', { params: { path: { accountId } }, ...init }));
+  usage(accountId: string) {
+    return this.answer(this.api.GET('/accounts/{accountId}/usage', account(accountId)));
   }
 
-  usageHistory(accountId: string, days?: number): Promise<UsageHistoryView> {
+  usageHistory(accountId: string, days?: number) {
     const params = { path: { accountId }, ...(days === undefined ? {} : { query: { days } }) };
-    return this.answer((init) => this.api.GET('/accounts/{accountId}/usage/history', { params, ...init }));
+    return this.answer(this.api.GET('/accounts/{accountId}/usage/history', { params }));
   }
 
-  async upgradeRequests(): Promise<PendingUpgradeRequest[]> {
-    const body = await this.answer((init) => this.api.GET('/upgrade-requests', init));
-    return this.list(body.upgradeRequests, 'upgradeRequests');
+  async upgradeRequests() {
+    return this.list(await this.answer(this.api.GET('/upgrade-requests')), 'upgradeRequests');
   }
 
-  createProject(accountId: string, input: { slug: string; name?: string }): Promise<ProjectView> {
-    return this.answer((init) => this.api.POST('/accounts/{accountId}/projects', { params: { path: { accountId } }, body: input, ...init }));
+  createProject(accountId: string, body: { slug: string; name?: string }) {
+    return this.answer(this.api.POST('/accounts/{accountId}/projects', { ...account(accountId), body }));
   }
 
-  async listProjects(accountId: string): Promise<ProjectView[]> {
-    const body = await this.answer((init) => this.api.GET('/accounts/{accountId}/projects', { params: { path: { accountId } }, ...init }));
-    return this.list(body.projects, 'projects');
+  async listProjects(accountId: string) {
+    return this.list(await this.answer(this.api.GET('/accounts/{accountId}/projects', account(accountId))), 'projects');
   }
 
-  getProject(accountId: string, projectId: string): Promise<ProjectView> {
-    return this.answer((init) => this.api.GET('/accounts/{accountId}/projects/{projectId}', { params: { path: { accountId, projectId } }, ...init }));
+  getProject(accountId: string, projectId: string) {
+    return this.answer(this.api.GET('/accounts/{accountId}/projects/{projectId}', project(accountId, projectId)));
   }
 
-  renameProject(accountId: string, projectId: string, name: string): Promise<ProjectView> {
-    return this.answer((init) =>
-      this.api.PATCH('/accounts/{accountId}/projects/{projectId}', { params: { path: { accountId, projectId } }, body: { name }, ...init }),
-    );
+  renameProject(accountId: string, projectId: string, name: string) {
+    const init = { ...project(accountId, projectId), body: { name } };
+    return this.answer(this.api.PATCH('/accounts/{accountId}/projects/{projectId}', init));
   }
 
-  deleteProject(accountId: string, projectId: string): Promise<ProjectDeleted> {
-    return this.answer((init) => this.api.DELETE('/accounts/{accountId}/projects/{projectId}', { params: { path: { accountId, projectId } }, ...init }));
+  deleteProject(accountId: string, projectId: string) {
+    return this.answer(this.api.DELETE('/accounts/{accountId}/projects/{projectId}', project(accountId, projectId)));
   }
 
-  startDeploy(accountId: string, projectId: string, files: readonly ManifestEntry[]): Promise<StartedDeployBody> {
-    return this.answer((init) =>
-      this.api.POST('/accounts/{accountId}/projects/{projectId}/deploys', {
-        params: { path: { accountId, projectId } },
-        body: { files: [...files] },
-        ...init,
-      }),
-    ) as Promise<StartedDeployBody>;
+  startDeploy(accountId: string, projectId: string, files: readonly ManifestEntry[]) {
+    const init = { ...project(accountId, projectId), body: { files: [...files] } };
+    return this.answer(this.api.POST('/accounts/{accountId}/projects/{projectId}/deploys', init));
   }
 
   /** A `files_missing` refusal is an answer here: it carries fresh URLs for what is missing. */
-  async finalizeDeploy(accountId: string, projectId: string, deployId: string): Promise<FinalizeAnswer> {
-    type Answer = DeployRecord & { code?: string; uploads?: UploadInstruction[] };
-    const answer = (await this.answer(
-      (init) =>
-        this.api.POST('/accounts/{accountId}/projects/{projectId}/deploys/{deployId}/finalize', {
-          params: { path: { accountId, projectId, deployId } },
-          ...init,
-        }),
-      'files_missing',
-    )) as Answer;
+  async finalizeDeploy(accountId: string, projectId: string, deployId: string) {
+    const params = { path: { accountId, projectId, deployId } };
+    const sent = this.api.POST('/accounts/{accountId}/projects/{projectId}/deploys/{deployId}/finalize', { params });
+    const answer = (await this.answer(sent, 'files_missing')) as { code?: string; uploads?: UploadInstruction[] };
     return answer.code === 'files_missing' ? { missing: answer.uploads ?? [] } : { deploy: answer };
   }
 
-  async listDeploys(accountId: string, projectId: string): Promise<DeployListing[]> {
-    const body = await this.answer((init) =>
-      this.api.GET('/accounts/{accountId}/projects/{projectId}/deploys', { params: { path: { accountId, projectId } }, ...init }),
-    );
-    return this.list(body.deploys as DeployListing[] | undefined, 'deploys');
+  async listDeploys(accountId: string, projectId: string) {
+    const sent = this.api.GET('/accounts/{accountId}/projects/{projectId}/deploys', project(accountId, projectId));
+    return this.list(await this.answer(sent), 'deploys');
   }
 
-  rollback(accountId: string, projectId: string, deployId: string): Promise<DeployListing> {
-    return this.answer((init) =>
-      this.api.POST('/accounts/{accountId}/projects/{projectId}/deploys/{deployId}/rollback', {
-        params: { path: { accountId, projectId, deployId } },
-        ...init,
-      }),
-    ) as Promise<DeployListing>;
+  rollback(accountId: string, projectId: string, deployId: string) {
+    const params = { path: { accountId, projectId, deployId } };
+    return this.answer(this.api.POST('/accounts/{accountId}/projects/{projectId}/deploys/{deployId}/rollback', { params }));
   }
 
-  addDomain(accountId: string, projectId: string, domain: string): Promise<DomainAdded> {
-    return this.answer((init) =>
-      this.api.POST('/accounts/{accountId}/projects/{projectId}/domains', { params: { path: { accountId, projectId } }, body: { domain }, ...init }),
-    );
+  addDomain(accountId: string, projectId: string, domain: string) {
+    const init = { ...project(accountId, projectId), body: { domain } };
+    return this.answer(this.api.POST('/accounts/{accountId}/projects/{projectId}/domains', init));
   }
 
-  async listDomains(accountId: string, projectId: string): Promise<DomainView[]> {
-    const body = await this.answer((init) =>
-      this.api.GET('/accounts/{accountId}/projects/{projectId}/domains', { params: { path: { accountId, projectId } }, ...init }),
-    );
-    return this.list(body.domains, 'domains');
+  async listDomains(accountId: string, projectId: string) {
+    const sent = this.api.GET('/accounts/{accountId}/projects/{projectId}/domains', project(accountId, projectId));
+    return this.list(await this.answer(sent), 'domains');
   }
 
-  getDomain(accountId: string, projectId: string, domain: string): Promise<DomainView> {
-    return this.answer((init) =>
-      this.api.GET('/accounts/{accountId}/projects/{projectId}/domains/{domain}', { params: { path: { accountId, projectId, domain } }, ...init }),
-    );
-  }
-
-  verifyDomain(accountId: string, projectId: string, domain: string, again = false): Promise<DomainView> {
+  getDomain(accountId: string, projectId: string, domain: string) {
     const params = { path: { accountId, projectId, domain } };
-    return this.answer((init) =>
+    return this.answer(this.api.GET('/accounts/{accountId}/projects/{projectId}/domains/{domain}', { params }));
+  }
+
+  verifyDomain(accountId: string, projectId: string, domain: string, again = false) {
+    const init = { params: { path: { accountId, projectId, domain } } };
+    return this.answer(
       again
-        ? this.api.POST('/accounts/{accountId}/projects/{projectId}/domains/{domain}/reverify', { params, ...init })
-        : this.api.POST('/accounts/{accountId}/projects/{projectId}/domains/{domain}/verify', { params, ...init }),
+        ? this.api.POST('/accounts/{accountId}/projects/{projectId}/domains/{domain}/reverify', init)
+        : this.api.POST('/accounts/{accountId}/projects/{projectId}/domains/{domain}/verify', init),
     );
   }
 
-  removeDomain(accountId: string, projectId: string, domain: string): Promise<DomainRemoved> {
-    return this.answer((init) =>
-      this.api.DELETE('/accounts/{accountId}/projects/{projectId}/domains/{domain}', { params: { path: { accountId, projectId, domain } }, ...init }),
-    );
+  removeDomain(accountId: string, projectId: string, domain: string) {
+    const params = { path: { accountId, projectId, domain } };
+    return this.answer(this.api.DELETE('/accounts/{accountId}/projects/{projectId}/domains/{domain}', { params }));
   }
 
-  setPrimaryDomain(accountId: string, projectId: string, domain: string): Promise<DomainConfig> {
-    return this.answer((init) =>
-      this.api.PUT('/accounts/{accountId}/projects/{projectId}/domain-config/primary', {
-        params: { path: { accountId, projectId } },
-        body: { domain },
-        ...init,
-      }),
-    );
+  setPrimaryDomain(accountId: string, projectId: string, domain: string) {
+    const init = { ...project(accountId, projectId), body: { domain } };
+    return this.answer(this.api.PUT('/accounts/{accountId}/projects/{projectId}/domain-config/primary', init));
   }
 
-  addRedirect(accountId: string, projectId: string, redirect: RedirectInput): Promise<DomainConfig> {
-    // The platform judges the status (and says which ones it takes); the CLI passes what was typed.
-    const body = redirect as paths['/accounts/{accountId}/projects/{projectId}/domain-config/redirects']['post']['requestBody']['content']['application/json'];
-    return this.answer((init) =>
-      this.api.POST('/accounts/{accountId}/projects/{projectId}/domain-config/redirects', { params: { path: { accountId, projectId } }, body, ...init }),
-    );
+  /** The platform judges the status (and says which ones it takes); the CLI passes what was typed. */
+  addRedirect(accountId: string, projectId: string, redirect: { from: string; to: string; status?: number }) {
+    const init = { ...project(accountId, projectId), body: redirect as Schemas['AddRedirectRequest'] };
+    return this.answer(this.api.POST('/accounts/{accountId}/projects/{projectId}/domain-config/redirects', init));
   }
 
-  removeRedirect(accountId: string, projectId: string, from: string): Promise<DomainConfig> {
-    return this.answer((init) =>
-      this.api.DELETE('/accounts/{accountId}/projects/{projectId}/domain-config/redirects/{from}', {
-        params: { path: { accountId, projectId, from } },
-        ...init,
-      }),
-    );
+  removeRedirect(accountId: string, projectId: string, from: string) {
+    const params = { path: { accountId, projectId, from } };
+    return this.answer(this.api.DELETE('/accounts/{accountId}/projects/{projectId}/domain-config/redirects/{from}', { params }));
   }
 
-  checkDomainDrift(): Promise<DriftCheckStarted> {
-    return this.answer((init) => this.api.POST('/maintenance/domain-drift-check', init));
+  checkDomainDrift() {
+    return this.answer(this.api.POST('/maintenance/domain-drift-check'));
   }
 
-  async listWebhooks(accountId: string): Promise<WebhookEndpointView[]> {
-    const body = await this.answer((init) => this.api.GET('/accounts/{accountId}/webhooks', { params: { path: { accountId } }, ...init }));
-    return this.list(body.webhooks as WebhookEndpointView[] | undefined, 'webhooks');
+  async listWebhooks(accountId: string) {
+    return this.list(await this.answer(this.api.GET('/accounts/{accountId}/webhooks', account(accountId))), 'webhooks');
   }
 
   createWebhook(accountId: string, input: { url: string; events?: readonly string[] }) {
-    const body = input as paths['/accounts/{accountId}/webhooks']['post']['requestBody']['content']['application/json'];
-    return this.answer((init) => this.api.POST('/accounts/{accountId}/webhooks', { params: { path: { accountId } }, body, ...init })) as Promise<{
-      webhook: WebhookEndpointView;
-      secret: string;
-    }>;
+    const body = input as Schemas['CreateWebhookRequest'];
+    return this.answer(this.api.POST('/accounts/{accountId}/webhooks', { ...account(accountId), body }));
   }
 
-  removeWebhook(accountId: string, webhookId: string): Promise<{ id: string; removed: true }> {
-    return this.answer((init) =>
-      this.api.DELETE('/accounts/{accountId}/webhooks/{webhookId}', { params: { path: { accountId, webhookId } }, ...init }),
-    ) as Promise<{ id: string; removed: true }>;
+  removeWebhook(accountId: string, webhookId: string) {
+    const params = { path: { accountId, webhookId } };
+    return this.answer(this.api.DELETE('/accounts/{accountId}/webhooks/{webhookId}', { params }));
   }
 
   rotateWebhookSecret(accountId: string, webhookId: string) {
-    return this.answer((init) =>
-      this.api.POST('/accounts/{accountId}/webhooks/{webhookId}/rotate-secret', { params: { path: { accountId, webhookId } }, ...init }),
-    ) as Promise<{ webhook: WebhookEndpointView; secret: string; previousSecretExpiresAt: string }>;
+    const params = { path: { accountId, webhookId } };
+    return this.answer(this.api.POST('/accounts/{accountId}/webhooks/{webhookId}/rotate-secret', { params }));
   }
 
-  sendWebhookTest(accountId: string, webhookId: string): Promise<{ eventId: string; type: string }> {
-    return this.answer((init) =>
-      this.api.POST('/accounts/{accountId}/webhooks/{webhookId}/test', { params: { path: { accountId, webhookId } }, ...init }),
-    ) as Promise<{ eventId: string; type: string }>;
+  sendWebhookTest(accountId: string, webhookId: string) {
+    const params = { path: { accountId, webhookId } };
+    return this.answer(this.api.POST('/accounts/{accountId}/webhooks/{webhookId}/test', { params }));
   }
 
-  private list<T>(value: T[] | undefined, name: string): T[] {
+  private list<K extends string, T>(body: { [key in K]?: T[] }, name: K): T[] {
+    const value = body[name];
     if (!Array.isArray(value)) throw new CliError(`unexpected answer from ${this.baseUrl}: no "${name}" list`, { hint: URL_HINT });
     return value;
   }
 
-  /**
-   * The answer's body, or a CliError: the platform's problem document, a network failure, or not the control API.
-   * `answeredProblem`: a refusal with this code is returned as the answer rather than thrown.
-   */
-  private async answer<T>(
-    send: (init: { signal: AbortSignal }) => Promise<Settled<T>>,
-    answeredProblem?: string,
-  ): Promise<T> {
-    const timeoutMs = this.options.timeoutMs ?? 30_000;
-    // The signal ends the request; the race ends the wait even where a fetch does not honour it.
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new DOMException('The operation timed out.', 'TimeoutError')), timeoutMs);
-    const timedOut = new Promise<never>((_, reject) => {
-      timeout.signal.addEventListener('abort', () => reject(timeout.signal.reason as Error), { once: true });
-    });
+  /** The answer's body, or a CliError; a refusal with code `answeredProblem` is returned as the answer. */
+  private async answer<T>(sent: Promise<Settled<T>>, answeredProblem?: string): Promise<T> {
     let settled: Settled<T>;
     try {
-      settled = await Promise.race([send({ signal: timeout.signal }), timedOut]);
+      settled = await sent;
     } catch (error) {
       if (error instanceof SyntaxError) {
         throw new CliError(`unexpected answer from ${this.baseUrl}: not a JSON document`, { hint: URL_HINT });
       }
-      throw networkError(error, this.baseUrl, timeoutMs);
-    } finally {
-      clearTimeout(timer);
+      throw networkError(error, this.baseUrl, this.timeoutMs);
     }
     const { data, error, response } = settled;
     if (!response.ok) {
@@ -325,17 +231,10 @@ export class ControlApiClient implements OperatorClient, ProjectsClient, Webhook
       if (answeredProblem !== undefined && code === answeredProblem) return problem as T;
       const fallback = `HTTP ${response.status} ${response.statusText || STATUS_CODES[response.status] || ''}`.trim();
       const detail = typeof problem.detail === 'string' ? problem.detail : fallback;
-      type FieldError = { field: string; message: string };
-      const errors = Array.isArray(problem.errors) ? (problem.errors as FieldError[]) : undefined;
-      // A 401/403/404/405 without a platform code: the URL is some other server (the local
-      // control API has no authentication), e.g. the Messages API's port.
+      const errors = Array.isArray(problem.errors) ? (problem.errors as CliErrorOptions['errors']) : undefined;
+      // The local control API has no authentication: e.g. the Messages API's port answers these.
       const foreign = [401, 403, 404, 405].includes(response.status) && !CONTROL_API_CODES.has(code ?? '');
-      throw new CliError(detail, {
-        status: response.status,
-        ...(code ? { code } : {}),
-        ...(errors ? { errors } : {}),
-        ...(foreign ? { hint: URL_HINT } : {}),
-      });
+      throw new CliError(detail, { status: response.status, code, errors, hint: foreign ? URL_HINT : undefined });
     }
     if (typeof data !== 'object' || data === null) {
       throw new CliError(`unexpected answer from ${this.baseUrl}: not a JSON document`, { status: response.status, hint: URL_HINT });
@@ -343,8 +242,6 @@ export class ControlApiClient implements OperatorClient, ProjectsClient, Webhook
     return data;
   }
 }
-
-type FinalizeAnswer = { missing?: UploadInstruction[]; deploy?: DeployRecord };
 
 /** A failed fetch: connection refused, unknown host, timeout… as one clear error. */
 function networkError(error: unknown, baseUrl: string, timeoutMs: number): CliError {

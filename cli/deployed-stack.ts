@@ -20,28 +20,18 @@ export const REQUIRED_OUTPUT_KEYS = [
   'BusinessUsagePlanId',
 ] as const;
 
-/** The API stack of a deployment: its name, where it runs, and its outputs as CloudFormation gives them. */
 export interface DeployedStack {
   readonly stackName: string;
   readonly region: string;
-  /** Where the outputs came from, for messages: the outputs file, or DescribeStacks in a region. */
+  /** The outputs file, or DescribeStacks in a region (for messages). */
   readonly source: string;
   readonly outputs: Readonly<Record<string, string>>;
-  /** Things the operator should know (printed on stderr), e.g. a region other than the deployment's. */
+  /** Printed on stderr, e.g. a region other than the deployment's. */
   readonly warnings: readonly string[];
 }
 
-export interface OperatorOutputs {
-  readonly apiKeysTableName: string;
-  readonly accountsTableName: string;
-  readonly rateLimitsTableName: string;
-  readonly restApiId: string;
-  readonly stageName: string;
-  readonly usagePlanIds: { readonly free: string; readonly pro: string; readonly business: string };
-}
-
 /** Picks the platform's outputs out of a stack's outputs; names every missing one. */
-export function operatorOutputs(stack: Pick<DeployedStack, 'stackName' | 'source' | 'outputs'>): OperatorOutputs {
+export function operatorOutputs(stack: Pick<DeployedStack, 'stackName' | 'source' | 'outputs'>) {
   const raw = stack.outputs;
   const missing = REQUIRED_OUTPUT_KEYS.filter((key) => typeof raw[key] !== 'string' || raw[key].length === 0);
   if (missing.length > 0) {
@@ -64,45 +54,36 @@ export function operatorOutputs(stack: Pick<DeployedStack, 'stackName' | 'source
 const REDEPLOY_HINT =
   'deploy the API stack again with this version of the platform (npx cdk deploy --all): the CLI takes plans, limits and backstops from the deployment, never from its own defaults';
 
-/**
- * The deployment's effective config, from its `PlatformConfig` output, checked with the same
- * schema as at synth (lib/config). Missing or invalid, it is an error: the CLI's own defaults
- * would write the wrong limits into key records and size Enterprise backstops wrongly.
- */
+/** The deployment's config (output PlatformConfig), checked as at synth: never the CLI's own defaults. */
 export function publishedConfig(stack: Pick<DeployedStack, 'stackName' | 'source' | 'outputs'>): PlatformConfig {
   const raw = stack.outputs[PLATFORM_CONFIG_OUTPUT];
   const where = `stack ${stack.stackName} (${stack.source})`;
+  const refused = (message: string, code: string, cause?: unknown) =>
+    new CliError(message, { code, cause, hint: REDEPLOY_HINT });
   if (typeof raw !== 'string' || raw.length === 0) {
-    throw new CliError(`${where} lacks the output ${PLATFORM_CONFIG_OUTPUT}, the deployment's platform config`, {
-      code: 'missing_outputs',
-      hint: REDEPLOY_HINT,
-    });
+    throw refused(`${where} lacks the output ${PLATFORM_CONFIG_OUTPUT}, the deployment's platform config`, 'missing_outputs');
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw new CliError(`the ${PLATFORM_CONFIG_OUTPUT} output of ${where} is not JSON`, { code: 'bad_platform_config', hint: REDEPLOY_HINT });
+    throw refused(`the ${PLATFORM_CONFIG_OUTPUT} output of ${where} is not JSON`, 'bad_platform_config');
   }
   try {
     return validateConfig(parsed);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    throw new CliError(`the ${PLATFORM_CONFIG_OUTPUT} output of ${where} is not a valid platform config: ${error.issues.join('; ')}`, {
-      code: 'bad_platform_config',
-      cause: error,
-      hint: REDEPLOY_HINT,
-    });
+    const issues = error.issues.join('; ');
+    throw refused(`the ${PLATFORM_CONFIG_OUTPUT} output of ${where} is not a valid platform config: ${issues}`, 'bad_platform_config', error);
   }
 }
 
 const REGION_PATTERN = /^[a-z]{2}(-[a-z]+)+-\d$/;
 
-/** The region of the operator's AWS profile (AWS_PROFILE, else default), as the SDK reads it; undefined if none. */
-export type ProfileRegion = (env: Readonly<Record<string, string | undefined>>) => Promise<string | undefined>;
+type Env = Readonly<Record<string, string | undefined>>;
 
-/** The SDK's own lookup (config file of the profile), through a client that is never used to call AWS. */
-export const sdkProfileRegion: ProfileRegion = async (env) => {
+/** The region of the operator's AWS profile (AWS_PROFILE, else default) as the SDK reads it, through a client that never calls AWS. */
+export async function sdkProfileRegion(env: Env): Promise<string | undefined> {
   const client = new CloudFormationClient(env.AWS_PROFILE ? { profile: env.AWS_PROFILE } : {});
   try {
     return await client.config.region();
@@ -111,16 +92,13 @@ export const sdkProfileRegion: ProfileRegion = async (env) => {
   } finally {
     client.destroy();
   }
-};
+}
 
-/**
- * The region the operator chose: `--region`, else AWS_REGION, else AWS_DEFAULT_REGION, else the
- * AWS profile's region; undefined when none says one. Never a hard-coded default.
- */
+/** `--region`, else AWS_REGION, else AWS_DEFAULT_REGION, else the AWS profile's: never a hard-coded default. */
 export async function operatorRegion(
   flag: string | undefined,
-  env: Readonly<Record<string, string | undefined>>,
-  profileRegion: ProfileRegion = sdkProfileRegion,
+  env: Env,
+  profileRegion = sdkProfileRegion,
 ): Promise<{ region: string; from: string } | undefined> {
   if (flag !== undefined) {
     if (!REGION_PATTERN.test(flag)) throw usageError(`--region must be an AWS region such as eu-west-1, got "${flag}"`);
@@ -139,16 +117,11 @@ export interface OpenStackOptions {
   /** A `cdk deploy --outputs-file` JSON file; read instead of calling CloudFormation. */
   readonly outputsFile?: string;
   readonly region?: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** @default sdkProfileRegion */
-  readonly profileRegion?: ProfileRegion;
+  readonly env: Env;
+  readonly profileRegion?: typeof sdkProfileRegion;
 }
 
-/**
- * Finds the deployment's API stack and its outputs: from the outputs file (the region is the
- * operator's, else the one the published config names), or with DescribeStacks in the operator's
- * region (which must be known: the stack is looked up there).
- */
+/** The API stack from the outputs file (in the operator's region, else the deployment's), or by DescribeStacks. */
 export async function openDeployedStack(options: OpenStackOptions): Promise<DeployedStack> {
   const chosen = await operatorRegion(options.region, options.env, options.profileRegion);
   if (options.outputsFile !== undefined) {
@@ -182,11 +155,9 @@ export async function openDeployedStack(options: OpenStackOptions): Promise<Depl
   }
 }
 
-/**
- * Reads the file written by `cdk deploy --outputs-file FILE`: `{ "<StackName>": { "<OutputKey>": "value" } }`.
- * With `stackName`, takes that stack; otherwise the one stack holding any of the platform's
- * outputs (the API stack; the data stack has none), preferring `MessagesPlatform-Api` if several do.
- */
+const WRITE_HINT = 'write it with: npx cdk deploy --all --outputs-file FILE';
+
+/** `cdk deploy --outputs-file FILE`'s stack `stackName`, else the one with the platform's outputs (the API stack). */
 export function readOutputsFile(
   file: string,
   stackName?: string,
@@ -196,17 +167,13 @@ export function readOutputsFile(
     text = readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as { code?: string }).code;
-    throw new CliError(`cannot read the outputs file ${file}${code ? ` (${code})` : ''}`, {
-      code: 'outputs_file',
-      cause: error,
-      hint: 'write it with: npx cdk deploy --all --outputs-file FILE',
-    });
+    throw new CliError(`cannot read the outputs file ${file}${code ? ` (${code})` : ''}`, { code: 'outputs_file', cause: error, hint: WRITE_HINT });
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new CliError(`the outputs file ${file} is not JSON`, { code: 'outputs_file', hint: 'write it with: npx cdk deploy --all --outputs-file FILE' });
+    throw new CliError(`the outputs file ${file} is not JSON`, { code: 'outputs_file', hint: WRITE_HINT });
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new CliError(`the outputs file ${file} is not a JSON object of stacks`, { code: 'outputs_file' });
@@ -243,6 +210,20 @@ export function readOutputsFile(
     throw usageError(`the outputs file ${file} holds several API stacks (${candidates.join(', ')})`, 'choose one with --stack NAME');
   }
   return { stackName: chosen, outputs: outputsOf(chosen) };
+}
+
+/** `<prefix>-Domains` or `<prefix>-DomainsData` beside the API stack `<prefix>-Api`. */
+export function siblingStackName(api: Pick<DeployedStack, 'stackName'>, part: 'Domains' | 'DomainsData'): string {
+  if (!api.stackName.endsWith('-Api')) {
+    throw new CliError(`--stack must name the environment's API stack (<stackPrefix>-Api), got ${api.stackName}`, { code: 'usage' });
+  }
+  return `${api.stackName.slice(0, -'-Api'.length)}-${part}`;
+}
+
+export function requiredOutput(stack: DeployedStack, key: string): string {
+  const value = stack.outputs[key];
+  if (!value) throw new CliError(`stack ${stack.stackName} has no ${key} output`, { code: 'stack_outputs' });
+  return value;
 }
 
 /** A deployed stack and its outputs, through CloudFormation DescribeStacks. */

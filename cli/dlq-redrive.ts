@@ -1,21 +1,9 @@
 import { GetQueueAttributesCommand, SQSClient, StartMessageMoveTaskCommand } from '@aws-sdk/client-sqs';
-import { awsError } from './aws-errors.js';
 import type { DeployedStack } from './deployed-stack.js';
 import { CliError } from './errors.js';
 
-export interface RedriveStarted {
-  readonly taskHandle: string;
-  readonly sourceArn: string;
-  readonly destinationArn: string;
-  readonly messages: number;
-}
-
-/**
- * `dlq redrive` on a deployed stack: the API stack's QueueUrl and DeadLetterQueueUrl outputs (by
- * CloudFormation or from the outputs file), their ARNs, and an SQS message move task between them,
- * in the stack's region.
- */
-export async function startRedrive(stack: DeployedStack): Promise<RedriveStarted> {
+/** An SQS message move task from the API stack's DeadLetterQueueUrl to its QueueUrl. */
+export async function startRedrive(stack: DeployedStack) {
   const { QueueUrl: queueUrl, DeadLetterQueueUrl: deadLetterQueueUrl } = stack.outputs;
   if (queueUrl === undefined || deadLetterQueueUrl === undefined) {
     throw new CliError(`stack ${stack.stackName} (${stack.source}) lacks the QueueUrl and DeadLetterQueueUrl outputs`, {
@@ -36,8 +24,6 @@ export async function startRedrive(stack: DeployedStack): Promise<RedriveStarted
       new StartMessageMoveTaskCommand({ SourceArn: sourceArn, DestinationArn: destinationArn }),
     );
     return { taskHandle: task.TaskHandle ?? '', sourceArn, destinationArn, messages: Number(dlq.ApproximateNumberOfMessages ?? 0) };
-  } catch (error) {
-    throw awsError(error, stack.region);
   } finally {
     sqs.destroy();
   }

@@ -69,21 +69,18 @@ export function domainText(view: DomainView): string {
     ['target', view.target],
     ...recordRows('record', view.records),
   ];
-  if (view.failure) {
+  for (const dns of [view.failure, view.misconfiguration]) {
+    if (!dns) continue;
     rows.push(
-      ['reason', view.failure.reason],
-      ['observed', view.failure.observed.length > 0 ? view.failure.observed.join(', ') : 'nothing'],
-      ['expected', view.failure.expected],
-      ['detail', view.failure.detail],
+      ['reason', dns.reason],
+      ['observed', dns.observed.length > 0 ? dns.observed.join(', ') : 'nothing'],
+      ['expected', dns.expected],
+      ['detail', dns.detail],
     );
   }
   const drift = view.misconfiguration;
   if (drift) {
     rows.push(
-      ['reason', drift.reason],
-      ['observed', drift.observed.length > 0 ? drift.observed.join(', ') : 'nothing'],
-      ['expected', drift.expected],
-      ['detail', drift.detail],
       ['misconfigured since', drift.since],
       ['served until', `${drift.detachAt} (then detached, unless the DNS is fixed first)`],
       ['checked', drift.checkedAt],

@@ -1,22 +1,15 @@
 /**
  * What an environment creates at run time, outside its stacks, and `cdk destroy` therefore leaves
- * behind or trips over (docs/operators/teardown.md): the distribution tenants of custom domains
- * (with their CloudFront-managed certificates: DomainsData cannot delete its distribution while
- * they exist), the `internal-<account>` API keys (they would keep counting against the account's
- * 10,000-keys quota) and the `enterprise-<account>` usage plans. Removed here, before the stacks.
+ * behind or trips over: custom domains' distribution tenants, `internal-<account>` API keys and
+ * `enterprise-<account>` usage plans (docs/operators/teardown.md).
  */
 export interface RuntimeResources {
-  /** The run-time tenants of the environment's distribution (never the stack's own default tenant). */
+  /** Never the stack's own default tenant. */
   tenants(): Promise<readonly string[]>;
-  /**
-   * One step of removing a tenant: disable it, then delete it. `pending` while CloudFront is
-   * still deploying the disable (it refuses the delete until then): try again later.
-   */
+  /** Disable, then delete: `pending` while CloudFront still deploys the disable (try again later). */
   removeTenant(name: string): Promise<'deleted' | 'pending'>;
-  /** The `internal-<account>` keys in the environment's usage plans. */
   internalKeys(): Promise<readonly { readonly id: string; readonly name: string }[]>;
   deleteKey(id: string): Promise<void>;
-  /** The `enterprise-<account>` usage plans on the environment's API. */
   accountPlans(): Promise<readonly { readonly id: string; readonly name: string }[]>;
   /** Detaches the plan from the API stage and deletes it. */
   deleteAccountPlan(id: string): Promise<void>;
@@ -31,11 +24,9 @@ export interface TeardownReport {
 export interface TeardownOptions {
   /** Waits between rounds of pending tenant deletes (a disable deploys in minutes on AWS). */
   readonly pause: (ms: number) => Promise<void>;
-  /** @default 30_000 */
   readonly pauseMs?: number;
-  /** Rounds before giving up on tenants still pending. @default 60 (30 minutes at the default pause) */
+  /** Rounds before giving up on tenants still pending: 60 (30 minutes at the default pause). */
   readonly maxRounds?: number;
-  /** Progress lines (stderr). */
   readonly progress?: (line: string) => void;
 }
 
@@ -46,11 +37,7 @@ export class TeardownIncompleteError extends Error {
   }
 }
 
-/**
- * Removes every run-time resource: keys first (a plan with keys bound is still in use), then the
- * account plans, then the tenants, retrying pending deletes. Idempotent: run it again after an
- * interruption; what is gone is skipped.
- */
+/** Keys first (a plan with keys bound is in use), then plans, then tenants, retrying pending ones; idempotent. */
 export async function teardownRuntimeResources(
   resources: RuntimeResources,
   options: TeardownOptions,

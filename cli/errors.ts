@@ -5,36 +5,26 @@ export const EXIT_USAGE = 2;
 export interface CliErrorOptions {
   /** A stable code: the platform's problem code, or `usage`, `network`, `aws`, … */
   readonly code?: string;
-  /** The HTTP status of the platform's answer, when there was one. */
   readonly status?: number;
   /** What to try next, printed on its own line after the error. */
   readonly hint?: string;
-  /** Field errors of a 400 from the platform. */
   readonly errors?: ReadonlyArray<{ field: string; message: string }>;
-  /** @default EXIT_FAILURE */
   readonly exitCode?: typeof EXIT_FAILURE | typeof EXIT_USAGE;
   readonly cause?: unknown;
 }
 
-/**
- * An expected failure of the CLI: printed as one `error: <message>` line (plus a hint), never
- * with a stack trace. Its message must never contain a key secret.
- */
+/** An expected failure: one `error: <message>` line (plus a hint), no stack trace, never a key secret. */
 export class CliError extends Error {
-  readonly code: string | undefined;
-  readonly status: number | undefined;
-  readonly hint: string | undefined;
-  readonly errors: ReadonlyArray<{ field: string; message: string }> | undefined;
-  readonly exitCode: typeof EXIT_FAILURE | typeof EXIT_USAGE;
+  readonly code?: string;
+  readonly status?: number;
+  readonly hint?: string;
+  readonly errors?: CliErrorOptions['errors'];
+  readonly exitCode: typeof EXIT_FAILURE | typeof EXIT_USAGE = EXIT_FAILURE;
 
-  constructor(message: string, options: CliErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  constructor(message: string, { cause, ...fields }: CliErrorOptions = {}) {
+    super(message, cause === undefined ? undefined : { cause });
     this.name = 'CliError';
-    this.code = options.code;
-    this.status = options.status;
-    this.hint = options.hint;
-    this.errors = options.errors;
-    this.exitCode = options.exitCode ?? EXIT_FAILURE;
+    Object.assign(this, fields);
   }
 }
 

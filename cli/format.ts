@@ -1,4 +1,4 @@
-import type { AccountView, KeyView, PendingUpgradeRequest, UsageView } from './operator-client.js';
+import type { AccountView, KeyView, PendingUpgradeRequest, UsageHistoryView, UsageView } from './operator-client.js';
 
 /** Control characters (a name could hold some) are shown as `?`, never sent to the terminal. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
@@ -69,20 +69,9 @@ export function usageText(usage: UsageView): string {
     ['today (UTC)', `${usage.day.used}/${usage.day.limit} (${usage.day.remaining} left, resets ${usage.day.resetsAt})`],
   ]);
   if (usage.keys.length === 0) return `${head}\nNo keys.\n`;
-  const body = table(
-    ['ID', 'NAME', 'KEY', 'STATUS', 'MINUTE', 'DAY', 'LAST USED', 'BANNED UNTIL'],
-    usage.keys.map((k) => [
-      k.keyId,
-      k.name,
-      maskedKey(k),
-      k.status,
-      k.used.minute,
-      k.used.day,
-      k.lastUsedAt,
-      k.bannedUntil,
-    ]),
-  );
-  return `${head}\n${body}`;
+  const rows = usage.keys.map((k) => [k.keyId, k.name, maskedKey(k), k.status, k.used.minute, k.used.day, k.lastUsedAt,
+    k.bannedUntil]);
+  return `${head}\n${table(['ID', 'NAME', 'KEY', 'STATUS', 'MINUTE', 'DAY', 'LAST USED', 'BANNED UNTIL'], rows)}`;
 }
 
 /** Pending upgrade requests, oldest first, each with the command that approves it. */
@@ -91,4 +80,25 @@ export function upgradeRequestsText(requests: readonly PendingUpgradeRequest[]):
   const rows = requests.map((r) => [r.accountId, r.accountName, r.currentPlan, r.plan, r.requestedAt, r.requestedBy ?? '']);
   const approve = requests.map((r) => `  npm run platform -- plans set --account ${r.accountId} --plan ${r.plan}`);
   return `${table(['account', 'name', 'plan', 'requested', 'requested at', 'by'], rows)}Approve one with:\n${approve.join('\n')}`;
+}
+
+const row = (label: string, counts: { accepted: number; rateLimited: number; banned: number }) =>
+  [label, counts.accepted, counts.rateLimited, counts.banned] as const;
+
+const HEADERS = ['day (UTC)', 'accepted', 'rate limited', 'banned'];
+
+/** `usage history`: the account's days with a total line, then each key's totals. */
+export function usageHistoryText(history: UsageHistoryView): string {
+  const days = table(HEADERS, [...history.days.map((d) => row(d.date, d)), row('total', history.totals)]);
+  const keys = history.keys.length === 0
+    ? 'No keys.\n'
+    : table(
+        ['key', 'name', 'status', 'accepted', 'rate limited', 'banned'],
+        history.keys.map((k) => {
+          const status = k.revokedAt ? `revoked ${k.revokedAt}` : k.status;
+          return [maskedKey(k), clean(k.name), status, k.totals.accepted, k.totals.rateLimited, k.totals.banned];
+        }),
+      );
+  return `Account ${history.accountId}, ${history.from} to ${history.to} (UTC days)\n${days}\nPer key, ${history.days.length} days:\n${keys}` +
+    'Refused counts (rate limited, banned) are approximate: lower bounds. Accepted messages are counted by the worker.\n';
 }

@@ -1,4 +1,4 @@
-import { type Command, PROGRAM } from './command.js';
+import { type Command, flagName, PROGRAM } from './command.js';
 import { DEFAULT_CONTROL_URL } from './control-api-client.js';
 
 // The help texts, built from the command list they are given (COMMANDS in cli/commands.ts), in its order.
@@ -22,15 +22,20 @@ const GLOBAL_FLAGS_HELP = `Global flags:
                       with --outputs, else the deployment's own platform.region)
   -h, --help          help; after a command, that command's help`;
 
-export function globalHelp(commands: readonly Command[]): string {
+/** One line per command: its words, then its summary. */
+function listing(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((c) => c.words.join(' ').length));
+  return commands.map((c) => `  ${c.words.join(' ').padEnd(width)}  ${c.summary}`).join('\n');
+}
+
+export function globalHelp(commands: readonly Command[]): string {
   return `Operator CLI of the Messages Platform: accounts, plans, API keys, bans and usage; projects,
 deploys and custom domains.
 
 Usage: ${PROGRAM} <command> [flags]
 
 Commands:
-${commands.map((c) => `  ${c.words.join(' ').padEnd(width)}  ${c.summary}`).join('\n')}
+${listing(commands)}
 
 ${GLOBAL_FLAGS_HELP}
 
@@ -55,28 +60,23 @@ Run "${PROGRAM} <command> --help" for a command's flags.
 
 export function groupHelp(all: readonly Command[], group: readonly string[]): string {
   const name = group.join(' ');
-  const commands = all.filter((c) => startsWith(c.words, group));
-  const width = Math.max(...commands.map((c) => c.words.join(' ').length));
   return `Usage: ${PROGRAM} ${name} <${subcommands(all, group).join('|')}> [flags]
 
-${commands.map((c) => `  ${c.words.join(' ').padEnd(width)}  ${c.summary}`).join('\n')}
+${listing(all.filter((c) => startsWith(c.words, group)))}
 
 Run "${PROGRAM} ${name} <command> --help" for a command's flags.
 `;
 }
 
 export function commandUsage(command: Command): string {
-  const flags = command.flags.map(([flag]) => {
-    const name = flag.split(' ')[0]?.slice(2) ?? '';
-    return command.required.includes(name) ? flag : `[${flag}]`;
-  });
+  const flags = (command.flags ?? []).map(([flag]) => (command.required?.includes(flagName(flag)) ? flag : `[${flag}]`));
   const args = (command.args ?? []).map(([arg]) => arg);
   return `${PROGRAM} ${[...command.words, ...args, ...flags].join(' ')} [--json]`;
 }
 
 export function commandHelp(command: Command): string {
-  const args = command.args ?? [];
-  const width = Math.max(...command.flags.map(([flag]) => flag.length), ...args.map(([arg]) => arg.length));
+  const { args = [], flags = [] } = command;
+  const width = Math.max(...flags.map(([flag]) => flag.length), ...args.map(([arg]) => arg.length));
   const argsHelp = args.length > 0 ? `Arguments:\n${args.map(([arg, meaning]) => `  ${arg.padEnd(width)}  ${meaning}`).join('\n')}\n\n` : '';
   const localNote = command.localOnly
     ? '\nLocal platform only: on AWS, projects and domains are managed through the dashboard\'s control API.\n'
@@ -86,7 +86,7 @@ export function commandHelp(command: Command): string {
 Usage: ${commandUsage(command)}
 ${localNote}
 ${argsHelp}Flags:
-${command.flags.map(([flag, meaning]) => `  ${flag.padEnd(width)}  ${meaning}`).join('\n')}
+${flags.map(([flag, meaning]) => `  ${flag.padEnd(width)}  ${meaning}`).join('\n')}
 
 ${GLOBAL_FLAGS_HELP}
 

@@ -1,6 +1,3 @@
-import type { ManifestEntry, StartedDeployBody, UploadInstruction } from '../contracts/deploys.js';
-import type { DeployListing } from '../lambda/projects/deploy-service.js';
-import type { DeployRecord } from '../lambda/projects/project.js';
 import type { components } from '../contracts/openapi/control-api.js';
 
 /** Read-only at every depth: the services answer read-only views, and nothing here changes one. */
@@ -11,30 +8,19 @@ type Immutable<T> = T extends (infer E)[]
 type Schemas = { readonly [K in keyof components['schemas']]: Immutable<components['schemas'][K]> };
 export type AccountView = Schemas['Account'];
 export type KeyView = Schemas['Key'];
-export type KeyUsageView = Schemas['KeyUsage'];
-export type WindowUsageView = Schemas['WindowUsage'];
 export type UsageView = Schemas['Usage'];
 export type UsageHistoryView = Schemas['UsageHistory'];
 export type RateLimits = Schemas['Limits'];
 export type ProjectView = Schemas['Project'];
 export type DomainView = Schemas['Domain'];
 export type DomainConfig = Schemas['DomainConfig'];
-export type Redirect = Schemas['Redirect'];
 export type DnsRecordInstruction = Schemas['DnsRecordInstruction'];
-/** A domain just added, and the DNS records its owner sets. */
-export type DomainAdded = Schemas['AddedDomain'];
-export type DomainRemoved = Schemas['RemovedDomain'];
-/** A drift check of every live domain, started (its execution runs on). */
 export type DriftCheckStarted = Schemas['DriftCheckStarted'];
+export type DeployListing = Schemas['DeployListing'];
+export type WebhookView = Schemas['Webhook'];
 export type PendingUpgradeRequest = Schemas['PendingUpgradeRequest'];
-/** A redirect entry to add; the platform defaults `status` to 301 and refuses one it does not know. */
-export type RedirectInput = Omit<Schemas['AddRedirectRequest'], 'status'> & { readonly status?: number };
 
-/**
- * What the operator CLI needs of the platform: the methods of `AccountService`
- * (lambda/keys/account-service.ts), over HTTP (the local control API) or in process (a deployed
- * stack). Refusals are thrown as `CliError` with the platform's detail, code and status.
- */
+/** `AccountService`'s methods over the local control API or in process on a deployed stack; refusals are CliErrors. */
 export interface OperatorClient {
   createAccount(input: { name: string; plan: string; limits?: RateLimits }): Promise<AccountView>;
   getAccount(accountId: string): Promise<AccountView>;
@@ -45,77 +31,6 @@ export interface OperatorClient {
   setPlan(accountId: string, input: { plan: string; limits?: RateLimits }): Promise<AccountView>;
   liftBan(accountId: string, keyId: string): Promise<{ keyId: string; wasBanned: boolean }>;
   usage(accountId: string): Promise<UsageView>;
-  /** Accepted and refused requests per UTC day, per key and in all; `days` 1 to 30 (default 30). */
   usageHistory(accountId: string, days?: number): Promise<UsageHistoryView>;
-  /** Owners' pending requests for a higher plan, oldest first (approve one with setPlan). */
   upgradeRequests(): Promise<PendingUpgradeRequest[]>;
-}
-
-/** One deploy in a project's history (DeployListing: and whether it is the one served). */
-export type { DeployListing, DeployRecord };
-/** A deleted project: the custom domains it released and until when its slug is held. */
-export type ProjectDeleted = Schemas['ProjectDeleted'];
-
-/**
- * Projects, deploys and custom domains: the control API's routes under
- * `/accounts/{accountId}/projects` (local/control-api.ts). Only the local platform has them for the
- * CLI; on AWS owners reach the same routes through the dashboard's API (Cognito). Refusals are `CliError`s too.
- */
-export interface ProjectsClient {
-  createProject(accountId: string, input: { slug: string; name?: string }): Promise<ProjectView>;
-  listProjects(accountId: string): Promise<ProjectView[]>;
-  getProject(accountId: string, projectId: string): Promise<ProjectView>;
-  renameProject(accountId: string, projectId: string, name: string): Promise<ProjectView>;
-  deleteProject(accountId: string, projectId: string): Promise<ProjectDeleted>;
-  /** The two calls of a deploy (contracts/deploys.ts): the manifest, then finalize. */
-  startDeploy(accountId: string, projectId: string, files: readonly ManifestEntry[]): Promise<StartedDeployBody>;
-  finalizeDeploy(
-    accountId: string,
-    projectId: string,
-    deployId: string,
-  ): Promise<{ missing?: UploadInstruction[]; deploy?: DeployRecord }>;
-  listDeploys(accountId: string, projectId: string): Promise<DeployListing[]>;
-  rollback(accountId: string, projectId: string, deployId: string): Promise<DeployListing>;
-  addDomain(accountId: string, projectId: string, domain: string): Promise<DomainAdded>;
-  listDomains(accountId: string, projectId: string): Promise<DomainView[]>;
-  getDomain(accountId: string, projectId: string, domain: string): Promise<DomainView>;
-  /** Verify (or Re-verify): starts a fresh attempt of the domain flow; answers at once (202). */
-  verifyDomain(accountId: string, projectId: string, domain: string, again?: boolean): Promise<DomainView>;
-  removeDomain(accountId: string, projectId: string, domain: string): Promise<DomainRemoved>;
-  setPrimaryDomain(accountId: string, projectId: string, domain: string): Promise<DomainConfig>;
-  addRedirect(accountId: string, projectId: string, redirect: RedirectInput): Promise<DomainConfig>;
-  removeRedirect(accountId: string, projectId: string, from: string): Promise<DomainConfig>;
-  /** Operators: starts a drift check of every live domain now (202). */
-  checkDomainDrift(): Promise<DriftCheckStarted>;
-}
-
-/** A webhook endpoint as the control API shows it (openapi/control-api.yaml, `Webhook`). */
-export interface WebhookEndpointView {
-  readonly id: string;
-  readonly url: string;
-  readonly events: readonly string[];
-  readonly status: 'enabled' | 'disabled';
-  readonly createdAt: string;
-  readonly failingSince?: string;
-  readonly disabledAt?: string;
-  readonly disabledReason?: string;
-}
-
-/**
- * Webhook endpoints of an account: the control API's routes under `/accounts/{accountId}/webhooks`
- * (docs/webhooks.md). The local control API for the CLI; on AWS owners manage them in the dashboard.
- */
-export interface WebhooksClient {
-  listWebhooks(accountId: string): Promise<WebhookEndpointView[]>;
-  /** The secret is in this result and nowhere else. */
-  createWebhook(
-    accountId: string,
-    input: { url: string; events?: readonly string[] },
-  ): Promise<{ webhook: WebhookEndpointView; secret: string }>;
-  removeWebhook(accountId: string, webhookId: string): Promise<{ id: string; removed: true }>;
-  rotateWebhookSecret(
-    accountId: string,
-    webhookId: string,
-  ): Promise<{ webhook: WebhookEndpointView; secret: string; previousSecretExpiresAt: string }>;
-  sendWebhookTest(accountId: string, webhookId: string): Promise<{ eventId: string; type: string }>;
 }

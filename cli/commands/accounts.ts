@@ -1,13 +1,11 @@
 import { PLAN_IDS } from '../../lib/config/index.js';
-import { type Command, LIMIT_FLAGS, LIMIT_OPTIONS, limitFlags, planFlag, str } from '../command.js';
+import { type Command, LIMIT_FLAGS, limitFlags, planFlag, str } from '../command.js';
 import { accountText } from '../format.js';
 
-/** `accounts create` and `accounts show`. */
 export const ACCOUNT_COMMANDS: readonly Command[] = [
   {
     words: ['accounts', 'create'],
     summary: 'Create an account on a plan',
-    options: { name: { type: 'string' }, plan: { type: 'string' }, ...LIMIT_OPTIONS },
     required: ['name', 'plan'],
     flags: [['--name NAME', 'account name (1 to 100 characters)'], ['--plan PLAN', `one of ${PLAN_IDS.join(', ')}`], ...LIMIT_FLAGS],
     examples: [
@@ -24,7 +22,6 @@ export const ACCOUNT_COMMANDS: readonly Command[] = [
   {
     words: ['accounts', 'show'],
     summary: 'Show an account: plan, limits in force',
-    options: { account: { type: 'string' } },
     required: ['account'],
     flags: [['--account ID', 'the account id (acct_…)']],
     examples: ['accounts show --account acct_demo_pro'],

@@ -1,13 +1,11 @@
-import { type Command, str } from '../command.js';
+import { ACCOUNT_FLAG, type Command, str } from '../command.js';
 
-/** `bans lift`. */
 export const BAN_COMMANDS: readonly Command[] = [
   {
     words: ['bans', 'lift'],
     summary: 'Lift the temporary ban of a key',
-    options: { account: { type: 'string' }, key: { type: 'string' } },
     required: ['account', 'key'],
-    flags: [['--account ID', 'the account id'], ['--key KEY_ID', 'the key id (key_…)']],
+    flags: [ACCOUNT_FLAG, ['--key KEY_ID', 'the key id (key_…)']],
     examples: ['bans lift --account acct_demo_free --key key_0123456789abcdef0123'],
     async run(ctx, values) {
       const result = await ctx.client.liftBan(str(values, 'account'), str(values, 'key'));

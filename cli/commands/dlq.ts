@@ -1,23 +1,17 @@
-import type { Command } from '../command.js';
-import { CliError } from '../errors.js';
+import { type Command, deployedOnly } from '../command.js';
 
-/** `dlq redrive` (a deployed stack only). */
 export const DLQ_COMMANDS: readonly Command[] = [
   {
     words: ['dlq', 'redrive'],
     summary: 'Move the dead-lettered messages back to the messages queue (SQS StartMessageMoveTask; deployed stack only)',
-    options: {},
-    required: [],
     flags: [['--stack NAME | --outputs FILE', 'the deployed API stack (one of the two is needed)']],
     examples: ['dlq redrive --stack MessagesPlatform-Api --region eu-west-1', 'dlq redrive --outputs cdk-outputs.json'],
     async run(ctx) {
-      const stack = ctx.deployed();
-      if (!stack) {
-        throw new CliError('dlq redrive works on a deployed stack: give --stack or --outputs', {
-          code: 'not_supported',
-          hint: 'locally, the fault tests call redriveDeadLetters() of the local platform (local/platform.ts)',
-        });
-      }
+      const stack = deployedOnly(
+        ctx,
+        'dlq redrive works on a deployed stack: give --stack or --outputs',
+        'locally, the fault tests call redriveDeadLetters() of the local platform (local/platform.ts)',
+      );
       const { startRedrive } = await import('../dlq-redrive.js');
       const task = await startRedrive(stack);
       ctx.output(

@@ -1,24 +1,18 @@
-import { type Command, type Context, ids, PROGRAM, PROJECT_FLAGS, PROJECT_OPTIONS, PROJECT_REQUIRED } from '../command.js';
+import { type Command, type Context, deployedOnly, localProjectIds, PROGRAM, PROJECT_FLAGS } from '../command.js';
 import { domainText } from '../domain-format.js';
-import { CliError, usageError } from '../errors.js';
 import { table } from '../format.js';
-import type { DomainInspection } from '../aws-domain-operations.js';
+import type { showDomain } from '../aws-domain-operations.js';
 import { domainArg } from './domains.js';
 
 const STACK_FLAG = ['--stack NAME', 'a deployed environment: its API stack, <stackPrefix>-Api (the domains are in <stackPrefix>-DomainsData and -Domains)'] as const;
 
-function deployedOnly(ctx: Context, command: string) {
-  const stack = ctx.deployed();
-  if (!stack) {
-    throw new CliError(`domains ${command} is an operator command for a deployed environment: give --stack <stackPrefix>-Api`, {
-      code: 'not_supported',
-      hint: 'on the local platform, domains list/verify/reverify with --account and --project do the owner\'s part',
-    });
-  }
-  return stack;
-}
+const operatorsOnly = (ctx: Context, command: string) => deployedOnly(
+  ctx,
+  `domains ${command} is an operator command for a deployed environment: give --stack <stackPrefix>-Api`,
+  'on the local platform, domains list/verify/reverify with --account and --project do the owner\'s part',
+);
 
-function historyText(inspection: DomainInspection): string {
+function historyText(inspection: Awaited<ReturnType<typeof showDomain>>): string {
   if (inspection.history.length === 0) return 'No execution of the domain flow for it.\n';
   const rows = inspection.history.map((run) => [run.startedAt ?? '', run.kind, run.status, run.stoppedAt ?? '', run.name]);
   const more = inspection.historyTruncated ? 'Older executions of the flow were not read.\n' : '';
@@ -31,8 +25,6 @@ export const DOMAIN_OPERATION_COMMANDS: readonly Command[] = [
     words: ['domains', 'show'],
     summary: 'Show a domain\'s state, reason, DNS target and its domain-flow executions (operators, deployed stack)',
     args: [['DOMAIN', 'any customer domain of the environment (locally, a domain of the project)']],
-    options: PROJECT_OPTIONS,
-    required: [],
     flags: [STACK_FLAG, ...PROJECT_FLAGS],
     examples: [
       'domains show www.example.com --stack MessagesPlatform-Api --region eu-west-1',
@@ -42,13 +34,11 @@ export const DOMAIN_OPERATION_COMMANDS: readonly Command[] = [
     async run(ctx, values, [domain]) {
       if (!ctx.deployed()) {
         // The local platform: the domain through the control API, as its owner sees it (no flow history there).
-        const missing = PROJECT_REQUIRED.find((name) => values[name] === undefined);
-        if (missing) throw usageError(`domains show needs --${missing}`, 'on a deployed stack (--stack) give the domain alone');
-        const view = await ctx.projects().getDomain(...ids(values), domainArg(domain as string));
+        const view = await ctx.projects().getDomain(...localProjectIds(values, 'domains show'), domainArg(domain as string));
         ctx.output({ domain: view }, domainText(view));
         return;
       }
-      const stack = deployedOnly(ctx, 'show');
+      const stack = operatorsOnly(ctx, 'show');
       const { showDomain } = await import('../aws-domain-operations.js');
       const inspection = await showDomain(stack, domainArg(domain as string));
       ctx.output(inspection, `${domainText(inspection.domain)}account ${inspection.domain.accountId}\n\n${historyText(inspection)}`);
@@ -58,12 +48,10 @@ export const DOMAIN_OPERATION_COMMANDS: readonly Command[] = [
     words: ['domains', 'release'],
     summary: 'Start again the release of a removed domain\'s tenant whose release is stuck (operators, deployed stack)',
     args: [['DOMAIN', 'a removed domain of the environment']],
-    options: {},
-    required: [],
     flags: [STACK_FLAG],
     examples: ['domains release old.example.com --stack MessagesPlatform-Api --region eu-west-1'],
     async run(ctx, _values, [domain]) {
-      const stack = deployedOnly(ctx, 'release');
+      const stack = operatorsOnly(ctx, 'release');
       const { releaseDomainTenant } = await import('../aws-domain-operations.js');
       const started = await releaseDomainTenant(stack, domainArg(domain as string));
       ctx.output(

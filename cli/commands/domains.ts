@@ -4,10 +4,11 @@ import {
   type Command,
   type Context,
   ids,
+  localProjectIds,
+  ON_PROJECT,
   positiveInt,
   PROGRAM,
   PROJECT_FLAGS,
-  PROJECT_OPTIONS,
   PROJECT_REQUIRED,
   str,
   type Values,
@@ -42,10 +43,7 @@ function redirectStatusFlag(values: Values): number | undefined {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/**
- * Verify or Re-verify, then (with --wait) polls the domain until the flow leaves
- * verifying/issuing_certificate or the time runs out. Exit 1 unless it ends active.
- */
+/** Verify or Re-verify, then (with --wait) polls the domain while the flow works on it; exit 1 unless it ends active. */
 async function verifyCommand(ctx: Context, values: Values, domainInput: string, again: boolean): Promise<void> {
   const [accountId, projectId] = ids(values);
   const domain = domainArg(domainInput);
@@ -91,17 +89,13 @@ async function verifyCommand(ctx: Context, values: Values, domainInput: string, 
   }
 }
 
-/** `domains add`, `list`, `verify`, `reverify`, `remove`, `check-drift` and `domains config …` (the local control API only). */
 export const DOMAIN_COMMANDS: readonly Command[] = [
   {
     words: ['domains', 'add'],
     summary: 'Add a custom domain (Pro plan or above, after a deploy); shows the DNS records to set',
     args: [['DOMAIN', 'the domain, e.g. www.example.com (an apex such as example.com needs ALIAS/ANAME)']],
-    options: PROJECT_OPTIONS,
-    required: PROJECT_REQUIRED,
-    flags: PROJECT_FLAGS,
+    ...ON_PROJECT,
     examples: ['domains add www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123'],
-    localOnly: true,
     async run(ctx, values, [domain]) {
       const [accountId, projectId] = ids(values);
       const added = await ctx.projects().addDomain(accountId, projectId, domain as string);
@@ -116,11 +110,8 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
   {
     words: ['domains', 'list'],
     summary: 'List the custom domains of a project with their state',
-    options: PROJECT_OPTIONS,
-    required: PROJECT_REQUIRED,
-    flags: PROJECT_FLAGS,
+    ...ON_PROJECT,
     examples: ['domains list --account acct_demo_pro --project prj_0123456789abcdef0123', 'domains list --account acct_demo_pro --project prj_0123456789abcdef0123 --json'],
-    localOnly: true,
     async run(ctx, values) {
       const domains = await ctx.projects().listDomains(...ids(values));
       ctx.output({ domains }, domainsTable(domains));
@@ -130,8 +121,6 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     words: ['domains', 'verify'],
     summary: 'Verify a domain: DNS check, then the certificate, then active',
     args: [['DOMAIN', 'a domain of the project']],
-    options: { ...PROJECT_OPTIONS, wait: { type: 'string' } },
-    required: [],
     flags: [...PROJECT_FLAGS, WAIT_FLAG],
     examples: [
       'domains verify www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123 --wait',
@@ -141,9 +130,7 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     async run(ctx, values, [domain]) {
       const deployed = ctx.deployed();
       if (!deployed) {
-        // Required here rather than in `required`: with --stack the domain alone names it.
-        const missing = PROJECT_REQUIRED.find((name) => values[name] === undefined);
-        if (missing) throw usageError(`domains verify needs --${missing}`, 'on a deployed stack (--stack) give the domain alone');
+        localProjectIds(values, 'domains verify');
         return verifyCommand(ctx, values, domain as string, false);
       }
       // Operators on a deployed environment (no --account/--project): the owner's Re-verify, run for them.
@@ -158,7 +145,6 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     words: ['domains', 'reverify'],
     summary: 'Re-verify a domain: a fresh attempt once DNS or CAA is fixed',
     args: [['DOMAIN', 'a domain of the project']],
-    options: { ...PROJECT_OPTIONS, wait: { type: 'string' } },
     required: PROJECT_REQUIRED,
     flags: [...PROJECT_FLAGS, WAIT_FLAG],
     examples: ['domains reverify www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123 --wait 120'],
@@ -169,11 +155,8 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     words: ['domains', 'remove'],
     summary: 'Remove a domain: the edge refuses it from the next request on',
     args: [['DOMAIN', 'a domain of the project']],
-    options: PROJECT_OPTIONS,
-    required: PROJECT_REQUIRED,
-    flags: PROJECT_FLAGS,
+    ...ON_PROJECT,
     examples: ['domains remove old.example.com --account acct_demo_pro --project prj_0123456789abcdef0123'],
-    localOnly: true,
     async run(ctx, values, [domain]) {
       const [, projectId] = ids(values);
       const removed = await ctx.projects().removeDomain(...ids(values), domainArg(domain as string));
@@ -184,8 +167,6 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
   {
     words: ['domains', 'check-drift'],
     summary: 'Re-check every live domain\'s DNS now (operators; it also runs on a schedule)',
-    options: {},
-    required: [],
     flags: [['--stack NAME', 'a deployed environment: its API stack, <stackPrefix>-Api (the flow is in <stackPrefix>-Domains)']],
     examples: ['domains check-drift', 'domains check-drift --json', 'domains check-drift --stack MessagesPlatform-Api --region eu-west-1'],
     async run(ctx) {
@@ -205,11 +186,8 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     words: ['domains', 'config', 'set-primary'],
     summary: 'Make an active domain (or the default subdomain) the primary one',
     args: [['DOMAIN', 'an active domain of the project, or its default subdomain']],
-    options: PROJECT_OPTIONS,
-    required: PROJECT_REQUIRED,
-    flags: PROJECT_FLAGS,
+    ...ON_PROJECT,
     examples: ['domains config set-primary www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123'],
-    localOnly: true,
     async run(ctx, values, [domain]) {
       const config = await ctx.projects().setPrimaryDomain(...ids(values), domainArg(domain as string));
       ctx.output(config, `The primary domain is ${config.primary}.\n${configText(config)}`);
@@ -218,7 +196,6 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
   {
     words: ['domains', 'config', 'add-redirect'],
     summary: 'Redirect a domain to another of the project (path and query kept)',
-    options: { ...PROJECT_OPTIONS, from: { type: 'string' }, to: { type: 'string' }, status: { type: 'string' } },
     required: [...PROJECT_REQUIRED, 'from', 'to'],
     flags: [
       ...PROJECT_FLAGS,
@@ -244,7 +221,6 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
   {
     words: ['domains', 'config', 'remove-redirect'],
     summary: 'Remove the redirect of a domain',
-    options: { ...PROJECT_OPTIONS, from: { type: 'string' } },
     required: [...PROJECT_REQUIRED, 'from'],
     flags: [...PROJECT_FLAGS, ['--from DOMAIN', 'the domain whose redirect goes']],
     examples: ['domains config remove-redirect --from old.example.com --account acct_demo_pro --project prj_0123456789abcdef0123'],

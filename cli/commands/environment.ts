@@ -1,14 +1,11 @@
-import type { Command } from '../command.js';
-import { CliError } from '../errors.js';
+import { type Command, deployedOnly } from '../command.js';
 
-/** `environment teardown` (a deployed stack only): docs/operators/teardown.md. */
 export const ENVIRONMENT_COMMANDS: readonly Command[] = [
   {
     words: ['environment', 'teardown'],
     summary:
       'Remove what the environment created at run time (custom-domain tenants, internal-<account> API keys, ' +
       'enterprise-<account> usage plans) so that its stacks can be destroyed (deployed stack only)',
-    options: { yes: { type: 'boolean' } },
     required: ['yes'],
     flags: [
       ['--stack NAME', 'the environment\'s API stack, <stackPrefix>-Api (its DomainsData stack is found beside it)'],
@@ -16,13 +13,11 @@ export const ENVIRONMENT_COMMANDS: readonly Command[] = [
     ],
     examples: ['environment teardown --stack Staging-Api --region eu-west-1 --yes'],
     async run(ctx) {
-      const stack = ctx.deployed();
-      if (!stack) {
-        throw new CliError('environment teardown works on a deployed environment: give --stack <stackPrefix>-Api', {
-          code: 'not_supported',
-          hint: 'the local platform keeps nothing after it stops; test/integration/environment-teardown.test.ts runs the same teardown on it',
-        });
-      }
+      const stack = deployedOnly(
+        ctx,
+        'environment teardown works on a deployed environment: give --stack <stackPrefix>-Api',
+        'the local platform keeps nothing after it stops; test/integration/environment-teardown.test.ts runs the same teardown on it',
+      );
       const [{ awsRuntimeResources }, { teardownRuntimeResources }] = await Promise.all([
         import('../aws-environment-resources.js'),
         import('../environment-teardown.js'),

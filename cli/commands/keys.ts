@@ -1,16 +1,14 @@
-import { type Command, str } from '../command.js';
+import { ACCOUNT_FLAG, ON_ACCOUNT, type Command, str } from '../command.js';
 import { keysTable, keyText, maskedKey } from '../format.js';
 
 const REVOKE_NOTE = 'The limiter refuses it from the next request on; the authorizer, which caches key lookups, within 30 s.';
 
-/** `keys create`, `keys list` and `keys revoke`. */
 export const KEY_COMMANDS: readonly Command[] = [
   {
     words: ['keys', 'create'],
     summary: 'Create an API key; its secret is shown this once',
-    options: { account: { type: 'string' }, name: { type: 'string' } },
     required: ['account', 'name'],
-    flags: [['--account ID', 'the account id'], ['--name NAME', 'a name for the key (1 to 100 characters)']],
+    flags: [ACCOUNT_FLAG, ['--name NAME', 'a name for the key (1 to 100 characters)']],
     examples: ['keys create --account acct_demo_pro --name "production"', 'keys create --account acct_demo_pro --name ci --json'],
     async run(ctx, values) {
       const created = await ctx.client.createKey(str(values, 'account'), str(values, 'name'));
@@ -21,9 +19,7 @@ export const KEY_COMMANDS: readonly Command[] = [
   {
     words: ['keys', 'list'],
     summary: 'List the keys of an account (never their secrets)',
-    options: { account: { type: 'string' } },
-    required: ['account'],
-    flags: [['--account ID', 'the account id']],
+    ...ON_ACCOUNT,
     examples: ['keys list --account acct_demo_pro'],
     async run(ctx, values) {
       const keys = await ctx.client.listKeys(str(values, 'account'));
@@ -33,9 +29,8 @@ export const KEY_COMMANDS: readonly Command[] = [
   {
     words: ['keys', 'revoke'],
     summary: 'Revoke a key',
-    options: { account: { type: 'string' }, key: { type: 'string' } },
     required: ['account', 'key'],
-    flags: [['--account ID', 'the account id'], ['--key KEY_ID', 'the key id (key_…), as keys list shows it']],
+    flags: [ACCOUNT_FLAG, ['--key KEY_ID', 'the key id (key_…), as keys list shows it']],
     examples: ['keys revoke --account acct_demo_pro --key key_0123456789abcdef0123'],
     async run(ctx, values) {
       const key = await ctx.client.revokeKey(str(values, 'account'), str(values, 'key'));

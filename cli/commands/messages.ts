@@ -1,41 +1,22 @@
 import { readFile } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
-import { type Command, str } from '../command.js';
+import { type Command, httpUrl, str } from '../command.js';
 import { CliError, usageError } from '../errors.js';
 import { clean } from '../format.js';
 
 /** The local platform's Messages API (npm start's default --port). */
-export const DEFAULT_API_URL = 'http://127.0.0.1:3000';
-/** The environment variable the API key is read from: never a flag, so it stays out of shell history. */
-export const API_KEY_ENV = 'PLATFORM_API_KEY';
+const DEFAULT_API_URL = 'http://127.0.0.1:3000';
+/** Never a flag, so the key stays out of shell history. */
+const API_KEY_ENV = 'PLATFORM_API_KEY';
 /** POST /messages/batch takes at most this many messages (openapi/openapi.yaml). */
-export const MAX_BATCH = 100;
-const TIMEOUT_MS = 30_000;
+const MAX_BATCH = 100;
 
 /** One line of the file: its number (from 1) and the object on it. */
-interface Line {
-  readonly number: number;
-  readonly item: Record<string, unknown>;
-}
-
-/** A batch the API accepted (202). */
-interface AcceptedBatch {
-  readonly batch: number;
-  readonly lines: { readonly from: number; readonly to: number };
-  readonly accepted: number;
-  readonly ids: readonly string[];
-}
-
+type Line = { number: number; item: Record<string, unknown> };
+type Lines = { from: number; to: number };
+type AcceptedBatch = { batch: number; lines: Lines; accepted: number; ids: string[] };
 /** The answer that stopped the run (anything but 202), as the API's problem document tells it. */
-interface RefusedBatch {
-  readonly batch: number;
-  readonly lines: { readonly from: number; readonly to: number };
-  readonly status: number;
-  readonly title: string;
-  readonly detail?: string;
-  readonly code?: string;
-  readonly retryAfter?: string;
-}
+type RefusedBatch = ReturnType<typeof problemOf> & { batch: number; lines: Lines };
 
 /** `messages send-batch FILE.jsonl`: a smoke test of the Messages API with a real key. */
 export const MESSAGE_COMMANDS: readonly Command[] = [
@@ -43,8 +24,6 @@ export const MESSAGE_COMMANDS: readonly Command[] = [
     words: ['messages', 'send-batch'],
     summary: `Send the messages of a JSON Lines file to POST /messages/batch, ${MAX_BATCH} per request, with the key in $${API_KEY_ENV}`,
     args: [['FILE.jsonl', 'one JSON object per line, {"message": "…"}; blank lines are skipped']],
-    options: { 'api-url': { type: 'string' } },
-    required: [],
     flags: [['--api-url URL', `the Messages API (default $PLATFORM_API_URL or ${DEFAULT_API_URL}, the local platform's)`]],
     examples: [
       `messages send-batch messages.jsonl      # with ${API_KEY_ENV}=sk_live_… in the environment`,
@@ -95,14 +74,7 @@ export const MESSAGE_COMMANDS: readonly Command[] = [
 /** `<api>/messages/batch`, from --api-url, $PLATFORM_API_URL or the local platform's default. */
 function batchEndpoint(flag: string | undefined, env: Readonly<Record<string, string | undefined>>): URL {
   const base = flag ?? (env.PLATFORM_API_URL || DEFAULT_API_URL);
-  const source = flag !== undefined ? '--api-url' : 'PLATFORM_API_URL';
-  let url: URL;
-  try {
-    url = new URL(base);
-  } catch {
-    throw usageError(`${source} must be an http(s) URL, got "${clean(base)}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`${source} must be an http(s) URL, got "${clean(base)}"`);
+  const url = httpUrl(base, flag !== undefined ? '--api-url' : 'PLATFORM_API_URL');
   // A stage path (https://…/v1) is kept: the batch route is below it.
   return new URL('messages/batch', url.href.endsWith('/') ? url.href : `${url.href}/`);
 }
@@ -140,7 +112,7 @@ async function post(endpoint: URL, key: string, messages: readonly Record<string
       method: 'POST',
       headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ messages }),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+      signal: AbortSignal.timeout(30_000),
     });
   } catch (error) {
     const { cause } = error as { cause?: { code?: string; message?: string } };
@@ -161,7 +133,7 @@ async function post(endpoint: URL, key: string, messages: readonly Record<string
   return { status: response.status, body, retryAfter: response.headers.get('retry-after') ?? undefined };
 }
 
-function problemOf(answer: Awaited<ReturnType<typeof post>>): Omit<RefusedBatch, 'batch' | 'lines'> {
+function problemOf(answer: Awaited<ReturnType<typeof post>>) {
   const problem = (answer.body ?? {}) as { title?: unknown; detail?: unknown; code?: unknown };
   return {
     status: answer.status,

@@ -1,15 +1,13 @@
 import { PLAN_IDS } from '../../lib/config/index.js';
-import { type Command, LIMIT_FLAGS, LIMIT_OPTIONS, limitFlags, planFlag, str } from '../command.js';
+import { ACCOUNT_FLAG, type Command, LIMIT_FLAGS, limitFlags, planFlag, str } from '../command.js';
 import { accountText, upgradeRequestsText } from '../format.js';
 
-/** `plans set`, `plans requests`. */
 export const PLAN_COMMANDS: readonly Command[] = [
   {
     words: ['plans', 'set'],
     summary: 'Move an account to a plan (Enterprise with custom limits)',
-    options: { account: { type: 'string' }, plan: { type: 'string' }, ...LIMIT_OPTIONS },
     required: ['account', 'plan'],
-    flags: [['--account ID', 'the account id'], ['--plan PLAN', `one of ${PLAN_IDS.join(', ')}`], ...LIMIT_FLAGS],
+    flags: [ACCOUNT_FLAG, ['--plan PLAN', `one of ${PLAN_IDS.join(', ')}`], ...LIMIT_FLAGS],
     examples: [
       'plans set --account acct_demo_free --plan business',
       'plans set --account acct_demo_free --plan enterprise --per-minute 2000 --per-day 500000',
@@ -24,9 +22,6 @@ export const PLAN_COMMANDS: readonly Command[] = [
   {
     words: ['plans', 'requests'],
     summary: 'List owners\' pending requests for a higher plan (approve one with plans set)',
-    options: {},
-    required: [],
-    flags: [],
     examples: ['plans requests', 'plans requests --stack MessagesPlatform-Api --region eu-west-1'],
     async run(ctx) {
       const upgradeRequests = await ctx.client.upgradeRequests();

@@ -1,8 +1,8 @@
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
-import { type Command, ids, PROGRAM, PROJECT_FLAGS, PROJECT_OPTIONS, PROJECT_REQUIRED, str } from '../command.js';
+import { ACCOUNT_FLAG, ON_ACCOUNT, type Command, ids, ON_PROJECT, PROGRAM, PROJECT_FLAGS, PROJECT_REQUIRED, str } from '../command.js';
 import { deploySite, type LocalFile } from '../../contracts/deploys.js';
-import type { DeployListing, ProjectsClient, ProjectView } from '../operator-client.js';
+import type { DeployListing, ProjectView } from '../operator-client.js';
 import { domainConfigRows } from '../domain-format.js';
 import { usageError } from '../errors.js';
 import { clean, keyValues, table } from '../format.js';
@@ -39,11 +39,7 @@ function projectsTable(projects: readonly ProjectView[]): string {
   );
 }
 
-/**
- * Every regular file under `dir` (recursively) as a deploy upload with its relative POSIX path.
- * Dotfiles and dot-directories (.git, .env…) are left out; a symbolic link is followed only when
- * it stays inside `dir`. A missing, unreadable or empty directory is a usage error.
- */
+/** Every file under `dir` but dotfiles and dot-directories; a symbolic link only when it stays inside `dir`. */
 export async function readSite(dir: string): Promise<{ files: LocalFile[]; bytes: number; skipped: number }> {
   let info;
   try {
@@ -61,7 +57,6 @@ export async function readSite(dir: string): Promise<{ files: LocalFile[]; bytes
 
   const files: LocalFile[] = [];
   const visited = new Set<string>([root]);
-  let bytes = 0;
   let skipped = 0;
   const walk = async (real: string, prefix: string): Promise<void> => {
     const entries = await readdir(real, { withFileTypes: true });
@@ -92,9 +87,7 @@ export async function readSite(dir: string): Promise<{ files: LocalFile[]; bytes
         visited.add(target);
         await walk(target, path);
       } else if (kind.isFile()) {
-        const body = await readFile(target);
-        bytes += body.byteLength;
-        files.push({ path, body });
+        files.push({ path, body: await readFile(target) });
       }
     }
   };
@@ -102,18 +95,16 @@ export async function readSite(dir: string): Promise<{ files: LocalFile[]; bytes
   if (files.length === 0) {
     throw usageError(`${clean(dir)} has no files to deploy${skipped > 0 ? ` (dotfiles and dot-directories are left out)` : ''}`);
   }
-  return { files, bytes, skipped };
+  return { files, bytes: files.reduce((sum, f) => sum + f.body.byteLength, 0), skipped };
 }
 
-/** `projects create`, `list`, `show` and `deploy` (the local control API only). */
 export const PROJECT_COMMANDS: readonly Command[] = [
   {
     words: ['projects', 'create'],
     summary: 'Create a project, served at <slug>.<platform domain> once deployed',
-    options: { account: { type: 'string' }, slug: { type: 'string' }, name: { type: 'string' } },
     required: ['account', 'slug'],
     flags: [
-      ['--account ID', 'the account id'],
+      ACCOUNT_FLAG,
       ['--slug SLUG', '3 to 40 lower-case letters, digits or hyphens; unique platform-wide'],
       ['--name NAME', 'a display name (default: the slug)'],
     ],
@@ -128,9 +119,7 @@ export const PROJECT_COMMANDS: readonly Command[] = [
   {
     words: ['projects', 'list'],
     summary: 'List the projects of an account',
-    options: { account: { type: 'string' } },
-    required: ['account'],
-    flags: [['--account ID', 'the account id']],
+    ...ON_ACCOUNT,
     examples: ['projects list --account acct_demo_pro'],
     localOnly: true,
     async run(ctx, values) {
@@ -141,11 +130,8 @@ export const PROJECT_COMMANDS: readonly Command[] = [
   {
     words: ['projects', 'show'],
     summary: 'Show a project: deploy state, live deploy, default URL, domain configuration',
-    options: PROJECT_OPTIONS,
-    required: PROJECT_REQUIRED,
-    flags: PROJECT_FLAGS,
+    ...ON_PROJECT,
     examples: ['projects show --account acct_demo_pro --project prj_0123456789abcdef0123'],
-    localOnly: true,
     async run(ctx, values) {
       const project = await ctx.projects().getProject(...ids(values));
       ctx.output(project, projectText(project));
@@ -155,33 +141,30 @@ export const PROJECT_COMMANDS: readonly Command[] = [
     words: ['projects', 'deploy'],
     summary: 'Deploy a folder of static files; it goes live only once every file is stored',
     args: [['DIR', 'the folder of the site: every file under it, except dotfiles and dot-directories (.git…)']],
-    options: PROJECT_OPTIONS,
-    required: PROJECT_REQUIRED,
-    flags: PROJECT_FLAGS,
+    ...ON_PROJECT,
     examples: ['projects deploy ./dist --account acct_demo_pro --project prj_0123456789abcdef0123'],
-    localOnly: true,
     async run(ctx, values, [dir]) {
       const site = await readSite(dir as string);
       const client = ctx.projects();
       const [accountId, projectId] = ids(values);
       ctx.io.stderr.write(`Deploying ${site.files.length} file${site.files.length === 1 ? '' : 's'} (${byteCount(site.bytes)}) from ${clean(dir as string)}…\n`);
-      const outcome = await deploySite(deployCalls(client, accountId, projectId), site.files);
-      ctx.io.stderr.write(`Uploaded ${outcome.uploadedFiles} file${outcome.uploadedFiles === 1 ? '' : 's'} (${byteCount(outcome.uploadedBytes)}); ${outcome.skipped} unchanged skipped.\n`);
+      const { deployId, deploy, uploadedFiles, uploadedBytes, skipped } = await deploySite({
+        start: (files) => client.startDeploy(accountId, projectId, files),
+        finalize: (id) => client.finalizeDeploy(accountId, projectId, id),
+      }, site.files);
+      ctx.io.stderr.write(`Uploaded ${uploadedFiles} file${uploadedFiles === 1 ? '' : 's'} (${byteCount(uploadedBytes)}); ${skipped} unchanged skipped.\n`);
       const project = await client.getProject(accountId, projectId);
       ctx.output(
-        { ...project, deploy: outcome.deploy, ...pick(outcome, 'uploadedFiles', 'uploadedBytes', 'skipped') },
-        `Deployed ${outcome.deployId}: ${site.files.length} files, live at ${project.url}\n${projectText(project)}`,
+        { ...project, deploy, uploadedFiles, uploadedBytes, skipped },
+        `Deployed ${deployId}: ${site.files.length} files, live at ${project.url}\n${projectText(project)}`,
       );
     },
   },
   {
     words: ['projects', 'deploys'],
     summary: 'List a project\'s deploys (the last 20): when, by whom, files, size, status, which is live',
-    options: PROJECT_OPTIONS,
-    required: PROJECT_REQUIRED,
-    flags: PROJECT_FLAGS,
+    ...ON_PROJECT,
     examples: ['projects deploys --account acct_demo_pro --project prj_0123456789abcdef0123'],
-    localOnly: true,
     async run(ctx, values) {
       const deploys = await ctx.projects().listDeploys(...ids(values));
       ctx.output({ deploys }, deploysTable(deploys));
@@ -191,11 +174,8 @@ export const PROJECT_COMMANDS: readonly Command[] = [
     words: ['projects', 'rollback'],
     summary: 'Serve an earlier successful deploy again, from the next request (nothing is uploaded)',
     args: [['DEPLOY', 'the deploy id (projects deploys lists them)']],
-    options: PROJECT_OPTIONS,
-    required: PROJECT_REQUIRED,
-    flags: PROJECT_FLAGS,
+    ...ON_PROJECT,
     examples: ['projects rollback dep_0123456789abcdef0123 --account acct_demo_pro --project prj_0123456789abcdef0123'],
-    localOnly: true,
     async run(ctx, values, [deployId]) {
       const deploy = await ctx.projects().rollback(...ids(values), deployId as string);
       ctx.output(deploy, `Serving ${deploy.deployId} (${deploy.fileCount} files, deployed ${deploy.startedAt}).\n`);
@@ -204,7 +184,6 @@ export const PROJECT_COMMANDS: readonly Command[] = [
   {
     words: ['projects', 'rename'],
     summary: 'Rename a project (its slug, and so its address, stay)',
-    options: { ...PROJECT_OPTIONS, name: { type: 'string' } },
     required: [...PROJECT_REQUIRED, 'name'],
     flags: [...PROJECT_FLAGS, ['--name NAME', 'the new display name']],
     examples: ['projects rename --account acct_demo_pro --project prj_0123456789abcdef0123 --name "Shop"'],
@@ -217,11 +196,8 @@ export const PROJECT_COMMANDS: readonly Command[] = [
   {
     words: ['projects', 'delete'],
     summary: 'Delete a project: its custom domains are released, its files removed, its slug held for 30 days',
-    options: PROJECT_OPTIONS,
-    required: PROJECT_REQUIRED,
-    flags: PROJECT_FLAGS,
+    ...ON_PROJECT,
     examples: ['projects delete --account acct_demo_pro --project prj_0123456789abcdef0123'],
-    localOnly: true,
     async run(ctx, values) {
       const deleted = await ctx.projects().deleteProject(...ids(values));
       const released = deleted.releasedDomains.length > 0 ? `Released ${deleted.releasedDomains.join(', ')}. ` : '';
@@ -229,17 +205,6 @@ export const PROJECT_COMMANDS: readonly Command[] = [
     },
   },
 ];
-
-const pick = <T extends object, K extends keyof T>(value: T, ...keys: K[]) =>
-  Object.fromEntries(keys.map((k) => [k, value[k]])) as Pick<T, K>;
-
-/** The deploy protocol's two calls over the control API client. */
-function deployCalls(client: ProjectsClient, accountId: string, projectId: string) {
-  return {
-    start: (files: Parameters<ProjectsClient['startDeploy']>[2]) => client.startDeploy(accountId, projectId, files),
-    finalize: (deployId: string) => client.finalizeDeploy(accountId, projectId, deployId),
-  };
-}
 
 function deploysTable(deploys: readonly DeployListing[]): string {
   if (deploys.length === 0) return 'No deploys.\n';

@@ -1,17 +1,13 @@
 import { MAX_HISTORY_DAYS } from '../../lambda/usage-history/usage-days.js';
-import { type Command, positiveInt, str } from '../command.js';
+import { ACCOUNT_FLAG, ON_ACCOUNT, type Command, positiveInt, str } from '../command.js';
 import { usageError } from '../errors.js';
-import { usageText } from '../format.js';
-import { usageHistoryText } from '../usage-history-format.js';
+import { usageHistoryText, usageText } from '../format.js';
 
-/** `usage` and `usage history`. */
 export const USAGE_COMMANDS: readonly Command[] = [
   {
     words: ['usage'],
     summary: 'The account\'s minute and day usage against its limits, with each key\'s share (revoked keys too) and bans',
-    options: { account: { type: 'string' } },
-    required: ['account'],
-    flags: [['--account ID', 'the account id']],
+    ...ON_ACCOUNT,
     examples: ['usage --account acct_demo_pro', 'usage --account acct_demo_pro --json'],
     async run(ctx, values) {
       const usage = await ctx.client.usage(str(values, 'account'));
@@ -21,9 +17,8 @@ export const USAGE_COMMANDS: readonly Command[] = [
   {
     words: ['usage', 'history'],
     summary: 'The account\'s accepted and refused (429) requests per UTC day, up to 30 days, per key (revoked too) and in all',
-    options: { account: { type: 'string' }, days: { type: 'string' } },
     required: ['account'],
-    flags: [['--account ID', 'the account id'], ['--days N', 'days to show, today included: 1 to 30 (default 30)']],
+    flags: [ACCOUNT_FLAG, ['--days N', 'days to show, today included: 1 to 30 (default 30)']],
     examples: ['usage history --account acct_demo_pro', 'usage history --account acct_demo_pro --days 7 --json'],
     async run(ctx, values) {
       const days = values.days === undefined ? undefined : positiveInt('days', str(values, 'days'));

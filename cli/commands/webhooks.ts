@@ -1,13 +1,12 @@
-import { type Command, str } from '../command.js';
+import { ACCOUNT_FLAG, ON_ACCOUNT, type Command, type Flag, str } from '../command.js';
 import { keyValues, table } from '../format.js';
-import type { WebhookEndpointView } from '../operator-client.js';
+import type { WebhookView } from '../operator-client.js';
 
-const ACCOUNT = { account: { type: 'string' } } as const;
-const ACCOUNT_FLAG: [string, string] = ['--account ID', 'the account id'];
-const WEBHOOK_FLAG: [string, string] = ['--webhook WEBHOOK_ID', 'the endpoint id (wh_…), as webhooks list shows it'];
+const WEBHOOK_FLAG: Flag = ['--webhook WEBHOOK_ID', 'the endpoint id (wh_…), as webhooks list shows it'];
+const ON_WEBHOOK = { required: ['account', 'webhook'], flags: [ACCOUNT_FLAG, WEBHOOK_FLAG] };
 const SECRET_NOTE = 'Store this signing secret now: it will not be shown again.\n';
 
-function webhookText(webhook: WebhookEndpointView): string {
+function webhookText(webhook: WebhookView): string {
   return keyValues([
     ['webhook', webhook.id],
     ['url', webhook.url],
@@ -20,7 +19,7 @@ function webhookText(webhook: WebhookEndpointView): string {
   ]);
 }
 
-function webhooksTable(webhooks: readonly WebhookEndpointView[]): string {
+function webhooksTable(webhooks: readonly WebhookView[]): string {
   if (webhooks.length === 0) return 'No webhook endpoints.\n';
   return table(
     ['ID', 'URL', 'EVENTS', 'STATUS', 'CREATED', 'DISABLED REASON'],
@@ -33,9 +32,7 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
   {
     words: ['webhooks', 'list'],
     summary: 'List the webhook endpoints of an account (never their secrets)',
-    options: ACCOUNT,
-    required: ['account'],
-    flags: [ACCOUNT_FLAG],
+    ...ON_ACCOUNT,
     examples: ['webhooks list --account acct_demo_pro'],
     async run(ctx, values) {
       const webhooks = await ctx.webhooks().listWebhooks(str(values, 'account'));
@@ -45,7 +42,6 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
   {
     words: ['webhooks', 'add'],
     summary: 'Add a webhook endpoint; its signing secret is shown this once',
-    options: { ...ACCOUNT, endpoint: { type: 'string' }, events: { type: 'string' } },
     required: ['account', 'endpoint'],
     flags: [
       ACCOUNT_FLAG,
@@ -69,9 +65,7 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
   {
     words: ['webhooks', 'remove'],
     summary: 'Remove a webhook endpoint',
-    options: { ...ACCOUNT, webhook: { type: 'string' } },
-    required: ['account', 'webhook'],
-    flags: [ACCOUNT_FLAG, WEBHOOK_FLAG],
+    ...ON_WEBHOOK,
     examples: ['webhooks remove --account acct_demo_pro --webhook wh_01JD8W7K2M4N6P8Q0R2S4T6V8X'],
     async run(ctx, values) {
       const removed = await ctx.webhooks().removeWebhook(str(values, 'account'), str(values, 'webhook'));
@@ -81,9 +75,7 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
   {
     words: ['webhooks', 'rotate'],
     summary: 'Rotate the signing secret of an endpoint (the old one signs too for 24 h)',
-    options: { ...ACCOUNT, webhook: { type: 'string' } },
-    required: ['account', 'webhook'],
-    flags: [ACCOUNT_FLAG, WEBHOOK_FLAG],
+    ...ON_WEBHOOK,
     examples: ['webhooks rotate --account acct_demo_pro --webhook wh_01JD8W7K2M4N6P8Q0R2S4T6V8X'],
     async run(ctx, values) {
       const rotated = await ctx.webhooks().rotateWebhookSecret(str(values, 'account'), str(values, 'webhook'));
@@ -98,9 +90,7 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
   {
     words: ['webhooks', 'test'],
     summary: 'Send a signed webhook.test event to an endpoint',
-    options: { ...ACCOUNT, webhook: { type: 'string' } },
-    required: ['account', 'webhook'],
-    flags: [ACCOUNT_FLAG, WEBHOOK_FLAG],
+    ...ON_WEBHOOK,
     examples: ['webhooks test --account acct_demo_pro --webhook wh_01JD8W7K2M4N6P8Q0R2S4T6V8X'],
     async run(ctx, values) {
       const sent = await ctx.webhooks().sendWebhookTest(str(values, 'account'), str(values, 'webhook'));

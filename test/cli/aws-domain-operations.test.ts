@@ -6,12 +6,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   DRIFT_CHECK_EXECUTION_INPUT,
   domainRunKind,
-  domainsStackName,
   releaseDomainTenant,
   reverifyDomain,
   showDomain,
   startDriftCheck,
 } from '../../cli/aws-domain-operations.js';
+import { siblingStackName } from '../../cli/deployed-stack.js';
 import { domainFlowExecutionName, domainReleaseExecutionName } from '../../contracts/domain-flow.js';
 import { loadConfig } from '../../lib/config/index.js';
 import { PLATFORM_CONFIG_OUTPUT } from '../../lib/stacks/api-stack-outputs.js';
@@ -44,7 +44,7 @@ describe('domains check-drift --stack', () => {
   });
 
   it('refuses a stack that is not an API stack', () => {
-    expect(() => domainsStackName('Staging-Data')).toThrow(/<stackPrefix>-Api/);
+    expect(() => siblingStackName({ stackName: 'Staging-Data' }, 'Domains')).toThrow(/<stackPrefix>-Api/);
   });
 });
 

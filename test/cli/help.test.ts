@@ -5,7 +5,6 @@ import { commandHelp, commandUsage, globalHelp, groupHelp, startsWith, subcomman
 const command = (words: string[], extra: Partial<Command> = {}): Command => ({
   words,
   summary: `Do ${words.join(' ')}`,
-  options: { account: { type: 'string' }, name: { type: 'string' } },
   required: ['account'],
   flags: [['--account ID', 'the account id'], ['--name NAME', 'a name']],
   examples: [`${words.join(' ')} --account acct_1`],

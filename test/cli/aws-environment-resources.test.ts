@@ -1,0 +1,91 @@
+import { APIGatewayClient, DeleteApiKeyCommand, GetUsagePlanKeysCommand, GetUsagePlansCommand } from '@aws-sdk/client-api-gateway';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { CloudFrontClient, ListDistributionTenantsCommand } from '@aws-sdk/client-cloudfront';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, describe, expect, it } from 'vitest';
+import { awsRuntimeResources } from '../../cli/aws-environment-resources.js';
+import { awsError } from '../../cli/aws-errors.js';
+import { CliError } from '../../cli/errors.js';
+import { loadConfig } from '../../lib/config/index.js';
+import { PLATFORM_CONFIG_OUTPUT } from '../../lib/stacks/api-stack-outputs.js';
+
+const cloudformation = mockClient(CloudFormationClient);
+const apiGateway = mockClient(APIGatewayClient);
+const cloudfront = mockClient(CloudFrontClient);
+afterEach(() => {
+  cloudformation.reset();
+  apiGateway.reset();
+  cloudfront.reset();
+});
+
+const api = {
+  stackName: 'Staging-Api',
+  region: 'eu-west-1',
+  source: 'test',
+  warnings: [],
+  outputs: {
+    ApiKeysTableName: 'ApiKeys',
+    AccountsTableName: 'Accounts',
+    RateLimitsTableName: 'RateLimits',
+    RestApiId: 'abc123',
+    StageName: 'v1',
+    FreeUsagePlanId: 'up-free',
+    ProUsagePlanId: 'up-pro',
+    BusinessUsagePlanId: 'up-business',
+    [PLATFORM_CONFIG_OUTPUT]: JSON.stringify(loadConfig({ platform: { region: 'eu-west-1' } })),
+  },
+};
+
+function domainsData() {
+  cloudformation.on(DescribeStacksCommand, { StackName: 'Staging-DomainsData' }).resolves({
+    Stacks: [{
+      StackName: 'Staging-DomainsData',
+      CreationTime: new Date(),
+      StackStatus: 'UPDATE_COMPLETE',
+      Outputs: [{ OutputKey: 'DistributionId', OutputValue: 'E1' }, { OutputKey: 'ConnectionGroupId', OutputValue: 'cg-1' }],
+    }],
+  });
+}
+
+describe('the run-time resources of a deployed environment', () => {
+  it('pages through the tenants (not the default one), the internal keys and the account plans of this API', async () => {
+    domainsData();
+    cloudfront.on(ListDistributionTenantsCommand, { Marker: undefined }).resolves({
+      DistributionTenantList: [
+        { Name: 'default', Domains: [{ Domain: '*.platform.example.com' }] } as never,
+        { Name: 'acme-site', Domains: [{ Domain: 'www.acme.example' }] } as never,
+      ],
+      NextMarker: 'm2',
+    });
+    cloudfront.on(ListDistributionTenantsCommand, { Marker: 'm2' }).resolves({ DistributionTenantList: [{ Name: 'shop' } as never] });
+    apiGateway.on(GetUsagePlansCommand, { position: undefined }).resolves({
+      items: [{ id: 'up-pro', name: 'pro', apiStages: [{ apiId: 'abc123', stage: 'v1' }] }, { id: 'other', name: 'enterprise-x', apiStages: [{ apiId: 'zzz' }] }],
+      position: 'p2',
+    });
+    apiGateway.on(GetUsagePlansCommand, { position: 'p2' }).resolves({
+      items: [{ id: 'up-ent', name: 'enterprise-acct_1', apiStages: [{ apiId: 'abc123', stage: 'v1' }] }],
+    });
+    apiGateway.on(GetUsagePlanKeysCommand, { usagePlanId: 'up-pro' }).resolves({
+      items: [{ id: 'k1', name: 'internal-acct_2' }, { id: 'k2', name: 'pooled-1' }],
+    });
+    apiGateway.on(GetUsagePlanKeysCommand, { usagePlanId: 'up-ent' }).resolves({ items: [{ id: 'k3', name: 'internal-acct_1' }] });
+
+    const resources = await awsRuntimeResources(api);
+    expect(await resources.tenants()).toEqual(['acme-site', 'shop']);
+    expect(await resources.internalKeys()).toEqual([{ id: 'k1', name: 'internal-acct_2' }, { id: 'k3', name: 'internal-acct_1' }]);
+    expect(await resources.accountPlans()).toEqual([{ id: 'up-ent', name: 'enterprise-acct_1' }]);
+  });
+
+  it('a key already gone is deleted; other AWS failures become CliErrors through awsError', async () => {
+    domainsData();
+    apiGateway.on(DeleteApiKeyCommand, { apiKey: 'gone' }).rejects(Object.assign(new Error('no key'), { name: 'NotFoundException' }));
+    apiGateway.on(DeleteApiKeyCommand, { apiKey: 'denied' }).rejects(
+      Object.assign(new Error('not allowed'), { name: 'AccessDeniedException', $metadata: {} }),
+    );
+    const resources = await awsRuntimeResources(api);
+    await resources.deleteKey('gone');
+    const error = awsError(await resources.deleteKey('denied').catch((e: unknown) => e), 'eu-west-1');
+    expect(error).toBeInstanceOf(CliError);
+    expect(error).toMatchObject({ code: 'aws_access_denied' });
+  });
+});
