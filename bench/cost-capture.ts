@@ -1,6 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, type MetricUnit } from '@aws-lambda-powertools/metrics';
-import { lambdaContext } from './handler-overhead.js';
+import { logger, metrics } from '../lambda/shared/powertools.js';
+import { lambdaContext } from './events.js';
 
 type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
 interface RecordedMetric {
@@ -29,8 +30,7 @@ function emfBytes(recorded: readonly RecordedMetric[]): number {
  * context keys, and counted. Metrics are disabled in the bench process: what `capture` counts on
  * stdout is log lines alone; the EMF bytes are computed from the metrics recorded.
  */
-export async function logAndMetricCapture() {
-  const { logger, metrics } = await import('../lambda/shared/powertools.js');
+export function logAndMetricCapture() {
   const totals = { logBytes: 0, emfBytes: 0 };
   const series = new Set<string>();
   const shadow = new Logger({ logLevel: 'INFO', serviceName: 'messages-api' });

@@ -11,12 +11,7 @@ import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-
 const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 const sqs = new SQSClient({});
 
-export interface PlainSdkEvent {
-  readonly rateLimitsTable: string;
-  readonly messagesTable: string;
-  readonly queueUrl: string;
-  readonly id: string;
-}
+type PlainSdkEvent = Readonly<Record<'rateLimitsTable' | 'messagesTable' | 'queueUrl' | 'id', string>>;
 
 export async function handler(event: PlainSdkEvent): Promise<void> {
   await documents.send(
