@@ -42,6 +42,8 @@ type Input = Record<string, unknown> &
     Entries?: readonly SqsEntry[];
   };
 
+const sum = <T>(list: readonly T[], size: (t: T) => number) => list.reduce((n, t) => n + size(t), 0);
+
 function sqsPayloadBytes(entry: SqsEntry): number {
   let bytes = Buffer.byteLength(entry.MessageBody ?? '');
   for (const [name, value] of Object.entries(entry.MessageAttributes ?? {})) {
@@ -65,15 +67,6 @@ function batchWritten(input: Input, output: Output | undefined) {
     if (request.DeleteRequest?.Key) deleteKeys.push(request.DeleteRequest.Key);
   }
   return { putItems, deleteKeys };
-}
-
-/** What an SQS call's bill depends on: the payload of SendMessage, or of all SendMessageBatch entries. */
-function sqsPayload(operation: string, input: Input): { payloadBytes?: number } {
-  if (operation === 'SendMessage') return { payloadBytes: sqsPayloadBytes(input) };
-  if (operation === 'SendMessageBatch') {
-    return { payloadBytes: (input.Entries ?? []).reduce((n, entry) => n + sqsPayloadBytes(entry), 0) };
-  }
-  return {};
 }
 
 /** Records every call a client makes into `calls` (bench/README.md); on a lib-dynamodb client, native values. */
@@ -110,7 +103,8 @@ export function meter<I extends object, O extends object>(
         ...(item ? { item } : {}),
         ...(input.Key && operation !== 'GetItem' ? { key: input.Key } : {}),
         ...(batch ? { putItems: batch.putItems, deleteKeys: batch.deleteKeys } : {}),
-        ...sqsPayload(operation, input),
+        ...(operation === 'SendMessage' ? { payloadBytes: sqsPayloadBytes(input) } : {}),
+        ...(operation === 'SendMessageBatch' ? { payloadBytes: sum(input.Entries ?? [], sqsPayloadBytes) } : {}),
       });
     }
   };

@@ -23,11 +23,7 @@ const ENTRIES: ReadonlyArray<readonly [BundleName, string, boolean]> = [
   ['sendMessageDefaultChain', HANDLER_ENTRIES.sendMessage, false],
 ];
 
-/**
- * esbuild exactly as PlatformFunction bundles (NodejsFunction, local bundling, run from the
- * repository root): its LAMBDA_BUNDLE options, ESM .mjs, source map kept apart. `alias: false`
- * leaves the SDK's default credential chain in.
- */
+/** esbuild exactly as PlatformFunction bundles (bench/README.md); `alias: false` keeps the SDK's default chain. */
 async function bundle(entry: string, outfile: string, alias: boolean) {
   const result = await build({
     absWorkingDir: REPO_ROOT,
@@ -83,12 +79,8 @@ function handlerEnv(platform: LocalPlatform): NodeJS.ProcessEnv {
 }
 
 /**
- * In a fresh Node process: import the bundle (the function's init), then call its handler once
- * with `event` (the first call). Both are timed inside the process, so Node's own boot is excluded.
- * Asynchronous: the emulators it calls run in this process. fauxqs names its queues on
- * `sqs.<region>.localhost` and the SDK sends to a queue URL's host when its endpoint comes from
- * AWS_ENDPOINT_URL_SQS; `*.localhost` is loopback (RFC 6761), which this box's resolver does not
- * know, so the process resolves it so before anything is timed.
+ * Init and first call, timed in a fresh Node process (bench/README.md). The SDK sends to fauxqs's
+ * queue URLs on `sqs.<region>.localhost`, loopback (RFC 6761) that this box's resolver does not know.
  */
 async function coldStart(bundleFile: string, event: unknown, env: NodeJS.ProcessEnv) {
   const script = `
@@ -119,10 +111,7 @@ async function coldStart(bundleFile: string, event: unknown, env: NodeJS.Process
   return { ...(JSON.parse(out) as { initMs: number; firstCallMs: number; cpuMs: number; result: Answer }), stderr };
 }
 
-/**
- * `ratio`: init + first call ÷ the plain SDK bundle's, runs interleaved; `cpuRatio` the same in CPU
- * time (user + system): on a loaded machine, wall time mostly measures the other processes.
- */
+/** `ratio`, `cpuRatio`: init + first call ÷ the plain SDK bundle's, in wall and CPU time (bench/README.md). */
 type BundleFigures = { kb: number; bundledSdkPackages: string[] } & {
   [k in 'initMs' | 'firstCallMs' | 'totalMs' | 'ratio' | 'cpuRatio']?: number;
 };

@@ -53,12 +53,7 @@ export type MeasuredRun = Readonly<
   }
 >;
 
-/**
- * USD per million accepted messages, per component, from a run's measurements and the stated
- * assumptions (prices.ts). Per API request: one API Gateway request, one WAF inspection, one
- * authorizer and one send invocation, one X-Ray trace (at the sampling rate); per worker
- * invocation: a ReceiveMessage and a DeleteMessageBatch, one trace.
- */
+/** USD per million accepted messages, per component (bench/README.md, "cost-per-million"). */
 export function costPerMillionMessages(run: MeasuredRun) {
   const perMessage = (total: number) => total / run.messages;
   const requests = perMessage(run.requests);

@@ -24,11 +24,9 @@ function emfBytes(recorded: readonly RecordedMetric[]): number {
 }
 
 /**
- * What the handlers log at INFO (as deployed) and the EMF documents of the metrics they record,
- * per invocation. The handlers' logger runs at WARN in the bench (Powertools resets a level set by
- * hand at each invocation), so its INFO lines are written again by a logger at INFO with the same
- * context keys, and counted. Metrics are disabled in the bench process: what `capture` counts on
- * stdout is log lines alone; the EMF bytes are computed from the metrics recorded.
+ * The bytes the handlers log at INFO (as deployed) and of their EMF documents, per invocation. The
+ * handlers' logger stays at WARN (Powertools resets a level set by hand at each invocation), so its
+ * INFO lines are written again by a shadow logger at INFO; metrics are disabled, so EMF is computed.
  */
 export function logAndMetricCapture() {
   const totals = { logBytes: 0, emfBytes: 0 };

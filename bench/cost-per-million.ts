@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalPlatform } from '../local/platform.js';
 import { ManualClock } from '../test/support/clock.js';
 import { type AwsCall, itemBytes, sequentialDepth } from './aws-meter.js';
@@ -20,9 +20,6 @@ import { ASSUMPTIONS, PRICES, PRICES_CHECKED_ON } from './prices.js';
 const BATCH_GOAL_USD = 1.5;
 const BATCH_SIZE = 100;
 
-type Metered = ReturnType<typeof meteredHandlers>;
-type Capture = ReturnType<typeof logAndMetricCapture>;
-
 /** How the messages are sent: one POST /messages each (with or without an Idempotency-Key), or POST /messages/batch of 100. */
 type Sending = 'single' | 'idempotent' | 'batch';
 const TAGS: Record<Sending, string> = { single: 's', idempotent: 'k', batch: 'b' };
@@ -34,22 +31,88 @@ export async function costPerMillion(platform: LocalPlatform, options: BenchOpti
   const account = platform.demoAccounts.enterprise;
   const { key, secret } = await platform.accountService.createKey(account.accountId, 'bench cost');
   const capture = logAndMetricCapture();
-  const caller = { keyId: key.keyId, accountId: account.accountId, secret };
   const singles = options.smoke ? 10 : 200;
   const batches = options.smoke ? 1 : 10;
 
+  /** `requests` API requests of one way of sending (each authorized, then sent), then the worker over what they enqueued. */
+  const measure = async (sending: Sending, requests: number) => {
+    // Warm the container (the authorizer's key cache, the key's first window) outside the figures.
+    await metered.authorizer(authorizerEvent(secret, 'cost--1'), lambdaContext('warm'));
+    await metered.send(sendEvent(-1, key.keyId, account.accountId), lambdaContext('warm'));
+    metered.calls.length = 0;
+    metered.queued.length = 0;
+    capture.reset();
+    const depth = { authorizer: 0, send: 0, worker: 0 };
+    const tag = TAGS[sending];
+
+    for (let i = 0; i < requests; i++) {
+      const from = metered.calls.length;
+      const authorizerId = `cost-${tag}-a-${i}`;
+      const authorize = authorizerEvent(secret, `cost-${i}`);
+      await capture.capture(authorizerId, () => metered.authorizer(authorize, lambdaContext(authorizerId)));
+      depth.authorizer = Math.max(depth.authorizer, sequentialDepth(metered.calls.slice(from)));
+      const sent = metered.calls.length;
+      const sendId = `cost-${tag}-${i}`;
+      const idempotencyKey = sending === 'idempotent' ? `cost-${Date.now()}-${i}-${Math.random()}` : undefined;
+      const answer = await capture.capture(sendId, () =>
+        sending === 'batch'
+          ? metered.sendBatch(batchEvent(20_000 + i, key.keyId, account.accountId), lambdaContext(sendId))
+          : metered.send(sendEvent(i, key.keyId, account.accountId, idempotencyKey), lambdaContext(sendId)),
+      );
+      if (answer.statusCode !== 202) throw new Error(`cost: ${sending} POST answered ${answer.statusCode}: ${answer.body}`);
+      depth.send = Math.max(depth.send, sequentialDepth(metered.calls.slice(sent)));
+    }
+    const messages = metered.queued.length;
+    const workerInvocations = Math.ceil(messages / ASSUMPTIONS.workerBatchSize);
+    for (let b = 0; b < workerInvocations; b++) {
+      const batch = metered.queued.slice(b * ASSUMPTIONS.workerBatchSize, (b + 1) * ASSUMPTIONS.workerBatchSize);
+      const from = metered.calls.length;
+      const workerId = `cost-${tag}-w-${b}`;
+      const answer = await capture.capture(workerId, () => metered.worker(workerEvent(batch), lambdaContext(workerId)));
+      if (answer.batchItemFailures.length > 0) throw new Error('cost: the worker failed messages');
+      depth.worker = Math.max(depth.worker, sequentialDepth(metered.calls.slice(from)));
+    }
+    const calls = [...metered.calls];
+    const stored = await storedSizes(metered.documentClient, calls);
+    const units = capacityUnits(calls, (call) => stored.get(call));
+    const run: MeasuredRun = {
+      messages,
+      requests,
+      workerInvocations,
+      writeUnits: units.writes,
+      readUnits: units.reads,
+      sqsBilledSends: sqsBilledSends(calls),
+      logBytes: capture.totals.logBytes,
+      emfBytes: capture.totals.emfBytes,
+      depth,
+    };
+    return {
+      ...costPerMillionMessages(run),
+      measuredPerMessage: {
+        awsCallsByKind: callsByKind(calls, messages, 4),
+        dynamoDbWriteUnits: round(units.writes / messages, 3),
+        dynamoDbWriteUnitsByOperation: writeUnitsByOperation(calls, (call) => stored.get(call), messages),
+        dynamoDbReadUnits: round(units.reads / messages, 3),
+        sqsBilledSendRequests: round(run.sqsBilledSends / messages, 3),
+        logBytes: round(run.logBytes / messages, 0),
+        emfBytes: round(run.emfBytes / messages, 0),
+        sequentialDepth: depth,
+      },
+      messages,
+      requests,
+      metricSeries: [...capture.series],
+    };
+  };
+
   try {
-    const plain = await measure(metered, capture, caller, 'single', singles);
-    const withKey = await measure(metered, capture, caller, 'idempotent', singles);
-    const batch = await measure(metered, capture, caller, 'batch', batches);
+    const plain = await measure('single', singles);
+    const withKey = await measure('idempotent', singles);
+    const batch = await measure('batch', batches);
     const fixedMonthlyUsd = {
       waf: PRICES.wafWebAclMonth.usd + ASSUMPTIONS.wafRules * PRICES.wafRuleMonth.usd,
       customMetrics: round(plain.metricSeries.length * PRICES.cloudWatchCustomMetricMonth.usd, 2),
     };
-    const parts = (m: typeof plain) =>
-      Object.entries(m.perMillionUsd)
-        .map(([k, v]) => `${k} $${v}`)
-        .join(', ');
+    const parts = (m: typeof plain) => Object.entries(m.perMillionUsd).map(([k, v]) => `${k} $${v}`).join(', ');
     const pass = batch.totalUsd <= BATCH_GOAL_USD;
     const top = dominantComponent(batch.perMillionUsd);
     const verdict = pass
@@ -79,96 +142,23 @@ export async function costPerMillion(platform: LocalPlatform, options: BenchOpti
   }
 }
 
-type Caller = Readonly<Record<'keyId' | 'accountId' | 'secret', string>>;
-
-/** `requests` API requests of one way of sending (each authorized, then sent), then the worker over what they enqueued. */
-async function measure(metered: Metered, capture: Capture, caller: Caller, sending: Sending, requests: number) {
-  // Warm the container (the authorizer's key cache, the key's first window) outside the figures.
-  await metered.authorizer(authorizerEvent(caller.secret, 'cost--1'), lambdaContext('warm'));
-  await metered.send(sendEvent(-1, caller.keyId, caller.accountId), lambdaContext('warm'));
-  metered.calls.length = 0;
-  metered.queued.length = 0;
-  capture.reset();
-  const depth = { authorizer: 0, send: 0, worker: 0 };
-  const tag = TAGS[sending];
-
-  for (let i = 0; i < requests; i++) {
-    const from = metered.calls.length;
-    const authorizerId = `cost-${tag}-a-${i}`;
-    const authorize = authorizerEvent(caller.secret, `cost-${i}`);
-    await capture.capture(authorizerId, () => metered.authorizer(authorize, lambdaContext(authorizerId)));
-    depth.authorizer = Math.max(depth.authorizer, sequentialDepth(metered.calls.slice(from)));
-    const sent = metered.calls.length;
-    const sendId = `cost-${tag}-${i}`;
-    const answer = await capture.capture(sendId, () =>
-      sending === 'batch'
-        ? metered.sendBatch(batchEvent(20_000 + i, caller.keyId, caller.accountId), lambdaContext(sendId))
-        : metered.send(singleEvent(i, caller, sending === 'idempotent'), lambdaContext(sendId)),
-    );
-    if (answer.statusCode !== 202) throw new Error(`cost: ${sending} POST answered ${answer.statusCode}: ${answer.body}`);
-    depth.send = Math.max(depth.send, sequentialDepth(metered.calls.slice(sent)));
-  }
-  const messages = metered.queued.length;
-  const workerInvocations = Math.ceil(messages / ASSUMPTIONS.workerBatchSize);
-  for (let b = 0; b < workerInvocations; b++) {
-    const batch = metered.queued.slice(b * ASSUMPTIONS.workerBatchSize, (b + 1) * ASSUMPTIONS.workerBatchSize);
-    const from = metered.calls.length;
-    const workerId = `cost-${tag}-w-${b}`;
-    const answer = await capture.capture(workerId, () => metered.worker(workerEvent(batch), lambdaContext(workerId)));
-    if (answer.batchItemFailures.length > 0) throw new Error('cost: the worker failed messages');
-    depth.worker = Math.max(depth.worker, sequentialDepth(metered.calls.slice(from)));
-  }
-  const calls = [...metered.calls];
-  const stored = await storedSizes(metered, calls);
-  const units = capacityUnits(calls, (call) => stored.get(call));
-  const run: MeasuredRun = {
-    messages,
-    requests,
-    workerInvocations,
-    writeUnits: units.writes,
-    readUnits: units.reads,
-    sqsBilledSends: sqsBilledSends(calls),
-    logBytes: capture.totals.logBytes,
-    emfBytes: capture.totals.emfBytes,
-    depth,
-  };
-  return {
-    ...costPerMillionMessages(run),
-    measuredPerMessage: {
-      awsCallsByKind: callsByKind(calls, messages, 4),
-      dynamoDbWriteUnits: round(units.writes / messages, 3),
-      dynamoDbWriteUnitsByOperation: writeUnitsByOperation(calls, (call) => stored.get(call), messages),
-      dynamoDbReadUnits: round(units.reads / messages, 3),
-      sqsBilledSendRequests: round(run.sqsBilledSends / messages, 3),
-      logBytes: round(run.logBytes / messages, 0),
-      emfBytes: round(run.emfBytes / messages, 0),
-      sequentialDepth: depth,
-    },
-    messages,
-    requests,
-    metricSeries: [...capture.series],
-  };
-}
-
 /** Write units per message by operation and table: where the DynamoDB component comes from. */
 function writeUnitsByOperation(
   calls: readonly AwsCall[],
   stored: (call: AwsCall) => number | undefined,
   messages: number,
 ) {
-  const groups = new Map<string, AwsCall[]>();
+  const units: Record<string, number> = {};
   for (const call of calls) {
     if (!call.name.startsWith('dynamodb:') || call.name === 'dynamodb:GetItem') continue;
     const name = `${call.name} ${call.table ?? ''}`;
-    groups.set(name, [...(groups.get(name) ?? []), call]);
+    units[name] = (units[name] ?? 0) + capacityUnits([call], stored).writes;
   }
-  return Object.fromEntries(
-    [...groups].map(([name, group]) => [name, round(capacityUnits(group, stored).writes / messages, 3)]),
-  );
+  return Object.fromEntries(Object.entries(units).map(([name, writes]) => [name, round(writes / messages, 3)]));
 }
 
 /** Items updated or deleted, read back after the run and sized: their writes' answers do not always carry them whole. */
-async function storedSizes(metered: Metered, calls: readonly AwsCall[]): Promise<Map<AwsCall, number | undefined>> {
+async function storedSizes(documents: DynamoDBDocumentClient, calls: readonly AwsCall[]) {
   const byItem = new Map<string, number | undefined>();
   const sizes = new Map<AwsCall, number | undefined>();
   for (const call of calls) {
@@ -176,16 +166,10 @@ async function storedSizes(metered: Metered, calls: readonly AwsCall[]): Promise
     const id = `${call.table} ${JSON.stringify(call.key)}`;
     if (!byItem.has(id)) {
       const read = new GetCommand({ TableName: call.table, Key: call.key, ConsistentRead: true });
-      const out = await metered.documentClient.send(read);
+      const out = await documents.send(read);
       byItem.set(id, out.Item ? itemBytes(out.Item) : undefined);
     }
     sizes.set(call, byItem.get(id));
   }
   return sizes;
-}
-
-function singleEvent(i: number, caller: Caller, idempotencyKey: boolean) {
-  const event = sendEvent(i, caller.keyId, caller.accountId);
-  if (idempotencyKey) event.headers['idempotency-key'] = `cost-${Date.now()}-${i}-${Math.random()}`;
-  return event;
 }

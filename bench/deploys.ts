@@ -4,9 +4,8 @@ import { controlFetch, httpDeployCalls } from '../test/support/deploys.js';
 import { type BenchOptions, type Figure, onPlatform } from './lib.js';
 
 /**
- * Deploys on the local platform (issue 25 item 1): the time to deploy 30 MB in 500 files through
- * the control API, presigned PUTs to s3rver and finalize; then the bytes a redeploy that changes
- * one file uploads, which must be that file's size exactly (contents are addressed by SHA-256).
+ * Issue 25 item 1: the time to deploy 30 MB in 500 files through the local control API, then the
+ * bytes a redeploy changing one file uploads: that file's size exactly (contents are addressed by SHA-256).
  */
 export async function deploys(options: BenchOptions): Promise<Figure[]> {
   const fileCount = options.smoke ? 50 : 500;

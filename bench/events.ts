@@ -4,13 +4,18 @@ import type { MessageEnvelope } from '../lambda/messages/message.js';
 import { UNLIMITED } from './lib.js';
 
 /** An API Gateway proxy event for POST /messages as the local gateway builds it, with an authorized key. */
-export function sendEvent(i: number, keyId: string, accountId: string): APIGatewayProxyEvent {
+export function sendEvent(i: number, keyId: string, accountId: string, idempotencyKey?: string): APIGatewayProxyEvent {
   const body = JSON.stringify({ message: `bench message ${i}` });
   return {
     resource: '/messages',
     path: '/messages',
     httpMethod: 'POST',
-    headers: { 'content-type': 'application/json', 'content-length': String(body.length), host: 'localhost' },
+    headers: {
+      'content-type': 'application/json',
+      'content-length': String(body.length),
+      host: 'localhost',
+      ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+    },
     multiValueHeaders: {},
     queryStringParameters: null,
     multiValueQueryStringParameters: null,

@@ -38,10 +38,7 @@ async function postMessages(platform: LocalPlatform, keys: readonly string[], co
 
 type SendOne = (id: string) => Promise<unknown>;
 
-/**
- * The emulator floor of a POST, context only: its three calls and nothing else (the limiter's
- * UpdateItem, then the record's PutItem beside the SendMessage), through the same adapters.
- */
+/** The emulator floor of a POST, context only: its three calls alone, through the same adapters. */
 function emulatorFloor(platform: LocalPlatform): { call: SendOne; destroy: () => void } {
   const documents = createDocumentClient({ ...LOCAL_AWS, endpoint: platform.endpoints.dynamodb });
   const sqs = new SQSClient({ ...DATA_PLANE, ...LOCAL_AWS, endpoint: platform.endpoints.sqs });
@@ -117,9 +114,8 @@ const envelope = (id: string) => JSON.stringify({ v: 1, id, accountId: 'acct_ben
 export async function localE2e(platform: LocalPlatform, options: BenchOptions): Promise<Figure> {
   const seconds = options.smoke ? 1 : 6;
   const concurrencies = [1, 8, 32];
-  // One key per connection: a real API's load comes from many keys. With one key, every request
-  // would update the same limiter item, which dynalite serialises under a per-item lock; that
-  // measures the emulator's lock, not the request path.
+  // One key per connection, as a real API's load: one key's limiter item would measure dynalite's
+  // per-item lock, not the request path.
   const account = platform.demoAccounts.enterprise;
   const keys = [platform.demoKeys.enterprise];
   while (keys.length < Math.max(...concurrencies)) keys.push(await platform.issueKey(account, `bench-${keys.length}`));

@@ -29,10 +29,7 @@ import { type AwsCall, meter } from './aws-meter.js';
 type Invoke<E, R> = (event: E, context: Context) => Promise<R>;
 type HttpHandler = Invoke<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
-/**
- * The Messages API handlers as the Lambdas build them, metered (bench/README.md, "How AWS calls are
- * counted"); the platform does not expose its own clients. `queued`: what the sends enqueued.
- */
+/** The Messages API handlers as the Lambdas build them, metered (bench/README.md); `queued`: what they enqueued. */
 export function meteredHandlers(platform: LocalPlatform, clock: Clock) {
   const calls: AwsCall[] = [];
   const local = { ...LOCAL_AWS, endpoint: platform.endpoints.dynamodb };

@@ -20,8 +20,8 @@ export async function roundTrips(platform: LocalPlatform, options: BenchOptions)
     let sent = 0;
     const send = async (withIdempotencyKey: boolean) => {
       const i = sent++;
-      const event = sendEvent(i, key.keyId, account.accountId);
-      if (withIdempotencyKey) event.headers['idempotency-key'] = `bench-${Date.now()}-${i}-${Math.random()}`;
+      const idempotencyKey = withIdempotencyKey ? `bench-${Date.now()}-${i}-${Math.random()}` : undefined;
+      const event = sendEvent(i, key.keyId, account.accountId, idempotencyKey);
       calls.length = 0;
       const result = await handler(event, lambdaContext(`rt-${i}`));
       if (result.statusCode !== 202) throw new Error(`round trips: POST answered ${result.statusCode}: ${result.body}`);
@@ -43,30 +43,46 @@ export async function roundTrips(platform: LocalPlatform, options: BenchOptions)
       // A new minute: its first request is measured on its own, the rest are the steady state.
       clock.advance(60_000);
       const rollover = await send(withIdempotencyKey);
-      const totals: number[] = [];
-      const depths: number[] = [];
-      const shapes = new Map<string, number>();
-      for (let i = 0; i < count; i++) {
-        const one = await send(withIdempotencyKey);
-        totals.push(one.total);
-        depths.push(one.depth);
-        shapes.set(one.shape, (shapes.get(one.shape) ?? 0) + 1);
-      }
+      const steady = [];
+      for (let i = 0; i < count; i++) steady.push(await send(withIdempotencyKey));
+      const totals = steady.map((one) => one.total);
+      const shapes: Record<string, number> = {};
+      for (const { shape } of steady) shapes[shape] = (shapes[shape] ?? 0) + 1;
       return {
         steady: {
           totalCalls: { ...range(totals), mean: totals.reduce((a, b) => a + b, 0) / count },
-          sequentialDepth: range(depths),
-          shapes: Object.fromEntries(shapes),
+          sequentialDepth: range(steady.map((one) => one.depth)),
+          shapes,
         },
         firstOfMinute: rollover,
         afterIdle,
       };
     };
+    /** `runs` batches of 100 messages (POST /messages/batch): AWS calls per batch and their sequential depth. */
+    const batchOf100 = async (runs: number) => {
+      const totals: number[] = [];
+      const depths: number[] = [];
+      let shape = '';
+      for (let r = 0; r < runs; r++) {
+        // A minute of its own for each batch: the key's budget never refuses one.
+        clock.advance(60_000);
+        const event = batchEvent(10_000 + r, key.keyId, account.accountId);
+        calls.length = 0;
+        const result = await metered.sendBatch(event, lambdaContext(`rt-batch-${r}`));
+        if (result.statusCode !== 202) throw new Error(`round trips: batch answered ${result.statusCode}: ${result.body}`);
+        totals.push(calls.length);
+        depths.push(sequentialDepth(calls));
+        const counts = new Map<string, number>();
+        for (const c of calls) counts.set(c.name, (counts.get(c.name) ?? 0) + 1);
+        shape = [...counts].map(([name, n]) => `${n} × ${name}`).join(', ');
+      }
+      return { runs, total: range(totals), depth: range(depths), shape };
+    };
     // The key's first request ever also rolls its windows over: outside the figures.
     await send(false);
     const plain = await measure(false);
     const idem = await measure(true);
-    const batch = await batchOf100(metered, key.keyId, account.accountId, clock, options.smoke ? 2 : 5);
+    const batch = await batchOf100(options.smoke ? 2 : 5);
     // Strict: every accepted message counts, the first of each minute included.
     const deepest = (m: typeof plain) =>
       Math.max(m.steady.sequentialDepth.max, m.firstOfMinute.depth, m.afterIdle.depth);
@@ -87,32 +103,6 @@ export async function roundTrips(platform: LocalPlatform, options: BenchOptions)
   } finally {
     metered.destroy();
   }
-}
-
-/** `runs` batches of 100 messages (POST /messages/batch): AWS calls per batch and their sequential depth. */
-async function batchOf100(
-  metered: ReturnType<typeof meteredHandlers>,
-  keyId: string,
-  accountId: string,
-  clock: ManualClock,
-  runs: number,
-) {
-  const totals: number[] = [];
-  const depths: number[] = [];
-  let shape = '';
-  for (let r = 0; r < runs; r++) {
-    // A minute of its own for each batch: the key's budget never refuses one.
-    clock.advance(60_000);
-    metered.calls.length = 0;
-    const result = await metered.sendBatch(batchEvent(10_000 + r, keyId, accountId), lambdaContext(`rt-batch-${r}`));
-    if (result.statusCode !== 202) throw new Error(`round trips: batch answered ${result.statusCode}: ${result.body}`);
-    totals.push(metered.calls.length);
-    depths.push(sequentialDepth(metered.calls));
-    const counts = new Map<string, number>();
-    for (const c of metered.calls) counts.set(c.name, (counts.get(c.name) ?? 0) + 1);
-    shape = [...counts].map(([name, n]) => `${n} × ${name}`).join(', ');
-  }
-  return { runs, total: range(totals), depth: range(depths), shape };
 }
 
 const range = (values: readonly number[]) => ({ min: Math.min(...values), max: Math.max(...values) });

@@ -1,8 +1,4 @@
-/**
- * `npm run bench` (full, < 10 min) or `npm run bench -- --smoke` (tiny counts, < 60 s): one line
- * per figure, `figure | value | goal | pass/fail/context`, then bench/results/latest.json (full runs) or
- * bench/results/smoke.tmp (smoke runs, git-ignored). See bench/README.md.
- */
+/** `npm run bench [-- --smoke | --only <figures>]`: one line per figure, then bench/results/ (bench/README.md). */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -52,9 +48,8 @@ async function main() {
 
   await measure('handler-overhead', () => handlerOverhead(options));
 
-  // One platform for cold starts, throughput, round trips and cost: Enterprise limits raised so the
-  // limiter never refuses; no queue worker, so the figure is the POST path (the worker would
-  // compete for the same 2 cores).
+  // One platform for these, Enterprise limits raised so the limiter never refuses; no queue worker,
+  // so the figure is the POST path (the worker would compete for the same 2 cores).
   if (['bundle-size', 'cold-start', 'local-e2e', 'round-trips', 'cost-per-million'].some(wanted)) {
     const config = loadConfig({ plans: { enterprise: { limits: UNLIMITED } } });
     await onPlatform({ worker: false, config }, async (platform) => {

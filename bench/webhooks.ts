@@ -32,12 +32,9 @@ const DELIVERY_ASSUMPTIONS = {
 } as const;
 
 /**
- * Webhooks' added cost per million processed messages with one endpoint (us-east-1 list prices,
- * bench/prices.ts), from the AWS calls the real code makes against the local emulators on metered
- * clients: the worker's notify (the message's owner, the account's endpoints, SendMessageBatch) and
- * the delivery of each job (the endpoint, the attempt's claim and record), to a loopback receiver
- * that verifies every delivery. Then, as context, the time from a 202 to a verified delivery
- * through the whole local platform (p50, p95).
+ * Webhooks' added cost per million processed messages with one endpoint, from the AWS calls of the
+ * worker's notify and of each job's delivery (metered, to a receiver that verifies every delivery);
+ * then, as context, the time from a 202 to a verified delivery through the local platform.
  */
 export async function webhooksBench(options: BenchOptions): Promise<Figure[]> {
   // Its own platform: the worker on (the latency figure waits for processing), limits out of the way.
@@ -113,13 +110,11 @@ async function webhooksCost(platform: LocalPlatform, options: BenchOptions): Pro
     const post = createWebhookPoster(LOCAL_DELIVERY_POLICY, { timeoutMs: 15_000 });
     calls.length = 0;
     for (const message of messages) await outcomes.notify('message.processed', message);
-    const notifyCalls = calls.splice(0);
     const deps = { store, queue, post, clock: platform.clock, staleClaimMs: 30_000 };
     for (const job of jobs) await deliver(job as Parameters<typeof deliver>[0], deps);
-    const deliveryCalls = calls.splice(0);
 
     const perMessage = (n: number) => n / count;
-    const allCalls = [...notifyCalls, ...deliveryCalls];
+    const allCalls = calls.splice(0);
     const units = capacityUnits(allCalls, () => undefined);
     // A Query of an account's endpoints reads one small page: counted as one consistent read unit.
     const queryReads = allCalls.filter((c) => c.name === 'dynamodb:Query').length;
@@ -131,8 +126,7 @@ async function webhooksCost(platform: LocalPlatform, options: BenchOptions): Pro
       dynamoDb:
         perMessage(units.writes) * PRICES.dynamoDbWriteRequestUnit.usd +
         (perMessage(units.reads) + perMessage(queryReads)) * PRICES.dynamoDbReadRequestUnit.usd,
-      sqs:
-        (perMessage(sqsBilledSends(allCalls)) + deliveryInvocations * 2) * PRICES.sqsRequest.usd,
+      sqs: (perMessage(sqsBilledSends(allCalls)) + deliveryInvocations * 2) * PRICES.sqsRequest.usd,
       lambda:
         deliveryInvocations * PRICES.lambdaRequest.usd +
         (((deliveryInvocations * deliveryMs + workerAddedMs) * ASSUMPTIONS.lambdaMemoryGb) / 1000) *
@@ -168,10 +162,7 @@ async function webhooksCost(platform: LocalPlatform, options: BenchOptions): Pro
   }
 }
 
-/**
- * Time from the 202 of POST /messages to the receiver's verified delivery, through the local
- * platform: the worker's poll and processing, its notify, the delivery poller, signing, the POST.
- */
+/** Time from the 202 of POST /messages to the receiver's verified delivery, through the local platform. */
 async function latencyTo(platform: LocalPlatform, key: string, received: Received, count: number): Promise<Figure> {
   const samples: number[] = [];
   const n = Math.min(count, 30);
