@@ -4,11 +4,7 @@ import { logger, metrics } from '../lambda/shared/powertools.js';
 import { lambdaContext } from './events.js';
 
 type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
-interface RecordedMetric {
-  readonly name: string;
-  readonly unit: Unit;
-  readonly dimension?: readonly [string, string];
-}
+type RecordedMetric = { readonly name: string; readonly unit: Unit; readonly dimension?: readonly [string, string] };
 
 /** The bytes of the EMF documents these metrics make: one for the undimensioned, one per dimensioned. */
 function emfBytes(recorded: readonly RecordedMetric[]): number {

@@ -34,7 +34,7 @@ export async function costPerMillion(platform: LocalPlatform, options: BenchOpti
   const singles = options.smoke ? 10 : 200;
   const batches = options.smoke ? 1 : 10;
 
-  /** `requests` API requests of one way of sending (each authorized, then sent), then the worker over what they enqueued. */
+  /** `requests` requests of one way of sending (each authorized, then sent), then the worker over what they enqueued. */
   const measure = async (sending: Sending, requests: number) => {
     // Warm the container (the authorizer's key cache, the key's first window) outside the figures.
     await metered.authorizer(authorizerEvent(secret, 'cost--1'), lambdaContext('warm'));

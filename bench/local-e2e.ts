@@ -73,10 +73,7 @@ function emulatorFloor(platform: LocalPlatform): { call: SendOne; destroy: () =>
   };
   return {
     call,
-    destroy: () => {
-      documents.destroy();
-      sqs.destroy();
-    },
+    destroy: () => [documents, sqs].forEach((client) => client.destroy()),
   };
 }
 

@@ -85,10 +85,6 @@ export function meteredHandlers(platform: LocalPlatform, clock: Clock) {
     sendBatch: createSendBatchHandler(sendDeps()) as unknown as HttpHandler,
     worker,
     authorizer,
-    destroy: () => {
-      documentClient.destroy();
-      singleAttemptClient.destroy();
-      sqsClient.destroy();
-    },
+    destroy: () => [documentClient, singleAttemptClient, sqsClient].forEach((client) => client.destroy()),
   };
 }
