@@ -1,5 +1,7 @@
 import type { InitializeMiddleware, MiddlewareStack } from '@smithy/types';
 
+type Item = Record<string, unknown>;
+
 /** One SDK call as the meter saw it: all its attempts, from the first byte out to the last byte in. */
 export interface AwsCall {
   /** e.g. `dynamodb:UpdateItem`, `sqs:SendMessage`. */
@@ -9,32 +11,20 @@ export interface AwsCall {
   readonly start: number;
   readonly end: number;
   readonly attempts: number;
-  /**
-   * DynamoDB: the item as written (PutItem), as answered (UpdateItem with ReturnValues ALL_NEW), or
-   * as read (GetItem): what its capacity units are counted from.
-   */
-  readonly item?: Record<string, unknown>;
-  /** GetItem: a strongly consistent read (a full read unit per 4 KB, else half). */
+  /** What a DynamoDB call's units are counted from: as written (PutItem), answered (UpdateItem) or read (GetItem). */
+  readonly item?: Item;
   readonly consistentRead?: boolean;
   /** UpdateItem and DeleteItem: the key, to size the item afterwards. */
-  readonly key?: Record<string, unknown>;
-  /**
-   * BatchWriteItem: the items its put requests wrote (those DynamoDB answered as unprocessed left
-   * out: they are sent again, and metered, in a later call). Each is billed as a PutItem of its own.
-   */
-  readonly putItems?: readonly Record<string, unknown>[];
-  /** BatchWriteItem: the delete requests DynamoDB processed (each billed as a DeleteItem). */
-  readonly deleteKeys?: readonly Record<string, unknown>[];
-  /**
-   * SQS SendMessage: the payload SQS bills for (body and attributes), in bytes; SendMessageBatch:
-   * the total of its entries' payloads, which SQS bills as one request per 64 KB chunk.
-   */
+  readonly key?: Item;
+  /** BatchWriteItem: what its put and delete requests wrote, less those answered as unprocessed. */
+  readonly putItems?: readonly Item[];
+  readonly deleteKeys?: readonly Item[];
+  /** SQS SendMessage: the payload SQS bills for (body and attributes); SendMessageBatch: its entries' total. */
   readonly payloadBytes?: number;
 }
 
 const SERVICES: Readonly<Record<string, string>> = { DynamoDBClient: 'dynamodb', SQSClient: 'sqs' };
 
-type Item = Record<string, unknown>;
 type WriteRequests = Record<string, ReadonlyArray<{ PutRequest?: { Item?: Item }; DeleteRequest?: { Key?: Item } }>>;
 type Output = { Attributes?: Item; Item?: Item; UnprocessedItems?: WriteRequests; $metadata?: { attempts?: number } };
 
@@ -46,12 +36,13 @@ interface SqsEntry {
 type Input = Record<string, unknown> &
   SqsEntry & {
     TableName?: string;
-    Item?: Record<string, unknown>;
-    Key?: Record<string, unknown>;
-    ConsistentRead?: boolean;
+    Item?: Item;
+    Key?: Item;
     RequestItems?: WriteRequests;
     Entries?: readonly SqsEntry[];
   };
+
+const sum = <T>(list: readonly T[], size: (t: T) => number) => list.reduce((n, t) => n + size(t), 0);
 
 function sqsPayloadBytes(entry: SqsEntry): number {
   let bytes = Buffer.byteLength(entry.MessageBody ?? '');
@@ -69,11 +60,7 @@ function batchWritten(input: Input, output: Output | undefined) {
   const putItems: Item[] = [];
   const deleteKeys: Item[] = [];
   if (!output) return { putItems, deleteKeys };
-  const unprocessed = new Set(
-    Object.values(output.UnprocessedItems ?? {})
-      .flat()
-      .map((request) => JSON.stringify(request)),
-  );
+  const unprocessed = new Set(Object.values(output.UnprocessedItems ?? {}).flat().map((r) => JSON.stringify(r)));
   for (const request of Object.values(input.RequestItems ?? {}).flat()) {
     if (unprocessed.has(JSON.stringify(request))) continue;
     if (request.PutRequest?.Item) putItems.push(request.PutRequest.Item);
@@ -82,20 +69,7 @@ function batchWritten(input: Input, output: Output | undefined) {
   return { putItems, deleteKeys };
 }
 
-/** What an SQS call's bill depends on: the payload of SendMessage, or of all SendMessageBatch entries. */
-function sqsPayload(operation: string, input: Input): { payloadBytes?: number } {
-  if (operation === 'SendMessage') return { payloadBytes: sqsPayloadBytes(input) };
-  if (operation === 'SendMessageBatch') {
-    return { payloadBytes: (input.Entries ?? []).reduce((n, entry) => n + sqsPayloadBytes(entry), 0) };
-  }
-  return {};
-}
-
-/**
- * Records every call a client makes into `calls`, with a middleware at the outermost step of its
- * stack (`initialize`, high priority: retries happen inside it, so a retried call counts once).
- * On a lib-dynamodb client the input and output seen here are native values.
- */
+/** Records every call a client makes into `calls` (bench/README.md); on a lib-dynamodb client, native values. */
 export function meter<I extends object, O extends object>(
   client: { middlewareStack: MiddlewareStack<I, O> },
   calls: AwsCall[],
@@ -129,7 +103,8 @@ export function meter<I extends object, O extends object>(
         ...(item ? { item } : {}),
         ...(input.Key && operation !== 'GetItem' ? { key: input.Key } : {}),
         ...(batch ? { putItems: batch.putItems, deleteKeys: batch.deleteKeys } : {}),
-        ...sqsPayload(operation, input),
+        ...(operation === 'SendMessage' ? { payloadBytes: sqsPayloadBytes(input) } : {}),
+        ...(operation === 'SendMessageBatch' ? { payloadBytes: sum(input.Entries ?? [], sqsPayloadBytes) } : {}),
       });
     }
   };
@@ -152,12 +127,8 @@ export function sequentialDepth(calls: readonly Pick<AwsCall, 'start' | 'end'>[]
   return depth;
 }
 
-/**
- * The size DynamoDB bills a write for, after its sizing rules: attribute names and values in
- * UTF-8 bytes, numbers about one byte per two significant digits plus one, booleans and nulls one
- * byte, maps and lists 3 bytes plus one per element plus their contents.
- */
-export function itemBytes(item: Record<string, unknown>): number {
+/** The size DynamoDB bills an item for, after its sizing rules (names and values; numbers ~1 byte per 2 digits). */
+export function itemBytes(item: Item): number {
   let bytes = 0;
   for (const [name, value] of Object.entries(item)) bytes += Buffer.byteLength(name) + valueBytes(value);
   return bytes;

@@ -9,27 +9,21 @@ import { ENV, HANDLER_ENTRIES } from '../contracts/messages.js';
 import { LAMBDA_BUNDLE, REPO_ROOT } from '../lib/constructs/shared/platform-function.js';
 import { LOCAL_TABLE_NAMES } from '../local/emulators.js';
 import type { LocalPlatform } from '../local/platform.js';
-import { sendEvent } from './handler-overhead.js';
+import { authorizerEvent, sendEvent, workerEvent } from './events.js';
 import { type BenchOptions, type Figure, median, NO_GOAL, round } from './lib.js';
 
-type BundleName = keyof typeof HANDLER_ENTRIES | 'plainSdk' | 'sendMessageDefaultChain';
+type FunctionName = keyof typeof HANDLER_ENTRIES;
+type BundleName = FunctionName | 'plainSdk' | 'sendMessageDefaultChain';
+const FUNCTIONS = Object.keys(HANDLER_ENTRIES) as FunctionName[];
 
 /** The bundles: every Messages API function, the plain SDK baseline, and (context) send-message without the credentials alias. */
-const ENTRIES: Readonly<Record<BundleName, { entry: string; handler: string; alias: boolean }>> = {
-  authorizer: { entry: HANDLER_ENTRIES.authorizer, handler: 'handler', alias: true },
-  sendMessage: { entry: HANDLER_ENTRIES.sendMessage, handler: 'handler', alias: true },
-  getMessage: { entry: HANDLER_ENTRIES.getMessage, handler: 'handler', alias: true },
-  fallback: { entry: HANDLER_ENTRIES.fallback, handler: 'handler', alias: true },
-  worker: { entry: HANDLER_ENTRIES.worker, handler: 'handler', alias: true },
-  plainSdk: { entry: 'bench/plain-sdk-entry.ts', handler: 'handler', alias: false },
-  sendMessageDefaultChain: { entry: HANDLER_ENTRIES.sendMessage, handler: 'handler', alias: false },
-};
+const ENTRIES: ReadonlyArray<readonly [BundleName, string, boolean]> = [
+  ...FUNCTIONS.map((name) => [name, HANDLER_ENTRIES[name], true] as const),
+  ['plainSdk', 'bench/plain-sdk-entry.ts', false],
+  ['sendMessageDefaultChain', HANDLER_ENTRIES.sendMessage, false],
+];
 
-/**
- * esbuild exactly as PlatformFunction bundles (NodejsFunction, local bundling, run from the
- * repository root): its LAMBDA_BUNDLE options, ESM .mjs, source map kept apart. `alias: false`
- * leaves the SDK's default credential chain in.
- */
+/** esbuild exactly as PlatformFunction bundles (bench/README.md); `alias: false` keeps the SDK's default chain. */
 async function bundle(entry: string, outfile: string, alias: boolean) {
   const result = await build({
     absWorkingDir: REPO_ROOT,
@@ -85,14 +79,10 @@ function handlerEnv(platform: LocalPlatform): NodeJS.ProcessEnv {
 }
 
 /**
- * In a fresh Node process: import the bundle (the function's init), then call its handler once
- * with `event` (the first call). Both are timed inside the process, so Node's own boot is excluded.
- * Asynchronous: the emulators it calls run in this process. fauxqs names its queues on
- * `sqs.<region>.localhost` and the SDK sends to a queue URL's host when its endpoint comes from
- * AWS_ENDPOINT_URL_SQS; `*.localhost` is loopback (RFC 6761), which this box's resolver does not
- * know, so the process resolves it so before anything is timed.
+ * Init and first call, timed in a fresh Node process (bench/README.md). The SDK sends to fauxqs's
+ * queue URLs on `sqs.<region>.localhost`, loopback (RFC 6761) that this box's resolver does not know.
  */
-async function coldStart(bundleFile: string, handler: string, event: unknown, env: NodeJS.ProcessEnv) {
+async function coldStart(bundleFile: string, event: unknown, env: NodeJS.ProcessEnv) {
   const script = `
     import dns from 'node:dns';
     const lookup = dns.lookup;
@@ -106,7 +96,7 @@ async function coldStart(bundleFile: string, handler: string, event: unknown, en
     const module = await import(${JSON.stringify(pathToFileURL(bundleFile).href)});
     const t1 = performance.now();
     const context = { awsRequestId: 'cold', functionName: 'bench', getRemainingTimeInMillis: () => 10000 };
-    const result = await module[${JSON.stringify(handler)}](JSON.parse(process.env.BENCH_EVENT), context);
+    const result = await module.handler(JSON.parse(process.env.BENCH_EVENT), context);
     const t2 = performance.now();
     const cpu = process.cpuUsage(c0);
     const cpuMs = (cpu.user + cpu.system) / 1000;
@@ -121,21 +111,10 @@ async function coldStart(bundleFile: string, handler: string, event: unknown, en
   return { ...(JSON.parse(out) as { initMs: number; firstCallMs: number; cpuMs: number; result: Answer }), stderr };
 }
 
-interface BundleFigures {
-  kb: number;
-  /** The AWS SDK packages (@aws-sdk/*, @smithy/*) the bundle carries, from esbuild's metafile. */
-  bundledSdkPackages: string[];
-  initMs?: number;
-  firstCallMs?: number;
-  totalMs?: number;
-  /** init + first call ÷ the plain SDK bundle's, runs interleaved. */
-  ratio?: number;
-  /**
-   * The same ratio in CPU time (user + system) the process spent on init + first call: wall time on
-   * a loaded machine mostly measures the other processes, CPU time much less so.
-   */
-  cpuRatio?: number;
-}
+/** `ratio`, `cpuRatio`: init + first call ÷ the plain SDK bundle's, in wall and CPU time (bench/README.md). */
+type BundleFigures = { kb: number; bundledSdkPackages: string[] } & {
+  [k in 'initMs' | 'firstCallMs' | 'totalMs' | 'ratio' | 'cpuRatio']?: number;
+};
 
 export async function bundleAndColdStart(platform: LocalPlatform, options: BenchOptions): Promise<Figure[]> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-bundles-'));
@@ -143,9 +122,9 @@ export async function bundleAndColdStart(platform: LocalPlatform, options: Bench
   try {
     const bundles = {} as Record<BundleName, BundleFigures>;
     const files = {} as Record<BundleName, string>;
-    for (const [name, spec] of Object.entries(ENTRIES) as Array<[BundleName, (typeof ENTRIES)[BundleName]]>) {
+    for (const [name, entry, alias] of ENTRIES) {
       files[name] = join(dir, name, 'index.mjs');
-      const { bytes, bundledSdkPackages } = await bundle(spec.entry, files[name], spec.alias);
+      const { bytes, bundledSdkPackages } = await bundle(entry, files[name], alias);
       bundles[name] = { kb: round(bytes / 1024, 1), bundledSdkPackages };
     }
 
@@ -154,12 +133,7 @@ export async function bundleAndColdStart(platform: LocalPlatform, options: Bench
     const { key, secret } = await platform.accountService.createKey(account.accountId, 'bench cold start');
     let n = 0;
     const events: Record<BundleName, () => unknown> = {
-      authorizer: () => ({
-        type: 'REQUEST',
-        methodArn: 'arn:aws:execute-api:us-east-1:000000000000:bench/v1/POST/messages',
-        headers: { Authorization: `Bearer ${secret}` },
-        requestContext: { requestId: `cold-${n++}` },
-      }),
+      authorizer: () => authorizerEvent(secret, `cold-${n++}`),
       sendMessage: () => sendEvent(n++, key.keyId, account.accountId),
       sendMessageDefaultChain: () => sendEvent(n++, key.keyId, account.accountId),
       getMessage: () => ({
@@ -173,19 +147,7 @@ export async function bundleAndColdStart(platform: LocalPlatform, options: Bench
       fallback: () => ({ ...sendEvent(n++, key.keyId, account.accountId), httpMethod: 'DELETE', path: '/nothing', body: null }),
       worker: () => {
         const id = `msg_01JD8X3Q5Z8M2N4P6R7S9T${String(n++).padStart(4, '0')}`;
-        const body = JSON.stringify({ v: 1, id, accountId: account.accountId, createdAt: new Date().toISOString() });
-        return {
-          Records: [
-            {
-              messageId: `sqs-${id}`,
-              receiptHandle: 'r',
-              body,
-              attributes: { ApproximateReceiveCount: '1' },
-              messageAttributes: { messageId: { stringValue: id, dataType: 'String' } },
-              eventSource: 'aws:sqs',
-            },
-          ],
-        };
+        return workerEvent([{ v: 1, id, accountId: account.accountId, createdAt: new Date().toISOString() }]);
       },
       plainSdk: () => ({
         rateLimitsTable: LOCAL_TABLE_NAMES.rateLimits,
@@ -202,52 +164,43 @@ export async function bundleAndColdStart(platform: LocalPlatform, options: Bench
       fallback: (r) => r?.statusCode === 404,
     };
     const once = async (name: BundleName) => {
-      const spec = ENTRIES[name];
-      const run = await coldStart(files[name], spec.handler, events[name](), env);
+      const run = await coldStart(files[name], events[name](), env);
       const ok = expectations[name];
       if (ok && !ok(run.result)) throw new Error(`cold start of ${name}: unexpected answer ${JSON.stringify(run.result)}\n${run.stderr}`);
       return run;
     };
 
     // Each bundle's runs interleaved with the baseline's, so drift on a shared box hits both alike.
-    const timed: BundleName[] = options.smoke
-      ? ['sendMessage']
-      : ['authorizer', 'sendMessage', 'getMessage', 'fallback', 'worker', 'sendMessageDefaultChain'];
+    const timed: BundleName[] = options.smoke ? ['sendMessage'] : [...FUNCTIONS, 'sendMessageDefaultChain'];
     const baselineTotals: number[] = [];
+    const samples = () => ({ init: [] as number[], first: [] as number[], total: [] as number[], cpu: [] as number[] });
     for (const name of timed) {
-      const init: number[] = [];
-      const first: number[] = [];
-      const baseline: number[] = [];
-      const cpu: number[] = [];
-      const baselineCpu: number[] = [];
+      const own = samples();
+      const baseline = samples();
       for (let i = 0; i < runs; i++) {
         // Alternate which goes first, so that neither always runs right after the other's process.
         const pair = i % 2 === 0 ? [name, 'plainSdk'] as const : ['plainSdk', name] as const;
         for (const which of pair) {
           const run = await once(which);
-          if (which === 'plainSdk') {
-            baseline.push(run.initMs + run.firstCallMs);
-            baselineCpu.push(run.cpuMs);
-          } else {
-            init.push(run.initMs);
-            first.push(run.firstCallMs);
-            cpu.push(run.cpuMs);
-          }
+          const into = which === 'plainSdk' ? baseline : own;
+          into.init.push(run.initMs);
+          into.first.push(run.firstCallMs);
+          into.total.push(run.initMs + run.firstCallMs);
+          into.cpu.push(run.cpuMs);
         }
       }
-      baselineTotals.push(...baseline);
+      baselineTotals.push(...baseline.total);
       const b = bundles[name];
-      b.initMs = round(median(init), 1);
-      b.firstCallMs = round(median(first), 1);
-      b.totalMs = round(median(init.map((t, i) => t + (first[i] as number))), 1);
-      b.ratio = round(b.totalMs / median(baseline), 2);
-      b.cpuRatio = round(median(cpu) / median(baselineCpu), 2);
+      b.initMs = round(median(own.init), 1);
+      b.firstCallMs = round(median(own.first), 1);
+      b.totalMs = round(median(own.total), 1);
+      b.ratio = round(b.totalMs / median(baseline.total), 2);
+      b.cpuRatio = round(median(own.cpu) / median(baseline.cpu), 2);
     }
     bundles.plainSdk.totalMs = round(median(baselineTotals), 1);
 
     const send = bundles.sendMessage;
-    const functions = Object.keys(HANDLER_ENTRIES) as Array<keyof typeof HANDLER_ENTRIES>;
-    const sizes = functions.map((name) => `${name} ${bundles[name].kb} KB`).join(', ');
+    const sizes = FUNCTIONS.map((name) => `${name} ${bundles[name].kb} KB`).join(', ');
     const ratios = timed.map((name) => `${name} ${bundles[name].ratio} (CPU ${bundles[name].cpuRatio})`).join(', ');
     return [
       {

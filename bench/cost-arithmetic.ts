@@ -2,14 +2,7 @@ import { type AwsCall, itemBytes } from './aws-meter.js';
 import { round } from './lib.js';
 import { ASSUMPTIONS, PRICES } from './prices.js';
 
-/**
- * Billing rules (DynamoDB Developer Guide, "DynamoDB read and write operations"; SQS pricing page):
- * a write is 1 write request unit per started 1 KB of its item; UpdateItem is sized on the larger
- * of the item before and after; each put or delete request of a BatchWriteItem is billed as its
- * own PutItem or DeleteItem; a strongly consistent read is 1 read unit per started 4 KB, an
- * eventually consistent one half; an SQS request is billed once per started 64 KB of its payload,
- * SendMessageBatch's being the total of its entries.
- */
+/** Billing rules: bench/README.md, "How the bill is counted" (DynamoDB and SQS pricing pages). */
 const WRITE_UNIT_BYTES = 1024;
 const READ_UNIT_BYTES = 4096;
 const SQS_CHUNK_BYTES = 65_536;
@@ -17,9 +10,8 @@ const SQS_CHUNK_BYTES = 65_536;
 const writeUnits = (bytes: number) => Math.max(1, Math.ceil(bytes / WRITE_UNIT_BYTES));
 
 /**
- * Write and read request units of the DynamoDB calls. `storedBytes` is the size of an updated or
- * deleted item as read back after the run (undefined: gone), for the writes whose answer does not
- * carry the whole item.
+ * Write and read request units of the DynamoDB calls. `storedBytes`: an updated or deleted item's
+ * size as read back after the run (undefined: gone), for writes whose answer does not carry it.
  */
 export function capacityUnits(calls: readonly AwsCall[], storedBytes: (call: AwsCall) => number | undefined) {
   let writes = 0;
@@ -53,34 +45,21 @@ export function sqsBilledSends(calls: readonly AwsCall[]): number {
 }
 
 /** What one run measured, in totals over `messages` accepted messages sent in `requests` API requests. */
-export interface MeasuredRun {
-  readonly messages: number;
-  readonly requests: number;
-  readonly workerInvocations: number;
-  readonly writeUnits: number;
-  readonly readUnits: number;
-  readonly sqsBilledSends: number;
-  readonly logBytes: number;
-  readonly emfBytes: number;
-  /** The deepest sequential chain of AWS calls of one invocation, per handler. */
-  readonly depth: { readonly authorizer: number; readonly send: number; readonly worker: number };
-}
+export type MeasuredRun = Readonly<
+  Record<'messages' | 'requests' | 'workerInvocations' | 'writeUnits' | 'readUnits' | 'sqsBilledSends', number> &
+  Record<'logBytes' | 'emfBytes', number> & {
+    /** The deepest sequential chain of AWS calls of one invocation, per handler. */
+    depth: Readonly<Record<'authorizer' | 'send' | 'worker', number>>;
+  }
+>;
 
-/**
- * USD per million accepted messages, per component, from a run's measurements and the stated
- * assumptions (prices.ts). Per API request: one API Gateway request, one WAF inspection, one
- * authorizer and one send invocation, one X-Ray trace (at the sampling rate); per worker
- * invocation: a ReceiveMessage and a DeleteMessageBatch, one trace.
- */
+/** USD per million accepted messages, per component (bench/README.md, "cost-per-million"). */
 export function costPerMillionMessages(run: MeasuredRun) {
   const perMessage = (total: number) => total / run.messages;
   const requests = perMessage(run.requests);
   const workerInvocations = perMessage(run.workerInvocations);
-  const durationMs = {
-    authorizer: run.depth.authorizer * ASSUMPTIONS.awsRoundTripMs + ASSUMPTIONS.handlerWorkMs,
-    send: run.depth.send * ASSUMPTIONS.awsRoundTripMs + ASSUMPTIONS.handlerWorkMs,
-    worker: run.depth.worker * ASSUMPTIONS.awsRoundTripMs + ASSUMPTIONS.handlerWorkMs,
-  };
+  const ms = (depth: number) => depth * ASSUMPTIONS.awsRoundTripMs + ASSUMPTIONS.handlerWorkMs;
+  const durationMs = { authorizer: ms(run.depth.authorizer), send: ms(run.depth.send), worker: ms(run.depth.worker) };
   const msPerMessage = requests * (durationMs.authorizer + durationMs.send) + workerInvocations * durationMs.worker;
   const gbSeconds = (ASSUMPTIONS.lambdaMemoryGb * msPerMessage) / 1000;
   const invocations = 2 * requests + workerInvocations;
@@ -97,13 +76,8 @@ export function costPerMillionMessages(run: MeasuredRun) {
     cloudWatchLogs: (logBytes / 1024 ** 3) * PRICES.cloudWatchLogsIngestedGb.usd,
     xray: ASSUMPTIONS.xraySampling * (requests + workerInvocations) * PRICES.xrayTraceRecorded.usd,
   };
-  const perMillionUsd = Object.fromEntries(Object.entries(usd).map(([k, v]) => [k, round(v * 1e6, 3)])) as Record<
-    keyof typeof usd,
-    number
-  >;
   return {
-    totalUsd: round(Object.values(perMillionUsd).reduce((a, b) => a + b, 0), 2),
-    perMillionUsd,
+    ...perMillionUsd(usd),
     stated: { durationMs, lambdaMemoryGb: ASSUMPTIONS.lambdaMemoryGb, invocationsPerMessage: round(invocations, 3) },
   };
 }
@@ -114,4 +88,20 @@ export function dominantComponent(perMillionUsd: Readonly<Record<string, number>
   const total = entries.reduce((n, [, v]) => n + v, 0);
   const [name, usd] = entries.reduce((a, b) => (b[1] > a[1] ? b : a));
   return { name, usd, share: total > 0 ? usd / total : 0 };
+}
+
+/** USD per message, per component, as USD per million (3 decimals) and their total (2 decimals). */
+export function perMillionUsd<K extends string>(usd: Record<K, number>) {
+  const perMillion = Object.fromEntries(Object.entries<number>(usd).map(([k, v]) => [k, round(v * 1e6, 3)]));
+  return {
+    totalUsd: round(Object.values(perMillion).reduce((a, b) => a + b, 0), 2),
+    perMillionUsd: perMillion as Record<K, number>,
+  };
+}
+
+/** AWS calls per message, by kind (each call adds 1 ÷ `messages`, rounded to `digits`). */
+export function callsByKind(calls: readonly AwsCall[], messages: number, digits: number) {
+  const byKind: Record<string, number> = {};
+  for (const call of calls) byKind[call.name] = round((byKind[call.name] ?? 0) + 1 / messages, digits);
+  return byKind;
 }

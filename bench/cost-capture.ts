@@ -1,13 +1,10 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, type MetricUnit } from '@aws-lambda-powertools/metrics';
-import { lambdaContext } from './handler-overhead.js';
+import { logger, metrics } from '../lambda/shared/powertools.js';
+import { lambdaContext } from './events.js';
 
 type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
-interface RecordedMetric {
-  readonly name: string;
-  readonly unit: Unit;
-  readonly dimension?: readonly [string, string];
-}
+type RecordedMetric = { readonly name: string; readonly unit: Unit; readonly dimension?: readonly [string, string] };
 
 /** The bytes of the EMF documents these metrics make: one for the undimensioned, one per dimensioned. */
 function emfBytes(recorded: readonly RecordedMetric[]): number {
@@ -23,14 +20,11 @@ function emfBytes(recorded: readonly RecordedMetric[]): number {
 }
 
 /**
- * What the handlers log at INFO (as deployed) and the EMF documents of the metrics they record,
- * per invocation. The handlers' logger runs at WARN in the bench (Powertools resets a level set by
- * hand at each invocation), so its INFO lines are written again by a logger at INFO with the same
- * context keys, and counted. Metrics are disabled in the bench process: what `capture` counts on
- * stdout is log lines alone; the EMF bytes are computed from the metrics recorded.
+ * The bytes the handlers log at INFO (as deployed) and of their EMF documents, per invocation. The
+ * handlers' logger stays at WARN (Powertools resets a level set by hand at each invocation), so its
+ * INFO lines are written again by a shadow logger at INFO; metrics are disabled, so EMF is computed.
  */
-export async function logAndMetricCapture() {
-  const { logger, metrics } = await import('../lambda/shared/powertools.js');
+export function logAndMetricCapture() {
   const totals = { logBytes: 0, emfBytes: 0 };
   const series = new Set<string>();
   const shadow = new Logger({ logLevel: 'INFO', serviceName: 'messages-api' });

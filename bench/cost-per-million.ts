@@ -1,7 +1,9 @@
-import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, SQSEvent } from 'aws-lambda';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalPlatform } from '../local/platform.js';
+import { ManualClock } from '../test/support/clock.js';
 import { type AwsCall, itemBytes, sequentialDepth } from './aws-meter.js';
 import {
+  callsByKind,
   capacityUnits,
   costPerMillionMessages,
   dominantComponent,
@@ -9,52 +11,108 @@ import {
   sqsBilledSends,
 } from './cost-arithmetic.js';
 import { logAndMetricCapture } from './cost-capture.js';
-import { lambdaContext, sendEvent } from './handler-overhead.js';
+import { authorizerEvent, batchEvent, lambdaContext, sendEvent, workerEvent } from './events.js';
 import { type BenchOptions, type Figure, round } from './lib.js';
 import { meteredHandlers } from './metered-handlers.js';
 import { ASSUMPTIONS, PRICES, PRICES_CHECKED_ON } from './prices.js';
 
 /** Issue 18's goal for batches of 100: USD per million accepted messages at list prices. */
-export const BATCH_GOAL_USD = 1.5;
+const BATCH_GOAL_USD = 1.5;
 const BATCH_SIZE = 100;
 
-type Metered = Awaited<ReturnType<typeof meteredHandlers>>;
-type Capture = Awaited<ReturnType<typeof logAndMetricCapture>>;
-
 /** How the messages are sent: one POST /messages each (with or without an Idempotency-Key), or POST /messages/batch of 100. */
-type Sending = { readonly kind: 'single'; readonly idempotencyKey: boolean } | { readonly kind: 'batch' };
+type Sending = 'single' | 'idempotent' | 'batch';
+const TAGS: Record<Sending, string> = { single: 's', idempotent: 'k', batch: 'b' };
 
-/**
- * What one million accepted messages cost an operator at us-east-1 list prices (prices.ts), from
- * what one run measures: the handlers as the Lambdas build them, on metered SDK clients against the
- * local platform's emulators (metered-handlers.ts), in the steady state: each request authorized
- * (authorizer), accepted (send), and its messages processed by the worker in full batches. Single
- * sends and batches of 100 side by side. AWS calls by kind and their sizes, log and EMF bytes are
- * measured; durations, memory, batch size and sampling are stated (ASSUMPTIONS).
- */
+/** What one million accepted messages cost an operator: bench/README.md, "cost-per-million". */
 export async function costPerMillion(platform: LocalPlatform, options: BenchOptions): Promise<Figure> {
-  const { ManualClock } = await import('../test/support/clock.js');
   const clock = new ManualClock(Math.floor(Date.now() / 60_000) * 60_000 + 1_000);
-  const metered = await meteredHandlers(platform, clock);
+  const metered = meteredHandlers(platform, clock);
   const account = platform.demoAccounts.enterprise;
   const { key, secret } = await platform.accountService.createKey(account.accountId, 'bench cost');
-  const capture = await logAndMetricCapture();
-  const caller = { keyId: key.keyId, accountId: account.accountId, secret };
+  const capture = logAndMetricCapture();
   const singles = options.smoke ? 10 : 200;
   const batches = options.smoke ? 1 : 10;
 
+  /** `requests` requests of one way of sending (each authorized, then sent), then the worker over what they enqueued. */
+  const measure = async (sending: Sending, requests: number) => {
+    // Warm the container (the authorizer's key cache, the key's first window) outside the figures.
+    await metered.authorizer(authorizerEvent(secret, 'cost--1'), lambdaContext('warm'));
+    await metered.send(sendEvent(-1, key.keyId, account.accountId), lambdaContext('warm'));
+    metered.calls.length = 0;
+    metered.queued.length = 0;
+    capture.reset();
+    const depth = { authorizer: 0, send: 0, worker: 0 };
+    const tag = TAGS[sending];
+
+    for (let i = 0; i < requests; i++) {
+      const from = metered.calls.length;
+      const authorizerId = `cost-${tag}-a-${i}`;
+      const authorize = authorizerEvent(secret, `cost-${i}`);
+      await capture.capture(authorizerId, () => metered.authorizer(authorize, lambdaContext(authorizerId)));
+      depth.authorizer = Math.max(depth.authorizer, sequentialDepth(metered.calls.slice(from)));
+      const sent = metered.calls.length;
+      const sendId = `cost-${tag}-${i}`;
+      const idempotencyKey = sending === 'idempotent' ? `cost-${Date.now()}-${i}-${Math.random()}` : undefined;
+      const answer = await capture.capture(sendId, () =>
+        sending === 'batch'
+          ? metered.sendBatch(batchEvent(20_000 + i, key.keyId, account.accountId), lambdaContext(sendId))
+          : metered.send(sendEvent(i, key.keyId, account.accountId, idempotencyKey), lambdaContext(sendId)),
+      );
+      if (answer.statusCode !== 202) throw new Error(`cost: ${sending} POST answered ${answer.statusCode}: ${answer.body}`);
+      depth.send = Math.max(depth.send, sequentialDepth(metered.calls.slice(sent)));
+    }
+    const messages = metered.queued.length;
+    const workerInvocations = Math.ceil(messages / ASSUMPTIONS.workerBatchSize);
+    for (let b = 0; b < workerInvocations; b++) {
+      const batch = metered.queued.slice(b * ASSUMPTIONS.workerBatchSize, (b + 1) * ASSUMPTIONS.workerBatchSize);
+      const from = metered.calls.length;
+      const workerId = `cost-${tag}-w-${b}`;
+      const answer = await capture.capture(workerId, () => metered.worker(workerEvent(batch), lambdaContext(workerId)));
+      if (answer.batchItemFailures.length > 0) throw new Error('cost: the worker failed messages');
+      depth.worker = Math.max(depth.worker, sequentialDepth(metered.calls.slice(from)));
+    }
+    const calls = [...metered.calls];
+    const stored = await storedSizes(metered.documentClient, calls);
+    const units = capacityUnits(calls, (call) => stored.get(call));
+    const run: MeasuredRun = {
+      messages,
+      requests,
+      workerInvocations,
+      writeUnits: units.writes,
+      readUnits: units.reads,
+      sqsBilledSends: sqsBilledSends(calls),
+      logBytes: capture.totals.logBytes,
+      emfBytes: capture.totals.emfBytes,
+      depth,
+    };
+    return {
+      ...costPerMillionMessages(run),
+      measuredPerMessage: {
+        awsCallsByKind: callsByKind(calls, messages, 4),
+        dynamoDbWriteUnits: round(units.writes / messages, 3),
+        dynamoDbWriteUnitsByOperation: writeUnitsByOperation(calls, (call) => stored.get(call), messages),
+        dynamoDbReadUnits: round(units.reads / messages, 3),
+        sqsBilledSendRequests: round(run.sqsBilledSends / messages, 3),
+        logBytes: round(run.logBytes / messages, 0),
+        emfBytes: round(run.emfBytes / messages, 0),
+        sequentialDepth: depth,
+      },
+      messages,
+      requests,
+      metricSeries: [...capture.series],
+    };
+  };
+
   try {
-    const plain = await measure(metered, capture, caller, { kind: 'single', idempotencyKey: false }, singles);
-    const withKey = await measure(metered, capture, caller, { kind: 'single', idempotencyKey: true }, singles);
-    const batch = await measure(metered, capture, caller, { kind: 'batch' }, batches);
+    const plain = await measure('single', singles);
+    const withKey = await measure('idempotent', singles);
+    const batch = await measure('batch', batches);
     const fixedMonthlyUsd = {
       waf: PRICES.wafWebAclMonth.usd + ASSUMPTIONS.wafRules * PRICES.wafRuleMonth.usd,
       customMetrics: round(plain.metricSeries.length * PRICES.cloudWatchCustomMetricMonth.usd, 2),
     };
-    const parts = (m: typeof plain) =>
-      Object.entries(m.perMillionUsd)
-        .map(([k, v]) => `${k} $${v}`)
-        .join(', ');
+    const parts = (m: typeof plain) => Object.entries(m.perMillionUsd).map(([k, v]) => `${k} $${v}`).join(', ');
     const pass = batch.totalUsd <= BATCH_GOAL_USD;
     const top = dominantComponent(batch.perMillionUsd);
     const verdict = pass
@@ -84,111 +142,23 @@ export async function costPerMillion(platform: LocalPlatform, options: BenchOpti
   }
 }
 
-interface Caller {
-  readonly keyId: string;
-  readonly accountId: string;
-  readonly secret: string;
-}
-
-/** `requests` API requests of one way of sending (each authorized, then sent), then the worker over what they enqueued. */
-async function measure(metered: Metered, capture: Capture, caller: Caller, sending: Sending, requests: number) {
-  // Warm the container (the authorizer's key cache, the key's first window) outside the figures.
-  await metered.authorizer(authorizerEvent(caller.secret, -1), lambdaContext('warm'));
-  await metered.send(sendEvent(-1, caller.keyId, caller.accountId), lambdaContext('warm'));
-  metered.calls.length = 0;
-  metered.queued.length = 0;
-  capture.reset();
-  const depth = { authorizer: 0, send: 0, worker: 0 };
-  const tag = sending.kind === 'batch' ? 'b' : sending.idempotencyKey ? 'k' : 's';
-
-  for (let i = 0; i < requests; i++) {
-    const from = metered.calls.length;
-    const authorizerId = `cost-${tag}-a-${i}`;
-    const authorize = () => metered.authorizer(authorizerEvent(caller.secret, i), lambdaContext(authorizerId));
-    await capture.capture(authorizerId, authorize);
-    depth.authorizer = Math.max(depth.authorizer, sequentialDepth(metered.calls.slice(from)));
-    const sent = metered.calls.length;
-    const sendId = `cost-${tag}-${i}`;
-    const answer = await capture.capture(sendId, () =>
-      sending.kind === 'batch'
-        ? metered.sendBatch(batchEvent(i, caller), lambdaContext(sendId))
-        : metered.send(singleEvent(i, caller, sending.idempotencyKey), lambdaContext(sendId)),
-    );
-    if (answer.statusCode !== 202) throw new Error(`cost: ${sending.kind} POST answered ${answer.statusCode}: ${answer.body}`);
-    depth.send = Math.max(depth.send, sequentialDepth(metered.calls.slice(sent)));
-  }
-  const messages = metered.queued.length;
-  const workerInvocations = Math.ceil(messages / ASSUMPTIONS.workerBatchSize);
-  for (let b = 0; b < workerInvocations; b++) {
-    const batch = metered.queued.slice(b * ASSUMPTIONS.workerBatchSize, (b + 1) * ASSUMPTIONS.workerBatchSize);
-    const event = {
-      Records: batch.map((envelope) => ({
-        messageId: `sqs-${envelope.id}`,
-        body: JSON.stringify(envelope),
-        attributes: { ApproximateReceiveCount: '1' },
-        messageAttributes: { messageId: { stringValue: envelope.id, dataType: 'String' } },
-      })),
-    } as unknown as SQSEvent;
-    const from = metered.calls.length;
-    const workerId = `cost-${tag}-w-${b}`;
-    const answer = await capture.capture(workerId, () => metered.worker(event, lambdaContext(workerId)));
-    if (answer.batchItemFailures.length > 0) throw new Error('cost: the worker failed messages');
-    depth.worker = Math.max(depth.worker, sequentialDepth(metered.calls.slice(from)));
-  }
-  const calls = [...metered.calls];
-  const stored = await storedSizes(metered, calls);
-  const units = capacityUnits(calls, (call) => stored.get(call));
-  const run: MeasuredRun = {
-    messages,
-    requests,
-    workerInvocations,
-    writeUnits: units.writes,
-    readUnits: units.reads,
-    sqsBilledSends: sqsBilledSends(calls),
-    logBytes: capture.totals.logBytes,
-    emfBytes: capture.totals.emfBytes,
-    depth,
-  };
-  const byKind: Record<string, number> = {};
-  for (const call of calls) byKind[call.name] = round((byKind[call.name] ?? 0) + 1 / messages, 4);
-  return {
-    ...costPerMillionMessages(run),
-    measuredPerMessage: {
-      awsCallsByKind: byKind,
-      dynamoDbWriteUnits: round(units.writes / messages, 3),
-      dynamoDbWriteUnitsByOperation: writeUnitsByOperation(calls, (call) => stored.get(call), messages),
-      dynamoDbReadUnits: round(units.reads / messages, 3),
-      sqsBilledSendRequests: round(run.sqsBilledSends / messages, 3),
-      logBytes: round(run.logBytes / messages, 0),
-      emfBytes: round(run.emfBytes / messages, 0),
-      sequentialDepth: depth,
-    },
-    messages,
-    requests,
-    metricSeries: [...capture.series],
-  };
-}
-
 /** Write units per message by operation and table: where the DynamoDB component comes from. */
 function writeUnitsByOperation(
   calls: readonly AwsCall[],
   stored: (call: AwsCall) => number | undefined,
   messages: number,
 ) {
-  const groups = new Map<string, AwsCall[]>();
+  const units: Record<string, number> = {};
   for (const call of calls) {
     if (!call.name.startsWith('dynamodb:') || call.name === 'dynamodb:GetItem') continue;
     const name = `${call.name} ${call.table ?? ''}`;
-    groups.set(name, [...(groups.get(name) ?? []), call]);
+    units[name] = (units[name] ?? 0) + capacityUnits([call], stored).writes;
   }
-  return Object.fromEntries(
-    [...groups].map(([name, group]) => [name, round(capacityUnits(group, stored).writes / messages, 3)]),
-  );
+  return Object.fromEntries(Object.entries(units).map(([name, writes]) => [name, round(writes / messages, 3)]));
 }
 
 /** Items updated or deleted, read back after the run and sized: their writes' answers do not always carry them whole. */
-async function storedSizes(metered: Metered, calls: readonly AwsCall[]): Promise<Map<AwsCall, number | undefined>> {
-  const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+async function storedSizes(documents: DynamoDBDocumentClient, calls: readonly AwsCall[]) {
   const byItem = new Map<string, number | undefined>();
   const sizes = new Map<AwsCall, number | undefined>();
   for (const call of calls) {
@@ -196,34 +166,10 @@ async function storedSizes(metered: Metered, calls: readonly AwsCall[]): Promise
     const id = `${call.table} ${JSON.stringify(call.key)}`;
     if (!byItem.has(id)) {
       const read = new GetCommand({ TableName: call.table, Key: call.key, ConsistentRead: true });
-      const out = await metered.documentClient.send(read);
+      const out = await documents.send(read);
       byItem.set(id, out.Item ? itemBytes(out.Item) : undefined);
     }
     sizes.set(call, byItem.get(id));
   }
   return sizes;
-}
-
-const authorizerEvent = (secret: string, i: number) =>
-  ({
-    type: 'REQUEST',
-    methodArn: 'arn:aws:execute-api:us-east-1:000000000000:bench/v1/POST/messages',
-    headers: { Authorization: `Bearer ${secret}` },
-    requestContext: { requestId: `cost-${i}` },
-  }) as unknown as APIGatewayRequestAuthorizerEvent;
-
-function singleEvent(i: number, caller: Caller, idempotencyKey: boolean): APIGatewayProxyEvent {
-  const event = sendEvent(i, caller.keyId, caller.accountId);
-  if (idempotencyKey) event.headers['idempotency-key'] = `cost-${Date.now()}-${i}-${Math.random()}`;
-  return event;
-}
-
-/** A batch of 100 messages of the same text as a single send's (handler-overhead.ts's sendEvent). */
-function batchEvent(i: number, caller: Caller): APIGatewayProxyEvent {
-  const event = sendEvent(20_000 + i, caller.keyId, caller.accountId);
-  const { message } = JSON.parse(event.body ?? '{}') as { message: string };
-  const body = JSON.stringify({ messages: Array.from({ length: BATCH_SIZE }, () => ({ message })) });
-  Object.assign(event, { resource: '/messages/batch', path: '/messages/batch', body });
-  event.headers['content-length'] = String(Buffer.byteLength(body));
-  return event;
 }

@@ -1,19 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { deploySite, type LocalFile } from '../contracts/deploys.js';
-import { startLocalPlatform } from '../local/platform.js';
 import { controlFetch, httpDeployCalls } from '../test/support/deploys.js';
-import type { BenchOptions, Figure } from './lib.js';
+import { type BenchOptions, type Figure, onPlatform } from './lib.js';
 
 /**
- * Deploys on the local platform (issue 25 item 1): the time to deploy 30 MB in 500 files through
- * the control API, presigned PUTs to s3rver and finalize; then the bytes a redeploy that changes
- * one file uploads, which must be that file's size exactly (contents are addressed by SHA-256).
+ * Issue 25 item 1: the time to deploy 30 MB in 500 files through the local control API, then the
+ * bytes a redeploy changing one file uploads: that file's size exactly (contents are addressed by SHA-256).
  */
 export async function deploys(options: BenchOptions): Promise<Figure[]> {
   const fileCount = options.smoke ? 50 : 500;
   const fileBytes = Math.floor((options.smoke ? 3 : 30) * 1024 * 1024 / fileCount);
-  const platform = await startLocalPlatform({ port: 0, controlPort: 0, edgePort: 0, worker: false });
-  try {
+  return onPlatform({ worker: false }, async (platform) => {
     const accountId = platform.demoAccounts.pro.accountId;
     const call = controlFetch(platform.controlUrl);
     const created = await call('POST', `/accounts/${accountId}/projects`, { slug: `bench-${Date.now()}` });
@@ -49,7 +46,5 @@ export async function deploys(options: BenchOptions): Promise<Figure[]> {
         details: { uploadedFiles: again.uploadedFiles, skipped: again.skipped },
       },
     ];
-  } finally {
-    await platform.stop();
-  }
+  });
 }

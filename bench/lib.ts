@@ -1,16 +1,15 @@
-/** Shared pieces of the benchmarks: run options, one figure's result, percentiles, timing. */
+/** Shared pieces of the benchmarks: run options, one figure's result, percentiles, the platform. */
+import type { LocalPlatform, LocalPlatformOptions } from '../local/platform.js';
 
 export interface BenchOptions {
-  /** Tiny counts: proves every figure runs, in well under a minute. */
+  /** Tiny counts: proves every figure runs. */
   readonly smoke: boolean;
 }
 
 export interface Figure {
-  /** Short name, printed first on the figure's line. */
   readonly figure: string;
   /** The measured value (a ratio where the figure is a comparison). */
   readonly value: string;
-  /** The goal, as text. */
   readonly goal: string;
   /** true/false against the goal; null when the figure was skipped or has no goal (NO_GOAL). */
   readonly pass: boolean | null;
@@ -20,6 +19,9 @@ export interface Figure {
 
 /** The goal of a figure kept as context: it is read, not judged. */
 export const NO_GOAL = 'none (context)';
+
+/** Limits the limiter never reaches: the throughput figures measure the accepting path. */
+export const UNLIMITED = { perMinute: 1_000_000_000, perDay: 1_000_000_000 };
 
 const result = (f: Figure) => (f.pass === null ? (f.goal === NO_GOAL ? 'context' : 'skipped') : f.pass ? 'pass' : 'fail');
 
@@ -37,54 +39,21 @@ export const median = (sample: readonly number[]) => percentile(sample, 50);
 
 export const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 
-/** Milliseconds since an arbitrary origin, sub-millisecond resolution. */
-export const nowMs = () => performance.now();
-
-/** Runs `count` calls of `fn` with at most `concurrency` in flight. */
-export async function pool<T>(count: number, concurrency: number, fn: (i: number) => Promise<T>): Promise<T[]> {
-  const results: T[] = new Array(count);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, count) }, async () => {
-      while (next < count) {
-        const i = next++;
-        results[i] = await fn(i);
-      }
-    }),
-  );
-  return results;
+/** Runs `fn` on a local platform on free ports, then stops it (imported late: see quietPowertools). */
+export async function onPlatform<T>(
+  options: Omit<LocalPlatformOptions, 'port' | 'controlPort' | 'edgePort'>,
+  fn: (platform: LocalPlatform) => Promise<T>,
+): Promise<T> {
+  const { startLocalPlatform } = await import('../local/platform.js');
+  const platform = await startLocalPlatform({ port: 0, controlPort: 0, edgePort: 0, ...options });
+  try {
+    return await fn(platform);
+  } finally {
+    await platform.stop();
+  }
 }
 
-/** Runs `fn` with at most `concurrency` in flight for `durationMs`; returns each call's latency (ms). */
-export async function closedLoop(
-  durationMs: number,
-  concurrency: number,
-  fn: () => Promise<void>,
-): Promise<{ latencies: number[]; elapsedMs: number; errors: number }> {
-  const latencies: number[] = [];
-  let errors = 0;
-  const start = nowMs();
-  const end = start + durationMs;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (nowMs() < end) {
-        const t = nowMs();
-        try {
-          await fn();
-          latencies.push(nowMs() - t);
-        } catch {
-          errors++;
-        }
-      }
-    }),
-  );
-  return { latencies, elapsedMs: nowMs() - start, errors };
-}
-
-/**
- * Quiet handlers: Powertools logs at WARN and metrics are not flushed to stdout, so the figures
- * measure our code and the emulators, not a terminal. Set before the handler modules are imported.
- */
+/** Quiet handlers, so the figures measure our code, not a terminal; set before the handler modules load. */
 export function quietPowertools(): void {
   process.env.POWERTOOLS_SERVICE_NAME ??= 'bench';
   process.env.POWERTOOLS_LOG_LEVEL = 'WARN';

@@ -9,35 +9,13 @@ import { ItemWriteCeiling, withClientRetries, withItemWriteCeiling } from '../lo
 import type { BenchOptions, Figure } from './lib.js';
 import { seededRandom, VirtualTime } from './virtual-time.js';
 
-/** One simulated account under load, and what it got. */
-export interface ScaleRun {
-  readonly design: string;
-  readonly shards: number;
-  /** Accepted requests per full minute window, and what arrived in it. */
-  readonly windows: ReadonlyArray<{ readonly accepted: number; readonly arrived: number }>;
-  /** Accepted per simulated second while the minute's budget lasted (mean over those seconds). */
-  readonly acceptedPerSecond: number;
-  /** Accepted beyond the limit, summed over the minute windows and the day. */
-  readonly overAdmission: number;
-  /** The largest shortfall of a full minute window whose demand exceeded the limit, in % of the limit. */
-  readonly underAdmissionPercent: number;
-  /** Requests that failed (throttled past the client's retries on every shard they tried). */
-  readonly failed: number;
-  readonly throttledWrites: number;
-  /** Store calls of each accepted request: how many made one, and the most any made. */
-  readonly callsPerAccepted: { readonly one: number; readonly more: number; readonly max: number };
-  readonly containers: number;
-}
-
-export interface ScaleOptions {
+interface ScaleOptions {
   readonly limits: RateLimits;
   /** Requests arriving per simulated second (open loop), spread over the account's keys. */
   readonly demandPerSecond: number;
   readonly minutes: number;
   /** Today's design: the whole budget on one item. */
   readonly singleItem: boolean;
-  readonly writesPerSecondPerItem?: number;
-  readonly seed?: number;
 }
 
 /** One network round trip to DynamoDB, in simulated ms (uniform). */
@@ -48,20 +26,14 @@ const MAX_CONTAINERS = 400;
 const KEYS = 8;
 const ACCOUNT = 'acct_scale';
 
-/**
- * Simulates one account sending from many Lambda containers (each a RateLimiter with its own
- * memory and a clock up to 30 ms off) against the in-memory store behind DynamoDB's per-item write
- * ceiling (local/item-write-ceiling.ts: 1,000 writes/s per item, refused writes included) and the
- * SDK's standard retries (one client, so one retry quota, per container), with simulated round trips. Requests arrive in an open loop at
- * `demandPerSecond`; an idle container takes each, as Lambda does, up to MAX_CONTAINERS.
- */
-export async function simulateAccount(options: ScaleOptions): Promise<ScaleRun> {
-  const random = seededRandom(options.seed ?? 13);
+/** One account sending from many containers under the per-item write ceiling: bench/README.md, "limiter-scale". */
+async function simulateAccount(options: ScaleOptions) {
+  const random = seededRandom(13);
   const start = Date.UTC(2026, 10, 21, 10, 0, 0);
   const end = start + options.minutes * 60_000;
   const time = new VirtualTime(start);
   const memory = new MemoryLimiterStore();
-  const ceiling = new ItemWriteCeiling(time, options.writesPerSecondPerItem);
+  const ceiling = new ItemWriteCeiling(time);
   const { limits } = options;
   if (options.singleItem) {
     await memory.provision(shardId(ACCOUNT, 0), { slice: limits, account: limits, shards: 1 });
@@ -72,19 +44,13 @@ export async function simulateAccount(options: ScaleOptions): Promise<ScaleRun> 
 
   const between = (min: number, max: number) => min + random() * (max - min);
   // Each attempt is a round trip: the item's ceiling applies when the request reaches the table.
-  const network = new Proxy(withItemWriteCeiling(memory, ceiling), {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver) as unknown;
-      if (typeof value !== 'function') return value;
-      return async (...args: unknown[]) => {
-        await time.sleep(between(RTT_MS.min, RTT_MS.max) / 2);
-        try {
-          return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-        } finally {
-          await time.sleep(between(RTT_MS.min, RTT_MS.max) / 2);
-        }
-      };
-    },
+  const network = around(withItemWriteCeiling(memory, ceiling), async (call) => {
+    await time.sleep(between(RTT_MS.min, RTT_MS.max) / 2);
+    try {
+      return await call();
+    } finally {
+      await time.sleep(between(RTT_MS.min, RTT_MS.max) / 2);
+    }
   });
 
   // The caller's limits as the authorizer holds them; for today's design, limits of one item.
@@ -99,7 +65,7 @@ export async function simulateAccount(options: ScaleOptions): Promise<ScaleRun> 
   });
 
   interface Container {
-    readonly limiter: RateLimiter;
+    limiter: RateLimiter;
     calls: number;
   }
   const idle: Container[] = [];
@@ -107,21 +73,15 @@ export async function simulateAccount(options: ScaleOptions): Promise<ScaleRun> 
   let containers = 0;
   const newContainer = (): Container => {
     const skew = between(-30, 30);
-    const container: Container = { limiter: undefined as unknown as RateLimiter, calls: 0 };
+    const container = { calls: 0 } as Container;
     // Each container has its own SDK client, so its own retry quota.
     const client = withClientRetries(network, (ms) => time.sleep(ms), random);
-    const counted = new Proxy(client, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver) as unknown;
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          container.calls++;
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
+    const counted = around(client, (call) => {
+      container.calls++;
+      return call();
     }) as LimiterStore;
-    (container as { limiter: RateLimiter }).limiter = new RateLimiter(counted, { now: () => time.now() + skew }, (n) =>
-      Math.floor(random() * n));
+    const clock = { now: () => time.now() + skew };
+    container.limiter = new RateLimiter(counted, clock, (n) => Math.floor(random() * n));
     containers++;
     return container;
   };
@@ -204,10 +164,18 @@ export async function simulateAccount(options: ScaleOptions): Promise<ScaleRun> 
   };
 }
 
-/**
- * `limiter-scale`: the accepted rate one account sustains, and its exactness, under the per-item
- * write ceiling; the sharded design beside today's single item. See bench/README.md.
- */
+/** `target` with each of its method calls made through `wrap`. */
+function around<T extends object>(target: T, wrap: (call: () => unknown) => unknown): T {
+  return new Proxy(target, {
+    get(object, property, receiver) {
+      const value = Reflect.get(object, property, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => wrap(() => (value as (...a: unknown[]) => unknown).apply(object, args));
+    },
+  });
+}
+
+/** The sharded design beside today's single item (bench/README.md, "limiter-scale"). */
 export async function limiterScale(options: BenchOptions): Promise<Figure> {
   // 150,000/min is 2,500/s on average: 5 shards. Demand 20 % above it, so every minute runs out.
   // Smoke: 60,000/min (2 shards), 1,200/s, one minute.
@@ -216,7 +184,7 @@ export async function limiterScale(options: BenchOptions): Promise<Figure> {
   const sharded = await simulateAccount({ ...base, singleItem: false });
   const single = await simulateAccount({ ...base, singleItem: true });
   const pass = sharded.acceptedPerSecond >= 2_000 && sharded.overAdmission === 0 && sharded.underAdmissionPercent <= 1;
-  const describe = (r: ScaleRun) =>
+  const describe = (r: typeof sharded) =>
     `${r.design}: ${r.acceptedPerSecond} accepted/s while the budget lasts, ` +
     `${r.windows.map((w) => w.accepted).join(' / ')} accepted per minute of ${limits.perMinute}, ` +
     `over-admission ${r.overAdmission}, under-admission ${r.underAdmissionPercent} %, ${r.failed} failed`;

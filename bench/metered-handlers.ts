@@ -8,72 +8,52 @@ import type {
   SQSBatchResponse,
   SQSEvent,
 } from 'aws-lambda';
+import { createAuthorizerHandler } from '../lambda/keys/authorizer-handler.js';
+import { DynamoDbKeyStore } from '../lambda/keys/dynamodb-key-store.js';
+import { DynamoDbIdempotencyStore } from '../lambda/messages/dynamodb-idempotency-store.js';
+import { DynamoDbMessageStore } from '../lambda/messages/dynamodb-message-store.js';
+import { createSendBatchHandler, createSendMessageHandler } from '../lambda/messages/http-handlers.js';
 import type { MessageEnvelope } from '../lambda/messages/message.js';
-import type { Clock } from '../lambda/shared/clock.js';
+import { SqsMessageQueue } from '../lambda/messages/sqs-message-queue.js';
+import { createWorkerHandler } from '../lambda/messages/worker.js';
+import { DynamoDbLimiterStore } from '../lambda/rate-limits/dynamodb-limiter-store.js';
+import { RateLimiter } from '../lambda/rate-limits/rate-limiter.js';
 import { DATA_PLANE, traced } from '../lambda/shared/aws-clients.js';
+import type { Clock } from '../lambda/shared/clock.js';
+import { createDocumentClient } from '../lambda/shared/dynamodb.js';
+import { DynamoDbUsageHistoryStore } from '../lambda/usage-history/dynamodb-usage-history-store.js';
 import { LOCAL_AWS, LOCAL_TABLE_NAMES } from '../local/emulators.js';
 import type { LocalPlatform } from '../local/platform.js';
 import { type AwsCall, meter } from './aws-meter.js';
 
 type Invoke<E, R> = (event: E, context: Context) => Promise<R>;
+type HttpHandler = Invoke<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
-/**
- * The Messages API handlers as the Lambdas build them (authorizer, send, worker), on SDK clients
- * configured as theirs and metered by their middleware stacks (aws-meter.ts), pointed at the local
- * platform's emulators and tables. The platform does not expose its own clients, hence the copy.
- * `queued` collects what the send handlers enqueued, for the worker's events.
- */
-export async function meteredHandlers(platform: LocalPlatform, clock: Clock) {
-  const { createAuthorizerHandler } = await import('../lambda/keys/authorizer-handler.js');
-  const { DynamoDbKeyStore } = await import('../lambda/keys/dynamodb-key-store.js');
-  const { createSendMessageHandler } = await import('../lambda/messages/http-handlers.js');
-  const { DynamoDbIdempotencyStore } = await import('../lambda/messages/dynamodb-idempotency-store.js');
-  const { DynamoDbMessageStore } = await import('../lambda/messages/dynamodb-message-store.js');
-  const { SqsMessageQueue } = await import('../lambda/messages/sqs-message-queue.js');
-  const { createWorkerHandler } = await import('../lambda/messages/worker.js');
-  const { DynamoDbLimiterStore } = await import('../lambda/rate-limits/dynamodb-limiter-store.js');
-  const { RateLimiter } = await import('../lambda/rate-limits/rate-limiter.js');
-  const { createDocumentClient } = await import('../lambda/shared/dynamodb.js');
-  const { DynamoDbUsageHistoryStore } = await import('../lambda/usage-history/dynamodb-usage-history-store.js');
-
+/** The Messages API handlers as the Lambdas build them, metered (bench/README.md); `queued`: what they enqueued. */
+export function meteredHandlers(platform: LocalPlatform, clock: Clock) {
   const calls: AwsCall[] = [];
-  const documentClient = createDocumentClient({ ...LOCAL_AWS, endpoint: platform.endpoints.dynamodb });
-  meter(documentClient, calls);
+  const local = { ...LOCAL_AWS, endpoint: platform.endpoints.dynamodb };
+  const documentClient = createDocumentClient(local);
   // The batch's BatchWriteItem client, without SDK retries, as lambda/messages/send-handler.ts builds it.
-  const singleAttemptClient = createDocumentClient({
-    ...LOCAL_AWS,
-    endpoint: platform.endpoints.dynamodb,
-    maxAttempts: 1,
-  });
-  meter(singleAttemptClient, calls);
+  const singleAttemptClient = createDocumentClient({ ...local, maxAttempts: 1 });
   const sqsClient = traced(new SQSClient({ ...DATA_PLANE, ...LOCAL_AWS, endpoint: platform.endpoints.sqs }));
+  meter(documentClient, calls);
+  meter(singleAttemptClient, calls);
   meter(sqsClient, calls);
 
   const queued: MessageEnvelope[] = [];
   const sqsQueue = new SqsMessageQueue(sqsClient, platform.queues.queueUrl);
   const messages = new DynamoDbMessageStore(documentClient, LOCAL_TABLE_NAMES.messages, singleAttemptClient);
   const { config } = platform;
-  const send = createSendMessageHandler({
+  const sendDeps = () => ({
     limiter: new RateLimiter(new DynamoDbLimiterStore(documentClient, LOCAL_TABLE_NAMES.rateLimits), clock),
     messages,
     queue: {
-      send: async (envelope) => {
+      send: async (envelope: MessageEnvelope) => {
         await sqsQueue.send(envelope);
         queued.push(envelope);
       },
-    },
-    idempotency: new DynamoDbIdempotencyStore(documentClient, LOCAL_TABLE_NAMES.idempotency),
-    clock,
-    config: config.messages,
-    anonymousLimits: config.anonymous,
-  }) as unknown as Invoke<APIGatewayProxyEvent, APIGatewayProxyResult>;
-  // POST /messages/batch on the same metered clients (round-trips.ts, cost-per-million.ts).
-  const { createSendBatchHandler } = await import('../lambda/messages/http-handlers.js');
-  const sendBatch = createSendBatchHandler({
-    limiter: new RateLimiter(new DynamoDbLimiterStore(documentClient, LOCAL_TABLE_NAMES.rateLimits), clock),
-    messages,
-    queue: {
-      sendAll: async (envelopes) => {
+      sendAll: async (envelopes: readonly MessageEnvelope[]) => {
         await sqsQueue.sendAll(envelopes);
         queued.push(...envelopes);
       },
@@ -82,7 +62,7 @@ export async function meteredHandlers(platform: LocalPlatform, clock: Clock) {
     clock,
     config: config.messages,
     anonymousLimits: config.anonymous,
-  }) as unknown as Invoke<APIGatewayProxyEvent, APIGatewayProxyResult>;
+  });
   const worker = createWorkerHandler({
     messages,
     clock,
@@ -101,14 +81,10 @@ export async function meteredHandlers(platform: LocalPlatform, clock: Clock) {
     calls,
     queued,
     documentClient,
-    send,
-    sendBatch,
+    send: createSendMessageHandler(sendDeps()) as unknown as HttpHandler,
+    sendBatch: createSendBatchHandler(sendDeps()) as unknown as HttpHandler,
     worker,
     authorizer,
-    destroy: () => {
-      documentClient.destroy();
-      singleAttemptClient.destroy();
-      sqsClient.destroy();
-    },
+    destroy: () => [documentClient, singleAttemptClient, sqsClient].forEach((client) => client.destroy()),
   };
 }

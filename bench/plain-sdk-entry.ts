@@ -1,9 +1,4 @@
-/**
- * The baseline of the cold-start figure, bundled like a function but without anything of the
- * platform: plain AWS SDK v3 clients with their defaults (the default credential chain, no
- * Tracer, no Powertools, no middy) making the calls of an accepted POST, UpdateItem, then PutItem
- * beside SendMessage. Endpoints come from AWS_ENDPOINT_URL_DYNAMODB and AWS_ENDPOINT_URL_SQS.
- */
+/** The cold-start figure's baseline: plain SDK v3 clients making an accepted POST's calls (bench/README.md). */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -11,12 +6,7 @@ import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-
 const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 const sqs = new SQSClient({});
 
-export interface PlainSdkEvent {
-  readonly rateLimitsTable: string;
-  readonly messagesTable: string;
-  readonly queueUrl: string;
-  readonly id: string;
-}
+type PlainSdkEvent = Readonly<Record<'rateLimitsTable' | 'messagesTable' | 'queueUrl' | 'id', string>>;
 
 export async function handler(event: PlainSdkEvent): Promise<void> {
   await documents.send(

@@ -1,11 +1,7 @@
 import { WORKER_EVENT_SOURCE } from '../contracts/messages.js';
 import { SYSTEM_LOG_LEVEL } from '../lib/constructs/shared/platform-function.js';
 
-/**
- * AWS list prices in us-east-1 used by the cost-per-million figure: on-demand, first volume tier,
- * free tiers left out (a cost per unit, not a bill). Checked on 2026-11-25 against the pricing
- * pages named in `source`; update the date with any value.
- */
+/** us-east-1 list prices, on-demand, first tier, no free tiers: update the date with any value. */
 export const PRICES_CHECKED_ON = '2026-11-25';
 
 export const PRICES = {
@@ -55,10 +51,7 @@ export const PRICES = {
   xrayTraceRecorded: { usd: 5 / 1e6, unit: 'trace recorded', source: 'https://aws.amazon.com/xray/pricing/' },
 } as const;
 
-/**
- * What the run does not measure, stated: the figure multiplies these with what it measures.
- * Sources as above, plus the constructs (memory, batch size) and X-Ray's default sampling rule.
- */
+/** What the run does not measure, stated: the figure multiplies these with what it measures. */
 export const ASSUMPTIONS = {
   /** PlatformFunction's default memory (lib/constructs/shared/platform-function.ts). */
   lambdaMemoryGb: 0.5,
@@ -68,17 +61,11 @@ export const ASSUMPTIONS = {
   handlerWorkMs: 3,
   /** The worker's event source batch size (contracts/messages.ts, WORKER_EVENT_SOURCE), batches assumed full. */
   workerBatchSize: WORKER_EVENT_SOURCE.batchSize,
-  /**
-   * Per worker batch: the event source's ReceiveMessage calls and the DeleteMessageBatch calls,
-   * each at most 10 messages (empty long polls of an idle queue are left out).
-   */
+  /** Per worker batch: ReceiveMessage and DeleteMessageBatch calls of at most 10 messages each. */
   sqsRequestsPerBatch: 2 * Math.ceil(WORKER_EVENT_SOURCE.batchSize / 10),
   /** X-Ray's default sampling rule at volume: 5 % of requests (the 1/s reservoir is negligible). */
   xraySampling: 0.05,
-  /**
-   * Lambda's own log lines per invocation (START, END, REPORT with the X-Ray trace id, ~400 bytes):
-   * none, since PlatformFunction sets the system log level to WARN (SYSTEM_LOG_LEVEL).
-   */
+  /** Lambda's own log lines per invocation (START, END, REPORT: ~400 bytes), unless at WARN. */
   lambdaPlatformLogBytes: SYSTEM_LOG_LEVEL === 'WARN' ? 0 : 400,
   /** Rules of the Messages API's web ACL (contracts/firewall-rules.ts): two rate rules, two managed groups. */
   wafRules: 4,

@@ -1,21 +1,16 @@
-import { sequentialDepth } from './aws-meter.js';
-import { lambdaContext, sendEvent } from './handler-overhead.js';
-import type { BenchOptions, Figure } from './lib.js';
 import type { LocalPlatform } from '../local/platform.js';
+import { ManualClock } from '../test/support/clock.js';
+import { sequentialDepth } from './aws-meter.js';
+import { batchEvent, lambdaContext, sendEvent } from './events.js';
+import type { BenchOptions, Figure } from './lib.js';
 import { meteredHandlers } from './metered-handlers.js';
 
-export { sequentialDepth };
-
-/**
- * The send handler as the Lambda builds it, on metered SDK clients (metered-handlers.ts) pointed
- * at the platform's emulators and tables, for a key issued by the platform's account service.
- */
+/** AWS calls per accepted POST on the metered handlers: bench/README.md, "round-trips". */
 export async function roundTrips(platform: LocalPlatform, options: BenchOptions): Promise<Figure> {
-  const { ManualClock } = await import('../test/support/clock.js');
   // The handler's clock is moved by hand: the requests of the steady state fall in one minute, and
   // one request is the first of a new minute window (every key meets one a minute while it sends).
   const clock = new ManualClock(Math.floor(Date.now() / 60_000) * 60_000 + 1_000);
-  const metered = await meteredHandlers(platform, clock);
+  const metered = meteredHandlers(platform, clock);
   const { calls, send: handler } = metered;
   try {
     const account = platform.demoAccounts.enterprise;
@@ -25,8 +20,8 @@ export async function roundTrips(platform: LocalPlatform, options: BenchOptions)
     let sent = 0;
     const send = async (withIdempotencyKey: boolean) => {
       const i = sent++;
-      const event = sendEvent(i, key.keyId, account.accountId);
-      if (withIdempotencyKey) event.headers['idempotency-key'] = `bench-${Date.now()}-${i}-${Math.random()}`;
+      const idempotencyKey = withIdempotencyKey ? `bench-${Date.now()}-${i}-${Math.random()}` : undefined;
+      const event = sendEvent(i, key.keyId, account.accountId, idempotencyKey);
       calls.length = 0;
       const result = await handler(event, lambdaContext(`rt-${i}`));
       if (result.statusCode !== 202) throw new Error(`round trips: POST answered ${result.statusCode}: ${result.body}`);
@@ -48,48 +43,58 @@ export async function roundTrips(platform: LocalPlatform, options: BenchOptions)
       // A new minute: its first request is measured on its own, the rest are the steady state.
       clock.advance(60_000);
       const rollover = await send(withIdempotencyKey);
-      const totals: number[] = [];
-      const depths: number[] = [];
-      const shapes = new Map<string, number>();
-      for (let i = 0; i < count; i++) {
-        const one = await send(withIdempotencyKey);
-        totals.push(one.total);
-        depths.push(one.depth);
-        shapes.set(one.shape, (shapes.get(one.shape) ?? 0) + 1);
-      }
+      const steady = [];
+      for (let i = 0; i < count; i++) steady.push(await send(withIdempotencyKey));
+      const totals = steady.map((one) => one.total);
+      const shapes: Record<string, number> = {};
+      for (const { shape } of steady) shapes[shape] = (shapes[shape] ?? 0) + 1;
       return {
         steady: {
-          totalCalls: {
-            min: Math.min(...totals),
-            max: Math.max(...totals),
-            mean: totals.reduce((a, b) => a + b, 0) / count,
-          },
-          sequentialDepth: { min: Math.min(...depths), max: Math.max(...depths) },
-          shapes: Object.fromEntries(shapes),
+          totalCalls: { ...range(totals), mean: totals.reduce((a, b) => a + b, 0) / count },
+          sequentialDepth: range(steady.map((one) => one.depth)),
+          shapes,
         },
         firstOfMinute: rollover,
         afterIdle,
       };
     };
+    /** `runs` batches of 100 messages (POST /messages/batch): AWS calls per batch and their sequential depth. */
+    const batchOf100 = async (runs: number) => {
+      const totals: number[] = [];
+      const depths: number[] = [];
+      let shape = '';
+      for (let r = 0; r < runs; r++) {
+        // A minute of its own for each batch: the key's budget never refuses one.
+        clock.advance(60_000);
+        const event = batchEvent(10_000 + r, key.keyId, account.accountId);
+        calls.length = 0;
+        const result = await metered.sendBatch(event, lambdaContext(`rt-batch-${r}`));
+        if (result.statusCode !== 202) throw new Error(`round trips: batch answered ${result.statusCode}: ${result.body}`);
+        totals.push(calls.length);
+        depths.push(sequentialDepth(calls));
+        const counts = new Map<string, number>();
+        for (const c of calls) counts.set(c.name, (counts.get(c.name) ?? 0) + 1);
+        shape = [...counts].map(([name, n]) => `${n} × ${name}`).join(', ');
+      }
+      return { runs, total: range(totals), depth: range(depths), shape };
+    };
     // The key's first request ever also rolls its windows over: outside the figures.
     await send(false);
     const plain = await measure(false);
     const idem = await measure(true);
-    const batch = await batchOf100(metered, key.keyId, account.accountId, clock, options.smoke ? 2 : 5);
+    const batch = await batchOf100(options.smoke ? 2 : 5);
     // Strict: every accepted message counts, the first of each minute included.
     const deepest = (m: typeof plain) =>
       Math.max(m.steady.sequentialDepth.max, m.firstOfMinute.depth, m.afterIdle.depth);
     const pass = deepest(plain) <= 2 && deepest(idem) <= 3 && batch.depth.max <= 2;
+    const way = (m: typeof plain) =>
+      `${m.steady.totalCalls.max} / ${m.steady.sequentialDepth.max}, ` +
+      `first of a minute ${m.firstOfMinute.total} / ${m.firstOfMinute.depth}, ` +
+      `after 5 idle minutes ${m.afterIdle.total} / ${m.afterIdle.depth}`;
     return {
       figure: 'round-trips (AWS calls per accepted POST: total / sequential depth)',
       value:
-        `without Idempotency-Key ${plain.steady.totalCalls.max} / ${plain.steady.sequentialDepth.max}, ` +
-        `first of a minute ${plain.firstOfMinute.total} / ${plain.firstOfMinute.depth}, ` +
-        `after 5 idle minutes ${plain.afterIdle.total} / ${plain.afterIdle.depth}; ` +
-        `with ${idem.steady.totalCalls.max} / ${idem.steady.sequentialDepth.max}, ` +
-        `first of a minute ${idem.firstOfMinute.total} / ${idem.firstOfMinute.depth}, ` +
-        `after 5 idle minutes ${idem.afterIdle.total} / ${idem.afterIdle.depth} ` +
-        `(steady state: max over ${count} requests each); ` +
+        `without Idempotency-Key ${way(plain)}; with ${way(idem)} (steady state: max over ${count} requests each); ` +
         `batch of 100 without Idempotency-Key ${batch.total.max} / ${batch.depth.max} (${batch.shape})`,
       goal: 'sequential ≤ 2 without, ≤ 3 with Idempotency-Key (every accepted message); batch of 100 ≤ 2',
       pass,
@@ -100,37 +105,4 @@ export async function roundTrips(platform: LocalPlatform, options: BenchOptions)
   }
 }
 
-/** `runs` batches of 100 messages (POST /messages/batch): AWS calls per batch and their sequential depth. */
-async function batchOf100(
-  metered: Awaited<ReturnType<typeof meteredHandlers>>,
-  keyId: string,
-  accountId: string,
-  clock: { advance(ms: number): void },
-  runs: number,
-) {
-  const totals: number[] = [];
-  const depths: number[] = [];
-  let shape = '';
-  for (let r = 0; r < runs; r++) {
-    // A minute of its own for each batch: the key's budget never refuses one.
-    clock.advance(60_000);
-    const event = sendEvent(10_000 + r, keyId, accountId);
-    const body = JSON.stringify({ messages: Array.from({ length: 100 }, (_, i) => ({ message: `bench batch ${r}/${i}` })) });
-    Object.assign(event, { resource: '/messages/batch', path: '/messages/batch', body });
-    event.headers['content-length'] = String(Buffer.byteLength(body));
-    metered.calls.length = 0;
-    const result = await metered.sendBatch(event, lambdaContext(`rt-batch-${r}`));
-    if (result.statusCode !== 202) throw new Error(`round trips: batch answered ${result.statusCode}: ${result.body}`);
-    totals.push(metered.calls.length);
-    depths.push(sequentialDepth(metered.calls));
-    const counts = new Map<string, number>();
-    for (const c of metered.calls) counts.set(c.name, (counts.get(c.name) ?? 0) + 1);
-    shape = [...counts].map(([name, n]) => `${n} × ${name}`).join(', ');
-  }
-  return {
-    runs,
-    total: { min: Math.min(...totals), max: Math.max(...totals) },
-    depth: { min: Math.min(...depths), max: Math.max(...depths) },
-    shape,
-  };
-}
+const range = (values: readonly number[]) => ({ min: Math.min(...values), max: Math.max(...values) });

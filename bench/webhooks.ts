@@ -1,10 +1,27 @@
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
+import { DynamoDbMessageStore } from '../lambda/messages/dynamodb-message-store.js';
+import { toMessageResource } from '../lambda/messages/index.js';
+import { DATA_PLANE } from '../lambda/shared/aws-clients.js';
+import { createDocumentClient } from '../lambda/shared/dynamodb.js';
+import { monotonicUlid } from '../lambda/shared/ulid.js';
+import { deliver } from '../lambda/webhooks/deliver.js';
+import { DynamoDbWebhookStore } from '../lambda/webhooks/dynamodb-webhook-store.js';
+import { createWebhookPoster } from '../lambda/webhooks/http-sender.js';
+import { LOCAL_DELIVERY_POLICY } from '../lambda/webhooks/network-policy.js';
+import { createWebhookOutcomes } from '../lambda/webhooks/outcomes.js';
+import { SqsDeliveryQueue } from '../lambda/webhooks/sqs-delivery-queue.js';
+import { loadConfig } from '../lib/config/index.js';
+import { LOCAL_AWS, LOCAL_TABLE_NAMES } from '../local/emulators.js';
 import type { LocalPlatform } from '../local/platform.js';
+import { LOCAL_WEBHOOKS_TABLE } from '../local/wiring/webhooks.js';
+import { startWebhookReceiver } from '../test/support/webhook-receiver.js';
 import { type AwsCall, meter } from './aws-meter.js';
-import { capacityUnits, sqsBilledSends } from './cost-arithmetic.js';
-import { type BenchOptions, type Figure, NO_GOAL, percentile, round } from './lib.js';
+import { callsByKind, capacityUnits, perMillionUsd, sqsBilledSends } from './cost-arithmetic.js';
+import { type BenchOptions, type Figure, NO_GOAL, onPlatform, percentile, round, UNLIMITED } from './lib.js';
 import { ASSUMPTIONS, PRICES } from './prices.js';
+
+type Received = Array<{ at: number; id: string }>;
 
 /** The delivery function's batch (contracts/webhooks.ts) and what an endpoint takes to answer, stated. */
 const DELIVERY_ASSUMPTIONS = {
@@ -15,47 +32,19 @@ const DELIVERY_ASSUMPTIONS = {
 } as const;
 
 /**
- * Webhooks' added cost per million processed messages with one endpoint (us-east-1 list prices,
- * bench/prices.ts), from the AWS calls the real code makes against the local emulators on metered
- * clients: the worker's notify (the message's owner, the account's endpoints, SendMessageBatch) and
- * the delivery of each job (the endpoint, the attempt's claim and record), to a loopback receiver
- * that verifies every delivery. Then, as context, the time from a 202 to a verified delivery
- * through the whole local platform (p50, p95).
+ * Webhooks' added cost per million processed messages with one endpoint, from the AWS calls of the
+ * worker's notify and of each job's delivery (metered, to a receiver that verifies every delivery);
+ * then, as context, the time from a 202 to a verified delivery through the local platform.
  */
 export async function webhooksBench(options: BenchOptions): Promise<Figure[]> {
-  const { startLocalPlatform } = await import('../local/platform.js');
-  const { loadConfig } = await import('../lib/config/index.js');
-  const unlimited = { perMinute: 1_000_000_000, perDay: 1_000_000_000 };
   // Its own platform: the worker on (the latency figure waits for processing), limits out of the way.
-  const platform = await startLocalPlatform({
-    port: 0,
-    controlPort: 0,
-    edgePort: 0,
-    config: loadConfig({ plans: { enterprise: { limits: unlimited } } }),
-  });
-  try {
-    return await webhooksCost(platform, options);
-  } finally {
-    await platform.stop();
-  }
+  const config = loadConfig({ plans: { enterprise: { limits: UNLIMITED } } });
+  return onPlatform({ config }, (platform) => webhooksCost(platform, options));
 }
 
 async function webhooksCost(platform: LocalPlatform, options: BenchOptions): Promise<Figure[]> {
-  const { startWebhookReceiver } = await import('../test/support/webhook-receiver.js');
-  const { createDocumentClient } = await import('../lambda/shared/dynamodb.js');
-  const { DATA_PLANE } = await import('../lambda/shared/aws-clients.js');
-  const { LOCAL_AWS, LOCAL_TABLE_NAMES } = await import('../local/emulators.js');
-  const { LOCAL_WEBHOOKS_TABLE } = await import('../local/wiring/webhooks.js');
-  const { DynamoDbMessageStore } = await import('../lambda/messages/dynamodb-message-store.js');
-  const { DynamoDbWebhookStore } = await import('../lambda/webhooks/dynamodb-webhook-store.js');
-  const { SqsDeliveryQueue } = await import('../lambda/webhooks/sqs-delivery-queue.js');
-  const { createWebhookOutcomes } = await import('../lambda/webhooks/outcomes.js');
-  const { deliver } = await import('../lambda/webhooks/deliver.js');
-  const { createWebhookPoster } = await import('../lambda/webhooks/http-sender.js');
-  const { LOCAL_DELIVERY_POLICY } = await import('../lambda/webhooks/network-policy.js');
-
   const count = options.smoke ? 5 : 100;
-  const received: Array<{ at: number; id: string }> = [];
+  const received: Received = [];
   let secret = '';
   const receiver = await startWebhookReceiver((_i, delivery) => {
     const headers = delivery.headers as Record<string, string>;
@@ -76,8 +65,6 @@ async function webhooksCost(platform: LocalPlatform, options: BenchOptions): Pro
 
     // Processed message records as the worker leaves them, written directly: the platform's own
     // worker and delivery poller must not see them (their jobs would claim the same attempts).
-    const { monotonicUlid } = await import('../lambda/shared/ulid.js');
-    const { toMessageResource } = await import('../lambda/messages/index.js');
     const now = Date.now();
     const records = new DynamoDbMessageStore(documents, LOCAL_TABLE_NAMES.messages);
     const messages = [];
@@ -123,15 +110,11 @@ async function webhooksCost(platform: LocalPlatform, options: BenchOptions): Pro
     const post = createWebhookPoster(LOCAL_DELIVERY_POLICY, { timeoutMs: 15_000 });
     calls.length = 0;
     for (const message of messages) await outcomes.notify('message.processed', message);
-    const notifyCalls = calls.splice(0);
-    for (const job of jobs) {
-      const deps = { store, queue, post, clock: platform.clock, staleClaimMs: 30_000 };
-      await deliver(job as Parameters<typeof deliver>[0], deps);
-    }
-    const deliveryCalls = calls.splice(0);
+    const deps = { store, queue, post, clock: platform.clock, staleClaimMs: 30_000 };
+    for (const job of jobs) await deliver(job as Parameters<typeof deliver>[0], deps);
 
     const perMessage = (n: number) => n / count;
-    const allCalls = [...notifyCalls, ...deliveryCalls];
+    const allCalls = calls.splice(0);
     const units = capacityUnits(allCalls, () => undefined);
     // A Query of an account's endpoints reads one small page: counted as one consistent read unit.
     const queryReads = allCalls.filter((c) => c.name === 'dynamodb:Query').length;
@@ -143,8 +126,7 @@ async function webhooksCost(platform: LocalPlatform, options: BenchOptions): Pro
       dynamoDb:
         perMessage(units.writes) * PRICES.dynamoDbWriteRequestUnit.usd +
         (perMessage(units.reads) + perMessage(queryReads)) * PRICES.dynamoDbReadRequestUnit.usd,
-      sqs:
-        (perMessage(sqsBilledSends(allCalls)) + deliveryInvocations * 2) * PRICES.sqsRequest.usd,
+      sqs: (perMessage(sqsBilledSends(allCalls)) + deliveryInvocations * 2) * PRICES.sqsRequest.usd,
       lambda:
         deliveryInvocations * PRICES.lambdaRequest.usd +
         (((deliveryInvocations * deliveryMs + workerAddedMs) * ASSUMPTIONS.lambdaMemoryGb) / 1000) *
@@ -152,10 +134,8 @@ async function webhooksCost(platform: LocalPlatform, options: BenchOptions): Pro
       logs: ((deliveryInvocations * (ASSUMPTIONS.lambdaPlatformLogBytes + 300)) / 1024 ** 3) *
         PRICES.cloudWatchLogsIngestedGb.usd,
     };
-    const perMillion = Object.fromEntries(Object.entries(usd).map(([k, v]) => [k, round(v * 1e6, 3)]));
-    const total = round(Object.values(perMillion).reduce((a, b) => a + b, 0), 2);
-    const byKind: Record<string, number> = {};
-    for (const call of allCalls) byKind[call.name] = round((byKind[call.name] ?? 0) + 1 / count, 3);
+    const { perMillionUsd: perMillion, totalUsd: total } = perMillionUsd(usd);
+    const byKind = callsByKind(allCalls, count, 3);
 
     const latency = await latencyTo(platform, key, received, count);
     return [
@@ -182,16 +162,8 @@ async function webhooksCost(platform: LocalPlatform, options: BenchOptions): Pro
   }
 }
 
-/**
- * Time from the 202 of POST /messages to the receiver's verified delivery, through the local
- * platform: the worker's poll and processing, its notify, the delivery poller, signing, the POST.
- */
-async function latencyTo(
-  platform: LocalPlatform,
-  key: string,
-  received: Array<{ at: number; id: string }>,
-  count: number,
-): Promise<Figure> {
+/** Time from the 202 of POST /messages to the receiver's verified delivery, through the local platform. */
+async function latencyTo(platform: LocalPlatform, key: string, received: Received, count: number): Promise<Figure> {
   const samples: number[] = [];
   const n = Math.min(count, 30);
   for (let i = 0; i < n; i++) {
