@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { RateLimits } from '../../contracts/plans.js';
-import type { Caller, KeyCaller } from '../keys/index.js';
+import type { KeyCaller } from '../keys/index.js';
 import type { RateLimiter } from '../rate-limits/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiResult, ResponseHeaders } from '../shared/http.js';
@@ -11,8 +11,9 @@ import { beforeAnswer } from '../shared/deadline.js';
 import { HttpProblem, problems } from '../shared/problem.js';
 import { rejected } from './access.js';
 import { admit, parse, type Verdict } from './admission.js';
-import { envelopeOf, type MessageRecord, toPublicMessage } from './message.js';
+import { envelopeOf, type MessageRecord, toAcceptedMessage } from './message.js';
 import type { IdempotencyEntry, IdempotencyStore, MessageQueue, MessageStore } from './ports.js';
+import type { ApiRequestContext } from './read-message.js';
 import { type RawRequest, validateSendRequest } from './validation.js';
 
 export interface MessagesConfig {
@@ -32,11 +33,7 @@ export interface SendMessageDeps {
   readonly anonymousLimits: RateLimits;
 }
 
-export interface SendRequest extends RawRequest {
-  readonly caller: Caller;
-  readonly sourceIp: string;
-  /** Attributes for the request's log lines (request id, key id). */
-  readonly log?: Readonly<Record<string, unknown>>;
+export interface SendRequest extends RawRequest, ApiRequestContext {
   /** Path prefix the API is served under (e.g. /v1 on the execute-api URL), for Location. */
   readonly basePath: string;
 }
@@ -56,8 +53,25 @@ export function queuedRecord(caller: KeyCaller, message: string, nowMs: number, 
   };
 }
 
-/** The fingerprint of a request's body an Idempotency-Key is held to (another body is a 409). */
-export const requestHash = (body: unknown): string => createHash('sha256').update(JSON.stringify(body)).digest('hex');
+/** The claim of a send's Idempotency-Key (if it has one): the body's fingerprint (another body is a 409) and the 202 to replay. */
+export function idempotencyClaim(
+  caller: KeyCaller,
+  key: string | undefined,
+  nowMs: number,
+  config: MessagesConfig,
+  claim: Pick<IdempotencyEntry, 'messageId' | 'responseBody' | 'location'> & { readonly body: unknown },
+): IdempotencyEntry | undefined {
+  if (key === undefined) return undefined;
+  const { body, ...rest } = claim;
+  return {
+    id: `${caller.keyId}#${key}`,
+    requestHash: createHash('sha256').update(JSON.stringify(body)).digest('hex'),
+    statusCode: 202,
+    createdAtMs: nowMs,
+    expiresAt: Math.floor(nowMs / 1000) + config.idempotencyTtlSeconds,
+    ...rest,
+  };
+}
 
 /**
  * POST /messages: a pure parse, the admission (one limiter call: 401 → 429 → 400 → 413, 409, a
@@ -80,17 +94,12 @@ export async function sendMessage(
       units: () => 1,
       claimOf: (caller, valid) => {
         record = queuedRecord(caller, valid.message, nowMs, deps.config.retentionDays);
-        if (valid.idempotencyKey === undefined) return undefined;
-        return {
-          id: `${caller.keyId}#${valid.idempotencyKey}`,
-          requestHash: requestHash({ message: valid.message }),
+        return idempotencyClaim(caller, valid.idempotencyKey, nowMs, deps.config, {
+          body: { message: valid.message },
           messageId: record.id,
-          statusCode: 202,
-          responseBody: JSON.stringify(toPublicMessage(record)),
+          responseBody: JSON.stringify(toAcceptedMessage(record)),
           location: `${request.basePath}/messages/${record.id}`,
-          createdAtMs: nowMs,
-          expiresAt: Math.floor(nowMs / 1000) + deps.config.idempotencyTtlSeconds,
-        };
+        });
       },
     },
     deps,
@@ -123,7 +132,7 @@ export async function sendMessage(
   return {
     statusCode: 202,
     headers: { Location: `${request.basePath}/messages/${queued.id}` },
-    body: toPublicMessage(queued),
+    body: toAcceptedMessage(queued),
   };
 }
 

@@ -1,8 +1,9 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { WEBHOOK_DELIVERY_SOURCE, WEBHOOK_TABLE_KEYS } from '../../../contracts/webhooks.js';
+import { platformTable, queueWithDeadLetter } from '../messages/messages-data.js';
 
 /** What the webhook functions need from the stateful part. */
 export interface WebhooksDataResources {
@@ -14,10 +15,7 @@ export interface WebhooksDataResources {
 }
 
 export interface WebhooksDataProps {
-  /**
-   * Removal policy of the table and queues. A retained table also gets deletion protection.
-   * @default RemovalPolicy.RETAIN
-   */
+  /** Of the table and queues (a retained table also gets deletion protection). @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
 }
 
@@ -41,27 +39,10 @@ export class WebhooksData extends Construct implements WebhooksDataResources {
   constructor(scope: Construct, id: string, props: WebhooksDataProps = {}) {
     super(scope, id);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-    this.table = new dynamodb.Table(this, 'Table', {
-      partitionKey: { name: WEBHOOK_TABLE_KEYS.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: WEBHOOK_TABLE_KEYS.sortKey, type: dynamodb.AttributeType.STRING },
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: dynamodb.TableEncryption.AWS_MANAGED,
-      timeToLiveAttribute: WEBHOOK_TABLE_KEYS.ttl,
-      removalPolicy,
-      deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
-    });
-    this.deadLetterQueue = new sqs.Queue(this, 'DeliveryDeadLetterQueue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      removalPolicy,
-    });
-    this.deliveryQueue = new sqs.Queue(this, 'DeliveryQueue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
+    this.table = platformTable(this, 'Table', { ...WEBHOOK_TABLE_KEYS, removalPolicy });
+    [this.deliveryQueue, this.deadLetterQueue] = queueWithDeadLetter(this, 'DeliveryQueue', 'DeliveryDeadLetterQueue', {
       visibilityTimeout: Duration.seconds(WEBHOOK_DELIVERY_SOURCE.visibilityTimeoutSeconds),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: DELIVERY_MAX_RECEIVE_COUNT },
+      maxReceiveCount: DELIVERY_MAX_RECEIVE_COUNT,
       removalPolicy,
     });
   }
