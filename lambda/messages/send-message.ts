@@ -40,7 +40,7 @@ export interface SendRequest extends RawRequest, ApiRequestContext {
 
 export const newMessageId = (nowMs: number) => `msg_${monotonicUlid(nowMs)}`;
 
-/** A new message's record, as a send writes it: `queued`, kept `retentionDays` (DynamoDB TTL). */
+/** A new message's record: `queued`, kept `retentionDays` (DynamoDB TTL). */
 export function queuedRecord(caller: KeyCaller, message: string, nowMs: number, retentionDays: number): MessageRecord {
   return {
     id: newMessageId(nowMs),
@@ -74,10 +74,9 @@ export function idempotencyClaim(
 }
 
 /**
- * POST /messages: a pure parse, the admission (one limiter call: 401 → 429 → 400 → 413, 409, a
- * replay), then the writes. On the critical path: one limiter write, then the record write and the
- * enqueue side by side (an Idempotency-Key adds its claim before them). A 202 means the message is
- * queued; any failure before it leaves no record that claims `queued` and gives the budget back.
+ * POST /messages: a pure parse, the admission (admission.ts), then the record write and the
+ * enqueue side by side. A 202 means the message is queued; any failure before it leaves no record
+ * that claims `queued` and gives the budget back.
  */
 export async function sendMessage(
   request: SendRequest,
@@ -136,17 +135,13 @@ export async function sendMessage(
   };
 }
 
-export interface Writes {
+interface Writes {
   readonly kind: 'message' | 'batch';
-  /** The record write(s) first, then the enqueue: started together, one round trip for both. */
+  /** The record write(s), then the enqueue: started together, one round trip for both. */
   readonly write: () => readonly [Promise<void>, Promise<void>];
-  /**
-   * Takes the records back out while they are still queued (a failed or aborted write may still
-   * have landed); answers the ids the worker had already taken, which stay.
-   */
+  /** Takes the records back out while still queued; answers the ids the worker had already taken. */
   readonly undo: () => Promise<readonly string[]>;
   readonly units: number;
-  /** The ids of the records, for an answer that cannot say what became of them. */
   readonly ids: readonly string[];
   readonly log: Readonly<Record<string, unknown>>;
   readonly unavailable: string;
@@ -154,15 +149,11 @@ export interface Writes {
 }
 
 /**
- * The writes of an admitted send, side by side, within the request's deadline. When either
- * fails, the records are taken back before the answer's deadline, and the answer follows what is
- * known (issue 23 item 4: a 503 is sent only when no message of it can be processed):
- * - all removed (or never written): the budget is refunded, the claim freed, 503; an envelope
- *   without a record is dropped by the worker as an orphan;
- * - all already taken by the worker (the record landed, its answer was late, the envelope went
- *   through): they were accepted, so the send returns and the caller answers 202;
- * - some taken, or the removal failed: nobody can say for every message, so a 500 names the ids to
- *   look up, rather than a 503 that invites a duplicate.
+ * The writes of an admitted send, side by side. When either fails, the records are taken back
+ * before the answer's deadline, and the answer follows what is known (a 503 only when no message
+ * of it can be processed): all removed, the budget and the claim are given back, 503 (the worker
+ * drops an envelope without a record as an orphan); all already taken by the worker, 202; some
+ * taken or the removal failed, a 500 naming the ids to look up rather than a 503 inviting a duplicate.
  */
 export async function writeOrUndo(
   writes: Writes,
@@ -208,8 +199,8 @@ export async function writeOrUndo(
   throw problems.unavailable(writes.unavailable);
 }
 
-/** After a refund the request (or a batch's `units` requests) no longer counts: Remaining goes back up. */
-export function refundedHeaders(headers: ResponseHeaders, units = 1): Record<string, string> {
+/** After a refund the `units` requests no longer count: Remaining goes back up. */
+function refundedHeaders(headers: ResponseHeaders, units = 1): Record<string, string> {
   const current = headers.all();
   const remaining = Number(current['X-RateLimit-Remaining']);
   const limit = Number(current['X-RateLimit-Limit']);

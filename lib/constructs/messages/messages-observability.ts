@@ -128,7 +128,11 @@ export function createMessagesAlarms(scope: Construct, props: MessagesObservabil
     `The p99 latency of the Messages API (API Gateway Latency: authorizer, handler and integration) is above ${latencyThresholdMs} ms for 10 minutes.`,
     api.metricLatency({ period: fiveMinutes, statistic: cloudwatch.Stats.p(99) }),
     latencyThresholdMs,
-    { comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 2, datapointsToAlarm: 2 },
+    {
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 2,
+      datapointsToAlarm: 2,
+    },
   );
   const queueAge = thresholdAlarm(
     scope,

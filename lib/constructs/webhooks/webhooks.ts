@@ -58,8 +58,8 @@ export class Webhooks extends Construct {
       this,
       'DeadLetterQueueAlarm',
       'Webhook delivery jobs were dead-lettered: the delivery function could not reach its table or queue 5 times. ' +
-        'Endpoints answering errors do not land here (their attempts are recorded). Fix the cause, then redrive ' +
-        'the dead-letter queue to the delivery queue (docs/webhooks.md).',
+      'Endpoints answering errors do not land here (their attempts are recorded). Fix the cause, then redrive ' +
+      'the dead-letter queue to the delivery queue (docs/webhooks.md).',
       deadLetteredMetric(data.deadLetterQueue),
       1,
     );
