@@ -23,6 +23,20 @@ const deliveryKey = (subject: string, eventId: string, webhookId: string) => ({
   sk: `delivery#${eventId}#${webhookId}`,
 });
 
+/** What a delivery record keeps of its job, written by its first claim (or its abandonment). */
+const DELIVERY_FIELDS =
+  'accountId = :account, webhookId = :webhook, #url = :url, eventId = :event, #type = :type, payload = :payload, expiresAt = :expires';
+const DELIVERY_FIELD_NAMES = { '#status': 'status', '#url': 'url', '#type': 'type' };
+const deliveryFieldValues = (job: DeliveryJob, url: string) => ({
+  ':account': job.accountId,
+  ':webhook': job.webhookId,
+  ':url': url,
+  ':event': job.eventId,
+  ':type': job.type,
+  ':payload': job.payload,
+  ':expires': job.expiresAt,
+});
+
 type EndpointItem = WebhookEndpoint & { pk: string; sk: string };
 type DeliveryItem = Omit<StoredDelivery, 'id' | 'subject'> & { pk: string; sk: string };
 
@@ -156,24 +170,16 @@ export class DynamoDbWebhookStore implements WebhookStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: deliveryKey(job.subject, job.eventId, job.webhookId),
-          UpdateExpression:
-            'SET attemptsStarted = :next, claimedAt = :now, #status = :pending, accountId = :account, webhookId = :webhook, ' +
-            '#url = :url, eventId = :event, #type = :type, payload = :payload, expiresAt = :expires',
+          UpdateExpression: `SET attemptsStarted = :next, claimedAt = :now, #status = :pending, ${DELIVERY_FIELDS}`,
           ConditionExpression: `(${free}) OR (${abandoned})`,
-          ExpressionAttributeNames: { '#status': 'status', '#url': 'url', '#type': 'type' },
+          ExpressionAttributeNames: DELIVERY_FIELD_NAMES,
           ExpressionAttributeValues: {
             ...(job.attempt === 0 ? {} : { ':n': job.attempt }),
             ':next': job.attempt + 1,
             ':now': nowMs,
             ':stale': nowMs - staleAfterMs,
             ':pending': 'pending',
-            ':account': job.accountId,
-            ':webhook': job.webhookId,
-            ':url': url,
-            ':event': job.eventId,
-            ':type': job.type,
-            ':payload': job.payload,
-            ':expires': job.expiresAt,
+            ...deliveryFieldValues(job, url),
           },
         }),
       ),
@@ -213,22 +219,10 @@ export class DynamoDbWebhookStore implements WebhookStore {
         TableName: this.tableName,
         Key: deliveryKey(job.subject, job.eventId, job.webhookId),
         UpdateExpression:
-          'SET #status = :abandoned, reason = :reason, accountId = :account, webhookId = :webhook, #url = :url, ' +
-          'eventId = :event, #type = :type, payload = :payload, expiresAt = :expires, ' +
+          `SET #status = :abandoned, reason = :reason, ${DELIVERY_FIELDS}, ` +
           'attemptsStarted = if_not_exists(attemptsStarted, :zero) REMOVE nextAttemptAt',
-        ExpressionAttributeNames: { '#status': 'status', '#url': 'url', '#type': 'type' },
-        ExpressionAttributeValues: {
-          ':abandoned': 'abandoned',
-          ':reason': reason,
-          ':account': job.accountId,
-          ':webhook': job.webhookId,
-          ':url': url,
-          ':event': job.eventId,
-          ':type': job.type,
-          ':payload': job.payload,
-          ':expires': job.expiresAt,
-          ':zero': 0,
-        },
+        ExpressionAttributeNames: DELIVERY_FIELD_NAMES,
+        ExpressionAttributeValues: { ':abandoned': 'abandoned', ':reason': reason, ...deliveryFieldValues(job, url), ':zero': 0 },
       }),
     );
   }
