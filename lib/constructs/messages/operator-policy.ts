@@ -10,13 +10,7 @@ export const OPERATOR_APIGATEWAY_PATHS = ['/apikeys', '/apikeys/*', '/usageplans
 /** The API Gateway verbs the operator policy allows on those paths. */
 export const OPERATOR_APIGATEWAY_VERBS = ['GET', 'POST', 'PATCH', 'DELETE'] as const;
 
-/**
- * What an operator role needs to run the account service (accounts, keys, plans, bans, usage)
- * against this stack, and nothing more: item access to the three tables the account service uses,
- * the API Gateway API keys and usage plans (the internal keys and Enterprise usage plans it
- * manages), reading this stack's outputs, and the DLQ redrive. Created in `scope` itself (id
- * OperatorPolicy).
- */
+/** What an operator role needs to run the account service and the DLQ redrive against this stack, and nothing more. */
 export function createOperatorPolicy(scope: Construct, data: MessagesDataResources): iam.ManagedPolicy {
   const stack = Stack.of(scope);
   const { tables, queue, deadLetterQueue } = data;
@@ -95,26 +89,17 @@ export function createOperatorPolicy(scope: Construct, data: MessagesDataResourc
   return policy;
 }
 
-/**
- * `apigatewayArn(stack, path)` as cdk-nag writes it in a finding id (IAM5 `Resource::`), with the
- * unresolved pseudo parameters as `<AWS::Name>`.
- */
+/** `apigatewayArn(stack, path)` as cdk-nag writes it in a finding id, pseudo parameters as `<AWS::Name>`. */
 function apigatewayNagArn(stack: Stack, path: string): string {
   const pseudo = (value: string, name: string) => (Token.isUnresolved(value) ? `<AWS::${name}>` : value);
   return `arn:${pseudo(stack.partition, 'Partition')}:apigateway:${pseudo(stack.region, 'Region')}::${path}`;
 }
 
 /**
- * The operator's part in custom domains (docs/operators/cli.md): `domains check-drift --stack`
- * starts the flow's drift check; `domains show` reads a domain's record (GetItem on the Domains
- * table) and lists the flow's executions for it (ListExecutions: resource type stateMachine,
- * Service Authorization Reference, list_awsstepfunctions); `domains release` reads the removed
- * domain and its project (GetItem on both tables: the tenant is named by the project's slug) and
- * starts the flow's release branch; `domains verify` is the owner's Re-verify (DomainService.verify):
- * it reads the domain, its parent names and its project, writes the new attempt on the domain's
- * record (UpdateItem, the Domains table only) and starts the flow. The stacks' outputs locate the
- * flow and the tables. Exactly that: no other write, no other execution call. IAM cannot tell the execution inputs
- * apart; the flow validates its input and the CLI sends only the drift check's and the release's.
+ * The operator's part in custom domains (docs/operators/cli.md: `domains check-drift`, `show`,
+ * `release`, `verify`): start and list the flow's executions, read domains and projects, write a
+ * domain's new attempt, read the stacks' outputs. IAM cannot tell execution inputs apart; the flow
+ * validates its input.
  */
 export function allowDomainOperations(
   policy: iam.ManagedPolicy,

@@ -7,9 +7,8 @@ import { platformTable, queueWithDeadLetter } from '../messages/messages-data.js
 
 /** What the webhook functions need from the stateful part. */
 export interface WebhooksDataResources {
-  /** Endpoints (with their signing secrets) and deliveries with their attempts (TTL: the message's). */
+  /** Endpoints (with their signing secrets) and deliveries with their attempts. */
   readonly table: dynamodb.ITable;
-  /** Delivery jobs (standard, SSE, TLS only), redriven to `deadLetterQueue` after 5 receives. */
   readonly deliveryQueue: sqs.IQueue;
   readonly deadLetterQueue: sqs.IQueue;
 }
@@ -19,17 +18,12 @@ export interface WebhooksDataProps {
   readonly removalPolicy?: RemovalPolicy;
 }
 
-/**
- * Receives of one job before it is dead-lettered. Only a store or queue failure brings a job back
- * (an endpoint's failure is a recorded attempt with its own schedule), so 5 is ample.
- */
+/** Receives of a job before it is dead-lettered: only a store or queue failure brings one back. */
 export const DELIVERY_MAX_RECEIVE_COUNT = 5;
 
 /**
- * The stateful resources of webhooks: one table (on-demand, point-in-time recovery, KMS encryption
- * at rest, retained) and the delivery queue with its dead-letter queue. The signing secrets are
- * stored in the table, so that the platform can sign: encrypted at rest by DynamoDB with KMS,
- * readable only by the functions granted here (control API, worker: endpoints only; delivery).
+ * The stateful resources of webhooks: one table and the delivery queue with its dead-letter queue.
+ * The signing secrets are in the table (so that the platform can sign), encrypted at rest.
  */
 export class WebhooksData extends Construct implements WebhooksDataResources {
   readonly table: dynamodb.Table;
