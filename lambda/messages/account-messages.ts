@@ -78,9 +78,8 @@ function decodeCursor(cursor: string, accountId: string, status: MessageStatus |
 }
 
 /**
- * The message log of one account: newest first, one Query on the account index per page. With a
- * status filter a page keeps the matching ones of `limit` messages, so it may hold fewer (even none)
- * while `nextCursor` is not null. A bad `status`, `limit` or `cursor` is a 400.
+ * The message log of one account, newest first, one Query per page. With a status filter a page
+ * keeps the matching ones of `limit` messages: it may hold fewer (even none) before the last.
  */
 export async function listMessages(
   accountId: string,

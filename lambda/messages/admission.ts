@@ -63,9 +63,8 @@ interface Judged {
 }
 
 /**
- * The admission of a send, in the documented order (401 → 429 → 400 → 413, then 409): one limiter
- * call, which counts an admitted request or judges the others without counting. An Idempotency-Key
- * is claimed before it, with one conditional write that brings back the entry holding the key.
+ * The admission of a send (401 → 429 → 400 → 413, then 409): one limiter call, which counts an
+ * admitted request or judges the others; an Idempotency-Key is claimed before it (one write).
  */
 export async function admit<T>(
   request: AdmissionRequest<T>,

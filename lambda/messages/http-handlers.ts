@@ -53,9 +53,8 @@ function problemDetails(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
 const UNDO_RESERVE_MS = 3_000;
 
 /**
- * The middy chain of every API function: Powertools, the problem mapping, middy's early timeout.
- * The route runs under a deadline (shared/deadline.ts) that ends its SDK calls before middy's
- * early answer, so that a 503 is never sent while a write may still land.
+ * The middy chain of every API function. The route runs under a deadline (shared/deadline.ts) that
+ * ends its SDK calls before middy's early answer: no 503 while a write may still land.
  */
 function apiHandler(route: Route) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({

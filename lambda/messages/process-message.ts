@@ -79,11 +79,9 @@ class NotifyError extends Error {
 }
 
 /**
- * Processes one queued message: runs the processor, records its outcome, tells `outcomes`.
- * Idempotent on the message id: a redelivery of a final record only repeats the notification. A
- * thrown error fails this attempt (retried after the backoff), a PermanentError the message; a
- * failure on the last receive marks the record `failed` before SQS dead-letters it. A failed
- * record met on a first receive was redriven from the DLQ: it is run again.
+ * Runs the processor on one queued message, records the outcome and tells `outcomes`; a redelivery
+ * of a final record only tells again. A failure on the last receive marks the record `failed`
+ * before SQS dead-letters it; a failed record met on a first receive was redriven: it runs again.
  */
 export async function processMessage(message: QueuedMessage, deps: ProcessMessageDeps): Promise<void> {
   try {

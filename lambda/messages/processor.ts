@@ -14,11 +14,7 @@ export interface ProcessorMessage {
 
 export type { JsonValue };
 
-/**
- * Does the work a message stands for (`attempt`: 1 on the first). Resolve, with nothing or a JSON
- * `result` of at most RESULT_MAX_BYTES, when it is done; throw to fail this attempt (retried with
- * backoff); throw a PermanentError to fail the message at once.
- */
+/** Resolves (nothing, or a JSON `result` of at most RESULT_MAX_BYTES) when done; throws to fail the attempt. */
 export type ProcessMessage = (
   message: ProcessorMessage,
   context: { readonly attempt: number },

@@ -15,16 +15,14 @@ export type SendBatchDeps = Omit<SendMessageDeps, 'messages' | 'queue'> & {
   readonly queue: MessageBatchQueue;
 };
 
-/** What an Idempotency-Key keeps of a batch's 202: ids and times (the messages come with the replayed request, the same body). */
+/** What an Idempotency-Key keeps of a batch's 202: ids and times (the replay brings the same messages). */
 interface StoredBatchAnswer {
   readonly data: ReadonlyArray<{ readonly id: string; readonly createdAt: string }>;
 }
 
 /**
- * POST /messages/batch: up to 100 messages, all or nothing. Order of checks as a single send
- * (401 → 429 → 400 → 413). One limiter call counts the batch's N messages at once; then the
- * records (BatchWriteItem) and the envelopes (SendMessageBatch) go out side by side. A 202 means
- * every message is queued; any failure leaves no record claiming `queued` and gives the N back.
+ * POST /messages/batch: up to 100 messages, all or nothing, admitted as a single send (counted N
+ * at once); then the records and the envelopes go out side by side, as for a single send.
  */
 export async function sendBatch(
   request: SendRequest,

@@ -17,9 +17,8 @@ export interface DeliverDeps {
 }
 
 /**
- * One delivery job: waits another hop when it is not due; otherwise claims its attempt (a duplicate
- * is dropped), signs, POSTs and records it; schedules the next one after a failure and disables an
- * endpoint that failed every attempt for 5 days. Rejects only when the store or the queue failed.
+ * One delivery job: waits another hop, or claims its attempt, signs, POSTs and records it, schedules
+ * the next and disables an endpoint failing for 5 days. Rejects only when the store or the queue failed.
  */
 export async function deliver(
   job: DeliveryJob,

@@ -6,9 +6,8 @@ import type { DeliveryQueue, MessageOwnership, WebhookStore } from './ports.js';
 export type { MessageOutcomes, MessageOutcomeType } from '../../contracts/messages.js';
 
 /**
- * The worker's outcomes: one delivery job per enabled endpoint subscribed to the event, enqueued
- * together. A repeated notify enqueues the same jobs, dropped as duplicates when they claim their
- * attempt. Rejects when the jobs could not be enqueued, so the worker retries.
+ * The worker's outcomes: one delivery job per subscribed enabled endpoint (a repeated notify's are
+ * dropped as duplicates); rejects when they could not be enqueued, so the worker retries.
  */
 export function createWebhookOutcomes(deps: {
   readonly store: Pick<WebhookStore, 'listEndpoints'>;

@@ -20,29 +20,17 @@ const rejectionSearch = (namespace: string) => `SEARCH('{${namespace},reason,ser
 /** The default of `apiLatencyP99ThresholdMs`. */
 export const DEFAULT_API_LATENCY_P99_THRESHOLD_MS = 1000;
 
-export interface MessagesAlarms {
-  readonly deadLetterQueue: cloudwatch.Alarm;
-  readonly serverErrors: cloudwatch.Alarm;
-  readonly workerErrors: cloudwatch.Alarm;
-  /** Any function of the API was throttled. */
-  readonly throttles: cloudwatch.Alarm;
-  /** The API's p99 latency is above `apiLatencyP99ThresholdMs`. */
-  readonly apiLatency: cloudwatch.Alarm;
-  /** The oldest message of the queue waits for 5 minutes or more. */
-  readonly queueAge: cloudwatch.Alarm;
-}
+export type MessagesAlarms = Readonly<
+  Record<'deadLetterQueue' | 'serverErrors' | 'workerErrors' | 'throttles' | 'apiLatency' | 'queueAge', cloudwatch.Alarm>
+>;
 
 /** What the alarms and the operators' dashboard watch. */
 export interface MessagesObservabilityProps {
   readonly api: apigw.RestApi;
   readonly functions: MessagesFunctions;
   readonly data: Pick<MessagesDataResources, 'queue' | 'deadLetterQueue'>;
-  /** The p99 latency (ms) above which the latency alarm fires, for two 5-minute periods in a row. */
   readonly apiLatencyP99ThresholdMs: number;
-  /**
-   * Where alarms notify (alarm and OK actions).
-   * @default - alarms have no actions; they are visible in CloudWatch only
-   */
+  /** @default - alarms have no actions */
   readonly alarmTopic?: sns.ITopic;
 }
 
@@ -147,11 +135,8 @@ export function createMessagesAlarms(scope: Construct, props: MessagesObservabil
 }
 
 /**
- * The operators' dashboard, named `<stackName>-<region>-messages` (dashboard names are unique per
- * account): traffic and latency of the API, what the handlers accepted and rejected (by reason),
- * what the worker did, the limiter's latency, the queues, and the health of every function. The
- * custom metrics are the Powertools ones (namespace metricsNamespaceOf(scope), the environment's, dimension `service`).
- * Created in `scope` itself (id Dashboard).
+ * The operators' dashboard: the API's traffic and latency, what the handlers accepted and rejected,
+ * what the worker did, the limiter's latency, the queues, every function's health. Created in `scope` itself.
  */
 export function createOpsDashboard(
   scope: Construct,
@@ -161,6 +146,7 @@ export function createOpsDashboard(
   const stack = Stack.of(scope);
   const period = Duration.minutes(5);
   const sum = cloudwatch.Stats.SUM;
+  const maximum = (label: string) => ({ period, statistic: cloudwatch.Stats.MAXIMUM, label });
   const custom = (metricName: string, service: string, label: string, statistic: string = sum) =>
     new cloudwatch.Metric({
       namespace: metricsNamespaceOf(scope),
@@ -171,10 +157,7 @@ export function createOpsDashboard(
       period,
     });
   const perFunction = (metricOf: (fn: lambda.IFunction) => cloudwatch.IMetric) =>
-    Object.entries(functions).map(([name, fn]) => {
-      const metric = metricOf(fn.function) as cloudwatch.Metric;
-      return metric.with({ label: name, period });
-    });
+    Object.entries(functions).map(([label, fn]) => (metricOf(fn.function) as cloudwatch.Metric).with({ label, period }));
   const graph = (title: string, left: cloudwatch.IMetric[], extra: Partial<cloudwatch.GraphWidgetProps> = {}) =>
     new cloudwatch.GraphWidget({ title, left, width: 8, height: 6, ...extra });
 
@@ -190,12 +173,7 @@ Alarms and what to do: docs/operators/operations.md. Custom metrics: namespace \
       width: 12,
       height: 3,
     }),
-    new cloudwatch.AlarmStatusWidget({
-      title: 'Alarms',
-      alarms: Object.values(alarms),
-      width: 12,
-      height: 3,
-    }),
+    new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: Object.values(alarms), width: 12, height: 3 }),
   );
   dashboard.addWidgets(
     graph('API requests, 4XX and 5XX', [
@@ -233,21 +211,11 @@ Alarms and what to do: docs/operators/operations.md. Custom metrics: namespace \
     graph(
       'Queue depth and age of oldest message',
       [
-        data.queue.metricApproximateNumberOfMessagesVisible({ period, statistic: cloudwatch.Stats.MAXIMUM, label: 'visible' }),
-        data.queue.metricApproximateNumberOfMessagesNotVisible({
-          period,
-          statistic: cloudwatch.Stats.MAXIMUM,
-          label: 'in flight',
-        }),
+        data.queue.metricApproximateNumberOfMessagesVisible(maximum('visible')),
+        data.queue.metricApproximateNumberOfMessagesNotVisible(maximum('in flight')),
       ],
       {
-        right: [
-          data.queue.metricApproximateAgeOfOldestMessage({
-            period,
-            statistic: cloudwatch.Stats.MAXIMUM,
-            label: 'age of oldest (s)',
-          }),
-        ],
+        right: [data.queue.metricApproximateAgeOfOldestMessage(maximum('age of oldest (s)'))],
         rightAnnotations: [{ value: Duration.minutes(5).toSeconds(), label: 'age alarm' }],
       },
     ),
@@ -263,11 +231,7 @@ Alarms and what to do: docs/operators/operations.md. Custom metrics: namespace \
     graph('Lambda duration (p99)', perFunction((fn) => fn.metricDuration({ statistic: cloudwatch.Stats.p(99) }))),
     graph('Concurrent executions', [
       ...perFunction((fn) => fn.metric('ConcurrentExecutions', { statistic: cloudwatch.Stats.MAXIMUM })),
-      lambda.Function.metricAllConcurrentExecutions({
-        period,
-        statistic: cloudwatch.Stats.MAXIMUM,
-        label: 'account (region)',
-      }),
+      lambda.Function.metricAllConcurrentExecutions(maximum('account (region)')),
     ]),
   );
   return dashboard;
