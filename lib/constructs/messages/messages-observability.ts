@@ -157,7 +157,9 @@ export function createOpsDashboard(
       period,
     });
   const perFunction = (metricOf: (fn: lambda.IFunction) => cloudwatch.IMetric) =>
-    Object.entries(functions).map(([label, fn]) => (metricOf(fn.function) as cloudwatch.Metric).with({ label, period }));
+    Object.entries(functions).map(([label, fn]) =>
+      (metricOf(fn.function) as cloudwatch.Metric).with({ label, period }),
+    );
   const graph = (title: string, left: cloudwatch.IMetric[], extra: Partial<cloudwatch.GraphWidgetProps> = {}) =>
     new cloudwatch.GraphWidget({ title, left, width: 8, height: 6, ...extra });
 
