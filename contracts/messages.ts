@@ -38,7 +38,7 @@ export const ENV = {
   limitsConfig: 'LIMITS_CONFIG',
   /** JSON: the `messages` part of the platform config. */
   messagesConfig: 'MESSAGES_CONFIG',
-  /** JSON: the value of the pooled internal API Gateway key, by usage identifier (not secrets: pooled-usage-keys.ts). */
+  /** JSON: the pooled internal API Gateway keys' values by usage identifier (not secrets: pooled-usage-keys.ts). */
   pooledUsageKeys: 'POOLED_USAGE_KEYS',
   keyCacheSeconds: 'KEY_CACHE_SECONDS',
 } as const;

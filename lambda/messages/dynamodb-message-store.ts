@@ -155,7 +155,12 @@ export class DynamoDbMessageStore implements MessageStore, MessageBatchStore {
   }
 
   /** queued|failed → `to`; ALL_OLD (no read capacity) tells the usage history the sender and the day. */
-  private async transition(id: string, to: 'processed' | 'failed', at: string, attempt: AttemptRecord = {}): Promise<Transition> {
+  private async transition(
+    id: string,
+    to: 'processed' | 'failed',
+    at: string,
+    attempt: AttemptRecord = {},
+  ): Promise<Transition> {
     const stamp = to === 'processed' ? 'processedAt' : 'failedAt';
     const details = Object.fromEntries(Object.entries(attempt).filter(([, value]) => value !== undefined));
     const names = Object.keys(details);

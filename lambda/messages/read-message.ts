@@ -45,7 +45,10 @@ async function keyedRead<T>(
   read: (accountId: string) => Promise<T>,
 ): Promise<ApiResult> {
   const caller = await requireKey(request.caller, request.sourceIp, deps, headers);
-  const [decision, found] = await Promise.allSettled([deps.limiter.peek(keySubject(caller), 'read'), read(caller.accountId)]);
+  const [decision, found] = await Promise.allSettled([
+    deps.limiter.peek(keySubject(caller), 'read'),
+    read(caller.accountId),
+  ]);
   if (decision.status === 'rejected') throw decision.reason;
   enforce(decision.value, headers);
   if (found.status === 'rejected') throw found.reason;

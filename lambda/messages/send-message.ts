@@ -53,7 +53,7 @@ export function queuedRecord(caller: KeyCaller, message: string, nowMs: number, 
   };
 }
 
-/** The claim of a send's Idempotency-Key (if it has one): the body's fingerprint (another body is a 409) and the 202 to replay. */
+/** The claim of a send's Idempotency-Key, if any: the body's fingerprint (another is a 409), the 202 to replay. */
 export function idempotencyClaim(
   caller: KeyCaller,
   key: string | undefined,

@@ -27,7 +27,7 @@ export class SqsMessageQueue implements MessageQueue, MessageBatchQueue {
     );
   }
 
-  /** Chunks of 10 side by side; entries SQS failed on its side are sent again with backoff (duplicates are harmless). */
+  /** Chunks of 10 side by side; entries SQS failed on its side are sent again with backoff. */
   async sendAll(envelopes: readonly MessageEnvelope[]): Promise<void> {
     await Promise.all(
       chunksOf(envelopes, 10).map((chunk) =>

@@ -9,7 +9,9 @@ import { type ProcessMessageDeps, processMessage } from './process-message.js';
  * The queue worker: each record on its own through the processor, failures reported per item
  * (partial batch response); then the batch's accepted messages go to the usage history.
  */
-export function createWorkerHandler(deps: Omit<ProcessMessageDeps, 'accepted'> & { usageHistory: AcceptedUsageRecorder }) {
+export function createWorkerHandler(
+  deps: Omit<ProcessMessageDeps, 'accepted'> & { readonly usageHistory: AcceptedUsageRecorder },
+) {
   const processor = new BatchProcessor(EventType.SQS);
   return (
     middy<SQSEvent, SQSBatchResponse, Error, Context>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })

@@ -25,7 +25,8 @@ const deliveryKey = (subject: string, eventId: string, webhookId: string) => ({
 
 /** What a delivery record keeps of its job, written by its first claim (or its abandonment). */
 const DELIVERY_FIELDS =
-  'accountId = :account, webhookId = :webhook, #url = :url, eventId = :event, #type = :type, payload = :payload, expiresAt = :expires';
+  'accountId = :account, webhookId = :webhook, #url = :url, eventId = :event, #type = :type, payload = :payload, ' +
+  'expiresAt = :expires';
 const DELIVERY_FIELD_NAMES = { '#status': 'status', '#url': 'url', '#type': 'type' };
 const deliveryFieldValues = (job: DeliveryJob, url: string) => ({
   ':account': job.accountId,
@@ -222,7 +223,12 @@ export class DynamoDbWebhookStore implements WebhookStore {
           `SET #status = :abandoned, reason = :reason, ${DELIVERY_FIELDS}, ` +
           'attemptsStarted = if_not_exists(attemptsStarted, :zero) REMOVE nextAttemptAt',
         ExpressionAttributeNames: DELIVERY_FIELD_NAMES,
-        ExpressionAttributeValues: { ':abandoned': 'abandoned', ':reason': reason, ...deliveryFieldValues(job, url), ':zero': 0 },
+        ExpressionAttributeValues: {
+          ':abandoned': 'abandoned',
+          ':reason': reason,
+          ...deliveryFieldValues(job, url),
+          ':zero': 0,
+        },
       }),
     );
   }

@@ -1,4 +1,4 @@
-/** The wait after the 1st, 2nd, … failed delivery attempt: the 8th and last comes 27.6 h after the first (docs/webhooks.md). */
+/** The wait after the 1st, 2nd, … failed attempt: the 8th and last is 27.6 h after the first (docs/webhooks.md). */
 export const RETRY_DELAYS_MS: readonly number[] = [
   5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000,
 ];

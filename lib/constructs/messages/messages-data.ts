@@ -68,7 +68,8 @@ export class MessagesData extends Construct implements MessagesDataResources {
       });
       return t;
     };
-    const apiKeys = withAccountIndex(table('ApiKeys', TABLE_KEYS.apiKeys.partitionKey), TABLE_KEYS.apiKeys.accountIndex);
+    const { apiKeys: keys } = TABLE_KEYS;
+    const apiKeys = withAccountIndex(table('ApiKeys', keys.partitionKey), keys.accountIndex);
     // The message log (GET /messages): an account's messages by time, one Query per page.
     const messages = withAccountIndex(
       table('Messages', TABLE_KEYS.messages.partitionKey, TABLE_KEYS.messages.ttl),
@@ -91,7 +92,7 @@ export class MessagesData extends Construct implements MessagesDataResources {
   }
 }
 
-/** A DynamoDB table of the platform: on demand, point-in-time recovery, AWS-managed KMS, deletion protection when retained. */
+/** A platform table: on demand, point-in-time recovery, AWS-managed KMS, deletion protection when retained. */
 export function platformTable(
   scope: Construct,
   id: string,

@@ -21,9 +21,9 @@ export interface MessagesFunctionsProps {
   readonly config: PlatformConfig;
   /** The tables and queues (from the stateful stack). */
   readonly data: MessagesDataResources;
-  /** The operator's processor bundled into the worker, relative to the repository root (docs/processor.md). @default config.processor */
+  /** The operator's processor, relative to the repository root (docs/processor.md). @default config.processor */
   readonly processor?: string;
-  /** Environment variables of the worker for the processor (e.g. FORWARD_URL of processors/http-forwarder.ts). @default - none */
+  /** The worker's environment variables for the processor (e.g. FORWARD_URL). @default - none */
   readonly processorEnvironment?: Readonly<Record<string, string>>;
 }
 

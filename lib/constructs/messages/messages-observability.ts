@@ -20,9 +20,8 @@ const rejectionSearch = (namespace: string) => `SEARCH('{${namespace},reason,ser
 /** The default of `apiLatencyP99ThresholdMs`. */
 export const DEFAULT_API_LATENCY_P99_THRESHOLD_MS = 1000;
 
-export type MessagesAlarms = Readonly<
-  Record<'deadLetterQueue' | 'serverErrors' | 'workerErrors' | 'throttles' | 'apiLatency' | 'queueAge', cloudwatch.Alarm>
->;
+type AlarmName = 'deadLetterQueue' | 'serverErrors' | 'workerErrors' | 'throttles' | 'apiLatency' | 'queueAge';
+export type MessagesAlarms = Readonly<Record<AlarmName, cloudwatch.Alarm>>;
 
 /** What the alarms and the operators' dashboard watch. */
 export interface MessagesObservabilityProps {
