@@ -5,6 +5,7 @@ import {
   PutCommand,
   QueryCommand,
   UpdateCommand,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { conditionally } from '../shared/dynamodb.js';
 import {
@@ -100,17 +101,11 @@ export class DynamoDbWebhookStore implements WebhookStore {
   }
 
   setSecrets(accountId: string, webhookId: string, secrets: readonly SigningSecret[]): Promise<boolean> {
-    return conditionally(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: endpointKey(accountId, webhookId),
-          UpdateExpression: 'SET secrets = :secrets',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':secrets': secrets },
-        }),
-      ),
-    );
+    return this.updateEndpoint(accountId, webhookId, {
+      UpdateExpression: 'SET secrets = :secrets',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':secrets': secrets },
+    });
   }
 
   async markFailing(accountId: string, webhookId: string, atMs: number): Promise<number | undefined> {
@@ -133,31 +128,29 @@ export class DynamoDbWebhookStore implements WebhookStore {
   }
 
   async clearFailing(accountId: string, webhookId: string): Promise<void> {
-    await conditionally(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: endpointKey(accountId, webhookId),
-          UpdateExpression: 'REMOVE failingSince',
-          ConditionExpression: 'attribute_exists(pk)',
-        }),
-      ),
-    );
+    await this.updateEndpoint(accountId, webhookId, {
+      UpdateExpression: 'REMOVE failingSince',
+      ConditionExpression: 'attribute_exists(pk)',
+    });
+  }
+
+  /** A conditional update of an endpoint: false when its condition failed. */
+  private updateEndpoint(
+    accountId: string,
+    webhookId: string,
+    update: Omit<UpdateCommandInput, 'TableName' | 'Key'>,
+  ): Promise<boolean> {
+    const Key = endpointKey(accountId, webhookId);
+    return conditionally(() => this.client.send(new UpdateCommand({ TableName: this.tableName, Key, ...update })));
   }
 
   disable(accountId: string, webhookId: string, at: string, reason: string): Promise<boolean> {
-    return conditionally(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: endpointKey(accountId, webhookId),
-          UpdateExpression: 'SET #status = :disabled, disabledAt = :at, disabledReason = :reason',
-          ConditionExpression: '#status = :enabled',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':disabled': 'disabled', ':enabled': 'enabled', ':at': at, ':reason': reason },
-        }),
-      ),
-    );
+    return this.updateEndpoint(accountId, webhookId, {
+      UpdateExpression: 'SET #status = :disabled, disabledAt = :at, disabledReason = :reason',
+      ConditionExpression: '#status = :enabled',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':disabled': 'disabled', ':enabled': 'enabled', ':at': at, ':reason': reason },
+    });
   }
 
   claimAttempt(job: DeliveryJob, url: string, nowMs: number, staleAfterMs: number): Promise<boolean> {
