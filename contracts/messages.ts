@@ -1,8 +1,4 @@
-/**
- * The contract between the constructs and the Lambda handlers of the Messages API: where each
- * handler lives and which environment variables it reads. The local platform sets the same
- * variables, so one handler module runs in both places.
- */
+/** Where each handler of the Messages API lives and what it reads, for the constructs and the local platform. */
 export const HANDLER_ENTRIES = {
   authorizer: 'lambda/keys/authorizer.ts',
   sendMessage: 'lambda/messages/send-handler.ts',
@@ -12,27 +8,18 @@ export const HANDLER_ENTRIES = {
 } as const;
 
 /**
- * The worker's SQS event source: up to 100 messages per invocation, gathered for at most 1 s
- * (a batch size above 10 needs a batching window of at least 1 s). 100 rather than SQS's 10: the
- * worker's per-batch costs (its invocation, its trace, the usage-history write) fall tenfold per
- * message (bench/README.md, "cost-per-million"), its records are processed in parallel, and
- * Lambda cuts a batch short at the 6 MB invocation payload. The local platform's poller gathers
- * the same batches.
+ * The worker's SQS event source: up to 100 messages per invocation (a batch above 10 needs a 1 s
+ * window), so the per-batch costs fall tenfold per message (bench/README.md, "cost-per-million").
  */
 export const WORKER_EVENT_SOURCE = { batchSize: 100, maxBatchingWindowSeconds: 1 } as const;
 
 /**
- * The import the worker reads the operator's processor through (lambda/messages/worker-handler.ts).
- * The worker's bundling aliases it to the module named in the config (`processor`); tsconfig.json
- * maps it to processors/default.ts for type checking.
+ * The worker's import of the operator's processor: bundling aliases it to the config's `processor`,
+ * tsconfig.json to processors/default.ts.
  */
 export const PROCESSOR_IMPORT = '@platform/processor';
 
-/**
- * The wait before the next attempt after the n-th failed one: min(max, base x 2^(n-1)) seconds,
- * set with ChangeMessageVisibility on the failed record (at most 12 hours in SQS). With the default
- * maxReceiveCount of 5: 30 s, 60 s, 120 s, 240 s, then the DLQ. docs/processor.md publishes it.
- */
+/** The wait after the n-th failed attempt: min(max, base x 2^(n-1)) s, at most SQS's 12 h (docs/processor.md). */
 export const RETRY_BACKOFF = { baseSeconds: 30, maxSeconds: 900 } as const;
 export type RetryBackoff = { readonly baseSeconds: number; readonly maxSeconds: number };
 
@@ -51,10 +38,7 @@ export const ENV = {
   limitsConfig: 'LIMITS_CONFIG',
   /** JSON: the `messages` part of the platform config. */
   messagesConfig: 'MESSAGES_CONFIG',
-  /**
-   * JSON: { [usageIdentifier: string]: value }, the value of the pooled internal API Gateway key of
-   * each plan plus "anonymous" (internal identifiers, not secrets: see MessagesApi).
-   */
+  /** JSON: the pooled internal API Gateway keys' values by usage identifier (not secrets: pooled-usage-keys.ts). */
   pooledUsageKeys: 'POOLED_USAGE_KEYS',
   keyCacheSeconds: 'KEY_CACHE_SECONDS',
 } as const;
@@ -76,12 +60,7 @@ export const TABLE_KEYS = {
   idempotency: { partitionKey: 'id', ttl: 'expiresAt' },
 } as const;
 
-/**
- * The public shapes the messages capability shares with the webhooks capability: the message as
- * clients see it, and the port the worker tells outcomes through. Here, not in lambda/messages,
- * so that webhooks implements the port without importing messages (which composes webhooks in
- * its worker): no cycle between capabilities (test/lambda/dependency-cycles.test.ts).
- */
+// The shapes messages shares with webhooks, here so that webhooks does not import messages (no cycle).
 
 /** A JSON value: what a processor may return (kept on the record as `result`). */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -89,7 +68,7 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 /** Lifecycle of a message: queued → processed, or failed (a PermanentError, or dead-lettered). */
 export type MessageStatus = 'queued' | 'processed' | 'failed';
 
-/** The public JSON of a message (openapi/openapi.yaml, "Message"): `GET /messages/{id}`, the log, webhooks. */
+/** The public JSON of a message (openapi/openapi.yaml, "Message"). */
 export interface MessageResource {
   readonly id: string;
   readonly message: string;
@@ -103,11 +82,7 @@ export interface MessageResource {
 }
 
 export type MessageOutcomeType = 'message.processed' | 'message.failed';
-/**
- * Told of each final outcome after its transition commits, and again whenever a redelivery finds
- * the record final (receivers dedupe). A rejection fails that SQS record: it is retried, the
- * processor is not run again. The webhooks capability implements it.
- */
+/** Told of each final outcome, again on a redelivery that finds it final; a rejection retries the SQS record. */
 export interface MessageOutcomes {
   notify(type: MessageOutcomeType, message: MessageResource): Promise<void>;
 }

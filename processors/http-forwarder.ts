@@ -1,18 +1,10 @@
 import { PermanentError, type ProcessMessage } from '../lambda/messages/processor.js';
 
 /**
- * An example processor: POSTs each message as JSON to the operator's URL.
- *
- * Environment (set on the worker through the construct's `processorEnvironment`, or locally in the
- * shell of `npm start`):
- * - FORWARD_URL (required): where to POST;
- * - FORWARD_TIMEOUT_MS: how long one attempt may take (default 5000);
- * - FORWARD_AUTHORIZATION: sent as the Authorization header, if set.
- *
- * A 2xx is done (the record keeps `{status}` as its result); a 4xx other than 408 and 429 fails the
- * message at once (the receiver refused it: resending the same body will not help); a 5xx, 408,
- * 429, a timeout or a network error fails this attempt, and the platform retries it with backoff.
- * The message id goes along as Idempotency-Key: delivery is at least once.
+ * An example processor: POSTs each message as JSON to FORWARD_URL (FORWARD_TIMEOUT_MS, default
+ * 5000; FORWARD_AUTHORIZATION as the Authorization header), with its id as Idempotency-Key. A 2xx is
+ * done; a 4xx other than 408 and 429 fails the message at once; anything else fails this attempt.
+ * docs/processor.md.
  */
 export const processMessage: ProcessMessage = async (message, context) => {
   const url = process.env.FORWARD_URL;

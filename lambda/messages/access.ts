@@ -23,11 +23,23 @@ export function unauthorized(reason: Extract<Caller, { kind: 'anonymous' }>['rea
   return problems.unauthorized(UNAUTHORIZED_DETAIL[reason]);
 }
 
-/**
- * First step of a read: a caller without a valid key is counted against its IP's anonymous
- * budget and answered 401 (or 429 once that budget is spent), with rate-limit headers either way.
- * Sends do the same in their admission (admission.ts).
- */
+/** A caller without a valid key, counted against its IP's anonymous budget: 401, or 429 once that is spent. */
+export async function anonymousRefusal(
+  caller: Extract<Caller, { kind: 'anonymous' }>,
+  sourceIp: string,
+  deps: AccessDeps,
+  headers: ResponseHeaders,
+): Promise<HttpProblem> {
+  const decision = await deps.limiter.consume({
+    id: anonymousItemId(sourceIp),
+    limits: deps.anonymousLimits,
+    kind: 'anonymous',
+  });
+  headers.set(decisionHeaders(decision));
+  return decision.outcome === 'allowed' ? unauthorized(caller.reason) : refusal(decision, 'anonymous');
+}
+
+/** First step of a read (sends do it in admission.ts): the caller's key, or its anonymous refusal thrown. */
 export async function requireKey(
   caller: Caller,
   sourceIp: string,
@@ -35,13 +47,7 @@ export async function requireKey(
   headers: ResponseHeaders,
 ): Promise<KeyCaller> {
   if (caller.kind === 'key') return caller;
-  const decision = await deps.limiter.consume({
-    id: anonymousItemId(sourceIp),
-    limits: deps.anonymousLimits,
-    kind: 'anonymous',
-  });
-  headers.set(decisionHeaders(decision));
-  throw decision.outcome === 'allowed' ? unauthorized(caller.reason) : refusal(decision, 'anonymous');
+  throw await anonymousRefusal(caller, sourceIp, deps, headers);
 }
 
 /** The key draws on its account's budget; a ban or revocation is the key's own. */

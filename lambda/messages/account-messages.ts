@@ -4,7 +4,7 @@ import type { MessageStore } from './ports.js';
 
 export const LIST_LIMIT = { min: 1, max: 100, default: 50 } as const;
 
-/** The query of the message log, as a client sends it (query-string values). */
+/** The query of the message log (query-string values). */
 export interface ListMessagesOptions {
   readonly status?: string;
   readonly limit?: string | number;
@@ -19,7 +19,7 @@ export interface MessageLogPage {
 
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-/** What a cursor holds: where the page ended in the account index, and the filter it was made for. */
+/** Where the page ended in the account index, and the filter it was made for. */
 interface CursorContent {
   readonly v: 1;
   readonly id: string;
@@ -78,10 +78,8 @@ function decodeCursor(cursor: string, accountId: string, status: MessageStatus |
 }
 
 /**
- * The message log of one account: newest first, `limit` per page (1–100, default 50), an optional
- * status filter, an opaque cursor. One Query on the account index per page. With a status filter a
- * page reads `limit` messages of the account and keeps the matching ones, so it may hold fewer (even
- * none) while `nextCursor` is not null. A bad `status`, `limit` or `cursor` is a 400.
+ * The message log of one account, newest first, one Query per page. With a status filter a page
+ * keeps the matching ones of `limit` messages: it may hold fewer (even none) before the last.
  */
 export async function listMessages(
   accountId: string,

@@ -1,29 +1,22 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { RateLimits } from '../../contracts/plans.js';
 import type { Caller, KeyCaller } from '../keys/index.js';
-import {
-  anonymousItemId,
-  decisionHeaders,
-  type KeySubject,
-  type LimiterDecision,
-  type RateLimiter,
-} from '../rate-limits/index.js';
+import { decisionHeaders, type KeySubject, type LimiterDecision, type RateLimiter } from '../rate-limits/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { ResponseHeaders } from '../shared/http.js';
 import { metrics } from '../shared/powertools.js';
 import { HttpProblem, problems } from '../shared/problem.js';
-import { keySubject, refusal, rejected, unauthorized } from './access.js';
+import { anonymousRefusal, keySubject, refusal, rejected } from './access.js';
 import type { IdempotencyEntry, IdempotencyStore, MessageStore } from './ports.js';
 
 /** A claim whose request never completed (e.g. the function timed out) is taken over after this. */
 const STALE_CLAIM_MS = 30_000;
 
-/** The pure parse of a send: its valid content, or the 400/413 it earns (answered after 401 and 429). */
+/** A send's valid content, or the 400/413 it earns (answered after 401 and 429). */
 export type Parsed<T> =
   | { readonly ok: true; readonly valid: T } |
   { readonly ok: false; readonly problem: HttpProblem };
 
-/** Runs a pure parse, keeping its problem (400/413) for the verdict. */
 export function parse<T>(validate: () => T): Parsed<T> {
   try {
     return { ok: true, valid: validate() };
@@ -45,15 +38,13 @@ export interface AdmissionRequest<T> {
   readonly caller: Caller;
   readonly sourceIp: string;
   readonly parsed: Parsed<T>;
-  /** Requests the send counts as (a batch's size). */
   readonly units: (valid: T) => number;
-  /** The Idempotency-Key's claim for this request, when it carries one. */
   readonly claimOf: (caller: KeyCaller, valid: T) => IdempotencyEntry | undefined;
-  /** A 429 of the counting write, worded for the send (a batch says what remains). */
+  /** A 429 worded for the send (a batch says what remains). */
   readonly rateLimited?: (decision: Extract<LimiterDecision, { outcome: 'rate_limited' }>, units: number) => HttpProblem;
 }
 
-/** What admission decided: refused (401, 429, 400, 413, 409), a replay of the first answer, or admitted and counted. */
+/** Refused (401, 429, 400, 413, 409), a replay of the first answer, or admitted and counted. */
 export type Verdict<T> =
   | { readonly outcome: 'refused'; readonly problem: HttpProblem } |
   { readonly outcome: 'replay'; readonly existing: IdempotencyEntry } |
@@ -72,12 +63,8 @@ interface Judged {
 }
 
 /**
- * The admission of a single or batch send, in the order of the interface document (401 → 429 →
- * 400 → 413, then 409): one limiter call per request, which counts the request (an anonymous
- * caller's against its IP, a valid send against the account) or judges it without counting (a
- * bad request, an Idempotency-Key already used), and one verdict. Only an admitted request is
- * counted; a replay never is. An Idempotency-Key is claimed before that call, with one conditional
- * write that brings back the entry holding the key (ReturnValuesOnConditionCheckFailure).
+ * The admission of a send (401 → 429 → 400 → 413, then 409): one limiter call, which counts an
+ * admitted request or judges the others; an Idempotency-Key is claimed before it (one write).
  */
 export async function admit<T>(
   request: AdmissionRequest<T>,
@@ -85,15 +72,7 @@ export async function admit<T>(
   headers: ResponseHeaders,
 ): Promise<Verdict<T>> {
   const { caller, parsed } = request;
-  if (caller.kind !== 'key') {
-    const decision = await deps.limiter.consume({
-      id: anonymousItemId(request.sourceIp),
-      limits: deps.anonymousLimits,
-      kind: 'anonymous',
-    });
-    headers.set(decisionHeaders(decision));
-    return refused(decision.outcome === 'allowed' ? unauthorized(caller.reason) : refusal(decision, 'anonymous'));
-  }
+  if (caller.kind !== 'key') return refused(await anonymousRefusal(caller, request.sourceIp, deps, headers));
   const subject = keySubject(caller);
   if (!parsed.ok) {
     return judged(subject, deps, headers, 'send', () => {
@@ -130,10 +109,7 @@ async function judged(
   return decision.outcome === 'allowed' ? answer(decision) : refused(refusal(decision));
 }
 
-/**
- * The counting write, its latency recorded (of failed calls too: a slow or failing table is what
- * operators look for). When nothing is counted the claim is freed, so that a retry is new at once.
- */
+/** The counting write, its latency recorded (failed calls too); when nothing is counted the claim is freed. */
 async function counted(
   subject: KeySubject,
   units: number,
@@ -154,9 +130,8 @@ async function counted(
 }
 
 /**
- * Claims the Idempotency-Key: a new request is counted; one whose key is held is judged without
- * counting and answered from the holder (409 for another body, the first answer replayed, 409 while
- * the first is still in flight). A holder that never completed is taken over.
+ * Claims the Idempotency-Key; a held key is answered from its holder (409 for another body, the
+ * first answer replayed, 409 while it is in flight); a holder that never completed is taken over.
  */
 async function claimKey(claim: IdempotencyEntry, deps: AdmissionDeps): Promise<Judged | undefined> {
   for (let attempt = 0; attempt < 3; attempt++) {

@@ -1,47 +1,34 @@
 import { HttpProblem, problems } from '../shared/problem.js';
-import { type CodedFieldError, fieldErrorsOf, isPlainSend, type RawRequest, readJsonRequest } from './validation.js';
+import {
+  byRank,
+  type CodedFieldError,
+  fieldErrorsOf,
+  isPlainSend,
+  type RawRequest,
+  readJsonRequest,
+  throwFieldErrors,
+} from './validation.js';
 
-/** The most messages one batch may hold. */
-export const MAX_BATCH_MESSAGES = 100;
-/** The largest batch body, in bytes (1 MiB). */
-export const MAX_BATCH_BODY_BYTES = 1024 * 1024;
+const MAX_BATCH_MESSAGES = 100;
+const MAX_BATCH_BODY_BYTES = 1024 * 1024;
 /** Field errors listed per item at most: one answer names every bad item without growing with a hostile body. */
 const ERRORS_PER_ITEM = 5;
 /** Unknown top-level fields listed at most (the first ones, in body order). */
 const TOP_LEVEL_ERRORS = 10;
 
-export interface ValidBatchRequest {
-  readonly messages: readonly string[];
-  readonly idempotencyKey: string | undefined;
-}
-
-export interface BatchLimits {
-  /** The single-send body limit: each item, as the body `{"message": …}` a single send would carry, is at most this. */
-  readonly maxMessageBytes: number;
-}
-
-const RANK = { missing_field: 0, invalid_field: 1, unknown_field: 2 } as const;
-const byRank = (a: CodedFieldError, b: CodedFieldError) => RANK[a.code] - RANK[b.code];
-
 /**
  * Validates `POST /messages/batch` in the order of a single send: media type, encoding, JSON, the
- * fields (top level, then every item by the single-send rules: all or nothing, so every bad item
- * is named), then sizes (the body, then each item). Pure, like validateSendRequest.
+ * fields (top level, then every item by the single-send rules, every bad item named), then sizes
+ * (the body, then each item as the body `{"message": …}` of a single send). Pure.
  */
-export function validateBatchRequest(request: RawRequest, limits: BatchLimits): ValidBatchRequest {
+export function validateBatchRequest(request: RawRequest, limits: { readonly maxMessageBytes: number }) {
   const { body, byteLength, idempotencyKey } = readJsonRequest(request, '{"messages": [{"message": "Hello"}]}');
   const errors = topLevelErrors(body);
   const items = body.messages;
   if (errors.length === 0 && Array.isArray(items)) {
     items.forEach((item, i) => errors.push(...itemErrors(item, i)));
   }
-  if (errors.length > 0) {
-    throw problems.badRequest(
-      (errors[0] as CodedFieldError).code,
-      errors.map((e) => `${e.field}: ${e.message}`).join('; '),
-      errors.map(({ field, message }) => ({ field, message })),
-    );
-  }
+  throwFieldErrors(errors);
 
   if (byteLength > MAX_BATCH_BODY_BYTES) throw problems.payloadTooLarge(MAX_BATCH_BODY_BYTES);
   const messages = (items as Array<{ message: string }>).map((item) => item.message);

@@ -8,11 +8,7 @@ export class DynamoDbIdempotencyStore implements IdempotencyStore {
     private readonly tableName: string,
   ) {}
 
-  /**
-   * One conditional Put: it claims the key, or DynamoDB sends the live entry that holds it back with
-   * the refusal (ReturnValuesOnConditionCheckFailure), so there is no read after it to race with a
-   * release.
-   */
+  /** One conditional Put: the refusal brings back the live entry holding the key, so no read races a release. */
   async claim(entry: IdempotencyEntry, nowMs: number) {
     try {
       await this.client.send(

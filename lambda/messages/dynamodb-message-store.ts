@@ -29,13 +29,10 @@ export class DynamoDbMessageStore implements MessageStore, MessageBatchStore {
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     /**
-     * For a batch's BatchWriteItem: a client without the SDK's own retries (maxAttempts 1).
-     * BatchWriteItem has no condition, so an SDK retry of an attempt that did land could put a
-     * record back to `queued` after the worker processed it; a failure of this client falls back
-     * to conditional puts instead. @default client
+     * For BatchWriteItem, a client without SDK retries: it has no condition, so a retry of an attempt
+     * that did land could put a record back to `queued`; a failure falls back to conditional puts.
      */
     private readonly singleAttemptClient: DynamoDBDocumentClient = client,
-    /** The waits between a batch's attempts (a fake clock in tests). */
     private readonly pacing: Pacing = REAL_PACING,
   ) {}
 
@@ -104,11 +101,11 @@ export class DynamoDbMessageStore implements MessageStore, MessageBatchStore {
   }
 
   markProcessed(id: string, at: string, attempt?: AttemptRecord): Promise<Transition> {
-    return this.transition(id, 'processed', 'processedAt', at, ['queued', 'failed'], attempt);
+    return this.transition(id, 'processed', at, attempt);
   }
 
   markFailed(id: string, at: string, attempt?: AttemptRecord): Promise<Transition> {
-    return this.transition(id, 'failed', 'failedAt', at, ['queued', 'failed'], attempt);
+    return this.transition(id, 'failed', at, attempt);
   }
 
   async recordFailedAttempt(
@@ -157,64 +154,47 @@ export class DynamoDbMessageStore implements MessageStore, MessageBatchStore {
     };
   }
 
+  /** queued|failed → `to`; ALL_OLD (no read capacity) tells the usage history the sender and the day. */
   private async transition(
     id: string,
     to: 'processed' | 'failed',
-    stampAttribute: 'processedAt' | 'failedAt',
     at: string,
-    from: readonly string[],
-    attempt: AttemptRecord | undefined,
+    attempt: AttemptRecord = {},
   ): Promise<Transition> {
-    const fromValues = Object.fromEntries(from.map((s, i) => [`:from${i}`, s]));
-    const details: Record<string, unknown> = {};
-    if (attempt) {
-      if (attempt.attempts !== undefined) details.attempts = attempt.attempts;
-      if (attempt.result !== undefined) details.result = attempt.result;
-      if (attempt.lastError !== undefined) details.lastError = attempt.lastError;
-    }
-    const detailNames = Object.keys(details);
-    const sets = ['#status = :to', '#stamp = :at', ...detailNames.map((name) => `#${name} = :${name}`)];
-    // ALL_OLD costs no read capacity: the usage history learns the sender and the day from it.
-    let before: Record<string, unknown> | undefined;
+    const stamp = to === 'processed' ? 'processedAt' : 'failedAt';
+    const details = Object.fromEntries(Object.entries(attempt).filter(([, value]) => value !== undefined));
+    const names = Object.keys(details);
+    let before: MessageRecord | undefined;
     const updated = await conditionally(async () => {
       const answer = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: `attribute_exists(id) AND #status IN (${Object.keys(fromValues).join(', ')})`,
+          UpdateExpression: `SET ${['#status = :to', '#stamp = :at', ...names.map((n) => `#${n} = :${n}`)].join(', ')}`,
+          ConditionExpression: 'attribute_exists(id) AND #status IN (:queued, :failed)',
           ExpressionAttributeNames: {
             '#status': 'status',
-            '#stamp': stampAttribute,
-            ...Object.fromEntries(detailNames.map((name) => [`#${name}`, name])),
+            '#stamp': stamp,
+            ...Object.fromEntries(names.map((n) => [`#${n}`, n])),
           },
           ExpressionAttributeValues: {
             ':to': to,
             ':at': at,
-            ...fromValues,
-            ...Object.fromEntries(detailNames.map((name) => [`:${name}`, details[name]])),
+            ':queued': 'queued',
+            ':failed': 'failed',
+            ...Object.fromEntries(names.map((n) => [`:${n}`, details[n]])),
           },
           ReturnValues: 'ALL_OLD',
         }),
       );
-      before = answer.Attributes;
+      before = answer.Attributes as MessageRecord | undefined;
     });
-    if (updated) {
-      const record = before as MessageRecord | undefined;
-      if (!record) return { result: 'updated' };
-      return {
-        result: 'updated',
-        before: {
-          accountId: record.accountId,
-          keyId: record.keyId,
-          createdAt: record.createdAt,
-          status: record.status,
-        },
-        // The update is a plain SET: the record it left is the old one with these values.
-        after: { ...record, status: to, [stampAttribute]: at, ...details } as MessageRecord,
-      };
-    }
-    return { result: (await this.get(id)) ? 'already_done' : 'missing' };
+    if (!updated) return { result: (await this.get(id)) ? 'already_done' : 'missing' };
+    if (!before) return { result: 'updated' };
+    const { accountId, keyId, createdAt, status } = before;
+    // The update is a plain SET: the record it left is the old one with these values.
+    const after = { ...before, status: to, [stamp]: at, ...details } as MessageRecord;
+    return { result: 'updated', before: { accountId, keyId, createdAt, status }, after };
   }
 }
 

@@ -14,24 +14,17 @@ import {
 import { type SendBatchDeps, sendBatch } from './send-batch.js';
 import { type SendMessageDeps, type SendRequest, sendMessage } from './send-message.js';
 
-/** Who is calling, read once per request from the authorizer's context and the source IP. */
-type RequestParty = ApiRequestContext;
-
 /** The headers every answer of an invocation carries (rate-limit headers), by its Lambda context. */
 const responseHeaders = new WeakMap<Context, ResponseHeaders>();
-const headersOf = (context: Context): ResponseHeaders => {
-  let headers = responseHeaders.get(context);
-  if (!headers) responseHeaders.set(context, (headers = new ResponseHeaders()));
-  return headers;
-};
+const headersOf = (context: Context) => responseHeaders.get(context) ?? new ResponseHeaders();
 
-type Route = (event: APIGatewayProxyEvent, party: RequestParty, headers: ResponseHeaders) => Promise<ApiResult>;
+type Route = (event: APIGatewayProxyEvent, party: ApiRequestContext, headers: ResponseHeaders) => Promise<ApiResult>;
 
 /** API Gateway's request id (X-Request-Id, the logs' correlation_id); Lambda's outside API Gateway. */
 const requestIdOf = (event: APIGatewayProxyEvent, context: Context): string =>
   event.requestContext?.requestId ?? context.awsRequestId;
 
-function partyOf(event: APIGatewayProxyEvent): RequestParty {
+function partyOf(event: APIGatewayProxyEvent): ApiRequestContext {
   const caller = callerFromContext(event.requestContext?.authorizer);
   // Never the Authorization header or the key itself: the key id identifies the caller in logs.
   return {
@@ -41,11 +34,7 @@ function partyOf(event: APIGatewayProxyEvent): RequestParty {
   };
 }
 
-/**
- * Collects the rate-limit headers of the invocation, and answers any failure as problem+json
- * with them: an HttpProblem as itself, a dependency failure or middy's early timeout as a 503
- * that may be retried, anything else as a 500 without internals.
- */
+/** Collects the invocation's rate-limit headers, and answers any failure as problem+json with them (shared/http.ts). */
 function problemDetails(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> {
   return {
     before: (request) => {
@@ -59,18 +48,12 @@ function problemDetails(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
   };
 }
 
-/**
- * Time kept after the deadline of a request's work for undoing writes that did not complete
- * (send-message.ts, writeOrUndo): one more attempt of a DeleteItem, a refund and a release side
- * by side, before the answer. The work itself gets the rest of the function's time.
- */
-export const UNDO_RESERVE_MS = 3_000;
+/** Time kept after the work's deadline for undoing writes that did not complete (send-message.ts, writeOrUndo). */
+const UNDO_RESERVE_MS = 3_000;
 
 /**
- * The middy chain of every API function: Powertools (context and correlation id in the logs,
- * metrics with the cold start, the trace), then the problem mapping, middy's early timeout. The
- * route runs under a deadline (lambda/shared/deadline.ts) that ends its SDK calls before middy's
- * early answer, so that a 503 is never sent while a write may still land.
+ * The middy chain of every API function. The route runs under a deadline (shared/deadline.ts) that
+ * ends its SDK calls before middy's early answer: no 503 while a write may still land.
  */
 function apiHandler(route: Route) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({
@@ -94,7 +77,7 @@ function basePathOf(event: APIGatewayProxyEvent): string {
   return full.endsWith(event.path) ? full.slice(0, full.length - event.path.length) : '';
 }
 
-const sendRequestOf = (event: APIGatewayProxyEvent, party: RequestParty): SendRequest => ({
+const sendRequestOf = (event: APIGatewayProxyEvent, party: ApiRequestContext): SendRequest => ({
   ...party,
   basePath: basePathOf(event),
   headers: event.headers ?? {},
@@ -110,25 +93,19 @@ export function createSendBatchHandler(deps: SendBatchDeps) {
   return apiHandler((event, party, headers) => sendBatch(sendRequestOf(event, party), deps, headers));
 }
 
-/** The API Gateway resource of a batch send. */
-export const BATCH_RESOURCE = '/messages/batch';
-
 /** The send function serves both POST routes, told apart by their API Gateway resource. */
 export function createSendRoutesHandler(deps: SendMessageDeps & SendBatchDeps) {
   return apiHandler((event, party, headers) =>
-    event.resource === BATCH_RESOURCE
+    event.resource === '/messages/batch'
       ? sendBatch(sendRequestOf(event, party), deps, headers)
       : sendMessage(sendRequestOf(event, party), deps, headers),
   );
 }
 
-/** The API Gateway resource of the message log. */
-export const LIST_RESOURCE = '/messages';
-
 /** The read function serves both GET routes (one message, the log), told apart by their resource. */
 export function createGetMessageHandler(deps: ReadMessageDeps) {
   return apiHandler((event, party, headers) =>
-    event.resource === LIST_RESOURCE
+    event.resource === '/messages'
       ? listAccountMessages({ ...party, query: event.queryStringParameters ?? {} }, deps, headers)
       : readMessage({ ...party, id: event.pathParameters?.id ?? '' }, deps, headers),
   );

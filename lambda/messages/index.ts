@@ -1,15 +1,6 @@
-/**
- * The Messages capability's public module: what other capabilities (webhooks, the control API)
- * use of it. Cheap to import: the domain functions, the public shapes and the DynamoDB store.
- */
+/** The Messages capability's public module, for other capabilities (cheap to import). */
 export { DynamoDbMessageStore } from './dynamodb-message-store.js';
-export {
-  LIST_LIMIT,
-  type ListMessagesOptions,
-  listMessages,
-  type MessageLogPage,
-  readAccountMessage,
-} from './account-messages.js';
+export { type ListMessagesOptions, listMessages, type MessageLogPage, readAccountMessage } from './account-messages.js';
 export {
   MESSAGE_STATUSES,
   type MessageRecord,

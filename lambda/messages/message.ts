@@ -52,14 +52,10 @@ export function toMessageResource(record: MessageRecord): MessageResource {
 
 export const MESSAGE_ID_PATTERN = /^msg_[0-9A-HJKMNP-TV-Z]{26}$/;
 
-/** The representation in a send's 202 (openapi/openapi.yaml, "AcceptedMessage"): nothing has run yet. */
-export function toPublicMessage(record: MessageRecord) {
-  return {
-    id: record.id,
-    message: record.message,
-    status: record.status,
-    createdAt: record.createdAt,
-    ...(record.processedAt ? { processedAt: record.processedAt } : {}),
-    ...(record.failedAt ? { failedAt: record.failedAt } : {}),
-  };
-}
+/** A send's 202 (openapi/openapi.yaml, "AcceptedMessage"): nothing has run yet. */
+export const toAcceptedMessage = (record: Pick<MessageRecord, 'id' | 'message' | 'createdAt'>) => ({
+  id: record.id,
+  message: record.message,
+  status: 'queued',
+  createdAt: record.createdAt,
+});

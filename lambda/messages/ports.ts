@@ -5,33 +5,22 @@ export interface MessageQueue {
   send(envelope: MessageEnvelope): Promise<void>;
 }
 
-/** A batch's envelopes, enqueued together (SendMessageBatch, 10 at a time, side by side). */
+/** A batch's envelopes (SendMessageBatch, 10 at a time, side by side); rejects unless all are enqueued. */
 export interface MessageBatchQueue {
-  /** Resolves once every envelope is on the queue; rejects if any could not be enqueued. */
   sendAll(envelopes: readonly MessageEnvelope[]): Promise<void>;
 }
 
-/** A batch's records, written together (BatchWriteItem, 25 at a time, side by side). */
+/** A batch's records (BatchWriteItem, 25 at a time, side by side); rejects unless all are written. */
 export interface MessageBatchStore {
-  /** Resolves once every record is written; rejects if any could not be. */
   createAll(records: readonly MessageRecord[]): Promise<void>;
-  /**
-   * Compensation for a batch that failed before its 202: none of its records may claim `queued`.
-   * Answers the ids the worker had already taken (moved past `queued`), which stay.
-   */
+  /** Compensation for a batch not accepted: answers the ids the worker had already taken, which stay. */
   removeAll(ids: readonly string[]): Promise<readonly string[]>;
 }
 
-export type TransitionResult = 'updated' | 'already_done' | 'missing';
-
-/** What a transition made knows of the message as it was: its sender, its acceptance, its status. */
-export type TransitionedMessage = Pick<MessageRecord, 'accountId' | 'keyId' | 'createdAt' | 'status'>;
-
 /** A transition's result; `before` and `after` are set when this call made it (`updated`). */
 export interface Transition {
-  readonly result: TransitionResult;
-  readonly before?: TransitionedMessage;
-  /** The record as this transition left it (for the outcome notification). */
+  readonly result: 'updated' | 'already_done' | 'missing';
+  readonly before?: Pick<MessageRecord, 'accountId' | 'keyId' | 'createdAt' | 'status'>;
   readonly after?: MessageRecord;
 }
 
@@ -40,14 +29,13 @@ export interface AttemptRecord {
   /** The record's attempt count after this one (absent: unchanged, e.g. a poison envelope). */
   readonly attempts?: number;
   readonly result?: JsonValue;
-  /** The sanitized error (lambda/messages/sanitize-error.ts). */
+  /** The sanitized error (sanitize-error.ts). */
   readonly lastError?: string;
 }
 
-/** One page of an account's messages, newest first. */
+/** One page of an account's messages, newest first; `next` is the index's LastEvaluatedKey. */
 export interface MessagePage {
   readonly records: readonly MessageRecord[];
-  /** Where the next page starts (the index's LastEvaluatedKey); absent on the last page. */
   readonly next?: Readonly<Record<string, unknown>>;
 }
 
@@ -61,22 +49,18 @@ export interface MessagePageQuery {
 export interface MessageStore {
   create(record: MessageRecord): Promise<void>;
   get(id: string): Promise<MessageRecord | undefined>;
-  /**
-   * Compensation for a request that failed before its 202: the record must not claim `queued`.
-   * Removes it while it is queued (or absent); false when the worker had already taken it.
-   */
+  /** Compensation for a send not accepted: removes the record while queued; false when the worker took it. */
   remove(id: string): Promise<boolean>;
   /** queued|failed → processed, exactly once; `already_done` when it was processed before. */
   markProcessed(id: string, at: string, attempt?: AttemptRecord): Promise<Transition>;
-  /** queued|failed (a redriven message that failed again) → failed: a PermanentError, or dead-lettered. */
+  /** queued|failed (a redriven message that failed again) → failed. */
   markFailed(id: string, at: string, attempt?: AttemptRecord): Promise<Transition>;
-  /** A failed attempt that will be retried: the count and the error, on a record not yet final. */
+  /** A failed attempt that will be retried, on a record not yet final. */
   recordFailedAttempt(id: string, attempt: { readonly attempts: number; readonly lastError: string }): Promise<void>;
-  /** One page of an account's messages, newest first (one Query on the account index). */
   listByAccount(query: MessagePageQuery): Promise<MessagePage>;
 }
 
-/** Postpones a failed SQS record's next delivery (ChangeMessageVisibility): the backoff between attempts. */
+/** Postpones a failed SQS record's next delivery (ChangeMessageVisibility): the backoff. */
 export interface MessageRetries {
   postpone(receiptHandle: string, seconds: number): Promise<void>;
 }

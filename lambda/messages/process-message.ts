@@ -11,34 +11,30 @@ import { sanitizeError } from './sanitize-error.js';
 
 export interface QueuedMessage {
   readonly body: string;
-  /** The message id, also carried as a message attribute so a corrupt body can still be marked failed. */
+  /** Also a message attribute, so that a corrupt body can still be marked failed. */
   readonly messageIdAttribute: string | undefined;
   readonly receiveCount: number;
-  /** The SQS receipt handle, to postpone the next delivery after a failure (the backoff). */
   readonly receiptHandle?: string;
 }
 
 export interface ProcessMessageDeps {
   readonly messages: MessageStore;
   readonly clock: Clock;
-  /** Receives before SQS dead-letters a message (the queue's maxReceiveCount). */
+  /** The queue's maxReceiveCount. */
   readonly maxReceiveCount: number;
-  /** The batch's accepted messages for the usage history (the worker writes them after the batch). */
+  /** The batch's accepted messages, for the usage history. */
   readonly accepted?: AcceptedTally;
-  /** The operator's processor (the config's `processor`). @default accepts every message */
+  /** @default accepts every message */
   readonly processor?: ProcessMessage;
-  /** Sets the wait before the next attempt. @default none: the queue's visibility timeout */
+  /** @default none: the queue's visibility timeout */
   readonly retries?: MessageRetries;
-  /** @default RETRY_BACKOFF (contracts/messages.ts) */
+  /** @default RETRY_BACKOFF */
   readonly backoff?: RetryBackoff;
   /** Told of every final outcome (webhooks). @default nobody */
   readonly outcomes?: MessageOutcomes;
 }
 
-/**
- * Counts an accepted message once: on the first transition out of `queued` that this call made.
- * A redriven failed message (failed → processed) was counted when it failed.
- */
+/** Counts an accepted message once: on the first transition out of `queued`, made by this call. */
 function countAccepted(transition: Transition, deps: ProcessMessageDeps): void {
   const before = transition.before;
   if (transition.result === 'updated' && before?.status === 'queued') {
@@ -54,9 +50,8 @@ const envelopeSchema = z.object({
 });
 
 /**
- * An envelope without a record comes from a request answered 503. The record write runs alongside
- * the enqueue, so an early delivery may not see it yet; by this delivery (two visibility timeouts
- * later) it has long been written or given up, and the envelope is dropped.
+ * An envelope without a record comes from a request answered 503, or its record write (alongside
+ * the enqueue) is still in flight; by this receive it has long been written or given up.
  */
 const ORPHAN_AFTER_RECEIVES = 3;
 
@@ -84,12 +79,9 @@ class NotifyError extends Error {
 }
 
 /**
- * Processes one queued message: runs the operator's processor and records its outcome, then tells
- * `outcomes`. Idempotent on the message id: a redelivery of a message whose record is final runs
- * nothing again and only repeats the notification (receivers dedupe). A thrown error fails this
- * attempt (retried after the backoff); a PermanentError fails the message at once; a failure on
- * the last allowed receive marks the record `failed` before SQS moves it to the DLQ. A failed
- * record met on a message's first receive was redriven from the DLQ: it is run again.
+ * Runs the processor on one queued message, records the outcome and tells `outcomes`; a redelivery
+ * of a final record only tells again. A failure on the last receive marks the record `failed`
+ * before SQS dead-letters it; a failed record met on a first receive was redriven: it runs again.
  */
 export async function processMessage(message: QueuedMessage, deps: ProcessMessageDeps): Promise<void> {
   try {
@@ -124,7 +116,7 @@ export async function processMessage(message: QueuedMessage, deps: ProcessMessag
 
 const nowIso = (deps: ProcessMessageDeps) => new Date(deps.clock.now()).toISOString();
 
-/** The exponential backoff: the failed record comes back after the delay, not the visibility timeout. */
+/** The backoff: the failed record comes back after the delay, not the visibility timeout. */
 async function postpone(message: QueuedMessage, deps: ProcessMessageDeps, failedAttempts: number): Promise<void> {
   if (!deps.retries || !message.receiptHandle) return;
   const seconds = retryDelaySeconds(failedAttempts, deps.backoff);
@@ -157,7 +149,6 @@ async function processOnce(message: QueuedMessage, deps: ProcessMessageDeps): Pr
   }
   const record = await deps.messages.get(envelope.id);
   if (!record) {
-    // Either its write is still in flight, or the request was answered 503 (orphan).
     if (message.receiveCount >= ORPHAN_AFTER_RECEIVES) {
       metrics.addMetric('OrphanDropped', MetricUnit.Count, 1);
       logger.warn('dropping an envelope whose request was not accepted', { messageId: envelope.id });

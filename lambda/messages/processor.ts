@@ -1,11 +1,7 @@
 import type { JsonValue } from '../../contracts/messages.js';
 
-/**
- * The operator's processor: the contract of the module named in the platform config
- * (`processor`, e.g. `processors/default.ts`) and bundled into the queue worker. It imports
- * nothing, so an operator's module pulls nothing else of the platform into the bundle.
- * How to write one: docs/processor.md.
- */
+// The contract of the operator's processor (docs/processor.md). It imports nothing, so an
+// operator's module pulls nothing else of the platform into the worker's bundle.
 
 /** The message as the processor sees it: the record's fields, not its storage details. */
 export interface ProcessorMessage {
@@ -16,21 +12,12 @@ export interface ProcessorMessage {
   readonly createdAt: string;
 }
 
-export interface ProcessorContext {
-  /** 1 on the first attempt; attempts that ended (failed or done) are counted on the record. */
-  readonly attempt: number;
-}
-
 export type { JsonValue };
 
-/**
- * Does the work a message stands for. Resolve (with nothing, or a JSON value of at most
- * RESULT_MAX_BYTES serialized, kept on the record as `result`) when it is done; throw to fail this
- * attempt (it is retried with backoff); throw a PermanentError to fail the message at once.
- */
+/** Resolves (nothing, or a JSON `result` of at most RESULT_MAX_BYTES) when done; throws to fail the attempt. */
 export type ProcessMessage = (
   message: ProcessorMessage,
-  context: ProcessorContext,
+  context: { readonly attempt: number },
 ) => Promise<JsonValue | undefined | void> | JsonValue | undefined | void;
 
 /** The largest `result` kept on a record, in bytes of its JSON. */
@@ -44,10 +31,7 @@ export class PermanentError extends Error {
   readonly [PERMANENT] = true;
 }
 
-/**
- * By brand rather than `instanceof`: locally the processor file is loaded on its own (tsx), and a
- * second copy of this module must still be recognised.
- */
+/** By brand, not `instanceof`: locally the processor loads its own copy of this module (tsx). */
 export function isPermanentError(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[PERMANENT] === true;
 }

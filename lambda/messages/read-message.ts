@@ -1,6 +1,6 @@
 import type { RateLimits } from '../../contracts/plans.js';
 import type { Caller } from '../keys/index.js';
-import type { LimiterDecision, RateLimiter } from '../rate-limits/index.js';
+import type { RateLimiter } from '../rate-limits/index.js';
 import type { ApiResult, ResponseHeaders } from '../shared/http.js';
 import { problems } from '../shared/problem.js';
 import { enforce, keySubject, requireKey } from './access.js';
@@ -16,54 +16,43 @@ export interface ReadMessageDeps {
 export interface ApiRequestContext {
   readonly caller: Caller;
   readonly sourceIp: string;
-  /** Attributes for the request's log lines (request id, key id): passed along, not kept in the logger. */
+  /** Attributes for the request's log lines (request id, key id). */
   readonly log?: Readonly<Record<string, unknown>>;
 }
 
-/**
- * GET /messages/{id}: the record, for the account that sent it only (anything else is a 404).
- * Reads do not consume the sending budget; a banned key is refused.
- */
-export async function readMessage(
+/** GET /messages/{id}: the record, for the account that sent it only (anything else is a 404). */
+export const readMessage = (
   request: ApiRequestContext & { readonly id: string },
   deps: ReadMessageDeps,
   headers: ResponseHeaders,
+) => keyedRead(request, deps, headers, (accountId) => readAccountMessage(accountId, request.id, deps));
+
+/** GET /messages: the caller's account's message log (account-messages.ts). */
+export const listAccountMessages = (
+  request: ApiRequestContext & { readonly query: ListMessagesOptions },
+  deps: ReadMessageDeps,
+  headers: ResponseHeaders,
+) => keyedRead(request, deps, headers, (accountId) => listMessages(accountId, request.query, deps));
+
+/**
+ * A read: it does not consume the sending budget, but a banned key is refused. The limiter's check
+ * and the read run side by side (one round trip); the limiter's answer comes first (429 before 404 or 400).
+ */
+async function keyedRead<T>(
+  request: ApiRequestContext,
+  deps: ReadMessageDeps,
+  headers: ResponseHeaders,
+  read: (accountId: string) => Promise<T>,
 ): Promise<ApiResult> {
   const caller = await requireKey(request.caller, request.sourceIp, deps, headers);
   const [decision, found] = await Promise.allSettled([
     deps.limiter.peek(keySubject(caller), 'read'),
-    readAccountMessage(caller.accountId, request.id, deps),
+    read(caller.accountId),
   ]);
-  return { statusCode: 200, body: settledInOrder(decision, found, headers) };
-}
-
-/**
- * GET /messages: the caller's account's message log (list-messages.ts). The limiter's check and
- * the page's Query run side by side (one sequential round trip); a 429 still comes before a 400.
- */
-export async function listAccountMessages(
-  request: ApiRequestContext & { readonly query: ListMessagesOptions },
-  deps: ReadMessageDeps,
-  headers: ResponseHeaders,
-): Promise<ApiResult> {
-  const caller = await requireKey(request.caller, request.sourceIp, deps, headers);
-  const [decision, page] = await Promise.allSettled([
-    deps.limiter.peek(keySubject(caller), 'read'),
-    listMessages(caller.accountId, request.query, deps),
-  ]);
-  return { statusCode: 200, body: settledInOrder(decision, page, headers) };
-}
-
-/** The limiter's answer first (429 before 404 or 400), then the read's. */
-function settledInOrder<T>(
-  decision: PromiseSettledResult<LimiterDecision>,
-  read: PromiseSettledResult<T>,
-  headers: ResponseHeaders,
-): T {
   if (decision.status === 'rejected') throw decision.reason;
   enforce(decision.value, headers);
-  if (read.status === 'rejected') throw read.reason;
-  return read.value;
+  if (found.status === 'rejected') throw found.reason;
+  return { statusCode: 200, body: found.value };
 }
 
 /** The routes of the API and their methods, for 404 vs 405 on anything that is not routed. */

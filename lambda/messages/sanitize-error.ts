@@ -1,11 +1,7 @@
 /** The longest `lastError` kept on a record. */
 export const LAST_ERROR_MAX_CHARS = 500;
 
-/**
- * What a secret looks like in an error message: each is replaced by `[redacted]`. A processor's
- * error may quote a request it made (an Authorization header, a URL with credentials or a token in
- * its query), and the record is shown to the message's owner.
- */
+/** Secrets a processor's error may quote (a header, a URL's credentials or token), redacted: owners see it. */
 const SECRETS: ReadonlyArray<[RegExp, string]> = [
   [/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]'],
   [/\b(sk|pk|rk)_(live|test)_[A-Za-z0-9]+/g, '[redacted]'],
@@ -19,10 +15,7 @@ const SECRETS: ReadonlyArray<[RegExp, string]> = [
   ],
 ];
 
-/**
- * An attempt's error as the record keeps it: the message only (never the stack), secrets
- * scrubbed, one line, at most LAST_ERROR_MAX_CHARS.
- */
+/** An attempt's error as the record keeps it: the message only, secrets scrubbed, one line, bounded. */
 export function sanitizeError(error: unknown): string {
   const raw =
     error instanceof Error ? error.message : typeof error === 'string' ? error : `non-Error thrown (${typeof error})`;

@@ -6,25 +6,23 @@ import { HttpProblem } from '../shared/problem.js';
 import { rejected } from './access.js';
 import { admit, parse } from './admission.js';
 import { validateBatchRequest } from './batch-validation.js';
-import { envelopeOf, type MessageRecord } from './message.js';
+import { envelopeOf, type MessageRecord, toAcceptedMessage } from './message.js';
 import type { IdempotencyEntry, MessageBatchQueue, MessageBatchStore, MessageStore } from './ports.js';
-import { queuedRecord, requestHash, type SendMessageDeps, type SendRequest, writeOrUndo } from './send-message.js';
+import { idempotencyClaim, queuedRecord, type SendMessageDeps, type SendRequest, writeOrUndo } from './send-message.js';
 
 export type SendBatchDeps = Omit<SendMessageDeps, 'messages' | 'queue'> & {
   readonly messages: MessageStore & MessageBatchStore;
   readonly queue: MessageBatchQueue;
 };
 
-/** What an Idempotency-Key keeps of a batch's 202: ids and times (the messages come with the replayed request, the same body). */
+/** What an Idempotency-Key keeps of a batch's 202: ids and times (the replay brings the same messages). */
 interface StoredBatchAnswer {
   readonly data: ReadonlyArray<{ readonly id: string; readonly createdAt: string }>;
 }
 
 /**
- * POST /messages/batch: up to 100 messages, all or nothing. Order of checks as a single send
- * (401 → 429 → 400 → 413). One limiter call counts the batch's N messages at once; then the
- * records (BatchWriteItem) and the envelopes (SendMessageBatch) go out side by side. A 202 means
- * every message is queued; any failure leaves no record claiming `queued` and gives the N back.
+ * POST /messages/batch: up to 100 messages, all or nothing, admitted as a single send (counted N
+ * at once); then the records and the envelopes go out side by side, as for a single send.
  */
 export async function sendBatch(
   request: SendRequest,
@@ -41,19 +39,14 @@ export async function sendBatch(
       units: (valid) => valid.messages.length,
       claimOf: (caller, valid) => {
         records = valid.messages.map((message) => queuedRecord(caller, message, nowMs, deps.config.retentionDays));
-        if (valid.idempotencyKey === undefined) return undefined;
         const stored: StoredBatchAnswer = { data: records.map((r) => ({ id: r.id, createdAt: r.createdAt })) };
-        return {
-          id: `${caller.keyId}#${valid.idempotencyKey}`,
+        return idempotencyClaim(caller, valid.idempotencyKey, nowMs, deps.config, {
           // Its own shape: a key used for a single send and then for a batch is another body (409).
-          requestHash: requestHash({ batch: valid.messages }),
+          body: { batch: valid.messages },
           messageId: (records[0] as MessageRecord).id,
-          statusCode: 202,
           responseBody: JSON.stringify(stored),
           location: '',
-          createdAtMs: nowMs,
-          expiresAt: Math.floor(nowMs / 1000) + deps.config.idempotencyTtlSeconds,
-        };
+        });
       },
       rateLimited: batchRateLimited,
     },
@@ -84,15 +77,8 @@ export async function sendBatch(
     headers,
   );
   metrics.addMetric('MessageAccepted', MetricUnit.Count, units);
-  return { statusCode: 202, body: { data: records.map(publicQueued) } };
+  return { statusCode: 202, body: { data: records.map(toAcceptedMessage) } };
 }
-
-const publicQueued = (record: { id: string; createdAt: string; message: string }) => ({
-  id: record.id,
-  message: record.message,
-  status: 'queued',
-  createdAt: record.createdAt,
-});
 
 /** The first 202, rebuilt from what the key kept and this request's messages (the same body: the hashes matched). */
 function replayed(existing: IdempotencyEntry, messages: readonly string[]): ApiResult {
@@ -100,7 +86,7 @@ function replayed(existing: IdempotencyEntry, messages: readonly string[]): ApiR
   return {
     statusCode: existing.statusCode,
     headers: { 'Idempotent-Replayed': 'true' },
-    body: { data: stored.data.map((m, i) => publicQueued({ ...m, message: messages[i] as string })) },
+    body: { data: stored.data.map((m, i) => toAcceptedMessage({ ...m, message: messages[i] as string })) },
   };
 }
 

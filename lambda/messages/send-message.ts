@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { RateLimits } from '../../contracts/plans.js';
-import type { Caller, KeyCaller } from '../keys/index.js';
+import type { KeyCaller } from '../keys/index.js';
 import type { RateLimiter } from '../rate-limits/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiResult, ResponseHeaders } from '../shared/http.js';
@@ -11,8 +11,9 @@ import { beforeAnswer } from '../shared/deadline.js';
 import { HttpProblem, problems } from '../shared/problem.js';
 import { rejected } from './access.js';
 import { admit, parse, type Verdict } from './admission.js';
-import { envelopeOf, type MessageRecord, toPublicMessage } from './message.js';
+import { envelopeOf, type MessageRecord, toAcceptedMessage } from './message.js';
 import type { IdempotencyEntry, IdempotencyStore, MessageQueue, MessageStore } from './ports.js';
+import type { ApiRequestContext } from './read-message.js';
 import { type RawRequest, validateSendRequest } from './validation.js';
 
 export interface MessagesConfig {
@@ -32,18 +33,14 @@ export interface SendMessageDeps {
   readonly anonymousLimits: RateLimits;
 }
 
-export interface SendRequest extends RawRequest {
-  readonly caller: Caller;
-  readonly sourceIp: string;
-  /** Attributes for the request's log lines (request id, key id). */
-  readonly log?: Readonly<Record<string, unknown>>;
+export interface SendRequest extends RawRequest, ApiRequestContext {
   /** Path prefix the API is served under (e.g. /v1 on the execute-api URL), for Location. */
   readonly basePath: string;
 }
 
 export const newMessageId = (nowMs: number) => `msg_${monotonicUlid(nowMs)}`;
 
-/** A new message's record, as a send writes it: `queued`, kept `retentionDays` (DynamoDB TTL). */
+/** A new message's record: `queued`, kept `retentionDays` (DynamoDB TTL). */
 export function queuedRecord(caller: KeyCaller, message: string, nowMs: number, retentionDays: number): MessageRecord {
   return {
     id: newMessageId(nowMs),
@@ -56,14 +53,30 @@ export function queuedRecord(caller: KeyCaller, message: string, nowMs: number, 
   };
 }
 
-/** The fingerprint of a request's body an Idempotency-Key is held to (another body is a 409). */
-export const requestHash = (body: unknown): string => createHash('sha256').update(JSON.stringify(body)).digest('hex');
+/** The claim of a send's Idempotency-Key, if any: the body's fingerprint (another is a 409), the 202 to replay. */
+export function idempotencyClaim(
+  caller: KeyCaller,
+  key: string | undefined,
+  nowMs: number,
+  config: MessagesConfig,
+  claim: Pick<IdempotencyEntry, 'messageId' | 'responseBody' | 'location'> & { readonly body: unknown },
+): IdempotencyEntry | undefined {
+  if (key === undefined) return undefined;
+  const { body, ...rest } = claim;
+  return {
+    id: `${caller.keyId}#${key}`,
+    requestHash: createHash('sha256').update(JSON.stringify(body)).digest('hex'),
+    statusCode: 202,
+    createdAtMs: nowMs,
+    expiresAt: Math.floor(nowMs / 1000) + config.idempotencyTtlSeconds,
+    ...rest,
+  };
+}
 
 /**
- * POST /messages: a pure parse, the admission (one limiter call: 401 → 429 → 400 → 413, 409, a
- * replay), then the writes. On the critical path: one limiter write, then the record write and the
- * enqueue side by side (an Idempotency-Key adds its claim before them). A 202 means the message is
- * queued; any failure before it leaves no record that claims `queued` and gives the budget back.
+ * POST /messages: a pure parse, the admission (admission.ts), then the record write and the
+ * enqueue side by side. A 202 means the message is queued; any failure before it leaves no record
+ * that claims `queued` and gives the budget back.
  */
 export async function sendMessage(
   request: SendRequest,
@@ -80,17 +93,12 @@ export async function sendMessage(
       units: () => 1,
       claimOf: (caller, valid) => {
         record = queuedRecord(caller, valid.message, nowMs, deps.config.retentionDays);
-        if (valid.idempotencyKey === undefined) return undefined;
-        return {
-          id: `${caller.keyId}#${valid.idempotencyKey}`,
-          requestHash: requestHash({ message: valid.message }),
+        return idempotencyClaim(caller, valid.idempotencyKey, nowMs, deps.config, {
+          body: { message: valid.message },
           messageId: record.id,
-          statusCode: 202,
-          responseBody: JSON.stringify(toPublicMessage(record)),
+          responseBody: JSON.stringify(toAcceptedMessage(record)),
           location: `${request.basePath}/messages/${record.id}`,
-          createdAtMs: nowMs,
-          expiresAt: Math.floor(nowMs / 1000) + deps.config.idempotencyTtlSeconds,
-        };
+        });
       },
     },
     deps,
@@ -123,21 +131,17 @@ export async function sendMessage(
   return {
     statusCode: 202,
     headers: { Location: `${request.basePath}/messages/${queued.id}` },
-    body: toPublicMessage(queued),
+    body: toAcceptedMessage(queued),
   };
 }
 
-export interface Writes {
+interface Writes {
   readonly kind: 'message' | 'batch';
-  /** The record write(s) first, then the enqueue: started together, one round trip for both. */
+  /** The record write(s), then the enqueue: started together, one round trip for both. */
   readonly write: () => readonly [Promise<void>, Promise<void>];
-  /**
-   * Takes the records back out while they are still queued (a failed or aborted write may still
-   * have landed); answers the ids the worker had already taken, which stay.
-   */
+  /** Takes the records back out while still queued; answers the ids the worker had already taken. */
   readonly undo: () => Promise<readonly string[]>;
   readonly units: number;
-  /** The ids of the records, for an answer that cannot say what became of them. */
   readonly ids: readonly string[];
   readonly log: Readonly<Record<string, unknown>>;
   readonly unavailable: string;
@@ -145,15 +149,11 @@ export interface Writes {
 }
 
 /**
- * The writes of an admitted send, side by side, within the request's deadline. When either
- * fails, the records are taken back before the answer's deadline, and the answer follows what is
- * known (issue 23 item 4: a 503 is sent only when no message of it can be processed):
- * - all removed (or never written): the budget is refunded, the claim freed, 503; an envelope
- *   without a record is dropped by the worker as an orphan;
- * - all already taken by the worker (the record landed, its answer was late, the envelope went
- *   through): they were accepted, so the send returns and the caller answers 202;
- * - some taken, or the removal failed: nobody can say for every message, so a 500 names the ids to
- *   look up, rather than a 503 that invites a duplicate.
+ * The writes of an admitted send, side by side. When either fails, the records are taken back
+ * before the answer's deadline, and the answer follows what is known (a 503 only when no message
+ * of it can be processed): all removed, the budget and the claim are given back, 503 (the worker
+ * drops an envelope without a record as an orphan); all already taken by the worker, 202; some
+ * taken or the removal failed, a 500 naming the ids to look up rather than a 503 inviting a duplicate.
  */
 export async function writeOrUndo(
   writes: Writes,
@@ -199,8 +199,8 @@ export async function writeOrUndo(
   throw problems.unavailable(writes.unavailable);
 }
 
-/** After a refund the request (or a batch's `units` requests) no longer counts: Remaining goes back up. */
-export function refundedHeaders(headers: ResponseHeaders, units = 1): Record<string, string> {
+/** After a refund the `units` requests no longer count: Remaining goes back up. */
+function refundedHeaders(headers: ResponseHeaders, units = 1): Record<string, string> {
   const current = headers.all();
   const remaining = Number(current['X-RateLimit-Remaining']);
   const limit = Number(current['X-RateLimit-Limit']);

@@ -3,15 +3,10 @@ import { chunksOf, type Pacing, REAL_PACING, untilAllTaken } from '../shared/bac
 import type { MessageEnvelope } from './message.js';
 import type { MessageBatchQueue, MessageQueue } from './ports.js';
 
-/** SendMessageBatch takes at most 10 entries. */
-const SEND_BATCH_MAX = 10;
-
 /**
- * A batch's envelopes become visible to the worker only once the request that sent them has
- * settled: the send function's timeout (10 s, PlatformFunction's default in
- * lib/constructs/shared/platform-function.ts). Records and envelopes go out side by side, so
- * without the delay the worker could process a message whose batch then fails in another chunk
- * and is answered 503; by then its records are deleted and the envelopes are dropped as orphans.
+ * A batch's envelopes become visible once the request that sent them has settled (the send
+ * function's 10 s timeout): else the worker could process a message whose batch then fails in
+ * another chunk and is answered 503.
  */
 export const BATCH_SETTLE_SECONDS = 10;
 
@@ -19,7 +14,6 @@ export class SqsMessageQueue implements MessageQueue, MessageBatchQueue {
   constructor(
     private readonly client: SQSClient,
     private readonly queueUrl: string,
-    /** The waits between a batch's attempts (a fake clock in tests). */
     private readonly pacing: Pacing = REAL_PACING,
   ) {}
 
@@ -33,15 +27,10 @@ export class SqsMessageQueue implements MessageQueue, MessageBatchQueue {
     );
   }
 
-  /**
-   * Chunks of 10 side by side, delayed until the request settled (BATCH_SETTLE_SECONDS); entries
-   * SQS failed on its side are sent again with backoff. A
-   * duplicate envelope (an SDK retry of a request that did land) is harmless: the worker
-   * processes a message once by its id.
-   */
+  /** Chunks of 10 side by side; entries SQS failed on its side are sent again with backoff. */
   async sendAll(envelopes: readonly MessageEnvelope[]): Promise<void> {
     await Promise.all(
-      chunksOf(envelopes, SEND_BATCH_MAX).map((chunk) =>
+      chunksOf(envelopes, 10).map((chunk) =>
         untilAllTaken(
           chunk,
           (pending) => this.sendChunk(pending),

@@ -6,11 +6,6 @@ export interface RawRequest {
   readonly isBase64Encoded: boolean;
 }
 
-export interface ValidSendRequest {
-  readonly message: string;
-  readonly idempotencyKey: string | undefined;
-}
-
 /** `application/json`, case-insensitive, with optional parameters such as charset=utf-8. */
 export function isJsonMediaType(contentType: string | undefined): boolean {
   if (!contentType) return false;
@@ -54,7 +49,7 @@ function bodyText(request: RawRequest): { text: string | undefined; byteLength: 
     // A string without surrogates is valid Unicode: it is its own UTF-8 decoding.
     return { text: body, byteLength: Buffer.byteLength(body, 'utf8') };
   }
-  const bytes = bodyBytes(request);
+  const bytes = Buffer.from(body, request.isBase64Encoded ? 'base64' : 'utf8');
   try {
     return { text: utf8.decode(bytes), byteLength: bytes.byteLength };
   } catch {
@@ -62,18 +57,11 @@ function bodyText(request: RawRequest): { text: string | undefined; byteLength: 
   }
 }
 
-/** A request's JSON object body, its size in bytes and its Idempotency-Key, once the header and body checks passed. */
-export interface JsonRequest {
-  readonly body: Record<string, unknown>;
-  readonly byteLength: number;
-  readonly idempotencyKey: string | undefined;
-}
-
-/**
- * The checks every send shares, in the documented order: media type, Idempotency-Key, encoding,
- * JSON, an object (`example` shows one in the error).
- */
-export function readJsonRequest(request: RawRequest, example: string): JsonRequest {
+/** The checks every send shares, in the documented order: media type, Idempotency-Key, encoding, JSON, an object. */
+export function readJsonRequest(
+  request: RawRequest,
+  example: string,
+): { body: Record<string, unknown>; byteLength: number; idempotencyKey: string | undefined } {
   const { contentType, idempotencyKey } = sendHeaders(request.headers);
   if (contentType !== 'application/json' && !isJsonMediaType(contentType)) {
     throw problems.badRequest(
@@ -107,24 +95,11 @@ export function readJsonRequest(request: RawRequest, example: string): JsonReque
   return { body: parsed as Record<string, unknown>, byteLength, idempotencyKey };
 }
 
-/**
- * Validates a send request in the documented order: media type, encoding, JSON, fields, then size.
- * Pure: no I/O, so the limiter can decide 429-before-400 without spending budget on bad requests.
- */
-export function validateSendRequest(request: RawRequest, maxBodyBytes: number): ValidSendRequest {
+/** Validates a send in the documented order: media type, encoding, JSON, fields, then size. Pure (no I/O). */
+export function validateSendRequest(request: RawRequest, maxBodyBytes: number) {
   const { body: parsed, byteLength, idempotencyKey } = readJsonRequest(request, '{"message": "Hello"}');
 
-  if (!isPlainSend(parsed)) {
-    const fieldErrors = fieldErrorsOf(parsed);
-    if (fieldErrors.length > 0) {
-      const first = fieldErrors[0] as CodedFieldError;
-      throw problems.badRequest(
-        first.code,
-        fieldErrors.map((e) => `${e.field}: ${e.message}`).join('; '),
-        fieldErrors.map(({ field, message }) => ({ field, message })),
-      );
-    }
-  }
+  if (!isPlainSend(parsed)) throwFieldErrors(fieldErrorsOf(parsed));
 
   if (byteLength > maxBodyBytes) throw problems.payloadTooLarge(maxBodyBytes);
   return { message: (parsed as { message: string }).message, idempotencyKey };
@@ -141,17 +116,25 @@ export function isPlainSend(body: object): boolean {
   return keys === 1;
 }
 
-function bodyBytes(request: RawRequest): Uint8Array {
-  if (request.body === null) return new Uint8Array();
-  return request.isBase64Encoded ? Buffer.from(request.body, 'base64') : Buffer.from(request.body, 'utf8');
-}
-
 export type CodedFieldError = FieldError & { code: 'missing_field' | 'invalid_field' | 'unknown_field' };
+
+/** Missing and wrongly-typed fields come before unknown ones, so `code` names the most useful fix. */
+const RANK = { missing_field: 0, invalid_field: 1, unknown_field: 2 } as const;
+export const byRank = (a: CodedFieldError, b: CodedFieldError) => RANK[a.code] - RANK[b.code];
+
+/** A 400 listing every field error (the first one's code), if there are any. */
+export function throwFieldErrors(errors: readonly CodedFieldError[]): void {
+  if (errors.length === 0) return;
+  throw problems.badRequest(
+    (errors[0] as CodedFieldError).code,
+    errors.map((e) => `${e.field}: ${e.message}`).join('; '),
+    errors.map(({ field, message }) => ({ field, message })),
+  );
+}
 
 /**
  * Every problem with the fields of a body `{"message": string}` and nothing else (written out: the
  * one-field schema is not worth a schema library in every bundle). Unknown fields in body order.
- * A batch's items follow the same rules.
  */
 export function fieldErrorsOf(body: Record<string, unknown>): CodedFieldError[] {
   const errors: CodedFieldError[] = [];
@@ -166,7 +149,5 @@ export function fieldErrorsOf(body: Record<string, unknown>): CodedFieldError[] 
   }
   // Checked whatever else is wrong, so one answer lists every problem with the body.
   if (body.message === '') errors.push({ field: 'message', message: 'must not be empty', code: 'invalid_field' });
-  // Missing and wrongly-typed fields come before unknown ones, so `code` names the most useful fix.
-  const rank = { missing_field: 0, invalid_field: 1, unknown_field: 2 } as const;
-  return errors.sort((a, b) => rank[a.code] - rank[b.code]);
+  return errors.sort(byRank);
 }

@@ -1,5 +1,4 @@
-// The operator's processor, bundled in: the worker's bundling aliases this import to the module the
-// config names (`processor`); tsconfig.json maps it to processors/default.ts (contracts/messages.ts).
+// The operator's processor, bundled in (contracts/messages.ts, PROCESSOR_IMPORT).
 import { processMessage as processor } from '@platform/processor';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { ENV } from '../../contracts/messages.js';
@@ -25,8 +24,7 @@ export const handler = createWorkerHandler({
   usageHistory: new DynamoDbUsageHistoryStore(documentClient, requireEnv(ENV.rateLimitsTable)),
   processor,
   retries: new SqsMessageRetries(sqs, requireEnv(ENV.queueUrl)),
-  // Final outcomes feed the owners' webhooks (lambda/webhooks): one delivery job per endpoint. A worker
-  // whose stack connected no webhooks (Webhooks.connectWorker sets both variables) tells nobody.
+  // Final outcomes feed the owners' webhooks, when the stack connected them (Webhooks.connectWorker).
   ...(process.env[WEBHOOK_ENV.webhooksTable] === undefined
     ? {}
     : {

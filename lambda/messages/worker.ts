@@ -5,28 +5,14 @@ import { powertools, TIMEOUT_EARLY_MS } from '../shared/middleware.js';
 import { AcceptedTally, type AcceptedUsageRecorder } from '../usage-history/index.js';
 import { type ProcessMessageDeps, processMessage } from './process-message.js';
 
-export interface WorkerDeps extends Omit<ProcessMessageDeps, 'accepted'> {
-  /** Where each batch's accepted messages go (the usage history): one write per account and day. */
-  readonly usageHistory: AcceptedUsageRecorder;
-}
-
 /**
- * The queue worker: each record on its own through the operator's processor (`deps.processor`),
- * failures reported per item (partial batch response) and postponed by the backoff; then the
- * batch's accepted messages are added to the usage history.
+ * The queue worker: each record on its own through the processor, failures reported per item
+ * (partial batch response); then the batch's accepted messages go to the usage history.
  */
-export function createWorkerHandler(deps: WorkerDeps) {
+export function createWorkerHandler(
+  deps: Omit<ProcessMessageDeps, 'accepted'> & { readonly usageHistory: AcceptedUsageRecorder },
+) {
   const processor = new BatchProcessor(EventType.SQS);
-  const processRecord = (record: SQSRecord, accepted: AcceptedTally) =>
-    processMessage(
-      {
-        body: record.body,
-        messageIdAttribute: record.messageAttributes?.messageId?.stringValue,
-        receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? '1'),
-        receiptHandle: record.receiptHandle,
-      },
-      { ...deps, accepted },
-    );
   return (
     middy<SQSEvent, SQSBatchResponse, Error, Context>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })
       .use(powertools())
@@ -34,7 +20,16 @@ export function createWorkerHandler(deps: WorkerDeps) {
       // records, and the function's error metric keeps meaning "the worker itself broke".
       .handler(async (event, context) => {
         const accepted = new AcceptedTally();
-        const processOne = (record: SQSRecord) => processRecord(record, accepted);
+        const processOne = (record: SQSRecord) =>
+          processMessage(
+            {
+              body: record.body,
+              messageIdAttribute: record.messageAttributes?.messageId?.stringValue,
+              receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? '1'),
+              receiptHandle: record.receiptHandle,
+            },
+            { ...deps, accepted },
+          );
         const response = await processPartialResponse(event, processOne, processor, {
           context,
           throwOnFullBatchFailure: false,

@@ -10,28 +10,25 @@ export interface DeliverDeps {
   readonly queue: DeliveryQueue;
   readonly post: WebhookPoster;
   readonly clock: Clock;
-  /** Longest wait per hop on the queue. @default MAX_HOP_SECONDS (SQS's DelaySeconds maximum) */
+  /** @default MAX_HOP_SECONDS */
   readonly maxHopSeconds?: number;
-  /**
-   * How long a claimed attempt may stay unrecorded before another job may take it over (its function
-   * died): longer than a delivery function's run. Locally, tests shorten it.
-   */
+  /** How long a claimed attempt may stay unrecorded before another job takes it over: longer than a run. */
   readonly staleClaimMs: number;
 }
 
-export type DeliverOutcome = 'waiting' | 'duplicate' | 'abandoned' | 'succeeded' | 'retrying' | 'failed';
-
 /**
- * One delivery job: waits another hop when it is not due; otherwise claims its attempt (a duplicate
- * job is dropped), signs, POSTs and records the attempt; schedules the next one after a failure
- * (RETRY_DELAYS_MS) and disables an endpoint that has failed every attempt for 5 days. Rejects only
- * when the store or the queue failed, so that SQS brings the job back.
+ * One delivery job: waits another hop, or claims its attempt, signs, POSTs and records it, schedules
+ * the next and disables an endpoint failing for 5 days. Rejects only when the store or the queue failed.
  */
-export async function deliver(job: DeliveryJob, deps: DeliverDeps): Promise<DeliverOutcome> {
+export async function deliver(
+  job: DeliveryJob,
+  deps: DeliverDeps,
+): Promise<'waiting' | 'duplicate' | 'abandoned' | 'succeeded' | 'retrying' | 'failed'> {
   const now = deps.clock.now();
+  const hopSeconds = (dueAt: number, from: number) =>
+    Math.min(deps.maxHopSeconds ?? MAX_HOP_SECONDS, Math.ceil((dueAt - from) / 1000));
   if (job.dueAt > now) {
-    const seconds = Math.min(deps.maxHopSeconds ?? MAX_HOP_SECONDS, Math.ceil((job.dueAt - now) / 1000));
-    await deps.queue.enqueueLater(job, seconds);
+    await deps.queue.enqueueLater(job, hopSeconds(job.dueAt, now));
     return 'waiting';
   }
   const endpoint = await deps.store.getEndpoint(job.accountId, job.webhookId);
@@ -67,7 +64,7 @@ export async function deliver(job: DeliveryJob, deps: DeliverDeps): Promise<Deli
     // finds its attempt taken, and the chain goes on.
     await deps.queue.enqueueLater(
       { ...job, attempt: job.attempt + 1, retry: seriesAttempts, dueAt: next, firstAttemptAt },
-      Math.min(deps.maxHopSeconds ?? MAX_HOP_SECONDS, Math.ceil((next - failedAt) / 1000)),
+      hopSeconds(next, failedAt),
     );
     await deps.store.recordAttempt(job, attempt, { status: 'pending', nextAttemptAt: new Date(next).toISOString() });
   } else {

@@ -6,11 +6,7 @@ import { logger } from '../shared/powertools.js';
 import { type DeliverDeps, deliver } from './deliver.js';
 import type { DeliveryJob } from './model.js';
 
-/**
- * The delivery function: each job on its own, side by side (each waits at most 15 s for its
- * endpoint), failures reported per item so SQS brings back only those (partial batch response).
- * A job fails only when the store or the queue did; an endpoint's failure is a recorded attempt.
- */
+/** The delivery function: each job on its own, side by side, failures reported per item (partial batch response). */
 export function createDeliveryHandler(deps: DeliverDeps) {
   const processor = new BatchProcessor(EventType.SQS);
   const processOne = async (record: SQSRecord) => {

@@ -5,6 +5,7 @@ import {
   PutCommand,
   QueryCommand,
   UpdateCommand,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { conditionally } from '../shared/dynamodb.js';
 import {
@@ -21,6 +22,21 @@ const endpointKey = (accountId: string, webhookId: string) => ({ pk: `account#${
 const deliveryKey = (subject: string, eventId: string, webhookId: string) => ({
   pk: subject,
   sk: `delivery#${eventId}#${webhookId}`,
+});
+
+/** What a delivery record keeps of its job, written by its first claim (or its abandonment). */
+const DELIVERY_FIELDS =
+  'accountId = :account, webhookId = :webhook, #url = :url, eventId = :event, #type = :type, payload = :payload, ' +
+  'expiresAt = :expires';
+const DELIVERY_FIELD_NAMES = { '#status': 'status', '#url': 'url', '#type': 'type' };
+const deliveryFieldValues = (job: DeliveryJob, url: string) => ({
+  ':account': job.accountId,
+  ':webhook': job.webhookId,
+  ':url': url,
+  ':event': job.eventId,
+  ':type': job.type,
+  ':payload': job.payload,
+  ':expires': job.expiresAt,
 });
 
 type EndpointItem = WebhookEndpoint & { pk: string; sk: string };
@@ -85,17 +101,11 @@ export class DynamoDbWebhookStore implements WebhookStore {
   }
 
   setSecrets(accountId: string, webhookId: string, secrets: readonly SigningSecret[]): Promise<boolean> {
-    return conditionally(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: endpointKey(accountId, webhookId),
-          UpdateExpression: 'SET secrets = :secrets',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':secrets': secrets },
-        }),
-      ),
-    );
+    return this.updateEndpoint(accountId, webhookId, {
+      UpdateExpression: 'SET secrets = :secrets',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':secrets': secrets },
+    });
   }
 
   async markFailing(accountId: string, webhookId: string, atMs: number): Promise<number | undefined> {
@@ -118,31 +128,29 @@ export class DynamoDbWebhookStore implements WebhookStore {
   }
 
   async clearFailing(accountId: string, webhookId: string): Promise<void> {
-    await conditionally(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: endpointKey(accountId, webhookId),
-          UpdateExpression: 'REMOVE failingSince',
-          ConditionExpression: 'attribute_exists(pk)',
-        }),
-      ),
-    );
+    await this.updateEndpoint(accountId, webhookId, {
+      UpdateExpression: 'REMOVE failingSince',
+      ConditionExpression: 'attribute_exists(pk)',
+    });
+  }
+
+  /** A conditional update of an endpoint: false when its condition failed. */
+  private updateEndpoint(
+    accountId: string,
+    webhookId: string,
+    update: Omit<UpdateCommandInput, 'TableName' | 'Key'>,
+  ): Promise<boolean> {
+    const Key = endpointKey(accountId, webhookId);
+    return conditionally(() => this.client.send(new UpdateCommand({ TableName: this.tableName, Key, ...update })));
   }
 
   disable(accountId: string, webhookId: string, at: string, reason: string): Promise<boolean> {
-    return conditionally(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: endpointKey(accountId, webhookId),
-          UpdateExpression: 'SET #status = :disabled, disabledAt = :at, disabledReason = :reason',
-          ConditionExpression: '#status = :enabled',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':disabled': 'disabled', ':enabled': 'enabled', ':at': at, ':reason': reason },
-        }),
-      ),
-    );
+    return this.updateEndpoint(accountId, webhookId, {
+      UpdateExpression: 'SET #status = :disabled, disabledAt = :at, disabledReason = :reason',
+      ConditionExpression: '#status = :enabled',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':disabled': 'disabled', ':enabled': 'enabled', ':at': at, ':reason': reason },
+    });
   }
 
   claimAttempt(job: DeliveryJob, url: string, nowMs: number, staleAfterMs: number): Promise<boolean> {
@@ -156,24 +164,16 @@ export class DynamoDbWebhookStore implements WebhookStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: deliveryKey(job.subject, job.eventId, job.webhookId),
-          UpdateExpression:
-            'SET attemptsStarted = :next, claimedAt = :now, #status = :pending, accountId = :account, webhookId = :webhook, ' +
-            '#url = :url, eventId = :event, #type = :type, payload = :payload, expiresAt = :expires',
+          UpdateExpression: `SET attemptsStarted = :next, claimedAt = :now, #status = :pending, ${DELIVERY_FIELDS}`,
           ConditionExpression: `(${free}) OR (${abandoned})`,
-          ExpressionAttributeNames: { '#status': 'status', '#url': 'url', '#type': 'type' },
+          ExpressionAttributeNames: DELIVERY_FIELD_NAMES,
           ExpressionAttributeValues: {
             ...(job.attempt === 0 ? {} : { ':n': job.attempt }),
             ':next': job.attempt + 1,
             ':now': nowMs,
             ':stale': nowMs - staleAfterMs,
             ':pending': 'pending',
-            ':account': job.accountId,
-            ':webhook': job.webhookId,
-            ':url': url,
-            ':event': job.eventId,
-            ':type': job.type,
-            ':payload': job.payload,
-            ':expires': job.expiresAt,
+            ...deliveryFieldValues(job, url),
           },
         }),
       ),
@@ -213,20 +213,13 @@ export class DynamoDbWebhookStore implements WebhookStore {
         TableName: this.tableName,
         Key: deliveryKey(job.subject, job.eventId, job.webhookId),
         UpdateExpression:
-          'SET #status = :abandoned, reason = :reason, accountId = :account, webhookId = :webhook, #url = :url, ' +
-          'eventId = :event, #type = :type, payload = :payload, expiresAt = :expires, ' +
+          `SET #status = :abandoned, reason = :reason, ${DELIVERY_FIELDS}, ` +
           'attemptsStarted = if_not_exists(attemptsStarted, :zero) REMOVE nextAttemptAt',
-        ExpressionAttributeNames: { '#status': 'status', '#url': 'url', '#type': 'type' },
+        ExpressionAttributeNames: DELIVERY_FIELD_NAMES,
         ExpressionAttributeValues: {
           ':abandoned': 'abandoned',
           ':reason': reason,
-          ':account': job.accountId,
-          ':webhook': job.webhookId,
-          ':url': url,
-          ':event': job.eventId,
-          ':type': job.type,
-          ':payload': job.payload,
-          ':expires': job.expiresAt,
+          ...deliveryFieldValues(job, url),
           ':zero': 0,
         },
       }),

@@ -4,8 +4,7 @@ import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-f
 import type { DeliveryNetworkPolicy } from './network-policy.js';
 import { urlProblem } from './network-policy.js';
 
-/** What one POST to an endpoint came to. */
-export interface PostOutcome {
+interface PostOutcome {
   readonly ok: boolean;
   readonly statusCode?: number;
   readonly durationMs: number;
@@ -20,10 +19,8 @@ export type WebhookPoster = (
 ) => Promise<PostOutcome>;
 
 /**
- * POSTs with node:http(s) through request-filtering-agent, which checks every address it connects
- * to against `policy` (after DNS resolution, at connect time). A 2xx whose headers arrive within
- * `timeoutMs` is success; redirects are not followed (a 3xx is a failure, as node:http never
- * follows them); the response body is not read.
+ * POSTs through request-filtering-agent, which checks every address connected to against `policy`
+ * (at connect time). A 2xx within `timeoutMs` is success; redirects are not followed; the body is not read.
  */
 export function createWebhookPoster(
   policy: DeliveryNetworkPolicy,

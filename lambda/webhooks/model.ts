@@ -1,11 +1,6 @@
-/**
- * Webhooks: owners' endpoints, the events sent to them, and each delivery with its attempts.
- * The public shape of a message (`MessageResource`) comes from contracts/messages.ts.
- */
-
 export const WEBHOOK_EVENT_TYPES = ['message.processed', 'message.failed'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-/** The event `POST …/{webhookId}/test` sends; not subscribable, always delivered to the endpoint asked. */
+/** The event `POST …/{webhookId}/test` sends; not subscribable. */
 export const TEST_EVENT_TYPE = 'webhook.test';
 export type DeliveredEventType = WebhookEventType | typeof TEST_EVENT_TYPE;
 
@@ -58,10 +53,8 @@ export function toWebhookView(endpoint: WebhookEndpoint): WebhookView {
 }
 
 /**
- * One event for one endpoint, as it travels on the delivery queue. `attempt` counts the attempts
- * made before this job: a job runs attempt `attempt + 1`, and only if the delivery's own count
- * still equals `attempt` (so a duplicate job, from a repeated notify or SQS's at-least-once
- * delivery, finds the attempt taken and is dropped).
+ * One event for one endpoint, on the delivery queue. A job runs attempt `attempt + 1`, only if the
+ * delivery's own count still equals `attempt`: a duplicate job finds the attempt taken and is dropped.
  */
 export interface DeliveryJob {
   readonly v: 1;
@@ -75,13 +68,12 @@ export interface DeliveryJob {
   /** The signed body, fixed when the event happened: `{type, timestamp, data}`. */
   readonly payload: string;
   readonly attempt: number;
-  /** Attempts already made in this series (a manual re-send starts a new one); picks the next delay. */
+  /** Attempts made in this series (a re-send starts a new one); picks the next delay. */
   readonly retry?: number;
-  /** Epoch ms when this attempt is due; before that the job waits on the queue. */
+  /** Epoch ms when this attempt is due. */
   readonly dueAt: number;
-  /** Epoch ms of the event's first attempt (absent before it). */
   readonly firstAttemptAt?: number;
-  /** TTL (epoch s) of the delivery record: the message record's. */
+  /** TTL (epoch s) of the delivery record: the message's. */
   readonly expiresAt: number;
 }
 

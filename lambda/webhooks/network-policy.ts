@@ -1,15 +1,11 @@
 import type { LookupFunction } from 'node:net';
 
 /**
- * Where deliveries may go. On AWS: `https` only, and the address actually connected to (checked at
- * connect time by request-filtering-agent, after DNS resolution, so a rebinding name gains
- * nothing) must be public: never private, loopback, link-local (the metadata service
- * 169.254.169.254 among them), unique-local or unspecified. The local platform also allows
- * `http` and its loopback receivers.
+ * Where deliveries may go. On AWS: `https` only, to public addresses (checked at connect time by
+ * request-filtering-agent, so a rebinding name gains nothing). Locally also `http` and loopback.
  */
 export interface DeliveryNetworkPolicy {
   readonly allowHttp: boolean;
-  /** Addresses (or CIDRs) allowed although not public. */
   readonly allowedAddresses: readonly string[];
   /** The resolver; tests give one that answers a private address. @default node:dns lookup */
   readonly lookup?: LookupFunction;
@@ -22,8 +18,7 @@ export const LOCAL_DELIVERY_POLICY: DeliveryNetworkPolicy = {
   allowedAddresses: ['127.0.0.1', '::1'],
 };
 
-/** Longest accepted endpoint URL. */
-export const MAX_URL_LENGTH = 2048;
+const MAX_URL_LENGTH = 2048;
 
 /** Why a URL cannot be an endpoint under `policy`, or undefined when it can. */
 export function urlProblem(value: unknown, policy: DeliveryNetworkPolicy): string | undefined {

@@ -5,21 +5,16 @@ import type { DeliveryQueue, MessageOwnership, WebhookStore } from './ports.js';
 
 export type { MessageOutcomes, MessageOutcomeType } from '../../contracts/messages.js';
 
-export interface WebhookOutcomesDeps {
+/**
+ * The worker's outcomes: one delivery job per subscribed enabled endpoint (a repeated notify's are
+ * dropped as duplicates); rejects when they could not be enqueued, so the worker retries.
+ */
+export function createWebhookOutcomes(deps: {
   readonly store: Pick<WebhookStore, 'listEndpoints'>;
   readonly queue: Pick<DeliveryQueue, 'enqueueAll'>;
   readonly messages: MessageOwnership;
   readonly clock: Clock;
-}
-
-/**
- * The webhooks side of the worker's outcomes: one delivery job per enabled endpoint of the
- * message's account subscribed to the event, enqueued together (SendMessageBatch). Idempotent:
- * a repeated notify (a redelivery that finds the record final) enqueues jobs with the same event
- * id and attempt number, which the delivery function drops as duplicates when it claims the
- * attempt. Rejects when the jobs could not be enqueued, so the worker retries.
- */
-export function createWebhookOutcomes(deps: WebhookOutcomesDeps): MessageOutcomes {
+}): MessageOutcomes {
   return {
     async notify(type, message) {
       // The public message carries no account: its record does, and its TTL (a delivery is kept as long).

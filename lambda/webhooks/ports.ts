@@ -14,22 +14,16 @@ export interface WebhookStore {
   createEndpoint(endpoint: WebhookEndpoint): Promise<void>;
   getEndpoint(accountId: string, webhookId: string): Promise<WebhookEndpoint | undefined>;
   listEndpoints(accountId: string): Promise<WebhookEndpoint[]>;
-  /** False when there was no such endpoint. */
+  /** removeEndpoint, setSecrets, disable: false when there was no such (enabled) endpoint. */
   removeEndpoint(accountId: string, webhookId: string): Promise<boolean>;
-  /** False when there was no such endpoint. */
   setSecrets(accountId: string, webhookId: string, secrets: readonly SigningSecret[]): Promise<boolean>;
   /** Records a failed attempt's time unless one is already there; answers the failing streak's start. */
   markFailing(accountId: string, webhookId: string, atMs: number): Promise<number | undefined>;
   clearFailing(accountId: string, webhookId: string): Promise<void>;
-  /** Disables an enabled endpoint; false when it was not enabled (or is gone). */
   disable(accountId: string, webhookId: string, at: string, reason: string): Promise<boolean>;
 
-  /**
-   * Takes attempt `job.attempt + 1` of a delivery: true when no other job took it. A claim left
-   * without its recorded attempt for longer than `staleAfterMs` (its function died) may be taken over.
-   */
+  /** Takes attempt `job.attempt + 1`: true when no other job took it (or left it unrecorded for `staleAfterMs`). */
   claimAttempt(job: DeliveryJob, url: string, nowMs: number, staleAfterMs: number): Promise<boolean>;
-  /** Appends an attempt and sets the delivery's status (and the next attempt's time, when one is due). */
   recordAttempt(
     job: DeliveryJob,
     attempt: DeliveryAttempt,
@@ -42,11 +36,9 @@ export interface WebhookStore {
   listDeliveries(subject: string): Promise<StoredDelivery[]>;
 }
 
-/** The delivery queue: jobs wait up to SQS's delay maximum per hop. */
 export interface DeliveryQueue {
-  /** Enqueues jobs now (SendMessageBatch); rejects unless all are on the queue. */
+  /** Rejects unless all are on the queue. */
   enqueueAll(jobs: readonly DeliveryJob[]): Promise<void>;
-  /** Enqueues one job to become visible after `delaySeconds`. */
   enqueueLater(job: DeliveryJob, delaySeconds: number): Promise<void>;
 }
 

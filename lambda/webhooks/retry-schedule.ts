@@ -1,16 +1,6 @@
-/**
- * When a failed delivery is tried again: the wait after the 1st, 2nd, … failed attempt. The first
- * retry comes within a minute; the 8th and last attempt 27 h 35 min 5 s after the first, so at
- * least 24 h (issue 24). Published in docs/webhooks.md.
- */
+/** The wait after the 1st, 2nd, … failed attempt: the 8th and last is 27.6 h after the first (docs/webhooks.md). */
 export const RETRY_DELAYS_MS: readonly number[] = [
-  5_000,
-  5 * 60_000,
-  30 * 60_000,
-  2 * 3_600_000,
-  5 * 3_600_000,
-  10 * 3_600_000,
-  10 * 3_600_000,
+  5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000,
 ];
 
 /** Attempts of one event to one endpoint, the first included. */

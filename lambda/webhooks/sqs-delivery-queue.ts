@@ -2,13 +2,9 @@ import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aw
 import type { DeliveryJob } from './model.js';
 import type { DeliveryQueue } from './ports.js';
 
-/** SendMessageBatch takes at most 10 entries. */
-const SEND_BATCH_MAX = 10;
-
 /**
- * The delivery queue. A batch entry SQS failed is not retried here: the caller's notify rejects,
- * the worker retries its message, and the jobs enqueued the first time are dropped as duplicates
- * when they claim their attempt (DeliveryJob.attempt).
+ * The delivery queue. A batch entry SQS failed is not retried here: notify rejects, the worker
+ * retries, and the jobs enqueued the first time are dropped as duplicates when they claim their attempt.
  */
 export class SqsDeliveryQueue implements DeliveryQueue {
   constructor(
@@ -18,7 +14,8 @@ export class SqsDeliveryQueue implements DeliveryQueue {
 
   async enqueueAll(jobs: readonly DeliveryJob[]): Promise<void> {
     const chunks: DeliveryJob[][] = [];
-    for (let i = 0; i < jobs.length; i += SEND_BATCH_MAX) chunks.push(jobs.slice(i, i + SEND_BATCH_MAX));
+    // SendMessageBatch takes at most 10 entries.
+    for (let i = 0; i < jobs.length; i += 10) chunks.push(jobs.slice(i, i + 10));
     await Promise.all(
       chunks.map(async (chunk) => {
         const out = await this.client.send(

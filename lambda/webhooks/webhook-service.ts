@@ -26,7 +26,6 @@ export interface WebhookServiceDeps {
   readonly queue: Pick<DeliveryQueue, 'enqueueAll'>;
   readonly clock: Clock;
   readonly policy: DeliveryNetworkPolicy;
-  /** How long a test event's delivery record is kept (the messages' retention). */
   readonly retentionDays: number;
 }
 
@@ -41,8 +40,8 @@ function parseEvents(value: unknown): WebhookEventType[] {
   return WEBHOOK_EVENT_TYPES.filter((type) => value.includes(type));
 }
 
-/** What owners see of a delivery: never its signed body's secrets (it has none) nor its bookkeeping. */
-export function toDeliveryView(delivery: StoredDelivery): Delivery {
+/** What owners see of a delivery: not its bookkeeping. */
+function toDeliveryView(delivery: StoredDelivery): Delivery {
   return {
     id: delivery.id,
     webhookId: delivery.webhookId,
@@ -116,10 +115,7 @@ export class WebhookService {
 
   /** Sends a `webhook.test` event to one endpoint, through the same queue, signing and retries. */
   async sendTest(accountId: string, webhookId: string): Promise<{ eventId: string; type: string }> {
-    const endpoint = await this.endpoint(accountId, webhookId);
-    if (endpoint.status !== 'enabled') {
-      throw refuse('webhook_disabled', `Webhook ${webhookId} is disabled: ${endpoint.disabledReason ?? ''}`, 409);
-    }
+    await this.endpoint(accountId, webhookId, 'enabled');
     const now = this.deps.clock.now();
     const eventId = `evt_${monotonicUlid(now)}`;
     const timestamp = new Date(now).toISOString();
@@ -142,13 +138,16 @@ export class WebhookService {
   /** The test events' deliveries of one endpoint. */
   async testDeliveries(accountId: string, webhookId: string): Promise<Delivery[]> {
     await this.endpoint(accountId, webhookId);
-    const deliveries = await this.deps.store.listDeliveries(testSubject(webhookId));
-    return deliveries.filter((d) => d.accountId === accountId).map(toDeliveryView);
+    return this.deliveries(accountId, testSubject(webhookId));
   }
 
   /** A message's deliveries, to every endpoint, with their attempts. */
-  async messageDeliveries(accountId: string, messageId: string): Promise<Delivery[]> {
-    const deliveries = await this.deps.store.listDeliveries(messageSubject(messageId));
+  messageDeliveries(accountId: string, messageId: string): Promise<Delivery[]> {
+    return this.deliveries(accountId, messageSubject(messageId));
+  }
+
+  private async deliveries(accountId: string, subject: string): Promise<Delivery[]> {
+    const deliveries = await this.deps.store.listDeliveries(subject);
     return deliveries.filter((d) => d.accountId === accountId).map(toDeliveryView);
   }
 
@@ -160,10 +159,7 @@ export class WebhookService {
     const deliveries = await this.deps.store.listDeliveries(messageSubject(messageId));
     const delivery = deliveries.find((d) => d.id === deliveryId && d.accountId === accountId);
     if (!delivery) throw refuse('delivery_not_found', `No delivery ${deliveryId} of message ${messageId}.`, 404);
-    const endpoint = await this.endpoint(accountId, delivery.webhookId);
-    if (endpoint.status !== 'enabled') {
-      throw refuse('webhook_disabled', `Webhook ${endpoint.id} is disabled: ${endpoint.disabledReason ?? ''}`, 409);
-    }
+    await this.endpoint(accountId, delivery.webhookId, 'enabled');
     const now = this.deps.clock.now();
     await this.deps.queue.enqueueAll([
       {
@@ -183,9 +179,13 @@ export class WebhookService {
     return toDeliveryView(delivery);
   }
 
-  private async endpoint(accountId: string, webhookId: string) {
+  /** The endpoint, or a 404; with `enabled`, a 409 when it is disabled. */
+  private async endpoint(accountId: string, webhookId: string, enabled?: 'enabled') {
     const endpoint = WEBHOOK_ID.test(webhookId) ? await this.deps.store.getEndpoint(accountId, webhookId) : undefined;
     if (!endpoint) throw notFound(webhookId);
+    if (enabled && endpoint.status !== 'enabled') {
+      throw refuse('webhook_disabled', `Webhook ${webhookId} is disabled: ${endpoint.disabledReason ?? ''}`, 409);
+    }
     return endpoint;
   }
 }

@@ -21,11 +21,7 @@ export interface ApiFirewallProps {
 /** The custom response body key of the rate rules' block action. */
 const RATE_LIMITED_BODY = 'RateLimited';
 
-/**
- * An AWS WAF web ACL (regional) on the Messages API stage: the rules of contracts/firewall-rules.ts, with
- * CloudWatch metrics and sampled requests per rule. Requests it blocks never reach the
- * authorizer or a handler, so a flood costs WAF's per-request price, not Lambda concurrency.
- */
+/** A WAF web ACL on the API stage (contracts/firewall-rules.ts): a blocked flood costs no Lambda concurrency. */
 export class ApiFirewall extends Construct {
   readonly webAcl: wafv2.CfnWebACL;
   readonly association: wafv2.CfnWebACLAssociation;

@@ -2,94 +2,54 @@ import { CfnOutput } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as iam from 'aws-cdk-lib/aws-iam';
-import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { PlatformConfig } from '../../config/index.js';
 import { OPERATOR_OUTPUTS, type OperatorOutput } from '../../stacks/api-stack-outputs.js';
 import type { ApiFirewall } from './api-firewall.js';
 import type { MessagesDataResources } from './messages-data.js';
-import { createMessagesFunctions, type MessagesFunctions } from './messages-functions.js';
+import { createMessagesFunctions, type MessagesFunctions, type MessagesFunctionsProps } from './messages-functions.js';
 import {
   createMessagesAlarms,
   createOpsDashboard,
   DEFAULT_API_LATENCY_P99_THRESHOLD_MS,
   type MessagesAlarms,
 } from './messages-observability.js';
-import { createMessagesRestApi } from './messages-rest-api.js';
+import { createMessagesRestApi, type MessagesRestApiProps } from './messages-rest-api.js';
 import { createOperatorPolicy } from './operator-policy.js';
 import { type BackstopUsagePlan, createUsagePlanBackstop, type UsageIdentifier } from './usage-plan-backstop.js';
 
-export interface MessagesApiProps {
+export interface MessagesApiProps
+  extends Pick<MessagesRestApiProps, 'executionLogLevel' | 'manageCloudWatchRole' | 'accessLogRetention'>,
+  Pick<MessagesFunctionsProps, 'processor' | 'processorEnvironment'> {
   readonly config: PlatformConfig;
   /** The tables and queues (from the stateful stack). */
   readonly data: MessagesDataResources;
-  /**
-   * Where alarms notify (alarm actions).
-   * @default - alarms have no actions; they are visible in CloudWatch only
-   */
+  /** Where alarms notify. @default - alarms have no actions; they are visible in CloudWatch only */
   readonly alarmTopic?: sns.ITopic;
   /**
-   * API Gateway execution logging level of every method (stage `*\/*`).
-   * @default apigw.MethodLoggingLevel.ERROR
-   */
-  readonly executionLogLevel?: apigw.MethodLoggingLevel;
-  /**
-   * Whether this API sets the account-wide (per region) API Gateway CloudWatch Logs role, which
-   * execution logging needs. Set to false when the account already has one managed elsewhere.
-   * The role and the account setting are retained when the stack is deleted, since other APIs of
-   * the account may rely on them.
-   * @default true
-   */
-  readonly manageCloudWatchRole?: boolean;
-  /**
-   * Retention of the access logs.
-   * @default logs.RetentionDays.THREE_MONTHS
-   */
-  readonly accessLogRetention?: logs.RetentionDays;
-  /**
-   * The API latency alarm fires when the p99 of the REST API's latency (API Gateway `Latency`,
-   * authorizer and integration included) is above this, in milliseconds, for two 5-minute periods
-   * in a row.
+   * The latency alarm fires when the REST API's p99 (API Gateway `Latency`) is above this, in
+   * milliseconds, for two 5-minute periods in a row.
    * @default 1000
    */
   readonly apiLatencyP99ThresholdMs?: number;
-  /**
-   * The operator's processor bundled into the worker, relative to the repository root (docs/processor.md).
-   * @default config.processor
-   */
-  readonly processor?: string;
-  /**
-   * Environment variables of the worker for the processor (e.g. FORWARD_URL of processors/http-forwarder.ts).
-   * @default - none
-   */
-  readonly processorEnvironment?: Readonly<Record<string, string>>;
 }
 
 /**
- * The Messages API, composed of its parts (each created in this construct's scope, so their
- * logical ids do not depend on the split): the functions (messages-functions.ts), the REST API with
- * its authorizer, routes, gateway responses and web ACL (messages-rest-api.ts), the usage plans as
- * the best-effort backstop per plan (usage-plan-backstop.ts), the operator policy
- * (operator-policy.ts), alarms and the ops dashboard (CloudWatch)
- * (messages-observability.ts), and the stack outputs.
+ * The Messages API: its functions, REST API, usage-plan backstop, operator policy, alarms, ops
+ * dashboard and stack outputs, each part created in this construct's scope (logical ids do not
+ * depend on the split into files).
  */
 export class MessagesApi extends Construct {
   readonly api: apigw.RestApi;
   readonly stage: apigw.Stage;
-  /** The AWS WAF web ACL on the stage (flood protection before any Lambda runs). */
   readonly firewall: ApiFirewall;
   readonly authorizer: apigw.RequestAuthorizer;
   readonly functions: MessagesFunctions;
   /** The worker's role, which runs the processor: grant it what the processor needs (e.g. `table.grantReadData(api.processorGrantPrincipal)`). */
   readonly processorGrantPrincipal: iam.IPrincipal;
 
-  /**
-   * The backstop usage plan and its pooled internal API key, per usage identifier. Customer keys
-   * normally get their own internal key in their plan's usage plan (created at run time by the
-   * account service); the pooled key serves anonymous callers, Free/Pro keys created once the API
-   * key quota is reached, and any key record without its own internal key.
-   */
+  /** The backstop usage plan and its pooled internal API key, per usage identifier (usage-plan-backstop.ts). */
   readonly usagePlans: Readonly<Record<UsageIdentifier, BackstopUsagePlan>>;
   /** What the account service needs to run against this API (also stack outputs, see OPERATOR_OUTPUTS). */
   readonly usagePlanTargets: {
@@ -104,10 +64,9 @@ export class MessagesApi extends Construct {
   readonly operatorOutputs: Readonly<Record<OperatorOutput, CfnOutput>>;
   readonly alarms: MessagesAlarms;
 
-  /** The ops dashboard (CloudWatch, for operators; not the owners' dashboard app), named `<stackName>-<region>-messages` (dashboard names are unique per account). */
+  /** The ops dashboard (CloudWatch, for operators; not the owners' dashboard app). */
   readonly opsDashboard: cloudwatch.Dashboard;
 
-  /** Sets an environment variable of the worker, for the processor. */
   addProcessorEnvironment(key: string, value: string): void {
     this.functions.worker.addEnvironment(key, value);
   }
@@ -117,20 +76,9 @@ export class MessagesApi extends Construct {
     const { config, data } = props;
     const { tables, queue, deadLetterQueue } = data;
 
-    this.functions = createMessagesFunctions(this, {
-      config,
-      data,
-      processor: props.processor,
-      processorEnvironment: props.processorEnvironment,
-    });
+    this.functions = createMessagesFunctions(this, props);
     this.processorGrantPrincipal = this.functions.worker.grantPrincipal;
-    const restApi = createMessagesRestApi(this, {
-      config,
-      functions: this.functions,
-      executionLogLevel: props.executionLogLevel,
-      manageCloudWatchRole: props.manageCloudWatchRole,
-      accessLogRetention: props.accessLogRetention,
-    });
+    const restApi = createMessagesRestApi(this, { ...props, functions: this.functions });
     this.api = restApi.api;
     this.stage = restApi.stage;
     this.authorizer = restApi.authorizer;

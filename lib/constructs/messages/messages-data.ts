@@ -8,10 +8,7 @@ import { TABLE_KEYS } from '../../../contracts/messages.js';
 /** Timeout of the queue worker; the queue's visibility timeout is derived from it. */
 export const WORKER_TIMEOUT = Duration.seconds(30);
 
-/**
- * AWS: "set the source queue's visibility timeout to at least six times the timeout that you
- * configure on your function", so that a batch is not redelivered while a retry is running.
- */
+/** AWS: "set the source queue's visibility timeout to at least six times the timeout [of] your function". */
 export const VISIBILITY_TIMEOUT_FACTOR = 6;
 
 /** The tables of the Messages API (names as in `TABLE_KEYS`). */
@@ -37,15 +34,9 @@ export interface MessagesDataResources {
 
 export interface MessagesDataProps {
   readonly config: PlatformConfig;
-  /**
-   * Removal policy of the tables and queues. Tables that are retained also get deletion protection.
-   * @default RemovalPolicy.RETAIN
-   */
+  /** Of the tables and queues (a retained table also gets deletion protection). @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
-  /**
-   * Timeout of the worker that consumes the queue; the visibility timeout is 6x this.
-   * @default WORKER_TIMEOUT (30 seconds)
-   */
+  /** Timeout of the worker; the queue's visibility timeout is 6x this. @default WORKER_TIMEOUT */
   readonly workerTimeout?: Duration;
 }
 
@@ -65,35 +56,25 @@ export class MessagesData extends Construct implements MessagesDataResources {
     this.workerTimeout = props.workerTimeout ?? WORKER_TIMEOUT;
 
     const table = (tableId: string, partitionKey: string, ttl?: string) =>
-      new dynamodb.Table(this, tableId, {
-        partitionKey: { name: partitionKey, type: dynamodb.AttributeType.STRING },
-        billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-        encryption: dynamodb.TableEncryption.AWS_MANAGED,
-        timeToLiveAttribute: ttl,
-        removalPolicy,
-        deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
+      platformTable(this, tableId, { partitionKey, ttl, removalPolicy });
+
+    // ALL: a page of the index shows whole items without a read per item.
+    const withAccountIndex = (t: dynamodb.Table, index: { name: string; partitionKey: string; sortKey: string }) => {
+      t.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
+        projectionType: dynamodb.ProjectionType.ALL,
       });
-
-    const apiKeys = table('ApiKeys', TABLE_KEYS.apiKeys.partitionKey);
-    const { accountIndex } = TABLE_KEYS.apiKeys;
-    apiKeys.addGlobalSecondaryIndex({
-      indexName: accountIndex.name,
-      partitionKey: { name: accountIndex.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: accountIndex.sortKey, type: dynamodb.AttributeType.STRING },
-      projectionType: dynamodb.ProjectionType.ALL,
-    });
-
-    // The message log (GET /messages): an account's messages by time, one Query per page. ALL: a
-    // page shows whole messages without a read per item.
-    const messages = table('Messages', TABLE_KEYS.messages.partitionKey, TABLE_KEYS.messages.ttl);
-    const messageLog = TABLE_KEYS.messages.accountIndex;
-    messages.addGlobalSecondaryIndex({
-      indexName: messageLog.name,
-      partitionKey: { name: messageLog.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: messageLog.sortKey, type: dynamodb.AttributeType.STRING },
-      projectionType: dynamodb.ProjectionType.ALL,
-    });
+      return t;
+    };
+    const { apiKeys: keys } = TABLE_KEYS;
+    const apiKeys = withAccountIndex(table('ApiKeys', keys.partitionKey), keys.accountIndex);
+    // The message log (GET /messages): an account's messages by time, one Query per page.
+    const messages = withAccountIndex(
+      table('Messages', TABLE_KEYS.messages.partitionKey, TABLE_KEYS.messages.ttl),
+      TABLE_KEYS.messages.accountIndex,
+    );
 
     this.tables = {
       apiKeys,
@@ -103,19 +84,53 @@ export class MessagesData extends Construct implements MessagesDataResources {
       idempotency: table('Idempotency', TABLE_KEYS.idempotency.partitionKey, TABLE_KEYS.idempotency.ttl),
     };
 
-    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      removalPolicy,
-    });
-
-    this.queue = new sqs.Queue(this, 'Queue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
+    [this.queue, this.deadLetterQueue] = queueWithDeadLetter(this, 'Queue', 'DeadLetterQueue', {
       visibilityTimeout: Duration.seconds(this.workerTimeout.toSeconds() * VISIBILITY_TIMEOUT_FACTOR),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.config.messages.maxReceiveCount },
+      maxReceiveCount: props.config.messages.maxReceiveCount,
       removalPolicy,
     });
   }
+}
+
+/** A platform table: on demand, point-in-time recovery, AWS-managed KMS, deletion protection when retained. */
+export function platformTable(
+  scope: Construct,
+  id: string,
+  props: { partitionKey: string; sortKey?: string; ttl?: string; removalPolicy: RemovalPolicy },
+): dynamodb.Table {
+  return new dynamodb.Table(scope, id, {
+    partitionKey: { name: props.partitionKey, type: dynamodb.AttributeType.STRING },
+    ...(props.sortKey ? { sortKey: { name: props.sortKey, type: dynamodb.AttributeType.STRING } } : {}),
+    billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    encryption: dynamodb.TableEncryption.AWS_MANAGED,
+    timeToLiveAttribute: props.ttl,
+    removalPolicy: props.removalPolicy,
+    deletionProtection: props.removalPolicy === RemovalPolicy.RETAIN,
+  });
+}
+
+/** A queue (SQS-managed SSE, TLS only) redriven to its dead-letter queue, which keeps messages 14 days. */
+export function queueWithDeadLetter(
+  scope: Construct,
+  id: string,
+  deadLetterId: string,
+  props: { visibilityTimeout: Duration; maxReceiveCount: number; removalPolicy: RemovalPolicy },
+): [queue: sqs.Queue, deadLetterQueue: sqs.Queue] {
+  const { removalPolicy } = props;
+  const encryption = sqs.QueueEncryption.SQS_MANAGED;
+  const deadLetterQueue = new sqs.Queue(scope, deadLetterId, {
+    encryption,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(14),
+    removalPolicy,
+  });
+  const queue = new sqs.Queue(scope, id, {
+    encryption,
+    enforceSSL: true,
+    visibilityTimeout: props.visibilityTimeout,
+    deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: props.maxReceiveCount },
+    removalPolicy,
+  });
+  return [queue, deadLetterQueue];
 }

@@ -21,24 +21,16 @@ export interface MessagesFunctionsProps {
   readonly config: PlatformConfig;
   /** The tables and queues (from the stateful stack). */
   readonly data: MessagesDataResources;
-  /**
-   * The operator's processor bundled into the worker: a module path relative to the repository root
-   * (docs/processor.md).
-   * @default config.processor
-   */
+  /** The operator's processor, relative to the repository root (docs/processor.md). @default config.processor */
   readonly processor?: string;
-  /**
-   * Environment variables the processor reads (on the worker).
-   * @default - none
-   */
+  /** The worker's environment variables for the processor (e.g. FORWARD_URL). @default - none */
   readonly processorEnvironment?: Readonly<Record<string, string>>;
 }
 
 /**
  * The authorizer, the three request handlers and the queue worker, each with the environment its
- * handler reads (contracts/messages.ts) and item-level grants on exactly the tables it uses. They
- * are created in `scope` itself (ids Authorizer, SendMessage, GetMessage, Fallback, Worker), so
- * their logical ids are those of the construct that calls this.
+ * handler reads (contracts/messages.ts) and item-level grants on exactly the tables it uses,
+ * created in `scope` itself.
  */
 export function createMessagesFunctions(scope: Construct, props: MessagesFunctionsProps): MessagesFunctions {
   const { config, data } = props;
@@ -58,20 +50,33 @@ export function createMessagesFunctions(scope: Construct, props: MessagesFunctio
   });
   authorizer.allowItems(tables.apiKeys, 'GetItem');
 
-  const sendMessage = new PlatformFunction(scope, 'SendMessage', {
-    entry: HANDLER_ENTRIES.sendMessage,
-    serviceName: 'messages-api',
-    description: 'POST /messages: limiter, validation, idempotency, record, enqueue, 202',
-    environment: {
-      [ENV.rateLimitsTable]: tables.rateLimits.tableName,
+  /** A request handler: the limiter's table and config on top of `environment`. */
+  const apiFunction = (id: string, entry: string, description: string, environment: Record<string, string>) => {
+    const fn = new PlatformFunction(scope, id, {
+      entry,
+      serviceName: 'messages-api',
+      description,
+      environment: {
+        [ENV.rateLimitsTable]: tables.rateLimits.tableName,
+        ...environment,
+        [ENV.limitsConfig]: limitsConfig,
+        [ENV.messagesConfig]: messagesConfig,
+      },
+    });
+    fn.allowItems(tables.rateLimits, 'GetItem', 'PutItem', 'UpdateItem');
+    return fn;
+  };
+
+  const sendMessage = apiFunction(
+    'SendMessage',
+    HANDLER_ENTRIES.sendMessage,
+    'POST /messages: limiter, validation, idempotency, record, enqueue, 202',
+    {
       [ENV.messagesTable]: tables.messages.tableName,
       [ENV.idempotencyTable]: tables.idempotency.tableName,
       [ENV.queueUrl]: queue.queueUrl,
-      [ENV.limitsConfig]: limitsConfig,
-      [ENV.messagesConfig]: messagesConfig,
     },
-  });
-  sendMessage.allowItems(tables.rateLimits, 'GetItem', 'PutItem', 'UpdateItem');
+  );
   sendMessage.allowItems(tables.messages, 'GetItem', 'PutItem', 'DeleteItem');
   // A batch's records, and their deletion when the batch is not accepted (POST /messages/batch).
   sendMessage.allow(['dynamodb:BatchWriteItem'], [tables.messages.tableArn]);
@@ -79,33 +84,22 @@ export function createMessagesFunctions(scope: Construct, props: MessagesFunctio
   // The queue uses SQS-managed SSE (no customer KMS key), so no kms:* is needed.
   sendMessage.allow(['sqs:SendMessage'], [queue.queueArn]);
 
-  const getMessage = new PlatformFunction(scope, 'GetMessage', {
-    entry: HANDLER_ENTRIES.getMessage,
-    serviceName: 'messages-api',
-    description: 'GET /messages/{id} and GET /messages: limiter, then the caller account\'s message or message log',
-    environment: {
-      [ENV.rateLimitsTable]: tables.rateLimits.tableName,
-      [ENV.messagesTable]: tables.messages.tableName,
-      [ENV.limitsConfig]: limitsConfig,
-      [ENV.messagesConfig]: messagesConfig,
-    },
-  });
-  getMessage.allowItems(tables.rateLimits, 'GetItem', 'PutItem', 'UpdateItem');
+  const getMessage = apiFunction(
+    'GetMessage',
+    HANDLER_ENTRIES.getMessage,
+    'GET /messages/{id} and GET /messages: limiter, then the caller account\'s message or message log',
+    { [ENV.messagesTable]: tables.messages.tableName },
+  );
   getMessage.allowItems(tables.messages, 'GetItem');
   // GET /messages: one Query per page on the account index, and nothing else of the index.
   getMessage.allow(['dynamodb:Query'], [`${tables.messages.tableArn}/index/${TABLE_KEYS.messages.accountIndex.name}`]);
 
-  const fallback = new PlatformFunction(scope, 'Fallback', {
-    entry: HANDLER_ENTRIES.fallback,
-    serviceName: 'messages-api',
-    description: 'Every other method and path: 401/404/405 problems with rate-limit headers',
-    environment: {
-      [ENV.rateLimitsTable]: tables.rateLimits.tableName,
-      [ENV.limitsConfig]: limitsConfig,
-      [ENV.messagesConfig]: messagesConfig,
-    },
-  });
-  fallback.allowItems(tables.rateLimits, 'GetItem', 'PutItem', 'UpdateItem');
+  const fallback = apiFunction(
+    'Fallback',
+    HANDLER_ENTRIES.fallback,
+    'Every other method and path: 401/404/405 problems with rate-limit headers',
+    {},
+  );
 
   const processor = props.processor ?? config.processor;
   if (!existsSync(join(REPO_ROOT, processor))) {

@@ -4,6 +4,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { metricsNamespaceOf } from '../../config/environment.js';
 import { accountUniqueName } from '../shared/names.js';
@@ -13,81 +14,91 @@ import type { MessagesFunctions } from './messages-functions.js';
 /** Powertools service names (the `service` dimension of the platform's custom metrics). */
 const SERVICES = { api: 'messages-api', worker: 'messages-worker' } as const;
 
-/**
- * Every request rejection the handlers count (`RequestRejected`, dimension `reason`), by reason,
- * one line each: the SEARCH expression of the dashboard also shows reasons added later.
- */
-/** Every refusal of the environment's limiter, by reason and service (its namespace only). */
+/** Every rejection the handlers count, by reason and service: a SEARCH also shows reasons added later. */
 const rejectionSearch = (namespace: string) => `SEARCH('{${namespace},reason,service} MetricName="RequestRejected"', 'Sum', 300)`;
 
 /** The default of `apiLatencyP99ThresholdMs`. */
 export const DEFAULT_API_LATENCY_P99_THRESHOLD_MS = 1000;
 
-export interface MessagesAlarms {
-  readonly deadLetterQueue: cloudwatch.Alarm;
-  readonly serverErrors: cloudwatch.Alarm;
-  readonly workerErrors: cloudwatch.Alarm;
-  /** Any function of the API was throttled. */
-  readonly throttles: cloudwatch.Alarm;
-  /** The API's p99 latency is above `apiLatencyP99ThresholdMs`. */
-  readonly apiLatency: cloudwatch.Alarm;
-  /** The oldest message of the queue waits for 5 minutes or more. */
-  readonly queueAge: cloudwatch.Alarm;
-}
+type AlarmName = 'deadLetterQueue' | 'serverErrors' | 'workerErrors' | 'throttles' | 'apiLatency' | 'queueAge';
+export type MessagesAlarms = Readonly<Record<AlarmName, cloudwatch.Alarm>>;
 
 /** What the alarms and the operators' dashboard watch. */
 export interface MessagesObservabilityProps {
   readonly api: apigw.RestApi;
   readonly functions: MessagesFunctions;
   readonly data: Pick<MessagesDataResources, 'queue' | 'deadLetterQueue'>;
-  /** The p99 latency (ms) above which the latency alarm fires, for two 5-minute periods in a row. */
   readonly apiLatencyP99ThresholdMs: number;
-  /**
-   * Where alarms notify (alarm and OK actions).
-   * @default - alarms have no actions; they are visible in CloudWatch only
-   */
+  /** @default - alarms have no actions */
   readonly alarmTopic?: sns.ITopic;
 }
+
+/** An alarm at `threshold` or above in one period, quiet without data. */
+export function thresholdAlarm(
+  scope: Construct,
+  id: string,
+  alarmDescription: string,
+  metric: cloudwatch.IMetric,
+  threshold: number,
+  more: Partial<cloudwatch.AlarmProps> = {},
+): cloudwatch.Alarm {
+  return new cloudwatch.Alarm(scope, id, {
+    alarmDescription,
+    metric,
+    threshold,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    ...more,
+  });
+}
+
+/** Notifies `topic` on alarm and back to OK, as every alarm of the environment. */
+export function notifyOn(alarms: readonly cloudwatch.Alarm[], topic: sns.ITopic | undefined): void {
+  if (!topic) return;
+  const action = new cwActions.SnsAction(topic);
+  for (const alarm of alarms) {
+    alarm.addAlarmAction(action);
+    alarm.addOkAction(action);
+  }
+}
+
+/** A dead-letter queue's depth, the metric of its alarm. */
+export const deadLetteredMetric = (queue: sqs.IQueue) =>
+  queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: cloudwatch.Stats.MAXIMUM });
 
 /** The alarms of the Messages API, created in `scope` itself (ids `<Name>Alarm`). */
 export function createMessagesAlarms(scope: Construct, props: MessagesObservabilityProps): MessagesAlarms {
   const { api, functions, data } = props;
-  const deadLetterQueue = new cloudwatch.Alarm(scope, 'DeadLetterQueueAlarm', {
-    alarmDescription:
-      'Messages were dead-lettered (status "failed") after exhausting their receives. Inspect them, fix the cause, then redrive the dead-letter queue to the messages queue.',
-    metric: data.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-      period: Duration.minutes(1),
-      statistic: cloudwatch.Stats.MAXIMUM,
-    }),
-    threshold: 1,
-    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    evaluationPeriods: 1,
-    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-  });
-  const serverErrors = new cloudwatch.Alarm(scope, 'ServerErrorAlarm', {
-    alarmDescription: 'The Messages API answered 5XX (handler, authorizer or integration failures).',
-    metric: api.metricServerError({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
-    threshold: 5,
-    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    evaluationPeriods: 1,
-    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-  });
-  const workerErrors = new cloudwatch.Alarm(scope, 'WorkerErrorAlarm', {
-    alarmDescription:
-      'The queue worker failed whole invocations (errors or timeouts, not per-message failures); the batch will be retried.',
-    metric: functions.worker.function.metricErrors({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
-    threshold: 1,
-    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    evaluationPeriods: 1,
-    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-  });
   const fiveMinutes = Duration.minutes(5);
+  const deadLetterQueue = thresholdAlarm(
+    scope,
+    'DeadLetterQueueAlarm',
+    'Messages were dead-lettered (status "failed") after exhausting their receives. Inspect them, fix the cause, then redrive the dead-letter queue to the messages queue.',
+    deadLetteredMetric(data.deadLetterQueue),
+    1,
+  );
+  const serverErrors = thresholdAlarm(
+    scope,
+    'ServerErrorAlarm',
+    'The Messages API answered 5XX (handler, authorizer or integration failures).',
+    api.metricServerError({ period: fiveMinutes, statistic: cloudwatch.Stats.SUM }),
+    5,
+  );
+  const workerErrors = thresholdAlarm(
+    scope,
+    'WorkerErrorAlarm',
+    'The queue worker failed whole invocations (errors or timeouts, not per-message failures); the batch will be retried.',
+    functions.worker.function.metricErrors({ period: fiveMinutes, statistic: cloudwatch.Stats.SUM }),
+    1,
+  );
   const functionEntries = Object.entries(functions);
   // One series per function, summed; a function that was not invoked reports no data (FILL 0).
-  const throttles = new cloudwatch.Alarm(scope, 'LambdaThrottleAlarm', {
-    alarmDescription:
-      'A function of the Messages API (authorizer, handlers or worker) was throttled: the account or a reserved concurrency limit was reached. Throttled API calls fail with 5XX/429; a throttled worker delays the queue.',
-    metric: new cloudwatch.MathExpression({
+  const throttles = thresholdAlarm(
+    scope,
+    'LambdaThrottleAlarm',
+    'A function of the Messages API (authorizer, handlers or worker) was throttled: the account or a reserved concurrency limit was reached. Throttled API calls fail with 5XX/429; a throttled worker delays the queue.',
+    new cloudwatch.MathExpression({
       expression: functionEntries.map((_, i) => `FILL(t${i}, 0)`).join(' + '),
       usingMetrics: Object.fromEntries(
         functionEntries.map(([, fn], i) => [`t${i}`, fn.function.metricThrottles({ statistic: cloudwatch.Stats.SUM })]),
@@ -95,50 +106,36 @@ export function createMessagesAlarms(scope: Construct, props: MessagesObservabil
       label: 'Throttles (all functions)',
       period: fiveMinutes,
     }),
-    threshold: 1,
-    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    evaluationPeriods: 1,
-    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-  });
+    1,
+  );
   const latencyThresholdMs = props.apiLatencyP99ThresholdMs;
-  const apiLatency = new cloudwatch.Alarm(scope, 'ApiLatencyAlarm', {
-    alarmDescription: `The p99 latency of the Messages API (API Gateway Latency: authorizer, handler and integration) is above ${latencyThresholdMs} ms for 10 minutes.`,
-    metric: api.metricLatency({ period: fiveMinutes, statistic: cloudwatch.Stats.p(99) }),
-    threshold: latencyThresholdMs,
-    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-    evaluationPeriods: 2,
-    datapointsToAlarm: 2,
-    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-  });
-  const queueAge = new cloudwatch.Alarm(scope, 'QueueAgeAlarm', {
-    alarmDescription:
-      'The oldest message of the messages queue has waited 5 minutes or more: the worker is not keeping up, is failing or throttled, or its event source mapping is disabled.',
-    metric: data.queue.metricApproximateAgeOfOldestMessage({
-      period: fiveMinutes,
-      statistic: cloudwatch.Stats.MAXIMUM,
-    }),
-    threshold: Duration.minutes(5).toSeconds(),
-    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    evaluationPeriods: 1,
-    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-  });
+  const apiLatency = thresholdAlarm(
+    scope,
+    'ApiLatencyAlarm',
+    `The p99 latency of the Messages API (API Gateway Latency: authorizer, handler and integration) is above ${latencyThresholdMs} ms for 10 minutes.`,
+    api.metricLatency({ period: fiveMinutes, statistic: cloudwatch.Stats.p(99) }),
+    latencyThresholdMs,
+    {
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 2,
+      datapointsToAlarm: 2,
+    },
+  );
+  const queueAge = thresholdAlarm(
+    scope,
+    'QueueAgeAlarm',
+    'The oldest message of the messages queue has waited 5 minutes or more: the worker is not keeping up, is failing or throttled, or its event source mapping is disabled.',
+    data.queue.metricApproximateAgeOfOldestMessage({ period: fiveMinutes, statistic: cloudwatch.Stats.MAXIMUM }),
+    fiveMinutes.toSeconds(),
+  );
   const alarms = { deadLetterQueue, serverErrors, workerErrors, throttles, apiLatency, queueAge };
-  if (props.alarmTopic) {
-    const action = new cwActions.SnsAction(props.alarmTopic);
-    for (const alarm of Object.values(alarms)) {
-      alarm.addAlarmAction(action);
-      alarm.addOkAction(action);
-    }
-  }
+  notifyOn(Object.values(alarms), props.alarmTopic);
   return alarms;
 }
 
 /**
- * The operators' dashboard, named `<stackName>-<region>-messages` (dashboard names are unique per
- * account): traffic and latency of the API, what the handlers accepted and rejected (by reason),
- * what the worker did, the limiter's latency, the queues, and the health of every function. The
- * custom metrics are the Powertools ones (namespace metricsNamespaceOf(scope), the environment's, dimension `service`).
- * Created in `scope` itself (id Dashboard).
+ * The operators' dashboard: the API's traffic and latency, what the handlers accepted and rejected,
+ * what the worker did, the limiter's latency, the queues, every function's health. Created in `scope` itself.
  */
 export function createOpsDashboard(
   scope: Construct,
@@ -148,6 +145,7 @@ export function createOpsDashboard(
   const stack = Stack.of(scope);
   const period = Duration.minutes(5);
   const sum = cloudwatch.Stats.SUM;
+  const maximum = (label: string) => ({ period, statistic: cloudwatch.Stats.MAXIMUM, label });
   const custom = (metricName: string, service: string, label: string, statistic: string = sum) =>
     new cloudwatch.Metric({
       namespace: metricsNamespaceOf(scope),
@@ -158,10 +156,9 @@ export function createOpsDashboard(
       period,
     });
   const perFunction = (metricOf: (fn: lambda.IFunction) => cloudwatch.IMetric) =>
-    Object.entries(functions).map(([name, fn]) => {
-      const metric = metricOf(fn.function) as cloudwatch.Metric;
-      return metric.with({ label: name, period });
-    });
+    Object.entries(functions).map(([label, fn]) =>
+      (metricOf(fn.function) as cloudwatch.Metric).with({ label, period }),
+    );
   const graph = (title: string, left: cloudwatch.IMetric[], extra: Partial<cloudwatch.GraphWidgetProps> = {}) =>
     new cloudwatch.GraphWidget({ title, left, width: 8, height: 6, ...extra });
 
@@ -177,12 +174,7 @@ Alarms and what to do: docs/operators/operations.md. Custom metrics: namespace \
       width: 12,
       height: 3,
     }),
-    new cloudwatch.AlarmStatusWidget({
-      title: 'Alarms',
-      alarms: Object.values(alarms),
-      width: 12,
-      height: 3,
-    }),
+    new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: Object.values(alarms), width: 12, height: 3 }),
   );
   dashboard.addWidgets(
     graph('API requests, 4XX and 5XX', [
@@ -220,37 +212,19 @@ Alarms and what to do: docs/operators/operations.md. Custom metrics: namespace \
     graph(
       'Queue depth and age of oldest message',
       [
-        data.queue.metricApproximateNumberOfMessagesVisible({ period, statistic: cloudwatch.Stats.MAXIMUM, label: 'visible' }),
-        data.queue.metricApproximateNumberOfMessagesNotVisible({
-          period,
-          statistic: cloudwatch.Stats.MAXIMUM,
-          label: 'in flight',
-        }),
+        data.queue.metricApproximateNumberOfMessagesVisible(maximum('visible')),
+        data.queue.metricApproximateNumberOfMessagesNotVisible(maximum('in flight')),
       ],
       {
-        right: [
-          data.queue.metricApproximateAgeOfOldestMessage({
-            period,
-            statistic: cloudwatch.Stats.MAXIMUM,
-            label: 'age of oldest (s)',
-          }),
-        ],
+        right: [data.queue.metricApproximateAgeOfOldestMessage(maximum('age of oldest (s)'))],
         rightAnnotations: [{ value: Duration.minutes(5).toSeconds(), label: 'age alarm' }],
       },
     ),
   );
   dashboard.addWidgets(
-    graph(
-      'DLQ depth',
-      [
-        data.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-          period,
-          statistic: cloudwatch.Stats.MAXIMUM,
-          label: 'dead-lettered',
-        }),
-      ],
-      { leftAnnotations: [{ value: 1, label: 'DLQ alarm' }] },
-    ),
+    graph('DLQ depth', [deadLetteredMetric(data.deadLetterQueue).with({ period, label: 'dead-lettered' })], {
+      leftAnnotations: [{ value: 1, label: 'DLQ alarm' }],
+    }),
     graph('Lambda errors', perFunction((fn) => fn.metricErrors({ statistic: sum }))),
     graph('Lambda throttles', perFunction((fn) => fn.metricThrottles({ statistic: sum }))),
   );
@@ -258,11 +232,7 @@ Alarms and what to do: docs/operators/operations.md. Custom metrics: namespace \
     graph('Lambda duration (p99)', perFunction((fn) => fn.metricDuration({ statistic: cloudwatch.Stats.p(99) }))),
     graph('Concurrent executions', [
       ...perFunction((fn) => fn.metric('ConcurrentExecutions', { statistic: cloudwatch.Stats.MAXIMUM })),
-      lambda.Function.metricAllConcurrentExecutions({
-        period,
-        statistic: cloudwatch.Stats.MAXIMUM,
-        label: 'account (region)',
-      }),
+      lambda.Function.metricAllConcurrentExecutions(maximum('account (region)')),
     ]),
   );
   return dashboard;

@@ -9,26 +9,22 @@ import type { PlatformFunction } from '../shared/platform-function.js';
 import { ApiFirewall } from './api-firewall.js';
 import type { MessagesFunctions } from './messages-functions.js';
 
-/** The deployed stage; it is also the version in the URL. */
+/** The deployed stage, also the version in the URL. */
 export const STAGE_NAME = 'v1';
 
 export interface MessagesRestApiProps {
   readonly config: PlatformConfig;
   readonly functions: MessagesFunctions;
-  /**
-   * API Gateway execution logging level of every method (stage `*\/*`).
-   * @default apigw.MethodLoggingLevel.ERROR
-   */
+  /** Execution logging level of every method (stage `*\/*`). @default apigw.MethodLoggingLevel.ERROR */
   readonly executionLogLevel?: apigw.MethodLoggingLevel;
   /**
-   * Whether this API sets the account-wide (per region) API Gateway CloudWatch Logs role.
+   * Whether this API sets the account-wide (per region) API Gateway CloudWatch Logs role, which
+   * execution logging needs (retained on deletion: other APIs may rely on it). False when the
+   * account has one managed elsewhere.
    * @default true
    */
   readonly manageCloudWatchRole?: boolean;
-  /**
-   * Retention of the access logs.
-   * @default logs.RetentionDays.THREE_MONTHS
-   */
+  /** @default logs.RetentionDays.THREE_MONTHS */
   readonly accessLogRetention?: logs.RetentionDays;
 }
 
@@ -36,7 +32,6 @@ export interface MessagesRestApi {
   readonly api: apigw.RestApi;
   readonly stage: apigw.Stage;
   readonly authorizer: apigw.RequestAuthorizer;
-  /** The AWS WAF web ACL on the stage (flood protection before any Lambda runs). */
   readonly firewall: ApiFirewall;
 }
 
@@ -73,10 +68,9 @@ function accessLogFormat(): apigw.AccessLogFormat {
 }
 
 /**
- * The REST API of the Messages API: every request goes through our REQUEST authorizer and then to
- * one of our handlers (send, get, or the fallback that answers 404/405 with rate-limit headers),
- * with the web ACL on its stage and gateway responses as RFC 9457 problems. Created in `scope`
- * itself (ids AccessLogs, RequestAuthorizer, RestApi, Firewall, Response<TYPE>).
+ * The REST API: every request goes through our REQUEST authorizer to one of our handlers (send,
+ * get, or the 404/405 fallback), with the web ACL on its stage and gateway responses as RFC 9457
+ * problems. Created in `scope` itself.
  */
 export function createMessagesRestApi(scope: Construct, props: MessagesRestApiProps): MessagesRestApi {
   const { config, functions } = props;
@@ -86,14 +80,10 @@ export function createMessagesRestApi(scope: Construct, props: MessagesRestApiPr
     removalPolicy: RemovalPolicy.RETAIN,
   });
 
-  // Every request, also one with no Authorization header, must reach our authorizer and then our
-  // handlers, so that even a 401 carries the rate-limit headers our limiter computes (anonymous
-  // callers are budgeted per IP). Hence no identity sources (with one, API Gateway answers 401
-  // itself when the header is missing) and no API Gateway result cache (TTL 0; a cache needs
-  // identity sources). The authorizer caches key lookups in memory for
-  // config.auth.keyCacheSeconds instead, and ALWAYS returns Allow: known keys with their plan's
-  // usage identifier, anonymous callers with principal "anonymous" and the anonymous usage
-  // identifier. The handlers answer 401 for anonymous callers.
+  // Every request, also one without an Authorization header, must reach our handlers, so that even a
+  // 401 carries our limiter's headers: hence no identity sources (API Gateway would answer 401
+  // itself) and no result cache (it needs them). The authorizer caches key lookups in memory and
+  // always returns Allow (anonymous callers too); the handlers answer 401.
   const authorizer = new apigw.RequestAuthorizer(scope, 'RequestAuthorizer', {
     handler: functions.authorizer.function,
     identitySources: [],

@@ -10,74 +10,41 @@ export const OPERATOR_APIGATEWAY_PATHS = ['/apikeys', '/apikeys/*', '/usageplans
 /** The API Gateway verbs the operator policy allows on those paths. */
 export const OPERATOR_APIGATEWAY_VERBS = ['GET', 'POST', 'PATCH', 'DELETE'] as const;
 
-/**
- * What an operator role needs to run the account service (accounts, keys, plans, bans, usage)
- * against this stack, and nothing more: item access to the three tables the account service uses,
- * the API Gateway API keys and usage plans (the internal keys and Enterprise usage plans it
- * manages), reading this stack's outputs, and the DLQ redrive. Created in `scope` itself (id
- * OperatorPolicy).
- */
+/** What an operator role needs to run the account service and the DLQ redrive against this stack, and nothing more. */
 export function createOperatorPolicy(scope: Construct, data: MessagesDataResources): iam.ManagedPolicy {
   const stack = Stack.of(scope);
   const { tables, queue, deadLetterQueue } = data;
-  const apigatewayResources = OPERATOR_APIGATEWAY_PATHS.map((path) => apigatewayArn(stack, path));
+  const apigateway = OPERATOR_APIGATEWAY_PATHS.map((path) => apigatewayArn(stack, path));
+  const apiKeys = tables.apiKeys.tableArn;
   const tagsArn = apigatewayArn(stack, '/tags/*');
   const policy = new iam.ManagedPolicy(scope, 'OperatorPolicy', {
     // Worded before the account service had its name, and kept: a managed policy's description is
     // immutable, so CloudFormation would replace the policy and detach it from operator roles.
     description: `Run the keys and plans control plane (operator CLI) against ${stack.stackName}: API key records, accounts, limiter items, internal API Gateway keys and usage plans, stack outputs, and the DLQ redrive.`,
     statements: [
-      new iam.PolicyStatement({
-        sid: 'ApiKeyRecords',
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-        resources: [tables.apiKeys.tableArn],
-      }),
-      new iam.PolicyStatement({
-        sid: 'ApiKeysOfAnAccount',
-        actions: ['dynamodb:Query'],
-        resources: [`${tables.apiKeys.tableArn}/index/${TABLE_KEYS.apiKeys.accountIndex.name}`],
-      }),
+      statement('ApiKeyRecords', ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [apiKeys]),
+      statement('ApiKeysOfAnAccount', ['dynamodb:Query'], [`${apiKeys}/index/${TABLE_KEYS.apiKeys.accountIndex.name}`]),
       new iam.PolicyStatement({
         sid: 'Accounts',
         // Scan: `plans requests` lists the accounts with a pending upgrade request.
         actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'],
         resources: [tables.accounts.tableArn],
       }),
-      new iam.PolicyStatement({
-        sid: 'LimiterItems',
-        actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-        resources: [tables.rateLimits.tableArn],
-      }),
-      new iam.PolicyStatement({
-        sid: 'ApiKeysAndUsagePlans',
-        actions: OPERATOR_APIGATEWAY_VERBS.map((verb) => `apigateway:${verb}`),
-        resources: apigatewayResources,
-      }),
+      statement('LimiterItems', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [tables.rateLimits.tableArn]),
+      statement('ApiKeysAndUsagePlans', OPERATOR_APIGATEWAY_VERBS.map((verb) => `apigateway:${verb}`), apigateway),
       // CreateApiKey and CreateUsagePlan with tags (tag on create) are also authorized as
       // apigateway:PUT on the tags resource (Service Authorization Reference: CreateApiKey →
       // apigateway:POST, apigateway:PUT).
-      new iam.PolicyStatement({
-        sid: 'TagOnCreate',
-        actions: ['apigateway:PUT'],
-        resources: [tagsArn],
-      }),
-      new iam.PolicyStatement({
-        sid: 'StackOutputs',
-        actions: ['cloudformation:DescribeStacks'],
-        resources: [stack.stackId],
-      }),
+      statement('TagOnCreate', ['apigateway:PUT'], [tagsArn]),
+      statement('StackOutputs', ['cloudformation:DescribeStacks'], [stack.stackId]),
       // `dlq redrive`: an SQS message move task from the DLQ back to the queue (SQS-managed SSE,
       // so no KMS grant is needed).
-      new iam.PolicyStatement({
-        sid: 'RedriveFromDeadLetterQueue',
-        actions: ['sqs:GetQueueAttributes', 'sqs:StartMessageMoveTask', 'sqs:ReceiveMessage', 'sqs:DeleteMessage'],
-        resources: [deadLetterQueue.queueArn],
-      }),
-      new iam.PolicyStatement({
-        sid: 'RedriveToQueue',
-        actions: ['sqs:GetQueueAttributes', 'sqs:SendMessage'],
-        resources: [queue.queueArn],
-      }),
+      statement(
+        'RedriveFromDeadLetterQueue',
+        ['sqs:GetQueueAttributes', 'sqs:StartMessageMoveTask', 'sqs:ReceiveMessage', 'sqs:DeleteMessage'],
+        [deadLetterQueue.queueArn],
+      ),
+      statement('RedriveToQueue', ['sqs:GetQueueAttributes', 'sqs:SendMessage'], [queue.queueArn]),
     ],
   });
   const runTime = 'the control plane creates them at run time (one internal API key per customer key, one usage plan per Enterprise account), so their ids cannot be named in the template';
@@ -95,26 +62,20 @@ export function createOperatorPolicy(scope: Construct, data: MessagesDataResourc
   return policy;
 }
 
-/**
- * `apigatewayArn(stack, path)` as cdk-nag writes it in a finding id (IAM5 `Resource::`), with the
- * unresolved pseudo parameters as `<AWS::Name>`.
- */
+const statement = (sid: string, actions: string[], resources: string[]) =>
+  new iam.PolicyStatement({ sid, actions, resources });
+
+/** `apigatewayArn(stack, path)` as cdk-nag writes it in a finding id, pseudo parameters as `<AWS::Name>`. */
 function apigatewayNagArn(stack: Stack, path: string): string {
   const pseudo = (value: string, name: string) => (Token.isUnresolved(value) ? `<AWS::${name}>` : value);
   return `arn:${pseudo(stack.partition, 'Partition')}:apigateway:${pseudo(stack.region, 'Region')}::${path}`;
 }
 
 /**
- * The operator's part in custom domains (docs/operators/cli.md): `domains check-drift --stack`
- * starts the flow's drift check; `domains show` reads a domain's record (GetItem on the Domains
- * table) and lists the flow's executions for it (ListExecutions: resource type stateMachine,
- * Service Authorization Reference, list_awsstepfunctions); `domains release` reads the removed
- * domain and its project (GetItem on both tables: the tenant is named by the project's slug) and
- * starts the flow's release branch; `domains verify` is the owner's Re-verify (DomainService.verify):
- * it reads the domain, its parent names and its project, writes the new attempt on the domain's
- * record (UpdateItem, the Domains table only) and starts the flow. The stacks' outputs locate the
- * flow and the tables. Exactly that: no other write, no other execution call. IAM cannot tell the execution inputs
- * apart; the flow validates its input and the CLI sends only the drift check's and the release's.
+ * The operator's part in custom domains (docs/operators/cli.md: `domains check-drift`, `show`,
+ * `release`, `verify`): start and list the flow's executions, read domains and projects, write a
+ * domain's new attempt, read the stacks' outputs. IAM cannot tell execution inputs apart; the flow
+ * validates its input.
  */
 export function allowDomainOperations(
   policy: iam.ManagedPolicy,
@@ -127,30 +88,10 @@ export function allowDomainOperations(
   },
 ): void {
   policy.addStatements(
-    new iam.PolicyStatement({
-      sid: 'StartDomainFlow',
-      actions: ['states:StartExecution'],
-      resources: [domains.stateMachineArn],
-    }),
-    new iam.PolicyStatement({
-      sid: 'DomainFlowHistory',
-      actions: ['states:ListExecutions'],
-      resources: [domains.stateMachineArn],
-    }),
-    new iam.PolicyStatement({
-      sid: 'DomainRecords',
-      actions: ['dynamodb:GetItem'],
-      resources: [domains.domainsTableArn, domains.projectsTableArn],
-    }),
-    new iam.PolicyStatement({
-      sid: 'DomainReverify',
-      actions: ['dynamodb:UpdateItem'],
-      resources: [domains.domainsTableArn],
-    }),
-    new iam.PolicyStatement({
-      sid: 'DomainsStackOutputs',
-      actions: ['cloudformation:DescribeStacks'],
-      resources: [domains.stackId, domains.dataStackId],
-    }),
+    statement('StartDomainFlow', ['states:StartExecution'], [domains.stateMachineArn]),
+    statement('DomainFlowHistory', ['states:ListExecutions'], [domains.stateMachineArn]),
+    statement('DomainRecords', ['dynamodb:GetItem'], [domains.domainsTableArn, domains.projectsTableArn]),
+    statement('DomainReverify', ['dynamodb:UpdateItem'], [domains.domainsTableArn]),
+    statement('DomainsStackOutputs', ['cloudformation:DescribeStacks'], [domains.stackId, domains.dataStackId]),
   );
 }

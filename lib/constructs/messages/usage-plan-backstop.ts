@@ -20,19 +20,13 @@ export interface UsagePlanBackstopProps {
   readonly config: PlatformConfig;
   readonly api: apigw.RestApi;
   readonly stage: apigw.Stage;
-  /** Receives the pooled keys' values in its environment (ENV.pooledUsageKeys). */
   readonly authorizer: PlatformFunction;
 }
 
 /**
- * Usage plans (the backstop behind our exact limiter), with one pooled internal API key each.
- *
- * Usage-plan throttles and quotas apply per API key, so the account service gives each customer key
- * its own internal key in its plan's usage plan (and each Enterprise account its own usage plan),
- * at run time. The CDK-created key of each plan is the pooled one: anonymous callers, Free/Pro keys
- * created once the 10,000 API keys per region quota is reached, and key records without the value
- * of an internal key of their own use it (POOLED_USAGE_KEYS). Created in `scope` itself (ids
- * UsagePlan<Identifier>, UsageKey<Identifier>).
+ * Usage plans (the backstop behind our exact limiter), with one pooled internal API key each. The
+ * account service gives customer keys their own internal keys at run time; the pooled one serves
+ * anonymous callers and keys without one (e.g. past the API key quota). Created in `scope` itself.
  */
 export function createUsagePlanBackstop(
   scope: Construct,
@@ -55,8 +49,7 @@ export function createUsagePlanBackstop(
       quota: { limit: backstop.quotaPerDay, period: apigw.Period.DAY },
       apiStages: [{ api, stage }],
     });
-    // A value known at synth (not a secret, see pooledUsageKeyValue) reaches the authorizer in its
-    // environment: no GetApiKey on the request path. Customer keys never live here.
+    // Known at synth (not a secret): the authorizer reads it from its environment, no GetApiKey.
     pooledUsageKeys[u] = pooledUsageKeyValue(stack.stackName, u);
     const key = new apigw.ApiKey(scope, `UsageKey${suffix}`, {
       description: `Pooled internal usage identifier of the "${u}" usage plan, for callers without their own internal key (not a customer key)`,
@@ -68,7 +61,5 @@ export function createUsagePlanBackstop(
   }
 
   props.authorizer.addEnvironment(ENV.pooledUsageKeys, JSON.stringify(pooledUsageKeys));
-  // No API Gateway grant: the authorizer reads each key's usage identifier from its record and
-  // the pooled ones from its environment, never from the management API (low, fixed quotas).
   return usagePlans;
 }

@@ -1,37 +1,29 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { WEBHOOK_DELIVERY_SOURCE, WEBHOOK_TABLE_KEYS } from '../../../contracts/webhooks.js';
+import { platformTable, queueWithDeadLetter } from '../messages/messages-data.js';
 
 /** What the webhook functions need from the stateful part. */
 export interface WebhooksDataResources {
-  /** Endpoints (with their signing secrets) and deliveries with their attempts (TTL: the message's). */
+  /** Endpoints (with their signing secrets) and deliveries with their attempts. */
   readonly table: dynamodb.ITable;
-  /** Delivery jobs (standard, SSE, TLS only), redriven to `deadLetterQueue` after 5 receives. */
   readonly deliveryQueue: sqs.IQueue;
   readonly deadLetterQueue: sqs.IQueue;
 }
 
 export interface WebhooksDataProps {
-  /**
-   * Removal policy of the table and queues. A retained table also gets deletion protection.
-   * @default RemovalPolicy.RETAIN
-   */
+  /** Of the table and queues (a retained table also gets deletion protection). @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
 }
 
-/**
- * Receives of one job before it is dead-lettered. Only a store or queue failure brings a job back
- * (an endpoint's failure is a recorded attempt with its own schedule), so 5 is ample.
- */
+/** Receives of a job before it is dead-lettered: only a store or queue failure brings one back. */
 export const DELIVERY_MAX_RECEIVE_COUNT = 5;
 
 /**
- * The stateful resources of webhooks: one table (on-demand, point-in-time recovery, KMS encryption
- * at rest, retained) and the delivery queue with its dead-letter queue. The signing secrets are
- * stored in the table, so that the platform can sign: encrypted at rest by DynamoDB with KMS,
- * readable only by the functions granted here (control API, worker: endpoints only; delivery).
+ * The stateful resources of webhooks: one table and the delivery queue with its dead-letter queue.
+ * The signing secrets are in the table (so that the platform can sign), encrypted at rest.
  */
 export class WebhooksData extends Construct implements WebhooksDataResources {
   readonly table: dynamodb.Table;
@@ -41,27 +33,10 @@ export class WebhooksData extends Construct implements WebhooksDataResources {
   constructor(scope: Construct, id: string, props: WebhooksDataProps = {}) {
     super(scope, id);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-    this.table = new dynamodb.Table(this, 'Table', {
-      partitionKey: { name: WEBHOOK_TABLE_KEYS.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: WEBHOOK_TABLE_KEYS.sortKey, type: dynamodb.AttributeType.STRING },
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: dynamodb.TableEncryption.AWS_MANAGED,
-      timeToLiveAttribute: WEBHOOK_TABLE_KEYS.ttl,
-      removalPolicy,
-      deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
-    });
-    this.deadLetterQueue = new sqs.Queue(this, 'DeliveryDeadLetterQueue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      removalPolicy,
-    });
-    this.deliveryQueue = new sqs.Queue(this, 'DeliveryQueue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
+    this.table = platformTable(this, 'Table', { ...WEBHOOK_TABLE_KEYS, removalPolicy });
+    [this.deliveryQueue, this.deadLetterQueue] = queueWithDeadLetter(this, 'DeliveryQueue', 'DeliveryDeadLetterQueue', {
       visibilityTimeout: Duration.seconds(WEBHOOK_DELIVERY_SOURCE.visibilityTimeoutSeconds),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: DELIVERY_MAX_RECEIVE_COUNT },
+      maxReceiveCount: DELIVERY_MAX_RECEIVE_COUNT,
       removalPolicy,
     });
   }

@@ -1,22 +1,19 @@
 import { Duration } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { ENV, TABLE_KEYS } from '../../../contracts/messages.js';
 import { WEBHOOK_DELIVERY_SOURCE, WEBHOOK_ENV, WEBHOOK_HANDLER_ENTRIES } from '../../../contracts/webhooks.js';
+import { deadLetteredMetric, notifyOn, thresholdAlarm } from '../messages/messages-observability.js';
 import { PlatformFunction } from '../shared/platform-function.js';
 import type { WebhooksDataResources } from './webhooks-data.js';
 
 export interface WebhooksProps {
   /** The table and queues (from the stateful stack). */
   readonly data: WebhooksDataResources;
-  /**
-   * Where the dead-letter alarm notifies.
-   * @default - an alarm without actions
-   */
+  /** Where the dead-letter alarm notifies. @default - an alarm without actions */
   readonly alarmTopic?: sns.ITopic;
 }
 
@@ -57,26 +54,16 @@ export class Webhooks extends Construct {
       }),
     );
 
-    this.deadLetterAlarm = new cloudwatch.Alarm(this, 'DeadLetterQueueAlarm', {
-      alarmDescription:
-        'Webhook delivery jobs were dead-lettered: the delivery function could not reach its table or queue 5 times. ' +
-        'Endpoints answering errors do not land here (their attempts are recorded). Fix the cause, then redrive ' +
-        'the dead-letter queue to the delivery queue (docs/webhooks.md).',
-      metric: data.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(1),
-        statistic: cloudwatch.Stats.MAXIMUM,
-      }),
-      threshold: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    if (props.alarmTopic) {
-      // On alarm and back to OK, as every alarm of the environment (lib/constructs/operations).
-      const action = new cwActions.SnsAction(props.alarmTopic);
-      this.deadLetterAlarm.addAlarmAction(action);
-      this.deadLetterAlarm.addOkAction(action);
-    }
+    this.deadLetterAlarm = thresholdAlarm(
+      this,
+      'DeadLetterQueueAlarm',
+      'Webhook delivery jobs were dead-lettered: the delivery function could not reach its table or queue 5 times. ' +
+      'Endpoints answering errors do not land here (their attempts are recorded). Fix the cause, then redrive ' +
+      'the dead-letter queue to the delivery queue (docs/webhooks.md).',
+      deadLetteredMetric(data.deadLetterQueue),
+      1,
+    );
+    notifyOn([this.deadLetterAlarm], props.alarmTopic);
   }
 
   /** The queue worker's outcomes: the account's endpoints (Query), their delivery jobs (SendMessage). */
@@ -88,10 +75,7 @@ export class Webhooks extends Construct {
     worker.allow(['sqs:SendMessage'], [data.deliveryQueue.queueArn]);
   }
 
-  /**
-   * The control API: endpoints (create, list, rotate, remove), deliveries (list, re-send), test
-   * events and re-sends (SendMessage); and the dashboard's message pages (a message, the log).
-   */
+  /** The control API: endpoints, deliveries, test events and re-sends; the dashboard's message pages. */
   connectControl(control: PlatformFunction, messagesTable: dynamodb.ITable): void {
     const { data } = this.props;
     control.addEnvironment(ENV.messagesTable, messagesTable.tableName);

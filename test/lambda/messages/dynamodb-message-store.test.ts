@@ -90,9 +90,9 @@ describe('markProcessed', () => {
         TableName: TABLE,
         Key: { id: ID },
         UpdateExpression: 'SET #status = :to, #stamp = :at',
-        ConditionExpression: 'attribute_exists(id) AND #status IN (:from0, :from1)',
+        ConditionExpression: 'attribute_exists(id) AND #status IN (:queued, :failed)',
         ExpressionAttributeNames: { '#status': 'status', '#stamp': 'processedAt' },
-        ExpressionAttributeValues: { ':to': 'processed', ':at': AT, ':from0': 'queued', ':from1': 'failed' },
+        ExpressionAttributeValues: { ':to': 'processed', ':at': AT, ':queued': 'queued', ':failed': 'failed' },
         ReturnValues: 'ALL_OLD',
       },
     ]);
@@ -128,9 +128,9 @@ describe('markFailed', () => {
         TableName: TABLE,
         Key: { id: ID },
         UpdateExpression: 'SET #status = :to, #stamp = :at',
-        ConditionExpression: 'attribute_exists(id) AND #status IN (:from0, :from1)',
+        ConditionExpression: 'attribute_exists(id) AND #status IN (:queued, :failed)',
         ExpressionAttributeNames: { '#status': 'status', '#stamp': 'failedAt' },
-        ExpressionAttributeValues: { ':to': 'failed', ':at': AT, ':from0': 'queued', ':from1': 'failed' },
+        ExpressionAttributeValues: { ':to': 'failed', ':at': AT, ':queued': 'queued', ':failed': 'failed' },
         ReturnValues: 'ALL_OLD',
       },
     ]);
