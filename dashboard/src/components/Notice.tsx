@@ -6,15 +6,16 @@ const ICONS: Record<Tone, string> = { info: 'ℹ', success: '✓', warning: '⚠
 const LABELS: Record<Tone, string> = { info: 'Note', success: 'Done', warning: 'Warning', error: 'Error' };
 
 /** A message box whose tone an icon and a word tell; errors are alerts, others a status when `live`. */
-export function Notice({ tone, title, children, live = false }: {
+export function Notice({ tone, title, children, live = false, id }: {
   readonly tone: Tone;
   readonly title?: ReactNode;
   readonly children?: ReactNode;
   readonly live?: boolean;
+  readonly id?: string;
 }) {
   const role = tone === 'error' ? 'alert' : live ? 'status' : undefined;
   return (
-    <div className={`notice notice-${tone}`} role={role}>
+    <div className={`notice notice-${tone}`} role={role} id={id}>
       <span className="notice-icon" aria-hidden="true">{ICONS[tone]}</span>
       <div className="notice-text">
         {title

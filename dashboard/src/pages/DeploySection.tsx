@@ -167,9 +167,9 @@ function failure(error: Error) {
 }
 
 /** What the deploy published, and where it is live. */
-type Outcome = Readonly<{ project: Project; deploy: Deploy; uploaded: number; skipped: number }>;
-
-function Succeeded({ project: live, deploy, uploaded, skipped }: Outcome) {
+function Succeeded({ project: live, deploy, uploaded, skipped }: Readonly<{
+  project: Project; deploy: Deploy; uploaded: number; skipped: number;
+}>) {
   return (
     <Notice tone="success" title="Deploy succeeded: your site is live">
       <dl className="facts compact deploy-result">
@@ -254,13 +254,9 @@ function SelectionSummary({ selection, problemsId }: { readonly selection: Selec
       {skipped.length > 0 ? <p className="hint">Left out (system files): {skipped.join(', ')}</p> : null}
       {problems.length > 0
         ? (
-            <div className="notice notice-error" role="alert" id={problemsId}>
-              <span className="notice-icon" aria-hidden="true">✕</span>
-              <div className="notice-text">
-                <p className="notice-title"><span className="visually-hidden">Error: </span>This cannot be deployed</p>
-                <ul className="problems">{problems.map((p) => <li key={p}>{p}</li>)}</ul>
-              </div>
-            </div>
+            <Notice tone="error" title="This cannot be deployed" id={problemsId}>
+              <ul className="problems">{problems.map((p) => <li key={p}>{p}</li>)}</ul>
+            </Notice>
           )
         : null}
       {files.length > 0

@@ -1,10 +1,10 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useRef, useState } from 'react';
-import { errorMessage } from '../api';
 import { Badge } from '../components/Badge';
-import { Loading, Notice } from '../components/Notice';
+import { Notice } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
 import { PlatformUrl } from '../components/PlatformUrl';
+import { QueryState } from '../components/Table';
 import { useNotice } from '../components/useNotice';
 import { planName, useApp } from '../context';
 import { queryKeys, useCurrentPlan, useProjectQuery } from '../queries';
@@ -115,8 +115,7 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
                   <h2 id="domains-heading" tabIndex={-1}>Custom domains</h2>
                   <button type="button" className="button small secondary" onClick={() => void domains.refetch()}>Refresh</button>
                 </div>
-                {domains.error ? <Notice tone="error">{errorMessage(domains.error)}</Notice> : null}
-                {domains.isPending ? <Loading label="Loading domains…" /> : null}
+                <QueryState query={domains} loading="Loading domains…" />
                 {domains.data && list.length === 0 ? <p className="empty card">No custom domains yet.</p> : null}
                 <ul className="domain-list">
                   {list.map((domain) => (

@@ -1,9 +1,10 @@
 import { type FormEvent, useId, useState } from 'react';
 import { errorMessage } from '../api';
-import { ActionError, Loading, Notice } from '../components/Notice';
+import { ActionError, Notice } from '../components/Notice';
 import { LongValue } from '../components/LongValue';
 import { PageHeading } from '../components/PageHeading';
 import { PlatformUrl } from '../components/PlatformUrl';
+import { QueryState } from '../components/Table';
 import { Time } from '../components/Time';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useApp } from '../context';
@@ -45,8 +46,7 @@ export function ProjectsPage() {
       <NewProjectForm domain={config.platformDomain ?? platformDomainOf(projects.data)} />
       <section aria-labelledby="projects-heading">
         <h2 id="projects-heading" className="section-title">Your projects</h2>
-        {projects.error ? <Notice tone="error">{errorMessage(projects.error)}</Notice> : null}
-        {!projects.data && projects.isLoading ? <Loading label="Loading projects…" /> : null}
+        <QueryState query={projects} loading="Loading projects…" />
         {projects.data && projects.data.length === 0
           ? (
               <div className="card empty">

@@ -185,13 +185,11 @@ export function FailureExplanation({ domain, failure }: { readonly domain: Domai
 }
 
 /** What the DNS check saw, beside what it expects. */
-interface ObservedProps {
+function Observed({ observed, expected, children }: {
   readonly observed: readonly string[];
   readonly expected: string;
   readonly children?: ReactNode;
-}
-
-function Observed({ observed, expected, children }: ObservedProps) {
+}) {
   return (
     <dl className="facts observed">
       <div>

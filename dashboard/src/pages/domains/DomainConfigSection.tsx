@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { errorMessage } from '../../api';
 import { ActionError, Notice } from '../../components/Notice';
+import { Table } from '../../components/Table';
 import { useNotice } from '../../components/useNotice';
 import { useApp } from '../../context';
 import { actionStarted } from '../../flash';
@@ -15,15 +16,13 @@ const STATUS_TEXT: Record<RedirectStatus, string> = {
   308: '308 Permanent Redirect',
 };
 
-interface ConfigProps {
+export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed, onConfig }: {
   readonly project: Project;
   readonly domains: readonly Domain[];
   readonly presetFrom: string | undefined;
   readonly onPresetUsed: () => void;
   readonly onConfig: (config: DomainConfig) => void;
-}
-
-export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed, onConfig }: ConfigProps) {
+}) {
   const { api, accountId } = useApp();
   const config = project.domains;
   const redirecting = new Set(config.redirects.map((r) => r.from));
@@ -118,40 +117,36 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
       {config.redirects.length === 0
         ? <p className="empty">No redirects.</p>
         : (
-            <table className="table responsive">
-              <caption className="visually-hidden">Redirects</caption>
-              <thead>
-                <tr>
-                  <th scope="col">From</th>
-                  <th scope="col">To</th>
-                  <th scope="col">Status</th>
-                  <th scope="col"><span className="visually-hidden">Actions</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                {config.redirects.map((r) => (
-                  <tr key={r.from}>
-                    <td data-label="From">{r.from}</td>
-                    <td data-label="To"><span aria-hidden="true">→ </span>{r.to}</td>
-                    <td data-label="Status">{STATUS_TEXT[r.status]}</td>
-                    <td data-label="Actions" className="actions">
-                      <button
-                        type="button"
-                        className="button small danger-outline"
-                        aria-label={`Remove the redirect from ${r.from}`}
-                        onClick={() => void change(
-                          'remove',
-                          () => api.removeRedirect(accountId, project.projectId, r.from),
-                          `The redirect from ${r.from} is removed.`,
-                        )}
-                      >
-                        Remove
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <Table
+              caption="Redirects"
+              hideCaption
+              rows={config.redirects}
+              rowKey={(r) => r.from}
+              columns={[
+                { label: 'From', cell: (r) => r.from },
+                { label: 'To', cell: (r) => <><span aria-hidden="true">→ </span>{r.to}</> },
+                { label: 'Status', cell: (r) => STATUS_TEXT[r.status] },
+                {
+                  label: 'Actions',
+                  hideLabel: true,
+                  className: 'actions',
+                  cell: (r) => (
+                    <button
+                      type="button"
+                      className="button small danger-outline"
+                      aria-label={`Remove the redirect from ${r.from}`}
+                      onClick={() => void change(
+                        'remove',
+                        () => api.removeRedirect(accountId, project.projectId, r.from),
+                        `The redirect from ${r.from} is removed.`,
+                      )}
+                    >
+                      Remove
+                    </button>
+                  ),
+                },
+              ]}
+            />
           )}
       <ActionError message={failed?.at === 'remove' ? failed.text : undefined} />
 
