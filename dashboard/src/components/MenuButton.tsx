@@ -4,7 +4,6 @@ export interface MenuItem {
   readonly label: string;
   readonly onSelect: () => void;
   readonly danger?: boolean;
-  readonly disabled?: boolean;
 }
 
 /** A menu button with the keyboard of the WAI-ARIA APG pattern; Tab or a click outside closes it. */
@@ -14,7 +13,7 @@ export function MenuButton({ label, items }: { readonly label: string; readonly 
   const buttonRef = useRef<HTMLButtonElement>(null);
   const menuRef = useRef<HTMLUListElement>(null);
   const menuId = useId();
-  const enabled = items.map((item, i) => (item.disabled ? -1 : i)).filter((i) => i >= 0);
+  const last = items.length - 1;
 
   useEffect(() => {
     if (!open) return;
@@ -32,8 +31,7 @@ export function MenuButton({ label, items }: { readonly label: string; readonly 
     return () => document.removeEventListener('pointerdown', onPointer);
   }, [open]);
 
-  const openAt = (index: number | undefined) => {
-    if (index === undefined) return;
+  const openAt = (index: number) => {
     setActive(index);
     setOpen(true);
   };
@@ -46,21 +44,19 @@ export function MenuButton({ label, items }: { readonly label: string; readonly 
   const onButtonKey = (event: KeyboardEvent<HTMLButtonElement>) => {
     if (!['ArrowDown', 'Enter', ' ', 'ArrowUp'].includes(event.key)) return;
     event.preventDefault();
-    openAt(event.key === 'ArrowUp' ? enabled.at(-1) : enabled[0]);
+    openAt(event.key === 'ArrowUp' ? last : 0);
   };
 
   const onMenuKey = (event: KeyboardEvent<HTMLUListElement>) => {
-    const position = enabled.indexOf(active);
-    const moves: Record<string, number | undefined> = {
-      ArrowDown: enabled[(position + 1) % enabled.length],
-      ArrowUp: enabled[(position - 1 + enabled.length) % enabled.length],
-      Home: enabled[0],
-      End: enabled.at(-1),
+    const moves: Record<string, number> = {
+      ArrowDown: active === last ? 0 : active + 1,
+      ArrowUp: active === 0 ? last : active - 1,
+      Home: 0,
+      End: last,
     };
     if (Object.hasOwn(moves, event.key)) {
       event.preventDefault();
-      const next = moves[event.key];
-      if (next !== undefined) setActive(next);
+      setActive(moves[event.key] ?? 0);
     } else if (event.key === 'Escape') {
       event.preventDefault();
       close(true);
@@ -73,7 +69,7 @@ export function MenuButton({ label, items }: { readonly label: string; readonly 
   };
 
   const select = (item: MenuItem | undefined) => {
-    if (!item || item.disabled) return;
+    if (!item) return;
     close(true);
     item.onSelect();
   };
@@ -88,7 +84,7 @@ export function MenuButton({ label, items }: { readonly label: string; readonly 
         aria-expanded={open}
         aria-controls={open ? menuId : undefined}
         aria-label={label}
-        onClick={() => (open ? close(false) : openAt(enabled[0]))}
+        onClick={() => (open ? close(false) : openAt(0))}
         onKeyDown={onButtonKey}
       >
         <span aria-hidden="true">⋯</span>
@@ -101,7 +97,6 @@ export function MenuButton({ label, items }: { readonly label: string; readonly 
                   key={item.label}
                   role="menuitem"
                   tabIndex={i === active ? 0 : -1}
-                  aria-disabled={item.disabled ? true : undefined}
                   className={item.danger ? 'danger' : undefined}
                   onClick={() => select(item)}
                 >

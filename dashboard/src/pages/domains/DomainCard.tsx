@@ -15,15 +15,6 @@ import {
 } from '../domain-parts';
 import { useDomainPolling } from './useDomainPolling';
 
-interface DomainCardProps {
-  readonly project: Project;
-  readonly domain: Domain;
-  readonly focus: boolean;
-  readonly onChange: (domain: Domain) => void;
-  readonly onConfig: (config: DomainConfig) => void;
-  readonly onRemove: () => void;
-}
-
 /** States in which the owner acts next with Verify/Re-verify (the button beside the records). */
 const NEEDS_VERIFY = new Set<Domain['state']>(['pending_dns', 'dns_failed', 'certificate_delayed', 'dns_misconfigured']);
 
@@ -34,7 +25,14 @@ const WORKING: Partial<Record<Domain['state'], string>> = {
 };
 
 /** One custom domain: its state, what to set or fix, its records, and its actions. */
-export function DomainCard({ project, domain, focus, onChange, onConfig, onRemove }: DomainCardProps) {
+export function DomainCard({ project, domain, focus, onChange, onConfig, onRemove }: {
+  readonly project: Project;
+  readonly domain: Domain;
+  readonly focus: boolean;
+  readonly onChange: (domain: Domain) => void;
+  readonly onConfig: (config: DomainConfig) => void;
+  readonly onRemove: () => void;
+}) {
   const { api, accountId } = useApp();
   const { busy, error, setError, run } = useAction();
   const headingRef = useRef<HTMLHeadingElement>(null);
