@@ -1,9 +1,6 @@
 import { useEffect, useState } from 'react';
 
-/**
- * A message for the next page (a hash navigation loses component state): "Project created" on
- * the settings page the form goes to. Keyed by where it is meant to show.
- */
+/** A message for the next page, keyed by where it shows: a hash navigation loses component state. */
 let pending: { readonly key: string; readonly message: string } | undefined;
 
 export function setFlash(key: string, message: string): void {

@@ -5,7 +5,6 @@ import type { Account } from './types';
 /** One cache key per resource of the control API: one refetch or invalidation updates every place that shows it. */
 export const queryKeys = {
   account: (accountId: string) => ['account', accountId] as const,
-  plans: ['plans'] as const,
   keys: (accountId: string) => ['keys', accountId] as const,
   usage: (accountId: string) => ['usage', accountId] as const,
   usageHistory: (accountId: string, days: number) => ['usage-history', accountId, days] as const,

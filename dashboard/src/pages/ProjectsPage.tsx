@@ -129,13 +129,8 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
     if (busy) return;
     actionStarted();
     setJudged(true);
-    if (!wanted) {
-      setError('Choose a slug: it names the project’s address, e.g. my-site.');
-      document.getElementById('project-slug')?.focus();
-      return;
-    }
-    setError(undefined);
-    if (!checked.ok) {
+    setError(wanted ? undefined : 'Choose a slug: it names the project’s address, e.g. my-site.');
+    if (!wanted || !checked.ok) {
       document.getElementById('project-slug')?.focus();
       return;
     }
