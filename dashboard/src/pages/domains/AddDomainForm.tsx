@@ -6,14 +6,12 @@ import { useApp } from '../../context';
 import { actionStarted } from '../../flash';
 import type { Domain, Project } from '../../types';
 
-interface AddDomainFormProps {
+export function AddDomainForm({ project, addedPending, onAdded }: {
   readonly project: Project;
   /** Whether the domain added last still waits for its DNS record (its hint stays until then). */
   readonly addedPending: boolean;
   readonly onAdded: (domain: Domain) => void;
-}
-
-export function AddDomainForm({ project, addedPending, onAdded }: AddDomainFormProps) {
+}) {
   const { api, accountId } = useApp();
   const [input, setInput] = useState('');
   const { busy, error, setError, run } = useAction();

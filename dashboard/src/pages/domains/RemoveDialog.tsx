@@ -4,16 +4,14 @@ import { useAction } from '../../components/useAction';
 import { useApp } from '../../context';
 import type { Domain, Project } from '../../types';
 
-interface RemoveDialogProps {
+export function RemoveDialog({ project, domain, onClose, onRedirectFirst, onClosed, onRemoved }: {
   readonly project: Project;
   readonly domain: Domain | undefined;
   readonly onClose: () => void;
   readonly onRedirectFirst: (domain: string) => void;
   readonly onClosed: () => void;
   readonly onRemoved: (domain: string, warning: string | undefined) => void;
-}
-
-export function RemoveDialog({ project, domain, onClose, onRedirectFirst, onClosed, onRemoved }: RemoveDialogProps) {
+}) {
   const { api, accountId } = useApp();
   const { busy, error, setError, run } = useAction();
   const name = domain?.domain ?? '';
@@ -25,13 +23,11 @@ export function RemoveDialog({ project, domain, onClose, onRedirectFirst, onClos
     setError(undefined);
     onClose();
   };
-  const remove = async () => {
-    if (!domain) return;
-    await run(async () => {
-      const result = await api.removeDomain(accountId, project.projectId, domain.domain);
-      onRemoved(result.domain, result.warning);
-    });
-  };
+  // The footer shows only while the dialog is open, that is with a domain.
+  const remove = () => run(async () => {
+    const result = await api.removeDomain(accountId, project.projectId, name);
+    onRemoved(result.domain, result.warning);
+  });
   return (
     <Dialog
       open={domain !== undefined}
