@@ -201,7 +201,7 @@ function FolderIcon() {
   );
 }
 
-interface FilePickerProps {
+function FilePicker({ id, folder, describedBy, disabled, onChange, children }: {
   readonly id: string;
   /** Set for the folder picker (every file named by webkitRelativePath). */
   readonly folder?: RefObject<HTMLInputElement | null>;
@@ -209,9 +209,7 @@ interface FilePickerProps {
   readonly disabled: boolean;
   readonly onChange: (event: ChangeEvent<HTMLInputElement>) => void;
   readonly children: ReactNode;
-}
-
-function FilePicker({ id, folder, describedBy, disabled, onChange, children }: FilePickerProps) {
+}) {
   return (
     <span className="file-picker">
       <input
