@@ -31,7 +31,7 @@ const isProblem = (value: unknown): value is Problem =>
   typeof value === 'object' && value !== null && typeof (value as { status?: unknown }).status === 'number';
 
 /** The path parameters of a call, as openapi-fetch takes them. */
-const at = <P extends Record<string, string>>(path: P) => ({ params: { path } });
+export const at = <P extends Record<string, string>>(path: P) => ({ params: { path } });
 
 export interface ApiOptions {
   readonly baseUrl: string;

@@ -1,4 +1,4 @@
-import type { Api } from '../../api';
+import { type Api, at } from '../../api';
 import type { components } from '../../../../contracts/openapi/control-api';
 
 // The control API's webhook and message calls (openapi/control-api.yaml, tags Webhooks and Messages).
@@ -17,20 +17,17 @@ type AccountMessage = Schemas['AccountMessage'] & {
   readonly lastError?: string;
 };
 
-const path = (accountId: string) => ({ params: { path: { accountId } } });
-const hook = (accountId: string, webhookId: string) => ({ params: { path: { accountId, webhookId } } });
-
 export const webhooksApi = {
   list: (api: Api, accountId: string) =>
-    api.unwrap(api.client.GET('/accounts/{accountId}/webhooks', path(accountId))).then((r) => r.webhooks),
+    api.unwrap(api.client.GET('/accounts/{accountId}/webhooks', at({ accountId }))).then((r) => r.webhooks),
   create: (api: Api, accountId: string, body: { url: string; events: WebhookEventType[] }) =>
-    api.unwrap(api.client.POST('/accounts/{accountId}/webhooks', { ...path(accountId), body })),
+    api.unwrap(api.client.POST('/accounts/{accountId}/webhooks', { ...at({ accountId }), body })),
   remove: (api: Api, accountId: string, webhookId: string) =>
-    api.unwrap(api.client.DELETE('/accounts/{accountId}/webhooks/{webhookId}', hook(accountId, webhookId))),
+    api.unwrap(api.client.DELETE('/accounts/{accountId}/webhooks/{webhookId}', at({ accountId, webhookId }))),
   rotate: (api: Api, accountId: string, webhookId: string) =>
-    api.unwrap(api.client.POST('/accounts/{accountId}/webhooks/{webhookId}/rotate-secret', hook(accountId, webhookId))),
+    api.unwrap(api.client.POST('/accounts/{accountId}/webhooks/{webhookId}/rotate-secret', at({ accountId, webhookId }))),
   test: (api: Api, accountId: string, webhookId: string) =>
-    api.unwrap(api.client.POST('/accounts/{accountId}/webhooks/{webhookId}/test', hook(accountId, webhookId))),
+    api.unwrap(api.client.POST('/accounts/{accountId}/webhooks/{webhookId}/test', at({ accountId, webhookId }))),
 };
 
 export const messagesApi = {
@@ -40,9 +37,7 @@ export const messagesApi = {
       params: { path: { accountId }, query: { limit: 50, ...query } },
     })),
   get: (api: Api, accountId: string, messageId: string): Promise<AccountMessage> =>
-    api.unwrap(api.client.GET('/accounts/{accountId}/messages/{messageId}', {
-      params: { path: { accountId, messageId } },
-    })),
+    api.unwrap(api.client.GET('/accounts/{accountId}/messages/{messageId}', at({ accountId, messageId }))),
   resend: (api: Api, accountId: string, messageId: string, deliveryId: string) =>
     api.unwrap(api.client.POST('/accounts/{accountId}/messages/{messageId}/deliveries/{deliveryId}/resend', {
       params: { path: { accountId, messageId, deliveryId } },
