@@ -1,5 +1,4 @@
-// OAuth 2.0 authorization code flow with PKCE (RFC 7636) against Cognito's managed login: the same
-// code runs in the browser and in the Node tests; storage and redirects live in session.ts.
+// OAuth 2.0 code flow with PKCE (RFC 7636) for Cognito's managed login; storage and redirects: session.ts.
 
 export interface CognitoClient {
   /** e.g. https://<prefix>.auth.<region>.amazoncognito.com (no trailing slash). */

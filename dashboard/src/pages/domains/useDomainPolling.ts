@@ -31,8 +31,7 @@ export function useDomainPolling(
     if (!running) return;
     onError(failure ? `Could not refresh the status: ${errorMessage(failure)} Retrying…` : undefined);
   }, [running, failure, onError]);
-  // Only reads made during this run: one cached from an earlier run must not undo the change that
-  // started this one (a Re-verify's answer, say).
+  // Only reads made during this run: an earlier cached one must not undo what started it (a Re-verify's answer).
   const runStartedAt = useRef(0);
   useEffect(() => {
     if (running) runStartedAt.current = Date.now();
