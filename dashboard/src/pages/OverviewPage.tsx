@@ -2,13 +2,13 @@ import { type ReactNode, useEffect, useState } from 'react';
 import { Badge } from '../components/Badge';
 import { CopyButton } from '../components/CopyButton';
 import { LongValue } from '../components/LongValue';
-import { Loading, Notice } from '../components/Notice';
+import { Loading } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
 import { PlatformUrl } from '../components/PlatformUrl';
+import { QueryState } from '../components/Table';
 import { Time } from '../components/Time';
 import { UsageBars } from '../components/UsageBar';
 import { useQuery } from '@tanstack/react-query';
-import { errorMessage } from '../api';
 import { planName, useApp } from '../context';
 import { queryKeys, useAccount } from '../queries';
 import { formatNumber } from '../format';
@@ -98,10 +98,8 @@ export function OverviewPage() {
           {formatNumber(account.limits.perDay)} a day,
           shared by all keys of the account.
         </p>
-        {error ? <Notice tone="error">{errorMessage(error)}</Notice> : null}
-        {data
-          ? <UsageBars usage={data.usage} />
-          : error ? null : <Loading label="Loading your account…" />}
+        <QueryState query={{ error, isPending: !data && !error }} loading="Loading your account…" />
+        {data ? <UsageBars usage={data.usage} /> : null}
       </section>
 
       <section className="card" aria-labelledby="start-heading">
