@@ -9,6 +9,7 @@ import {
   DomainLimitError,
   errorName,
   live,
+  MAX_DOMAINS,
   messageOf,
   requestedDomains,
   tenantName,
@@ -111,7 +112,7 @@ export class CloudFrontCertificateAuthority implements CertificateAuthority {
       await this.tenants.update(current, { domains, certificate: true, enabled: true }, domain);
       return;
     }
-    if (domains.length >= this.tenants.maxDomains) throw new DomainLimitError(domain, name, this.tenants.maxDomains);
+    if (domains.length >= MAX_DOMAINS) throw new DomainLimitError(domain, name, MAX_DOMAINS);
     if (domains.length > 0) {
       const certificate = await this.tenants.certificate(current.tenant.Id);
       if (certificate?.CertificateStatus === 'pending-validation') {

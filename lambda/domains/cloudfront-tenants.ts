@@ -26,6 +26,9 @@ const TENANT_WRITE: BackoffPolicy = { maxAttempts: 5, baseMs: 500, capMs: 5_000 
 /** HTTP validation served by CloudFront itself: the customer's CNAME/ALIAS is the only record. */
 const MANAGED_CERTIFICATE_REQUEST: ManagedCertificateRequest = { ValidationTokenHost: 'cloudfront' };
 
+/** The stricter of CloudFront's documented per-tenant domain limits (above). */
+export const MAX_DOMAINS = 5;
+
 const TENANT_NAME = /^[a-zA-Z0-9][a-zA-Z0-9.-]{1,126}[a-zA-Z0-9]$/;
 
 /** One tenant per domain (docs/contributors/domain-flow.md): `domain-<domain>`, hashed when too long. */
@@ -88,8 +91,6 @@ export interface CloudFrontTenantsOptions {
   readonly cloudfront: CloudFrontClient;
   readonly distributionId: string;
   readonly connectionGroupId: string;
-  /** @default 5 */
-  readonly maxDomainsPerTenant?: number;
   readonly sleep?: (ms: number) => Promise<void>;
   readonly random?: () => number;
 }
@@ -116,12 +117,10 @@ const RACES = new Set(['PreconditionFailed', 'EntityAlreadyExists', 'EntityNotFo
 
 /** The distribution's tenants: writes carry the ETag of their read; `racing` re-runs a lost read-modify-write. */
 export class CloudFrontTenants {
-  readonly maxDomains: number;
   readonly pacing: Pacing;
 
   constructor(private readonly options: CloudFrontTenantsOptions) {
     this.pacing = { sleep: options.sleep ?? REAL_PACING.sleep, random: options.random ?? REAL_PACING.random };
-    this.maxDomains = options.maxDomainsPerTenant ?? 5;
   }
 
   /** The tenant and its ETag; refuses another distribution's tenant. */
@@ -181,7 +180,7 @@ export class CloudFrontTenants {
       );
       return out.ETag ?? current.etag;
     } catch (error) {
-      if (domain && errorName(error) === 'EntityLimitExceeded') throw new DomainLimitError(domain, tenant.Name ?? tenant.Id, this.maxDomains, error);
+      if (domain && errorName(error) === 'EntityLimitExceeded') throw new DomainLimitError(domain, tenant.Name ?? tenant.Id, MAX_DOMAINS, error);
       if (domain && errorName(error) === 'CNAMEAlreadyExists') throw new DomainInUseError(domain, error);
       throw error;
     }

@@ -5,6 +5,7 @@ import type { Construct } from 'constructs';
 import { GATEWAY_RESPONSES } from '../../../contracts/gateway-responses.js';
 import type { PlatformConfig } from '../../config/index.js';
 import { gatewayResponseHeaders, gatewayResponseTemplate } from '../shared/gateway-response-mapping.js';
+import { jsonAccessLog } from '../shared/access-log.js';
 import { acknowledgeNag } from '../shared/nag.js';
 import type { PlatformFunction } from '../shared/platform-function.js';
 import { ApiFirewall } from './api-firewall.js';
@@ -36,35 +37,19 @@ export interface MessagesRestApi {
   readonly firewall: ApiFirewall;
 }
 
-/** The access log line of the Messages API stage, one JSON object per request. */
+/** The Messages API stage's access log: the authorizer's outcome and the metered usage key. */
 function accessLogFormat(): apigw.AccessLogFormat {
   const F = apigw.AccessLogField;
-  return apigw.AccessLogFormat.custom(
-    JSON.stringify({
-      requestId: F.contextRequestId(),
-      extendedRequestId: F.contextExtendedRequestId(),
-      ip: F.contextIdentitySourceIp(),
-      userAgent: F.contextIdentityUserAgent(),
-      requestTime: F.contextRequestTime(),
-      httpMethod: F.contextHttpMethod(),
-      resourcePath: F.contextResourcePath(),
-      path: F.contextPath(),
-      protocol: F.contextProtocol(),
-      status: F.contextStatus(),
-      responseLength: F.contextResponseLength(),
-      responseLatency: F.contextResponseLatency(),
-      integrationStatus: F.contextIntegrationStatus(),
-      integrationLatency: F.contextIntegrationLatency(),
+  return jsonAccessLog(
+    {
       authorizerStatus: F.contextAuthorizerStatus(),
       authorizerLatency: F.contextAuthorizerLatency(),
       authorizerError: F.contextAuthorizerError(),
       principalId: F.contextAuthorizerPrincipalId(),
       // The id of the internal usage-plan key (never a customer secret), i.e. the plan that was metered.
       usageKeyId: F.contextIdentityApiKeyId(),
-      errorMessage: F.contextErrorMessage(),
-      errorResponseType: F.contextErrorResponseType(),
-      xrayTraceId: F.contextXrayTraceId(),
-    }),
+    },
+    true,
   );
 }
 

@@ -157,8 +157,7 @@ describe('CloudFrontCertificateAuthority: request', () => {
     cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['a.example.com', 'active']]));
     cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued', ['a.example.com']));
     cloudfront.on(UpdateDistributionTenantCommand).rejects(new EntityLimitExceeded({ message: 'limit', ...meta }));
-    const raised = authority({ maxDomainsPerTenant: 100 });
-    await expect(raised.request(WWW, project)).rejects.toBeInstanceOf(DomainLimitError);
+    await expect(authority().request(WWW, project)).rejects.toBeInstanceOf(DomainLimitError);
   });
 
   it('names the quota when the account has no room for another tenant', async () => {
