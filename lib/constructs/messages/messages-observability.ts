@@ -102,10 +102,7 @@ export function createMessagesAlarms(scope: Construct, props: MessagesObservabil
   return alarms;
 }
 
-/**
- * The operators' dashboard: the API's traffic and latency, what the handlers accepted and rejected,
- * what the worker did, the limiter's latency, the queues, every function's health. Created in `scope` itself.
- */
+/** The operators' CloudWatch dashboard of the Messages API, created in `scope` itself. */
 export function createOpsDashboard(
   scope: Construct,
   props: Omit<MessagesObservabilityProps, 'alarmTopic'> & { readonly alarms: MessagesAlarms },
