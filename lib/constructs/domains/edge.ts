@@ -207,18 +207,13 @@ export class Edge extends Construct implements EdgeResources {
       new route53.CnameRecord(this, id, { zone: props.zone, recordName, domainName: routingEndpoint, ttl, comment });
     }
 
-    this.acknowledgeNagFindings();
-  }
-
-  private acknowledgeNagFindings(): void {
-    const reasons = {
+    acknowledgeNag(this.distribution, {
       CFR1:
         'Project sites are public static websites published by customers for a worldwide audience; the platform has no country restriction to enforce. A tenant can still get geo restrictions as a tenant customization if a customer needs one.',
       CFR2:
         'No WAF web ACL: the sites are static files from S3 behind OAC (no application, no forms, no origin compute to protect), unknown and removed hosts are refused at the edge by the viewer-request function, and CloudFront has AWS Shield Standard. A web ACL can be attached to the distribution or per tenant later without changing this design.',
       CFR3:
         'Legacy standard logging needs an S3 bucket with ACLs enabled (the platform buckets keep ACLs disabled: BucketOwnerEnforced), and standard logging v2 is configured through CloudWatch Logs delivery sources that must be created in us-east-1, while this stack is in the platform region. Access logging for the edge is a deliberate follow-up in the us-east-1 stack; the site bucket has server access logs meanwhile.',
-    };
-    acknowledgeNag(this.distribution, reasons);
+    });
   }
 }
