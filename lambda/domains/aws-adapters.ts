@@ -17,14 +17,13 @@ export function kvsEdgeRouter(kvsArn: string): KvsEdgeRouter {
   });
 }
 
-/** One tenant per domain (docs/contributors/domain-flow.md); the flow and the release agree on it here. */
+/** The certificate port on CloudFront tenants (one per domain, docs/contributors/domain-flow.md). */
 export function cloudFrontCertificates(distributionId: string, connectionGroupId: string) {
   return new CloudFrontCertificateAuthority({
     cloudfront: traced(new CloudFrontClient(MANAGEMENT_PLANE)),
     acm: traced(new ACMClient({ ...MANAGEMENT_PLANE, region: 'us-east-1' })),
     distributionId,
     connectionGroupId,
-    tenancy: 'domain',
   });
 }
 

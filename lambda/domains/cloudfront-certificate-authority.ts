@@ -9,8 +9,10 @@ import {
   DomainLimitError,
   errorName,
   live,
+  MAX_DOMAINS,
   messageOf,
   requestedDomains,
+  tenantName,
   type TenantVersion,
 } from './cloudfront-tenants.js';
 import type { DomainRecord } from './domain-record.js';
@@ -48,20 +50,16 @@ export class CloudFrontCertificateAuthority implements CertificateAuthority {
     this.tenants = new CloudFrontTenants(options);
   }
 
-  tenantName(domain: string, project: Pick<ProjectRecord, 'slug'>): string {
-    return this.tenants.name(domain, project);
-  }
-
   /** Creates the tenant, or adds the domain with a new request; none while one is issued or pending for it. */
   async request(domain: DomainRecord, project: ProjectRecord): Promise<void> {
-    const name = this.tenantName(domain.domain, project);
+    const name = tenantName(domain.domain);
     await this.tenants.racing(() => this.requestOnce(name, domain.domain, project));
   }
 
   /** issued once the domain is active on its tenant; failed with ACM's and CloudFront's reasons. */
-  async status(domain: DomainRecord, project: ProjectRecord): Promise<CertificateStatus> {
-    const name = this.tenantName(domain.domain, project);
-    const current = await this.tenants.read(name, project.projectId);
+  async status(domain: DomainRecord): Promise<CertificateStatus> {
+    const name = tenantName(domain.domain);
+    const current = await this.tenants.read(name);
     const entry = current && live(current.tenant).includes(domain.domain)
       ? current.tenant.Domains?.find((d) => d.Domain === domain.domain)
       : undefined;
@@ -100,7 +98,7 @@ export class CloudFrontCertificateAuthority implements CertificateAuthority {
   }
 
   private async requestOnce(name: string, domain: string, project: ProjectRecord): Promise<void> {
-    const current = await this.tenants.read(name, project.projectId);
+    const current = await this.tenants.read(name);
     if (!current) return this.tenants.create(name, domain, project.projectId);
     const domains = live(current.tenant);
     if (domains.includes(domain)) {
@@ -114,7 +112,7 @@ export class CloudFrontCertificateAuthority implements CertificateAuthority {
       await this.tenants.update(current, { domains, certificate: true, enabled: true }, domain);
       return;
     }
-    if (domains.length >= this.tenants.maxDomains) throw new DomainLimitError(domain, name, this.tenants.maxDomains);
+    if (domains.length >= MAX_DOMAINS) throw new DomainLimitError(domain, name, MAX_DOMAINS);
     if (domains.length > 0) {
       const certificate = await this.tenants.certificate(current.tenant.Id);
       if (certificate?.CertificateStatus === 'pending-validation') {

@@ -1,4 +1,4 @@
-import { type CloudFrontTenants, live } from './cloudfront-tenants.js';
+import { type CloudFrontTenants, live, tenantName } from './cloudfront-tenants.js';
 import type { ReleaseOutcome, TenantClaim } from './ports.js';
 
 /**
@@ -12,12 +12,12 @@ export function releaseFromTenant(
   released: TenantClaim,
   current: () => Promise<TenantClaim | undefined>,
 ): Promise<ReleaseOutcome> {
-  const name = tenants.name(released.domain, released);
+  const name = tenantName(released.domain);
   return tenants.racing(async (): Promise<ReleaseOutcome> => {
-    const version = await tenants.read(name, released.projectId);
+    const version = await tenants.read(name);
     if (!version) return 'released';
     const claim = await current();
-    if (claim && tenants.name(claim.domain, claim) === name) return 'kept';
+    if (claim && tenantName(claim.domain) === name) return 'kept';
     // Disabled: its last domain was released before (maybe by an earlier attempt); only the delete is left.
     if (version.tenant.Enabled === false) return outcome(await tenants.delete(version));
     const domains = live(version.tenant);

@@ -10,7 +10,6 @@ import {
   type ManagedCertificateRequest,
   UpdateDistributionTenantCommand,
 } from '@aws-sdk/client-cloudfront';
-import type { ProjectRecord } from '../projects/index.js';
 import { type BackoffPolicy, type Pacing, REAL_PACING, withBackoff } from '../shared/backoff.js';
 
 /*
@@ -27,20 +26,15 @@ const TENANT_WRITE: BackoffPolicy = { maxAttempts: 5, baseMs: 500, capMs: 5_000 
 /** HTTP validation served by CloudFront itself: the customer's CNAME/ALIAS is the only record. */
 const MANAGED_CERTIFICATE_REQUEST: ManagedCertificateRequest = { ValidationTokenHost: 'cloudfront' };
 
+/** The stricter of CloudFront's documented per-tenant domain limits (above). */
+export const MAX_DOMAINS = 5;
+
 const TENANT_NAME = /^[a-zA-Z0-9][a-zA-Z0-9.-]{1,126}[a-zA-Z0-9]$/;
 
-/** How domains map to distribution tenants: one per project (its slug), or one per domain. */
-type Tenancy = 'project' | 'domain';
-
-/** The tenant name of a domain: `project-<slug>`, or `domain-<domain>` (hashed when too long). */
-export function tenantName(tenancy: Tenancy, domain: string, project: Pick<ProjectRecord, 'slug'>): string {
-  let name: string;
-  if (tenancy === 'project') {
-    name = `project-${project.slug}`;
-  } else {
-    name = `domain-${domain}`;
-    if (name.length > 128) name = `domain-${domain.slice(0, 103)}-${createHash('sha256').update(domain).digest('hex').slice(0, 16)}`;
-  }
+/** One tenant per domain (docs/contributors/domain-flow.md): `domain-<domain>`, hashed when too long. */
+export function tenantName(domain: string): string {
+  let name = `domain-${domain}`;
+  if (name.length > 128) name = `domain-${domain.slice(0, 103)}-${createHash('sha256').update(domain).digest('hex').slice(0, 16)}`;
   if (!TENANT_NAME.test(name)) throw new Error(`Cannot name a CloudFront distribution tenant ${JSON.stringify(name)}`);
   return name;
 }
@@ -97,10 +91,6 @@ export interface CloudFrontTenantsOptions {
   readonly cloudfront: CloudFrontClient;
   readonly distributionId: string;
   readonly connectionGroupId: string;
-  /** @default 'project' (one tenant per project, named from its slug) */
-  readonly tenancy?: Tenancy;
-  /** @default 5 */
-  readonly maxDomainsPerTenant?: number;
   readonly sleep?: (ms: number) => Promise<void>;
   readonly random?: () => number;
 }
@@ -127,22 +117,14 @@ const RACES = new Set(['PreconditionFailed', 'EntityAlreadyExists', 'EntityNotFo
 
 /** The distribution's tenants: writes carry the ETag of their read; `racing` re-runs a lost read-modify-write. */
 export class CloudFrontTenants {
-  readonly tenancy: Tenancy;
-  readonly maxDomains: number;
   readonly pacing: Pacing;
 
   constructor(private readonly options: CloudFrontTenantsOptions) {
     this.pacing = { sleep: options.sleep ?? REAL_PACING.sleep, random: options.random ?? REAL_PACING.random };
-    this.tenancy = options.tenancy ?? 'project';
-    this.maxDomains = options.maxDomainsPerTenant ?? 5;
   }
 
-  name(domain: string, project: Pick<ProjectRecord, 'slug'>): string {
-    return tenantName(this.tenancy, domain, project);
-  }
-
-  /** The tenant and its ETag; refuses another distribution's, or (per project) another project's tenant. */
-  async read(name: string, projectId?: string): Promise<TenantVersion | undefined> {
+  /** The tenant and its ETag; refuses another distribution's tenant. */
+  async read(name: string): Promise<TenantVersion | undefined> {
     let out;
     try {
       out = await this.options.cloudfront.send(new GetDistributionTenantCommand({ Identifier: name }));
@@ -154,10 +136,6 @@ export class CloudFrontTenants {
     if (!tenant?.Id || !out.ETag) throw new Error(`GetDistributionTenant ${name} returned no tenant id or ETag`);
     if (tenant.DistributionId && tenant.DistributionId !== this.options.distributionId) {
       throw new TenantConflictError(name, `it belongs to distribution ${tenant.DistributionId}, not ${this.options.distributionId}`);
-    }
-    const owner = tenant.Tags?.Items?.find((t) => t.Key === 'projectId')?.Value;
-    if (projectId && this.tenancy === 'project' && owner !== undefined && owner !== projectId) {
-      throw new TenantConflictError(name, `it is tagged for project ${owner}, not ${projectId}`);
     }
     return { tenant: { ...tenant, Id: tenant.Id }, etag: out.ETag };
   }
@@ -202,7 +180,7 @@ export class CloudFrontTenants {
       );
       return out.ETag ?? current.etag;
     } catch (error) {
-      if (domain && errorName(error) === 'EntityLimitExceeded') throw new DomainLimitError(domain, tenant.Name ?? tenant.Id, this.maxDomains, error);
+      if (domain && errorName(error) === 'EntityLimitExceeded') throw new DomainLimitError(domain, tenant.Name ?? tenant.Id, MAX_DOMAINS, error);
       if (domain && errorName(error) === 'CNAMEAlreadyExists') throw new DomainInUseError(domain, error);
       throw error;
     }

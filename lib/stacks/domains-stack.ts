@@ -114,7 +114,7 @@ export interface DomainsStackProps extends StackProps {
   readonly alarmTopic?: ITopic;
 }
 
-/** Stateless: the custom-domain flow (state machine, five task functions, alarms). */
+/** Stateless: the custom-domain flow (state machine, seven task functions, alarms). */
 export class DomainsStack extends Stack {
   readonly flow: DomainFlow;
 

@@ -4,6 +4,7 @@ import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { CONTROL_GATEWAY_RESPONSES } from '../../../contracts/control-gateway-responses.js';
+import { jsonAccessLog } from '../shared/access-log.js';
 import { gatewayResponseHeaders, gatewayResponseTemplate } from '../shared/gateway-response-mapping.js';
 import { acknowledgeNag } from '../shared/nag.js';
 import type { PlatformFunction } from '../shared/platform-function.js';
@@ -34,7 +35,6 @@ export function createControlRestApi(scope: Construct, props: ControlRestApiProp
     retention: logs.RetentionDays.THREE_MONTHS,
     removalPolicy: RemovalPolicy.RETAIN,
   });
-  const F = apigw.AccessLogField;
   const api = new apigw.RestApi(scope, 'ControlApi', {
     restApiName: `${stack.stackName}-control`,
     description: 'Control API of the owners\' dashboard (Cognito ID tokens; keys, usage, projects, domains)',
@@ -44,28 +44,8 @@ export function createControlRestApi(scope: Construct, props: ControlRestApiProp
     deployOptions: {
       stageName: CONTROL_STAGE_NAME,
       accessLogDestination: new apigw.LogGroupLogDestination(accessLogs),
-      accessLogFormat: apigw.AccessLogFormat.custom(
-        JSON.stringify({
-          requestId: F.contextRequestId(),
-          extendedRequestId: F.contextExtendedRequestId(),
-          ip: F.contextIdentitySourceIp(),
-          userAgent: F.contextIdentityUserAgent(),
-          requestTime: F.contextRequestTime(),
-          httpMethod: F.contextHttpMethod(),
-          resourcePath: F.contextResourcePath(),
-          path: F.contextPath(),
-          status: F.contextStatus(),
-          responseLength: F.contextResponseLength(),
-          responseLatency: F.contextResponseLatency(),
-          integrationStatus: F.contextIntegrationStatus(),
-          integrationLatency: F.contextIntegrationLatency(),
-          // The owner's Cognito sub (never the token).
-          sub: F.contextAuthorizerClaims('sub'),
-          errorMessage: F.contextErrorMessage(),
-          errorResponseType: F.contextErrorResponseType(),
-          xrayTraceId: F.contextXrayTraceId(),
-        }),
-      ),
+      // The owner's Cognito sub (never the token).
+      accessLogFormat: jsonAccessLog({ sub: apigw.AccessLogField.contextAuthorizerClaims('sub') }),
       tracingEnabled: true,
       loggingLevel: apigw.MethodLoggingLevel.ERROR,
       // Data trace would log whole requests, ID tokens included.

@@ -52,10 +52,7 @@ export interface HostingProps {
 
 export type Hosting = ReturnType<typeof createHosting>;
 
-/**
- * A private bucket behind CloudFront with Origin Access Control, HTTPS only, security headers and a
- * CSP; CloudFront and S3 access logs go to a log bucket.
- */
+/** The dashboard's private bucket behind CloudFront (OAC, HTTPS, CSP), with its access-log bucket. */
 export function createHosting(scope: Construct, props: HostingProps) {
   const stack = Stack.of(scope);
   // CloudFront standard logging (legacy) writes with ACLs, so this bucket keeps them enabled.
@@ -149,10 +146,7 @@ export interface AppDeploymentProps {
   readonly appConfig: Record<string, unknown>;
 }
 
-/**
- * The built app plus its `config.json`, deployed to the site bucket by a BucketDeployment that
- * invalidates the distribution; its provider's role logs to its own log group only.
- */
+/** The built app and its `config.json`, deployed by a BucketDeployment whose role logs to its own group only. */
 export function deployDashboardApp(scope: Construct, props: AppDeploymentProps) {
   const { hosting } = props;
   const deploymentRole = new iam.Role(scope, 'DeploymentRole', {

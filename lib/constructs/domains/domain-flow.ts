@@ -1,4 +1,4 @@
-import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -10,7 +10,10 @@ import { metricsNamespaceOf } from '../../config/environment.js';
 import { METRICS_NAMESPACE, PlatformFunction } from '../shared/platform-function.js';
 import { DOMAIN_FLOW_DEFAULTS, type DomainFlowTasks, domainFlowDefinition } from '../../../contracts/domain-flow.js';
 import { stackCreationId } from '../shared/names.js';
-import { countAlarm, DomainDriftSchedule } from './drift-schedule.js';
+import { DomainDriftSchedule } from './drift-schedule.js';
+import { notify, thresholdAlarm } from '../shared/alarms.js';
+import { acknowledgeNag } from '../shared/nag.js';
+import { output } from '../shared/outputs.js';
 import { CLOUDFRONT_CERTIFICATE_REGION, type EdgeResources } from './edge.js';
 import { nagArn } from '../dashboard/nag-arn.js';
 import { DESCRIBES_CERTIFICATES, DRIFT_CHECK_ACTIONS, KVS_ACTIONS, TENANT_ACTIONS } from './flow-permissions.js';
@@ -219,14 +222,14 @@ export class DomainFlow extends Construct {
     });
 
     // ---- Alarms -------------------------------------------------------------------------------
-    const executionsFailed = countAlarm(
+    const executionsFailed = thresholdAlarm(
       this,
       'ExecutionsFailedAlarm',
       'A domain flow execution failed. Error DomainFlowFailed: a verification stopped on an unexpected error (e.g. a CloudFront quota on tenants or domains per tenant); the domain keeps its previous state and the owner can re-verify once the cause is fixed. Error TenantReleaseFailed: a removed domain\'s tenant could not be released (still refused after 24 hours, or the task kept failing); the domain is not served, but its tenant counts against the quota: read the execution (release-<domain>-...), fix the cause, then start it again with the same input. Error DriftCheckFailed: the drift check of live domains kept failing; domains it did not reach keep their state until the next scheduled run.',
       this.stateMachine.metricFailed({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
-      props.alarmTopic,
+      1,
     );
-    const certificateDelayed = countAlarm(
+    const certificateDelayed = thresholdAlarm(
       this,
       'CertificateDelayedAlarm',
       'A custom domain reached certificate_delayed (no certificate 30 minutes after DNS verified). The domain record holds the diagnosis (DNS, CAA); check whether it is the customer\'s configuration or an ACM/CloudFront problem.',
@@ -238,20 +241,23 @@ export class DomainFlow extends Construct {
         period: Duration.hours(1),
         statistic: cloudwatch.Stats.SUM,
       }),
-      props.alarmTopic,
+      1,
     );
+    notify(props.alarmTopic, executionsFailed, certificateDelayed);
     this.alarms = { executionsFailed, certificateDelayed, driftCheckDropped: this.driftSchedule.alarms.dropped };
 
-    new CfnOutput(this, DOMAIN_FLOW_OUTPUTS.stateMachineArn, {
-      value: this.stateMachine.stateMachineArn,
-      description: 'The custom-domain flow (one execution per domain attempt, domainFlowExecutionName; one per release, domainReleaseExecutionName)',
-    }).overrideLogicalId(DOMAIN_FLOW_OUTPUTS.stateMachineArn);
+    output(
+      this,
+      DOMAIN_FLOW_OUTPUTS.stateMachineArn,
+      this.stateMachine.stateMachineArn,
+      'The custom-domain flow (one execution per domain attempt, domainFlowExecutionName; one per release, domainReleaseExecutionName)',
+    );
 
     this.acknowledgeNagFindings(stack, tenantArns, managedCertificateArns);
   }
 
   private acknowledgeNagFindings(stack: Stack, tenantArns: string, managedCertificateArns: string): void {
-    const tenantFinding = `AwsSolutions::AwsSolutions-IAM5[Resource::${nagArn(stack, tenantArns)}]`;
+    const tenantFinding = `IAM5[Resource::${nagArn(stack, tenantArns)}]`;
     const tenantReason = (what: string) =>
       `Distribution tenants are created at run time, one per custom domain, so their ids cannot be named in the template, and tenant ARNs carry no distribution id to narrow on. The grant is limited to the tenant actions this task calls: ${what}.`;
     const reasons: Partial<Record<FlowTask, string>> = {
@@ -260,24 +266,20 @@ export class DomainFlow extends Construct {
       releaseTenant: tenantReason('read, update (take the domain off, disable) and delete the tenant of a removed domain'),
     };
     for (const [task, reason] of Object.entries(reasons) as [FlowTask, string][]) {
-      Validations.of(this.functions[task].role).acknowledge({ id: tenantFinding, reason });
+      acknowledgeNag(this.functions[task].role, { [tenantFinding]: reason });
     }
     for (const task of DESCRIBES_CERTIFICATES) {
-      Validations.of(this.functions[task].role).acknowledge({
-        id: `AwsSolutions::AwsSolutions-IAM5[Resource::${nagArn(stack, managedCertificateArns)}]`,
-        reason:
+      acknowledgeNag(this.functions[task].role, {
+        [`IAM5[Resource::${nagArn(stack, managedCertificateArns)}]`]:
           'The CloudFront-managed certificates of the tenants are issued at run time in us-east-1, so their ARNs cannot be named in the template. The grant is acm:DescribeCertificate only (the resource schema lists it for tenant updates that carry a certificate; checkCertificate also reads the failure reason, e.g. CAA), on certificates of this account in us-east-1.',
       });
     }
-    Validations.of(this.tenantCreationPolicy).acknowledge({
-      id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-      reason:
+    acknowledgeNag(this.tenantCreationPolicy, {
+      'IAM5[Resource::*]':
         'cloudfront:CreateDistributionTenant and acm:RequestCertificate have no resource-level permissions (Service Authorization Reference), so they can only be granted on "*". They are in this separate policy of the RequestCertificate task alone; every other tenant action of the flow is on distribution-tenant ARNs.',
     });
-    const role = this.stateMachine.role;
-    Validations.of(role).acknowledge({
-      id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-      reason:
+    acknowledgeNag(this.stateMachine.role, {
+      'IAM5[Resource::*]':
         'Added by CDK for the execution log and active tracing: the CloudWatch Logs log-delivery actions (logs:CreateLogDelivery, GetLogDelivery, UpdateLogDelivery, DeleteLogDelivery, ListLogDeliveries, PutResourcePolicy, DescribeResourcePolicies, DescribeLogGroups) and X-Ray writes, none of which supports resource-level permissions. The Lambda invoke grant names the six task functions.',
     });
   }

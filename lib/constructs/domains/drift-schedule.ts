@@ -1,38 +1,14 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as targets from 'aws-cdk-lib/aws-scheduler-targets';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { notify, thresholdAlarm } from '../shared/alarms.js';
 
 /** What the schedule sends: `drift` present sends the execution down the drift branch. */
 export const DRIFT_CHECK_INPUT = { drift: {} } as const;
-
-/** An alarm on any count in one period of `metric`, notifying `topic` on alarm and recovery. */
-export function countAlarm(
-  scope: Construct,
-  id: string,
-  alarmDescription: string,
-  metric: cloudwatch.IMetric,
-  topic?: sns.ITopic,
-): cloudwatch.Alarm {
-  const alarm = new cloudwatch.Alarm(scope, id, {
-    alarmDescription,
-    metric,
-    threshold: 1,
-    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    evaluationPeriods: 1,
-    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-  });
-  if (topic) {
-    const action = new cwActions.SnsAction(topic);
-    alarm.addAlarmAction(action);
-    alarm.addOkAction(action);
-  }
-  return alarm;
-}
 
 export interface DomainDriftScheduleProps {
   readonly stateMachine: sfn.IStateMachine;
@@ -62,13 +38,14 @@ export class DomainDriftSchedule extends Construct {
         retryAttempts: 10,
       }),
     });
-    const dropped = countAlarm(
+    const dropped = thresholdAlarm(
       this,
       'DriftCheckDroppedAlarm',
       'The domain drift check schedule could not start the domain flow (InvocationDroppedCount), even after retries: live domains were not re-checked this interval. Check the schedule role\'s states:StartExecution grant and the state machine; the next run is started on schedule.',
       this.group.metricDropped({ period: Duration.hours(1), statistic: cloudwatch.Stats.SUM }),
-      props.alarmTopic,
+      1,
     );
+    notify(props.alarmTopic, dropped);
     this.alarms = { dropped };
   }
 }

@@ -1,11 +1,5 @@
-/*
- * The edge of project sites: one CloudFront multi-tenant distribution, its connection group, the
- * viewer-request function with the KeyValueStore, and the DNS. Quotas and the tenancy choice:
- * docs/contributors/domain-flow.md. Not there: UpdateDistributionTenant's reference allows 5 domains
- * per tenant (the quotas page says 100; the certificate adapter enforces 5), and routing needs no
- * tenant parameters (the function maps Host to the deploy prefix).
- */
-import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+// The edge of project sites; quotas and the tenancy choice: docs/contributors/domain-flow.md.
+import { Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as certificatemanager from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -13,6 +7,7 @@ import * as route53 from 'aws-cdk-lib/aws-route53';
 import { Construct } from 'constructs';
 import { functionSource } from '../../../edge/cloudfront-function.js';
 import { accountUniqueName } from '../shared/names.js';
+import { acknowledgeNag } from '../shared/nag.js';
 import type { ProjectsDataResources } from './projects-data.js';
 import { platformHostOf } from '../../../contracts/domains.js';
 
@@ -212,20 +207,13 @@ export class Edge extends Construct implements EdgeResources {
       new route53.CnameRecord(this, id, { zone: props.zone, recordName, domainName: routingEndpoint, ttl, comment });
     }
 
-    this.acknowledgeNagFindings();
-  }
-
-  private acknowledgeNagFindings(): void {
-    const reasons = {
+    acknowledgeNag(this.distribution, {
       CFR1:
         'Project sites are public static websites published by customers for a worldwide audience; the platform has no country restriction to enforce. A tenant can still get geo restrictions as a tenant customization if a customer needs one.',
       CFR2:
         'No WAF web ACL: the sites are static files from S3 behind OAC (no application, no forms, no origin compute to protect), unknown and removed hosts are refused at the edge by the viewer-request function, and CloudFront has AWS Shield Standard. A web ACL can be attached to the distribution or per tenant later without changing this design.',
       CFR3:
         'Legacy standard logging needs an S3 bucket with ACLs enabled (the platform buckets keep ACLs disabled: BucketOwnerEnforced), and standard logging v2 is configured through CloudWatch Logs delivery sources that must be created in us-east-1, while this stack is in the platform region. Access logging for the edge is a deliberate follow-up in the us-east-1 stack; the site bucket has server access logs meanwhile.',
-    };
-    for (const [rule, reason] of Object.entries(reasons)) {
-      Validations.of(this.distribution).acknowledge({ id: `AwsSolutions::AwsSolutions-${rule}`, reason });
-    }
+    });
   }
 }

@@ -1,4 +1,4 @@
-import { CfnOutput } from 'aws-cdk-lib';
+import type { CfnOutput } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as iam from 'aws-cdk-lib/aws-iam';
@@ -17,6 +17,7 @@ import {
 } from './messages-observability.js';
 import { createMessagesRestApi, type MessagesRestApiProps } from './messages-rest-api.js';
 import { createOperatorPolicy } from './operator-policy.js';
+import { output } from '../shared/outputs.js';
 import { type BackstopUsagePlan, createUsagePlanBackstop, type UsageIdentifier } from './usage-plan-backstop.js';
 
 export interface MessagesApiProps
@@ -35,11 +36,7 @@ export interface MessagesApiProps
   readonly apiLatencyP99ThresholdMs?: number;
 }
 
-/**
- * The Messages API: its functions, REST API, usage-plan backstop, operator policy, alarms, ops
- * dashboard and stack outputs, each part created in this construct's scope (logical ids do not
- * depend on the split into files).
- */
+/** The Messages API; its parts are created in this scope, so logical ids do not depend on the split into files. */
 export class MessagesApi extends Construct {
   readonly api: apigw.RestApi;
   readonly stage: apigw.Stage;
@@ -110,32 +107,29 @@ export class MessagesApi extends Construct {
     this.alarms = createMessagesAlarms(this, { ...observed, alarmTopic: props.alarmTopic });
     this.opsDashboard = createOpsDashboard(this, { ...observed, alarms: this.alarms });
 
-    const output = (name: string, value: string, description: string) => {
-      const cfnOutput = new CfnOutput(this, name, { value, description });
-      cfnOutput.overrideLogicalId(name);
-      return cfnOutput;
-    };
-    output('ApiUrl', this.api.url, 'Base URL of the Messages API (stage v1)');
-    output('QueueUrl', queue.queueUrl, 'Messages queue');
-    output('DeadLetterQueueUrl', deadLetterQueue.queueUrl, 'Dead-letter queue of the messages queue (redrive source)');
-    output('ApiKeysTableName', tables.apiKeys.tableName, 'API keys table');
-    output('AccountsTableName', tables.accounts.tableName, 'Accounts table');
-    output('RateLimitsTableName', tables.rateLimits.tableName, 'Rate limiter table');
-    output('MessagesTableName', tables.messages.tableName, 'Messages table');
-    output('IdempotencyTableName', tables.idempotency.tableName, 'Idempotency table');
-    output('OpsDashboardName', this.opsDashboard.dashboardName, 'Ops dashboard: the CloudWatch dashboard of the Messages API (operators)');
+    output(this, 'ApiUrl', this.api.url, 'Base URL of the Messages API (stage v1)');
+    output(this, 'QueueUrl', queue.queueUrl, 'Messages queue');
+    output(this, 'DeadLetterQueueUrl', deadLetterQueue.queueUrl, 'Dead-letter queue of the messages queue (redrive source)');
+    output(this, 'ApiKeysTableName', tables.apiKeys.tableName, 'API keys table');
+    output(this, 'AccountsTableName', tables.accounts.tableName, 'Accounts table');
+    output(this, 'RateLimitsTableName', tables.rateLimits.tableName, 'Rate limiter table');
+    output(this, 'MessagesTableName', tables.messages.tableName, 'Messages table');
+    output(this, 'IdempotencyTableName', tables.idempotency.tableName, 'Idempotency table');
+    output(this, 'OpsDashboardName', this.opsDashboard.dashboardName, 'Ops dashboard: the CloudWatch dashboard of the Messages API (operators)');
     const cp = this.usagePlanTargets;
     this.operatorOutputs = {
-      restApiId: output(OPERATOR_OUTPUTS.restApiId, cp.restApiId, 'REST API id (control plane: usage plans)'),
-      stageName: output(OPERATOR_OUTPUTS.stageName, cp.stageName, 'Stage of the REST API the usage plans apply to'),
-      freeUsagePlanId: output(OPERATOR_OUTPUTS.freeUsagePlanId, cp.standardPlanIds.free, 'Usage plan of Free keys'),
-      proUsagePlanId: output(OPERATOR_OUTPUTS.proUsagePlanId, cp.standardPlanIds.pro, 'Usage plan of Pro keys'),
+      restApiId: output(this, OPERATOR_OUTPUTS.restApiId, cp.restApiId, 'REST API id (control plane: usage plans)'),
+      stageName: output(this, OPERATOR_OUTPUTS.stageName, cp.stageName, 'Stage of the REST API the usage plans apply to'),
+      freeUsagePlanId: output(this, OPERATOR_OUTPUTS.freeUsagePlanId, cp.standardPlanIds.free, 'Usage plan of Free keys'),
+      proUsagePlanId: output(this, OPERATOR_OUTPUTS.proUsagePlanId, cp.standardPlanIds.pro, 'Usage plan of Pro keys'),
       businessUsagePlanId: output(
+        this,
         OPERATOR_OUTPUTS.businessUsagePlanId,
         cp.standardPlanIds.business,
         'Usage plan of Business keys',
       ),
       operatorPolicyArn: output(
+        this,
         OPERATOR_OUTPUTS.operatorPolicyArn,
         cp.operatorPolicy.managedPolicyArn,
         'Managed policy an operator role attaches to run the control plane (operator CLI) against this stack',

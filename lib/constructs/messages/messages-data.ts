@@ -40,10 +40,7 @@ export interface MessagesDataProps {
   readonly workerTimeout?: Duration;
 }
 
-/**
- * The stateful resources of the Messages API: the DynamoDB tables (on-demand, point-in-time
- * recovery, AWS-managed KMS encryption, retained) and the message queue with its dead-letter queue.
- */
+/** The stateful resources of the Messages API: its DynamoDB tables and message queues. */
 export class MessagesData extends Construct implements MessagesDataResources {
   readonly tables: MessagesTables;
   readonly queue: sqs.Queue;

@@ -27,11 +27,7 @@ export interface MessagesFunctionsProps {
   readonly processorEnvironment?: Readonly<Record<string, string>>;
 }
 
-/**
- * The authorizer, the three request handlers and the queue worker, each with the environment its
- * handler reads (contracts/messages.ts) and item-level grants on exactly the tables it uses,
- * created in `scope` itself.
- */
+/** Each Messages function with the environment it reads (contracts/messages.ts) and grants on its tables only. */
 export function createMessagesFunctions(scope: Construct, props: MessagesFunctionsProps): MessagesFunctions {
   const { config, data } = props;
   const { tables, queue } = data;

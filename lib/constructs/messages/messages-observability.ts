@@ -1,12 +1,12 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { metricsNamespaceOf } from '../../config/environment.js';
+import { notify, thresholdAlarm } from '../shared/alarms.js';
 import { accountUniqueName } from '../shared/names.js';
 import type { MessagesDataResources } from './messages-data.js';
 import type { MessagesFunctions } from './messages-functions.js';
@@ -17,7 +17,6 @@ const SERVICES = { api: 'messages-api', worker: 'messages-worker' } as const;
 /** Every rejection the handlers count, by reason and service: a SEARCH also shows reasons added later. */
 const rejectionSearch = (namespace: string) => `SEARCH('{${namespace},reason,service} MetricName="RequestRejected"', 'Sum', 300)`;
 
-/** The default of `apiLatencyP99ThresholdMs`. */
 export const DEFAULT_API_LATENCY_P99_THRESHOLD_MS = 1000;
 
 type AlarmName = 'deadLetterQueue' | 'serverErrors' | 'workerErrors' | 'throttles' | 'apiLatency' | 'queueAge';
@@ -31,36 +30,6 @@ export interface MessagesObservabilityProps {
   readonly apiLatencyP99ThresholdMs: number;
   /** @default - alarms have no actions */
   readonly alarmTopic?: sns.ITopic;
-}
-
-/** An alarm at `threshold` or above in one period, quiet without data. */
-export function thresholdAlarm(
-  scope: Construct,
-  id: string,
-  alarmDescription: string,
-  metric: cloudwatch.IMetric,
-  threshold: number,
-  more: Partial<cloudwatch.AlarmProps> = {},
-): cloudwatch.Alarm {
-  return new cloudwatch.Alarm(scope, id, {
-    alarmDescription,
-    metric,
-    threshold,
-    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    evaluationPeriods: 1,
-    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    ...more,
-  });
-}
-
-/** Notifies `topic` on alarm and back to OK, as every alarm of the environment. */
-export function notifyOn(alarms: readonly cloudwatch.Alarm[], topic: sns.ITopic | undefined): void {
-  if (!topic) return;
-  const action = new cwActions.SnsAction(topic);
-  for (const alarm of alarms) {
-    alarm.addAlarmAction(action);
-    alarm.addOkAction(action);
-  }
 }
 
 /** A dead-letter queue's depth, the metric of its alarm. */
@@ -129,14 +98,11 @@ export function createMessagesAlarms(scope: Construct, props: MessagesObservabil
     fiveMinutes.toSeconds(),
   );
   const alarms = { deadLetterQueue, serverErrors, workerErrors, throttles, apiLatency, queueAge };
-  notifyOn(Object.values(alarms), props.alarmTopic);
+  notify(props.alarmTopic, ...Object.values(alarms));
   return alarms;
 }
 
-/**
- * The operators' dashboard: the API's traffic and latency, what the handlers accepted and rejected,
- * what the worker did, the limiter's latency, the queues, every function's health. Created in `scope` itself.
- */
+/** The operators' CloudWatch dashboard of the Messages API, created in `scope` itself. */
 export function createOpsDashboard(
   scope: Construct,
   props: Omit<MessagesObservabilityProps, 'alarmTopic'> & { readonly alarms: MessagesAlarms },

@@ -1,10 +1,12 @@
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { GATEWAY_RESPONSES } from '../../../contracts/gateway-responses.js';
 import type { PlatformConfig } from '../../config/index.js';
 import { gatewayResponseHeaders, gatewayResponseTemplate } from '../shared/gateway-response-mapping.js';
+import { jsonAccessLog } from '../shared/access-log.js';
+import { acknowledgeNag } from '../shared/nag.js';
 import type { PlatformFunction } from '../shared/platform-function.js';
 import { ApiFirewall } from './api-firewall.js';
 import type { MessagesFunctions } from './messages-functions.js';
@@ -35,43 +37,23 @@ export interface MessagesRestApi {
   readonly firewall: ApiFirewall;
 }
 
-/** The access log line of the Messages API stage, one JSON object per request. */
+/** The Messages API stage's access log: the authorizer's outcome and the metered usage key. */
 function accessLogFormat(): apigw.AccessLogFormat {
   const F = apigw.AccessLogField;
-  return apigw.AccessLogFormat.custom(
-    JSON.stringify({
-      requestId: F.contextRequestId(),
-      extendedRequestId: F.contextExtendedRequestId(),
-      ip: F.contextIdentitySourceIp(),
-      userAgent: F.contextIdentityUserAgent(),
-      requestTime: F.contextRequestTime(),
-      httpMethod: F.contextHttpMethod(),
-      resourcePath: F.contextResourcePath(),
-      path: F.contextPath(),
-      protocol: F.contextProtocol(),
-      status: F.contextStatus(),
-      responseLength: F.contextResponseLength(),
-      responseLatency: F.contextResponseLatency(),
-      integrationStatus: F.contextIntegrationStatus(),
-      integrationLatency: F.contextIntegrationLatency(),
+  return jsonAccessLog(
+    {
       authorizerStatus: F.contextAuthorizerStatus(),
       authorizerLatency: F.contextAuthorizerLatency(),
       authorizerError: F.contextAuthorizerError(),
       principalId: F.contextAuthorizerPrincipalId(),
       // The id of the internal usage-plan key (never a customer secret), i.e. the plan that was metered.
       usageKeyId: F.contextIdentityApiKeyId(),
-      errorMessage: F.contextErrorMessage(),
-      errorResponseType: F.contextErrorResponseType(),
-      xrayTraceId: F.contextXrayTraceId(),
-    }),
+    },
+    true,
   );
 }
 
-/**
- * The REST API: every request goes through our REQUEST authorizer to one of our handlers (send,
- * get, or the 404/405 fallback), with the web ACL on its stage and gateway responses as RFC 9457
- * problems. Created in `scope` itself.
- */
+/** The REST API: our REQUEST authorizer before every handler, the web ACL, RFC 9457 gateway responses. */
 export function createMessagesRestApi(scope: Construct, props: MessagesRestApiProps): MessagesRestApi {
   const { config, functions } = props;
   const stack = Stack.of(scope);
@@ -162,22 +144,17 @@ function addRoutes(api: apigw.RestApi, functions: MessagesFunctions): void {
 
 /** cdk-nag findings of the REST API that are decisions of this design, each acknowledged on its own construct. */
 function acknowledgeNagFindings(api: apigw.RestApi, manageCloudWatchRole: boolean): void {
-  Validations.of(api).acknowledge({
-    id: 'AwsSolutions::AwsSolutions-APIG2',
-    reason:
+  acknowledgeNag(api, {
+    APIG2:
       'Requests are validated by the handlers, after authentication and rate limiting, so that every rejection is an RFC 9457 problem naming the field and carries the rate-limit headers. API Gateway request validation would answer 400 before the limiter, without those headers and out of the documented order (auth, rate limit, media type, body).',
-  });
-  Validations.of(api).acknowledge({
-    id: 'AwsSolutions::AwsSolutions-COG4',
-    reason:
+    COG4:
       'Clients authenticate with API keys (Authorization: Bearer <key>), not Cognito user pool tokens: every method uses our Lambda REQUEST authorizer, which looks up the SHA-256 of the key.',
   });
   if (manageCloudWatchRole) {
     const role = api.node.tryFindChild('CloudWatchRole');
     if (role) {
-      Validations.of(role).acknowledge({
-        id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-        reason:
+      acknowledgeNag(role, {
+        'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]':
           'The account-level role API Gateway uses to write execution and access logs of every API in the region; AWS maintains this service-role policy for exactly that purpose, and the log groups are created by the service with API-dependent names.',
       });
     }

@@ -1,8 +1,9 @@
-import { Stack, Token, Validations } from 'aws-cdk-lib';
+import { Stack, Token } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { TABLE_KEYS } from '../../../contracts/messages.js';
 import { apigatewayArn } from '../shared/arns.js';
+import { acknowledgeNag } from '../shared/nag.js';
 import type { MessagesDataResources } from './messages-data.js';
 
 /** The API Gateway management-API paths the operator policy covers (IAM `*` also matches `/`). */
@@ -54,10 +55,7 @@ export function createOperatorPolicy(scope: Construct, data: MessagesDataResourc
     '/tags/*': `Tag on create: CreateApiKey and CreateUsagePlan with tags are also authorized as apigateway:PUT on the tags resource of the new key or plan, whose id is only known at run time. Only PUT is granted on tags, nothing else.`,
   };
   for (const [path, reason] of Object.entries(reasons)) {
-    Validations.of(policy).acknowledge({
-      id: `AwsSolutions::AwsSolutions-IAM5[Resource::${apigatewayNagArn(stack, path)}]`,
-      reason,
-    });
+    acknowledgeNag(policy, { [`IAM5[Resource::${apigatewayNagArn(stack, path)}]`]: reason });
   }
   return policy;
 }

@@ -86,10 +86,7 @@ export function edgeDashboardWidgets(distributionId: string, namespace: string):
   ];
 }
 
-/**
- * The customer-sites distribution's access logs (standard logging v2) into a retained log group, a
- * metric of the requests that failed at the origin, and alarms on it and on the 5xx rate.
- */
+/** The customer-sites distribution's access logs (standard logging v2), its origin-error metric and alarms. */
 export class EdgeObservability extends Construct {
   readonly accessLogs: logs.LogGroup;
 

@@ -21,10 +21,7 @@ export interface WebhooksDataProps {
 /** Receives of a job before it is dead-lettered: only a store or queue failure brings one back. */
 export const DELIVERY_MAX_RECEIVE_COUNT = 5;
 
-/**
- * The stateful resources of webhooks: one table and the delivery queue with its dead-letter queue.
- * The signing secrets are in the table (so that the platform can sign), encrypted at rest.
- */
+/** Webhooks' table (signing secrets included, so the platform can sign; encrypted at rest) and delivery queues. */
 export class WebhooksData extends Construct implements WebhooksDataResources {
   readonly table: dynamodb.Table;
   readonly deliveryQueue: sqs.Queue;

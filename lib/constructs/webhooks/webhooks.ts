@@ -6,7 +6,8 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { ENV, TABLE_KEYS } from '../../../contracts/messages.js';
 import { WEBHOOK_DELIVERY_SOURCE, WEBHOOK_ENV, WEBHOOK_HANDLER_ENTRIES } from '../../../contracts/webhooks.js';
-import { deadLetteredMetric, notifyOn, thresholdAlarm } from '../messages/messages-observability.js';
+import { deadLetteredMetric } from '../messages/messages-observability.js';
+import { notify, thresholdAlarm } from '../shared/alarms.js';
 import { PlatformFunction } from '../shared/platform-function.js';
 import type { WebhooksDataResources } from './webhooks-data.js';
 
@@ -17,11 +18,7 @@ export interface WebhooksProps {
   readonly alarmTopic?: sns.ITopic;
 }
 
-/**
- * Owners' webhooks: the delivery function on the delivery queue (partial batch responses), the
- * alarm on dead-lettered jobs, and the grants of the functions that feed it (`connectWorker`) or
- * manage endpoints (`connectControl`).
- */
+/** Owners' webhooks: the delivery function, its dead-letter alarm, and grants for its feeders and managers. */
 export class Webhooks extends Construct {
   readonly delivery: PlatformFunction;
   readonly deadLetterAlarm: cloudwatch.Alarm;
@@ -63,7 +60,7 @@ export class Webhooks extends Construct {
       deadLetteredMetric(data.deadLetterQueue),
       1,
     );
-    notifyOn([this.deadLetterAlarm], props.alarmTopic);
+    notify(props.alarmTopic, this.deadLetterAlarm);
   }
 
   /** The queue worker's outcomes: the account's endpoints (Query), their delivery jobs (SendMessage). */

@@ -45,12 +45,12 @@ describe('CloudFrontCertificateAuthority: request', () => {
     cloudfront.on(GetDistributionTenantCommand).rejects(notFound());
     await authority().request(WWW, project);
     expect(sent()).toEqual([
-      ['GetDistributionTenant', { Identifier: 'project-shop' }],
+      ['GetDistributionTenant', { Identifier: 'domain-www.example.com' }],
       [
         'CreateDistributionTenant',
         {
           DistributionId: DIST,
-          Name: 'project-shop',
+          Name: 'domain-www.example.com',
           Domains: [{ Domain: 'www.example.com' }],
           ConnectionGroupId: GROUP,
           ManagedCertificateRequest: MCR,
@@ -61,12 +61,6 @@ describe('CloudFrontCertificateAuthority: request', () => {
     ]);
   });
 
-  it('with tenancy "domain", names the tenant after the domain', async () => {
-    cloudfront.on(GetDistributionTenantCommand).rejects(notFound());
-    await authority({ tenancy: 'domain' }).request(WWW, project);
-    expect(sent()[1]).toEqual(['CreateDistributionTenant', expect.objectContaining({ Name: 'domain-www.example.com' })]);
-  });
-
   it('adds the domain to the existing tenant, keeping its domains and settings, with a new certificate request', async () => {
     const customizations = { WebAcl: { Action: 'override' as const, Arn: 'arn:aws:wafv2:us-east-1:1:global/webacl/x/1' } };
     cloudfront.on(GetDistributionTenantCommand).resolves(
@@ -75,7 +69,7 @@ describe('CloudFrontCertificateAuthority: request', () => {
     cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued', ['example.com']));
     await authority().request(WWW, project);
     expect(sent()).toEqual([
-      ['GetDistributionTenant', { Identifier: 'project-shop' }],
+      ['GetDistributionTenant', { Identifier: 'domain-www.example.com' }],
       ['GetManagedCertificateDetails', { Identifier: TENANT_ID }],
       [
         'UpdateDistributionTenant',
@@ -135,7 +129,7 @@ describe('CloudFrontCertificateAuthority: request', () => {
     const error = await authority().request(WWW, project).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CertificateRequestBusyError);
     expect((error as Error).name).toBe('CertificateRequestBusyError');
-    expect((error as Error).message).toMatch(/www\.example\.com.*project-shop.*pending certificate request \(example\.com\)/);
+    expect((error as Error).message).toMatch(/www\.example\.com.*domain-www\.example\.com.*pending certificate request \(example\.com\)/);
     expect(names()).toEqual(['GetDistributionTenant', 'GetManagedCertificateDetails']);
   });
 
@@ -143,7 +137,7 @@ describe('CloudFrontCertificateAuthority: request', () => {
     cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['old.example.com', 'active']], { Enabled: false }));
     await authority().request(WWW, project);
     expect(sent()).toEqual([
-      ['GetDistributionTenant', { Identifier: 'project-shop' }],
+      ['GetDistributionTenant', { Identifier: 'domain-www.example.com' }],
       [
         'UpdateDistributionTenant',
         expect.objectContaining({ Domains: [{ Domain: 'www.example.com' }], ManagedCertificateRequest: MCR, Enabled: true }),
@@ -156,15 +150,14 @@ describe('CloudFrontCertificateAuthority: request', () => {
     cloudfront.on(GetDistributionTenantCommand).resolves(tenant(five));
     const error = await authority().request(WWW, project).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DomainLimitError);
-    expect((error as Error).message).toMatch(/www\.example\.com cannot be added: .*project-shop already has 5 domains/);
+    expect((error as Error).message).toMatch(/www\.example\.com cannot be added: .*domain-www\.example\.com already has 5 domains/);
     expect(names()).toEqual(['GetDistributionTenant']);
 
     cloudfront.reset();
     cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['a.example.com', 'active']]));
     cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued', ['a.example.com']));
     cloudfront.on(UpdateDistributionTenantCommand).rejects(new EntityLimitExceeded({ message: 'limit', ...meta }));
-    const raised = authority({ maxDomainsPerTenant: 100 });
-    await expect(raised.request(WWW, project)).rejects.toBeInstanceOf(DomainLimitError);
+    await expect(authority().request(WWW, project)).rejects.toBeInstanceOf(DomainLimitError);
   });
 
   it('names the quota when the account has no room for another tenant', async () => {
@@ -218,11 +211,9 @@ describe('CloudFrontCertificateAuthority: request', () => {
     expect(delays).toEqual([250]);
   });
 
-  it('refuses a tenant of another distribution or another project', async () => {
+  it('refuses a tenant of another distribution', async () => {
     cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'active']], { DistributionId: 'EOTHER' }));
     await expect(authority().request(WWW, project)).rejects.toThrow(TenantConflictError);
-    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([], { Tags: { Items: [{ Key: 'projectId', Value: 'prj_9' }] } }));
-    await expect(authority().request(WWW, project)).rejects.toThrow(/tagged for project prj_9, not prj_1/);
   });
 
   it('leaves CloudFront throttling to the SDK client\'s retries: a throttle that outlasts them is rethrown after one send', async () => {
@@ -237,16 +228,16 @@ describe('CloudFrontCertificateAuthority: request', () => {
 describe('CloudFrontCertificateAuthority: status', () => {
   it('issued when the domain is active on its tenant', async () => {
     cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'active']]));
-    expect(await authority().status(WWW, project)).toEqual({ status: 'issued' });
+    expect(await authority().status(WWW)).toEqual({ status: 'issued' });
     expect(names()).toEqual(['GetDistributionTenant']);
   });
 
   it('pending while the managed certificate is pending validation', async () => {
     cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'inactive']]));
     cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('pending-validation', ['www.example.com']));
-    expect(await authority().status(WWW, project)).toEqual({ status: 'pending' });
+    expect(await authority().status(WWW)).toEqual({ status: 'pending' });
     expect(sent()).toEqual([
-      ['GetDistributionTenant', { Identifier: 'project-shop' }],
+      ['GetDistributionTenant', { Identifier: 'domain-www.example.com' }],
       ['GetManagedCertificateDetails', { Identifier: TENANT_ID }],
     ]);
   });
@@ -254,7 +245,7 @@ describe('CloudFrontCertificateAuthority: status', () => {
   it('pending when issued but the domain is not active yet; attaches the issued certificate to the tenant once', async () => {
     cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'inactive']]));
     cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued', ['www.example.com']));
-    expect(await authority().status(WWW, project)).toEqual({ status: 'pending' });
+    expect(await authority().status(WWW)).toEqual({ status: 'pending' });
     expect(sent()[2]).toEqual([
       'UpdateDistributionTenant',
       {
@@ -273,7 +264,7 @@ describe('CloudFrontCertificateAuthority: status', () => {
       .on(GetDistributionTenantCommand)
       .resolves(tenant([['www.example.com', 'inactive']], { Customizations: { Certificate: { Arn: CERT_ARN } } }));
     cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued', ['www.example.com']));
-    expect(await authority().status(WWW, project)).toEqual({ status: 'pending' });
+    expect(await authority().status(WWW)).toEqual({ status: 'pending' });
     expect(names()).toEqual(['GetDistributionTenant', 'GetManagedCertificateDetails']);
   });
 
@@ -281,12 +272,12 @@ describe('CloudFrontCertificateAuthority: status', () => {
     cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'inactive']]));
     cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued', ['www.example.com']));
     cloudfront.on(UpdateDistributionTenantCommand).rejects(new InvalidArgument({ message: 'The certificate is managed', ...meta }));
-    expect(await authority().status(WWW, project)).toEqual({
+    expect(await authority().status(WWW)).toEqual({
       status: 'failed',
-      reason: 'the certificate is issued, but CloudFront refused to attach it to tenant project-shop: The certificate is managed',
+      reason: 'the certificate is issued, but CloudFront refused to attach it to tenant domain-www.example.com: The certificate is managed',
     });
     cloudfront.on(UpdateDistributionTenantCommand).rejects(stale());
-    expect(await authority().status(WWW, project)).toEqual({ status: 'pending' });
+    expect(await authority().status(WWW)).toEqual({ status: 'pending' });
   });
 
   it('failed with ACM\'s CAA_ERROR named, the domain\'s failed validation and CloudFront\'s DNS check', async () => {
@@ -303,7 +294,7 @@ describe('CloudFrontCertificateAuthority: status', () => {
         DomainValidationOptions: [{ DomainName: 'www.example.com', ValidationStatus: 'FAILED' }],
       },
     });
-    const result = await authority().status(WWW, project);
+    const result = await authority().status(WWW);
     expect(result).toEqual({
       status: 'failed',
       reason:
@@ -321,7 +312,7 @@ describe('CloudFrontCertificateAuthority: status', () => {
       DnsConfigurationList: [{ Domain: 'www.example.com', Status: 'invalid-configuration', Reason: 'CNAME points elsewhere' }],
     });
     acm.on(DescribeCertificateCommand).rejects(Object.assign(new Error('not authorized'), { name: 'AccessDeniedException', $metadata: {} }));
-    expect(await authority().status(WWW, project)).toEqual({
+    expect(await authority().status(WWW)).toEqual({
       status: 'failed',
       reason:
         'the CloudFront-managed certificate is validation-timed-out; ACM DescribeCertificate failed: not authorized; CloudFront DNS check: invalid-configuration (CNAME points elsewhere)',
@@ -330,12 +321,12 @@ describe('CloudFrontCertificateAuthority: status', () => {
 
   it('failed when the domain is not on its tenant, there is no tenant, or no certificate was requested', async () => {
     cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['example.com', 'active']]));
-    expect(await authority().status(WWW, project)).toMatchObject({ status: 'failed', reason: expect.stringMatching(/not on CloudFront distribution tenant project-shop/) });
+    expect(await authority().status(WWW)).toMatchObject({ status: 'failed', reason: expect.stringMatching(/not on CloudFront distribution tenant domain-www.example.com/) });
     cloudfront.on(GetDistributionTenantCommand).rejects(notFound());
-    expect(await authority().status(WWW, project)).toMatchObject({ status: 'failed' });
+    expect(await authority().status(WWW)).toMatchObject({ status: 'failed' });
     cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'inactive']]));
     cloudfront.on(GetManagedCertificateDetailsCommand).rejects(notFound());
-    expect(await authority().status(WWW, project)).toMatchObject({ status: 'failed', reason: expect.stringMatching(/no managed certificate request/) });
+    expect(await authority().status(WWW)).toMatchObject({ status: 'failed', reason: expect.stringMatching(/no managed certificate request/) });
   });
 
   it('words the ACM failure reasons, and passes unknown ones through', () => {

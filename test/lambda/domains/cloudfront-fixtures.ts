@@ -68,7 +68,7 @@ export const tenant = (
   DistributionTenant: {
     Id: TENANT_ID,
     DistributionId: DIST,
-    Name: 'project-shop',
+    Name: 'domain-www.example.com',
     Domains: domains.map(([Domain, Status]) => ({ Domain, Status })),
     ConnectionGroupId: GROUP,
     Enabled: true,

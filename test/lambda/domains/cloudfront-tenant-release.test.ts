@@ -21,7 +21,7 @@ describe('CloudFrontCertificateAuthority: release', () => {
       .resolves(tenant([['example.com', 'active'], ['www.example.com', 'active']], { Customizations: customizations }));
     expect(await authority().release(WWW, removed)).toBe('released');
     expect(sent()).toEqual([
-      ['GetDistributionTenant', { Identifier: 'project-shop' }],
+      ['GetDistributionTenant', { Identifier: 'domain-www.example.com' }],
       [
         'UpdateDistributionTenant',
         {
@@ -39,7 +39,7 @@ describe('CloudFrontCertificateAuthority: release', () => {
 
   it('disables, then deletes, a tenant whose last domain goes', async () => {
     cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'active']]));
-    expect(await authority({ tenancy: 'domain' }).release(WWW, removed)).toBe('released');
+    expect(await authority().release(WWW, removed)).toBe('released');
     expect(sent()).toEqual([
       ['GetDistributionTenant', { Identifier: 'domain-www.example.com' }],
       [
@@ -69,7 +69,7 @@ describe('CloudFrontCertificateAuthority: release', () => {
     cloudfront.on(DeleteDistributionTenantCommand).resolves({});
     expect(await authority().release(WWW, removed)).toBe('released');
     expect(sent()).toEqual([
-      ['GetDistributionTenant', { Identifier: 'project-shop' }],
+      ['GetDistributionTenant', { Identifier: 'domain-www.example.com' }],
       ['DeleteDistributionTenant', { Id: TENANT_ID, IfMatch: 'E3' }],
     ]);
   });
@@ -82,16 +82,9 @@ describe('CloudFrontCertificateAuthority: release', () => {
       return { domain: 'www.example.com', projectId: 'prj_2', slug: 'blog' };
     };
     // One tenant per domain: another project's claim of the domain is on this very tenant.
-    expect(await authority({ tenancy: 'domain' }).release(WWW, readded)).toBe('kept');
+    expect(await authority().release(WWW, readded)).toBe('kept');
     expect(callsWhenAsked).toEqual([1]);
     expect(names()).toEqual(['GetDistributionTenant']);
-  });
-
-  it('still releases the old project\'s tenant when the domain was claimed again on another project\'s tenant', async () => {
-    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['example.com', 'active'], ['www.example.com', 'active']]));
-    const elsewhere = async (): Promise<TenantClaim> => ({ domain: 'www.example.com', projectId: 'prj_2', slug: 'blog' });
-    expect(await authority().release(WWW, elsewhere)).toBe('released');
-    expect(sent()[1]).toEqual(['UpdateDistributionTenant', expect.objectContaining({ Domains: [{ Domain: 'example.com' }] })]);
   });
 
   it('re-reads after a lost race and asks again: a re-added domain that enabled the tenant meanwhile keeps it', async () => {
@@ -101,7 +94,7 @@ describe('CloudFrontCertificateAuthority: release', () => {
       .resolves({ ...tenant([['www.example.com', 'inactive']]), ETag: 'E9' });
     cloudfront.on(DeleteDistributionTenantCommand).rejects(stale());
     const answers: Array<TenantClaim | undefined> = [undefined, { domain: 'www.example.com', projectId: 'prj_1', slug: 'shop' }];
-    expect(await authority({ tenancy: 'domain' }).release(WWW, async () => answers.shift())).toBe('kept');
+    expect(await authority().release(WWW, async () => answers.shift())).toBe('kept');
     expect(names()).toEqual(['GetDistributionTenant', 'DeleteDistributionTenant', 'GetDistributionTenant']);
     expect(answers).toEqual([]);
   });

@@ -16,15 +16,14 @@ const tenants = () =>
 const version = () => ({ tenant: { ...tenant([], { Enabled: false }).DistributionTenant, Id: TENANT_ID }, etag: 'E7' });
 
 describe('tenant names', () => {
-  it('one tenant per project, from its slug; or one per domain, hashed when the name would pass 128 characters', () => {
-    expect(tenantName('project', 'www.example.com', { slug: 'shop' })).toBe('project-shop');
-    expect(tenantName('domain', 'www.example.com', { slug: 'shop' })).toBe('domain-www.example.com');
+  it('one tenant per domain, hashed when the name would pass 128 characters', () => {
+    expect(tenantName('www.example.com')).toBe('domain-www.example.com');
     const long = `${'a'.repeat(63)}.${'b'.repeat(63)}.example.com`;
-    const name = tenantName('domain', long, { slug: 'shop' });
+    const name = tenantName(long);
     expect(name).toHaveLength(127);
     expect(name).toMatch(/^domain-a{63}\.b{39}-[0-9a-f]{16}$/);
-    expect(tenantName('domain', long, { slug: 'x' })).toBe(name);
-    expect(() => tenantName('project', 'www.example.com', { slug: 'bad_slug' })).toThrow(/Cannot name a CloudFront distribution tenant/);
+    expect(tenantName(long)).toBe(name);
+    expect(() => tenantName('bad_name.example.com')).toThrow(/Cannot name a CloudFront distribution tenant/);
   });
 });
 
