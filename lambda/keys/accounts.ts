@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient as DocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { conditionally } from '../shared/dynamodb.js';
+import { allPages, conditionally } from '../shared/dynamodb.js';
 import type { PlanId, RateLimits } from '../../contracts/plans.js';
 
 export interface AccountRecord {
@@ -78,22 +78,17 @@ export class DynamoDbAccountStore implements AccountStore {
     );
   }
 
-  async listWithPendingUpgrade(): Promise<AccountRecord[]> {
-    const accounts: AccountRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
+  listWithPendingUpgrade(): Promise<AccountRecord[]> {
+    return allPages((start) =>
+      this.client.send(
         new ScanCommand({
           TableName: this.tableName,
           FilterExpression: 'upgradeRequest.#status = :pending',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':pending': 'pending' },
-          ExclusiveStartKey: startKey,
+          ExclusiveStartKey: start,
         }),
-      );
-      accounts.push(...((page.Items ?? []) as AccountRecord[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return accounts;
+      ),
+    );
   }
 }

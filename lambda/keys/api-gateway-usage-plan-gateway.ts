@@ -40,11 +40,7 @@ export interface ApiGatewayUsagePlanGatewayOptions {
   readonly config: RuntimeConfig;
 }
 
-/**
- * The usage-plan port on API Gateway (docs/operators/operations.md, "API keys and usage plans").
- * Management API only, never on the request path: the clients' retry strategies respect its rate
- * limits, and each operation is idempotent so an interrupted change can be re-run.
- */
+/** The usage-plan port on API Gateway (management API only); every operation is idempotent, so a change can be re-run. */
 export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
   private readonly client: APIGatewayClient;
 

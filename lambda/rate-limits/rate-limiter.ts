@@ -42,11 +42,7 @@ const EXTRA_ATTEMPTS = 8;
 /** Anonymous items are kept a day past their window (TTL), so they vanish on their own. */
 const anonymousExpiry = (dayWindow: number) => Math.floor(dayWindowEndMs(dayWindow + 1) / 1000);
 
-/**
- * Exact fixed-window limiter (docs/contributors/limiter.md, "The limiter: one budget per account,
- * exact at any scale"): a key's request is one conditional write on one shard of its account; a
- * spent shard sends it to another, so the whole budget is used before anyone gets a 429.
- */
+/** Exact fixed-window limiter: docs/contributors/limiter.md, "The limiter: one budget per account, exact at any scale". */
 export class RateLimiter {
   private readonly knowledge = new ContainerKnowledge();
   private readonly bannedRefusals: BannedRefusalTally;

@@ -43,26 +43,37 @@ export async function conditionally(write: () => Promise<unknown>): Promise<bool
   }
 }
 
-/** Every item of one partition of a secondary index, following LastEvaluatedKey through all pages. */
-export async function queryIndex<T>(
+type StartKey = Record<string, unknown> | undefined;
+
+/** Every item of a Query or Scan: `page` is called again from each page's LastEvaluatedKey. */
+export async function allPages<T>(
+  page: (start: StartKey) => Promise<{ Items?: Record<string, unknown>[]; LastEvaluatedKey?: StartKey }>,
+): Promise<T[]> {
+  const items: T[] = [];
+  let start: StartKey;
+  do {
+    const out = await page(start);
+    items.push(...((out.Items ?? []) as T[]));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/** Every item of one partition of a secondary index. */
+export function queryIndex<T>(
   client: DynamoDBDocumentClient,
   query: { tableName: string; indexName: string; partitionKey: string; value: string },
 ): Promise<T[]> {
-  const items: T[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
+  return allPages((start) =>
+    client.send(
       new QueryCommand({
         TableName: query.tableName,
         IndexName: query.indexName,
         KeyConditionExpression: '#pk = :pk',
         ExpressionAttributeNames: { '#pk': query.partitionKey },
         ExpressionAttributeValues: { ':pk': query.value },
-        ExclusiveStartKey: startKey,
+        ExclusiveStartKey: start,
       }),
-    );
-    items.push(...((page.Items ?? []) as T[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
+    ),
+  );
 }

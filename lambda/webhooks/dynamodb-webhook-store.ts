@@ -7,7 +7,7 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { conditionally } from '../shared/dynamodb.js';
+import { allPages, conditionally } from '../shared/dynamodb.js';
 import {
   type DeliveryAttempt,
   type DeliveryJob,
@@ -238,20 +238,16 @@ export class DynamoDbWebhookStore implements WebhookStore {
   }
 
   async listDeliveries(subject: string): Promise<StoredDelivery[]> {
-    const items: DeliveryItem[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
+    const items = await allPages<DeliveryItem>((start) =>
+      this.client.send(
         new QueryCommand({
           TableName: this.tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
           ExpressionAttributeValues: { ':pk': subject, ':prefix': 'delivery#' },
-          ExclusiveStartKey: startKey,
+          ExclusiveStartKey: start,
         }),
-      );
-      items.push(...((page.Items ?? []) as DeliveryItem[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+      ),
+    );
     return items.map(deliveryOf);
   }
 }
