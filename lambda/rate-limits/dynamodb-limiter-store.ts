@@ -36,11 +36,7 @@ function tallyExpression(tally?: StrikeTally): { add: string; remove: string; na
   return { add: '#refusal :one', remove, names: { '#refusal': tally.counter, ...expired } };
 }
 
-/**
- * Limiter state in DynamoDB (attributes in limiter-item.ts). A refused write gets the item back
- * (ReturnValuesOnConditionCheckFailure), so telling why costs no second read; emulators that
- * ignore that parameter (dynalite) leave the reading to the limiter.
- */
+/** Limiter state in DynamoDB (limiter-item.ts). A refused write sends the item back, except on dynalite. */
 export class DynamoDbLimiterStore implements LimiterStore {
   constructor(
     private readonly client: DocumentClient,

@@ -7,7 +7,7 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { allPages, conditionally } from '../shared/dynamodb.js';
+import { allPages, conditionally, isConditionFailure } from '../shared/dynamodb.js';
 import {
   type DeliveryAttempt,
   type DeliveryJob,
@@ -122,7 +122,7 @@ export class DynamoDbWebhookStore implements WebhookStore {
       );
       return (Attributes as EndpointItem | undefined)?.failingSince;
     } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
+      if (isConditionFailure(error)) return undefined;
       throw error;
     }
   }
@@ -188,14 +188,12 @@ export class DynamoDbWebhookStore implements WebhookStore {
     const set = ['attempts = list_append(if_not_exists(attempts, :none), :attempt)', '#status = :status'];
     const remove: string[] = [];
     const values: Record<string, unknown> = { ':none': [], ':attempt': [attempt], ':status': outcome.status };
-    if (outcome.nextAttemptAt) {
-      set.push('nextAttemptAt = :next');
-      values[':next'] = outcome.nextAttemptAt;
-    } else remove.push('nextAttemptAt');
-    if (outcome.reason) {
-      set.push('reason = :reason');
-      values[':reason'] = outcome.reason;
-    } else remove.push('reason');
+    for (const field of ['nextAttemptAt', 'reason'] as const) {
+      if (outcome[field]) {
+        set.push(`${field} = :${field}`);
+        values[`:${field}`] = outcome[field];
+      } else remove.push(field);
+    }
     await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
