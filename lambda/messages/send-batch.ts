@@ -104,7 +104,6 @@ function batchRateLimited(decision: Extract<LimiterDecision, { outcome: 'rate_li
   return new HttpProblem({
     status: 429,
     code: 'rate_limited',
-    title: 'Too Many Requests',
     detail,
     headers: { 'Retry-After': String(decision.retryAfterSeconds) },
     extensions: { window: decision.window, retryAfter: decision.retryAfterSeconds, remaining: left, requested: units },

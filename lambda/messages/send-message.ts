@@ -180,7 +180,6 @@ export async function writeOrUndo(
     throw new HttpProblem({
       status: 500,
       code: 'internal_error',
-      title: 'Internal Server Error',
       detail: writes.unknown,
       extensions: { messageIds: writes.ids },
     });
