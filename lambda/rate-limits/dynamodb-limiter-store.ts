@@ -1,5 +1,5 @@
-import { type DynamoDBDocumentClient as DocumentClient, GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { conditionally, isConditionFailure } from '../shared/dynamodb.js';
+import { type DynamoDBDocumentClient as DocumentClient, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { conditionally, getItem, isConditionFailure } from '../shared/dynamodb.js';
 import { addClause } from '../shared/dynamodb-update.js';
 import { consumeExpression } from './limiter-expressions.js';
 import {
@@ -67,9 +67,8 @@ export class DynamoDbLimiterStore implements LimiterStore {
   }
 
   async get(id: string): Promise<LimiterItem | undefined> {
-    const read = new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true });
-    const { Item } = await this.client.send(read);
-    return Item ? parseItem(Item) : undefined;
+    const item = await getItem<Record<string, unknown>>(this.client, this.tableName, { id });
+    return item ? parseItem(item) : undefined;
   }
 
   async provision(id: string, p: ShardProvision): Promise<void> {

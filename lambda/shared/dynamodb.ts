@@ -1,5 +1,5 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { dataPlane, traced } from './aws-clients.js';
 
@@ -41,6 +41,12 @@ export async function conditionally(write: () => Promise<unknown>): Promise<bool
     if (isConditionFailure(error)) return false;
     throw error;
   }
+}
+
+/** One item by its key, read consistently. */
+export async function getItem<T>(client: DynamoDBDocumentClient, table: string, key: Record<string, unknown>) {
+  const { Item } = await client.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
+  return Item as T | undefined;
 }
 
 type StartKey = Record<string, unknown> | undefined;

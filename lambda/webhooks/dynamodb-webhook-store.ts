@@ -1,13 +1,12 @@
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
-  GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { allPages, conditionally, isConditionFailure } from '../shared/dynamodb.js';
+import { allPages, conditionally, getItem, isConditionFailure } from '../shared/dynamodb.js';
 import {
   type DeliveryAttempt,
   type DeliveryJob,
@@ -70,10 +69,8 @@ export class DynamoDbWebhookStore implements WebhookStore {
   }
 
   async getEndpoint(accountId: string, webhookId: string): Promise<WebhookEndpoint | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: endpointKey(accountId, webhookId), ConsistentRead: true }),
-    );
-    return Item ? endpointOf(Item as EndpointItem) : undefined;
+    const item = await getItem<EndpointItem>(this.client, this.tableName, endpointKey(accountId, webhookId));
+    return item ? endpointOf(item) : undefined;
   }
 
   async listEndpoints(accountId: string): Promise<WebhookEndpoint[]> {
@@ -225,14 +222,8 @@ export class DynamoDbWebhookStore implements WebhookStore {
   }
 
   async getDelivery(subject: string, eventId: string, webhookId: string): Promise<StoredDelivery | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: deliveryKey(subject, eventId, webhookId),
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? deliveryOf(Item as DeliveryItem) : undefined;
+    const item = await getItem<DeliveryItem>(this.client, this.tableName, deliveryKey(subject, eventId, webhookId));
+    return item ? deliveryOf(item) : undefined;
   }
 
   async listDeliveries(subject: string): Promise<StoredDelivery[]> {
