@@ -1,7 +1,7 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type AccountService, newAccountId } from '../keys/account-service.js';
 import type { Clock } from '../shared/clock.js';
-import { conditionally } from '../shared/dynamodb.js';
+import { conditionally, getItem } from '../shared/dynamodb.js';
 
 /** A signed-in person (Cognito user, or the local development sign-in) and the account they own. */
 export interface OwnerLink {
@@ -66,11 +66,8 @@ export class DynamoDbOwnerStore implements OwnerStore {
     private readonly tableName: string,
   ) {}
 
-  async get(ownerId: string): Promise<OwnerLink | undefined> {
-    const result = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: { ownerId }, ConsistentRead: true }),
-    );
-    return result.Item as OwnerLink | undefined;
+  get(ownerId: string): Promise<OwnerLink | undefined> {
+    return getItem(this.client, this.tableName, { ownerId });
   }
 
   async link(link: OwnerLink): Promise<OwnerLink> {

@@ -52,12 +52,7 @@ export const RELEASE_MARGIN_SECONDS = 5;
 /** A new account id: `acct_` and 20 random hex digits. */
 export const newAccountId = () => `acct_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
 
-/**
- * Accounts, plans and API keys (docs/operators/operations.md, "API keys and usage plans"), behind
- * the control API, the operator CLI and the dashboard. Keys are returned in clear once, by
- * `createKey`. An account's keys share its budget and its internal API Gateway key; a ban or a
- * revocation is a key's own.
- */
+/** Accounts, plans and API keys: docs/operators/operations.md, "API keys and usage plans". */
 export class AccountService {
   private readonly limits: AccountLimits;
 

@@ -1,5 +1,5 @@
-import { type DynamoDBDocumentClient as DocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { conditionally } from '../shared/dynamodb.js';
+import { type DynamoDBDocumentClient as DocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { allPages, conditionally, getItem } from '../shared/dynamodb.js';
 import type { PlanId, RateLimits } from '../../contracts/plans.js';
 
 export interface AccountRecord {
@@ -44,11 +44,8 @@ export class DynamoDbAccountStore implements AccountStore {
     private readonly tableName: string,
   ) {}
 
-  async get(accountId: string): Promise<AccountRecord | undefined> {
-    const result = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: { accountId }, ConsistentRead: true }),
-    );
-    return result.Item as AccountRecord | undefined;
+  get(accountId: string): Promise<AccountRecord | undefined> {
+    return getItem(this.client, this.tableName, { accountId });
   }
 
   async create(account: AccountRecord): Promise<void> {
@@ -78,22 +75,17 @@ export class DynamoDbAccountStore implements AccountStore {
     );
   }
 
-  async listWithPendingUpgrade(): Promise<AccountRecord[]> {
-    const accounts: AccountRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
+  listWithPendingUpgrade(): Promise<AccountRecord[]> {
+    return allPages((start) =>
+      this.client.send(
         new ScanCommand({
           TableName: this.tableName,
           FilterExpression: 'upgradeRequest.#status = :pending',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':pending': 'pending' },
-          ExclusiveStartKey: startKey,
+          ExclusiveStartKey: start,
         }),
-      );
-      accounts.push(...((page.Items ?? []) as AccountRecord[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return accounts;
+      ),
+    );
   }
 }

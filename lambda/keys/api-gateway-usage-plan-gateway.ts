@@ -40,11 +40,7 @@ export interface ApiGatewayUsagePlanGatewayOptions {
   readonly config: RuntimeConfig;
 }
 
-/**
- * The usage-plan port on API Gateway (docs/operators/operations.md, "API keys and usage plans").
- * Management API only, never on the request path: the clients' retry strategies respect its rate
- * limits, and each operation is idempotent so an interrupted change can be re-run.
- */
+/** The usage-plan port on API Gateway (management API only); each operation is idempotent, so it can be re-run. */
 export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
   private readonly client: APIGatewayClient;
 
@@ -99,13 +95,11 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
 
   /** Detaches the plan from this API's stage (API Gateway refuses to delete an attached plan), then deletes it. */
   async deleteAccountPlan(usagePlanId: string): Promise<void> {
-    const plan = await this.ignoring('NotFoundException', () =>
-      this.client.send(new GetUsagePlanCommand({ usagePlanId })),
-    );
+    const plan = await ifFound(() => this.client.send(new GetUsagePlanCommand({ usagePlanId })));
     if (!plan) return;
     const stage = `${this.options.restApiId}:${this.options.stageName}`;
     if (this.hasOurStage(plan)) {
-      const detached = await this.ignoring('NotFoundException', () =>
+      const detached = await ifFound(() =>
         this.options.usagePlanUpdates.send(
           new UpdateUsagePlanCommand({
             usagePlanId,
@@ -115,9 +109,7 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
       );
       if (!detached) return;
     }
-    await this.ignoring('NotFoundException', () =>
-      this.client.send(new DeleteUsagePlanCommand({ usagePlanId })),
-    );
+    await ifFound(() => this.client.send(new DeleteUsagePlanCommand({ usagePlanId })));
   }
 
   async createKey(accountId: string, usagePlanId: string, poolable: boolean): Promise<InternalKey | undefined> {
@@ -160,7 +152,7 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
   /** An API key can be in one usage plan per stage only: unbind from `from`, then bind to `to`. */
   async moveKey(gatewayKeyId: string, fromUsagePlanId: string, toUsagePlanId: string): Promise<void> {
     if (fromUsagePlanId === toUsagePlanId) return;
-    await this.ignoring('NotFoundException', () =>
+    await ifFound(() =>
       this.client.send(new DeleteUsagePlanKeyCommand({ usagePlanId: fromUsagePlanId, keyId: gatewayKeyId })),
     );
     await this.bind(gatewayKeyId, toUsagePlanId);
@@ -168,9 +160,7 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
 
   /** Deleting the API key also removes it from its usage plan. */
   async deleteKey(gatewayKeyId: string): Promise<void> {
-    await this.ignoring('NotFoundException', () =>
-      this.client.send(new DeleteApiKeyCommand({ apiKey: gatewayKeyId })),
-    );
+    await ifFound(() => this.client.send(new DeleteApiKeyCommand({ apiKey: gatewayKeyId })));
   }
 
   /** CreateUsagePlanKey; a ConflictException is fine when the key is already in that very plan. */
@@ -179,9 +169,7 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
       await this.client.send(new CreateUsagePlanKeyCommand({ usagePlanId, keyId: apiKeyId, keyType: 'API_KEY' }));
     } catch (error) {
       if (errorName(error) !== 'ConflictException') throw error;
-      const bound = await this.ignoring('NotFoundException', () =>
-        this.client.send(new GetUsagePlanKeyCommand({ usagePlanId, keyId: apiKeyId })),
-      );
+      const bound = await ifFound(() => this.client.send(new GetUsagePlanKeyCommand({ usagePlanId, keyId: apiKeyId })));
       if (!bound) throw error;
     }
   }
@@ -203,15 +191,15 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
       (s) => s.apiId === this.options.restApiId && s.stage === this.options.stageName,
     );
   }
+}
 
-  /** Runs `send`; the named error means "already done" and yields undefined. */
-  private async ignoring<T>(name: string, send: () => Promise<T>): Promise<T | undefined> {
-    try {
-      return await send();
-    } catch (error) {
-      if (errorName(error) === name) return undefined;
-      throw error;
-    }
+/** Runs `send`; a NotFoundException means "already done" and yields undefined. */
+async function ifFound<T>(send: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await send();
+  } catch (error) {
+    if (errorName(error) === 'NotFoundException') return undefined;
+    throw error;
   }
 }
 

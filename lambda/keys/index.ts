@@ -1,7 +1,4 @@
-/**
- * The public module of the keys capability (accounts, API keys, plans). Keep it cheap to import: bundles take in every module
- * re-exported here, so nothing may pull zod or a management-API client into the request path.
- */
+/** The keys capability's public module. Cheap to import: no zod or management-API client on the request path. */
 export type { AccountStore } from './accounts.js';
 export type { LimitsConfig } from './authorize.js';
 export { type KeyStore, oldestKeyFirst } from './key-store.js';

@@ -6,11 +6,7 @@ export interface InternalKey {
   readonly value: string;
 }
 
-/**
- * Binding of accounts to API Gateway usage plans (the backstop behind the exact limiter): one
- * internal API Gateway key per account in its plan's usage plan, shared by its customer keys
- * (docs/operators/operations.md, "API keys and usage plans").
- */
+/** Accounts' internal API Gateway keys in usage plans: docs/operators/operations.md, "API keys and usage plans". */
 export interface UsagePlanGateway {
   standardPlanId(plan: 'free' | 'pro' | 'business'): string;
   /** Creates an Enterprise account's own usage plan; returns its id. */

@@ -76,7 +76,6 @@ export function refusal(
       return new HttpProblem({
         status: 429,
         code: 'key_banned',
-        title: 'Too Many Requests',
         detail: `This API key is temporarily banned for continuing to send requests after 429 responses. Retry after ${decision.retryAfterSeconds} s, then back off exponentially when you get a 429.`,
         headers: { 'Retry-After': String(decision.retryAfterSeconds) },
         extensions: { retryAfter: decision.retryAfterSeconds },
@@ -86,7 +85,6 @@ export function refusal(
       return new HttpProblem({
         status: 429,
         code: 'rate_limited',
-        title: 'Too Many Requests',
         detail:
           budget === 'account'
             ? `Your account's rate limit for this ${decision.window} is spent (every key of the account draws on it). Retry after ${decision.retryAfterSeconds} s; continuing to send requests can get this key temporarily banned.`

@@ -5,7 +5,7 @@ import { decisionHeaders, type KeySubject, type LimiterDecision, type RateLimite
 import type { Clock } from '../shared/clock.js';
 import type { ResponseHeaders } from '../shared/http.js';
 import { metrics } from '../shared/powertools.js';
-import { HttpProblem, problems } from '../shared/problem.js';
+import { HttpProblem, problems, refuse } from '../shared/problem.js';
 import { anonymousRefusal, keySubject, refusal, rejected } from './access.js';
 import type { IdempotencyEntry, IdempotencyStore, MessageStore } from './ports.js';
 
@@ -143,10 +143,8 @@ async function claimKey(claim: IdempotencyEntry, deps: AdmissionDeps): Promise<J
         mode: 'read',
         answer: () => {
           rejected('idempotency_conflict');
-          return refused(problems.conflict(
-            'idempotency_conflict',
-            'This Idempotency-Key was already used with a different request body. Use a new key for a new message.',
-          ));
+          const detail = 'This Idempotency-Key was already used with a different request body. Use a new key for a new message.';
+          return refused(refuse('idempotency_conflict', detail, 409));
         },
       };
     }
@@ -157,7 +155,6 @@ async function claimKey(claim: IdempotencyEntry, deps: AdmissionDeps): Promise<J
         answer: () => refused(new HttpProblem({
           status: 409,
           code: 'idempotency_in_progress',
-          title: 'Conflict',
           detail: 'A request with this Idempotency-Key is still being processed. Retry shortly.',
           headers: { 'Retry-After': '1' },
         })),

@@ -42,7 +42,6 @@ export function validateBatchRequest(request: RawRequest, limits: { readonly max
     throw new HttpProblem({
       status: 413,
       code: 'payload_too_large',
-      title: 'Payload Too Large',
       detail: `Each message may be at most ${limits.maxMessageBytes} bytes as a single send's body {"message": …}, as for POST /messages.`,
       errors: oversized,
     });

@@ -2,13 +2,12 @@ import {
   BatchWriteCommand,
   DeleteCommand,
   type DynamoDBDocumentClient,
-  GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { TABLE_KEYS } from '../../contracts/messages.js';
-import { conditionally } from '../shared/dynamodb.js';
+import { conditionally, getItem } from '../shared/dynamodb.js';
 import { chunksOf, type Pacing, REAL_PACING, untilAllTaken } from '../shared/backoff.js';
 import type { MessageRecord } from './message.js';
 import type {
@@ -78,11 +77,8 @@ export class DynamoDbMessageStore implements MessageStore, MessageBatchStore {
     );
   }
 
-  async get(id: string): Promise<MessageRecord | undefined> {
-    const result = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true }),
-    );
-    return result.Item as MessageRecord | undefined;
+  get(id: string): Promise<MessageRecord | undefined> {
+    return getItem(this.client, this.tableName, { id });
   }
 
   remove(id: string): Promise<boolean> {

@@ -64,7 +64,6 @@ export async function sendBatch(
       write: () => [deps.messages.createAll(records), deps.queue.sendAll(records.map(envelopeOf))],
       // Every record goes, written or not (a delete of a missing one is a no-op).
       undo: () => deps.messages.removeAll(records.map((r) => r.id)),
-      units,
       ids: records.map((r) => r.id),
       log: { ...request.log, firstMessageId: records[0]?.id },
       unavailable: 'The batch could not be queued and was not accepted; none of its messages was stored. Retry it with backoff.',
@@ -105,7 +104,6 @@ function batchRateLimited(decision: Extract<LimiterDecision, { outcome: 'rate_li
   return new HttpProblem({
     status: 429,
     code: 'rate_limited',
-    title: 'Too Many Requests',
     detail,
     headers: { 'Retry-After': String(decision.retryAfterSeconds) },
     extensions: { window: decision.window, retryAfter: decision.retryAfterSeconds, remaining: left, requested: units },

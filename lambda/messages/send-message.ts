@@ -113,7 +113,6 @@ export async function sendMessage(
       kind: 'message',
       write: () => [deps.messages.create(queued), deps.queue.send(envelopeOf(queued))],
       undo: async () => ((await deps.messages.remove(queued.id)) ? [] : [queued.id]),
-      units: 1,
       ids: [queued.id],
       log: { ...request.log, messageId: queued.id },
       unavailable: 'The message could not be queued and was not accepted; nothing was stored. Retry with backoff.',
@@ -141,7 +140,6 @@ interface Writes {
   readonly write: () => readonly [Promise<void>, Promise<void>];
   /** Takes the records back out while still queued; answers the ids the worker had already taken. */
   readonly undo: () => Promise<readonly string[]>;
-  readonly units: number;
   readonly ids: readonly string[];
   readonly log: Readonly<Record<string, unknown>>;
   readonly unavailable: string;
@@ -170,19 +168,18 @@ export async function writeOrUndo(
   const taken = undone.status === 'fulfilled' ? undone.value : undefined;
   logger.error(`${writes.kind} not accepted; compensating`, {
     ...writes.log,
-    messages: writes.units,
+    messages: writes.ids.length,
     storeError: stored.status === 'rejected' ? String(stored.reason) : undefined,
     queueError: queued.status === 'rejected' ? String(queued.reason) : undefined,
     undoError: undone.status === 'rejected' ? String(undone.reason) : undefined,
     alreadyTaken: taken?.length,
   });
-  if (taken && taken.length === writes.units) return;
+  if (taken && taken.length === writes.ids.length) return;
   if (!taken || taken.length > 0) {
     rejected('outcome_unknown');
     throw new HttpProblem({
       status: 500,
       code: 'internal_error',
-      title: 'Internal Server Error',
       detail: writes.unknown,
       extensions: { messageIds: writes.ids },
     });
@@ -194,13 +191,13 @@ export async function writeOrUndo(
       claim ? deps.idempotency.release(claim.id, claim.messageId) : Promise.resolve(),
     ]),
   );
-  if (consumption) headers.set(refundedHeaders(headers, writes.units));
+  if (consumption) headers.set(refundedHeaders(headers, writes.ids.length));
   rejected('unavailable');
   throw problems.unavailable(writes.unavailable);
 }
 
 /** After a refund the `units` requests no longer count: Remaining goes back up. */
-function refundedHeaders(headers: ResponseHeaders, units = 1): Record<string, string> {
+function refundedHeaders(headers: ResponseHeaders, units: number): Record<string, string> {
   const current = headers.all();
   const remaining = Number(current['X-RateLimit-Remaining']);
   const limit = Number(current['X-RateLimit-Limit']);

@@ -116,11 +116,7 @@ export class AccountLimits {
     return { ...(limits ? { limits } : {}), shards, windows, minute, day, keys };
   }
 
-  /**
-   * Moves the current windows' counts so that each shard holds at most its new slice (the first
-   * takes any excess) and retired shards nothing. Additions run first: in between a count is
-   * counted twice (refusing more, never admitting more).
-   */
+  /** Moves the current windows' counts to the new slices (docs/contributors/limiter.md); additions first: never over-admits. */
   private async rebalance(
     accountId: string,
     limits: RateLimits,

@@ -15,11 +15,7 @@ export interface Exhaustion {
   readonly untilMs: number;
 }
 
-/**
- * What one container (one RateLimiter) learned from its own calls, so that a flood past the budget
- * or by a banned key is answered from memory rather than with writes that take from the item's
- * 1,000 writes/s. It only ever refuses or picks a shard, so it cannot over-admit.
- */
+/** What one container learned from its own calls; it only refuses or picks a shard (docs/contributors/limiter.md). */
 export class ContainerKnowledge {
   private readonly shardCounts = new Map<string, number>();
   private readonly exhausted = new Map<string, Exhaustion>();

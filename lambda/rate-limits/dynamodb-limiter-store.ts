@@ -1,5 +1,5 @@
-import { type DynamoDBDocumentClient as DocumentClient, GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { conditionally, isConditionFailure } from '../shared/dynamodb.js';
+import { type DynamoDBDocumentClient as DocumentClient, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { conditionally, getItem, isConditionFailure } from '../shared/dynamodb.js';
 import { addClause } from '../shared/dynamodb-update.js';
 import { consumeExpression } from './limiter-expressions.js';
 import {
@@ -36,11 +36,7 @@ function tallyExpression(tally?: StrikeTally): { add: string; remove: string; na
   return { add: '#refusal :one', remove, names: { '#refusal': tally.counter, ...expired } };
 }
 
-/**
- * Limiter state in DynamoDB (attributes in limiter-item.ts). A refused write gets the item back
- * (ReturnValuesOnConditionCheckFailure), so telling why costs no second read; emulators that
- * ignore that parameter (dynalite) leave the reading to the limiter.
- */
+/** Limiter state in DynamoDB (limiter-item.ts). A refused write sends the item back, except on dynalite. */
 export class DynamoDbLimiterStore implements LimiterStore {
   constructor(
     private readonly client: DocumentClient,
@@ -71,9 +67,8 @@ export class DynamoDbLimiterStore implements LimiterStore {
   }
 
   async get(id: string): Promise<LimiterItem | undefined> {
-    const read = new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true });
-    const { Item } = await this.client.send(read);
-    return Item ? parseItem(Item) : undefined;
+    const item = await getItem<Record<string, unknown>>(this.client, this.tableName, { id });
+    return item ? parseItem(item) : undefined;
   }
 
   async provision(id: string, p: ShardProvision): Promise<void> {

@@ -1,16 +1,7 @@
 import type { LimiterState, WindowUsage } from './limiter-state.js';
 import type { LimiterDecision } from './limiter-decision.js';
 
-/**
- * Rate-limit headers for every response, describing the account's budget (docs/api-clients.md, "Behaviour"). The
- * X-RateLimit-* trio and RateLimit name one window:
- * - on a 429 for the budget, the window that refused (the one Retry-After counts to);
- * - otherwise the binding window, the one with the fewest requests remaining (ties go to the minute).
- * While the key is banned they describe the ban instead: RateLimit-Policy lists a "ban" policy
- * (q=0, w = the ban's length) and RateLimit names it with t = Retry-After, the seconds until the
- * ban ends; Remaining is 0 and Reset is the ban's end. Remaining never overstates what is left
- * (see WindowUsage.used).
- */
+/** Rate-limit headers for every response, as docs/api-clients.md ("Behaviour") describes them. */
 export function rateLimitHeaders(state: LimiterState): Record<string, string> {
   const policy = policyOf(state.minute, state.day);
   if (state.ban !== undefined) {

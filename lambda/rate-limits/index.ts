@@ -1,7 +1,4 @@
-/**
- * The public module of the rate-limits capability (the exact limiter). Keep it cheap to import: bundles take in every module
- * re-exported here, so nothing may pull zod or a management-API client into the request path.
- */
+/** The rate-limits capability's public module. Cheap to import: no zod or management-API client on the request path. */
 export { AccountLimits, type AccountUsage } from './account-limits.js';
 export { DynamoDbLimiterStore } from './dynamodb-limiter-store.js';
 export { decisionHeaders } from './headers.js';

@@ -8,12 +8,7 @@ import {
   minuteCounter,
 } from './limiter-item.js';
 
-/**
- * The one conditional write of the hot path: ADD to the current minute and day counters (the key's
- * too), REMOVE the previous windows' (a new window needs no reset), while the counts are below the
- * limits, no later window's counter exists (a clock behind cannot count in a rolled-over window)
- * and the key has no active ban or revocation marker.
- */
+/** The hot path's one conditional write: "One write per request" in docs/contributors/limiter.md. */
 export function consumeExpression(c: ConsumeCondition) {
   const names: Record<string, string> = {
     '#m': minuteCounter(c.minuteWindow),

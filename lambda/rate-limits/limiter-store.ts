@@ -13,10 +13,7 @@ export interface ConsumeCondition {
   readonly keyId?: string;
   /** TTL in epoch seconds (anonymous items); shards never expire. */
   readonly expiresAtSeconds?: number;
-  /**
-   * A batch of `units` requests in one write (shards only). A condition cannot add, so it pins the
-   * stored slice to `slice` and compares the counts with `slice − units`.
-   */
+  /** A batch of `units` requests in one write (shards only): "Batches" in docs/contributors/limiter.md. */
   readonly batch?: { readonly units: number; readonly slice: RateLimits };
 }
 
@@ -48,11 +45,7 @@ export interface RefundWindows {
   readonly units?: number;
 }
 
-/**
- * Storage port of the limiter. The hot path is `tryConsume`, one conditional write that counts the
- * request while the budget lasts and the key is neither banned nor revoked; the rest runs on a
- * refusal or in the account service.
- */
+/** Storage port of the limiter; the hot path is `tryConsume`, the rest runs on a refusal or in the account service. */
 export interface LimiterStore {
   tryConsume(id: string, condition: ConsumeCondition): Promise<Counted | Refused>;
   get(id: string): Promise<LimiterItem | undefined>;

@@ -42,11 +42,7 @@ const EXTRA_ATTEMPTS = 8;
 /** Anonymous items are kept a day past their window (TTL), so they vanish on their own. */
 const anonymousExpiry = (dayWindow: number) => Math.floor(dayWindowEndMs(dayWindow + 1) / 1000);
 
-/**
- * Exact fixed-window limiter (docs/contributors/limiter.md, "The limiter: one budget per account,
- * exact at any scale"): a key's request is one conditional write on one shard of its account; a
- * spent shard sends it to another, so the whole budget is used before anyone gets a 429.
- */
+/** Exact fixed-window limiter: docs/contributors/limiter.md, "The limiter: one budget per account, exact at any scale". */
 export class RateLimiter {
   private readonly knowledge = new ContainerKnowledge();
   private readonly bannedRefusals: BannedRefusalTally;
@@ -80,7 +76,7 @@ export class RateLimiter {
       const remaining = remainingOn(item, windows, subject.limits);
       const state = stateOf(subject.limits, remaining, windows, nowMs);
       if (mode === 'read' || (remaining.minute > 0 && remaining.day > 0)) return { outcome: 'allowed', state };
-      return this.rateLimitedAnonymous(subject, remaining, windows, nowMs);
+      return rateLimitedAnonymous(subject, remaining, windows, nowMs);
     }
     const bannedUntil = this.knowledge.banUntil(subject.keyId, nowMs);
     if (bannedUntil !== undefined) return this.banned(subject, nowMs, windows, bannedUntil);
@@ -103,7 +99,7 @@ export class RateLimiter {
       if (left.minute > 0 && left.day > 0) {
         return { outcome: 'allowed', state: stateOf(limitsOn(other, subject.limits), left, windows, nowMs) };
       }
-      spent.set(ids[i] as string, this.exhaustionOf(other, left, windows, subject.limits, nowMs));
+      spent.set(ids[i] as string, exhaustionOf(limitsOn(other, subject.limits), left, windows, nowMs));
     }
     return this.rateLimited(subject, nowMs, windows, shards, spent, 1);
   }
@@ -191,7 +187,7 @@ export class RateLimiter {
       storedSlices.set(index, { perMinute: item.minuteLimit, perDay: item.dayLimit });
       const remaining = remainingOn(item, windows, subject.limits);
       if (remaining.minute < units || remaining.day < units) {
-        const exhaustion = this.exhaustionOf(item, remaining, windows, subject.limits, nowMs);
+        const exhaustion = exhaustionOf(limitsOn(item, subject.limits), remaining, windows, nowMs);
         // Only a spent shard is remembered by the container: one too small for this batch still takes smaller ones.
         if (remaining.minute === 0 || remaining.day === 0) this.knowledge.markExhausted(id, exhaustion);
         spent.set(id, exhaustion);
@@ -224,7 +220,7 @@ export class RateLimiter {
       }
       const remaining = remainingOn(item, windows, subject.limits);
       if (remaining.minute === 0 || remaining.day === 0) {
-        return this.rateLimitedAnonymous(subject, remaining, windows, nowMs);
+        return rateLimitedAnonymous(subject, remaining, windows, nowMs);
       }
     }
     throw new LimiterContentionError(subject.id);
@@ -327,16 +323,6 @@ export class RateLimiter {
     return rateLimitedIn(blocking, limits, remaining, windows, nowMs);
   }
 
-  private rateLimitedAnonymous(
-    subject: AnonymousSubject,
-    remaining: Remaining,
-    windows: Windows,
-    nowMs: number,
-  ): LimiterDecision {
-    // When both windows are spent, the day blocks: retrying at the minute's end would fail again.
-    return rateLimitedIn(remaining.day === 0 ? 'day' : 'minute', subject.limits, remaining, windows, nowMs);
-  }
-
   private banned(
     subject: KeySubject,
     nowMs: number,
@@ -354,17 +340,15 @@ export class RateLimiter {
     };
     return { outcome: 'banned', state, retryAfterSeconds: secondsUntil(untilMs, nowMs) };
   }
-
-  private exhaustionOf(
-    item: LimiterItem | undefined,
-    remaining: Remaining,
-    windows: Windows,
-    fallback: RateLimits,
-    nowMs: number,
-  ): Exhaustion {
-    return { windows, remaining, limits: limitsOn(item, fallback), untilMs: nowMs + EXHAUSTION_MEMORY_MS };
-  }
 }
+
+function exhaustionOf(limits: RateLimits, remaining: Remaining, windows: Windows, nowMs: number): Exhaustion {
+  return { windows, remaining, limits, untilMs: nowMs + EXHAUSTION_MEMORY_MS };
+}
+
+/** When both windows are spent, the day blocks: retrying at the minute's end would fail again. */
+const rateLimitedAnonymous = (subject: AnonymousSubject, remaining: Remaining, windows: Windows, nowMs: number) =>
+  rateLimitedIn(remaining.day === 0 ? 'day' : 'minute', subject.limits, remaining, windows, nowMs);
 
 function rateLimitedIn(
   blocking: WindowName,

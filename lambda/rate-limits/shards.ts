@@ -1,11 +1,6 @@
 import type { RateLimits } from '../../contracts/plans.js';
 
-/**
- * How an account's budget is split across limiter items, "shards", each with a fixed slice of it
- * (docs/contributors/limiter.md, "The limiter: one budget per account, exact at any scale"). A
- * shard is sized for 30,000 accepted requests a minute, half an item's 1,000 writes/s; beyond 32
- * shards the slices grow instead.
- */
+/** An account's budget split across limiter items, "shards": docs/contributors/limiter.md. */
 const SHARD_MINUTE_CAPACITY = 30_000;
 export const MAX_SHARDS = 32;
 

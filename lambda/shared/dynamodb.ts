@@ -1,5 +1,5 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { dataPlane, traced } from './aws-clients.js';
 
@@ -43,26 +43,43 @@ export async function conditionally(write: () => Promise<unknown>): Promise<bool
   }
 }
 
-/** Every item of one partition of a secondary index, following LastEvaluatedKey through all pages. */
-export async function queryIndex<T>(
+/** One item by its key, read consistently. */
+export async function getItem<T>(client: DynamoDBDocumentClient, table: string, key: Record<string, unknown>) {
+  const { Item } = await client.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
+  return Item as T | undefined;
+}
+
+type StartKey = Record<string, unknown> | undefined;
+
+/** Every item of a Query or Scan: `page` is called again from each page's LastEvaluatedKey. */
+export async function allPages<T>(
+  page: (start: StartKey) => Promise<{ Items?: Record<string, unknown>[]; LastEvaluatedKey?: StartKey }>,
+): Promise<T[]> {
+  const items: T[] = [];
+  let start: StartKey;
+  do {
+    const out = await page(start);
+    items.push(...((out.Items ?? []) as T[]));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/** Every item of one partition of a secondary index. */
+export function queryIndex<T>(
   client: DynamoDBDocumentClient,
   query: { tableName: string; indexName: string; partitionKey: string; value: string },
 ): Promise<T[]> {
-  const items: T[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
+  return allPages((start) =>
+    client.send(
       new QueryCommand({
         TableName: query.tableName,
         IndexName: query.indexName,
         KeyConditionExpression: '#pk = :pk',
         ExpressionAttributeNames: { '#pk': query.partitionKey },
         ExpressionAttributeValues: { ':pk': query.value },
-        ExclusiveStartKey: startKey,
+        ExclusiveStartKey: start,
       }),
-    );
-    items.push(...((page.Items ?? []) as T[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
+    ),
+  );
 }

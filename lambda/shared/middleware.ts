@@ -7,13 +7,7 @@ import { logger, metrics, tracer } from './powertools.js';
 /** middy answers a TimeoutError this long before the function's deadline (the APIs map it to a 503). */
 export const TIMEOUT_EARLY_MS = 50;
 
-/**
- * The Powertools middlewares every handler starts with: the Lambda context in every log line
- * (cold_start, function name, request ids, API Gateway's request id as correlation id) and the
- * keys reset after each invocation; the invocation's metrics published at its end, with a
- * ColdStart metric; the handler as an X-Ray subsegment (the SDK clients' calls nest under it, see
- * aws-clients.ts).
- */
+/** The Powertools middlewares every handler starts with (docs/operators/deploy.md describes the chain). */
 export function powertools(): MiddlewareObj[] {
   return [
     injectLambdaContext(logger, { resetKeys: true, logEvent: false }),

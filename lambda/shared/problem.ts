@@ -99,8 +99,6 @@ export const problems = {
     }),
   payloadTooLarge: (maxBytes: number) =>
     new HttpProblem({ status: 413, code: 'payload_too_large', detail: `The request body must be at most ${maxBytes} bytes.` }),
-  conflict: (code: 'idempotency_conflict' | 'idempotency_in_progress', detail: string) =>
-    new HttpProblem({ status: 409, code, detail }),
   unavailable: (detail: string, retryAfterSeconds = 1) =>
     new HttpProblem({ status: 503, code: 'service_unavailable', detail, headers: { 'Retry-After': String(retryAfterSeconds) } }),
 };

@@ -16,10 +16,7 @@ export interface DeliverDeps {
   readonly staleClaimMs: number;
 }
 
-/**
- * One delivery job: waits another hop, or claims its attempt, signs, POSTs and records it, schedules
- * the next and disables an endpoint failing for 5 days. Rejects only when the store or the queue failed.
- */
+/** One delivery job (docs/webhooks.md, "How it works"); rejects only when the store or the queue failed. */
 export async function deliver(
   job: DeliveryJob,
   deps: DeliverDeps,

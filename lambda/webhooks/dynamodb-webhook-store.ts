@@ -1,13 +1,12 @@
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
-  GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { conditionally } from '../shared/dynamodb.js';
+import { allPages, conditionally, getItem, isConditionFailure } from '../shared/dynamodb.js';
 import {
   type DeliveryAttempt,
   type DeliveryJob,
@@ -70,10 +69,8 @@ export class DynamoDbWebhookStore implements WebhookStore {
   }
 
   async getEndpoint(accountId: string, webhookId: string): Promise<WebhookEndpoint | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: endpointKey(accountId, webhookId), ConsistentRead: true }),
-    );
-    return Item ? endpointOf(Item as EndpointItem) : undefined;
+    const item = await getItem<EndpointItem>(this.client, this.tableName, endpointKey(accountId, webhookId));
+    return item ? endpointOf(item) : undefined;
   }
 
   async listEndpoints(accountId: string): Promise<WebhookEndpoint[]> {
@@ -122,7 +119,7 @@ export class DynamoDbWebhookStore implements WebhookStore {
       );
       return (Attributes as EndpointItem | undefined)?.failingSince;
     } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
+      if (isConditionFailure(error)) return undefined;
       throw error;
     }
   }
@@ -188,14 +185,12 @@ export class DynamoDbWebhookStore implements WebhookStore {
     const set = ['attempts = list_append(if_not_exists(attempts, :none), :attempt)', '#status = :status'];
     const remove: string[] = [];
     const values: Record<string, unknown> = { ':none': [], ':attempt': [attempt], ':status': outcome.status };
-    if (outcome.nextAttemptAt) {
-      set.push('nextAttemptAt = :next');
-      values[':next'] = outcome.nextAttemptAt;
-    } else remove.push('nextAttemptAt');
-    if (outcome.reason) {
-      set.push('reason = :reason');
-      values[':reason'] = outcome.reason;
-    } else remove.push('reason');
+    for (const field of ['nextAttemptAt', 'reason'] as const) {
+      if (outcome[field]) {
+        set.push(`${field} = :${field}`);
+        values[`:${field}`] = outcome[field];
+      } else remove.push(field);
+    }
     await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
@@ -227,31 +222,21 @@ export class DynamoDbWebhookStore implements WebhookStore {
   }
 
   async getDelivery(subject: string, eventId: string, webhookId: string): Promise<StoredDelivery | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: deliveryKey(subject, eventId, webhookId),
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? deliveryOf(Item as DeliveryItem) : undefined;
+    const item = await getItem<DeliveryItem>(this.client, this.tableName, deliveryKey(subject, eventId, webhookId));
+    return item ? deliveryOf(item) : undefined;
   }
 
   async listDeliveries(subject: string): Promise<StoredDelivery[]> {
-    const items: DeliveryItem[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
+    const items = await allPages<DeliveryItem>((start) =>
+      this.client.send(
         new QueryCommand({
           TableName: this.tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
           ExpressionAttributeValues: { ':pk': subject, ':prefix': 'delivery#' },
-          ExclusiveStartKey: startKey,
+          ExclusiveStartKey: start,
         }),
-      );
-      items.push(...((page.Items ?? []) as DeliveryItem[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+      ),
+    );
     return items.map(deliveryOf);
   }
 }

@@ -52,10 +52,7 @@ export function toWebhookView(endpoint: WebhookEndpoint): WebhookView {
   };
 }
 
-/**
- * One event for one endpoint, on the delivery queue. A job runs attempt `attempt + 1`, only if the
- * delivery's own count still equals `attempt`: a duplicate job finds the attempt taken and is dropped.
- */
+/** One event for one endpoint, on the delivery queue; it runs attempt `attempt + 1` only (docs/webhooks.md, "How it works"). */
 export interface DeliveryJob {
   readonly v: 1;
   readonly accountId: string;

@@ -1,9 +1,6 @@
 import type { LookupFunction } from 'node:net';
 
-/**
- * Where deliveries may go. On AWS: `https` only, to public addresses (checked at connect time by
- * request-filtering-agent, so a rebinding name gains nothing). Locally also `http` and loopback.
- */
+/** Where deliveries may go: docs/webhooks.md, "Where deliveries may go". */
 export interface DeliveryNetworkPolicy {
   readonly allowHttp: boolean;
   readonly allowedAddresses: readonly string[];

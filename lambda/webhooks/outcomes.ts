@@ -5,10 +5,7 @@ import type { DeliveryQueue, MessageOwnership, WebhookStore } from './ports.js';
 
 export type { MessageOutcomes, MessageOutcomeType } from '../../contracts/messages.js';
 
-/**
- * The worker's outcomes: one delivery job per subscribed enabled endpoint (a repeated notify's are
- * dropped as duplicates); rejects when they could not be enqueued, so the worker retries.
- */
+/** The worker's outcomes (docs/webhooks.md, "How it works"); rejects when the jobs could not be enqueued, so the worker retries. */
 export function createWebhookOutcomes(deps: {
   readonly store: Pick<WebhookStore, 'listEndpoints'>;
   readonly queue: Pick<DeliveryQueue, 'enqueueAll'>;

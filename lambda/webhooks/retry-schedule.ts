@@ -12,11 +12,7 @@ export const DISABLE_AFTER_FAILING_MS = 5 * 86_400_000;
 /** A 2xx within this is a success; a slower answer is a failure (the attempt is cut off). */
 export const ATTEMPT_TIMEOUT_MS = 15_000;
 
-/**
- * The longest a job waits on the queue in one hop: SQS's DelaySeconds maximum (900 s, "Amazon SQS
- * delay queues", https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-delay-queues.html).
- * A longer wait is made of several hops: the delivery function re-enqueues a job that is not due.
- */
+/** The longest a job waits in one hop: SQS's DelaySeconds maximum; longer waits are several hops (docs/webhooks.md, "How it works"). */
 export const MAX_HOP_SECONDS = 900;
 
 /** Epoch ms of the next attempt after `attemptsMade` failed ones, or undefined when they are spent. */
