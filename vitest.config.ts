@@ -70,8 +70,7 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          // One Chromium at a time on a 2-core box.
-          fileParallelism: false,
+          // Two files at a time, each with its own Chromium and its own platform on free ports.
         },
       },
       {
