@@ -38,6 +38,7 @@ type Input = Record<string, unknown> &
     TableName?: string;
     Item?: Item;
     Key?: Item;
+    ConsistentRead?: boolean;
     RequestItems?: WriteRequests;
     Entries?: readonly SqsEntry[];
   };
@@ -101,6 +102,8 @@ export function meter<I extends object, O extends object>(
         // BatchWriteItem names its table in RequestItems (the store writes one table per call).
         ...(input.TableName ? { table: input.TableName } : batch ? { table: Object.keys(input.RequestItems ?? {})[0] ?? '' } : {}),
         ...(item ? { item } : {}),
+        // A strongly consistent read costs a whole read unit per 4 KB, an eventually consistent one half.
+        ...(input.ConsistentRead ? { consistentRead: true } : {}),
         ...(input.Key && operation !== 'GetItem' ? { key: input.Key } : {}),
         ...(batch ? { putItems: batch.putItems, deleteKeys: batch.deleteKeys } : {}),
         ...(operation === 'SendMessage' ? { payloadBytes: sqsPayloadBytes(input) } : {}),
