@@ -13,8 +13,6 @@ import { MAX_HISTORY_DAYS } from '../lambda/usage-history/usage-days.js';
 import { UsageHistory } from '../lambda/usage-history/usage-history.js';
 import type { OperatorClient } from './operator-client.js';
 import { type DeployedStack, type OpenStackOptions, openDeployedStack, operatorOutputs, publishedConfig } from './deployed-stack.js';
-import { CliError } from './errors.js';
-import { HttpProblem } from '../lambda/shared/problem.js';
 
 /** The account service in process on a deployed stack's tables and usage plans, with the deployment's own config. */
 export async function createAwsOperatorClient(
@@ -54,7 +52,7 @@ export async function createAwsOperatorClient(
     clock: systemClock,
   });
   return {
-    client: withCliErrors(accountService, history, accounts),
+    client: inProcessClient(accountService, history, accounts),
     stack,
     close: () => {
       documentClient.destroy();
@@ -64,32 +62,23 @@ export async function createAwsOperatorClient(
   };
 }
 
-/** The in-process account service, its refusals turned into CliErrors (AWS failures: cli/commands.ts). */
-function withCliErrors(
+/** The in-process account service (its refusals and AWS failures become CliErrors in cli/commands.ts). */
+function inProcessClient(
   accountService: Omit<OperatorClient, 'usageHistory' | 'upgradeRequests'>,
   history: UsageHistory,
   accounts: Pick<AccountStore, 'listWithPendingUpgrade'>,
 ): OperatorClient {
-  const guard = async <T>(call: () => Promise<T>): Promise<T> => {
-    try {
-      return await call();
-    } catch (error) {
-      if (!(error instanceof HttpProblem)) throw error;
-      const { code, status, errors } = error;
-      throw new CliError(error.message, { code, status, errors, cause: error });
-    }
-  };
   return {
-    createAccount: (input) => guard(() => accountService.createAccount(input)),
-    getAccount: (accountId) => guard(() => accountService.getAccount(accountId)),
-    createKey: (accountId, name) => guard(() => accountService.createKey(accountId, name)),
-    listKeys: (accountId) => guard(() => accountService.listKeys(accountId)),
-    revokeKey: (accountId, keyId) => guard(() => accountService.revokeKey(accountId, keyId)),
-    setPlan: (accountId, input) => guard(() => accountService.setPlan(accountId, input)),
-    liftBan: (accountId, keyId) => guard(() => accountService.liftBan(accountId, keyId)),
-    usage: (accountId) => guard(() => accountService.usage(accountId)),
-    usageHistory: (accountId, days) => guard(() => history.history(accountId, days ?? MAX_HISTORY_DAYS)),
+    createAccount: (input) => accountService.createAccount(input),
+    getAccount: (accountId) => accountService.getAccount(accountId),
+    createKey: (accountId, name) => accountService.createKey(accountId, name),
+    listKeys: (accountId) => accountService.listKeys(accountId),
+    revokeKey: (accountId, keyId) => accountService.revokeKey(accountId, keyId),
+    setPlan: (accountId, input) => accountService.setPlan(accountId, input),
+    liftBan: (accountId, keyId) => accountService.liftBan(accountId, keyId),
+    usage: (accountId) => accountService.usage(accountId),
+    usageHistory: (accountId, days) => history.history(accountId, days ?? MAX_HISTORY_DAYS),
     // A Scan of the accounts table (the operator policy's Accounts statement).
-    upgradeRequests: () => guard(() => pendingUpgradeRequests(accounts)),
+    upgradeRequests: () => pendingUpgradeRequests(accounts),
   };
 }

@@ -13,6 +13,7 @@ import { PLAN_COMMANDS } from './commands/plans.js';
 import { PROJECT_COMMANDS } from './commands/projects.js';
 import { USAGE_COMMANDS } from './commands/usage.js';
 import { WEBHOOK_COMMANDS } from './commands/webhooks.js';
+import { HttpProblem } from '../lambda/shared/problem.js';
 import { awsError } from './aws-errors.js';
 import { CliError, EXIT_FAILURE, usageError } from './errors.js';
 import { clean } from './format.js';
@@ -86,6 +87,11 @@ function parseError(error: unknown, where: string): CliError {
 /** Any error as a CliError; unexpected ones keep their stack for PLATFORM_DEBUG. */
 function toCliError(error: unknown): CliError {
   if (error instanceof CliError) return error;
+  // A refusal of a service the CLI runs in process (domains verify on a deployed stack).
+  if (error instanceof HttpProblem) {
+    const { code, status, errors } = error;
+    return new CliError(error.message, { code, status, errors, cause: error });
+  }
   const message = error instanceof Error ? error.message : String(error);
   return new CliError(`unexpected failure: ${clean(message)}`, {
     code: 'internal',
