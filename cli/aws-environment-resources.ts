@@ -28,7 +28,9 @@ export async function awsRuntimeResources(api: DeployedStack): Promise<RuntimeRe
   const distributionId = domains.outputs[DOMAINS_OUTPUTS.domainsData.distributionId];
   const connectionGroupId = domains.outputs[DOMAINS_OUTPUTS.domainsData.connectionGroupId];
   if (!distributionId || !connectionGroupId) {
-    throw new CliError(`stack ${domains.stackName} has no ${DOMAINS_OUTPUTS.domainsData.distributionId} output`, { code: 'stack_outputs' });
+    const { distributionId: distribution, connectionGroupId: connectionGroup } = DOMAINS_OUTPUTS.domainsData;
+    const missing = distributionId ? connectionGroup : distribution;
+    throw new CliError(`stack ${domains.stackName} has no ${missing} output`, { code: 'stack_outputs' });
   }
   const apiGateway = new APIGatewayClient({ ...MANAGEMENT_PLANE, region });
   const gateway = new ApiGatewayUsagePlanGateway({

@@ -36,14 +36,11 @@ const api = {
   },
 };
 
-function domainsData() {
+const BOTH_OUTPUTS = [{ OutputKey: 'DistributionId', OutputValue: 'E1' }, { OutputKey: 'ConnectionGroupId', OutputValue: 'cg-1' }];
+
+function domainsData(outputs = BOTH_OUTPUTS) {
   cloudformation.on(DescribeStacksCommand, { StackName: 'Staging-DomainsData' }).resolves({
-    Stacks: [{
-      StackName: 'Staging-DomainsData',
-      CreationTime: new Date(),
-      StackStatus: 'UPDATE_COMPLETE',
-      Outputs: [{ OutputKey: 'DistributionId', OutputValue: 'E1' }, { OutputKey: 'ConnectionGroupId', OutputValue: 'cg-1' }],
-    }],
+    Stacks: [{ StackName: 'Staging-DomainsData', CreationTime: new Date(), StackStatus: 'UPDATE_COMPLETE', Outputs: outputs }],
   });
 }
 
@@ -87,5 +84,13 @@ describe('the run-time resources of a deployed environment', () => {
     const error = awsError(await resources.deleteKey('denied').catch((e: unknown) => e), 'eu-west-1');
     expect(error).toBeInstanceOf(CliError);
     expect(error).toMatchObject({ code: 'aws_access_denied' });
+  });
+
+  it('names the output the DomainsData stack lacks', async () => {
+    for (const [kept, missing] of [[0, 'ConnectionGroupId'], [1, 'DistributionId']] as const) {
+      cloudformation.reset();
+      domainsData([BOTH_OUTPUTS[kept] as (typeof BOTH_OUTPUTS)[number]]);
+      await expect(awsRuntimeResources(api)).rejects.toThrow(`stack Staging-DomainsData has no ${missing} output`);
+    }
   });
 });
