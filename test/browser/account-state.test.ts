@@ -1,6 +1,6 @@
 import type { Browser, Locator, Page, Request } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../cli/commands.js';
+import { runCli } from '../support/cli.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { deployOverHttp } from '../support/deploys.js';
 import {
@@ -105,13 +105,7 @@ async function deployedProject(accountId: string, slug: string): Promise<string>
 
 /** The operator CLI in process, against the platform's control port. */
 async function cli(...argv: string[]): Promise<string> {
-  let stdout = '';
-  let stderr = '';
-  const code = await run([...argv, '--url', platform.controlUrl], {
-    stdout: { write: (chunk: string) => (stdout += chunk) },
-    stderr: { write: (chunk: string) => (stderr += chunk) },
-    env: {},
-  });
+  const { code, stdout, stderr } = await runCli([...argv, '--url', platform.controlUrl]);
   expect(code, stderr).toBe(0);
   return stdout;
 }

@@ -13,9 +13,8 @@ import {
 } from '../../cli/aws-domain-operations.js';
 import { siblingStackName } from '../../cli/deployed-stack.js';
 import { domainFlowExecutionName, domainReleaseExecutionName } from '../../contracts/domain-flow.js';
-import { loadConfig } from '../../lib/config/index.js';
-import { PLATFORM_CONFIG_OUTPUT } from '../../lib/stacks/api-stack-outputs.js';
 import { DRIFT_CHECK_INPUT } from '../../lib/constructs/domains/drift-schedule.js';
+import { deployedApi, describedStack } from '../support/deployed-stacks.js';
 
 const cloudformation = mockClient(CloudFormationClient);
 const sfn = mockClient(SFNClient);
@@ -31,9 +30,7 @@ const FLOW = 'arn:aws:states:eu-west-1:123456789012:stateMachine:Flow';
 
 describe('domains check-drift --stack', () => {
   it('starts the flow of <prefix>-Domains with the schedule\'s own drift input', async () => {
-    cloudformation.on(DescribeStacksCommand, { StackName: 'Staging-Domains' }).resolves({
-      Stacks: [{ StackName: 'Staging-Domains', CreationTime: new Date(), StackStatus: 'UPDATE_COMPLETE', Outputs: [{ OutputKey: 'StateMachineArn', OutputValue: FLOW }] }],
-    });
+    cloudformation.on(DescribeStacksCommand, { StackName: 'Staging-Domains' }).resolves(describedStack('Staging-Domains', { StateMachineArn: FLOW }));
     sfn.on(StartExecutionCommand).resolves({ executionArn: `${FLOW}:drift-operator-1`, startDate: new Date('2026-11-27T15:00:00Z') });
     const started = await startDriftCheck(api, () => new Date('2026-11-27T15:00:00Z'));
     expect(started).toEqual({ execution: `${FLOW}:drift-operator-1`, startedAt: '2026-11-27T15:00:00.000Z' });
@@ -64,17 +61,9 @@ describe('domains show and release --stack', () => {
   };
 
   function stacks() {
-    const stackOf = (name: string, outputs: Record<string, string>) => ({
-      Stacks: [{
-        StackName: name,
-        CreationTime: new Date(),
-        StackStatus: 'UPDATE_COMPLETE' as const,
-        Outputs: Object.entries(outputs).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue })),
-      }],
-    });
-    cloudformation.on(DescribeStacksCommand, { StackName: 'Staging-Domains' }).resolves(stackOf('Staging-Domains', { StateMachineArn: FLOW }));
+    cloudformation.on(DescribeStacksCommand, { StackName: 'Staging-Domains' }).resolves(describedStack('Staging-Domains', { StateMachineArn: FLOW }));
     cloudformation.on(DescribeStacksCommand, { StackName: 'Staging-DomainsData' }).resolves(
-      stackOf('Staging-DomainsData', { DomainsTableName: 'Domains', ProjectsTableName: 'Projects', PlatformHost: 'edge.platform.example.com' }),
+      describedStack('Staging-DomainsData', { DomainsTableName: 'Domains', ProjectsTableName: 'Projects', PlatformHost: 'edge.platform.example.com' }),
     );
     documents.on(GetCommand, { TableName: 'Domains', Key: { domain: 'www.example.com' } }).resolves({ Item: record });
     documents.on(GetCommand, { TableName: 'Projects', Key: { projectId: 'prj_1' } }).resolves({ Item: { projectId: 'prj_1', slug: 'shop' } });
@@ -137,30 +126,8 @@ describe('domains show and release --stack', () => {
 
 describe('domains verify --stack', () => {
   it('runs the owner\'s Re-verify for them: the next attempt on the record, then the flow for that attempt', async () => {
-    const apiWithOutputs = {
-      ...api,
-      outputs: {
-        ApiKeysTableName: 'ApiKeys',
-        AccountsTableName: 'Accounts',
-        RateLimitsTableName: 'RateLimits',
-        RestApiId: 'abc123',
-        StageName: 'v1',
-        FreeUsagePlanId: 'up-free',
-        ProUsagePlanId: 'up-pro',
-        BusinessUsagePlanId: 'up-business',
-        [PLATFORM_CONFIG_OUTPUT]: JSON.stringify(loadConfig({ platform: { region: 'eu-west-1' } })),
-      },
-    };
-    const stackOf = (name: string, outputs: Record<string, string>) => ({
-      Stacks: [{
-        StackName: name,
-        CreationTime: new Date(),
-        StackStatus: 'UPDATE_COMPLETE' as const,
-        Outputs: Object.entries(outputs).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue })),
-      }],
-    });
-    cloudformation.on(DescribeStacksCommand, { StackName: 'Staging-Domains' }).resolves(stackOf('Staging-Domains', { StateMachineArn: FLOW }));
-    cloudformation.on(DescribeStacksCommand, { StackName: 'Staging-DomainsData' }).resolves(stackOf('Staging-DomainsData', {
+    cloudformation.on(DescribeStacksCommand, { StackName: 'Staging-Domains' }).resolves(describedStack('Staging-Domains', { StateMachineArn: FLOW }));
+    cloudformation.on(DescribeStacksCommand, { StackName: 'Staging-DomainsData' }).resolves(describedStack('Staging-DomainsData', {
       DomainsTableName: 'Domains',
       ProjectsTableName: 'Projects',
       PlatformHost: 'edge.platform.example.com',
@@ -177,7 +144,7 @@ describe('domains verify --stack', () => {
     documents.on(UpdateCommand).resolves({});
     sfn.on(StartExecutionCommand).resolves({ executionArn: 'x', startDate: new Date() });
 
-    const view = await reverifyDomain(apiWithOutputs, 'www.example.com');
+    const view = await reverifyDomain(deployedApi, 'www.example.com');
     expect(view).toMatchObject({ domain: 'www.example.com', state: 'verifying', attempt: 4 });
     const update = documents.commandCalls(UpdateCommand)[0]?.args[0].input;
     expect(update?.TableName).toBe('Domains');

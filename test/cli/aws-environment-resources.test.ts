@@ -6,8 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { awsRuntimeResources } from '../../cli/aws-environment-resources.js';
 import { awsError } from '../../cli/aws-errors.js';
 import { CliError } from '../../cli/errors.js';
-import { loadConfig } from '../../lib/config/index.js';
-import { PLATFORM_CONFIG_OUTPUT } from '../../lib/stacks/api-stack-outputs.js';
+import { deployedApi, describedStack } from '../support/deployed-stacks.js';
 
 const cloudformation = mockClient(CloudFormationClient);
 const apiGateway = mockClient(APIGatewayClient);
@@ -18,30 +17,10 @@ afterEach(() => {
   cloudfront.reset();
 });
 
-const api = {
-  stackName: 'Staging-Api',
-  region: 'eu-west-1',
-  source: 'test',
-  warnings: [],
-  outputs: {
-    ApiKeysTableName: 'ApiKeys',
-    AccountsTableName: 'Accounts',
-    RateLimitsTableName: 'RateLimits',
-    RestApiId: 'abc123',
-    StageName: 'v1',
-    FreeUsagePlanId: 'up-free',
-    ProUsagePlanId: 'up-pro',
-    BusinessUsagePlanId: 'up-business',
-    [PLATFORM_CONFIG_OUTPUT]: JSON.stringify(loadConfig({ platform: { region: 'eu-west-1' } })),
-  },
-};
+const BOTH_OUTPUTS = { DistributionId: 'E1', ConnectionGroupId: 'cg-1' };
 
-const BOTH_OUTPUTS = [{ OutputKey: 'DistributionId', OutputValue: 'E1' }, { OutputKey: 'ConnectionGroupId', OutputValue: 'cg-1' }];
-
-function domainsData(outputs = BOTH_OUTPUTS) {
-  cloudformation.on(DescribeStacksCommand, { StackName: 'Staging-DomainsData' }).resolves({
-    Stacks: [{ StackName: 'Staging-DomainsData', CreationTime: new Date(), StackStatus: 'UPDATE_COMPLETE', Outputs: outputs }],
-  });
+function domainsData(outputs: Record<string, string> = BOTH_OUTPUTS) {
+  cloudformation.on(DescribeStacksCommand, { StackName: 'Staging-DomainsData' }).resolves(describedStack('Staging-DomainsData', outputs));
 }
 
 describe('the run-time resources of a deployed environment', () => {
@@ -67,7 +46,7 @@ describe('the run-time resources of a deployed environment', () => {
     });
     apiGateway.on(GetUsagePlanKeysCommand, { usagePlanId: 'up-ent' }).resolves({ items: [{ id: 'k3', name: 'internal-acct_1' }] });
 
-    const resources = await awsRuntimeResources(api);
+    const resources = await awsRuntimeResources(deployedApi);
     expect(await resources.tenants()).toEqual(['acme-site', 'shop']);
     expect(await resources.internalKeys()).toEqual([{ id: 'k1', name: 'internal-acct_2' }, { id: 'k3', name: 'internal-acct_1' }]);
     expect(await resources.accountPlans()).toEqual([{ id: 'up-ent', name: 'enterprise-acct_1' }]);
@@ -79,7 +58,7 @@ describe('the run-time resources of a deployed environment', () => {
     apiGateway.on(DeleteApiKeyCommand, { apiKey: 'denied' }).rejects(
       Object.assign(new Error('not allowed'), { name: 'AccessDeniedException', $metadata: {} }),
     );
-    const resources = await awsRuntimeResources(api);
+    const resources = await awsRuntimeResources(deployedApi);
     await resources.deleteKey('gone');
     const error = awsError(await resources.deleteKey('denied').catch((e: unknown) => e), 'eu-west-1');
     expect(error).toBeInstanceOf(CliError);
@@ -87,10 +66,11 @@ describe('the run-time resources of a deployed environment', () => {
   });
 
   it('names the output the DomainsData stack lacks', async () => {
-    for (const [kept, missing] of [[0, 'ConnectionGroupId'], [1, 'DistributionId']] as const) {
+    for (const missing of ['ConnectionGroupId', 'DistributionId'] as const) {
       cloudformation.reset();
-      domainsData([BOTH_OUTPUTS[kept] as (typeof BOTH_OUTPUTS)[number]]);
-      await expect(awsRuntimeResources(api)).rejects.toThrow(`stack Staging-DomainsData has no ${missing} output`);
+      const { [missing]: _left, ...kept } = BOTH_OUTPUTS;
+      domainsData(kept);
+      await expect(awsRuntimeResources(deployedApi)).rejects.toThrow(`stack Staging-DomainsData has no ${missing} output`);
     }
   });
 });

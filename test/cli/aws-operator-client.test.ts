@@ -13,7 +13,7 @@ import {
 } from '@aws-sdk/client-api-gateway';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { run } from '../../cli/commands.js';
+import { runCli } from '../support/cli.js';
 import { DynamoDbKeyStore } from '../../lambda/keys/dynamodb-key-store.js';
 import type { ApiKeyRecord } from '../../lambda/keys/key-store.js';
 import { DynamoDbLimiterStore } from '../../lambda/rate-limits/dynamodb-limiter-store.js';
@@ -97,15 +97,9 @@ beforeEach(() => {
 });
 
 async function cli(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
   // No --region: the outputs file's published config names the deployment's (eu-central-1).
-  const code = await run([...argv, '--outputs', file, '--json'], {
-    stdout: { write: (chunk: string) => (stdout += chunk) },
-    stderr: { write: (chunk: string) => (stderr += chunk) },
-    env: {},
-  });
-  return { code, stdout, stderr, body: JSON.parse(stdout) as Record<string, unknown> };
+  const outcome = await runCli([...argv, '--outputs', file, '--json']);
+  return { ...outcome, body: JSON.parse(outcome.stdout) as Record<string, unknown> };
 }
 
 async function json<T = Record<string, unknown>>(...argv: string[]): Promise<T> {

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../cli/commands.js';
+import { runCli } from '../support/cli.js';
 import type { DomainConfig, DomainView, ProjectView } from '../../cli/operator-client.js';
 import { startTestDns, type TestDnsServer } from '../support/dns-server.js';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.js';
@@ -21,22 +21,7 @@ let accountId: string;
 let projectId: string;
 const temp = mkdtempSync(join(tmpdir(), 'cli-domains-'));
 
-interface Outcome {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-async function cliWith(argv: readonly string[]): Promise<Outcome> {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, {
-    stdout: { write: (chunk: string) => (stdout += chunk) },
-    stderr: { write: (chunk: string) => (stderr += chunk) },
-    env: {},
-  });
-  return { code, stdout, stderr };
-}
+const cliWith = (argv: readonly string[]) => runCli(argv);
 
 const cli = (...argv: string[]) => cliWith([...argv, '--url', platform.controlUrl]);
 

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../cli/commands.js';
+import { runCli } from '../support/cli.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { type ReceivedDelivery, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -16,16 +16,7 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await run([...argv, '--url', platform.controlUrl], {
-    stdout: { write: (chunk: string) => (stdout += chunk) },
-    stderr: { write: (chunk: string) => (stderr += chunk) },
-    env: {},
-  });
-  return { code, stdout, stderr };
-}
+const cli = (...argv: string[]) => runCli([...argv, '--url', platform.controlUrl]);
 
 function verify(secret: string, delivery: ReceivedDelivery | undefined) {
   const { body, headers } = delivery as ReceivedDelivery;

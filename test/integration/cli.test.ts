@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../cli/commands.js';
+import { type CliOutcome as Outcome, runCli } from '../support/cli.js';
 import type { UsageView } from '../../cli/operator-client.js';
 import { send, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
@@ -16,25 +16,12 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-interface Outcome {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** Every invocation and what it printed: secrets must show up in `keys create` output only. */
 const transcript: Array<{ argv: readonly string[] } & Outcome> = [];
 const secrets: string[] = [];
 
 async function cliWith(env: Record<string, string | undefined>, argv: readonly string[]): Promise<Outcome> {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, {
-    stdout: { write: (chunk: string) => (stdout += chunk) },
-    stderr: { write: (chunk: string) => (stderr += chunk) },
-    env,
-  });
-  const outcome = { code, stdout, stderr };
+  const outcome = await runCli(argv, env);
   transcript.push({ argv, ...outcome });
   return outcome;
 }

@@ -3,7 +3,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../cli/commands.js';
+import { runCli } from '../support/cli.js';
 import { call, freshKey, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 // `npm run platform -- messages send-batch FILE.jsonl` in process, against the local platform's
@@ -19,16 +19,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function cli(env: Record<string, string | undefined>, ...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, {
-    stdout: { write: (chunk: string) => (stdout += chunk) },
-    stderr: { write: (chunk: string) => (stderr += chunk) },
-    env,
-  });
-  return { code, stdout, stderr };
-}
+const cli = (env: Record<string, string | undefined>, ...argv: string[]) => runCli(argv, env);
 
 /** A loopback port nothing listens on (one the system just gave out and took back). */
 async function closedPort(): Promise<number> {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../cli/commands.js';
+import { runCli } from '../support/cli.js';
 import {
   assertResponseMatchesSpec,
   CONTROL_API_OPENAPI_PATH,
@@ -45,16 +45,7 @@ async function api(token: string, method: string, path: string, body?: unknown) 
 }
 
 /** The operator CLI in process, against the local control port. */
-async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await run([...argv, '--url', platform.controlUrl], {
-    stdout: { write: (chunk: string) => (stdout += chunk) },
-    stderr: { write: (chunk: string) => (stderr += chunk) },
-    env: {},
-  });
-  return { code, stdout, stderr };
-}
+const cli = (...argv: string[]) => runCli([...argv, '--url', platform.controlUrl]);
 
 const upgradeMessages = () => platform.operationsTopic.messages.filter((m) => m.message.kind === 'upgrade_request');
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../cli/commands.js';
+import { runCli } from '../support/cli.js';
 import type { UsageHistoryView } from '../../cli/operator-client.js';
 import { BANNED_FLUSH_INTERVAL_MS } from '../../lambda/rate-limits/banned-refusals.js';
 import { eventually, many, send, startTestPlatform, type TestPlatform } from '../support/platform.js';
@@ -26,16 +26,7 @@ async function history(accountId: string, days?: number): Promise<UsageHistoryVi
   return (await res.json()) as UsageHistoryView;
 }
 
-async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await run([...argv, '--url', platform.controlUrl], {
-    stdout: { write: (chunk: string) => (stdout += chunk) },
-    stderr: { write: (chunk: string) => (stderr += chunk) },
-    env: {},
-  });
-  return { code, stdout, stderr };
-}
+const cli = (...argv: string[]) => runCli([...argv, '--url', platform.controlUrl]);
 
 const codes = (answers: ReadonlyArray<{ status: number; body: Record<string, unknown> }>) =>
   answers.map((a) => (a.status === 202 ? 'accepted' : String(a.body.code)));
