@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { dataPlane, traced } from '../../lambda/shared/aws-clients.js';
-import { createDocumentClient } from '../../lambda/shared/dynamodb.js';
+import { allPages, createDocumentClient } from '../../lambda/shared/dynamodb.js';
 import type { Clock } from '../../lambda/shared/clock.js';
 import type { PlatformConfig } from '../../lib/config/index.js';
 import { createQueue, createTables, LOCAL_AWS, startDynamoDb, startSqs } from '../emulators.js';
@@ -48,13 +48,6 @@ export async function startBackingServices({ options, config, services }: Start)
 }
 
 /** Every item of a table, page by page: what the local platform rebuilds its in-memory state from with --data. */
-export async function scanAll(client: DynamoDBDocumentClient, tableName: string): Promise<unknown[]> {
-  const items: unknown[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: startKey }));
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
+export function scanAll(client: DynamoDBDocumentClient, tableName: string): Promise<unknown[]> {
+  return allPages((start) => client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: start })));
 }
