@@ -74,7 +74,9 @@ export function costPerMillionMessages(run: MeasuredRun) {
       perMessage(run.readUnits) * PRICES.dynamoDbReadRequestUnit.usd,
     sqs: (perMessage(run.sqsBilledSends) + workerInvocations * ASSUMPTIONS.sqsRequestsPerBatch) * PRICES.sqsRequest.usd,
     cloudWatchLogs: (logBytes / 1024 ** 3) * PRICES.cloudWatchLogsIngestedGb.usd,
-    xray: ASSUMPTIONS.xraySampling * (requests + workerInvocations) * PRICES.xrayTraceRecorded.usd,
+    xray:
+      (ASSUMPTIONS.apiTraceSampling * requests + ASSUMPTIONS.workerTraceSampling * workerInvocations) *
+      PRICES.xrayTraceRecorded.usd,
   };
   return {
     ...perMillionUsd(usd),

@@ -1,4 +1,5 @@
 import { WORKER_EVENT_SOURCE } from '../contracts/messages.js';
+import { MESSAGES_API_TRACE_SAMPLING } from '../lib/constructs/messages/trace-sampling.js';
 import { SYSTEM_LOG_LEVEL } from '../lib/constructs/shared/platform-function.js';
 
 /** us-east-1 list prices, on-demand, first tier, no free tiers: update the date with any value. */
@@ -63,8 +64,10 @@ export const ASSUMPTIONS = {
   workerBatchSize: WORKER_EVENT_SOURCE.batchSize,
   /** Per worker batch: ReceiveMessage and DeleteMessageBatch calls of at most 10 messages each. */
   sqsRequestsPerBatch: 2 * Math.ceil(WORKER_EVENT_SOURCE.batchSize / 10),
-  /** X-Ray's default sampling rule at volume: 5 % of requests (the 1/s reservoir is negligible). */
-  xraySampling: 0.05,
+  /** Traced share of API requests at volume: the stage's sampling rule (its 1/s reservoir is negligible). */
+  apiTraceSampling: MESSAGES_API_TRACE_SAMPLING.fixedRate,
+  /** Traced share of worker invocations: Lambda samples queue events by X-Ray's default rule, 5 %. */
+  workerTraceSampling: 0.05,
   /** Lambda's own log lines per invocation (START, END, REPORT: ~400 bytes), unless at WARN. */
   lambdaPlatformLogBytes: SYSTEM_LOG_LEVEL === 'WARN' ? 0 : 400,
   /** Rules of the Messages API's web ACL (contracts/firewall-rules.ts): two rate rules, two managed groups. */

@@ -10,6 +10,7 @@ import { acknowledgeNag } from '../shared/nag.js';
 import type { PlatformFunction } from '../shared/platform-function.js';
 import { ApiFirewall } from './api-firewall.js';
 import type { MessagesFunctions } from './messages-functions.js';
+import { addTraceSampling } from './trace-sampling.js';
 
 /** The deployed stage, also the version in the URL. */
 export const STAGE_NAME = 'v1';
@@ -104,6 +105,7 @@ export function createMessagesRestApi(scope: Construct, props: MessagesRestApiPr
   });
   const stage = api.deploymentStage;
   const firewall = new ApiFirewall(scope, 'Firewall', { config, stage });
+  addTraceSampling(scope, stage);
 
   addRoutes(api, functions);
   for (const def of GATEWAY_RESPONSES) {

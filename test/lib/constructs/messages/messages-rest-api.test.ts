@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { GATEWAY_RESPONSES, gatewayProblemBody } from '../../../../contracts/gateway-responses.js';
 import { createMessagesFunctions } from '../../../../lib/constructs/messages/messages-functions.js';
 import { createMessagesRestApi, STAGE_NAME } from '../../../../lib/constructs/messages/messages-rest-api.js';
+import { MESSAGES_API_TRACE_SAMPLING } from '../../../../lib/constructs/messages/trace-sampling.js';
 import { bareMessagesStack, logicalIdOf } from '../../support/bare-stack.js';
 
 describe('createMessagesRestApi (in a bare stack)', () => {
@@ -63,6 +64,28 @@ describe('createMessagesRestApi (in a bare stack)', () => {
         ThrottlingBurstLimit: config.protection.stageThrottle.burstLimit,
       }),
     ]);
+  });
+
+  it('samples the stage by its own X-Ray rule: 1 a second, then 1 %, matched by the stage ARN only', () => {
+    const rules = Object.values(template.findResources('AWS::XRay::SamplingRule'));
+    expect(rules).toHaveLength(1);
+    const rule = rules[0]?.Properties.SamplingRule as Record<string, unknown>;
+    expect(rule).toMatchObject({
+      ReservoirSize: MESSAGES_API_TRACE_SAMPLING.reservoirPerSecond,
+      FixedRate: MESSAGES_API_TRACE_SAMPLING.fixedRate,
+      ServiceType: 'AWS::ApiGateway::Stage',
+      ServiceName: '*',
+      Host: '*',
+      HTTPMethod: '*',
+      URLPath: '*',
+      Version: 1,
+    });
+    expect(MESSAGES_API_TRACE_SAMPLING.fixedRate).toBeLessThan(0.05);
+    // Names are unique per account and region: at most 32 characters, derived from the stack's path.
+    expect(String(rule.RuleName).length).toBeLessThanOrEqual(32);
+    expect(String(rule.RuleName)).toMatch(/^[A-Za-z0-9]+$/);
+    expect(stack.resolve(rest.stage.stageArn)).toEqual(rule.ResourceARN);
+    expect(JSON.stringify(rule.ResourceARN)).toContain(logicalIdOf(stack, rest.api));
   });
 
   it('answers every gateway response type of contracts/gateway-responses.ts with its problem body', () => {
