@@ -4,12 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDns, type TestDnsServer } from '../support/dns-server.js';
 import {
   assertResponseMatchesSpec,
-  CONTROL_API_OPENAPI_PATH,
   createResponseValidator,
   type ObservedResponse,
   readResponse,
   type ResponseValidator,
 } from '../support/openapi.js';
+import { CONTROL_API_OPENAPI_PATH } from '../support/openapi-document.js';
 import { eventually, many, send, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 // Every route of the control API, with its successes and its errors, each answer checked
