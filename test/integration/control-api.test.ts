@@ -1,103 +1,25 @@
-import { createHash } from 'node:crypto';
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Body, controlApiCalls, expectProblem, manifest } from '../support/control-api-calls.js';
 import { startTestDns, type TestDnsServer } from '../support/dns-server.js';
-import {
-  assertResponseMatchesSpec,
-  CONTROL_API_OPENAPI_PATH,
-  createResponseValidator,
-  type ObservedResponse,
-  readResponse,
-  type ResponseValidator,
-} from '../support/openapi.js';
+import { createResponseValidator, type ResponseValidator } from '../support/openapi.js';
+import { CONTROL_API_OPENAPI_PATH } from '../support/openapi-document.js';
 import { eventually, many, send, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 // Every route of the control API, with its successes and its errors, each answer checked
 // against openapi/control-api.yaml. The domain flow runs against a DNS server on loopback.
+// The document's own examples are checked by control-api-examples.test.ts.
 const HOST = 'edge.platform.example.com';
 const EDGE_IPS = { A: ['198.51.100.10'], AAAA: ['2001:db8::10'] };
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
-type Body = Record<string, unknown>;
-interface Answer {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly body: Body;
-}
-
 let dns: TestDnsServer;
 let platform: TestPlatform;
 let validator: ResponseValidator;
-/** `METHOD /template` of every documented operation answered, and every problem code seen. */
-const exercised = new Set<string>();
-const codes = new Set<string>();
-let templates: Array<{ template: string; regex: RegExp; literals: number }> = [];
-
-function record(observed: ObservedResponse): void {
-  assertResponseMatchesSpec(observed, validator);
-  const path = new URL(observed.path, 'http://localhost').pathname;
-  const match = templates.find((t) => t.regex.test(path));
-  const operation = match ? validator.document.paths[match.template]?.[observed.method.toLowerCase()] : undefined;
-  if (match && operation) exercised.add(`${observed.method.toUpperCase()} ${match.template}`);
-  const code = (observed.body as Body | undefined)?.code;
-  if (observed.status >= 400 && typeof code === 'string') codes.add(code);
-}
-
-/** One request to the control API; the answer must match the document. */
-async function cp(
-  method: string,
-  path: string,
-  body?: unknown,
-  options: { raw?: string; contentType?: string } = {},
-): Promise<Answer> {
-  const payload = options.raw ?? (body === undefined ? undefined : JSON.stringify(body));
-  const headers: Record<string, string> = {};
-  if (payload !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';
-  const res = await fetch(`${platform.controlUrl}${path}`, { method, headers, ...(payload === undefined ? {} : { body: payload }) });
-  const observed = await readResponse(method, path, res);
-  record(observed);
-  if (res.ok) expect(res.headers.get('cache-control')).toBe('no-store');
-  const parsed = typeof observed.body === 'object' && observed.body !== null ? (observed.body as Body) : {};
-  return { status: observed.status, headers: res.headers, body: parsed };
-}
-
-const expectProblem = (answer: Answer, status: number, code: string) =>
-  expect({ status: answer.status, code: answer.body.code }, JSON.stringify(answer.body)).toEqual({ status, code });
-
-/** A deploy of one index.html through the documented calls (manifest, presigned PUT, finalize), each answer checked. */
-async function deployPage(projectPath: string, html: string): Promise<Body> {
-  const body = new TextEncoder().encode(html);
-  const entry = { path: 'index.html', sha256: createHash('sha256').update(body).digest('hex'), size: body.byteLength };
-  const started = await cp('POST', `${projectPath}/deploys`, { files: [entry] });
-  expect(started.status, JSON.stringify(started.body)).toBe(201);
-  type Upload = { url: string; headers: Record<string, string> };
-  const { deploy, uploads } = started.body as { deploy: Body; uploads: Upload[] };
-  for (const upload of uploads) await fetch(upload.url, { method: 'PUT', headers: upload.headers, body });
-  const finalized = await cp('POST', `${projectPath}/deploys/${deploy.deployId as string}/finalize`);
-  expect(finalized.status, JSON.stringify(finalized.body)).toBe(200);
-  return finalized.body;
-}
-const manifest = (html: string) => {
-  const body = new TextEncoder().encode(html);
-  return [{ path: 'index.html', sha256: createHash('sha256').update(body).digest('hex'), size: body.byteLength }];
-};
-
-async function domainIn(path: string, states: string[]): Promise<Body> {
-  return eventually(async () => {
-    const current = await cp('GET', path);
-    return states.includes(current.body.state as string) ? current.body : undefined;
-  }, 10_000, 25);
-}
+const { exercised, codes, record, cp, deployPage, domainIn, oversized } =
+  controlApiCalls(() => ({ platform, validator }));
 
 beforeAll(async () => {
   validator = createResponseValidator({ specPath: CONTROL_API_OPENAPI_PATH });
-  templates = Object.keys(validator.document.paths)
-    .map((template) => ({
-      template,
-      regex: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
-      literals: template.split('/').filter((s) => s !== '' && !s.startsWith('{')).length,
-    }))
-    .sort((a, b) => b.literals - a.literals);
   dns = await startTestDns({
     [HOST]: EDGE_IPS,
     [`*.${HOST}`]: EDGE_IPS,
@@ -461,57 +383,4 @@ describe('control API against openapi/control-api.yaml', () => {
     );
     expect(unreached.sort()).toEqual(['internal_error', 'plan_not_higher']);
   });
-
-  it('every example in the document matches its schema (including x-unmatched-routes)', () => {
-    const failures: string[] = [];
-    let checked = 0;
-    const visit = (node: unknown, where: string): void => {
-      if (Array.isArray(node)) return node.forEach((item, i) => visit(item, `${where}/${i}`));
-      if (typeof node !== 'object' || node === null) return;
-      const object = node as Body;
-      if (typeof object.schema === 'object' && object.schema !== null) {
-        const schema = object.schema as Body;
-        const examples: Array<[string, unknown]> = 'example' in object ? [[`${where}/example`, object.example]] : [];
-        for (const [name, example] of Object.entries((object.examples ?? {}) as Record<string, { value?: unknown }>)) {
-          examples.push([`${where}/examples/${name}`, example.value]);
-        }
-        for (const [label, value] of examples) {
-          checked++;
-          failures.push(...validator.validateValue(schema, value, label));
-        }
-      }
-      for (const [key, value] of Object.entries(object)) visit(value, `${where}/${key}`);
-    };
-    visit(validator.document.paths, '#/paths');
-    visit(validator.document['x-unmatched-routes'], '#/x-unmatched-routes');
-    expect(failures).toEqual([]);
-    expect(checked).toBeGreaterThan(60);
-  });
 });
-
-/** A body over the 20 MiB limit, on a connection of its own (the server closes it after the 413). */
-function oversized(path: string): Promise<ObservedResponse> {
-  const payload = Buffer.alloc(20 * 1024 * 1024 + 1, 0x20);
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    const req = request(
-      `${platform.controlUrl}${path}`,
-      { method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', 'Content-Length': payload.length } },
-      (res) => {
-        answered = true;
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const headers = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]));
-          resolve({ method: 'POST', path, status: res.statusCode ?? 0, headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-        });
-        res.on('error', reject);
-      },
-    );
-    // The server stops reading at the limit; the rest of the upload may fail to be written.
-    req.on('error', (error) => {
-      if (!answered) reject(error);
-    });
-    req.end(payload);
-  });
-}

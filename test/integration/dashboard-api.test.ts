@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   assertResponseMatchesSpec,
-  CONTROL_API_OPENAPI_PATH,
   createResponseValidator,
   readResponse,
   type ResponseValidator,
 } from '../support/openapi.js';
+import { CONTROL_API_OPENAPI_PATH } from '../support/openapi-document.js';
 import { send, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 // The dashboard's server on the local platform: its runtime config, the development sign-in, and

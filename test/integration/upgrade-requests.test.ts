@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import {
   assertResponseMatchesSpec,
-  CONTROL_API_OPENAPI_PATH,
   createResponseValidator,
   readResponse,
   type ResponseValidator,
 } from '../support/openapi.js';
+import { CONTROL_API_OPENAPI_PATH } from '../support/openapi-document.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 // Upgrade requests on the local platform: an owner asks through the dashboard's API (the Lambda

@@ -2,11 +2,11 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   assertResponseMatchesSpec,
-  CONTROL_API_OPENAPI_PATH,
   createResponseValidator,
   readResponse,
   type ResponseValidator,
 } from '../support/openapi.js';
+import { CONTROL_API_OPENAPI_PATH } from '../support/openapi-document.js';
 import { eventually, send, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../support/webhook-receiver.js';
 

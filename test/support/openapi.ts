@@ -8,21 +8,24 @@
  * (documented status per operation, media type, closed object schemas, required headers, header
  * value formats) and lenient where it is not (extra undocumented headers, header-name case, media-type
  * parameters such as `charset`).
+ *
+ * The documents are read, and requests matched to their operations, by test/support/openapi-document.ts.
  */
-import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsImport from 'ajv-formats';
-import { parse as parseYaml } from 'yaml';
+import {
+  documentedResponses,
+  isObject,
+  type JsonObject,
+  loadOpenApiDocument,
+  OPENAPI_PATH,
+  type OpenApiDocument,
+  routeMatcher,
+} from './openapi-document.js';
 
-/** Default location of the OpenAPI document. */
-export const OPENAPI_PATH = fileURLToPath(new URL('../../openapi/openapi.yaml', import.meta.url));
-/** The control API's document (accounts, keys, projects, domains). */
-export const CONTROL_API_OPENAPI_PATH = fileURLToPath(new URL('../../openapi/control-api.yaml', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 /** Header values as a test may hold them: a fetch `Headers`, or a plain record (any name case). */
 export type HeaderInput = Headers | Readonly<Record<string, string | readonly string[] | number | undefined>>;
@@ -57,86 +60,8 @@ export interface ResponseValidator {
   validateValue(schema: JsonObject, value: unknown, label?: string): string[];
 }
 
-type JsonObject = { [key: string]: unknown };
-
-export interface OpenApiDocument extends JsonObject {
-  readonly paths: Record<string, JsonObject>;
-  /**
-   * Responses to requests that match no operation (an extension of these documents). Optional:
-   * without it, any response to an unmatched route is reported as undocumented.
-   */
-  readonly 'x-unmatched-routes'?: {
-    readonly unknownPath: Record<string, JsonObject>;
-    readonly unsupportedMethod: Record<string, JsonObject>;
-  };
-}
-
-type RouteMatch =
-  | { kind: 'operation'; label: string; responses: Record<string, JsonObject> } |
-  { kind: 'unknown-path'; label: string; responses: Record<string, JsonObject> } |
-  { kind: 'unsupported-method'; label: string; responses: Record<string, JsonObject>; allowed: string[] };
-
-interface PathTemplate {
-  readonly template: string;
-  readonly regex: RegExp;
-  readonly literalSegments: number;
-  readonly item: JsonObject;
-}
-
 // Keywords of the OpenAPI 3.1 schema dialect that are annotations for validation purposes.
 const OPENAPI_SCHEMA_KEYWORDS = ['example', 'discriminator', 'xml', 'externalDocs'];
-// `$ref` siblings that only annotate, so that merging them over the target is equivalent to JSON Schema semantics.
-const ANNOTATION_KEYWORDS = new Set(['description', 'summary', 'title', 'example', 'examples', 'deprecated']);
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function resolvePointer(root: unknown, ref: string): unknown {
-  if (!ref.startsWith('#/')) throw new Error(`unsupported $ref ${ref}: only local references are resolved`);
-  let node: unknown = root;
-  for (const raw of ref.slice(2).split('/')) {
-    const key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
-    if (!isObject(node) || !(key in node)) throw new Error(`unresolvable $ref ${ref}`);
-    node = node[key];
-  }
-  return node;
-}
-
-/** A copy of `node` with every local `$ref` replaced by its target. */
-function dereference(node: unknown, root: unknown, refStack: readonly string[] = []): unknown {
-  if (Array.isArray(node)) return node.map((item) => dereference(item, root, refStack));
-  if (!isObject(node)) return node;
-  const ref = node.$ref;
-  if (typeof ref === 'string') {
-    if (refStack.includes(ref)) throw new Error(`circular $ref ${[...refStack, ref].join(' -> ')}`);
-    const target = dereference(resolvePointer(root, ref), root, [...refStack, ref]);
-    const siblings = Object.entries(node).filter(([key]) => key !== '$ref');
-    if (siblings.length === 0) return target;
-    const resolvedSiblings = Object.fromEntries(siblings.map(([k, v]) => [k, dereference(v, root, refStack)]));
-    if (siblings.every(([key]) => ANNOTATION_KEYWORDS.has(key)) && isObject(target)) {
-      return { ...target, ...resolvedSiblings };
-    }
-    return { allOf: [target], ...resolvedSiblings };
-  }
-  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, dereference(v, root, refStack)]));
-}
-
-function compilePathTemplate(template: string, item: JsonObject): PathTemplate {
-  const segments = template.split('/');
-  const pattern = segments
-    .map((segment) => {
-      if (/^\{[^}]+\}$/.test(segment)) return '[^/]+';
-      return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    })
-    .join('/');
-  return {
-    template,
-    regex: new RegExp(`^${pattern}$`),
-    literalSegments: segments.filter((s) => !s.startsWith('{')).length,
-    item,
-  };
-}
 
 function headerLookup(headers: HeaderInput): (name: string) => string | undefined {
   if (typeof Headers !== 'undefined' && headers instanceof Headers) {
@@ -200,14 +125,7 @@ function describe(value: unknown): string {
 export function createResponseValidator(options: ResponseValidatorOptions = {}): ResponseValidator {
   const specPath = options.specPath ?? OPENAPI_PATH;
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
-  const raw: unknown = parseYaml(readFileSync(specPath, 'utf8'));
-  const document = dereference(raw, raw) as OpenApiDocument;
-  if (!isObject(document.paths)) throw new Error(`${specPath}: no paths`);
-  const declared = document['x-unmatched-routes'];
-  if (declared !== undefined && (!isObject(declared.unknownPath) || !isObject(declared.unsupportedMethod))) {
-    throw new Error(`${specPath}: x-unmatched-routes needs both unknownPath and unsupportedMethod`);
-  }
-  const fallback = declared ?? { unknownPath: {}, unsupportedMethod: {} };
+  const { document, fallback } = loadOpenApiDocument(specPath);
 
   const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false });
   (addFormatsImport as unknown as (a: Ajv2020) => Ajv2020)(ajv);
@@ -226,23 +144,8 @@ export function createResponseValidator(options: ResponseValidatorOptions = {}):
     return fn(value) ? [] : (fn.errors ?? []).map((error) => formatAjvError(label, error));
   };
 
-  const templates = Object.entries(document.paths)
-    .map(([template, item]) => compilePathTemplate(template, item))
-    // Literal paths win over templated ones (OpenAPI path matching rule).
-    .sort((a, b) => b.literalSegments - a.literalSegments);
-
   // Compile every documented schema now, so that a broken document fails at creation, not mid-test.
-  const allResponses = [
-    ...templates.flatMap((t) =>
-      HTTP_METHODS.flatMap((m) => {
-        const op = t.item[m];
-        return isObject(op) && isObject(op.responses) ? Object.values(op.responses) : [];
-      }),
-    ),
-    ...Object.values(fallback.unknownPath),
-    ...Object.values(fallback.unsupportedMethod),
-  ];
-  for (const response of allResponses) {
+  for (const response of documentedResponses(document, fallback)) {
     if (!isObject(response)) continue;
     for (const media of Object.values(isObject(response.content) ? response.content : {})) {
       if (isObject(media) && isObject(media.schema)) compile(media.schema);
@@ -252,29 +155,7 @@ export function createResponseValidator(options: ResponseValidatorOptions = {}):
     }
   }
 
-  const match = (method: string, path: string): RouteMatch => {
-    const upper = method.toUpperCase();
-    const template = templates.find((t) => t.regex.test(path));
-    if (!template) {
-      return { kind: 'unknown-path', label: `${upper} ${path} (no documented path)`, responses: fallback.unknownPath };
-    }
-    const allowed = HTTP_METHODS.filter((m) => isObject(template.item[m])).map((m) => m.toUpperCase());
-    const operation = template.item[method.toLowerCase()];
-    if (!isObject(operation) || !isObject(operation.responses)) {
-      return {
-        kind: 'unsupported-method',
-        label: `${upper} ${template.template} (method not documented)`,
-        responses: fallback.unsupportedMethod,
-        allowed,
-      };
-    }
-    const id = typeof operation.operationId === 'string' ? ` (${operation.operationId})` : '';
-    return {
-      kind: 'operation',
-      label: `${upper} ${template.template}${id}`,
-      responses: operation.responses as Record<string, JsonObject>,
-    };
-  };
+  const match = routeMatcher(document, fallback);
 
   const normalisePath = (path: string): string => {
     let p = /^[a-z][a-z0-9+.-]*:\/\//i.test(path) ? new URL(path).pathname : path;

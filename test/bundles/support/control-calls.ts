@@ -2,10 +2,10 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { DevSignIn } from '../../../local/dashboard.js';
 import {
   assertResponseMatchesSpec,
-  CONTROL_API_OPENAPI_PATH,
   createResponseValidator,
   type ResponseValidator,
 } from '../../support/openapi.js';
+import { CONTROL_API_OPENAPI_PATH } from '../../support/openapi-document.js';
 import { type Answer, answerOf, proxyEvent } from './events.js';
 import type { BundleStage } from './stage.js';
 
