@@ -115,7 +115,7 @@ function SignedIn({ config, session, onSignedOut }: Readonly<Ready & { session: 
   if (!boot.data) return <main id="main" className="boot"><Loading label="Loading your account…" /></main>;
   const [me, plans] = boot.data;
   const bootAccount = { account: me.account, readAt: boot.dataUpdatedAt };
-  const value: AppContextValue = { config, api, me, accountId: me.account.accountId, bootAccount, plans };
+  const value: AppContextValue = { config, api, email: me.email, accountId: me.account.accountId, bootAccount, plans };
   return (
     <AppContext.Provider value={value}>
       <Shell onSignOut={() => signOutNow(config, onSignedOut)} />
@@ -134,7 +134,7 @@ function signOutNow(config: RuntimeConfig, onSignedOut: SignedOut) {
 
 function Shell({ onSignOut }: { readonly onSignOut: () => void }) {
   const route = useRoute();
-  const { config, me } = useApp();
+  const { config, email } = useApp();
   return (
     <>
       <a
@@ -154,7 +154,7 @@ function Shell({ onSignOut }: { readonly onSignOut: () => void }) {
             ? <span className="dev-badge" title="Local platform only, no password">Development sign-in</span>
             : null}
           <div className="account">
-            <span className="account-email">{me.email}</span>
+            <span className="account-email">{email}</span>
             <PlanBadge />
             <button type="button" className="button small secondary" onClick={onSignOut}>Sign out</button>
           </div>

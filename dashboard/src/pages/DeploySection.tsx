@@ -161,7 +161,7 @@ export function DeploySection({ project }: { readonly project: Project }) {
 /** Why the deploy failed; a refusal by the service leaves the live version as it was. */
 function failure(error: Error) {
   const message = errorMessage(error);
-  return error instanceof ApiError && error.code !== 'deploy_failed' && !/live version/.test(message)
+  return error instanceof ApiError && error.problem?.code !== 'deploy_failed' && !/live version/.test(message)
     ? `${message} The live version is unchanged.`
     : message;
 }

@@ -12,7 +12,9 @@ import { useNotice } from '../components/useNotice';
 import { useApp } from '../context';
 import { actionStarted } from '../flash';
 import { queryKeys } from '../queries';
-import type { CreatedKey, Key } from '../types';
+import type { Key, Schemas } from '../types';
+
+type CreatedKey = Schemas['CreatedKey'];
 import { CodeBlock, singleSend } from './overview/curl';
 
 export const maskedKey = (key: Pick<Key, 'prefix' | 'last4'>) => `${key.prefix}…${key.last4}`;
@@ -57,8 +59,7 @@ export const lastUsed = (key: Pick<Key, 'lastUsedAt'>) =>
   key.lastUsedAt ? <Time iso={key.lastUsedAt} /> : <span className="muted">Never</span>;
 
 export function KeysPage() {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const queryClient = useQueryClient();
   const keys = useQuery({ queryKey: queryKeys.keys(accountId), queryFn: () => api.keys(accountId) });
   // A key as a change answered it shows at once; then the keys and usage are read again.
@@ -73,11 +74,7 @@ export function KeysPage() {
   // After a revoke its button is gone: once the dialog has closed, focus goes to the list.
   const focusList = useRef(false);
   const revoke = useAction();
-  const closeDialog = () => {
-    revoke.setError(undefined);
-    setRevoking(undefined);
-  };
-  const onRevoke = () => revoke.run(async () => {
+  const onRevoke = async () => {
     if (!revoking) return;
     const key = await api.revokeKey(accountId, revoking.keyId);
     focusList.current = true;
@@ -87,7 +84,7 @@ export function KeysPage() {
     changed((current) =>
       current.map((k) => (k.keyId === key.keyId ? { ...key, lastUsedAt: key.lastUsedAt ?? k.lastUsedAt } : k)));
     if (created?.key.keyId === key.keyId) setCreated(undefined);
-  });
+  };
 
   return (
     <>
@@ -154,32 +151,27 @@ export function KeysPage() {
       <Dialog
         open={revoking !== undefined}
         title={`Revoke the key “${revoking?.name ?? ''}”?`}
-        onClose={closeDialog}
+        onClose={() => setRevoking(undefined)}
         onClosed={() => {
           if (focusList.current) document.getElementById('keys-heading')?.focus();
           focusList.current = false;
         }}
-        footer={(
-          <>
-            <button type="button" className="button secondary" onClick={closeDialog} autoFocus>Cancel</button>
-            <button type="button" className="button danger" disabled={revoke.busy} onClick={() => void onRevoke()}>
-              {revoke.busy ? 'Revoking…' : 'Revoke key'}
-            </button>
-          </>
-        )}
+        action={revoke}
+        confirm="Revoke key"
+        busyLabel="Revoking…"
+        onConfirm={onRevoke}
       >
         <p>
           Requests with <code>{revoking ? maskedKey(revoking) : ''}</code> will be refused (401 Unauthorized) from the
           next request on. This cannot be undone.
         </p>
-        <ActionError message={revoke.error} />
       </Dialog>
     </>
   );
 }
 
 function CreateKeyForm({ onCreated }: { readonly onCreated: (created: CreatedKey) => void }) {
-  const { api, me } = useApp();
+  const { api, accountId } = useApp();
   const [name, setName] = useState('');
   const { busy, error, setError, run } = useAction();
 
@@ -191,7 +183,7 @@ function CreateKeyForm({ onCreated }: { readonly onCreated: (created: CreatedKey
       return;
     }
     await run(async () => {
-      onCreated(await api.createKey(me.account.accountId, name.trim()));
+      onCreated(await api.createKey(accountId, name.trim()));
       setName('');
     });
   };

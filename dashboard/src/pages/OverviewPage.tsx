@@ -21,9 +21,8 @@ const STEP_POLL_MS = 5_000;
 
 /** The first screen after sign-in: the API, the plan and its usage, and three steps to a first message and a first site. */
 export function OverviewPage() {
-  const { api, me, plans, config } = useApp();
+  const { api, accountId, plans, config } = useApp();
   const account = useAccount();
-  const accountId = me.account.accountId;
   // The keys, usage and projects pages' cache entries, read more often while a step waits.
   const [waiting, setWaiting] = useState(true);
   const poll = { refetchInterval: waiting ? STEP_POLL_MS : REFRESH_INTERVAL_MS };

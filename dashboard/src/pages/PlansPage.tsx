@@ -8,7 +8,7 @@ import { planName, useApp } from '../context';
 import { queryKeys, useAccount } from '../queries';
 import { href } from '../router';
 import { formatNumber } from '../format';
-import type { Account, Plan, UpgradeRequest } from '../types';
+import type { Account, Plan } from '../types';
 
 /** Which features each plan has, from the catalogue (GET /plans). */
 const FEATURES = [
@@ -19,7 +19,7 @@ const FEATURES = [
 ] as const;
 
 /** The owner's request, until an operator moves the account to its plan or above (whatever the record says). */
-export function pendingRequest(account: Account, plans: readonly Plan[]): UpgradeRequest | undefined {
+export function pendingRequest(account: Account, plans: readonly Plan[]) {
   const request = account.upgradeRequest;
   if (!request || request.status !== 'pending') return undefined;
   const rank = (id: string) => plans.findIndex((p) => p.id === id);
@@ -28,7 +28,7 @@ export function pendingRequest(account: Account, plans: readonly Plan[]): Upgrad
 
 /** Compare plans; "Request upgrade" records a request the operators see (there is no billing). */
 export function PlansPage() {
-  const { api, me, plans } = useApp();
+  const { api, accountId, plans } = useApp();
   const account = useAccount();
   const queryClient = useQueryClient();
   const { busy, error, run } = useAction();
@@ -37,8 +37,8 @@ export function PlansPage() {
 
   const request = (plan: Plan) =>
     run(async () => {
-      const upgradeRequest = await api.requestUpgrade(me.account.accountId, plan.id);
-      const key = queryKeys.account(me.account.accountId);
+      const upgradeRequest = await api.requestUpgrade(accountId, plan.id);
+      const key = queryKeys.account(accountId);
       queryClient.setQueryData<Account>(key, (a) => (a ? { ...a, upgradeRequest } : a));
       await queryClient.invalidateQueries({ queryKey: key });
     });

@@ -4,9 +4,9 @@ import { CopyButton } from '../components/CopyButton';
 import { Notice } from '../components/Notice';
 import { Time } from '../components/Time';
 import { formatDateTime } from '../format';
-import type {
-  DnsFailure, DnsFailureReason, DnsRecordInstruction, Domain, DomainDiagnosis, DomainMisconfiguration, DomainState,
-} from '../types';
+import type { Domain, Schemas } from '../types';
+
+type DomainState = Domain['state'];
 
 export const IN_PROGRESS: ReadonlySet<DomainState> = new Set(['verifying', 'issuing_certificate']);
 
@@ -88,7 +88,7 @@ export function VerifySteps({ domain }: { readonly domain: Domain }) {
   );
 }
 
-const NOTE_TITLE: Record<DnsRecordInstruction['type'], string> = {
+const NOTE_TITLE: Record<Schemas['DnsRecordInstruction']['type'], string> = {
   ALIAS: 'Not every DNS provider supports ALIAS or ANAME records',
   CNAME: 'About this record',
   TXT: 'Why the TXT record: proof that the domain is yours',
@@ -148,7 +148,7 @@ export function RecordsTable({ domain, records }: { readonly domain: string; rea
 }
 
 /** Each DNS failure in plain words, and what the service's detail does not say already. */
-const FAILURE: Record<DnsFailureReason, { readonly title: string; readonly note?: string }> = {
+const FAILURE: Record<Schemas['DnsFailureReason'], { readonly title: string; readonly note?: string }> = {
   record_not_found: {
     title: 'No DNS record found yet',
     note: 'If you have just set it, wait a few minutes and press Re-verify.',
@@ -167,7 +167,7 @@ const FAILURE: Record<DnsFailureReason, { readonly title: string; readonly note?
 };
 
 /** Why DNS verification failed, in plain words, with what was observed and what is expected. */
-export function FailureExplanation({ domain, failure }: { readonly domain: Domain; readonly failure: DnsFailure }) {
+export function FailureExplanation({ domain, failure }: { readonly domain: Domain; readonly failure: Schemas['DnsFailure'] }) {
   const reason = FAILURE[failure.reason];
   const txt = domain.records.find((r) => r.type === 'TXT');
   const expected = failure.reason === 'ownership_unproven' && txt
@@ -211,7 +211,7 @@ function Observed({ observed, expected, children }: {
 export function MisconfigurationPanel({
   domain,
   misconfiguration: m,
-}: { readonly domain: Domain; readonly misconfiguration: DomainMisconfiguration }) {
+}: { readonly domain: Domain; readonly misconfiguration: Schemas['DomainMisconfiguration'] }) {
   const routing = domain.records.find((r) => r.purpose === 'routing');
   return (
     <section className="explain misconfiguration" aria-label={`DNS problem of ${domain.domain}`}>
@@ -253,7 +253,7 @@ function Check({ ok, title, children }: Readonly<{ ok: boolean; title: string; c
 }
 
 /** The certificate diagnosis (state certificate_delayed): DNS and CAA, in plain words. */
-export function DiagnosisPanel({ domain, diagnosis }: Readonly<{ domain: Domain; diagnosis: DomainDiagnosis }>) {
+export function DiagnosisPanel({ domain, diagnosis }: Readonly<{ domain: Domain; diagnosis: Schemas['DomainDiagnosis'] }>) {
   const caaAt = diagnosis.caaFoundAt ?? domain.domain;
   return (
     <section className="diagnosis" aria-label={`Certificate diagnosis for ${domain.domain}`}>

@@ -6,7 +6,7 @@ import { useNotice } from '../../components/useNotice';
 import { useApp } from '../../context';
 import { actionStarted } from '../../flash';
 import {
-  type Domain, type DomainConfig, type Project, type Redirect, REDIRECT_STATUSES, type RedirectStatus,
+  type Domain, type DomainConfig, type Project, REDIRECT_STATUSES, type RedirectStatus, type Schemas,
 } from '../../types';
 
 const STATUS_TEXT: Record<RedirectStatus, string> = {
@@ -39,7 +39,7 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
   const [done, setDone] = useNotice<{ at: 'primary' | 'redirect'; text: string }>();
   const [failed, setFailed] = useNotice<{ at: 'primary' | 'redirect' | 'remove'; text: string }>();
   /** The redirect an add would replace, once the owner has been asked to confirm it. */
-  const [replacing, setReplacing] = useState<Redirect>();
+  const [replacing, setReplacing] = useState<Schemas['Redirect']>();
   const fromRef = useRef<HTMLSelectElement>(null);
 
   useEffect(() => setPrimary(config.primary), [config.primary]);

@@ -1,4 +1,4 @@
-import { ActionError, Notice } from '../../components/Notice';
+import { Notice } from '../../components/Notice';
 import { Dialog } from '../../components/Dialog';
 import { useAction } from '../../components/useAction';
 import { useApp } from '../../context';
@@ -13,38 +13,31 @@ export function RemoveDialog({ project, domain, onClose, onRedirectFirst, onClos
   readonly onRemoved: (domain: string, warning: string | undefined) => void;
 }) {
   const { api, accountId } = useApp();
-  const { busy, error, setError, run } = useAction();
+  const action = useAction();
   const name = domain?.domain ?? '';
   const redirect = project.domains.redirects.find((r) => r.from === name);
   const pointing = project.domains.redirects.filter((r) => r.to === name);
   // A misconfigured domain still serves (its grace period): removing it breaks its links just the same.
   const live = domain?.state === 'active' || domain?.state === 'dns_misconfigured';
-  const close = () => {
-    setError(undefined);
-    onClose();
-  };
-  // The footer shows only while the dialog is open, that is with a domain.
-  const remove = () => run(async () => {
+  // The buttons show only while the dialog is open, that is with a domain.
+  const remove = async () => {
     const result = await api.removeDomain(accountId, project.projectId, name);
     onRemoved(result.domain, result.warning);
-  });
+  };
   return (
     <Dialog
       open={domain !== undefined}
       title={`Remove ${name}?`}
-      onClose={close}
+      onClose={onClose}
       onClosed={onClosed}
-      footer={(
-        <>
-          <button type="button" className="button secondary" onClick={close} autoFocus>Cancel</button>
-          {live && !redirect && pointing.length === 0 && project.domains.primary !== name
-            ? <button type="button" className="button secondary" onClick={() => onRedirectFirst(name)}>Set up a redirect first</button>
-            : null}
-          <button type="button" className="button danger" disabled={busy || pointing.length > 0} onClick={() => void remove()}>
-            {busy ? 'Removing…' : 'Remove domain'}
-          </button>
-        </>
-      )}
+      action={action}
+      confirm="Remove domain"
+      busyLabel="Removing…"
+      onConfirm={remove}
+      disabled={pointing.length > 0}
+      extra={live && !redirect && pointing.length === 0 && project.domains.primary !== name
+        ? <button type="button" className="button secondary" onClick={() => onRedirectFirst(name)}>Set up a redirect first</button>
+        : null}
     >
       {domain
         ? (
@@ -78,7 +71,6 @@ export function RemoveDialog({ project, domain, onClose, onRedirectFirst, onClos
                 ? <p>It is the primary domain: {project.defaultDomain} becomes primary.</p>
                 : null}
               <p className="hint">You can add the domain again later.</p>
-              <ActionError message={error} />
             </>
           )
         : null}

@@ -15,8 +15,7 @@ const DELIVERY_TONE: Record<WebhookDelivery['status'], BadgeTone> =
 
 /** One message: its status, attempts, result or error, and its webhook deliveries with every attempt. */
 export function MessagePage({ messageId }: { readonly messageId: string }) {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const message = useQuery({
     queryKey: ['message', accountId, messageId],
     queryFn: () => messagesApi.get(api, accountId, messageId),
@@ -64,8 +63,7 @@ export function MessagePage({ messageId }: { readonly messageId: string }) {
 }
 
 function DeliveryItem({ messageId, delivery }: { readonly messageId: string; readonly delivery: WebhookDelivery }) {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const queryClient = useQueryClient();
   const resend = useMutation({
     mutationFn: () => messagesApi.resend(api, accountId, messageId, delivery.id),

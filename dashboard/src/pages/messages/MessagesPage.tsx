@@ -16,8 +16,7 @@ export function MessageStatus({ status }: { readonly status: Status }) {
 
 /** Messages: the account's recent messages, newest first, by status; a message is opened by id. */
 export function MessagesPage() {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const [status, setStatus] = useState<Status | ''>('');
   const [cursors, setCursors] = useState<readonly string[]>([]);
   const cursor = cursors.at(-1);

@@ -8,7 +8,9 @@ import { useAction } from '../../components/useAction';
 import { useApp } from '../../context';
 import { formatBytes, formatNumber } from '../../format';
 import { queryKeys } from '../../queries';
-import type { DeployListing, Project } from '../../types';
+import type { Project, Schemas } from '../../types';
+
+type DeployListing = Schemas['DeployListing'];
 
 const STATE_LABELS: Record<DeployListing['state'], string> = {
   in_progress: 'In progress',

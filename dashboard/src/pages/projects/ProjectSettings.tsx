@@ -55,26 +55,21 @@ export function DeleteProject({ project }: { readonly project: Project }) {
   const { api, accountId } = useApp();
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
-  const { busy, error, setError, run } = useAction();
+  const action = useAction();
   const domains = useQuery({
     queryKey: queryKeys.domains(accountId, project.projectId),
     queryFn: () => api.domains(accountId, project.projectId),
     enabled: open,
   });
   const held = (domains.data ?? []).filter((d) => d.state !== 'removed').map((d) => d.domain);
-  const close = () => {
-    setError(undefined);
-    setOpen(false);
+  const remove = async () => {
+    const deleted = await api.deleteProject(accountId, project.projectId);
+    queryClient.removeQueries({ queryKey: queryKeys.project(accountId, project.projectId) });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.projects(accountId) });
+    const released = deleted.releasedDomains.length > 0 ? ` ${deleted.releasedDomains.join(', ')} released.` : '';
+    setFlash(href.projects, `Project ${project.name} deleted.${released} Its slug ${project.slug} is held until ${deleted.slugHeldUntil.slice(0, 10)}.`);
+    location.hash = href.projects;
   };
-  const remove = () =>
-    run(async () => {
-      const deleted = await api.deleteProject(accountId, project.projectId);
-      queryClient.removeQueries({ queryKey: queryKeys.project(accountId, project.projectId) });
-      void queryClient.invalidateQueries({ queryKey: queryKeys.projects(accountId) });
-      const released = deleted.releasedDomains.length > 0 ? ` ${deleted.releasedDomains.join(', ')} released.` : '';
-      setFlash(href.projects, `Project ${project.name} deleted.${released} Its slug ${project.slug} is held until ${deleted.slugHeldUntil.slice(0, 10)}.`);
-      location.hash = href.projects;
-    });
   return (
     <div className="delete-project">
       <p>
@@ -85,15 +80,12 @@ export function DeleteProject({ project }: { readonly project: Project }) {
       <Dialog
         open={open}
         title={`Delete the project “${project.name}”?`}
-        onClose={close}
-        footer={(
-          <>
-            <button type="button" className="button secondary" onClick={close} autoFocus>Cancel</button>
-            <button type="button" className="button danger" disabled={busy || domains.isLoading} onClick={() => void remove()}>
-              {busy ? 'Deleting…' : 'Delete project'}
-            </button>
-          </>
-        )}
+        onClose={() => setOpen(false)}
+        action={action}
+        confirm="Delete project"
+        busyLabel="Deleting…"
+        onConfirm={remove}
+        disabled={domains.isLoading}
       >
         {domains.isLoading
           ? <p>Reading the project’s domains…</p>
@@ -110,7 +102,6 @@ export function DeleteProject({ project }: { readonly project: Project }) {
           stays reserved for 30 days, so nobody can take over its address at once. This cannot be undone.
         </p>
         {domains.error ? <Notice tone="error">The domains could not be read; try again.</Notice> : null}
-        <ActionError message={error} />
       </Dialog>
     </div>
   );

@@ -5,13 +5,15 @@ import { type Column, QueryState, Table } from '../../components/Table';
 import { useApp } from '../../context';
 import { queryKeys } from '../../queries';
 import { formatNumber } from '../../format';
-import type { DayUsage, KeyUsageHistory, UsageTotals } from '../../types';
+import type { Schemas } from '../../types';
+
+type DayUsage = Schemas['DayUsage'];
 import { keyMaskColumn } from '../KeysPage';
 
 const DAYS = 30;
 
-const counts = (totals: UsageTotals) => [totals.accepted, totals.rateLimited, totals.banned].map(formatNumber);
-const countColumns: readonly Column<UsageTotals>[] = [
+const counts = (totals: Schemas['UsageTotals']) => [totals.accepted, totals.rateLimited, totals.banned].map(formatNumber);
+const countColumns: readonly Column<Schemas['UsageTotals']>[] = [
   { label: 'Accepted', cell: (totals) => formatNumber(totals.accepted) },
   { label: 'Rate limited', cell: (totals) => formatNumber(totals.rateLimited) },
   { label: 'Banned', cell: (totals) => formatNumber(totals.banned) },
@@ -19,8 +21,7 @@ const countColumns: readonly Column<UsageTotals>[] = [
 
 /** The account's last 30 UTC days: a chart, the same numbers per day in a table, and each key's totals. */
 export function UsageHistory() {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const history = useQuery({
     queryKey: queryKeys.usageHistory(accountId, DAYS),
     queryFn: () => api.usageHistory(accountId, DAYS),
@@ -83,7 +84,7 @@ export function UsageHistory() {
                         ? <Badge tone="neutral">Revoked</Badge>
                         : <Badge tone="success">Active</Badge>,
                     },
-                    ...countColumns.map((c) => ({ ...c, cell: (key: KeyUsageHistory) => c.cell(key.totals) })),
+                    ...countColumns.map((c) => ({ ...c, cell: (key: Schemas['KeyUsageHistory']) => c.cell(key.totals) })),
                   ]}
                   footer={['All keys', null, null, ...counts(data.totals)]}
                 />

@@ -17,8 +17,7 @@ type ShownSecret = { readonly secret: string; readonly why: string } | undefined
 
 /** Webhooks: the account's endpoints, their status, and what can be done with them. */
 export function WebhooksPage() {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const queryClient = useQueryClient();
   const webhooks = useQuery({ queryKey: ['webhooks', accountId], queryFn: () => webhooksApi.list(api, accountId) });
   const [secret, setSecret] = useState<ShownSecret>();
@@ -123,8 +122,7 @@ function WebhookRow({ webhook, onSecret, onDone }: {
   readonly onSecret: (shown: ShownSecret) => void;
   readonly onDone: (text: string) => void;
 }) {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const queryClient = useQueryClient();
   const test = useMutation({
     mutationFn: () => webhooksApi.test(api, accountId, webhook.id),
