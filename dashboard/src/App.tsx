@@ -177,7 +177,6 @@ function Shell({ onSignOut }: { readonly onSignOut: () => void }) {
   );
 }
 
-/** The header's plan: the account query, refreshed while the tab is visible. */
 function PlanBadge() {
   const { plans } = useApp();
   const account = useAccount();
@@ -188,7 +187,6 @@ function NavLink({ to, current, children }: Readonly<{ to: string; current: bool
   return <a href={to} aria-current={current ? 'page' : undefined} className="navlink">{children}</a>;
 }
 
-/** The pages without a parameter, by route name. */
 const PAGES = {
   overview: OverviewPage, keys: KeysPage, usage: UsagePage, plans: PlansPage,
   projects: ProjectsPage, messages: MessagesPage, webhooks: WebhooksPage,

@@ -12,7 +12,6 @@ export class ApiError extends Error {
   }
 }
 
-/** The message to show for any error thrown by a call. */
 export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) {
     const fields = error.problem?.errors?.map((e) => `${e.field}: ${e.message}`).join('; ');
@@ -28,7 +27,6 @@ export function errorMessage(error: unknown): string {
 const isProblem = (value: unknown): value is Problem =>
   typeof value === 'object' && value !== null && typeof (value as { status?: unknown }).status === 'number';
 
-/** The path parameters of a call, as openapi-fetch takes them. */
 export const at = <P extends Record<string, string>>(path: P) => ({ params: { path } });
 
 export interface ApiOptions {

@@ -18,7 +18,6 @@ const SYSTEM_FILES = new Set(['.DS_Store', 'Thumbs.db', 'desktop.ini']);
 
 export interface Selection {
   readonly files: readonly SiteFile[];
-  /** The chosen folder's name, when a folder was chosen. */
   readonly folder: string | undefined;
   /** System files left out (.DS_Store and the like). */
   readonly skipped: readonly string[];

@@ -66,7 +66,6 @@ export async function completeCognitoSignIn(config: RuntimeConfig): Promise<Sess
   return saveSession({ token: tokens.idToken, expiresAt: new Date(exp).toISOString() });
 }
 
-/** Signs out: forgets the session, and for Cognito ends the managed-login session too. */
 export function signOut(config: RuntimeConfig): void {
   clearSession();
   if (config.auth.kind === 'cognito') location.assign(logoutUrl(config.auth, rootUri()));

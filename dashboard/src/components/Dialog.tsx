@@ -1,6 +1,6 @@
 import { type ReactNode, useEffect, useId, useRef } from 'react';
 import { ActionError } from './Notice';
-import type { useAction } from './useAction';
+import type { useAction } from '../flash';
 
 /**
  * A modal on the native <dialog> (the page behind is inert) that confirms a dangerous action: Cancel

@@ -41,7 +41,6 @@ function UsageBar({ label, usage }: { readonly label: string; readonly usage: Us
   );
 }
 
-/** The account's usage this minute and today. */
 export function UsageBars({ usage }: { readonly usage: Usage }) {
   return (
     <div className="bars">

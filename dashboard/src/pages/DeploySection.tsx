@@ -166,7 +166,6 @@ function failure(error: Error) {
     : message;
 }
 
-/** What the deploy published, and where it is live. */
 function Succeeded({ project: live, deploy, uploaded, skipped }: Readonly<{
   project: Project; deploy: Deploy; uploaded: number; skipped: number;
 }>) {

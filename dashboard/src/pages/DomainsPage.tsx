@@ -5,7 +5,7 @@ import { Notice } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { QueryState } from '../components/Table';
-import { useNotice } from '../components/useNotice';
+import { useNotice } from '../flash';
 import { planName, useApp } from '../context';
 import { queryKeys, useCurrentPlan, useProjectQuery } from '../queries';
 import { href } from '../router';

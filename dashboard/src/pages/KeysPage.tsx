@@ -7,10 +7,8 @@ import { ActionError, Notice } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
 import { type Column, QueryState, Table } from '../components/Table';
 import { Time } from '../components/Time';
-import { useAction } from '../components/useAction';
-import { useNotice } from '../components/useNotice';
+import { actionStarted, useAction, useNotice } from '../flash';
 import { useApp } from '../context';
-import { actionStarted } from '../flash';
 import { queryKeys } from '../queries';
 import type { Key, Schemas } from '../types';
 

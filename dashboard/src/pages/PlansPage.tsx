@@ -3,7 +3,7 @@ import { Badge } from '../components/Badge';
 import { ActionError, Notice } from '../components/Notice';
 import { PageHeading } from '../components/PageHeading';
 import { Time } from '../components/Time';
-import { useAction } from '../components/useAction';
+import { useAction } from '../flash';
 import { planName, useApp } from '../context';
 import { queryKeys, useAccount } from '../queries';
 import { href } from '../router';

@@ -14,7 +14,6 @@ import { DeleteProject, RenameProject } from './projects/ProjectSettings';
 
 export function ProjectPage({ projectId }: { readonly projectId: string }) {
   const project = useProjectQuery(projectId);
-  // "Project created" from the New project form.
   const flash = useFlash(href.project(projectId));
   if (!project.data) return <ProjectLoading title="Project settings" error={project.error} />;
   const p = project.data;

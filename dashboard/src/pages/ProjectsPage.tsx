@@ -35,7 +35,6 @@ const slugFrom = (name: string) =>
 export function ProjectsPage() {
   const { api, accountId, config } = useApp();
   const projects = useQuery({ queryKey: queryKeys.projects(accountId), queryFn: () => api.projects(accountId) });
-  // "Project deleted" from a project's settings.
   const flash = useFlash(href.projects);
   return (
     <>

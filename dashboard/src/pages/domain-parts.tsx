@@ -9,6 +9,9 @@ import type { Domain, Schemas } from '../types';
 type DomainState = Domain['state'];
 
 export const IN_PROGRESS: ReadonlySet<DomainState> = new Set(['verifying', 'issuing_certificate']);
+/** Served: active, or misconfigured but within its grace period (removing it breaks its links all the same). */
+export const isServing = (domain: Pick<Domain, 'state'> | undefined) =>
+  domain?.state === 'active' || domain?.state === 'dns_misconfigured';
 
 const STATE: Record<DomainState, { tone: BadgeTone; text: string }> = {
   pending_dns: { tone: 'neutral', text: 'Waiting for DNS' },
@@ -52,8 +55,7 @@ export function stateAnnouncement(domain: Domain): string {
 type StepState = 'todo' | 'current' | 'done' | 'failed';
 
 function steps({ state, diagnosis }: Domain): Array<{ label: string; state: StepState }> {
-  // A misconfigured domain is still live (its grace period).
-  const live = state === 'active' || state === 'dns_misconfigured';
+  const live = isServing({ state });
   const dnsFailed = state === 'dns_failed' || state === 'dns_misconfigured' ||
     (state === 'certificate_delayed' && diagnosis?.dnsStillVerifies === false);
   const dns: StepState = state === 'verifying' ? 'current' : dnsFailed ? 'failed' : state === 'pending_dns' ? 'todo' : 'done';
@@ -184,7 +186,6 @@ export function FailureExplanation({ domain, failure }: { readonly domain: Domai
   );
 }
 
-/** What the DNS check saw, beside what it expects. */
 function Observed({ observed, expected, children }: {
   readonly observed: readonly string[];
   readonly expected: string;

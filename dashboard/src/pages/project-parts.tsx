@@ -17,7 +17,6 @@ export function DeployBadge({ state }: { readonly state: Project['deployState'] 
   return <Badge tone={tone}>{text}</Badge>;
 }
 
-/** Project settings sections. */
 export function ProjectNav({ project, current }: { readonly project: Project; readonly current: 'general' | 'domains' }) {
   return (
     <>

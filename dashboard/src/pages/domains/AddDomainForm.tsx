@@ -1,9 +1,7 @@
 import { type FormEvent, useId, useState } from 'react';
 import { ActionError } from '../../components/Notice';
-import { useAction } from '../../components/useAction';
-import { useNotice } from '../../components/useNotice';
+import { actionStarted, useAction, useNotice } from '../../flash';
 import { useApp } from '../../context';
-import { actionStarted } from '../../flash';
 import type { Domain, Project } from '../../types';
 
 export function AddDomainForm({ project, addedPending, onAdded }: {

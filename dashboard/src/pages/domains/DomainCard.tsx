@@ -5,13 +5,12 @@ import { MenuButton } from '../../components/MenuButton';
 import { ActionError } from '../../components/Notice';
 import { PlatformUrl } from '../../components/PlatformUrl';
 import { Time } from '../../components/Time';
-import { useAction } from '../../components/useAction';
+import { actionStarted, useAction } from '../../flash';
 import { useApp } from '../../context';
-import { actionStarted } from '../../flash';
 import type { Domain, DomainConfig, Project } from '../../types';
 import {
-  DiagnosisPanel, DomainStateBadge, FailureExplanation, IN_PROGRESS, MisconfigurationPanel, RecordsTable, VerifySteps,
-  stateAnnouncement,
+  DiagnosisPanel, DomainStateBadge, FailureExplanation, IN_PROGRESS, isServing, MisconfigurationPanel, RecordsTable,
+  stateAnnouncement, VerifySteps,
 } from '../domain-parts';
 import { useDomainPolling } from './useDomainPolling';
 
@@ -24,7 +23,6 @@ const WORKING: Partial<Record<Domain['state'], string>> = {
   issuing_certificate: 'DNS is verified. The SSL certificate is being issued, usually within a couple of minutes. Nothing to install.',
 };
 
-/** One custom domain: its state, what to set or fix, its records, and its actions. */
 export function DomainCard({ project, domain, focus, onChange, onConfig, onRemove }: {
   readonly project: Project;
   readonly domain: Domain;
@@ -59,7 +57,6 @@ export function DomainCard({ project, domain, focus, onChange, onConfig, onRemov
   const redirect = project.domains.redirects.find((r) => r.from === domain.domain);
   const redirectedFrom = project.domains.redirects.filter((r) => r.to === domain.domain);
   const running = IN_PROGRESS.has(domain.state);
-  const serving = domain.state === 'active' || domain.state === 'dns_misconfigured';
   const verifyLabel = domain.attempt > 0 ? 'Re-verify' : 'Verify';
   const plural = domain.records.length === 1 ? 'this record' : 'these records';
 
@@ -77,7 +74,7 @@ export function DomainCard({ project, domain, focus, onChange, onConfig, onRemov
           <MenuButton
             label={`Actions for ${domain.domain}`}
             items={[
-              ...(serving && !isPrimary && !redirect ? [{ label: 'Set as primary', onSelect: () => void setPrimary() }] : []),
+              ...(isServing(domain) && !isPrimary && !redirect ? [{ label: 'Set as primary', onSelect: () => void setPrimary() }] : []),
               ...(running ? [] : [{ label: verifyLabel, onSelect: () => void verify() }]),
               { label: 'Remove', danger: true, onSelect: onRemove },
             ]}

@@ -2,12 +2,12 @@ import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { errorMessage } from '../../api';
 import { ActionError, Notice } from '../../components/Notice';
 import { Table } from '../../components/Table';
-import { useNotice } from '../../components/useNotice';
+import { actionStarted, useNotice } from '../../flash';
 import { useApp } from '../../context';
-import { actionStarted } from '../../flash';
 import {
   type Domain, type DomainConfig, type Project, REDIRECT_STATUSES, type RedirectStatus, type Schemas,
 } from '../../types';
+import { isServing } from '../domain-parts';
 
 const STATUS_TEXT: Record<RedirectStatus, string> = {
   301: '301 Moved Permanently',
@@ -26,9 +26,7 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
   const { api, accountId } = useApp();
   const config = project.domains;
   const redirecting = new Set(config.redirects.map((r) => r.from));
-  // Serving domains: active, or misconfigured but still within their grace period.
-  const serving = (d: Domain) => d.state === 'active' || d.state === 'dns_misconfigured';
-  const servingDomains = domains.filter((d) => serving(d) && !redirecting.has(d.domain)).map((d) => d.domain);
+  const servingDomains = domains.filter((d) => isServing(d) && !redirecting.has(d.domain)).map((d) => d.domain);
   const targets = [project.defaultDomain, ...servingDomains];
   const sources = domains.map((d) => d.domain).filter((d) => d !== config.primary);
 
@@ -86,7 +84,7 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
       () => api.addRedirect(accountId, project.projectId, { from: fromValue, to: toValue, status }),
       `${fromValue} now redirects to ${toValue} (${status})` +
       (existing ? `, instead of ${existing.to} (${existing.status}).` : '.') +
-      (fromDomain && !serving(fromDomain) ? ` It applies once ${fromValue} is active.` : ''),
+      (fromDomain && !isServing(fromDomain) ? ` It applies once ${fromValue} is active.` : ''),
     );
   };
 

@@ -1,8 +1,9 @@
 import { Notice } from '../../components/Notice';
 import { Dialog } from '../../components/Dialog';
-import { useAction } from '../../components/useAction';
+import { useAction } from '../../flash';
 import { useApp } from '../../context';
 import type { Domain, Project } from '../../types';
+import { isServing } from '../domain-parts';
 
 export function RemoveDialog({ project, domain, onClose, onRedirectFirst, onClosed, onRemoved }: {
   readonly project: Project;
@@ -17,8 +18,7 @@ export function RemoveDialog({ project, domain, onClose, onRedirectFirst, onClos
   const name = domain?.domain ?? '';
   const redirect = project.domains.redirects.find((r) => r.from === name);
   const pointing = project.domains.redirects.filter((r) => r.to === name);
-  // A misconfigured domain still serves (its grace period): removing it breaks its links just the same.
-  const live = domain?.state === 'active' || domain?.state === 'dns_misconfigured';
+  const live = isServing(domain);
   // The buttons show only while the dialog is open, that is with a domain.
   const remove = async () => {
     const result = await api.removeDomain(accountId, project.projectId, name);

@@ -4,7 +4,7 @@ import { errorMessage } from '../../api';
 import { ActionError, Notice } from '../../components/Notice';
 import { LongValue } from '../../components/LongValue';
 import { Time } from '../../components/Time';
-import { useAction } from '../../components/useAction';
+import { useAction } from '../../flash';
 import { useApp } from '../../context';
 import { formatBytes, formatNumber } from '../../format';
 import { queryKeys } from '../../queries';

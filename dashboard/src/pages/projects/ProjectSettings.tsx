@@ -2,14 +2,12 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Dialog } from '../../components/Dialog';
 import { ActionError, Notice } from '../../components/Notice';
-import { useAction } from '../../components/useAction';
+import { setFlash, useAction } from '../../flash';
 import { useApp } from '../../context';
-import { setFlash } from '../../flash';
 import { queryKeys } from '../../queries';
 import { href } from '../../router';
 import type { Project } from '../../types';
 
-/** Rename (the slug and the address stay). */
 export function RenameProject({ project }: { readonly project: Project }) {
   const { api, accountId } = useApp();
   const queryClient = useQueryClient();

@@ -44,9 +44,7 @@ export function UsageHistory() {
         ? (
             <>
               <dl className="facts">
-                <div><dt>Accepted</dt><dd>{formatNumber(data.totals.accepted)}</dd></div>
-                <div><dt>Rate limited (429)</dt><dd>{formatNumber(data.totals.rateLimited)}</dd></div>
-                <div><dt>Banned (429)</dt><dd>{formatNumber(data.totals.banned)}</dd></div>
+                {SERIES.map((s) => <div key={s.field}><dt>{s.label}</dt><dd>{formatNumber(data.totals[s.field])}</dd></div>)}
               </dl>
               <p className="hint" id={`${tableId}-note`}>
                 Refused counts are approximate: they may miss a few refusals (for example the last seconds of a

@@ -15,7 +15,6 @@ const EVENT_TYPES: WebhookEventType[] = ['message.processed', 'message.failed'];
 /** A secret shown once: after creating an endpoint or rotating its secret. */
 type ShownSecret = { readonly secret: string; readonly why: string } | undefined;
 
-/** Webhooks: the account's endpoints, their status, and what can be done with them. */
 export function WebhooksPage() {
   const { api, accountId } = useApp();
   const queryClient = useQueryClient();
