@@ -4,7 +4,7 @@ import { Api, errorMessage } from './api';
 import { SignIn } from './auth/SignIn';
 import { clearSession, completeCognitoSignIn, loadSession, type Session, signOut } from './auth/session';
 import type { SignInNotice } from './auth/SignIn';
-import { Notice, Loading } from './components/Notice';
+import { Loading, Notice } from './components/parts';
 import { loadConfig, type RuntimeConfig } from './config';
 import { AppContext, type AppContextValue, planName, useApp } from './context';
 import { KeysPage } from './pages/KeysPage';

@@ -2,7 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { errorMessage } from '../api';
 import type { DemoOwner, RuntimeConfig } from '../config';
-import { ActionError, Notice } from '../components/Notice';
+import { ActionError, Notice } from '../components/parts';
 import { beginCognitoSignIn, devSignIn, type Session } from './session';
 
 /** Why the owner is on the sign-in page again: signed out (info), or a session that ended (warning). */

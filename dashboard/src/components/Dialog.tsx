@@ -1,5 +1,5 @@
 import { type ReactNode, useEffect, useId, useRef } from 'react';
-import { ActionError } from './Notice';
+import { ActionError } from './parts';
 import type { useAction } from '../flash';
 
 /**

@@ -1,6 +1,5 @@
 import { useApp } from '../context';
-import { CopyButton } from './CopyButton';
-import { LongValue } from './LongValue';
+import { CopyButton, LongValue } from './parts';
 
 /** How a platform host is reached on the local platform (local/edge.ts); undefined on AWS. */
 function localWayIn(localEdgeUrl: string | undefined, url: string): { link: string; curl: string } | undefined {

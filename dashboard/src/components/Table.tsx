@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { errorMessage } from '../api';
-import { Loading, Notice } from './Notice';
+import { Loading, Notice } from './parts';
 
 export interface Column<T> {
   readonly label: string;

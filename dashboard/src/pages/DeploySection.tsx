@@ -1,10 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type ChangeEvent, type FormEvent, type ReactNode, type RefObject, useId, useRef, useState } from 'react';
 import { ApiError, errorMessage } from '../api';
-import { LongValue } from '../components/LongValue';
-import { ActionError, Notice } from '../components/Notice';
+import { ActionError, LongValue, Notice, Time } from '../components/parts';
 import { PlatformUrl } from '../components/PlatformUrl';
-import { Time } from '../components/Time';
 import { useApp } from '../context';
 import { actionStarted } from '../flash';
 import { type DeployCalls, deploySite, type DeployProgress } from '../../../contracts/deploys';

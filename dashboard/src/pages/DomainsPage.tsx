@@ -1,8 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useRef, useState } from 'react';
-import { Badge } from '../components/Badge';
-import { Notice } from '../components/Notice';
-import { PageHeading } from '../components/PageHeading';
+import { Badge, Notice, PageHeading } from '../components/parts';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { QueryState } from '../components/Table';
 import { useNotice } from '../flash';

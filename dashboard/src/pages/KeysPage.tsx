@@ -1,12 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { CopyButton } from '../components/CopyButton';
+import { ActionError, Badge, CopyButton, Notice, PageHeading, Time } from '../components/parts';
 import { Dialog } from '../components/Dialog';
-import { Badge } from '../components/Badge';
-import { ActionError, Notice } from '../components/Notice';
-import { PageHeading } from '../components/PageHeading';
 import { type Column, QueryState, Table } from '../components/Table';
-import { Time } from '../components/Time';
 import { actionStarted, useAction, useNotice } from '../flash';
 import { useApp } from '../context';
 import { queryKeys } from '../queries';

@@ -1,12 +1,7 @@
 import { type ReactNode, useEffect, useState } from 'react';
-import { Badge } from '../components/Badge';
-import { CopyButton } from '../components/CopyButton';
-import { LongValue } from '../components/LongValue';
-import { Loading } from '../components/Notice';
-import { PageHeading } from '../components/PageHeading';
+import { Badge, CopyButton, Loading, LongValue, PageHeading, Time } from '../components/parts';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { QueryState } from '../components/Table';
-import { Time } from '../components/Time';
 import { UsageBars } from '../components/UsageBar';
 import { useQuery } from '@tanstack/react-query';
 import { planName, useApp } from '../context';

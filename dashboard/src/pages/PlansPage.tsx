@@ -1,8 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { Badge } from '../components/Badge';
-import { ActionError, Notice } from '../components/Notice';
-import { PageHeading } from '../components/PageHeading';
-import { Time } from '../components/Time';
+import { ActionError, Badge, Notice, PageHeading, Time } from '../components/parts';
 import { useAction } from '../flash';
 import { planName, useApp } from '../context';
 import { queryKeys, useAccount } from '../queries';

@@ -1,8 +1,5 @@
-import { LongValue } from '../components/LongValue';
-import { Notice } from '../components/Notice';
-import { PageHeading } from '../components/PageHeading';
+import { LongValue, Notice, PageHeading, Time } from '../components/parts';
 import { PlatformUrl } from '../components/PlatformUrl';
-import { Time } from '../components/Time';
 import { useFlash } from '../flash';
 import { formatBytes, formatNumber } from '../format';
 import { href } from '../router';

@@ -1,11 +1,8 @@
 import { type FormEvent, useId, useState } from 'react';
 import { errorMessage } from '../api';
-import { ActionError, Notice } from '../components/Notice';
-import { LongValue } from '../components/LongValue';
-import { PageHeading } from '../components/PageHeading';
+import { ActionError, LongValue, Notice, PageHeading, Time } from '../components/parts';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { QueryState } from '../components/Table';
-import { Time } from '../components/Time';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useApp } from '../context';
 import { actionStarted, setFlash, useFlash } from '../flash';

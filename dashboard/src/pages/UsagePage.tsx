@@ -1,8 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { Notice } from '../components/Notice';
-import { PageHeading } from '../components/PageHeading';
+import { Notice, PageHeading, Time } from '../components/parts';
 import { QueryState, Table } from '../components/Table';
-import { Time } from '../components/Time';
 import { UsageBars } from '../components/UsageBar';
 import { planName, useApp } from '../context';
 import { formatNumber } from '../format';

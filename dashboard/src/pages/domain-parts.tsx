@@ -1,8 +1,5 @@
 import { type ReactNode } from 'react';
-import { Badge, type BadgeTone } from '../components/Badge';
-import { CopyButton } from '../components/CopyButton';
-import { Notice } from '../components/Notice';
-import { Time } from '../components/Time';
+import { Badge, type BadgeTone, CopyButton, Notice, Time } from '../components/parts';
 import { formatDateTime } from '../format';
 import type { Domain, Schemas } from '../types';
 

@@ -1,7 +1,5 @@
 import { errorMessage } from '../api';
-import { Badge, type BadgeTone } from '../components/Badge';
-import { Loading, Notice } from '../components/Notice';
-import { PageHeading } from '../components/PageHeading';
+import { Badge, type BadgeTone, Loading, Notice, PageHeading } from '../components/parts';
 import { href } from '../router';
 import type { Project } from '../types';
 

@@ -1,5 +1,5 @@
 import { type FormEvent, useId, useState } from 'react';
-import { ActionError } from '../../components/Notice';
+import { ActionError } from '../../components/parts';
 import { actionStarted, useAction, useNotice } from '../../flash';
 import { useApp } from '../../context';
 import type { Domain, Project } from '../../types';

@@ -1,10 +1,8 @@
 import { useEffect, useId, useRef } from 'react';
 import { errorMessage } from '../../api';
-import { Badge } from '../../components/Badge';
+import { ActionError, Badge, Time } from '../../components/parts';
 import { MenuButton } from '../../components/MenuButton';
-import { ActionError } from '../../components/Notice';
 import { PlatformUrl } from '../../components/PlatformUrl';
-import { Time } from '../../components/Time';
 import { actionStarted, useAction } from '../../flash';
 import { useApp } from '../../context';
 import type { Domain, DomainConfig, Project } from '../../types';

@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { errorMessage } from '../../api';
-import { ActionError, Notice } from '../../components/Notice';
+import { ActionError, Notice } from '../../components/parts';
 import { Table } from '../../components/Table';
 import { actionStarted, useNotice } from '../../flash';
 import { useApp } from '../../context';

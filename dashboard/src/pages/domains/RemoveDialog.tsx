@@ -1,4 +1,4 @@
-import { Notice } from '../../components/Notice';
+import { Notice } from '../../components/parts';
 import { Dialog } from '../../components/Dialog';
 import { useAction } from '../../flash';
 import { useApp } from '../../context';

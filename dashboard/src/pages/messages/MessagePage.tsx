@@ -1,10 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { errorMessage } from '../../api';
-import { Badge, type BadgeTone } from '../../components/Badge';
-import { ActionError } from '../../components/Notice';
-import { PageHeading } from '../../components/PageHeading';
+import { ActionError, Badge, type BadgeTone, PageHeading, Time } from '../../components/parts';
 import { QueryState, Table } from '../../components/Table';
-import { Time } from '../../components/Time';
 import { useApp } from '../../context';
 import { href } from '../../router';
 import { messagesApi, type WebhookDelivery } from '../webhooks/webhooks-api';

@@ -1,9 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { Badge, type BadgeTone } from '../../components/Badge';
-import { PageHeading } from '../../components/PageHeading';
+import { Badge, type BadgeTone, PageHeading, Time } from '../../components/parts';
 import { QueryState, Table } from '../../components/Table';
-import { Time } from '../../components/Time';
 import { useApp } from '../../context';
 import { href } from '../../router';
 import { messagesApi, type MessageStatus as Status } from '../webhooks/webhooks-api';

@@ -1,4 +1,4 @@
-import { CopyButton } from '../../components/CopyButton';
+import { CopyButton } from '../../components/parts';
 
 /** A test request: `shown` one option a line, `oneLine` pasteable anywhere. */
 export interface CurlExample {

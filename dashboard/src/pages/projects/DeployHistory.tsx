@@ -1,9 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { errorMessage } from '../../api';
-import { ActionError, Notice } from '../../components/Notice';
-import { LongValue } from '../../components/LongValue';
-import { Time } from '../../components/Time';
+import { ActionError, LongValue, Notice, Time } from '../../components/parts';
 import { useAction } from '../../flash';
 import { useApp } from '../../context';
 import { formatBytes, formatNumber } from '../../format';

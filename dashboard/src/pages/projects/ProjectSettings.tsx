@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Dialog } from '../../components/Dialog';
-import { ActionError, Notice } from '../../components/Notice';
+import { ActionError, Notice } from '../../components/parts';
 import { setFlash, useAction } from '../../flash';
 import { useApp } from '../../context';
 import { queryKeys } from '../../queries';

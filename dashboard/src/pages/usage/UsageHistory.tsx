@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
-import { Badge } from '../../components/Badge';
+import { Badge } from '../../components/parts';
 import { type Column, QueryState, Table } from '../../components/Table';
 import { useApp } from '../../context';
 import { queryKeys } from '../../queries';
@@ -44,7 +44,9 @@ export function UsageHistory() {
         ? (
             <>
               <dl className="facts">
-                {SERIES.map((s) => <div key={s.field}><dt>{s.label}</dt><dd>{formatNumber(data.totals[s.field])}</dd></div>)}
+                {SERIES.map(({ field, label }) => (
+                  <div key={field}><dt>{label}</dt><dd>{formatNumber(data.totals[field])}</dd></div>
+                ))}
               </dl>
               <p className="hint" id={`${tableId}-note`}>
                 Refused counts are approximate: they may miss a few refusals (for example the last seconds of a

@@ -1,12 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { errorMessage } from '../../api';
-import { Badge } from '../../components/Badge';
-import { CopyButton } from '../../components/CopyButton';
-import { ActionError, Notice } from '../../components/Notice';
-import { PageHeading } from '../../components/PageHeading';
+import { ActionError, Badge, CopyButton, Notice, PageHeading, Time } from '../../components/parts';
 import { QueryState } from '../../components/Table';
-import { Time } from '../../components/Time';
 import { useApp } from '../../context';
 import { type Webhook, type WebhookEventType, webhooksApi } from './webhooks-api';
 
