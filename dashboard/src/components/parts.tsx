@@ -1,4 +1,4 @@
-import { Fragment, type ReactNode, useEffect, useRef, useState } from 'react';
+import { Fragment, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { formatDateTime } from '../format';
 
 // The small pieces every page uses: badges, notices, headings, times, long values and copy buttons.
@@ -126,5 +126,33 @@ export function CopyButton({ value, label }: { readonly value: string; readonly 
       </span>
       {status === 'failed' ? <span className="hint error-text" aria-hidden="true">Copy failed: select and copy by hand</span> : null}
     </span>
+  );
+}
+
+/** A card section named by its heading; `head` (a badge, a link) and a Refresh button sit beside the heading. */
+export function Card({ title, id, className, head, refresh, children }: {
+  readonly title: ReactNode;
+  /** The heading's id, for moving focus to it (it is then focusable). */
+  readonly id?: string;
+  readonly className?: string;
+  readonly head?: ReactNode;
+  readonly refresh?: () => void;
+  readonly children?: ReactNode;
+}) {
+  const generated = useId();
+  const heading = <h2 id={id ?? generated} tabIndex={id ? -1 : undefined}>{title}</h2>;
+  return (
+    <section aria-labelledby={id ?? generated} className={className ? `card ${className}` : 'card'}>
+      {head || refresh
+        ? (
+            <div className="card-head">
+              {heading}
+              {head}
+              {refresh ? <button type="button" className="button small secondary" onClick={refresh}>Refresh</button> : null}
+            </div>
+          )
+        : heading}
+      {children}
+    </section>
   );
 }

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useRef, useState } from 'react';
-import { Badge, Notice, PageHeading } from '../components/parts';
+import { Badge, Card, Notice, PageHeading } from '../components/parts';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { QueryState } from '../components/Table';
 import { useNotice } from '../flash';
@@ -70,8 +70,7 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
 
       {!allowed
         ? (
-            <section className="card upgrade" aria-labelledby="upgrade-heading">
-              <h2 id="upgrade-heading">Custom domains need the Pro plan or above</h2>
+            <Card title="Custom domains need the Pro plan or above" className="upgrade">
               <p>
                 Your account is on the {planName(plans, account.plan)} plan, which does not include custom domains.
                 {' '}{p.name} stays available at <strong>{p.defaultDomain}</strong>.
@@ -81,7 +80,7 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
                 {plans.filter((x) => x.customDomains).map((x) => x.displayName).join(', ')}.
                 {' '}<a href={href.plans}>Compare plans</a>
               </p>
-            </section>
+            </Card>
           )
         : (
             <>
@@ -170,17 +169,13 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
 function DefaultDomainCard({ project }: { readonly project: Project }) {
   const primary = project.domains.primary === project.defaultDomain;
   return (
-    <section className="card" aria-labelledby="default-domain-heading">
-      <div className="card-head">
-        <h2 id="default-domain-heading">Default domain</h2>
-        {primary ? <Badge tone="success">Primary</Badge> : null}
-      </div>
+    <Card title="Default domain" head={primary ? <Badge tone="success">Primary</Badge> : null}>
       <p>
         {project.liveDeployId
           ? <PlatformUrl url={project.url} label={project.defaultDomain} />
           : <>{project.defaultDomain} <span className="muted">(served after the first successful deploy)</span></>}
       </p>
       <p className="hint">Always available; it cannot be removed.</p>
-    </section>
+    </Card>
   );
 }

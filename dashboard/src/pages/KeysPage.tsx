@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { ActionError, Badge, CopyButton, Notice, PageHeading, Time } from '../components/parts';
+import { ActionError, Badge, Card, CopyButton, Notice, PageHeading, Time } from '../components/parts';
 import { Dialog } from '../components/Dialog';
 import { type Column, QueryState, Table } from '../components/Table';
 import { actionStarted, useAction, useNotice } from '../flash';
@@ -97,11 +97,7 @@ export function KeysPage() {
 
       {created ? <NewKeyPanel created={created} onDone={() => setCreated(undefined)} /> : null}
 
-      <section aria-labelledby="keys-heading" className="card">
-        <div className="card-head">
-          <h2 id="keys-heading" tabIndex={-1}>Your keys</h2>
-          <button type="button" className="button small secondary" onClick={() => void keys.refetch()}>Refresh</button>
-        </div>
+      <Card title="Your keys" id="keys-heading" refresh={() => void keys.refetch()}>
         <div role="status">{revoked ? <Notice tone="success">{revoked}</Notice> : null}</div>
         <QueryState
           query={keys}
@@ -140,7 +136,7 @@ export function KeysPage() {
             />
           )}
         </QueryState>
-      </section>
+      </Card>
 
       <Dialog
         open={revoking !== undefined}
@@ -183,8 +179,7 @@ function CreateKeyForm({ onCreated }: { readonly onCreated: (created: CreatedKey
   };
 
   return (
-    <section aria-labelledby="create-key-heading" className="card">
-      <h2 id="create-key-heading">Generate a key</h2>
+    <Card title="Generate a key">
       <form className="inline-form" onSubmit={(e) => void onSubmit(e)} noValidate>
         <div className="field grow">
           <label htmlFor="key-name">Key name</label>
@@ -202,7 +197,7 @@ function CreateKeyForm({ onCreated }: { readonly onCreated: (created: CreatedKey
         <button type="submit" className="button primary" disabled={busy}>{busy ? 'Generating…' : 'Generate key'}</button>
       </form>
       <ActionError message={error} id="key-name-error" />
-    </section>
+    </Card>
   );
 }
 

@@ -1,5 +1,5 @@
 import { type ReactNode, useEffect, useState } from 'react';
-import { Badge, CopyButton, Loading, LongValue, PageHeading, Time } from '../components/parts';
+import { Badge, Card, CopyButton, Loading, LongValue, PageHeading, Time } from '../components/parts';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { QueryState } from '../components/Table';
 import { UsageBars } from '../components/UsageBar';
@@ -48,8 +48,7 @@ export function OverviewPage() {
         <p className="lead">Your Messages API, your plan, and three steps to a first message and a first site.</p>
       </PageHeading>
 
-      <section className="card" aria-labelledby="api-heading">
-        <h2 id="api-heading">Messages API</h2>
+      <Card title="Messages API">
         <dl className="facts">
           <div>
             <dt>Base URL</dt>
@@ -80,13 +79,12 @@ export function OverviewPage() {
             </li>
           </ul>
         </div>
-      </section>
+      </Card>
 
-      <section className="card" aria-labelledby="overview-plan-heading">
-        <div className="card-head">
-          <h2 id="overview-plan-heading">{planName(plans, account.plan)} plan</h2>
-          <a className="button small secondary" href={href.usage}>See limits and usage per key</a>
-        </div>
+      <Card
+        title={`${planName(plans, account.plan)} plan`}
+        head={<a className="button small secondary" href={href.usage}>See limits and usage per key</a>}
+      >
         <p className="hint">
           {formatNumber(account.limits.perMinute)} messages a minute and{' '}
           {formatNumber(account.limits.perDay)} a day,
@@ -94,10 +92,9 @@ export function OverviewPage() {
         </p>
         <QueryState query={{ error, isPending: !data && !error }} loading="Loading your account…" />
         {data ? <UsageBars usage={data.usage} /> : null}
-      </section>
+      </Card>
 
-      <section className="card" aria-labelledby="start-heading">
-        <h2 id="start-heading">Get started</h2>
+      <Card title="Get started">
         {data
           ? (
               <ol className="start-steps">
@@ -157,7 +154,7 @@ export function OverviewPage() {
               </ol>
             )
           : error ? null : <Loading label="Loading your progress…" />}
-      </section>
+      </Card>
     </>
   );
 }

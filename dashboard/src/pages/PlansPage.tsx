@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { ActionError, Badge, Notice, PageHeading, Time } from '../components/parts';
+import { ActionError, Badge, Card, Notice, PageHeading, Time } from '../components/parts';
 import { useAction } from '../flash';
 import { planName, useApp } from '../context';
 import { queryKeys, useAccount } from '../queries';
@@ -105,8 +105,7 @@ export function PlansPage() {
       </ul>
       <ActionError message={error} />
 
-      <section className="card" aria-labelledby="billing-heading">
-        <h2 id="billing-heading">About billing</h2>
+      <Card title="About billing">
         <p>
           Billing is not part of the platform: requesting an upgrade charges nothing and asks for no payment details.
           The platform team receives your request, agrees any terms with you outside the platform, and changes the
@@ -115,7 +114,7 @@ export function PlansPage() {
         {currentIndex === plans.length - 1
           ? <p>You are on the top plan: its limits are agreed individually. To change them, ask the platform team.</p>
           : null}
-      </section>
+      </Card>
     </>
   );
 }

@@ -1,4 +1,4 @@
-import { LongValue, Notice, PageHeading, Time } from '../components/parts';
+import { Card, LongValue, Notice, PageHeading, Time } from '../components/parts';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { useFlash } from '../flash';
 import { formatBytes, formatNumber } from '../format';
@@ -20,8 +20,7 @@ export function ProjectPage({ projectId }: { readonly projectId: string }) {
       <ProjectNav project={p} current="general" />
       <PageHeading title={`${p.name}: settings`} />
       {flash && !p.liveDeployId ? <Notice tone="success" live>{flash}</Notice> : null}
-      <section className="card" aria-labelledby="general-heading">
-        <h2 id="general-heading">General</h2>
+      <Card title="General">
         <dl className="facts">
           <div><dt>Slug</dt><dd><code>{p.slug}</code></dd></div>
           <div><dt>Project ID</dt><dd><code><LongValue value={p.projectId} /></code></dd></div>
@@ -36,12 +35,8 @@ export function ProjectPage({ projectId }: { readonly projectId: string }) {
           <div><dt>Primary domain</dt><dd><LongValue value={p.domains.primary} /></dd></div>
           <div><dt>Created</dt><dd><Time iso={p.createdAt} /></dd></div>
         </dl>
-      </section>
-      <section className="card" aria-labelledby="deploy-heading">
-        <div className="card-head">
-          <h2 id="deploy-heading">Deploys</h2>
-          <DeployBadge state={p.deployState} />
-        </div>
+      </Card>
+      <Card title="Deploys" head={<DeployBadge state={p.deployState} />}>
         {deploy
           ? (
               <dl className="facts">
@@ -58,16 +53,14 @@ export function ProjectPage({ projectId }: { readonly projectId: string }) {
         {p.deployState === 'failed' && p.liveDeployId ? <p className="hint">The previous version is still live.</p> : null}
         <DeploySection project={p} />
         <DeployHistory project={p} />
-      </section>
+      </Card>
       <p><a className="button secondary" href={href.domains(p.projectId)}>Manage domains</a></p>
-      <section className="card" aria-labelledby="settings-heading">
-        <h2 id="settings-heading">Name</h2>
+      <Card title="Name">
         <RenameProject key={p.name} project={p} />
-      </section>
-      <section className="card danger-zone" aria-labelledby="delete-heading">
-        <h2 id="delete-heading">Delete project</h2>
+      </Card>
+      <Card title="Delete project" className="danger-zone">
         <DeleteProject project={p} />
-      </section>
+      </Card>
     </>
   );
 }

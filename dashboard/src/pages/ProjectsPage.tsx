@@ -1,6 +1,6 @@
 import { type FormEvent, useId, useState } from 'react';
 import { errorMessage } from '../api';
-import { ActionError, LongValue, Notice, PageHeading, Time } from '../components/parts';
+import { ActionError, Card, LongValue, Notice, PageHeading, Time } from '../components/parts';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { QueryState } from '../components/Table';
 import { useMutation, useQuery } from '@tanstack/react-query';
@@ -134,8 +134,7 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
   };
 
   return (
-    <section aria-labelledby="new-project-heading" className="card">
-      <h2 id="new-project-heading">New project</h2>
+    <Card title="New project">
       <form className="new-project" onSubmit={onSubmit} noValidate>
         <div className="grid2">
           <div className="field">
@@ -188,6 +187,6 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
           {busy ? 'Creating…' : 'Create project'}
         </button>
       </form>
-    </section>
+    </Card>
   );
 }

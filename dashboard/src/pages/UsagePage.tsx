@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { Notice, PageHeading, Time } from '../components/parts';
+import { Card, Notice, PageHeading, Time } from '../components/parts';
 import { QueryState, Table } from '../components/Table';
 import { UsageBars } from '../components/UsageBar';
 import { planName, useApp } from '../context';
@@ -24,8 +24,7 @@ export function UsagePage() {
     <>
       <PageHeading title="Plan & usage" />
 
-      <section aria-labelledby="plan-heading" className="card">
-        <h2 id="plan-heading">Current plan: {planName(plans, account.plan)}</h2>
+      <Card title={`Current plan: ${planName(plans, account.plan)}`}>
         <p className="hint">Account {account.name} (<code>{account.accountId}</code>)</p>
         <dl className="facts">
           <div><dt>Requests per minute</dt><dd>{formatNumber(account.limits.perMinute)}</dd></div>
@@ -55,13 +54,9 @@ export function UsagePage() {
               </Notice>
             )
           : null}
-      </section>
+      </Card>
 
-      <section aria-labelledby="usage-heading" className="card">
-        <div className="card-head">
-          <h2 id="usage-heading">Usage</h2>
-          <button type="button" className="button small secondary" onClick={() => void usage.refetch()}>Refresh</button>
-        </div>
+      <Card title="Usage" refresh={() => void usage.refetch()}>
         <p className="hint">All keys of the account together. Updated every {REFRESH_INTERVAL_MS / 1000} seconds while this page is visible.</p>
         <QueryState query={usage} loading="Loading usage…" />
         {usage.data ? <UsageBars usage={usage.data} /> : null}
@@ -73,12 +68,11 @@ export function UsagePage() {
             </p>
           </Notice>
         ))}
-      </section>
+      </Card>
 
       <UsageHistory />
 
-      <section aria-labelledby="per-key-heading" className="card">
-        <h2 id="per-key-heading">Usage per key</h2>
+      <Card title="Usage per key">
         <p className="hint">What each key took from the account&apos;s budget, revoked keys included.</p>
         {usage.data && keys.length === 0
           ? <p className="empty">No keys yet. Generate a key on the API keys page to start sending messages.</p>
@@ -101,7 +95,7 @@ export function UsagePage() {
               </div>
             )
           : null}
-      </section>
+      </Card>
     </>
   );
 }

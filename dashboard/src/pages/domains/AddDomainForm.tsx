@@ -1,5 +1,5 @@
 import { type FormEvent, useId, useState } from 'react';
-import { ActionError } from '../../components/parts';
+import { ActionError, Card } from '../../components/parts';
 import { actionStarted, useAction, useNotice } from '../../flash';
 import { useApp } from '../../context';
 import type { Domain, Project } from '../../types';
@@ -33,8 +33,7 @@ export function AddDomainForm({ project, addedPending, onAdded }: {
   };
 
   return (
-    <section className="card" aria-labelledby="add-domain-heading">
-      <h2 id="add-domain-heading">Add domain</h2>
+    <Card title="Add domain">
       <form className="inline-form" onSubmit={(e) => void onSubmit(e)} noValidate>
         <div className="field grow">
           <label htmlFor="add-domain-input">Domain</label>
@@ -71,6 +70,6 @@ export function AddDomainForm({ project, addedPending, onAdded }: {
             )
           : null}
       </p>
-    </section>
+    </Card>
   );
 }

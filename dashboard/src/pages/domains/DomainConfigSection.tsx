@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { errorMessage } from '../../api';
-import { ActionError, Notice } from '../../components/parts';
+import { ActionError, Card, Notice } from '../../components/parts';
 import { Table } from '../../components/Table';
 import { actionStarted, useNotice } from '../../flash';
 import { useApp } from '../../context';
@@ -89,8 +89,7 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
   };
 
   return (
-    <section className="card" aria-labelledby="config-heading">
-      <h2 id="config-heading">Domain configuration</h2>
+    <Card title="Domain configuration">
 
       <form
         className="inline-form"
@@ -200,6 +199,6 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
             </form>
           )}
       <p role="status" className="status-line">{done?.at === 'redirect' ? done.text : null}</p>
-    </section>
+    </Card>
   );
 }

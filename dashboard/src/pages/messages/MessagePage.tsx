@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { errorMessage } from '../../api';
-import { ActionError, Badge, type BadgeTone, PageHeading, Time } from '../../components/parts';
+import { ActionError, Badge, type BadgeTone, Card, PageHeading, Time } from '../../components/parts';
 import { QueryState, Table } from '../../components/Table';
 import { useApp } from '../../context';
 import { href } from '../../router';
@@ -27,8 +27,7 @@ export function MessagePage({ messageId }: { readonly messageId: string }) {
       {m
         ? (
             <>
-              <section aria-labelledby="message-heading" className="card">
-                <h2 id="message-heading">Message</h2>
+              <Card title="Message">
                 <dl className="facts">
                   <dt>Status</dt>
                   <dd><MessageStatus status={m.status} /></dd>
@@ -42,16 +41,15 @@ export function MessagePage({ messageId }: { readonly messageId: string }) {
                   <dt>Message</dt>
                   <dd><pre className="message-body">{m.message}</pre></dd>
                 </dl>
-              </section>
-              <section aria-labelledby="deliveries-heading" className="card">
-                <h2 id="deliveries-heading">Webhook deliveries</h2>
+              </Card>
+              <Card title="Webhook deliveries">
                 {m.deliveries.length === 0 ? <p className="empty">No webhook deliveries for this message.</p> : null}
                 <ul className="list">
                   {m.deliveries.map((delivery) => (
                     <DeliveryItem key={delivery.id} messageId={messageId} delivery={delivery} />
                   ))}
                 </ul>
-              </section>
+              </Card>
             </>
           )
         : null}

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { Badge, type BadgeTone, PageHeading, Time } from '../../components/parts';
+import { Badge, type BadgeTone, Card, PageHeading, Time } from '../../components/parts';
 import { QueryState, Table } from '../../components/Table';
 import { useApp } from '../../context';
 import { href } from '../../router';
@@ -34,8 +34,7 @@ export function MessagesPage() {
       <PageHeading title="Messages">
         <p className="lead">Messages your keys sent, newest first, with what happened to them.</p>
       </PageHeading>
-      <section aria-labelledby="messages-heading" className="card">
-        <h2 id="messages-heading">Recent messages</h2>
+      <Card title="Recent messages">
         <div className="row">
           <form className="inline-form" onSubmit={onSearch} role="search">
             <div className="field">
@@ -96,7 +95,7 @@ export function MessagesPage() {
               )
             : null}
         </div>
-      </section>
+      </Card>
     </>
   );
 }

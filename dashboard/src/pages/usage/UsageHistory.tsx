@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
-import { Badge } from '../../components/parts';
+import { Badge, Card } from '../../components/parts';
 import { type Column, QueryState, Table } from '../../components/Table';
 import { useApp } from '../../context';
 import { queryKeys } from '../../queries';
@@ -30,11 +30,7 @@ export function UsageHistory() {
   const data = history.data;
 
   return (
-    <section aria-labelledby="history-heading" className="card">
-      <div className="card-head">
-        <h2 id="history-heading">Last {DAYS} days</h2>
-        <button type="button" className="button small secondary" onClick={() => void history.refetch()}>Refresh</button>
-      </div>
+    <Card title={`Last ${DAYS} days`} refresh={() => void history.refetch()}>
       <p className="hint">
         Requests per UTC day, all keys of the account together. Accepted messages are counted once the worker has
         taken them (a few seconds after the request).
@@ -92,7 +88,7 @@ export function UsageHistory() {
             </>
           )
         : null}
-    </section>
+    </Card>
   );
 }
 

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { errorMessage } from '../../api';
-import { ActionError, Badge, CopyButton, Notice, PageHeading, Time } from '../../components/parts';
+import { ActionError, Badge, Card, CopyButton, Notice, PageHeading, Time } from '../../components/parts';
 import { QueryState } from '../../components/Table';
 import { useApp } from '../../context';
 import { type Webhook, type WebhookEventType, webhooksApi } from './webhooks-api';
@@ -38,8 +38,7 @@ export function WebhooksPage() {
         </p>
       </PageHeading>
 
-      <section aria-labelledby="create-webhook-heading" className="card">
-        <h2 id="create-webhook-heading">Add an endpoint</h2>
+      <Card title="Add an endpoint">
         <form
           className="inline-form"
           onSubmit={(event) => {
@@ -77,12 +76,11 @@ export function WebhooksPage() {
           </button>
         </form>
         <ActionError message={create.error ? errorMessage(create.error) : undefined} />
-      </section>
+      </Card>
 
       {secret
         ? (
-            <section aria-labelledby="secret-heading" className="card">
-              <h2 id="secret-heading">{secret.why}</h2>
+            <Card title={secret.why}>
               <Notice tone="warning" title="Copy it now: it is shown only once.">
                 Keep it with your receiver&apos;s configuration; it proves a request came from us.
               </Notice>
@@ -91,12 +89,11 @@ export function WebhooksPage() {
                 <CopyButton value={secret.secret} label="Copy the signing secret" />
               </div>
               <button type="button" className="button small secondary" onClick={() => setSecret(undefined)}>Done</button>
-            </section>
+            </Card>
           )
         : null}
 
-      <section aria-labelledby="webhooks-heading" className="card">
-        <h2 id="webhooks-heading">Endpoints</h2>
+      <Card title="Endpoints">
         <div role="status">{done ? <Notice tone="success">{done}</Notice> : null}</div>
         <QueryState query={webhooks} loading="Loading endpoints…" rows={webhooks.data} empty="No endpoints yet.">
           {(rows) => (
@@ -107,7 +104,7 @@ export function WebhooksPage() {
             </ul>
           )}
         </QueryState>
-      </section>
+      </Card>
     </>
   );
 }
