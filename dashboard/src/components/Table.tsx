@@ -49,16 +49,16 @@ export function Table<T>({ caption, hideCaption = false, columns, rows, rowKey, 
 
 /** What a query shows: its error, its loading, and for a list (`rows`) `empty` or `children` with the rows. */
 export function QueryState<T>({ query, loading, rows, empty, children }: {
-  readonly query: { readonly error: unknown; readonly isPending: boolean };
-  readonly loading: string;
+  readonly query?: { readonly error: unknown; readonly isPending: boolean };
+  readonly loading?: string;
   readonly rows?: readonly T[] | undefined;
   readonly empty?: ReactNode;
   readonly children?: (rows: readonly T[]) => ReactNode;
 }) {
   return (
     <>
-      {query.error ? <Notice tone="error">{errorMessage(query.error)}</Notice> : null}
-      {query.isPending ? <Loading label={loading} /> : null}
+      {query?.error ? <Notice tone="error">{errorMessage(query.error)}</Notice> : null}
+      {query?.isPending ? <Loading label={loading ?? ''} /> : null}
       {rows?.length === 0 ? <p className="empty">{empty}</p> : null}
       {rows?.length ? children?.(rows) : null}
     </>

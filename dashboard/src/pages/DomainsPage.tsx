@@ -54,7 +54,7 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
     void queryClient.invalidateQueries({ queryKey: domainsKey });
   };
 
-  if (!project.data) return <ProjectLoading title="Domains" error={project.error} />;
+  if (!project.data) return <ProjectLoading title="Domains" query={project} />;
   const p = project.data;
   const deployed = p.liveDeployId !== undefined;
   const list = domains.data ?? [];

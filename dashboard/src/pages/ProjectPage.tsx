@@ -12,7 +12,7 @@ import { DeleteProject, RenameProject } from './projects/ProjectSettings';
 export function ProjectPage({ projectId }: { readonly projectId: string }) {
   const project = useProjectQuery(projectId);
   const flash = useFlash(href.project(projectId));
-  if (!project.data) return <ProjectLoading title="Project settings" error={project.error} />;
+  if (!project.data) return <ProjectLoading title="Project settings" query={project} />;
   const p = project.data;
   const deploy = p.lastDeploy;
   return (

@@ -17,8 +17,7 @@ export function UsagePage() {
   const usage = useQuery({ queryKey: queryKeys.usage(account.accountId), queryFn: () => api.usage(account.accountId) });
   const pending = pendingRequest(account, plans);
   const domainPlans = plans.filter((p) => p.customDomains).map((p) => p.displayName);
-  const keys = usage.data?.keys ?? [];
-  const banned = keys.filter((k) => k.bannedUntil);
+  const banned = usage.data?.keys.filter((k) => k.bannedUntil) ?? [];
 
   return (
     <>
@@ -74,27 +73,27 @@ export function UsagePage() {
 
       <Card title="Usage per key">
         <p className="hint">What each key took from the account&apos;s budget, revoked keys included.</p>
-        {usage.data && keys.length === 0
-          ? <p className="empty">No keys yet. Generate a key on the API keys page to start sending messages.</p>
-          : null}
-        {keys.length > 0
-          ? (
-              <div className="table-scroll">
-                <Table
-                  caption="Requests of each key this minute and today, oldest key first"
-                  hideCaption
-                  rows={keys}
-                  rowKey={(key) => key.keyId}
-                  columns={[
-                    ...keyColumns,
-                    { label: 'This minute', cell: (key) => formatNumber(key.used.minute) },
-                    { label: 'Today (UTC)', cell: (key) => formatNumber(key.used.day) },
-                    { label: 'Last used', cell: lastUsed },
-                  ]}
-                />
-              </div>
-            )
-          : null}
+        <QueryState
+          rows={usage.data?.keys}
+          empty="No keys yet. Generate a key on the API keys page to start sending messages."
+        >
+          {(rows) => (
+            <div className="table-scroll">
+              <Table
+                caption="Requests of each key this minute and today, oldest key first"
+                hideCaption
+                rows={rows}
+                rowKey={(key) => key.keyId}
+                columns={[
+                  ...keyColumns,
+                  { label: 'This minute', cell: (key) => formatNumber(key.used.minute) },
+                  { label: 'Today (UTC)', cell: (key) => formatNumber(key.used.day) },
+                  { label: 'Last used', cell: lastUsed },
+                ]}
+              />
+            </div>
+          )}
+        </QueryState>
       </Card>
     </>
   );

@@ -1,5 +1,6 @@
-import { errorMessage } from '../api';
-import { Badge, type BadgeTone, Loading, Notice, PageHeading } from '../components/parts';
+import type { UseQueryResult } from '@tanstack/react-query';
+import { Badge, type BadgeTone, PageHeading } from '../components/parts';
+import { QueryState } from '../components/Table';
 import { href } from '../router';
 import type { Project } from '../types';
 
@@ -34,11 +35,11 @@ export function ProjectNav({ project, current }: { readonly project: Project; re
 }
 
 /** A project page until its project is read: loading, or why it could not be. */
-export function ProjectLoading({ title, error }: { readonly title: string; readonly error: unknown }) {
+export function ProjectLoading({ title, query }: { readonly title: string; readonly query: UseQueryResult }) {
   return (
     <>
       <PageHeading title={title} />
-      {error ? <Notice tone="error">{errorMessage(error)}</Notice> : <Loading label="Loading the project…" />}
+      <QueryState query={query} loading="Loading the project…" />
       <p><a href={href.projects}>Back to projects</a></p>
     </>
   );

@@ -43,12 +43,13 @@ export function MessagePage({ messageId }: { readonly messageId: string }) {
                 </dl>
               </Card>
               <Card title="Webhook deliveries">
-                {m.deliveries.length === 0 ? <p className="empty">No webhook deliveries for this message.</p> : null}
-                <ul className="list">
-                  {m.deliveries.map((delivery) => (
-                    <DeliveryItem key={delivery.id} messageId={messageId} delivery={delivery} />
-                  ))}
-                </ul>
+                <QueryState rows={m.deliveries} empty="No webhook deliveries for this message.">
+                  {(rows) => (
+                    <ul className="list">
+                      {rows.map((d) => <DeliveryItem key={d.id} messageId={messageId} delivery={d} />)}
+                    </ul>
+                  )}
+                </QueryState>
               </Card>
             </>
           )
