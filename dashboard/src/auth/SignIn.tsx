@@ -1,6 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
-import { errorMessage } from '../api';
 import type { DemoOwner, RuntimeConfig } from '../config';
 import { ActionError, Notice } from '../components/parts';
 import { beginCognitoSignIn, devSignIn, type Session } from './session';
@@ -57,7 +56,7 @@ function CognitoSignIn({ config }: { readonly config: RuntimeConfig }) {
       <button type="button" className="button primary wide" disabled={busy} onClick={() => begin.mutate()}>
         {busy ? 'Redirecting…' : 'Sign in or create an account'}
       </button>
-      <ActionError message={begin.error ? errorMessage(begin.error) : undefined} />
+      <ActionError error={begin.error} />
     </>
   );
 }
@@ -72,7 +71,7 @@ function DevSignIn({ config, owners, onSignedIn }: {
   const errorId = useId();
   const mutation = useMutation({ mutationFn: (address: string) => devSignIn(config, address), onSuccess: onSignedIn });
   const busy = mutation.isPending ? mutation.variables : undefined;
-  const error = empty ? 'Enter an email address.' : mutation.error ? errorMessage(mutation.error) : undefined;
+  const error = empty ? 'Enter an email address.' : mutation.error;
   const signIn = (address: string) => {
     setEmpty(false);
     mutation.mutate(address);
@@ -129,7 +128,7 @@ function DevSignIn({ config, owners, onSignedIn }: {
         <button type="submit" className="button primary" disabled={busy !== undefined}>
           {busy && busy === email.trim() ? 'Signing in…' : 'Sign in'}
         </button>
-        <ActionError message={error} id={errorId} />
+        <ActionError error={error} id={errorId} />
       </form>
     </>
   );

@@ -62,7 +62,7 @@ export function Dialog({
               <h2 id={titleId}>{title}</h2>
               <div className="dialog-body">
                 {children}
-                <ActionError message={action.error} />
+                <ActionError error={action.error} />
               </div>
               <div className="dialog-actions">
                 <button type="button" className="button secondary" onClick={close} autoFocus>Cancel</button>

@@ -1,4 +1,5 @@
 import { Fragment, type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { errorMessage } from '../api';
 import { formatDateTime } from '../format';
 
 // The small pieces every page uses: badges, notices, headings, times, long values and copy buttons.
@@ -44,11 +45,11 @@ export function Notice({ tone, title, children, live = false, id }: {
   );
 }
 
-/** An error next to the action that failed (empty when there is none). */
-export function ActionError({ message, id }: { readonly message: string | undefined; readonly id?: string }) {
+/** An error (a message, or what a call threw) next to the action that failed; empty when there is none. */
+export function ActionError({ error, id }: { readonly error: unknown; readonly id?: string }) {
   return (
     <p className="action-error" role="alert" id={id}>
-      {message ? <><span aria-hidden="true">✕ </span>{message}</> : null}
+      {error ? <><span aria-hidden="true">✕ </span>{errorMessage(error)}</> : null}
     </p>
   );
 }

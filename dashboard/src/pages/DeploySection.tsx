@@ -141,7 +141,7 @@ export function DeploySection({ project }: { readonly project: Project }) {
               )
             : null}
         </p>
-        <ActionError message={refusal} />
+        <ActionError error={refusal} />
       </form>
 
       <p className={`status-line deploy-status${busy ? ' busy' : ''}`} role="status" aria-live="polite">

@@ -196,7 +196,7 @@ function CreateKeyForm({ onCreated }: { readonly onCreated: (created: CreatedKey
         </div>
         <button type="submit" className="button primary" disabled={busy}>{busy ? 'Generating…' : 'Generate key'}</button>
       </form>
-      <ActionError message={error} id="key-name-error" />
+      <ActionError error={error} id="key-name-error" />
     </Card>
   );
 }

@@ -103,7 +103,7 @@ export function PlansPage() {
           );
         })}
       </ul>
-      <ActionError message={error} />
+      <ActionError error={error} />
 
       <Card title="About billing">
         <p>

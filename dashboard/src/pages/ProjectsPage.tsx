@@ -1,5 +1,4 @@
 import { type FormEvent, useId, useState } from 'react';
-import { errorMessage } from '../api';
 import { ActionError, Card, LongValue, Notice, PageHeading, Time } from '../components/parts';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { QueryState } from '../components/Table';
@@ -118,7 +117,7 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
   });
   // Still busy once created, until the settings page opens.
   const busy = create.isPending || create.isSuccess;
-  const shownError = error ?? (create.error ? errorMessage(create.error) : refusal);
+  const shownError = error ?? create.error ?? refusal;
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
@@ -171,7 +170,7 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
               }}
             />
             {/* At the field it is about (a taken slug too), not below the button. */}
-            <ActionError message={shownError} id={errorId} />
+            <ActionError error={shownError} id={errorId} />
             <p className="hint" id={rulesId}>
               {SLUG_RULE.replace(/^The slug must be /, '').replace(/^./, (c) => c.toUpperCase())} Some names (www,
               api, …) are kept by the platform. It cannot be changed later.

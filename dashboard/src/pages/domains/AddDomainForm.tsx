@@ -56,7 +56,7 @@ export function AddDomainForm({ project, addedPending, onAdded }: {
         </div>
         <button type="submit" className="button primary" disabled={busy}>{busy ? 'Adding…' : 'Add domain'}</button>
       </form>
-      <ActionError message={error} id={errorId} />
+      <ActionError error={error} id={errorId} />
       <p role="status" className="status-line">
         {added && addedPending
           ? (

@@ -138,7 +138,7 @@ export function DomainCard({ project, domain, focus, onChange, onConfig, onRemov
             </p>
           )
         : null}
-      <ActionError message={error} />
+      <ActionError error={error} />
     </li>
   );
 }

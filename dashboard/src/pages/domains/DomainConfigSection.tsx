@@ -1,5 +1,4 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { errorMessage } from '../../api';
 import { ActionError, Card, Notice } from '../../components/parts';
 import { Table } from '../../components/Table';
 import { actionStarted, useNotice } from '../../flash';
@@ -35,7 +34,7 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
   const [to, setTo] = useState('');
   const [status, setStatus] = useState<RedirectStatus>(301);
   const [done, setDone] = useNotice<{ at: 'primary' | 'redirect'; text: string }>();
-  const [failed, setFailed] = useNotice<{ at: 'primary' | 'redirect' | 'remove'; text: string }>();
+  const [failed, setFailed] = useNotice<{ at: 'primary' | 'redirect' | 'remove'; error: unknown }>();
   /** The redirect an add would replace, once the owner has been asked to confirm it. */
   const [replacing, setReplacing] = useState<Schemas['Redirect']>();
   const fromRef = useRef<HTMLSelectElement>(null);
@@ -60,7 +59,7 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
       onConfig(await call());
       setDone({ at: at === 'primary' ? 'primary' : 'redirect', text });
     } catch (e) {
-      setFailed({ at, text: errorMessage(e) });
+      setFailed({ at, error: e });
     }
   };
 
@@ -68,7 +67,7 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
     event.preventDefault();
     actionStarted();
     if (!fromValue || !toValue) {
-      setFailed({ at: 'redirect', text: 'Choose the domain to redirect and where it goes.' });
+      setFailed({ at: 'redirect', error: 'Choose the domain to redirect and where it goes.' });
       return;
     }
     // One redirect per domain: adding one for a domain that already redirects replaces it, so ask first.
@@ -107,7 +106,7 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
         </div>
         <button type="submit" className="button secondary" disabled={primary === config.primary}>Set primary</button>
       </form>
-      <ActionError message={failed?.at === 'primary' ? failed.text : undefined} />
+      <ActionError error={failed?.at === 'primary' ? failed.error : undefined} />
       <p role="status" className="status-line">{done?.at === 'primary' ? done.text : null}</p>
 
       <h3>Redirects</h3>
@@ -145,7 +144,7 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
               ]}
             />
           )}
-      <ActionError message={failed?.at === 'remove' ? failed.text : undefined} />
+      <ActionError error={failed?.at === 'remove' ? failed.error : undefined} />
 
       {sources.length === 0
         ? <p className="hint">Add a custom domain to redirect it.</p>
@@ -195,7 +194,7 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
                     )
                   : null}
               </div>
-              <ActionError message={failed?.at === 'redirect' ? failed.text : undefined} />
+              <ActionError error={failed?.at === 'redirect' ? failed.error : undefined} />
             </form>
           )}
       <p role="status" className="status-line">{done?.at === 'redirect' ? done.text : null}</p>

@@ -1,5 +1,4 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { errorMessage } from '../../api';
 import { ActionError, Badge, type BadgeTone, Card, PageHeading, Time } from '../../components/parts';
 import { QueryState, Table } from '../../components/Table';
 import { useApp } from '../../context';
@@ -99,7 +98,7 @@ function DeliveryItem({ messageId, delivery }: { readonly messageId: string; rea
           {resend.isPending ? 'Re-sending…' : 'Re-send'}
         </button>
       </div>
-      <ActionError message={resend.error ? errorMessage(resend.error) : undefined} />
+      <ActionError error={resend.error} />
       {resend.isSuccess ? <p role="status" className="muted">Queued again; the new attempt appears here shortly.</p> : null}
     </li>
   );

@@ -44,7 +44,7 @@ export function DeployHistory({ project }: { readonly project: Project }) {
       <h3 id="history-heading">Deploy history</h3>
       <p className="hint">The last 20 deploys are kept. Rolling back serves an earlier deploy again at once, with no upload.</p>
       {rolledBack ? <Notice tone="success" live>Rolled back: {rolledBack.deployId} is live again.</Notice> : null}
-      <ActionError message={error} />
+      <ActionError error={error} />
       <ol className="deploy-list" aria-label={`Deploys of ${project.name}, newest first`}>
         {list.map((d) => (
           <li key={d.deployId} className={`deploy-item${d.live ? ' live' : ''}`}>

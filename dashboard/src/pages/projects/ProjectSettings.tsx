@@ -43,7 +43,7 @@ export function RenameProject({ project }: { readonly project: Project }) {
       </p>
       <p className="hint" id="project-name-hint">The slug <code>{project.slug}</code>, and so the project’s address, stay.</p>
       {saved ? <p className="status-line" role="status">Renamed.</p> : null}
-      <ActionError message={error} />
+      <ActionError error={error} />
     </form>
   );
 }

@@ -1,6 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { errorMessage } from '../../api';
 import { ActionError, Badge, Card, CopyButton, Notice, PageHeading, Time } from '../../components/parts';
 import { QueryState } from '../../components/Table';
 import { useApp } from '../../context';
@@ -75,7 +74,7 @@ export function WebhooksPage() {
             {create.isPending ? 'Adding…' : 'Add endpoint'}
           </button>
         </form>
-        <ActionError message={create.error ? errorMessage(create.error) : undefined} />
+        <ActionError error={create.error} />
       </Card>
 
       {secret
@@ -176,7 +175,7 @@ function WebhookRow({ webhook, onSecret, onDone }: {
           </button>
         ))}
       </div>
-      <ActionError message={failure ? errorMessage(failure) : undefined} />
+      <ActionError error={failure} />
     </li>
   );
 }
