@@ -25,29 +25,19 @@ export function DomainStateBadge({ state }: { readonly state: DomainState }) {
   return <Badge tone={STATE[state].tone}>{STATE[state].text}</Badge>;
 }
 
-/** One sentence for the live region: what is happening to the domain now. */
-export function stateAnnouncement(domain: Domain): string {
-  switch (domain.state) {
-    case 'pending_dns':
-      return `${domain.domain}: set the DNS record, then press Verify.`;
-    case 'verifying':
-      return `${domain.domain}: checking DNS…`;
-    case 'dns_failed':
-      return `${domain.domain}: the DNS check failed. ${domain.failure ? FAILURE[domain.failure.reason].title : ''}.`;
-    case 'issuing_certificate':
-      return `${domain.domain}: DNS verified. Issuing the certificate…`;
-    case 'active':
-      return `${domain.domain} is live over HTTPS.`;
-    case 'dns_misconfigured':
-      return `${domain.domain}: its DNS no longer points here. It is still served until ${
-        domain.misconfiguration ? formatDateTime(domain.misconfiguration.detachAt) : 'the end of its grace period'
-      }; fix the record shown.`;
-    case 'certificate_delayed':
-      return `${domain.domain}: the certificate is delayed. See the diagnosis.`;
-    case 'removed':
-      return `${domain.domain} was removed.`;
-  }
-}
+/** One sentence for the live region, by state: what is happening to the domain now. */
+export const ANNOUNCEMENT: Record<DomainState, (domain: Domain) => string> = {
+  pending_dns: (d) => `${d.domain}: set the DNS record, then press Verify.`,
+  verifying: (d) => `${d.domain}: checking DNS…`,
+  dns_failed: (d) => `${d.domain}: the DNS check failed. ${d.failure ? FAILURE[d.failure.reason].title : ''}.`,
+  issuing_certificate: (d) => `${d.domain}: DNS verified. Issuing the certificate…`,
+  active: (d) => `${d.domain} is live over HTTPS.`,
+  dns_misconfigured: (d) => `${d.domain}: its DNS no longer points here. It is still served until ${
+    d.misconfiguration ? formatDateTime(d.misconfiguration.detachAt) : 'the end of its grace period'
+  }; fix the record shown.`,
+  certificate_delayed: (d) => `${d.domain}: the certificate is delayed. See the diagnosis.`,
+  removed: (d) => `${d.domain} was removed.`,
+};
 
 type StepState = 'todo' | 'current' | 'done' | 'failed';
 

@@ -7,8 +7,8 @@ import { actionStarted, useAction } from '../../flash';
 import { useApp } from '../../context';
 import type { Domain, DomainConfig, Project } from '../../types';
 import {
-  DiagnosisPanel, DomainStateBadge, FailureExplanation, IN_PROGRESS, isServing, MisconfigurationPanel, RecordsTable,
-  stateAnnouncement, VerifySteps,
+  ANNOUNCEMENT, DiagnosisPanel, DomainStateBadge, FailureExplanation, IN_PROGRESS, isServing, MisconfigurationPanel,
+  RecordsTable, VerifySteps,
 } from '../domain-parts';
 import { useDomainPolling } from './useDomainPolling';
 
@@ -80,7 +80,7 @@ export function DomainCard({ project, domain, focus, onChange, onConfig, onRemov
         </div>
       </div>
 
-      <p className="visually-hidden" role="status" aria-live="polite">{stateAnnouncement(domain)}</p>
+      <p className="visually-hidden" role="status" aria-live="polite">{ANNOUNCEMENT[domain.state](domain)}</p>
 
       {domain.state !== 'pending_dns' ? <VerifySteps domain={domain} /> : null}
 
