@@ -71,7 +71,6 @@ export function signOut(config: RuntimeConfig): void {
   if (config.auth.kind === 'cognito') location.assign(logoutUrl(config.auth, rootUri()));
 }
 
-/** Development sign-in (local platform only): any email, no password. */
 export async function devSignIn(config: RuntimeConfig, email: string): Promise<Session> {
   const res = await fetch(`${config.apiBaseUrl}/dev/sign-in`, {
     method: 'POST',

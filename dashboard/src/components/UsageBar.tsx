@@ -2,7 +2,6 @@ import { useEffect, useId, useState } from 'react';
 import { formatIn, formatNumber, formatTime } from '../format';
 import type { Usage } from '../types';
 
-/** Usage of one window as a labelled bar, with the numbers in text (not colour alone). */
 function UsageBar({ label, usage }: { readonly label: string; readonly usage: Usage['minute'] }) {
   const id = useId();
   // The countdown to the reset ticks each second, whatever the 10-s refresh brings.

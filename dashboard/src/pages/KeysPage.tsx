@@ -42,7 +42,6 @@ export const keyMaskColumn: Column<Pick<Key, 'prefix' | 'last4'>> = {
   cell: (key) => <code className="key-mask">{maskedKey(key)}</code>,
 };
 
-/** The columns the keys and usage pages start with. */
 export const keyColumns: readonly Column<Key>[] = [
   { label: 'Name', cell: (key) => key.name, className: 'key-name' },
   keyMaskColumn,

@@ -14,7 +14,6 @@ import { batchSend, CodeBlock, type CurlExample, singleSend } from './overview/c
 /** While a step waits for something to happen elsewhere (a request, a deploy), how often to look. */
 const STEP_POLL_MS = 5_000;
 
-/** The first screen after sign-in: the API, the plan and its usage, and three steps to a first message and a first site. */
 export function OverviewPage() {
   const { api, accountId, plans, config } = useApp();
   const account = useAccount();
@@ -159,7 +158,6 @@ export function OverviewPage() {
   );
 }
 
-/** One step of getting started: its number, its state in an icon and a word, and what to do. */
 function Step({ number, title, done, children }: {
   readonly number: number;
   readonly title: string;

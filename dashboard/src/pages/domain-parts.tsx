@@ -155,7 +155,6 @@ const FAILURE: Record<Schemas['DnsFailureReason'], { readonly title: string; rea
   },
 };
 
-/** Why DNS verification failed, in plain words, with what was observed and what is expected. */
 export function FailureExplanation({ domain, failure }: { readonly domain: Domain; readonly failure: Schemas['DnsFailure'] }) {
   const reason = FAILURE[failure.reason];
   const txt = domain.records.find((r) => r.type === 'TXT');
@@ -227,7 +226,6 @@ export function MisconfigurationPanel({
 
 const CAA_FIX = '0 issue "amazon.com"';
 
-/** One line of the certificate diagnosis: passed (✓) or failed (✕). */
 function Check({ ok, title, children }: Readonly<{ ok: boolean; title: string; children: ReactNode }>) {
   return (
     <li className={ok ? 'ok' : 'bad'}>
@@ -240,7 +238,6 @@ function Check({ ok, title, children }: Readonly<{ ok: boolean; title: string; c
   );
 }
 
-/** The certificate diagnosis (state certificate_delayed): DNS and CAA, in plain words. */
 export function DiagnosisPanel({ domain, diagnosis }: Readonly<{ domain: Domain; diagnosis: Schemas['DomainDiagnosis'] }>) {
   const caaAt = diagnosis.caaFoundAt ?? domain.domain;
   return (

@@ -34,7 +34,6 @@ export function ProjectNav({ project, current }: { readonly project: Project; re
   );
 }
 
-/** A project page until its project is read: loading, or why it could not be. */
 export function ProjectLoading({ title, query }: { readonly title: string; readonly query: UseQueryResult }) {
   return (
     <>

@@ -15,7 +15,6 @@ import { useDomainPolling } from './useDomainPolling';
 /** States in which the owner acts next with Verify/Re-verify (the button beside the records). */
 const NEEDS_VERIFY = new Set<Domain['state']>(['pending_dns', 'dns_failed', 'certificate_delayed', 'dns_misconfigured']);
 
-/** What the flow is doing, while it works on its own. */
 const WORKING: Partial<Record<Domain['state'], string>> = {
   verifying: 'Checking the DNS records… this takes a few seconds.',
   issuing_certificate: 'DNS is verified. The SSL certificate is being issued, usually within a couple of minutes. Nothing to install.',

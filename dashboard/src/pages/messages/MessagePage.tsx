@@ -9,7 +9,6 @@ import { MessageStatus } from './MessagesPage';
 const DELIVERY_TONE: Record<WebhookDelivery['status'], BadgeTone> =
   { pending: 'progress', succeeded: 'success', failed: 'error', abandoned: 'warning' };
 
-/** One message: its status, attempts, result or error, and its webhook deliveries with every attempt. */
 export function MessagePage({ messageId }: { readonly messageId: string }) {
   const { api, accountId } = useApp();
   const message = useQuery({

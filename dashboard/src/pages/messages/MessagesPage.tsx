@@ -12,7 +12,6 @@ export function MessageStatus({ status }: { readonly status: Status }) {
   return <Badge tone={STATUS_TONE[status]}>{status}</Badge>;
 }
 
-/** Messages: the account's recent messages, newest first, by status; a message is opened by id. */
 export function MessagesPage() {
   const { api, accountId } = useApp();
   const [status, setStatus] = useState<Status | ''>('');

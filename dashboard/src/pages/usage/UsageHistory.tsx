@@ -19,7 +19,6 @@ const countColumns: readonly Column<Schemas['UsageTotals']>[] = [
   { label: 'Banned', cell: (totals) => formatNumber(totals.banned) },
 ];
 
-/** The account's last 30 UTC days: a chart, the same numbers per day in a table, and each key's totals. */
 export function UsageHistory() {
   const { api, accountId } = useApp();
   const history = useQuery({
