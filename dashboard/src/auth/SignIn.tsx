@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import type { DemoOwner, RuntimeConfig } from '../config';
-import { ActionError, Notice } from '../components/parts';
+import { ActionError, Form, Notice } from '../components/parts';
 import { beginCognitoSignIn, devSignIn, type Session } from './session';
 
 /** Why the owner is on the sign-in page again: signed out (info), or a session that ended (warning). */
@@ -77,8 +77,7 @@ function DevSignIn({ config, owners, onSignedIn }: {
     mutation.mutate(address);
   };
 
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
+  const onSubmit = () => {
     if (email.trim()) signIn(email.trim());
     else setEmpty(true);
   };
@@ -111,7 +110,7 @@ function DevSignIn({ config, owners, onSignedIn }: {
             </section>
           )
         : null}
-      <form onSubmit={onSubmit} noValidate className="stack">
+      <Form onSubmit={onSubmit} className="stack">
         <h2>Any email</h2>
         <div className="field">
           <label htmlFor="dev-email">Email</label>
@@ -129,7 +128,7 @@ function DevSignIn({ config, owners, onSignedIn }: {
           {busy && busy === email.trim() ? 'Signing in…' : 'Sign in'}
         </button>
         <ActionError error={error} id={errorId} />
-      </form>
+      </Form>
     </>
   );
 }

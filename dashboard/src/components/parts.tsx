@@ -1,4 +1,4 @@
-import { Fragment, type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { type ComponentProps, Fragment, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { errorMessage } from '../api';
 import { formatDateTime } from '../format';
 
@@ -155,5 +155,19 @@ export function Card({ title, id, className, head, refresh, children }: {
         : heading}
       {children}
     </section>
+  );
+}
+
+/** A form checked in code (noValidate) whose submit runs `onSubmit` instead of loading a page. */
+export function Form({ onSubmit, ...props }: Omit<ComponentProps<'form'>, 'onSubmit'> & { readonly onSubmit: () => unknown }) {
+  return (
+    <form
+      noValidate
+      {...props}
+      onSubmit={(event) => {
+        event.preventDefault();
+        void onSubmit();
+      }}
+    />
   );
 }

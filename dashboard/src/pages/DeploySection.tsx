@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type ChangeEvent, type FormEvent, type ReactNode, type RefObject, useId, useRef, useState } from 'react';
+import { type ChangeEvent, type ReactNode, type RefObject, useId, useRef, useState } from 'react';
 import { ApiError, errorMessage } from '../api';
-import { ActionError, LongValue, Notice, Time } from '../components/parts';
+import { ActionError, Form, LongValue, Notice, Time } from '../components/parts';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { useApp } from '../context';
 import { actionStarted } from '../flash';
@@ -67,8 +67,7 @@ export function DeploySection({ project }: { readonly project: Project }) {
     setRefusal(undefined);
   };
 
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
+  const onSubmit = () => {
     if (busy) return;
     actionStarted();
     if (!selection) {
@@ -105,7 +104,7 @@ export function DeploySection({ project }: { readonly project: Project }) {
         {limitMb(MAX_FILE_BYTES)} per file and {limitMb(MAX_DEPLOY_BYTES)} in all; files that did not change
         since an earlier deploy are not uploaded again. The live version changes only when the whole deploy succeeds.
       </p>
-      <form onSubmit={onSubmit} noValidate>
+      <Form onSubmit={onSubmit}>
         <div className="file-pickers">
           <FilePicker id="deploy-folder" folder={folderInput} describedBy={hintId} disabled={busy} onChange={onChoose}>
             <FolderIcon /> Choose a folder
@@ -142,7 +141,7 @@ export function DeploySection({ project }: { readonly project: Project }) {
             : null}
         </p>
         <ActionError error={refusal} />
-      </form>
+      </Form>
 
       <p className={`status-line deploy-status${busy ? ' busy' : ''}`} role="status" aria-live="polite">
         {busy ? <span className="spinner" aria-hidden="true" /> : null}

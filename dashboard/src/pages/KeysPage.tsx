@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { ActionError, Badge, Card, CopyButton, Notice, PageHeading, Time } from '../components/parts';
+import { useEffect, useRef, useState } from 'react';
+import { ActionError, Badge, Card, CopyButton, Form, Notice, PageHeading, Time } from '../components/parts';
 import { Dialog } from '../components/Dialog';
 import { type Column, QueryState, Table } from '../components/Table';
 import { actionStarted, useAction, useNotice } from '../flash';
@@ -164,8 +164,7 @@ function CreateKeyForm({ onCreated }: { readonly onCreated: (created: CreatedKey
   const [name, setName] = useState('');
   const { busy, error, setError, run } = useAction();
 
-  const onSubmit = async (event: FormEvent) => {
-    event.preventDefault();
+  const onSubmit = async () => {
     actionStarted();
     if (!name.trim()) {
       setError('Give the key a name, e.g. production or laptop.');
@@ -179,7 +178,7 @@ function CreateKeyForm({ onCreated }: { readonly onCreated: (created: CreatedKey
 
   return (
     <Card title="Generate a key">
-      <form className="inline-form" onSubmit={(e) => void onSubmit(e)} noValidate>
+      <Form className="inline-form" onSubmit={onSubmit}>
         <div className="field grow">
           <label htmlFor="key-name">Key name</label>
           <input
@@ -194,7 +193,7 @@ function CreateKeyForm({ onCreated }: { readonly onCreated: (created: CreatedKey
           <p className="hint" id="key-name-hint">A label to recognise it, e.g. production.</p>
         </div>
         <button type="submit" className="button primary" disabled={busy}>{busy ? 'Generating…' : 'Generate key'}</button>
-      </form>
+      </Form>
       <ActionError error={error} id="key-name-error" />
     </Card>
   );

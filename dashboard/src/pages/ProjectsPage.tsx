@@ -1,5 +1,5 @@
-import { type FormEvent, useId, useState } from 'react';
-import { ActionError, Card, LongValue, Notice, PageHeading, Time } from '../components/parts';
+import { useId, useState } from 'react';
+import { ActionError, Card, Form, LongValue, Notice, PageHeading, Time } from '../components/parts';
 import { PlatformUrl } from '../components/PlatformUrl';
 import { QueryState } from '../components/Table';
 import { useMutation, useQuery } from '@tanstack/react-query';
@@ -119,8 +119,7 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
   const busy = create.isPending || create.isSuccess;
   const shownError = error ?? create.error ?? refusal;
 
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
+  const onSubmit = () => {
     if (busy) return;
     actionStarted();
     setJudged(true);
@@ -134,7 +133,7 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
 
   return (
     <Card title="New project">
-      <form className="new-project" onSubmit={onSubmit} noValidate>
+      <Form className="new-project" onSubmit={onSubmit}>
         <div className="grid2">
           <div className="field">
             <label htmlFor="project-name">Name <span className="optional">(optional)</span></label>
@@ -185,7 +184,7 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
         <button type="submit" className="button primary" aria-disabled={busy ? true : undefined}>
           {busy ? 'Creating…' : 'Create project'}
         </button>
-      </form>
+      </Form>
     </Card>
   );
 }

@@ -1,5 +1,5 @@
-import { type FormEvent, useId, useState } from 'react';
-import { ActionError, Card } from '../../components/parts';
+import { useId, useState } from 'react';
+import { ActionError, Card, Form } from '../../components/parts';
 import { actionStarted, useAction, useNotice } from '../../flash';
 import { useApp } from '../../context';
 import type { Domain, Project } from '../../types';
@@ -17,8 +17,7 @@ export function AddDomainForm({ project, addedPending, onAdded }: {
   const errorId = useId();
   const hintId = useId();
 
-  const onSubmit = async (event: FormEvent) => {
-    event.preventDefault();
+  const onSubmit = async () => {
     actionStarted();
     if (!input.trim()) {
       setError('Enter a domain, e.g. www.example.com.');
@@ -34,7 +33,7 @@ export function AddDomainForm({ project, addedPending, onAdded }: {
 
   return (
     <Card title="Add domain">
-      <form className="inline-form" onSubmit={(e) => void onSubmit(e)} noValidate>
+      <Form className="inline-form" onSubmit={onSubmit}>
         <div className="field grow">
           <label htmlFor="add-domain-input">Domain</label>
           <input
@@ -55,7 +54,7 @@ export function AddDomainForm({ project, addedPending, onAdded }: {
           </p>
         </div>
         <button type="submit" className="button primary" disabled={busy}>{busy ? 'Adding…' : 'Add domain'}</button>
-      </form>
+      </Form>
       <ActionError error={error} id={errorId} />
       <p role="status" className="status-line">
         {added && addedPending

@@ -1,5 +1,5 @@
-import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { ActionError, Card, Notice } from '../../components/parts';
+import { useEffect, useRef, useState } from 'react';
+import { ActionError, Card, Form, Notice } from '../../components/parts';
 import { Table } from '../../components/Table';
 import { actionStarted, useNotice } from '../../flash';
 import { useApp } from '../../context';
@@ -63,8 +63,7 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
     }
   };
 
-  const addRedirect = (event: FormEvent) => {
-    event.preventDefault();
+  const addRedirect = () => {
     actionStarted();
     if (!fromValue || !toValue) {
       setFailed({ at: 'redirect', error: 'Choose the domain to redirect and where it goes.' });
@@ -90,12 +89,9 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
   return (
     <Card title="Domain configuration">
 
-      <form
+      <Form
         className="inline-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void change('primary', () => api.setPrimary(accountId, project.projectId, primary), `${primary} is now the primary domain.`);
-        }}
+        onSubmit={() => change('primary', () => api.setPrimary(accountId, project.projectId, primary), `${primary} is now the primary domain.`)}
       >
         <div className="field grow">
           <label htmlFor="primary-domain">Primary domain</label>
@@ -105,7 +101,7 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
           <p className="hint">The default domain or an active custom domain that does not redirect.</p>
         </div>
         <button type="submit" className="button secondary" disabled={primary === config.primary}>Set primary</button>
-      </form>
+      </Form>
       <ActionError error={failed?.at === 'primary' ? failed.error : undefined} />
       <p role="status" className="status-line">{done?.at === 'primary' ? done.text : null}</p>
 
@@ -149,7 +145,7 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
       {sources.length === 0
         ? <p className="hint">Add a custom domain to redirect it.</p>
         : (
-            <form className="redirect-form" onSubmit={(e) => void addRedirect(e)} aria-labelledby="redirect-form-heading">
+            <Form className="redirect-form" onSubmit={addRedirect} aria-labelledby="redirect-form-heading">
               <h4 id="redirect-form-heading">Add a redirect</h4>
               <div className="grid3">
                 <div className="field">
@@ -195,7 +191,7 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
                   : null}
               </div>
               <ActionError error={failed?.at === 'redirect' ? failed.error : undefined} />
-            </form>
+            </Form>
           )}
       <p role="status" className="status-line">{done?.at === 'redirect' ? done.text : null}</p>
     </Card>

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
-import { Badge, type BadgeTone, Card, PageHeading, Time } from '../../components/parts';
+import { useState } from 'react';
+import { Badge, type BadgeTone, Card, Form, PageHeading, Time } from '../../components/parts';
 import { QueryState, Table } from '../../components/Table';
 import { useApp } from '../../context';
 import { href } from '../../router';
@@ -23,8 +23,7 @@ export function MessagesPage() {
   });
   const next = page.data?.nextCursor;
   const [search, setSearch] = useState('');
-  const onSearch = (event: FormEvent) => {
-    event.preventDefault();
+  const onSearch = () => {
     if (search.trim()) location.hash = href.message(search.trim());
   };
 
@@ -35,13 +34,13 @@ export function MessagesPage() {
       </PageHeading>
       <Card title="Recent messages">
         <div className="row">
-          <form className="inline-form" onSubmit={onSearch} role="search">
+          <Form className="inline-form" onSubmit={onSearch} role="search">
             <div className="field">
               <label htmlFor="message-search">Message id</label>
               <input id="message-search" value={search} placeholder="msg_…" onChange={(e) => setSearch(e.target.value)} />
             </div>
             <button type="submit" className="button secondary">Open</button>
-          </form>
+          </Form>
           <div className="field">
             <label htmlFor="message-status">Status</label>
             <select

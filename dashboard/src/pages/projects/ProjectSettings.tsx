@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { Dialog } from '../../components/Dialog';
-import { ActionError, Notice } from '../../components/parts';
+import { ActionError, Form, Notice } from '../../components/parts';
 import { setFlash, useAction } from '../../flash';
 import { useApp } from '../../context';
 import { queryKeys } from '../../queries';
@@ -14,8 +14,7 @@ export function RenameProject({ project }: { readonly project: Project }) {
   const [name, setName] = useState(project.name);
   const [saved, setSaved] = useState(false);
   const { busy, error, run } = useAction();
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
+  const onSubmit = () => {
     void run(async () => {
       const renamed = await api.renameProject(accountId, project.projectId, name);
       queryClient.setQueryData(queryKeys.project(accountId, project.projectId), renamed);
@@ -24,7 +23,7 @@ export function RenameProject({ project }: { readonly project: Project }) {
     });
   };
   return (
-    <form className="rename-project" onSubmit={onSubmit} noValidate>
+    <Form className="rename-project" onSubmit={onSubmit}>
       <label htmlFor="project-name">Name</label>
       <p className="row">
         <input
@@ -44,7 +43,7 @@ export function RenameProject({ project }: { readonly project: Project }) {
       <p className="hint" id="project-name-hint">The slug <code>{project.slug}</code>, and so the project’s address, stay.</p>
       {saved ? <p className="status-line" role="status">Renamed.</p> : null}
       <ActionError error={error} />
-    </form>
+    </Form>
   );
 }
 

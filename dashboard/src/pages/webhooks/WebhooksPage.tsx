@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { ActionError, Badge, Card, CopyButton, Notice, PageHeading, Time } from '../../components/parts';
+import { ActionError, Badge, Card, CopyButton, Form, Notice, PageHeading, Time } from '../../components/parts';
 import { QueryState } from '../../components/Table';
 import { useApp } from '../../context';
 import { type Webhook, type WebhookEventType, webhooksApi } from './webhooks-api';
@@ -38,14 +38,7 @@ export function WebhooksPage() {
       </PageHeading>
 
       <Card title="Add an endpoint">
-        <form
-          className="inline-form"
-          onSubmit={(event) => {
-            event.preventDefault();
-            create.mutate();
-          }}
-          noValidate
-        >
+        <Form className="inline-form" onSubmit={() => create.mutate()}>
           <div className="field grow">
             <label htmlFor="webhook-url">Endpoint URL</label>
             <input
@@ -73,7 +66,7 @@ export function WebhooksPage() {
           <button type="submit" className="button primary" disabled={create.isPending}>
             {create.isPending ? 'Adding…' : 'Add endpoint'}
           </button>
-        </form>
+        </Form>
         <ActionError error={create.error} />
       </Card>
 
