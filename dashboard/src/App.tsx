@@ -150,9 +150,9 @@ function Shell({ onSignOut }: { readonly onSignOut: () => void }) {
       <header className="topbar">
         <div className="topbar-inner">
           <a className="brand" href={href.overview}><span aria-hidden="true" className="brand-mark">◆</span> Platform</a>
-          {config.auth.kind === 'dev'
-            ? <span className="dev-badge" title="Local platform only, no password">Development sign-in</span>
-            : null}
+          {config.auth.kind === 'dev' && (
+            <span className="dev-badge" title="Local platform only, no password">Development sign-in</span>
+          )}
           <div className="account">
             <span className="account-email">{email}</span>
             <PlanBadge />

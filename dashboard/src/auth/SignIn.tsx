@@ -29,15 +29,13 @@ export function SignIn({ config, notice, onSignedIn }: {
     <main id="main" className="sign-in">
       <div className="sign-in-card">
         <p className="brand brand-large"><span aria-hidden="true" className="brand-mark">◆</span> Platform</p>
-        {auth.kind === 'dev'
-          ? (
-              <p className="dev-banner" role="note">
-                <span aria-hidden="true">⚠</span> Development sign-in (local platform only, no password)
-              </p>
-            )
-          : null}
+        {auth.kind === 'dev' && (
+          <p className="dev-banner" role="note">
+            <span aria-hidden="true">⚠</span> Development sign-in (local platform only, no password)
+          </p>
+        )}
         <h1 ref={heading} tabIndex={-1}>{auth.kind === 'dev' ? 'Development sign-in' : 'Sign in'}</h1>
-        {notice ? <Notice tone={notice.tone} live>{notice.text}</Notice> : null}
+        {notice && <Notice tone={notice.tone} live>{notice.text}</Notice>}
         {auth.kind === 'dev'
           ? <DevSignIn config={config} owners={auth.demoOwners} onSignedIn={onSignedIn} />
           : <CognitoSignIn config={config} />}
@@ -88,28 +86,26 @@ function DevSignIn({ config, owners, onSignedIn }: {
         This local platform has no real accounts. Pick a demo owner, or type any email: a new owner gets a Free
         account.
       </p>
-      {owners.length > 0
-        ? (
-            <section aria-labelledby="demo-owners">
-              <h2 id="demo-owners">Demo owners</h2>
-              <ul className="owner-list">
-                {owners.map((owner) => (
-                  <li key={owner.email}>
-                    <button
-                      type="button"
-                      className="button secondary wide owner"
-                      disabled={busy !== undefined}
-                      onClick={() => signIn(owner.email)}
-                    >
-                      <span>Sign in as {owner.email}</span>
-                      <span className="badge badge-neutral">{PLAN_NAMES[owner.plan] ?? owner.plan}</span>
-                    </button>
-                  </li>
-                ))}
-              </ul>
-            </section>
-          )
-        : null}
+      {owners.length > 0 && (
+        <section aria-labelledby="demo-owners">
+          <h2 id="demo-owners">Demo owners</h2>
+          <ul className="owner-list">
+            {owners.map((owner) => (
+              <li key={owner.email}>
+                <button
+                  type="button"
+                  className="button secondary wide owner"
+                  disabled={busy !== undefined}
+                  onClick={() => signIn(owner.email)}
+                >
+                  <span>Sign in as {owner.email}</span>
+                  <span className="badge badge-neutral">{PLAN_NAMES[owner.plan] ?? owner.plan}</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
       <Form onSubmit={onSubmit} className="stack">
         <h2>Any email</h2>
         <div className="field">

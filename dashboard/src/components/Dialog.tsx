@@ -56,29 +56,27 @@ export function Dialog({
         onClosed?.();
       }}
     >
-      {open
-        ? (
-            <>
-              <h2 id={titleId}>{title}</h2>
-              <div className="dialog-body">
-                {children}
-                <ActionError error={action.error} />
-              </div>
-              <div className="dialog-actions">
-                <button type="button" className="button secondary" onClick={close} autoFocus>Cancel</button>
-                {extra}
-                <button
-                  type="button"
-                  className="button danger"
-                  disabled={action.busy || disabled}
-                  onClick={() => void action.run(onConfirm)}
-                >
-                  {action.busy ? busyLabel : confirm}
-                </button>
-              </div>
-            </>
-          )
-        : null}
+      {open && (
+        <>
+          <h2 id={titleId}>{title}</h2>
+          <div className="dialog-body">
+            {children}
+            <ActionError error={action.error} />
+          </div>
+          <div className="dialog-actions">
+            <button type="button" className="button secondary" onClick={close} autoFocus>Cancel</button>
+            {extra}
+            <button
+              type="button"
+              className="button danger"
+              disabled={action.busy || disabled}
+              onClick={() => void action.run(onConfirm)}
+            >
+              {action.busy ? busyLabel : confirm}
+            </button>
+          </div>
+        </>
+      )}
     </dialog>
   );
 }

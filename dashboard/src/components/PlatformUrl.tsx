@@ -27,22 +27,20 @@ export function PlatformUrl({ url, live = true, label }: {
       {live
         ? <a href={url} target="_blank" rel="noreferrer"><LongValue value={shown} /></a>
         : <LongValue value={shown} />}
-      {local && live
-        ? (
-            <span className="local-way block">
-              <span className="hint">
-                Locally:{' '}
-                <a href={local.link} target="_blank" rel="noreferrer">
-                  <LongValue value={local.link} />
-                </a>
-              </span>
-              <span className="cell-copy">
-                <code><LongValue value={local.curl} /></code>
-                <CopyButton value={local.curl} label={`Copy the local curl command for ${shown}`} />
-              </span>
-            </span>
-          )
-        : null}
+      {local && live && (
+        <span className="local-way block">
+          <span className="hint">
+            Locally:{' '}
+            <a href={local.link} target="_blank" rel="noreferrer">
+              <LongValue value={local.link} />
+            </a>
+          </span>
+          <span className="cell-copy">
+            <code><LongValue value={local.curl} /></code>
+            <CopyButton value={local.curl} label={`Copy the local curl command for ${shown}`} />
+          </span>
+        </span>
+      )}
     </span>
   );
 }

@@ -42,7 +42,7 @@ export function Table<T>({ caption, hideCaption = false, columns, rows, rowKey, 
       <tbody>
         {rows.map((row) => <tr key={rowKey(row)}>{cells(columns.map((c) => c.cell(row)))}</tr>)}
       </tbody>
-      {footer ? <tfoot><tr>{cells(footer)}</tr></tfoot> : null}
+      {footer && <tfoot><tr>{cells(footer)}</tr></tfoot>}
     </table>
   );
 }

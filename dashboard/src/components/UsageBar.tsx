@@ -19,7 +19,7 @@ function UsageBar({ label, usage }: { readonly label: string; readonly usage: Us
         <span id={`${id}-label`} className="usage-bar-label">{label}</span>
         <span className="usage-bar-numbers">
           {text}
-          {tone === 'full' ? <strong> (limit reached)</strong> : null}
+          {tone === 'full' && <strong> (limit reached)</strong>}
         </span>
       </div>
       <div

@@ -88,7 +88,7 @@ export function LongValue({ value }: { readonly value: string }) {
     <span className="long-value">
       {parts.map((part, i) => (
         // Parts of one fixed string: the index is their identity.
-        <Fragment key={i}>{part}{i < parts.length - 1 ? <wbr /> : null}</Fragment>
+        <Fragment key={i}>{part}{i < parts.length - 1 && <wbr />}</Fragment>
       ))}
     </span>
   );
@@ -125,7 +125,7 @@ export function CopyButton({ value, label }: { readonly value: string; readonly 
       <span className="visually-hidden" role="status">
         {status === 'copied' ? 'Copied to the clipboard' : status === 'failed' ? 'Copy failed: select the text and copy it by hand' : ''}
       </span>
-      {status === 'failed' ? <span className="hint error-text" aria-hidden="true">Copy failed: select and copy by hand</span> : null}
+      {status === 'failed' && <span className="hint error-text" aria-hidden="true">Copy failed: select and copy by hand</span>}
     </span>
   );
 }
@@ -149,7 +149,7 @@ export function Card({ title, id, className, head, refresh, children }: {
             <div className="card-head">
               {heading}
               {head}
-              {refresh ? <button type="button" className="button small secondary" onClick={refresh}>Refresh</button> : null}
+              {refresh && <button type="button" className="button small secondary" onClick={refresh}>Refresh</button>}
             </div>
           )
         : heading}

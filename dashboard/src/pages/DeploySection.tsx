@@ -112,7 +112,7 @@ export function DeploySection({ project }: { readonly project: Project }) {
           <FilePicker id="deploy-files" describedBy={hintId} disabled={busy} onChange={onChoose}>Choose files</FilePicker>
         </div>
 
-        {selection ? <SelectionSummary selection={selection} problemsId={problemsId} /> : null}
+        {selection && <SelectionSummary selection={selection} problemsId={problemsId} />}
 
         <p className="row deploy-actions">
           <button
@@ -124,33 +124,31 @@ export function DeploySection({ project }: { readonly project: Project }) {
           >
             {busy ? 'Deploying…' : 'Deploy'}
           </button>
-          {!selection && !busy ? <span className="hint" id={nothingId}>Choose a folder or files to deploy first.</span> : null}
-          {selection && !busy
-            ? (
-                <button
-                  type="button"
-                  className="button secondary"
-                  onClick={() => {
-                    setSelection(undefined);
-                    setRefusal(undefined);
-                  }}
-                >
-                  Clear selection
-                </button>
-              )
-            : null}
+          {!selection && !busy && <span className="hint" id={nothingId}>Choose a folder or files to deploy first.</span>}
+          {selection && !busy && (
+            <button
+              type="button"
+              className="button secondary"
+              onClick={() => {
+                setSelection(undefined);
+                setRefusal(undefined);
+              }}
+            >
+              Clear selection
+            </button>
+          )}
         </p>
         <ActionError error={refusal} />
       </Form>
 
       <p className={`status-line deploy-status${busy ? ' busy' : ''}`} role="status" aria-live="polite">
-        {busy ? <span className="spinner" aria-hidden="true" /> : null}
+        {busy && <span className="spinner" aria-hidden="true" />}
         {/* The selection, the result and the failure are on screen already: here they are only announced. */}
         {busy ? status : <span className="visually-hidden">{status}</span>}
       </p>
 
-      {deploy.data ? <Succeeded {...deploy.data} /> : null}
-      {deploy.error ? <Notice tone="error" title="The deploy failed">{failure(deploy.error)}</Notice> : null}
+      {deploy.data && <Succeeded {...deploy.data} />}
+      {deploy.error && <Notice tone="error" title="The deploy failed">{failure(deploy.error)}</Notice>}
     </div>
   );
 }
@@ -183,7 +181,7 @@ function Succeeded({ project: live, deploy, uploaded, skipped }: Readonly<{
       </dl>
       <p>
         Live at <PlatformUrl url={live.url} label={live.url} />
-        {live.domains.primary !== live.defaultDomain ? <> and at <PlatformUrl url={`https://${live.domains.primary}/`} /></> : null}
+        {live.domains.primary !== live.defaultDomain && <> and at <PlatformUrl url={`https://${live.domains.primary}/`} /></>}
       </p>
     </Notice>
   );
@@ -238,36 +236,30 @@ function SelectionSummary({ selection, problemsId }: { readonly selection: Selec
         {': '}
         {plural(files.length, 'file')}, {formatBytes(totalBytes)}
       </p>
-      {folder && example
-        ? (
-            <p className="hint">
-              Published from the folder’s contents: <code>{folder}/{example}</code> becomes <code>/{example}</code>.
-            </p>
-          )
-        : null}
-      {skipped.length > 0 ? <p className="hint">Left out (system files): {skipped.join(', ')}</p> : null}
-      {problems.length > 0
-        ? (
-            <Notice tone="error" title="This cannot be deployed" id={problemsId}>
-              <ul className="problems">{problems.map((p) => <li key={p}>{p}</li>)}</ul>
-            </Notice>
-          )
-        : null}
-      {files.length > 0
-        ? (
-            <details open={files.length <= 12}>
-              <summary>Files to publish</summary>
-              <ul className="file-list">
-                {listed.map((f) => (
-                  <li key={f.path}>
-                    <code>{f.path}</code> <span className="muted">{formatBytes(f.file.size)}</span>
-                  </li>
-                ))}
-                {files.length > LISTED ? <li className="muted">and {plural(files.length - LISTED, 'more file')}</li> : null}
-              </ul>
-            </details>
-          )
-        : null}
+      {folder && example && (
+        <p className="hint">
+          Published from the folder’s contents: <code>{folder}/{example}</code> becomes <code>/{example}</code>.
+        </p>
+      )}
+      {skipped.length > 0 && <p className="hint">Left out (system files): {skipped.join(', ')}</p>}
+      {problems.length > 0 && (
+        <Notice tone="error" title="This cannot be deployed" id={problemsId}>
+          <ul className="problems">{problems.map((p) => <li key={p}>{p}</li>)}</ul>
+        </Notice>
+      )}
+      {files.length > 0 && (
+        <details open={files.length <= 12}>
+          <summary>Files to publish</summary>
+          <ul className="file-list">
+            {listed.map((f) => (
+              <li key={f.path}>
+                <code>{f.path}</code> <span className="muted">{formatBytes(f.file.size)}</span>
+              </li>
+            ))}
+            {files.length > LISTED && <li className="muted">and {plural(files.length - LISTED, 'more file')}</li>}
+          </ul>
+        </details>
+      )}
     </div>
   );
 }

@@ -85,7 +85,7 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
         : (
             <>
               {/* A live region that is always there, so its messages are announced. */}
-              <div role="status">{pageNotice ? <Notice tone={pageNotice.tone}>{pageNotice.text}</Notice> : null}</div>
+              <div role="status">{pageNotice && <Notice tone={pageNotice.tone}>{pageNotice.text}</Notice>}</div>
               {deployed
                 ? (
                     <AddDomainForm
@@ -113,7 +113,7 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
                   <button type="button" className="button small secondary" onClick={() => void domains.refetch()}>Refresh</button>
                 </div>
                 <QueryState query={domains} loading="Loading domains…" />
-                {domains.data && list.length === 0 ? <p className="empty card">No custom domains yet.</p> : null}
+                {domains.data && list.length === 0 && <p className="empty card">No custom domains yet.</p>}
                 <ul className="domain-list">
                   {list.map((domain) => (
                     <DomainCard
@@ -169,7 +169,7 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
 function DefaultDomainCard({ project }: { readonly project: Project }) {
   const primary = project.domains.primary === project.defaultDomain;
   return (
-    <Card title="Default domain" head={primary ? <Badge tone="success">Primary</Badge> : null}>
+    <Card title="Default domain" head={primary && <Badge tone="success">Primary</Badge>}>
       <p>
         {project.liveDeployId
           ? <PlatformUrl url={project.url} label={project.defaultDomain} />

@@ -19,7 +19,7 @@ function KeyStatus({ keyView }: { readonly keyView: Key }) {
     return (
       <>
         <Badge tone="neutral">Revoked</Badge>
-        {keyView.revokedAt ? <span className="hint block"><Time iso={keyView.revokedAt} /></span> : null}
+        {keyView.revokedAt && <span className="hint block"><Time iso={keyView.revokedAt} /></span>}
       </>
     );
   }
@@ -94,10 +94,10 @@ export function KeysPage() {
         }}
       />
 
-      {created ? <NewKeyPanel created={created} onDone={() => setCreated(undefined)} /> : null}
+      {created && <NewKeyPanel created={created} onDone={() => setCreated(undefined)} />}
 
       <Card title="Your keys" id="keys-heading" refresh={() => void keys.refetch()}>
-        <div role="status">{revoked ? <Notice tone="success">{revoked}</Notice> : null}</div>
+        <div role="status">{revoked && <Notice tone="success">{revoked}</Notice>}</div>
         <QueryState
           query={keys}
           loading="Loading keys…"

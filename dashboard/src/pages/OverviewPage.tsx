@@ -54,7 +54,7 @@ export function OverviewPage() {
             <dd>
               <span className="cell-copy">
                 <code><LongValue value={base || 'not configured'} /></code>
-                {base ? <CopyButton value={base} label="Copy the API base URL" /> : null}
+                {base && <CopyButton value={base} label="Copy the API base URL" />}
               </span>
             </dd>
           </div>
@@ -90,7 +90,7 @@ export function OverviewPage() {
           shared by all keys of the account.
         </p>
         <QueryState query={{ error, isPending: !data && !error }} loading="Loading your account…" />
-        {data ? <UsageBars usage={data.usage} /> : null}
+        {data && <UsageBars usage={data.usage} />}
       </Card>
 
       <Card title="Get started">
@@ -112,7 +112,7 @@ export function OverviewPage() {
                     ? (
                         <p className="step-result">
                           <span aria-hidden="true">✓ </span>First message received
-                          {lastAt ? <>; last one <Time iso={lastAt} /></> : null}.
+                          {lastAt && <>; last one <Time iso={lastAt} /></>}.
                         </p>
                       )
                     : (
@@ -144,7 +144,7 @@ export function OverviewPage() {
                           <p>
                             Create a project, then deploy a folder with an <code>index.html</code>: it is published
                             at its own subdomain
-                            {config.platformDomain ? <> of <code>{config.platformDomain}</code></> : null}.
+                            {config.platformDomain && <> of <code>{config.platformDomain}</code></>}.
                           </p>
                           <a className="button secondary" href={href.projects}>Create a project</a>
                         </>

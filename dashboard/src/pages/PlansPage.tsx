@@ -49,16 +49,14 @@ export function PlansPage() {
       </PageHeading>
 
       <div role="status">
-        {pending
-          ? (
-              <Notice tone="info" title={`Upgrade to ${planName(plans, pending.plan)} requested`}>
-                <p>
-                  You asked on <Time iso={pending.requestedAt} />. It is pending until the platform team acts on it;
-                  the new limits apply from the next request after they do, with nothing to do on your side.
-                </p>
-              </Notice>
-            )
-          : null}
+        {pending && (
+          <Notice tone="info" title={`Upgrade to ${planName(plans, pending.plan)} requested`}>
+            <p>
+              You asked on <Time iso={pending.requestedAt} />. It is pending until the platform team acts on it;
+              the new limits apply from the next request after they do, with nothing to do on your side.
+            </p>
+          </Notice>
+        )}
       </div>
 
       <ul className="plan-cards" aria-label="Plans">
@@ -69,8 +67,8 @@ export function PlansPage() {
             <li key={plan.id} className={`card plan-card${current ? ' plan-current' : ''}`} aria-labelledby={`plan-${plan.id}`}>
               <div className="card-head">
                 <h2 id={`plan-${plan.id}`}>{plan.displayName}</h2>
-                {current ? <Badge tone="success">Current</Badge> : null}
-                {requested ? <Badge tone="progress">Requested</Badge> : null}
+                {current && <Badge tone="success">Current</Badge>}
+                {requested && <Badge tone="progress">Requested</Badge>}
               </div>
               <p className="plan-limits">
                 {plan.customLimits
@@ -86,19 +84,17 @@ export function PlansPage() {
                   </li>
                 ))}
               </ul>
-              {index > currentIndex && currentIndex >= 0
-                ? (
-                    <button
-                      type="button"
-                      className="button primary"
-                      disabled={busy || pending !== undefined}
-                      onClick={() => void request(plan)}
-                      aria-label={`Request upgrade to ${plan.displayName}`}
-                    >
-                      {requested ? 'Requested' : 'Request upgrade'}
-                    </button>
-                  )
-                : null}
+              {index > currentIndex && currentIndex >= 0 && (
+                <button
+                  type="button"
+                  className="button primary"
+                  disabled={busy || pending !== undefined}
+                  onClick={() => void request(plan)}
+                  aria-label={`Request upgrade to ${plan.displayName}`}
+                >
+                  {requested ? 'Requested' : 'Request upgrade'}
+                </button>
+              )}
             </li>
           );
         })}
@@ -111,9 +107,9 @@ export function PlansPage() {
           The platform team receives your request, agrees any terms with you outside the platform, and changes the
           plan; you see the new plan here as soon as they do.
         </p>
-        {currentIndex === plans.length - 1
-          ? <p>You are on the top plan: its limits are agreed individually. To change them, ask the platform team.</p>
-          : null}
+        {currentIndex === plans.length - 1 && (
+          <p>You are on the top plan: its limits are agreed individually. To change them, ask the platform team.</p>
+        )}
       </Card>
     </>
   );

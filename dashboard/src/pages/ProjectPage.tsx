@@ -19,7 +19,7 @@ export function ProjectPage({ projectId }: { readonly projectId: string }) {
     <>
       <ProjectNav project={p} current="general" />
       <PageHeading title={`${p.name}: settings`} />
-      {flash && !p.liveDeployId ? <Notice tone="success" live>{flash}</Notice> : null}
+      {flash && !p.liveDeployId && <Notice tone="success" live>{flash}</Notice>}
       <Card title="General">
         <dl className="facts">
           <div><dt>Slug</dt><dd><code>{p.slug}</code></dd></div>
@@ -42,7 +42,7 @@ export function ProjectPage({ projectId }: { readonly projectId: string }) {
               <dl className="facts">
                 <div><dt>Last deploy</dt><dd><code><LongValue value={deploy.deployId} /></code></dd></div>
                 <div><dt>Started</dt><dd><Time iso={deploy.startedAt} /></dd></div>
-                {deploy.finishedAt ? <div><dt>Finished</dt><dd><Time iso={deploy.finishedAt} /></dd></div> : null}
+                {deploy.finishedAt && <div><dt>Finished</dt><dd><Time iso={deploy.finishedAt} /></dd></div>}
                 <div><dt>Files</dt><dd>{formatNumber(deploy.fileCount)} ({formatBytes(deploy.bytes)})</dd></div>
               </dl>
             )
@@ -50,7 +50,7 @@ export function ProjectPage({ projectId }: { readonly projectId: string }) {
               <p>Not deployed yet: the site is published at its default URL after its first successful deploy.</p>
             )}
         {deploy?.error ? <Notice tone="error" title="The last deploy failed">{deploy.error}</Notice> : null}
-        {p.deployState === 'failed' && p.liveDeployId ? <p className="hint">The previous version is still live.</p> : null}
+        {p.deployState === 'failed' && p.liveDeployId && <p className="hint">The previous version is still live.</p>}
         <DeploySection project={p} />
         <DeployHistory project={p} />
       </Card>

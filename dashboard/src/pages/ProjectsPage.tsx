@@ -37,18 +37,16 @@ export function ProjectsPage() {
       <PageHeading title="Projects">
         <p className="lead">Each project is published at its own subdomain of the platform.</p>
       </PageHeading>
-      {flash ? <Notice tone="success" live>{flash}</Notice> : null}
+      {flash && <Notice tone="success" live>{flash}</Notice>}
       <NewProjectForm domain={config.platformDomain ?? platformDomainOf(projects.data)} />
       <section aria-labelledby="projects-heading">
         <h2 id="projects-heading" className="section-title">Your projects</h2>
         <QueryState query={projects} loading="Loading projects…" />
-        {projects.data && projects.data.length === 0
-          ? (
-              <div className="card empty">
-                <p>No projects yet. Create one above, then deploy its files from its settings.</p>
-              </div>
-            )
-          : null}
+        {projects.data && projects.data.length === 0 && (
+          <div className="card empty">
+            <p>No projects yet. Create one above, then deploy its files from its settings.</p>
+          </div>
+        )}
         <ul className="project-list">
           {projects.data?.map((project) => (
             <li key={project.projectId} className="card project">

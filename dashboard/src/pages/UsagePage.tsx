@@ -35,30 +35,26 @@ export function UsagePage() {
           adds no requests.{account.customLimits ? ' Your account has agreed limits.' : ''} A request over the limit
           gets 429 with Retry-After; a key that keeps sending after 429s is banned for a while (that key only).
         </p>
-        {pending
-          ? (
-              <Notice tone="info" title={`Upgrade to ${planName(plans, pending.plan)} requested`}>
-                <p>Pending since <Time iso={pending.requestedAt} />, until the platform team acts on it.</p>
-              </Notice>
-            )
-          : null}
+        {pending && (
+          <Notice tone="info" title={`Upgrade to ${planName(plans, pending.plan)} requested`}>
+            <p>Pending since <Time iso={pending.requestedAt} />, until the platform team acts on it.</p>
+          </Notice>
+        )}
         <p><a className="button secondary" href={href.plans}>Compare plans</a></p>
-        {current && !current.customDomains && domainPlans.length > 0
-          ? (
-              <Notice tone="info" title={`Custom domains need ${domainPlans[0]} or above.`}>
-                <p>
-                  Your projects are served at their platform subdomain. To attach your own domains, move to{' '}
-                  {domainPlans.join(', ')}.
-                </p>
-              </Notice>
-            )
-          : null}
+        {current && !current.customDomains && domainPlans.length > 0 && (
+          <Notice tone="info" title={`Custom domains need ${domainPlans[0]} or above.`}>
+            <p>
+              Your projects are served at their platform subdomain. To attach your own domains, move to{' '}
+              {domainPlans.join(', ')}.
+            </p>
+          </Notice>
+        )}
       </Card>
 
       <Card title="Usage" refresh={() => void usage.refetch()}>
         <p className="hint">All keys of the account together. Updated every {REFRESH_INTERVAL_MS / 1000} seconds while this page is visible.</p>
         <QueryState query={usage} loading="Loading usage…" />
-        {usage.data ? <UsageBars usage={usage.data} /> : null}
+        {usage.data && <UsageBars usage={usage.data} />}
         {banned.map((key) => (
           <Notice key={key.keyId} tone="error" title={`${key.name} is temporarily banned`}>
             <p>

@@ -103,7 +103,7 @@ export function RecordsTable({ domain, records }: { readonly domain: string; rea
               <tr key={`${record.type}-${record.fqdn}`}>
                 <td data-label="Type">
                   <code>{record.type}</code>
-                  {record.type === 'ALIAS' ? <span className="hint block">or ANAME</span> : null}
+                  {record.type === 'ALIAS' && <span className="hint block">or ANAME</span>}
                 </td>
                 <td data-label="Name">
                   <span className="cell-copy">
@@ -165,7 +165,7 @@ export function FailureExplanation({ domain, failure }: { readonly domain: Domai
     <div className="explain">
       <Notice tone="error" title={reason.title}>
         <p>{failure.detail}</p>
-        {reason.note ? <p>{reason.note}</p> : null}
+        {reason.note && <p>{reason.note}</p>}
       </Notice>
       <Observed observed={failure.observed} expected={expected} />
     </div>
@@ -208,7 +208,7 @@ export function MisconfigurationPanel({
           not fixed by then, it is detached from this project: it stops serving and its certificate is released.
         </p>
         <p>{m.detail}</p>
-        {FAILURE[m.reason].note ? <p>{FAILURE[m.reason].note}</p> : null}
+        {FAILURE[m.reason].note && <p>{FAILURE[m.reason].note}</p>}
       </Notice>
       <Observed observed={m.observed} expected={`${routing?.type ?? 'CNAME'} ${m.expected}`}>
         <div>
@@ -264,7 +264,7 @@ export function DiagnosisPanel({ domain, diagnosis }: Readonly<{ domain: Domain;
                 <>
                   <p>
                     CAA records say which certificate authorities may issue certificates for a domain. The record
-                    {diagnosis.caaRecord ? <> <code>{diagnosis.caaRecord}</code></> : null} at{' '}
+                    {diagnosis.caaRecord && <> <code>{diagnosis.caaRecord}</code></>} at{' '}
                     <strong>{caaAt}</strong> allows
                     only other authorities, so Amazon (which issues the platform’s certificates) cannot.
                   </p>
@@ -273,17 +273,15 @@ export function DiagnosisPanel({ domain, diagnosis }: Readonly<{ domain: Domain;
                     <code className="record-value">{caaAt} CAA {CAA_FIX}</code>
                     <CopyButton value={CAA_FIX} label={`Copy the CAA record value ${CAA_FIX}`} />
                   </p>
-                  {diagnosis.caaDetail ? <p className="hint">Details: {diagnosis.caaDetail}</p> : null}
+                  {diagnosis.caaDetail && <p className="hint">Details: {diagnosis.caaDetail}</p>}
                 </>
               )}
         </Check>
-        {diagnosis.certificateFailure
-          ? (
-              <Check ok={false} title="The certificate authority refused the request">
-                <p>It said: {diagnosis.certificateFailure}</p>
-              </Check>
-            )
-          : null}
+        {diagnosis.certificateFailure && (
+          <Check ok={false} title="The certificate authority refused the request">
+            <p>It said: {diagnosis.certificateFailure}</p>
+          </Check>
+        )}
       </ul>
       <p className="hint">
         Checked <Time iso={diagnosis.checkedAt} />. Fix what is marked ✕, then press Re-verify for a fresh attempt.

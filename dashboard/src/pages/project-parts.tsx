@@ -23,7 +23,7 @@ export function ProjectNav({ project, current }: { readonly project: Project; re
         <ol>
           <li><a href={href.projects}>Projects</a></li>
           <li><a href={href.project(project.projectId)} aria-current={current === 'general' ? 'page' : undefined}>{project.name}</a></li>
-          {current === 'domains' ? <li><a href={href.domains(project.projectId)} aria-current="page">Domains</a></li> : null}
+          {current === 'domains' && <li><a href={href.domains(project.projectId)} aria-current="page">Domains</a></li>}
         </ol>
       </nav>
       <nav aria-label="Project settings" className="subnav">

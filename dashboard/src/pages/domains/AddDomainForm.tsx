@@ -57,17 +57,13 @@ export function AddDomainForm({ project, addedPending, onAdded }: {
       </Form>
       <ActionError error={error} id={errorId} />
       <p role="status" className="status-line">
-        {added && addedPending
-          ? (
-              <>
-                <span aria-hidden="true">✓ </span>Added <strong>{added.domain.domain}</strong>
-                {added.typed !== added.domain.domain
-                  ? <> (you entered “{added.typed}”; this is its normalised name)</>
-                  : null}.
-                {' '}Set the DNS {added.domain.records.length === 1 ? 'record' : 'records'} shown below, then press Verify.
-              </>
-            )
-          : null}
+        {added && addedPending && (
+          <>
+            <span aria-hidden="true">✓ </span>Added <strong>{added.domain.domain}</strong>
+            {added.typed !== added.domain.domain && <> (you entered “{added.typed}”; this is its normalised name)</>}.
+            {' '}Set the DNS {added.domain.records.length === 1 ? 'record' : 'records'} shown below, then press Verify.
+          </>
+        )}
       </p>
     </Card>
   );

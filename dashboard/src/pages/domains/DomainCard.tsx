@@ -62,12 +62,12 @@ export function DomainCard({ project, domain, focus, onChange, onConfig, onRemov
       <div className="card-head">
         <div>
           <h3 id={headingId} ref={headingRef} tabIndex={-1} className="domain-name">{domain.domain}</h3>
-          {domain.display !== domain.domain ? <p className="hint">Entered as {domain.display}</p> : null}
+          {domain.display !== domain.domain && <p className="hint">Entered as {domain.display}</p>}
         </div>
         <div className="domain-badges">
           <DomainStateBadge state={domain.state} />
-          {isPrimary ? <Badge tone="success">Primary</Badge> : null}
-          {redirect ? <Badge tone="neutral">Redirects to {redirect.to} ({redirect.status})</Badge> : null}
+          {isPrimary && <Badge tone="success">Primary</Badge>}
+          {redirect && <Badge tone="neutral">Redirects to {redirect.to} ({redirect.status})</Badge>}
           <MenuButton
             label={`Actions for ${domain.domain}`}
             items={[
@@ -81,36 +81,32 @@ export function DomainCard({ project, domain, focus, onChange, onConfig, onRemov
 
       <p className="visually-hidden" role="status" aria-live="polite">{ANNOUNCEMENT[domain.state](domain)}</p>
 
-      {domain.state !== 'pending_dns' ? <VerifySteps domain={domain} /> : null}
+      {domain.state !== 'pending_dns' && <VerifySteps domain={domain} />}
 
-      {domain.state === 'pending_dns'
-        ? (
-            <p>
-              Set {plural} at your DNS provider, then press Verify. Most DNS changes resolve within minutes (up to 48
-              hours).
-            </p>
-          )
-        : null}
-      {WORKING[domain.state] ? <p>{WORKING[domain.state]}</p> : null}
-      {domain.state === 'active'
-        ? (
-            <>
-              <p>
-                <span aria-hidden="true">✓ </span>Live{domain.activeAt ? <> since <Time iso={domain.activeAt} /></> : null}.
-                {redirect ? ` Visitors are redirected to ${redirect.to}.` : ''}
-                {redirectedFrom.length > 0 ? ` ${redirectedFrom.map((r) => r.from).join(', ')} redirect${redirectedFrom.length === 1 ? 's' : ''} here.` : ''}
-              </p>
-              <p className="domain-url">
-                <PlatformUrl url={`https://${domain.domain}/`} label={`https://${domain.domain}`} />
-              </p>
-            </>
-          )
-        : null}
-      {domain.state === 'dns_failed' && domain.failure ? <FailureExplanation domain={domain} failure={domain.failure} /> : null}
-      {domain.state === 'dns_misconfigured' && domain.misconfiguration
-        ? <MisconfigurationPanel domain={domain} misconfiguration={domain.misconfiguration} />
-        : null}
-      {domain.state === 'certificate_delayed' && domain.diagnosis ? <DiagnosisPanel domain={domain} diagnosis={domain.diagnosis} /> : null}
+      {domain.state === 'pending_dns' && (
+        <p>
+          Set {plural} at your DNS provider, then press Verify. Most DNS changes resolve within minutes (up to 48
+          hours).
+        </p>
+      )}
+      {WORKING[domain.state] && <p>{WORKING[domain.state]}</p>}
+      {domain.state === 'active' && (
+        <>
+          <p>
+            <span aria-hidden="true">✓ </span>Live{domain.activeAt && <> since <Time iso={domain.activeAt} /></>}.
+            {redirect ? ` Visitors are redirected to ${redirect.to}.` : ''}
+            {redirectedFrom.length > 0 ? ` ${redirectedFrom.map((r) => r.from).join(', ')} redirect${redirectedFrom.length === 1 ? 's' : ''} here.` : ''}
+          </p>
+          <p className="domain-url">
+            <PlatformUrl url={`https://${domain.domain}/`} label={`https://${domain.domain}`} />
+          </p>
+        </>
+      )}
+      {domain.state === 'dns_failed' && domain.failure && <FailureExplanation domain={domain} failure={domain.failure} />}
+      {domain.state === 'dns_misconfigured' && domain.misconfiguration && (
+        <MisconfigurationPanel domain={domain} misconfiguration={domain.misconfiguration} />
+      )}
+      {domain.state === 'certificate_delayed' && domain.diagnosis && <DiagnosisPanel domain={domain} diagnosis={domain.diagnosis} />}
 
       {domain.state === 'active'
         ? (
@@ -121,22 +117,20 @@ export function DomainCard({ project, domain, focus, onChange, onConfig, onRemov
           )
         : <RecordsTable domain={domain.domain} records={domain.records} />}
 
-      {NEEDS_VERIFY.has(domain.state)
-        ? (
-            <p className="row">
-              <button
-                type="button"
-                className="button primary"
-                disabled={busy}
-                onClick={() => void verify()}
-                aria-label={`${verifyLabel} ${domain.domain}`}
-              >
-                {busy ? 'Starting…' : verifyLabel}
-              </button>
-              {domain.attempt > 0 ? <span className="hint">Attempt {domain.attempt}</span> : null}
-            </p>
-          )
-        : null}
+      {NEEDS_VERIFY.has(domain.state) && (
+        <p className="row">
+          <button
+            type="button"
+            className="button primary"
+            disabled={busy}
+            onClick={() => void verify()}
+            aria-label={`${verifyLabel} ${domain.domain}`}
+          >
+            {busy ? 'Starting…' : verifyLabel}
+          </button>
+          {domain.attempt > 0 && <span className="hint">Attempt {domain.attempt}</span>}
+        </p>
+      )}
       <ActionError error={error} />
     </li>
   );

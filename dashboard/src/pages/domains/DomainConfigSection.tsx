@@ -168,27 +168,23 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
                 </div>
               </div>
               <p className="hint">Visitors keep their path and query. A redirect is served in one hop: it must point to an active domain that does not redirect itself.</p>
-              {replacing && replacing.from === fromValue
-                ? (
-                    <Notice tone="warning" title={`${replacing.from} already redirects to ${replacing.to} (${replacing.status}).`}>
-                      <p>
-                        A domain has one redirect. Replace it with {toValue} ({status})? Visitors are sent to the new
-                        target from the next request.
-                      </p>
-                    </Notice>
-                  )
-                : null}
+              {replacing && replacing.from === fromValue && (
+                <Notice tone="warning" title={`${replacing.from} already redirects to ${replacing.to} (${replacing.status}).`}>
+                  <p>
+                    A domain has one redirect. Replace it with {toValue} ({status})? Visitors are sent to the new
+                    target from the next request.
+                  </p>
+                </Notice>
+              )}
               <div className="row">
                 <button type="submit" className="button secondary">
                   {replacing && replacing.from === fromValue ? 'Replace redirect' : 'Add redirect'}
                 </button>
-                {replacing && replacing.from === fromValue
-                  ? (
-                      <button type="button" className="button secondary" onClick={() => setReplacing(undefined)}>
-                        Keep the current redirect
-                      </button>
-                    )
-                  : null}
+                {replacing && replacing.from === fromValue && (
+                  <button type="button" className="button secondary" onClick={() => setReplacing(undefined)}>
+                    Keep the current redirect
+                  </button>
+                )}
               </div>
               <ActionError error={failed?.at === 'redirect' ? failed.error : undefined} />
             </Form>

@@ -35,45 +35,39 @@ export function RemoveDialog({ project, domain, onClose, onRedirectFirst, onClos
       busyLabel="Removing…"
       onConfirm={remove}
       disabled={pointing.length > 0}
-      extra={live && !redirect && pointing.length === 0 && project.domains.primary !== name
-        ? <button type="button" className="button secondary" onClick={() => onRedirectFirst(name)}>Set up a redirect first</button>
-        : null}
+      extra={live && !redirect && pointing.length === 0 && project.domains.primary !== name && (
+        <button type="button" className="button secondary" onClick={() => onRedirectFirst(name)}>Set up a redirect first</button>
+      )}
     >
-      {domain
-        ? (
-            <>
+      {domain && (
+        <>
+          <p>
+            <strong>{name} stops serving traffic immediately.</strong> Requests to it are refused from the next one
+            on, and its certificate is released.
+          </p>
+          {pointing.length > 0 && (
+            <Notice tone="error" title="Other domains redirect here">
               <p>
-                <strong>{name} stops serving traffic immediately.</strong> Requests to it are refused from the next one
-                on, and its certificate is released.
+                {pointing.map((r) => r.from).join(', ')} redirect{pointing.length === 1 ? 's' : ''} to {name}.
+                Change or remove {pointing.length === 1 ? 'that redirect' : 'those redirects'} first.
               </p>
-              {pointing.length > 0
-                ? (
-                    <Notice tone="error" title="Other domains redirect here">
-                      <p>
-                        {pointing.map((r) => r.from).join(', ')} redirect{pointing.length === 1 ? 's' : ''} to {name}.
-                        Change or remove {pointing.length === 1 ? 'that redirect' : 'those redirects'} first.
-                      </p>
-                    </Notice>
-                  )
-                : null}
-              {live && !redirect
-                ? (
-                    <Notice tone="warning" title="No redirect is set up">
-                      <p>
-                        Links to {name} will stop working. If its URL was shared, set up a redirect from {name} to
-                        another domain first.
-                      </p>
-                    </Notice>
-                  )
-                : null}
-              {redirect ? <p>Its redirect to {redirect.to} is removed too.</p> : null}
-              {project.domains.primary === name
-                ? <p>It is the primary domain: {project.defaultDomain} becomes primary.</p>
-                : null}
-              <p className="hint">You can add the domain again later.</p>
-            </>
-          )
-        : null}
+            </Notice>
+          )}
+          {live && !redirect && (
+            <Notice tone="warning" title="No redirect is set up">
+              <p>
+                Links to {name} will stop working. If its URL was shared, set up a redirect from {name} to
+                another domain first.
+              </p>
+            </Notice>
+          )}
+          {redirect && <p>Its redirect to {redirect.to} is removed too.</p>}
+          {project.domains.primary === name && (
+            <p>It is the primary domain: {project.defaultDomain} becomes primary.</p>
+          )}
+          <p className="hint">You can add the domain again later.</p>
+        </>
+      )}
     </Dialog>
   );
 }

@@ -22,36 +22,34 @@ export function MessagePage({ messageId }: { readonly messageId: string }) {
         <p><a href={href.messages}>← All messages</a></p>
       </PageHeading>
       <QueryState query={message} loading="Loading the message…" />
-      {m
-        ? (
-            <>
-              <Card title="Message">
-                <dl className="facts">
-                  <dt>Status</dt>
-                  <dd><MessageStatus status={m.status} /></dd>
-                  <dt>Created</dt>
-                  <dd><Time iso={m.createdAt} /></dd>
-                  {m.processedAt ? <><dt>Processed</dt><dd><Time iso={m.processedAt} /></dd></> : null}
-                  {m.failedAt ? <><dt>Failed</dt><dd><Time iso={m.failedAt} /></dd></> : null}
-                  {m.attempts !== undefined ? <><dt>Attempts</dt><dd>{m.attempts}</dd></> : null}
-                  {m.result !== undefined ? <><dt>Result</dt><dd><code>{JSON.stringify(m.result)}</code></dd></> : null}
-                  {m.lastError ? <><dt>Last error</dt><dd>{m.lastError}</dd></> : null}
-                  <dt>Message</dt>
-                  <dd><pre className="message-body">{m.message}</pre></dd>
-                </dl>
-              </Card>
-              <Card title="Webhook deliveries">
-                <QueryState rows={m.deliveries} empty="No webhook deliveries for this message.">
-                  {(rows) => (
-                    <ul className="list">
-                      {rows.map((d) => <DeliveryItem key={d.id} messageId={messageId} delivery={d} />)}
-                    </ul>
-                  )}
-                </QueryState>
-              </Card>
-            </>
-          )
-        : null}
+      {m && (
+        <>
+          <Card title="Message">
+            <dl className="facts">
+              <dt>Status</dt>
+              <dd><MessageStatus status={m.status} /></dd>
+              <dt>Created</dt>
+              <dd><Time iso={m.createdAt} /></dd>
+              {m.processedAt && <><dt>Processed</dt><dd><Time iso={m.processedAt} /></dd></>}
+              {m.failedAt && <><dt>Failed</dt><dd><Time iso={m.failedAt} /></dd></>}
+              {m.attempts !== undefined && <><dt>Attempts</dt><dd>{m.attempts}</dd></>}
+              {m.result !== undefined && <><dt>Result</dt><dd><code>{JSON.stringify(m.result)}</code></dd></>}
+              {m.lastError && <><dt>Last error</dt><dd>{m.lastError}</dd></>}
+              <dt>Message</dt>
+              <dd><pre className="message-body">{m.message}</pre></dd>
+            </dl>
+          </Card>
+          <Card title="Webhook deliveries">
+            <QueryState rows={m.deliveries} empty="No webhook deliveries for this message.">
+              {(rows) => (
+                <ul className="list">
+                  {rows.map((d) => <DeliveryItem key={d.id} messageId={messageId} delivery={d} />)}
+                </ul>
+              )}
+            </QueryState>
+          </Card>
+        </>
+      )}
     </>
   );
 }
@@ -69,9 +67,9 @@ function DeliveryItem({ messageId, delivery }: { readonly messageId: string; rea
         <p>
           <code>{delivery.type}</code> to <code>{delivery.url}</code>{' '}
           <Badge tone={DELIVERY_TONE[delivery.status]}>{delivery.status}</Badge>
-          {delivery.reason ? <span className="muted"> ({delivery.reason})</span> : null}
+          {delivery.reason && <span className="muted"> ({delivery.reason})</span>}
         </p>
-        {delivery.nextAttemptAt ? <p className="muted">Next attempt <Time iso={delivery.nextAttemptAt} /></p> : null}
+        {delivery.nextAttemptAt && <p className="muted">Next attempt <Time iso={delivery.nextAttemptAt} /></p>}
         <Table
           caption="Attempts of this delivery"
           hideCaption
@@ -98,7 +96,7 @@ function DeliveryItem({ messageId, delivery }: { readonly messageId: string; rea
         </button>
       </div>
       <ActionError error={resend.error} />
-      {resend.isSuccess ? <p role="status" className="muted">Queued again; the new attempt appears here shortly.</p> : null}
+      {resend.isSuccess && <p role="status" className="muted">Queued again; the new attempt appears here shortly.</p>}
     </li>
   );
 }

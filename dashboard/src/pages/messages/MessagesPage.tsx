@@ -78,20 +78,16 @@ export function MessagesPage() {
           )}
         </QueryState>
         <div className="row">
-          {cursors.length > 0
-            ? (
-                <button type="button" className="button small secondary" onClick={() => setCursors(cursors.slice(0, -1))}>
-                  Newer
-                </button>
-              )
-            : null}
-          {next
-            ? (
-                <button type="button" className="button small secondary" onClick={() => setCursors([...cursors, next])}>
-                  Older
-                </button>
-              )
-            : null}
+          {cursors.length > 0 && (
+            <button type="button" className="button small secondary" onClick={() => setCursors(cursors.slice(0, -1))}>
+              Newer
+            </button>
+          )}
+          {next && (
+            <button type="button" className="button small secondary" onClick={() => setCursors([...cursors, next])}>
+              Older
+            </button>
+          )}
         </div>
       </Card>
     </>

@@ -43,7 +43,7 @@ export function DeployHistory({ project }: { readonly project: Project }) {
     <div className="deploy-history" role="group" aria-labelledby="history-heading">
       <h3 id="history-heading">Deploy history</h3>
       <p className="hint">The last 20 deploys are kept. Rolling back serves an earlier deploy again at once, with no upload.</p>
-      {rolledBack ? <Notice tone="success" live>Rolled back: {rolledBack.deployId} is live again.</Notice> : null}
+      {rolledBack && <Notice tone="success" live>Rolled back: {rolledBack.deployId} is live again.</Notice>}
       <ActionError error={error} />
       <ol className="deploy-list" aria-label={`Deploys of ${project.name}, newest first`}>
         {list.map((d) => (
@@ -58,19 +58,17 @@ export function DeployHistory({ project }: { readonly project: Project }) {
               <div><dt>Files</dt><dd>{formatNumber(d.fileCount)} ({formatBytes(d.bytes)})</dd></div>
               <div><dt>Uploaded</dt><dd>{formatNumber(d.uploadCount)} ({formatBytes(d.uploadBytes)})</dd></div>
             </dl>
-            {d.state === 'succeeded' && !d.live
-              ? (
-                  <button
-                    type="button"
-                    className="button small secondary"
-                    disabled={busy}
-                    aria-label={`Roll back to ${d.deployId}`}
-                    onClick={() => void rollback(d)}
-                  >
-                    Roll back
-                  </button>
-                )
-              : null}
+            {d.state === 'succeeded' && !d.live && (
+              <button
+                type="button"
+                className="button small secondary"
+                disabled={busy}
+                aria-label={`Roll back to ${d.deployId}`}
+                onClick={() => void rollback(d)}
+              >
+                Roll back
+              </button>
+            )}
           </li>
         ))}
       </ol>

@@ -41,7 +41,7 @@ export function RenameProject({ project }: { readonly project: Project }) {
         </button>
       </p>
       <p className="hint" id="project-name-hint">The slug <code>{project.slug}</code>, and so the project’s address, stay.</p>
-      {saved ? <p className="status-line" role="status">Renamed.</p> : null}
+      {saved && <p className="status-line" role="status">Renamed.</p>}
       <ActionError error={error} />
     </Form>
   );
@@ -98,7 +98,7 @@ export function DeleteProject({ project }: { readonly project: Project }) {
           Its files are removed and <code>{project.defaultDomain}</code> stops serving. The slug <code>{project.slug}</code>{' '}
           stays reserved for 30 days, so nobody can take over its address at once. This cannot be undone.
         </p>
-        {domains.error ? <Notice tone="error">The domains could not be read; try again.</Notice> : null}
+        {domains.error && <Notice tone="error">The domains could not be read; try again.</Notice>}
       </Dialog>
     </div>
   );

@@ -35,58 +35,56 @@ export function UsageHistory() {
         taken them (a few seconds after the request).
       </p>
       <QueryState query={history} loading="Loading the usage history…" />
-      {data
-        ? (
-            <>
-              <dl className="facts">
-                {SERIES.map(({ field, label }) => (
-                  <div key={field}><dt>{label}</dt><dd>{formatNumber(data.totals[field])}</dd></div>
-                ))}
-              </dl>
-              <p className="hint" id={`${tableId}-note`}>
-                Refused counts are approximate: they may miss a few refusals (for example the last seconds of a
-                flood), never add any. Each accepted message is counted once.
-              </p>
-              <HistoryChart days={data.days} tableId={tableId} />
+      {data && (
+        <>
+          <dl className="facts">
+            {SERIES.map(({ field, label }) => (
+              <div key={field}><dt>{label}</dt><dd>{formatNumber(data.totals[field])}</dd></div>
+            ))}
+          </dl>
+          <p className="hint" id={`${tableId}-note`}>
+            Refused counts are approximate: they may miss a few refusals (for example the last seconds of a
+            flood), never add any. Each accepted message is counted once.
+          </p>
+          <HistoryChart days={data.days} tableId={tableId} />
 
-              {/* Closed by default: 30 rows would push the per-key totals far down the page. */}
-              <details className="history-days">
-                <summary>Requests per day (table)</summary>
-                <div className="table-scroll">
-                  <Table
-                    id={tableId}
-                    responsive={false}
-                    caption={`Requests per day, ${data.from} to ${data.to} (UTC), newest first`}
-                    rows={[...data.days].reverse()}
-                    rowKey={(day) => day.date}
-                    columns={[{ label: 'Day (UTC)', cell: (day) => day.date }, ...countColumns]}
-                    footer={['Total', ...counts(data.totals)]}
-                  />
-                </div>
-              </details>
+          {/* Closed by default: 30 rows would push the per-key totals far down the page. */}
+          <details className="history-days">
+            <summary>Requests per day (table)</summary>
+            <div className="table-scroll">
+              <Table
+                id={tableId}
+                responsive={false}
+                caption={`Requests per day, ${data.from} to ${data.to} (UTC), newest first`}
+                rows={[...data.days].reverse()}
+                rowKey={(day) => day.date}
+                columns={[{ label: 'Day (UTC)', cell: (day) => day.date }, ...countColumns]}
+                footer={['Total', ...counts(data.totals)]}
+              />
+            </div>
+          </details>
 
-              <div className="table-scroll">
-                <Table
-                  caption={`Each key over the ${DAYS} days, revoked keys included`}
-                  rows={data.keys}
-                  rowKey={(key) => key.keyId}
-                  columns={[
-                    { label: 'Name', cell: (key) => key.name },
-                    keyMaskColumn,
-                    {
-                      label: 'Status',
-                      cell: (key) => key.status === 'revoked'
-                        ? <Badge tone="neutral">Revoked</Badge>
-                        : <Badge tone="success">Active</Badge>,
-                    },
-                    ...countColumns.map((c) => ({ ...c, cell: (key: Schemas['KeyUsageHistory']) => c.cell(key.totals) })),
-                  ]}
-                  footer={['All keys', null, null, ...counts(data.totals)]}
-                />
-              </div>
-            </>
-          )
-        : null}
+          <div className="table-scroll">
+            <Table
+              caption={`Each key over the ${DAYS} days, revoked keys included`}
+              rows={data.keys}
+              rowKey={(key) => key.keyId}
+              columns={[
+                { label: 'Name', cell: (key) => key.name },
+                keyMaskColumn,
+                {
+                  label: 'Status',
+                  cell: (key) => key.status === 'revoked'
+                    ? <Badge tone="neutral">Revoked</Badge>
+                    : <Badge tone="success">Active</Badge>,
+                },
+                ...countColumns.map((c) => ({ ...c, cell: (key: Schemas['KeyUsageHistory']) => c.cell(key.totals) })),
+              ]}
+              footer={['All keys', null, null, ...counts(data.totals)]}
+            />
+          </div>
+        </>
+      )}
     </Card>
   );
 }
@@ -156,9 +154,9 @@ function HistoryChart({ days, tableId }: { days: readonly DayUsage[]; tableId: s
                     ? <rect key={s.field} x={x} y={base} width={BAR_WIDTH} height={h} className={s.className} />
                     : null;
                 })}
-                {i % 5 === days.length % 5 || i === days.length - 1
-                  ? <text x={x + BAR_WIDTH / 2} y={HEIGHT + 16} textAnchor="middle" className="axis-label">{shortDate(day.date)}</text>
-                  : null}
+                {(i % 5 === days.length % 5 || i === days.length - 1) && (
+                  <text x={x + BAR_WIDTH / 2} y={HEIGHT + 16} textAnchor="middle" className="axis-label">{shortDate(day.date)}</text>
+                )}
               </g>
             );
           })}

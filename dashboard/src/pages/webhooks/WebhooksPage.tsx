@@ -70,23 +70,21 @@ export function WebhooksPage() {
         <ActionError error={create.error} />
       </Card>
 
-      {secret
-        ? (
-            <Card title={secret.why}>
-              <Notice tone="warning" title="Copy it now: it is shown only once.">
-                Keep it with your receiver&apos;s configuration; it proves a request came from us.
-              </Notice>
-              <div className="row">
-                <code className="secret" data-testid="webhook-secret">{secret.secret}</code>
-                <CopyButton value={secret.secret} label="Copy the signing secret" />
-              </div>
-              <button type="button" className="button small secondary" onClick={() => setSecret(undefined)}>Done</button>
-            </Card>
-          )
-        : null}
+      {secret && (
+        <Card title={secret.why}>
+          <Notice tone="warning" title="Copy it now: it is shown only once.">
+            Keep it with your receiver&apos;s configuration; it proves a request came from us.
+          </Notice>
+          <div className="row">
+            <code className="secret" data-testid="webhook-secret">{secret.secret}</code>
+            <CopyButton value={secret.secret} label="Copy the signing secret" />
+          </div>
+          <button type="button" className="button small secondary" onClick={() => setSecret(undefined)}>Done</button>
+        </Card>
+      )}
 
       <Card title="Endpoints">
-        <div role="status">{done ? <Notice tone="success">{done}</Notice> : null}</div>
+        <div role="status">{done && <Notice tone="success">{done}</Notice>}</div>
         <QueryState query={webhooks} loading="Loading endpoints…" rows={webhooks.data} empty="No endpoints yet.">
           {(rows) => (
             <ul className="list">
@@ -148,9 +146,9 @@ function WebhookRow({ webhook, onSecret, onDone }: {
         </p>
         <p className="muted">
           {webhook.events.join(', ')} · added <Time iso={webhook.createdAt} />
-          {webhook.failingSince ? <> · failing since <Time iso={webhook.failingSince} /></> : null}
+          {webhook.failingSince && <> · failing since <Time iso={webhook.failingSince} /></>}
         </p>
-        {webhook.disabledReason ? <Notice tone="error" title="Disabled">{webhook.disabledReason}</Notice> : null}
+        {webhook.disabledReason && <Notice tone="error" title="Disabled">{webhook.disabledReason}</Notice>}
       </div>
       <div className="actions">
         {actions.map(({ text, label, mutation, disabled, className, confirm }) => (
