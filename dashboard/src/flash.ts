@@ -53,5 +53,10 @@ export function useAction() {
       setBusy(false);
     }
   };
-  return { busy, error, setError, run };
+  /** Refuses before any call (a missing input): earlier notices go, this one shows. */
+  const refuse = (message: string) => {
+    actionStarted();
+    setError(message);
+  };
+  return { busy, error, setError, run, refuse };
 }

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'react';
 import { ActionError, Badge, Card, CopyButton, Form, Notice, PageHeading, Time } from '../components/parts';
 import { Dialog } from '../components/Dialog';
 import { type Column, QueryState, Table } from '../components/Table';
-import { actionStarted, useAction, useNotice } from '../flash';
+import { useAction, useNotice } from '../flash';
 import { useApp } from '../context';
 import { queryKeys } from '../queries';
 import type { Key, Schemas } from '../types';
@@ -162,14 +162,10 @@ export function KeysPage() {
 function CreateKeyForm({ onCreated }: { readonly onCreated: (created: CreatedKey) => void }) {
   const { api, accountId } = useApp();
   const [name, setName] = useState('');
-  const { busy, error, setError, run } = useAction();
+  const { busy, error, refuse, run } = useAction();
 
   const onSubmit = async () => {
-    actionStarted();
-    if (!name.trim()) {
-      setError('Give the key a name, e.g. production or laptop.');
-      return;
-    }
+    if (!name.trim()) return refuse('Give the key a name, e.g. production or laptop.');
     await run(async () => {
       onCreated(await api.createKey(accountId, name.trim()));
       setName('');

@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import { ActionError, Card, Form } from '../../components/parts';
-import { actionStarted, useAction, useNotice } from '../../flash';
+import { useAction, useNotice } from '../../flash';
 import { useApp } from '../../context';
 import type { Domain, Project } from '../../types';
 
@@ -12,17 +12,13 @@ export function AddDomainForm({ project, addedPending, onAdded }: {
 }) {
   const { api, accountId } = useApp();
   const [input, setInput] = useState('');
-  const { busy, error, setError, run } = useAction();
+  const { busy, error, refuse, run } = useAction();
   const [added, setAdded] = useNotice<{ typed: string; domain: Domain }>();
   const errorId = useId();
   const hintId = useId();
 
   const onSubmit = async () => {
-    actionStarted();
-    if (!input.trim()) {
-      setError('Enter a domain, e.g. www.example.com.');
-      return;
-    }
+    if (!input.trim()) return refuse('Enter a domain, e.g. www.example.com.');
     await run(async () => {
       const result = await api.addDomain(accountId, project.projectId, input);
       setAdded({ typed: input.trim(), domain: result.domain });
