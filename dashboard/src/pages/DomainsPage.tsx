@@ -1,8 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useRef, useState } from 'react';
-import { Badge, Card, Notice, PageHeading } from '../components/parts';
+import { Badge, Card, Notice, PageHeading, QueryState } from '../components/parts';
 import { PlatformUrl } from '../components/PlatformUrl';
-import { QueryState } from '../components/Table';
 import { useNotice } from '../flash';
 import { planName, useApp } from '../context';
 import { queryKeys, useCurrentPlan, useProjectQuery } from '../queries';

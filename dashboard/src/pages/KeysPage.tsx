@@ -1,15 +1,16 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { ActionError, Badge, Card, CopyButton, Form, Notice, PageHeading, Time } from '../components/parts';
+import {
+  ActionError, Badge, Card, type Column, CopyButton, Form, Notice, PageHeading, QueryState, Table, Time,
+} from '../components/parts';
 import { Dialog } from '../components/Dialog';
-import { type Column, QueryState, Table } from '../components/Table';
 import { useAction, useNotice } from '../flash';
 import { useApp } from '../context';
 import { queryKeys } from '../queries';
 import type { Key, Schemas } from '../types';
+import { CodeBlock, singleSend } from './overview/curl';
 
 type CreatedKey = Schemas['CreatedKey'];
-import { CodeBlock, singleSend } from './overview/curl';
 
 export const maskedKey = (key: Pick<Key, 'prefix' | 'last4'>) => `${key.prefix}…${key.last4}`;
 

@@ -1,7 +1,6 @@
 import { type ReactNode, useEffect, useState } from 'react';
-import { Badge, Card, CopyButton, Loading, LongValue, PageHeading, Time } from '../components/parts';
+import { Badge, Card, CopyButton, Loading, LongValue, PageHeading, QueryState, Time } from '../components/parts';
 import { PlatformUrl } from '../components/PlatformUrl';
-import { QueryState } from '../components/Table';
 import { UsageBars } from '../components/UsageBar';
 import { useQuery } from '@tanstack/react-query';
 import { planName, useApp } from '../context';

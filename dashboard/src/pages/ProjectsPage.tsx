@@ -1,7 +1,6 @@
 import { useId, useState } from 'react';
-import { ActionError, Card, Form, LongValue, Notice, PageHeading, Time } from '../components/parts';
+import { ActionError, Card, Form, LongValue, Notice, PageHeading, QueryState, Time } from '../components/parts';
 import { PlatformUrl } from '../components/PlatformUrl';
-import { QueryState } from '../components/Table';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useApp } from '../context';
 import { actionStarted, setFlash, useFlash } from '../flash';

@@ -1,6 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { Card, Notice, PageHeading, Time } from '../components/parts';
-import { QueryState, Table } from '../components/Table';
+import { Card, Notice, PageHeading, QueryState, Table, Time } from '../components/parts';
 import { UsageBars } from '../components/UsageBar';
 import { planName, useApp } from '../context';
 import { formatNumber } from '../format';

@@ -1,6 +1,5 @@
 import type { UseQueryResult } from '@tanstack/react-query';
-import { Badge, type BadgeTone, PageHeading } from '../components/parts';
-import { QueryState } from '../components/Table';
+import { Badge, type BadgeTone, PageHeading, QueryState } from '../components/parts';
 import { href } from '../router';
 import type { Project } from '../types';
 

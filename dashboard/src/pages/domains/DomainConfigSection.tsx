@@ -1,6 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { ActionError, Card, Form, Notice } from '../../components/parts';
-import { Table } from '../../components/Table';
+import { ActionError, Card, Form, Notice, Table } from '../../components/parts';
 import { actionStarted, useNotice } from '../../flash';
 import { useApp } from '../../context';
 import {

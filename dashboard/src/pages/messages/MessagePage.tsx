@@ -1,6 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ActionError, Badge, type BadgeTone, Card, PageHeading, Time } from '../../components/parts';
-import { QueryState, Table } from '../../components/Table';
+import { ActionError, Badge, type BadgeTone, Card, PageHeading, QueryState, Table, Time } from '../../components/parts';
 import { useApp } from '../../context';
 import { href } from '../../router';
 import { messagesApi, type WebhookDelivery } from '../webhooks/webhooks-api';

@@ -1,7 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Badge, type BadgeTone, Card, Form, PageHeading, Time } from '../../components/parts';
-import { QueryState, Table } from '../../components/Table';
+import { Badge, type BadgeTone, Card, Form, PageHeading, QueryState, Table, Time } from '../../components/parts';
 import { useApp } from '../../context';
 import { href } from '../../router';
 import { messagesApi, type MessageStatus as Status } from '../webhooks/webhooks-api';

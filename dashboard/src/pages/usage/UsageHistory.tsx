@@ -1,14 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
-import { Badge, Card } from '../../components/parts';
-import { type Column, QueryState, Table } from '../../components/Table';
+import { Badge, Card, type Column, QueryState, Table } from '../../components/parts';
 import { useApp } from '../../context';
 import { queryKeys } from '../../queries';
 import { formatNumber } from '../../format';
 import type { Schemas } from '../../types';
+import { keyMaskColumn } from '../KeysPage';
 
 type DayUsage = Schemas['DayUsage'];
-import { keyMaskColumn } from '../KeysPage';
 
 const DAYS = 30;
 

@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { ActionError, Badge, Card, CopyButton, Form, Notice, PageHeading, Time } from '../../components/parts';
-import { QueryState } from '../../components/Table';
+import {
+  ActionError, Badge, Card, CopyButton, Form, Notice, PageHeading, QueryState, Time,
+} from '../../components/parts';
 import { useApp } from '../../context';
 import { type Webhook, type WebhookEventType, webhooksApi } from './webhooks-api';
 
