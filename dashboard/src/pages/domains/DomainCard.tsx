@@ -1,9 +1,8 @@
 import { useEffect, useId, useRef } from 'react';
-import { errorMessage } from '../../api';
 import { ActionError, Badge, Time } from '../../components/parts';
 import { MenuButton } from '../../components/MenuButton';
 import { PlatformUrl } from '../../components/PlatformUrl';
-import { actionStarted, useAction } from '../../flash';
+import { useAction } from '../../flash';
 import { useApp } from '../../context';
 import type { Domain, DomainConfig, Project } from '../../types';
 import {
@@ -30,6 +29,7 @@ export function DomainCard({ project, domain, focus, onChange, onConfig, onRemov
 }) {
   const { api, accountId } = useApp();
   const { busy, error, setError, run } = useAction();
+  const primary = useAction();
   const headingRef = useRef<HTMLHeadingElement>(null);
   const headingId = useId();
 
@@ -41,14 +41,8 @@ export function DomainCard({ project, domain, focus, onChange, onConfig, onRemov
   const verify = () =>
     run(async () => onChange(await api.verifyDomain(accountId, project.projectId, domain.domain, domain.attempt > 0)));
 
-  const setPrimary = async () => {
-    actionStarted();
-    try {
-      onConfig(await api.setPrimary(accountId, project.projectId, domain.domain));
-    } catch (e) {
-      setError(errorMessage(e));
-    }
-  };
+  const setPrimary = () =>
+    primary.run(async () => onConfig(await api.setPrimary(accountId, project.projectId, domain.domain)));
 
   const isPrimary = project.domains.primary === domain.domain;
   const redirect = project.domains.redirects.find((r) => r.from === domain.domain);
@@ -131,7 +125,7 @@ export function DomainCard({ project, domain, focus, onChange, onConfig, onRemov
           {domain.attempt > 0 && <span className="hint">Attempt {domain.attempt}</span>}
         </p>
       )}
-      <ActionError error={error} />
+      <ActionError error={error ?? primary.error} />
     </li>
   );
 }
