@@ -2,33 +2,24 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
 
-/**
- * The published API contracts, shipped with the app as docs/*.yaml: the overview links them, and
- * they are then served wherever the app is (S3/CloudFront on AWS, the local dashboard server).
- */
-export const API_DOCUMENTS = {
-  'docs/openapi.yaml': resolve(import.meta.dirname, '..', 'openapi', 'openapi.yaml'),
-  'docs/control-api.yaml': resolve(import.meta.dirname, '..', 'openapi', 'control-api.yaml'),
-} as const;
-
-function apiDocuments(): Plugin {
-  return {
-    name: 'api-documents',
-    apply: 'build',
-    generateBundle() {
-      for (const [fileName, source] of Object.entries(API_DOCUMENTS)) {
-        this.emitFile({ type: 'asset', fileName, source: readFileSync(source, 'utf8') });
-      }
-    },
-  };
-}
+/** The published API contracts, shipped as docs/*.yaml wherever the app is served: the overview links them. */
+const apiDocuments: Plugin = {
+  name: 'api-documents',
+  apply: 'build',
+  generateBundle() {
+    for (const name of ['openapi.yaml', 'control-api.yaml']) {
+      const source = readFileSync(resolve(import.meta.dirname, '..', 'openapi', name), 'utf8');
+      this.emitFile({ type: 'asset', fileName: `docs/${name}`, source });
+    }
+  },
+};
 
 // Root is this folder (`npx vite build dashboard`, or `root: 'dashboard'` programmatically);
 // the build goes to dashboard/dist. No React plugin: Vite 8 compiles TSX with Oxc, set here to
 // React's automatic runtime (react/jsx-runtime). Fast Refresh is not needed for this app.
 export default defineConfig({
   base: './',
-  plugins: [apiDocuments()],
+  plugins: [apiDocuments],
   oxc: {
     jsx: { runtime: 'automatic', importSource: 'react' },
   },

@@ -4,7 +4,7 @@ import { Api, errorMessage } from './api';
 import { SignIn } from './auth/SignIn';
 import { clearSession, completeCognitoSignIn, loadSession, type Session, signOut } from './auth/session';
 import type { SignInNotice } from './auth/SignIn';
-import { Notice, Loading } from './components/Notice';
+import { Loading, Notice } from './components/parts';
 import { loadConfig, type RuntimeConfig } from './config';
 import { AppContext, type AppContextValue, planName, useApp } from './context';
 import { KeysPage } from './pages/KeysPage';
@@ -115,7 +115,7 @@ function SignedIn({ config, session, onSignedOut }: Readonly<Ready & { session: 
   if (!boot.data) return <main id="main" className="boot"><Loading label="Loading your account…" /></main>;
   const [me, plans] = boot.data;
   const bootAccount = { account: me.account, readAt: boot.dataUpdatedAt };
-  const value: AppContextValue = { config, api, me, accountId: me.account.accountId, bootAccount, plans };
+  const value: AppContextValue = { config, api, email: me.email, accountId: me.account.accountId, bootAccount, plans };
   return (
     <AppContext.Provider value={value}>
       <Shell onSignOut={() => signOutNow(config, onSignedOut)} />
@@ -134,7 +134,7 @@ function signOutNow(config: RuntimeConfig, onSignedOut: SignedOut) {
 
 function Shell({ onSignOut }: { readonly onSignOut: () => void }) {
   const route = useRoute();
-  const { config, me } = useApp();
+  const { config, email } = useApp();
   return (
     <>
       <a
@@ -150,11 +150,11 @@ function Shell({ onSignOut }: { readonly onSignOut: () => void }) {
       <header className="topbar">
         <div className="topbar-inner">
           <a className="brand" href={href.overview}><span aria-hidden="true" className="brand-mark">◆</span> Platform</a>
-          {config.auth.kind === 'dev'
-            ? <span className="dev-badge" title="Local platform only, no password">Development sign-in</span>
-            : null}
+          {config.auth.kind === 'dev' && (
+            <span className="dev-badge" title="Local platform only, no password">Development sign-in</span>
+          )}
           <div className="account">
-            <span className="account-email">{me.email}</span>
+            <span className="account-email">{email}</span>
             <PlanBadge />
             <button type="button" className="button small secondary" onClick={onSignOut}>Sign out</button>
           </div>
@@ -177,7 +177,6 @@ function Shell({ onSignOut }: { readonly onSignOut: () => void }) {
   );
 }
 
-/** The header's plan: the account query, refreshed while the tab is visible. */
 function PlanBadge() {
   const { plans } = useApp();
   const account = useAccount();
@@ -188,7 +187,6 @@ function NavLink({ to, current, children }: Readonly<{ to: string; current: bool
   return <a href={to} aria-current={current ? 'page' : undefined} className="navlink">{children}</a>;
 }
 
-/** The pages without a parameter, by route name. */
 const PAGES = {
   overview: OverviewPage, keys: KeysPage, usage: UsagePage, plans: PlansPage,
   projects: ProjectsPage, messages: MessagesPage, webhooks: WebhooksPage,

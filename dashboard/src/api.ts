@@ -1,6 +1,8 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from '../../contracts/openapi/control-api';
-import type { ManifestFile, PlanId, Problem, RedirectStatus } from './types';
+import type { Plan, RedirectStatus, Schemas } from './types';
+
+type Problem = Schemas['Problem'];
 
 /** A failed API call: the problem document's `detail` is what the user reads. */
 export class ApiError extends Error {
@@ -8,13 +10,8 @@ export class ApiError extends Error {
     super(message);
     this.name = 'ApiError';
   }
-
-  get code() {
-    return this.problem?.code;
-  }
 }
 
-/** The message to show for any error thrown by a call. */
 export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) {
     const fields = error.problem?.errors?.map((e) => `${e.field}: ${e.message}`).join('; ');
@@ -30,7 +27,6 @@ export function errorMessage(error: unknown): string {
 const isProblem = (value: unknown): value is Problem =>
   typeof value === 'object' && value !== null && typeof (value as { status?: unknown }).status === 'number';
 
-/** The path parameters of a call, as openapi-fetch takes them. */
 export const at = <P extends Record<string, string>>(path: P) => ({ params: { path } });
 
 export interface ApiOptions {
@@ -75,7 +71,7 @@ export class Api {
   account = (accountId: string) => this.unwrap(this.client.GET('/accounts/{accountId}', at({ accountId })));
 
   /** Asks the operators to move the account to `plan`; pending until one of them acts. */
-  requestUpgrade = (accountId: string, plan: PlanId) =>
+  requestUpgrade = (accountId: string, plan: Plan['id']) =>
     this.unwrap(this.client.POST('/accounts/{accountId}/upgrade-request', { ...at({ accountId }), body: { plan } }))
       .then((r) => r.upgradeRequest);
 
@@ -108,7 +104,7 @@ export class Api {
     this.unwrap(this.client.DELETE('/accounts/{accountId}/projects/{projectId}', at({ accountId, projectId })));
 
   /** Starts a deploy from its manifest: the answer lists the uploads the platform still needs (contracts/deploys.ts). */
-  startDeploy = (accountId: string, projectId: string, files: readonly ManifestFile[]) =>
+  startDeploy = (accountId: string, projectId: string, files: readonly Schemas['ManifestFile'][]) =>
     this.unwrap(this.client.POST('/accounts/{accountId}/projects/{projectId}/deploys', {
       ...at({ accountId, projectId }),
       body: { files: [...files] },
@@ -120,7 +116,7 @@ export class Api {
       '/accounts/{accountId}/projects/{projectId}/deploys/{deployId}/finalize',
       at({ accountId, projectId, deployId }),
     )).then((deploy) => ({ deploy }), (error: unknown) => {
-      if (error instanceof ApiError && error.code === 'files_missing') return { missing: error.problem?.uploads ?? [] };
+      if (error instanceof ApiError && error.problem?.code === 'files_missing') return { missing: error.problem?.uploads ?? [] };
       throw error;
     });
 

@@ -1,15 +1,12 @@
 import { createContext, useContext } from 'react';
 import type { Api } from './api';
 import type { RuntimeConfig } from './config';
-import type { Account, Me, Plan } from './types';
-
-/** The signed-in owner. Only the account's id: its plan and limits change, and useAccount() reads them. */
-export type Owner = Readonly<Pick<Me, 'ownerId' | 'email'>> & { readonly account: { readonly accountId: string } };
+import type { Account, Plan } from './types';
 
 export interface AppContextValue {
   readonly config: RuntimeConfig;
   readonly api: Api;
-  readonly me: Owner;
+  readonly email: string | undefined;
   readonly accountId: string;
   /** The account as sign-in read it: the first value of useAccount(), which refreshes it. */
   readonly bootAccount: { readonly account: Account; readonly readAt: number };

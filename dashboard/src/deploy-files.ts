@@ -18,22 +18,12 @@ const SYSTEM_FILES = new Set(['.DS_Store', 'Thumbs.db', 'desktop.ini']);
 
 export interface Selection {
   readonly files: readonly SiteFile[];
-  /** The chosen folder's name, when a folder was chosen. */
   readonly folder: string | undefined;
   /** System files left out (.DS_Store and the like). */
   readonly skipped: readonly string[];
   readonly totalBytes: number;
   /** Why it cannot be deployed; empty when it can. */
   readonly problems: readonly string[];
-}
-
-/** A path the service accepts: relative, no empty, `.` or `..` segments, no backslash or NUL. */
-function pathProblem(path: string): string | undefined {
-  const segments = path.split('/');
-  if (path.includes('\\') || path.includes('\0') || segments.some((s) => s === '' || s === '.' || s === '..')) {
-    return `“${path}” cannot be published: its name has a backslash or an empty, “.” or “..” part. Rename it.`;
-  }
-  return undefined;
 }
 
 /** Reads what the owner chose into site paths, and says what would stop the deploy. */
@@ -70,8 +60,10 @@ export function selectFiles(list: readonly File[]): Selection {
           : `The folder “${folder}” has no index.html at its top level. Visitors of your site get the index.html at its root: choose the folder that holds it (your build output, e.g. dist).${hint}`,
       );
     }
-    const bad = files.map((f) => pathProblem(f.path)).find((p) => p !== undefined);
-    if (bad) problems.push(bad);
+    // The service takes relative paths: no empty, `.` or `..` segments, no backslash or NUL.
+    const badPath = (path: string) => /[\\\0]/.test(path) || path.split('/').some((s) => ['', '.', '..'].includes(s));
+    const bad = files.find((f) => badPath(f.path));
+    if (bad) problems.push(`“${bad.path}” cannot be published: its name has a backslash or an empty, “.” or “..” part. Rename it.`);
     const duplicate = files.find((f, i) => i > 0 && files[i - 1]?.path === f.path); // sorted by path
     if (duplicate) problems.push(`Two files are named “${duplicate.path}”. Choose one.`);
     if (files.length > MAX_FILES) {

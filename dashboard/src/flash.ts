@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { errorMessage } from './api';
 
 /** A message for the next page, keyed by where it shows: a hash navigation loses component state. */
 let pending: { readonly key: string; readonly message: string } | undefined;
@@ -16,10 +17,10 @@ export function useFlash(key: string): string | undefined {
   return message;
 }
 
-/** Starting an action clears the notices and errors of earlier ones (components subscribe with onActionStart). */
+/** Starting an action clears the notices and errors of earlier ones (useAction, useNotice). */
 const actionListeners = new Set<() => void>();
 
-export function onActionStart(listener: () => void): () => void {
+function onActionStart(listener: () => void): () => void {
   actionListeners.add(listener);
   return () => actionListeners.delete(listener);
 }
@@ -27,4 +28,35 @@ export function onActionStart(listener: () => void): () => void {
 export function actionStarted(): void {
   pending = undefined;
   for (const listener of [...actionListeners]) listener();
+}
+
+/** A notice left by an action, shown until the next action starts. */
+export function useNotice<T>(): [T | undefined, (notice: T | undefined) => void] {
+  const [notice, setNotice] = useState<T>();
+  useEffect(() => onActionStart(() => setNotice(undefined)), []);
+  return [notice, setNotice];
+}
+
+/** A button or form that calls the API: in flight, and why it failed; starting one clears earlier notices. */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  useEffect(() => onActionStart(() => setError(undefined)), []);
+  const run = async (work: () => Promise<void>) => {
+    actionStarted();
+    setBusy(true);
+    try {
+      await work();
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  /** Refuses before any call (a missing input): earlier notices go, this one shows. */
+  const refuse = (message: string) => {
+    actionStarted();
+    setError(message);
+  };
+  return { busy, error, setError, run, refuse };
 }

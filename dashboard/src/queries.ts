@@ -27,7 +27,6 @@ export function useAccount(): Account {
   return query.data;
 }
 
-/** The plan of the account, from the catalogue (GET /plans, read at sign-in). */
 export function useCurrentPlan() {
   const { plans } = useApp();
   const account = useAccount();

@@ -3,7 +3,6 @@ import { QueryClient } from '@tanstack/react-query';
 /** Refresh cadence of every page's server state while the tab is visible (TanStack Query pauses when hidden). */
 export const REFRESH_INTERVAL_MS = 10_000;
 
-/** The dashboard's one cache of server state. */
 export const queryClient = new QueryClient({
   defaultOptions: {
     queries: {

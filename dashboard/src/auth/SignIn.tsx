@@ -1,8 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
-import { errorMessage } from '../api';
+import { useEffect, useId, useRef, useState } from 'react';
 import type { DemoOwner, RuntimeConfig } from '../config';
-import { ActionError, Notice } from '../components/Notice';
+import { ActionError, Form, Notice } from '../components/parts';
 import { beginCognitoSignIn, devSignIn, type Session } from './session';
 
 /** Why the owner is on the sign-in page again: signed out (info), or a session that ended (warning). */
@@ -30,15 +29,13 @@ export function SignIn({ config, notice, onSignedIn }: {
     <main id="main" className="sign-in">
       <div className="sign-in-card">
         <p className="brand brand-large"><span aria-hidden="true" className="brand-mark">◆</span> Platform</p>
-        {auth.kind === 'dev'
-          ? (
-              <p className="dev-banner" role="note">
-                <span aria-hidden="true">⚠</span> Development sign-in (local platform only, no password)
-              </p>
-            )
-          : null}
+        {auth.kind === 'dev' && (
+          <p className="dev-banner" role="note">
+            <span aria-hidden="true">⚠</span> Development sign-in (local platform only, no password)
+          </p>
+        )}
         <h1 ref={heading} tabIndex={-1}>{auth.kind === 'dev' ? 'Development sign-in' : 'Sign in'}</h1>
-        {notice ? <Notice tone={notice.tone} live>{notice.text}</Notice> : null}
+        {notice && <Notice tone={notice.tone} live>{notice.text}</Notice>}
         {auth.kind === 'dev'
           ? <DevSignIn config={config} owners={auth.demoOwners} onSignedIn={onSignedIn} />
           : <CognitoSignIn config={config} />}
@@ -57,7 +54,7 @@ function CognitoSignIn({ config }: { readonly config: RuntimeConfig }) {
       <button type="button" className="button primary wide" disabled={busy} onClick={() => begin.mutate()}>
         {busy ? 'Redirecting…' : 'Sign in or create an account'}
       </button>
-      <ActionError message={begin.error ? errorMessage(begin.error) : undefined} />
+      <ActionError error={begin.error} />
     </>
   );
 }
@@ -72,14 +69,13 @@ function DevSignIn({ config, owners, onSignedIn }: {
   const errorId = useId();
   const mutation = useMutation({ mutationFn: (address: string) => devSignIn(config, address), onSuccess: onSignedIn });
   const busy = mutation.isPending ? mutation.variables : undefined;
-  const error = empty ? 'Enter an email address.' : mutation.error ? errorMessage(mutation.error) : undefined;
+  const error = empty ? 'Enter an email address.' : mutation.error;
   const signIn = (address: string) => {
     setEmpty(false);
     mutation.mutate(address);
   };
 
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
+  const onSubmit = () => {
     if (email.trim()) signIn(email.trim());
     else setEmpty(true);
   };
@@ -90,29 +86,27 @@ function DevSignIn({ config, owners, onSignedIn }: {
         This local platform has no real accounts. Pick a demo owner, or type any email: a new owner gets a Free
         account.
       </p>
-      {owners.length > 0
-        ? (
-            <section aria-labelledby="demo-owners">
-              <h2 id="demo-owners">Demo owners</h2>
-              <ul className="owner-list">
-                {owners.map((owner) => (
-                  <li key={owner.email}>
-                    <button
-                      type="button"
-                      className="button secondary wide owner"
-                      disabled={busy !== undefined}
-                      onClick={() => signIn(owner.email)}
-                    >
-                      <span>Sign in as {owner.email}</span>
-                      <span className="badge badge-neutral">{PLAN_NAMES[owner.plan] ?? owner.plan}</span>
-                    </button>
-                  </li>
-                ))}
-              </ul>
-            </section>
-          )
-        : null}
-      <form onSubmit={onSubmit} noValidate className="stack">
+      {owners.length > 0 && (
+        <section aria-labelledby="demo-owners">
+          <h2 id="demo-owners">Demo owners</h2>
+          <ul className="owner-list">
+            {owners.map((owner) => (
+              <li key={owner.email}>
+                <button
+                  type="button"
+                  className="button secondary wide owner"
+                  disabled={busy !== undefined}
+                  onClick={() => signIn(owner.email)}
+                >
+                  <span>Sign in as {owner.email}</span>
+                  <span className="badge badge-neutral">{PLAN_NAMES[owner.plan] ?? owner.plan}</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <Form onSubmit={onSubmit} className="stack">
         <h2>Any email</h2>
         <div className="field">
           <label htmlFor="dev-email">Email</label>
@@ -129,8 +123,8 @@ function DevSignIn({ config, owners, onSignedIn }: {
         <button type="submit" className="button primary" disabled={busy !== undefined}>
           {busy && busy === email.trim() ? 'Signing in…' : 'Sign in'}
         </button>
-        <ActionError message={error} id={errorId} />
-      </form>
+        <ActionError error={error} id={errorId} />
+      </Form>
     </>
   );
 }

@@ -66,13 +66,11 @@ export async function completeCognitoSignIn(config: RuntimeConfig): Promise<Sess
   return saveSession({ token: tokens.idToken, expiresAt: new Date(exp).toISOString() });
 }
 
-/** Signs out: forgets the session, and for Cognito ends the managed-login session too. */
 export function signOut(config: RuntimeConfig): void {
   clearSession();
   if (config.auth.kind === 'cognito') location.assign(logoutUrl(config.auth, rootUri()));
 }
 
-/** Development sign-in (local platform only): any email, no password. */
 export async function devSignIn(config: RuntimeConfig, email: string): Promise<Session> {
   const res = await fetch(`${config.apiBaseUrl}/dev/sign-in`, {
     method: 'POST',

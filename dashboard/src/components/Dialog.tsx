@@ -1,14 +1,27 @@
 import { type ReactNode, useEffect, useId, useRef } from 'react';
+import { ActionError } from './parts';
+import type { useAction } from '../flash';
 
-/** A modal on the native <dialog> (the page behind is inert); on close, focus returns to its opener. */
-export function Dialog({ open, title, onClose, children, footer, onClosed }: {
+/**
+ * A modal on the native <dialog> (the page behind is inert) that confirms a dangerous action: Cancel
+ * (focused first), any `extra` buttons, then `confirm`, which runs `onConfirm` as `action`. On close,
+ * focus returns to its opener.
+ */
+export function Dialog({
+  open, title, onClose, onClosed, action, confirm, busyLabel, onConfirm, disabled, extra, children,
+}: {
   readonly open: boolean;
   readonly title: string;
   readonly onClose: () => void;
-  readonly children: ReactNode;
-  readonly footer: ReactNode;
   /** After it closed and focus went back (to move focus elsewhere instead). */
   readonly onClosed?: () => void;
+  readonly action: ReturnType<typeof useAction>;
+  readonly confirm: string;
+  readonly busyLabel: string;
+  readonly onConfirm: () => Promise<void>;
+  readonly disabled?: boolean;
+  readonly extra?: ReactNode;
+  readonly children: ReactNode;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
@@ -24,6 +37,11 @@ export function Dialog({ open, title, onClose, children, footer, onClosed }: {
     }
   }, [open]);
 
+  const close = () => {
+    action.setError(undefined);
+    onClose();
+  };
+
   return (
     <dialog
       ref={ref}
@@ -31,22 +49,34 @@ export function Dialog({ open, title, onClose, children, footer, onClosed }: {
       aria-labelledby={titleId}
       onCancel={(event) => {
         event.preventDefault();
-        onClose();
+        close();
       }}
       onClose={() => {
         if (opener.current instanceof HTMLElement && opener.current.isConnected) opener.current.focus();
         onClosed?.();
       }}
     >
-      {open
-        ? (
-            <>
-              <h2 id={titleId}>{title}</h2>
-              <div className="dialog-body">{children}</div>
-              <div className="dialog-actions">{footer}</div>
-            </>
-          )
-        : null}
+      {open && (
+        <>
+          <h2 id={titleId}>{title}</h2>
+          <div className="dialog-body">
+            {children}
+            <ActionError error={action.error} />
+          </div>
+          <div className="dialog-actions">
+            <button type="button" className="button secondary" onClick={close} autoFocus>Cancel</button>
+            {extra}
+            <button
+              type="button"
+              className="button danger"
+              disabled={action.busy || disabled}
+              onClick={() => void action.run(onConfirm)}
+            >
+              {action.busy ? busyLabel : confirm}
+            </button>
+          </div>
+        </>
+      )}
     </dialog>
   );
 }

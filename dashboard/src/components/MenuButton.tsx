@@ -89,23 +89,21 @@ export function MenuButton({ label, items }: { readonly label: string; readonly 
       >
         <span aria-hidden="true">⋯</span>
       </button>
-      {open
-        ? (
-            <ul ref={menuRef} id={menuId} role="menu" aria-label={label} className="menu-list" onKeyDown={onMenuKey}>
-              {items.map((item, i) => (
-                <li
-                  key={item.label}
-                  role="menuitem"
-                  tabIndex={i === active ? 0 : -1}
-                  className={item.danger ? 'danger' : undefined}
-                  onClick={() => select(item)}
-                >
-                  {item.label}
-                </li>
-              ))}
-            </ul>
-          )
-        : null}
+      {open && (
+        <ul ref={menuRef} id={menuId} role="menu" aria-label={label} className="menu-list" onKeyDown={onMenuKey}>
+          {items.map((item, i) => (
+            <li
+              key={item.label}
+              role="menuitem"
+              tabIndex={i === active ? 0 : -1}
+              className={item.danger ? 'danger' : undefined}
+              onClick={() => select(item)}
+            >
+              {item.label}
+            </li>
+          ))}
+        </ul>
+      )}
     </div>
   );
 }

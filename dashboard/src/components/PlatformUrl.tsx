@@ -1,6 +1,5 @@
 import { useApp } from '../context';
-import { CopyButton } from './CopyButton';
-import { LongValue } from './LongValue';
+import { CopyButton, LongValue } from './parts';
 
 /** How a platform host is reached on the local platform (local/edge.ts); undefined on AWS. */
 function localWayIn(localEdgeUrl: string | undefined, url: string): { link: string; curl: string } | undefined {
@@ -28,22 +27,20 @@ export function PlatformUrl({ url, live = true, label }: {
       {live
         ? <a href={url} target="_blank" rel="noreferrer"><LongValue value={shown} /></a>
         : <LongValue value={shown} />}
-      {local && live
-        ? (
-            <span className="local-way block">
-              <span className="hint">
-                Locally:{' '}
-                <a href={local.link} target="_blank" rel="noreferrer">
-                  <LongValue value={local.link} />
-                </a>
-              </span>
-              <span className="cell-copy">
-                <code><LongValue value={local.curl} /></code>
-                <CopyButton value={local.curl} label={`Copy the local curl command for ${shown}`} />
-              </span>
-            </span>
-          )
-        : null}
+      {local && live && (
+        <span className="local-way block">
+          <span className="hint">
+            Locally:{' '}
+            <a href={local.link} target="_blank" rel="noreferrer">
+              <LongValue value={local.link} />
+            </a>
+          </span>
+          <span className="cell-copy">
+            <code><LongValue value={local.curl} /></code>
+            <CopyButton value={local.curl} label={`Copy the local curl command for ${shown}`} />
+          </span>
+        </span>
+      )}
     </span>
   );
 }

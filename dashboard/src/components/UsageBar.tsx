@@ -1,9 +1,8 @@
 import { useEffect, useId, useState } from 'react';
 import { formatIn, formatNumber, formatTime } from '../format';
-import type { Usage, WindowUsage } from '../types';
+import type { Usage } from '../types';
 
-/** Usage of one window as a labelled bar, with the numbers in text (not colour alone). */
-function UsageBar({ label, usage }: { readonly label: string; readonly usage: WindowUsage }) {
+function UsageBar({ label, usage }: { readonly label: string; readonly usage: Usage['minute'] }) {
   const id = useId();
   // The countdown to the reset ticks each second, whatever the 10-s refresh brings.
   const [now, setNow] = useState(() => Date.now());
@@ -20,7 +19,7 @@ function UsageBar({ label, usage }: { readonly label: string; readonly usage: Wi
         <span id={`${id}-label`} className="usage-bar-label">{label}</span>
         <span className="usage-bar-numbers">
           {text}
-          {tone === 'full' ? <strong> (limit reached)</strong> : null}
+          {tone === 'full' && <strong> (limit reached)</strong>}
         </span>
       </div>
       <div
@@ -41,7 +40,6 @@ function UsageBar({ label, usage }: { readonly label: string; readonly usage: Wi
   );
 }
 
-/** The account's usage this minute and today. */
 export function UsageBars({ usage }: { readonly usage: Usage }) {
   return (
     <div className="bars">

@@ -1,10 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type ChangeEvent, type FormEvent, type ReactNode, type RefObject, useId, useRef, useState } from 'react';
+import { type ChangeEvent, type ReactNode, type RefObject, useId, useRef, useState } from 'react';
 import { ApiError, errorMessage } from '../api';
-import { LongValue } from '../components/LongValue';
-import { ActionError, Notice } from '../components/Notice';
+import { ActionError, Form, LongValue, Notice, Time } from '../components/parts';
 import { PlatformUrl } from '../components/PlatformUrl';
-import { Time } from '../components/Time';
 import { useApp } from '../context';
 import { actionStarted } from '../flash';
 import { type DeployCalls, deploySite, type DeployProgress } from '../../../contracts/deploys';
@@ -69,8 +67,7 @@ export function DeploySection({ project }: { readonly project: Project }) {
     setRefusal(undefined);
   };
 
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
+  const onSubmit = () => {
     if (busy) return;
     actionStarted();
     if (!selection) {
@@ -107,7 +104,7 @@ export function DeploySection({ project }: { readonly project: Project }) {
         {limitMb(MAX_FILE_BYTES)} per file and {limitMb(MAX_DEPLOY_BYTES)} in all; files that did not change
         since an earlier deploy are not uploaded again. The live version changes only when the whole deploy succeeds.
       </p>
-      <form onSubmit={onSubmit} noValidate>
+      <Form onSubmit={onSubmit}>
         <div className="file-pickers">
           <FilePicker id="deploy-folder" folder={folderInput} describedBy={hintId} disabled={busy} onChange={onChoose}>
             <FolderIcon /> Choose a folder
@@ -115,7 +112,7 @@ export function DeploySection({ project }: { readonly project: Project }) {
           <FilePicker id="deploy-files" describedBy={hintId} disabled={busy} onChange={onChoose}>Choose files</FilePicker>
         </div>
 
-        {selection ? <SelectionSummary selection={selection} problemsId={problemsId} /> : null}
+        {selection && <SelectionSummary selection={selection} problemsId={problemsId} />}
 
         <p className="row deploy-actions">
           <button
@@ -127,33 +124,31 @@ export function DeploySection({ project }: { readonly project: Project }) {
           >
             {busy ? 'Deploying…' : 'Deploy'}
           </button>
-          {!selection && !busy ? <span className="hint" id={nothingId}>Choose a folder or files to deploy first.</span> : null}
-          {selection && !busy
-            ? (
-                <button
-                  type="button"
-                  className="button secondary"
-                  onClick={() => {
-                    setSelection(undefined);
-                    setRefusal(undefined);
-                  }}
-                >
-                  Clear selection
-                </button>
-              )
-            : null}
+          {!selection && !busy && <span className="hint" id={nothingId}>Choose a folder or files to deploy first.</span>}
+          {selection && !busy && (
+            <button
+              type="button"
+              className="button secondary"
+              onClick={() => {
+                setSelection(undefined);
+                setRefusal(undefined);
+              }}
+            >
+              Clear selection
+            </button>
+          )}
         </p>
-        <ActionError message={refusal} />
-      </form>
+        <ActionError error={refusal} />
+      </Form>
 
       <p className={`status-line deploy-status${busy ? ' busy' : ''}`} role="status" aria-live="polite">
-        {busy ? <span className="spinner" aria-hidden="true" /> : null}
+        {busy && <span className="spinner" aria-hidden="true" />}
         {/* The selection, the result and the failure are on screen already: here they are only announced. */}
         {busy ? status : <span className="visually-hidden">{status}</span>}
       </p>
 
-      {deploy.data ? <Succeeded {...deploy.data} /> : null}
-      {deploy.error ? <Notice tone="error" title="The deploy failed">{failure(deploy.error)}</Notice> : null}
+      {deploy.data && <Succeeded {...deploy.data} />}
+      {deploy.error && <Notice tone="error" title="The deploy failed">{failure(deploy.error)}</Notice>}
     </div>
   );
 }
@@ -161,12 +156,11 @@ export function DeploySection({ project }: { readonly project: Project }) {
 /** Why the deploy failed; a refusal by the service leaves the live version as it was. */
 function failure(error: Error) {
   const message = errorMessage(error);
-  return error instanceof ApiError && error.code !== 'deploy_failed' && !/live version/.test(message)
+  return error instanceof ApiError && error.problem?.code !== 'deploy_failed' && !/live version/.test(message)
     ? `${message} The live version is unchanged.`
     : message;
 }
 
-/** What the deploy published, and where it is live. */
 function Succeeded({ project: live, deploy, uploaded, skipped }: Readonly<{
   project: Project; deploy: Deploy; uploaded: number; skipped: number;
 }>) {
@@ -187,7 +181,7 @@ function Succeeded({ project: live, deploy, uploaded, skipped }: Readonly<{
       </dl>
       <p>
         Live at <PlatformUrl url={live.url} label={live.url} />
-        {live.domains.primary !== live.defaultDomain ? <> and at <PlatformUrl url={`https://${live.domains.primary}/`} /></> : null}
+        {live.domains.primary !== live.defaultDomain && <> and at <PlatformUrl url={`https://${live.domains.primary}/`} /></>}
       </p>
     </Notice>
   );
@@ -242,36 +236,30 @@ function SelectionSummary({ selection, problemsId }: { readonly selection: Selec
         {': '}
         {plural(files.length, 'file')}, {formatBytes(totalBytes)}
       </p>
-      {folder && example
-        ? (
-            <p className="hint">
-              Published from the folder’s contents: <code>{folder}/{example}</code> becomes <code>/{example}</code>.
-            </p>
-          )
-        : null}
-      {skipped.length > 0 ? <p className="hint">Left out (system files): {skipped.join(', ')}</p> : null}
-      {problems.length > 0
-        ? (
-            <Notice tone="error" title="This cannot be deployed" id={problemsId}>
-              <ul className="problems">{problems.map((p) => <li key={p}>{p}</li>)}</ul>
-            </Notice>
-          )
-        : null}
-      {files.length > 0
-        ? (
-            <details open={files.length <= 12}>
-              <summary>Files to publish</summary>
-              <ul className="file-list">
-                {listed.map((f) => (
-                  <li key={f.path}>
-                    <code>{f.path}</code> <span className="muted">{formatBytes(f.file.size)}</span>
-                  </li>
-                ))}
-                {files.length > LISTED ? <li className="muted">and {plural(files.length - LISTED, 'more file')}</li> : null}
-              </ul>
-            </details>
-          )
-        : null}
+      {folder && example && (
+        <p className="hint">
+          Published from the folder’s contents: <code>{folder}/{example}</code> becomes <code>/{example}</code>.
+        </p>
+      )}
+      {skipped.length > 0 && <p className="hint">Left out (system files): {skipped.join(', ')}</p>}
+      {problems.length > 0 && (
+        <Notice tone="error" title="This cannot be deployed" id={problemsId}>
+          <ul className="problems">{problems.map((p) => <li key={p}>{p}</li>)}</ul>
+        </Notice>
+      )}
+      {files.length > 0 && (
+        <details open={files.length <= 12}>
+          <summary>Files to publish</summary>
+          <ul className="file-list">
+            {listed.map((f) => (
+              <li key={f.path}>
+                <code>{f.path}</code> <span className="muted">{formatBytes(f.file.size)}</span>
+              </li>
+            ))}
+            {files.length > LISTED && <li className="muted">and {plural(files.length - LISTED, 'more file')}</li>}
+          </ul>
+        </details>
+      )}
     </div>
   );
 }

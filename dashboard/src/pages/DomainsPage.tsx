@@ -1,11 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useRef, useState } from 'react';
-import { Badge } from '../components/Badge';
-import { Notice } from '../components/Notice';
-import { PageHeading } from '../components/PageHeading';
+import { Badge, Card, Notice, PageHeading, QueryState } from '../components/parts';
 import { PlatformUrl } from '../components/PlatformUrl';
-import { QueryState } from '../components/Table';
-import { useNotice } from '../components/useNotice';
+import { useNotice } from '../flash';
 import { planName, useApp } from '../context';
 import { queryKeys, useCurrentPlan, useProjectQuery } from '../queries';
 import { href } from '../router';
@@ -56,7 +53,7 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
     void queryClient.invalidateQueries({ queryKey: domainsKey });
   };
 
-  if (!project.data) return <ProjectLoading title="Domains" error={project.error} />;
+  if (!project.data) return <ProjectLoading title="Domains" query={project} />;
   const p = project.data;
   const deployed = p.liveDeployId !== undefined;
   const list = domains.data ?? [];
@@ -72,8 +69,7 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
 
       {!allowed
         ? (
-            <section className="card upgrade" aria-labelledby="upgrade-heading">
-              <h2 id="upgrade-heading">Custom domains need the Pro plan or above</h2>
+            <Card title="Custom domains need the Pro plan or above" className="upgrade">
               <p>
                 Your account is on the {planName(plans, account.plan)} plan, which does not include custom domains.
                 {' '}{p.name} stays available at <strong>{p.defaultDomain}</strong>.
@@ -83,12 +79,12 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
                 {plans.filter((x) => x.customDomains).map((x) => x.displayName).join(', ')}.
                 {' '}<a href={href.plans}>Compare plans</a>
               </p>
-            </section>
+            </Card>
           )
         : (
             <>
               {/* A live region that is always there, so its messages are announced. */}
-              <div role="status">{pageNotice ? <Notice tone={pageNotice.tone}>{pageNotice.text}</Notice> : null}</div>
+              <div role="status">{pageNotice && <Notice tone={pageNotice.tone}>{pageNotice.text}</Notice>}</div>
               {deployed
                 ? (
                     <AddDomainForm
@@ -116,7 +112,7 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
                   <button type="button" className="button small secondary" onClick={() => void domains.refetch()}>Refresh</button>
                 </div>
                 <QueryState query={domains} loading="Loading domains…" />
-                {domains.data && list.length === 0 ? <p className="empty card">No custom domains yet.</p> : null}
+                {domains.data && list.length === 0 && <p className="empty card">No custom domains yet.</p>}
                 <ul className="domain-list">
                   {list.map((domain) => (
                     <DomainCard
@@ -172,17 +168,13 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
 function DefaultDomainCard({ project }: { readonly project: Project }) {
   const primary = project.domains.primary === project.defaultDomain;
   return (
-    <section className="card" aria-labelledby="default-domain-heading">
-      <div className="card-head">
-        <h2 id="default-domain-heading">Default domain</h2>
-        {primary ? <Badge tone="success">Primary</Badge> : null}
-      </div>
+    <Card title="Default domain" head={primary && <Badge tone="success">Primary</Badge>}>
       <p>
         {project.liveDeployId
           ? <PlatformUrl url={project.url} label={project.defaultDomain} />
           : <>{project.defaultDomain} <span className="muted">(served after the first successful deploy)</span></>}
       </p>
       <p className="hint">Always available; it cannot be removed.</p>
-    </section>
+    </Card>
   );
 }

@@ -1,19 +1,16 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { CopyButton } from '../components/CopyButton';
+import { useEffect, useRef, useState } from 'react';
+import {
+  ActionError, Badge, Card, type Column, CopyButton, Form, Notice, PageHeading, QueryState, Table, Time,
+} from '../components/parts';
 import { Dialog } from '../components/Dialog';
-import { Badge } from '../components/Badge';
-import { ActionError, Notice } from '../components/Notice';
-import { PageHeading } from '../components/PageHeading';
-import { type Column, QueryState, Table } from '../components/Table';
-import { Time } from '../components/Time';
-import { useAction } from '../components/useAction';
-import { useNotice } from '../components/useNotice';
+import { useAction, useNotice } from '../flash';
 import { useApp } from '../context';
-import { actionStarted } from '../flash';
 import { queryKeys } from '../queries';
-import type { CreatedKey, Key } from '../types';
+import type { Key, Schemas } from '../types';
 import { CodeBlock, singleSend } from './overview/curl';
+
+type CreatedKey = Schemas['CreatedKey'];
 
 export const maskedKey = (key: Pick<Key, 'prefix' | 'last4'>) => `${key.prefix}…${key.last4}`;
 
@@ -23,7 +20,7 @@ function KeyStatus({ keyView }: { readonly keyView: Key }) {
     return (
       <>
         <Badge tone="neutral">Revoked</Badge>
-        {keyView.revokedAt ? <span className="hint block"><Time iso={keyView.revokedAt} /></span> : null}
+        {keyView.revokedAt && <span className="hint block"><Time iso={keyView.revokedAt} /></span>}
       </>
     );
   }
@@ -46,7 +43,6 @@ export const keyMaskColumn: Column<Pick<Key, 'prefix' | 'last4'>> = {
   cell: (key) => <code className="key-mask">{maskedKey(key)}</code>,
 };
 
-/** The columns the keys and usage pages start with. */
 export const keyColumns: readonly Column<Key>[] = [
   { label: 'Name', cell: (key) => key.name, className: 'key-name' },
   keyMaskColumn,
@@ -57,8 +53,7 @@ export const lastUsed = (key: Pick<Key, 'lastUsedAt'>) =>
   key.lastUsedAt ? <Time iso={key.lastUsedAt} /> : <span className="muted">Never</span>;
 
 export function KeysPage() {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const queryClient = useQueryClient();
   const keys = useQuery({ queryKey: queryKeys.keys(accountId), queryFn: () => api.keys(accountId) });
   // A key as a change answered it shows at once; then the keys and usage are read again.
@@ -73,11 +68,7 @@ export function KeysPage() {
   // After a revoke its button is gone: once the dialog has closed, focus goes to the list.
   const focusList = useRef(false);
   const revoke = useAction();
-  const closeDialog = () => {
-    revoke.setError(undefined);
-    setRevoking(undefined);
-  };
-  const onRevoke = () => revoke.run(async () => {
+  const onRevoke = async () => {
     if (!revoking) return;
     const key = await api.revokeKey(accountId, revoking.keyId);
     focusList.current = true;
@@ -87,7 +78,7 @@ export function KeysPage() {
     changed((current) =>
       current.map((k) => (k.keyId === key.keyId ? { ...key, lastUsedAt: key.lastUsedAt ?? k.lastUsedAt } : k)));
     if (created?.key.keyId === key.keyId) setCreated(undefined);
-  });
+  };
 
   return (
     <>
@@ -104,14 +95,10 @@ export function KeysPage() {
         }}
       />
 
-      {created ? <NewKeyPanel created={created} onDone={() => setCreated(undefined)} /> : null}
+      {created && <NewKeyPanel created={created} onDone={() => setCreated(undefined)} />}
 
-      <section aria-labelledby="keys-heading" className="card">
-        <div className="card-head">
-          <h2 id="keys-heading" tabIndex={-1}>Your keys</h2>
-          <button type="button" className="button small secondary" onClick={() => void keys.refetch()}>Refresh</button>
-        </div>
-        <div role="status">{revoked ? <Notice tone="success">{revoked}</Notice> : null}</div>
+      <Card title="Your keys" id="keys-heading" refresh={() => void keys.refetch()}>
+        <div role="status">{revoked && <Notice tone="success">{revoked}</Notice>}</div>
         <QueryState
           query={keys}
           loading="Loading keys…"
@@ -149,57 +136,46 @@ export function KeysPage() {
             />
           )}
         </QueryState>
-      </section>
+      </Card>
 
       <Dialog
         open={revoking !== undefined}
         title={`Revoke the key “${revoking?.name ?? ''}”?`}
-        onClose={closeDialog}
+        onClose={() => setRevoking(undefined)}
         onClosed={() => {
           if (focusList.current) document.getElementById('keys-heading')?.focus();
           focusList.current = false;
         }}
-        footer={(
-          <>
-            <button type="button" className="button secondary" onClick={closeDialog} autoFocus>Cancel</button>
-            <button type="button" className="button danger" disabled={revoke.busy} onClick={() => void onRevoke()}>
-              {revoke.busy ? 'Revoking…' : 'Revoke key'}
-            </button>
-          </>
-        )}
+        action={revoke}
+        confirm="Revoke key"
+        busyLabel="Revoking…"
+        onConfirm={onRevoke}
       >
         <p>
           Requests with <code>{revoking ? maskedKey(revoking) : ''}</code> will be refused (401 Unauthorized) from the
           next request on. This cannot be undone.
         </p>
-        <ActionError message={revoke.error} />
       </Dialog>
     </>
   );
 }
 
 function CreateKeyForm({ onCreated }: { readonly onCreated: (created: CreatedKey) => void }) {
-  const { api, me } = useApp();
+  const { api, accountId } = useApp();
   const [name, setName] = useState('');
-  const { busy, error, setError, run } = useAction();
+  const { busy, error, refuse, run } = useAction();
 
-  const onSubmit = async (event: FormEvent) => {
-    event.preventDefault();
-    actionStarted();
-    if (!name.trim()) {
-      setError('Give the key a name, e.g. production or laptop.');
-      return;
-    }
+  const onSubmit = async () => {
+    if (!name.trim()) return refuse('Give the key a name, e.g. production or laptop.');
     await run(async () => {
-      onCreated(await api.createKey(me.account.accountId, name.trim()));
+      onCreated(await api.createKey(accountId, name.trim()));
       setName('');
     });
   };
 
   return (
-    <section aria-labelledby="create-key-heading" className="card">
-      <h2 id="create-key-heading">Generate a key</h2>
-      <form className="inline-form" onSubmit={(e) => void onSubmit(e)} noValidate>
+    <Card title="Generate a key">
+      <Form className="inline-form" onSubmit={onSubmit}>
         <div className="field grow">
           <label htmlFor="key-name">Key name</label>
           <input
@@ -214,9 +190,9 @@ function CreateKeyForm({ onCreated }: { readonly onCreated: (created: CreatedKey
           <p className="hint" id="key-name-hint">A label to recognise it, e.g. production.</p>
         </div>
         <button type="submit" className="button primary" disabled={busy}>{busy ? 'Generating…' : 'Generate key'}</button>
-      </form>
-      <ActionError message={error} id="key-name-error" />
-    </section>
+      </Form>
+      <ActionError error={error} id="key-name-error" />
+    </Card>
   );
 }
 

@@ -1,4 +1,4 @@
-import { PageHeading } from '../components/PageHeading';
+import { PageHeading } from '../components/parts';
 import { href } from '../router';
 
 export function NotFoundPage({ path }: { readonly path: string }) {

@@ -1,12 +1,6 @@
 import { type ReactNode, useEffect, useState } from 'react';
-import { Badge } from '../components/Badge';
-import { CopyButton } from '../components/CopyButton';
-import { LongValue } from '../components/LongValue';
-import { Loading } from '../components/Notice';
-import { PageHeading } from '../components/PageHeading';
+import { Badge, Card, CopyButton, Loading, LongValue, PageHeading, QueryState, Time } from '../components/parts';
 import { PlatformUrl } from '../components/PlatformUrl';
-import { QueryState } from '../components/Table';
-import { Time } from '../components/Time';
 import { UsageBars } from '../components/UsageBar';
 import { useQuery } from '@tanstack/react-query';
 import { planName, useApp } from '../context';
@@ -19,11 +13,9 @@ import { batchSend, CodeBlock, type CurlExample, singleSend } from './overview/c
 /** While a step waits for something to happen elsewhere (a request, a deploy), how often to look. */
 const STEP_POLL_MS = 5_000;
 
-/** The first screen after sign-in: the API, the plan and its usage, and three steps to a first message and a first site. */
 export function OverviewPage() {
-  const { api, me, plans, config } = useApp();
+  const { api, accountId, plans, config } = useApp();
   const account = useAccount();
-  const accountId = me.account.accountId;
   // The keys, usage and projects pages' cache entries, read more often while a step waits.
   const [waiting, setWaiting] = useState(true);
   const poll = { refetchInterval: waiting ? STEP_POLL_MS : REFRESH_INTERVAL_MS };
@@ -54,15 +46,14 @@ export function OverviewPage() {
         <p className="lead">Your Messages API, your plan, and three steps to a first message and a first site.</p>
       </PageHeading>
 
-      <section className="card" aria-labelledby="api-heading">
-        <h2 id="api-heading">Messages API</h2>
+      <Card title="Messages API">
         <dl className="facts">
           <div>
             <dt>Base URL</dt>
             <dd>
               <span className="cell-copy">
                 <code><LongValue value={base || 'not configured'} /></code>
-                {base ? <CopyButton value={base} label="Copy the API base URL" /> : null}
+                {base && <CopyButton value={base} label="Copy the API base URL" />}
               </span>
             </dd>
           </div>
@@ -86,24 +77,22 @@ export function OverviewPage() {
             </li>
           </ul>
         </div>
-      </section>
+      </Card>
 
-      <section className="card" aria-labelledby="overview-plan-heading">
-        <div className="card-head">
-          <h2 id="overview-plan-heading">{planName(plans, account.plan)} plan</h2>
-          <a className="button small secondary" href={href.usage}>See limits and usage per key</a>
-        </div>
+      <Card
+        title={`${planName(plans, account.plan)} plan`}
+        head={<a className="button small secondary" href={href.usage}>See limits and usage per key</a>}
+      >
         <p className="hint">
           {formatNumber(account.limits.perMinute)} messages a minute and{' '}
           {formatNumber(account.limits.perDay)} a day,
           shared by all keys of the account.
         </p>
         <QueryState query={{ error, isPending: !data && !error }} loading="Loading your account…" />
-        {data ? <UsageBars usage={data.usage} /> : null}
-      </section>
+        {data && <UsageBars usage={data.usage} />}
+      </Card>
 
-      <section className="card" aria-labelledby="start-heading">
-        <h2 id="start-heading">Get started</h2>
+      <Card title="Get started">
         {data
           ? (
               <ol className="start-steps">
@@ -122,7 +111,7 @@ export function OverviewPage() {
                     ? (
                         <p className="step-result">
                           <span aria-hidden="true">✓ </span>First message received
-                          {lastAt ? <>; last one <Time iso={lastAt} /></> : null}.
+                          {lastAt && <>; last one <Time iso={lastAt} /></>}.
                         </p>
                       )
                     : (
@@ -154,7 +143,7 @@ export function OverviewPage() {
                           <p>
                             Create a project, then deploy a folder with an <code>index.html</code>: it is published
                             at its own subdomain
-                            {config.platformDomain ? <> of <code>{config.platformDomain}</code></> : null}.
+                            {config.platformDomain && <> of <code>{config.platformDomain}</code></>}.
                           </p>
                           <a className="button secondary" href={href.projects}>Create a project</a>
                         </>
@@ -163,12 +152,11 @@ export function OverviewPage() {
               </ol>
             )
           : error ? null : <Loading label="Loading your progress…" />}
-      </section>
+      </Card>
     </>
   );
 }
 
-/** One step of getting started: its number, its state in an icon and a word, and what to do. */
 function Step({ number, title, done, children }: {
   readonly number: number;
   readonly title: string;

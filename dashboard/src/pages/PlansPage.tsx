@@ -1,14 +1,11 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { Badge } from '../components/Badge';
-import { ActionError, Notice } from '../components/Notice';
-import { PageHeading } from '../components/PageHeading';
-import { Time } from '../components/Time';
-import { useAction } from '../components/useAction';
+import { ActionError, Badge, Card, Notice, PageHeading, Time } from '../components/parts';
+import { useAction } from '../flash';
 import { planName, useApp } from '../context';
 import { queryKeys, useAccount } from '../queries';
 import { href } from '../router';
 import { formatNumber } from '../format';
-import type { Account, Plan, UpgradeRequest } from '../types';
+import type { Account, Plan } from '../types';
 
 /** Which features each plan has, from the catalogue (GET /plans). */
 const FEATURES = [
@@ -19,7 +16,7 @@ const FEATURES = [
 ] as const;
 
 /** The owner's request, until an operator moves the account to its plan or above (whatever the record says). */
-export function pendingRequest(account: Account, plans: readonly Plan[]): UpgradeRequest | undefined {
+export function pendingRequest(account: Account, plans: readonly Plan[]) {
   const request = account.upgradeRequest;
   if (!request || request.status !== 'pending') return undefined;
   const rank = (id: string) => plans.findIndex((p) => p.id === id);
@@ -28,7 +25,7 @@ export function pendingRequest(account: Account, plans: readonly Plan[]): Upgrad
 
 /** Compare plans; "Request upgrade" records a request the operators see (there is no billing). */
 export function PlansPage() {
-  const { api, me, plans } = useApp();
+  const { api, accountId, plans } = useApp();
   const account = useAccount();
   const queryClient = useQueryClient();
   const { busy, error, run } = useAction();
@@ -37,8 +34,8 @@ export function PlansPage() {
 
   const request = (plan: Plan) =>
     run(async () => {
-      const upgradeRequest = await api.requestUpgrade(me.account.accountId, plan.id);
-      const key = queryKeys.account(me.account.accountId);
+      const upgradeRequest = await api.requestUpgrade(accountId, plan.id);
+      const key = queryKeys.account(accountId);
       queryClient.setQueryData<Account>(key, (a) => (a ? { ...a, upgradeRequest } : a));
       await queryClient.invalidateQueries({ queryKey: key });
     });
@@ -52,16 +49,14 @@ export function PlansPage() {
       </PageHeading>
 
       <div role="status">
-        {pending
-          ? (
-              <Notice tone="info" title={`Upgrade to ${planName(plans, pending.plan)} requested`}>
-                <p>
-                  You asked on <Time iso={pending.requestedAt} />. It is pending until the platform team acts on it;
-                  the new limits apply from the next request after they do, with nothing to do on your side.
-                </p>
-              </Notice>
-            )
-          : null}
+        {pending && (
+          <Notice tone="info" title={`Upgrade to ${planName(plans, pending.plan)} requested`}>
+            <p>
+              You asked on <Time iso={pending.requestedAt} />. It is pending until the platform team acts on it;
+              the new limits apply from the next request after they do, with nothing to do on your side.
+            </p>
+          </Notice>
+        )}
       </div>
 
       <ul className="plan-cards" aria-label="Plans">
@@ -72,8 +67,8 @@ export function PlansPage() {
             <li key={plan.id} className={`card plan-card${current ? ' plan-current' : ''}`} aria-labelledby={`plan-${plan.id}`}>
               <div className="card-head">
                 <h2 id={`plan-${plan.id}`}>{plan.displayName}</h2>
-                {current ? <Badge tone="success">Current</Badge> : null}
-                {requested ? <Badge tone="progress">Requested</Badge> : null}
+                {current && <Badge tone="success">Current</Badge>}
+                {requested && <Badge tone="progress">Requested</Badge>}
               </div>
               <p className="plan-limits">
                 {plan.customLimits
@@ -89,36 +84,33 @@ export function PlansPage() {
                   </li>
                 ))}
               </ul>
-              {index > currentIndex && currentIndex >= 0
-                ? (
-                    <button
-                      type="button"
-                      className="button primary"
-                      disabled={busy || pending !== undefined}
-                      onClick={() => void request(plan)}
-                      aria-label={`Request upgrade to ${plan.displayName}`}
-                    >
-                      {requested ? 'Requested' : 'Request upgrade'}
-                    </button>
-                  )
-                : null}
+              {index > currentIndex && currentIndex >= 0 && (
+                <button
+                  type="button"
+                  className="button primary"
+                  disabled={busy || pending !== undefined}
+                  onClick={() => void request(plan)}
+                  aria-label={`Request upgrade to ${plan.displayName}`}
+                >
+                  {requested ? 'Requested' : 'Request upgrade'}
+                </button>
+              )}
             </li>
           );
         })}
       </ul>
-      <ActionError message={error} />
+      <ActionError error={error} />
 
-      <section className="card" aria-labelledby="billing-heading">
-        <h2 id="billing-heading">About billing</h2>
+      <Card title="About billing">
         <p>
           Billing is not part of the platform: requesting an upgrade charges nothing and asks for no payment details.
           The platform team receives your request, agrees any terms with you outside the platform, and changes the
           plan; you see the new plan here as soon as they do.
         </p>
-        {currentIndex === plans.length - 1
-          ? <p>You are on the top plan: its limits are agreed individually. To change them, ask the platform team.</p>
-          : null}
-      </section>
+        {currentIndex === plans.length - 1 && (
+          <p>You are on the top plan: its limits are agreed individually. To change them, ask the platform team.</p>
+        )}
+      </Card>
     </>
   );
 }

@@ -1,8 +1,5 @@
-import { LongValue } from '../components/LongValue';
-import { Notice } from '../components/Notice';
-import { PageHeading } from '../components/PageHeading';
+import { Card, LongValue, Notice, PageHeading, Time } from '../components/parts';
 import { PlatformUrl } from '../components/PlatformUrl';
-import { Time } from '../components/Time';
 import { useFlash } from '../flash';
 import { formatBytes, formatNumber } from '../format';
 import { href } from '../router';
@@ -14,18 +11,16 @@ import { DeleteProject, RenameProject } from './projects/ProjectSettings';
 
 export function ProjectPage({ projectId }: { readonly projectId: string }) {
   const project = useProjectQuery(projectId);
-  // "Project created" from the New project form.
   const flash = useFlash(href.project(projectId));
-  if (!project.data) return <ProjectLoading title="Project settings" error={project.error} />;
+  if (!project.data) return <ProjectLoading title="Project settings" query={project} />;
   const p = project.data;
   const deploy = p.lastDeploy;
   return (
     <>
       <ProjectNav project={p} current="general" />
       <PageHeading title={`${p.name}: settings`} />
-      {flash && !p.liveDeployId ? <Notice tone="success" live>{flash}</Notice> : null}
-      <section className="card" aria-labelledby="general-heading">
-        <h2 id="general-heading">General</h2>
+      {flash && !p.liveDeployId && <Notice tone="success" live>{flash}</Notice>}
+      <Card title="General">
         <dl className="facts">
           <div><dt>Slug</dt><dd><code>{p.slug}</code></dd></div>
           <div><dt>Project ID</dt><dd><code><LongValue value={p.projectId} /></code></dd></div>
@@ -40,18 +35,14 @@ export function ProjectPage({ projectId }: { readonly projectId: string }) {
           <div><dt>Primary domain</dt><dd><LongValue value={p.domains.primary} /></dd></div>
           <div><dt>Created</dt><dd><Time iso={p.createdAt} /></dd></div>
         </dl>
-      </section>
-      <section className="card" aria-labelledby="deploy-heading">
-        <div className="card-head">
-          <h2 id="deploy-heading">Deploys</h2>
-          <DeployBadge state={p.deployState} />
-        </div>
+      </Card>
+      <Card title="Deploys" head={<DeployBadge state={p.deployState} />}>
         {deploy
           ? (
               <dl className="facts">
                 <div><dt>Last deploy</dt><dd><code><LongValue value={deploy.deployId} /></code></dd></div>
                 <div><dt>Started</dt><dd><Time iso={deploy.startedAt} /></dd></div>
-                {deploy.finishedAt ? <div><dt>Finished</dt><dd><Time iso={deploy.finishedAt} /></dd></div> : null}
+                {deploy.finishedAt && <div><dt>Finished</dt><dd><Time iso={deploy.finishedAt} /></dd></div>}
                 <div><dt>Files</dt><dd>{formatNumber(deploy.fileCount)} ({formatBytes(deploy.bytes)})</dd></div>
               </dl>
             )
@@ -59,19 +50,17 @@ export function ProjectPage({ projectId }: { readonly projectId: string }) {
               <p>Not deployed yet: the site is published at its default URL after its first successful deploy.</p>
             )}
         {deploy?.error ? <Notice tone="error" title="The last deploy failed">{deploy.error}</Notice> : null}
-        {p.deployState === 'failed' && p.liveDeployId ? <p className="hint">The previous version is still live.</p> : null}
+        {p.deployState === 'failed' && p.liveDeployId && <p className="hint">The previous version is still live.</p>}
         <DeploySection project={p} />
         <DeployHistory project={p} />
-      </section>
+      </Card>
       <p><a className="button secondary" href={href.domains(p.projectId)}>Manage domains</a></p>
-      <section className="card" aria-labelledby="settings-heading">
-        <h2 id="settings-heading">Name</h2>
+      <Card title="Name">
         <RenameProject key={p.name} project={p} />
-      </section>
-      <section className="card danger-zone" aria-labelledby="delete-heading">
-        <h2 id="delete-heading">Delete project</h2>
+      </Card>
+      <Card title="Delete project" className="danger-zone">
         <DeleteProject project={p} />
-      </section>
+      </Card>
     </>
   );
 }

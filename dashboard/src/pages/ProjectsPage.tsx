@@ -1,11 +1,6 @@
-import { type FormEvent, useId, useState } from 'react';
-import { errorMessage } from '../api';
-import { ActionError, Notice } from '../components/Notice';
-import { LongValue } from '../components/LongValue';
-import { PageHeading } from '../components/PageHeading';
+import { useId, useState } from 'react';
+import { ActionError, Card, Form, LongValue, Notice, PageHeading, QueryState, Time } from '../components/parts';
 import { PlatformUrl } from '../components/PlatformUrl';
-import { QueryState } from '../components/Table';
-import { Time } from '../components/Time';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useApp } from '../context';
 import { actionStarted, setFlash, useFlash } from '../flash';
@@ -35,25 +30,22 @@ const slugFrom = (name: string) =>
 export function ProjectsPage() {
   const { api, accountId, config } = useApp();
   const projects = useQuery({ queryKey: queryKeys.projects(accountId), queryFn: () => api.projects(accountId) });
-  // "Project deleted" from a project's settings.
   const flash = useFlash(href.projects);
   return (
     <>
       <PageHeading title="Projects">
         <p className="lead">Each project is published at its own subdomain of the platform.</p>
       </PageHeading>
-      {flash ? <Notice tone="success" live>{flash}</Notice> : null}
+      {flash && <Notice tone="success" live>{flash}</Notice>}
       <NewProjectForm domain={config.platformDomain ?? platformDomainOf(projects.data)} />
       <section aria-labelledby="projects-heading">
         <h2 id="projects-heading" className="section-title">Your projects</h2>
         <QueryState query={projects} loading="Loading projects…" />
-        {projects.data && projects.data.length === 0
-          ? (
-              <div className="card empty">
-                <p>No projects yet. Create one above, then deploy its files from its settings.</p>
-              </div>
-            )
-          : null}
+        {projects.data && projects.data.length === 0 && (
+          <div className="card empty">
+            <p>No projects yet. Create one above, then deploy its files from its settings.</p>
+          </div>
+        )}
         <ul className="project-list">
           {projects.data?.map((project) => (
             <li key={project.projectId} className="card project">
@@ -122,10 +114,9 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
   });
   // Still busy once created, until the settings page opens.
   const busy = create.isPending || create.isSuccess;
-  const shownError = error ?? (create.error ? errorMessage(create.error) : refusal);
+  const shownError = error ?? create.error ?? refusal;
 
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
+  const onSubmit = () => {
     if (busy) return;
     actionStarted();
     setJudged(true);
@@ -138,9 +129,8 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
   };
 
   return (
-    <section aria-labelledby="new-project-heading" className="card">
-      <h2 id="new-project-heading">New project</h2>
-      <form className="new-project" onSubmit={onSubmit} noValidate>
+    <Card title="New project">
+      <Form className="new-project" onSubmit={onSubmit}>
         <div className="grid2">
           <div className="field">
             <label htmlFor="project-name">Name <span className="optional">(optional)</span></label>
@@ -176,7 +166,7 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
               }}
             />
             {/* At the field it is about (a taken slug too), not below the button. */}
-            <ActionError message={shownError} id={errorId} />
+            <ActionError error={shownError} id={errorId} />
             <p className="hint" id={rulesId}>
               {SLUG_RULE.replace(/^The slug must be /, '').replace(/^./, (c) => c.toUpperCase())} Some names (www,
               api, …) are kept by the platform. It cannot be changed later.
@@ -191,7 +181,7 @@ function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
         <button type="submit" className="button primary" aria-disabled={busy ? true : undefined}>
           {busy ? 'Creating…' : 'Create project'}
         </button>
-      </form>
-    </section>
+      </Form>
+    </Card>
   );
 }

@@ -1,8 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { Notice } from '../components/Notice';
-import { PageHeading } from '../components/PageHeading';
-import { QueryState, Table } from '../components/Table';
-import { Time } from '../components/Time';
+import { Card, Notice, PageHeading, QueryState, Table, Time } from '../components/parts';
 import { UsageBars } from '../components/UsageBar';
 import { planName, useApp } from '../context';
 import { formatNumber } from '../format';
@@ -19,15 +16,13 @@ export function UsagePage() {
   const usage = useQuery({ queryKey: queryKeys.usage(account.accountId), queryFn: () => api.usage(account.accountId) });
   const pending = pendingRequest(account, plans);
   const domainPlans = plans.filter((p) => p.customDomains).map((p) => p.displayName);
-  const keys = usage.data?.keys ?? [];
-  const banned = keys.filter((k) => k.bannedUntil);
+  const banned = usage.data?.keys.filter((k) => k.bannedUntil) ?? [];
 
   return (
     <>
       <PageHeading title="Plan & usage" />
 
-      <section aria-labelledby="plan-heading" className="card">
-        <h2 id="plan-heading">Current plan: {planName(plans, account.plan)}</h2>
+      <Card title={`Current plan: ${planName(plans, account.plan)}`}>
         <p className="hint">Account {account.name} (<code>{account.accountId}</code>)</p>
         <dl className="facts">
           <div><dt>Requests per minute</dt><dd>{formatNumber(account.limits.perMinute)}</dd></div>
@@ -39,34 +34,26 @@ export function UsagePage() {
           adds no requests.{account.customLimits ? ' Your account has agreed limits.' : ''} A request over the limit
           gets 429 with Retry-After; a key that keeps sending after 429s is banned for a while (that key only).
         </p>
-        {pending
-          ? (
-              <Notice tone="info" title={`Upgrade to ${planName(plans, pending.plan)} requested`}>
-                <p>Pending since <Time iso={pending.requestedAt} />, until the platform team acts on it.</p>
-              </Notice>
-            )
-          : null}
+        {pending && (
+          <Notice tone="info" title={`Upgrade to ${planName(plans, pending.plan)} requested`}>
+            <p>Pending since <Time iso={pending.requestedAt} />, until the platform team acts on it.</p>
+          </Notice>
+        )}
         <p><a className="button secondary" href={href.plans}>Compare plans</a></p>
-        {current && !current.customDomains && domainPlans.length > 0
-          ? (
-              <Notice tone="info" title={`Custom domains need ${domainPlans[0]} or above.`}>
-                <p>
-                  Your projects are served at their platform subdomain. To attach your own domains, move to{' '}
-                  {domainPlans.join(', ')}.
-                </p>
-              </Notice>
-            )
-          : null}
-      </section>
+        {current && !current.customDomains && domainPlans.length > 0 && (
+          <Notice tone="info" title={`Custom domains need ${domainPlans[0]} or above.`}>
+            <p>
+              Your projects are served at their platform subdomain. To attach your own domains, move to{' '}
+              {domainPlans.join(', ')}.
+            </p>
+          </Notice>
+        )}
+      </Card>
 
-      <section aria-labelledby="usage-heading" className="card">
-        <div className="card-head">
-          <h2 id="usage-heading">Usage</h2>
-          <button type="button" className="button small secondary" onClick={() => void usage.refetch()}>Refresh</button>
-        </div>
+      <Card title="Usage" refresh={() => void usage.refetch()}>
         <p className="hint">All keys of the account together. Updated every {REFRESH_INTERVAL_MS / 1000} seconds while this page is visible.</p>
         <QueryState query={usage} loading="Loading usage…" />
-        {usage.data ? <UsageBars usage={usage.data} /> : null}
+        {usage.data && <UsageBars usage={usage.data} />}
         {banned.map((key) => (
           <Notice key={key.keyId} tone="error" title={`${key.name} is temporarily banned`}>
             <p>
@@ -75,35 +62,34 @@ export function UsagePage() {
             </p>
           </Notice>
         ))}
-      </section>
+      </Card>
 
       <UsageHistory />
 
-      <section aria-labelledby="per-key-heading" className="card">
-        <h2 id="per-key-heading">Usage per key</h2>
+      <Card title="Usage per key">
         <p className="hint">What each key took from the account&apos;s budget, revoked keys included.</p>
-        {usage.data && keys.length === 0
-          ? <p className="empty">No keys yet. Generate a key on the API keys page to start sending messages.</p>
-          : null}
-        {keys.length > 0
-          ? (
-              <div className="table-scroll">
-                <Table
-                  caption="Requests of each key this minute and today, oldest key first"
-                  hideCaption
-                  rows={keys}
-                  rowKey={(key) => key.keyId}
-                  columns={[
-                    ...keyColumns,
-                    { label: 'This minute', cell: (key) => formatNumber(key.used.minute) },
-                    { label: 'Today (UTC)', cell: (key) => formatNumber(key.used.day) },
-                    { label: 'Last used', cell: lastUsed },
-                  ]}
-                />
-              </div>
-            )
-          : null}
-      </section>
+        <QueryState
+          rows={usage.data?.keys}
+          empty="No keys yet. Generate a key on the API keys page to start sending messages."
+        >
+          {(rows) => (
+            <div className="table-scroll">
+              <Table
+                caption="Requests of each key this minute and today, oldest key first"
+                hideCaption
+                rows={rows}
+                rowKey={(key) => key.keyId}
+                columns={[
+                  ...keyColumns,
+                  { label: 'This minute', cell: (key) => formatNumber(key.used.minute) },
+                  { label: 'Today (UTC)', cell: (key) => formatNumber(key.used.day) },
+                  { label: 'Last used', cell: lastUsed },
+                ]}
+              />
+            </div>
+          )}
+        </QueryState>
+      </Card>
     </>
   );
 }

@@ -1,14 +1,14 @@
 import { type ReactNode } from 'react';
-import { Badge, type BadgeTone } from '../components/Badge';
-import { CopyButton } from '../components/CopyButton';
-import { Notice } from '../components/Notice';
-import { Time } from '../components/Time';
+import { Badge, type BadgeTone, CopyButton, Notice, Time } from '../components/parts';
 import { formatDateTime } from '../format';
-import type {
-  DnsFailure, DnsFailureReason, DnsRecordInstruction, Domain, DomainDiagnosis, DomainMisconfiguration, DomainState,
-} from '../types';
+import type { Domain, Schemas } from '../types';
+
+type DomainState = Domain['state'];
 
 export const IN_PROGRESS: ReadonlySet<DomainState> = new Set(['verifying', 'issuing_certificate']);
+/** Served: active, or misconfigured but within its grace period (removing it breaks its links all the same). */
+export const isServing = (domain: Pick<Domain, 'state'> | undefined) =>
+  domain?.state === 'active' || domain?.state === 'dns_misconfigured';
 
 const STATE: Record<DomainState, { tone: BadgeTone; text: string }> = {
   pending_dns: { tone: 'neutral', text: 'Waiting for DNS' },
@@ -25,35 +25,24 @@ export function DomainStateBadge({ state }: { readonly state: DomainState }) {
   return <Badge tone={STATE[state].tone}>{STATE[state].text}</Badge>;
 }
 
-/** One sentence for the live region: what is happening to the domain now. */
-export function stateAnnouncement(domain: Domain): string {
-  switch (domain.state) {
-    case 'pending_dns':
-      return `${domain.domain}: set the DNS record, then press Verify.`;
-    case 'verifying':
-      return `${domain.domain}: checking DNS…`;
-    case 'dns_failed':
-      return `${domain.domain}: the DNS check failed. ${domain.failure ? FAILURE[domain.failure.reason].title : ''}.`;
-    case 'issuing_certificate':
-      return `${domain.domain}: DNS verified. Issuing the certificate…`;
-    case 'active':
-      return `${domain.domain} is live over HTTPS.`;
-    case 'dns_misconfigured':
-      return `${domain.domain}: its DNS no longer points here. It is still served until ${
-        domain.misconfiguration ? formatDateTime(domain.misconfiguration.detachAt) : 'the end of its grace period'
-      }; fix the record shown.`;
-    case 'certificate_delayed':
-      return `${domain.domain}: the certificate is delayed. See the diagnosis.`;
-    case 'removed':
-      return `${domain.domain} was removed.`;
-  }
-}
+/** One sentence for the live region, by state: what is happening to the domain now. */
+export const ANNOUNCEMENT: Record<DomainState, (domain: Domain) => string> = {
+  pending_dns: (d) => `${d.domain}: set the DNS record, then press Verify.`,
+  verifying: (d) => `${d.domain}: checking DNS…`,
+  dns_failed: (d) => `${d.domain}: the DNS check failed. ${d.failure ? FAILURE[d.failure.reason].title : ''}.`,
+  issuing_certificate: (d) => `${d.domain}: DNS verified. Issuing the certificate…`,
+  active: (d) => `${d.domain} is live over HTTPS.`,
+  dns_misconfigured: (d) => `${d.domain}: its DNS no longer points here. It is still served until ${
+    d.misconfiguration ? formatDateTime(d.misconfiguration.detachAt) : 'the end of its grace period'
+  }; fix the record shown.`,
+  certificate_delayed: (d) => `${d.domain}: the certificate is delayed. See the diagnosis.`,
+  removed: (d) => `${d.domain} was removed.`,
+};
 
 type StepState = 'todo' | 'current' | 'done' | 'failed';
 
 function steps({ state, diagnosis }: Domain): Array<{ label: string; state: StepState }> {
-  // A misconfigured domain is still live (its grace period).
-  const live = state === 'active' || state === 'dns_misconfigured';
+  const live = isServing({ state });
   const dnsFailed = state === 'dns_failed' || state === 'dns_misconfigured' ||
     (state === 'certificate_delayed' && diagnosis?.dnsStillVerifies === false);
   const dns: StepState = state === 'verifying' ? 'current' : dnsFailed ? 'failed' : state === 'pending_dns' ? 'todo' : 'done';
@@ -88,7 +77,7 @@ export function VerifySteps({ domain }: { readonly domain: Domain }) {
   );
 }
 
-const NOTE_TITLE: Record<DnsRecordInstruction['type'], string> = {
+const NOTE_TITLE: Record<Schemas['DnsRecordInstruction']['type'], string> = {
   ALIAS: 'Not every DNS provider supports ALIAS or ANAME records',
   CNAME: 'About this record',
   TXT: 'Why the TXT record: proof that the domain is yours',
@@ -114,7 +103,7 @@ export function RecordsTable({ domain, records }: { readonly domain: string; rea
               <tr key={`${record.type}-${record.fqdn}`}>
                 <td data-label="Type">
                   <code>{record.type}</code>
-                  {record.type === 'ALIAS' ? <span className="hint block">or ANAME</span> : null}
+                  {record.type === 'ALIAS' && <span className="hint block">or ANAME</span>}
                 </td>
                 <td data-label="Name">
                   <span className="cell-copy">
@@ -148,7 +137,7 @@ export function RecordsTable({ domain, records }: { readonly domain: string; rea
 }
 
 /** Each DNS failure in plain words, and what the service's detail does not say already. */
-const FAILURE: Record<DnsFailureReason, { readonly title: string; readonly note?: string }> = {
+const FAILURE: Record<Schemas['DnsFailureReason'], { readonly title: string; readonly note?: string }> = {
   record_not_found: {
     title: 'No DNS record found yet',
     note: 'If you have just set it, wait a few minutes and press Re-verify.',
@@ -166,8 +155,7 @@ const FAILURE: Record<DnsFailureReason, { readonly title: string; readonly note?
   },
 };
 
-/** Why DNS verification failed, in plain words, with what was observed and what is expected. */
-export function FailureExplanation({ domain, failure }: { readonly domain: Domain; readonly failure: DnsFailure }) {
+export function FailureExplanation({ domain, failure }: { readonly domain: Domain; readonly failure: Schemas['DnsFailure'] }) {
   const reason = FAILURE[failure.reason];
   const txt = domain.records.find((r) => r.type === 'TXT');
   const expected = failure.reason === 'ownership_unproven' && txt
@@ -177,14 +165,13 @@ export function FailureExplanation({ domain, failure }: { readonly domain: Domai
     <div className="explain">
       <Notice tone="error" title={reason.title}>
         <p>{failure.detail}</p>
-        {reason.note ? <p>{reason.note}</p> : null}
+        {reason.note && <p>{reason.note}</p>}
       </Notice>
       <Observed observed={failure.observed} expected={expected} />
     </div>
   );
 }
 
-/** What the DNS check saw, beside what it expects. */
 function Observed({ observed, expected, children }: {
   readonly observed: readonly string[];
   readonly expected: string;
@@ -211,7 +198,7 @@ function Observed({ observed, expected, children }: {
 export function MisconfigurationPanel({
   domain,
   misconfiguration: m,
-}: { readonly domain: Domain; readonly misconfiguration: DomainMisconfiguration }) {
+}: { readonly domain: Domain; readonly misconfiguration: Schemas['DomainMisconfiguration'] }) {
   const routing = domain.records.find((r) => r.purpose === 'routing');
   return (
     <section className="explain misconfiguration" aria-label={`DNS problem of ${domain.domain}`}>
@@ -221,7 +208,7 @@ export function MisconfigurationPanel({
           not fixed by then, it is detached from this project: it stops serving and its certificate is released.
         </p>
         <p>{m.detail}</p>
-        {FAILURE[m.reason].note ? <p>{FAILURE[m.reason].note}</p> : null}
+        {FAILURE[m.reason].note && <p>{FAILURE[m.reason].note}</p>}
       </Notice>
       <Observed observed={m.observed} expected={`${routing?.type ?? 'CNAME'} ${m.expected}`}>
         <div>
@@ -239,7 +226,6 @@ export function MisconfigurationPanel({
 
 const CAA_FIX = '0 issue "amazon.com"';
 
-/** One line of the certificate diagnosis: passed (✓) or failed (✕). */
 function Check({ ok, title, children }: Readonly<{ ok: boolean; title: string; children: ReactNode }>) {
   return (
     <li className={ok ? 'ok' : 'bad'}>
@@ -252,8 +238,7 @@ function Check({ ok, title, children }: Readonly<{ ok: boolean; title: string; c
   );
 }
 
-/** The certificate diagnosis (state certificate_delayed): DNS and CAA, in plain words. */
-export function DiagnosisPanel({ domain, diagnosis }: Readonly<{ domain: Domain; diagnosis: DomainDiagnosis }>) {
+export function DiagnosisPanel({ domain, diagnosis }: Readonly<{ domain: Domain; diagnosis: Schemas['DomainDiagnosis'] }>) {
   const caaAt = diagnosis.caaFoundAt ?? domain.domain;
   return (
     <section className="diagnosis" aria-label={`Certificate diagnosis for ${domain.domain}`}>
@@ -279,7 +264,7 @@ export function DiagnosisPanel({ domain, diagnosis }: Readonly<{ domain: Domain;
                 <>
                   <p>
                     CAA records say which certificate authorities may issue certificates for a domain. The record
-                    {diagnosis.caaRecord ? <> <code>{diagnosis.caaRecord}</code></> : null} at{' '}
+                    {diagnosis.caaRecord && <> <code>{diagnosis.caaRecord}</code></>} at{' '}
                     <strong>{caaAt}</strong> allows
                     only other authorities, so Amazon (which issues the platform’s certificates) cannot.
                   </p>
@@ -288,17 +273,15 @@ export function DiagnosisPanel({ domain, diagnosis }: Readonly<{ domain: Domain;
                     <code className="record-value">{caaAt} CAA {CAA_FIX}</code>
                     <CopyButton value={CAA_FIX} label={`Copy the CAA record value ${CAA_FIX}`} />
                   </p>
-                  {diagnosis.caaDetail ? <p className="hint">Details: {diagnosis.caaDetail}</p> : null}
+                  {diagnosis.caaDetail && <p className="hint">Details: {diagnosis.caaDetail}</p>}
                 </>
               )}
         </Check>
-        {diagnosis.certificateFailure
-          ? (
-              <Check ok={false} title="The certificate authority refused the request">
-                <p>It said: {diagnosis.certificateFailure}</p>
-              </Check>
-            )
-          : null}
+        {diagnosis.certificateFailure && (
+          <Check ok={false} title="The certificate authority refused the request">
+            <p>It said: {diagnosis.certificateFailure}</p>
+          </Check>
+        )}
       </ul>
       <p className="hint">
         Checked <Time iso={diagnosis.checkedAt} />. Fix what is marked ✕, then press Re-verify for a fresh attempt.

@@ -1,7 +1,5 @@
-import { errorMessage } from '../api';
-import { Badge, type BadgeTone } from '../components/Badge';
-import { Loading, Notice } from '../components/Notice';
-import { PageHeading } from '../components/PageHeading';
+import type { UseQueryResult } from '@tanstack/react-query';
+import { Badge, type BadgeTone, PageHeading, QueryState } from '../components/parts';
 import { href } from '../router';
 import type { Project } from '../types';
 
@@ -17,7 +15,6 @@ export function DeployBadge({ state }: { readonly state: Project['deployState'] 
   return <Badge tone={tone}>{text}</Badge>;
 }
 
-/** Project settings sections. */
 export function ProjectNav({ project, current }: { readonly project: Project; readonly current: 'general' | 'domains' }) {
   return (
     <>
@@ -25,7 +22,7 @@ export function ProjectNav({ project, current }: { readonly project: Project; re
         <ol>
           <li><a href={href.projects}>Projects</a></li>
           <li><a href={href.project(project.projectId)} aria-current={current === 'general' ? 'page' : undefined}>{project.name}</a></li>
-          {current === 'domains' ? <li><a href={href.domains(project.projectId)} aria-current="page">Domains</a></li> : null}
+          {current === 'domains' && <li><a href={href.domains(project.projectId)} aria-current="page">Domains</a></li>}
         </ol>
       </nav>
       <nav aria-label="Project settings" className="subnav">
@@ -36,12 +33,11 @@ export function ProjectNav({ project, current }: { readonly project: Project; re
   );
 }
 
-/** A project page until its project is read: loading, or why it could not be. */
-export function ProjectLoading({ title, error }: { readonly title: string; readonly error: unknown }) {
+export function ProjectLoading({ title, query }: { readonly title: string; readonly query: UseQueryResult }) {
   return (
     <>
       <PageHeading title={title} />
-      {error ? <Notice tone="error">{errorMessage(error)}</Notice> : <Loading label="Loading the project…" />}
+      <QueryState query={query} loading="Loading the project…" />
       <p><a href={href.projects}>Back to projects</a></p>
     </>
   );

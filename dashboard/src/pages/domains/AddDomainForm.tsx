@@ -1,9 +1,7 @@
-import { type FormEvent, useId, useState } from 'react';
-import { ActionError } from '../../components/Notice';
-import { useAction } from '../../components/useAction';
-import { useNotice } from '../../components/useNotice';
+import { useId, useState } from 'react';
+import { ActionError, Card, Form } from '../../components/parts';
+import { useAction, useNotice } from '../../flash';
 import { useApp } from '../../context';
-import { actionStarted } from '../../flash';
 import type { Domain, Project } from '../../types';
 
 export function AddDomainForm({ project, addedPending, onAdded }: {
@@ -14,18 +12,13 @@ export function AddDomainForm({ project, addedPending, onAdded }: {
 }) {
   const { api, accountId } = useApp();
   const [input, setInput] = useState('');
-  const { busy, error, setError, run } = useAction();
+  const { busy, error, refuse, run } = useAction();
   const [added, setAdded] = useNotice<{ typed: string; domain: Domain }>();
   const errorId = useId();
   const hintId = useId();
 
-  const onSubmit = async (event: FormEvent) => {
-    event.preventDefault();
-    actionStarted();
-    if (!input.trim()) {
-      setError('Enter a domain, e.g. www.example.com.');
-      return;
-    }
+  const onSubmit = async () => {
+    if (!input.trim()) return refuse('Enter a domain, e.g. www.example.com.');
     await run(async () => {
       const result = await api.addDomain(accountId, project.projectId, input);
       setAdded({ typed: input.trim(), domain: result.domain });
@@ -35,9 +28,8 @@ export function AddDomainForm({ project, addedPending, onAdded }: {
   };
 
   return (
-    <section className="card" aria-labelledby="add-domain-heading">
-      <h2 id="add-domain-heading">Add domain</h2>
-      <form className="inline-form" onSubmit={(e) => void onSubmit(e)} noValidate>
+    <Card title="Add domain">
+      <Form className="inline-form" onSubmit={onSubmit}>
         <div className="field grow">
           <label htmlFor="add-domain-input">Domain</label>
           <input
@@ -58,21 +50,17 @@ export function AddDomainForm({ project, addedPending, onAdded }: {
           </p>
         </div>
         <button type="submit" className="button primary" disabled={busy}>{busy ? 'Adding…' : 'Add domain'}</button>
-      </form>
-      <ActionError message={error} id={errorId} />
+      </Form>
+      <ActionError error={error} id={errorId} />
       <p role="status" className="status-line">
-        {added && addedPending
-          ? (
-              <>
-                <span aria-hidden="true">✓ </span>Added <strong>{added.domain.domain}</strong>
-                {added.typed !== added.domain.domain
-                  ? <> (you entered “{added.typed}”; this is its normalised name)</>
-                  : null}.
-                {' '}Set the DNS {added.domain.records.length === 1 ? 'record' : 'records'} shown below, then press Verify.
-              </>
-            )
-          : null}
+        {added && addedPending && (
+          <>
+            <span aria-hidden="true">✓ </span>Added <strong>{added.domain.domain}</strong>
+            {added.typed !== added.domain.domain && <> (you entered “{added.typed}”; this is its normalised name)</>}.
+            {' '}Set the DNS {added.domain.records.length === 1 ? 'record' : 'records'} shown below, then press Verify.
+          </>
+        )}
       </p>
-    </section>
+    </Card>
   );
 }

@@ -1,30 +1,24 @@
 import { useEffect, useId, useRef } from 'react';
-import { errorMessage } from '../../api';
-import { Badge } from '../../components/Badge';
+import { ActionError, Badge, Time } from '../../components/parts';
 import { MenuButton } from '../../components/MenuButton';
-import { ActionError } from '../../components/Notice';
 import { PlatformUrl } from '../../components/PlatformUrl';
-import { Time } from '../../components/Time';
-import { useAction } from '../../components/useAction';
+import { useAction } from '../../flash';
 import { useApp } from '../../context';
-import { actionStarted } from '../../flash';
 import type { Domain, DomainConfig, Project } from '../../types';
 import {
-  DiagnosisPanel, DomainStateBadge, FailureExplanation, IN_PROGRESS, MisconfigurationPanel, RecordsTable, VerifySteps,
-  stateAnnouncement,
+  ANNOUNCEMENT, DiagnosisPanel, DomainStateBadge, FailureExplanation, IN_PROGRESS, isServing, MisconfigurationPanel,
+  RecordsTable, VerifySteps,
 } from '../domain-parts';
 import { useDomainPolling } from './useDomainPolling';
 
 /** States in which the owner acts next with Verify/Re-verify (the button beside the records). */
 const NEEDS_VERIFY = new Set<Domain['state']>(['pending_dns', 'dns_failed', 'certificate_delayed', 'dns_misconfigured']);
 
-/** What the flow is doing, while it works on its own. */
 const WORKING: Partial<Record<Domain['state'], string>> = {
   verifying: 'Checking the DNS records… this takes a few seconds.',
   issuing_certificate: 'DNS is verified. The SSL certificate is being issued, usually within a couple of minutes. Nothing to install.',
 };
 
-/** One custom domain: its state, what to set or fix, its records, and its actions. */
 export function DomainCard({ project, domain, focus, onChange, onConfig, onRemove }: {
   readonly project: Project;
   readonly domain: Domain;
@@ -35,6 +29,7 @@ export function DomainCard({ project, domain, focus, onChange, onConfig, onRemov
 }) {
   const { api, accountId } = useApp();
   const { busy, error, setError, run } = useAction();
+  const primary = useAction();
   const headingRef = useRef<HTMLHeadingElement>(null);
   const headingId = useId();
 
@@ -46,20 +41,13 @@ export function DomainCard({ project, domain, focus, onChange, onConfig, onRemov
   const verify = () =>
     run(async () => onChange(await api.verifyDomain(accountId, project.projectId, domain.domain, domain.attempt > 0)));
 
-  const setPrimary = async () => {
-    actionStarted();
-    try {
-      onConfig(await api.setPrimary(accountId, project.projectId, domain.domain));
-    } catch (e) {
-      setError(errorMessage(e));
-    }
-  };
+  const setPrimary = () =>
+    primary.run(async () => onConfig(await api.setPrimary(accountId, project.projectId, domain.domain)));
 
   const isPrimary = project.domains.primary === domain.domain;
   const redirect = project.domains.redirects.find((r) => r.from === domain.domain);
   const redirectedFrom = project.domains.redirects.filter((r) => r.to === domain.domain);
   const running = IN_PROGRESS.has(domain.state);
-  const serving = domain.state === 'active' || domain.state === 'dns_misconfigured';
   const verifyLabel = domain.attempt > 0 ? 'Re-verify' : 'Verify';
   const plural = domain.records.length === 1 ? 'this record' : 'these records';
 
@@ -68,16 +56,16 @@ export function DomainCard({ project, domain, focus, onChange, onConfig, onRemov
       <div className="card-head">
         <div>
           <h3 id={headingId} ref={headingRef} tabIndex={-1} className="domain-name">{domain.domain}</h3>
-          {domain.display !== domain.domain ? <p className="hint">Entered as {domain.display}</p> : null}
+          {domain.display !== domain.domain && <p className="hint">Entered as {domain.display}</p>}
         </div>
         <div className="domain-badges">
           <DomainStateBadge state={domain.state} />
-          {isPrimary ? <Badge tone="success">Primary</Badge> : null}
-          {redirect ? <Badge tone="neutral">Redirects to {redirect.to} ({redirect.status})</Badge> : null}
+          {isPrimary && <Badge tone="success">Primary</Badge>}
+          {redirect && <Badge tone="neutral">Redirects to {redirect.to} ({redirect.status})</Badge>}
           <MenuButton
             label={`Actions for ${domain.domain}`}
             items={[
-              ...(serving && !isPrimary && !redirect ? [{ label: 'Set as primary', onSelect: () => void setPrimary() }] : []),
+              ...(isServing(domain) && !isPrimary && !redirect ? [{ label: 'Set as primary', onSelect: () => void setPrimary() }] : []),
               ...(running ? [] : [{ label: verifyLabel, onSelect: () => void verify() }]),
               { label: 'Remove', danger: true, onSelect: onRemove },
             ]}
@@ -85,38 +73,34 @@ export function DomainCard({ project, domain, focus, onChange, onConfig, onRemov
         </div>
       </div>
 
-      <p className="visually-hidden" role="status" aria-live="polite">{stateAnnouncement(domain)}</p>
+      <p className="visually-hidden" role="status" aria-live="polite">{ANNOUNCEMENT[domain.state](domain)}</p>
 
-      {domain.state !== 'pending_dns' ? <VerifySteps domain={domain} /> : null}
+      {domain.state !== 'pending_dns' && <VerifySteps domain={domain} />}
 
-      {domain.state === 'pending_dns'
-        ? (
-            <p>
-              Set {plural} at your DNS provider, then press Verify. Most DNS changes resolve within minutes (up to 48
-              hours).
-            </p>
-          )
-        : null}
-      {WORKING[domain.state] ? <p>{WORKING[domain.state]}</p> : null}
-      {domain.state === 'active'
-        ? (
-            <>
-              <p>
-                <span aria-hidden="true">✓ </span>Live{domain.activeAt ? <> since <Time iso={domain.activeAt} /></> : null}.
-                {redirect ? ` Visitors are redirected to ${redirect.to}.` : ''}
-                {redirectedFrom.length > 0 ? ` ${redirectedFrom.map((r) => r.from).join(', ')} redirect${redirectedFrom.length === 1 ? 's' : ''} here.` : ''}
-              </p>
-              <p className="domain-url">
-                <PlatformUrl url={`https://${domain.domain}/`} label={`https://${domain.domain}`} />
-              </p>
-            </>
-          )
-        : null}
-      {domain.state === 'dns_failed' && domain.failure ? <FailureExplanation domain={domain} failure={domain.failure} /> : null}
-      {domain.state === 'dns_misconfigured' && domain.misconfiguration
-        ? <MisconfigurationPanel domain={domain} misconfiguration={domain.misconfiguration} />
-        : null}
-      {domain.state === 'certificate_delayed' && domain.diagnosis ? <DiagnosisPanel domain={domain} diagnosis={domain.diagnosis} /> : null}
+      {domain.state === 'pending_dns' && (
+        <p>
+          Set {plural} at your DNS provider, then press Verify. Most DNS changes resolve within minutes (up to 48
+          hours).
+        </p>
+      )}
+      {WORKING[domain.state] && <p>{WORKING[domain.state]}</p>}
+      {domain.state === 'active' && (
+        <>
+          <p>
+            <span aria-hidden="true">✓ </span>Live{domain.activeAt && <> since <Time iso={domain.activeAt} /></>}.
+            {redirect ? ` Visitors are redirected to ${redirect.to}.` : ''}
+            {redirectedFrom.length > 0 ? ` ${redirectedFrom.map((r) => r.from).join(', ')} redirect${redirectedFrom.length === 1 ? 's' : ''} here.` : ''}
+          </p>
+          <p className="domain-url">
+            <PlatformUrl url={`https://${domain.domain}/`} label={`https://${domain.domain}`} />
+          </p>
+        </>
+      )}
+      {domain.state === 'dns_failed' && domain.failure && <FailureExplanation domain={domain} failure={domain.failure} />}
+      {domain.state === 'dns_misconfigured' && domain.misconfiguration && (
+        <MisconfigurationPanel domain={domain} misconfiguration={domain.misconfiguration} />
+      )}
+      {domain.state === 'certificate_delayed' && domain.diagnosis && <DiagnosisPanel domain={domain} diagnosis={domain.diagnosis} />}
 
       {domain.state === 'active'
         ? (
@@ -127,23 +111,21 @@ export function DomainCard({ project, domain, focus, onChange, onConfig, onRemov
           )
         : <RecordsTable domain={domain.domain} records={domain.records} />}
 
-      {NEEDS_VERIFY.has(domain.state)
-        ? (
-            <p className="row">
-              <button
-                type="button"
-                className="button primary"
-                disabled={busy}
-                onClick={() => void verify()}
-                aria-label={`${verifyLabel} ${domain.domain}`}
-              >
-                {busy ? 'Starting…' : verifyLabel}
-              </button>
-              {domain.attempt > 0 ? <span className="hint">Attempt {domain.attempt}</span> : null}
-            </p>
-          )
-        : null}
-      <ActionError message={error} />
+      {NEEDS_VERIFY.has(domain.state) && (
+        <p className="row">
+          <button
+            type="button"
+            className="button primary"
+            disabled={busy}
+            onClick={() => void verify()}
+            aria-label={`${verifyLabel} ${domain.domain}`}
+          >
+            {busy ? 'Starting…' : verifyLabel}
+          </button>
+          {domain.attempt > 0 && <span className="hint">Attempt {domain.attempt}</span>}
+        </p>
+      )}
+      <ActionError error={error ?? primary.error} />
     </li>
   );
 }

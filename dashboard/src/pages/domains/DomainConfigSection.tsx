@@ -1,13 +1,11 @@
-import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { errorMessage } from '../../api';
-import { ActionError, Notice } from '../../components/Notice';
-import { Table } from '../../components/Table';
-import { useNotice } from '../../components/useNotice';
+import { useEffect, useRef, useState } from 'react';
+import { ActionError, Card, Form, Notice, Table } from '../../components/parts';
+import { actionStarted, useNotice } from '../../flash';
 import { useApp } from '../../context';
-import { actionStarted } from '../../flash';
 import {
-  type Domain, type DomainConfig, type Project, type Redirect, REDIRECT_STATUSES, type RedirectStatus,
+  type Domain, type DomainConfig, type Project, REDIRECT_STATUSES, type RedirectStatus, type Schemas,
 } from '../../types';
+import { isServing } from '../domain-parts';
 
 const STATUS_TEXT: Record<RedirectStatus, string> = {
   301: '301 Moved Permanently',
@@ -26,9 +24,7 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
   const { api, accountId } = useApp();
   const config = project.domains;
   const redirecting = new Set(config.redirects.map((r) => r.from));
-  // Serving domains: active, or misconfigured but still within their grace period.
-  const serving = (d: Domain) => d.state === 'active' || d.state === 'dns_misconfigured';
-  const servingDomains = domains.filter((d) => serving(d) && !redirecting.has(d.domain)).map((d) => d.domain);
+  const servingDomains = domains.filter((d) => isServing(d) && !redirecting.has(d.domain)).map((d) => d.domain);
   const targets = [project.defaultDomain, ...servingDomains];
   const sources = domains.map((d) => d.domain).filter((d) => d !== config.primary);
 
@@ -37,9 +33,9 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
   const [to, setTo] = useState('');
   const [status, setStatus] = useState<RedirectStatus>(301);
   const [done, setDone] = useNotice<{ at: 'primary' | 'redirect'; text: string }>();
-  const [failed, setFailed] = useNotice<{ at: 'primary' | 'redirect' | 'remove'; text: string }>();
+  const [failed, setFailed] = useNotice<{ at: 'primary' | 'redirect' | 'remove'; error: unknown }>();
   /** The redirect an add would replace, once the owner has been asked to confirm it. */
-  const [replacing, setReplacing] = useState<Redirect>();
+  const [replacing, setReplacing] = useState<Schemas['Redirect']>();
   const fromRef = useRef<HTMLSelectElement>(null);
 
   useEffect(() => setPrimary(config.primary), [config.primary]);
@@ -62,15 +58,14 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
       onConfig(await call());
       setDone({ at: at === 'primary' ? 'primary' : 'redirect', text });
     } catch (e) {
-      setFailed({ at, text: errorMessage(e) });
+      setFailed({ at, error: e });
     }
   };
 
-  const addRedirect = (event: FormEvent) => {
-    event.preventDefault();
+  const addRedirect = () => {
     actionStarted();
     if (!fromValue || !toValue) {
-      setFailed({ at: 'redirect', text: 'Choose the domain to redirect and where it goes.' });
+      setFailed({ at: 'redirect', error: 'Choose the domain to redirect and where it goes.' });
       return;
     }
     // One redirect per domain: adding one for a domain that already redirects replaces it, so ask first.
@@ -86,20 +81,16 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
       () => api.addRedirect(accountId, project.projectId, { from: fromValue, to: toValue, status }),
       `${fromValue} now redirects to ${toValue} (${status})` +
       (existing ? `, instead of ${existing.to} (${existing.status}).` : '.') +
-      (fromDomain && !serving(fromDomain) ? ` It applies once ${fromValue} is active.` : ''),
+      (fromDomain && !isServing(fromDomain) ? ` It applies once ${fromValue} is active.` : ''),
     );
   };
 
   return (
-    <section className="card" aria-labelledby="config-heading">
-      <h2 id="config-heading">Domain configuration</h2>
+    <Card title="Domain configuration">
 
-      <form
+      <Form
         className="inline-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void change('primary', () => api.setPrimary(accountId, project.projectId, primary), `${primary} is now the primary domain.`);
-        }}
+        onSubmit={() => change('primary', () => api.setPrimary(accountId, project.projectId, primary), `${primary} is now the primary domain.`)}
       >
         <div className="field grow">
           <label htmlFor="primary-domain">Primary domain</label>
@@ -109,8 +100,8 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
           <p className="hint">The default domain or an active custom domain that does not redirect.</p>
         </div>
         <button type="submit" className="button secondary" disabled={primary === config.primary}>Set primary</button>
-      </form>
-      <ActionError message={failed?.at === 'primary' ? failed.text : undefined} />
+      </Form>
+      <ActionError error={failed?.at === 'primary' ? failed.error : undefined} />
       <p role="status" className="status-line">{done?.at === 'primary' ? done.text : null}</p>
 
       <h3>Redirects</h3>
@@ -148,12 +139,12 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
               ]}
             />
           )}
-      <ActionError message={failed?.at === 'remove' ? failed.text : undefined} />
+      <ActionError error={failed?.at === 'remove' ? failed.error : undefined} />
 
       {sources.length === 0
         ? <p className="hint">Add a custom domain to redirect it.</p>
         : (
-            <form className="redirect-form" onSubmit={(e) => void addRedirect(e)} aria-labelledby="redirect-form-heading">
+            <Form className="redirect-form" onSubmit={addRedirect} aria-labelledby="redirect-form-heading">
               <h4 id="redirect-form-heading">Add a redirect</h4>
               <div className="grid3">
                 <div className="field">
@@ -176,32 +167,28 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
                 </div>
               </div>
               <p className="hint">Visitors keep their path and query. A redirect is served in one hop: it must point to an active domain that does not redirect itself.</p>
-              {replacing && replacing.from === fromValue
-                ? (
-                    <Notice tone="warning" title={`${replacing.from} already redirects to ${replacing.to} (${replacing.status}).`}>
-                      <p>
-                        A domain has one redirect. Replace it with {toValue} ({status})? Visitors are sent to the new
-                        target from the next request.
-                      </p>
-                    </Notice>
-                  )
-                : null}
+              {replacing && replacing.from === fromValue && (
+                <Notice tone="warning" title={`${replacing.from} already redirects to ${replacing.to} (${replacing.status}).`}>
+                  <p>
+                    A domain has one redirect. Replace it with {toValue} ({status})? Visitors are sent to the new
+                    target from the next request.
+                  </p>
+                </Notice>
+              )}
               <div className="row">
                 <button type="submit" className="button secondary">
                   {replacing && replacing.from === fromValue ? 'Replace redirect' : 'Add redirect'}
                 </button>
-                {replacing && replacing.from === fromValue
-                  ? (
-                      <button type="button" className="button secondary" onClick={() => setReplacing(undefined)}>
-                        Keep the current redirect
-                      </button>
-                    )
-                  : null}
+                {replacing && replacing.from === fromValue && (
+                  <button type="button" className="button secondary" onClick={() => setReplacing(undefined)}>
+                    Keep the current redirect
+                  </button>
+                )}
               </div>
-              <ActionError message={failed?.at === 'redirect' ? failed.text : undefined} />
-            </form>
+              <ActionError error={failed?.at === 'redirect' ? failed.error : undefined} />
+            </Form>
           )}
       <p role="status" className="status-line">{done?.at === 'redirect' ? done.text : null}</p>
-    </section>
+    </Card>
   );
 }

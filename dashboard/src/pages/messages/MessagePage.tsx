@@ -1,10 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { errorMessage } from '../../api';
-import { Badge, type BadgeTone } from '../../components/Badge';
-import { ActionError } from '../../components/Notice';
-import { PageHeading } from '../../components/PageHeading';
-import { QueryState, Table } from '../../components/Table';
-import { Time } from '../../components/Time';
+import { ActionError, Badge, type BadgeTone, Card, PageHeading, QueryState, Table, Time } from '../../components/parts';
 import { useApp } from '../../context';
 import { href } from '../../router';
 import { messagesApi, type WebhookDelivery } from '../webhooks/webhooks-api';
@@ -13,10 +8,8 @@ import { MessageStatus } from './MessagesPage';
 const DELIVERY_TONE: Record<WebhookDelivery['status'], BadgeTone> =
   { pending: 'progress', succeeded: 'success', failed: 'error', abandoned: 'warning' };
 
-/** One message: its status, attempts, result or error, and its webhook deliveries with every attempt. */
 export function MessagePage({ messageId }: { readonly messageId: string }) {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const message = useQuery({
     queryKey: ['message', accountId, messageId],
     queryFn: () => messagesApi.get(api, accountId, messageId),
@@ -28,44 +21,40 @@ export function MessagePage({ messageId }: { readonly messageId: string }) {
         <p><a href={href.messages}>← All messages</a></p>
       </PageHeading>
       <QueryState query={message} loading="Loading the message…" />
-      {m
-        ? (
-            <>
-              <section aria-labelledby="message-heading" className="card">
-                <h2 id="message-heading">Message</h2>
-                <dl className="facts">
-                  <dt>Status</dt>
-                  <dd><MessageStatus status={m.status} /></dd>
-                  <dt>Created</dt>
-                  <dd><Time iso={m.createdAt} /></dd>
-                  {m.processedAt ? <><dt>Processed</dt><dd><Time iso={m.processedAt} /></dd></> : null}
-                  {m.failedAt ? <><dt>Failed</dt><dd><Time iso={m.failedAt} /></dd></> : null}
-                  {m.attempts !== undefined ? <><dt>Attempts</dt><dd>{m.attempts}</dd></> : null}
-                  {m.result !== undefined ? <><dt>Result</dt><dd><code>{JSON.stringify(m.result)}</code></dd></> : null}
-                  {m.lastError ? <><dt>Last error</dt><dd>{m.lastError}</dd></> : null}
-                  <dt>Message</dt>
-                  <dd><pre className="message-body">{m.message}</pre></dd>
-                </dl>
-              </section>
-              <section aria-labelledby="deliveries-heading" className="card">
-                <h2 id="deliveries-heading">Webhook deliveries</h2>
-                {m.deliveries.length === 0 ? <p className="empty">No webhook deliveries for this message.</p> : null}
+      {m && (
+        <>
+          <Card title="Message">
+            <dl className="facts">
+              <dt>Status</dt>
+              <dd><MessageStatus status={m.status} /></dd>
+              <dt>Created</dt>
+              <dd><Time iso={m.createdAt} /></dd>
+              {m.processedAt && <><dt>Processed</dt><dd><Time iso={m.processedAt} /></dd></>}
+              {m.failedAt && <><dt>Failed</dt><dd><Time iso={m.failedAt} /></dd></>}
+              {m.attempts !== undefined && <><dt>Attempts</dt><dd>{m.attempts}</dd></>}
+              {m.result !== undefined && <><dt>Result</dt><dd><code>{JSON.stringify(m.result)}</code></dd></>}
+              {m.lastError && <><dt>Last error</dt><dd>{m.lastError}</dd></>}
+              <dt>Message</dt>
+              <dd><pre className="message-body">{m.message}</pre></dd>
+            </dl>
+          </Card>
+          <Card title="Webhook deliveries">
+            <QueryState rows={m.deliveries} empty="No webhook deliveries for this message.">
+              {(rows) => (
                 <ul className="list">
-                  {m.deliveries.map((delivery) => (
-                    <DeliveryItem key={delivery.id} messageId={messageId} delivery={delivery} />
-                  ))}
+                  {rows.map((d) => <DeliveryItem key={d.id} messageId={messageId} delivery={d} />)}
                 </ul>
-              </section>
-            </>
-          )
-        : null}
+              )}
+            </QueryState>
+          </Card>
+        </>
+      )}
     </>
   );
 }
 
 function DeliveryItem({ messageId, delivery }: { readonly messageId: string; readonly delivery: WebhookDelivery }) {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const queryClient = useQueryClient();
   const resend = useMutation({
     mutationFn: () => messagesApi.resend(api, accountId, messageId, delivery.id),
@@ -77,9 +66,9 @@ function DeliveryItem({ messageId, delivery }: { readonly messageId: string; rea
         <p>
           <code>{delivery.type}</code> to <code>{delivery.url}</code>{' '}
           <Badge tone={DELIVERY_TONE[delivery.status]}>{delivery.status}</Badge>
-          {delivery.reason ? <span className="muted"> ({delivery.reason})</span> : null}
+          {delivery.reason && <span className="muted"> ({delivery.reason})</span>}
         </p>
-        {delivery.nextAttemptAt ? <p className="muted">Next attempt <Time iso={delivery.nextAttemptAt} /></p> : null}
+        {delivery.nextAttemptAt && <p className="muted">Next attempt <Time iso={delivery.nextAttemptAt} /></p>}
         <Table
           caption="Attempts of this delivery"
           hideCaption
@@ -105,8 +94,8 @@ function DeliveryItem({ messageId, delivery }: { readonly messageId: string; rea
           {resend.isPending ? 'Re-sending…' : 'Re-send'}
         </button>
       </div>
-      <ActionError message={resend.error ? errorMessage(resend.error) : undefined} />
-      {resend.isSuccess ? <p role="status" className="muted">Queued again; the new attempt appears here shortly.</p> : null}
+      <ActionError error={resend.error} />
+      {resend.isSuccess && <p role="status" className="muted">Queued again; the new attempt appears here shortly.</p>}
     </li>
   );
 }

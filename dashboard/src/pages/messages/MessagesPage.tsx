@@ -1,9 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
-import { Badge, type BadgeTone } from '../../components/Badge';
-import { PageHeading } from '../../components/PageHeading';
-import { QueryState, Table } from '../../components/Table';
-import { Time } from '../../components/Time';
+import { useState } from 'react';
+import { Badge, type BadgeTone, Card, Form, PageHeading, QueryState, Table, Time } from '../../components/parts';
 import { useApp } from '../../context';
 import { href } from '../../router';
 import { messagesApi, type MessageStatus as Status } from '../webhooks/webhooks-api';
@@ -14,10 +11,8 @@ export function MessageStatus({ status }: { readonly status: Status }) {
   return <Badge tone={STATUS_TONE[status]}>{status}</Badge>;
 }
 
-/** Messages: the account's recent messages, newest first, by status; a message is opened by id. */
 export function MessagesPage() {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const [status, setStatus] = useState<Status | ''>('');
   const [cursors, setCursors] = useState<readonly string[]>([]);
   const cursor = cursors.at(-1);
@@ -27,8 +22,7 @@ export function MessagesPage() {
   });
   const next = page.data?.nextCursor;
   const [search, setSearch] = useState('');
-  const onSearch = (event: FormEvent) => {
-    event.preventDefault();
+  const onSearch = () => {
     if (search.trim()) location.hash = href.message(search.trim());
   };
 
@@ -37,16 +31,15 @@ export function MessagesPage() {
       <PageHeading title="Messages">
         <p className="lead">Messages your keys sent, newest first, with what happened to them.</p>
       </PageHeading>
-      <section aria-labelledby="messages-heading" className="card">
-        <h2 id="messages-heading">Recent messages</h2>
+      <Card title="Recent messages">
         <div className="row">
-          <form className="inline-form" onSubmit={onSearch} role="search">
+          <Form className="inline-form" onSubmit={onSearch} role="search">
             <div className="field">
               <label htmlFor="message-search">Message id</label>
               <input id="message-search" value={search} placeholder="msg_…" onChange={(e) => setSearch(e.target.value)} />
             </div>
             <button type="submit" className="button secondary">Open</button>
-          </form>
+          </Form>
           <div className="field">
             <label htmlFor="message-status">Status</label>
             <select
@@ -84,22 +77,18 @@ export function MessagesPage() {
           )}
         </QueryState>
         <div className="row">
-          {cursors.length > 0
-            ? (
-                <button type="button" className="button small secondary" onClick={() => setCursors(cursors.slice(0, -1))}>
-                  Newer
-                </button>
-              )
-            : null}
-          {next
-            ? (
-                <button type="button" className="button small secondary" onClick={() => setCursors([...cursors, next])}>
-                  Older
-                </button>
-              )
-            : null}
+          {cursors.length > 0 && (
+            <button type="button" className="button small secondary" onClick={() => setCursors(cursors.slice(0, -1))}>
+              Newer
+            </button>
+          )}
+          {next && (
+            <button type="button" className="button small secondary" onClick={() => setCursors([...cursors, next])}>
+              Older
+            </button>
+          )}
         </div>
-      </section>
+      </Card>
     </>
   );
 }

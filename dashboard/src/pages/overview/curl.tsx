@@ -1,4 +1,4 @@
-import { CopyButton } from '../../components/CopyButton';
+import { CopyButton } from '../../components/parts';
 
 /** A test request: `shown` one option a line, `oneLine` pasteable anywhere. */
 export interface CurlExample {
@@ -12,7 +12,6 @@ function example(lines: readonly string[]): CurlExample {
 
 const headers = (key: string) => [`-H "Authorization: Bearer ${key}"`, '-H "Content-Type: application/json"'];
 
-/** POST /messages: one message. */
 export const singleSend = (base: string, key = '$API_KEY'): CurlExample =>
   example([`curl -X POST ${base}/messages`, ...headers(key), '-d \'{"message": "Hello"}\'']);
 

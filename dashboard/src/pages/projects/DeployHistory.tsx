@@ -1,14 +1,14 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { errorMessage } from '../../api';
-import { ActionError, Notice } from '../../components/Notice';
-import { LongValue } from '../../components/LongValue';
-import { Time } from '../../components/Time';
-import { useAction } from '../../components/useAction';
+import { ActionError, LongValue, Notice, Time } from '../../components/parts';
+import { useAction } from '../../flash';
 import { useApp } from '../../context';
 import { formatBytes, formatNumber } from '../../format';
 import { queryKeys } from '../../queries';
-import type { DeployListing, Project } from '../../types';
+import type { Project, Schemas } from '../../types';
+
+type DeployListing = Schemas['DeployListing'];
 
 const STATE_LABELS: Record<DeployListing['state'], string> = {
   in_progress: 'In progress',
@@ -43,8 +43,8 @@ export function DeployHistory({ project }: { readonly project: Project }) {
     <div className="deploy-history" role="group" aria-labelledby="history-heading">
       <h3 id="history-heading">Deploy history</h3>
       <p className="hint">The last 20 deploys are kept. Rolling back serves an earlier deploy again at once, with no upload.</p>
-      {rolledBack ? <Notice tone="success" live>Rolled back: {rolledBack.deployId} is live again.</Notice> : null}
-      <ActionError message={error} />
+      {rolledBack && <Notice tone="success" live>Rolled back: {rolledBack.deployId} is live again.</Notice>}
+      <ActionError error={error} />
       <ol className="deploy-list" aria-label={`Deploys of ${project.name}, newest first`}>
         {list.map((d) => (
           <li key={d.deployId} className={`deploy-item${d.live ? ' live' : ''}`}>
@@ -58,19 +58,17 @@ export function DeployHistory({ project }: { readonly project: Project }) {
               <div><dt>Files</dt><dd>{formatNumber(d.fileCount)} ({formatBytes(d.bytes)})</dd></div>
               <div><dt>Uploaded</dt><dd>{formatNumber(d.uploadCount)} ({formatBytes(d.uploadBytes)})</dd></div>
             </dl>
-            {d.state === 'succeeded' && !d.live
-              ? (
-                  <button
-                    type="button"
-                    className="button small secondary"
-                    disabled={busy}
-                    aria-label={`Roll back to ${d.deployId}`}
-                    onClick={() => void rollback(d)}
-                  >
-                    Roll back
-                  </button>
-                )
-              : null}
+            {d.state === 'succeeded' && !d.live && (
+              <button
+                type="button"
+                className="button small secondary"
+                disabled={busy}
+                aria-label={`Roll back to ${d.deployId}`}
+                onClick={() => void rollback(d)}
+              >
+                Roll back
+              </button>
+            )}
           </li>
         ))}
       </ol>

@@ -1,23 +1,20 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { Dialog } from '../../components/Dialog';
-import { ActionError, Notice } from '../../components/Notice';
-import { useAction } from '../../components/useAction';
+import { ActionError, Form, Notice } from '../../components/parts';
+import { setFlash, useAction } from '../../flash';
 import { useApp } from '../../context';
-import { setFlash } from '../../flash';
 import { queryKeys } from '../../queries';
 import { href } from '../../router';
 import type { Project } from '../../types';
 
-/** Rename (the slug and the address stay). */
 export function RenameProject({ project }: { readonly project: Project }) {
   const { api, accountId } = useApp();
   const queryClient = useQueryClient();
   const [name, setName] = useState(project.name);
   const [saved, setSaved] = useState(false);
   const { busy, error, run } = useAction();
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
+  const onSubmit = () => {
     void run(async () => {
       const renamed = await api.renameProject(accountId, project.projectId, name);
       queryClient.setQueryData(queryKeys.project(accountId, project.projectId), renamed);
@@ -26,7 +23,7 @@ export function RenameProject({ project }: { readonly project: Project }) {
     });
   };
   return (
-    <form className="rename-project" onSubmit={onSubmit} noValidate>
+    <Form className="rename-project" onSubmit={onSubmit}>
       <label htmlFor="project-name">Name</label>
       <p className="row">
         <input
@@ -44,9 +41,9 @@ export function RenameProject({ project }: { readonly project: Project }) {
         </button>
       </p>
       <p className="hint" id="project-name-hint">The slug <code>{project.slug}</code>, and so the project’s address, stay.</p>
-      {saved ? <p className="status-line" role="status">Renamed.</p> : null}
-      <ActionError message={error} />
-    </form>
+      {saved && <p className="status-line" role="status">Renamed.</p>}
+      <ActionError error={error} />
+    </Form>
   );
 }
 
@@ -55,26 +52,21 @@ export function DeleteProject({ project }: { readonly project: Project }) {
   const { api, accountId } = useApp();
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
-  const { busy, error, setError, run } = useAction();
+  const action = useAction();
   const domains = useQuery({
     queryKey: queryKeys.domains(accountId, project.projectId),
     queryFn: () => api.domains(accountId, project.projectId),
     enabled: open,
   });
   const held = (domains.data ?? []).filter((d) => d.state !== 'removed').map((d) => d.domain);
-  const close = () => {
-    setError(undefined);
-    setOpen(false);
+  const remove = async () => {
+    const deleted = await api.deleteProject(accountId, project.projectId);
+    queryClient.removeQueries({ queryKey: queryKeys.project(accountId, project.projectId) });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.projects(accountId) });
+    const released = deleted.releasedDomains.length > 0 ? ` ${deleted.releasedDomains.join(', ')} released.` : '';
+    setFlash(href.projects, `Project ${project.name} deleted.${released} Its slug ${project.slug} is held until ${deleted.slugHeldUntil.slice(0, 10)}.`);
+    location.hash = href.projects;
   };
-  const remove = () =>
-    run(async () => {
-      const deleted = await api.deleteProject(accountId, project.projectId);
-      queryClient.removeQueries({ queryKey: queryKeys.project(accountId, project.projectId) });
-      void queryClient.invalidateQueries({ queryKey: queryKeys.projects(accountId) });
-      const released = deleted.releasedDomains.length > 0 ? ` ${deleted.releasedDomains.join(', ')} released.` : '';
-      setFlash(href.projects, `Project ${project.name} deleted.${released} Its slug ${project.slug} is held until ${deleted.slugHeldUntil.slice(0, 10)}.`);
-      location.hash = href.projects;
-    });
   return (
     <div className="delete-project">
       <p>
@@ -85,15 +77,12 @@ export function DeleteProject({ project }: { readonly project: Project }) {
       <Dialog
         open={open}
         title={`Delete the project “${project.name}”?`}
-        onClose={close}
-        footer={(
-          <>
-            <button type="button" className="button secondary" onClick={close} autoFocus>Cancel</button>
-            <button type="button" className="button danger" disabled={busy || domains.isLoading} onClick={() => void remove()}>
-              {busy ? 'Deleting…' : 'Delete project'}
-            </button>
-          </>
-        )}
+        onClose={() => setOpen(false)}
+        action={action}
+        confirm="Delete project"
+        busyLabel="Deleting…"
+        onConfirm={remove}
+        disabled={domains.isLoading}
       >
         {domains.isLoading
           ? <p>Reading the project’s domains…</p>
@@ -109,8 +98,7 @@ export function DeleteProject({ project }: { readonly project: Project }) {
           Its files are removed and <code>{project.defaultDomain}</code> stops serving. The slug <code>{project.slug}</code>{' '}
           stays reserved for 30 days, so nobody can take over its address at once. This cannot be undone.
         </p>
-        {domains.error ? <Notice tone="error">The domains could not be read; try again.</Notice> : null}
-        <ActionError message={error} />
+        {domains.error && <Notice tone="error">The domains could not be read; try again.</Notice>}
       </Dialog>
     </div>
   );

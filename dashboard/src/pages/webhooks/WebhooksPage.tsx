@@ -1,12 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { errorMessage } from '../../api';
-import { Badge } from '../../components/Badge';
-import { CopyButton } from '../../components/CopyButton';
-import { ActionError, Notice } from '../../components/Notice';
-import { PageHeading } from '../../components/PageHeading';
-import { QueryState } from '../../components/Table';
-import { Time } from '../../components/Time';
+import {
+  ActionError, Badge, Card, CopyButton, Form, Notice, PageHeading, QueryState, Time,
+} from '../../components/parts';
 import { useApp } from '../../context';
 import { type Webhook, type WebhookEventType, webhooksApi } from './webhooks-api';
 
@@ -15,10 +11,8 @@ const EVENT_TYPES: WebhookEventType[] = ['message.processed', 'message.failed'];
 /** A secret shown once: after creating an endpoint or rotating its secret. */
 type ShownSecret = { readonly secret: string; readonly why: string } | undefined;
 
-/** Webhooks: the account's endpoints, their status, and what can be done with them. */
 export function WebhooksPage() {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const queryClient = useQueryClient();
   const webhooks = useQuery({ queryKey: ['webhooks', accountId], queryFn: () => webhooksApi.list(api, accountId) });
   const [secret, setSecret] = useState<ShownSecret>();
@@ -44,16 +38,8 @@ export function WebhooksPage() {
         </p>
       </PageHeading>
 
-      <section aria-labelledby="create-webhook-heading" className="card">
-        <h2 id="create-webhook-heading">Add an endpoint</h2>
-        <form
-          className="inline-form"
-          onSubmit={(event) => {
-            event.preventDefault();
-            create.mutate();
-          }}
-          noValidate
-        >
+      <Card title="Add an endpoint">
+        <Form className="inline-form" onSubmit={() => create.mutate()}>
           <div className="field grow">
             <label htmlFor="webhook-url">Endpoint URL</label>
             <input
@@ -81,29 +67,25 @@ export function WebhooksPage() {
           <button type="submit" className="button primary" disabled={create.isPending}>
             {create.isPending ? 'Adding…' : 'Add endpoint'}
           </button>
-        </form>
-        <ActionError message={create.error ? errorMessage(create.error) : undefined} />
-      </section>
+        </Form>
+        <ActionError error={create.error} />
+      </Card>
 
-      {secret
-        ? (
-            <section aria-labelledby="secret-heading" className="card">
-              <h2 id="secret-heading">{secret.why}</h2>
-              <Notice tone="warning" title="Copy it now: it is shown only once.">
-                Keep it with your receiver&apos;s configuration; it proves a request came from us.
-              </Notice>
-              <div className="row">
-                <code className="secret" data-testid="webhook-secret">{secret.secret}</code>
-                <CopyButton value={secret.secret} label="Copy the signing secret" />
-              </div>
-              <button type="button" className="button small secondary" onClick={() => setSecret(undefined)}>Done</button>
-            </section>
-          )
-        : null}
+      {secret && (
+        <Card title={secret.why}>
+          <Notice tone="warning" title="Copy it now: it is shown only once.">
+            Keep it with your receiver&apos;s configuration; it proves a request came from us.
+          </Notice>
+          <div className="row">
+            <code className="secret" data-testid="webhook-secret">{secret.secret}</code>
+            <CopyButton value={secret.secret} label="Copy the signing secret" />
+          </div>
+          <button type="button" className="button small secondary" onClick={() => setSecret(undefined)}>Done</button>
+        </Card>
+      )}
 
-      <section aria-labelledby="webhooks-heading" className="card">
-        <h2 id="webhooks-heading">Endpoints</h2>
-        <div role="status">{done ? <Notice tone="success">{done}</Notice> : null}</div>
+      <Card title="Endpoints">
+        <div role="status">{done && <Notice tone="success">{done}</Notice>}</div>
         <QueryState query={webhooks} loading="Loading endpoints…" rows={webhooks.data} empty="No endpoints yet.">
           {(rows) => (
             <ul className="list">
@@ -113,7 +95,7 @@ export function WebhooksPage() {
             </ul>
           )}
         </QueryState>
-      </section>
+      </Card>
     </>
   );
 }
@@ -123,8 +105,7 @@ function WebhookRow({ webhook, onSecret, onDone }: {
   readonly onSecret: (shown: ShownSecret) => void;
   readonly onDone: (text: string) => void;
 }) {
-  const { api, me } = useApp();
-  const accountId = me.account.accountId;
+  const { api, accountId } = useApp();
   const queryClient = useQueryClient();
   const test = useMutation({
     mutationFn: () => webhooksApi.test(api, accountId, webhook.id),
@@ -166,9 +147,9 @@ function WebhookRow({ webhook, onSecret, onDone }: {
         </p>
         <p className="muted">
           {webhook.events.join(', ')} · added <Time iso={webhook.createdAt} />
-          {webhook.failingSince ? <> · failing since <Time iso={webhook.failingSince} /></> : null}
+          {webhook.failingSince && <> · failing since <Time iso={webhook.failingSince} /></>}
         </p>
-        {webhook.disabledReason ? <Notice tone="error" title="Disabled">{webhook.disabledReason}</Notice> : null}
+        {webhook.disabledReason && <Notice tone="error" title="Disabled">{webhook.disabledReason}</Notice>}
       </div>
       <div className="actions">
         {actions.map(({ text, label, mutation, disabled, className, confirm }) => (
@@ -186,7 +167,7 @@ function WebhookRow({ webhook, onSecret, onDone }: {
           </button>
         ))}
       </div>
-      <ActionError message={failure ? errorMessage(failure) : undefined} />
+      <ActionError error={failure} />
     </li>
   );
 }

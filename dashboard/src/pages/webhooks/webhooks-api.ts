@@ -1,8 +1,7 @@
 import { type Api, at } from '../../api';
-import type { components } from '../../../../contracts/openapi/control-api';
+import type { Schemas } from '../../types';
 
 // The control API's webhook and message calls (openapi/control-api.yaml, tags Webhooks and Messages).
-type Schemas = components['schemas'];
 export type WebhookEventType = Schemas['WebhookEventType'];
 export type Webhook = Schemas['Webhook'];
 export type WebhookDelivery = Schemas['WebhookDelivery'];
