@@ -1,7 +1,6 @@
-import { Stack, type StackProps } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import type { PlatformConfig } from '../config/index.js';
 import { MessagesApi } from '../constructs/messages/messages-api.js';
 import { STAGE_NAME } from '../constructs/messages/messages-rest-api.js';
 import { retainExecutionLogs, WebAclLogging } from '../constructs/operations/log-retention.js';
@@ -10,9 +9,9 @@ import type { MessagesDataResources } from '../constructs/messages/messages-data
 import { Webhooks } from '../constructs/webhooks/webhooks.js';
 import type { WebhooksDataResources } from '../constructs/webhooks/webhooks-data.js';
 import { PLATFORM_CONFIG_OUTPUT, platformConfigOutputValue } from './api-stack-outputs.js';
+import type { PlatformStackProps } from './operations-stack.js';
 
-export interface ApiStackProps extends StackProps {
-  readonly config: PlatformConfig;
+export interface ApiStackProps extends PlatformStackProps {
   readonly messagesData: MessagesDataResources;
   readonly webhooksData: WebhooksDataResources;
   /** @default - alarms without actions */

@@ -2,7 +2,6 @@ import { Stack, type StackProps } from 'aws-cdk-lib';
 import type * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import type { PlatformConfig } from '../config/index.js';
 import { CONTROL_STAGE_NAME } from '../constructs/dashboard/control-api.js';
 import { Dashboard } from '../constructs/dashboard/dashboard.js';
 import { DashboardData } from '../constructs/dashboard/dashboard-data.js';
@@ -11,6 +10,7 @@ import type { MessagesDataResources } from '../constructs/messages/messages-data
 import { retainExecutionLogs } from '../constructs/operations/log-retention.js';
 import { output } from '../constructs/shared/outputs.js';
 import type { DomainsDataStack, DomainsStack } from './domains-stack.js';
+import type { PlatformStackProps } from './operations-stack.js';
 
 /** The DashboardData stack's outputs (fixed logical ids). */
 export const DASHBOARD_DATA_OUTPUTS = { ownersTableName: 'OwnersTableName' } as const;
@@ -33,8 +33,7 @@ export class DashboardDataStack extends Stack {
   }
 }
 
-export interface DashboardStackProps extends StackProps {
-  readonly config: PlatformConfig;
+export interface DashboardStackProps extends PlatformStackProps {
   readonly data: DashboardDataStack;
   readonly messagesData: MessagesDataResources;
   readonly messagesApi: MessagesApi;

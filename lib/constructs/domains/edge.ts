@@ -65,8 +65,6 @@ export interface EdgeProps {
   readonly zone: route53.IHostedZone;
   /** The wildcard certificate `*.<domain>` + `<domain>`, in us-east-1. */
   readonly certificate: certificatemanager.ICertificate;
-  /** Every deploy has its own prefix, so cached objects are never stale. @default Duration.days(1) */
-  readonly defaultTtl?: Duration;
 }
 
 export interface EdgeResources {
@@ -113,10 +111,11 @@ export class Edge extends Construct implements EdgeResources {
     });
 
     // The function rewrites the URI to /<deploy prefix>/<path> from the Host header, so the URI
-    // alone identifies the object: no header, cookie or query string in the cache key.
+    // alone identifies the object: no header, cookie or query string in the cache key. Every deploy
+    // has its own prefix, so a cached object is never stale.
     this.cachePolicy = new cloudfront.CachePolicy(this, 'CachePolicy', {
       comment: 'Project sites: cache by rewritten URI (deploy prefix + path) only',
-      defaultTtl: props.defaultTtl ?? Duration.days(1),
+      defaultTtl: Duration.days(1),
       minTtl: Duration.seconds(0),
       maxTtl: Duration.days(365),
       headerBehavior: cloudfront.CacheHeaderBehavior.none(),

@@ -1,9 +1,10 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
-import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { creationUniqueName } from '../shared/names.js';
+import { platformTable, withIndex } from '../messages/messages-data.js';
 import { DOMAIN_TABLE_KEYS, SITE_UPLOAD_CORS } from '../../../contracts/domains.js';
 
 export interface ProjectsDataResources {
@@ -27,28 +28,13 @@ export class ProjectsData extends Construct implements ProjectsDataResources {
     super(scope, id);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
 
+    const { projects, domains } = DOMAIN_TABLE_KEYS;
     const table = (tableId: string, partitionKey: string) =>
-      new dynamodb.Table(this, tableId, {
-        partitionKey: { name: partitionKey, type: dynamodb.AttributeType.STRING },
-        billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-        encryption: dynamodb.TableEncryption.AWS_MANAGED,
-        removalPolicy,
-        deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
-      });
-    const index = (t: dynamodb.Table, idx: { name: string; partitionKey: string; sortKey: string }) =>
-      t.addGlobalSecondaryIndex({
-        indexName: idx.name,
-        partitionKey: { name: idx.partitionKey, type: dynamodb.AttributeType.STRING },
-        sortKey: { name: idx.sortKey, type: dynamodb.AttributeType.STRING },
-        projectionType: dynamodb.ProjectionType.ALL,
-      });
-
-    const projects = table('Projects', DOMAIN_TABLE_KEYS.projects.partitionKey);
-    index(projects, DOMAIN_TABLE_KEYS.projects.accountIndex);
-    const domains = table('Domains', DOMAIN_TABLE_KEYS.domains.partitionKey);
-    index(domains, DOMAIN_TABLE_KEYS.domains.projectIndex);
-    this.tables = { projects, domains };
+      platformTable(this, tableId, { partitionKey, removalPolicy });
+    this.tables = {
+      projects: withIndex(table('Projects', projects.partitionKey), projects.accountIndex),
+      domains: withIndex(table('Domains', domains.partitionKey), domains.projectIndex),
+    };
 
     // S3 delivers the site bucket's access logs by a bucket policy (serverAccessLogsUseBucketPolicy).
     this.logBucket = new s3.Bucket(this, 'AccessLogs', {
