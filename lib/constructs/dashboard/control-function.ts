@@ -118,7 +118,7 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
 
   // Owners' upgrade requests, published to the operations topic.
   if (props.alarmTopic) {
-    fn.addEnvironment(CONTROL_ENV.operationsTopicArn, props.alarmTopic.topicArn);
+    fn.function.addEnvironment(CONTROL_ENV.operationsTopicArn, props.alarmTopic.topicArn);
     fn.allow(['sns:Publish'], [props.alarmTopic.topicArn]);
     // An SSE-KMS topic: these two actions, not grantPublish's GenerateDataKey* family.
     const key = props.alarmTopic.masterKey;

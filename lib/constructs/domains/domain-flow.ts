@@ -126,7 +126,6 @@ export class DomainFlow extends Construct {
     const functions = Object.fromEntries(built) as Record<FlowTask, PlatformFunction>;
     this.functions = functions;
 
-    // ---- Permissions --------------------------------------------------------------------------
     // Tenants are created at run time, one per domain: their ids cannot be named here. Tenant ARNs
     // (arn:aws:cloudfront::<account>:distribution-tenant/<id>) carry no distribution id.
     const tenantArns = stack.formatArn({
@@ -178,7 +177,6 @@ export class DomainFlow extends Construct {
     checkDrift.allow([...DRIFT_CHECK_ACTIONS.projects], [projects.tableArn]);
     checkDrift.allow([...KVS_ACTIONS.write], [data.keyValueStore.keyValueStoreArn]);
 
-    // ---- State machine ------------------------------------------------------------------------
     this.executionLog = new logs.LogGroup(this, 'ExecutionLog', {
       // The vended-logs prefix keeps Step Functions' log delivery out of the size-limited resource
       // policy. RETAINed, so the name carries this stack creation's id (the end of AWS::StackId).
@@ -221,7 +219,6 @@ export class DomainFlow extends Construct {
       ...(props.alarmTopic ? { alarmTopic: props.alarmTopic } : {}),
     });
 
-    // ---- Alarms -------------------------------------------------------------------------------
     const executionsFailed = thresholdAlarm(
       this,
       'ExecutionsFailedAlarm',

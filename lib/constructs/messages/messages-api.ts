@@ -65,7 +65,7 @@ export class MessagesApi extends Construct {
   readonly opsDashboard: cloudwatch.Dashboard;
 
   addProcessorEnvironment(key: string, value: string): void {
-    this.functions.worker.addEnvironment(key, value);
+    this.functions.worker.function.addEnvironment(key, value);
   }
 
   constructor(scope: Construct, id: string, props: MessagesApiProps) {

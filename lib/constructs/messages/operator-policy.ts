@@ -1,8 +1,9 @@
-import { Stack, Token } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { TABLE_KEYS } from '../../../contracts/messages.js';
 import { apigatewayArn } from '../shared/arns.js';
+import { nagArn } from '../dashboard/nag-arn.js';
 import { acknowledgeNag } from '../shared/nag.js';
 import type { MessagesDataResources } from './messages-data.js';
 
@@ -55,19 +56,13 @@ export function createOperatorPolicy(scope: Construct, data: MessagesDataResourc
     '/tags/*': `Tag on create: CreateApiKey and CreateUsagePlan with tags are also authorized as apigateway:PUT on the tags resource of the new key or plan, whose id is only known at run time. Only PUT is granted on tags, nothing else.`,
   };
   for (const [path, reason] of Object.entries(reasons)) {
-    acknowledgeNag(policy, { [`IAM5[Resource::${apigatewayNagArn(stack, path)}]`]: reason });
+    acknowledgeNag(policy, { [`IAM5[Resource::${nagArn(stack, apigatewayArn(stack, path))}]`]: reason });
   }
   return policy;
 }
 
 const statement = (sid: string, actions: string[], resources: string[]) =>
   new iam.PolicyStatement({ sid, actions, resources });
-
-/** `apigatewayArn(stack, path)` as cdk-nag writes it in a finding id, pseudo parameters as `<AWS::Name>`. */
-function apigatewayNagArn(stack: Stack, path: string): string {
-  const pseudo = (value: string, name: string) => (Token.isUnresolved(value) ? `<AWS::${name}>` : value);
-  return `arn:${pseudo(stack.partition, 'Partition')}:apigateway:${pseudo(stack.region, 'Region')}::${path}`;
-}
 
 /**
  * The operator's part in custom domains (docs/operators/cli.md: `domains check-drift`, `show`,

@@ -60,6 +60,6 @@ export function createUsagePlanBackstop(
     usagePlans[u] = { plan, key };
   }
 
-  props.authorizer.addEnvironment(ENV.pooledUsageKeys, JSON.stringify(pooledUsageKeys));
+  props.authorizer.function.addEnvironment(ENV.pooledUsageKeys, JSON.stringify(pooledUsageKeys));
   return usagePlans;
 }

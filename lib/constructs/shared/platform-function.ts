@@ -166,9 +166,4 @@ export class PlatformFunction extends Construct implements iam.IGrantable {
     }
     this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources }));
   }
-
-  /** Sets one environment variable (after construction, e.g. for values known later). */
-  addEnvironment(key: string, value: string): void {
-    this.function.addEnvironment(key, value);
-  }
 }

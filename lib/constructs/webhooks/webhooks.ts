@@ -66,8 +66,8 @@ export class Webhooks extends Construct {
   /** The queue worker's outcomes: the account's endpoints (Query), their delivery jobs (SendMessage). */
   connectWorker(worker: PlatformFunction): void {
     const { data } = this.props;
-    worker.addEnvironment(WEBHOOK_ENV.webhooksTable, data.table.tableName);
-    worker.addEnvironment(WEBHOOK_ENV.deliveryQueueUrl, data.deliveryQueue.queueUrl);
+    worker.function.addEnvironment(WEBHOOK_ENV.webhooksTable, data.table.tableName);
+    worker.function.addEnvironment(WEBHOOK_ENV.deliveryQueueUrl, data.deliveryQueue.queueUrl);
     worker.allowItems(data.table, 'Query');
     worker.allow(['sqs:SendMessage'], [data.deliveryQueue.queueArn]);
   }
@@ -75,12 +75,12 @@ export class Webhooks extends Construct {
   /** The control API: endpoints, deliveries, test events and re-sends; the dashboard's message pages. */
   connectControl(control: PlatformFunction, messagesTable: dynamodb.ITable): void {
     const { data } = this.props;
-    control.addEnvironment(ENV.messagesTable, messagesTable.tableName);
+    control.function.addEnvironment(ENV.messagesTable, messagesTable.tableName);
     control.allowItems(messagesTable, 'GetItem');
     // The message log: one Query per page on the account index, and nothing else of the index.
     control.allow(['dynamodb:Query'], [`${messagesTable.tableArn}/index/${TABLE_KEYS.messages.accountIndex.name}`]);
-    control.addEnvironment(WEBHOOK_ENV.webhooksTable, data.table.tableName);
-    control.addEnvironment(WEBHOOK_ENV.deliveryQueueUrl, data.deliveryQueue.queueUrl);
+    control.function.addEnvironment(WEBHOOK_ENV.webhooksTable, data.table.tableName);
+    control.function.addEnvironment(WEBHOOK_ENV.deliveryQueueUrl, data.deliveryQueue.queueUrl);
     control.allowItems(data.table, 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query');
     control.allow(['sqs:SendMessage'], [data.deliveryQueue.queueArn]);
   }
