@@ -5,15 +5,15 @@ import { MessagesApi } from '../constructs/messages/messages-api.js';
 import { STAGE_NAME } from '../constructs/messages/messages-rest-api.js';
 import { retainExecutionLogs, WebAclLogging } from '../constructs/operations/log-retention.js';
 import { output } from '../constructs/shared/outputs.js';
-import type { MessagesDataResources } from '../constructs/messages/messages-data.js';
+import type { MessagesData } from '../constructs/messages/messages-data.js';
 import { Webhooks } from '../constructs/webhooks/webhooks.js';
-import type { WebhooksDataResources } from '../constructs/webhooks/webhooks-data.js';
+import type { WebhooksData } from '../constructs/webhooks/webhooks-data.js';
 import { PLATFORM_CONFIG_OUTPUT, platformConfigOutputValue } from './api-stack-outputs.js';
 import type { PlatformStackProps } from './operations-stack.js';
 
 export interface ApiStackProps extends PlatformStackProps {
-  readonly messagesData: MessagesDataResources;
-  readonly webhooksData: WebhooksDataResources;
+  readonly messagesData: MessagesData;
+  readonly webhooksData: WebhooksData;
   /** @default - alarms without actions */
   readonly alarmTopic?: ITopic;
 }

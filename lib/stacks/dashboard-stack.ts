@@ -6,7 +6,7 @@ import { CONTROL_STAGE_NAME } from '../constructs/dashboard/control-api.js';
 import { Dashboard } from '../constructs/dashboard/dashboard.js';
 import { DashboardData } from '../constructs/dashboard/dashboard-data.js';
 import type { MessagesApi } from '../constructs/messages/messages-api.js';
-import type { MessagesDataResources } from '../constructs/messages/messages-data.js';
+import type { MessagesData } from '../constructs/messages/messages-data.js';
 import { retainExecutionLogs } from '../constructs/operations/log-retention.js';
 import { output } from '../constructs/shared/outputs.js';
 import type { DomainsDataStack, DomainsStack } from './domains-stack.js';
@@ -35,7 +35,7 @@ export class DashboardDataStack extends Stack {
 
 export interface DashboardStackProps extends PlatformStackProps {
   readonly data: DashboardDataStack;
-  readonly messagesData: MessagesDataResources;
+  readonly messagesData: MessagesData;
   readonly messagesApi: MessagesApi;
   readonly domainsData: DomainsDataStack;
   readonly domains: DomainsStack;

@@ -3,7 +3,7 @@ import * as route53 from 'aws-cdk-lib/aws-route53';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { DomainFlow } from '../constructs/domains/domain-flow.js';
-import { CLOUDFRONT_CERTIFICATE_REGION, Edge, EdgeCertificate, type EdgeZoneResources, PlatformZone } from '../constructs/domains/edge.js';
+import { CLOUDFRONT_CERTIFICATE_REGION, Edge, EdgeCertificate, PlatformZone } from '../constructs/domains/edge.js';
 import { ProjectsData } from '../constructs/domains/projects-data.js';
 import { output } from '../constructs/shared/outputs.js';
 import type { PlatformStackProps } from './operations-stack.js';
@@ -70,7 +70,7 @@ export class EdgeCertificateStack extends Stack {
 
 export interface DomainsDataStackProps extends PlatformStackProps {
   /** The zone and certificate from the EdgeCertificateStack (us-east-1). */
-  readonly edgeZone: EdgeZoneResources;
+  readonly edgeZone: EdgeCertificate;
 }
 
 /** Stateful: projects, domains, the sites and the edge they are served from. Deployed after EdgeCertificate, changed rarely. */

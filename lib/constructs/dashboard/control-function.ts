@@ -8,14 +8,14 @@ import { DOMAIN_TABLE_KEYS } from '../../../contracts/domains.js';
 import { TABLE_KEYS } from '../../../contracts/messages.js';
 import { type PlatformConfig, runtimeConfig } from '../../config/index.js';
 import { KVS_ACTIONS } from '../domains/flow-permissions.js';
-import type { EdgeResources } from '../domains/edge.js';
-import type { ProjectsDataResources } from '../domains/projects-data.js';
+import type { Edge } from '../domains/edge.js';
+import type { ProjectsData } from '../domains/projects-data.js';
 import type { MessagesTables } from '../messages/messages-data.js';
 import { apigatewayArn } from '../shared/arns.js';
 import { acknowledgeNag } from '../shared/nag.js';
 import { PlatformFunction } from '../shared/platform-function.js';
 import { nagArn } from './nag-arn.js';
-import type { DashboardDataResources } from './dashboard-data.js';
+import type { DashboardData } from './dashboard-data.js';
 
 /** Where the account service binds internal API keys (MessagesApi.usagePlanTargets). */
 export interface UsagePlanTargets {
@@ -26,13 +26,13 @@ export interface UsagePlanTargets {
 
 export interface ControlFunctionProps {
   readonly config: PlatformConfig;
-  readonly data: DashboardDataResources;
+  readonly data: DashboardData;
   readonly messagesTables: Pick<MessagesTables, 'accounts' | 'apiKeys' | 'rateLimits'>;
   readonly usagePlanTargets: UsagePlanTargets;
   /** The Messages API's public base URL (for the app config). */
   readonly messagesApiUrl: string;
-  readonly projects: ProjectsDataResources;
-  readonly edge: EdgeResources;
+  readonly projects: ProjectsData;
+  readonly edge: Edge;
   readonly domainFlow: sfn.IStateMachine;
   /** `https://<distribution domain>`: the proxy integration's answers carry CORS headers for it. */
   readonly dashboardOrigin: string;

@@ -6,15 +6,6 @@ import { OWNERS_TABLE_KEYS } from '../../../contracts/control-api.js';
 import { platformTable } from '../messages/messages-data.js';
 import { acknowledgeNag } from '../shared/nag.js';
 
-/** What the stateless dashboard (control API, hosting, app client) needs from the stateful part. */
-export interface DashboardDataResources {
-  readonly userPool: cognito.IUserPool;
-  /** The Cognito prefix domain hosting managed login. */
-  readonly userPoolDomain: cognito.UserPoolDomain;
-  /** Cognito user (sub) → account. */
-  readonly ownersTable: dynamodb.ITable;
-}
-
 export interface DashboardDataProps {
   /**
    * The Cognito domain prefix of managed login: unique in the region across all accounts, lower
@@ -44,9 +35,11 @@ export function defaultDomainPrefix(stackName: string): string {
  * The owners' user pool, its managed-login domain and the Owners table, all retained. The app
  * client is in the stateless stack: its callback URL is the distribution's domain.
  */
-export class DashboardData extends Construct implements DashboardDataResources {
+export class DashboardData extends Construct {
   readonly userPool: cognito.UserPool;
+  /** The Cognito prefix domain hosting managed login. */
   readonly userPoolDomain: cognito.UserPoolDomain;
+  /** Cognito user (sub) → account. */
   readonly ownersTable: dynamodb.Table;
 
   constructor(scope: Construct, id: string, props: DashboardDataProps = {}) {

@@ -14,10 +14,10 @@ import { DomainDriftSchedule } from './drift-schedule.js';
 import { notify, thresholdAlarm } from '../shared/alarms.js';
 import { acknowledgeNag } from '../shared/nag.js';
 import { output } from '../shared/outputs.js';
-import { CLOUDFRONT_CERTIFICATE_REGION, type EdgeResources } from './edge.js';
+import { CLOUDFRONT_CERTIFICATE_REGION, type Edge } from './edge.js';
 import { nagArn } from '../dashboard/nag-arn.js';
 import { DESCRIBES_CERTIFICATES, DRIFT_CHECK_ACTIONS, KVS_ACTIONS, TENANT_ACTIONS } from './flow-permissions.js';
-import type { ProjectsDataResources } from './projects-data.js';
+import type { ProjectsData } from './projects-data.js';
 import { DOMAIN_ENV, DOMAIN_HANDLERS } from '../../../contracts/domains.js';
 
 /** Powertools service name of the seven flow tasks: the `service` dimension of their metrics. */
@@ -39,8 +39,8 @@ export const FLOW_TASKS: readonly FlowTask[] = [...VERIFICATION_TASKS, 'releaseT
 
 export interface DomainFlowProps {
   readonly config: PlatformConfig;
-  readonly data: ProjectsDataResources;
-  readonly edge: EdgeResources;
+  readonly data: ProjectsData;
+  readonly edge: Edge;
   /** The module exporting the verification handlers. @default DOMAIN_HANDLERS.flowTasks.entry */
   readonly flowTasksEntry?: string;
   /** Resolvers (host:port) for the flow's DNS checks. @default - the Lambda runtime's resolver */

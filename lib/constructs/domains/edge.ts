@@ -8,7 +8,7 @@ import { Construct } from 'constructs';
 import { functionSource } from '../../../edge/cloudfront-function.js';
 import { accountUniqueName } from '../shared/names.js';
 import { acknowledgeNag } from '../shared/nag.js';
-import type { ProjectsDataResources } from './projects-data.js';
+import type { ProjectsData } from './projects-data.js';
 import { platformHostOf } from '../../../contracts/domains.js';
 
 /** CloudFront only accepts viewer certificates from ACM in this region. */
@@ -30,14 +30,9 @@ export class PlatformZone extends Construct {
   }
 }
 
-/** The zone the platform's records go in, and the wildcard certificate validated in it. */
-export interface EdgeZoneResources {
-  readonly zone: route53.IHostedZone;
-  readonly certificate: certificatemanager.ICertificate;
-}
-
 /** The wildcard certificate (`*.<domain>` and `<domain>`), DNS-validated in `zone`; us-east-1 stacks only. */
-export class EdgeCertificate extends Construct implements EdgeZoneResources {
+export class EdgeCertificate extends Construct {
+  /** The zone the platform's records go in. */
   readonly zone: route53.IHostedZone;
   readonly certificate: certificatemanager.Certificate;
 
@@ -61,21 +56,14 @@ export class EdgeCertificate extends Construct implements EdgeZoneResources {
 export interface EdgeProps {
   readonly domain: string;
   /** The bucket must be in this construct's stack (its policy names the distribution). */
-  readonly data: Pick<ProjectsDataResources, 'siteBucket' | 'keyValueStore'>;
+  readonly data: Pick<ProjectsData, 'siteBucket' | 'keyValueStore'>;
   readonly zone: route53.IHostedZone;
   /** The wildcard certificate `*.<domain>` + `<domain>`, in us-east-1. */
   readonly certificate: certificatemanager.ICertificate;
 }
 
-export interface EdgeResources {
-  readonly distributionId: string;
-  readonly connectionGroupId: string;
-  /** `edge.<domain>`: the parent of each custom domain's own target `<token>.edge.<domain>`. */
-  readonly platformHost: string;
-}
-
 /** The multi-tenant distribution and its DNS; custom domains' tenants are created at run time by the flow. */
-export class Edge extends Construct implements EdgeResources {
+export class Edge extends Construct {
   readonly distribution: cloudfront.CfnDistribution;
   readonly connectionGroup: cloudfront.CfnConnectionGroup;
   readonly defaultTenant: cloudfront.CfnDistributionTenant;
@@ -84,6 +72,7 @@ export class Edge extends Construct implements EdgeResources {
   readonly originAccessControl: cloudfront.S3OriginAccessControl;
   readonly distributionId: string;
   readonly connectionGroupId: string;
+  /** `edge.<domain>`: the parent of each custom domain's own target `<token>.edge.<domain>`. */
   readonly platformHost: string;
 
   constructor(scope: Construct, id: string, props: EdgeProps) {

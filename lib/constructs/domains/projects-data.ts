@@ -7,20 +7,14 @@ import { creationUniqueName } from '../shared/names.js';
 import { platformTable, withIndex } from '../messages/messages-data.js';
 import { DOMAIN_TABLE_KEYS, SITE_UPLOAD_CORS } from '../../../contracts/domains.js';
 
-export interface ProjectsDataResources {
+/** Tables, site bucket and KeyValueStore, all retained: a new store would be empty and every site 404. */
+export class ProjectsData extends Construct {
   /** Keys and indexes: DOMAIN_TABLE_KEYS. */
-  readonly tables: { readonly projects: dynamodb.ITable; readonly domains: dynamodb.ITable };
+  readonly tables: { readonly projects: dynamodb.Table; readonly domains: dynamodb.Table };
   /** `projects/<projectId>/`: uploads at `content/<sha256>`, deploys at `deploys/<deployId>/`. */
   readonly siteBucket: s3.Bucket;
-  /** Host name → serve / redirect / removed (EDGE_VALUE), read by the viewer-request function. */
-  readonly keyValueStore: cloudfront.KeyValueStore;
-}
-
-/** Tables, site bucket and KeyValueStore, all retained: a new store would be empty and every site 404. */
-export class ProjectsData extends Construct implements ProjectsDataResources {
-  readonly tables: ProjectsDataResources['tables'];
-  readonly siteBucket: s3.Bucket;
   readonly logBucket: s3.Bucket;
+  /** Host name → serve / redirect / removed (EDGE_VALUE), read by the viewer-request function. */
   readonly keyValueStore: cloudfront.KeyValueStore;
 
   /** `removalPolicy` (default RETAIN; retained tables get deletion protection). */

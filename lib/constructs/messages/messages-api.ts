@@ -7,7 +7,7 @@ import { Construct } from 'constructs';
 import type { PlatformConfig } from '../../config/index.js';
 import { OPERATOR_OUTPUTS, type OperatorOutput } from '../../stacks/api-stack-outputs.js';
 import type { ApiFirewall } from './api-firewall.js';
-import type { MessagesDataResources } from './messages-data.js';
+import type { MessagesData } from './messages-data.js';
 import { createMessagesFunctions, type MessagesFunctions, type MessagesFunctionsProps } from './messages-functions.js';
 import {
   createMessagesAlarms,
@@ -25,7 +25,7 @@ export interface MessagesApiProps
   Pick<MessagesFunctionsProps, 'processor' | 'processorEnvironment'> {
   readonly config: PlatformConfig;
   /** The tables and queues (from the stateful stack). */
-  readonly data: MessagesDataResources;
+  readonly data: MessagesData;
   /** Where alarms notify. @default - alarms have no actions; they are visible in CloudWatch only */
   readonly alarmTopic?: sns.ITopic;
   /**

@@ -22,16 +22,6 @@ export interface MessagesTables {
   readonly idempotency: dynamodb.ITable;
 }
 
-/** What the stateless part of the Messages API needs from the stateful part. */
-export interface MessagesDataResources {
-  readonly tables: MessagesTables;
-  /** The messages queue (standard, SSE, TLS only) with a redrive to `deadLetterQueue`. */
-  readonly queue: sqs.IQueue;
-  readonly deadLetterQueue: sqs.IQueue;
-  /** The worker timeout the queue's visibility timeout was sized for: the worker must use it. */
-  readonly workerTimeout: Duration;
-}
-
 export interface MessagesDataProps {
   readonly config: PlatformConfig;
   /** Of the tables and queues (a retained table also gets deletion protection). @default RemovalPolicy.RETAIN */
@@ -41,10 +31,12 @@ export interface MessagesDataProps {
 }
 
 /** The stateful resources of the Messages API: its DynamoDB tables and message queues. */
-export class MessagesData extends Construct implements MessagesDataResources {
+export class MessagesData extends Construct {
   readonly tables: MessagesTables;
+  /** The messages queue (standard, SSE, TLS only) with a redrive to `deadLetterQueue`. */
   readonly queue: sqs.Queue;
   readonly deadLetterQueue: sqs.Queue;
+  /** The worker timeout the queue's visibility timeout was sized for: the worker must use it. */
   readonly workerTimeout: Duration;
 
   constructor(scope: Construct, id: string, props: MessagesDataProps) {

@@ -8,7 +8,7 @@ import type { Construct } from 'constructs';
 import { metricsNamespaceOf } from '../../config/environment.js';
 import { notify, thresholdAlarm } from '../shared/alarms.js';
 import { accountUniqueName } from '../shared/names.js';
-import type { MessagesDataResources } from './messages-data.js';
+import type { MessagesData } from './messages-data.js';
 import type { MessagesFunctions } from './messages-functions.js';
 
 /** Powertools service names (the `service` dimension of the platform's custom metrics). */
@@ -16,14 +16,13 @@ const SERVICES = { api: 'messages-api', worker: 'messages-worker' } as const;
 
 export const DEFAULT_API_LATENCY_P99_THRESHOLD_MS = 1000;
 
-type AlarmName = 'deadLetterQueue' | 'serverErrors' | 'workerErrors' | 'throttles' | 'apiLatency' | 'queueAge';
-export type MessagesAlarms = Readonly<Record<AlarmName, cloudwatch.Alarm>>;
+export type MessagesAlarms = ReturnType<typeof createMessagesAlarms>;
 
 /** What the alarms and the operators' dashboard watch. */
 export interface MessagesObservabilityProps {
   readonly api: apigw.RestApi;
   readonly functions: MessagesFunctions;
-  readonly data: Pick<MessagesDataResources, 'queue' | 'deadLetterQueue'>;
+  readonly data: Pick<MessagesData, 'queue' | 'deadLetterQueue'>;
   readonly apiLatencyP99ThresholdMs: number;
   /** @default - alarms have no actions */
   readonly alarmTopic?: sns.ITopic;
@@ -34,7 +33,7 @@ export const deadLetteredMetric = (queue: sqs.IQueue) =>
   queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: cloudwatch.Stats.MAXIMUM });
 
 /** The alarms of the Messages API, created in `scope` itself (ids `<Name>Alarm`). */
-export function createMessagesAlarms(scope: Construct, props: MessagesObservabilityProps): MessagesAlarms {
+export function createMessagesAlarms(scope: Construct, props: MessagesObservabilityProps) {
   const { api, functions, data } = props;
   const fiveMinutes = Duration.minutes(5);
   const deadLetterQueue = thresholdAlarm(

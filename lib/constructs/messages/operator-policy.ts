@@ -5,7 +5,7 @@ import { TABLE_KEYS } from '../../../contracts/messages.js';
 import { apigatewayArn } from '../shared/arns.js';
 import { nagArn } from '../dashboard/nag-arn.js';
 import { acknowledgeNag } from '../shared/nag.js';
-import type { MessagesDataResources } from './messages-data.js';
+import type { MessagesData } from './messages-data.js';
 
 /** The API Gateway management-API paths the operator policy covers (IAM `*` also matches `/`). */
 export const OPERATOR_APIGATEWAY_PATHS = ['/apikeys', '/apikeys/*', '/usageplans', '/usageplans/*'] as const;
@@ -13,7 +13,7 @@ export const OPERATOR_APIGATEWAY_PATHS = ['/apikeys', '/apikeys/*', '/usageplans
 export const OPERATOR_APIGATEWAY_VERBS = ['GET', 'POST', 'PATCH', 'DELETE'] as const;
 
 /** What an operator role needs to run the account service and the DLQ redrive against this stack, and nothing more. */
-export function createOperatorPolicy(scope: Construct, data: MessagesDataResources): iam.ManagedPolicy {
+export function createOperatorPolicy(scope: Construct, data: MessagesData): iam.ManagedPolicy {
   const stack = Stack.of(scope);
   const { tables, queue, deadLetterQueue } = data;
   const apigateway = OPERATOR_APIGATEWAY_PATHS.map((path) => apigatewayArn(stack, path));

@@ -5,16 +5,9 @@ import { Construct } from 'constructs';
 import { WEBHOOK_DELIVERY_SOURCE, WEBHOOK_TABLE_KEYS } from '../../../contracts/webhooks.js';
 import { platformTable, queueWithDeadLetter } from '../messages/messages-data.js';
 
-/** What the webhook functions need from the stateful part. */
-export interface WebhooksDataResources {
-  /** Endpoints (with their signing secrets) and deliveries with their attempts. */
-  readonly table: dynamodb.ITable;
-  readonly deliveryQueue: sqs.IQueue;
-  readonly deadLetterQueue: sqs.IQueue;
-}
-
 /** Webhooks' table (signing secrets included, so the platform can sign; encrypted at rest) and delivery queues. */
-export class WebhooksData extends Construct implements WebhooksDataResources {
+export class WebhooksData extends Construct {
+  /** Endpoints (with their signing secrets) and deliveries with their attempts. */
   readonly table: dynamodb.Table;
   readonly deliveryQueue: sqs.Queue;
   readonly deadLetterQueue: sqs.Queue;

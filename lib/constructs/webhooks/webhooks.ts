@@ -9,11 +9,11 @@ import { WEBHOOK_DELIVERY_SOURCE, WEBHOOK_ENV, WEBHOOK_HANDLER_ENTRIES } from '.
 import { deadLetteredMetric } from '../messages/messages-observability.js';
 import { notify, thresholdAlarm } from '../shared/alarms.js';
 import { PlatformFunction } from '../shared/platform-function.js';
-import type { WebhooksDataResources } from './webhooks-data.js';
+import type { WebhooksData } from './webhooks-data.js';
 
 export interface WebhooksProps {
   /** The table and queues (from the stateful stack). */
-  readonly data: WebhooksDataResources;
+  readonly data: WebhooksData;
   /** Where the dead-letter alarm notifies. @default - an alarm without actions */
   readonly alarmTopic?: sns.ITopic;
 }
