@@ -31,7 +31,6 @@ export class ApiStack extends Stack {
       alarmTopic: props.alarmTopic,
       // One environment per account and region owns the account-wide API Gateway logging role.
       manageCloudWatchRole: props.config.environment.apiGatewayAccountRole,
-      apiLatencyP99ThresholdMs: props.config.alarms.apiLatencyP99ThresholdMs,
     });
     retainExecutionLogs(this, 'MessagesExecutionLogs', this.messages.stage, STAGE_NAME);
     new WebAclLogging(this, 'FirewallLogs', { webAcl: this.messages.firewall.webAcl });

@@ -6,6 +6,7 @@ import { DomainFlow } from '../constructs/domains/domain-flow.js';
 import { CLOUDFRONT_CERTIFICATE_REGION, Edge, EdgeCertificate, PlatformZone } from '../constructs/domains/edge.js';
 import { ProjectsData } from '../constructs/domains/projects-data.js';
 import { output } from '../constructs/shared/outputs.js';
+import { DOMAINS_OUTPUTS } from './domains-stack-outputs.js';
 import type { PlatformStackProps } from './operations-stack.js';
 
 /*
@@ -16,9 +17,6 @@ import type { PlatformStackProps } from './operations-stack.js';
  * reference each other across regions; this way references go one way, by Fn::GetStackOutput. The
  * edge sits in the data stack: run-time tenants hang off the distribution and connection group.
  */
-
-export { DOMAINS_OUTPUTS } from './domains-stack-outputs.js';
-import { DOMAINS_OUTPUTS } from './domains-stack-outputs.js';
 
 /** us-east-1: the platform's hosted zone alone, retained; delegate the domain to its name servers (output). */
 export class EdgeZoneStack extends Stack {

@@ -10,6 +10,7 @@ import { type PlatformConfig, runtimeConfig } from '../../config/index.js';
 import { KVS_ACTIONS } from '../domains/flow-permissions.js';
 import type { Edge } from '../domains/edge.js';
 import type { ProjectsData } from '../domains/projects-data.js';
+import type { MessagesApi } from '../messages/messages-api.js';
 import type { MessagesTables } from '../messages/messages-data.js';
 import { apigatewayArn } from '../shared/arns.js';
 import { acknowledgeNag } from '../shared/nag.js';
@@ -17,18 +18,12 @@ import { PlatformFunction } from '../shared/platform-function.js';
 import { nagArn } from './nag-arn.js';
 import type { DashboardData } from './dashboard-data.js';
 
-/** Where the account service binds internal API keys (MessagesApi.usagePlanTargets). */
-export interface UsagePlanTargets {
-  readonly restApiId: string;
-  readonly stageName: string;
-  readonly standardPlanIds: { readonly free: string; readonly pro: string; readonly business: string };
-}
-
 export interface ControlFunctionProps {
   readonly config: PlatformConfig;
   readonly data: DashboardData;
   readonly messagesTables: Pick<MessagesTables, 'accounts' | 'apiKeys' | 'rateLimits'>;
-  readonly usagePlanTargets: UsagePlanTargets;
+  /** Where the account service binds internal API keys. */
+  readonly usagePlanTargets: MessagesApi['usagePlanTargets'];
   /** The Messages API's public base URL (for the app config). */
   readonly messagesApiUrl: string;
   readonly projects: ProjectsData;

@@ -43,8 +43,6 @@ export interface DomainFlowProps {
   readonly edge: Edge;
   /** The module exporting the verification handlers. @default DOMAIN_HANDLERS.flowTasks.entry */
   readonly flowTasksEntry?: string;
-  /** Resolvers (host:port) for the flow's DNS checks. @default - the Lambda runtime's resolver */
-  readonly dnsServers?: readonly string[];
   /** Where alarms notify. @default - alarms without actions */
   readonly alarmTopic?: sns.ITopic;
 }
@@ -87,7 +85,6 @@ export class DomainFlow extends Construct {
       [DOMAIN_ENV.platformHost]: edge.platformHost,
       [DOMAIN_ENV.platformDomain]: config.platform.domain,
       [DOMAIN_ENV.driftGraceSeconds]: String(config.domains.driftCheck.gracePeriodDays * 24 * 60 * 60),
-      ...(props.dnsServers?.length ? { [DOMAIN_ENV.dnsServers]: props.dnsServers.join(',') } : {}),
     };
     const environment = {
       ...tenantEnvironment,
