@@ -1,5 +1,4 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
-import type * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { CONTROL_STAGE_NAME } from '../constructs/dashboard/control-api.js';
@@ -39,8 +38,6 @@ export interface DashboardStackProps extends PlatformStackProps {
   readonly messagesApi: MessagesApi;
   readonly domainsData: DomainsDataStack;
   readonly domains: DomainsStack;
-  /** The built app. @default dashboardAppSource() (Vite build of dashboard/ at synth) */
-  readonly appSource?: s3deploy.ISource;
   /** @default - alarms without actions */
   readonly alarmTopic?: ITopic;
 }
@@ -60,7 +57,6 @@ export class DashboardStack extends Stack {
       projects: props.domainsData.projects,
       edge: props.domainsData.edge,
       domainFlow: props.domains.flow.stateMachine,
-      appSource: props.appSource,
       alarmTopic: props.alarmTopic,
     });
     retainExecutionLogs(this, 'ControlExecutionLogs', this.dashboard.api.deploymentStage, CONTROL_STAGE_NAME);

@@ -5,7 +5,6 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
-import type * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { notify, thresholdAlarm } from '../shared/alarms.js';
 import { output } from '../shared/outputs.js';
@@ -24,10 +23,7 @@ export const DASHBOARD_OUTPUTS = {
   managedLoginUrl: 'ManagedLoginUrl',
 } as const;
 
-export interface DashboardProps extends Omit<ControlFunctionProps, 'dashboardOrigin'> {
-  /** The built app. @default dashboardAppSource(): `dashboard/` built with Vite at synth time */
-  readonly appSource?: s3deploy.ISource;
-}
+export type DashboardProps = Omit<ControlFunctionProps, 'dashboardOrigin'>;
 
 /**
  * The owners' dashboard (stateless part): hosting, sign-in and the control API, each created in
@@ -80,7 +76,7 @@ export class Dashboard extends Construct {
 
     const app = deployDashboardApp(this, {
       hosting,
-      appSource: props.appSource ?? dashboardAppSource(),
+      appSource: dashboardAppSource(),
       appConfig: {
         apiBaseUrl: this.controlApiUrl,
         messagesApiUrl: props.messagesApiUrl,
