@@ -19,6 +19,7 @@ import { nagArn } from '../dashboard/nag-arn.js';
 import { DESCRIBES_CERTIFICATES, DRIFT_CHECK_ACTIONS, KVS_ACTIONS, TENANT_ACTIONS } from './flow-permissions.js';
 import type { ProjectsData } from './projects-data.js';
 import { DOMAIN_ENV, DOMAIN_HANDLERS } from '../../../contracts/domains.js';
+import { DOMAINS_OUTPUTS } from '../../stacks/domains-stack-outputs.js';
 
 /** Powertools service name of the seven flow tasks: the `service` dimension of their metrics. */
 export const DOMAIN_FLOW_SERVICE = 'domains-flow';
@@ -29,8 +30,6 @@ export const DOMAIN_FLOW_METRICS = {
   certificateDelayed: 'DomainsCertificateDelayed',
   dimensions: { service: DOMAIN_FLOW_SERVICE },
 } as const;
-
-const DOMAIN_FLOW_OUTPUTS = { stateMachineArn: 'StateMachineArn' } as const;
 
 export type FlowTask = keyof DomainFlowTasks;
 /** The verification tasks (one module, DOMAIN_HANDLERS.flowTasks); releaseTenant and checkDrift have a module each. */
@@ -242,7 +241,7 @@ export class DomainFlow extends Construct {
 
     output(
       this,
-      DOMAIN_FLOW_OUTPUTS.stateMachineArn,
+      DOMAINS_OUTPUTS.domains.stateMachineArn,
       this.stateMachine.stateMachineArn,
       'The custom-domain flow (one execution per domain attempt, domainFlowExecutionName; one per release, domainReleaseExecutionName)',
     );
