@@ -3,11 +3,10 @@ import { defaultConfig } from './defaults.js';
 import type { PlanId, PlatformConfig } from './plans.js';
 import { closestRegion, isKnownRegion } from './regions.js';
 
-const positiveInt = (what: string) =>
-  z
-    .number({ error: `${what} must be a number` })
-    .int({ error: `${what} must be a whole number` })
-    .positive({ error: `${what} must be greater than 0` });
+const wholeNumber = (what: string) =>
+  z.number({ error: `${what} must be a number` }).int({ error: `${what} must be a whole number` });
+
+const positiveInt = (what: string) => wholeNumber(what).positive({ error: `${what} must be greater than 0` });
 
 /** A positive whole number up to `max`; `why` explains the ceiling in the error. */
 const positiveIntUpTo = (what: string, max: number, why?: string) =>
@@ -84,9 +83,7 @@ const platformConfigSchema = z.strictObject({
       message: 'processor must be a .ts, .mts, .js or .mjs path inside the repository, relative to its root',
     }),
   auth: z.strictObject({
-    keyCacheSeconds: z
-      .number({ error: 'auth.keyCacheSeconds must be a number' })
-      .int({ error: 'auth.keyCacheSeconds must be a whole number' })
+    keyCacheSeconds: wholeNumber('auth.keyCacheSeconds')
       .min(0, { error: 'auth.keyCacheSeconds must be at least 0' })
       .max(300, { error: 'auth.keyCacheSeconds must be at most 300' }),
   }),
