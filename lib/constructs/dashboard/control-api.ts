@@ -73,9 +73,8 @@ export interface ControlRoutesProps {
 export function addControlRoutes(scope: Construct, props: ControlRoutesProps): apigw.CognitoUserPoolsAuthorizer {
   const { api, dashboardOrigin } = props;
   const authorizer = new apigw.CognitoUserPoolsAuthorizer(scope, 'CognitoAuthorizer', {
+    // ID tokens in Authorization (no scopes on the methods): the handler reads the owner's sub and email claims.
     cognitoUserPools: [props.userPool],
-    // ID tokens (no scopes on the methods): the handler reads the owner's sub and email claims.
-    identitySource: apigw.IdentitySource.header('Authorization'),
     resultsCacheTtl: Duration.minutes(5),
   });
   const cors: apigw.CorsOptions = {

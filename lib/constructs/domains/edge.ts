@@ -100,16 +100,10 @@ export class Edge extends Construct {
     });
 
     // The function rewrites the URI to /<deploy prefix>/<path> from the Host header, so the URI
-    // alone identifies the object: no header, cookie or query string in the cache key. Every deploy
-    // has its own prefix, so a cached object is never stale.
+    // alone identifies the object: no header, cookie or query string in the cache key (CachePolicy's
+    // defaults, as are its TTLs: a day, up to a year; every deploy has its own prefix, never stale).
     this.cachePolicy = new cloudfront.CachePolicy(this, 'CachePolicy', {
       comment: 'Project sites: cache by rewritten URI (deploy prefix + path) only',
-      defaultTtl: Duration.days(1),
-      minTtl: Duration.seconds(0),
-      maxTtl: Duration.days(365),
-      headerBehavior: cloudfront.CacheHeaderBehavior.none(),
-      cookieBehavior: cloudfront.CacheCookieBehavior.none(),
-      queryStringBehavior: cloudfront.CacheQueryStringBehavior.none(),
       enableAcceptEncodingGzip: true,
       enableAcceptEncodingBrotli: true,
     });

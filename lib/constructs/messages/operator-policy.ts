@@ -26,12 +26,8 @@ export function createOperatorPolicy(scope: Construct, data: MessagesData): iam.
     statements: [
       statement('ApiKeyRecords', ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [apiKeys]),
       statement('ApiKeysOfAnAccount', ['dynamodb:Query'], [`${apiKeys}/index/${TABLE_KEYS.apiKeys.accountIndex.name}`]),
-      new iam.PolicyStatement({
-        sid: 'Accounts',
-        // Scan: `plans requests` lists the accounts with a pending upgrade request.
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'],
-        resources: [tables.accounts.tableArn],
-      }),
+      // Scan: `plans requests` lists the accounts with a pending upgrade request.
+      statement('Accounts', ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'], [tables.accounts.tableArn]),
       statement('LimiterItems', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [tables.rateLimits.tableArn]),
       statement('ApiKeysAndUsagePlans', OPERATOR_APIGATEWAY_VERBS.map((verb) => `apigateway:${verb}`), apigateway),
       // CreateApiKey and CreateUsagePlan with tags (tag on create) are also authorized as

@@ -42,7 +42,6 @@ export function createUsagePlanBackstop(scope: Construct, props: UsagePlanBackst
     pooledUsageKeys[u] = pooledUsageKeyValue(stack.stackName, u);
     const key = new apigw.ApiKey(scope, `UsageKey${suffix}`, {
       description: `Pooled internal usage identifier of the "${u}" usage plan, for callers without their own internal key (not a customer key)`,
-      enabled: true,
       value: pooledUsageKeys[u],
     });
     plan.addApiKey(key);

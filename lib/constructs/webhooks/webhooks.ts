@@ -22,14 +22,12 @@ export interface WebhooksProps {
 export class Webhooks extends Construct {
   readonly delivery: PlatformFunction;
   readonly deadLetterAlarm: cloudwatch.Alarm;
+  private readonly data: WebhooksData;
 
-  constructor(
-    scope: Construct,
-    id: string,
-    private readonly props: WebhooksProps,
-  ) {
+  constructor(scope: Construct, id: string, props: WebhooksProps) {
     super(scope, id);
     const { data } = props;
+    this.data = data;
     this.delivery = new PlatformFunction(this, 'Delivery', {
       entry: WEBHOOK_HANDLER_ENTRIES.delivery,
       serviceName: 'webhooks-delivery',
@@ -65,7 +63,7 @@ export class Webhooks extends Construct {
 
   /** The queue worker's outcomes: the account's endpoints (Query), their delivery jobs (SendMessage). */
   connectWorker(worker: PlatformFunction): void {
-    const { data } = this.props;
+    const { data } = this;
     worker.function.addEnvironment(WEBHOOK_ENV.webhooksTable, data.table.tableName);
     worker.function.addEnvironment(WEBHOOK_ENV.deliveryQueueUrl, data.deliveryQueue.queueUrl);
     worker.allowItems(data.table, 'Query');
@@ -74,7 +72,7 @@ export class Webhooks extends Construct {
 
   /** The control API: endpoints, deliveries, test events and re-sends; the dashboard's message pages. */
   connectControl(control: PlatformFunction, messagesTable: dynamodb.ITable): void {
-    const { data } = this.props;
+    const { data } = this;
     control.function.addEnvironment(ENV.messagesTable, messagesTable.tableName);
     control.allowItems(messagesTable, 'GetItem');
     // The message log: one Query per page on the account index, and nothing else of the index.
