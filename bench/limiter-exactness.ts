@@ -1,7 +1,7 @@
 import { loadConfig, PLAN_IDS, type PlanId } from '../lib/config/index.js';
 import type { LocalPlatform } from '../local/platform.js';
 import { ManualClock } from '../test/support/clock.js';
-import { many, minuteStart } from '../test/support/platform.js';
+import { many, minuteStart, send } from '../test/support/platform.js';
 import { type BenchOptions, type Figure, onPlatform } from './lib.js';
 
 /** Keys per account: limits belong to the account, so every burst is spread over several keys. */
@@ -40,13 +40,8 @@ async function bursts(platform: LocalPlatform, clock: ManualClock, options: Benc
     const keys: string[] = [];
     for (let k = 0; k < KEYS_PER_ACCOUNT; k++) keys.push(await platform.issueKey(account, `bench key ${k}`));
     const answers = await many(sent, concurrency, async (i) => {
-      const res = await fetch(`${platform.baseUrl}/messages`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${keys[i % keys.length]}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ message: 'limit probe' }),
-      });
-      await res.arrayBuffer();
-      return { status: res.status, key: i % keys.length };
+      const { status } = await send(platform, keys[i % keys.length], 'limit probe', { checkSpec: false });
+      return { status, key: i % keys.length };
     });
     return {
       sent,

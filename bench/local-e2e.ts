@@ -105,8 +105,6 @@ async function closedLoopRate(concurrency: number, seconds: number, sendOne: Sen
   };
 }
 
-const envelope = (id: string) => JSON.stringify({ v: 1, id, accountId: 'acct_bench', createdAt: new Date().toISOString() });
-
 /** POST /messages through the local platform vs raw SendMessage to its fauxqs, at each concurrency. */
 export async function localE2e(platform: LocalPlatform, options: BenchOptions): Promise<Figure> {
   const seconds = options.smoke ? 1 : 6;
@@ -122,7 +120,7 @@ export async function localE2e(platform: LocalPlatform, options: BenchOptions): 
     sdk.send(
       new SendMessageCommand({
         QueueUrl: platform.queues.queueUrl,
-        MessageBody: envelope(id),
+        MessageBody: JSON.stringify({ v: 1, id, accountId: 'acct_bench', createdAt: new Date().toISOString() }),
         MessageAttributes: { messageId: { DataType: 'String', StringValue: id } },
       }),
     );

@@ -15,6 +15,7 @@ import { loadConfig } from '../lib/config/index.js';
 import { LOCAL_AWS, LOCAL_TABLE_NAMES } from '../local/emulators.js';
 import type { LocalPlatform } from '../local/platform.js';
 import { LOCAL_WEBHOOKS_TABLE } from '../local/wiring/webhooks.js';
+import { send } from '../test/support/platform.js';
 import { startWebhookReceiver } from '../test/support/webhook-receiver.js';
 import { type AwsCall, meter } from './aws-meter.js';
 import { callsByKind, capacityUnits, perMillionUsd, sqsBilledSends } from './cost-arithmetic.js';
@@ -168,12 +169,7 @@ async function latencyTo(platform: LocalPlatform, key: string, received: Receive
   const n = Math.min(count, 30);
   for (let i = 0; i < n; i++) {
     const start = performance.now();
-    const res = await fetch(`${platform.baseUrl}/messages`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ message: `latency ${i}` }),
-    });
-    const { id } = (await res.json()) as { id: string };
+    const { id } = (await send(platform, key, `latency ${i}`, { checkSpec: false })).body as { id: string };
     while (!received.some((r) => r.id === id)) await new Promise((r) => setTimeout(r, 10));
     samples.push((received.find((r) => r.id === id)?.at ?? start) - start);
   }

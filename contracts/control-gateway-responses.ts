@@ -1,4 +1,4 @@
-import { type GatewayResponseDefinition, SHARED_GATEWAY_RESPONSES } from './gateway-responses.js';
+import { type GatewayResponseDefinition, problemHeaders, rateLimited, SHARED_GATEWAY_RESPONSES } from './gateway-responses.js';
 
 /**
  * Gateway responses of the control API (behind the dashboard's Cognito authorizer): RFC 9457
@@ -6,8 +6,6 @@ import { type GatewayResponseDefinition, SHARED_GATEWAY_RESPONSES } from './gate
  * of the dashboard's origin to each, so that the browser lets the dashboard read them (a 401 from
  * the authorizer must reach the app, which then signs the owner in again).
  */
-const problemHeaders = { 'Content-Type': 'application/problem+json' } as const;
-
 export const CONTROL_GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
   {
     // The Cognito authorizer refused the request: no token, or an invalid or expired ID token.
@@ -26,12 +24,7 @@ export const CONTROL_GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
     headers: problemHeaders,
     problem: { code: 'forbidden', title: 'Forbidden', detail: 'The request is not allowed.' },
   },
-  {
-    type: 'THROTTLED',
-    statusCode: 429,
-    headers: { ...problemHeaders, 'Retry-After': '1' },
-    problem: { code: 'rate_limited', title: 'Too Many Requests', detail: 'Too many requests. Retry in a moment.' },
-  },
+  rateLimited('THROTTLED', '1', 'Too many requests. Retry in a moment.'),
   SHARED_GATEWAY_RESPONSES.requestTooLarge,
   SHARED_GATEWAY_RESPONSES.integrationTimeout,
   SHARED_GATEWAY_RESPONSES.default4xx,

@@ -13,7 +13,7 @@ export interface GatewayResponseDefinition {
 
 export const PROBLEM_TYPE_BASE = 'https://docs.platform.example.com/problems/';
 
-const problemHeaders = { 'Content-Type': 'application/problem+json' } as const;
+export const problemHeaders = { 'Content-Type': 'application/problem+json' } as const;
 
 /**
  * Gateway responses every REST API of the platform answers the same way (the Messages API and the
@@ -57,6 +57,14 @@ const invalidApiKey = {
   },
 } as const;
 
+/** A 429 with Retry-After (for the Messages API, a usage plan: the backstop behind our exact limiter). */
+export const rateLimited = (type: string, retryAfter: string, detail: string): GatewayResponseDefinition => ({
+  type,
+  statusCode: 429,
+  headers: { ...problemHeaders, 'Retry-After': retryAfter },
+  problem: { code: 'rate_limited', title: 'Too Many Requests', detail },
+});
+
 export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
   { type: 'UNAUTHORIZED', ...invalidApiKey },
   { type: 'ACCESS_DENIED', ...invalidApiKey },
@@ -64,36 +72,11 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
     // The internal usage-plan key is gone: its customer key was revoked (within the authorizer's
     // cache TTL). For the caller that is an invalid key.
     type: 'INVALID_API_KEY',
-    statusCode: 401,
-    headers: { ...problemHeaders, 'WWW-Authenticate': 'Bearer' },
-    problem: {
-      code: 'invalid_api_key',
-      title: 'Unauthorized',
-      detail: 'The API key is invalid or has been revoked.',
-    },
+    ...invalidApiKey,
+    problem: { ...invalidApiKey.problem, detail: 'The API key is invalid or has been revoked.' },
   },
-  {
-    // Usage-plan throttle: the backstop behind our exact limiter.
-    type: 'THROTTLED',
-    statusCode: 429,
-    headers: { ...problemHeaders, 'Retry-After': '1' },
-    problem: {
-      code: 'rate_limited',
-      title: 'Too Many Requests',
-      detail: 'Request rate is far above your plan. Back off exponentially and retry.',
-    },
-  },
-  {
-    // Usage-plan daily quota: the backstop behind our exact limiter.
-    type: 'QUOTA_EXCEEDED',
-    statusCode: 429,
-    headers: { ...problemHeaders, 'Retry-After': '3600' },
-    problem: {
-      code: 'rate_limited',
-      title: 'Too Many Requests',
-      detail: 'Daily request quota exhausted. Retry after the day resets (00:00 UTC).',
-    },
-  },
+  rateLimited('THROTTLED', '1', 'Request rate is far above your plan. Back off exponentially and retry.'),
+  rateLimited('QUOTA_EXCEEDED', '3600', 'Daily request quota exhausted. Retry after the day resets (00:00 UTC).'),
   SHARED_GATEWAY_RESPONSES.requestTooLarge,
   {
     type: 'MISSING_AUTHENTICATION_TOKEN',

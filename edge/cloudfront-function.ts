@@ -145,16 +145,12 @@ export function functionSource(kvsId: string): string {
   return source.replace(KVS_ID_LINE, `const kvsId = '${kvsId}';`);
 }
 
-interface LoadViewerRequestOptions {
+/** Runs the deployed text in node:vm with only `cf` and `console`; line numbers match the real file. */
+export function loadViewerRequest(options: {
   kvsId: string;
   kvs: KeyValueStoreReader;
   log?: (msg: string) => void;
-}
-
-type ViewerRequestHandler = (event: CloudFrontFunctionEvent) => Promise<CloudFrontFunctionResult>;
-
-/** Runs the deployed text in node:vm with only `cf` and `console`; line numbers match the real file. */
-export function loadViewerRequest(options: LoadViewerRequestOptions): ViewerRequestHandler {
+}): (event: CloudFrontFunctionEvent) => Promise<CloudFrontFunctionResult> {
   const source = functionSource(options.kvsId);
   if (!source.startsWith(`${IMPORT_LINE}\n`)) throw new Error(`${VIEWER_REQUEST_FILE.pathname} must start with ${IMPORT_LINE}`);
   const code = `'use strict';${source.slice(IMPORT_LINE.length)}\n;handler`;

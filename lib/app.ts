@@ -26,10 +26,8 @@ export type PlatformApp = ReturnType<typeof buildApp>;
 export interface BuildAppOptions {
   /** Context values, as `-c key=value` would give them. */
   readonly context?: Record<string, unknown>;
-  /**
-   * A cdk.json-shaped file whose `context.platform` the `platform` context is merged over: the CLI
-   * replaces a `-c` key whole (docs/operators/deploy.md, "One file, merged overrides").
-   */
+  // A cdk.json-shaped file whose `context.platform` the `platform` context is merged over (a `-c` key
+  // is replaced whole: docs/operators/deploy.md, "One file, merged overrides").
   readonly configFile?: string;
   readonly outdir?: string;
   /** Run cdk-nag. @default true */
@@ -79,24 +77,21 @@ export function buildApp(options: BuildAppOptions = {}) {
   // Tagged twice: on the stacks, and through Tags.of on every resource of the templates
   // (@aws-cdk/core:explicitStackTags keeps the two apart).
   const tags = environmentTags(config, stackPrefix);
-  const common = { env, terminationProtection: config.environment.terminationProtection, tags };
+  const common = { config, env, terminationProtection: config.environment.terminationProtection, tags };
   for (const [key, value] of Object.entries(tags)) Tags.of(app).add(key, value);
 
   const operationsStack = new OperationsStack(app, `${stackPrefix}-Operations`, {
     ...common,
-    config,
     description: 'Messages platform: the alarm topic every alarm of this environment notifies',
   });
   const alarmTopic = operationsStack.alarms.topic;
 
   const dataStack = new DataStack(app, `${stackPrefix}-Data`, {
     ...common,
-    config,
     description: 'Messages platform: stateful resources (tables, queues)',
   });
   const apiStack = new ApiStack(app, `${stackPrefix}-Api`, {
     ...common,
-    config,
     messagesData: dataStack.messages,
     webhooksData: dataStack.webhooks,
     alarmTopic,
@@ -106,25 +101,21 @@ export function buildApp(options: BuildAppOptions = {}) {
   const edgeZoneStack = config.platform.hostedZone
     ? undefined
     : new EdgeZoneStack(app, `${stackPrefix}-EdgeZone`, {
-        config,
         ...common,
         description: 'Projects platform: the platform hosted zone (retained; delegate the domain to its name servers)',
       });
   const edgeCertificateStack = new EdgeCertificateStack(app, `${stackPrefix}-EdgeCertificate`, {
-    config,
     ...common,
     zone: edgeZoneStack?.platformZone.zone,
     description: 'Projects platform: the wildcard certificate for CloudFront (us-east-1), validated in the platform zone',
   });
   const domainsDataStack = new DomainsDataStack(app, `${stackPrefix}-DomainsData`, {
     ...common,
-    config,
     edgeZone: edgeCertificateStack.edgeZone,
     description: 'Projects platform: stateful resources (tables, site bucket, KeyValueStore) and the multi-tenant edge',
   });
   const domainsStack = new DomainsStack(app, `${stackPrefix}-Domains`, {
     ...common,
-    config,
     data: domainsDataStack,
     alarmTopic,
     description: 'Projects platform: the custom-domain flow (Step Functions, task functions, alarms)',
@@ -140,7 +131,6 @@ export function buildApp(options: BuildAppOptions = {}) {
   });
 
   const edgeObservabilityStack = new EdgeObservabilityStack(app, `${stackPrefix}-EdgeObservability`, {
-    config,
     ...common,
     distributionId: domainsDataStack.edge.distributionId,
     description: 'Projects platform: access logs, metrics and alarms of the customer sites\' distribution (us-east-1, where CloudFront publishes)',
@@ -156,7 +146,6 @@ export function buildApp(options: BuildAppOptions = {}) {
   });
   const dashboardStack = new DashboardStack(app, `${stackPrefix}-Dashboard`, {
     ...common,
-    config,
     data: dashboardDataStack,
     messagesData: dataStack.messages,
     messagesApi: apiStack.messages,

@@ -17,7 +17,6 @@ const EDGE_DISTRIBUTION = 'DomainsData/Edge/Distribution';
 const DASHBOARD_DISTRIBUTION = 'Dashboard/Dashboard/Distribution';
 
 export const CONTROL_TOWER_ACKNOWLEDGEMENTS: readonly ControlTowerAcknowledgement[] = [
-  // ---- Whole app ----
   {
     control: 'CT.LAMBDA.PR.3',
     at: [APP],
@@ -36,7 +35,6 @@ export const CONTROL_TOWER_ACKNOWLEDGEMENTS: readonly ControlTowerAcknowledgemen
     reason:
       'Operational logs are kept one month (functions) to three months (API access, flow execution) on purpose: they serve debugging and incident response, the access logs carry callers\' IP addresses, and a year would keep that personal data far longer than the platform needs it. For a deployment that must keep a year, PlatformFunction takes logRetention and MessagesApi accessLogRetention; the flow\'s execution log is set in lib/constructs/domains/domain-flow.ts.',
   },
-  // ---- S3 buckets ----
   {
     control: 'CT.S3.PR.10',
     at: [PROJECTS_SITES, DASHBOARD_SITE],
@@ -85,7 +83,6 @@ export const CONTROL_TOWER_ACKNOWLEDGEMENTS: readonly ControlTowerAcknowledgemen
     reason:
       'Nothing here must be immutable: sites and the dashboard are overwritten and deleted by deploys and project removal, and logs expire by lifecycle. Object Lock (write once, read many) would block exactly those operations.',
   },
-  // ---- CloudFront ----
   {
     control: 'CT.CLOUDFRONT.PR.1',
     at: [EDGE_DISTRIBUTION],
@@ -134,7 +131,6 @@ export const CONTROL_TOWER_ACKNOWLEDGEMENTS: readonly ControlTowerAcknowledgemen
     reason:
       'CloudFront\'s default *.cloudfront.net certificate cannot set a minimum protocol version; browsers negotiate TLS 1.2/1.3 with CloudFront anyway. A custom domain with an ACM certificate (TLSv1.2_2021) is a deployment option for later.',
   },
-  // ---- Lambda, SQS ----
   {
     control: 'CT.LAMBDA.PR.2',
     at: ['Api/Messages/RestApi', 'Api/Messages/Authorizer/Function', 'Dashboard/Dashboard/ControlApi'],

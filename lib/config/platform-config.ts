@@ -3,11 +3,18 @@ import { defaultConfig } from './defaults.js';
 import type { PlanId, PlatformConfig } from './plans.js';
 import { closestRegion, isKnownRegion } from './regions.js';
 
-const positiveInt = (what: string) =>
-  z
-    .number({ error: `${what} must be a number` })
-    .int({ error: `${what} must be a whole number` })
-    .positive({ error: `${what} must be greater than 0` });
+const wholeNumber = (what: string) =>
+  z.number({ error: `${what} must be a number` }).int({ error: `${what} must be a whole number` });
+
+const positiveInt = (what: string) => wholeNumber(what).positive({ error: `${what} must be greater than 0` });
+
+/** A positive whole number up to `max`; `why` explains the ceiling in the error. */
+const positiveIntUpTo = (what: string, max: number, why?: string) =>
+  positiveInt(what).max(max, { error: `${what} must be at most ${max}${why ? ` (${why})` : ''}` });
+
+/** A positive whole number of at least WAF's minimum rate limit, 10. */
+const wafLimit = (what: string) =>
+  positiveInt(what).min(10, { error: `${what} must be at least 10 (the WAF minimum)` });
 
 const limitsSchema = (where: string) =>
   z.strictObject({
@@ -64,14 +71,10 @@ const platformConfigSchema = z.strictObject({
     anonymousCallers: positiveInt('backstop.anonymousCallers'),
   }),
   messages: z.strictObject({
-    maxBodyBytes: positiveInt('messages.maxBodyBytes').max(1024 * 1024, {
-      error: 'messages.maxBodyBytes must be at most 1048576 (SQS accepts at most 1 MiB)',
-    }),
+    maxBodyBytes: positiveIntUpTo('messages.maxBodyBytes', 1024 * 1024, 'SQS accepts at most 1 MiB'),
     idempotencyTtlSeconds: positiveInt('messages.idempotencyTtlSeconds'),
     retentionDays: positiveInt('messages.retentionDays'),
-    maxReceiveCount: positiveInt('messages.maxReceiveCount').max(1000, {
-      error: 'messages.maxReceiveCount must be at most 1000 (the SQS redrive maximum)',
-    }),
+    maxReceiveCount: positiveIntUpTo('messages.maxReceiveCount', 1000, 'the SQS redrive maximum'),
   }),
   // A module bundled into the queue worker (docs/processor.md).
   processor: z
@@ -80,9 +83,7 @@ const platformConfigSchema = z.strictObject({
       message: 'processor must be a .ts, .mts, .js or .mjs path inside the repository, relative to its root',
     }),
   auth: z.strictObject({
-    keyCacheSeconds: z
-      .number({ error: 'auth.keyCacheSeconds must be a number' })
-      .int({ error: 'auth.keyCacheSeconds must be a whole number' })
+    keyCacheSeconds: wholeNumber('auth.keyCacheSeconds')
       .min(0, { error: 'auth.keyCacheSeconds must be at least 0' })
       .max(300, { error: 'auth.keyCacheSeconds must be at most 300' }),
   }),
@@ -106,36 +107,25 @@ const platformConfigSchema = z.strictObject({
     }),
   domains: z.strictObject({
     driftCheck: z.strictObject({
-      intervalMinutes: positiveInt('domains.driftCheck.intervalMinutes').max(24 * 60, {
-        error: 'domains.driftCheck.intervalMinutes must be at most 1440 (once a day)',
-      }),
-      gracePeriodDays: positiveInt('domains.driftCheck.gracePeriodDays').max(90, {
-        error: 'domains.driftCheck.gracePeriodDays must be at most 90',
-      }),
+      intervalMinutes: positiveIntUpTo('domains.driftCheck.intervalMinutes', 24 * 60, 'once a day'),
+      gracePeriodDays: positiveIntUpTo('domains.driftCheck.gracePeriodDays', 90),
     }),
   }).default(structuredClone(defaultConfig.domains)),
   // alarms, protection and environment are deploy-time only: functions get the config without
   // them (runtimeConfig), so they default when absent.
   alarms: z.strictObject({
     email: z.email({ error: 'alarms.email must be an e-mail address' }).optional(),
-    apiLatencyP99ThresholdMs: positiveInt('alarms.apiLatencyP99ThresholdMs')
-      .max(29_000, { error: 'alarms.apiLatencyP99ThresholdMs must be at most 29000 (the API Gateway integration timeout)' })
+    apiLatencyP99ThresholdMs: positiveIntUpTo('alarms.apiLatencyP99ThresholdMs', 29_000, 'the API Gateway integration timeout')
       .optional(),
   }).default({}),
   protection: z.strictObject({
     waf: z.strictObject({
-      anonymousPerIpPerMinute: positiveInt('protection.waf.anonymousPerIpPerMinute').min(10, {
-        error: 'protection.waf.anonymousPerIpPerMinute must be at least 10 (the WAF minimum)',
-      }),
-      perIpPerMinute: positiveInt('protection.waf.perIpPerMinute').min(10, {
-        error: 'protection.waf.perIpPerMinute must be at least 10 (the WAF minimum)',
-      }),
+      anonymousPerIpPerMinute: wafLimit('protection.waf.anonymousPerIpPerMinute'),
+      perIpPerMinute: wafLimit('protection.waf.perIpPerMinute'),
     }),
     stageThrottle: z.strictObject({
       rateLimit: positiveInt('protection.stageThrottle.rateLimit'),
-      burstLimit: positiveInt('protection.stageThrottle.burstLimit').max(5_000, {
-        error: 'protection.stageThrottle.burstLimit must be at most 5000 (API Gateway account burst)',
-      }),
+      burstLimit: positiveIntUpTo('protection.stageThrottle.burstLimit', 5_000, 'API Gateway account burst'),
     }),
     reservedConcurrency: z.strictObject({
       worker: z.number().int().min(0, { error: 'protection.reservedConcurrency.worker must be at least 0' }),

@@ -1,20 +1,19 @@
-import { Stack, type StackProps } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import type { PlatformConfig } from '../config/index.js';
 import { MessagesApi } from '../constructs/messages/messages-api.js';
 import { STAGE_NAME } from '../constructs/messages/messages-rest-api.js';
 import { retainExecutionLogs, WebAclLogging } from '../constructs/operations/log-retention.js';
 import { output } from '../constructs/shared/outputs.js';
-import type { MessagesDataResources } from '../constructs/messages/messages-data.js';
+import type { MessagesData } from '../constructs/messages/messages-data.js';
 import { Webhooks } from '../constructs/webhooks/webhooks.js';
-import type { WebhooksDataResources } from '../constructs/webhooks/webhooks-data.js';
+import type { WebhooksData } from '../constructs/webhooks/webhooks-data.js';
 import { PLATFORM_CONFIG_OUTPUT, platformConfigOutputValue } from './api-stack-outputs.js';
+import type { PlatformStackProps } from './operations-stack.js';
 
-export interface ApiStackProps extends StackProps {
-  readonly config: PlatformConfig;
-  readonly messagesData: MessagesDataResources;
-  readonly webhooksData: WebhooksDataResources;
+export interface ApiStackProps extends PlatformStackProps {
+  readonly messagesData: MessagesData;
+  readonly webhooksData: WebhooksData;
   /** @default - alarms without actions */
   readonly alarmTopic?: ITopic;
 }
@@ -32,7 +31,6 @@ export class ApiStack extends Stack {
       alarmTopic: props.alarmTopic,
       // One environment per account and region owns the account-wide API Gateway logging role.
       manageCloudWatchRole: props.config.environment.apiGatewayAccountRole,
-      apiLatencyP99ThresholdMs: props.config.alarms.apiLatencyP99ThresholdMs,
     });
     retainExecutionLogs(this, 'MessagesExecutionLogs', this.messages.stage, STAGE_NAME);
     new WebAclLogging(this, 'FirewallLogs', { webAcl: this.messages.firewall.webAcl });

@@ -1,16 +1,15 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
-import type * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import type { PlatformConfig } from '../config/index.js';
 import { CONTROL_STAGE_NAME } from '../constructs/dashboard/control-api.js';
 import { Dashboard } from '../constructs/dashboard/dashboard.js';
 import { DashboardData } from '../constructs/dashboard/dashboard-data.js';
 import type { MessagesApi } from '../constructs/messages/messages-api.js';
-import type { MessagesDataResources } from '../constructs/messages/messages-data.js';
+import type { MessagesData } from '../constructs/messages/messages-data.js';
 import { retainExecutionLogs } from '../constructs/operations/log-retention.js';
 import { output } from '../constructs/shared/outputs.js';
 import type { DomainsDataStack, DomainsStack } from './domains-stack.js';
+import type { PlatformStackProps } from './operations-stack.js';
 
 /** The DashboardData stack's outputs (fixed logical ids). */
 export const DASHBOARD_DATA_OUTPUTS = { ownersTableName: 'OwnersTableName' } as const;
@@ -33,15 +32,12 @@ export class DashboardDataStack extends Stack {
   }
 }
 
-export interface DashboardStackProps extends StackProps {
-  readonly config: PlatformConfig;
+export interface DashboardStackProps extends PlatformStackProps {
   readonly data: DashboardDataStack;
-  readonly messagesData: MessagesDataResources;
+  readonly messagesData: MessagesData;
   readonly messagesApi: MessagesApi;
   readonly domainsData: DomainsDataStack;
   readonly domains: DomainsStack;
-  /** The built app. @default dashboardAppSource() (Vite build of dashboard/ at synth) */
-  readonly appSource?: s3deploy.ISource;
   /** @default - alarms without actions */
   readonly alarmTopic?: ITopic;
 }
@@ -61,7 +57,6 @@ export class DashboardStack extends Stack {
       projects: props.domainsData.projects,
       edge: props.domainsData.edge,
       domainFlow: props.domains.flow.stateMachine,
-      appSource: props.appSource,
       alarmTopic: props.alarmTopic,
     });
     retainExecutionLogs(this, 'ControlExecutionLogs', this.dashboard.api.deploymentStage, CONTROL_STAGE_NAME);

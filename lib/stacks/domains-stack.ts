@@ -1,12 +1,13 @@
-import { Fn, Stack, type StackProps } from 'aws-cdk-lib';
+import { Fn, Stack } from 'aws-cdk-lib';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import type { PlatformConfig } from '../config/index.js';
 import { DomainFlow } from '../constructs/domains/domain-flow.js';
-import { CLOUDFRONT_CERTIFICATE_REGION, Edge, EdgeCertificate, type EdgeZoneResources, PlatformZone } from '../constructs/domains/edge.js';
+import { CLOUDFRONT_CERTIFICATE_REGION, Edge, EdgeCertificate, PlatformZone } from '../constructs/domains/edge.js';
 import { ProjectsData } from '../constructs/domains/projects-data.js';
 import { output } from '../constructs/shared/outputs.js';
+import { DOMAINS_OUTPUTS } from './domains-stack-outputs.js';
+import type { PlatformStackProps } from './operations-stack.js';
 
 /*
  * Projects and custom domains: four stacks (docs/operators/deploy.md). The zone has a stack of its
@@ -17,18 +18,11 @@ import { output } from '../constructs/shared/outputs.js';
  * edge sits in the data stack: run-time tenants hang off the distribution and connection group.
  */
 
-export { DOMAINS_OUTPUTS } from './domains-stack-outputs.js';
-import { DOMAINS_OUTPUTS } from './domains-stack-outputs.js';
-
-export interface EdgeZoneStackProps extends StackProps {
-  readonly config: PlatformConfig;
-}
-
 /** us-east-1: the platform's hosted zone alone, retained; delegate the domain to its name servers (output). */
 export class EdgeZoneStack extends Stack {
   readonly platformZone: PlatformZone;
 
-  constructor(scope: Construct, id: string, props: EdgeZoneStackProps) {
+  constructor(scope: Construct, id: string, props: PlatformStackProps) {
     const { config, ...stackProps } = props;
     super(scope, id, { ...stackProps, env: { ...stackProps.env, region: CLOUDFRONT_CERTIFICATE_REGION } });
     this.platformZone = new PlatformZone(this, 'EdgeZone', { domain: config.platform.domain });
@@ -44,8 +38,7 @@ export class EdgeZoneStack extends Stack {
   }
 }
 
-export interface EdgeCertificateStackProps extends StackProps {
-  readonly config: PlatformConfig;
+export interface EdgeCertificateStackProps extends PlatformStackProps {
   /** The zone the certificate validates in. @default - the zone named by `config.platform.hostedZone` */
   readonly zone?: route53.IHostedZone;
 }
@@ -73,10 +66,9 @@ export class EdgeCertificateStack extends Stack {
   }
 }
 
-export interface DomainsDataStackProps extends StackProps {
-  readonly config: PlatformConfig;
+export interface DomainsDataStackProps extends PlatformStackProps {
   /** The zone and certificate from the EdgeCertificateStack (us-east-1). */
-  readonly edgeZone: EdgeZoneResources;
+  readonly edgeZone: EdgeCertificate;
 }
 
 /** Stateful: projects, domains, the sites and the edge they are served from. Deployed after EdgeCertificate, changed rarely. */
@@ -105,8 +97,7 @@ export class DomainsDataStack extends Stack {
   }
 }
 
-export interface DomainsStackProps extends StackProps {
-  readonly config: PlatformConfig;
+export interface DomainsStackProps extends PlatformStackProps {
   readonly data: DomainsDataStack;
   /** @default DOMAIN_HANDLERS.flowTasks.entry */
   readonly flowTasksEntry?: string;

@@ -3,7 +3,8 @@ import type { Construct } from 'constructs';
 import type { PlatformConfig } from '../config/index.js';
 import { AlarmTopic } from '../constructs/operations/alarm-topic.js';
 
-export interface OperationsStackProps extends StackProps {
+/** The props of a stack that reads the platform config. */
+export interface PlatformStackProps extends StackProps {
   readonly config: PlatformConfig;
 }
 
@@ -11,9 +12,8 @@ export interface OperationsStackProps extends StackProps {
 export class OperationsStack extends Stack {
   readonly alarms: AlarmTopic;
 
-  constructor(scope: Construct, id: string, props: OperationsStackProps) {
-    const { config, ...stackProps } = props;
-    super(scope, id, stackProps);
-    this.alarms = new AlarmTopic(this, 'Alarms', { email: config.alarms.email });
+  constructor(scope: Construct, id: string, props: PlatformStackProps) {
+    super(scope, id, props);
+    this.alarms = new AlarmTopic(this, 'Alarms', { email: props.config.alarms.email });
   }
 }

@@ -17,19 +17,12 @@ export const CONTROL_CORS_HEADERS = ['Authorization', 'Content-Type', 'Accept'] 
 /** The methods of the control API's routes (openapi/control-api.yaml). */
 export const CONTROL_CORS_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
-export interface ControlRestApiProps {
-  /** Requests per second of the stage, all callers together. @default 50 */
-  readonly throttleRateLimit?: number;
-  /** @default 100 */
-  readonly throttleBurstLimit?: number;
-}
-
 /**
  * The control API's REST API, still without methods (CORS and the dashboard's CSP need each other's
  * origin): access logs, X-Ray, stage throttling. `url` is its base URL without a trailing slash,
  * `origin` what the dashboard's CSP lets it connect to.
  */
-export function createControlRestApi(scope: Construct, props: ControlRestApiProps) {
+export function createControlRestApi(scope: Construct) {
   const stack = Stack.of(scope);
   const accessLogs = new logs.LogGroup(scope, 'ControlApiAccessLogs', {
     retention: logs.RetentionDays.THREE_MONTHS,
@@ -51,8 +44,9 @@ export function createControlRestApi(scope: Construct, props: ControlRestApiProp
       // Data trace would log whole requests, ID tokens included.
       dataTraceEnabled: false,
       metricsEnabled: false,
-      throttlingRateLimit: props.throttleRateLimit ?? 50,
-      throttlingBurstLimit: props.throttleBurstLimit ?? 100,
+      // Requests per second of the stage, all callers together.
+      throttlingRateLimit: 50,
+      throttlingBurstLimit: 100,
     },
   });
   // The ControlApiUrl output replaces the RestApi's own Endpoint output (its URL ends with "/").
@@ -79,9 +73,8 @@ export interface ControlRoutesProps {
 export function addControlRoutes(scope: Construct, props: ControlRoutesProps): apigw.CognitoUserPoolsAuthorizer {
   const { api, dashboardOrigin } = props;
   const authorizer = new apigw.CognitoUserPoolsAuthorizer(scope, 'CognitoAuthorizer', {
+    // ID tokens in Authorization (no scopes on the methods): the handler reads the owner's sub and email claims.
     cognitoUserPools: [props.userPool],
-    // ID tokens (no scopes on the methods): the handler reads the owner's sub and email claims.
-    identitySource: apigw.IdentitySource.header('Authorization'),
     resultsCacheTtl: Duration.minutes(5),
   });
   const cors: apigw.CorsOptions = {

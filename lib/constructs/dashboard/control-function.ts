@@ -8,31 +8,26 @@ import { DOMAIN_TABLE_KEYS } from '../../../contracts/domains.js';
 import { TABLE_KEYS } from '../../../contracts/messages.js';
 import { type PlatformConfig, runtimeConfig } from '../../config/index.js';
 import { KVS_ACTIONS } from '../domains/flow-permissions.js';
-import type { EdgeResources } from '../domains/edge.js';
-import type { ProjectsDataResources } from '../domains/projects-data.js';
+import type { Edge } from '../domains/edge.js';
+import type { ProjectsData } from '../domains/projects-data.js';
+import type { MessagesApi } from '../messages/messages-api.js';
 import type { MessagesTables } from '../messages/messages-data.js';
 import { apigatewayArn } from '../shared/arns.js';
 import { acknowledgeNag } from '../shared/nag.js';
 import { PlatformFunction } from '../shared/platform-function.js';
 import { nagArn } from './nag-arn.js';
-import type { DashboardDataResources } from './dashboard-data.js';
-
-/** Where the account service binds internal API keys (MessagesApi.usagePlanTargets). */
-export interface UsagePlanTargets {
-  readonly restApiId: string;
-  readonly stageName: string;
-  readonly standardPlanIds: { readonly free: string; readonly pro: string; readonly business: string };
-}
+import type { DashboardData } from './dashboard-data.js';
 
 export interface ControlFunctionProps {
   readonly config: PlatformConfig;
-  readonly data: DashboardDataResources;
+  readonly data: DashboardData;
   readonly messagesTables: Pick<MessagesTables, 'accounts' | 'apiKeys' | 'rateLimits'>;
-  readonly usagePlanTargets: UsagePlanTargets;
+  /** Where the account service binds internal API keys. */
+  readonly usagePlanTargets: MessagesApi['usagePlanTargets'];
   /** The Messages API's public base URL (for the app config). */
   readonly messagesApiUrl: string;
-  readonly projects: ProjectsDataResources;
-  readonly edge: EdgeResources;
+  readonly projects: ProjectsData;
+  readonly edge: Edge;
   readonly domainFlow: sfn.IStateMachine;
   /** `https://<distribution domain>`: the proxy integration's answers carry CORS headers for it. */
   readonly dashboardOrigin: string;
@@ -118,7 +113,7 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
 
   // Owners' upgrade requests, published to the operations topic.
   if (props.alarmTopic) {
-    fn.addEnvironment(CONTROL_ENV.operationsTopicArn, props.alarmTopic.topicArn);
+    fn.function.addEnvironment(CONTROL_ENV.operationsTopicArn, props.alarmTopic.topicArn);
     fn.allow(['sns:Publish'], [props.alarmTopic.topicArn]);
     // An SSE-KMS topic: these two actions, not grantPublish's GenerateDataKey* family.
     const key = props.alarmTopic.masterKey;

@@ -1,18 +1,10 @@
 import { Aws, Duration, Fn, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
-import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { OWNERS_TABLE_KEYS } from '../../../contracts/control-api.js';
+import { platformTable } from '../messages/messages-data.js';
 import { acknowledgeNag } from '../shared/nag.js';
-
-/** What the stateless dashboard (control API, hosting, app client) needs from the stateful part. */
-export interface DashboardDataResources {
-  readonly userPool: cognito.IUserPool;
-  /** The Cognito prefix domain hosting managed login. */
-  readonly userPoolDomain: cognito.UserPoolDomain;
-  /** Cognito user (sub) → account. */
-  readonly ownersTable: dynamodb.ITable;
-}
 
 export interface DashboardDataProps {
   /**
@@ -43,9 +35,11 @@ export function defaultDomainPrefix(stackName: string): string {
  * The owners' user pool, its managed-login domain and the Owners table, all retained. The app
  * client is in the stateless stack: its callback URL is the distribution's domain.
  */
-export class DashboardData extends Construct implements DashboardDataResources {
+export class DashboardData extends Construct {
   readonly userPool: cognito.UserPool;
+  /** The Cognito prefix domain hosting managed login. */
   readonly userPoolDomain: cognito.UserPoolDomain;
+  /** Cognito user (sub) → account. */
   readonly ownersTable: dynamodb.Table;
 
   constructor(scope: Construct, id: string, props: DashboardDataProps = {}) {
@@ -97,14 +91,7 @@ export class DashboardData extends Construct implements DashboardDataResources {
       managedLoginVersion: cognito.ManagedLoginVersion.NEWER_MANAGED_LOGIN,
     });
 
-    this.ownersTable = new dynamodb.Table(this, 'Owners', {
-      partitionKey: { name: OWNERS_TABLE_KEYS.partitionKey, type: dynamodb.AttributeType.STRING },
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: dynamodb.TableEncryption.AWS_MANAGED,
-      removalPolicy,
-      deletionProtection: true,
-    });
+    this.ownersTable = platformTable(this, 'Owners', { partitionKey: OWNERS_TABLE_KEYS.partitionKey, removalPolicy });
 
     acknowledgeNag(this.userPool, {
       COG2: 'MFA is optional, not required: owners sign up themselves and can turn on TOTP (authenticator app) in managed login. Requiring MFA at sign-up would put an authenticator app between every new owner and their first API key; SMS is off (cost, SIM swapping). Strong passwords (12+ characters, four classes) and email verification apply to everyone.',

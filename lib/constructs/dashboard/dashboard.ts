@@ -5,9 +5,8 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
-import type * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
-import { notify } from '../shared/alarms.js';
+import { notify, thresholdAlarm } from '../shared/alarms.js';
 import { output } from '../shared/outputs.js';
 import type { PlatformFunction } from '../shared/platform-function.js';
 import { acknowledgeControlApiNagFindings, addControlRoutes, createControlRestApi } from './control-api.js';
@@ -24,10 +23,7 @@ export const DASHBOARD_OUTPUTS = {
   managedLoginUrl: 'ManagedLoginUrl',
 } as const;
 
-export interface DashboardProps extends Omit<ControlFunctionProps, 'dashboardOrigin'> {
-  /** The built app. @default dashboardAppSource(): `dashboard/` built with Vite at synth time */
-  readonly appSource?: s3deploy.ISource;
-}
+export type DashboardProps = Omit<ControlFunctionProps, 'dashboardOrigin'>;
 
 /**
  * The owners' dashboard (stateless part): hosting, sign-in and the control API, each created in
@@ -55,7 +51,7 @@ export class Dashboard extends Construct {
     const { data } = props;
 
     // The control API comes first, without methods: CORS and the CSP need each other's origin.
-    const controlApi = createControlRestApi(this, {});
+    const controlApi = createControlRestApi(this);
     this.api = controlApi.api;
     this.controlApiUrl = controlApi.url;
     this.cognitoDomainUrl = data.userPoolDomain.baseUrl();
@@ -80,7 +76,7 @@ export class Dashboard extends Construct {
 
     const app = deployDashboardApp(this, {
       hosting,
-      appSource: props.appSource ?? dashboardAppSource(),
+      appSource: dashboardAppSource(),
       appConfig: {
         apiBaseUrl: this.controlApiUrl,
         messagesApiUrl: props.messagesApiUrl,
@@ -95,15 +91,13 @@ export class Dashboard extends Construct {
     });
     this.deploymentRole = app.deploymentRole;
 
-    const serverErrors = new cloudwatch.Alarm(this, 'ServerErrorAlarm', {
-      alarmDescription:
-        'The dashboard\'s control API answered 5XX (handler errors, timeouts, or AWS calls it makes failing): owners see "Service Unavailable". Read the control function\'s logs and X-Ray traces.',
-      metric: this.api.metricServerError({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
-      threshold: 5,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
+    const serverErrors = thresholdAlarm(
+      this,
+      'ServerErrorAlarm',
+      'The dashboard\'s control API answered 5XX (handler errors, timeouts, or AWS calls it makes failing): owners see "Service Unavailable". Read the control function\'s logs and X-Ray traces.',
+      this.api.metricServerError({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
+      5,
+    );
     notify(props.alarmTopic, serverErrors);
 
     const o = DASHBOARD_OUTPUTS;

@@ -124,9 +124,7 @@ export function createHosting(scope: Construct, props: HostingProps) {
       viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
       allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
       cachedMethods: cloudfront.CachedMethods.CACHE_GET_HEAD,
-      cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
       responseHeadersPolicy,
-      compress: true,
     },
     // The app routes with the URL hash (#/keys), so every page is /index.html: no error-page rewrites.
     enableLogging: true,

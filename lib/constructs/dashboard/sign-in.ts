@@ -9,17 +9,10 @@ export interface SignInProps {
   readonly userPool: cognito.IUserPool;
   /** `https://<distribution domain>/`: the callback and logout URL. */
   readonly dashboardRoot: string;
-  /** How long an owner's ID token (and the dashboard session) lasts. @default Duration.hours(1) */
-  readonly idTokenValidity?: Duration;
-}
-
-export interface SignIn {
-  readonly userPoolClient: cognito.UserPoolClient;
-  readonly managedLoginBranding: cognito.CfnManagedLoginBranding;
 }
 
 /** The user pool's app client (public, code with PKCE) and its managed login branding (Cognito's look). */
-export function createSignIn(scope: Construct, props: SignInProps): SignIn {
+export function createSignIn(scope: Construct, props: SignInProps) {
   const stack = Stack.of(scope);
   const userPoolClient = new cognito.UserPoolClient(scope, 'AppClient', {
     userPool: props.userPool,
@@ -35,8 +28,9 @@ export function createSignIn(scope: Construct, props: SignInProps): SignIn {
     },
     supportedIdentityProviders: [cognito.UserPoolClientIdentityProvider.COGNITO],
     preventUserExistenceErrors: true,
-    idTokenValidity: props.idTokenValidity ?? Duration.hours(1),
-    accessTokenValidity: props.idTokenValidity ?? Duration.hours(1),
+    // How long an owner's ID token (and the dashboard session) lasts.
+    idTokenValidity: Duration.hours(1),
+    accessTokenValidity: Duration.hours(1),
     // The app keeps no refresh token (it signs in again when the ID token expires).
     refreshTokenValidity: Duration.days(1),
     enableTokenRevocation: true,

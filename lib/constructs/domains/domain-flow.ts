@@ -14,11 +14,12 @@ import { DomainDriftSchedule } from './drift-schedule.js';
 import { notify, thresholdAlarm } from '../shared/alarms.js';
 import { acknowledgeNag } from '../shared/nag.js';
 import { output } from '../shared/outputs.js';
-import { CLOUDFRONT_CERTIFICATE_REGION, type EdgeResources } from './edge.js';
+import { CLOUDFRONT_CERTIFICATE_REGION, type Edge } from './edge.js';
 import { nagArn } from '../dashboard/nag-arn.js';
 import { DESCRIBES_CERTIFICATES, DRIFT_CHECK_ACTIONS, KVS_ACTIONS, TENANT_ACTIONS } from './flow-permissions.js';
-import type { ProjectsDataResources } from './projects-data.js';
+import type { ProjectsData } from './projects-data.js';
 import { DOMAIN_ENV, DOMAIN_HANDLERS } from '../../../contracts/domains.js';
+import { DOMAINS_OUTPUTS } from '../../stacks/domains-stack-outputs.js';
 
 /** Powertools service name of the seven flow tasks: the `service` dimension of their metrics. */
 export const DOMAIN_FLOW_SERVICE = 'domains-flow';
@@ -30,8 +31,6 @@ export const DOMAIN_FLOW_METRICS = {
   dimensions: { service: DOMAIN_FLOW_SERVICE },
 } as const;
 
-const DOMAIN_FLOW_OUTPUTS = { stateMachineArn: 'StateMachineArn' } as const;
-
 export type FlowTask = keyof DomainFlowTasks;
 /** The verification tasks (one module, DOMAIN_HANDLERS.flowTasks); releaseTenant and checkDrift have a module each. */
 export const VERIFICATION_TASKS = Object.keys(DOMAIN_HANDLERS.flowTasks.handlers) as Exclude<FlowTask, 'releaseTenant' | 'checkDrift'>[];
@@ -39,12 +38,10 @@ export const FLOW_TASKS: readonly FlowTask[] = [...VERIFICATION_TASKS, 'releaseT
 
 export interface DomainFlowProps {
   readonly config: PlatformConfig;
-  readonly data: ProjectsDataResources;
-  readonly edge: EdgeResources;
+  readonly data: ProjectsData;
+  readonly edge: Edge;
   /** The module exporting the verification handlers. @default DOMAIN_HANDLERS.flowTasks.entry */
   readonly flowTasksEntry?: string;
-  /** Resolvers (host:port) for the flow's DNS checks. @default - the Lambda runtime's resolver */
-  readonly dnsServers?: readonly string[];
   /** Where alarms notify. @default - alarms without actions */
   readonly alarmTopic?: sns.ITopic;
 }
@@ -87,7 +84,6 @@ export class DomainFlow extends Construct {
       [DOMAIN_ENV.platformHost]: edge.platformHost,
       [DOMAIN_ENV.platformDomain]: config.platform.domain,
       [DOMAIN_ENV.driftGraceSeconds]: String(config.domains.driftCheck.gracePeriodDays * 24 * 60 * 60),
-      ...(props.dnsServers?.length ? { [DOMAIN_ENV.dnsServers]: props.dnsServers.join(',') } : {}),
     };
     const environment = {
       ...tenantEnvironment,
@@ -126,7 +122,6 @@ export class DomainFlow extends Construct {
     const functions = Object.fromEntries(built) as Record<FlowTask, PlatformFunction>;
     this.functions = functions;
 
-    // ---- Permissions --------------------------------------------------------------------------
     // Tenants are created at run time, one per domain: their ids cannot be named here. Tenant ARNs
     // (arn:aws:cloudfront::<account>:distribution-tenant/<id>) carry no distribution id.
     const tenantArns = stack.formatArn({
@@ -178,7 +173,6 @@ export class DomainFlow extends Construct {
     checkDrift.allow([...DRIFT_CHECK_ACTIONS.projects], [projects.tableArn]);
     checkDrift.allow([...KVS_ACTIONS.write], [data.keyValueStore.keyValueStoreArn]);
 
-    // ---- State machine ------------------------------------------------------------------------
     this.executionLog = new logs.LogGroup(this, 'ExecutionLog', {
       // The vended-logs prefix keeps Step Functions' log delivery out of the size-limited resource
       // policy. RETAINed, so the name carries this stack creation's id (the end of AWS::StackId).
@@ -221,7 +215,6 @@ export class DomainFlow extends Construct {
       ...(props.alarmTopic ? { alarmTopic: props.alarmTopic } : {}),
     });
 
-    // ---- Alarms -------------------------------------------------------------------------------
     const executionsFailed = thresholdAlarm(
       this,
       'ExecutionsFailedAlarm',
@@ -248,7 +241,7 @@ export class DomainFlow extends Construct {
 
     output(
       this,
-      DOMAIN_FLOW_OUTPUTS.stateMachineArn,
+      DOMAINS_OUTPUTS.domains.stateMachineArn,
       this.stateMachine.stateMachineArn,
       'The custom-domain flow (one execution per domain attempt, domainFlowExecutionName; one per release, domainReleaseExecutionName)',
     );

@@ -19,7 +19,6 @@ export interface DomainDriftScheduleProps {
 /** The drift check's schedule; a start is retried for one interval, then dropped (DriftCheckDropped). */
 export class DomainDriftSchedule extends Construct {
   readonly group: scheduler.ScheduleGroup;
-  readonly schedule: scheduler.Schedule;
   readonly alarms: { readonly dropped: cloudwatch.Alarm };
 
   constructor(scope: Construct, id: string, props: DomainDriftScheduleProps) {
@@ -27,7 +26,7 @@ export class DomainDriftSchedule extends Construct {
     // Nothing to keep: the group only holds this schedule, and a re-created stack makes a new one.
     this.group = new scheduler.ScheduleGroup(this, 'Group', { removalPolicy: RemovalPolicy.DESTROY });
     const interval = Duration.minutes(props.intervalMinutes);
-    this.schedule = new scheduler.Schedule(this, 'Schedule', {
+    new scheduler.Schedule(this, 'Schedule', {
       scheduleGroup: this.group,
       schedule: scheduler.ScheduleExpression.rate(interval),
       description: 'Custom domains: re-check every live domain\'s DNS (the domain flow\'s drift branch)',

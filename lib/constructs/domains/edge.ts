@@ -8,7 +8,7 @@ import { Construct } from 'constructs';
 import { functionSource } from '../../../edge/cloudfront-function.js';
 import { accountUniqueName } from '../shared/names.js';
 import { acknowledgeNag } from '../shared/nag.js';
-import type { ProjectsDataResources } from './projects-data.js';
+import type { ProjectsData } from './projects-data.js';
 import { platformHostOf } from '../../../contracts/domains.js';
 
 /** CloudFront only accepts viewer certificates from ACM in this region. */
@@ -30,14 +30,9 @@ export class PlatformZone extends Construct {
   }
 }
 
-/** The zone the platform's records go in, and the wildcard certificate validated in it. */
-export interface EdgeZoneResources {
-  readonly zone: route53.IHostedZone;
-  readonly certificate: certificatemanager.ICertificate;
-}
-
 /** The wildcard certificate (`*.<domain>` and `<domain>`), DNS-validated in `zone`; us-east-1 stacks only. */
-export class EdgeCertificate extends Construct implements EdgeZoneResources {
+export class EdgeCertificate extends Construct {
+  /** The zone the platform's records go in. */
   readonly zone: route53.IHostedZone;
   readonly certificate: certificatemanager.Certificate;
 
@@ -61,23 +56,14 @@ export class EdgeCertificate extends Construct implements EdgeZoneResources {
 export interface EdgeProps {
   readonly domain: string;
   /** The bucket must be in this construct's stack (its policy names the distribution). */
-  readonly data: Pick<ProjectsDataResources, 'siteBucket' | 'keyValueStore'>;
+  readonly data: Pick<ProjectsData, 'siteBucket' | 'keyValueStore'>;
   readonly zone: route53.IHostedZone;
   /** The wildcard certificate `*.<domain>` + `<domain>`, in us-east-1. */
   readonly certificate: certificatemanager.ICertificate;
-  /** Every deploy has its own prefix, so cached objects are never stale. @default Duration.days(1) */
-  readonly defaultTtl?: Duration;
-}
-
-export interface EdgeResources {
-  readonly distributionId: string;
-  readonly connectionGroupId: string;
-  /** `edge.<domain>`: the parent of each custom domain's own target `<token>.edge.<domain>`. */
-  readonly platformHost: string;
 }
 
 /** The multi-tenant distribution and its DNS; custom domains' tenants are created at run time by the flow. */
-export class Edge extends Construct implements EdgeResources {
+export class Edge extends Construct {
   readonly distribution: cloudfront.CfnDistribution;
   readonly connectionGroup: cloudfront.CfnConnectionGroup;
   readonly defaultTenant: cloudfront.CfnDistributionTenant;
@@ -86,6 +72,7 @@ export class Edge extends Construct implements EdgeResources {
   readonly originAccessControl: cloudfront.S3OriginAccessControl;
   readonly distributionId: string;
   readonly connectionGroupId: string;
+  /** `edge.<domain>`: the parent of each custom domain's own target `<token>.edge.<domain>`. */
   readonly platformHost: string;
 
   constructor(scope: Construct, id: string, props: EdgeProps) {
@@ -113,15 +100,10 @@ export class Edge extends Construct implements EdgeResources {
     });
 
     // The function rewrites the URI to /<deploy prefix>/<path> from the Host header, so the URI
-    // alone identifies the object: no header, cookie or query string in the cache key.
+    // alone identifies the object: no header, cookie or query string in the cache key (CachePolicy's
+    // defaults, as are its TTLs: a day, up to a year; every deploy has its own prefix, never stale).
     this.cachePolicy = new cloudfront.CachePolicy(this, 'CachePolicy', {
       comment: 'Project sites: cache by rewritten URI (deploy prefix + path) only',
-      defaultTtl: props.defaultTtl ?? Duration.days(1),
-      minTtl: Duration.seconds(0),
-      maxTtl: Duration.days(365),
-      headerBehavior: cloudfront.CacheHeaderBehavior.none(),
-      cookieBehavior: cloudfront.CacheCookieBehavior.none(),
-      queryStringBehavior: cloudfront.CacheQueryStringBehavior.none(),
       enableAcceptEncodingGzip: true,
       enableAcceptEncodingBrotli: true,
     });

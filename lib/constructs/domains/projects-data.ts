@@ -1,25 +1,20 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
-import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { creationUniqueName } from '../shared/names.js';
+import { platformTable, withIndex } from '../messages/messages-data.js';
 import { DOMAIN_TABLE_KEYS, SITE_UPLOAD_CORS } from '../../../contracts/domains.js';
 
-export interface ProjectsDataResources {
+/** Tables, site bucket and KeyValueStore, all retained: a new store would be empty and every site 404. */
+export class ProjectsData extends Construct {
   /** Keys and indexes: DOMAIN_TABLE_KEYS. */
-  readonly tables: { readonly projects: dynamodb.ITable; readonly domains: dynamodb.ITable };
+  readonly tables: { readonly projects: dynamodb.Table; readonly domains: dynamodb.Table };
   /** `projects/<projectId>/`: uploads at `content/<sha256>`, deploys at `deploys/<deployId>/`. */
   readonly siteBucket: s3.Bucket;
-  /** Host name → serve / redirect / removed (EDGE_VALUE), read by the viewer-request function. */
-  readonly keyValueStore: cloudfront.KeyValueStore;
-}
-
-/** Tables, site bucket and KeyValueStore, all retained: a new store would be empty and every site 404. */
-export class ProjectsData extends Construct implements ProjectsDataResources {
-  readonly tables: ProjectsDataResources['tables'];
-  readonly siteBucket: s3.Bucket;
   readonly logBucket: s3.Bucket;
+  /** Host name → serve / redirect / removed (EDGE_VALUE), read by the viewer-request function. */
   readonly keyValueStore: cloudfront.KeyValueStore;
 
   /** `removalPolicy` (default RETAIN; retained tables get deletion protection). */
@@ -27,28 +22,13 @@ export class ProjectsData extends Construct implements ProjectsDataResources {
     super(scope, id);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
 
+    const { projects, domains } = DOMAIN_TABLE_KEYS;
     const table = (tableId: string, partitionKey: string) =>
-      new dynamodb.Table(this, tableId, {
-        partitionKey: { name: partitionKey, type: dynamodb.AttributeType.STRING },
-        billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-        encryption: dynamodb.TableEncryption.AWS_MANAGED,
-        removalPolicy,
-        deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
-      });
-    const index = (t: dynamodb.Table, idx: { name: string; partitionKey: string; sortKey: string }) =>
-      t.addGlobalSecondaryIndex({
-        indexName: idx.name,
-        partitionKey: { name: idx.partitionKey, type: dynamodb.AttributeType.STRING },
-        sortKey: { name: idx.sortKey, type: dynamodb.AttributeType.STRING },
-        projectionType: dynamodb.ProjectionType.ALL,
-      });
-
-    const projects = table('Projects', DOMAIN_TABLE_KEYS.projects.partitionKey);
-    index(projects, DOMAIN_TABLE_KEYS.projects.accountIndex);
-    const domains = table('Domains', DOMAIN_TABLE_KEYS.domains.partitionKey);
-    index(domains, DOMAIN_TABLE_KEYS.domains.projectIndex);
-    this.tables = { projects, domains };
+      platformTable(this, tableId, { partitionKey, removalPolicy });
+    this.tables = {
+      projects: withIndex(table('Projects', projects.partitionKey), projects.accountIndex),
+      domains: withIndex(table('Domains', domains.partitionKey), domains.projectIndex),
+    };
 
     // S3 delivers the site bucket's access logs by a bucket policy (serverAccessLogsUseBucketPolicy).
     this.logBucket = new s3.Bucket(this, 'AccessLogs', {

@@ -7,7 +7,7 @@ import { Construct } from 'constructs';
 import type { PlatformConfig } from '../../config/index.js';
 import { OPERATOR_OUTPUTS, type OperatorOutput } from '../../stacks/api-stack-outputs.js';
 import type { ApiFirewall } from './api-firewall.js';
-import type { MessagesDataResources } from './messages-data.js';
+import type { MessagesData } from './messages-data.js';
 import { createMessagesFunctions, type MessagesFunctions, type MessagesFunctionsProps } from './messages-functions.js';
 import {
   createMessagesAlarms,
@@ -18,22 +18,16 @@ import {
 import { createMessagesRestApi, type MessagesRestApiProps } from './messages-rest-api.js';
 import { createOperatorPolicy } from './operator-policy.js';
 import { output } from '../shared/outputs.js';
-import { type BackstopUsagePlan, createUsagePlanBackstop, type UsageIdentifier } from './usage-plan-backstop.js';
+import { createUsagePlanBackstop } from './usage-plan-backstop.js';
 
 export interface MessagesApiProps
   extends Pick<MessagesRestApiProps, 'executionLogLevel' | 'manageCloudWatchRole' | 'accessLogRetention'>,
   Pick<MessagesFunctionsProps, 'processor' | 'processorEnvironment'> {
   readonly config: PlatformConfig;
   /** The tables and queues (from the stateful stack). */
-  readonly data: MessagesDataResources;
+  readonly data: MessagesData;
   /** Where alarms notify. @default - alarms have no actions; they are visible in CloudWatch only */
   readonly alarmTopic?: sns.ITopic;
-  /**
-   * The latency alarm fires when the REST API's p99 (API Gateway `Latency`) is above this, in
-   * milliseconds, for two 5-minute periods in a row.
-   * @default 1000
-   */
-  readonly apiLatencyP99ThresholdMs?: number;
 }
 
 /** The Messages API; its parts are created in this scope, so logical ids do not depend on the split into files. */
@@ -47,7 +41,7 @@ export class MessagesApi extends Construct {
   readonly processorGrantPrincipal: iam.IPrincipal;
 
   /** The backstop usage plan and its pooled internal API key, per usage identifier (usage-plan-backstop.ts). */
-  readonly usagePlans: Readonly<Record<UsageIdentifier, BackstopUsagePlan>>;
+  readonly usagePlans: ReturnType<typeof createUsagePlanBackstop>;
   /** What the account service needs to run against this API (also stack outputs, see OPERATOR_OUTPUTS). */
   readonly usagePlanTargets: {
     readonly restApiId: string;
@@ -65,7 +59,7 @@ export class MessagesApi extends Construct {
   readonly opsDashboard: cloudwatch.Dashboard;
 
   addProcessorEnvironment(key: string, value: string): void {
-    this.functions.worker.addEnvironment(key, value);
+    this.functions.worker.function.addEnvironment(key, value);
   }
 
   constructor(scope: Construct, id: string, props: MessagesApiProps) {
@@ -102,7 +96,7 @@ export class MessagesApi extends Construct {
       api: this.api,
       functions: this.functions,
       data,
-      apiLatencyP99ThresholdMs: props.apiLatencyP99ThresholdMs ?? DEFAULT_API_LATENCY_P99_THRESHOLD_MS,
+      apiLatencyP99ThresholdMs: config.alarms.apiLatencyP99ThresholdMs ?? DEFAULT_API_LATENCY_P99_THRESHOLD_MS,
     };
     this.alarms = createMessagesAlarms(this, { ...observed, alarmTopic: props.alarmTopic });
     this.opsDashboard = createOpsDashboard(this, { ...observed, alarms: this.alarms });

@@ -22,16 +22,6 @@ export interface MessagesTables {
   readonly idempotency: dynamodb.ITable;
 }
 
-/** What the stateless part of the Messages API needs from the stateful part. */
-export interface MessagesDataResources {
-  readonly tables: MessagesTables;
-  /** The messages queue (standard, SSE, TLS only) with a redrive to `deadLetterQueue`. */
-  readonly queue: sqs.IQueue;
-  readonly deadLetterQueue: sqs.IQueue;
-  /** The worker timeout the queue's visibility timeout was sized for: the worker must use it. */
-  readonly workerTimeout: Duration;
-}
-
 export interface MessagesDataProps {
   readonly config: PlatformConfig;
   /** Of the tables and queues (a retained table also gets deletion protection). @default RemovalPolicy.RETAIN */
@@ -41,10 +31,12 @@ export interface MessagesDataProps {
 }
 
 /** The stateful resources of the Messages API: its DynamoDB tables and message queues. */
-export class MessagesData extends Construct implements MessagesDataResources {
+export class MessagesData extends Construct {
   readonly tables: MessagesTables;
+  /** The messages queue (standard, SSE, TLS only) with a redrive to `deadLetterQueue`. */
   readonly queue: sqs.Queue;
   readonly deadLetterQueue: sqs.Queue;
+  /** The worker timeout the queue's visibility timeout was sized for: the worker must use it. */
   readonly workerTimeout: Duration;
 
   constructor(scope: Construct, id: string, props: MessagesDataProps) {
@@ -55,20 +47,10 @@ export class MessagesData extends Construct implements MessagesDataResources {
     const table = (tableId: string, partitionKey: string, ttl?: string) =>
       platformTable(this, tableId, { partitionKey, ttl, removalPolicy });
 
-    // ALL: a page of the index shows whole items without a read per item.
-    const withAccountIndex = (t: dynamodb.Table, index: { name: string; partitionKey: string; sortKey: string }) => {
-      t.addGlobalSecondaryIndex({
-        indexName: index.name,
-        partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
-        sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
-        projectionType: dynamodb.ProjectionType.ALL,
-      });
-      return t;
-    };
     const { apiKeys: keys } = TABLE_KEYS;
-    const apiKeys = withAccountIndex(table('ApiKeys', keys.partitionKey), keys.accountIndex);
+    const apiKeys = withIndex(table('ApiKeys', keys.partitionKey), keys.accountIndex);
     // The message log (GET /messages): an account's messages by time, one Query per page.
-    const messages = withAccountIndex(
+    const messages = withIndex(
       table('Messages', TABLE_KEYS.messages.partitionKey, TABLE_KEYS.messages.ttl),
       TABLE_KEYS.messages.accountIndex,
     );
@@ -105,6 +87,17 @@ export function platformTable(
     removalPolicy: props.removalPolicy,
     deletionProtection: props.removalPolicy === RemovalPolicy.RETAIN,
   });
+}
+
+/** `table` with a string-keyed index projecting ALL: a page of the index shows whole items without a read per item. */
+export function withIndex(table: dynamodb.Table, index: { name: string; partitionKey: string; sortKey: string }) {
+  table.addGlobalSecondaryIndex({
+    indexName: index.name,
+    partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
+    sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
+    projectionType: dynamodb.ProjectionType.ALL,
+  });
+  return table;
 }
 
 /** A queue (SQS-managed SSE, TLS only) redriven to its dead-letter queue, which keeps messages 14 days. */

@@ -6,21 +6,15 @@ import type { Construct } from 'constructs';
 import { ENV, HANDLER_ENTRIES, PROCESSOR_IMPORT, TABLE_KEYS, WORKER_EVENT_SOURCE } from '../../../contracts/messages.js';
 import type { PlatformConfig } from '../../config/index.js';
 import { PlatformFunction, REPO_ROOT } from '../shared/platform-function.js';
-import type { MessagesDataResources } from './messages-data.js';
+import type { MessagesData } from './messages-data.js';
 
 /** The Lambda functions of the Messages API. */
-export interface MessagesFunctions {
-  readonly authorizer: PlatformFunction;
-  readonly sendMessage: PlatformFunction;
-  readonly getMessage: PlatformFunction;
-  readonly fallback: PlatformFunction;
-  readonly worker: PlatformFunction;
-}
+export type MessagesFunctions = ReturnType<typeof createMessagesFunctions>;
 
 export interface MessagesFunctionsProps {
   readonly config: PlatformConfig;
   /** The tables and queues (from the stateful stack). */
-  readonly data: MessagesDataResources;
+  readonly data: MessagesData;
   /** The operator's processor, relative to the repository root (docs/processor.md). @default config.processor */
   readonly processor?: string;
   /** The worker's environment variables for the processor (e.g. FORWARD_URL). @default - none */
@@ -28,7 +22,7 @@ export interface MessagesFunctionsProps {
 }
 
 /** Each Messages function with the environment it reads (contracts/messages.ts) and grants on its tables only. */
-export function createMessagesFunctions(scope: Construct, props: MessagesFunctionsProps): MessagesFunctions {
+export function createMessagesFunctions(scope: Construct, props: MessagesFunctionsProps) {
   const { config, data } = props;
   const { tables, queue } = data;
   const limitsConfig = JSON.stringify({ plans: config.plans, anonymous: config.anonymous });

@@ -8,25 +8,21 @@ import type { Construct } from 'constructs';
 import { metricsNamespaceOf } from '../../config/environment.js';
 import { notify, thresholdAlarm } from '../shared/alarms.js';
 import { accountUniqueName } from '../shared/names.js';
-import type { MessagesDataResources } from './messages-data.js';
+import type { MessagesData } from './messages-data.js';
 import type { MessagesFunctions } from './messages-functions.js';
 
 /** Powertools service names (the `service` dimension of the platform's custom metrics). */
 const SERVICES = { api: 'messages-api', worker: 'messages-worker' } as const;
 
-/** Every rejection the handlers count, by reason and service: a SEARCH also shows reasons added later. */
-const rejectionSearch = (namespace: string) => `SEARCH('{${namespace},reason,service} MetricName="RequestRejected"', 'Sum', 300)`;
-
 export const DEFAULT_API_LATENCY_P99_THRESHOLD_MS = 1000;
 
-type AlarmName = 'deadLetterQueue' | 'serverErrors' | 'workerErrors' | 'throttles' | 'apiLatency' | 'queueAge';
-export type MessagesAlarms = Readonly<Record<AlarmName, cloudwatch.Alarm>>;
+export type MessagesAlarms = ReturnType<typeof createMessagesAlarms>;
 
 /** What the alarms and the operators' dashboard watch. */
 export interface MessagesObservabilityProps {
   readonly api: apigw.RestApi;
   readonly functions: MessagesFunctions;
-  readonly data: Pick<MessagesDataResources, 'queue' | 'deadLetterQueue'>;
+  readonly data: Pick<MessagesData, 'queue' | 'deadLetterQueue'>;
   readonly apiLatencyP99ThresholdMs: number;
   /** @default - alarms have no actions */
   readonly alarmTopic?: sns.ITopic;
@@ -37,7 +33,7 @@ export const deadLetteredMetric = (queue: sqs.IQueue) =>
   queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: cloudwatch.Stats.MAXIMUM });
 
 /** The alarms of the Messages API, created in `scope` itself (ids `<Name>Alarm`). */
-export function createMessagesAlarms(scope: Construct, props: MessagesObservabilityProps): MessagesAlarms {
+export function createMessagesAlarms(scope: Construct, props: MessagesObservabilityProps) {
   const { api, functions, data } = props;
   const fiveMinutes = Duration.minutes(5);
   const deadLetterQueue = thresholdAlarm(
@@ -109,12 +105,13 @@ export function createOpsDashboard(
 ): cloudwatch.Dashboard {
   const { api, functions, data, alarms } = props;
   const stack = Stack.of(scope);
+  const namespace = metricsNamespaceOf(scope);
   const period = Duration.minutes(5);
   const sum = cloudwatch.Stats.SUM;
   const maximum = (label: string) => ({ period, statistic: cloudwatch.Stats.MAXIMUM, label });
   const custom = (metricName: string, service: string, label: string, statistic: string = sum) =>
     new cloudwatch.Metric({
-      namespace: metricsNamespaceOf(scope),
+      namespace,
       metricName,
       dimensionsMap: { service },
       statistic,
@@ -136,7 +133,7 @@ export function createOpsDashboard(
   dashboard.addWidgets(
     new cloudwatch.TextWidget({
       markdown: `# Messages API (${stack.stackName})
-Alarms and what to do: docs/operators/operations.md. Custom metrics: namespace \`${metricsNamespaceOf(scope)}\`, by \`service\`.`,
+Alarms and what to do: docs/operators/operations.md. Custom metrics: namespace \`${namespace}\`, by \`service\`.`,
       width: 12,
       height: 3,
     }),
@@ -159,7 +156,8 @@ Alarms and what to do: docs/operators/operations.md. Custom metrics: namespace \
     graph('Accepted vs rejected (by reason)', [
       custom('MessageAccepted', SERVICES.api, 'accepted'),
       new cloudwatch.MathExpression({
-        expression: rejectionSearch(metricsNamespaceOf(scope)),
+        // Every rejection the handlers count, by reason and service: a SEARCH also shows reasons added later.
+        expression: `SEARCH('{${namespace},reason,service} MetricName="RequestRejected"', 'Sum', 300)`,
         label: 'rejected: ${PROP(\'Dim.reason\')}',
         period,
       }),

@@ -1,10 +1,11 @@
-import { Stack, Token } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { TABLE_KEYS } from '../../../contracts/messages.js';
 import { apigatewayArn } from '../shared/arns.js';
+import { nagArn } from '../dashboard/nag-arn.js';
 import { acknowledgeNag } from '../shared/nag.js';
-import type { MessagesDataResources } from './messages-data.js';
+import type { MessagesData } from './messages-data.js';
 
 /** The API Gateway management-API paths the operator policy covers (IAM `*` also matches `/`). */
 export const OPERATOR_APIGATEWAY_PATHS = ['/apikeys', '/apikeys/*', '/usageplans', '/usageplans/*'] as const;
@@ -12,7 +13,7 @@ export const OPERATOR_APIGATEWAY_PATHS = ['/apikeys', '/apikeys/*', '/usageplans
 export const OPERATOR_APIGATEWAY_VERBS = ['GET', 'POST', 'PATCH', 'DELETE'] as const;
 
 /** What an operator role needs to run the account service and the DLQ redrive against this stack, and nothing more. */
-export function createOperatorPolicy(scope: Construct, data: MessagesDataResources): iam.ManagedPolicy {
+export function createOperatorPolicy(scope: Construct, data: MessagesData): iam.ManagedPolicy {
   const stack = Stack.of(scope);
   const { tables, queue, deadLetterQueue } = data;
   const apigateway = OPERATOR_APIGATEWAY_PATHS.map((path) => apigatewayArn(stack, path));
@@ -25,12 +26,8 @@ export function createOperatorPolicy(scope: Construct, data: MessagesDataResourc
     statements: [
       statement('ApiKeyRecords', ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [apiKeys]),
       statement('ApiKeysOfAnAccount', ['dynamodb:Query'], [`${apiKeys}/index/${TABLE_KEYS.apiKeys.accountIndex.name}`]),
-      new iam.PolicyStatement({
-        sid: 'Accounts',
-        // Scan: `plans requests` lists the accounts with a pending upgrade request.
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'],
-        resources: [tables.accounts.tableArn],
-      }),
+      // Scan: `plans requests` lists the accounts with a pending upgrade request.
+      statement('Accounts', ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'], [tables.accounts.tableArn]),
       statement('LimiterItems', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [tables.rateLimits.tableArn]),
       statement('ApiKeysAndUsagePlans', OPERATOR_APIGATEWAY_VERBS.map((verb) => `apigateway:${verb}`), apigateway),
       // CreateApiKey and CreateUsagePlan with tags (tag on create) are also authorized as
@@ -55,19 +52,13 @@ export function createOperatorPolicy(scope: Construct, data: MessagesDataResourc
     '/tags/*': `Tag on create: CreateApiKey and CreateUsagePlan with tags are also authorized as apigateway:PUT on the tags resource of the new key or plan, whose id is only known at run time. Only PUT is granted on tags, nothing else.`,
   };
   for (const [path, reason] of Object.entries(reasons)) {
-    acknowledgeNag(policy, { [`IAM5[Resource::${apigatewayNagArn(stack, path)}]`]: reason });
+    acknowledgeNag(policy, { [`IAM5[Resource::${nagArn(stack, apigatewayArn(stack, path))}]`]: reason });
   }
   return policy;
 }
 
 const statement = (sid: string, actions: string[], resources: string[]) =>
   new iam.PolicyStatement({ sid, actions, resources });
-
-/** `apigatewayArn(stack, path)` as cdk-nag writes it in a finding id, pseudo parameters as `<AWS::Name>`. */
-function apigatewayNagArn(stack: Stack, path: string): string {
-  const pseudo = (value: string, name: string) => (Token.isUnresolved(value) ? `<AWS::${name}>` : value);
-  return `arn:${pseudo(stack.partition, 'Partition')}:apigateway:${pseudo(stack.region, 'Region')}::${path}`;
-}
 
 /**
  * The operator's part in custom domains (docs/operators/cli.md: `domains check-drift`, `show`,

@@ -2,19 +2,13 @@ import { Stack } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
 import { ENV } from '../../../contracts/messages.js';
-import { PLAN_IDS, type PlanId, type PlatformConfig, type RateLimits, usageIdentifierBackstop } from '../../config/index.js';
+import { PLAN_IDS, type PlanId, type PlatformConfig, usageIdentifierBackstop } from '../../config/index.js';
 import type { PlatformFunction } from '../shared/platform-function.js';
 import { pooledUsageKeyValue } from './pooled-usage-keys.js';
 
 /** The usage identifiers the authorizer can return: one per plan, plus anonymous callers. */
 export const USAGE_IDENTIFIERS = [...PLAN_IDS, 'anonymous'] as const;
 export type UsageIdentifier = (typeof USAGE_IDENTIFIERS)[number];
-
-/** The backstop usage plan of a usage identifier and its pooled internal API key. */
-export interface BackstopUsagePlan {
-  readonly plan: apigw.UsagePlan;
-  readonly key: apigw.ApiKey;
-}
 
 export interface UsagePlanBackstopProps {
   readonly config: PlatformConfig;
@@ -28,18 +22,13 @@ export interface UsagePlanBackstopProps {
  * account service gives customer keys their own internal keys at run time; the pooled one serves
  * anonymous callers and keys without one (e.g. past the API key quota). Created in `scope` itself.
  */
-export function createUsagePlanBackstop(
-  scope: Construct,
-  props: UsagePlanBackstopProps,
-): Readonly<Record<UsageIdentifier, BackstopUsagePlan>> {
+export function createUsagePlanBackstop(scope: Construct, props: UsagePlanBackstopProps) {
   const { config, api, stage } = props;
   const stack = Stack.of(scope);
-  const limitsOf = (u: UsageIdentifier): RateLimits =>
-    u === 'anonymous' ? config.anonymous : config.plans[u as PlanId].limits;
-  const usagePlans = {} as Record<UsageIdentifier, BackstopUsagePlan>;
+  const usagePlans = {} as Record<UsageIdentifier, { readonly plan: apigw.UsagePlan; readonly key: apigw.ApiKey }>;
   const pooledUsageKeys = {} as Record<UsageIdentifier, string>;
   for (const u of USAGE_IDENTIFIERS) {
-    const limits = limitsOf(u);
+    const limits = u === 'anonymous' ? config.anonymous : config.plans[u as PlanId].limits;
     const backstop = usageIdentifierBackstop(u, config);
     const suffix = u.charAt(0).toUpperCase() + u.slice(1);
     const plan = new apigw.UsagePlan(scope, `UsagePlan${suffix}`, {
@@ -53,13 +42,12 @@ export function createUsagePlanBackstop(
     pooledUsageKeys[u] = pooledUsageKeyValue(stack.stackName, u);
     const key = new apigw.ApiKey(scope, `UsageKey${suffix}`, {
       description: `Pooled internal usage identifier of the "${u}" usage plan, for callers without their own internal key (not a customer key)`,
-      enabled: true,
       value: pooledUsageKeys[u],
     });
     plan.addApiKey(key);
     usagePlans[u] = { plan, key };
   }
 
-  props.authorizer.addEnvironment(ENV.pooledUsageKeys, JSON.stringify(pooledUsageKeys));
+  props.authorizer.function.addEnvironment(ENV.pooledUsageKeys, JSON.stringify(pooledUsageKeys));
   return usagePlans;
 }

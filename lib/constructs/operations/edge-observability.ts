@@ -4,7 +4,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { metricsNamespaceOf } from '../../config/environment.js';
-import { notify } from '../shared/alarms.js';
+import { notify, thresholdAlarm } from '../shared/alarms.js';
 import { logDelivery } from './log-retention.js';
 
 /** CloudFront publishes its metrics and delivers its logs here only (an alarm must be in its metric's region). */
@@ -13,10 +13,7 @@ export const CLOUDFRONT_METRICS_REGION = 'us-east-1';
 /** The custom metric counting requests CloudFront could not serve from the origin (from the access logs). */
 const EDGE_ORIGIN_ERRORS_METRIC = 'EdgeOriginErrors';
 
-/**
- * The `x-edge-detailed-result-type` values of a request that failed at the origin ("Standard log
- * file fields"): a word of its own in the JSON log line, so a term pattern matches it.
- */
+/** `x-edge-detailed-result-type` values of a request failed at the origin: whole words, so a term pattern matches. */
 const ORIGIN_ERROR_RESULT_TYPES = [
   'OriginCommError',
   'OriginConnectError',
@@ -136,13 +133,9 @@ export class EdgeObservability extends Construct {
 
     const { serverErrorRatePercent: rate, originErrorsPer5Minutes: originErrors } = EDGE_ALARM_THRESHOLDS;
     const alarm = (id: string, metric: cloudwatch.Metric, threshold: number, what: string) =>
-      new cloudwatch.Alarm(this, id, {
-        alarmDescription: `Customer sites: more than ${what}. docs/operators/operations.md, "Alarms": Edge${id}.`,
-        metric,
-        threshold,
+      thresholdAlarm(this, id, `Customer sites: more than ${what}. docs/operators/operations.md, "Alarms": Edge${id}.`, metric, threshold, {
         evaluationPeriods: 2,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
     notify(
       props.alarmTopic,

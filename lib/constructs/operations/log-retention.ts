@@ -20,10 +20,6 @@ export function retainExecutionLogs(scope: Construct, id: string, stage: apigw.S
   return group;
 }
 
-export interface WebAclLoggingProps {
-  readonly webAcl: wafv2.CfnWebACL;
-}
-
 /**
  * WAF logging of a web ACL to a log group of its own (WAF requires the `aws-waf-logs-` prefix), with
  * the delivery policy written here, scoped to this group, so that WAF does not widen an account-wide one.
@@ -31,7 +27,7 @@ export interface WebAclLoggingProps {
 export class WebAclLogging extends Construct {
   readonly logGroup: logs.LogGroup;
 
-  constructor(scope: Construct, id: string, props: WebAclLoggingProps) {
+  constructor(scope: Construct, id: string, props: { readonly webAcl: wafv2.CfnWebACL }) {
     super(scope, id);
     const stack = Stack.of(this);
     const logGroupName = `aws-waf-logs-${stack.stackName}-${id}`.slice(0, 512);

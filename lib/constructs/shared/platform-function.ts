@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DEFAULT_STACK_PREFIX, metricsNamespaceOf } from '../../config/environment.js';
@@ -124,10 +124,8 @@ export class PlatformFunction extends Construct implements iam.IGrantable {
         ...props.environment,
       },
       bundling: {
-        forceDockerBundling: false,
         minify: LAMBDA_BUNDLE.minify,
         sourceMap: true,
-        sourceMapMode: SourceMapMode.DEFAULT,
         sourcesContent: false,
         target: LAMBDA_BUNDLE.target,
         format: OutputFormat.ESM,
@@ -165,10 +163,5 @@ export class PlatformFunction extends Construct implements iam.IGrantable {
       throw new Error(`PlatformFunction ${this.node.path}: grant named resources, not "*"`);
     }
     this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources }));
-  }
-
-  /** Sets one environment variable (after construction, e.g. for values known later). */
-  addEnvironment(key: string, value: string): void {
-    this.function.addEnvironment(key, value);
   }
 }

@@ -5,35 +5,21 @@ import { Construct } from 'constructs';
 import { WEBHOOK_DELIVERY_SOURCE, WEBHOOK_TABLE_KEYS } from '../../../contracts/webhooks.js';
 import { platformTable, queueWithDeadLetter } from '../messages/messages-data.js';
 
-/** What the webhook functions need from the stateful part. */
-export interface WebhooksDataResources {
-  /** Endpoints (with their signing secrets) and deliveries with their attempts. */
-  readonly table: dynamodb.ITable;
-  readonly deliveryQueue: sqs.IQueue;
-  readonly deadLetterQueue: sqs.IQueue;
-}
-
-export interface WebhooksDataProps {
-  /** Of the table and queues (a retained table also gets deletion protection). @default RemovalPolicy.RETAIN */
-  readonly removalPolicy?: RemovalPolicy;
-}
-
-/** Receives of a job before it is dead-lettered: only a store or queue failure brings one back. */
-export const DELIVERY_MAX_RECEIVE_COUNT = 5;
-
 /** Webhooks' table (signing secrets included, so the platform can sign; encrypted at rest) and delivery queues. */
-export class WebhooksData extends Construct implements WebhooksDataResources {
+export class WebhooksData extends Construct {
+  /** Endpoints (with their signing secrets) and deliveries with their attempts. */
   readonly table: dynamodb.Table;
   readonly deliveryQueue: sqs.Queue;
   readonly deadLetterQueue: sqs.Queue;
 
-  constructor(scope: Construct, id: string, props: WebhooksDataProps = {}) {
+  constructor(scope: Construct, id: string) {
     super(scope, id);
-    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const removalPolicy = RemovalPolicy.RETAIN;
     this.table = platformTable(this, 'Table', { ...WEBHOOK_TABLE_KEYS, removalPolicy });
     [this.deliveryQueue, this.deadLetterQueue] = queueWithDeadLetter(this, 'DeliveryQueue', 'DeliveryDeadLetterQueue', {
       visibilityTimeout: Duration.seconds(WEBHOOK_DELIVERY_SOURCE.visibilityTimeoutSeconds),
-      maxReceiveCount: DELIVERY_MAX_RECEIVE_COUNT,
+      // Only a store or queue failure brings a job back.
+      maxReceiveCount: 5,
       removalPolicy,
     });
   }

@@ -9,11 +9,11 @@ import { WEBHOOK_DELIVERY_SOURCE, WEBHOOK_ENV, WEBHOOK_HANDLER_ENTRIES } from '.
 import { deadLetteredMetric } from '../messages/messages-observability.js';
 import { notify, thresholdAlarm } from '../shared/alarms.js';
 import { PlatformFunction } from '../shared/platform-function.js';
-import type { WebhooksDataResources } from './webhooks-data.js';
+import type { WebhooksData } from './webhooks-data.js';
 
 export interface WebhooksProps {
   /** The table and queues (from the stateful stack). */
-  readonly data: WebhooksDataResources;
+  readonly data: WebhooksData;
   /** Where the dead-letter alarm notifies. @default - an alarm without actions */
   readonly alarmTopic?: sns.ITopic;
 }
@@ -22,14 +22,12 @@ export interface WebhooksProps {
 export class Webhooks extends Construct {
   readonly delivery: PlatformFunction;
   readonly deadLetterAlarm: cloudwatch.Alarm;
+  private readonly data: WebhooksData;
 
-  constructor(
-    scope: Construct,
-    id: string,
-    private readonly props: WebhooksProps,
-  ) {
+  constructor(scope: Construct, id: string, props: WebhooksProps) {
     super(scope, id);
     const { data } = props;
+    this.data = data;
     this.delivery = new PlatformFunction(this, 'Delivery', {
       entry: WEBHOOK_HANDLER_ENTRIES.delivery,
       serviceName: 'webhooks-delivery',
@@ -65,22 +63,22 @@ export class Webhooks extends Construct {
 
   /** The queue worker's outcomes: the account's endpoints (Query), their delivery jobs (SendMessage). */
   connectWorker(worker: PlatformFunction): void {
-    const { data } = this.props;
-    worker.addEnvironment(WEBHOOK_ENV.webhooksTable, data.table.tableName);
-    worker.addEnvironment(WEBHOOK_ENV.deliveryQueueUrl, data.deliveryQueue.queueUrl);
+    const { data } = this;
+    worker.function.addEnvironment(WEBHOOK_ENV.webhooksTable, data.table.tableName);
+    worker.function.addEnvironment(WEBHOOK_ENV.deliveryQueueUrl, data.deliveryQueue.queueUrl);
     worker.allowItems(data.table, 'Query');
     worker.allow(['sqs:SendMessage'], [data.deliveryQueue.queueArn]);
   }
 
   /** The control API: endpoints, deliveries, test events and re-sends; the dashboard's message pages. */
   connectControl(control: PlatformFunction, messagesTable: dynamodb.ITable): void {
-    const { data } = this.props;
-    control.addEnvironment(ENV.messagesTable, messagesTable.tableName);
+    const { data } = this;
+    control.function.addEnvironment(ENV.messagesTable, messagesTable.tableName);
     control.allowItems(messagesTable, 'GetItem');
     // The message log: one Query per page on the account index, and nothing else of the index.
     control.allow(['dynamodb:Query'], [`${messagesTable.tableArn}/index/${TABLE_KEYS.messages.accountIndex.name}`]);
-    control.addEnvironment(WEBHOOK_ENV.webhooksTable, data.table.tableName);
-    control.addEnvironment(WEBHOOK_ENV.deliveryQueueUrl, data.deliveryQueue.queueUrl);
+    control.function.addEnvironment(WEBHOOK_ENV.webhooksTable, data.table.tableName);
+    control.function.addEnvironment(WEBHOOK_ENV.deliveryQueueUrl, data.deliveryQueue.queueUrl);
     control.allowItems(data.table, 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query');
     control.allow(['sqs:SendMessage'], [data.deliveryQueue.queueArn]);
   }

@@ -15,7 +15,7 @@ describe('createControlRestApi and addControlRoutes (in a bare stack)', () => {
   const { stack } = bareStack();
   const userPool = new cognito.UserPool(stack, 'Owners');
   const handler = new PlatformFunction(stack, 'Handler', { entry: 'lambda/control/http-handler.ts', serviceName: 'control-api' });
-  const controlApi = createControlRestApi(stack, { throttleRateLimit: 7, throttleBurstLimit: 9 });
+  const controlApi = createControlRestApi(stack);
   const authorizer = addControlRoutes(stack, { api: controlApi.api, handler, userPool, dashboardOrigin: 'https://d111.cloudfront.net' });
   const template = Template.fromStack(stack);
 
@@ -25,10 +25,10 @@ describe('createControlRestApi and addControlRoutes (in a bare stack)', () => {
     expect(Object.keys(template.toJSON().Outputs ?? {})).toEqual([]);
   });
 
-  it('throttles the stage v1 with the given limits', () => {
+  it('throttles the stage v1 at 50 requests/s, bursts of 100', () => {
     const stage = Object.values(template.findResources('AWS::ApiGateway::Stage'))[0]?.Properties;
     expect(stage?.StageName).toBe(CONTROL_STAGE_NAME);
-    const throttle = { ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 };
+    const throttle = { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 };
     expect(stage?.MethodSettings).toEqual([expect.objectContaining(throttle)]);
   });
 

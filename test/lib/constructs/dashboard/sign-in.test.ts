@@ -1,4 +1,3 @@
-import { Duration } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import { describe, expect, it } from 'vitest';
@@ -8,7 +7,7 @@ import { bareStack, logicalIdOf } from '../../support/bare-stack.js';
 describe('createSignIn (in a bare stack)', () => {
   const { stack } = bareStack();
   const userPool = new cognito.UserPool(stack, 'Owners');
-  const signIn = createSignIn(stack, { userPool, dashboardRoot: 'https://d111.cloudfront.net/', idTokenValidity: Duration.minutes(30) });
+  const signIn = createSignIn(stack, { userPool, dashboardRoot: 'https://d111.cloudfront.net/' });
   const template = Template.fromStack(stack);
   const client = template.toJSON().Resources[logicalIdOf(stack, signIn.userPoolClient)].Properties;
 
@@ -27,9 +26,9 @@ describe('createSignIn (in a bare stack)', () => {
     expect(client.PreventUserExistenceErrors).toBe('ENABLED');
   });
 
-  it('takes the ID and access token validity from idTokenValidity', () => {
-    expect(client.IdTokenValidity).toBe(30);
-    expect(client.AccessTokenValidity).toBe(30);
+  it('lets ID and access tokens last one hour', () => {
+    expect(client.IdTokenValidity).toBe(60);
+    expect(client.AccessTokenValidity).toBe(60);
     expect(client.TokenValidityUnits).toEqual(expect.objectContaining({ IdToken: 'minutes', AccessToken: 'minutes' }));
   });
 });

@@ -398,7 +398,6 @@ describe('DomainFlow (in the Domains stack)', () => {
         edge: data.edge,
         flowTasksEntry: FIXTURE,
         alarmTopic: topic,
-        dnsServers: ['127.0.0.1:5300'],
       });
       const t = Template.fromStack(s);
       const alarms = Object.values(t.findResources('AWS::CloudWatch::Alarm'));
@@ -407,14 +406,6 @@ describe('DomainFlow (in the Domains stack)', () => {
       for (const alarm of alarms) {
         expect(alarm.Properties.AlarmActions).toEqual([topicRef]);
         expect(alarm.Properties.OKActions).toEqual([topicRef]);
-      }
-      const fns = Object.values(t.findResources('AWS::Lambda::Function'));
-      const release = `index.${DOMAIN_HANDLERS.tenantRelease.handler}`;
-      expect(fns.filter((fn) => fn.Properties.Handler === release)).toHaveLength(1);
-      for (const fn of fns) {
-        // The release task resolves no names.
-        const expected = fn.Properties.Handler === release ? undefined : '127.0.0.1:5300';
-        expect(fn.Properties.Environment.Variables[DOMAIN_ENV.dnsServers]).toBe(expected);
       }
     });
   });

@@ -6,13 +6,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../../lib/config/index.js';
 import { applyNag } from '../../../../lib/nag.js';
-import {
-  DOMAINS_OUTPUTS,
-  DomainsDataStack,
-  DomainsStack,
-  type EdgeCertificateStack,
-  type EdgeZoneStack,
-} from '../../../../lib/stacks/domains-stack.js';
+import { DomainsDataStack, DomainsStack, type EdgeCertificateStack, type EdgeZoneStack } from '../../../../lib/stacks/domains-stack.js';
+import { DOMAINS_OUTPUTS } from '../../../../lib/stacks/domains-stack-outputs.js';
 import {
   cdkJsonContext,
   edgeStacks,

@@ -824,12 +824,12 @@ describe('MessagesApi pooled usage key values', () => {
 });
 
 describe('MessagesApi with an alarm topic', () => {
-  it('takes the p99 latency threshold of its alarm from apiLatencyP99ThresholdMs', () => {
+  it('takes the p99 latency threshold of its alarm from config alarms.apiLatencyP99ThresholdMs', () => {
     const app = new App({ context: { ...cdkJsonContext(), ...SKIP_BUNDLING } });
     const stack = new Stack(app, 'Latency', { env: { region: 'eu-west-1' } });
-    const config = loadConfig();
+    const config = loadConfig({ alarms: { apiLatencyP99ThresholdMs: 250 } });
     const data = new MessagesData(stack, 'Data', { config });
-    new MessagesApi(stack, 'Api', { config, data, apiLatencyP99ThresholdMs: 250, manageCloudWatchRole: false });
+    new MessagesApi(stack, 'Api', { config, data, manageCloudWatchRole: false });
     Template.fromStack(stack).hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'Latency',
       ExtendedStatistic: 'p99',
