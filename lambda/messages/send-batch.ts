@@ -4,7 +4,7 @@ import type { ApiResult, ResponseHeaders } from '../shared/http.js';
 import { metrics } from '../shared/powertools.js';
 import { HttpProblem } from '../shared/problem.js';
 import { rejected } from './access.js';
-import { admit, parse } from './admission.js';
+import { admit } from './admission.js';
 import { validateBatchRequest } from './batch-validation.js';
 import { envelopeOf, type MessageRecord, toAcceptedMessage } from './message.js';
 import type { IdempotencyEntry, MessageBatchQueue, MessageBatchStore, MessageStore } from './ports.js';
@@ -35,7 +35,7 @@ export async function sendBatch(
     {
       caller: request.caller,
       sourceIp: request.sourceIp,
-      parsed: parse(() => validateBatchRequest(request, { maxMessageBytes: deps.config.maxBodyBytes })),
+      validate: () => validateBatchRequest(request, { maxMessageBytes: deps.config.maxBodyBytes }),
       units: (valid) => valid.messages.length,
       claimOf: (caller, valid) => {
         records = valid.messages.map((message) => queuedRecord(caller, message, nowMs, deps.config.retentionDays));
@@ -53,7 +53,6 @@ export async function sendBatch(
     deps,
     headers,
   );
-  if (verdict.outcome === 'refused') throw verdict.problem;
   if (verdict.outcome === 'replay') return replayed(verdict.existing, records.map((r) => r.message));
 
   const units = records.length;

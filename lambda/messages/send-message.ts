@@ -10,7 +10,7 @@ import { monotonicUlid } from '../shared/ulid.js';
 import { beforeAnswer } from '../shared/deadline.js';
 import { HttpProblem, problems } from '../shared/problem.js';
 import { rejected } from './access.js';
-import { admit, parse, type Verdict } from './admission.js';
+import { admit, type Verdict } from './admission.js';
 import { envelopeOf, type MessageRecord, toAcceptedMessage } from './message.js';
 import type { IdempotencyEntry, IdempotencyStore, MessageQueue, MessageStore } from './ports.js';
 import type { ApiRequestContext } from './read-message.js';
@@ -89,7 +89,7 @@ export async function sendMessage(
     {
       caller: request.caller,
       sourceIp: request.sourceIp,
-      parsed: parse(() => validateSendRequest(request, deps.config.maxBodyBytes)),
+      validate: () => validateSendRequest(request, deps.config.maxBodyBytes),
       units: () => 1,
       claimOf: (caller, valid) => {
         record = queuedRecord(caller, valid.message, nowMs, deps.config.retentionDays);
@@ -104,7 +104,6 @@ export async function sendMessage(
     deps,
     headers,
   );
-  if (verdict.outcome === 'refused') throw verdict.problem;
   if (verdict.outcome === 'replay') return replayedSend(verdict.existing);
   const queued = record as MessageRecord;
 

@@ -55,7 +55,7 @@ export function stateOf(limits: RateLimits, remaining: Remaining, windows: Windo
   };
 }
 
-/** Whole seconds until `targetMs`, at least 1 (Retry-After). */
-export function secondsUntil(targetMs: number, nowMs: number): number {
-  return Math.max(1, Math.ceil((targetMs - nowMs) / 1000));
+/** Whole seconds until `targetMs`, at least `floor` (1 for Retry-After; RateLimit's t may be 0). */
+export function secondsUntil(targetMs: number, nowMs: number, floor = 1): number {
+  return Math.max(floor, Math.ceil((targetMs - nowMs) / 1000));
 }
