@@ -40,6 +40,10 @@ export interface LimiterItem {
 
 export type KeyMarker = 'ban' | 'revoked';
 
+/** A counter's count in `window`: 0 when it holds another window's. */
+export const countIn = (counter: WindowCount | undefined, window: number) =>
+  counter?.window === window ? counter.count : 0;
+
 export const minuteCounter = (minute: number) => `m${minute}`;
 export const dayCounter = (day: number) => `d${day}`;
 export const keyMinuteCounter = (keyId: string, minute: number) => `${keyId}/m${minute}`;
