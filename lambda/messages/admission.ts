@@ -42,12 +42,6 @@ export type Verdict<T> =
     readonly claim: IdempotencyEntry | undefined;
   };
 
-/** A request whose Idempotency-Key is held: judged without counting, then answered (or refused) by `answer`. */
-interface Judged {
-  readonly mode: 'send' | 'read';
-  readonly answer: () => Verdict<never>;
-}
-
 /**
  * The admission of a send (401 → 429 → 400 → 413, then 409): one limiter call, which counts an
  * admitted request or judges the others; an Idempotency-Key is claimed before it (one write).
@@ -64,35 +58,25 @@ export async function admit<T>(
     valid = request.validate();
   } catch (error) {
     if (!(error instanceof HttpProblem)) throw error;
-    const invalid = error;
-    return judged(subject, deps, headers, 'send', () => {
-      rejected(invalid.code);
-      throw invalid;
-    });
+    // Judged without counting: a refusal of the key (ban, limit) wins.
+    enforce(await deps.limiter.peek(subject, 'send'), headers);
+    rejected(error.code);
+    throw error;
   }
 
   const units = request.units(valid);
   const claim = request.claimOf(caller, valid);
   const held = claim ? await claimKey(claim, deps) : undefined;
-  if (held) return judged(subject, deps, headers, held.mode, held.answer);
+  if (held) {
+    enforce(await deps.limiter.peek(subject, 'read'), headers);
+    return held();
+  }
 
   const decision = await counted(subject, units, deps, claim);
   headers.set(rateLimitHeaders(decision.state));
   if (decision.outcome === 'allowed') return { outcome: 'admitted', caller, valid, decision, claim };
   const custom = decision.outcome === 'rate_limited' ? request.rateLimited?.(decision, units) : undefined;
   throw custom ?? refusal(decision);
-}
-
-/** The request judged without counting: a refusal of the key (ban, limit) wins, else `answer` answers. */
-async function judged(
-  subject: KeySubject,
-  deps: AdmissionDeps,
-  headers: ResponseHeaders,
-  mode: 'send' | 'read',
-  answer: () => Verdict<never>,
-): Promise<Verdict<never>> {
-  enforce(await deps.limiter.peek(subject, mode), headers);
-  return answer();
 }
 
 /** The counting write, its latency recorded (failed calls too); when nothing is counted the claim is freed. */
@@ -116,36 +100,30 @@ async function counted(
 }
 
 /**
- * Claims the Idempotency-Key; a held key is answered from its holder (409 for another body, the
- * first answer replayed, 409 while it is in flight); a holder that never completed is taken over.
+ * Claims the Idempotency-Key; a held key gets the answer of its holder, given once judged as a read (409 for
+ * another body, the first answer replayed, 409 while it is in flight); a holder that never completed is taken over.
  */
-async function claimKey(claim: IdempotencyEntry, deps: AdmissionDeps): Promise<Judged | undefined> {
+async function claimKey(claim: IdempotencyEntry, deps: AdmissionDeps): Promise<(() => Verdict<never>) | undefined> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const result = await deps.idempotency.claim(claim, deps.clock.now());
     if (result.claimed) return undefined;
     const existing = result.existing;
     if (existing.requestHash !== claim.requestHash) {
-      return {
-        mode: 'read',
-        answer: () => {
-          rejected('idempotency_conflict');
-          const detail = 'This Idempotency-Key was already used with a different request body. Use a new key for a new message.';
-          throw refuse('idempotency_conflict', detail, 409);
-        },
+      return () => {
+        rejected('idempotency_conflict');
+        const detail = 'This Idempotency-Key was already used with a different request body. Use a new key for a new message.';
+        throw refuse('idempotency_conflict', detail, 409);
       };
     }
-    if (await deps.messages.get(existing.messageId)) return { mode: 'read', answer: () => ({ outcome: 'replay', existing }) };
+    if (await deps.messages.get(existing.messageId)) return () => ({ outcome: 'replay', existing });
     if (deps.clock.now() - existing.createdAtMs < STALE_CLAIM_MS) {
-      return {
-        mode: 'read',
-        answer: () => {
-          throw new HttpProblem({
-            status: 409,
-            code: 'idempotency_in_progress',
-            detail: 'A request with this Idempotency-Key is still being processed. Retry shortly.',
-            headers: { 'Retry-After': '1' },
-          });
-        },
+      return () => {
+        throw new HttpProblem({
+          status: 409,
+          code: 'idempotency_in_progress',
+          detail: 'A request with this Idempotency-Key is still being processed. Retry shortly.',
+          headers: { 'Retry-After': '1' },
+        });
       };
     }
     // The earlier request never completed: take its claim over and handle this one as new.
