@@ -1,6 +1,6 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { RateLimits } from '../../contracts/plans.js';
-import type { Caller, KeyCaller } from '../keys/index.js';
+import type { KeyCaller } from '../keys/index.js';
 import { type KeySubject, type LimiterDecision, type RateLimiter, rateLimitHeaders } from '../rate-limits/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { ResponseHeaders } from '../shared/http.js';
@@ -8,6 +8,7 @@ import { metrics } from '../shared/powertools.js';
 import { HttpProblem, problems, refuse } from '../shared/problem.js';
 import { enforce, keySubject, refusal, rejected, requireKey } from './access.js';
 import type { IdempotencyEntry, IdempotencyStore, MessageStore } from './ports.js';
+import type { ApiRequestContext } from './read-message.js';
 
 /** A claim whose request never completed (e.g. the function timed out) is taken over after this. */
 const STALE_CLAIM_MS = 30_000;
@@ -21,8 +22,6 @@ export interface AdmissionDeps {
 }
 
 export interface AdmissionRequest<T> {
-  readonly caller: Caller;
-  readonly sourceIp: string;
   /** Pure: the send's valid content, or the 400/413 it throws (answered after 401 and 429). */
   readonly validate: () => T;
   readonly units: (valid: T) => number;
@@ -47,11 +46,12 @@ export type Verdict<T> =
  * admitted request or judges the others; an Idempotency-Key is claimed before it (one write).
  */
 export async function admit<T>(
+  party: ApiRequestContext,
   request: AdmissionRequest<T>,
   deps: AdmissionDeps,
   headers: ResponseHeaders,
 ): Promise<Verdict<T>> {
-  const caller = await requireKey(request.caller, request.sourceIp, deps, headers);
+  const caller = await requireKey(party.caller, party.sourceIp, deps, headers);
   const subject = keySubject(caller);
   let valid: T;
   try {

@@ -32,9 +32,8 @@ export async function sendBatch(
   const nowMs = deps.clock.now();
   let records: MessageRecord[] = [];
   const verdict = await admit(
+    request,
     {
-      caller: request.caller,
-      sourceIp: request.sourceIp,
       validate: () => validateBatchRequest(request, { maxMessageBytes: deps.config.maxBodyBytes }),
       units: (valid) => valid.messages.length,
       claimOf: (caller, valid) => {

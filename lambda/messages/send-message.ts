@@ -86,9 +86,8 @@ export async function sendMessage(
   const nowMs = deps.clock.now();
   let record: MessageRecord | undefined;
   const verdict = await admit(
+    request,
     {
-      caller: request.caller,
-      sourceIp: request.sourceIp,
       validate: () => validateSendRequest(request, deps.config.maxBodyBytes),
       units: () => 1,
       claimOf: (caller, valid) => {
