@@ -8,11 +8,9 @@ import { keyItemId } from './shards.js';
 export const BANNED_FLUSH_INTERVAL_MS = 5_000;
 
 /**
- * Counts the 429s of banned keys for the usage history without a write per refusal (a flooding
- * banned key must not buy one): a container adds them up and writes them (`banned:<date>` on the
- * key item) at most once per interval, at once or with a trailing write at the interval's end. The
- * request that starts a write waits for it (a Lambda environment freezes once it answers); what a
- * recycled environment holds is lost, so counts are lower bounds. A failed write is put back.
+ * Counts banned keys' 429s for the usage history (docs/owners.md) without a write per refusal: a container writes
+ * them at most once per interval, at once or trailing; the request that starts a write waits for it (a Lambda
+ * environment freezes once it answers). A failed write is put back.
  */
 export class BannedRefusalTally {
   /** `<keyId> <date>` → refusals not written yet. */
