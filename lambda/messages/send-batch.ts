@@ -54,7 +54,6 @@ export async function sendBatch(
   );
   if (verdict.outcome === 'replay') return replayed(verdict.existing, records.map((r) => r.message));
 
-  const units = records.length;
   await writeOrUndo(
     {
       kind: 'batch',
@@ -73,7 +72,7 @@ export async function sendBatch(
     deps,
     headers,
   );
-  metrics.addMetric('MessageAccepted', MetricUnit.Count, units);
+  metrics.addMetric('MessageAccepted', MetricUnit.Count, records.length);
   return { statusCode: 202, body: { data: records.map(toAcceptedMessage) } };
 }
 
