@@ -1,24 +1,21 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { RateLimits } from '../../contracts/plans.js';
 import type { KeyCaller } from '../keys/index.js';
-import { type KeySubject, type LimiterDecision, type RateLimiter, rateLimitHeaders } from '../rate-limits/index.js';
+import { type KeySubject, type LimiterDecision, rateLimitHeaders } from '../rate-limits/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { ResponseHeaders } from '../shared/http.js';
 import { metrics } from '../shared/powertools.js';
 import { HttpProblem, problems, refuse } from '../shared/problem.js';
-import { enforce, keySubject, refusal, rejected, requireKey } from './access.js';
+import { type AccessDeps, enforce, keySubject, refusal, rejected, requireKey } from './access.js';
 import type { IdempotencyEntry, IdempotencyStore, MessageStore } from './ports.js';
 import type { ApiRequestContext } from './read-message.js';
 
 /** A claim whose request never completed (e.g. the function timed out) is taken over after this. */
 const STALE_CLAIM_MS = 30_000;
 
-export interface AdmissionDeps {
-  readonly limiter: RateLimiter;
+export interface AdmissionDeps extends AccessDeps {
   readonly idempotency: IdempotencyStore;
   readonly messages: Pick<MessageStore, 'get'>;
   readonly clock: Clock;
-  readonly anonymousLimits: RateLimits;
 }
 
 export interface AdmissionRequest<T> {

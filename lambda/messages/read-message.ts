@@ -1,15 +1,11 @@
-import type { RateLimits } from '../../contracts/plans.js';
 import type { Caller } from '../keys/index.js';
-import type { RateLimiter } from '../rate-limits/index.js';
 import type { ApiResult, ResponseHeaders } from '../shared/http.js';
 import { problems } from '../shared/problem.js';
-import { enforce, keySubject, requireKey } from './access.js';
+import { type AccessDeps, enforce, keySubject, requireKey } from './access.js';
 import type { MessageStore } from './ports.js';
 
-export interface ReadMessageDeps {
-  readonly limiter: RateLimiter;
+export interface ReadMessageDeps extends AccessDeps {
   readonly messages: MessageStore;
-  readonly anonymousLimits: RateLimits;
 }
 
 export interface ApiRequestContext {

@@ -1,15 +1,13 @@
 import { createHash } from 'node:crypto';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { RateLimits } from '../../contracts/plans.js';
 import type { KeyCaller } from '../keys/index.js';
-import type { RateLimiter } from '../rate-limits/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiResult, ResponseHeaders } from '../shared/http.js';
 import { logger, metrics } from '../shared/powertools.js';
 import { monotonicUlid } from '../shared/ulid.js';
 import { beforeAnswer } from '../shared/deadline.js';
 import { HttpProblem, problems } from '../shared/problem.js';
-import { rejected } from './access.js';
+import { type AccessDeps, rejected } from './access.js';
 import { admit, type Verdict } from './admission.js';
 import { envelopeOf, type MessageRecord, toAcceptedMessage } from './message.js';
 import type { IdempotencyEntry, IdempotencyStore, MessageQueue, MessageStore } from './ports.js';
@@ -23,14 +21,12 @@ export interface MessagesConfig {
   readonly maxReceiveCount: number;
 }
 
-export interface SendMessageDeps {
-  readonly limiter: RateLimiter;
+export interface SendMessageDeps extends AccessDeps {
   readonly messages: MessageStore;
   readonly queue: MessageQueue;
   readonly idempotency: IdempotencyStore;
   readonly clock: Clock;
   readonly config: MessagesConfig;
-  readonly anonymousLimits: RateLimits;
 }
 
 export interface SendRequest extends RawRequest, ApiRequestContext {
