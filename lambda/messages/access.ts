@@ -1,7 +1,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { RateLimits } from '../../contracts/plans.js';
 import type { Caller, KeyCaller } from '../keys/index.js';
-import { anonymousItemId, decisionHeaders, type KeySubject, type LimiterDecision, type RateLimiter } from '../rate-limits/index.js';
+import { anonymousItemId, type KeySubject, type LimiterDecision, type RateLimiter, rateLimitHeaders } from '../rate-limits/index.js';
 import type { ResponseHeaders } from '../shared/http.js';
 import { metrics } from '../shared/powertools.js';
 import { HttpProblem, problems } from '../shared/problem.js';
@@ -23,23 +23,7 @@ export function unauthorized(reason: Extract<Caller, { kind: 'anonymous' }>['rea
   return problems.unauthorized(UNAUTHORIZED_DETAIL[reason]);
 }
 
-/** A caller without a valid key, counted against its IP's anonymous budget: 401, or 429 once that is spent. */
-export async function anonymousRefusal(
-  caller: Extract<Caller, { kind: 'anonymous' }>,
-  sourceIp: string,
-  deps: AccessDeps,
-  headers: ResponseHeaders,
-): Promise<HttpProblem> {
-  const decision = await deps.limiter.consume({
-    id: anonymousItemId(sourceIp),
-    limits: deps.anonymousLimits,
-    kind: 'anonymous',
-  });
-  headers.set(decisionHeaders(decision));
-  return decision.outcome === 'allowed' ? unauthorized(caller.reason) : refusal(decision, 'anonymous');
-}
-
-/** First step of a read (sends do it in admission.ts): the caller's key, or its anonymous refusal thrown. */
+/** The caller's key; one without is counted against its IP's anonymous budget: 401, or 429 once that is spent. */
 export async function requireKey(
   caller: Caller,
   sourceIp: string,
@@ -47,7 +31,10 @@ export async function requireKey(
   headers: ResponseHeaders,
 ): Promise<KeyCaller> {
   if (caller.kind === 'key') return caller;
-  throw await anonymousRefusal(caller, sourceIp, deps, headers);
+  const subject = { kind: 'anonymous', id: anonymousItemId(sourceIp), limits: deps.anonymousLimits } as const;
+  const decision = await deps.limiter.consume(subject);
+  headers.set(rateLimitHeaders(decision.state));
+  throw decision.outcome === 'allowed' ? unauthorized(caller.reason) : refusal(decision, 'anonymous');
 }
 
 /** The key draws on its account's budget; a ban or revocation is the key's own. */
@@ -60,7 +47,7 @@ export function enforce(
   decision: LimiterDecision,
   headers: ResponseHeaders,
 ): asserts decision is Extract<LimiterDecision, { outcome: 'allowed' }> {
-  headers.set(decisionHeaders(decision));
+  headers.set(rateLimitHeaders(decision.state));
   if (decision.outcome !== 'allowed') throw refusal(decision);
 }
 

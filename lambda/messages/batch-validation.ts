@@ -1,11 +1,11 @@
 import { HttpProblem, problems } from '../shared/problem.js';
 import {
-  byRank,
   type CodedFieldError,
   fieldErrorsOf,
   isPlainSend,
   type RawRequest,
   readJsonRequest,
+  sendFieldErrors,
   throwFieldErrors,
 } from './validation.js';
 
@@ -50,25 +50,18 @@ export function validateBatchRequest(request: RawRequest, limits: { readonly max
 }
 
 /** `messages` (an array of 1 to 100) and nothing else at the top level. */
-function topLevelErrors(body: Record<string, unknown>): CodedFieldError[] {
-  const errors: CodedFieldError[] = [];
-  const items = body.messages;
-  if (items === undefined) errors.push({ field: 'messages', message: 'is required', code: 'missing_field' });
-  else if (!Array.isArray(items)) {
-    errors.push({ field: 'messages', message: 'must be an array of {"message": "…"} objects', code: 'invalid_field' });
-  } else if (items.length === 0 || items.length > MAX_BATCH_MESSAGES) {
-    errors.push({
-      field: 'messages',
-      message: `must hold 1 to ${MAX_BATCH_MESSAGES} messages, got ${items.length}`,
-      code: 'invalid_field',
-    });
-  }
-  const unknown = Object.keys(body).filter((key) => key !== 'messages');
-  for (const key of unknown.slice(0, TOP_LEVEL_ERRORS)) {
-    errors.push({ field: key, message: 'is not a known field (only "messages" is accepted)', code: 'unknown_field' });
-  }
-  return errors.sort(byRank);
-}
+const topLevelErrors = (body: Record<string, unknown>) =>
+  fieldErrorsOf(
+    body,
+    'messages',
+    (items) =>
+      !Array.isArray(items)
+        ? 'must be an array of {"message": "…"} objects'
+        : items.length === 0 || items.length > MAX_BATCH_MESSAGES
+          ? `must hold 1 to ${MAX_BATCH_MESSAGES} messages, got ${items.length}`
+          : undefined,
+    TOP_LEVEL_ERRORS,
+  );
 
 /** One item's errors, by the single-send rules, with its position in the field names. */
 function itemErrors(item: unknown, index: number): CodedFieldError[] {
@@ -77,7 +70,7 @@ function itemErrors(item: unknown, index: number): CodedFieldError[] {
     return [{ field: at, message: 'must be an object such as {"message": "Hello"}', code: 'invalid_field' }];
   }
   if (isPlainSend(item)) return [];
-  const errors = fieldErrorsOf(item as Record<string, unknown>);
+  const errors = sendFieldErrors(item as Record<string, unknown>);
   const listed = errors.slice(0, ERRORS_PER_ITEM).map((e) => ({ ...e, field: `${at}.${e.field}` }));
   if (errors.length > ERRORS_PER_ITEM) {
     listed.push({ field: at, message: `and ${errors.length - ERRORS_PER_ITEM} more problems`, code: 'unknown_field' });

@@ -38,7 +38,7 @@ export class DynamoDbMessageStore implements MessageStore, MessageBatchStore {
   async createAll(records: readonly MessageRecord[]): Promise<void> {
     await Promise.all(
       chunksOf(records, BATCH_WRITE_MAX).map((chunk) =>
-        untilAllTaken(chunk, (pending) => this.putChunk(pending), (left) => new BatchWriteError('put', left.length), this.pacing),
+        untilAllTaken(chunk, (rest) => this.putChunk(rest), (left) => new BatchWriteError(left.length), this.pacing),
       ),
     );
   }
@@ -195,11 +195,8 @@ export class DynamoDbMessageStore implements MessageStore, MessageBatchStore {
 }
 
 export class BatchWriteError extends Error {
-  constructor(
-    readonly operation: 'put' | 'delete',
-    readonly left: number,
-  ) {
-    super(`BatchWriteItem left ${left} ${operation} requests unprocessed after its retries`);
+  constructor(readonly left: number) {
+    super(`BatchWriteItem left ${left} put requests unprocessed after its retries`);
     this.name = 'BatchWriteError';
   }
 }

@@ -4,13 +4,8 @@ import { callerFromContext } from '../keys/index.js';
 import { type ApiResult, problemResult, ResponseHeaders, toProxyResult } from '../shared/http.js';
 import { withDeadline } from '../shared/deadline.js';
 import { powertools, TIMEOUT_EARLY_MS } from '../shared/middleware.js';
-import {
-  type ApiRequestContext,
-  listAccountMessages,
-  type ReadMessageDeps,
-  readMessage,
-  unrouted,
-} from './read-message.js';
+import { listMessages, readAccountMessage } from './account-messages.js';
+import { type ApiRequestContext, keyedRead, type ReadMessageDeps, unrouted } from './read-message.js';
 import { type SendBatchDeps, sendBatch } from './send-batch.js';
 import { type SendMessageDeps, type SendRequest, sendMessage } from './send-message.js';
 
@@ -102,12 +97,14 @@ export function createSendRoutesHandler(deps: SendMessageDeps & SendBatchDeps) {
   );
 }
 
-/** The read function serves both GET routes (one message, the log), told apart by their resource. */
+/** The read function serves both GET routes, told apart by their resource: the log, or one message of the account. */
 export function createGetMessageHandler(deps: ReadMessageDeps) {
   return apiHandler((event, party, headers) =>
-    event.resource === '/messages'
-      ? listAccountMessages({ ...party, query: event.queryStringParameters ?? {} }, deps, headers)
-      : readMessage({ ...party, id: event.pathParameters?.id ?? '' }, deps, headers),
+    keyedRead(party, deps, headers, (accountId) =>
+      event.resource === '/messages'
+        ? listMessages(accountId, event.queryStringParameters ?? {}, deps)
+        : readAccountMessage(accountId, event.pathParameters?.id ?? '', deps),
+    ),
   );
 }
 

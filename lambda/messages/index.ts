@@ -1,6 +1,6 @@
 /** The Messages capability's public module, for other capabilities (cheap to import). */
 export { DynamoDbMessageStore } from './dynamodb-message-store.js';
-export { type ListMessagesOptions, listMessages, type MessageLogPage, readAccountMessage } from './account-messages.js';
+export { type ListMessagesOptions, listMessages, readAccountMessage } from './account-messages.js';
 export {
   MESSAGE_STATUSES,
   type MessageRecord,

@@ -193,7 +193,6 @@ async function runProcessor(record: MessageRecord, attempt: number, deps: Proces
     metrics.addMetric('ProcessorAttemptFailed', MetricUnit.Count, 1);
     throw new AttemptError({ attempts: attempt, lastError }, error);
   }
-  if (value === undefined) return { kind: 'done', result: {} };
   let json: string | undefined;
   try {
     json = JSON.stringify(value);
@@ -201,6 +200,7 @@ async function runProcessor(record: MessageRecord, attempt: number, deps: Proces
     const lastError = `the processor's result is not JSON: ${sanitizeError(error)}`;
     throw new AttemptError({ attempts: attempt, lastError }, new Error(lastError));
   }
+  // Nothing to keep: undefined, or a value JSON has no text for (a function, a symbol).
   if (json === undefined) return { kind: 'done', result: {} };
   const bytes = Buffer.byteLength(json, 'utf8');
   if (bytes > RESULT_MAX_BYTES) {

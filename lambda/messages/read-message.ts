@@ -1,16 +1,11 @@
-import type { RateLimits } from '../../contracts/plans.js';
 import type { Caller } from '../keys/index.js';
-import type { RateLimiter } from '../rate-limits/index.js';
 import type { ApiResult, ResponseHeaders } from '../shared/http.js';
 import { problems } from '../shared/problem.js';
-import { enforce, keySubject, requireKey } from './access.js';
-import { type ListMessagesOptions, listMessages, readAccountMessage } from './account-messages.js';
+import { type AccessDeps, enforce, keySubject, requireKey } from './access.js';
 import type { MessageStore } from './ports.js';
 
-export interface ReadMessageDeps {
-  readonly limiter: RateLimiter;
+export interface ReadMessageDeps extends AccessDeps {
   readonly messages: MessageStore;
-  readonly anonymousLimits: RateLimits;
 }
 
 export interface ApiRequestContext {
@@ -20,29 +15,15 @@ export interface ApiRequestContext {
   readonly log?: Readonly<Record<string, unknown>>;
 }
 
-/** GET /messages/{id}: the record, for the account that sent it only (anything else is a 404). */
-export const readMessage = (
-  request: ApiRequestContext & { readonly id: string },
-  deps: ReadMessageDeps,
-  headers: ResponseHeaders,
-) => keyedRead(request, deps, headers, (accountId) => readAccountMessage(accountId, request.id, deps));
-
-/** GET /messages: the caller's account's message log (account-messages.ts). */
-export const listAccountMessages = (
-  request: ApiRequestContext & { readonly query: ListMessagesOptions },
-  deps: ReadMessageDeps,
-  headers: ResponseHeaders,
-) => keyedRead(request, deps, headers, (accountId) => listMessages(accountId, request.query, deps));
-
 /**
  * A read: it does not consume the sending budget, but a banned key is refused. The limiter's check
  * and the read run side by side (one round trip); the limiter's answer comes first (429 before 404 or 400).
  */
-async function keyedRead<T>(
+export async function keyedRead(
   request: ApiRequestContext,
   deps: ReadMessageDeps,
   headers: ResponseHeaders,
-  read: (accountId: string) => Promise<T>,
+  read: (accountId: string) => Promise<unknown>,
 ): Promise<ApiResult> {
   const caller = await requireKey(request.caller, request.sourceIp, deps, headers);
   const [decision, found] = await Promise.allSettled([

@@ -4,7 +4,7 @@ import type { ApiResult, ResponseHeaders } from '../shared/http.js';
 import { metrics } from '../shared/powertools.js';
 import { HttpProblem } from '../shared/problem.js';
 import { rejected } from './access.js';
-import { admit, parse } from './admission.js';
+import { admit } from './admission.js';
 import { validateBatchRequest } from './batch-validation.js';
 import { envelopeOf, type MessageRecord, toAcceptedMessage } from './message.js';
 import type { IdempotencyEntry, MessageBatchQueue, MessageBatchStore, MessageStore } from './ports.js';
@@ -32,10 +32,9 @@ export async function sendBatch(
   const nowMs = deps.clock.now();
   let records: MessageRecord[] = [];
   const verdict = await admit(
+    request,
     {
-      caller: request.caller,
-      sourceIp: request.sourceIp,
-      parsed: parse(() => validateBatchRequest(request, { maxMessageBytes: deps.config.maxBodyBytes })),
+      validate: () => validateBatchRequest(request, { maxMessageBytes: deps.config.maxBodyBytes }),
       units: (valid) => valid.messages.length,
       claimOf: (caller, valid) => {
         records = valid.messages.map((message) => queuedRecord(caller, message, nowMs, deps.config.retentionDays));
@@ -53,10 +52,8 @@ export async function sendBatch(
     deps,
     headers,
   );
-  if (verdict.outcome === 'refused') throw verdict.problem;
   if (verdict.outcome === 'replay') return replayed(verdict.existing, records.map((r) => r.message));
 
-  const units = records.length;
   await writeOrUndo(
     {
       kind: 'batch',
@@ -75,7 +72,7 @@ export async function sendBatch(
     deps,
     headers,
   );
-  metrics.addMetric('MessageAccepted', MetricUnit.Count, units);
+  metrics.addMetric('MessageAccepted', MetricUnit.Count, records.length);
   return { statusCode: 202, body: { data: records.map(toAcceptedMessage) } };
 }
 

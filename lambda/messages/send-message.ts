@@ -1,16 +1,14 @@
 import { createHash } from 'node:crypto';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { RateLimits } from '../../contracts/plans.js';
 import type { KeyCaller } from '../keys/index.js';
-import type { RateLimiter } from '../rate-limits/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiResult, ResponseHeaders } from '../shared/http.js';
 import { logger, metrics } from '../shared/powertools.js';
 import { monotonicUlid } from '../shared/ulid.js';
 import { beforeAnswer } from '../shared/deadline.js';
 import { HttpProblem, problems } from '../shared/problem.js';
-import { rejected } from './access.js';
-import { admit, parse, type Verdict } from './admission.js';
+import { type AccessDeps, rejected } from './access.js';
+import { admit, type Verdict } from './admission.js';
 import { envelopeOf, type MessageRecord, toAcceptedMessage } from './message.js';
 import type { IdempotencyEntry, IdempotencyStore, MessageQueue, MessageStore } from './ports.js';
 import type { ApiRequestContext } from './read-message.js';
@@ -23,14 +21,12 @@ export interface MessagesConfig {
   readonly maxReceiveCount: number;
 }
 
-export interface SendMessageDeps {
-  readonly limiter: RateLimiter;
+export interface SendMessageDeps extends AccessDeps {
   readonly messages: MessageStore;
   readonly queue: MessageQueue;
   readonly idempotency: IdempotencyStore;
   readonly clock: Clock;
   readonly config: MessagesConfig;
-  readonly anonymousLimits: RateLimits;
 }
 
 export interface SendRequest extends RawRequest, ApiRequestContext {
@@ -86,10 +82,9 @@ export async function sendMessage(
   const nowMs = deps.clock.now();
   let record: MessageRecord | undefined;
   const verdict = await admit(
+    request,
     {
-      caller: request.caller,
-      sourceIp: request.sourceIp,
-      parsed: parse(() => validateSendRequest(request, deps.config.maxBodyBytes)),
+      validate: () => validateSendRequest(request, deps.config.maxBodyBytes),
       units: () => 1,
       claimOf: (caller, valid) => {
         record = queuedRecord(caller, valid.message, nowMs, deps.config.retentionDays);
@@ -104,7 +99,6 @@ export async function sendMessage(
     deps,
     headers,
   );
-  if (verdict.outcome === 'refused') throw verdict.problem;
   if (verdict.outcome === 'replay') return replayedSend(verdict.existing);
   const queued = record as MessageRecord;
 

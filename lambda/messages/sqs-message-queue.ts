@@ -10,6 +10,12 @@ import type { MessageBatchQueue, MessageQueue } from './ports.js';
  */
 export const BATCH_SETTLE_SECONDS = 10;
 
+/** The body and the `messageId` attribute (the worker marks a corrupt body's record failed by it). */
+const entryOf = (envelope: MessageEnvelope) => ({
+  MessageBody: JSON.stringify(envelope),
+  MessageAttributes: { messageId: { DataType: 'String', StringValue: envelope.id } },
+});
+
 export class SqsMessageQueue implements MessageQueue, MessageBatchQueue {
   constructor(
     private readonly client: SQSClient,
@@ -18,13 +24,7 @@ export class SqsMessageQueue implements MessageQueue, MessageBatchQueue {
   ) {}
 
   async send(envelope: MessageEnvelope): Promise<void> {
-    await this.client.send(
-      new SendMessageCommand({
-        QueueUrl: this.queueUrl,
-        MessageBody: JSON.stringify(envelope),
-        MessageAttributes: { messageId: { DataType: 'String', StringValue: envelope.id } },
-      }),
-    );
+    await this.client.send(new SendMessageCommand({ QueueUrl: this.queueUrl, ...entryOf(envelope) }));
   }
 
   /** Chunks of 10 side by side; entries SQS failed on its side are sent again with backoff. */
@@ -45,12 +45,7 @@ export class SqsMessageQueue implements MessageQueue, MessageBatchQueue {
     const out = await this.client.send(
       new SendMessageBatchCommand({
         QueueUrl: this.queueUrl,
-        Entries: pending.map((envelope, i) => ({
-          Id: String(i),
-          DelaySeconds: BATCH_SETTLE_SECONDS,
-          MessageBody: JSON.stringify(envelope),
-          MessageAttributes: { messageId: { DataType: 'String', StringValue: envelope.id } },
-        })),
+        Entries: pending.map((e, i) => ({ Id: String(i), DelaySeconds: BATCH_SETTLE_SECONDS, ...entryOf(e) })),
       }),
     );
     const failed = out.Failed ?? [];

@@ -99,13 +99,13 @@ export function readJsonRequest(
 export function validateSendRequest(request: RawRequest, maxBodyBytes: number) {
   const { body: parsed, byteLength, idempotencyKey } = readJsonRequest(request, '{"message": "Hello"}');
 
-  if (!isPlainSend(parsed)) throwFieldErrors(fieldErrorsOf(parsed));
+  if (!isPlainSend(parsed)) throwFieldErrors(sendFieldErrors(parsed));
 
   if (byteLength > maxBodyBytes) throw problems.payloadTooLarge(maxBodyBytes);
   return { message: (parsed as { message: string }).message, idempotencyKey };
 }
 
-/** The common, valid body: exactly one field, a non-empty string `message` (fieldErrorsOf judges anything else). */
+/** The common, valid body: exactly one field, a non-empty string `message` (sendFieldErrors judges anything else). */
 export function isPlainSend(body: object): boolean {
   const message = (body as { message?: unknown }).message;
   if (typeof message !== 'string' || message === '' || !Object.hasOwn(body, 'message')) return false;
@@ -118,10 +118,6 @@ export function isPlainSend(body: object): boolean {
 
 export type CodedFieldError = FieldError & { code: 'missing_field' | 'invalid_field' | 'unknown_field' };
 
-/** Missing and wrongly-typed fields come before unknown ones, so `code` names the most useful fix. */
-const RANK = { missing_field: 0, invalid_field: 1, unknown_field: 2 } as const;
-export const byRank = (a: CodedFieldError, b: CodedFieldError) => RANK[a.code] - RANK[b.code];
-
 /** A 400 listing every field error (the first one's code), if there are any. */
 export function throwFieldErrors(errors: readonly CodedFieldError[]): void {
   if (errors.length === 0) return;
@@ -133,21 +129,27 @@ export function throwFieldErrors(errors: readonly CodedFieldError[]): void {
 }
 
 /**
- * Every problem with the fields of a body `{"message": string}` and nothing else (written out: the
- * one-field schema is not worth a schema library in every bundle). Unknown fields in body order.
+ * Every problem of a body that must hold `field` and nothing else: a missing or invalid `field` first
+ * (its code names the most useful fix), then at most `maxUnknown` unknown fields in body order.
  */
-export function fieldErrorsOf(body: Record<string, unknown>): CodedFieldError[] {
+export function fieldErrorsOf(
+  body: Record<string, unknown>,
+  field: string,
+  invalid: (value: unknown) => string | undefined,
+  maxUnknown = Number.POSITIVE_INFINITY,
+): CodedFieldError[] {
   const errors: CodedFieldError[] = [];
-  if (body.message === undefined) errors.push({ field: 'message', message: 'is required', code: 'missing_field' });
-  else if (typeof body.message !== 'string') {
-    errors.push({ field: 'message', message: 'must be a string', code: 'invalid_field' });
+  const value = body[field];
+  const problem = value === undefined ? 'is required' : invalid(value);
+  if (problem) errors.push({ field, message: problem, code: value === undefined ? 'missing_field' : 'invalid_field' });
+  for (const key of Object.keys(body).filter((k) => k !== field).slice(0, maxUnknown)) {
+    errors.push({ field: key, message: `is not a known field (only "${field}" is accepted)`, code: 'unknown_field' });
   }
-  for (const key in body) {
-    if (key !== 'message') {
-      errors.push({ field: key, message: 'is not a known field (only "message" is accepted)', code: 'unknown_field' });
-    }
-  }
-  // Checked whatever else is wrong, so one answer lists every problem with the body.
-  if (body.message === '') errors.push({ field: 'message', message: 'must not be empty', code: 'invalid_field' });
-  return errors.sort(byRank);
+  return errors;
 }
+
+/** The errors of a single send's body `{"message": string}` (written out: not worth a schema library in every bundle). */
+export const sendFieldErrors = (body: Record<string, unknown>) =>
+  fieldErrorsOf(body, 'message', (message) =>
+    typeof message !== 'string' ? 'must be a string' : message === '' ? 'must not be empty' : undefined,
+  );

@@ -1,12 +1,9 @@
 import type { RateLimits } from '../../contracts/plans.js';
-import { dayCounter, keyDayCounter, keyMinuteCounter, type LimiterItem, minuteCounter } from './limiter-item.js';
+import { countIn, dayCounter, keyDayCounter, keyMinuteCounter, type LimiterItem, minuteCounter } from './limiter-item.js';
 import type { LimiterStore } from './limiter-store.js';
 import { keyItemId, shardCount, shardId, shardIds, sliceOf } from './shards.js';
 import { ban as banKey } from './strikes.js';
 import { type Windows, windowsAt } from './windows.js';
-
-const countIn = (counter: { window: number; count: number } | undefined, window: number) =>
-  counter?.window === window ? counter.count : 0;
 
 interface KeyUsage {
   readonly minute: number;

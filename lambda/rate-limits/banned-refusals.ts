@@ -8,11 +8,9 @@ import { keyItemId } from './shards.js';
 export const BANNED_FLUSH_INTERVAL_MS = 5_000;
 
 /**
- * Counts the 429s of banned keys for the usage history without a write per refusal (a flooding
- * banned key must not buy one): a container adds them up and writes them (`banned:<date>` on the
- * key item) at most once per interval, at once or with a trailing write at the interval's end. The
- * request that starts a write waits for it (a Lambda environment freezes once it answers); what a
- * recycled environment holds is lost, so counts are lower bounds. A failed write is put back.
+ * Counts banned keys' 429s for the usage history (docs/owners.md) without a write per refusal: a container writes
+ * them at most once per interval, at once or trailing; the request that starts a write waits for it (a Lambda
+ * environment freezes once it answers). A failed write is put back.
  */
 export class BannedRefusalTally {
   /** `<keyId> <date>` → refusals not written yet. */
@@ -22,17 +20,14 @@ export class BannedRefusalTally {
   private trailing = false;
   private inFlight: Promise<void> = Promise.resolve();
 
-  constructor(
-    private readonly clock: Clock,
-    private readonly flushIntervalMs = BANNED_FLUSH_INTERVAL_MS,
-  ) {}
+  constructor(private readonly clock: Clock) {}
 
   /** Counts one refusal; starts a write when one is due, else makes sure one will be. The returned promise never rejects. */
   note(store: LimiterStore, keyId: string, nowMs: number): Promise<void> {
     const entry = `${keyId} ${utcDate(nowMs)}`;
     this.pending.set(entry, (this.pending.get(entry) ?? 0) + 1);
-    if (this.flushing || nowMs - this.lastFlushMs < this.flushIntervalMs) {
-      this.writeLater(store, Math.max(0, this.lastFlushMs + this.flushIntervalMs - nowMs));
+    if (this.flushing || nowMs - this.lastFlushMs < BANNED_FLUSH_INTERVAL_MS) {
+      this.writeLater(store, Math.max(0, this.lastFlushMs + BANNED_FLUSH_INTERVAL_MS - nowMs));
       return Promise.resolve();
     }
     return this.writeNow(store, nowMs);
@@ -52,7 +47,7 @@ export class BannedRefusalTally {
       this.trailing = false;
       if (this.pending.size === 0) return;
       const nowMs = this.clock.now();
-      const wait = this.lastFlushMs + this.flushIntervalMs - nowMs;
+      const wait = this.lastFlushMs + BANNED_FLUSH_INTERVAL_MS - nowMs;
       if (this.flushing || wait > 0) return this.writeLater(store, Math.max(1, wait));
       await this.writeNow(store, nowMs);
     };
@@ -91,6 +86,6 @@ export class BannedRefusalTally {
       this.flushing = false;
     }
     // A failed write's counts (put back above) go out with the next interval's write.
-    if (this.pending.size > 0) this.writeLater(store, this.flushIntervalMs);
+    if (this.pending.size > 0) this.writeLater(store, BANNED_FLUSH_INTERVAL_MS);
   }
 }

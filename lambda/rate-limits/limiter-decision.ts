@@ -1,5 +1,6 @@
 import type { BanPolicy, RateLimits } from '../../contracts/plans.js';
 import type { LimiterState, WindowName } from './limiter-state.js';
+import type { RefundWindows } from './limiter-store.js';
 
 /** A key of an account: it draws on the account's budget; bans and revocation are its own. */
 export interface KeySubject {
@@ -21,13 +22,8 @@ export interface AnonymousSubject {
 export type LimiterSubject = KeySubject | AnonymousSubject;
 
 /** Where a counted request was counted, for a refund. */
-export interface Consumption {
+export interface Consumption extends RefundWindows {
   readonly item: string;
-  readonly minuteWindow: number;
-  readonly dayWindow: number;
-  readonly keyId?: string;
-  /** @default 1 */
-  readonly units?: number;
 }
 
 export interface AllowedDecision {

@@ -1,12 +1,8 @@
 /**
- * The attributes of a limiter item and how they are read, shared by the DynamoDB and in-memory stores:
- * - counters `m<minute index>`, `d<day index>` (UTC);
- * - a shard's slice `minuteLimit`, `dayLimit`; the account's `perMinute`, `perDay` and `shards`;
- * - per key, `<keyId>/m<minute>`, `<keyId>/d<day>`, `<keyId>/u` (last use), `<keyId>/b` (banned
- *   until) and `<keyId>/x` (revoked until);
- * - on key items (`key#<id>`): `strikeWindowStart`, `strikeCount`, and 429s per UTC day,
- *   `rateLimited:<YYYY-MM-DD>`, `banned:<YYYY-MM-DD>`;
- * - on anonymous items (`ip#<addr>`): `expiresAt` (TTL).
+ * The attributes of a limiter item and how they are read, shared by the DynamoDB and in-memory stores: the
+ * counters, slices and key markers of docs/contributors/limiter.md, a key's last use `<keyId>/u`, on key items
+ * `strikeWindowStart`, `strikeCount` and 429s per UTC day (`rateLimited:<YYYY-MM-DD>`, `banned:<YYYY-MM-DD>`),
+ * on anonymous items `expiresAt` (TTL).
  */
 
 export interface WindowCount {
@@ -39,6 +35,10 @@ export interface LimiterItem {
 }
 
 export type KeyMarker = 'ban' | 'revoked';
+
+/** A counter's count in `window`: 0 when it holds another window's. */
+export const countIn = (counter: WindowCount | undefined, window: number) =>
+  counter?.window === window ? counter.count : 0;
 
 export const minuteCounter = (minute: number) => `m${minute}`;
 export const dayCounter = (day: number) => `d${day}`;

@@ -1,5 +1,5 @@
 import type { RateLimits } from '../../contracts/plans.js';
-import type { LimiterItem } from './limiter-item.js';
+import { countIn, type LimiterItem } from './limiter-item.js';
 import { dayWindowEndMs, minuteWindowEndMs, type Windows } from './windows.js';
 
 export type WindowName = 'minute' | 'day';
@@ -31,11 +31,9 @@ export interface Remaining {
 
 /** What remains on one item: its slice less its counts (with several shards, a lower bound of the account's). */
 export function remainingOn(item: LimiterItem | undefined, windows: Windows, fallback: RateLimits): Remaining {
-  const minuteCount = item?.minute?.window === windows.minute ? item.minute.count : 0;
-  const dayCount = item?.day?.window === windows.day ? item.day.count : 0;
   return {
-    minute: Math.max(0, (item?.minuteLimit ?? fallback.perMinute) - minuteCount),
-    day: Math.max(0, (item?.dayLimit ?? fallback.perDay) - dayCount),
+    minute: Math.max(0, (item?.minuteLimit ?? fallback.perMinute) - countIn(item?.minute, windows.minute)),
+    day: Math.max(0, (item?.dayLimit ?? fallback.perDay) - countIn(item?.day, windows.day)),
   };
 }
 
@@ -55,7 +53,7 @@ export function stateOf(limits: RateLimits, remaining: Remaining, windows: Windo
   };
 }
 
-/** Whole seconds until `targetMs`, at least 1 (Retry-After). */
-export function secondsUntil(targetMs: number, nowMs: number): number {
-  return Math.max(1, Math.ceil((targetMs - nowMs) / 1000));
+/** Whole seconds until `targetMs`, at least `floor` (1 for Retry-After; RateLimit's t may be 0). */
+export function secondsUntil(targetMs: number, nowMs: number, floor = 1): number {
+  return Math.max(floor, Math.ceil((targetMs - nowMs) / 1000));
 }

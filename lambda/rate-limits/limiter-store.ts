@@ -1,8 +1,6 @@
 import type { RateLimits } from '../../contracts/plans.js';
 import type { KeyMarker, LimiterItem } from './limiter-item.js';
 
-export type { KeyEntry, KeyMarker, LimiterItem, WindowCount } from './limiter-item.js';
-
 export interface ConsumeCondition {
   readonly minuteWindow: number;
   readonly dayWindow: number;

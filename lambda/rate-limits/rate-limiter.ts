@@ -243,12 +243,8 @@ export class RateLimiter {
       keyId: subject.keyId,
     };
     if (units !== 1) consumption.units = units;
-    const decision: Mutable<AllowedDecision> = {
-      outcome: 'allowed',
-      state: stateOf(limitsOn(item, subject.limits), remainingOn(item, windows, subject.limits), windows, nowMs),
-      consumption,
-    };
-    return this.withHousekeeping(decision, counted);
+    const state = stateOf(limitsOn(item, subject.limits), remainingOn(item, windows, subject.limits), windows, nowMs);
+    return this.withHousekeeping({ outcome: 'allowed', state, consumption }, counted);
   }
 
   private withHousekeeping(decision: Mutable<AllowedDecision>, counted: Counted): AllowedDecision {

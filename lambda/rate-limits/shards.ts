@@ -4,8 +4,8 @@ import type { RateLimits } from '../../contracts/plans.js';
 const SHARD_MINUTE_CAPACITY = 30_000;
 export const MAX_SHARDS = 32;
 
-export function shardCount(limits: RateLimits, capacity = SHARD_MINUTE_CAPACITY): number {
-  return Math.min(MAX_SHARDS, Math.max(1, Math.ceil(limits.perMinute / capacity)));
+export function shardCount(limits: RateLimits): number {
+  return Math.min(MAX_SHARDS, Math.max(1, Math.ceil(limits.perMinute / SHARD_MINUTE_CAPACITY)));
 }
 
 /** The limits a shard admits: the slices sum to the account's limits exactly (the first shards take the remainders). */

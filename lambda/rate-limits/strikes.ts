@@ -1,6 +1,6 @@
 import type { BanPolicy } from '../../contracts/plans.js';
-import { expiredRefusalCounters, refusalCounter, utcDate } from './limiter-item.js';
-import type { LimiterItem, LimiterStore, StrikeTally } from './limiter-store.js';
+import { expiredRefusalCounters, type LimiterItem, refusalCounter, utcDate } from './limiter-item.js';
+import type { LimiterStore, StrikeTally } from './limiter-store.js';
 import { keyItemId } from './shards.js';
 
 export const STRIKE_WINDOW_MS = 60_000;

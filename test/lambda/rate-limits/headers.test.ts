@@ -1,6 +1,6 @@
 import { parseList } from 'structured-headers';
 import { describe, expect, it } from 'vitest';
-import { bindingWindow, decisionHeaders, rateLimitHeaders } from '../../../lambda/rate-limits/headers.js';
+import { bindingWindow, rateLimitHeaders } from '../../../lambda/rate-limits/headers.js';
 import type { LimiterState } from '../../../lambda/rate-limits/limiter-state.js';
 
 /** 2026-11-21 10:15:00 UTC (a minute start) and midnight after it, in Unix seconds. */
@@ -134,15 +134,5 @@ describe('rateLimitHeaders', () => {
     for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
       expect(h[name]).toMatch(/^\d+$/);
     }
-  });
-});
-
-describe('decisionHeaders', () => {
-  it('are the headers of the decision\'s state', () => {
-    const s = state({ limit: 60, used: 48 }, { limit: 1_000, used: 500 });
-    expect(decisionHeaders({ outcome: 'rate_limited', state: s, window: 'minute', retryAfterSeconds: 30 })).toEqual(
-      rateLimitHeaders(s),
-    );
-    expect(decisionHeaders({ outcome: 'revoked', state: s })['X-RateLimit-Remaining']).toBe('12');
   });
 });
