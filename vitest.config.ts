@@ -44,7 +44,9 @@ export default defineConfig({
           testTimeout: 180_000,
           hookTimeout: 180_000,
           // Two files at a time, one per core; each file's module graph (aws-cdk-lib) is loaded once
-          // per worker, not once per file: the files build their own apps and share no state.
+          // per worker, not once per file. Files build their own apps, except that the files split from
+          // one (messages-api*, dashboard, domain-flow) share one read-only synth per worker through
+          // their *.fixture.ts, which vitest does not re-evaluate between files with isolate: false.
           isolate: false,
         },
       },

@@ -1,168 +1,44 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, type CfnResource, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Stack } from 'aws-cdk-lib';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type PlatformApp } from '../../../../lib/app.js';
-import { validateConfig } from '../../../../lib/config/index.js';
+import type { PlatformApp } from '../../../../lib/app.js';
 import { CONTROL_GATEWAY_RESPONSES } from '../../../../contracts/control-gateway-responses.js';
 import { CONTROL_CORS_HEADERS, CONTROL_CORS_METHODS, CONTROL_STAGE_NAME } from '../../../../lib/constructs/dashboard/control-api.js';
 import { DASHBOARD_OUTPUTS, type Dashboard } from '../../../../lib/constructs/dashboard/dashboard.js';
 import { DASHBOARD_CACHE_CONTROL } from '../../../../lib/constructs/dashboard/hosting.js';
-import { DashboardData, defaultDomainPrefix } from '../../../../lib/constructs/dashboard/dashboard-data.js';
-import { CONTROL_API_HANDLER, CONTROL_ENV, OWNERS_TABLE_KEYS } from '../../../../contracts/control-api.js';
-import { WEBHOOK_ENV } from '../../../../contracts/webhooks.js';
-import { ENV } from '../../../../contracts/messages.js';
 import { gatewayProblemBody } from '../../../../contracts/gateway-responses.js';
-import { DASHBOARD_DATA_OUTPUTS } from '../../../../lib/stacks/dashboard-stack.js';
-import { cdkJsonContext, SKIP_BUNDLING } from '../../support/cdk-app.js';
+import { dashboardStacksOfTheApp, type DashboardStacksOfTheApp, type Json, only } from './dashboard.fixture.js';
 
-/** CloudFormation JSON as the assertions library types it. */
-type Json = ReturnType<Template['toJSON']>;
-
-interface Statement {
-  Effect: string;
-  Action: string | string[];
-  Resource: unknown;
-  Condition?: unknown;
-}
-
-const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
-
-/** The one element of a list (fails the test otherwise). */
-function only<T>(items: readonly T[]): T {
-  expect(items).toHaveLength(1);
-  return items[0] as T;
-}
+// The dashboard stacks of the app: the Dashboard stack's control API, hosting, sign-in and outputs.
+// DashboardData is in dashboard-data.test.ts, the control function in control-function.test.ts.
 
 describe('the dashboard stacks (DashboardData, Dashboard) of the app', () => {
   let platform: PlatformApp;
   let stack: Stack;
-  let dataStack: Stack;
   let dashboard: Dashboard;
   let template: Template;
-  let dataTemplate: Template;
   let resources: Record<string, Json>;
   let assemblyDir: string;
-
-  /** A token as CloudFormation sees it in the Dashboard stack (cross-stack references resolved). */
-  const inStack = (token: string): unknown => stack.resolve(token);
-  const idOf = (construct: { node: { defaultChild?: unknown } }) =>
-    stack.getLogicalId(construct.node.defaultChild as CfnResource);
-  const distributionDomain = () => ({ 'Fn::GetAtt': [idOf(dashboard.distribution), 'DomainName'] });
-  const dashboardOrigin = () => ({ 'Fn::Join': ['', ['https://', distributionDomain()]] });
-  const gatewayResponse = (type: string) =>
-    only(Object.values(template.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: type } })) as Json[]);
+  let inStack: DashboardStacksOfTheApp['inStack'];
+  let idOf: DashboardStacksOfTheApp['idOf'];
+  let distributionDomain: DashboardStacksOfTheApp['distributionDomain'];
+  let gatewayResponse: DashboardStacksOfTheApp['gatewayResponse'];
 
   beforeAll(() => {
-    // Real handler entry, no bundling (esbuild, Vite): these tests read templates, not code.
-    platform = buildApp({ context: { ...cdkJsonContext(), ...SKIP_BUNDLING }, nag: false });
-    stack = platform.dashboardStack;
-    dataStack = platform.dashboardDataStack;
-    dashboard = platform.dashboardStack.dashboard;
-    assemblyDir = platform.app.synth().directory;
-    template = Template.fromStack(stack);
-    dataTemplate = Template.fromStack(dataStack);
-    resources = template.toJSON().Resources;
-  });
-
-  it('puts the stateful resources in DashboardData and the rest in Dashboard, which depends on the other stacks', () => {
-    expect(Object.keys(dataTemplate.findResources('AWS::Cognito::UserPool'))).toHaveLength(1);
-    dataTemplate.resourceCountIs('AWS::Cognito::UserPoolDomain', 1);
-    dataTemplate.resourceCountIs('AWS::DynamoDB::Table', 1);
-    template.resourceCountIs('AWS::Cognito::UserPool', 0);
-    template.resourceCountIs('AWS::DynamoDB::Table', 0);
-    template.resourceCountIs('AWS::ApiGateway::RestApi', 1);
-    template.resourceCountIs('AWS::CloudFront::Distribution', 1);
-    const others = [platform.dataStack, platform.apiStack, platform.domainsDataStack, platform.domainsStack, dataStack];
-    for (const other of others) {
-      expect(stack.dependencies, other.stackName).toContain(other);
-    }
-    expect(dataStack.dependencies).toEqual([]);
-  });
-
-  describe('DashboardData', () => {
-    it('has a user pool with self sign-up by email, verified emails, strong passwords and optional TOTP, retained', () => {
-      const pools = dataTemplate.findResources('AWS::Cognito::UserPool');
-      const pool = only(Object.values(pools) as Json[]);
-      expect(pool.DeletionPolicy).toBe('Retain');
-      expect(pool.UpdateReplacePolicy).toBe('Retain');
-      expect(pool.Properties).toMatchObject({
-        AdminCreateUserConfig: { AllowAdminCreateUserOnly: false },
-        UsernameAttributes: ['email'],
-        AutoVerifiedAttributes: ['email'],
-        UsernameConfiguration: { CaseSensitive: false },
-        UserAttributeUpdateSettings: { AttributesRequireVerificationBeforeUpdate: ['email'] },
-        MfaConfiguration: 'OPTIONAL',
-        EnabledMfas: ['SOFTWARE_TOKEN_MFA'],
-        DeletionProtection: 'ACTIVE',
-        UserPoolTier: 'ESSENTIALS',
-        AccountRecoverySetting: { RecoveryMechanisms: [{ Name: 'verified_email', Priority: 1 }] },
-        Policies: {
-          PasswordPolicy: {
-            MinimumLength: 12,
-            RequireLowercase: true,
-            RequireUppercase: true,
-            RequireNumbers: true,
-            RequireSymbols: true,
-            TemporaryPasswordValidityDays: 3,
-          },
-        },
-      });
-      expect(pool.Properties.Schema).toContainEqual(expect.objectContaining({ Name: 'email', Required: true, Mutable: true }));
-    });
-
-    it('hosts the newer managed login on a prefix domain unique per stack and account', () => {
-      dataTemplate.hasResourceProperties('AWS::Cognito::UserPoolDomain', {
-        ManagedLoginVersion: 2,
-        Domain: { 'Fn::Join': ['-', ['messagesplatform-dashboarddata', { Ref: 'AWS::AccountId' }]] },
-      });
-    });
-
-    it('has the Owners table keyed by ownerId, on demand, with PITR and KMS, retained with deletion protection', () => {
-      const table = only(Object.values(dataTemplate.findResources('AWS::DynamoDB::Table')) as Json[]);
-      expect(table.DeletionPolicy).toBe('Retain');
-      expect(table.Properties).toEqual({
-        KeySchema: [{ AttributeName: OWNERS_TABLE_KEYS.partitionKey, KeyType: 'HASH' }],
-        AttributeDefinitions: [{ AttributeName: OWNERS_TABLE_KEYS.partitionKey, AttributeType: 'S' }],
-        BillingMode: 'PAY_PER_REQUEST',
-        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-        SSESpecification: { SSEEnabled: true },
-        DeletionProtectionEnabled: true,
-        // The environment's tags (lib/app.ts tags every taggable resource).
-        Tags: [
-          { Key: 'Application', Value: 'MessagesPlatform' },
-          { Key: 'Environment', Value: 'MessagesPlatform' },
-        ],
-      });
-    });
-
-    it('takes the domain prefix from the dashboardDomainPrefix context', () => {
-      const { dashboardDataStack } = buildApp({
-        context: { ...cdkJsonContext(), ...SKIP_BUNDLING, dashboardDomainPrefix: 'owners-login' },
-        nag: false,
-      });
-      Template.fromStack(dashboardDataStack).hasResourceProperties('AWS::Cognito::UserPoolDomain', { Domain: 'owners-login' });
-    });
-
-    it('outputs the Owners table name', () => {
-      expect(Object.keys(dataTemplate.toJSON().Outputs).filter((o) => !o.startsWith('PublishOutput'))).toEqual([
-        DASHBOARD_DATA_OUTPUTS.ownersTableName,
-      ]);
-    });
-
-    it('refuses a domain prefix Cognito would refuse, and derives a valid one from any stack name', () => {
-      const app = new App();
-      expect(() => new DashboardData(new Stack(app, 'A'), 'D', { domainPrefix: 'my-aws-dashboard' })).toThrow(/domainPrefix/);
-      expect(() => new DashboardData(new Stack(app, 'B'), 'D', { domainPrefix: 'Upper' })).toThrow(/domainPrefix/);
-      expect(() => new DashboardData(new Stack(app, 'C'), 'D', { domainPrefix: 'owners-login' })).not.toThrow();
-      const probe = new Stack(app, 'Probe');
-      const inStackOf = (prefix: string) => probe.resolve(prefix);
-      expect(inStackOf(defaultDomainPrefix('AmazonShop-AWS_Cognito-DashboardData'))).toEqual({
-        'Fn::Join': ['-', ['shop-dashboarddata', { Ref: 'AWS::AccountId' }]],
-      });
-      expect(inStackOf(defaultDomainPrefix('Cognito'))).toEqual({ 'Fn::Join': ['-', ['dashboard', { Ref: 'AWS::AccountId' }]] });
-    });
+    ({
+      platform,
+      stack,
+      dashboard,
+      template,
+      resources,
+      assemblyDir,
+      inStack,
+      idOf,
+      distributionDomain,
+      gatewayResponse,
+    } = dashboardStacksOfTheApp());
   });
 
   describe('control API', () => {
@@ -263,152 +139,6 @@ describe('the dashboard stacks (DashboardData, Dashboard) of the app', () => {
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
         TreatMissingData: 'notBreaching',
       });
-    });
-  });
-
-  describe('control function', () => {
-    const fnProps = () => resources[idOf(dashboard.controlFunction.function)]?.Properties as Json;
-
-    it('runs the control handler (Node.js 22, arm64, X-Ray) with 29 s, under API Gateway\'s integration timeout', () => {
-      expect(fnProps()).toMatchObject({
-        Handler: `index.${CONTROL_API_HANDLER.handler}`,
-        Runtime: 'nodejs22.x',
-        Architectures: ['arm64'],
-        TracingConfig: { Mode: 'Active' },
-        Timeout: 29,
-        MemorySize: 1024,
-      });
-    });
-
-    it('gets exactly the CONTROL_ENV environment, the validated config among it', () => {
-      const env = fnProps().Environment.Variables as Record<string, unknown>;
-      expect(Object.keys(env).sort()).toEqual(
-        [
-          ...Object.values(CONTROL_ENV),
-          // Owners' webhooks and message log (Webhooks.connectControl).
-          ...Object.values(WEBHOOK_ENV),
-          ENV.messagesTable,
-          'POWERTOOLS_SERVICE_NAME',
-          'POWERTOOLS_METRICS_NAMESPACE',
-          'NODE_OPTIONS',
-        ].sort(),
-      );
-      // Without the deploy-time sections; validation (as the handler does) gives back the same config.
-      const runtime = JSON.parse(env[CONTROL_ENV.platformConfig] as string) as Record<string, unknown>;
-      expect(Object.keys(runtime)).not.toContain('protection');
-      expect(Object.keys(runtime)).not.toContain('alarms');
-      expect(validateConfig(runtime)).toEqual({ ...platform.config, alarms: {} });
-      const messages = platform.apiStack.messages;
-      const { tables } = platform.dataStack.messages;
-      const projects = platform.domainsDataStack.projects;
-      expect(env).toMatchObject({
-        [CONTROL_ENV.apiKeysTable]: inStack(tables.apiKeys.tableName),
-        [CONTROL_ENV.accountsTable]: inStack(tables.accounts.tableName),
-        [CONTROL_ENV.rateLimitsTable]: inStack(tables.rateLimits.tableName),
-        [CONTROL_ENV.ownersTable]: inStack(platform.dashboardDataStack.dashboard.ownersTable.tableName),
-        [CONTROL_ENV.restApiId]: inStack(messages.usagePlanTargets.restApiId),
-        [CONTROL_ENV.stageName]: inStack(messages.usagePlanTargets.stageName),
-        [CONTROL_ENV.projectsTable]: inStack(projects.tables.projects.tableName),
-        [CONTROL_ENV.domainsTable]: inStack(projects.tables.domains.tableName),
-        [CONTROL_ENV.siteBucket]: inStack(projects.siteBucket.bucketName),
-        [CONTROL_ENV.keyValueStoreArn]: inStack(projects.keyValueStore.keyValueStoreArn),
-        [CONTROL_ENV.platformHost]: `edge.${platform.config.platform.domain}`,
-        [CONTROL_ENV.domainFlowArn]: inStack(platform.domainsStack.flow.stateMachine.stateMachineArn),
-        [CONTROL_ENV.dashboardOrigin]: dashboardOrigin(),
-      });
-      expect(env[CONTROL_ENV.usagePlanIds]).toEqual(
-        inStack(stack.toJsonString({
-          free: messages.usagePlanTargets.standardPlanIds.free,
-          pro: messages.usagePlanTargets.standardPlanIds.pro,
-          business: messages.usagePlanTargets.standardPlanIds.business,
-        })),
-      );
-    });
-
-    it('stays well under Lambda\'s 4 KB environment limit once references resolve', () => {
-      // Deployed values of references: generated table and bucket names, ARNs and ids are at most
-      // ~100 characters (a state machine ARN with its generated name); URLSuffix is amazonaws.com.
-      const deployedLength = (value: unknown): number => {
-        if (typeof value === 'string') return value.length;
-        const v = value as Record<string, unknown>;
-        if (v.Ref === 'AWS::URLSuffix') return 'amazonaws.com'.length;
-        const join = v['Fn::Join'] as [string, unknown[]] | undefined;
-        if (join) return join[1].reduce<number>((n, part) => n + deployedLength(part), 0);
-        return 100;
-      };
-      const env = fnProps().Environment.Variables as Record<string, unknown>;
-      const size = Object.entries(env).reduce((total, [key, value]) => total + key.length + deployedLength(value), 0);
-      // About 2.4 KB with real names and ids; this pessimistic estimate keeps 512 bytes spare.
-      expect(size).toBeLessThan(4096 - 512);
-    });
-
-    it('may do exactly what the handler\'s adapters call, on exactly those resources', () => {
-      const roleId = idOf(dashboard.controlFunction.role);
-      const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as Json[])
-        .filter((p) => (p.Properties.Roles as Json[]).some((r) => r.Ref === roleId))
-        .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
-      expect(statements.every((s) => s.Effect === 'Allow')).toBe(true);
-      const granted = statements
-        .flatMap((s) => list(s.Action).flatMap((a) => list(s.Resource).map((r) => `${a} ${JSON.stringify(r)}`)))
-        .sort();
-
-      const { tables } = platform.dataStack.messages;
-      const projects = platform.domainsDataStack.projects;
-      const owners = platform.dashboardDataStack.dashboard.ownersTable;
-      const r = (token: string) => JSON.stringify(inStack(token));
-      const apigw = (path: string) => JSON.stringify(`arn:aws:apigateway:${stack.region}::${path}`);
-      const pairs = (actions: string[], resource: string) => actions.map((a) => `${a} ${resource}`);
-      const expected = [
-        ...pairs(['logs:CreateLogStream', 'logs:PutLogEvents'], r(dashboard.controlFunction.logGroup.logGroupArn)),
-        ...pairs(['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], '"*"'),
-        // Keys, plan and usage.
-        ...pairs(['dynamodb:GetItem', 'dynamodb:PutItem'], r(owners.tableArn)),
-        // UpdateItem: an owner's upgrade request (only while the plan is unchanged).
-        ...pairs(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], r(tables.accounts.tableArn)),
-        ...pairs(['dynamodb:PutItem', 'dynamodb:UpdateItem'], r(tables.apiKeys.tableArn)),
-        `dynamodb:Query ${r(`${tables.apiKeys.tableArn}/index/byAccount`)}`,
-        ...pairs(['dynamodb:GetItem', 'dynamodb:UpdateItem'], r(tables.rateLimits.tableArn)),
-        `apigateway:POST ${apigw('/apikeys')}`,
-        `apigateway:PUT ${apigw('/tags/*')}`,
-        `apigateway:DELETE ${apigw('/apikeys/*')}`,
-        `apigateway:POST ${apigw('/usageplans/*/keys')}`,
-        `apigateway:GET ${apigw('/usageplans/*/keys/*')}`,
-        // Projects and deploys.
-        ...pairs(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], r(projects.tables.projects.tableArn)),
-        `dynamodb:Query ${r(`${projects.tables.projects.tableArn}/index/byAccount`)}`,
-        // Presigned uploads (content), publish copies (deploys), manifests: PutObject on those prefixes only.
-        ...['content', 'deploys', 'manifests'].map((part) => `s3:PutObject ${r(projects.siteBucket.arnForObjects(`projects/*/${part}/*`))}`),
-        ...pairs(['s3:GetObject', 's3:DeleteObject'], r(projects.siteBucket.arnForObjects('projects/*'))),
-        `s3:ListBucket ${r(projects.siteBucket.bucketArn)}`,
-        ...pairs(
-          ['cloudfront-keyvaluestore:DescribeKeyValueStore', 'cloudfront-keyvaluestore:PutKey'],
-          r(projects.keyValueStore.keyValueStoreArn),
-        ),
-        // Custom domains.
-        ...pairs(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], r(projects.tables.domains.tableArn)),
-        `dynamodb:Query ${r(`${projects.tables.domains.tableArn}/index/byProject`)}`,
-        // Verify, and the release of a removed domain's tenant: both executions of the domain flow.
-        `states:StartExecution ${r(platform.domainsStack.flow.stateMachine.stateMachineArn)}`,
-        // Upgrade requests, published to the operations (alarm) topic, encrypted with its key.
-        `sns:Publish ${r(platform.operationsStack.alarms.topic.topicArn)}`,
-        ...pairs(['kms:Decrypt', 'kms:GenerateDataKey'], r(platform.operationsStack.alarms.key.keyArn)),
-        // Owners' message log (Webhooks.connectControl): a message, and one Query per page on the account index.
-        `dynamodb:GetItem ${r(tables.messages.tableArn)}`,
-        `dynamodb:Query ${r(`${tables.messages.tableArn}/index/byAccount`)}`,
-        // Webhook endpoints, deliveries and their log; a test event or a re-sent delivery goes on the delivery queue.
-        ...pairs(
-          ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Query'],
-          r(platform.dataStack.webhooks.table.tableArn),
-        ),
-        `sqs:SendMessage ${r(platform.dataStack.webhooks.deliveryQueue.queueArn)}`,
-      ].sort();
-      expect(granted).toEqual(expected);
-      // Listing the site bucket only under projects/ (stored contents, pruning, a project's delete).
-      const listing = statements.find((s) => list(s.Action).includes('s3:ListBucket'));
-      expect(listing?.Condition).toEqual({ StringLike: { 's3:prefix': ['projects/*'] } });
-      // Removal hands the tenant to the flow: no CloudFront tenant or ACM action here.
-      expect(granted.filter((g) => /^(cloudfront|acm):/.test(g))).toEqual([]);
-      expect(resources[roleId]?.Properties.ManagedPolicyArns).toBeUndefined();
     });
   });
 
