@@ -133,10 +133,15 @@ export const PROJECT_REQUIRED = ['account', 'project'] as const;
 export const ON_PROJECT = { required: PROJECT_REQUIRED, flags: PROJECT_FLAGS, localOnly: true } as const;
 
 /** --account and --project, given: needed on the local platform, where the domain alone does not name the project. */
-export function localProjectIds(values: Values, where: string) {
+export function localProjectIds(values: Values, where: string): void {
   const missing = PROJECT_REQUIRED.find((name) => values[name] === undefined);
   if (missing) throw usageError(`${where} needs --${missing}`, 'on a deployed stack (--stack) give the domain alone');
-  return ids(values);
 }
 
 export const ids = (values: Values) => [str(values, 'account'), str(values, 'project')] as const;
+
+/** A control API call's path parameters: --account (and --project), then `more`. */
+export const accountParams = <P extends object = object>(values: Values, more = {} as P) =>
+  ({ params: { path: { accountId: str(values, 'account'), ...more } } });
+export const projectParams = <P extends object = object>(values: Values, more = {} as P) =>
+  ({ params: { path: { accountId: str(values, 'account'), projectId: str(values, 'project'), ...more } } });
