@@ -35,10 +35,7 @@ const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 const ARN_PREFIX = 'arn:aws:execute-api:local:000000000000:local';
 const STAGE = 'v1';
 
-/**
- * Plays API Gateway (REST, Lambda proxy): REQUEST authorizer → usage-plan backstop → Lambda proxy
- * event, and the configured gateway responses when one of those steps answers instead of a handler.
- */
+/** API Gateway (REST, Lambda proxy): authorizer → usage plans → handler, or the configured gateway responses. */
 export async function startLocalApiGateway(options: LocalApiGatewayOptions) {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();

@@ -37,12 +37,7 @@ export interface LocalDomainsOptions {
   };
 }
 
-/**
- * Projects, deploys and custom domains on the local platform: the same services and flow tasks as
- * on AWS over dynalite, the local edge's KeyValueStore, the simulated tenants, and the flow's
- * definition in aws-local-stepfunctions; plus the timer that starts the drift check, as
- * EventBridge Scheduler does on AWS.
- */
+/** Projects, deploys and custom domains: AWS's services and flow tasks over the local emulators, and the drift timer. */
 export function createLocalDomains(options: LocalDomainsOptions) {
   const { documentClient, accounts, clock, config } = options;
   const platformHost = platformHostOf(config.platform.domain);
@@ -58,6 +53,7 @@ export function createLocalDomains(options: LocalDomainsOptions) {
   const projectStore = new DynamoDbProjectStore(documentClient, LOCAL_TABLE_NAMES.projects);
   const domainStore = new DynamoDbDomainStore(documentClient, LOCAL_TABLE_NAMES.domains);
   const graceSeconds = config.domains.driftCheck.gracePeriodDays * 24 * 60 * 60;
+  const pollMs = options.domainFlow?.pollMs ?? 1_000;
   const domainFlow = new LocalDomainFlow(
     createFlowTasks({
       domains: domainStore,
@@ -72,9 +68,9 @@ export function createLocalDomains(options: LocalDomainsOptions) {
     }),
     createReleaseTask({ domains: domainStore, projects: projectStore, certificates, edge, clock }),
     {
-      pollMs: options.domainFlow?.pollMs ?? 1_000,
+      pollMs,
       watchdogSeconds: options.domainFlow?.watchdogSeconds ?? 30 * 60,
-      ...(options.domainFlow?.releaseWaitMs === undefined ? {} : { releaseWaitMs: options.domainFlow.releaseWaitMs }),
+      releaseWaitMs: options.domainFlow?.releaseWaitMs ?? pollMs,
     },
   );
   domainFlow.useDriftCheck(

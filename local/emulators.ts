@@ -33,10 +33,7 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/**
- * dynalite (DynamoDB) on 127.0.0.1; in memory, or persisted in LevelDB under `path`. It answers
- * ReturnValuesOnConditionCheckFailure as DynamoDB does (./dynalite-return-values.ts).
- */
+/** dynalite (DynamoDB) on 127.0.0.1, in memory or in LevelDB under `path` (see ./dynalite-return-values.ts). */
 export async function startDynamoDb(options: { path?: string } = {}): Promise<RunningService> {
   teachReturnValuesOnConditionCheckFailure();
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, path: options.path });
@@ -132,18 +129,12 @@ export async function createTables(endpoint: string): Promise<void> {
   client.destroy();
 }
 
-export interface LocalQueue {
-  readonly queueUrl: string;
-  readonly queueArn: string;
-  readonly deadLetterQueueUrl: string;
-}
-
 /** A queue and its DLQ (`<name>-dlq`), with the redrive policy and DLQ retention of the constructs. */
 export async function createQueue(
   client: SQSClient,
   name: string,
   options: { maxReceiveCount: number; visibilityTimeoutSeconds: number },
-): Promise<LocalQueue> {
+) {
   const arnOf = async (url: string | undefined) =>
     (await client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }))).Attributes
       ?.QueueArn as string;
@@ -164,11 +155,7 @@ export async function createQueue(
   return { queueUrl, queueArn: await arnOf(queueUrl), deadLetterQueueUrl: dlq.QueueUrl as string };
 }
 
-/**
- * s3rver (S3) on 127.0.0.1, keeping its objects under `directory`, with the site bucket. It does
- * not check signatures: the signing and expiry rules of presigned uploads are unit-tested
- * (test/lambda/projects/s3-site-storage.test.ts).
- */
+/** s3rver (S3) on 127.0.0.1 with the site bucket; it checks no signatures (test/lambda/projects/s3-site-storage.test.ts does). */
 export async function startS3(directory: string) {
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory });
   const { port } = await server.run();

@@ -17,6 +17,6 @@ export function localRuntimeResources(
     internalKeys: async () => usagePlans.keysNamed('internal-'),
     deleteKey: async (id) => usagePlans.deleteKey(id),
     accountPlans: async () => usagePlans.plansNamed('enterprise-').map((id) => ({ id, name: id })),
-    deleteAccountPlan: async (id) => usagePlans.deletePlan(id),
+    deleteAccountPlan: (id) => usagePlans.deleteAccountPlan(id),
   };
 }

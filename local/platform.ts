@@ -33,8 +33,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}) {
     const wiring = { options, config, clock, services, backing };
     const keys = wireKeys(wiring);
     const webhooks = await startWebhooks(wiring);
-    // The worker's outcomes feed the owners' webhooks, unless a test listens instead.
-    const messages = await startMessages(wiring, keys, options.messageOutcomes ?? webhooks.outcomes);
+    const messages = await startMessages(wiring, keys, webhooks.outcomes);
     if (options.dataDir) {
       await messages.requeueStranded();
       await keys.restoreUsagePlans();

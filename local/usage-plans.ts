@@ -63,11 +63,7 @@ export class UsagePlans implements UsagePlanGateway {
     this.plans.set(usagePlanId, backstopFor(limits, this.config));
   }
 
-  async deleteAccountPlan(usagePlanId: string): Promise<void> {
-    this.deletePlan(usagePlanId);
-  }
-
-  deletePlan(planId: string): void {
+  async deleteAccountPlan(planId: string): Promise<void> {
     if ([...this.keys.values()].some((k) => k.planId === planId)) throw new Error(`usage plan ${planId} still has keys`);
     this.plans.delete(planId);
   }
