@@ -42,10 +42,8 @@ async function main(): Promise<void> {
     console.log(usage);
     return;
   }
-  const port = portFlag('--port', values.port);
-  const controlPort = portFlag('--control-port', values['control-port']);
-  const edgePort = portFlag('--edge-port', values['edge-port']);
-  const dashboardPort = portFlag('--dashboard-port', values['dashboard-port']);
+  const [port, controlPort, edgePort, dashboardPort] = (['port', 'control-port', 'edge-port', 'dashboard-port'] as const)
+    .map((name) => portFlag(`--${name}`, values[name]));
   if (values.dns !== undefined && !/^[^\s:]+:\d{1,5}$/.test(values.dns)) {
     console.error(`--dns must be HOST:PORT such as 127.0.0.1:5353, got "${values.dns}"\n\n${usage}`);
     process.exit(2);

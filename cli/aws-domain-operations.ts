@@ -116,10 +116,7 @@ export async function showDomain(api: DeployedStack, domain: string) {
   }
 }
 
-/**
- * Starts the release branch again for a removed domain whose release failed: the removal's input
- * with `requestedAt` now (its full time again), under a new name (the failed run holds the old one).
- */
+/** The release branch again for a removed domain whose release failed: requested now, under a new name. */
 export async function releaseDomainTenant(
   api: DeployedStack,
   domain: string,

@@ -19,10 +19,8 @@ import { CliError, EXIT_FAILURE, usageError } from './errors.js';
 import { clean } from './format.js';
 import { commandHelp, commandUsage, globalHelp, groupHelp, startsWith, subcommands } from './help.js';
 
-export type { CliIo } from './command.js';
-
 /** Every command, in the order the help lists them. */
-export const COMMANDS: readonly Command[] = [
+const COMMANDS: readonly Command[] = [
   ...ACCOUNT_COMMANDS,
   ...KEY_COMMANDS,
   ...PLAN_COMMANDS,

@@ -13,9 +13,9 @@ export function keyValues(rows: ReadonlyArray<readonly [string, string | number 
   return rows.map(([label, value]) => `${label.padEnd(width)}  ${show(value)}`.trimEnd()).join('\n') + '\n';
 }
 
-/** A table with a header row and columns aligned (two spaces apart). */
 type Cell = string | number | undefined;
 
+/** A table with a header row and columns aligned (two spaces apart). */
 export function table(headers: readonly string[], rows: ReadonlyArray<ReadonlyArray<Cell>>): string {
   const cells = [headers.map(String), ...rows.map((row) => headers.map((_, i) => show(row[i])))];
   const widths = headers.map((_, i) => Math.max(...cells.map((row) => (row[i] as string).length)));

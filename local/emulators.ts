@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
@@ -46,13 +47,10 @@ export async function startSqs() {
   const app = buildApp({ logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
-  const listen = () => new Promise<void>((resolve, reject) => {
-    app.server.once('error', reject);
-    app.server.listen(port, '127.0.0.1', () => {
-      app.server.off('error', reject);
-      resolve();
-    });
-  });
+  const listen = async () => {
+    app.server.listen(port, '127.0.0.1');
+    await once(app.server, 'listening');
+  };
   return {
     endpoint: `http://127.0.0.1:${port}`,
     pause: async () => {
@@ -155,7 +153,7 @@ export async function createQueue(
   return { queueUrl, queueArn: await arnOf(queueUrl), deadLetterQueueUrl: dlq.QueueUrl as string };
 }
 
-/** s3rver (S3) on 127.0.0.1 with the site bucket; it checks no signatures (test/lambda/projects/s3-site-storage.test.ts does). */
+/** s3rver (S3) on 127.0.0.1 with the site bucket; it checks no signatures (s3-site-storage.test.ts does). */
 export async function startS3(directory: string) {
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory });
   const { port } = await server.run();

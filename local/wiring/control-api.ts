@@ -11,7 +11,7 @@ import type { wireKeys } from './keys.js';
 import type { startWebhooks } from './webhooks.js';
 
 /** The operations topic locally: there is no SNS, so what the control API publishes is recorded and printed. */
-export class RecordedOperationsTopic implements OperationsNotifier {
+class RecordedOperationsTopic implements OperationsNotifier {
   readonly messages: { subject: string; message: Readonly<Record<string, unknown>>; publishedAt: string }[] = [];
 
   constructor(private readonly clock: Clock) {}
@@ -46,10 +46,5 @@ export async function startControl(
   };
   const control = await startControlApi(controlServices, options.controlPort ?? 3001);
   services.push(control);
-  return {
-    controlServices,
-    operationsTopic,
-    controlUrl: control.url,
-    ownerStore,
-  };
+  return { controlServices, operationsTopic, controlUrl: control.url, ownerStore };
 }

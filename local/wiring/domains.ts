@@ -36,12 +36,7 @@ export async function startDomains(wiring: Wiring, accounts: AccountStore) {
   }
   const edgeServer = await startLocalEdge({ port: options.edgePort ?? 8080, router: local.edge, origin: local.origin });
   services.push(edgeServer);
-  return {
-    ...local,
-    edgeServer,
-    s3Endpoint: s3.endpoint,
-    allowUploadsFrom: s3.allowUploadsFrom,
-  };
+  return { ...local, edgeServer, s3Endpoint: s3.endpoint, allowUploadsFrom: s3.allowUploadsFrom };
 }
 
 /** A small site for the Pro demo account, deployed once (kept with --data). */
