@@ -56,18 +56,11 @@ function findCommand(positionals: readonly string[]): { command?: Command; group
   );
 }
 
-/** `--wait` alone (not followed by a number) means the default seconds. */
+/** `--wait` alone (not followed by a number, and before any `--`) means the default seconds. */
 function withWaitDefault(argv: readonly string[]): string[] {
-  const args: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === '--') {
-      args.push(...argv.slice(i));
-      break;
-    }
-    args.push(arg === '--wait' && !/^\d+$/.test(argv[i + 1] ?? '') ? `--wait=${DEFAULT_WAIT_SECONDS}` : arg);
-  }
-  return args;
+  const end = argv.includes('--') ? argv.indexOf('--') : argv.length;
+  return argv.map((arg, i) =>
+    arg === '--wait' && i < end && !/^\d+$/.test(argv[i + 1] ?? '') ? `--wait=${DEFAULT_WAIT_SECONDS}` : arg);
 }
 
 /** node:util parseArgs errors as short usage errors. */

@@ -13,11 +13,6 @@ const CONTROL_API_CODES = new Set(['account_not_found', 'key_not_found', 'projec
 const START_HINT = 'is the local platform running? start it with npm start (or pass --url, or --stack/--outputs for a deployed stack)';
 const URL_HINT = 'is --url the control API? npm start prints it as "Control API at …"';
 
-export interface ControlApiClientOptions {
-  readonly timeoutMs?: number;
-  readonly fetch?: (request: Request) => Promise<Response>;
-}
-
 const account = (accountId: string) => ({ params: { path: { accountId } } });
 
 type Settled<T> = { data?: T; error?: unknown; response: Response };
@@ -31,7 +26,7 @@ export class ControlApiClient implements OperatorClient {
   private readonly api: Client<paths>;
   private readonly timeoutMs: number;
 
-  constructor(baseUrl: string, options: ControlApiClientOptions = {}) {
+  constructor(baseUrl: string, options: { timeoutMs?: number; fetch?: (request: Request) => Promise<Response> } = {}) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? 30_000;
     const send = options.fetch ?? ((request: Request) => fetch(request));

@@ -10,8 +10,6 @@ interface KilledBatch {
   readonly handled: readonly string[];
 }
 
-type Worker = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
-
 /** A batch the worker was invoked with: every body, and the bodies it reported as failures (left on the queue). */
 export interface HandledBatch {
   readonly bodies: readonly string[];
@@ -35,7 +33,7 @@ export class QueuePoller {
     private readonly sqs: SQSClient,
     private readonly queueUrl: string,
     private readonly queueArn: string,
-    private readonly worker: Worker,
+    private readonly worker: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>,
     private readonly options: { batchSize: number; batchingWindowMs: number } = {
       batchSize: WORKER_EVENT_SOURCE.batchSize,
       batchingWindowMs: WORKER_EVENT_SOURCE.maxBatchingWindowSeconds * 1000,

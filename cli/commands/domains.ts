@@ -5,7 +5,7 @@ import {
   type Command,
   type Context,
   ids,
-  localProjectIds,
+  localProjectParams,
   ON_PROJECT,
   positiveInt,
   PROGRAM,
@@ -139,7 +139,7 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     async run(ctx, values, [domain]) {
       const deployed = ctx.deployed();
       if (!deployed) {
-        localProjectIds(values, 'domains verify');
+        localProjectParams(values, 'domains verify');
         return verifyCommand(ctx, values, domain as string, false);
       }
       // Operators on a deployed environment (no --account/--project): the owner's Re-verify, run for them.
