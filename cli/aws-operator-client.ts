@@ -17,7 +17,7 @@ import { type DeployedStack, type OpenStackOptions, openDeployedStack, operatorO
 /** The account service in process on a deployed stack's tables and usage plans, with the deployment's own config. */
 export async function createAwsOperatorClient(
   options: OpenStackOptions,
-): Promise<{ client: OperatorClient; stack: DeployedStack; close(): void }> {
+): Promise<{ client: OperatorClient; deployed: DeployedStack; close(): void }> {
   const stack = await openDeployedStack(options);
   const outputs = operatorOutputs(stack);
   const config = publishedConfig(stack);
@@ -67,7 +67,7 @@ export async function createAwsOperatorClient(
   };
   return {
     client,
-    stack,
+    deployed: stack,
     close: () => {
       documentClient.destroy();
       apiGateway.destroy();

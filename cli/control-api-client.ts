@@ -1,7 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, paths } from '../contracts/openapi/control-api.js';
-import type { UploadInstruction } from '../contracts/deploys.js';
 import type { OperatorClient, RateLimits } from './operator-client.js';
 import { CliError, type CliErrorOptions } from './errors.js';
 
@@ -85,9 +84,9 @@ export class ControlApiClient implements OperatorClient {
     return this.list('upgradeRequests', (api) => api.GET('/upgrade-requests'));
   }
 
-  /** One call of the generated client: its body, or a CliError. */
-  call<T>(send: Send<T>): Promise<T> {
-    return this.answer(send(this.api));
+  /** One call of the generated client: its body, or a CliError; a refusal with code `answeredProblem` is the answer. */
+  call<T>(send: Send<T>, answeredProblem?: string): Promise<T> {
+    return this.answer(send(this.api), answeredProblem);
   }
 
   /** The `name` list of a call's body, or a CliError when the body has none. */
@@ -97,15 +96,6 @@ export class ControlApiClient implements OperatorClient {
     throw new CliError(`unexpected answer from ${this.baseUrl}: no "${name}" list`, { hint: URL_HINT });
   }
 
-  /** A `files_missing` refusal is an answer here: it carries fresh URLs for what is missing. */
-  async finalizeDeploy(accountId: string, projectId: string, deployId: string) {
-    const params = { path: { accountId, projectId, deployId } };
-    const sent = this.api.POST('/accounts/{accountId}/projects/{projectId}/deploys/{deployId}/finalize', { params });
-    const answer = (await this.answer(sent, 'files_missing')) as { code?: string; uploads?: UploadInstruction[] };
-    return answer.code === 'files_missing' ? { missing: answer.uploads ?? [] } : { deploy: answer };
-  }
-
-  /** The answer's body, or a CliError; a refusal with code `answeredProblem` is returned as the answer. */
   private async answer<T>(sent: Promise<Settled<T>>, answeredProblem?: string): Promise<T> {
     let settled: Settled<T>;
     try {

@@ -4,7 +4,6 @@ import {
   ACCOUNT_FLAG,
   accountParams,
   type Command,
-  ids,
   ON_ACCOUNT,
   ON_PROJECT,
   PROGRAM,
@@ -13,7 +12,7 @@ import {
   projectParams,
   str,
 } from '../command.js';
-import { deploySite, type LocalFile } from '../../contracts/deploys.js';
+import { deploySite, type LocalFile, type UploadInstruction } from '../../contracts/deploys.js';
 import type { DeployListing, ProjectView } from '../operator-client.js';
 import { domainConfigRows } from '../domain-format.js';
 import { usageError } from '../errors.js';
@@ -162,13 +161,18 @@ export const PROJECT_COMMANDS: readonly Command[] = [
     async run(ctx, values, [dir]) {
       const site = await readSite(dir as string);
       const client = ctx.projects();
-      const [accountId, projectId] = ids(values);
       const params = projectParams(values);
       ctx.io.stderr.write(`Deploying ${site.files.length} file${site.files.length === 1 ? '' : 's'} (${byteCount(site.bytes)}) from ${clean(dir as string)}…\n`);
       const { deployId, deploy, uploadedFiles, uploadedBytes, skipped } = await deploySite({
         start: (files) => client.call((api) =>
           api.POST('/accounts/{accountId}/projects/{projectId}/deploys', { ...params, body: { files: [...files] } })),
-        finalize: (id) => client.finalizeDeploy(accountId, projectId, id),
+        // A files_missing refusal is an answer: it carries fresh URLs for what is missing.
+        finalize: async (deployId) => {
+          const path = '/accounts/{accountId}/projects/{projectId}/deploys/{deployId}/finalize';
+          const sent = await client.call((api) => api.POST(path, projectParams(values, { deployId })), 'files_missing');
+          const answer = sent as { code?: string; uploads?: UploadInstruction[] };
+          return answer.code === 'files_missing' ? { missing: answer.uploads ?? [] } : { deploy: answer };
+        },
       }, site.files);
       ctx.io.stderr.write(`Uploaded ${uploadedFiles} file${uploadedFiles === 1 ? '' : 's'} (${byteCount(uploadedBytes)}); ${skipped} unchanged skipped.\n`);
       const project = await client.call((api) => api.GET('/accounts/{accountId}/projects/{projectId}', params));
