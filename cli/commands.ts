@@ -97,13 +97,12 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   let json = false;
   try {
     // First pass, lenient: where is the command, and which global flags are set?
-    const allOptions: Options = { ...GLOBAL_OPTIONS };
-    for (const command of COMMANDS) Object.assign(allOptions, commandOptions(command));
+    const allOptions: Options = Object.assign({ ...GLOBAL_OPTIONS }, ...COMMANDS.map(commandOptions));
     const loose = parseArgs({ args, options: allOptions, strict: false, allowPositionals: true });
     json = loose.values.json === true;
-    const help = loose.values.help === true;
-    const positionals = loose.positionals[0] === 'help' ? loose.positionals.slice(1) : loose.positionals;
-    const asksHelp = help || loose.positionals[0] === 'help';
+    const helpWord = loose.positionals[0] === 'help';
+    const positionals = helpWord ? loose.positionals.slice(1) : loose.positionals;
+    const asksHelp = loose.values.help === true || helpWord;
 
     const { command, group } = findCommand(positionals);
     if (!command) {

@@ -43,15 +43,15 @@ export class ControlApiClient implements OperatorClient {
   }
 
   createAccount(input: { name: string; plan: string; limits?: RateLimits }) {
-    return this.answer(this.api.POST('/accounts', { body: input as Schemas['CreateAccountRequest'] }));
+    return this.call((api) => api.POST('/accounts', { body: input as Schemas['CreateAccountRequest'] }));
   }
 
   getAccount(accountId: string) {
-    return this.answer(this.api.GET('/accounts/{accountId}', account(accountId)));
+    return this.call((api) => api.GET('/accounts/{accountId}', account(accountId)));
   }
 
   createKey(accountId: string, name: string) {
-    return this.answer(this.api.POST('/accounts/{accountId}/keys', { ...account(accountId), body: { name } }));
+    return this.call((api) => api.POST('/accounts/{accountId}/keys', { ...account(accountId), body: { name } }));
   }
 
   listKeys(accountId: string) {
@@ -59,34 +59,31 @@ export class ControlApiClient implements OperatorClient {
   }
 
   revokeKey(accountId: string, keyId: string) {
-    return this.answer(this.api.DELETE('/accounts/{accountId}/keys/{keyId}', { params: { path: { accountId, keyId } } }));
+    const params = { path: { accountId, keyId } };
+    return this.call((api) => api.DELETE('/accounts/{accountId}/keys/{keyId}', { params }));
   }
 
   setPlan(accountId: string, input: { plan: string; limits?: RateLimits }) {
     const body = input as Schemas['SetPlanRequest'];
-    return this.answer(this.api.PUT('/accounts/{accountId}/plan', { ...account(accountId), body }));
+    return this.call((api) => api.PUT('/accounts/{accountId}/plan', { ...account(accountId), body }));
   }
 
   liftBan(accountId: string, keyId: string) {
-    return this.answer(this.api.DELETE('/accounts/{accountId}/keys/{keyId}/ban', { params: { path: { accountId, keyId } } }));
+    const params = { path: { accountId, keyId } };
+    return this.call((api) => api.DELETE('/accounts/{accountId}/keys/{keyId}/ban', { params }));
   }
 
   usage(accountId: string) {
-    return this.answer(this.api.GET('/accounts/{accountId}/usage', account(accountId)));
+    return this.call((api) => api.GET('/accounts/{accountId}/usage', account(accountId)));
   }
 
   usageHistory(accountId: string, days?: number) {
     const params = { path: { accountId }, ...(days === undefined ? {} : { query: { days } }) };
-    return this.answer(this.api.GET('/accounts/{accountId}/usage/history', { params }));
+    return this.call((api) => api.GET('/accounts/{accountId}/usage/history', { params }));
   }
 
   upgradeRequests() {
     return this.list('upgradeRequests', (api) => api.GET('/upgrade-requests'));
-  }
-
-  /** One call of the generated client: its body, or a CliError; a refusal with code `answeredProblem` is the answer. */
-  call<T>(send: Send<T>, answeredProblem?: string): Promise<T> {
-    return this.answer(send(this.api), answeredProblem);
   }
 
   /** The `name` list of a call's body, or a CliError when the body has none. */
@@ -96,10 +93,11 @@ export class ControlApiClient implements OperatorClient {
     throw new CliError(`unexpected answer from ${this.baseUrl}: no "${name}" list`, { hint: URL_HINT });
   }
 
-  private async answer<T>(sent: Promise<Settled<T>>, answeredProblem?: string): Promise<T> {
+  /** One call of the generated client: its body, or a CliError; a refusal with code `answeredProblem` is the answer. */
+  async call<T>(send: Send<T>, answeredProblem?: string): Promise<T> {
     let settled: Settled<T>;
     try {
-      settled = await sent;
+      settled = await send(this.api);
     } catch (error) {
       if (error instanceof SyntaxError) {
         throw new CliError(`unexpected answer from ${this.baseUrl}: not a JSON document`, { hint: URL_HINT });

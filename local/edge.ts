@@ -24,8 +24,6 @@ import type {
 import { deployPrefix, type ProjectRecord } from '../lambda/projects/project.js';
 import { serveOnLoopback } from './loopback.js';
 
-const LOCAL_KVS_ID = 'local-kvs';
-
 /** The edge's KeyValueStore locally: the values the CloudFront Function reads, in a store versioned and sized like the real one. */
 export class LocalEdgeRouter implements EdgeRouter, EdgeCleanup {
   readonly store = new MemoryKeyValueStore();
@@ -188,7 +186,7 @@ export async function startLocalEdge(options: {
   router: LocalEdgeRouter;
   origin: S3SiteOrigin;
 }): Promise<{ url: string; stop(): Promise<void> }> {
-  const viewerRequest = loadViewerRequest({ kvsId: LOCAL_KVS_ID, kvs: options.router.store, log: () => {} });
+  const viewerRequest = loadViewerRequest({ kvsId: 'local-kvs', kvs: options.router.store, log: () => {} });
   // Not guarded: it serves projects by whatever Host the request names, read only, as CloudFront does.
   return serveOnLoopback('local edge', options.port, async (req, res) => {
     const host = hostOfLoopbackName(req.headers.host ?? '');
