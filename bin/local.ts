@@ -1,6 +1,5 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { ProcessMessage } from '../lambda/messages/processor.js';
 
 // Quiet, local defaults for the handlers' Powertools (read when their modules load, below).
 process.env.POWERTOOLS_SERVICE_NAME ??= 'local-platform';
@@ -49,17 +48,9 @@ async function main(): Promise<void> {
     process.exit(2);
   }
 
-  // Before anything starts: a processor that cannot run stops here, in one line.
-  let processor: ProcessMessage | undefined;
-  if (values.processor !== undefined) {
-    const { loadProcessorModule } = await import('../local/processor-module.js');
-    try {
-      processor = await loadProcessorModule(values.processor);
-    } catch (error) {
-      console.error((error as Error).message);
-      process.exit(1);
-    }
-  }
+  // Before anything starts: a processor that cannot run stops here, in one line (main's catch).
+  const { loadProcessorModule } = await import('../local/processor-module.js');
+  const processor = values.processor === undefined ? undefined : await loadProcessorModule(values.processor);
 
   const started = Date.now();
   const { buildDashboard } = await import('../local/dashboard.js');
