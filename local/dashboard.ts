@@ -189,12 +189,11 @@ const SHARED_SOURCES = [
 
 /** SHA-256 of the dashboard's sources (index.html, vite.config.ts, src/, public/, shared files): what a build is made of. */
 export function dashboardSourceHash(): string {
-  const publicDir = join(DASHBOARD_SOURCE_DIR, 'public');
   const inputs = [
     join(DASHBOARD_SOURCE_DIR, 'index.html'),
     join(DASHBOARD_SOURCE_DIR, 'vite.config.ts'),
     ...sourceFiles(join(DASHBOARD_SOURCE_DIR, 'src')),
-    ...(existsSync(publicDir) ? sourceFiles(publicDir) : []),
+    ...sourceFiles(join(DASHBOARD_SOURCE_DIR, 'public')),
     ...SHARED_SOURCES,
   ].sort();
   const hash = createHash('sha256');

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { domainToASCII } from 'node:url';
 import { REDIRECT_STATUSES } from '../../contracts/domains.js';
 import type { components } from '../../contracts/openapi/control-api.js';
@@ -44,8 +45,6 @@ function redirectStatusFlag(values: Values): number | undefined {
   }
   return n;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Verify or Re-verify, then (with --wait) polls the domain while the flow works on it; exit 1 unless it ends active. */
 async function verifyCommand(ctx: Context, values: Values, domainInput: string, again: boolean): Promise<void> {

@@ -16,10 +16,9 @@ class RecordedOperationsTopic implements OperationsNotifier {
 
   constructor(private readonly clock: Clock) {}
 
-  notify(subject: string, message: Readonly<Record<string, unknown>>): Promise<void> {
+  async notify(subject: string, message: Readonly<Record<string, unknown>>): Promise<void> {
     this.messages.push({ subject, message, publishedAt: new Date(this.clock.now()).toISOString() });
     console.log(`[operations topic] ${subject}`);
-    return Promise.resolve();
   }
 }
 
