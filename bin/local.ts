@@ -1,6 +1,5 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { ProcessMessage } from '../lambda/messages/processor.js';
 
 // Quiet, local defaults for the handlers' Powertools (read when their modules load, below).
 process.env.POWERTOOLS_SERVICE_NAME ??= 'local-platform';
@@ -42,26 +41,16 @@ async function main(): Promise<void> {
     console.log(usage);
     return;
   }
-  const port = portFlag('--port', values.port);
-  const controlPort = portFlag('--control-port', values['control-port']);
-  const edgePort = portFlag('--edge-port', values['edge-port']);
-  const dashboardPort = portFlag('--dashboard-port', values['dashboard-port']);
+  const [port, controlPort, edgePort, dashboardPort] = (['port', 'control-port', 'edge-port', 'dashboard-port'] as const)
+    .map((name) => portFlag(`--${name}`, values[name]));
   if (values.dns !== undefined && !/^[^\s:]+:\d{1,5}$/.test(values.dns)) {
     console.error(`--dns must be HOST:PORT such as 127.0.0.1:5353, got "${values.dns}"\n\n${usage}`);
     process.exit(2);
   }
 
-  // Before anything starts: a processor that cannot run stops here, in one line.
-  let processor: ProcessMessage | undefined;
-  if (values.processor !== undefined) {
-    const { loadProcessorModule } = await import('../local/processor-module.js');
-    try {
-      processor = await loadProcessorModule(values.processor);
-    } catch (error) {
-      console.error((error as Error).message);
-      process.exit(1);
-    }
-  }
+  // Before anything starts: a processor that cannot run stops here, in one line (main's catch).
+  const { loadProcessorModule } = await import('../local/processor-module.js');
+  const processor = values.processor === undefined ? undefined : await loadProcessorModule(values.processor);
 
   const started = Date.now();
   const { buildDashboard } = await import('../local/dashboard.js');

@@ -116,10 +116,7 @@ export async function showDomain(api: DeployedStack, domain: string) {
   }
 }
 
-/**
- * Starts the release branch again for a removed domain whose release failed: the removal's input
- * with `requestedAt` now (its full time again), under a new name (the failed run holds the old one).
- */
+/** The release branch again for a removed domain whose release failed: requested now, under a new name. */
 export async function releaseDomainTenant(
   api: DeployedStack,
   domain: string,
@@ -135,20 +132,15 @@ export async function releaseDomainTenant(
     }
     const project = await deployed.projects.get(record.projectId);
     if (!project) throw new CliError(`project ${record.projectId} of ${domain} is gone: its tenant cannot be named`, { code: 'project_not_found' });
-    const startedAt = now();
     // What a removal sends (SfnDomainFlowStarter.release): the domain, and the rest as `release`.
-    const { domain: _domain, ...release }: TenantReleaseRequest = {
-      domain,
-      projectId: project.projectId,
-      slug: project.slug,
-      claimedAt: record.createdAt,
-      requestedAt: startedAt.toISOString(),
-    };
-    const execution = domainReleaseExecutionName(domain, startedAt.toISOString());
+    const { projectId, slug } = project;
+    const requestedAt = now().toISOString();
+    const release: Omit<TenantReleaseRequest, 'domain'> = { projectId, slug, claimedAt: record.createdAt, requestedAt };
+    const execution = domainReleaseExecutionName(domain, requestedAt);
     const input = JSON.stringify({ domain, release });
     const { stateMachineArn } = deployed;
     await deployed.sfn.send(new StartExecutionCommand({ stateMachineArn, name: execution, input }));
-    return { domain, execution, startedAt: startedAt.toISOString() };
+    return { domain, execution, startedAt: requestedAt };
   } finally {
     deployed.sfn.destroy();
   }

@@ -11,8 +11,7 @@ import { CloudFrontTenants } from '../lambda/domains/cloudfront-tenants.js';
 import { ApiGatewayUsagePlanGateway, accountPlanName } from '../lambda/keys/api-gateway-usage-plan-gateway.js';
 import { MANAGEMENT_PLANE, usagePlanUpdateRetry } from '../lambda/shared/aws-clients.js';
 import { DOMAINS_OUTPUTS } from '../lib/stacks/domains-stack-outputs.js';
-import { type DeployedStack, describeStack, operatorOutputs, publishedConfig, siblingStackName } from './deployed-stack.js';
-import { CliError } from './errors.js';
+import { type DeployedStack, describeStack, operatorOutputs, publishedConfig, requiredOutput, siblingStackName } from './deployed-stack.js';
 import type { RuntimeResources } from './environment-teardown.js';
 
 /** ApiGatewayUsagePlanGateway's key per account, and Enterprise accounts' own plans. */
@@ -25,13 +24,8 @@ export async function awsRuntimeResources(api: DeployedStack): Promise<RuntimeRe
   const outputs = operatorOutputs(api);
   const cloudformation = new CloudFormationClient({ region });
   const domains = await describeStack(cloudformation, siblingStackName(api, 'DomainsData'), region);
-  const distributionId = domains.outputs[DOMAINS_OUTPUTS.domainsData.distributionId];
-  const connectionGroupId = domains.outputs[DOMAINS_OUTPUTS.domainsData.connectionGroupId];
-  if (!distributionId || !connectionGroupId) {
-    const { distributionId: distribution, connectionGroupId: connectionGroup } = DOMAINS_OUTPUTS.domainsData;
-    const missing = distributionId ? connectionGroup : distribution;
-    throw new CliError(`stack ${domains.stackName} has no ${missing} output`, { code: 'stack_outputs' });
-  }
+  const distributionId = requiredOutput(domains, DOMAINS_OUTPUTS.domainsData.distributionId);
+  const connectionGroupId = requiredOutput(domains, DOMAINS_OUTPUTS.domainsData.connectionGroupId);
   const apiGateway = new APIGatewayClient({ ...MANAGEMENT_PLANE, region });
   const gateway = new ApiGatewayUsagePlanGateway({
     client: apiGateway,

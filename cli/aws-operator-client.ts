@@ -1,5 +1,5 @@
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
-import { type AccountStore, DynamoDbAccountStore } from '../lambda/keys/accounts.js';
+import { DynamoDbAccountStore } from '../lambda/keys/accounts.js';
 import { pendingUpgradeRequests } from '../lambda/keys/upgrade-requests.js';
 import { ApiGatewayUsagePlanGateway } from '../lambda/keys/api-gateway-usage-plan-gateway.js';
 import { AccountService } from '../lambda/keys/account-service.js';
@@ -17,7 +17,7 @@ import { type DeployedStack, type OpenStackOptions, openDeployedStack, operatorO
 /** The account service in process on a deployed stack's tables and usage plans, with the deployment's own config. */
 export async function createAwsOperatorClient(
   options: OpenStackOptions,
-): Promise<{ client: OperatorClient; stack: DeployedStack; close(): void }> {
+): Promise<{ client: OperatorClient; deployed: DeployedStack; close(): void }> {
   const stack = await openDeployedStack(options);
   const outputs = operatorOutputs(stack);
   const config = publishedConfig(stack);
@@ -51,24 +51,8 @@ export async function createAwsOperatorClient(
     history: new DynamoDbUsageHistoryStore(documentClient, outputs.rateLimitsTableName),
     clock: systemClock,
   });
-  return {
-    client: inProcessClient(accountService, history, accounts),
-    stack,
-    close: () => {
-      documentClient.destroy();
-      apiGateway.destroy();
-      usagePlanUpdates.destroy();
-    },
-  };
-}
-
-/** The in-process account service (its refusals and AWS failures become CliErrors in cli/commands.ts). */
-function inProcessClient(
-  accountService: Omit<OperatorClient, 'usageHistory' | 'upgradeRequests'>,
-  history: UsageHistory,
-  accounts: Pick<AccountStore, 'listWithPendingUpgrade'>,
-): OperatorClient {
-  return {
+  // Its refusals and AWS failures become CliErrors in cli/commands.ts.
+  const client: OperatorClient = {
     createAccount: (input) => accountService.createAccount(input),
     getAccount: (accountId) => accountService.getAccount(accountId),
     createKey: (accountId, name) => accountService.createKey(accountId, name),
@@ -80,5 +64,14 @@ function inProcessClient(
     usageHistory: (accountId, days) => history.history(accountId, days ?? MAX_HISTORY_DAYS),
     // A Scan of the accounts table (the operator policy's Accounts statement).
     upgradeRequests: () => pendingUpgradeRequests(accounts),
+  };
+  return {
+    client,
+    deployed: stack,
+    close: () => {
+      documentClient.destroy();
+      apiGateway.destroy();
+      usagePlanUpdates.destroy();
+    },
   };
 }

@@ -34,13 +34,12 @@ export async function openBackend(values: Values, env: CliIo['env'], localOnly =
   if (deployed) {
     // Loaded only for a deployed stack: the AWS SDK clients are not needed locally.
     const { createAwsOperatorClient } = await import('./aws-operator-client.js');
-    const aws = await createAwsOperatorClient({
+    return createAwsOperatorClient({
       ...(stack !== undefined ? { stack } : {}),
       ...(outputs !== undefined ? { outputsFile: outputs } : {}),
       ...(region !== undefined ? { region } : {}),
       env,
     });
-    return { client: aws.client, deployed: aws.stack, close: () => aws.close() };
   }
 
   const baseUrl = url ?? (env.PLATFORM_CONTROL_URL || DEFAULT_CONTROL_URL);

@@ -132,11 +132,17 @@ export const PROJECT_REQUIRED = ['account', 'project'] as const;
 /** A command on one project of the local control API, with only --account and --project. */
 export const ON_PROJECT = { required: PROJECT_REQUIRED, flags: PROJECT_FLAGS, localOnly: true } as const;
 
-/** --account and --project, given: needed on the local platform, where the domain alone does not name the project. */
-export function localProjectIds(values: Values, where: string) {
+/** projectParams, once --account and --project are given: locally the domain alone does not name the project. */
+export function localProjectParams<P extends object = object>(values: Values, where: string, more = {} as P) {
   const missing = PROJECT_REQUIRED.find((name) => values[name] === undefined);
   if (missing) throw usageError(`${where} needs --${missing}`, 'on a deployed stack (--stack) give the domain alone');
-  return ids(values);
+  return projectParams(values, more);
 }
+
+/** A control API call's path parameters: --account (and --project), then `more`. */
+export const accountParams = <P extends object = object>(values: Values, more = {} as P) =>
+  ({ params: { path: { accountId: str(values, 'account'), ...more } } });
+export const projectParams = <P extends object = object>(values: Values, more = {} as P) =>
+  ({ params: { path: { accountId: str(values, 'account'), projectId: str(values, 'project'), ...more } } });
 
 export const ids = (values: Values) => [str(values, 'account'), str(values, 'project')] as const;

@@ -19,10 +19,8 @@ import { CliError, EXIT_FAILURE, usageError } from './errors.js';
 import { clean } from './format.js';
 import { commandHelp, commandUsage, globalHelp, groupHelp, startsWith, subcommands } from './help.js';
 
-export type { CliIo } from './command.js';
-
 /** Every command, in the order the help lists them. */
-export const COMMANDS: readonly Command[] = [
+const COMMANDS: readonly Command[] = [
   ...ACCOUNT_COMMANDS,
   ...KEY_COMMANDS,
   ...PLAN_COMMANDS,
@@ -58,18 +56,11 @@ function findCommand(positionals: readonly string[]): { command?: Command; group
   );
 }
 
-/** `--wait` alone (not followed by a number) means the default seconds. */
+/** `--wait` alone (not followed by a number, and before any `--`) means the default seconds. */
 function withWaitDefault(argv: readonly string[]): string[] {
-  const args: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === '--') {
-      args.push(...argv.slice(i));
-      break;
-    }
-    args.push(arg === '--wait' && !/^\d+$/.test(argv[i + 1] ?? '') ? `--wait=${DEFAULT_WAIT_SECONDS}` : arg);
-  }
-  return args;
+  const end = argv.includes('--') ? argv.indexOf('--') : argv.length;
+  return argv.map((arg, i) =>
+    arg === '--wait' && i < end && !/^\d+$/.test(argv[i + 1] ?? '') ? `--wait=${DEFAULT_WAIT_SECONDS}` : arg);
 }
 
 /** node:util parseArgs errors as short usage errors. */
@@ -106,13 +97,12 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   let json = false;
   try {
     // First pass, lenient: where is the command, and which global flags are set?
-    const allOptions: Options = { ...GLOBAL_OPTIONS };
-    for (const command of COMMANDS) Object.assign(allOptions, commandOptions(command));
+    const allOptions: Options = Object.assign({ ...GLOBAL_OPTIONS }, ...COMMANDS.map(commandOptions));
     const loose = parseArgs({ args, options: allOptions, strict: false, allowPositionals: true });
     json = loose.values.json === true;
-    const help = loose.values.help === true;
-    const positionals = loose.positionals[0] === 'help' ? loose.positionals.slice(1) : loose.positionals;
-    const asksHelp = help || loose.positionals[0] === 'help';
+    const helpWord = loose.positionals[0] === 'help';
+    const positionals = helpWord ? loose.positionals.slice(1) : loose.positionals;
+    const asksHelp = loose.values.help === true || helpWord;
 
     const { command, group } = findCommand(positionals);
     if (!command) {

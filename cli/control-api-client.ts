@@ -1,7 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, paths } from '../contracts/openapi/control-api.js';
-import type { ManifestEntry, UploadInstruction } from '../contracts/deploys.js';
 import type { OperatorClient, RateLimits } from './operator-client.js';
 import { CliError, type CliErrorOptions } from './errors.js';
 
@@ -13,15 +12,10 @@ const CONTROL_API_CODES = new Set(['account_not_found', 'key_not_found', 'projec
 const START_HINT = 'is the local platform running? start it with npm start (or pass --url, or --stack/--outputs for a deployed stack)';
 const URL_HINT = 'is --url the control API? npm start prints it as "Control API at …"';
 
-export interface ControlApiClientOptions {
-  readonly timeoutMs?: number;
-  readonly fetch?: (request: Request) => Promise<Response>;
-}
-
 const account = (accountId: string) => ({ params: { path: { accountId } } });
-const project = (accountId: string, projectId: string) => ({ params: { path: { accountId, projectId } } });
 
 type Settled<T> = { data?: T; error?: unknown; response: Response };
+type Send<T> = (api: Client<paths>) => Promise<Settled<T>>;
 
 type Schemas = components['schemas'];
 
@@ -31,7 +25,7 @@ export class ControlApiClient implements OperatorClient {
   private readonly api: Client<paths>;
   private readonly timeoutMs: number;
 
-  constructor(baseUrl: string, options: ControlApiClientOptions = {}) {
+  constructor(baseUrl: string, options: { timeoutMs?: number; fetch?: (request: Request) => Promise<Response> } = {}) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? 30_000;
     const send = options.fetch ?? ((request: Request) => fetch(request));
@@ -49,175 +43,61 @@ export class ControlApiClient implements OperatorClient {
   }
 
   createAccount(input: { name: string; plan: string; limits?: RateLimits }) {
-    return this.answer(this.api.POST('/accounts', { body: input as Schemas['CreateAccountRequest'] }));
+    return this.call((api) => api.POST('/accounts', { body: input as Schemas['CreateAccountRequest'] }));
   }
 
   getAccount(accountId: string) {
-    return this.answer(this.api.GET('/accounts/{accountId}', account(accountId)));
+    return this.call((api) => api.GET('/accounts/{accountId}', account(accountId)));
   }
 
   createKey(accountId: string, name: string) {
-    return this.answer(this.api.POST('/accounts/{accountId}/keys', { ...account(accountId), body: { name } }));
+    return this.call((api) => api.POST('/accounts/{accountId}/keys', { ...account(accountId), body: { name } }));
   }
 
-  async listKeys(accountId: string) {
-    return this.list(await this.answer(this.api.GET('/accounts/{accountId}/keys', account(accountId))), 'keys');
+  listKeys(accountId: string) {
+    return this.list('keys', (api) => api.GET('/accounts/{accountId}/keys', account(accountId)));
   }
 
   revokeKey(accountId: string, keyId: string) {
-    return this.answer(this.api.DELETE('/accounts/{accountId}/keys/{keyId}', { params: { path: { accountId, keyId } } }));
+    const params = { path: { accountId, keyId } };
+    return this.call((api) => api.DELETE('/accounts/{accountId}/keys/{keyId}', { params }));
   }
 
   setPlan(accountId: string, input: { plan: string; limits?: RateLimits }) {
     const body = input as Schemas['SetPlanRequest'];
-    return this.answer(this.api.PUT('/accounts/{accountId}/plan', { ...account(accountId), body }));
+    return this.call((api) => api.PUT('/accounts/{accountId}/plan', { ...account(accountId), body }));
   }
 
   liftBan(accountId: string, keyId: string) {
-    return this.answer(this.api.DELETE('/accounts/{accountId}/keys/{keyId}/ban', { params: { path: { accountId, keyId } } }));
+    const params = { path: { accountId, keyId } };
+    return this.call((api) => api.DELETE('/accounts/{accountId}/keys/{keyId}/ban', { params }));
   }
 
   usage(accountId: string) {
-    return this.answer(this.api.GET('/accounts/{accountId}/usage', account(accountId)));
+    return this.call((api) => api.GET('/accounts/{accountId}/usage', account(accountId)));
   }
 
   usageHistory(accountId: string, days?: number) {
     const params = { path: { accountId }, ...(days === undefined ? {} : { query: { days } }) };
-    return this.answer(this.api.GET('/accounts/{accountId}/usage/history', { params }));
+    return this.call((api) => api.GET('/accounts/{accountId}/usage/history', { params }));
   }
 
-  async upgradeRequests() {
-    return this.list(await this.answer(this.api.GET('/upgrade-requests')), 'upgradeRequests');
+  upgradeRequests() {
+    return this.list('upgradeRequests', (api) => api.GET('/upgrade-requests'));
   }
 
-  createProject(accountId: string, body: { slug: string; name?: string }) {
-    return this.answer(this.api.POST('/accounts/{accountId}/projects', { ...account(accountId), body }));
+  /** The `name` list of a call's body, or a CliError when the body has none. */
+  async list<K extends string, T>(name: K, send: Send<{ [key in K]?: T[] }>): Promise<T[]> {
+    const value = (await this.call(send))[name];
+    if (Array.isArray(value)) return value;
+    throw new CliError(`unexpected answer from ${this.baseUrl}: no "${name}" list`, { hint: URL_HINT });
   }
 
-  async listProjects(accountId: string) {
-    return this.list(await this.answer(this.api.GET('/accounts/{accountId}/projects', account(accountId))), 'projects');
-  }
-
-  getProject(accountId: string, projectId: string) {
-    return this.answer(this.api.GET('/accounts/{accountId}/projects/{projectId}', project(accountId, projectId)));
-  }
-
-  renameProject(accountId: string, projectId: string, name: string) {
-    const init = { ...project(accountId, projectId), body: { name } };
-    return this.answer(this.api.PATCH('/accounts/{accountId}/projects/{projectId}', init));
-  }
-
-  deleteProject(accountId: string, projectId: string) {
-    return this.answer(this.api.DELETE('/accounts/{accountId}/projects/{projectId}', project(accountId, projectId)));
-  }
-
-  startDeploy(accountId: string, projectId: string, files: readonly ManifestEntry[]) {
-    const init = { ...project(accountId, projectId), body: { files: [...files] } };
-    return this.answer(this.api.POST('/accounts/{accountId}/projects/{projectId}/deploys', init));
-  }
-
-  /** A `files_missing` refusal is an answer here: it carries fresh URLs for what is missing. */
-  async finalizeDeploy(accountId: string, projectId: string, deployId: string) {
-    const params = { path: { accountId, projectId, deployId } };
-    const sent = this.api.POST('/accounts/{accountId}/projects/{projectId}/deploys/{deployId}/finalize', { params });
-    const answer = (await this.answer(sent, 'files_missing')) as { code?: string; uploads?: UploadInstruction[] };
-    return answer.code === 'files_missing' ? { missing: answer.uploads ?? [] } : { deploy: answer };
-  }
-
-  async listDeploys(accountId: string, projectId: string) {
-    const sent = this.api.GET('/accounts/{accountId}/projects/{projectId}/deploys', project(accountId, projectId));
-    return this.list(await this.answer(sent), 'deploys');
-  }
-
-  rollback(accountId: string, projectId: string, deployId: string) {
-    const params = { path: { accountId, projectId, deployId } };
-    return this.answer(this.api.POST('/accounts/{accountId}/projects/{projectId}/deploys/{deployId}/rollback', { params }));
-  }
-
-  addDomain(accountId: string, projectId: string, domain: string) {
-    const init = { ...project(accountId, projectId), body: { domain } };
-    return this.answer(this.api.POST('/accounts/{accountId}/projects/{projectId}/domains', init));
-  }
-
-  async listDomains(accountId: string, projectId: string) {
-    const sent = this.api.GET('/accounts/{accountId}/projects/{projectId}/domains', project(accountId, projectId));
-    return this.list(await this.answer(sent), 'domains');
-  }
-
-  getDomain(accountId: string, projectId: string, domain: string) {
-    const params = { path: { accountId, projectId, domain } };
-    return this.answer(this.api.GET('/accounts/{accountId}/projects/{projectId}/domains/{domain}', { params }));
-  }
-
-  verifyDomain(accountId: string, projectId: string, domain: string, again = false) {
-    const init = { params: { path: { accountId, projectId, domain } } };
-    return this.answer(
-      again
-        ? this.api.POST('/accounts/{accountId}/projects/{projectId}/domains/{domain}/reverify', init)
-        : this.api.POST('/accounts/{accountId}/projects/{projectId}/domains/{domain}/verify', init),
-    );
-  }
-
-  removeDomain(accountId: string, projectId: string, domain: string) {
-    const params = { path: { accountId, projectId, domain } };
-    return this.answer(this.api.DELETE('/accounts/{accountId}/projects/{projectId}/domains/{domain}', { params }));
-  }
-
-  setPrimaryDomain(accountId: string, projectId: string, domain: string) {
-    const init = { ...project(accountId, projectId), body: { domain } };
-    return this.answer(this.api.PUT('/accounts/{accountId}/projects/{projectId}/domain-config/primary', init));
-  }
-
-  /** The platform judges the status (and says which ones it takes); the CLI passes what was typed. */
-  addRedirect(accountId: string, projectId: string, redirect: { from: string; to: string; status?: number }) {
-    const init = { ...project(accountId, projectId), body: redirect as Schemas['AddRedirectRequest'] };
-    return this.answer(this.api.POST('/accounts/{accountId}/projects/{projectId}/domain-config/redirects', init));
-  }
-
-  removeRedirect(accountId: string, projectId: string, from: string) {
-    const params = { path: { accountId, projectId, from } };
-    return this.answer(this.api.DELETE('/accounts/{accountId}/projects/{projectId}/domain-config/redirects/{from}', { params }));
-  }
-
-  checkDomainDrift() {
-    return this.answer(this.api.POST('/maintenance/domain-drift-check'));
-  }
-
-  async listWebhooks(accountId: string) {
-    return this.list(await this.answer(this.api.GET('/accounts/{accountId}/webhooks', account(accountId))), 'webhooks');
-  }
-
-  createWebhook(accountId: string, input: { url: string; events?: readonly string[] }) {
-    const body = input as Schemas['CreateWebhookRequest'];
-    return this.answer(this.api.POST('/accounts/{accountId}/webhooks', { ...account(accountId), body }));
-  }
-
-  removeWebhook(accountId: string, webhookId: string) {
-    const params = { path: { accountId, webhookId } };
-    return this.answer(this.api.DELETE('/accounts/{accountId}/webhooks/{webhookId}', { params }));
-  }
-
-  rotateWebhookSecret(accountId: string, webhookId: string) {
-    const params = { path: { accountId, webhookId } };
-    return this.answer(this.api.POST('/accounts/{accountId}/webhooks/{webhookId}/rotate-secret', { params }));
-  }
-
-  sendWebhookTest(accountId: string, webhookId: string) {
-    const params = { path: { accountId, webhookId } };
-    return this.answer(this.api.POST('/accounts/{accountId}/webhooks/{webhookId}/test', { params }));
-  }
-
-  private list<K extends string, T>(body: { [key in K]?: T[] }, name: K): T[] {
-    const value = body[name];
-    if (!Array.isArray(value)) throw new CliError(`unexpected answer from ${this.baseUrl}: no "${name}" list`, { hint: URL_HINT });
-    return value;
-  }
-
-  /** The answer's body, or a CliError; a refusal with code `answeredProblem` is returned as the answer. */
-  private async answer<T>(sent: Promise<Settled<T>>, answeredProblem?: string): Promise<T> {
+  /** One call of the generated client: its body, or a CliError; a refusal with code `answeredProblem` is the answer. */
+  async call<T>(send: Send<T>, answeredProblem?: string): Promise<T> {
     let settled: Settled<T>;
     try {
-      settled = await sent;
+      settled = await send(this.api);
     } catch (error) {
       if (error instanceof SyntaxError) {
         throw new CliError(`unexpected answer from ${this.baseUrl}: not a JSON document`, { hint: URL_HINT });

@@ -6,7 +6,7 @@ import { awsError } from './aws-errors.js';
 import { CliError, usageError } from './errors.js';
 
 /** `<stackPrefix>-Api` with the default prefix (lib/app.ts). */
-export const DEFAULT_API_STACK_NAME = 'MessagesPlatform-Api';
+const DEFAULT_API_STACK_NAME = 'MessagesPlatform-Api';
 
 /** The outputs of the API stack the platform needs (lib/constructs/messages/messages-api.ts). */
 export const REQUIRED_OUTPUT_KEYS = [
@@ -127,17 +127,14 @@ export async function openDeployedStack(options: OpenStackOptions): Promise<Depl
   if (options.outputsFile !== undefined) {
     const { stackName, outputs } = readOutputsFile(options.outputsFile, options.stack);
     const source = options.outputsFile;
-    if (chosen) {
-      const published = outputs[PLATFORM_CONFIG_OUTPUT]
-        ? publishedConfig({ stackName, source, outputs }).platform.region
-        : undefined;
-      const warnings = published && published !== chosen.region
-        ? [`the deployment's platform.region is ${published}, but the CLI uses ${chosen.region} (from ${chosen.from})`]
-        : [];
-      return { stackName, region: chosen.region, source, outputs, warnings };
-    }
-    const region = publishedConfig({ stackName, source, outputs }).platform.region;
-    return { stackName, region, source, outputs, warnings: [] };
+    const published = chosen && !outputs[PLATFORM_CONFIG_OUTPUT]
+      ? undefined
+      : publishedConfig({ stackName, source, outputs }).platform.region;
+    const region = chosen?.region ?? (published as string);
+    const warnings = chosen && published && published !== region
+      ? [`the deployment's platform.region is ${published}, but the CLI uses ${region} (from ${chosen.from})`]
+      : [];
+    return { stackName, region, source, outputs, warnings };
   }
 
   const stackName = options.stack ?? DEFAULT_API_STACK_NAME;

@@ -56,9 +56,6 @@ function delayReason(diagnosis: NonNullable<DomainView['diagnosis']>): string {
 
 type Row = readonly [string, string | number | undefined];
 
-const recordRows = (label: string, records: readonly DnsRecordInstruction[]): Row[] =>
-  records.map((r) => [label, `${r.type} ${r.fqdn} ${r.value}`] as const);
-
 /** A domain's state, its records, and why when it failed or drifted: observed vs expected, or the certificate diagnosis. */
 export function domainText(view: DomainView): string {
   const rows: Row[] = [
@@ -67,7 +64,7 @@ export function domainText(view: DomainView): string {
     ['state', view.state],
     ['attempt', view.attempt],
     ['target', view.target],
-    ...recordRows('record', view.records),
+    ...view.records.map((r) => ['record', `${r.type} ${r.fqdn} ${r.value}`] as const),
   ];
   for (const dns of [view.failure, view.misconfiguration]) {
     if (!dns) continue;

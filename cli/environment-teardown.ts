@@ -1,8 +1,4 @@
-/**
- * What an environment creates at run time, outside its stacks, and `cdk destroy` therefore leaves
- * behind or trips over: custom domains' distribution tenants, `internal-<account>` API keys and
- * `enterprise-<account>` usage plans (docs/operators/teardown.md).
- */
+/** What an environment creates outside its stacks, which `cdk destroy` leaves (docs/operators/teardown.md). */
 export interface RuntimeResources {
   /** Never the stack's own default tenant. */
   tenants(): Promise<readonly string[]>;

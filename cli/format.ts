@@ -13,9 +13,9 @@ export function keyValues(rows: ReadonlyArray<readonly [string, string | number 
   return rows.map(([label, value]) => `${label.padEnd(width)}  ${show(value)}`.trimEnd()).join('\n') + '\n';
 }
 
-/** A table with a header row and columns aligned (two spaces apart). */
 type Cell = string | number | undefined;
 
+/** A table with a header row and columns aligned (two spaces apart). */
 export function table(headers: readonly string[], rows: ReadonlyArray<ReadonlyArray<Cell>>): string {
   const cells = [headers.map(String), ...rows.map((row) => headers.map((_, i) => show(row[i])))];
   const widths = headers.map((_, i) => Math.max(...cells.map((row) => (row[i] as string).length)));
@@ -85,11 +85,9 @@ export function upgradeRequestsText(requests: readonly PendingUpgradeRequest[]):
 const row = (label: string, counts: { accepted: number; rateLimited: number; banned: number }) =>
   [label, counts.accepted, counts.rateLimited, counts.banned] as const;
 
-const HEADERS = ['day (UTC)', 'accepted', 'rate limited', 'banned'];
-
 /** `usage history`: the account's days with a total line, then each key's totals. */
 export function usageHistoryText(history: UsageHistoryView): string {
-  const days = table(HEADERS, [...history.days.map((d) => row(d.date, d)), row('total', history.totals)]);
+  const days = table(['day (UTC)', 'accepted', 'rate limited', 'banned'], [...history.days.map((d) => row(d.date, d)), row('total', history.totals)]);
   const keys = history.keys.length === 0
     ? 'No keys.\n'
     : table(

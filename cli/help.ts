@@ -3,7 +3,6 @@ import { DEFAULT_CONTROL_URL } from './control-api-client.js';
 
 // The help texts, built from the command list they are given (COMMANDS in cli/commands.ts), in its order.
 
-/** Whether `prefix` is the start of `words`. */
 export const startsWith = (words: readonly string[], prefix: readonly string[]) =>
   prefix.every((w, i) => words[i] === w);
 
@@ -22,7 +21,6 @@ const GLOBAL_FLAGS_HELP = `Global flags:
                       with --outputs, else the deployment's own platform.region)
   -h, --help          help; after a command, that command's help`;
 
-/** One line per command: its words, then its summary. */
 function listing(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((c) => c.words.join(' ').length));
   return commands.map((c) => `  ${c.words.join(' ').padEnd(width)}  ${c.summary}`).join('\n');

@@ -32,13 +32,9 @@ interface LocalApiGatewayOptions {
 
 /** API Gateway's payload limit for REST APIs. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
-const ARN_PREFIX = 'arn:aws:execute-api:local:000000000000:local';
 const STAGE = 'v1';
 
-/**
- * Plays API Gateway (REST, Lambda proxy): REQUEST authorizer → usage-plan backstop → Lambda proxy
- * event, and the configured gateway responses when one of those steps answers instead of a handler.
- */
+/** API Gateway (REST, Lambda proxy): authorizer → usage plans → handler, or the configured gateway responses. */
 export async function startLocalApiGateway(options: LocalApiGatewayOptions) {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
@@ -88,7 +84,7 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions) {
         {
           ...request,
           type: 'REQUEST',
-          methodArn: `${ARN_PREFIX}/${STAGE}/${method}${url.pathname}`,
+          methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/${method}${url.pathname}`,
           pathParameters: pathParameters ?? null,
           requestContext: context(null),
         } as APIGatewayRequestAuthorizerEvent,
@@ -99,7 +95,8 @@ export async function startLocalApiGateway(options: LocalApiGatewayOptions) {
       console.error('authorizer failed', error);
       return sendGatewayResponse(res, 'AUTHORIZER_FAILURE', requestId);
     }
-    if (!allows(authorization)) return sendGatewayResponse(res, 'ACCESS_DENIED', requestId);
+    const allowed = authorization.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Allow');
+    if (!allowed) return sendGatewayResponse(res, 'ACCESS_DENIED', requestId);
 
     const verdict = options.usagePlans.admit(authorization.usageIdentifierKey ?? undefined);
     if (verdict !== 'ok') return sendGatewayResponse(res, verdict, requestId);
@@ -196,8 +193,4 @@ function headersOf(req: IncomingMessage): Pick<APIGatewayProxyEvent, 'headers' |
     (multiValueHeaders[name] ??= []).push(value);
   }
   return { headers, multiValueHeaders };
-}
-
-function allows(result: APIGatewayAuthorizerResult): boolean {
-  return result.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Allow');
 }

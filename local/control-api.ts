@@ -48,10 +48,7 @@ export async function answerProxied(
   res.end(answer.body);
 }
 
-/**
- * The operator's control API (the CLI's `--url` mode): the dashboard's router with every caller an
- * operator, on loopback without authentication (on AWS operators use the CLI with IAM).
- */
+/** The CLI's control API: the dashboard's router, every caller an operator, unauthenticated on loopback. */
 export async function startControlApi(services: ControlServices, port: number) {
   const router = new ControlRouter(services, CONTROL_ROUTES, () => ({ kind: 'operator' }));
   const handler: ProxyHandler = (event, context) => router.answer(event, context);

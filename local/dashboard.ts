@@ -10,8 +10,8 @@ import { answerProxied } from './control-api.js';
 import { type ProxyHandler, readBody, serveOnLoopback } from './loopback.js';
 import { loopbackOrigins, writeProblem } from './loopback-guard.js';
 
+const DASHBOARD_SOURCE_DIR = resolve(import.meta.dirname, '..', 'dashboard');
 /** Where `vite build` puts the dashboard (dashboard/vite.config.ts). */
-export const DASHBOARD_SOURCE_DIR = resolve(import.meta.dirname, '..', 'dashboard');
 export const DASHBOARD_DIST_DIR = join(DASHBOARD_SOURCE_DIR, 'dist');
 
 /** A demo owner of the development sign-in, linked to a demo account at start. */
@@ -20,11 +20,10 @@ export interface DemoOwner {
   readonly plan: PlanId;
 }
 
-export interface LocalDashboardOptions {
+interface LocalDashboardOptions {
   readonly port: number;
   /** The local site bucket's origin (s3rver), where the pages upload deploy files. */
   readonly uploadOrigin?: string;
-  /** The built dashboard (index.html and assets). */
   readonly distDir: string;
   /** The control API's Lambda handler (lambda/control/http-handlers.ts), as deployed. */
   readonly handler: ProxyHandler;
@@ -36,7 +35,7 @@ export interface LocalDashboardOptions {
 }
 
 /** The identity a development sign-in token carries: what Cognito's ID token gives on AWS. */
-export interface DevClaims {
+interface DevClaims {
   readonly sub: string;
   readonly email: string;
   readonly exp: number;
@@ -45,11 +44,7 @@ export interface DevClaims {
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}$/;
 const SESSION_SECONDS = 12 * 3600;
 
-/**
- * The local stand-in for Cognito: HMAC-signed tokens with a secret that lives as long as the
- * process (a restart signs everyone out). It is a development convenience on loopback, named as
- * such in the UI, and has no place on AWS.
- */
+/** The local stand-in for Cognito: HMAC-signed tokens whose secret lives as long as the process. */
 export class DevSignIn {
   private readonly secret = randomBytes(32);
 
@@ -98,11 +93,7 @@ const securityHeaders = (uploadOrigin: string | undefined) => ({
     'frame-ancestors \'none\'; base-uri \'self\'; form-action \'self\'',
 });
 
-/**
- * The dashboard on loopback: the built app, its `/config.json`, the development sign-in, and
- * `/api/*` through the control API's Lambda handler with the claims API Gateway's Cognito
- * authorizer would pass (so the handler runs exactly as deployed).
- */
+/** The app, `/config.json`, the development sign-in, and `/api/*` through the control API's handler as deployed. */
 export async function startLocalDashboard(options: LocalDashboardOptions) {
   const signIn = new DevSignIn();
   const pageHeaders = securityHeaders(options.uploadOrigin);
@@ -198,12 +189,11 @@ const SHARED_SOURCES = [
 
 /** SHA-256 of the dashboard's sources (index.html, vite.config.ts, src/, public/, shared files): what a build is made of. */
 export function dashboardSourceHash(): string {
-  const publicDir = join(DASHBOARD_SOURCE_DIR, 'public');
   const inputs = [
     join(DASHBOARD_SOURCE_DIR, 'index.html'),
     join(DASHBOARD_SOURCE_DIR, 'vite.config.ts'),
     ...sourceFiles(join(DASHBOARD_SOURCE_DIR, 'src')),
-    ...(existsSync(publicDir) ? sourceFiles(publicDir) : []),
+    ...sourceFiles(join(DASHBOARD_SOURCE_DIR, 'public')),
     ...SHARED_SOURCES,
   ].sort();
   const hash = createHash('sha256');
@@ -211,13 +201,9 @@ export function dashboardSourceHash(): string {
   return hash.digest('hex');
 }
 
-/** Written into a build: the hash of the sources it was made from. */
 const SOURCES_STAMP = '.sources-sha256';
 
-/**
- * Builds the dashboard with Vite into `outDir` unless it holds a build of the current sources. The
- * build is moved into place in one rename, so concurrent builds never serve a folder another is emptying.
- */
+/** Builds the dashboard unless `outDir` holds a build of the current sources; moved in by one rename. */
 export async function buildDashboard(options: { outDir?: string; quiet?: boolean } = {}): Promise<string> {
   const outDir = options.outDir ?? DASHBOARD_DIST_DIR;
   const sources = dashboardSourceHash();

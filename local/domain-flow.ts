@@ -24,19 +24,15 @@ const TASK_ARNS = Object.fromEntries(
 /** The context object's `StateMachine.Id` locally (the drift task reads it; locally it starts releases in process). */
 const LOCAL_STATE_MACHINE_ARN = 'arn:aws:states:local:000000000000:stateMachine:domain-flow';
 
-export interface LocalDomainFlowOptions {
+interface LocalDomainFlowOptions {
   /** The wait between certificate checks. */
   readonly pollMs: number;
   readonly watchdogSeconds: number;
-  /** The wait between rounds of a tenant release, and between retries of its task. @default pollMs */
-  readonly releaseWaitMs?: number;
+  /** The wait between rounds of a tenant release, and between retries of its task. */
+  readonly releaseWaitMs: number;
 }
 
-/**
- * Runs the very definition the stack deploys in aws-local-stepfunctions, with its Lambda tasks
- * mapped to the same task functions the Lambdas run. Waits are shortened by `pollMs` (and
- * `releaseWaitMs`); the watchdog comes in the input (30 minutes unless overridden, as tests do).
- */
+/** The deployed definition in aws-local-stepfunctions, each Lambda task run in process, its waits shortened. */
 export class LocalDomainFlow implements DomainFlowStarter {
   private readonly machine = new StateMachine(domainFlowDefinition(TASK_ARNS) as unknown as StateMachineDefinition);
 
@@ -95,7 +91,7 @@ export class LocalDomainFlow implements DomainFlowStarter {
         return this.driftTask.checkDrift(i);
       },
     };
-    const releaseWaitMs = this.options.releaseWaitMs ?? this.options.pollMs;
+    const { releaseWaitMs } = this.options;
     const execution = this.machine.run(input, {
       overrides: {
         taskResourceLocalHandlers: Object.fromEntries(

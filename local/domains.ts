@@ -37,27 +37,24 @@ export interface LocalDomainsOptions {
   };
 }
 
-/**
- * Projects, deploys and custom domains on the local platform: the same services and flow tasks as
- * on AWS over dynalite, the local edge's KeyValueStore, the simulated tenants, and the flow's
- * definition in aws-local-stepfunctions; plus the timer that starts the drift check, as
- * EventBridge Scheduler does on AWS.
- */
+/** Projects, deploys and custom domains: AWS's services and flow tasks over the emulators, and the drift timer. */
 export function createLocalDomains(options: LocalDomainsOptions) {
   const { documentClient, accounts, clock, config } = options;
-  const platformHost = platformHostOf(config.platform.domain);
+  const platformDomain = config.platform.domain;
+  const platformHost = platformHostOf(platformDomain);
   // The same adapter as the control function on AWS: presigned PUTs, copies, lists, deletes.
   const s3 = new S3Client({ ...LOCAL_S3, endpoint: options.s3Endpoint });
   const storage = new S3SiteStorage({ client: s3, bucket: LOCAL_SITE_BUCKET, clock });
   const origin = new S3SiteOrigin(s3, LOCAL_SITE_BUCKET);
   const edge = new LocalEdgeRouter();
   const dns = new NodeDnsResolver(options.dnsServers);
-  const certificates = new SimulatedCertificateAuthority(dns, platformHost, config.platform.domain, undefined, {
+  const certificates = new SimulatedCertificateAuthority(dns, platformHost, platformDomain, undefined, {
     deleteRefusals: options.domainFlow?.tenantDeleteRefusals ?? 1,
   });
   const projectStore = new DynamoDbProjectStore(documentClient, LOCAL_TABLE_NAMES.projects);
   const domainStore = new DynamoDbDomainStore(documentClient, LOCAL_TABLE_NAMES.domains);
   const graceSeconds = config.domains.driftCheck.gracePeriodDays * 24 * 60 * 60;
+  const pollMs = options.domainFlow?.pollMs ?? 1_000;
   const domainFlow = new LocalDomainFlow(
     createFlowTasks({
       domains: domainStore,
@@ -67,14 +64,14 @@ export function createLocalDomains(options: LocalDomainsOptions) {
       edge,
       clock,
       platformHost,
-      platformDomain: config.platform.domain,
+      platformDomain,
       driftGraceSeconds: graceSeconds,
     }),
     createReleaseTask({ domains: domainStore, projects: projectStore, certificates, edge, clock }),
     {
-      pollMs: options.domainFlow?.pollMs ?? 1_000,
+      pollMs,
       watchdogSeconds: options.domainFlow?.watchdogSeconds ?? 30 * 60,
-      ...(options.domainFlow?.releaseWaitMs === undefined ? {} : { releaseWaitMs: options.domainFlow.releaseWaitMs }),
+      releaseWaitMs: options.domainFlow?.releaseWaitMs ?? pollMs,
     },
   );
   domainFlow.useDriftCheck(
@@ -87,16 +84,15 @@ export function createLocalDomains(options: LocalDomainsOptions) {
       flowFor: () => domainFlow,
       clock,
       platformHost,
-      platformDomain: config.platform.domain,
+      platformDomain,
       graceSeconds,
     }),
   );
-  const stores = { accounts, projects: projectStore, domains: domainStore };
   const projectDomains = createProjectDomains({ domains: domainStore, edge, flow: domainFlow, clock });
-  const platformDomain = config.platform.domain;
   const projectDeps = { projects: projectStore, domains: projectDomains, storage, edge, clock, platformDomain };
   const projects = new ProjectService({ ...projectDeps, accounts });
   const deploys = new DeployService(projectDeps);
+  const stores = { accounts, projects: projectStore, domains: domainStore };
   const domains = new DomainService({ ...stores, edge, flow: domainFlow, clock, config, platformHost });
 
   const intervalMs = options.domainFlow?.driftCheckIntervalMs ?? config.domains.driftCheck.intervalMinutes * 60_000;

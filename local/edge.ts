@@ -24,15 +24,9 @@ import type {
 import { deployPrefix, type ProjectRecord } from '../lambda/projects/project.js';
 import { serveOnLoopback } from './loopback.js';
 
-const LOCAL_KVS_ID = 'local-kvs';
-
 /** The edge's KeyValueStore locally: the values the CloudFront Function reads, in a store versioned and sized like the real one. */
 export class LocalEdgeRouter implements EdgeRouter, EdgeCleanup {
-  readonly store: MemoryKeyValueStore;
-
-  constructor(options: { maxBytes?: number } = {}) {
-    this.store = new MemoryKeyValueStore({}, options);
-  }
+  readonly store = new MemoryKeyValueStore();
 
   async serve(host: string, prefix: string): Promise<void> {
     this.store.put(host, EDGE_VALUE.serve(prefix));
@@ -60,11 +54,7 @@ export class LocalEdgeRouter implements EdgeRouter, EdgeCleanup {
   }
 }
 
-/**
- * With --data, the in-memory KeyValueStore is rebuilt from the stored projects: their subdomains and
- * live domains, served or redirected as configured. Removed domains get no entry back (the simulated
- * tenants do not outlive the process either), and the function answers a missing key with the same 404.
- */
+/** With --data, the KeyValueStore rebuilt from the stored projects (removed domains: no entry, the same 404). */
 export async function restoreEdge(
   edge: LocalEdgeRouter,
   projects: readonly ProjectRecord[],
@@ -104,18 +94,16 @@ export class S3SiteOrigin {
   }
 }
 
-/** A simulated tenant's life: enabled with its domain, disabled after a removal, then deleted. */
-export type SimulatedTenantState = 'enabled' | 'disabled';
+type SimulatedTenantState = 'enabled' | 'disabled';
 
 /**
- * SIMULATED certificate issuance (no CloudFront or ACM locally): like ACM, it issues once the domain's
- * DNS verifies and CAA allows Amazon's CA, and never otherwise. One tenant per domain, as on AWS; a
- * released one is disabled, and deleting it is refused (ResourceNotDisabled) `deleteRefusals` times.
+ * SIMULATED certificate issuance: like ACM, once the DNS verifies and CAA allows Amazon. One tenant per
+ * domain; a released one is disabled, and deleting it is refused (ResourceNotDisabled) `deleteRefusals` times.
  */
 export class SimulatedCertificateAuthority implements CertificateAuthority {
   private readonly tenants = new Map<string, { state: SimulatedTenantState; refusalsLeft: number }>();
   private readonly deleteRefusals: number;
-  /** Every line the simulation printed, in order (what happened to certificates and tenants). */
+  /** Every line the simulation printed, in order. */
   readonly history: string[] = [];
 
   constructor(
@@ -133,7 +121,6 @@ export class SimulatedCertificateAuthority implements CertificateAuthority {
     this.log(line);
   }
 
-  /** The domain's simulated tenant, or undefined when it has none (never requested, or deleted). */
   tenantOf(domain: string): SimulatedTenantState | undefined {
     return this.tenants.get(domain)?.state;
   }
@@ -184,31 +171,22 @@ export class SimulatedCertificateAuthority implements CertificateAuthority {
   }
 }
 
-/**
- * Every served host is reachable locally as `<host>.localhost` too (RFC 6761: browsers and curl resolve
- * it to loopback), so a project link works by a click. The suffix is dropped before the CloudFront
- * Function sees the Host; lib/config refuses platform domains under `.localhost`.
- */
+/** Every host is reachable as `<host>.localhost` too (RFC 6761: resolves to loopback); the function sees the host. */
 const LOOPBACK_SUFFIX = '.localhost';
 
-/** The Host the function sees for a Host header the local edge received (port kept, the function drops it). */
 export function hostOfLoopbackName(header: string): string {
   const [, name = header, port = ''] = /^(.*?)(:\d*)?$/.exec(header) ?? [];
   const lower = name.toLowerCase().replace(/\.$/, '');
   return lower.endsWith(LOOPBACK_SUFFIX) ? `${lower.slice(0, -LOOPBACK_SUFFIX.length)}${port}` : header;
 }
 
-/**
- * Serves projects by Host header on 127.0.0.1, running the real CloudFront Function code against
- * the local KeyValueStore: redirects, refusals of removed domains, and the live deploy's files.
- * Plain HTTP locally; on AWS the edge is HTTPS with each domain's certificate.
- */
+/** Serves projects by Host header over plain HTTP, with the real CloudFront Function on the local KeyValueStore. */
 export async function startLocalEdge(options: {
   port: number;
   router: LocalEdgeRouter;
   origin: S3SiteOrigin;
 }): Promise<{ url: string; stop(): Promise<void> }> {
-  const viewerRequest = loadViewerRequest({ kvsId: LOCAL_KVS_ID, kvs: options.router.store, log: () => {} });
+  const viewerRequest = loadViewerRequest({ kvsId: 'local-kvs', kvs: options.router.store, log: () => {} });
   // Not guarded: it serves projects by whatever Host the request names, read only, as CloudFront does.
   return serveOnLoopback('local edge', options.port, async (req, res) => {
     const host = hostOfLoopbackName(req.headers.host ?? '');
@@ -227,11 +205,7 @@ export async function startLocalEdge(options: {
       key = '';
     }
     const file = key ? await options.origin.read(key) : undefined;
-    if (!file) {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end('Not found');
-      return;
-    }
+    if (!file) return void res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found');
     res.writeHead(200, { 'content-type': file.contentType, 'cache-control': 'public, max-age=0, must-revalidate' });
     res.end(req.method === 'HEAD' ? undefined : file.body);
   }, { guard: false, fail: (res) => res.writeHead(500).end() });

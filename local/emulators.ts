@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
@@ -33,10 +34,7 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/**
- * dynalite (DynamoDB) on 127.0.0.1; in memory, or persisted in LevelDB under `path`. It answers
- * ReturnValuesOnConditionCheckFailure as DynamoDB does (./dynalite-return-values.ts).
- */
+/** dynalite (DynamoDB) on 127.0.0.1, in memory or in LevelDB under `path` (see ./dynalite-return-values.ts). */
 export async function startDynamoDb(options: { path?: string } = {}): Promise<RunningService> {
   teachReturnValuesOnConditionCheckFailure();
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, path: options.path });
@@ -49,13 +47,10 @@ export async function startSqs() {
   const app = buildApp({ logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
-  const listen = () => new Promise<void>((resolve, reject) => {
-    app.server.once('error', reject);
-    app.server.listen(port, '127.0.0.1', () => {
-      app.server.off('error', reject);
-      resolve();
-    });
-  });
+  const listen = async () => {
+    app.server.listen(port, '127.0.0.1');
+    await once(app.server, 'listening');
+  };
   return {
     endpoint: `http://127.0.0.1:${port}`,
     pause: async () => {
@@ -132,18 +127,12 @@ export async function createTables(endpoint: string): Promise<void> {
   client.destroy();
 }
 
-export interface LocalQueue {
-  readonly queueUrl: string;
-  readonly queueArn: string;
-  readonly deadLetterQueueUrl: string;
-}
-
 /** A queue and its DLQ (`<name>-dlq`), with the redrive policy and DLQ retention of the constructs. */
 export async function createQueue(
   client: SQSClient,
   name: string,
   options: { maxReceiveCount: number; visibilityTimeoutSeconds: number },
-): Promise<LocalQueue> {
+) {
   const arnOf = async (url: string | undefined) =>
     (await client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }))).Attributes
       ?.QueueArn as string;
@@ -164,11 +153,7 @@ export async function createQueue(
   return { queueUrl, queueArn: await arnOf(queueUrl), deadLetterQueueUrl: dlq.QueueUrl as string };
 }
 
-/**
- * s3rver (S3) on 127.0.0.1, keeping its objects under `directory`, with the site bucket. It does
- * not check signatures: the signing and expiry rules of presigned uploads are unit-tested
- * (test/lambda/projects/s3-site-storage.test.ts).
- */
+/** s3rver (S3) on 127.0.0.1 with the site bucket; it checks no signatures (s3-site-storage.test.ts does). */
 export async function startS3(directory: string) {
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory });
   const { port } = await server.run();

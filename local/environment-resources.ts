@@ -2,11 +2,7 @@ import type { RuntimeResources } from '../cli/environment-teardown.js';
 import type { SimulatedCertificateAuthority } from './edge.js';
 import type { UsagePlans } from './usage-plans.js';
 
-/**
- * The environment teardown's port on the local platform: the simulated tenants (one per domain)
- * and the usage plans and keys as the local API front holds them, named as on API Gateway
- * (`internal-<account>` keys, `enterprise-<account>` plans).
- */
+/** The environment teardown's port on the local platform: simulated tenants, usage plans and keys named as on AWS. */
 export function localRuntimeResources(
   certificates: SimulatedCertificateAuthority,
   usagePlans: UsagePlans,
@@ -17,6 +13,6 @@ export function localRuntimeResources(
     internalKeys: async () => usagePlans.keysNamed('internal-'),
     deleteKey: async (id) => usagePlans.deleteKey(id),
     accountPlans: async () => usagePlans.plansNamed('enterprise-').map((id) => ({ id, name: id })),
-    deleteAccountPlan: async (id) => usagePlans.deletePlan(id),
+    deleteAccountPlan: (id) => usagePlans.deleteAccountPlan(id),
   };
 }

@@ -13,9 +13,8 @@ import type { Clock } from '../lambda/shared/clock.js';
 type FirewallVerdict = { readonly rule: FirewallRateRule['name']; readonly response: typeof FIREWALL_BLOCK_RESPONSE } | undefined;
 
 /**
- * The rate rules of the Messages API's web ACL (contracts/firewall-rules.ts) on the local front:
- * per client IP, over a trailing window of one-second buckets. As in WAF, a request counts whether
- * or not it is blocked. WAF's managed rule groups have no local equivalent: their lists are AWS's.
+ * The web ACL's rate rules (contracts/firewall-rules.ts) per client IP, blocked requests counted as in WAF.
+ * WAF's managed rule groups have no local equivalent: their lists are AWS's.
  */
 export class LocalFirewall {
   /** `<rule>|<ip>` → requests per second, by epoch second, within the window. */

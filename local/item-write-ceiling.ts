@@ -5,15 +5,13 @@ import { SDK_THROTTLING, withBackoff } from '../lambda/shared/backoff.js';
 import { DATA_PLANE } from '../lambda/shared/aws-clients.js';
 import type { Clock } from '../lambda/shared/clock.js';
 import type { LimiterStore } from '../lambda/rate-limits/limiter-store.js';
-import { listenOnLoopback } from './loopback.js';
+import { readBody, serveOnLoopback } from './loopback.js';
 
 /**
- * DynamoDB's per-item write ceiling, simulated (neither dynalite nor the in-memory store has one):
- * 1,000 write units per second per item, a refused conditional write included, each write one unit
- * (limiter items stay under 1 KB). A write past it is answered as DynamoDB does, with the throttling
- * reason TableWriteKeyRangeThroughputExceeded; throttled writes consume nothing.
+ * DynamoDB's per-item write ceiling, which neither dynalite nor the in-memory store has: each write (refused
+ * conditional ones too) one unit, as limiter items stay under 1 KB; throttled writes consume nothing.
  */
-export const DEFAULT_ITEM_WRITES_PER_SECOND = 1_000;
+const DEFAULT_ITEM_WRITES_PER_SECOND = 1_000;
 export const THROTTLING_ERROR = 'ProvisionedThroughputExceededException';
 export const THROTTLING_REASON = 'TableWriteKeyRangeThroughputExceeded';
 
@@ -60,7 +58,7 @@ function throttlingBody(tableName: string): Record<string, unknown> {
 }
 
 /** The error the SDK's DynamoDB client throws for that answer (after its own retries). */
-export function throttlingError(item: string): ProvisionedThroughputExceededException {
+function throttlingError(item: string): ProvisionedThroughputExceededException {
   return new ProvisionedThroughputExceededException({
     message: `item ${item}: write ceiling reached`,
     $metadata: { httpStatusCode: 400, attempts: 1, totalRetryDelay: 0 },
@@ -92,11 +90,7 @@ const isThrottling = (error: unknown): boolean => {
   return THROTTLING_NAMES.has(e?.name ?? '') || e?.$retryable?.throttling === true;
 };
 
-/**
- * A store that retries throttled calls as the Lambdas' DynamoDB client does (SDK_THROTTLING, DATA_PLANE's
- * attempts, the retry quota), on a clock's `sleep`: for stores without a network client (the in-memory one
- * in the benchmarks). One instance is one client: give each simulated container its own.
- */
+/** The Lambdas' DynamoDB client's retries of throttled calls, for the in-memory store; one instance per container. */
 export function withClientRetries(
   store: LimiterStore,
   sleep: (ms: number) => Promise<void>,
@@ -133,46 +127,29 @@ export function withClientRetries(
 
 const WRITE_OPERATIONS = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
 
-/**
- * The ceiling in front of dynalite: an HTTP proxy that forwards DynamoDB's JSON protocol, counts
- * each write on its item (table and key) and answers those past the ceiling with DynamoDB's
- * throttling error, so the client's own retries (and their backoff) are what meets it.
- */
+/** The ceiling in front of dynalite, as an HTTP proxy: the client's own retries meet its throttling errors. */
 export async function startItemCeilingProxy(options: {
   readonly target: string;
   readonly ceiling: ItemWriteCeiling;
 }): Promise<{ endpoint: string; stop: () => Promise<void> }> {
   const target = new URL(options.target);
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const operation = String(req.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
-      if (WRITE_OPERATIONS.has(operation)) {
-        const input = JSON.parse(body.toString('utf8') || '{}') as { TableName?: string; Key?: unknown; Item?: unknown };
-        const table = input.TableName ?? '';
-        if (!options.ceiling.admit(`${table}/${JSON.stringify(input.Key ?? input.Item)}`)) {
-          const answer = JSON.stringify(throttlingBody(table));
-          res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'throttled' });
-          res.end(answer);
-          return;
-        }
+  const { url, stop } = await serveOnLoopback('item ceiling proxy', 0, async (req, res) => {
+    const body = (await readBody(req, Infinity)) as Buffer;
+    const operation = String(req.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+    if (WRITE_OPERATIONS.has(operation)) {
+      const input = JSON.parse(body.toString('utf8') || '{}') as { TableName?: string; Key?: unknown; Item?: unknown };
+      const table = input.TableName ?? '';
+      if (!options.ceiling.admit(`${table}/${JSON.stringify(input.Key ?? input.Item)}`)) {
+        const headers = { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'throttled' };
+        return void res.writeHead(400, headers).end(JSON.stringify(throttlingBody(table)));
       }
-      const forward = http.request(
-        { hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      forward.on('error', () => {
-        res.writeHead(502);
-        res.end();
-      });
-      forward.end(body);
-    });
-  });
-  const { url, stop } = await listenOnLoopback(server, 0);
+    }
+    const forward = http.request(
+      { hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => answer.pipe(res.writeHead(answer.statusCode ?? 502, answer.headers)),
+    );
+    forward.on('error', () => res.writeHead(502).end());
+    forward.end(body);
+  }, { guard: false });
   return { endpoint: url, stop };
 }

@@ -1,19 +1,17 @@
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { refuse } from '../lambda/shared/problem.js';
 import { guardLoopback, type LoopbackGuardOptions, writeProblem } from './loopback-guard.js';
 
-/** A Lambda handler as the local platform invokes it. */
 export type LocalHandler<E, R> = (event: E, context: Context) => Promise<R>;
 export type ProxyHandler = LocalHandler<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
 /** Listens on 127.0.0.1 only (never another interface); returns the URL and a stop that drops open connections. */
 export async function listenOnLoopback(server: Server, port: number): Promise<{ url: string; stop(): Promise<void> }> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
-  });
+  server.listen(port, '127.0.0.1');
+  await once(server, 'listening');
   const { port: bound } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${bound}`,
@@ -25,10 +23,7 @@ export async function listenOnLoopback(server: Server, port: number): Promise<{ 
   };
 }
 
-/**
- * A local server on 127.0.0.1, behind the loopback guard unless `guard` is false: a request that
- * throws is logged and answered by `fail` (a 500 problem by default).
- */
+/** A server on 127.0.0.1 behind the loopback guard (unless false); `fail` answers a request that throws. */
 export async function serveOnLoopback(
   name: string,
   port: number,

@@ -1,5 +1,3 @@
-import type { RetryBackoff } from '../contracts/messages.js';
-import type { MessageOutcomes } from '../lambda/messages/ports.js';
 import type { ProcessMessage } from '../lambda/messages/processor.js';
 import type { Clock } from '../lambda/shared/clock.js';
 import type { PlatformConfig } from '../lib/config/index.js';
@@ -25,18 +23,12 @@ export interface LocalPlatformOptions {
   readonly dynamoDbFront?: (endpoint: string) => Promise<string>;
   /** The operator's processor the worker runs (`npm start -- --processor FILE`). @default accepts every message */
   readonly processor?: ProcessMessage;
-  /** The wait between a message's attempts; short, like the visibility timeout. @default 1 s doubling up to 4 s */
-  readonly retryBackoff?: RetryBackoff;
-  /** Told of every message's final outcome (webhooks). @default nobody */
-  readonly messageOutcomes?: MessageOutcomes;
   /** The edge: projects served by Host header. @default 8080 */
   readonly edgePort?: number;
   /** DNS servers (host:port) for the domain checks. @default the system resolver */
   readonly dnsServers?: readonly string[];
   /** Domain flow timing, and the simulated CloudFront's refusals to delete a released tenant (local/domains.ts). */
   readonly domainFlow?: LocalDomainsOptions['domainFlow'];
-  /** Where s3rver keeps the site bucket (deployed files). @default <dataDir>/sites, or a temporary directory */
-  readonly sitesDir?: string;
   /** Serve the dashboard (the built app, its API, the development sign-in). @default not served */
   readonly dashboard?: { readonly port?: number; readonly distDir?: string };
   /** Give the Pro demo account a deployed demo project (`demo`), as `npm start` does. @default false */

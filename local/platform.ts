@@ -14,11 +14,7 @@ import { startWebhooks } from './wiring/webhooks.js';
 export type { LocalPlatformOptions } from './options.js';
 export type LocalPlatform = Awaited<ReturnType<typeof startLocalPlatform>>;
 
-/**
- * The whole platform on loopback, with the handler modules the stacks deploy, over dynalite, fauxqs and
- * s3rver: the Messages API, projects and custom domains with the local edge, the control API and,
- * when asked, the dashboard. Each capability is wired in local/wiring/.
- */
+/** The whole platform on loopback: the handlers the stacks deploy, over dynalite, fauxqs and s3rver (local/wiring/). */
 export async function startLocalPlatform(options: LocalPlatformOptions = {}) {
   const config = options.config ?? loadConfig();
   const clock = options.clock ?? systemClock;
@@ -33,8 +29,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}) {
     const wiring = { options, config, clock, services, backing };
     const keys = wireKeys(wiring);
     const webhooks = await startWebhooks(wiring);
-    // The worker's outcomes feed the owners' webhooks, unless a test listens instead.
-    const messages = await startMessages(wiring, keys, options.messageOutcomes ?? webhooks.outcomes);
+    const messages = await startMessages(wiring, keys, webhooks.outcomes);
     if (options.dataDir) {
       await messages.requeueStranded();
       await keys.restoreUsagePlans();

@@ -8,11 +8,7 @@ export class ProcessorModuleError extends Error {
   override name = 'ProcessorModuleError';
 }
 
-/**
- * Loads the operator's processor for the local worker: a TypeScript or JavaScript module (loaded
- * through tsx, as `npm start` runs) exporting `processMessage`, the same module the worker's
- * bundle takes in on AWS.
- */
+/** The operator's processor module (TypeScript through tsx, or JavaScript), as the worker's bundle takes it in. */
 export async function loadProcessorModule(file: string): Promise<ProcessMessage> {
   const path = resolve(file);
   if (!existsSync(path)) throw new ProcessorModuleError(`--processor ${file}: no such file (${path})`);

@@ -5,12 +5,10 @@ import { WORKER_EVENT_SOURCE } from '../contracts/messages.js';
 import { localLambdaContext } from './loopback.js';
 
 /** What a killed worker instance had: the bodies it received, and those it got through before dying. */
-export interface KilledBatch {
+interface KilledBatch {
   readonly received: readonly string[];
   readonly handled: readonly string[];
 }
-
-type Worker = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
 
 /** A batch the worker was invoked with: every body, and the bodies it reported as failures (left on the queue). */
 export interface HandledBatch {
@@ -21,11 +19,7 @@ export interface HandledBatch {
 /** SQS's own ceiling: ReceiveMessage returns, and DeleteMessageBatch takes, at most 10 messages. */
 const SQS_BATCH_MAX = 10;
 
-/**
- * What the Lambda SQS event source mapping does: long-polls, invokes the worker with up to `batchSize`
- * records, and deletes those it did not report as failures. Unlike the event source, it does not wait
- * out the batching window: a lone message is not held back a second on the local platform.
- */
+/** The Lambda SQS event source mapping, without waiting out the batching window for a lone message. */
 export class QueuePoller {
   /** For tests to wait on instead of sleeping: `batch` (a HandledBatch) once its successes are deleted. */
   readonly events = new EventEmitter<{ batch: [HandledBatch] }>();
@@ -39,7 +33,7 @@ export class QueuePoller {
     private readonly sqs: SQSClient,
     private readonly queueUrl: string,
     private readonly queueArn: string,
-    private readonly worker: Worker,
+    private readonly worker: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>,
     private readonly options: { batchSize: number; batchingWindowMs: number } = {
       batchSize: WORKER_EVENT_SOURCE.batchSize,
       batchingWindowMs: WORKER_EVENT_SOURCE.maxBatchingWindowSeconds * 1000,
@@ -74,17 +68,13 @@ export class QueuePoller {
     }
   }
 
-  /**
-   * Fault injection for tests: the worker gets through the first half of the next batch, then the
-   * instance dies, deleting nothing; every message of the batch comes back after the visibility timeout.
-   */
+  /** Tests: the worker handles half the next batch, then dies deleting nothing (all come back after the timeout). */
   killDuringNextBatch(): Promise<KilledBatch> {
     return new Promise((resolve) => {
       this.kill = resolve;
     });
   }
 
-  /** One receive → invoke → delete cycle. */
   private async pollOnce(): Promise<void> {
     const messages = await this.receiveBatch();
     if (messages.length === 0) return;

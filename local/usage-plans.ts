@@ -7,12 +7,8 @@ import { DAY_MS } from '../lambda/rate-limits/windows.js';
 import type { Clock } from '../lambda/shared/clock.js';
 
 /**
- * API Gateway usage plans as the local front applies them, and the local counterpart of the API
- * Gateway adapter. Usage plans (one per standard plan, one for anonymous callers, one per
- * Enterprise account) have a token bucket (rate per second, burst) and a daily quota per API key;
- * like API Gateway they meter every request that reaches them, the backstop behind the exact
- * limiter. As on AWS, the authorizer gets the pooled keys' values at start and each account's
- * internal key's value from its keys' records.
+ * API Gateway's usage plans (per standard plan, anonymous, per Enterprise account) as the local front applies
+ * them: a token bucket and a daily quota per API key, metering every request that reaches them (the backstop).
  */
 export class UsagePlans implements UsagePlanGateway {
   private readonly plans = new Map<string, ReturnType<typeof backstopFor>>();
@@ -63,11 +59,7 @@ export class UsagePlans implements UsagePlanGateway {
     this.plans.set(usagePlanId, backstopFor(limits, this.config));
   }
 
-  async deleteAccountPlan(usagePlanId: string): Promise<void> {
-    this.deletePlan(usagePlanId);
-  }
-
-  deletePlan(planId: string): void {
+  async deleteAccountPlan(planId: string): Promise<void> {
     if ([...this.keys.values()].some((k) => k.planId === planId)) throw new Error(`usage plan ${planId} still has keys`);
     this.plans.delete(planId);
   }

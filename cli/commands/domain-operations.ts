@@ -1,4 +1,4 @@
-import { type Command, type Context, deployedOnly, localProjectIds, PROGRAM, PROJECT_FLAGS } from '../command.js';
+import { type Command, type Context, deployedOnly, localProjectParams, PROGRAM, PROJECT_FLAGS } from '../command.js';
 import { domainText } from '../domain-format.js';
 import { table } from '../format.js';
 import type { showDomain } from '../aws-domain-operations.js';
@@ -34,7 +34,9 @@ export const DOMAIN_OPERATION_COMMANDS: readonly Command[] = [
     async run(ctx, values, [domain]) {
       if (!ctx.deployed()) {
         // The local platform: the domain through the control API, as its owner sees it (no flow history there).
-        const view = await ctx.projects().getDomain(...localProjectIds(values, 'domains show'), domainArg(domain as string));
+        const params = localProjectParams(values, 'domains show', { domain: domainArg(domain as string) });
+        const view = await ctx.projects().call((api) =>
+          api.GET('/accounts/{accountId}/projects/{projectId}/domains/{domain}', params));
         ctx.output({ domain: view }, domainText(view));
         return;
       }

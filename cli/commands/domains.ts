@@ -1,14 +1,17 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { domainToASCII } from 'node:url';
 import { REDIRECT_STATUSES } from '../../contracts/domains.js';
+import type { components } from '../../contracts/openapi/control-api.js';
 import {
   type Command,
   type Context,
   ids,
-  localProjectIds,
+  localProjectParams,
   ON_PROJECT,
   positiveInt,
   PROGRAM,
   PROJECT_FLAGS,
+  projectParams,
   PROJECT_REQUIRED,
   str,
   type Values,
@@ -16,6 +19,8 @@ import {
 import { configText, domainName, domainsTable, domainText, recordsText } from '../domain-format.js';
 import { usageError } from '../errors.js';
 import { clean } from '../format.js';
+
+type AddRedirectRequest = components['schemas']['AddRedirectRequest'];
 
 export const DEFAULT_WAIT_SECONDS = 60;
 const WAIT_FLAG = [
@@ -41,16 +46,16 @@ function redirectStatusFlag(values: Values): number | undefined {
   return n;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** Verify or Re-verify, then (with --wait) polls the domain while the flow works on it; exit 1 unless it ends active. */
 async function verifyCommand(ctx: Context, values: Values, domainInput: string, again: boolean): Promise<void> {
   const [accountId, projectId] = ids(values);
-  const domain = domainArg(domainInput);
+  const params = projectParams(values, { domain: domainArg(domainInput) });
   const waitValue = values.wait as string | undefined;
   const waitSeconds = waitValue === undefined ? undefined : positiveInt('wait', waitValue);
   const client = ctx.projects();
-  let view = await client.verifyDomain(accountId, projectId, domain, again);
+  let view = await client.call((api) => again
+    ? api.POST('/accounts/{accountId}/projects/{projectId}/domains/{domain}/reverify', params)
+    : api.POST('/accounts/{accountId}/projects/{projectId}/domains/{domain}/verify', params));
   const started = `${again ? 'Re-verification' : 'Verification'} of ${domainName(view)} started (attempt ${view.attempt}).`;
   if (waitSeconds === undefined) {
     ctx.output(view, `${started}\n${domainText(view)}Follow it with: ${PROGRAM} domains list --account ${accountId} --project ${projectId} (or pass --wait)\n`);
@@ -64,7 +69,7 @@ async function verifyCommand(ctx: Context, values: Values, domainInput: string, 
   while (WORKING_STATES.has(view.state) && Date.now() < deadline) {
     await sleep(Math.min(interval, Math.max(0, deadline - Date.now())));
     interval = Math.min(Math.round(interval * 1.5), 2000);
-    view = await client.getDomain(accountId, projectId, domain);
+    view = await client.call((api) => api.GET('/accounts/{accountId}/projects/{projectId}/domains/{domain}', params));
     if (view.state !== seen) {
       ctx.io.stderr.write(`  ${seen} → ${view.state}\n`);
       seen = view.state;
@@ -98,7 +103,9 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     examples: ['domains add www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123'],
     async run(ctx, values, [domain]) {
       const [accountId, projectId] = ids(values);
-      const added = await ctx.projects().addDomain(accountId, projectId, domain as string);
+      const init = { ...projectParams(values), body: { domain: domain as string } };
+      const added = await ctx.projects().call((api) =>
+        api.POST('/accounts/{accountId}/projects/{projectId}/domains', init));
       const name = domainName(added.domain);
       ctx.output(
         added,
@@ -113,7 +120,8 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     ...ON_PROJECT,
     examples: ['domains list --account acct_demo_pro --project prj_0123456789abcdef0123', 'domains list --account acct_demo_pro --project prj_0123456789abcdef0123 --json'],
     async run(ctx, values) {
-      const domains = await ctx.projects().listDomains(...ids(values));
+      const domains = await ctx.projects().list('domains', (api) =>
+        api.GET('/accounts/{accountId}/projects/{projectId}/domains', projectParams(values)));
       ctx.output({ domains }, domainsTable(domains));
     },
   },
@@ -130,7 +138,7 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     async run(ctx, values, [domain]) {
       const deployed = ctx.deployed();
       if (!deployed) {
-        localProjectIds(values, 'domains verify');
+        localProjectParams(values, 'domains verify');
         return verifyCommand(ctx, values, domain as string, false);
       }
       // Operators on a deployed environment (no --account/--project): the owner's Re-verify, run for them.
@@ -159,7 +167,9 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     examples: ['domains remove old.example.com --account acct_demo_pro --project prj_0123456789abcdef0123'],
     async run(ctx, values, [domain]) {
       const [, projectId] = ids(values);
-      const removed = await ctx.projects().removeDomain(...ids(values), domainArg(domain as string));
+      const params = projectParams(values, { domain: domainArg(domain as string) });
+      const removed = await ctx.projects().call((api) =>
+        api.DELETE('/accounts/{accountId}/projects/{projectId}/domains/{domain}', params));
       if (removed.warning) ctx.io.stderr.write(`warning: ${clean(removed.warning)}\n`);
       ctx.output(removed, `Removed ${removed.domain} from project ${projectId}: it is no longer served.\n`);
     },
@@ -173,7 +183,7 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
       const deployed = ctx.deployed();
       const started = deployed
         ? await (await import('../aws-domain-operations.js')).startDriftCheck(deployed)
-        : await ctx.projects().checkDomainDrift();
+        : await ctx.projects().call((api) => api.POST('/maintenance/domain-drift-check'));
       ctx.output(
         started,
         `Started the drift check of every live domain (execution ${started.execution}, ${started.startedAt}).\n` +
@@ -189,7 +199,9 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     ...ON_PROJECT,
     examples: ['domains config set-primary www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123'],
     async run(ctx, values, [domain]) {
-      const config = await ctx.projects().setPrimaryDomain(...ids(values), domainArg(domain as string));
+      const init = { ...projectParams(values), body: { domain: domainArg(domain as string) } };
+      const config = await ctx.projects().call((api) =>
+        api.PUT('/accounts/{accountId}/projects/{projectId}/domain-config/primary', init));
       ctx.output(config, `The primary domain is ${config.primary}.\n${configText(config)}`);
     },
   },
@@ -212,8 +224,10 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
       const status = redirectStatusFlag(values);
       const from = domainArg(str(values, 'from'));
       const to = domainArg(str(values, 'to'));
-      const redirect = { from, to, ...(status !== undefined ? { status } : {}) };
-      const config = await ctx.projects().addRedirect(...ids(values), redirect);
+      const body = { from, to, ...(status !== undefined ? { status } : {}) } as AddRedirectRequest;
+      const init = { ...projectParams(values), body };
+      const config = await ctx.projects().call((api) =>
+        api.POST('/accounts/{accountId}/projects/{projectId}/domain-config/redirects', init));
       const added = config.redirects.find((r) => r.from === from);
       ctx.output(config, `${from} redirects to ${to} (${added?.status ?? status ?? 301}).\n${configText(config)}`);
     },
@@ -227,7 +241,9 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     localOnly: true,
     async run(ctx, values) {
       const from = domainArg(str(values, 'from'));
-      const config = await ctx.projects().removeRedirect(...ids(values), from);
+      const params = projectParams(values, { from });
+      const config = await ctx.projects().call((api) =>
+        api.DELETE('/accounts/{accountId}/projects/{projectId}/domain-config/redirects/{from}', params));
       ctx.output(config, `${from} no longer redirects.\n${configText(config)}`);
     },
   },

@@ -123,13 +123,7 @@ async function post(endpoint: URL, key: string, messages: readonly Record<string
       cause: error,
     });
   }
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
+  const body: unknown = await response.json().catch(() => undefined);
   return { status: response.status, body, retryAfter: response.headers.get('retry-after') ?? undefined };
 }
 

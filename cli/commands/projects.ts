@@ -1,7 +1,18 @@
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
-import { ACCOUNT_FLAG, ON_ACCOUNT, type Command, ids, ON_PROJECT, PROGRAM, PROJECT_FLAGS, PROJECT_REQUIRED, str } from '../command.js';
-import { deploySite, type LocalFile } from '../../contracts/deploys.js';
+import {
+  ACCOUNT_FLAG,
+  accountParams,
+  type Command,
+  ON_ACCOUNT,
+  ON_PROJECT,
+  PROGRAM,
+  PROJECT_FLAGS,
+  PROJECT_REQUIRED,
+  projectParams,
+  str,
+} from '../command.js';
+import { deploySite, type LocalFile, type UploadInstruction } from '../../contracts/deploys.js';
 import type { DeployListing, ProjectView } from '../operator-client.js';
 import { domainConfigRows } from '../domain-format.js';
 import { usageError } from '../errors.js';
@@ -112,7 +123,9 @@ export const PROJECT_COMMANDS: readonly Command[] = [
     localOnly: true,
     async run(ctx, values) {
       const name = values.name as string | undefined;
-      const project = await ctx.projects().createProject(str(values, 'account'), { slug: str(values, 'slug'), ...(name !== undefined ? { name } : {}) });
+      const body = { slug: str(values, 'slug'), ...(name !== undefined ? { name } : {}) };
+      const project = await ctx.projects().call((api) =>
+        api.POST('/accounts/{accountId}/projects', { ...accountParams(values), body }));
       ctx.output(project, `Created project ${project.projectId}. Deploy it with: ${PROGRAM} projects deploy <dir> --account ${project.accountId} --project ${project.projectId}\n${projectText(project)}`);
     },
   },
@@ -123,7 +136,8 @@ export const PROJECT_COMMANDS: readonly Command[] = [
     examples: ['projects list --account acct_demo_pro'],
     localOnly: true,
     async run(ctx, values) {
-      const projects = await ctx.projects().listProjects(str(values, 'account'));
+      const projects = await ctx.projects().list('projects', (api) =>
+        api.GET('/accounts/{accountId}/projects', accountParams(values)));
       ctx.output({ projects }, projectsTable(projects));
     },
   },
@@ -133,7 +147,8 @@ export const PROJECT_COMMANDS: readonly Command[] = [
     ...ON_PROJECT,
     examples: ['projects show --account acct_demo_pro --project prj_0123456789abcdef0123'],
     async run(ctx, values) {
-      const project = await ctx.projects().getProject(...ids(values));
+      const project = await ctx.projects().call((api) =>
+        api.GET('/accounts/{accountId}/projects/{projectId}', projectParams(values)));
       ctx.output(project, projectText(project));
     },
   },
@@ -146,14 +161,21 @@ export const PROJECT_COMMANDS: readonly Command[] = [
     async run(ctx, values, [dir]) {
       const site = await readSite(dir as string);
       const client = ctx.projects();
-      const [accountId, projectId] = ids(values);
+      const params = projectParams(values);
       ctx.io.stderr.write(`Deploying ${site.files.length} file${site.files.length === 1 ? '' : 's'} (${byteCount(site.bytes)}) from ${clean(dir as string)}…\n`);
       const { deployId, deploy, uploadedFiles, uploadedBytes, skipped } = await deploySite({
-        start: (files) => client.startDeploy(accountId, projectId, files),
-        finalize: (id) => client.finalizeDeploy(accountId, projectId, id),
+        start: (files) => client.call((api) =>
+          api.POST('/accounts/{accountId}/projects/{projectId}/deploys', { ...params, body: { files: [...files] } })),
+        // A files_missing refusal is an answer: it carries fresh URLs for what is missing.
+        finalize: async (deployId) => {
+          const path = '/accounts/{accountId}/projects/{projectId}/deploys/{deployId}/finalize';
+          const sent = await client.call((api) => api.POST(path, projectParams(values, { deployId })), 'files_missing');
+          const answer = sent as { code?: string; uploads?: UploadInstruction[] };
+          return answer.code === 'files_missing' ? { missing: answer.uploads ?? [] } : { deploy: answer };
+        },
       }, site.files);
       ctx.io.stderr.write(`Uploaded ${uploadedFiles} file${uploadedFiles === 1 ? '' : 's'} (${byteCount(uploadedBytes)}); ${skipped} unchanged skipped.\n`);
-      const project = await client.getProject(accountId, projectId);
+      const project = await client.call((api) => api.GET('/accounts/{accountId}/projects/{projectId}', params));
       ctx.output(
         { ...project, deploy, uploadedFiles, uploadedBytes, skipped },
         `Deployed ${deployId}: ${site.files.length} files, live at ${project.url}\n${projectText(project)}`,
@@ -166,7 +188,8 @@ export const PROJECT_COMMANDS: readonly Command[] = [
     ...ON_PROJECT,
     examples: ['projects deploys --account acct_demo_pro --project prj_0123456789abcdef0123'],
     async run(ctx, values) {
-      const deploys = await ctx.projects().listDeploys(...ids(values));
+      const deploys = await ctx.projects().list('deploys', (api) =>
+        api.GET('/accounts/{accountId}/projects/{projectId}/deploys', projectParams(values)));
       ctx.output({ deploys }, deploysTable(deploys));
     },
   },
@@ -177,7 +200,9 @@ export const PROJECT_COMMANDS: readonly Command[] = [
     ...ON_PROJECT,
     examples: ['projects rollback dep_0123456789abcdef0123 --account acct_demo_pro --project prj_0123456789abcdef0123'],
     async run(ctx, values, [deployId]) {
-      const deploy = await ctx.projects().rollback(...ids(values), deployId as string);
+      const params = projectParams(values, { deployId: deployId as string });
+      const deploy = await ctx.projects().call((api) =>
+        api.POST('/accounts/{accountId}/projects/{projectId}/deploys/{deployId}/rollback', params));
       ctx.output(deploy, `Serving ${deploy.deployId} (${deploy.fileCount} files, deployed ${deploy.startedAt}).\n`);
     },
   },
@@ -189,7 +214,8 @@ export const PROJECT_COMMANDS: readonly Command[] = [
     examples: ['projects rename --account acct_demo_pro --project prj_0123456789abcdef0123 --name "Shop"'],
     localOnly: true,
     async run(ctx, values) {
-      const project = await ctx.projects().renameProject(...ids(values), str(values, 'name'));
+      const init = { ...projectParams(values), body: { name: str(values, 'name') } };
+      const project = await ctx.projects().call((api) => api.PATCH('/accounts/{accountId}/projects/{projectId}', init));
       ctx.output(project, projectText(project));
     },
   },
@@ -199,7 +225,8 @@ export const PROJECT_COMMANDS: readonly Command[] = [
     ...ON_PROJECT,
     examples: ['projects delete --account acct_demo_pro --project prj_0123456789abcdef0123'],
     async run(ctx, values) {
-      const deleted = await ctx.projects().deleteProject(...ids(values));
+      const deleted = await ctx.projects().call((api) =>
+        api.DELETE('/accounts/{accountId}/projects/{projectId}', projectParams(values)));
       const released = deleted.releasedDomains.length > 0 ? `Released ${deleted.releasedDomains.join(', ')}. ` : '';
       ctx.output(deleted, `Deleted ${deleted.projectId}. ${released}Its slug is held until ${deleted.slugHeldUntil}.\n`);
     },

@@ -1,10 +1,13 @@
-import { ACCOUNT_FLAG, ON_ACCOUNT, type Command, type Flag, str } from '../command.js';
+import type { components } from '../../contracts/openapi/control-api.js';
+import { ACCOUNT_FLAG, accountParams, ON_ACCOUNT, type Command, type Flag, str, type Values } from '../command.js';
 import { keyValues, table } from '../format.js';
 import type { WebhookView } from '../operator-client.js';
 
 const WEBHOOK_FLAG: Flag = ['--webhook WEBHOOK_ID', 'the endpoint id (wh_…), as webhooks list shows it'];
 const ON_WEBHOOK = { required: ['account', 'webhook'], flags: [ACCOUNT_FLAG, WEBHOOK_FLAG] };
+type CreateWebhookRequest = components['schemas']['CreateWebhookRequest'];
 const SECRET_NOTE = 'Store this signing secret now: it will not be shown again.\n';
+const webhookParams = (values: Values) => accountParams(values, { webhookId: str(values, 'webhook') });
 
 function webhookText(webhook: WebhookView): string {
   return keyValues([
@@ -35,7 +38,8 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
     ...ON_ACCOUNT,
     examples: ['webhooks list --account acct_demo_pro'],
     async run(ctx, values) {
-      const webhooks = await ctx.webhooks().listWebhooks(str(values, 'account'));
+      const webhooks = await ctx.webhooks().list('webhooks', (api) =>
+        api.GET('/accounts/{accountId}/webhooks', accountParams(values)));
       ctx.output({ webhooks }, webhooksTable(webhooks));
     },
   },
@@ -54,10 +58,9 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
     ],
     async run(ctx, values) {
       const events = values.events === undefined ? undefined : str(values, 'events').split(',').map((e) => e.trim());
-      const created = await ctx.webhooks().createWebhook(str(values, 'account'), {
-        url: str(values, 'endpoint'),
-        ...(events ? { events } : {}),
-      });
+      const body = { url: str(values, 'endpoint'), ...(events ? { events } : {}) } as CreateWebhookRequest;
+      const created = await ctx.webhooks().call((api) =>
+        api.POST('/accounts/{accountId}/webhooks', { ...accountParams(values), body }));
       ctx.io.stderr.write(SECRET_NOTE);
       ctx.output(created, `Added webhook ${created.webhook.id}.\n${webhookText(created.webhook)}secret: ${created.secret}\n`);
     },
@@ -68,7 +71,8 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
     ...ON_WEBHOOK,
     examples: ['webhooks remove --account acct_demo_pro --webhook wh_01JD8W7K2M4N6P8Q0R2S4T6V8X'],
     async run(ctx, values) {
-      const removed = await ctx.webhooks().removeWebhook(str(values, 'account'), str(values, 'webhook'));
+      const removed = await ctx.webhooks().call((api) =>
+        api.DELETE('/accounts/{accountId}/webhooks/{webhookId}', webhookParams(values)));
       ctx.output(removed, `Removed webhook ${removed.id}: it receives nothing more.\n`);
     },
   },
@@ -78,7 +82,8 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
     ...ON_WEBHOOK,
     examples: ['webhooks rotate --account acct_demo_pro --webhook wh_01JD8W7K2M4N6P8Q0R2S4T6V8X'],
     async run(ctx, values) {
-      const rotated = await ctx.webhooks().rotateWebhookSecret(str(values, 'account'), str(values, 'webhook'));
+      const rotated = await ctx.webhooks().call((api) =>
+        api.POST('/accounts/{accountId}/webhooks/{webhookId}/rotate-secret', webhookParams(values)));
       ctx.io.stderr.write(SECRET_NOTE);
       ctx.output(
         rotated,
@@ -93,7 +98,8 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
     ...ON_WEBHOOK,
     examples: ['webhooks test --account acct_demo_pro --webhook wh_01JD8W7K2M4N6P8Q0R2S4T6V8X'],
     async run(ctx, values) {
-      const sent = await ctx.webhooks().sendWebhookTest(str(values, 'account'), str(values, 'webhook'));
+      const sent = await ctx.webhooks().call((api) =>
+        api.POST('/accounts/{accountId}/webhooks/{webhookId}/test', webhookParams(values)));
       ctx.output(sent, `Queued test event ${sent.eventId} (${sent.type}).\n`);
     },
   },

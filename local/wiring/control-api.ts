@@ -11,15 +11,14 @@ import type { wireKeys } from './keys.js';
 import type { startWebhooks } from './webhooks.js';
 
 /** The operations topic locally: there is no SNS, so what the control API publishes is recorded and printed. */
-export class RecordedOperationsTopic implements OperationsNotifier {
+class RecordedOperationsTopic implements OperationsNotifier {
   readonly messages: { subject: string; message: Readonly<Record<string, unknown>>; publishedAt: string }[] = [];
 
   constructor(private readonly clock: Clock) {}
 
-  notify(subject: string, message: Readonly<Record<string, unknown>>): Promise<void> {
+  async notify(subject: string, message: Readonly<Record<string, unknown>>): Promise<void> {
     this.messages.push({ subject, message, publishedAt: new Date(this.clock.now()).toISOString() });
     console.log(`[operations topic] ${subject}`);
-    return Promise.resolve();
   }
 }
 
@@ -46,10 +45,5 @@ export async function startControl(
   };
   const control = await startControlApi(controlServices, options.controlPort ?? 3001);
   services.push(control);
-  return {
-    controlServices,
-    operationsTopic,
-    controlUrl: control.url,
-    ownerStore,
-  };
+  return { controlServices, operationsTopic, controlUrl: control.url, ownerStore };
 }

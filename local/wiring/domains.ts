@@ -15,8 +15,8 @@ import { scanAll, type Wiring } from './backing-services.js';
 /** Projects, deploys and custom domains (createLocalDomains), and the local edge serving them by Host header. */
 export async function startDomains(wiring: Wiring, accounts: AccountStore) {
   const { options, backing: { documentClient }, clock, config, services } = wiring;
-  // The site bucket in s3rver, kept with --data (or in --sites-dir).
-  const s3Directory = options.sitesDir ?? join(options.dataDir ?? mkdtempSync(join(tmpdir(), 'platform-')), 'sites');
+  // The site bucket in s3rver, kept with --data.
+  const s3Directory = join(options.dataDir ?? mkdtempSync(join(tmpdir(), 'platform-')), 'sites');
   mkdirSync(s3Directory, { recursive: true });
   const s3 = await startS3(s3Directory);
   services.push(s3);
@@ -36,12 +36,7 @@ export async function startDomains(wiring: Wiring, accounts: AccountStore) {
   }
   const edgeServer = await startLocalEdge({ port: options.edgePort ?? 8080, router: local.edge, origin: local.origin });
   services.push(edgeServer);
-  return {
-    ...local,
-    edgeServer,
-    s3Endpoint: s3.endpoint,
-    allowUploadsFrom: s3.allowUploadsFrom,
-  };
+  return { ...local, edgeServer, s3Endpoint: s3.endpoint, allowUploadsFrom: s3.allowUploadsFrom };
 }
 
 /** A small site for the Pro demo account, deployed once (kept with --data). */

@@ -42,10 +42,7 @@ export function wireKeys({ backing: { documentClient }, clock, config }: Wiring)
   };
 }
 
-/**
- * Demo accounts, one per plan (`acct_demo_<plan>`), with a fresh key each (through the account service,
- * like any key) and, for the development sign-in, their owner `<plan>@demo.local`.
- */
+/** A demo account per plan (`acct_demo_<plan>`) with a fresh key, and its owner `<plan>@demo.local`. */
 export async function seedDemoAccounts(
   { clock, config }: Wiring,
   { accountService, accounts }: ReturnType<typeof wireKeys>,

@@ -27,7 +27,7 @@ const LOCAL_RETRY_BACKOFF: RetryBackoff = { baseSeconds: 1, maxSeconds: 4 };
 export async function startMessages(
   { options, backing, clock, config, services }: Wiring,
   keys: ReturnType<typeof wireKeys>,
-  outcomes: MessageOutcomes | undefined,
+  outcomes: MessageOutcomes,
 ) {
   const { documentClient, queues, sqsClient } = backing;
   const limiter = new RateLimiter(keys.limiterStore, clock);
@@ -67,7 +67,7 @@ export async function startMessages(
       usageHistory: keys.usageHistoryStore,
       processor: options.processor,
       retries: new SqsMessageRetries(backing.queueClient, queues.queueUrl),
-      backoff: options.retryBackoff ?? LOCAL_RETRY_BACKOFF,
+      backoff: LOCAL_RETRY_BACKOFF,
       outcomes,
     });
     const poller = new QueuePoller(sqsClient, queues.queueUrl, queues.queueArn, handler);

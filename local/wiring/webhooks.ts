@@ -15,10 +15,7 @@ import type { Wiring } from './backing-services.js';
 
 export const LOCAL_WEBHOOKS_TABLE = LOCAL_TABLE_NAMES.webhooks;
 
-/**
- * Webhooks: the delivery queue and its polled delivery function, the owners' service and the worker's
- * outcomes. Receivers may be on loopback, and `http` is allowed (LOCAL_DELIVERY_POLICY).
- */
+/** Webhooks: the delivery queue and function, the owners' service and the worker's outcomes (LOCAL_DELIVERY_POLICY). */
 export async function startWebhooks({ options, backing, clock, config, services }: Wiring) {
   const { queueUrl, queueArn } = await createQueue(backing.sqsClient, 'webhook-deliveries', {
     maxReceiveCount: config.messages.maxReceiveCount,
