@@ -1,6 +1,7 @@
 import {
   type DynamoDBDocumentClient as DocumentClient,
   GetCommand,
+  paginateScan,
   PutCommand,
   ScanCommand,
   UpdateCommand,
@@ -89,13 +90,11 @@ export class DynamoDbDomainStore implements DomainStore {
 
   async pendingReleases(limit: number): Promise<DomainRecord[]> {
     const found: DomainRecord[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const filter = { FilterExpression: 'attribute_exists(pendingRelease)', ExclusiveStartKey: start };
-      const page = await this.client.send(new ScanCommand({ TableName: this.tableName, ...filter }));
+    const scan = { TableName: this.tableName, FilterExpression: 'attribute_exists(pendingRelease)' };
+    for await (const page of paginateScan({ client: this.client }, scan)) {
       found.push(...((page.Items ?? []) as DomainRecord[]));
-      start = page.LastEvaluatedKey;
-    } while (start && found.length < limit);
+      if (found.length >= limit) break;
+    }
     return found.slice(0, limit);
   }
 }
