@@ -140,7 +140,6 @@ export async function releaseDomainTenant(
     const { domain: _domain, ...release }: TenantReleaseRequest = {
       domain,
       projectId: project.projectId,
-      slug: project.slug,
       claimedAt: record.createdAt,
       requestedAt: startedAt.toISOString(),
     };

@@ -70,7 +70,7 @@ export function createLocalDomains(options: LocalDomainsOptions) {
       platformDomain: config.platform.domain,
       driftGraceSeconds: graceSeconds,
     }),
-    createReleaseTask({ domains: domainStore, projects: projectStore, certificates, edge, clock }),
+    createReleaseTask({ domains: domainStore, certificates, edge, clock }),
     {
       pollMs: options.domainFlow?.pollMs ?? 1_000,
       watchdogSeconds: options.domainFlow?.watchdogSeconds ?? 30 * 60,

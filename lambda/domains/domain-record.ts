@@ -21,7 +21,6 @@ export type DnsFailureReason =
 /** What the release of a removed claim needs besides the domain. */
 export interface PendingRelease {
   readonly projectId: string;
-  readonly slug: string;
   /** The removed record's createdAt: one release per claim. */
   readonly claimedAt: string;
   /** When the domain was removed: the release gives up a bounded time after it. */

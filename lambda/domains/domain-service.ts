@@ -154,7 +154,7 @@ export class DomainService {
     await this.deps.edge.refuse(record.domain);
     const now = new Date(this.deps.clock.now()).toISOString();
     // The record says removed before the release starts: the release keeps the tenant of a live claim.
-    await this.deps.domains.update(record.domain, { state: 'removed', updatedAt: now, pendingRelease: pendingReleaseOf(record, project, now) });
+    await this.deps.domains.update(record.domain, { state: 'removed', updatedAt: now, pendingRelease: pendingReleaseOf(record, now) });
     await takeOffProject({ ...this.deps, platformDomain: this.deps.config.platform.domain }, record, project, now);
     return { domain: record.domain, removed: true, ...(warning ? { warning } : {}) };
   }

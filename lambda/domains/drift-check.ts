@@ -99,7 +99,7 @@ export function createDriftCheckTask(deps: DriftCheckDeps) {
     // The record first: if the owner re-verified or removed it meanwhile, nothing else happens.
     const removed = await deps.domains.update(
       record.domain,
-      { state: 'removed', detachedAt: at, updatedAt: at, pendingRelease: pendingReleaseOf(record, project, at) },
+      { state: 'removed', detachedAt: at, updatedAt: at, pendingRelease: pendingReleaseOf(record, at) },
       { attempt: record.attempt, createdAt: record.createdAt, state: 'dns_misconfigured' },
     );
     if (!removed) return false;

@@ -30,7 +30,7 @@ export function createProjectDomains(deps: ProjectDomainsDeps): ProjectDomainsPo
         }
         await deps.edge.refuse(record.domain);
         const now = new Date(deps.clock.now()).toISOString();
-        const pendingRelease = pendingReleaseOf(record, project, now);
+        const pendingRelease = pendingReleaseOf(record, now);
         const removed = await deps.domains.update(
           record.domain,
           { state: 'removed', updatedAt: now, pendingRelease },

@@ -1,6 +1,5 @@
 import middy from '@middy/core';
 import { DOMAIN_ENV } from '../../contracts/domains.js';
-import { DynamoDbProjectStore } from '../projects/index.js';
 import { systemClock } from '../shared/clock.js';
 import { createDocumentClient } from '../shared/dynamodb.js';
 import { requireEnv } from '../shared/env.js';
@@ -16,7 +15,6 @@ const documents = createDocumentClient();
 
 const task = createReleaseTask({
   domains: new DynamoDbDomainStore(documents, requireEnv(DOMAIN_ENV.domainsTable)),
-  projects: new DynamoDbProjectStore(documents, requireEnv(DOMAIN_ENV.projectsTable)),
   certificates: cloudFrontCertificates(requireEnv(DOMAIN_ENV.distributionId), requireEnv(DOMAIN_ENV.connectionGroupId)),
   edge: kvsEdgeRouter(requireEnv(DOMAIN_ENV.keyValueStoreArn)),
   clock: systemClock,

@@ -87,7 +87,6 @@ describe('SfnDomainFlowStarter', () => {
     const release = {
       domain: 'www.example.com',
       projectId: 'prj_1',
-      slug: 'shop',
       claimedAt: '2026-01-01T00:00:00.000Z',
       requestedAt: '2026-02-01T10:00:00.000Z',
     };
@@ -100,7 +99,7 @@ describe('SfnDomainFlowStarter', () => {
         name,
         input: JSON.stringify({
           domain: 'www.example.com',
-          release: { projectId: 'prj_1', slug: 'shop', claimedAt: '2026-01-01T00:00:00.000Z', requestedAt: '2026-02-01T10:00:00.000Z' },
+          release: { projectId: 'prj_1', claimedAt: '2026-01-01T00:00:00.000Z', requestedAt: '2026-02-01T10:00:00.000Z' },
         }),
       },
     ]);
