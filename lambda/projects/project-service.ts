@@ -125,21 +125,9 @@ export class ProjectService {
   }
 
   view(project: ProjectRecord): ProjectView {
+    const { deploys, ...record } = project;
     const defaultDomain = this.defaultDomainOf(project.slug);
-    const lastDeploy = project.deploys?.[0];
-    return {
-      projectId: project.projectId,
-      accountId: project.accountId,
-      slug: project.slug,
-      name: project.name,
-      defaultDomain,
-      url: `https://${defaultDomain}/`,
-      deployState: project.deployState,
-      ...(project.liveDeployId ? { liveDeployId: project.liveDeployId } : {}),
-      ...(lastDeploy ? { lastDeploy } : {}),
-      domains: project.domains,
-      createdAt: project.createdAt,
-      ...(project.updatedAt ? { updatedAt: project.updatedAt } : {}),
-    };
+    const lastDeploy = deploys?.[0];
+    return { ...record, defaultDomain, url: `https://${defaultDomain}/`, ...(lastDeploy ? { lastDeploy } : {}) };
   }
 }

@@ -2,7 +2,7 @@ import {
   CopyObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
-  ListObjectsV2Command,
+  paginateListObjectsV2,
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
@@ -47,14 +47,11 @@ export class S3SiteStorage implements SiteStorage {
 
   private async keysUnder(prefix: string): Promise<{ key: string; size: number }[]> {
     const keys: { key: string; size: number }[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.options.client.send(
-        new ListObjectsV2Command({ Bucket: this.options.bucket, Prefix: prefix, ContinuationToken: token }),
-      );
+    const { client, bucket } = this.options;
+    const pages = paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: prefix });
+    for await (const page of pages) {
       for (const object of page.Contents ?? []) if (object.Key) keys.push({ key: object.Key, size: object.Size ?? 0 });
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
+    }
     return keys;
   }
 
