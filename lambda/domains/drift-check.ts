@@ -1,4 +1,5 @@
 import type { ProjectStore } from '../projects/index.js';
+import { inParallel } from '../shared/backoff.js';
 import type { Clock } from '../shared/clock.js';
 import type { DnsResolver } from './dns-resolver.js';
 import { checkPointing, expectationOf } from './dns-verification.js';
@@ -124,16 +125,11 @@ export function createDriftCheckTask(deps: DriftCheckDeps) {
       }
       const page = await deps.domains.liveDomains(before.cursor, pageSize);
       const outcomes: Outcome[] = [];
-      const queue = [...page.records];
-      await Promise.all(
-        Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
-          for (let record = queue.shift(); record; record = queue.shift()) {
-            const outcome = await checkOne(record, input.stateMachineArn);
-            if (outcome === 'misconfigured' || outcome === 'restored' || outcome === 'detached') deps.onFinding?.(record.domain, outcome);
-            outcomes.push(outcome);
-          }
-        }),
-      );
+      await inParallel(page.records, concurrency, async (record) => {
+        const outcome = await checkOne(record, input.stateMachineArn);
+        if (outcome === 'misconfigured' || outcome === 'restored' || outcome === 'detached') deps.onFinding?.(record.domain, outcome);
+        outcomes.push(outcome);
+      });
       const count = (outcome: Outcome) => outcomes.filter((o) => o === outcome).length;
       return {
         ...(page.cursor ? { cursor: page.cursor } : {}),
