@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { DOMAIN_ENV } from '../../contracts/domains.js';
 import { systemClock } from '../shared/clock.js';
-import { createDocumentClient } from '../shared/dynamodb.js';
+import { documentClient as documents } from '../shared/runtime.js';
 import { requireEnv } from '../shared/env.js';
 import { powertools } from '../shared/middleware.js';
 import { logger } from '../shared/powertools.js';
@@ -11,8 +11,6 @@ import { createReleaseTask, type ReleaseTaskInput, type ReleaseTaskResult } from
 
 // The domain flow's release task (DOMAIN_HANDLERS.tenantRelease). Module-scoped clients, built once
 // per cold start from the environment the DomainFlow construct sets for this function.
-const documents = createDocumentClient();
-
 const task = createReleaseTask({
   domains: new DynamoDbDomainStore(documents, requireEnv(DOMAIN_ENV.domainsTable)),
   certificates: cloudFrontCertificates(requireEnv(DOMAIN_ENV.distributionId), requireEnv(DOMAIN_ENV.connectionGroupId)),
