@@ -1,6 +1,6 @@
 import type { ProjectStore } from '../projects/index.js';
 import { inParallel } from '../shared/backoff.js';
-import type { Clock } from '../shared/clock.js';
+import { type Clock, nowIso } from '../shared/clock.js';
 import type { DnsResolver } from './dns-resolver.js';
 import { checkPointing, expectationOf } from './dns-verification.js';
 import { normaliseDomain } from './domain-name.js';
@@ -59,7 +59,7 @@ const ATTEMPT_RUNNING = new Set(['verifying', 'issuing_certificate']);
 export function createDriftCheckTask(deps: DriftCheckDeps) {
   const pageSize = deps.pageSize ?? 50;
   const concurrency = deps.concurrency ?? 8;
-  const now = () => new Date(deps.clock.now()).toISOString();
+  const now = () => nowIso(deps.clock);
 
   async function checkOne(listed: DomainRecord, stateMachineArn: string | undefined): Promise<Outcome> {
     // The scan is eventually consistent: decide on the record as it is now.
