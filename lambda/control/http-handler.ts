@@ -36,8 +36,7 @@ import { createControlApiHandler } from './http-handlers.js';
 import { DynamoDbOwnerStore, OwnerDirectory } from './owners.js';
 import { messageLogOf } from './owner-messages.js';
 
-// Module-scoped clients and services, built once per cold start from the environment the construct
-// sets (CONTROL_ENV), the config included (validated at synth).
+// Clients and services, built once per cold start from CONTROL_ENV (the config was validated at synth).
 const config = requireJsonEnv<RuntimeConfig>(CONTROL_ENV.platformConfig);
 const clock = systemClock;
 

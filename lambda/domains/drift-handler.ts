@@ -14,8 +14,7 @@ import { type DriftCheckInput, type DriftCheckResult, type DriftFinding, createD
 import { DynamoDbDomainStore } from './dynamodb-domain-store.js';
 import { SfnDomainFlowStarter } from './sfn-flow-starter.js';
 
-// The domain flow's drift task (DOMAIN_HANDLERS.driftCheck). Module-scoped clients, built once per
-// cold start from the environment the DomainFlow construct sets for this function.
+// The domain flow's drift task (DOMAIN_HANDLERS.driftCheck), built once per cold start.
 // StartExecution is a management API: the adaptive retries (MANAGEMENT_PLANE) absorb its throttles.
 const sfn = traced(new SFNClient(MANAGEMENT_PLANE));
 

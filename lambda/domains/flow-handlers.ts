@@ -11,8 +11,7 @@ import { cloudFrontCertificates, domainDnsResolver, kvsEdgeRouter } from './aws-
 import { DynamoDbDomainStore } from './dynamodb-domain-store.js';
 import { createFlowTasks, type FlowInput } from './flow-tasks.js';
 
-// The domain flow's Lambda tasks (one function per export, see DOMAIN_HANDLERS). Module-scoped
-// clients, built once per cold start from the environment the DomainFlow construct sets.
+// The domain flow's Lambda tasks (one function per export, see DOMAIN_HANDLERS), built once per cold start.
 const tasks = createFlowTasks({
   domains: new DynamoDbDomainStore(documents, requireEnv(DOMAIN_ENV.domainsTable)),
   projects: new DynamoDbProjectStore(documents, requireEnv(DOMAIN_ENV.projectsTable)),

@@ -9,8 +9,7 @@ import { cloudFrontCertificates, kvsEdgeRouter } from './aws-adapters.js';
 import { DynamoDbDomainStore } from './dynamodb-domain-store.js';
 import { createReleaseTask, type ReleaseTaskInput, type ReleaseTaskResult } from './release-task.js';
 
-// The domain flow's release task (DOMAIN_HANDLERS.tenantRelease). Module-scoped clients, built once
-// per cold start from the environment the DomainFlow construct sets for this function.
+// The domain flow's release task (DOMAIN_HANDLERS.tenantRelease), built once per cold start.
 const task = createReleaseTask({
   domains: new DynamoDbDomainStore(documents, requireEnv(DOMAIN_ENV.domainsTable)),
   certificates: cloudFrontCertificates(requireEnv(DOMAIN_ENV.distributionId), requireEnv(DOMAIN_ENV.connectionGroupId)),
