@@ -1,13 +1,12 @@
 import {
   type DynamoDBDocumentClient as DocumentClient,
-  GetCommand,
   paginateScan,
   PutCommand,
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { DOMAIN_TABLE_KEYS } from '../../contracts/domains.js';
-import { conditionally, queryIndex } from '../shared/dynamodb.js';
+import { conditionally, getItem, queryIndex } from '../shared/dynamodb.js';
 import { conditionalUpdate } from '../shared/dynamodb-update.js';
 import type { DomainRecord } from './domain-record.js';
 import type { DomainExpectation, DomainStore, LiveDomainsPage } from './ports.js';
@@ -44,20 +43,13 @@ export class DynamoDbDomainStore implements DomainStore {
     throw new Error(`domain ${record.domain} is contended`);
   }
 
-  async get(domain: string): Promise<DomainRecord | undefined> {
-    const get = new GetCommand({ TableName: this.tableName, Key: { domain }, ConsistentRead: true });
-    const result = await this.client.send(get);
-    return result.Item as DomainRecord | undefined;
+  get(domain: string): Promise<DomainRecord | undefined> {
+    return getItem(this.client, this.tableName, { domain });
   }
 
   async listByProject(projectId: string): Promise<DomainRecord[]> {
-    const index = DOMAIN_TABLE_KEYS.domains.projectIndex;
-    const items = await queryIndex<DomainRecord>(this.client, {
-      tableName: this.tableName,
-      indexName: index.name,
-      partitionKey: index.partitionKey,
-      value: projectId,
-    });
+    const { projectIndex } = DOMAIN_TABLE_KEYS.domains;
+    const items = await queryIndex<DomainRecord>(this.client, this.tableName, projectIndex, projectId);
     // GSIs are eventually consistent: read each record again for the current state.
     const fresh = await Promise.all(items.map((d) => this.get(d.domain)));
     return fresh.filter((d): d is DomainRecord => d !== undefined && d.projectId === projectId && d.state !== 'removed');

@@ -47,13 +47,7 @@ export class DynamoDbProjectStore implements ProjectStore {
   }
 
   listByAccount(accountId: string): Promise<ProjectRecord[]> {
-    const index = DOMAIN_TABLE_KEYS.projects.accountIndex;
-    return queryIndex(this.client, {
-      tableName: this.tableName,
-      indexName: index.name,
-      partitionKey: index.partitionKey,
-      value: accountId,
-    });
+    return queryIndex(this.client, this.tableName, DOMAIN_TABLE_KEYS.projects.accountIndex, accountId);
   }
 
   update(projectId: string, changes: ProjectChanges, expectedDeployState?: DeployState): Promise<boolean> {

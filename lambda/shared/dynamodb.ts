@@ -56,20 +56,22 @@ export async function allItems<T>(pages: AsyncIterable<{ Items?: Record<string, 
   return items;
 }
 
-/** Every item of one partition of a secondary index. */
+/** Every item of one partition (`value`) of a secondary index. */
 export function queryIndex<T>(
   client: DynamoDBDocumentClient,
-  query: { tableName: string; indexName: string; partitionKey: string; value: string },
+  tableName: string,
+  index: { readonly name: string; readonly partitionKey: string },
+  value: string,
 ): Promise<T[]> {
   return allItems(
     paginateQuery(
       { client },
       {
-        TableName: query.tableName,
-        IndexName: query.indexName,
+        TableName: tableName,
+        IndexName: index.name,
         KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': query.partitionKey },
-        ExpressionAttributeValues: { ':pk': query.value },
+        ExpressionAttributeNames: { '#pk': index.partitionKey },
+        ExpressionAttributeValues: { ':pk': value },
       },
     ),
   );
