@@ -3,7 +3,7 @@ import { logger } from '../shared/powertools.js';
 import { monotonicUlid } from '../shared/ulid.js';
 import { checkManifest, type ManifestFile } from './deploy-manifest.js';
 import { HttpProblem, refuse } from '../shared/problem.js';
-import type { UploadInstruction } from '../../contracts/deploys.js';
+import type { components } from '../../contracts/openapi/control-api.js';
 import type { ProjectDomainsPort, ProjectStore, SiteEdge, SiteStorage } from './ports.js';
 import { type DeployRecord, deployPrefix, type ProjectRecord } from './project.js';
 import { ownedProject } from './project-service.js';
@@ -22,16 +22,7 @@ export interface DeployServiceDeps {
   readonly platformDomain: string;
 }
 
-export interface StartedDeploy {
-  readonly deploy: DeployRecord;
-  readonly uploads: UploadInstruction[];
-  /** Files whose content is already stored. */
-  readonly skipped: number;
-}
-
-export interface DeployListing extends DeployRecord {
-  readonly live: boolean;
-}
+type DeployListing = components['schemas']['DeployListing'];
 
 /** Deploys from a manifest, finalize and rollback (docs/projects.md, "Deploying"). */
 export class DeployService {
