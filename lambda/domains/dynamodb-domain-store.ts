@@ -57,11 +57,8 @@ export class DynamoDbDomainStore implements DomainStore {
 
   update(domain: string, changes: Partial<Omit<DomainRecord, 'domain'>>, expected?: number | DomainExpectation): Promise<boolean> {
     const expectation = typeof expected === 'number' ? { attempt: expected } : expected;
-    const given = expectation && Object.entries(expectation).filter(([, value]) => value !== undefined);
-    const fields = given && Object.fromEntries(given);
-    return conditionally(() =>
-      this.client.send(new UpdateCommand({ TableName: this.tableName, Key: { domain }, ...conditionalUpdate('domain', changes, fields) })),
-    );
+    const update = { TableName: this.tableName, Key: { domain }, ...conditionalUpdate('domain', changes, expectation) };
+    return conditionally(() => this.client.send(new UpdateCommand(update)));
   }
 
   /** A Scan filtered to live records (see isLive); the cursor is the page's LastEvaluatedKey, base64url JSON. */

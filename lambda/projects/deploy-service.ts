@@ -87,7 +87,8 @@ export class DeployService {
     } catch (error) {
       // The cause stays in our logs; the owner learns that the live version is unchanged.
       logger.error('deploy failed', { projectId, deployId, error: error as Error });
-      const failed: DeployRecord = { ...deploy, state: 'failed', finishedAt: nowIso(this.deps.clock), error: 'could not be published.' };
+      const finishedAt = nowIso(this.deps.clock);
+      const failed: DeployRecord = { ...deploy, state: 'failed', finishedAt, error: 'could not be published.' };
       await this.deps.projects.update(projectId, { deployState: 'failed', deploys: this.replace(project, failed) });
       throw refuse('deploy_failed', `Deploy ${deployId} failed and the live version is unchanged. Retry the deploy.`, 502);
     }

@@ -51,12 +51,9 @@ export class DynamoDbProjectStore implements ProjectStore {
   }
 
   update(projectId: string, changes: ProjectChanges, expectedDeployState?: DeployState): Promise<boolean> {
-    const expected = expectedDeployState === undefined ? undefined : { deployState: expectedDeployState };
-    return conditionally(() =>
-      this.client.send(
-        new UpdateCommand({ TableName: this.tableName, Key: { projectId }, ...conditionalUpdate('projectId', changes, expected) }),
-      ),
-    );
+    const Key = { projectId };
+    const expression = conditionalUpdate('projectId', changes, { deployState: expectedDeployState });
+    return conditionally(() => this.client.send(new UpdateCommand({ TableName: this.tableName, Key, ...expression })));
   }
 
   async delete(project: ProjectRecord, heldUntil: string): Promise<void> {
