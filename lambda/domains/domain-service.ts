@@ -13,8 +13,6 @@ import { randomToken, targetHost } from './ownership.js';
 import type { DomainFlowStarter, DomainStore, EdgeRouter } from './ports.js';
 import { refuse } from '../shared/problem.js';
 
-export type { DomainView } from './domain-view.js';
-
 export interface DomainServiceDeps {
   readonly accounts: AccountStore;
   readonly projects: ProjectStore;
