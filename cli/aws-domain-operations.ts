@@ -130,12 +130,13 @@ export async function releaseDomainTenant(
         code: 'domain_not_removed',
       });
     }
-    const project = await deployed.projects.get(record.projectId);
-    if (!project) throw new CliError(`project ${record.projectId} of ${domain} is gone: its tenant cannot be named`, { code: 'project_not_found' });
     // What a removal sends (SfnDomainFlowStarter.release): the domain, and the rest as `release`.
-    const { projectId, slug } = project;
     const requestedAt = now().toISOString();
-    const release: Omit<TenantReleaseRequest, 'domain'> = { projectId, slug, claimedAt: record.createdAt, requestedAt };
+    const release: Omit<TenantReleaseRequest, 'domain'> = {
+      projectId: record.projectId,
+      claimedAt: record.createdAt,
+      requestedAt,
+    };
     const execution = domainReleaseExecutionName(domain, requestedAt);
     const input = JSON.stringify({ domain, release });
     const { stateMachineArn } = deployed;

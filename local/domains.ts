@@ -67,7 +67,7 @@ export function createLocalDomains(options: LocalDomainsOptions) {
       platformDomain,
       driftGraceSeconds: graceSeconds,
     }),
-    createReleaseTask({ domains: domainStore, projects: projectStore, certificates, edge, clock }),
+    createReleaseTask({ domains: domainStore, certificates, edge, clock }),
     {
       pollMs,
       watchdogSeconds: options.domainFlow?.watchdogSeconds ?? 30 * 60,

@@ -22,7 +22,7 @@ import { S3SiteStorage } from '../projects/s3-site-storage.js';
 import { DynamoDbLimiterStore } from '../rate-limits/dynamodb-limiter-store.js';
 import { DATA_PLANE, MANAGEMENT_PLANE, traced, usagePlanUpdateRetry } from '../shared/aws-clients.js';
 import { systemClock } from '../shared/clock.js';
-import { createDocumentClient } from '../shared/dynamodb.js';
+import { documentClient as documents } from '../shared/runtime.js';
 import { DynamoDbUsageHistoryStore } from '../usage-history/dynamodb-usage-history-store.js';
 import { UsageHistory } from '../usage-history/usage-history.js';
 import { requireEnv, requireJsonEnv } from '../shared/env.js';
@@ -36,10 +36,8 @@ import { createControlApiHandler } from './http-handlers.js';
 import { DynamoDbOwnerStore, OwnerDirectory } from './owners.js';
 import { messageLogOf } from './owner-messages.js';
 
-// Module-scoped clients and services, built once per cold start from the environment the construct
-// sets (CONTROL_ENV), the config included (validated at synth).
+// Clients and services, built once per cold start from CONTROL_ENV (the config was validated at synth).
 const config = requireJsonEnv<RuntimeConfig>(CONTROL_ENV.platformConfig);
-const documents = createDocumentClient();
 const clock = systemClock;
 
 const accounts = new DynamoDbAccountStore(documents, requireEnv(CONTROL_ENV.accountsTable));

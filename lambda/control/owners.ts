@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type AccountService, newAccountId } from '../keys/account-service.js';
-import type { Clock } from '../shared/clock.js';
+import { type Clock, nowIso } from '../shared/clock.js';
 import { conditionally, getItem } from '../shared/dynamodb.js';
 
 /** A signed-in person (Cognito user, or the local development sign-in) and the account they own. */
@@ -52,7 +52,7 @@ export class OwnerDirectory {
         ownerId: owner.ownerId,
         accountId: newAccountId(),
         ...(owner.email ? { email: owner.email } : {}),
-        createdAt: new Date(this.deps.clock.now()).toISOString(),
+        createdAt: nowIso(this.deps.clock),
       }));
     await this.deps.accountService.ensureAccount({ accountId: link.accountId, name: accountNameFor(owner), plan: 'free' });
     this.ensured.set(owner.ownerId, link.accountId);

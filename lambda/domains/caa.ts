@@ -2,20 +2,9 @@ import type { CaaRecord, DnsResolver } from './dns-resolver.js';
 
 const AMAZON_CA_DOMAINS = ['amazon.com', 'amazontrust.com', 'awstrust.com', 'amazonaws.com'] as const;
 
-interface CaaAllowed {
-  readonly allowed: true;
-  readonly foundAt?: string;
-  readonly records: readonly CaaRecord[];
-}
-
-interface CaaBlocked {
-  readonly allowed: false;
-  readonly foundAt: string;
-  readonly records: readonly CaaRecord[];
-  readonly detail: string;
-}
-
-type CaaDiagnosis = CaaAllowed | CaaBlocked;
+type Records = { readonly records: readonly CaaRecord[] };
+type CaaDiagnosis = (Records & { readonly allowed: true; readonly foundAt?: string }) |
+  (Records & { readonly allowed: false; readonly foundAt: string; readonly detail: string });
 
 const KNOWN_TAGS = new Set(['issue', 'issuewild', 'iodef', 'contactemail', 'contactphone', 'issuemail', 'issuevmc']);
 

@@ -3,15 +3,11 @@ import { type ManagedCertificateDetails, VerifyDnsConfigurationCommand } from '@
 import type { ProjectRecord } from '../projects/index.js';
 import { releaseFromTenant } from './cloudfront-tenant-release.js';
 import {
-  CertificateRequestBusyError,
   CloudFrontTenants,
   type CloudFrontTenantsOptions,
-  DomainLimitError,
   errorName,
   live,
-  MAX_DOMAINS,
   messageOf,
-  requestedDomains,
   tenantName,
   type TenantVersion,
 } from './cloudfront-tenants.js';
@@ -50,7 +46,7 @@ export class CloudFrontCertificateAuthority implements CertificateAuthority {
     this.tenants = new CloudFrontTenants(options);
   }
 
-  /** Creates the tenant, or adds the domain with a new request; none while one is issued or pending for it. */
+  /** Creates the tenant, or requests a new certificate on it; none while one is issued or pending. */
   async request(domain: DomainRecord, project: ProjectRecord): Promise<void> {
     const name = tenantName(domain.domain);
     await this.tenants.racing(() => this.requestOnce(name, domain.domain, project));
@@ -71,15 +67,10 @@ export class CloudFrontCertificateAuthority implements CertificateAuthority {
     if (!certificate?.CertificateStatus) {
       return failed(`CloudFront has no managed certificate request for ${domain.domain} (tenant ${name}); verify the domain again`);
     }
-    const requested = requestedDomains(certificate);
-    const covered = requested.length === 0 || requested.includes(domain.domain);
     switch (certificate.CertificateStatus) {
       case 'pending-validation':
-        return covered
-          ? { status: 'pending' }
-          : failed(`the pending certificate request of tenant ${name} covers ${requested.join(', ')} but not ${domain.domain}; verify the domain again when it completes`);
+        return { status: 'pending' };
       case 'issued':
-        if (!covered) return failed(`the certificate of tenant ${name} does not cover ${domain.domain}; verify the domain again`);
         try {
           await this.attach(current, certificate.CertificateArn);
         } catch (error) {
@@ -100,26 +91,13 @@ export class CloudFrontCertificateAuthority implements CertificateAuthority {
   private async requestOnce(name: string, domain: string, project: ProjectRecord): Promise<void> {
     const current = await this.tenants.read(name);
     if (!current) return this.tenants.create(name, domain, project.projectId);
-    const domains = live(current.tenant);
-    if (domains.includes(domain)) {
+    if (live(current.tenant).includes(domain)) {
       if (current.tenant.Domains?.find((d) => d.Domain === domain)?.Status === 'active') return;
-      const certificate = await this.tenants.certificate(current.tenant.Id);
-      const status = certificate?.CertificateStatus;
-      const requested = certificate ? requestedDomains(certificate) : [];
-      const covered = requested.length === 0 || requested.includes(domain);
-      if (covered && (status === 'pending-validation' || status === 'issued')) return;
-      if (status === 'pending-validation') throw new CertificateRequestBusyError(domain, name, requested);
-      await this.tenants.update(current, { domains, certificate: true, enabled: true }, domain);
-      return;
+      const status = (await this.tenants.certificate(current.tenant.Id))?.CertificateStatus;
+      if (status === 'pending-validation' || status === 'issued') return;
     }
-    if (domains.length >= MAX_DOMAINS) throw new DomainLimitError(domain, name, MAX_DOMAINS);
-    if (domains.length > 0) {
-      const certificate = await this.tenants.certificate(current.tenant.Id);
-      if (certificate?.CertificateStatus === 'pending-validation') {
-        throw new CertificateRequestBusyError(domain, name, requestedDomains(certificate));
-      }
-    }
-    await this.tenants.update(current, { domains: [...domains, domain], certificate: true, enabled: true }, domain);
+    // The tenant is this domain's alone: one a removal disabled is enabled again with it.
+    await this.tenants.update(current, { domains: [domain], certificate: true, enabled: true }, domain);
   }
 
   // CloudFront documents no automatic attachment of an issued managed certificate to its tenant,

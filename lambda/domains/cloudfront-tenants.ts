@@ -14,20 +14,15 @@ import { type BackoffPolicy, type Pacing, REAL_PACING, withBackoff } from '../sh
 
 /*
  * CloudFront rules the tenant adapters are designed around (quotas: docs/contributors/domain-flow.md):
- * UpdateDistributionTenant's reference allows 5 domains per tenant (the quotas page says 100): the
- * stricter 5 is enforced before calling AWS. DeleteDistributionTenant refuses a tenant whose disable
- * has not deployed (ResourceNotDisabled): the release branch retries. A tenant has one pending
- * certificate request at a time (CertificateRequestBusyError), and its managed certificate covers
- * all its domains. Tenant names: "[a-zA-Z0-9][a-zA-Z0-9-.]{1,126}[a-zA-Z0-9]", unique, immutable.
+ * one tenant per domain, since a tenant has one pending certificate request at a time.
+ * DeleteDistributionTenant refuses a tenant whose disable has not deployed (ResourceNotDisabled): the
+ * release branch retries. Tenant names: "[a-zA-Z0-9][a-zA-Z0-9-.]{1,126}[a-zA-Z0-9]", unique, immutable.
  */
 /** Retries of a tenant write that lost a race (stale ETag, a concurrent create or delete of the same tenant). */
 const TENANT_WRITE: BackoffPolicy = { maxAttempts: 5, baseMs: 500, capMs: 5_000 };
 
 /** HTTP validation served by CloudFront itself: the customer's CNAME/ALIAS is the only record. */
 const MANAGED_CERTIFICATE_REQUEST: ManagedCertificateRequest = { ValidationTokenHost: 'cloudfront' };
-
-/** The stricter of CloudFront's documented per-tenant domain limits (above). */
-export const MAX_DOMAINS = 5;
 
 const TENANT_NAME = /^[a-zA-Z0-9][a-zA-Z0-9.-]{1,126}[a-zA-Z0-9]$/;
 
@@ -39,16 +34,6 @@ export function tenantName(domain: string): string {
   return name;
 }
 
-export class DomainLimitError extends Error {
-  constructor(readonly domain: string, readonly tenant: string, readonly limit: number, cause?: unknown) {
-    super(
-      `${domain} cannot be added: CloudFront distribution tenant ${tenant} already has ${limit} domains, the most a tenant can have. Remove one of the project's domains first.`,
-      { cause },
-    );
-    this.name = 'DomainLimitError';
-  }
-}
-
 export class TenantLimitError extends Error {
   constructor(readonly tenant: string, cause: unknown) {
     super(
@@ -56,16 +41,6 @@ export class TenantLimitError extends Error {
       { cause },
     );
     this.name = 'TenantLimitError';
-  }
-}
-
-/** Retryable: the tenant's only pending certificate request is another domain's. */
-export class CertificateRequestBusyError extends Error {
-  constructor(readonly domain: string, readonly tenant: string, readonly pending: readonly string[]) {
-    super(
-      `The certificate for ${domain} cannot be requested yet: distribution tenant ${tenant} has a pending certificate request${pending.length ? ` (${pending.join(', ')})` : ''}, and CloudFront allows one at a time. Retry when it completes.`,
-    );
-    this.name = 'CertificateRequestBusyError';
   }
 }
 
@@ -180,7 +155,6 @@ export class CloudFrontTenants {
       );
       return out.ETag ?? current.etag;
     } catch (error) {
-      if (domain && errorName(error) === 'EntityLimitExceeded') throw new DomainLimitError(domain, tenant.Name ?? tenant.Id, MAX_DOMAINS, error);
       if (domain && errorName(error) === 'CNAMEAlreadyExists') throw new DomainInUseError(domain, error);
       throw error;
     }
@@ -218,9 +192,4 @@ export class CloudFrontTenants {
 export function live(tenant: DistributionTenant): string[] {
   if (tenant.Enabled === false) return [];
   return (tenant.Domains ?? []).flatMap((d) => (d.Domain ? [d.Domain] : []));
-}
-
-/** The domains a managed certificate request covers, as CloudFront lists them (may be empty). */
-export function requestedDomains(certificate: ManagedCertificateDetails): string[] {
-  return (certificate.ValidationTokenDetails ?? []).flatMap((d) => (d.Domain ? [d.Domain] : []));
 }

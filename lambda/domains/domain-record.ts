@@ -1,69 +1,22 @@
-export interface DnsRecordInstruction {
-  readonly type: 'CNAME' | 'ALIAS' | 'TXT';
-  readonly purpose: 'routing' | 'ownership';
-  /** Relative to the registrable domain ('@' for the apex). */
-  readonly host: string;
-  readonly fqdn: string;
-  readonly value: string;
-  readonly ttl: 3600;
-  readonly note?: string;
-}
+import type { components } from '../../contracts/openapi/control-api.js';
 
-/** Why verification failed (docs/owners.md, "Projects and custom domains"); each comes with what was observed and what to do. */
-export type DnsFailureReason =
-  | 'record_not_found' |
-  'cname_mismatch' |
-  'conflicting_record' |
-  'dns_lookup_failed' |
-  'apex_not_aliased' |
-  'ownership_unproven';
+// What owners see of a domain is the control API's (openapi/control-api.yaml, docs/owners.md).
+type Schemas = components['schemas'];
+export type DnsRecordInstruction = Schemas['DnsRecordInstruction'];
+export type DnsFailureReason = Schemas['DnsFailureReason'];
+export type DnsFailure = Schemas['DnsFailure'];
+/** A drifted live domain (`dns_misconfigured`): served until `detachAt`, a grace period after `since`. */
+export type DomainMisconfiguration = Schemas['DomainMisconfiguration'];
+export type DomainDiagnosis = Schemas['DomainDiagnosis'];
+export type DomainState = Schemas['DomainState'];
 
 /** What the release of a removed claim needs besides the domain. */
 export interface PendingRelease {
   readonly projectId: string;
-  readonly slug: string;
   /** The removed record's createdAt: one release per claim. */
   readonly claimedAt: string;
   /** When the domain was removed: the release gives up a bounded time after it. */
   readonly requestedAt: string;
-}
-
-/** Domain states (docs/owners.md, "Projects and custom domains"). */
-export type DomainState =
-  | 'pending_dns' |
-  'verifying' |
-  'dns_failed' |
-  'issuing_certificate' |
-  'active' |
-  'dns_misconfigured' |
-  'certificate_delayed' |
-  'removed';
-
-export interface DomainDiagnosis {
-  readonly dnsStillVerifies: boolean;
-  readonly dnsDetail?: string;
-  readonly caaAllowsAmazon: boolean;
-  /** The blocking CAA record and where it was found. */
-  readonly caaRecord?: string;
-  readonly caaFoundAt?: string;
-  readonly caaDetail?: string;
-  /** ACM's failure reason, if any. */
-  readonly certificateFailure?: string;
-  readonly checkedAt: string;
-}
-
-export interface DnsFailure {
-  readonly reason: DnsFailureReason;
-  readonly observed: readonly string[];
-  readonly expected: string;
-  readonly detail: string;
-}
-
-/** A drifted live domain (`dns_misconfigured`): served until `detachAt`, a grace period after `since`. */
-export interface DomainMisconfiguration extends DnsFailure {
-  readonly since: string;
-  readonly detachAt: string;
-  readonly checkedAt: string;
 }
 
 export interface DomainRecord {

@@ -13,9 +13,8 @@ export interface RemovalDeps {
 }
 
 /** The release a removal of `record` asks for; written on the record with the removal itself. */
-export const pendingReleaseOf = (record: DomainRecord, project: Pick<ProjectRecord, 'projectId' | 'slug'>, requestedAt: string): PendingRelease => ({
-  projectId: project.projectId,
-  slug: project.slug,
+export const pendingReleaseOf = (record: DomainRecord, requestedAt: string): PendingRelease => ({
+  projectId: record.projectId,
   claimedAt: record.createdAt,
   requestedAt,
 });
@@ -47,5 +46,5 @@ export async function takeOffProject(deps: RemovalDeps, record: DomainRecord, pr
       if (live) await deps.edge.serve(source.from, prefix);
     }
   }
-  await startRelease(deps, record.domain, pendingReleaseOf(record, project, at));
+  await startRelease(deps, record.domain, pendingReleaseOf(record, at));
 }

@@ -2,7 +2,7 @@ import { domainToASCII } from 'node:url';
 import type { RuntimeConfig } from '../../contracts/plans.js';
 import type { AccountStore } from '../keys/index.js';
 import { deployPrefix, type ProjectRecord, type ProjectStore } from '../projects/index.js';
-import type { Clock } from '../shared/clock.js';
+import { type Clock, nowIso } from '../shared/clock.js';
 import type { DnsRecordInstruction } from './dns-records.js';
 import { type DomainConfig, DomainConfigError, redirectStatus, removalWarning, validateDomainConfig } from './domain-config.js';
 import { InvalidDomainError, normaliseDomain } from './domain-name.js';
@@ -12,8 +12,6 @@ import { domainView, type DomainView, recordsFor } from './domain-view.js';
 import { randomToken, targetHost } from './ownership.js';
 import type { DomainFlowStarter, DomainStore, EdgeRouter } from './ports.js';
 import { refuse } from '../shared/problem.js';
-
-export type { DomainView } from './domain-view.js';
 
 export interface DomainServiceDeps {
   readonly accounts: AccountStore;
@@ -62,7 +60,7 @@ export class DomainService {
       if (error instanceof InvalidDomainError) throw refuse('invalid_domain', error.message, 400);
       throw error;
     }
-    const now = new Date(this.deps.clock.now()).toISOString();
+    const now = nowIso(this.deps.clock);
     // A fresh target and token for every claim: whatever an earlier holder left in DNS proves nothing.
     const target = targetHost(randomToken(), this.deps.platformHost);
     const claim = { accountId, target, ownershipToken: randomToken() };
@@ -119,7 +117,7 @@ export class DomainService {
       records,
       failure: undefined,
       diagnosis: undefined,
-      updatedAt: new Date(this.deps.clock.now()).toISOString(),
+      updatedAt: nowIso(this.deps.clock),
     };
     if (!(await this.deps.domains.update(record.domain, changes, record.attempt))) {
       // Someone pressed Verify at the same moment: that attempt runs.
@@ -132,7 +130,7 @@ export class DomainService {
 
   /** Operators: starts a drift check of every live domain now (it also runs on a schedule). */
   async checkDrift(): Promise<{ execution: string; startedAt: string }> {
-    const startedAt = new Date(this.deps.clock.now()).toISOString();
+    const startedAt = nowIso(this.deps.clock);
     const { execution } = await this.deps.flow.checkDrift();
     return { execution, startedAt };
   }
@@ -152,9 +150,9 @@ export class DomainService {
     }
     const warning = removalWarning(record.domain, record.state, project.domains);
     await this.deps.edge.refuse(record.domain);
-    const now = new Date(this.deps.clock.now()).toISOString();
+    const now = nowIso(this.deps.clock);
     // The record says removed before the release starts: the release keeps the tenant of a live claim.
-    await this.deps.domains.update(record.domain, { state: 'removed', updatedAt: now, pendingRelease: pendingReleaseOf(record, project, now) });
+    await this.deps.domains.update(record.domain, { state: 'removed', updatedAt: now, pendingRelease: pendingReleaseOf(record, now) });
     await takeOffProject({ ...this.deps, platformDomain: this.deps.config.platform.domain }, record, project, now);
     return { domain: record.domain, removed: true, ...(warning ? { warning } : {}) };
   }

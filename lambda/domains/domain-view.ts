@@ -8,23 +8,9 @@ import type { DomainStore } from './ports.js';
 export type DomainView = Omit<DomainRecord, 'accountId' | 'ownershipToken' | 'verifiedBy' | 'detachedAt' | 'pendingRelease'>;
 
 export function domainView(record: DomainRecord): DomainView {
-  return {
-    domain: record.domain,
-    display: record.display,
-    projectId: record.projectId,
-    state: record.state,
-    apex: record.apex,
-    records: record.records,
-    target: record.target,
-    ...(record.failure ? { failure: record.failure } : {}),
-    ...(record.misconfiguration ? { misconfiguration: record.misconfiguration } : {}),
-    ...(record.diagnosis ? { diagnosis: record.diagnosis } : {}),
-    attempt: record.attempt,
-    ...(record.verifiedAt ? { verifiedAt: record.verifiedAt } : {}),
-    ...(record.activeAt ? { activeAt: record.activeAt } : {}),
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-  };
+  const { accountId: _accountId, ownershipToken: _ownershipToken, verifiedBy: _verifiedBy, ...rest } = record;
+  const { detachedAt: _detachedAt, pendingRelease: _pendingRelease, ...view } = rest;
+  return view;
 }
 
 /** The routing record to the claim's target, and the ownership TXT record when one is required (its note says why). */

@@ -1,5 +1,6 @@
 import type { ProjectStore } from '../projects/index.js';
-import type { Clock } from '../shared/clock.js';
+import { inParallel } from '../shared/backoff.js';
+import { type Clock, nowIso } from '../shared/clock.js';
 import type { DnsResolver } from './dns-resolver.js';
 import { checkPointing, expectationOf } from './dns-verification.js';
 import { normaliseDomain } from './domain-name.js';
@@ -58,7 +59,7 @@ const ATTEMPT_RUNNING = new Set(['verifying', 'issuing_certificate']);
 export function createDriftCheckTask(deps: DriftCheckDeps) {
   const pageSize = deps.pageSize ?? 50;
   const concurrency = deps.concurrency ?? 8;
-  const now = () => new Date(deps.clock.now()).toISOString();
+  const now = () => nowIso(deps.clock);
 
   async function checkOne(listed: DomainRecord, stateMachineArn: string | undefined): Promise<Outcome> {
     // The scan is eventually consistent: decide on the record as it is now.
@@ -99,7 +100,7 @@ export function createDriftCheckTask(deps: DriftCheckDeps) {
     // The record first: if the owner re-verified or removed it meanwhile, nothing else happens.
     const removed = await deps.domains.update(
       record.domain,
-      { state: 'removed', detachedAt: at, updatedAt: at, pendingRelease: pendingReleaseOf(record, project, at) },
+      { state: 'removed', detachedAt: at, updatedAt: at, pendingRelease: pendingReleaseOf(record, at) },
       { attempt: record.attempt, createdAt: record.createdAt, state: 'dns_misconfigured' },
     );
     if (!removed) return false;
@@ -124,16 +125,11 @@ export function createDriftCheckTask(deps: DriftCheckDeps) {
       }
       const page = await deps.domains.liveDomains(before.cursor, pageSize);
       const outcomes: Outcome[] = [];
-      const queue = [...page.records];
-      await Promise.all(
-        Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
-          for (let record = queue.shift(); record; record = queue.shift()) {
-            const outcome = await checkOne(record, input.stateMachineArn);
-            if (outcome === 'misconfigured' || outcome === 'restored' || outcome === 'detached') deps.onFinding?.(record.domain, outcome);
-            outcomes.push(outcome);
-          }
-        }),
-      );
+      await inParallel(page.records, concurrency, async (record) => {
+        const outcome = await checkOne(record, input.stateMachineArn);
+        if (outcome === 'misconfigured' || outcome === 'restored' || outcome === 'detached') deps.onFinding?.(record.domain, outcome);
+        outcomes.push(outcome);
+      });
       const count = (outcome: Outcome) => outcomes.filter((o) => o === outcome).length;
       return {
         ...(page.cursor ? { cursor: page.cursor } : {}),

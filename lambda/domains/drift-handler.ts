@@ -5,7 +5,7 @@ import { DOMAIN_ENV } from '../../contracts/domains.js';
 import { DynamoDbProjectStore } from '../projects/index.js';
 import { MANAGEMENT_PLANE, traced } from '../shared/aws-clients.js';
 import { systemClock } from '../shared/clock.js';
-import { createDocumentClient } from '../shared/dynamodb.js';
+import { documentClient as documents } from '../shared/runtime.js';
 import { requireEnv, requirePositiveIntEnv } from '../shared/env.js';
 import { powertools } from '../shared/middleware.js';
 import { logger, metrics } from '../shared/powertools.js';
@@ -14,9 +14,7 @@ import { type DriftCheckInput, type DriftCheckResult, type DriftFinding, createD
 import { DynamoDbDomainStore } from './dynamodb-domain-store.js';
 import { SfnDomainFlowStarter } from './sfn-flow-starter.js';
 
-// The domain flow's drift task (DOMAIN_HANDLERS.driftCheck). Module-scoped clients, built once per
-// cold start from the environment the DomainFlow construct sets for this function.
-const documents = createDocumentClient();
+// The domain flow's drift task (DOMAIN_HANDLERS.driftCheck), built once per cold start.
 // StartExecution is a management API: the adaptive retries (MANAGEMENT_PLANE) absorb its throttles.
 const sfn = traced(new SFNClient(MANAGEMENT_PLANE));
 

@@ -1,12 +1,12 @@
 import {
   type DynamoDBDocumentClient as DocumentClient,
-  GetCommand,
+  paginateScan,
   PutCommand,
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { DOMAIN_TABLE_KEYS } from '../../contracts/domains.js';
-import { conditionally, queryIndex } from '../shared/dynamodb.js';
+import { conditionally, getItem, queryIndex } from '../shared/dynamodb.js';
 import { conditionalUpdate } from '../shared/dynamodb-update.js';
 import type { DomainRecord } from './domain-record.js';
 import type { DomainExpectation, DomainStore, LiveDomainsPage } from './ports.js';
@@ -43,20 +43,13 @@ export class DynamoDbDomainStore implements DomainStore {
     throw new Error(`domain ${record.domain} is contended`);
   }
 
-  async get(domain: string): Promise<DomainRecord | undefined> {
-    const get = new GetCommand({ TableName: this.tableName, Key: { domain }, ConsistentRead: true });
-    const result = await this.client.send(get);
-    return result.Item as DomainRecord | undefined;
+  get(domain: string): Promise<DomainRecord | undefined> {
+    return getItem(this.client, this.tableName, { domain });
   }
 
   async listByProject(projectId: string): Promise<DomainRecord[]> {
-    const index = DOMAIN_TABLE_KEYS.domains.projectIndex;
-    const items = await queryIndex<DomainRecord>(this.client, {
-      tableName: this.tableName,
-      indexName: index.name,
-      partitionKey: index.partitionKey,
-      value: projectId,
-    });
+    const { projectIndex } = DOMAIN_TABLE_KEYS.domains;
+    const items = await queryIndex<DomainRecord>(this.client, this.tableName, projectIndex, projectId);
     // GSIs are eventually consistent: read each record again for the current state.
     const fresh = await Promise.all(items.map((d) => this.get(d.domain)));
     return fresh.filter((d): d is DomainRecord => d !== undefined && d.projectId === projectId && d.state !== 'removed');
@@ -64,11 +57,8 @@ export class DynamoDbDomainStore implements DomainStore {
 
   update(domain: string, changes: Partial<Omit<DomainRecord, 'domain'>>, expected?: number | DomainExpectation): Promise<boolean> {
     const expectation = typeof expected === 'number' ? { attempt: expected } : expected;
-    const given = expectation && Object.entries(expectation).filter(([, value]) => value !== undefined);
-    const fields = given && Object.fromEntries(given);
-    return conditionally(() =>
-      this.client.send(new UpdateCommand({ TableName: this.tableName, Key: { domain }, ...conditionalUpdate('domain', changes, fields) })),
-    );
+    const update = { TableName: this.tableName, Key: { domain }, ...conditionalUpdate('domain', changes, expectation) };
+    return conditionally(() => this.client.send(new UpdateCommand(update)));
   }
 
   /** A Scan filtered to live records (see isLive); the cursor is the page's LastEvaluatedKey, base64url JSON. */
@@ -89,13 +79,11 @@ export class DynamoDbDomainStore implements DomainStore {
 
   async pendingReleases(limit: number): Promise<DomainRecord[]> {
     const found: DomainRecord[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const filter = { FilterExpression: 'attribute_exists(pendingRelease)', ExclusiveStartKey: start };
-      const page = await this.client.send(new ScanCommand({ TableName: this.tableName, ...filter }));
+    const scan = { TableName: this.tableName, FilterExpression: 'attribute_exists(pendingRelease)' };
+    for await (const page of paginateScan({ client: this.client }, scan)) {
       found.push(...((page.Items ?? []) as DomainRecord[]));
-      start = page.LastEvaluatedKey;
-    } while (start && found.length < limit);
+      if (found.length >= limit) break;
+    }
     return found.slice(0, limit);
   }
 }

@@ -3,7 +3,7 @@ import middy from '@middy/core';
 import { DOMAIN_ENV } from '../../contracts/domains.js';
 import { DynamoDbProjectStore } from '../projects/index.js';
 import { systemClock } from '../shared/clock.js';
-import { createDocumentClient } from '../shared/dynamodb.js';
+import { documentClient as documents } from '../shared/runtime.js';
 import { requireEnv, requirePositiveIntEnv } from '../shared/env.js';
 import { powertools } from '../shared/middleware.js';
 import { logger, metrics } from '../shared/powertools.js';
@@ -11,10 +11,7 @@ import { cloudFrontCertificates, domainDnsResolver, kvsEdgeRouter } from './aws-
 import { DynamoDbDomainStore } from './dynamodb-domain-store.js';
 import { createFlowTasks, type FlowInput } from './flow-tasks.js';
 
-// The domain flow's Lambda tasks (one function per export, see DOMAIN_HANDLERS). Module-scoped
-// clients, built once per cold start from the environment the DomainFlow construct sets.
-const documents = createDocumentClient();
-
+// The domain flow's Lambda tasks (one function per export, see DOMAIN_HANDLERS), built once per cold start.
 const tasks = createFlowTasks({
   domains: new DynamoDbDomainStore(documents, requireEnv(DOMAIN_ENV.domainsTable)),
   projects: new DynamoDbProjectStore(documents, requireEnv(DOMAIN_ENV.projectsTable)),

@@ -1,6 +1,6 @@
 import { DOMAIN_FLOW_DEFAULTS } from '../../contracts/domain-flow.js';
 import { deployPrefix, type ProjectRecord, type ProjectStore } from '../projects/index.js';
-import type { Clock } from '../shared/clock.js';
+import { type Clock, nowIso } from '../shared/clock.js';
 import { diagnoseCaa } from './caa.js';
 import type { DnsResolver } from './dns-resolver.js';
 import { expectationOf, verifyDns } from './dns-verification.js';
@@ -37,7 +37,7 @@ const STALE = { stale: true } as const;
 
 /** The domain flow's tasks (docs/contributors/architecture.md): each records its outcome, guarded by the attempt. */
 export function createFlowTasks(deps: FlowTaskDeps) {
-  const now = () => new Date(deps.clock.now()).toISOString();
+  const now = () => nowIso(deps.clock);
 
   async function current(input: FlowInput): Promise<{ record: DomainRecord; project: ProjectRecord } | undefined> {
     const record = await deps.domains.get(input.domain);

@@ -45,11 +45,10 @@ export type CertificateStatus =
   { readonly status: 'pending' } |
   { readonly status: 'failed'; readonly reason: string };
 
-/** Enough to name a domain's tenant (per domain, or per project slug). */
+/** A claim of a domain, and so of its tenant (one per domain). */
 export interface TenantClaim {
   readonly domain: string;
   readonly projectId: string;
-  readonly slug: string;
 }
 
 /** `pending`: disabled, the delete refused until the disable deployed; `kept`: claimed again on that tenant. */

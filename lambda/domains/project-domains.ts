@@ -1,5 +1,5 @@
 import type { ProjectDomainsPort, ProjectRecord } from '../projects/index.js';
-import type { Clock } from '../shared/clock.js';
+import { type Clock, nowIso } from '../shared/clock.js';
 import { isLive } from './domain-record.js';
 import { pendingReleaseOf, startRelease } from './domain-removal.js';
 import type { DomainFlowStarter, DomainStore, EdgeRouter } from './ports.js';
@@ -29,8 +29,8 @@ export function createProjectDomains(deps: ProjectDomainsDeps): ProjectDomainsPo
           continue;
         }
         await deps.edge.refuse(record.domain);
-        const now = new Date(deps.clock.now()).toISOString();
-        const pendingRelease = pendingReleaseOf(record, project, now);
+        const now = nowIso(deps.clock);
+        const pendingRelease = pendingReleaseOf(record, now);
         const removed = await deps.domains.update(
           record.domain,
           { state: 'removed', updatedAt: now, pendingRelease },

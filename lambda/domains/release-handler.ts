@@ -1,8 +1,7 @@
 import middy from '@middy/core';
 import { DOMAIN_ENV } from '../../contracts/domains.js';
-import { DynamoDbProjectStore } from '../projects/index.js';
 import { systemClock } from '../shared/clock.js';
-import { createDocumentClient } from '../shared/dynamodb.js';
+import { documentClient as documents } from '../shared/runtime.js';
 import { requireEnv } from '../shared/env.js';
 import { powertools } from '../shared/middleware.js';
 import { logger } from '../shared/powertools.js';
@@ -10,13 +9,9 @@ import { cloudFrontCertificates, kvsEdgeRouter } from './aws-adapters.js';
 import { DynamoDbDomainStore } from './dynamodb-domain-store.js';
 import { createReleaseTask, type ReleaseTaskInput, type ReleaseTaskResult } from './release-task.js';
 
-// The domain flow's release task (DOMAIN_HANDLERS.tenantRelease). Module-scoped clients, built once
-// per cold start from the environment the DomainFlow construct sets for this function.
-const documents = createDocumentClient();
-
+// The domain flow's release task (DOMAIN_HANDLERS.tenantRelease), built once per cold start.
 const task = createReleaseTask({
   domains: new DynamoDbDomainStore(documents, requireEnv(DOMAIN_ENV.domainsTable)),
-  projects: new DynamoDbProjectStore(documents, requireEnv(DOMAIN_ENV.projectsTable)),
   certificates: cloudFrontCertificates(requireEnv(DOMAIN_ENV.distributionId), requireEnv(DOMAIN_ENV.connectionGroupId)),
   edge: kvsEdgeRouter(requireEnv(DOMAIN_ENV.keyValueStoreArn)),
   clock: systemClock,

@@ -1,5 +1,4 @@
 import { TENANT_RELEASE_DEFAULTS } from '../../contracts/domain-flow.js';
-import type { ProjectStore } from '../projects/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { CertificateAuthority, DomainStore, EdgeCleanup, ReleaseOutcome, TenantClaim, TenantReleaseRequest } from './ports.js';
 
@@ -22,7 +21,6 @@ export interface ReleaseTaskResult {
 
 export interface ReleaseTaskDeps {
   readonly domains: DomainStore;
-  readonly projects: ProjectStore;
   readonly certificates: CertificateAuthority;
   readonly edge: EdgeCleanup;
   readonly clock: Clock;
@@ -36,11 +34,7 @@ export function createReleaseTask(deps: ReleaseTaskDeps) {
 
   const currentClaim = async (domain: string): Promise<TenantClaim | undefined> => {
     const record = await deps.domains.get(domain);
-    if (!record || record.state === 'removed') return undefined;
-    const project = await deps.projects.get(record.projectId);
-    // A live claim names its tenant through its project: without it, deciding would be a guess.
-    if (!project) throw new Error(`project ${record.projectId} of ${domain} is missing`);
-    return { domain, projectId: record.projectId, slug: project.slug };
+    return record && record.state !== 'removed' ? { domain, projectId: record.projectId } : undefined;
   };
 
   const stillRemoved = async (domain: string): Promise<boolean> => {
@@ -51,7 +45,7 @@ export function createReleaseTask(deps: ReleaseTaskDeps) {
   return {
     async releaseTenant(input: ReleaseTaskInput): Promise<ReleaseTaskResult> {
       const { domain, release } = input;
-      const claim = { domain, projectId: release.projectId, slug: release.slug };
+      const claim = { domain, projectId: release.projectId };
       const status = await deps.certificates.release(claim, () => currentClaim(domain));
       const attempts = input.released?.attempts ?? 0;
       if (status === 'pending') {

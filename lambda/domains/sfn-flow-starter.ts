@@ -11,9 +11,6 @@ interface SfnDomainFlowStarterOptions {
   /** With the management-plane retries. */
   readonly client: SFNClient;
   readonly stateMachineArn: string;
-  /** @default DOMAIN_FLOW_DEFAULTS */
-  readonly pollSeconds?: number;
-  readonly watchdogSeconds?: number;
   /** Names a drift check started by hand. @default Date.now */
   readonly now?: () => number;
 }
@@ -23,12 +20,8 @@ export class SfnDomainFlowStarter implements DomainFlowStarter {
   constructor(private readonly options: SfnDomainFlowStarterOptions) {}
 
   async start(input: { domain: string; attempt: number }): Promise<void> {
-    await this.startExecution(domainFlowExecutionName(input.domain, input.attempt), {
-      domain: input.domain,
-      attempt: input.attempt,
-      pollSeconds: this.options.pollSeconds ?? DOMAIN_FLOW_DEFAULTS.pollSeconds,
-      watchdogSeconds: this.options.watchdogSeconds ?? DOMAIN_FLOW_DEFAULTS.watchdogSeconds,
-    });
+    const { domain, attempt } = input;
+    await this.startExecution(domainFlowExecutionName(domain, attempt), { domain, attempt, ...DOMAIN_FLOW_DEFAULTS });
   }
 
   async release(input: TenantReleaseRequest): Promise<void> {

@@ -7,7 +7,7 @@ import type { AccountRecord, AccountStore } from './accounts.js';
 import { displayParts, generateApiKey, hashApiKey } from './api-key-format.js';
 import { type ApiKeyRecord, type KeyStore, oldestKeyFirst } from './key-store.js';
 import type { InternalKey, UsagePlanGateway } from './usage-plan-gateway.js';
-import { type AccountView, type KeyView, keyView, type UsageView, usageView } from './views.js';
+import { type AccountView, iso, type KeyView, keyView, type UsageView, usageView } from './views.js';
 import { refuse } from '../shared/problem.js';
 import { invalid, parsePlan, pendingView, settledBy } from './upgrade-requests.js';
 
@@ -43,8 +43,6 @@ function parseLimits(plan: PlanId, value: unknown, config: RuntimeConfig): RateL
   if (parsed.data.perDay < parsed.data.perMinute) throw invalid('limits', 'perDay must be at least perMinute');
   return parsed.data;
 }
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Seconds a revoked key stays refused by the limiter past the authorizers' cache TTL (their clocks may differ). */
 export const RELEASE_MARGIN_SECONDS = 5;

@@ -1,5 +1,5 @@
-import { type DynamoDBDocumentClient as DocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { allPages, conditionally, getItem } from '../shared/dynamodb.js';
+import { type DynamoDBDocumentClient as DocumentClient, paginateScan, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { allItems, conditionally, getItem } from '../shared/dynamodb.js';
 import type { PlanId, RateLimits } from '../../contracts/plans.js';
 
 export interface AccountRecord {
@@ -76,15 +76,15 @@ export class DynamoDbAccountStore implements AccountStore {
   }
 
   listWithPendingUpgrade(): Promise<AccountRecord[]> {
-    return allPages((start) =>
-      this.client.send(
-        new ScanCommand({
+    return allItems(
+      paginateScan(
+        { client: this.client },
+        {
           TableName: this.tableName,
           FilterExpression: 'upgradeRequest.#status = :pending',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':pending': 'pending' },
-          ExclusiveStartKey: start,
-        }),
+        },
       ),
     );
   }

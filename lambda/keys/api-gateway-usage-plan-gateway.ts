@@ -42,11 +42,7 @@ export interface ApiGatewayUsagePlanGatewayOptions {
 
 /** The usage-plan port on API Gateway (management API only); each operation is idempotent, so it can be re-run. */
 export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
-  private readonly client: APIGatewayClient;
-
-  constructor(private readonly options: ApiGatewayUsagePlanGatewayOptions) {
-    this.client = options.client;
-  }
+  constructor(private readonly options: ApiGatewayUsagePlanGatewayOptions) {}
 
   standardPlanId(plan: 'free' | 'pro' | 'business'): string {
     return this.options.standardPlanIds[plan];
@@ -65,7 +61,7 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
       if (!same) await this.updateAccountPlan(existing.id, limits);
       return existing.id;
     }
-    const created = await this.client.send(
+    const created = await this.options.client.send(
       new CreateUsagePlanCommand({
         name,
         description: `Backstop of Enterprise account ${accountId} (its agreed limits × ${this.options.config.backstop.factor}); the exact limiter is ours`,
@@ -95,7 +91,7 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
 
   /** Detaches the plan from this API's stage (API Gateway refuses to delete an attached plan), then deletes it. */
   async deleteAccountPlan(usagePlanId: string): Promise<void> {
-    const plan = await ifFound(() => this.client.send(new GetUsagePlanCommand({ usagePlanId })));
+    const plan = await ifFound(() => this.options.client.send(new GetUsagePlanCommand({ usagePlanId })));
     if (!plan) return;
     const stage = `${this.options.restApiId}:${this.options.stageName}`;
     if (this.hasOurStage(plan)) {
@@ -109,13 +105,13 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
       );
       if (!detached) return;
     }
-    await ifFound(() => this.client.send(new DeleteUsagePlanCommand({ usagePlanId })));
+    await ifFound(() => this.options.client.send(new DeleteUsagePlanCommand({ usagePlanId })));
   }
 
   async createKey(accountId: string, usagePlanId: string, poolable: boolean): Promise<InternalKey | undefined> {
     let key: InternalKey;
     try {
-      const created = await this.client.send(
+      const created = await this.options.client.send(
         new CreateApiKeyCommand({
           name: `internal-${accountId}`,
           description: `Internal usage identifier of account ${accountId}, shared by its API keys; not a customer secret`,
@@ -153,23 +149,23 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
   async moveKey(gatewayKeyId: string, fromUsagePlanId: string, toUsagePlanId: string): Promise<void> {
     if (fromUsagePlanId === toUsagePlanId) return;
     await ifFound(() =>
-      this.client.send(new DeleteUsagePlanKeyCommand({ usagePlanId: fromUsagePlanId, keyId: gatewayKeyId })),
+      this.options.client.send(new DeleteUsagePlanKeyCommand({ usagePlanId: fromUsagePlanId, keyId: gatewayKeyId })),
     );
     await this.bind(gatewayKeyId, toUsagePlanId);
   }
 
   /** Deleting the API key also removes it from its usage plan. */
   async deleteKey(gatewayKeyId: string): Promise<void> {
-    await ifFound(() => this.client.send(new DeleteApiKeyCommand({ apiKey: gatewayKeyId })));
+    await ifFound(() => this.options.client.send(new DeleteApiKeyCommand({ apiKey: gatewayKeyId })));
   }
 
   /** CreateUsagePlanKey; a ConflictException is fine when the key is already in that very plan. */
-  private async bind(apiKeyId: string, usagePlanId: string): Promise<void> {
+  private async bind(keyId: string, usagePlanId: string): Promise<void> {
     try {
-      await this.client.send(new CreateUsagePlanKeyCommand({ usagePlanId, keyId: apiKeyId, keyType: 'API_KEY' }));
+      await this.options.client.send(new CreateUsagePlanKeyCommand({ usagePlanId, keyId, keyType: 'API_KEY' }));
     } catch (error) {
       if (errorName(error) !== 'ConflictException') throw error;
-      const bound = await ifFound(() => this.client.send(new GetUsagePlanKeyCommand({ usagePlanId, keyId: apiKeyId })));
+      const bound = await ifFound(() => this.options.client.send(new GetUsagePlanKeyCommand({ usagePlanId, keyId })));
       if (!bound) throw error;
     }
   }
@@ -178,7 +174,8 @@ export class ApiGatewayUsagePlanGateway implements UsagePlanGateway {
   private async findAccountPlan(name: string): Promise<UsagePlan | undefined> {
     let position: string | undefined;
     do {
-      const page = await this.client.send(new GetUsagePlansCommand({ limit: 500, ...(position ? { position } : {}) }));
+      const command = new GetUsagePlansCommand({ limit: 500, ...(position ? { position } : {}) });
+      const page = await this.options.client.send(command);
       const found = page.items?.find((p) => p.name === name && this.hasOurStage(p));
       if (found) return found;
       position = page.position;

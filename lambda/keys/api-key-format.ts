@@ -6,7 +6,6 @@ import { API_KEY_PREFIX } from '../../contracts/api-keys.js';
  * API key format: `sk_live_` + 30 base62 random characters + a 6-character base62 CRC-32 checksum,
  * so secret scanners can recognise our keys and reject typos without a lookup (like GitHub tokens).
  */
-export { API_KEY_PREFIX };
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_LENGTH = 30;
 const CHECKSUM_LENGTH = 6;

@@ -22,13 +22,7 @@ export class DynamoDbKeyStore implements KeyStore {
   }
 
   listByAccount(accountId: string): Promise<ApiKeyRecord[]> {
-    const index = TABLE_KEYS.apiKeys.accountIndex;
-    return queryIndex(this.client, {
-      tableName: this.tableName,
-      indexName: index.name,
-      partitionKey: index.partitionKey,
-      value: accountId,
-    });
+    return queryIndex(this.client, this.tableName, TABLE_KEYS.apiKeys.accountIndex, accountId);
   }
 
   async update(keyHash: string, changes: ApiKeyChanges): Promise<void> {

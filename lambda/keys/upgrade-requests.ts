@@ -1,6 +1,6 @@
 import type { components } from '../../contracts/openapi/control-api.js';
 import { PLAN_IDS, type PlanId } from '../../contracts/plans.js';
-import type { Clock } from '../shared/clock.js';
+import { type Clock, nowIso } from '../shared/clock.js';
 import { logger } from '../shared/powertools.js';
 import { type HttpProblem, refuse } from '../shared/problem.js';
 import type { AccountRecord, AccountStore, StoredUpgradeRequest } from './accounts.js';
@@ -69,7 +69,7 @@ export class UpgradeRequests {
     const request: StoredUpgradeRequest = {
       plan: wanted,
       status: 'pending',
-      requestedAt: new Date(this.deps.clock.now()).toISOString(),
+      requestedAt: nowIso(this.deps.clock),
       ...(input.requestedBy ? { requestedBy: input.requestedBy } : {}),
     };
     // Only while the plan is still the one judged above: an operator's change in between wins.

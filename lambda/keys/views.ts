@@ -9,7 +9,7 @@ export type AccountView = Schemas['Account'];
 export type KeyView = Schemas['Key'];
 export type UsageView = Schemas['Usage'];
 
-const iso = (ms: number) => new Date(ms).toISOString();
+export const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A key record as it may be shown, with the limiter's last use (the record's own is kept at revocation) and ban. */
 export function keyView(record: ApiKeyRecord, activity?: { lastUsedAt?: number; bannedUntil?: number }): KeyView {

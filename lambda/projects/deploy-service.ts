@@ -1,9 +1,9 @@
-import type { Clock } from '../shared/clock.js';
+import { type Clock, nowIso } from '../shared/clock.js';
 import { logger } from '../shared/powertools.js';
 import { monotonicUlid } from '../shared/ulid.js';
 import { checkManifest, type ManifestFile } from './deploy-manifest.js';
 import { HttpProblem, refuse } from '../shared/problem.js';
-import type { UploadInstruction } from '../../contracts/deploys.js';
+import type { components } from '../../contracts/openapi/control-api.js';
 import type { ProjectDomainsPort, ProjectStore, SiteEdge, SiteStorage } from './ports.js';
 import { type DeployRecord, deployPrefix, type ProjectRecord } from './project.js';
 import { ownedProject } from './project-service.js';
@@ -22,24 +22,11 @@ export interface DeployServiceDeps {
   readonly platformDomain: string;
 }
 
-export interface StartedDeploy {
-  readonly deploy: DeployRecord;
-  readonly uploads: UploadInstruction[];
-  /** Files whose content is already stored. */
-  readonly skipped: number;
-}
-
-export interface DeployListing extends DeployRecord {
-  readonly live: boolean;
-}
+type DeployListing = components['schemas']['DeployListing'];
 
 /** Deploys from a manifest, finalize and rollback (docs/projects.md, "Deploying"). */
 export class DeployService {
   constructor(private readonly deps: DeployServiceDeps) {}
-
-  private nowIso(): string {
-    return new Date(this.deps.clock.now()).toISOString();
-  }
 
   async startDeploy(accountId: string, projectId: string, input: { files?: unknown }, by: string) {
     const project = await ownedProject(this.deps.projects, accountId, projectId);
@@ -100,11 +87,12 @@ export class DeployService {
     } catch (error) {
       // The cause stays in our logs; the owner learns that the live version is unchanged.
       logger.error('deploy failed', { projectId, deployId, error: error as Error });
-      const failed: DeployRecord = { ...deploy, state: 'failed', finishedAt: this.nowIso(), error: 'could not be published.' };
+      const finishedAt = nowIso(this.deps.clock);
+      const failed: DeployRecord = { ...deploy, state: 'failed', finishedAt, error: 'could not be published.' };
       await this.deps.projects.update(projectId, { deployState: 'failed', deploys: this.replace(project, failed) });
       throw refuse('deploy_failed', `Deploy ${deployId} failed and the live version is unchanged. Retry the deploy.`, 502);
     }
-    const finished: DeployRecord = { ...deploy, state: 'succeeded', finishedAt: this.nowIso() };
+    const finished: DeployRecord = { ...deploy, state: 'succeeded', finishedAt: nowIso(this.deps.clock) };
     const deploys = await this.prune({ ...project, liveDeployId: deployId, deploys: this.replace(project, finished) });
     await this.deps.projects.update(projectId, { deployState: 'succeeded', liveDeployId: deployId, deploys, updatedAt: finished.finishedAt });
     return finished;
@@ -123,7 +111,7 @@ export class DeployService {
       throw refuse('deploy_not_rollbackable', `Deploy ${deployId} did not succeed; only a successful deploy can be served again.`, 409);
     }
     await this.serveAt(project, deployPrefix(projectId, deployId));
-    await this.deps.projects.update(projectId, { liveDeployId: deployId, updatedAt: this.nowIso() });
+    await this.deps.projects.update(projectId, { liveDeployId: deployId, updatedAt: nowIso(this.deps.clock) });
     return { ...deploy, live: true };
   }
 

@@ -1,12 +1,13 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DOMAIN_TABLE_KEYS } from '../../contracts/domains.js';
-import { conditionally, queryIndex } from '../shared/dynamodb.js';
+import { conditionally, getItem, queryIndex } from '../shared/dynamodb.js';
 import { conditionalUpdate } from '../shared/dynamodb-update.js';
 import { type ProjectChanges, type ProjectStore, SlugTakenError } from './ports.js';
 import type { DeployState, ProjectRecord } from './project.js';
 
 /** A marker `slug#<slug>` names its project (`owner`), or holds the slug of a deleted one (`heldUntil`). */
 const slugKey = (slug: string) => `slug#${slug}`;
+type SlugMarker = { owner?: string; heldUntil?: string };
 
 export class DynamoDbProjectStore implements ProjectStore {
   constructor(private readonly client: DynamoDBDocumentClient, private readonly tableName: string) {}
@@ -24,9 +25,8 @@ export class DynamoDbProjectStore implements ProjectStore {
       ),
     );
     if (!claimed) {
-      const Key = { projectId: slugKey(project.slug) };
-      const marker = await this.client.send(new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }));
-      const heldUntil = marker.Item?.owner === undefined ? (marker.Item?.heldUntil as string | undefined) : undefined;
+      const marker = await getItem<SlugMarker>(this.client, this.tableName, { projectId: slugKey(project.slug) });
+      const heldUntil = marker?.owner === undefined ? marker?.heldUntil : undefined;
       throw new SlugTakenError(project.slug, heldUntil);
     }
     try {
@@ -43,28 +43,17 @@ export class DynamoDbProjectStore implements ProjectStore {
 
   async get(projectId: string): Promise<ProjectRecord | undefined> {
     if (projectId.startsWith('slug#')) return undefined;
-    const get = new GetCommand({ TableName: this.tableName, Key: { projectId }, ConsistentRead: true });
-    const result = await this.client.send(get);
-    return result.Item as ProjectRecord | undefined;
+    return getItem(this.client, this.tableName, { projectId });
   }
 
   listByAccount(accountId: string): Promise<ProjectRecord[]> {
-    const index = DOMAIN_TABLE_KEYS.projects.accountIndex;
-    return queryIndex(this.client, {
-      tableName: this.tableName,
-      indexName: index.name,
-      partitionKey: index.partitionKey,
-      value: accountId,
-    });
+    return queryIndex(this.client, this.tableName, DOMAIN_TABLE_KEYS.projects.accountIndex, accountId);
   }
 
   update(projectId: string, changes: ProjectChanges, expectedDeployState?: DeployState): Promise<boolean> {
-    const expected = expectedDeployState === undefined ? undefined : { deployState: expectedDeployState };
-    return conditionally(() =>
-      this.client.send(
-        new UpdateCommand({ TableName: this.tableName, Key: { projectId }, ...conditionalUpdate('projectId', changes, expected) }),
-      ),
-    );
+    const Key = { projectId };
+    const expression = conditionalUpdate('projectId', changes, { deployState: expectedDeployState });
+    return conditionally(() => this.client.send(new UpdateCommand({ TableName: this.tableName, Key, ...expression })));
   }
 
   async delete(project: ProjectRecord, heldUntil: string): Promise<void> {

@@ -1,5 +1,5 @@
 import type { AccountStore } from '../keys/index.js';
-import type { Clock } from '../shared/clock.js';
+import { type Clock, nowIso } from '../shared/clock.js';
 import { monotonicUlid } from '../shared/ulid.js';
 import { HttpProblem, refuse } from '../shared/problem.js';
 import { type ProjectDomainsPort, type ProjectStore, type SiteEdge, type SiteStorage, SlugTakenError } from './ports.js';
@@ -54,10 +54,6 @@ export class ProjectService {
     return `${slug}.${this.deps.platformDomain}`;
   }
 
-  private nowIso(): string {
-    return new Date(this.deps.clock.now()).toISOString();
-  }
-
   private async account(accountId: string): Promise<void> {
     if (!(await this.deps.accounts.get(accountId))) throw refuse('account_not_found', `No account ${accountId}.`, 404);
   }
@@ -74,10 +70,10 @@ export class ProjectService {
       name: projectName(input.name, slug),
       deployState: 'none',
       domains: { primary: this.defaultDomainOf(slug), redirects: [] },
-      createdAt: this.nowIso(),
+      createdAt: nowIso(this.deps.clock),
     };
     try {
-      await this.deps.projects.create(project, this.nowIso());
+      await this.deps.projects.create(project, nowIso(this.deps.clock));
     } catch (error) {
       if (!(error instanceof SlugTakenError)) throw error;
       if (error.heldUntil) {
@@ -106,7 +102,7 @@ export class ProjectService {
 
   async renameProject(accountId: string, projectId: string, input: { name?: unknown }): Promise<ProjectView> {
     const project = await ownedProject(this.deps.projects, accountId, projectId);
-    const changes = { name: projectName(input.name), updatedAt: this.nowIso() };
+    const changes = { name: projectName(input.name), updatedAt: nowIso(this.deps.clock) };
     if (!(await this.deps.projects.update(projectId, changes))) {
       throw refuse('project_not_found', `No project ${projectId} in account ${accountId}.`, 404);
     }
@@ -125,21 +121,9 @@ export class ProjectService {
   }
 
   view(project: ProjectRecord): ProjectView {
+    const { deploys, ...record } = project;
     const defaultDomain = this.defaultDomainOf(project.slug);
-    const lastDeploy = project.deploys?.[0];
-    return {
-      projectId: project.projectId,
-      accountId: project.accountId,
-      slug: project.slug,
-      name: project.name,
-      defaultDomain,
-      url: `https://${defaultDomain}/`,
-      deployState: project.deployState,
-      ...(project.liveDeployId ? { liveDeployId: project.liveDeployId } : {}),
-      ...(lastDeploy ? { lastDeploy } : {}),
-      domains: project.domains,
-      createdAt: project.createdAt,
-      ...(project.updatedAt ? { updatedAt: project.updatedAt } : {}),
-    };
+    const lastDeploy = deploys?.[0];
+    return { ...record, defaultDomain, url: `https://${defaultDomain}/`, ...(lastDeploy ? { lastDeploy } : {}) };
   }
 }

@@ -1,21 +1,9 @@
+import type { components } from '../../contracts/openapi/control-api.js';
 import type { Redirect } from '../../contracts/domains.js';
 
-export type DeployState = 'none' | 'in_progress' | 'succeeded' | 'failed';
-
-export interface DeployRecord {
-  readonly deployId: string;
-  readonly state: Exclude<DeployState, 'none'>;
-  readonly startedAt: string;
-  readonly finishedAt?: string;
-  /** The owner's e-mail (or id), or `operator`. */
-  readonly by: string;
-  readonly fileCount: number;
-  readonly bytes: number;
-  /** Files not stored yet (same SHA-256) when it started. */
-  readonly uploadCount: number;
-  readonly uploadBytes: number;
-  readonly error?: string;
-}
+export type DeployState = components['schemas']['Project']['deployState'];
+/** A deploy as its history shows it (`by`: the owner's e-mail or id, or `operator`). */
+export type DeployRecord = components['schemas']['Deploy'];
 
 export interface ProjectRecord {
   readonly projectId: string;

@@ -2,11 +2,12 @@ import {
   CopyObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
-  ListObjectsV2Command,
+  paginateListObjectsV2,
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { chunksOf, inParallel } from '../shared/backoff.js';
 import type { Clock } from '../shared/clock.js';
 import type { ManifestFile } from './deploy-manifest.js';
 import type { UploadInstruction } from '../../contracts/deploys.js';
@@ -32,29 +33,17 @@ export interface S3SiteStorageOptions {
 /** S3 wants the checksum as base64 of the digest; manifests carry it as hex. */
 export const base64OfHex = (hex: string) => Buffer.from(hex, 'hex').toString('base64');
 
-async function inParallel<T>(items: readonly T[], work: (item: T) => Promise<unknown>): Promise<void> {
-  const queue = [...items];
-  await Promise.all(
-    Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
-      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
-    }),
-  );
-}
-
 /** The site bucket: content-addressed uploads, published deploys and their manifests (docs/projects.md). */
 export class S3SiteStorage implements SiteStorage {
   constructor(private readonly options: S3SiteStorageOptions) {}
 
   private async keysUnder(prefix: string): Promise<{ key: string; size: number }[]> {
     const keys: { key: string; size: number }[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.options.client.send(
-        new ListObjectsV2Command({ Bucket: this.options.bucket, Prefix: prefix, ContinuationToken: token }),
-      );
+    const { client, bucket } = this.options;
+    const pages = paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: prefix });
+    for await (const page of pages) {
       for (const object of page.Contents ?? []) if (object.Key) keys.push({ key: object.Key, size: object.Size ?? 0 });
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
+    }
     return keys;
   }
 
@@ -106,7 +95,7 @@ export class S3SiteStorage implements SiteStorage {
 
   async publish(projectId: string, deployId: string, files: readonly ManifestFile[]): Promise<void> {
     const prefix = deployPrefix(projectId, deployId);
-    await inParallel(files, (file) =>
+    await inParallel(files, CONCURRENCY, (file) =>
       this.options.client.send(
         new CopyObjectCommand({
           Bucket: this.options.bucket,
@@ -121,9 +110,7 @@ export class S3SiteStorage implements SiteStorage {
   }
 
   private async deleteKeys(keys: readonly string[]): Promise<void> {
-    const batches: string[][] = [];
-    for (let i = 0; i < keys.length; i += 1000) batches.push(keys.slice(i, i + 1000));
-    await inParallel(batches, async (batch) => {
+    await inParallel(chunksOf(keys, 1000), CONCURRENCY, async (batch) => {
       const Delete = { Objects: batch.map((Key) => ({ Key })), Quiet: true };
       const result = await this.options.client.send(new DeleteObjectsCommand({ Bucket: this.options.bucket, Delete }));
       const failed = result.Errors ?? [];

@@ -85,6 +85,16 @@ export async function untilAllTaken<T>(
   }
 }
 
+/** Runs `work` on every item, at most `concurrency` at once. */
+export async function inParallel<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<unknown>) {
+  const queue = [...items];
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
+    }),
+  );
+}
+
 /** `items` in chunks of at most `size`, in order. */
 export function chunksOf<T>(items: readonly T[], size: number): T[][] {
   const chunks: T[][] = [];

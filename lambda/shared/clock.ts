@@ -5,6 +5,9 @@ export interface Clock {
   after?(ms: number, task: () => unknown): void;
 }
 
+/** The clock's time as an ISO 8601 string. */
+export const nowIso = (clock: Clock): string => new Date(clock.now()).toISOString();
+
 export const systemClock: Clock = {
   now: () => Date.now(),
   after: (ms, task) => {

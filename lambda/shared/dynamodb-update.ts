@@ -1,11 +1,11 @@
 /**
  * The expression parts of an UpdateItem that applies `changes` (undefined values are removed) to an
- * existing item (`keyName` must exist) whose attributes still equal `expected`, if given.
+ * existing item (`keyName` must exist) whose attributes still equal those `expected` gives (not undefined).
  */
 export function conditionalUpdate(
   keyName: string,
   changes: object,
-  expected?: Record<string, unknown>,
+  expected: object = {},
 ): {
   UpdateExpression: string;
   ConditionExpression: string;
@@ -26,7 +26,8 @@ export function conditionalUpdate(
   }
   names['#key'] = keyName;
   const conditions = ['attribute_exists(#key)'];
-  for (const [name, value] of Object.entries(expected ?? {})) {
+  for (const [name, value] of Object.entries(expected)) {
+    if (value === undefined) continue;
     conditions.push(`#expected_${name} = :expected_${name}`);
     names[`#expected_${name}`] = name;
     values[`:expected_${name}`] = value;

@@ -1,5 +1,5 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { dataPlane, traced } from './aws-clients.js';
 
@@ -49,37 +49,30 @@ export async function getItem<T>(client: DynamoDBDocumentClient, table: string, 
   return Item as T | undefined;
 }
 
-type StartKey = Record<string, unknown> | undefined;
-
-/** Every item of a Query or Scan: `page` is called again from each page's LastEvaluatedKey. */
-export async function allPages<T>(
-  page: (start: StartKey) => Promise<{ Items?: Record<string, unknown>[]; LastEvaluatedKey?: StartKey }>,
-): Promise<T[]> {
+/** Every item of a paginateQuery or paginateScan (lib-dynamodb), page by page. */
+export async function allItems<T>(pages: AsyncIterable<{ Items?: Record<string, unknown>[] }>): Promise<T[]> {
   const items: T[] = [];
-  let start: StartKey;
-  do {
-    const out = await page(start);
-    items.push(...((out.Items ?? []) as T[]));
-    start = out.LastEvaluatedKey;
-  } while (start);
+  for await (const page of pages) items.push(...((page.Items ?? []) as T[]));
   return items;
 }
 
-/** Every item of one partition of a secondary index. */
+/** Every item of one partition (`value`) of a secondary index. */
 export function queryIndex<T>(
   client: DynamoDBDocumentClient,
-  query: { tableName: string; indexName: string; partitionKey: string; value: string },
+  tableName: string,
+  index: { readonly name: string; readonly partitionKey: string },
+  value: string,
 ): Promise<T[]> {
-  return allPages((start) =>
-    client.send(
-      new QueryCommand({
-        TableName: query.tableName,
-        IndexName: query.indexName,
+  return allItems(
+    paginateQuery(
+      { client },
+      {
+        TableName: tableName,
+        IndexName: index.name,
         KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': query.partitionKey },
-        ExpressionAttributeValues: { ':pk': query.value },
-        ExclusiveStartKey: start,
-      }),
+        ExpressionAttributeNames: { '#pk': index.partitionKey },
+        ExpressionAttributeValues: { ':pk': value },
+      },
     ),
   );
 }

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { PROBLEM_TYPE_BASE } from '../../contracts/gateway-responses.js';
 import type { components as ControlApi } from '../../contracts/openapi/control-api.js';
 import type { components as MessagesApi } from '../../contracts/openapi/messages-api.js';
@@ -16,7 +17,7 @@ export interface FieldError {
 export interface ProblemInit {
   readonly status: number;
   readonly code: ProblemCode;
-  /** @default the status's reason phrase (STATUS_TITLES) */
+  /** @default the status's reason phrase (node:http STATUS_CODES) */
   readonly title?: string;
   readonly detail: string;
   readonly errors?: readonly FieldError[];
@@ -24,21 +25,6 @@ export interface ProblemInit {
   /** Extension members, e.g. `window` on rate_limited. */
   readonly extensions?: Readonly<Record<string, unknown>>;
 }
-
-const STATUS_TITLES: Readonly<Record<number, string>> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  409: 'Conflict',
-  413: 'Payload Too Large',
-  422: 'Unprocessable Content',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-};
 
 /**
  * The one error type of the platform's HTTP APIs (the Messages API and the control API): every
@@ -59,7 +45,7 @@ export class HttpProblem extends Error {
     this.name = 'HttpProblem';
     this.status = init.status;
     this.code = init.code;
-    this.title = init.title ?? STATUS_TITLES[init.status] ?? 'Error';
+    this.title = init.title ?? STATUS_CODES[init.status] ?? 'Error';
     this.detail = init.detail;
     this.errors = init.errors;
     this.headers = init.headers ?? {};
@@ -85,8 +71,7 @@ export const refuse = (code: ProblemCode, detail: string, status: number, errors
   new HttpProblem({ status, code, detail, ...(errors ? { errors } : {}) });
 
 export const problems = {
-  badRequest: (code: ProblemCode, detail: string, errors?: readonly FieldError[]) =>
-    new HttpProblem({ status: 400, code, detail, ...(errors ? { errors } : {}) }),
+  badRequest: (code: ProblemCode, detail: string, errors?: readonly FieldError[]) => refuse(code, detail, 400, errors),
   unauthorized: (detail: string) =>
     new HttpProblem({ status: 401, code: 'invalid_api_key', detail, headers: { 'WWW-Authenticate': 'Bearer' } }),
   notFound: (detail = 'No such resource.') => new HttpProblem({ status: 404, code: 'not_found', detail }),

@@ -1,7 +1,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logger, metrics } from '../shared/powertools.js';
 import type { AcceptedUsageRecorder } from './ports.js';
-import { utcDate } from './usage-days.js';
+import { utcDate } from '../rate-limits/index.js';
 
 /**
  * The accepted messages of one worker batch per account and UTC day: one history write each. The

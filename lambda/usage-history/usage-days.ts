@@ -1,7 +1,5 @@
 import { utcDate } from '../rate-limits/index.js';
 
-export { utcDate };
-
 const DAY_MS = 86_400_000;
 
 /** The history shows at most this many days (today included). */

@@ -1,12 +1,13 @@
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
+  paginateQuery,
   PutCommand,
   QueryCommand,
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { allPages, conditionally, getItem, isConditionFailure } from '../shared/dynamodb.js';
+import { allItems, conditionally, getItem, isConditionFailure } from '../shared/dynamodb.js';
 import {
   type DeliveryAttempt,
   type DeliveryJob,
@@ -227,14 +228,14 @@ export class DynamoDbWebhookStore implements WebhookStore {
   }
 
   async listDeliveries(subject: string): Promise<StoredDelivery[]> {
-    const items = await allPages<DeliveryItem>((start) =>
-      this.client.send(
-        new QueryCommand({
+    const items = await allItems<DeliveryItem>(
+      paginateQuery(
+        { client: this.client },
+        {
           TableName: this.tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
           ExpressionAttributeValues: { ':pk': subject, ':prefix': 'delivery#' },
-          ExclusiveStartKey: start,
-        }),
+        },
       ),
     );
     return items.map(deliveryOf);

@@ -1,3 +1,7 @@
+import type { components } from '../../contracts/openapi/control-api.js';
+
+type Schemas = components['schemas'];
+
 export const WEBHOOK_EVENT_TYPES = ['message.processed', 'message.failed'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** The event `POST …/{webhookId}/test` sends; not subscribable. */
@@ -28,28 +32,12 @@ export interface WebhookEndpoint {
 }
 
 /** What owners see of an endpoint: never its secrets. */
-export interface WebhookView {
-  readonly id: string;
-  readonly url: string;
-  readonly events: readonly WebhookEventType[];
-  readonly status: WebhookStatus;
-  readonly createdAt: string;
-  readonly failingSince?: string;
-  readonly disabledAt?: string;
-  readonly disabledReason?: string;
-}
+export type WebhookView = Schemas['Webhook'];
 
 export function toWebhookView(endpoint: WebhookEndpoint): WebhookView {
-  return {
-    id: endpoint.id,
-    url: endpoint.url,
-    events: endpoint.events,
-    status: endpoint.status,
-    createdAt: endpoint.createdAt,
-    ...(endpoint.failingSince !== undefined ? { failingSince: new Date(endpoint.failingSince).toISOString() } : {}),
-    ...(endpoint.disabledAt ? { disabledAt: endpoint.disabledAt } : {}),
-    ...(endpoint.disabledReason ? { disabledReason: endpoint.disabledReason } : {}),
-  };
+  const { accountId: _accountId, secrets: _secrets, failingSince, events, ...view } = endpoint;
+  const failing = failingSince !== undefined ? { failingSince: new Date(failingSince).toISOString() } : {};
+  return { ...view, events: [...events], ...failing };
 }
 
 /** One event for one endpoint, on the delivery queue; it runs attempt `attempt + 1` only (docs/webhooks.md, "How it works"). */
@@ -74,29 +62,10 @@ export interface DeliveryJob {
   readonly expiresAt: number;
 }
 
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'abandoned';
-
-export interface DeliveryAttempt {
-  readonly attempt: number;
-  readonly at: string;
-  readonly durationMs: number;
-  readonly statusCode?: number;
-  readonly error?: string;
-}
-
 /** One event to one endpoint, with every attempt made. */
-export interface Delivery {
-  readonly id: string;
-  readonly webhookId: string;
-  readonly url: string;
-  readonly eventId: string;
-  readonly type: DeliveredEventType;
-  readonly status: DeliveryStatus;
-  readonly attempts: readonly DeliveryAttempt[];
-  readonly nextAttemptAt?: string;
-  /** Why a delivery ended without success (`endpoint_disabled`, `endpoint_removed`, `retries_exhausted`). */
-  readonly reason?: string;
-}
+export type Delivery = Schemas['WebhookDelivery'];
+export type DeliveryAttempt = Schemas['WebhookDeliveryAttempt'];
+export type DeliveryStatus = Delivery['status'];
 
 /** A delivery's id in the API: its endpoint and its event type, unique within one message. */
 export const deliveryIdOf = (webhookId: string, type: DeliveredEventType) => `${webhookId}.${type}`;

@@ -1,5 +1,5 @@
 import type { MessageOutcomes } from '../../contracts/messages.js';
-import type { Clock } from '../shared/clock.js';
+import { type Clock, nowIso } from '../shared/clock.js';
 import { eventPayload, type DeliveryJob, messageEventId, messageSubject } from './model.js';
 import type { DeliveryQueue, MessageOwnership, WebhookStore } from './ports.js';
 
@@ -22,8 +22,7 @@ export function createWebhookOutcomes(deps: {
       );
       if (endpoints.length === 0) return;
       // The event's time is the transition's, so a repeated notify signs the very same body.
-      const timestamp =
-        (type === 'message.processed' ? message.processedAt : message.failedAt) ?? new Date(deps.clock.now()).toISOString();
+      const timestamp = (type === 'message.processed' ? message.processedAt : message.failedAt) ?? nowIso(deps.clock);
       const payload = eventPayload(type, timestamp, message);
       const jobs: DeliveryJob[] = endpoints.map((endpoint) => ({
         v: 1,

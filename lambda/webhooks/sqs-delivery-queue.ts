@@ -1,4 +1,5 @@
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { chunksOf } from '../shared/backoff.js';
 import type { DeliveryJob } from './model.js';
 import type { DeliveryQueue } from './ports.js';
 
@@ -13,11 +14,9 @@ export class SqsDeliveryQueue implements DeliveryQueue {
   ) {}
 
   async enqueueAll(jobs: readonly DeliveryJob[]): Promise<void> {
-    const chunks: DeliveryJob[][] = [];
     // SendMessageBatch takes at most 10 entries.
-    for (let i = 0; i < jobs.length; i += 10) chunks.push(jobs.slice(i, i + 10));
     await Promise.all(
-      chunks.map(async (chunk) => {
+      chunksOf(jobs, 10).map(async (chunk) => {
         const out = await this.client.send(
           new SendMessageBatchCommand({
             QueueUrl: this.queueUrl,

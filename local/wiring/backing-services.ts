@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { dataPlane, traced } from '../../lambda/shared/aws-clients.js';
-import { allPages, createDocumentClient } from '../../lambda/shared/dynamodb.js';
+import { allItems, createDocumentClient } from '../../lambda/shared/dynamodb.js';
 import type { Clock } from '../../lambda/shared/clock.js';
 import type { PlatformConfig } from '../../lib/config/index.js';
 import { createQueue, createTables, LOCAL_AWS, startDynamoDb, startSqs } from '../emulators.js';
@@ -49,5 +49,5 @@ export async function startBackingServices({ options, config, services }: Start)
 
 /** Every item of a table, page by page: what the local platform rebuilds its in-memory state from with --data. */
 export function scanAll(client: DynamoDBDocumentClient, tableName: string): Promise<unknown[]> {
-  return allPages((start) => client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: start })));
+  return allItems(paginateScan({ client }, { TableName: tableName }));
 }

@@ -192,7 +192,7 @@ describe('flow task bundles', () => {
     const input = domains.startedExecution(domainReleaseExecutionName(domain, claimedAt));
     expect(input).toEqual({
       domain,
-      release: { projectId: project.projectId, slug: project.slug, claimedAt, requestedAt: expect.any(String) },
+      release: { projectId: project.projectId, claimedAt, requestedAt: expect.any(String) },
     });
 
     const live = tenant(domain, { domains: [{ domain, status: 'active' }] });

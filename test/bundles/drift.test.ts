@@ -164,7 +164,7 @@ describe('the drift branch on the CheckDrift bundle, started with the schedule\'
     const { project } = domains;
     expect(JSON.parse(body.input)).toEqual({
       domain: DOMAIN,
-      release: { projectId: project.projectId, slug: project.slug, claimedAt, requestedAt: stored?.detachedAt },
+      release: { projectId: project.projectId, claimedAt, requestedAt: stored?.detachedAt },
     });
     expect((await viewOf(DOMAIN)).status).toBe(404);
     expect(await lastMetrics()).toEqual({ namespace: 'MessagesPlatform', DomainsDetached: 1 });

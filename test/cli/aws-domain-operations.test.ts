@@ -109,7 +109,7 @@ describe('domains show and release --stack', () => {
     expect(call?.stateMachineArn).toBe(FLOW);
     expect(JSON.parse(call?.input ?? '')).toEqual({
       domain: 'www.example.com',
-      release: { projectId: 'prj_1', slug: 'shop', claimedAt: record.createdAt, requestedAt: at.toISOString() },
+      release: { projectId: 'prj_1', claimedAt: record.createdAt, requestedAt: at.toISOString() },
     });
     expect(call?.name).toBe(domainReleaseExecutionName('www.example.com', at.toISOString()));
     expect(call?.name).not.toBe(domainReleaseExecutionName('www.example.com', record.createdAt));

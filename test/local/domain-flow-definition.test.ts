@@ -142,7 +142,7 @@ async function release(rounds: Array<Released | Error>) {
   const execution = machine.run(
     {
       domain: 'www.example.com',
-      release: { projectId: 'prj_1', slug: 'shop', claimedAt: '2026-01-01T00:00:00.000Z', requestedAt: '2026-01-02T00:00:00.000Z' },
+      release: { projectId: 'prj_1', claimedAt: '2026-01-01T00:00:00.000Z', requestedAt: '2026-01-02T00:00:00.000Z' },
     },
     {
       overrides: {
@@ -202,7 +202,7 @@ describe('domain flow definition: the release branch', () => {
     expect(result.released).toEqual({ status: 'released', attempts: 2, waitSeconds: 0, expired: false });
     expect(run.inputs[0]).toEqual({
       domain: 'www.example.com',
-      release: { projectId: 'prj_1', slug: 'shop', claimedAt: '2026-01-01T00:00:00.000Z', requestedAt: '2026-01-02T00:00:00.000Z' },
+      release: { projectId: 'prj_1', claimedAt: '2026-01-01T00:00:00.000Z', requestedAt: '2026-01-02T00:00:00.000Z' },
     });
   });
 

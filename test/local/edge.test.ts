@@ -105,7 +105,7 @@ describe('SimulatedCertificateAuthority: a tenant\'s life', () => {
       ...(deleteRefusals === undefined ? {} : { deleteRefusals }),
     });
   const record = { domain: 'www.example.com' } as DomainRecord;
-  const claim: TenantClaim = { domain: 'www.example.com', projectId: 'prj_1', slug: 'shop' };
+  const claim: TenantClaim = { domain: 'www.example.com', projectId: 'prj_1' };
   const none = async () => undefined;
 
   it('disables the tenant, is refused the delete while the disable "deploys", then deletes it', async () => {

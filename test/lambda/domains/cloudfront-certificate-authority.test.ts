@@ -12,13 +12,7 @@ import {
 } from '@aws-sdk/client-cloudfront';
 import { describe, expect, it } from 'vitest';
 import { describeAcmFailure } from '../../../lambda/domains/cloudfront-certificate-authority.js';
-import {
-  CertificateRequestBusyError,
-  DomainInUseError,
-  DomainLimitError,
-  TenantConflictError,
-  TenantLimitError,
-} from '../../../lambda/domains/cloudfront-tenants.js';
+import { DomainInUseError, TenantConflictError, TenantLimitError } from '../../../lambda/domains/cloudfront-tenants.js';
 import {
   acm,
   authority,
@@ -61,12 +55,12 @@ describe('CloudFrontCertificateAuthority: request', () => {
     ]);
   });
 
-  it('adds the domain to the existing tenant, keeping its domains and settings, with a new certificate request', async () => {
+  it('requests a new certificate on the existing tenant, sending its settings back as read', async () => {
     const customizations = { WebAcl: { Action: 'override' as const, Arn: 'arn:aws:wafv2:us-east-1:1:global/webacl/x/1' } };
     cloudfront.on(GetDistributionTenantCommand).resolves(
-      tenant([['example.com', 'active']], { Customizations: customizations, Parameters: [{ Name: 'origin', Value: 'site' }] }),
+      tenant([['www.example.com', 'inactive']], { Customizations: customizations, Parameters: [{ Name: 'origin', Value: 'site' }] }),
     );
-    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued', ['example.com']));
+    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('failed', ['www.example.com']));
     await authority().request(WWW, project);
     expect(sent()).toEqual([
       ['GetDistributionTenant', { Identifier: 'domain-www.example.com' }],
@@ -77,7 +71,7 @@ describe('CloudFrontCertificateAuthority: request', () => {
           Id: TENANT_ID,
           IfMatch: 'E1',
           DistributionId: DIST,
-          Domains: [{ Domain: 'example.com' }, { Domain: 'www.example.com' }],
+          Domains: [{ Domain: 'www.example.com' }],
           ConnectionGroupId: GROUP,
           Customizations: customizations,
           Parameters: [{ Name: 'origin', Value: 'site' }],
@@ -89,10 +83,10 @@ describe('CloudFrontCertificateAuthority: request', () => {
   });
 
   it('is idempotent: nothing is written when the domain is there and its certificate is pending or issued, or it is active', async () => {
-    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['example.com', 'active'], ['www.example.com', 'inactive']]));
-    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('pending-validation', ['example.com', 'www.example.com']));
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'inactive']]));
+    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('pending-validation', ['www.example.com']));
     await authority().request(WWW, project);
-    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued', ['example.com', 'www.example.com']));
+    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued', ['www.example.com']));
     await authority().request(WWW, project);
     cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'active']]));
     await authority().request(WWW, project);
@@ -123,16 +117,6 @@ describe('CloudFrontCertificateAuthority: request', () => {
     ]);
   });
 
-  it('refuses to queue a second certificate request while another domain\'s is pending (one per tenant)', async () => {
-    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['example.com', 'inactive']]));
-    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('pending-validation', ['example.com']));
-    const error = await authority().request(WWW, project).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(CertificateRequestBusyError);
-    expect((error as Error).name).toBe('CertificateRequestBusyError');
-    expect((error as Error).message).toMatch(/www\.example\.com.*domain-www\.example\.com.*pending certificate request \(example\.com\)/);
-    expect(names()).toEqual(['GetDistributionTenant', 'GetManagedCertificateDetails']);
-  });
-
   it('reuses a tenant that was disabled when its last domain was released: its old domains are gone', async () => {
     cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['old.example.com', 'active']], { Enabled: false }));
     await authority().request(WWW, project);
@@ -143,21 +127,6 @@ describe('CloudFrontCertificateAuthority: request', () => {
         expect.objectContaining({ Domains: [{ Domain: 'www.example.com' }], ManagedCertificateRequest: MCR, Enabled: true }),
       ],
     ]);
-  });
-
-  it('throws DomainLimitError at the per-tenant domain limit without calling AWS, and maps EntityLimitExceeded to it', async () => {
-    const five = ['a', 'b', 'c', 'd', 'e'].map((l): [string, 'active'] => [`${l}.example.com`, 'active']);
-    cloudfront.on(GetDistributionTenantCommand).resolves(tenant(five));
-    const error = await authority().request(WWW, project).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(DomainLimitError);
-    expect((error as Error).message).toMatch(/www\.example\.com cannot be added: .*domain-www\.example\.com already has 5 domains/);
-    expect(names()).toEqual(['GetDistributionTenant']);
-
-    cloudfront.reset();
-    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['a.example.com', 'active']]));
-    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued', ['a.example.com']));
-    cloudfront.on(UpdateDistributionTenantCommand).rejects(new EntityLimitExceeded({ message: 'limit', ...meta }));
-    await expect(authority().request(WWW, project)).rejects.toBeInstanceOf(DomainLimitError);
   });
 
   it('names the quota when the account has no room for another tenant', async () => {
@@ -179,9 +148,9 @@ describe('CloudFrontCertificateAuthority: request', () => {
   it('re-reads and retries when the ETag moved (PreconditionFailed)', async () => {
     cloudfront
       .on(GetDistributionTenantCommand)
-      .resolvesOnce(tenant([['example.com', 'active']]))
-      .resolves({ ...tenant([['example.com', 'active']]), ETag: 'E9' });
-    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued', ['example.com']));
+      .resolvesOnce(tenant([['www.example.com', 'inactive']]))
+      .resolves({ ...tenant([['www.example.com', 'inactive']]), ETag: 'E9' });
+    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('failed', ['www.example.com']));
     cloudfront.on(UpdateDistributionTenantCommand).rejectsOnce(stale()).resolves({ ETag: 'E10' });
     await authority().request(WWW, project);
     const updates = sent().filter(([name]) => name === 'UpdateDistributionTenant');
@@ -189,17 +158,16 @@ describe('CloudFrontCertificateAuthority: request', () => {
     expect(delays).toEqual([250]);
   });
 
-  it('adds to the tenant a concurrent request created first (EntityAlreadyExists)', async () => {
-    cloudfront.on(GetDistributionTenantCommand).rejectsOnce(notFound()).resolves(tenant([['example.com', 'inactive']]));
+  it('leaves the tenant a concurrent request created first to its pending certificate (EntityAlreadyExists)', async () => {
+    cloudfront.on(GetDistributionTenantCommand).rejectsOnce(notFound()).resolves(tenant([['www.example.com', 'inactive']]));
     cloudfront.on(CreateDistributionTenantCommand).rejects(new EntityAlreadyExists({ message: 'exists', ...meta }));
-    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued', ['example.com']));
+    cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('pending-validation', ['www.example.com']));
     await authority().request(WWW, project);
     expect(names()).toEqual([
       'GetDistributionTenant',
       'CreateDistributionTenant',
       'GetDistributionTenant',
       'GetManagedCertificateDetails',
-      'UpdateDistributionTenant',
     ]);
   });
 

@@ -9,36 +9,14 @@ import type { TenantClaim } from '../../../lambda/domains/ports.js';
 import { authority, CERT_ARN, cloudfront, delays, DIST, GROUP, meta, names, notFound, sent, stale, tenant, TENANT_ID } from './cloudfront-fixtures.js';
 
 // CloudFrontCertificateAuthority.release → releaseFromTenant, against CloudFront's answers.
-const WWW: TenantClaim = { domain: 'www.example.com', projectId: 'prj_1', slug: 'shop' };
+const WWW: TenantClaim = { domain: 'www.example.com', projectId: 'prj_1' };
 const removed = async () => undefined;
 const notDeployed = () => new ResourceNotDisabled({ message: 'The distribution tenant is not disabled yet', ...meta });
 
 describe('CloudFrontCertificateAuthority: release', () => {
-  it('takes the domain off a tenant that keeps other domains, sending its settings back as read', async () => {
+  it('disables, then deletes, the domain\'s tenant, sending its settings back as read', async () => {
     const customizations = { Certificate: { Arn: CERT_ARN } };
-    cloudfront
-      .on(GetDistributionTenantCommand)
-      .resolves(tenant([['example.com', 'active'], ['www.example.com', 'active']], { Customizations: customizations }));
-    expect(await authority().release(WWW, removed)).toBe('released');
-    expect(sent()).toEqual([
-      ['GetDistributionTenant', { Identifier: 'domain-www.example.com' }],
-      [
-        'UpdateDistributionTenant',
-        {
-          Id: TENANT_ID,
-          IfMatch: 'E1',
-          DistributionId: DIST,
-          Domains: [{ Domain: 'example.com' }],
-          ConnectionGroupId: GROUP,
-          Customizations: customizations,
-          Enabled: true,
-        },
-      ],
-    ]);
-  });
-
-  it('disables, then deletes, a tenant whose last domain goes', async () => {
-    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'active']]));
+    cloudfront.on(GetDistributionTenantCommand).resolves(tenant([['www.example.com', 'active']], { Customizations: customizations }));
     expect(await authority().release(WWW, removed)).toBe('released');
     expect(sent()).toEqual([
       ['GetDistributionTenant', { Identifier: 'domain-www.example.com' }],
@@ -50,6 +28,7 @@ describe('CloudFrontCertificateAuthority: release', () => {
           DistributionId: DIST,
           Domains: [{ Domain: 'www.example.com' }],
           ConnectionGroupId: GROUP,
+          Customizations: customizations,
           Enabled: false,
         },
       ],
@@ -79,7 +58,7 @@ describe('CloudFrontCertificateAuthority: release', () => {
     const callsWhenAsked: number[] = [];
     const readded = async (): Promise<TenantClaim> => {
       callsWhenAsked.push(cloudfront.calls().length);
-      return { domain: 'www.example.com', projectId: 'prj_2', slug: 'blog' };
+      return { domain: 'www.example.com', projectId: 'prj_2' };
     };
     // One tenant per domain: another project's claim of the domain is on this very tenant.
     expect(await authority().release(WWW, readded)).toBe('kept');
@@ -93,7 +72,7 @@ describe('CloudFrontCertificateAuthority: release', () => {
       .resolvesOnce(tenant([['www.example.com', 'active']], { Enabled: false }))
       .resolves({ ...tenant([['www.example.com', 'inactive']]), ETag: 'E9' });
     cloudfront.on(DeleteDistributionTenantCommand).rejects(stale());
-    const answers: Array<TenantClaim | undefined> = [undefined, { domain: 'www.example.com', projectId: 'prj_1', slug: 'shop' }];
+    const answers: Array<TenantClaim | undefined> = [undefined, { domain: 'www.example.com', projectId: 'prj_1' }];
     expect(await authority().release(WWW, async () => answers.shift())).toBe('kept');
     expect(names()).toEqual(['GetDistributionTenant', 'DeleteDistributionTenant', 'GetDistributionTenant']);
     expect(answers).toEqual([]);

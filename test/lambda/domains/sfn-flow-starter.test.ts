@@ -13,12 +13,7 @@ const sfn = mockClient(SFNClient);
 const ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:DomainFlow';
 const meta = { $metadata: {} };
 
-const starter = (options: { pollSeconds?: number; watchdogSeconds?: number } = {}) =>
-  new SfnDomainFlowStarter({
-    client: new SFNClient({ region: 'eu-west-1' }),
-    stateMachineArn: ARN,
-    ...options,
-  });
+const starter = () => new SfnDomainFlowStarter({ client: new SFNClient({ region: 'eu-west-1' }), stateMachineArn: ARN });
 
 const inputs = () => sfn.commandCalls(StartExecutionCommand).map((call) => call.args[0].input);
 
@@ -52,13 +47,13 @@ describe('SfnDomainFlowStarter', () => {
     expect(DOMAIN_FLOW_DEFAULTS).toEqual({ pollSeconds: 30, watchdogSeconds: 1800 });
   });
 
-  it('passes the configured poll interval and watchdog (tests shorten the 30 minutes)', async () => {
-    await starter({ pollSeconds: 1, watchdogSeconds: 5 }).start({ domain: 'xn--bcher-kva.example', attempt: 1 });
+  it('names an IDN domain\'s execution by its punycode', async () => {
+    await starter().start({ domain: 'xn--bcher-kva.example', attempt: 1 });
     expect(inputs()).toEqual([
       {
         stateMachineArn: ARN,
         name: 'xn--bcher-kva_example-1',
-        input: '{"domain":"xn--bcher-kva.example","attempt":1,"pollSeconds":1,"watchdogSeconds":5}',
+        input: '{"domain":"xn--bcher-kva.example","attempt":1,"pollSeconds":30,"watchdogSeconds":1800}',
       },
     ]);
   });
@@ -87,7 +82,6 @@ describe('SfnDomainFlowStarter', () => {
     const release = {
       domain: 'www.example.com',
       projectId: 'prj_1',
-      slug: 'shop',
       claimedAt: '2026-01-01T00:00:00.000Z',
       requestedAt: '2026-02-01T10:00:00.000Z',
     };
@@ -100,7 +94,7 @@ describe('SfnDomainFlowStarter', () => {
         name,
         input: JSON.stringify({
           domain: 'www.example.com',
-          release: { projectId: 'prj_1', slug: 'shop', claimedAt: '2026-01-01T00:00:00.000Z', requestedAt: '2026-02-01T10:00:00.000Z' },
+          release: { projectId: 'prj_1', claimedAt: '2026-01-01T00:00:00.000Z', requestedAt: '2026-02-01T10:00:00.000Z' },
         }),
       },
     ]);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { API_KEY_PREFIX, isWellFormedApiKey } from '../../../lambda/keys/api-key-format.js';
+import { API_KEY_PREFIX } from '../../../contracts/api-keys.js';
+import { isWellFormedApiKey } from '../../../lambda/keys/api-key-format.js';
 import { RELEASE_MARGIN_SECONDS } from '../../../lambda/keys/account-service.js';
 import { AGREED, AGREED_BIG, config, expectInvalid, iso, refusal, setup, T0 } from './account-service-fixtures.js';
 import { valueOfGatewayKey } from '../../support/key-fakes.js';

@@ -1,13 +1,8 @@
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import {
-  API_KEY_PREFIX,
-  displayParts,
-  generateApiKey,
-  hashApiKey,
-  isWellFormedApiKey,
-} from '../../../lambda/keys/api-key-format.js';
+import { API_KEY_PREFIX } from '../../../contracts/api-keys.js';
+import { displayParts, generateApiKey, hashApiKey, isWellFormedApiKey } from '../../../lambda/keys/api-key-format.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_SHAPE = /^sk_live_[0-9A-Za-z]{36}$/;

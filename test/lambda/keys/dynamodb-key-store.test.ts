@@ -3,7 +3,14 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbKeyStore } from '../../../lambda/keys/dynamodb-key-store.js';
 import type { ApiKeyRecord } from '../../../lambda/keys/key-store.js';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  type QueryCommandInput,
+  type QueryCommandOutput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../../lambda/shared/dynamodb.js';
 
 const TABLE = 'ApiKeys';
@@ -14,7 +21,6 @@ const store = new DynamoDbKeyStore(client, TABLE);
 
 const conditionFailed = () => new ConditionalCheckFailedException({ message: 'x', $metadata: {} });
 const updateInputs = () => ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input);
-const queryInputs = () => ddb.commandCalls(QueryCommand).map((c) => c.args[0].input);
 
 const record = (overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
   keyHash: HASH,
@@ -74,12 +80,21 @@ describe('listByAccount', () => {
     ExpressionAttributeValues: { ':pk': 'acct_1' },
     ExclusiveStartKey: startKey,
   });
+  // paginateQuery reuses one input object and sets ExclusiveStartKey on it in place: copy each input as it is sent.
+  let queryInputs: QueryCommandInput[];
+  const page = (output: Partial<QueryCommandOutput>) => (input: QueryCommandInput) => {
+    queryInputs.push(structuredClone(input));
+    return output;
+  };
+  beforeEach(() => {
+    queryInputs = [];
+  });
 
   it('queries the byAccount index by accountId', async () => {
-    ddb.on(QueryCommand).resolves({ Items: [record()] });
+    ddb.on(QueryCommand).callsFake(page({ Items: [record()] }));
     expect(await store.listByAccount('acct_1')).toEqual([record()]);
-    expect(queryInputs()).toEqual([query()]);
-    expect(queryInputs()[0]?.ExclusiveStartKey).toBeUndefined();
+    expect(queryInputs).toEqual([query()]);
+    expect(queryInputs[0]?.ExclusiveStartKey).toBeUndefined();
   });
 
   it('follows LastEvaluatedKey through every page, in order', async () => {
@@ -88,27 +103,27 @@ describe('listByAccount', () => {
     const all = [1, 2, 3, 4].map((n) => record({ keyHash: String(n).repeat(64), keyId: `key_${n}` }));
     ddb
       .on(QueryCommand)
-      .resolvesOnce({ Items: all.slice(0, 2), LastEvaluatedKey: page2Start })
-      .resolvesOnce({ Items: all.slice(2, 3), LastEvaluatedKey: page3Start })
-      .resolvesOnce({ Items: all.slice(3) });
+      .callsFakeOnce(page({ Items: all.slice(0, 2), LastEvaluatedKey: page2Start }))
+      .callsFakeOnce(page({ Items: all.slice(2, 3), LastEvaluatedKey: page3Start }))
+      .callsFakeOnce(page({ Items: all.slice(3) }));
     expect(await store.listByAccount('acct_1')).toEqual(all);
-    expect(queryInputs()).toEqual([query(), query(page2Start), query(page3Start)]);
+    expect(queryInputs).toEqual([query(), query(page2Start), query(page3Start)]);
   });
 
   it('goes on past an empty page that still has a LastEvaluatedKey', async () => {
     const start = { keyHash: 'b'.repeat(64), accountId: 'acct_1', keyId: 'key_2' };
     ddb
       .on(QueryCommand)
-      .resolvesOnce({ LastEvaluatedKey: start })
-      .resolvesOnce({ Items: [record()] });
+      .callsFakeOnce(page({ LastEvaluatedKey: start }))
+      .callsFakeOnce(page({ Items: [record()] }));
     expect(await store.listByAccount('acct_1')).toEqual([record()]);
-    expect(queryInputs()).toEqual([query(), query(start)]);
+    expect(queryInputs).toEqual([query(), query(start)]);
   });
 
   it('returns an empty list for an account without keys', async () => {
-    ddb.on(QueryCommand).resolves({ Items: [] });
+    ddb.on(QueryCommand).callsFake(page({ Items: [] }));
     expect(await store.listByAccount('acct_1')).toEqual([]);
-    expect(queryInputs()).toHaveLength(1);
+    expect(queryInputs).toHaveLength(1);
   });
 
   it('lets query errors propagate', async () => {
