@@ -24,7 +24,6 @@ export interface MessagesApiProps
   extends Pick<MessagesRestApiProps, 'executionLogLevel' | 'manageCloudWatchRole' | 'accessLogRetention'>,
   Pick<MessagesFunctionsProps, 'processor' | 'processorEnvironment'> {
   readonly config: PlatformConfig;
-  /** The tables and queues (from the stateful stack). */
   readonly data: MessagesData;
   /** Where alarms notify. @default - alarms have no actions; they are visible in CloudWatch only */
   readonly alarmTopic?: sns.ITopic;
