@@ -12,6 +12,7 @@ import { DOMAIN_FLOW_DEFAULTS, type DomainFlowTasks, domainFlowDefinition } from
 import { stackCreationId } from '../shared/names.js';
 import { DomainDriftSchedule } from './drift-schedule.js';
 import { notify, thresholdAlarm } from '../shared/alarms.js';
+import { cloudfrontArn } from '../shared/arns.js';
 import { acknowledgeNag } from '../shared/nag.js';
 import { output } from '../shared/outputs.js';
 import { CLOUDFRONT_CERTIFICATE_REGION, type Edge } from './edge.js';
@@ -123,12 +124,7 @@ export class DomainFlow extends Construct {
 
     // Tenants are created at run time, one per domain: their ids cannot be named here. Tenant ARNs
     // (arn:aws:cloudfront::<account>:distribution-tenant/<id>) carry no distribution id.
-    const tenantArns = stack.formatArn({
-      service: 'cloudfront',
-      region: '',
-      resource: 'distribution-tenant',
-      resourceName: '*',
-    });
+    const tenantArns = cloudfrontArn(stack, 'distribution-tenant', '*');
     // CloudFront-managed certificates are ACM certificates in us-east-1 of this account.
     const managedCertificateArns = stack.formatArn({
       service: 'acm',

@@ -79,7 +79,7 @@ export function platformTable(
 ): dynamodb.Table {
   return new dynamodb.Table(scope, id, {
     partitionKey: { name: props.partitionKey, type: dynamodb.AttributeType.STRING },
-    sortKey: props.sortKey ? { name: props.sortKey, type: dynamodb.AttributeType.STRING } : undefined,
+    ...(props.sortKey ? { sortKey: { name: props.sortKey, type: dynamodb.AttributeType.STRING } } : {}),
     billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     encryption: dynamodb.TableEncryption.AWS_MANAGED,
