@@ -83,20 +83,19 @@ export class DevSignIn {
 /** `npx vite dashboard` (dashboard/vite.config.ts): the app from source, its /api proxied here. */
 const VITE_DEV_SERVER = 'http://127.0.0.1:5173';
 
-/** The headers of CloudFront's response-headers policy; pages may PUT deploy files to the site bucket too. */
-const securityHeaders = (uploadOrigin: string | undefined) => ({
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'strict-origin-when-cross-origin',
-  'Content-Security-Policy':
-    `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'${uploadOrigin ? ` ${uploadOrigin}` : ''}; ` +
-    'frame-ancestors \'none\'; base-uri \'self\'; form-action \'self\'',
-});
-
 /** The app, `/config.json`, the development sign-in, and `/api/*` through the control API's handler as deployed. */
 export async function startLocalDashboard(options: LocalDashboardOptions) {
   const signIn = new DevSignIn();
-  const pageHeaders = securityHeaders(options.uploadOrigin);
+  const { uploadOrigin } = options;
+  // The headers of CloudFront's response-headers policy; pages may PUT deploy files to the site bucket too.
+  const pageHeaders = {
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+    'Referrer-Policy': 'strict-origin-when-cross-origin',
+    'Content-Security-Policy':
+      `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'${uploadOrigin ? ` ${uploadOrigin}` : ''}; ` +
+      'frame-ancestors \'none\'; base-uri \'self\'; form-action \'self\'',
+  };
   const distDir = resolve(options.distDir);
   if (!existsSync(join(distDir, 'index.html'))) {
     throw new Error(`the dashboard is not built: ${join(distDir, 'index.html')} is missing (npm start builds it)`);
@@ -105,7 +104,7 @@ export async function startLocalDashboard(options: LocalDashboardOptions) {
     apiBaseUrl: '/api',
     messagesApiUrl: options.messagesApiUrl,
     platformDomain: options.platformDomain,
-    ...(options.localEdgeUrl ? { localEdgeUrl: options.localEdgeUrl } : {}),
+    localEdgeUrl: options.localEdgeUrl,
     auth: { kind: 'dev', demoOwners: options.demoOwners },
   });
 

@@ -49,24 +49,15 @@ export function createLocalDomains(options: LocalDomainsOptions) {
   const edge = new LocalEdgeRouter();
   const dns = new NodeDnsResolver(options.dnsServers);
   const certificates = new SimulatedCertificateAuthority(dns, platformHost, platformDomain, undefined, {
-    deleteRefusals: options.domainFlow?.tenantDeleteRefusals ?? 1,
+    deleteRefusals: options.domainFlow?.tenantDeleteRefusals,
   });
   const projectStore = new DynamoDbProjectStore(documentClient, LOCAL_TABLE_NAMES.projects);
   const domainStore = new DynamoDbDomainStore(documentClient, LOCAL_TABLE_NAMES.domains);
   const graceSeconds = config.domains.driftCheck.gracePeriodDays * 24 * 60 * 60;
   const pollMs = options.domainFlow?.pollMs ?? 1_000;
+  const checks = { domains: domainStore, projects: projectStore, dns, edge, clock, platformHost, platformDomain };
   const domainFlow = new LocalDomainFlow(
-    createFlowTasks({
-      domains: domainStore,
-      projects: projectStore,
-      dns,
-      certificates,
-      edge,
-      clock,
-      platformHost,
-      platformDomain,
-      driftGraceSeconds: graceSeconds,
-    }),
+    createFlowTasks({ ...checks, certificates, driftGraceSeconds: graceSeconds }),
     createReleaseTask({ domains: domainStore, certificates, edge, clock }),
     {
       pollMs,
@@ -74,20 +65,8 @@ export function createLocalDomains(options: LocalDomainsOptions) {
       releaseWaitMs: options.domainFlow?.releaseWaitMs ?? pollMs,
     },
   );
-  domainFlow.useDriftCheck(
-    createDriftCheckTask({
-      domains: domainStore,
-      projects: projectStore,
-      dns,
-      edge,
-      // Locally the releases run on this very flow, whatever ARN the context object names.
-      flowFor: () => domainFlow,
-      clock,
-      platformHost,
-      platformDomain,
-      graceSeconds,
-    }),
-  );
+  // Locally the releases run on this very flow, whatever ARN the context object names.
+  domainFlow.useDriftCheck(createDriftCheckTask({ ...checks, flowFor: () => domainFlow, graceSeconds }));
   const projectDomains = createProjectDomains({ domains: domainStore, edge, flow: domainFlow, clock });
   const projectDeps = { projects: projectStore, domains: projectDomains, storage, edge, clock, platformDomain };
   const projects = new ProjectService({ ...projectDeps, accounts });

@@ -102,7 +102,6 @@ type SimulatedTenantState = 'enabled' | 'disabled';
  */
 export class SimulatedCertificateAuthority implements CertificateAuthority {
   private readonly tenants = new Map<string, { state: SimulatedTenantState; refusalsLeft: number }>();
-  private readonly deleteRefusals: number;
   /** Every line the simulation printed, in order. */
   readonly history: string[] = [];
 
@@ -111,10 +110,8 @@ export class SimulatedCertificateAuthority implements CertificateAuthority {
     private readonly platformHost: string,
     private readonly platformDomain: string,
     private readonly log: (line: string) => void = (line) => console.log(line),
-    options: { deleteRefusals?: number } = {},
-  ) {
-    this.deleteRefusals = options.deleteRefusals ?? 1;
-  }
+    private readonly options: { deleteRefusals?: number } = {},
+  ) {}
 
   private note(line: string): void {
     this.history.push(line);
@@ -157,7 +154,7 @@ export class SimulatedCertificateAuthority implements CertificateAuthority {
     const tenant = this.tenants.get(domain);
     if (!tenant) return 'deleted';
     if (tenant.state === 'enabled') {
-      Object.assign(tenant, { state: 'disabled', refusalsLeft: this.deleteRefusals });
+      Object.assign(tenant, { state: 'disabled', refusalsLeft: this.options.deleteRefusals ?? 1 });
       this.note(`[local edge] SIMULATED: tenant of ${domain} disabled`);
     }
     if (tenant.refusalsLeft > 0) {

@@ -11,8 +11,6 @@ import { HttpProblem, refuse } from '../lambda/shared/problem.js';
 //   read or any route runs. The CLI and curl send no Origin and are served as before.
 
 export interface LoopbackGuardOptions {
-  /** Also accept `<name>.localhost` in Host. @default false */
-  readonly localhostSubdomains?: boolean;
   /** Origins (scheme://host:port) allowed to change state, read per request. @default none */
   readonly trustedOrigins?: () => readonly string[];
   /**
@@ -26,13 +24,9 @@ const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /** Is a Host header a loopback name (with an optional port)? */
-export function isLoopbackHost(host: string | undefined, localhostSubdomains = false): boolean {
-  if (!host) return false;
-  const match = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/i.exec(host.trim());
-  if (!match) return false;
-  const name = (match[1] ?? '').toLowerCase().replace(/\.$/, '');
-  if (LOOPBACK_NAMES.has(name)) return true;
-  return localhostSubdomains && /^([a-z0-9-]+\.)+localhost$/.test(name);
+export function isLoopbackHost(host: string | undefined): boolean {
+  const match = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/i.exec(host?.trim() ?? '');
+  return LOOPBACK_NAMES.has((match?.[1] ?? '').toLowerCase().replace(/\.$/, ''));
 }
 
 /** The same origin under each loopback name: a page on http://localhost:3002 is the one on http://127.0.0.1:3002. */
@@ -47,7 +41,7 @@ export function refusalOf(
   options: LoopbackGuardOptions = {},
 ): HttpProblem | undefined {
   const host = req.headers.host;
-  if (!isLoopbackHost(host, options.localhostSubdomains)) {
+  if (!isLoopbackHost(host)) {
     const detail = `This server answers loopback names only (127.0.0.1, localhost, [::1]), not ${JSON.stringify(host ?? '')}.`;
     return new HttpProblem({ status: 421, code: 'forbidden', title: 'Misdirected Request', detail });
   }

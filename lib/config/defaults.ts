@@ -1,44 +1,20 @@
-import type { BanPolicy } from './plans.js';
+import type { BanPolicy, PlanId, RateLimits } from './plans.js';
 
 /** More than 30 refusals in a rolling minute ban the key for 15 minutes. */
 const defaultBan: BanPolicy = { threshold: 30, durationSeconds: 15 * 60 };
 
+/** A default plan: every plan has the same ban; only Enterprise's limits are agreed per account. */
+const plan = <Id extends PlanId>(id: Id, displayName: string, limits: RateLimits, customDomains: boolean) =>
+  ({ id, displayName, limits, customLimits: id === 'enterprise', ban: defaultBan, customDomains });
+
 /** The one table of plans, limits and policies: docs/operators/configuration.md says who reads it. */
 export const defaultConfig = {
   plans: {
-    free: {
-      id: 'free',
-      displayName: 'Free',
-      limits: { perMinute: 60, perDay: 1_000 },
-      customLimits: false,
-      ban: defaultBan,
-      customDomains: false,
-    },
-    pro: {
-      id: 'pro',
-      displayName: 'Pro',
-      limits: { perMinute: 300, perDay: 10_000 },
-      customLimits: false,
-      ban: defaultBan,
-      customDomains: true,
-    },
-    business: {
-      id: 'business',
-      displayName: 'Business',
-      limits: { perMinute: 1_000, perDay: 100_000 },
-      customLimits: false,
-      ban: defaultBan,
-      customDomains: true,
-    },
-    enterprise: {
-      id: 'enterprise',
-      displayName: 'Enterprise',
-      // Agreed per account; these apply until an operator sets the account's own values.
-      limits: { perMinute: 5_000, perDay: 1_000_000 },
-      customLimits: true,
-      ban: defaultBan,
-      customDomains: true,
-    },
+    free: plan('free', 'Free', { perMinute: 60, perDay: 1_000 }, false),
+    pro: plan('pro', 'Pro', { perMinute: 300, perDay: 10_000 }, true),
+    business: plan('business', 'Business', { perMinute: 1_000, perDay: 100_000 }, true),
+    // Agreed per account; these apply until an operator sets the account's own values.
+    enterprise: plan('enterprise', 'Enterprise', { perMinute: 5_000, perDay: 1_000_000 }, true),
   },
   anonymous: { perMinute: 60, perDay: 10_000 },
   backstop: { factor: 2, minBurst: 500, anonymousCallers: 100 },

@@ -14,7 +14,6 @@ import type { PlatformStackProps } from './operations-stack.js';
 export interface ApiStackProps extends PlatformStackProps {
   readonly messagesData: MessagesData;
   readonly webhooksData: WebhooksData;
-  /** @default - alarms without actions */
   readonly alarmTopic?: ITopic;
 }
 

@@ -38,7 +38,6 @@ export interface DashboardStackProps extends PlatformStackProps {
   readonly messagesApi: MessagesApi;
   readonly domainsData: DomainsDataStack;
   readonly domains: DomainsStack;
-  /** @default - alarms without actions */
   readonly alarmTopic?: ITopic;
 }
 

@@ -101,7 +101,6 @@ export interface DomainsStackProps extends PlatformStackProps {
   readonly data: DomainsDataStack;
   /** @default DOMAIN_HANDLERS.flowTasks.entry */
   readonly flowTasksEntry?: string;
-  /** @default - alarms without actions */
   readonly alarmTopic?: ITopic;
 }
 

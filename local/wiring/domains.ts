@@ -20,15 +20,9 @@ export async function startDomains(wiring: Wiring, accounts: AccountStore) {
   mkdirSync(s3Directory, { recursive: true });
   const s3 = await startS3(s3Directory);
   services.push(s3);
-  const local = createLocalDomains({
-    documentClient,
-    accounts,
-    clock,
-    config,
-    ...(options.dnsServers ? { dnsServers: options.dnsServers } : {}),
-    s3Endpoint: s3.endpoint,
-    ...(options.domainFlow ? { domainFlow: options.domainFlow } : {}),
-  });
+  const { dnsServers, domainFlow } = options;
+  const s3Endpoint = s3.endpoint;
+  const local = createLocalDomains({ documentClient, accounts, clock, config, dnsServers, s3Endpoint, domainFlow });
   services.push(local);
   if (options.dataDir) {
     const stored = (await scanAll(documentClient, LOCAL_TABLE_NAMES.projects)) as ProjectRecord[];
@@ -36,7 +30,7 @@ export async function startDomains(wiring: Wiring, accounts: AccountStore) {
   }
   const edgeServer = await startLocalEdge({ port: options.edgePort ?? 8080, router: local.edge, origin: local.origin });
   services.push(edgeServer);
-  return { ...local, edgeServer, s3Endpoint: s3.endpoint, allowUploadsFrom: s3.allowUploadsFrom };
+  return { ...local, edgeServer, s3Endpoint, allowUploadsFrom: s3.allowUploadsFrom };
 }
 
 /** A small site for the Pro demo account, deployed once (kept with --data). */

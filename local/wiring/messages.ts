@@ -70,10 +70,9 @@ export async function startMessages(
       backoff: LOCAL_RETRY_BACKOFF,
       outcomes,
     });
-    const poller = new QueuePoller(sqsClient, queues.queueUrl, queues.queueArn, handler);
-    poller.start();
-    services.push(poller);
-    worker = poller;
+    worker = new QueuePoller(sqsClient, queues.queueUrl, queues.queueArn, handler);
+    worker.start();
+    services.push(worker);
   }
 
   return {

@@ -120,21 +120,7 @@ export function createControlFunction(scope: Construct, props: ControlFunctionPr
     if (key) fn.allow(['kms:GenerateDataKey', 'kms:Decrypt'], [key.keyArn]);
   }
 
-  acknowledgeNagFindings(scope, fn, siteObjectsArn, siteWrites);
-  return fn;
-}
-
-/** Where the control function writes in the site bucket, under `projects/<projectId>/`. */
-const SITE_WRITE_PREFIXES = ['content', 'deploys', 'manifests'] as const;
-
-/** cdk-nag findings of the control function that are decisions of this design. */
-function acknowledgeNagFindings(
-  scope: Construct,
-  fn: PlatformFunction,
-  siteObjectsArn: string,
-  siteWrites: readonly string[],
-): void {
-  const stack = Stack.of(scope);
+  // cdk-nag findings of the control function that are decisions of this design.
   const runTimeKeys =
     'the control plane creates one internal API Gateway key per customer key at run time, so their ids cannot be named in the template';
   const iam5 = (resource: string) => `IAM5[Resource::${nagArn(stack, resource)}]`;
@@ -155,4 +141,8 @@ function acknowledgeNagFindings(
       return [];
     },
   });
+  return fn;
 }
+
+/** Where the control function writes in the site bucket, under `projects/<projectId>/`. */
+const SITE_WRITE_PREFIXES = ['content', 'deploys', 'manifests'] as const;

@@ -11,7 +11,7 @@ import { output } from '../shared/outputs.js';
 import type { PlatformFunction } from '../shared/platform-function.js';
 import { acknowledgeControlApiNagFindings, addControlRoutes, createControlRestApi } from './control-api.js';
 import { type ControlFunctionProps, createControlFunction } from './control-function.js';
-import { acknowledgeAppDeploymentNagFindings, createHosting, dashboardAppSource, deployDashboardApp } from './hosting.js';
+import { createHosting, dashboardAppSource, deployDashboardApp } from './hosting.js';
 import { createSignIn, DASHBOARD_SCOPES } from './sign-in.js';
 
 /** The stack outputs of the dashboard (fixed logical ids). */
@@ -108,6 +108,5 @@ export class Dashboard extends Construct {
     output(this, o.managedLoginUrl, this.cognitoDomainUrl, 'Cognito managed login domain (sign-up, sign-in, MFA set-up; OAuth endpoints)');
 
     acknowledgeControlApiNagFindings(this.api);
-    acknowledgeAppDeploymentNagFindings(this, hosting, this.deploymentRole);
   }
 }

@@ -20,7 +20,8 @@ export const DASHBOARD_CACHE_CONTROL = 'public, max-age=0, s-maxage=31536000, mu
  * `dashboard/` built with Vite at synth time on this machine (the Docker image is required by the
  * API and never pulled); the asset hash is the source's, so an unchanged app is built once.
  */
-export function dashboardAppSource(appDir: string = join(REPO_ROOT, 'dashboard')): s3deploy.ISource {
+export function dashboardAppSource(): s3deploy.ISource {
+  const appDir = join(REPO_ROOT, 'dashboard');
   return s3deploy.Source.asset(appDir, {
     exclude: ['node_modules', 'dist', '*.tsbuildinfo'],
     bundling: {
@@ -168,6 +169,7 @@ export function deployDashboardApp(scope: Construct, props: AppDeploymentProps) 
     logGroup: deploymentLogs,
     memoryLimit: 512,
   });
+  acknowledgeAppDeploymentNagFindings(scope, hosting, deploymentRole);
   return { deployment, deploymentRole };
 }
 
@@ -182,7 +184,7 @@ function acknowledgeDistributionNagFindings(distribution: cloudfront.Distributio
 }
 
 /** cdk-nag findings of CDK's BucketDeployment (decisions of aws-cdk-lib), once the deployment exists. */
-export function acknowledgeAppDeploymentNagFindings(scope: Construct, hosting: Hosting, deploymentRole: iam.Role) {
+function acknowledgeAppDeploymentNagFindings(scope: Construct, hosting: Hosting, deploymentRole: iam.Role) {
   const stack = Stack.of(scope);
   const deploymentReason = (what: string) =>
     `Added by CDK's BucketDeployment to the role of its provider function: ${what}. The role is used by that function only, during deployments.`;

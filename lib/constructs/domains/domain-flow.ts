@@ -12,6 +12,7 @@ import { DOMAIN_FLOW_DEFAULTS, type DomainFlowTasks, domainFlowDefinition } from
 import { stackCreationId } from '../shared/names.js';
 import { DomainDriftSchedule } from './drift-schedule.js';
 import { notify, thresholdAlarm } from '../shared/alarms.js';
+import { cloudfrontArn } from '../shared/arns.js';
 import { acknowledgeNag } from '../shared/nag.js';
 import { output } from '../shared/outputs.js';
 import { CLOUDFRONT_CERTIFICATE_REGION, type Edge } from './edge.js';
@@ -118,18 +119,12 @@ export class DomainFlow extends Construct {
         // drift check is not: it can wait for the flood to pass (its throttled rounds are retried).
         reservedConcurrentExecutions: task === 'checkDrift' ? undefined : config.protection.reservedConcurrency.domainFlowTask || undefined,
       });
-    const built = FLOW_TASKS.map((task) => [task, fn(task)]);
-    const functions = Object.fromEntries(built) as Record<FlowTask, PlatformFunction>;
-    this.functions = functions;
+    this.functions = Object.fromEntries(FLOW_TASKS.map((t) => [t, fn(t)])) as Record<FlowTask, PlatformFunction>;
+    const functions = this.functions;
 
     // Tenants are created at run time, one per domain: their ids cannot be named here. Tenant ARNs
     // (arn:aws:cloudfront::<account>:distribution-tenant/<id>) carry no distribution id.
-    const tenantArns = stack.formatArn({
-      service: 'cloudfront',
-      region: '',
-      resource: 'distribution-tenant',
-      resourceName: '*',
-    });
+    const tenantArns = cloudfrontArn(stack, 'distribution-tenant', '*');
     // CloudFront-managed certificates are ACM certificates in us-east-1 of this account.
     const managedCertificateArns = stack.formatArn({
       service: 'acm',
@@ -149,17 +144,14 @@ export class DomainFlow extends Construct {
 
     const { requestCertificate, checkCertificate, activate, releaseTenant } = functions;
     requestCertificate.allow([...TENANT_ACTIONS.requestCertificate], [tenantArns]);
+    const ownPolicy = (policyId: string, task: PlatformFunction, statement: iam.PolicyStatementProps) =>
+      new iam.Policy(this, policyId, { roles: [task.role], statements: [new iam.PolicyStatement(statement)] });
     // Neither has a resource type (Service Authorization Reference): granted on "*", in their own
     // policy. A ManagedCertificateRequest requests the ACM certificate with the caller's permissions.
-    this.tenantCreationPolicy = new iam.Policy(this, 'TenantCreationPolicy', {
-      roles: [requestCertificate.role],
-      statements: [
-        new iam.PolicyStatement({
-          sid: 'CreateProjectTenants',
-          actions: ['cloudfront:CreateDistributionTenant', 'acm:RequestCertificate'],
-          resources: ['*'],
-        }),
-      ],
+    this.tenantCreationPolicy = ownPolicy('TenantCreationPolicy', requestCertificate, {
+      sid: 'CreateProjectTenants',
+      actions: ['cloudfront:CreateDistributionTenant', 'acm:RequestCertificate'],
+      resources: ['*'],
     });
     checkCertificate.allow([...TENANT_ACTIONS.checkCertificate], [tenantArns]);
     releaseTenant.allow([...TENANT_ACTIONS.releaseTenant], [tenantArns]);
@@ -199,20 +191,15 @@ export class DomainFlow extends Construct {
     );
     // A policy of its own, not the role's default one: each function depends on its default policy,
     // and the state machine on the functions, so a grant on the state machine there would be a cycle.
-    this.startReleasePolicy = new iam.Policy(this, 'StartReleasePolicy', {
-      roles: [checkDrift.role],
-      statements: [
-        new iam.PolicyStatement({
-          sid: 'StartReleaseOfDetachedDomains',
-          actions: [...DRIFT_CHECK_ACTIONS.startRelease],
-          resources: [this.stateMachine.stateMachineArn],
-        }),
-      ],
+    this.startReleasePolicy = ownPolicy('StartReleasePolicy', checkDrift, {
+      sid: 'StartReleaseOfDetachedDomains',
+      actions: [...DRIFT_CHECK_ACTIONS.startRelease],
+      resources: [this.stateMachine.stateMachineArn],
     });
     this.driftSchedule = new DomainDriftSchedule(this, 'DriftSchedule', {
       stateMachine: this.stateMachine,
       intervalMinutes: config.domains.driftCheck.intervalMinutes,
-      ...(props.alarmTopic ? { alarmTopic: props.alarmTopic } : {}),
+      alarmTopic: props.alarmTopic,
     });
 
     const executionsFailed = thresholdAlarm(

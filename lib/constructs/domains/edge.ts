@@ -6,6 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import { Construct } from 'constructs';
 import { functionSource } from '../../../edge/cloudfront-function.js';
+import { cloudfrontArn } from '../shared/arns.js';
 import { accountUniqueName } from '../shared/names.js';
 import { acknowledgeNag } from '../shared/nag.js';
 import type { ProjectsData } from './projects-data.js';
@@ -142,12 +143,7 @@ export class Edge extends Construct {
       },
     });
     this.distributionId = this.distribution.ref;
-    const distributionArn = stack.formatArn({
-      service: 'cloudfront',
-      region: '',
-      resource: 'distribution',
-      resourceName: this.distributionId,
-    });
+    const distributionArn = cloudfrontArn(stack, 'distribution', this.distributionId);
 
     // OAC: CloudFront (this distribution, whichever tenant the request came through) may read objects.
     siteBucket.addToResourcePolicy(

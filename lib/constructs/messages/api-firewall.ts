@@ -24,7 +24,6 @@ const RATE_LIMITED_BODY = 'RateLimited';
 /** A WAF web ACL on the API stage (contracts/firewall-rules.ts): a blocked flood costs no Lambda concurrency. */
 export class ApiFirewall extends Construct {
   readonly webAcl: wafv2.CfnWebACL;
-  readonly association: wafv2.CfnWebACLAssociation;
 
   constructor(scope: Construct, id: string, props: ApiFirewallProps) {
     super(scope, id);
@@ -36,6 +35,18 @@ export class ApiFirewall extends Construct {
       sampledRequestsEnabled: true,
     });
 
+    const withoutWellFormedKey = {
+      notStatement: {
+        statement: {
+          regexMatchStatement: {
+            regexString: WELL_FORMED_BEARER.source,
+            // singleHeader is untyped in the L1, so CloudFormation's own casing: Name.
+            fieldToMatch: { singleHeader: { Name: 'authorization' } },
+            textTransformations: [{ priority: 0, type: 'LOWERCASE' }],
+          },
+        },
+      },
+    };
     const rateRules: wafv2.CfnWebACL.RuleProperty[] = FIREWALL_RATE_RULES.map((rule) => ({
       name: rule.name,
       priority: rule.priority,
@@ -53,22 +64,7 @@ export class ApiFirewall extends Construct {
           limit: firewallLimit(rule, props.config.protection.waf),
           evaluationWindowSec: FIREWALL_WINDOW_SECONDS,
           aggregateKeyType: 'IP',
-          ...(rule.scope === 'withoutWellFormedKey'
-            ? {
-                scopeDownStatement: {
-                  notStatement: {
-                    statement: {
-                      regexMatchStatement: {
-                        regexString: WELL_FORMED_BEARER.source,
-                        // singleHeader is untyped in the L1, so CloudFormation's own casing: Name.
-                        fieldToMatch: { singleHeader: { Name: 'authorization' } },
-                        textTransformations: [{ priority: 0, type: 'LOWERCASE' }],
-                      },
-                    },
-                  },
-                },
-              }
-            : {}),
+          scopeDownStatement: rule.scope === 'withoutWellFormedKey' ? withoutWellFormedKey : undefined,
         },
       },
       visibilityConfig: visibility(rule.name),
@@ -101,11 +97,11 @@ export class ApiFirewall extends Construct {
       visibilityConfig: visibility('WebAcl'),
     });
 
-    this.association = new wafv2.CfnWebACLAssociation(this, 'StageAssociation', {
+    const association = new wafv2.CfnWebACLAssociation(this, 'StageAssociation', {
       resourceArn: props.stage.stageArn,
       webAclArn: this.webAcl.attrArn,
     });
     // The stage must exist before it can be associated.
-    this.association.node.addDependency(props.stage);
+    association.node.addDependency(props.stage);
   }
 }

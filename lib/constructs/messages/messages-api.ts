@@ -24,7 +24,6 @@ export interface MessagesApiProps
   extends Pick<MessagesRestApiProps, 'executionLogLevel' | 'manageCloudWatchRole' | 'accessLogRetention'>,
   Pick<MessagesFunctionsProps, 'processor' | 'processorEnvironment'> {
   readonly config: PlatformConfig;
-  /** The tables and queues (from the stateful stack). */
   readonly data: MessagesData;
   /** Where alarms notify. @default - alarms have no actions; they are visible in CloudWatch only */
   readonly alarmTopic?: sns.ITopic;
@@ -111,20 +110,16 @@ export class MessagesApi extends Construct {
     output(this, 'IdempotencyTableName', tables.idempotency.tableName, 'Idempotency table');
     output(this, 'OpsDashboardName', this.opsDashboard.dashboardName, 'Ops dashboard: the CloudWatch dashboard of the Messages API (operators)');
     const cp = this.usagePlanTargets;
+    const operatorOutput = (name: OperatorOutput, value: string, description: string) =>
+      output(this, OPERATOR_OUTPUTS[name], value, description);
     this.operatorOutputs = {
-      restApiId: output(this, OPERATOR_OUTPUTS.restApiId, cp.restApiId, 'REST API id (control plane: usage plans)'),
-      stageName: output(this, OPERATOR_OUTPUTS.stageName, cp.stageName, 'Stage of the REST API the usage plans apply to'),
-      freeUsagePlanId: output(this, OPERATOR_OUTPUTS.freeUsagePlanId, cp.standardPlanIds.free, 'Usage plan of Free keys'),
-      proUsagePlanId: output(this, OPERATOR_OUTPUTS.proUsagePlanId, cp.standardPlanIds.pro, 'Usage plan of Pro keys'),
-      businessUsagePlanId: output(
-        this,
-        OPERATOR_OUTPUTS.businessUsagePlanId,
-        cp.standardPlanIds.business,
-        'Usage plan of Business keys',
-      ),
-      operatorPolicyArn: output(
-        this,
-        OPERATOR_OUTPUTS.operatorPolicyArn,
+      restApiId: operatorOutput('restApiId', cp.restApiId, 'REST API id (control plane: usage plans)'),
+      stageName: operatorOutput('stageName', cp.stageName, 'Stage of the REST API the usage plans apply to'),
+      freeUsagePlanId: operatorOutput('freeUsagePlanId', cp.standardPlanIds.free, 'Usage plan of Free keys'),
+      proUsagePlanId: operatorOutput('proUsagePlanId', cp.standardPlanIds.pro, 'Usage plan of Pro keys'),
+      businessUsagePlanId: operatorOutput('businessUsagePlanId', cp.standardPlanIds.business, 'Usage plan of Business keys'),
+      operatorPolicyArn: operatorOutput(
+        'operatorPolicyArn',
         cp.operatorPolicy.managedPolicyArn,
         'Managed policy an operator role attaches to run the control plane (operator CLI) against this stack',
       ),

@@ -107,20 +107,12 @@ export function queueWithDeadLetter(
   deadLetterId: string,
   props: { visibilityTimeout: Duration; maxReceiveCount: number; removalPolicy: RemovalPolicy },
 ): [queue: sqs.Queue, deadLetterQueue: sqs.Queue] {
-  const { removalPolicy } = props;
-  const encryption = sqs.QueueEncryption.SQS_MANAGED;
-  const deadLetterQueue = new sqs.Queue(scope, deadLetterId, {
-    encryption,
-    enforceSSL: true,
-    retentionPeriod: Duration.days(14),
-    removalPolicy,
-  });
+  const common = { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true, removalPolicy: props.removalPolicy };
+  const deadLetterQueue = new sqs.Queue(scope, deadLetterId, { ...common, retentionPeriod: Duration.days(14) });
   const queue = new sqs.Queue(scope, id, {
-    encryption,
-    enforceSSL: true,
+    ...common,
     visibilityTimeout: props.visibilityTimeout,
     deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: props.maxReceiveCount },
-    removalPolicy,
   });
   return [queue, deadLetterQueue];
 }

@@ -13,7 +13,6 @@ export type MessagesFunctions = ReturnType<typeof createMessagesFunctions>;
 
 export interface MessagesFunctionsProps {
   readonly config: PlatformConfig;
-  /** The tables and queues (from the stateful stack). */
   readonly data: MessagesData;
   /** The operator's processor, relative to the repository root (docs/processor.md). @default config.processor */
   readonly processor?: string;

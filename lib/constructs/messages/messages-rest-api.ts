@@ -31,13 +31,6 @@ export interface MessagesRestApiProps {
   readonly accessLogRetention?: logs.RetentionDays;
 }
 
-export interface MessagesRestApi {
-  readonly api: apigw.RestApi;
-  readonly stage: apigw.Stage;
-  readonly authorizer: apigw.RequestAuthorizer;
-  readonly firewall: ApiFirewall;
-}
-
 /** The Messages API stage's access log: the authorizer's outcome and the metered usage key. */
 function accessLogFormat(): apigw.AccessLogFormat {
   const F = apigw.AccessLogField;
@@ -55,7 +48,7 @@ function accessLogFormat(): apigw.AccessLogFormat {
 }
 
 /** The REST API: our REQUEST authorizer before every handler, the web ACL, RFC 9457 gateway responses. */
-export function createMessagesRestApi(scope: Construct, props: MessagesRestApiProps): MessagesRestApi {
+export function createMessagesRestApi(scope: Construct, props: MessagesRestApiProps) {
   const { config, functions } = props;
   const stack = Stack.of(scope);
   const accessLogs = new logs.LogGroup(scope, 'AccessLogs', {
@@ -116,7 +109,7 @@ export function createMessagesRestApi(scope: Construct, props: MessagesRestApiPr
       templates: { 'application/json': gatewayResponseTemplate(def) },
     });
   }
-  acknowledgeNagFindings(api, manageCloudWatchRole);
+  acknowledgeNagFindings(api);
   return { api, stage, authorizer, firewall };
 }
 
@@ -145,20 +138,19 @@ function addRoutes(api: apigw.RestApi, functions: MessagesFunctions): void {
 }
 
 /** cdk-nag findings of the REST API that are decisions of this design, each acknowledged on its own construct. */
-function acknowledgeNagFindings(api: apigw.RestApi, manageCloudWatchRole: boolean): void {
+function acknowledgeNagFindings(api: apigw.RestApi): void {
   acknowledgeNag(api, {
     APIG2:
       'Requests are validated by the handlers, after authentication and rate limiting, so that every rejection is an RFC 9457 problem naming the field and carries the rate-limit headers. API Gateway request validation would answer 400 before the limiter, without those headers and out of the documented order (auth, rate limit, media type, body).',
     COG4:
       'Clients authenticate with API keys (Authorization: Bearer <key>), not Cognito user pool tokens: every method uses our Lambda REQUEST authorizer, which looks up the SHA-256 of the key.',
   });
-  if (manageCloudWatchRole) {
-    const role = api.node.tryFindChild('CloudWatchRole');
-    if (role) {
-      acknowledgeNag(role, {
-        'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]':
-          'The account-level role API Gateway uses to write execution and access logs of every API in the region; AWS maintains this service-role policy for exactly that purpose, and the log groups are created by the service with API-dependent names.',
-      });
-    }
+  // Absent when the API does not manage the account's CloudWatch role (manageCloudWatchRole false).
+  const role = api.node.tryFindChild('CloudWatchRole');
+  if (role) {
+    acknowledgeNag(role, {
+      'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]':
+        'The account-level role API Gateway uses to write execution and access logs of every API in the region; AWS maintains this service-role policy for exactly that purpose, and the log groups are created by the service with API-dependent names.',
+    });
   }
 }

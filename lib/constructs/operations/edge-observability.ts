@@ -5,6 +5,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { metricsNamespaceOf } from '../../config/environment.js';
 import { notify, thresholdAlarm } from '../shared/alarms.js';
+import { cloudfrontArn } from '../shared/arns.js';
 import { logDelivery } from './log-retention.js';
 
 /** CloudFront publishes its metrics and delivers its logs here only (an alarm must be in its metric's region). */
@@ -41,28 +42,22 @@ export interface EdgeObservabilityProps {
   readonly alarmTopic?: ITopic;
 }
 
-function cloudfrontMetric(metricName: string, statistic: string, distributionId: string): cloudwatch.Metric {
+/** A 5-minute metric in CloudFront's region; CloudFront's own have the distribution as dimensions. */
+function edgeMetric(namespace: string, metricName: string, statistic: string, distributionId?: string) {
   return new cloudwatch.Metric({
-    namespace: 'AWS/CloudFront',
+    namespace,
     metricName,
-    dimensionsMap: { DistributionId: distributionId, Region: 'Global' },
+    dimensionsMap: distributionId ? { DistributionId: distributionId, Region: 'Global' } : undefined,
     statistic,
     period: Duration.minutes(5),
     region: CLOUDFRONT_METRICS_REGION,
   });
 }
 
+const cloudfrontMetric = (metricName: string, statistic: string, distributionId: string) =>
+  edgeMetric('AWS/CloudFront', metricName, statistic, distributionId);
 const edgeServerErrorRate = (distributionId: string) => cloudfrontMetric('5xxErrorRate', 'Average', distributionId);
-
-function edgeOriginErrors(namespace: string): cloudwatch.Metric {
-  return new cloudwatch.Metric({
-    namespace,
-    metricName: EDGE_ORIGIN_ERRORS_METRIC,
-    statistic: 'Sum',
-    period: Duration.minutes(5),
-    region: CLOUDFRONT_METRICS_REGION,
-  });
-}
+const edgeOriginErrors = (namespace: string) => edgeMetric(namespace, EDGE_ORIGIN_ERRORS_METRIC, 'Sum');
 
 /** The edge's widgets for the ops dashboard (any region: a dashboard graphs metrics of other regions). */
 export function edgeDashboardWidgets(distributionId: string, namespace: string): cloudwatch.IWidget[] {
@@ -103,12 +98,7 @@ export class EdgeObservability extends Construct {
     const source = new logs.CfnDeliverySource(this, 'DeliverySource', {
       name,
       logType: 'ACCESS_LOGS',
-      resourceArn: stack.formatArn({
-        service: 'cloudfront',
-        region: '',
-        resource: 'distribution',
-        resourceName: props.distributionId,
-      }),
+      resourceArn: cloudfrontArn(stack, 'distribution', props.distributionId),
     });
     const destination = new logs.CfnDeliveryDestination(this, 'DeliveryDestination', {
       name,

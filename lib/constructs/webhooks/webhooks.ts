@@ -12,7 +12,6 @@ import { PlatformFunction } from '../shared/platform-function.js';
 import type { WebhooksData } from './webhooks-data.js';
 
 export interface WebhooksProps {
-  /** The table and queues (from the stateful stack). */
   readonly data: WebhooksData;
   /** Where the dead-letter alarm notifies. @default - an alarm without actions */
   readonly alarmTopic?: sns.ITopic;
