@@ -69,13 +69,14 @@ export class DomainFlow extends Construct {
     const { data, edge, config } = props;
     const { projects, domains } = data.tables;
 
-    const tables = {
-      [DOMAIN_ENV.projectsTable]: projects.tableName,
+    // The release task reads no project: it gets the domain's table and the KVS only.
+    const domainTables = {
       [DOMAIN_ENV.domainsTable]: domains.tableName,
       [DOMAIN_ENV.keyValueStoreArn]: data.keyValueStore.keyValueStoreArn,
     };
+    const tables = { [DOMAIN_ENV.projectsTable]: projects.tableName, ...domainTables };
     const tenantEnvironment = {
-      ...tables,
+      ...domainTables,
       [DOMAIN_ENV.distributionId]: edge.distributionId,
       [DOMAIN_ENV.connectionGroupId]: edge.connectionGroupId,
     };
@@ -138,9 +139,8 @@ export class DomainFlow extends Construct {
       functions[task].allowItems(domains, 'GetItem', 'UpdateItem');
       functions[task].allowItems(projects, 'GetItem');
     }
-    // The release only reads: is the domain claimed again, and by which project's tenant.
+    // The release only reads the domain: is it claimed again since its removal.
     functions.releaseTenant.allowItems(domains, 'GetItem');
-    functions.releaseTenant.allowItems(projects, 'GetItem');
 
     const { requestCertificate, checkCertificate, activate, releaseTenant } = functions;
     requestCertificate.allow([...TENANT_ACTIONS.requestCertificate], [tenantArns]);

@@ -164,12 +164,11 @@ describe('DomainFlow (in the Domains stack)', () => {
       }
     });
 
-    it('give the release task only what releasing a tenant needs: the two tables, the KVS, the distribution and connection group', () => {
+    it('give the release task only what releasing a tenant needs: the domains table, the KVS, the distribution and connection group', () => {
       const vars = resources[fnId('releaseTenant')].Properties.Environment.Variables as Json;
       const { tables } = dataStack.projects;
       expect(Object.keys(vars).filter((k) => !k.startsWith('POWERTOOLS_') && !k.startsWith('AWS_') && k !== 'NODE_OPTIONS').sort()).toEqual(
         [
-          DOMAIN_ENV.projectsTable,
           DOMAIN_ENV.domainsTable,
           DOMAIN_ENV.keyValueStoreArn,
           DOMAIN_ENV.distributionId,

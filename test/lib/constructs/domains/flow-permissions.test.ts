@@ -63,7 +63,6 @@ describe('DomainFlow (in the Domains stack)', () => {
         releaseTenant: [
           ...common('releaseTenant'),
           ...pairs(['dynamodb:GetItem'], domains),
-          ...pairs(['dynamodb:GetItem'], projects),
           ...pairs(TENANT_ACTIONS.releaseTenant, tenantArns),
           ...pairs(['acm:DescribeCertificate'], managedCertificates),
           ...pairs(KVS_ACTIONS.forgetRefusal, kvs),
