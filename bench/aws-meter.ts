@@ -43,8 +43,6 @@ type Input = Record<string, unknown> &
     Entries?: readonly SqsEntry[];
   };
 
-const sum = <T>(list: readonly T[], size: (t: T) => number) => list.reduce((n, t) => n + size(t), 0);
-
 function sqsPayloadBytes(entry: SqsEntry): number {
   let bytes = Buffer.byteLength(entry.MessageBody ?? '');
   for (const [name, value] of Object.entries(entry.MessageAttributes ?? {})) {
@@ -106,8 +104,9 @@ export function meter<I extends object, O extends object>(
         ...(input.ConsistentRead ? { consistentRead: true } : {}),
         ...(input.Key && operation !== 'GetItem' ? { key: input.Key } : {}),
         ...(batch ? { putItems: batch.putItems, deleteKeys: batch.deleteKeys } : {}),
-        ...(operation === 'SendMessage' ? { payloadBytes: sqsPayloadBytes(input) } : {}),
-        ...(operation === 'SendMessageBatch' ? { payloadBytes: sum(input.Entries ?? [], sqsPayloadBytes) } : {}),
+        ...(operation.startsWith('SendMessage')
+          ? { payloadBytes: (input.Entries ?? [input]).reduce((n, e) => n + sqsPayloadBytes(e), 0) }
+          : {}),
       });
     }
   };

@@ -177,8 +177,7 @@ function around<T extends object>(target: T, wrap: (call: () => unknown) => unkn
 
 /** The sharded design beside today's single item (bench/README.md, "limiter-scale"). */
 export async function limiterScale(options: BenchOptions): Promise<Figure> {
-  // 150,000/min is 2,500/s on average: 5 shards. Demand 20 % above it, so every minute runs out.
-  // Smoke: 60,000/min (2 shards), 1,200/s, one minute.
+  // Demand 20 % above the limit, so every minute runs out.
   const limits = { perMinute: options.smoke ? 60_000 : 150_000, perDay: 100_000_000 };
   const base = { limits, demandPerSecond: options.smoke ? 1_200 : 3_000, minutes: options.smoke ? 1 : 3 };
   const sharded = await simulateAccount({ ...base, singleItem: false });
