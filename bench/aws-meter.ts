@@ -23,8 +23,6 @@ export interface AwsCall {
   readonly payloadBytes?: number;
 }
 
-const SERVICES: Readonly<Record<string, string>> = { DynamoDBClient: 'dynamodb', SQSClient: 'sqs' };
-
 type WriteRequests = Record<string, ReadonlyArray<{ PutRequest?: { Item?: Item }; DeleteRequest?: { Key?: Item } }>>;
 type Output = { Attributes?: Item; Item?: Item; UnprocessedItems?: WriteRequests; $metadata?: { attempts?: number } };
 
@@ -87,7 +85,8 @@ export function meter<I extends object, O extends object>(
       attempts = (error as { $metadata?: { attempts?: number } }).$metadata?.attempts ?? 1;
       throw error;
     } finally {
-      const service = SERVICES[(context as { clientName?: string }).clientName ?? ''] ?? 'aws';
+      // DynamoDBClient, SQSClient: dynamodb, sqs.
+      const service = ((context as { clientName?: string }).clientName ?? 'aws').replace(/Client$/, '').toLowerCase();
       const operation = ((context as { commandName?: string }).commandName ?? '').replace(/Command$/, '');
       const item =
         operation === 'PutItem' ? input.Item : operation === 'UpdateItem' ? output?.Attributes : operation === 'GetItem' ? output?.Item : undefined;

@@ -1,6 +1,7 @@
 import type { LocalPlatform } from '../local/platform.js';
 import { ManualClock } from '../test/support/clock.js';
 import { sequentialDepth } from './aws-meter.js';
+import { callsByKind } from './cost-arithmetic.js';
 import { batchEvent, lambdaContext, sendEvent } from './events.js';
 import type { BenchOptions, Figure } from './lib.js';
 import { meteredHandlers } from './metered-handlers.js';
@@ -69,9 +70,7 @@ export async function roundTrips(platform: LocalPlatform, options: BenchOptions)
         if (result.statusCode !== 202) throw new Error(`round trips: batch answered ${result.statusCode}: ${result.body}`);
         totals.push(calls.length);
         depths.push(sequentialDepth(calls));
-        const counts = new Map<string, number>();
-        for (const c of calls) counts.set(c.name, (counts.get(c.name) ?? 0) + 1);
-        shape = [...counts].map(([name, n]) => `${n} × ${name}`).join(', ');
+        shape = Object.entries(callsByKind(calls, 1, 0)).map(([name, n]) => `${n} × ${name}`).join(', ');
       }
       return { runs, total: range(totals), depth: range(depths), shape };
     };

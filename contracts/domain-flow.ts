@@ -80,11 +80,7 @@ const choice = (choices: readonly object[], otherwise: string) => ({ Type: 'Choi
 const succeed = (comment: string) => ({ Type: 'Succeed', Comment: comment });
 const fail = (error: string, cause: string) => ({ Type: 'Fail', Error: error, Cause: cause });
 
-/**
- * The release branch returns a removed domain's tenant to the quota (the edge already refuses the
- * domain); the drift branch checks one page per round until `done`, and starts releases on
- * `$$.StateMachine.Id`.
- */
+/** The release branch returns a removed domain's tenant to the quota; the drift branch checks a page a round. */
 export function domainFlowDefinition(tasks: DomainFlowTasks): Record<string, unknown> {
   const driftParameters = { 'drift.$': '$.drift', 'stateMachineArn.$': '$$.StateMachine.Id' };
   return {
