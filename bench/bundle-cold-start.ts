@@ -49,15 +49,14 @@ async function bundle(entry: string, outfile: string, alias: boolean) {
 }
 
 /** The environment the construct gives the functions, pointed at the local platform's emulators by endpoint. */
-function handlerEnv(platform: LocalPlatform): NodeJS.ProcessEnv {
-  const { config } = platform;
+function handlerEnv({ config, endpoints, queues }: LocalPlatform): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_ENDPOINT_URL_DYNAMODB: platform.endpoints.dynamodb,
-    AWS_ENDPOINT_URL_SQS: platform.endpoints.sqs,
+    AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+    AWS_ENDPOINT_URL_SQS: endpoints.sqs,
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     POWERTOOLS_SERVICE_NAME: 'bench',
     POWERTOOLS_METRICS_NAMESPACE: 'MessagesPlatform',
@@ -67,7 +66,7 @@ function handlerEnv(platform: LocalPlatform): NodeJS.ProcessEnv {
     [ENV.rateLimitsTable]: LOCAL_TABLE_NAMES.rateLimits,
     [ENV.messagesTable]: LOCAL_TABLE_NAMES.messages,
     [ENV.idempotencyTable]: LOCAL_TABLE_NAMES.idempotency,
-    [ENV.queueUrl]: platform.queues.queueUrl,
+    [ENV.queueUrl]: queues.queueUrl,
     [ENV.limitsConfig]: JSON.stringify({ plans: config.plans, anonymous: config.anonymous }),
     [ENV.messagesConfig]: JSON.stringify(config.messages),
     [ENV.pooledUsageKeys]: JSON.stringify({ free: 'v1', pro: 'v2', business: 'v3', enterprise: 'v4', anonymous: 'v5' }),

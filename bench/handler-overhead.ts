@@ -78,7 +78,7 @@ export async function handlerOverhead(options: BenchOptions): Promise<Figure> {
     clock: systemClock,
     config: config.messages,
     anonymousLimits: config.anonymous,
-  }) as unknown as Handler;
+  });
 
   const count = options.smoke ? 2_000 : 42_000;
   // Warm both (JIT), then alternate rounds so drift on a shared box hits both alike. The median round

@@ -58,10 +58,7 @@ async function simulateAccount(limits: RateLimits, demandPerSecond: number, minu
     ban: { threshold: 1_000_000_000, durationSeconds: 1 },
   });
 
-  interface Container {
-    limiter: RateLimiter;
-    calls: number;
-  }
+  type Container = { limiter: RateLimiter; calls: number };
   const idle: Container[] = [];
   const waiting: number[] = [];
   let containers = 0;
