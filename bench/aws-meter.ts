@@ -23,8 +23,6 @@ export interface AwsCall {
   readonly payloadBytes?: number;
 }
 
-const SERVICES: Readonly<Record<string, string>> = { DynamoDBClient: 'dynamodb', SQSClient: 'sqs' };
-
 type WriteRequests = Record<string, ReadonlyArray<{ PutRequest?: { Item?: Item }; DeleteRequest?: { Key?: Item } }>>;
 type Output = { Attributes?: Item; Item?: Item; UnprocessedItems?: WriteRequests; $metadata?: { attempts?: number } };
 
@@ -42,8 +40,6 @@ type Input = Record<string, unknown> &
     RequestItems?: WriteRequests;
     Entries?: readonly SqsEntry[];
   };
-
-const sum = <T>(list: readonly T[], size: (t: T) => number) => list.reduce((n, t) => n + size(t), 0);
 
 function sqsPayloadBytes(entry: SqsEntry): number {
   let bytes = Buffer.byteLength(entry.MessageBody ?? '');
@@ -89,7 +85,8 @@ export function meter<I extends object, O extends object>(
       attempts = (error as { $metadata?: { attempts?: number } }).$metadata?.attempts ?? 1;
       throw error;
     } finally {
-      const service = SERVICES[(context as { clientName?: string }).clientName ?? ''] ?? 'aws';
+      // DynamoDBClient, SQSClient: dynamodb, sqs.
+      const service = ((context as { clientName?: string }).clientName ?? 'aws').replace(/Client$/, '').toLowerCase();
       const operation = ((context as { commandName?: string }).commandName ?? '').replace(/Command$/, '');
       const item =
         operation === 'PutItem' ? input.Item : operation === 'UpdateItem' ? output?.Attributes : operation === 'GetItem' ? output?.Item : undefined;
@@ -106,8 +103,9 @@ export function meter<I extends object, O extends object>(
         ...(input.ConsistentRead ? { consistentRead: true } : {}),
         ...(input.Key && operation !== 'GetItem' ? { key: input.Key } : {}),
         ...(batch ? { putItems: batch.putItems, deleteKeys: batch.deleteKeys } : {}),
-        ...(operation === 'SendMessage' ? { payloadBytes: sqsPayloadBytes(input) } : {}),
-        ...(operation === 'SendMessageBatch' ? { payloadBytes: sum(input.Entries ?? [], sqsPayloadBytes) } : {}),
+        ...(operation.startsWith('SendMessage')
+          ? { payloadBytes: (input.Entries ?? [input]).reduce((n, e) => n + sqsPayloadBytes(e), 0) }
+          : {}),
       });
     }
   };

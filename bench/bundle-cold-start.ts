@@ -43,24 +43,20 @@ async function bundle(entry: string, outfile: string, alias: boolean) {
     metafile: true,
     logLevel: 'error',
   });
-  const bundled = new Set<string>();
-  for (const input of Object.keys(result.metafile?.inputs ?? {})) {
-    const m = /node_modules\/(@(?:aws-sdk|smithy)\/[^/]+)\//.exec(input);
-    if (m?.[1]) bundled.add(m[1]);
-  }
-  return { bytes: statSync(outfile).size, bundledSdkPackages: [...bundled].sort() };
+  const inputs = Object.keys(result.metafile?.inputs ?? {});
+  const packages = inputs.flatMap((input) => /node_modules\/(@(?:aws-sdk|smithy)\/[^/]+)\//.exec(input)?.[1] ?? []);
+  return { bytes: statSync(outfile).size, bundledSdkPackages: [...new Set(packages)].sort() };
 }
 
 /** The environment the construct gives the functions, pointed at the local platform's emulators by endpoint. */
-function handlerEnv(platform: LocalPlatform): NodeJS.ProcessEnv {
-  const { config } = platform;
+function handlerEnv({ config, endpoints, queues }: LocalPlatform): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_ENDPOINT_URL_DYNAMODB: platform.endpoints.dynamodb,
-    AWS_ENDPOINT_URL_SQS: platform.endpoints.sqs,
+    AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+    AWS_ENDPOINT_URL_SQS: endpoints.sqs,
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     POWERTOOLS_SERVICE_NAME: 'bench',
     POWERTOOLS_METRICS_NAMESPACE: 'MessagesPlatform',
@@ -70,7 +66,7 @@ function handlerEnv(platform: LocalPlatform): NodeJS.ProcessEnv {
     [ENV.rateLimitsTable]: LOCAL_TABLE_NAMES.rateLimits,
     [ENV.messagesTable]: LOCAL_TABLE_NAMES.messages,
     [ENV.idempotencyTable]: LOCAL_TABLE_NAMES.idempotency,
-    [ENV.queueUrl]: platform.queues.queueUrl,
+    [ENV.queueUrl]: queues.queueUrl,
     [ENV.limitsConfig]: JSON.stringify({ plans: config.plans, anonymous: config.anonymous }),
     [ENV.messagesConfig]: JSON.stringify(config.messages),
     [ENV.pooledUsageKeys]: JSON.stringify({ free: 'v1', pro: 'v2', business: 'v3', enterprise: 'v4', anonymous: 'v5' }),
@@ -110,6 +106,7 @@ async function coldStart(bundleFile: string, event: unknown, env: NodeJS.Process
   type Answer = { statusCode?: number; principalId?: string } | null;
   return { ...(JSON.parse(out) as { initMs: number; firstCallMs: number; cpuMs: number; result: Answer }), stderr };
 }
+type Run = Awaited<ReturnType<typeof coldStart>>;
 
 /** `ratio`, `cpuRatio`: init + first call ÷ the plain SDK bundle's, in wall and CPU time (bench/README.md). */
 type BundleFigures = { kb: number; bundledSdkPackages: string[] } & {
@@ -156,7 +153,7 @@ export async function bundleAndColdStart(platform: LocalPlatform, options: Bench
         id: `msg_plain_${n++}`,
       }),
     };
-    const expectations: Partial<Record<BundleName, (r: Awaited<ReturnType<typeof coldStart>>['result']) => boolean>> = {
+    const expectations: Partial<Record<BundleName, (r: Run['result']) => boolean>> = {
       sendMessage: (r) => r?.statusCode === 202,
       sendMessageDefaultChain: (r) => r?.statusCode === 202,
       authorizer: (r) => r?.principalId === key.keyId,
@@ -172,32 +169,27 @@ export async function bundleAndColdStart(platform: LocalPlatform, options: Bench
 
     // Each bundle's runs interleaved with the baseline's, so drift on a shared box hits both alike.
     const timed: BundleName[] = options.smoke ? ['sendMessage'] : [...FUNCTIONS, 'sendMessageDefaultChain'];
-    const baselineTotals: number[] = [];
-    const samples = () => ({ init: [] as number[], first: [] as number[], total: [] as number[], cpu: [] as number[] });
+    const baselineRuns: Run[] = [];
+    const ms = (sample: readonly Run[], of: (run: Run) => number) => median(sample.map(of));
+    const total = (run: Run) => run.initMs + run.firstCallMs;
+    const cpu = (run: Run) => run.cpuMs;
     for (const name of timed) {
-      const own = samples();
-      const baseline = samples();
+      const own: Run[] = [];
+      const baseline: Run[] = [];
       for (let i = 0; i < runs; i++) {
         // Alternate which goes first, so that neither always runs right after the other's process.
         const pair = i % 2 === 0 ? [name, 'plainSdk'] as const : ['plainSdk', name] as const;
-        for (const which of pair) {
-          const run = await once(which);
-          const into = which === 'plainSdk' ? baseline : own;
-          into.init.push(run.initMs);
-          into.first.push(run.firstCallMs);
-          into.total.push(run.initMs + run.firstCallMs);
-          into.cpu.push(run.cpuMs);
-        }
+        for (const which of pair) (which === 'plainSdk' ? baseline : own).push(await once(which));
       }
-      baselineTotals.push(...baseline.total);
+      baselineRuns.push(...baseline);
       const b = bundles[name];
-      b.initMs = round(median(own.init), 1);
-      b.firstCallMs = round(median(own.first), 1);
-      b.totalMs = round(median(own.total), 1);
-      b.ratio = round(b.totalMs / median(baseline.total), 2);
-      b.cpuRatio = round(median(own.cpu) / median(baseline.cpu), 2);
+      b.initMs = round(ms(own, (r) => r.initMs), 1);
+      b.firstCallMs = round(ms(own, (r) => r.firstCallMs), 1);
+      b.totalMs = round(ms(own, total), 1);
+      b.ratio = round(b.totalMs / ms(baseline, total), 2);
+      b.cpuRatio = round(ms(own, cpu) / ms(baseline, cpu), 2);
     }
-    bundles.plainSdk.totalMs = round(median(baselineTotals), 1);
+    bundles.plainSdk.totalMs = round(ms(baselineRuns, total), 1);
 
     const send = bundles.sendMessage;
     const sizes = FUNCTIONS.map((name) => `${name} ${bundles[name].kb} KB`).join(', ');
@@ -213,7 +205,7 @@ export async function bundleAndColdStart(platform: LocalPlatform, options: Bench
       {
         figure: 'cold-start (send-message bundle init + first call ÷ plain SDK v3 bundle, same calls)',
         value:
-          `${send.ratio} (${send.initMs} ms init + ${send.firstCallMs} ms first call vs plain SDK ${round(median(baselineTotals), 1)} ms;` +
+          `${send.ratio} (${send.initMs} ms init + ${send.firstCallMs} ms first call vs plain SDK ${bundles.plainSdk.totalMs} ms;` +
           ` median of ${runs} fresh processes; ${ratios})`,
         goal: NO_GOAL,
         pass: null,

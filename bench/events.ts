@@ -1,6 +1,7 @@
 /** The events and context the benchmarks call the Messages API handlers with. */
-import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context, SQSEvent } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, SQSEvent } from 'aws-lambda';
 import type { MessageEnvelope } from '../lambda/messages/message.js';
+import { localLambdaContext } from '../local/loopback.js';
 import { UNLIMITED } from './lib.js';
 
 /** An API Gateway proxy event for POST /messages as the local gateway builds it, with an authorized key. */
@@ -49,20 +50,8 @@ export function sendEvent(i: number, keyId: string, accountId: string, idempoten
   };
 }
 
-/** What the handlers and Powertools read of a Lambda context (the callbacks of old handlers left out). */
-export function lambdaContext(requestId: string): Context {
-  return {
-    awsRequestId: requestId,
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: 'bench-send',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:bench-send',
-    logGroupName: '/bench',
-    logStreamName: 'bench',
-    memoryLimitInMB: '512',
-    getRemainingTimeInMillis: () => 10_000,
-  } as Context;
-}
+/** The Lambda context of a benchmark's invocation: the local platform's, 10 s to run. */
+export const lambdaContext = (requestId: string) => localLambdaContext('send', requestId, 10_000);
 
 /** POST /messages/batch of 100 messages, each of the same text as sendEvent(i)'s. */
 export function batchEvent(i: number, keyId: string, accountId: string): APIGatewayProxyEvent {

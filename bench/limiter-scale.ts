@@ -9,15 +9,6 @@ import { ItemWriteCeiling, withClientRetries, withItemWriteCeiling } from '../lo
 import type { BenchOptions, Figure } from './lib.js';
 import { seededRandom, VirtualTime } from './virtual-time.js';
 
-interface ScaleOptions {
-  readonly limits: RateLimits;
-  /** Requests arriving per simulated second (open loop), spread over the account's keys. */
-  readonly demandPerSecond: number;
-  readonly minutes: number;
-  /** Today's design: the whole budget on one item. */
-  readonly singleItem: boolean;
-}
-
 /** One network round trip to DynamoDB, in simulated ms (uniform). */
 const RTT_MS = { min: 3, max: 8 } as const;
 /** What the handler does after the limiter for an accepted request (record write and enqueue, side by side). */
@@ -26,21 +17,24 @@ const MAX_CONTAINERS = 400;
 const KEYS = 8;
 const ACCOUNT = 'acct_scale';
 
-/** One account sending from many containers under the per-item write ceiling: bench/README.md, "limiter-scale". */
-async function simulateAccount(options: ScaleOptions) {
+/**
+ * One account sending from many containers under the per-item write ceiling: bench/README.md,
+ * "limiter-scale". `demandPerSecond` requests arrive a simulated second (open loop), spread over the
+ * account's keys; `singleItem` is today's design, the whole budget on one item.
+ */
+async function simulateAccount(limits: RateLimits, demandPerSecond: number, minutes: number, singleItem: boolean) {
   const random = seededRandom(13);
   const start = Date.UTC(2026, 10, 21, 10, 0, 0);
-  const end = start + options.minutes * 60_000;
+  const end = start + minutes * 60_000;
   const time = new VirtualTime(start);
   const memory = new MemoryLimiterStore();
   const ceiling = new ItemWriteCeiling(time);
-  const { limits } = options;
-  if (options.singleItem) {
+  if (singleItem) {
     await memory.provision(shardId(ACCOUNT, 0), { slice: limits, account: limits, shards: 1 });
   } else {
     await new AccountLimits(memory).provision(ACCOUNT, limits, start);
   }
-  const shards = options.singleItem ? 1 : shardCount(limits);
+  const shards = singleItem ? 1 : shardCount(limits);
 
   const between = (min: number, max: number) => min + random() * (max - min);
   // Each attempt is a round trip: the item's ceiling applies when the request reaches the table.
@@ -54,7 +48,7 @@ async function simulateAccount(options: ScaleOptions) {
   });
 
   // The caller's limits as the authorizer holds them; for today's design, limits of one item.
-  const callerLimits = options.singleItem ? { perMinute: 30_000, perDay: limits.perDay } : limits;
+  const callerLimits = singleItem ? { perMinute: 30_000, perDay: limits.perDay } : limits;
   const subject = (i: number): KeySubject => ({
     kind: 'key',
     keyId: `key_${i % KEYS}`,
@@ -64,10 +58,7 @@ async function simulateAccount(options: ScaleOptions) {
     ban: { threshold: 1_000_000_000, durationSeconds: 1 },
   });
 
-  interface Container {
-    limiter: RateLimiter;
-    calls: number;
-  }
+  type Container = { limiter: RateLimiter; calls: number };
   const idle: Container[] = [];
   const waiting: number[] = [];
   let containers = 0;
@@ -123,7 +114,7 @@ async function simulateAccount(options: ScaleOptions) {
     idle.push(container);
   };
 
-  const interval = 1000 / options.demandPerSecond;
+  const interval = 1000 / demandPerSecond;
   const arrivals = (async () => {
     for (let i = 0; time.now() + interval < end; i++) {
       await time.sleep(interval * between(0.5, 1.5));
@@ -136,10 +127,10 @@ async function simulateAccount(options: ScaleOptions) {
   await time.runUntil(end + 10_000);
   await arrivals;
 
-  const minutes = Array.from({ length: options.minutes }, (_, m) => Math.floor(start / 60_000) + m);
-  const windows = minutes.map((m) => ({ accepted: accepted.get(m) ?? 0, arrived: arrived.get(m) ?? 0 }));
+  const minuteIndexes = Array.from({ length: minutes }, (_, m) => Math.floor(start / 60_000) + m);
+  const windows = minuteIndexes.map((m) => ({ accepted: accepted.get(m) ?? 0, arrived: arrived.get(m) ?? 0 }));
   // Seconds of each minute before its first 429 (while the budget lasted), whole seconds only.
-  const budgetSeconds = minutes.flatMap((m) => {
+  const budgetSeconds = minuteIndexes.flatMap((m) => {
     const until = Math.floor((firstRefusal.get(m) ?? (m + 1) * 60_000) / 1000);
     return Array.from({ length: Math.max(0, until - m * 60) - 1 }, (_, s) => m * 60 + 1 + s);
   });
@@ -151,7 +142,7 @@ async function simulateAccount(options: ScaleOptions) {
     .filter((w) => w.arrived > limits.perMinute)
     .map((w) => (limits.perMinute - w.accepted) / limits.perMinute);
   return {
-    design: options.singleItem ? 'single item' : `${shards} shards`,
+    design: singleItem ? 'single item' : `${shards} shards`,
     shards,
     windows,
     acceptedPerSecond: Math.round(acceptedPerSecond),
@@ -177,22 +168,21 @@ function around<T extends object>(target: T, wrap: (call: () => unknown) => unkn
 
 /** The sharded design beside today's single item (bench/README.md, "limiter-scale"). */
 export async function limiterScale(options: BenchOptions): Promise<Figure> {
-  // 150,000/min is 2,500/s on average: 5 shards. Demand 20 % above it, so every minute runs out.
-  // Smoke: 60,000/min (2 shards), 1,200/s, one minute.
+  // Demand 20 % above the limit, so every minute runs out.
   const limits = { perMinute: options.smoke ? 60_000 : 150_000, perDay: 100_000_000 };
-  const base = { limits, demandPerSecond: options.smoke ? 1_200 : 3_000, minutes: options.smoke ? 1 : 3 };
-  const sharded = await simulateAccount({ ...base, singleItem: false });
-  const single = await simulateAccount({ ...base, singleItem: true });
+  const demandPerSecond = options.smoke ? 1_200 : 3_000;
+  const sharded = await simulateAccount(limits, demandPerSecond, options.smoke ? 1 : 3, false);
+  const single = await simulateAccount(limits, demandPerSecond, options.smoke ? 1 : 3, true);
   const pass = sharded.acceptedPerSecond >= 2_000 && sharded.overAdmission === 0 && sharded.underAdmissionPercent <= 1;
   const describe = (r: typeof sharded) =>
     `${r.design}: ${r.acceptedPerSecond} accepted/s while the budget lasts, ` +
     `${r.windows.map((w) => w.accepted).join(' / ')} accepted per minute of ${limits.perMinute}, ` +
     `over-admission ${r.overAdmission}, under-admission ${r.underAdmissionPercent} %, ${r.failed} failed`;
   return {
-    figure: `limiter-scale (one account, ${base.demandPerSecond} requests/s from many containers, 1,000 writes/s per item)`,
+    figure: `limiter-scale (one account, ${demandPerSecond} requests/s from many containers, 1,000 writes/s per item)`,
     value: `${describe(sharded)}; baseline ${describe(single)}`,
     goal: '≥ 2,000 accepted/s, 0 over-admission, ≤ 1 % under-admission',
     pass,
-    details: { limits, demandPerSecond: base.demandPerSecond, sharded, singleItem: single },
+    details: { limits, demandPerSecond: demandPerSecond, sharded, singleItem: single },
   };
 }

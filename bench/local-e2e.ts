@@ -19,7 +19,6 @@ async function postMessages(platform: LocalPlatform, keys: readonly string[], co
     method: 'POST',
     connections: concurrency,
     duration: seconds,
-    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ message: 'bench message' }),
     setupClient: (client) => {
       const key = keys[connection++ % keys.length] as string;

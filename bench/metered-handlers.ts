@@ -1,13 +1,4 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import type {
-  APIGatewayAuthorizerResult,
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  APIGatewayRequestAuthorizerEvent,
-  Context,
-  SQSBatchResponse,
-  SQSEvent,
-} from 'aws-lambda';
 import { createAuthorizerHandler } from '../lambda/keys/authorizer-handler.js';
 import { DynamoDbKeyStore } from '../lambda/keys/dynamodb-key-store.js';
 import { DynamoDbIdempotencyStore } from '../lambda/messages/dynamodb-idempotency-store.js';
@@ -25,9 +16,6 @@ import { DynamoDbUsageHistoryStore } from '../lambda/usage-history/dynamodb-usag
 import { LOCAL_AWS, LOCAL_TABLE_NAMES } from '../local/emulators.js';
 import type { LocalPlatform } from '../local/platform.js';
 import { type AwsCall, meter } from './aws-meter.js';
-
-type Invoke<E, R> = (event: E, context: Context) => Promise<R>;
-type HttpHandler = Invoke<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
 /** The Messages API handlers as the Lambdas build them, metered (bench/README.md); `queued`: what they enqueued. */
 export function meteredHandlers(platform: LocalPlatform, clock: Clock) {
@@ -68,21 +56,21 @@ export function meteredHandlers(platform: LocalPlatform, clock: Clock) {
     clock,
     maxReceiveCount: config.messages.maxReceiveCount,
     usageHistory: new DynamoDbUsageHistoryStore(documentClient, LOCAL_TABLE_NAMES.rateLimits),
-  }) as unknown as Invoke<SQSEvent, SQSBatchResponse>;
+  });
   const authorizer = createAuthorizerHandler({
     keys: new DynamoDbKeyStore(documentClient, LOCAL_TABLE_NAMES.apiKeys),
     pooledUsageKeys: { free: 'v1', pro: 'v2', business: 'v3', enterprise: 'v4', anonymous: 'v5' },
     limits: { plans: config.plans, anonymous: config.anonymous },
     clock,
     keyCacheSeconds: config.auth.keyCacheSeconds,
-  }) as unknown as Invoke<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>;
+  });
 
   return {
     calls,
     queued,
     documentClient,
-    send: createSendMessageHandler(sendDeps()) as unknown as HttpHandler,
-    sendBatch: createSendBatchHandler(sendDeps()) as unknown as HttpHandler,
+    send: createSendMessageHandler(sendDeps()),
+    sendBatch: createSendBatchHandler(sendDeps()),
     worker,
     authorizer,
     destroy: () => [documentClient, singleAttemptClient, sqsClient].forEach((client) => client.destroy()),

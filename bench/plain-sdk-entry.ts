@@ -6,9 +6,7 @@ import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-
 const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 const sqs = new SQSClient({});
 
-type PlainSdkEvent = Readonly<Record<'rateLimitsTable' | 'messagesTable' | 'queueUrl' | 'id', string>>;
-
-export async function handler(event: PlainSdkEvent): Promise<void> {
+export async function handler(event: Readonly<Record<'rateLimitsTable' | 'messagesTable' | 'queueUrl' | 'id', string>>) {
   await documents.send(
     new UpdateCommand({
       TableName: event.rateLimitsTable,

@@ -1,14 +1,14 @@
 import type { LocalPlatform } from '../local/platform.js';
 import { ManualClock } from '../test/support/clock.js';
 import { sequentialDepth } from './aws-meter.js';
+import { callsByKind } from './cost-arithmetic.js';
 import { batchEvent, lambdaContext, sendEvent } from './events.js';
 import type { BenchOptions, Figure } from './lib.js';
 import { meteredHandlers } from './metered-handlers.js';
 
 /** AWS calls per accepted POST on the metered handlers: bench/README.md, "round-trips". */
 export async function roundTrips(platform: LocalPlatform, options: BenchOptions): Promise<Figure> {
-  // The handler's clock is moved by hand: the requests of the steady state fall in one minute, and
-  // one request is the first of a new minute window (every key meets one a minute while it sends).
+  // The handler's clock is moved by hand (bench/README.md, "round-trips").
   const clock = new ManualClock(Math.floor(Date.now() / 60_000) * 60_000 + 1_000);
   const metered = meteredHandlers(platform, clock);
   const { calls, send: handler } = metered;
@@ -36,11 +36,9 @@ export async function roundTrips(platform: LocalPlatform, options: BenchOptions)
       };
     };
     const measure = async (withIdempotencyKey: boolean) => {
-      // After an idle spell (5 minutes without a request): the limiter's write finds counters of
-      // long-past windows and tidies them beside the enqueue, one more call but no deeper path.
+      // After 5 idle minutes, then the first request of a new minute, then the steady state in it.
       clock.advance(5 * 60_000);
       const afterIdle = await send(withIdempotencyKey);
-      // A new minute: its first request is measured on its own, the rest are the steady state.
       clock.advance(60_000);
       const rollover = await send(withIdempotencyKey);
       const steady = [];
@@ -72,9 +70,7 @@ export async function roundTrips(platform: LocalPlatform, options: BenchOptions)
         if (result.statusCode !== 202) throw new Error(`round trips: batch answered ${result.statusCode}: ${result.body}`);
         totals.push(calls.length);
         depths.push(sequentialDepth(calls));
-        const counts = new Map<string, number>();
-        for (const c of calls) counts.set(c.name, (counts.get(c.name) ?? 0) + 1);
-        shape = [...counts].map(([name, n]) => `${n} × ${name}`).join(', ');
+        shape = Object.entries(callsByKind(calls, 1, 0)).map(([name, n]) => `${n} × ${name}`).join(', ');
       }
       return { runs, total: range(totals), depth: range(depths), shape };
     };

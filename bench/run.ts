@@ -53,8 +53,7 @@ async function main() {
   if (['bundle-size', 'cold-start', 'local-e2e', 'round-trips', 'cost-per-million'].some(wanted)) {
     const config = loadConfig({ plans: { enterprise: { limits: UNLIMITED } } });
     await onPlatform({ worker: false, config }, async (platform) => {
-      const bundles = () => bundleAndColdStart(platform, options);
-      await measure('bundle-and-cold-start', bundles, ['bundle-size', 'cold-start']);
+      await measure('bundle-and-cold-start', () => bundleAndColdStart(platform, options), ['bundle-size', 'cold-start']);
       await measure('local-e2e', () => localE2e(platform, options));
       await measure('round-trips', () => roundTrips(platform, options));
       await measure('cost-per-million', () => costPerMillion(platform, options));

@@ -1,5 +1,6 @@
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
+import { WEBHOOK_DELIVERY_SOURCE } from '../contracts/webhooks.js';
 import { DynamoDbMessageStore } from '../lambda/messages/dynamodb-message-store.js';
 import { toMessageResource } from '../lambda/messages/index.js';
 import { DATA_PLANE } from '../lambda/shared/aws-clients.js';
@@ -24,13 +25,11 @@ import { ASSUMPTIONS, PRICES } from './prices.js';
 
 type Received = Array<{ at: number; id: string }>;
 
-/** The delivery function's batch (contracts/webhooks.ts) and what an endpoint takes to answer, stated. */
-const DELIVERY_ASSUMPTIONS = {
-  /** An owner's endpoint answering 2xx: the delivery function waits for it (billed duration). */
-  endpointAnswerMs: 100,
-  /** Jobs per delivery invocation (WEBHOOK_DELIVERY_SOURCE.batchSize), batches assumed full, jobs in parallel. */
-  deliveryBatchSize: 10,
-} as const;
+/**
+ * Stated: an owner's endpoint answers 2xx in `endpointAnswerMs` (the delivery function waits for it,
+ * billed duration); delivery batches are full (WEBHOOK_DELIVERY_SOURCE), their jobs in parallel.
+ */
+const DELIVERY_ASSUMPTIONS = { endpointAnswerMs: 100, deliveryBatchSize: WEBHOOK_DELIVERY_SOURCE.batchSize } as const;
 
 /**
  * Webhooks' added cost per million processed messages with one endpoint, from the AWS calls of the
@@ -119,7 +118,7 @@ async function webhooksCost(platform: LocalPlatform, options: BenchOptions): Pro
     const units = capacityUnits(allCalls, () => undefined);
     // A Query of an account's endpoints reads one small page: counted as one consistent read unit.
     const queryReads = allCalls.filter((c) => c.name === 'dynamodb:Query').length;
-    const deliveryInvocations = perMessage(count) / DELIVERY_ASSUMPTIONS.deliveryBatchSize;
+    const deliveryInvocations = 1 / DELIVERY_ASSUMPTIONS.deliveryBatchSize;
     const deliveryMs =
       ASSUMPTIONS.handlerWorkMs + DELIVERY_ASSUMPTIONS.endpointAnswerMs + 3 * ASSUMPTIONS.awsRoundTripMs;
     const workerAddedMs = 3 * ASSUMPTIONS.awsRoundTripMs / ASSUMPTIONS.workerBatchSize;

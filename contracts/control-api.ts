@@ -1,8 +1,4 @@
-/**
- * Contract between the dashboard constructs and the control API handler: the handler's
- * entry and the environment it reads. The local platform sets the same variables (or builds the
- * same services directly), so one handler module serves the dashboard on AWS and locally.
- */
+/** The control API handler's entry and environment: set by the dashboard constructs and by the local platform alike. */
 export const CONTROL_API_HANDLER = {
   entry: 'lambda/control/http-handler.ts',
   handler: 'handler',
@@ -27,10 +23,7 @@ export const CONTROL_ENV = {
   keyValueStoreArn: 'KVS_ARN',
   platformHost: 'PLATFORM_HOST',
   domainFlowArn: 'DOMAIN_FLOW_ARN',
-  /**
-   * The dashboard's origin (https://<distribution domain>): the proxy integration's answers carry
-   * Access-Control-Allow-Origin for it (API Gateway adds CORS headers only to its own answers).
-   */
+  /** https://<distribution domain>: the handler's answers carry its CORS header (API Gateway's only its own). */
   dashboardOrigin: 'DASHBOARD_ORIGIN',
   /** The operations (alarm) topic: upgrade requests are published to it. Absent: none is. */
   operationsTopicArn: 'OPERATIONS_TOPIC_ARN',

@@ -1,10 +1,8 @@
 import { type GatewayResponseDefinition, problemHeaders, rateLimited, SHARED_GATEWAY_RESPONSES } from './gateway-responses.js';
 
 /**
- * Gateway responses of the control API (behind the dashboard's Cognito authorizer): RFC 9457
- * problem documents like the Messages API's, as plain data. The construct adds the CORS headers
- * of the dashboard's origin to each, so that the browser lets the dashboard read them (a 401 from
- * the authorizer must reach the app, which then signs the owner in again).
+ * Gateway responses of the control API (Cognito authorizer). The construct adds the dashboard origin's
+ * CORS headers to each: the app must read a 401 of the authorizer to sign the owner in again.
  */
 export const CONTROL_GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
   {

@@ -8,12 +8,6 @@ export const DEPLOY_LIMITS = {
   maxFileBytes: 25 * 1024 * 1024,
 } as const;
 
-export interface ManifestEntry {
-  readonly path: string;
-  readonly sha256: string;
-  readonly size: number;
-}
-
 export interface UploadInstruction {
   readonly sha256: string;
   readonly url: string;
@@ -30,7 +24,7 @@ export interface StartedDeployBody {
 
 /** How a client reaches the two control API calls of a deploy (its own auth and base URL). */
 export interface DeployCalls {
-  start(files: readonly ManifestEntry[]): Promise<StartedDeployBody>;
+  start(files: readonly { path: string; sha256: string; size: number }[]): Promise<StartedDeployBody>;
   /** Resolves with the finished deploy, or with the uploads still missing (a `files_missing` problem). */
   finalize(deployId: string): Promise<{ readonly missing?: readonly UploadInstruction[]; readonly deploy?: unknown }>;
 }
@@ -55,12 +49,11 @@ export interface DeployOutcome {
   readonly uploadedBytes: number;
 }
 
-const hex = (bytes: ArrayBuffer) => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('');
-
 /** SHA-256 of a file's bytes, lower-case hex (the key its content is stored under). */
 async function sha256Hex(body: Uint8Array): Promise<string> {
   // A Node Buffer's type allows a SharedArrayBuffer, which the DOM typings of digest() and fetch() refuse.
-  return hex(await globalThis.crypto.subtle.digest('SHA-256', body as Uint8Array<ArrayBuffer>));
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', body as Uint8Array<ArrayBuffer>);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 /** Uploads in flight at once: enough to fill a link, few enough for a browser's per-host limit. */
@@ -78,6 +71,7 @@ export async function deploySite(
   );
   const bodies = new Map(manifest.map((entry, i) => [entry.sha256, files[i]?.body as Uint8Array]));
   const started = await calls.start(manifest);
+  const { deployId } = started.deploy;
   let uploadedFiles = 0;
   let uploadedBytes = 0;
   const uploadBytes = started.uploads.reduce((sum, u) => sum + (bodies.get(u.sha256)?.byteLength ?? 0), 0);
@@ -99,12 +93,11 @@ export async function deploySite(
     );
   };
   await upload(started.uploads);
-  let finalized = await calls.finalize(started.deploy.deployId);
+  let finalized = await calls.finalize(deployId);
   if (finalized.missing) {
     await upload(finalized.missing);
-    finalized = await calls.finalize(started.deploy.deployId);
+    finalized = await calls.finalize(deployId);
     if (finalized.missing) throw new Error(`${finalized.missing.length} files could not be uploaded; deploy again.`);
   }
-  const { deployId } = started.deploy;
   return { deployId, deploy: finalized.deploy, skipped: started.skipped, uploadedFiles, uploadedBytes };
 }

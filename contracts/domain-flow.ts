@@ -1,15 +1,9 @@
 import { createHash } from 'node:crypto';
 
 /** The domain flow (JSONPath: the local engine runs it too); diagram in docs/contributors/architecture.md. */
-export interface DomainFlowTasks {
-  readonly verifyDns: string;
-  readonly requestCertificate: string;
-  readonly checkCertificate: string;
-  readonly activate: string;
-  readonly diagnose: string;
-  readonly releaseTenant: string;
-  readonly checkDrift: string;
-}
+export type DomainFlowTasks = Readonly<
+  Record<'verifyDns' | 'requestCertificate' | 'checkCertificate' | 'activate' | 'diagnose' | 'releaseTenant' | 'checkDrift', string>
+>;
 
 export const DOMAIN_FLOW_STATES = {
   operation: 'Operation?',
@@ -82,65 +76,66 @@ const task = (
   Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: onError }],
   ...(next ? { Next: next } : { End: true }),
 });
+const choice = (choices: readonly object[], otherwise: string) => ({ Type: 'Choice', Choices: choices, Default: otherwise });
+const succeed = (comment: string) => ({ Type: 'Succeed', Comment: comment });
+const fail = (error: string, cause: string) => ({ Type: 'Fail', Error: error, Cause: cause });
 
+/** The release branch returns a removed domain's tenant to the quota; the drift branch checks a page a round. */
 export function domainFlowDefinition(tasks: DomainFlowTasks): Record<string, unknown> {
+  const driftParameters = { 'drift.$': '$.drift', 'stateMachineArn.$': '$$.StateMachine.Id' };
   return {
     Comment:
       'Custom domain: verify DNS, request the certificate, wait for it with a 30-minute watchdog, activate or diagnose; or release a removed domain\'s tenant; or check live domains for DNS drift',
     StartAt: S.operation,
     States: {
-      [S.operation]: {
-        Type: 'Choice',
-        Choices: [
+      [S.operation]: choice(
+        [
           { Variable: '$.release', IsPresent: true, Next: S.releaseTenant },
           { Variable: '$.drift', IsPresent: true, Next: S.checkDrift },
         ],
-        Default: S.verifyDns,
-      },
+        S.verifyDns,
+      ),
       [S.verifyDns]: task(tasks.verifyDns, '$.dns', S.dnsVerified),
-      [S.dnsVerified]: {
-        Type: 'Choice',
-        Choices: [{ Variable: '$.dns.verified', BooleanEquals: true, Next: S.requestCertificate }],
-        Default: S.dnsNotVerified,
-      },
-      [S.dnsNotVerified]: { Type: 'Succeed', Comment: 'The domain is dns_failed with its reason; the owner fixes DNS and verifies again' },
+      [S.dnsVerified]: choice([{ Variable: '$.dns.verified', BooleanEquals: true, Next: S.requestCertificate }], S.dnsNotVerified),
+      [S.dnsNotVerified]: succeed('The domain is dns_failed with its reason; the owner fixes DNS and verifies again'),
       [S.requestCertificate]: task(tasks.requestCertificate, '$.certificate', S.waitForCertificate, S.diagnose),
       [S.waitForCertificate]: { Type: 'Wait', SecondsPath: '$.pollSeconds', Next: S.checkCertificate },
       [S.checkCertificate]: task(tasks.checkCertificate, '$.certificate', S.certificateReady, S.diagnose),
-      [S.certificateReady]: {
-        Type: 'Choice',
-        Choices: [
+      [S.certificateReady]: choice(
+        [
           { Variable: '$.certificate.status', StringEquals: 'issued', Next: S.activate },
           { Variable: '$.certificate.status', StringEquals: 'failed', Next: S.diagnose },
           // The watchdog: 30 minutes after verification without a certificate, diagnose.
           { Variable: '$.certificate.watchdogExpired', BooleanEquals: true, Next: S.diagnose },
         ],
-        Default: S.waitForCertificate,
-      },
+        S.waitForCertificate,
+      ),
       [S.activate]: task(tasks.activate, '$.activation', undefined),
       [S.diagnose]: task(tasks.diagnose, '$.diagnosis', undefined),
-      [S.failed]: { Type: 'Fail', Error: 'DomainFlowFailed', Cause: 'An unexpected error stopped the domain flow; the owner can re-verify' },
-      ...releaseStates(tasks.releaseTenant),
-      ...driftStates(tasks.checkDrift),
-    },
-  };
-}
-
-/** The drift branch: one page per round until `done`; the task starts releases on `$$.StateMachine.Id`. */
-function driftStates(checkDrift: string): Record<string, unknown> {
-  const parameters = { 'drift.$': '$.drift', 'stateMachineArn.$': '$$.StateMachine.Id' };
-  return {
-    [S.checkDrift]: task(checkDrift, '$.drift', S.driftChecked, S.driftCheckFailed, retryTaskErrors, parameters),
-    [S.driftChecked]: {
-      Type: 'Choice',
-      Choices: [{ Variable: '$.drift.done', BooleanEquals: false, Next: S.checkDrift }],
-      Default: S.driftCheckDone,
-    },
-    [S.driftCheckDone]: { Type: 'Succeed', Comment: 'Every live domain was checked; $.drift holds the counts' },
-    [S.driftCheckFailed]: {
-      Type: 'Fail',
-      Error: 'DriftCheckFailed',
-      Cause: 'The drift check of live domains kept failing; domains it did not reach keep their state until the next run',
+      [S.failed]: fail('DomainFlowFailed', 'An unexpected error stopped the domain flow; the owner can re-verify'),
+      [S.releaseTenant]: task(tasks.releaseTenant, '$.released', S.tenantReleased, S.releaseFailed, retryTaskErrors),
+      [S.tenantReleased]: choice(
+        [
+          { Variable: '$.released.status', StringEquals: 'released', Next: S.released },
+          { Variable: '$.released.status', StringEquals: 'kept', Next: S.releaseKept },
+          { Variable: '$.released.expired', BooleanEquals: true, Next: S.releaseFailed },
+        ],
+        S.waitToRelease,
+      ),
+      [S.waitToRelease]: { Type: 'Wait', SecondsPath: '$.released.waitSeconds', Next: S.releaseTenant },
+      [S.released]: succeed('The tenant no longer holds the domain (deleted with its last one); the edge entry is gone'),
+      [S.releaseKept]: succeed('The domain was added again on the same tenant: it is the new claim\'s now'),
+      [S.releaseFailed]: fail(
+        'TenantReleaseFailed',
+        'The removed domain\'s tenant could not be released (still refused after the retries): it is disabled and serves nothing, but counts against the tenants quota',
+      ),
+      [S.checkDrift]: task(tasks.checkDrift, '$.drift', S.driftChecked, S.driftCheckFailed, retryTaskErrors, driftParameters),
+      [S.driftChecked]: choice([{ Variable: '$.drift.done', BooleanEquals: false, Next: S.checkDrift }], S.driftCheckDone),
+      [S.driftCheckDone]: succeed('Every live domain was checked; $.drift holds the counts'),
+      [S.driftCheckFailed]: fail(
+        'DriftCheckFailed',
+        'The drift check of live domains kept failing; domains it did not reach keep their state until the next run',
+      ),
     },
   };
 }
@@ -148,30 +143,6 @@ function driftStates(checkDrift: string): Record<string, unknown> {
 /** A drift check started by hand (the control API's "check now"); scheduled ones get names from Step Functions. */
 export function driftCheckExecutionName(at: number): string {
   return `drift-now-${at.toString(36)}`;
-}
-
-/** The release branch: the edge already refuses the domain; this returns its tenant to the quota. */
-function releaseStates(releaseTenant: string): Record<string, unknown> {
-  return {
-    [S.releaseTenant]: task(releaseTenant, '$.released', S.tenantReleased, S.releaseFailed, retryTaskErrors),
-    [S.tenantReleased]: {
-      Type: 'Choice',
-      Choices: [
-        { Variable: '$.released.status', StringEquals: 'released', Next: S.released },
-        { Variable: '$.released.status', StringEquals: 'kept', Next: S.releaseKept },
-        { Variable: '$.released.expired', BooleanEquals: true, Next: S.releaseFailed },
-      ],
-      Default: S.waitToRelease,
-    },
-    [S.waitToRelease]: { Type: 'Wait', SecondsPath: '$.released.waitSeconds', Next: S.releaseTenant },
-    [S.released]: { Type: 'Succeed', Comment: 'The tenant no longer holds the domain (deleted with its last one); the edge entry is gone' },
-    [S.releaseKept]: { Type: 'Succeed', Comment: 'The domain was added again on the same tenant: it is the new claim\'s now' },
-    [S.releaseFailed]: {
-      Type: 'Fail',
-      Error: 'TenantReleaseFailed',
-      Cause: 'The removed domain\'s tenant could not be released (still refused after the retries): it is disabled and serves nothing, but counts against the tenants quota',
-    },
-  };
 }
 
 /** Execution names are deterministic per domain attempt, so a double click cannot start two flows. */

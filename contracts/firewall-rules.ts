@@ -18,6 +18,7 @@
  */
 import { API_KEY_PREFIX } from './api-keys.js';
 import { PROBLEM_TYPE_BASE } from './gateway-responses.js';
+import type { PlatformConfig } from './plans.js';
 
 /** Rate-based rules count over this trailing window (WAF allows 60, 120, 300 or 600 seconds). */
 export const FIREWALL_WINDOW_SECONDS = 60;
@@ -66,9 +67,6 @@ export const FIREWALL_BLOCK_RESPONSE = {
 } as const;
 
 /** The per-minute limit of a rate rule, from the config. */
-export function firewallLimit(
-  rule: FirewallRateRule,
-  waf: { readonly anonymousPerIpPerMinute: number; readonly perIpPerMinute: number },
-): number {
+export function firewallLimit(rule: FirewallRateRule, waf: PlatformConfig['protection']['waf']): number {
   return rule.scope === 'all' ? waf.perIpPerMinute : waf.anonymousPerIpPerMinute;
 }

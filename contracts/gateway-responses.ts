@@ -1,8 +1,4 @@
-/**
- * API Gateway gateway responses of the Messages API, as plain data so that the CDK construct and
- * the local front (which plays API Gateway on loopback) answer identically.
- * Bodies are RFC 9457 problem documents; `$context.requestId` is substituted by API Gateway.
- */
+/** Gateway responses of the Messages API as data (RFC 9457 bodies): the CDK construct and the local front answer alike. */
 export interface GatewayResponseDefinition {
   /** API Gateway response type, e.g. UNAUTHORIZED. */
   readonly type: string;
@@ -15,10 +11,7 @@ export const PROBLEM_TYPE_BASE = 'https://docs.platform.example.com/problems/';
 
 export const problemHeaders = { 'Content-Type': 'application/problem+json' } as const;
 
-/**
- * Gateway responses every REST API of the platform answers the same way (the Messages API and the
- * dashboard's control API): body too large, integration timeout, and the defaults.
- */
+/** Gateway responses answered alike by the Messages API and the dashboard's control API. */
 export const SHARED_GATEWAY_RESPONSES = {
   requestTooLarge: {
     type: 'REQUEST_TOO_LARGE',

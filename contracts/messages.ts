@@ -13,10 +13,7 @@ export const HANDLER_ENTRIES = {
  */
 export const WORKER_EVENT_SOURCE = { batchSize: 100, maxBatchingWindowSeconds: 1 } as const;
 
-/**
- * The worker's import of the operator's processor: bundling aliases it to the config's `processor`,
- * tsconfig.json to processors/default.ts.
- */
+/** The worker's import of the operator's processor: bundling aliases it to config `processor`, tsconfig to the default. */
 export const PROCESSOR_IMPORT = '@platform/processor';
 
 /** The wait after the n-th failed attempt: min(max, base x 2^(n-1)) s, at most SQS's 12 h (docs/processor.md). */

@@ -1,7 +1,4 @@
-/**
- * The contract between the webhooks construct and its functions: where the delivery handler lives,
- * which environment variables it reads, the table's keys and the delivery queue's event source.
- */
+/** The webhooks construct's contract with its functions: handler entry, environment, table keys, event source. */
 export const WEBHOOK_HANDLER_ENTRIES = {
   delivery: 'lambda/webhooks/delivery-handler.ts',
 } as const;

@@ -30,10 +30,8 @@ export class MemoryKeyValueStore implements KeyValueStoreReader {
   private readonly entries = new Map<string, string>();
   private bytes = 0;
   private version = 0;
-  private readonly maxBytes: number;
 
-  constructor(initial: Record<string, string> = {}, options: { maxBytes?: number } = {}) {
-    this.maxBytes = options.maxBytes ?? KVS_LIMITS.storeBytes;
+  constructor(initial: Record<string, string> = {}, private readonly maxBytes: number = KVS_LIMITS.storeBytes) {
     for (const [key, value] of Object.entries(initial)) this.put(key, value);
   }
 
@@ -167,16 +165,14 @@ export function loadViewerRequest(options: {
   return async (event) => (await handler(event)) as CloudFrontFunctionResult;
 }
 
-interface ViewerRequestLine {
+/** A viewer-request event as CloudFront builds it: lower-case headers, the query parsed (repeats in multiValue). */
+export function viewerRequestEvent(request: {
   host: string;
   /** Path and query as sent, e.g. /p/q?x=1&flag */
   url: string;
   method?: string;
   headers?: Record<string, string>;
-}
-
-/** A viewer-request event as CloudFront builds it: lower-case headers, the query parsed (repeats in multiValue). */
-export function viewerRequestEvent(request: ViewerRequestLine): CloudFrontFunctionEvent {
+}): CloudFrontFunctionEvent {
   const mark = request.url.indexOf('?');
   const uri = mark < 0 ? request.url : request.url.slice(0, mark);
   const raw = mark < 0 ? undefined : request.url.slice(mark + 1);

@@ -130,7 +130,7 @@ describe('MemoryKeyValueStore', () => {
 
   it('refuses a put past the store size (ServiceQuotaExceededException) and keeps what it had', () => {
     expect(KVS_LIMITS.storeBytes).toBe(5_000_000);
-    const store = new MemoryKeyValueStore({}, { maxBytes: 30 });
+    const store = new MemoryKeyValueStore({}, 30);
     store.put('a.example', '{"x":1}');
     let error: unknown;
     try {
