@@ -1,11 +1,7 @@
 // OAuth 2.0 code flow with PKCE (RFC 7636) for Cognito's managed login; storage and redirects: session.ts.
+import type { RuntimeConfig } from '../config';
 
-export interface CognitoClient {
-  /** e.g. https://<prefix>.auth.<region>.amazoncognito.com (no trailing slash). */
-  readonly domain: string;
-  readonly clientId: string;
-  readonly scopes: readonly string[];
-}
+type CognitoClient = Omit<Extract<RuntimeConfig['auth'], { kind: 'cognito' }>, 'kind'>;
 
 /** base64url without padding (RFC 4648 §5). */
 export function base64Url(bytes: Uint8Array): string {

@@ -2,11 +2,8 @@ import { type ReactNode, useEffect, useId, useRef } from 'react';
 import { ActionError } from './parts';
 import type { useAction } from '../flash';
 
-/**
- * A modal on the native <dialog> (the page behind is inert) that confirms a dangerous action: Cancel
- * (focused first), any `extra` buttons, then `confirm`, which runs `onConfirm` as `action`. On close,
- * focus returns to its opener.
- */
+/** A modal <dialog> confirming a dangerous action: Cancel (focused first), `extra`, then `confirm`, which runs `onConfirm` as
+ * `action`; once closed, focus returns to its opener. */
 export function Dialog({
   open, title, onClose, onClosed, action, confirm, busyLabel, onConfirm, disabled, extra, children,
 }: {

@@ -2,8 +2,6 @@ import { type ComponentProps, Fragment, type ReactNode, useEffect, useId, useRef
 import { errorMessage } from '../api';
 import { formatDateTime } from '../format';
 
-// The small pieces every page uses: badges, notices, headings, cards, forms, tables, times, long values, copy buttons.
-
 export type BadgeTone = 'neutral' | 'success' | 'progress' | 'warning' | 'error';
 
 const BADGE_ICONS: Record<BadgeTone, string> = { neutral: '○', success: '●', progress: '◐', warning: '▲', error: '✕' };
@@ -32,13 +30,12 @@ export function Notice({ tone, title, children, live = false, id }: {
   readonly id?: string;
 }) {
   const role = tone === 'error' ? 'alert' : live ? 'status' : undefined;
+  const label = <span className="visually-hidden">{LABELS[tone]}: </span>;
   return (
     <div className={`notice notice-${tone}`} role={role} id={id}>
       <span className="notice-icon" aria-hidden="true">{NOTICE_ICONS[tone]}</span>
       <div className="notice-text">
-        {title
-          ? <p className="notice-title"><span className="visually-hidden">{LABELS[tone]}: </span>{title}</p>
-          : <span className="visually-hidden">{LABELS[tone]}: </span>}
+        {title ? <p className="notice-title">{label}{title}</p> : label}
         {children}
       </div>
     </div>
@@ -94,15 +91,6 @@ export function LongValue({ value }: { readonly value: string }) {
   );
 }
 
-function CopyIcon() {
-  return (
-    <svg aria-hidden="true" width="14" height="14" viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.5">
-      <rect x="5.5" y="5.5" width="8" height="8" rx="1.5" />
-      <path d="M10.5 5.5V3.5a1 1 0 0 0-1-1h-6a1 1 0 0 0-1 1v6a1 1 0 0 0 1 1h2" />
-    </svg>
-  );
-}
-
 /** A button that copies `value`; its accessible name (`label`) says what it copies, the result is announced. */
 export function CopyButton({ value, label }: { readonly value: string; readonly label: string }) {
   const [status, setStatus] = useState<'idle' | 'copied' | 'failed'>('idle');
@@ -119,7 +107,14 @@ export function CopyButton({ value, label }: { readonly value: string; readonly 
   return (
     <span className="copy">
       <button type="button" className="button small secondary" onClick={onClick} aria-label={label}>
-        {status === 'copied' ? <span aria-hidden="true">✓</span> : <CopyIcon />}
+        {status === 'copied'
+          ? <span aria-hidden="true">✓</span>
+          : (
+              <svg aria-hidden="true" width="14" height="14" viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.5">
+                <rect x="5.5" y="5.5" width="8" height="8" rx="1.5" />
+                <path d="M10.5 5.5V3.5a1 1 0 0 0-1-1h-6a1 1 0 0 0-1 1v6a1 1 0 0 0 1 1h2" />
+              </svg>
+            )}
         {status === 'copied' ? 'Copied' : 'Copy'}
       </button>
       <span className="visually-hidden" role="status">

@@ -107,7 +107,10 @@ export function DeploySection({ project }: { readonly project: Project }) {
       <Form onSubmit={onSubmit}>
         <div className="file-pickers">
           <FilePicker id="deploy-folder" folder={folderInput} describedBy={hintId} disabled={busy} onChange={onChoose}>
-            <FolderIcon /> Choose a folder
+            <svg aria-hidden="true" width="16" height="16" viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.5">
+              <path d="M1.75 4.25a1 1 0 0 1 1-1h3.5l1.5 1.75h5.5a1 1 0 0 1 1 1v6.75a1 1 0 0 1-1 1H2.75a1 1 0 0 1-1-1z" />
+            </svg>
+            {' '}Choose a folder
           </FilePicker>
           <FilePicker id="deploy-files" describedBy={hintId} disabled={busy} onChange={onChoose}>Choose files</FilePicker>
         </div>
@@ -184,14 +187,6 @@ function Succeeded({ project: live, deploy, uploaded, skipped }: Readonly<{
         {live.domains.primary !== live.defaultDomain && <> and at <PlatformUrl url={`https://${live.domains.primary}/`} /></>}
       </p>
     </Notice>
-  );
-}
-
-function FolderIcon() {
-  return (
-    <svg aria-hidden="true" width="16" height="16" viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.5">
-      <path d="M1.75 4.25a1 1 0 0 1 1-1h3.5l1.5 1.75h5.5a1 1 0 0 1 1 1v6.75a1 1 0 0 1-1 1H2.75a1 1 0 0 1-1-1z" />
-    </svg>
   );
 }
 

@@ -87,7 +87,6 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
 
   return (
     <Card title="Domain configuration">
-
       <Form
         className="inline-form"
         onSubmit={() => change('primary', () => api.setPrimary(accountId, project.projectId, primary), `${primary} is now the primary domain.`)}
