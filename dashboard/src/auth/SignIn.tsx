@@ -71,13 +71,8 @@ function DevSignIn({ config, owners, onSignedIn }: {
   const busy = mutation.isPending ? mutation.variables : undefined;
   const error = empty ? 'Enter an email address.' : mutation.error;
   const signIn = (address: string) => {
-    setEmpty(false);
-    mutation.mutate(address);
-  };
-
-  const onSubmit = () => {
-    if (email.trim()) signIn(email.trim());
-    else setEmpty(true);
+    setEmpty(!address);
+    if (address) mutation.mutate(address);
   };
 
   return (
@@ -106,7 +101,7 @@ function DevSignIn({ config, owners, onSignedIn }: {
           </ul>
         </section>
       )}
-      <Form onSubmit={onSubmit} className="stack">
+      <Form onSubmit={() => signIn(email.trim())} className="stack">
         <h2>Any email</h2>
         <div className="field">
           <label htmlFor="dev-email">Email</label>

@@ -47,11 +47,9 @@ export function DeploySection({ project }: { readonly project: Project }) {
       queryClient.setQueryData(queryKeys.project(accountId, project.projectId), deployed);
       setSelection(undefined);
     },
-    // The service may have recorded a failed deploy. (Not awaited: the outcome shows at once.)
-    onError: () => {
-      void queryClient.invalidateQueries({ queryKey: queryKeys.project(accountId, project.projectId) });
-    },
+    // A failed deploy may be recorded too. (Not awaited: the outcome shows at once.)
     onSettled: () => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.project(accountId, project.projectId) });
       void queryClient.invalidateQueries({ queryKey: queryKeys.deploys(accountId, project.projectId) });
     },
   });

@@ -119,18 +119,16 @@ export function KeysPage() {
                   label: 'Actions',
                   hideLabel: true,
                   className: 'actions',
-                  cell: (key) => key.status === 'active'
-                    ? (
-                        <button
-                          type="button"
-                          className="button small danger-outline"
-                          aria-label={`Revoke ${key.name} (${maskedKey(key)})`}
-                          onClick={() => setRevoking(key)}
-                        >
-                          Revoke
-                        </button>
-                      )
-                    : null,
+                  cell: (key) => key.status === 'active' && (
+                    <button
+                      type="button"
+                      className="button small danger-outline"
+                      aria-label={`Revoke ${key.name} (${maskedKey(key)})`}
+                      onClick={() => setRevoking(key)}
+                    >
+                      Revoke
+                    </button>
+                  ),
                 },
               ]}
             />
