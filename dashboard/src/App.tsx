@@ -60,13 +60,9 @@ function Started() {
   const onSignedOut: SignedOut = (message) => {
     clearSession();
     queryClient.clear();
-    setBoot({ config, session: undefined, ...(message ? { notice: message } : {}) });
+    setBoot({ config, session: undefined, notice: message });
   };
-  if (!session) {
-    return (
-      <SignIn config={config} {...(notice ? { notice } : {})} onSignedIn={(s) => setBoot({ config, session: s })} />
-    );
-  }
+  if (!session) return <SignIn config={config} notice={notice} onSignedIn={(s) => setBoot({ config, session: s })} />;
   return <SignedIn key={session.token} config={config} session={session} onSignedOut={onSignedOut} />;
 }
 

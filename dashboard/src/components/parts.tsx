@@ -170,16 +170,18 @@ export function Form({ onSubmit, ...props }: Omit<ComponentProps<'form'>, 'onSub
 export interface Column<T> {
   readonly label: string;
   readonly cell: (row: T) => ReactNode;
-  /** The header only screen readers read (an actions column). */
+  /** The header only screen readers read. */
   readonly hideLabel?: boolean;
   readonly className?: string;
 }
 
 /** A table whose first column heads each row; on phones a `responsive` one shows a card a row (data-label). */
-export function Table<T>({ caption, hideCaption = false, columns, rows, rowKey, footer, id, responsive = true }: {
+export function Table<T>({ caption, hideCaption, columns, actions, rows, rowKey, footer, id, responsive = true }: {
   readonly caption: string;
   readonly hideCaption?: boolean;
   readonly columns: readonly Column<T>[];
+  /** A last column of a row's buttons. */
+  readonly actions?: (row: T) => ReactNode;
   readonly rows: readonly T[];
   readonly rowKey: (row: T) => string | number;
   /** A last row (totals), a cell a column. */
@@ -187,8 +189,9 @@ export function Table<T>({ caption, hideCaption = false, columns, rows, rowKey, 
   readonly id?: string;
   readonly responsive?: boolean;
 }) {
+  const all = actions ? [...columns, { label: 'Actions', hideLabel: true, className: 'actions', cell: actions }] : columns;
   const cells = (values: readonly ReactNode[]) =>
-    columns.map((column, i) => {
+    all.map((column, i) => {
       const props = { 'data-label': column.label, className: column.className };
       return i === 0
         ? <th key={column.label} scope="row" {...props}>{values[i]}</th>
@@ -199,13 +202,13 @@ export function Table<T>({ caption, hideCaption = false, columns, rows, rowKey, 
       <caption className={hideCaption ? 'visually-hidden' : undefined}>{caption}</caption>
       <thead>
         <tr>
-          {columns.map((c) => (
+          {all.map((c) => (
             <th key={c.label} scope="col">{c.hideLabel ? <span className="visually-hidden">{c.label}</span> : c.label}</th>
           ))}
         </tr>
       </thead>
       <tbody>
-        {rows.map((row) => <tr key={rowKey(row)}>{cells(columns.map((c) => c.cell(row)))}</tr>)}
+        {rows.map((row) => <tr key={rowKey(row)}>{cells(all.map((c) => c.cell(row)))}</tr>)}
       </tbody>
       {footer && <tfoot><tr>{cells(footer)}</tr></tfoot>}
     </table>

@@ -115,22 +115,17 @@ export function KeysPage() {
                 ...keyColumns,
                 { label: 'Created', cell: (key) => <Time iso={key.createdAt} /> },
                 { label: 'Last used', cell: lastUsed },
-                {
-                  label: 'Actions',
-                  hideLabel: true,
-                  className: 'actions',
-                  cell: (key) => key.status === 'active' && (
-                    <button
-                      type="button"
-                      className="button small danger-outline"
-                      aria-label={`Revoke ${key.name} (${maskedKey(key)})`}
-                      onClick={() => setRevoking(key)}
-                    >
-                      Revoke
-                    </button>
-                  ),
-                },
               ]}
+              actions={(key) => key.status === 'active' && (
+                <button
+                  type="button"
+                  className="button small danger-outline"
+                  aria-label={`Revoke ${key.name} (${maskedKey(key)})`}
+                  onClick={() => setRevoking(key)}
+                >
+                  Revoke
+                </button>
+              )}
             />
           )}
         </QueryState>

@@ -116,26 +116,21 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
                 { label: 'From', cell: (r) => r.from },
                 { label: 'To', cell: (r) => <><span aria-hidden="true">→ </span>{r.to}</> },
                 { label: 'Status', cell: (r) => STATUS_TEXT[r.status] },
-                {
-                  label: 'Actions',
-                  hideLabel: true,
-                  className: 'actions',
-                  cell: (r) => (
-                    <button
-                      type="button"
-                      className="button small danger-outline"
-                      aria-label={`Remove the redirect from ${r.from}`}
-                      onClick={() => void change(
-                        'remove',
-                        () => api.removeRedirect(accountId, project.projectId, r.from),
-                        `The redirect from ${r.from} is removed.`,
-                      )}
-                    >
-                      Remove
-                    </button>
-                  ),
-                },
               ]}
+              actions={(r) => (
+                <button
+                  type="button"
+                  className="button small danger-outline"
+                  aria-label={`Remove the redirect from ${r.from}`}
+                  onClick={() => void change(
+                    'remove',
+                    () => api.removeRedirect(accountId, project.projectId, r.from),
+                    `The redirect from ${r.from} is removed.`,
+                  )}
+                >
+                  Remove
+                </button>
+              )}
             />
           )}
       <ActionError error={failed?.at === 'remove' ? failed.error : undefined} />
