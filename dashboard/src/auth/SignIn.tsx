@@ -1,6 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
-import type { DemoOwner, RuntimeConfig } from '../config';
+import type { RuntimeConfig } from '../config';
 import { ActionError, Form, Notice } from '../components/parts';
 import { beginCognitoSignIn, devSignIn, type Session } from './session';
 
@@ -61,7 +61,7 @@ function CognitoSignIn({ config }: { readonly config: RuntimeConfig }) {
 
 function DevSignIn({ config, owners, onSignedIn }: {
   readonly config: RuntimeConfig;
-  readonly owners: readonly DemoOwner[];
+  readonly owners: Extract<RuntimeConfig['auth'], { kind: 'dev' }>['demoOwners'];
   readonly onSignedIn: (session: Session) => void;
 }) {
   const [email, setEmail] = useState('');

@@ -73,10 +73,7 @@ export function DeploySection({ project }: { readonly project: Project }) {
       folderInput.current?.focus();
       return;
     }
-    if (selection.problems.length > 0) {
-      setRefusal('This selection cannot be deployed: see why above.');
-      return;
-    }
+    if (selection.problems.length > 0) return setRefusal('This selection cannot be deployed: see why above.');
     setRefusal(undefined);
     deploy.mutate(selection.files);
   };
