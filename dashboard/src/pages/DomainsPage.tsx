@@ -148,7 +148,6 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
               afterDialog.current = undefined;
             }}
             onRemoved={(name, warning) => {
-              afterDialog.current = () => document.getElementById('domains-heading')?.focus();
               setRemoving(undefined);
               setDomains((current) => current.filter((d) => d.domain !== name));
               void queryClient.invalidateQueries({ queryKey: projectKey });

@@ -30,6 +30,7 @@ export function RemoveDialog({ project, domain, onClose, onRedirectFirst, onClos
       title={`Remove ${name}?`}
       onClose={onClose}
       onClosed={onClosed}
+      fallbackFocus="domains-heading"
       action={action}
       confirm="Remove domain"
       busyLabel="Removing…"
