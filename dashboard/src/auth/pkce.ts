@@ -1,7 +1,11 @@
 // OAuth 2.0 code flow with PKCE (RFC 7636) for Cognito's managed login; storage and redirects: session.ts.
-import type { RuntimeConfig } from '../config';
 
-type CognitoClient = Omit<Extract<RuntimeConfig['auth'], { kind: 'cognito' }>, 'kind'>;
+export interface CognitoClient {
+  /** e.g. https://<prefix>.auth.<region>.amazoncognito.com (no trailing slash). */
+  readonly domain: string;
+  readonly clientId: string;
+  readonly scopes: readonly string[];
+}
 
 /** base64url without padding (RFC 4648 §5). */
 export function base64Url(bytes: Uint8Array): string {
