@@ -60,13 +60,9 @@ function Started() {
   const onSignedOut: SignedOut = (message) => {
     clearSession();
     queryClient.clear();
-    setBoot({ config, session: undefined, ...(message ? { notice: message } : {}) });
+    setBoot({ config, session: undefined, notice: message });
   };
-  if (!session) {
-    return (
-      <SignIn config={config} {...(notice ? { notice } : {})} onSignedIn={(s) => setBoot({ config, session: s })} />
-    );
-  }
+  if (!session) return <SignIn config={config} notice={notice} onSignedIn={(s) => setBoot({ config, session: s })} />;
   return <SignedIn key={session.token} config={config} session={session} onSignedOut={onSignedOut} />;
 }
 
@@ -134,7 +130,8 @@ function signOutNow(config: RuntimeConfig, onSignedOut: SignedOut) {
 
 function Shell({ onSignOut }: { readonly onSignOut: () => void }) {
   const route = useRoute();
-  const { config, email } = useApp();
+  const { config, email, plans } = useApp();
+  const account = useAccount();
   return (
     <>
       <a
@@ -155,7 +152,7 @@ function Shell({ onSignOut }: { readonly onSignOut: () => void }) {
           )}
           <div className="account">
             <span className="account-email">{email}</span>
-            <PlanBadge />
+            <span className="badge badge-neutral">{planName(plans, account.plan)} plan</span>
             <button type="button" className="button small secondary" onClick={onSignOut}>Sign out</button>
           </div>
         </div>
@@ -175,12 +172,6 @@ function Shell({ onSignOut }: { readonly onSignOut: () => void }) {
       </main>
     </>
   );
-}
-
-function PlanBadge() {
-  const { plans } = useApp();
-  const account = useAccount();
-  return <span className="badge badge-neutral">{planName(plans, account.plan)} plan</span>;
 }
 
 function NavLink({ to, current, children }: Readonly<{ to: string; current: boolean; children: ReactNode }>) {

@@ -4,6 +4,15 @@ import type { Plan, RedirectStatus, Schemas } from './types';
 
 type Problem = Schemas['Problem'];
 
+/** The Messages API's `Message` and its deliveries: the control API's document names only some of its fields. */
+type AccountMessage = Schemas['AccountMessage'] & {
+  readonly processedAt?: string;
+  readonly failedAt?: string;
+  readonly attempts?: number;
+  readonly result?: unknown;
+  readonly lastError?: string;
+};
+
 /** A failed API call: the problem document's `detail` is what the user reads. */
 export class ApiError extends Error {
   constructor(readonly status: number, message: string, readonly problem?: Problem) {
@@ -27,20 +36,18 @@ export function errorMessage(error: unknown): string {
 const isProblem = (value: unknown): value is Problem =>
   typeof value === 'object' && value !== null && typeof (value as { status?: unknown }).status === 'number';
 
-export const at = <P extends Record<string, string>>(path: P) => ({ params: { path } });
-
-export interface ApiOptions {
-  readonly baseUrl: string;
-  readonly token: () => string | undefined;
-  /** Called on any 401: the session is over. */
-  readonly onUnauthorized: () => void;
-}
+const at = <P extends Record<string, string>>(path: P) => ({ params: { path } });
 
 /** The control API: one openapi-fetch client typed by contracts/openapi/control-api.ts; a 401 ends the session. */
 export class Api {
   readonly client: Client<paths>;
 
-  constructor(private readonly options: ApiOptions) {
+  constructor(private readonly options: {
+    readonly baseUrl: string;
+    readonly token: () => string | undefined;
+    /** Called on any 401: the session is over. */
+    readonly onUnauthorized: () => void;
+  }) {
     this.client = createClient<paths>({ baseUrl: options.baseUrl, cache: 'no-store', headers: { Accept: 'application/json' } });
     this.client.use({
       onRequest: ({ request }) => {
@@ -165,5 +172,35 @@ export class Api {
     this.unwrap(this.client.DELETE(
       '/accounts/{accountId}/projects/{projectId}/domain-config/redirects/{from}',
       at({ accountId, projectId, from }),
+    ));
+
+  webhooks = (accountId: string) =>
+    this.unwrap(this.client.GET('/accounts/{accountId}/webhooks', at({ accountId }))).then((r) => r.webhooks);
+
+  createWebhook = (accountId: string, body: { url: string; events: Schemas['WebhookEventType'][] }) =>
+    this.unwrap(this.client.POST('/accounts/{accountId}/webhooks', { ...at({ accountId }), body }));
+
+  removeWebhook = (accountId: string, webhookId: string) =>
+    this.unwrap(this.client.DELETE('/accounts/{accountId}/webhooks/{webhookId}', at({ accountId, webhookId })));
+
+  rotateWebhookSecret = (accountId: string, webhookId: string) =>
+    this.unwrap(this.client.POST('/accounts/{accountId}/webhooks/{webhookId}/rotate-secret', at({ accountId, webhookId })));
+
+  testWebhook = (accountId: string, webhookId: string) =>
+    this.unwrap(this.client.POST('/accounts/{accountId}/webhooks/{webhookId}/test', at({ accountId, webhookId })));
+
+  /** The message log, newest first (the Messages API's `GET /messages` for the signed-in owner). */
+  messages = (accountId: string, query: { status?: Schemas['AccountMessage']['status']; cursor?: string }) =>
+    this.unwrap(this.client.GET('/accounts/{accountId}/messages', {
+      params: { path: { accountId }, query: { limit: 50, ...query } },
+    }));
+
+  message = (accountId: string, messageId: string): Promise<AccountMessage> =>
+    this.unwrap(this.client.GET('/accounts/{accountId}/messages/{messageId}', at({ accountId, messageId })));
+
+  resendDelivery = (accountId: string, messageId: string, deliveryId: string) =>
+    this.unwrap(this.client.POST(
+      '/accounts/{accountId}/messages/{messageId}/deliveries/{deliveryId}/resend',
+      at({ accountId, messageId, deliveryId }),
     ));
 }

@@ -32,7 +32,6 @@ const configSchema = z.object({
 });
 
 export type RuntimeConfig = z.infer<typeof configSchema>;
-export type DemoOwner = Extract<RuntimeConfig['auth'], { kind: 'dev' }>['demoOwners'][number];
 
 export async function loadConfig(): Promise<RuntimeConfig> {
   const res = await fetch(new URL('config.json', document.baseURI), { cache: 'no-store' });

@@ -7,7 +7,6 @@ export const queryClient = new QueryClient({
   defaultOptions: {
     queries: {
       refetchInterval: REFRESH_INTERVAL_MS,
-      // A tab that becomes visible again reads at once.
       refetchOnWindowFocus: true,
       retry: 2,
     },

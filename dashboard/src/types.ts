@@ -6,7 +6,6 @@ export type Schemas = components['schemas'];
 export type Account = Schemas['Account'];
 export type Plan = Schemas['Plan'];
 export type Key = Schemas['Key'];
-export type Usage = Schemas['Usage'];
 export type Deploy = Schemas['Deploy'];
 export type RedirectStatus = Schemas['RedirectStatus'];
 export type DomainConfig = Schemas['DomainConfig'];

@@ -1,6 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
-import type { DemoOwner, RuntimeConfig } from '../config';
+import type { RuntimeConfig } from '../config';
 import { ActionError, Form, Notice } from '../components/parts';
 import { beginCognitoSignIn, devSignIn, type Session } from './session';
 
@@ -61,7 +61,7 @@ function CognitoSignIn({ config }: { readonly config: RuntimeConfig }) {
 
 function DevSignIn({ config, owners, onSignedIn }: {
   readonly config: RuntimeConfig;
-  readonly owners: readonly DemoOwner[];
+  readonly owners: Extract<RuntimeConfig['auth'], { kind: 'dev' }>['demoOwners'];
   readonly onSignedIn: (session: Session) => void;
 }) {
   const [email, setEmail] = useState('');
@@ -71,13 +71,8 @@ function DevSignIn({ config, owners, onSignedIn }: {
   const busy = mutation.isPending ? mutation.variables : undefined;
   const error = empty ? 'Enter an email address.' : mutation.error;
   const signIn = (address: string) => {
-    setEmpty(false);
-    mutation.mutate(address);
-  };
-
-  const onSubmit = () => {
-    if (email.trim()) signIn(email.trim());
-    else setEmpty(true);
+    setEmpty(!address);
+    if (address) mutation.mutate(address);
   };
 
   return (
@@ -106,7 +101,7 @@ function DevSignIn({ config, owners, onSignedIn }: {
           </ul>
         </section>
       )}
-      <Form onSubmit={onSubmit} className="stack">
+      <Form onSubmit={() => signIn(email.trim())} className="stack">
         <h2>Any email</h2>
         <div className="field">
           <label htmlFor="dev-email">Email</label>

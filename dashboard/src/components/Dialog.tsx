@@ -2,19 +2,17 @@ import { type ReactNode, useEffect, useId, useRef } from 'react';
 import { ActionError } from './parts';
 import type { useAction } from '../flash';
 
-/**
- * A modal on the native <dialog> (the page behind is inert) that confirms a dangerous action: Cancel
- * (focused first), any `extra` buttons, then `confirm`, which runs `onConfirm` as `action`. On close,
- * focus returns to its opener.
- */
+/** A modal <dialog> confirming a dangerous action: Cancel (focused first), `extra`, then `confirm`, which runs `onConfirm` as
+ * `action`; once closed, focus returns to its opener, or to the element `fallbackFocus` if the action removed the opener. */
 export function Dialog({
-  open, title, onClose, onClosed, action, confirm, busyLabel, onConfirm, disabled, extra, children,
+  open, title, onClose, onClosed, fallbackFocus, action, confirm, busyLabel, onConfirm, disabled, extra, children,
 }: {
   readonly open: boolean;
   readonly title: string;
   readonly onClose: () => void;
   /** After it closed and focus went back (to move focus elsewhere instead). */
   readonly onClosed?: () => void;
+  readonly fallbackFocus?: string;
   readonly action: ReturnType<typeof useAction>;
   readonly confirm: string;
   readonly busyLabel: string;
@@ -53,6 +51,7 @@ export function Dialog({
       }}
       onClose={() => {
         if (opener.current instanceof HTMLElement && opener.current.isConnected) opener.current.focus();
+        else if (fallbackFocus) document.getElementById(fallbackFocus)?.focus();
         onClosed?.();
       }}
     >

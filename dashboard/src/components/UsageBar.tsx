@@ -1,8 +1,8 @@
 import { useEffect, useId, useState } from 'react';
 import { formatIn, formatNumber, formatTime } from '../format';
-import type { Usage } from '../types';
+import type { Schemas } from '../types';
 
-function UsageBar({ label, usage }: { readonly label: string; readonly usage: Usage['minute'] }) {
+function UsageBar({ label, usage }: { readonly label: string; readonly usage: Schemas['Usage']['minute'] }) {
   const id = useId();
   // The countdown to the reset ticks each second, whatever the 10-s refresh brings.
   const [now, setNow] = useState(() => Date.now());
@@ -40,7 +40,7 @@ function UsageBar({ label, usage }: { readonly label: string; readonly usage: Us
   );
 }
 
-export function UsageBars({ usage }: { readonly usage: Usage }) {
+export function UsageBars({ usage }: { readonly usage: Schemas['Usage'] }) {
   return (
     <div className="bars">
       <UsageBar label="This minute" usage={usage.minute} />

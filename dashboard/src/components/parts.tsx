@@ -2,8 +2,6 @@ import { type ComponentProps, Fragment, type ReactNode, useEffect, useId, useRef
 import { errorMessage } from '../api';
 import { formatDateTime } from '../format';
 
-// The small pieces every page uses: badges, notices, headings, cards, forms, tables, times, long values, copy buttons.
-
 export type BadgeTone = 'neutral' | 'success' | 'progress' | 'warning' | 'error';
 
 const BADGE_ICONS: Record<BadgeTone, string> = { neutral: '○', success: '●', progress: '◐', warning: '▲', error: '✕' };
@@ -32,13 +30,12 @@ export function Notice({ tone, title, children, live = false, id }: {
   readonly id?: string;
 }) {
   const role = tone === 'error' ? 'alert' : live ? 'status' : undefined;
+  const label = <span className="visually-hidden">{LABELS[tone]}: </span>;
   return (
     <div className={`notice notice-${tone}`} role={role} id={id}>
       <span className="notice-icon" aria-hidden="true">{NOTICE_ICONS[tone]}</span>
       <div className="notice-text">
-        {title
-          ? <p className="notice-title"><span className="visually-hidden">{LABELS[tone]}: </span>{title}</p>
-          : <span className="visually-hidden">{LABELS[tone]}: </span>}
+        {title ? <p className="notice-title">{label}{title}</p> : label}
         {children}
       </div>
     </div>
@@ -94,15 +91,6 @@ export function LongValue({ value }: { readonly value: string }) {
   );
 }
 
-function CopyIcon() {
-  return (
-    <svg aria-hidden="true" width="14" height="14" viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.5">
-      <rect x="5.5" y="5.5" width="8" height="8" rx="1.5" />
-      <path d="M10.5 5.5V3.5a1 1 0 0 0-1-1h-6a1 1 0 0 0-1 1v6a1 1 0 0 0 1 1h2" />
-    </svg>
-  );
-}
-
 /** A button that copies `value`; its accessible name (`label`) says what it copies, the result is announced. */
 export function CopyButton({ value, label }: { readonly value: string; readonly label: string }) {
   const [status, setStatus] = useState<'idle' | 'copied' | 'failed'>('idle');
@@ -119,7 +107,14 @@ export function CopyButton({ value, label }: { readonly value: string; readonly 
   return (
     <span className="copy">
       <button type="button" className="button small secondary" onClick={onClick} aria-label={label}>
-        {status === 'copied' ? <span aria-hidden="true">✓</span> : <CopyIcon />}
+        {status === 'copied'
+          ? <span aria-hidden="true">✓</span>
+          : (
+              <svg aria-hidden="true" width="14" height="14" viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.5">
+                <rect x="5.5" y="5.5" width="8" height="8" rx="1.5" />
+                <path d="M10.5 5.5V3.5a1 1 0 0 0-1-1h-6a1 1 0 0 0-1 1v6a1 1 0 0 0 1 1h2" />
+              </svg>
+            )}
         {status === 'copied' ? 'Copied' : 'Copy'}
       </button>
       <span className="visually-hidden" role="status">
@@ -175,16 +170,18 @@ export function Form({ onSubmit, ...props }: Omit<ComponentProps<'form'>, 'onSub
 export interface Column<T> {
   readonly label: string;
   readonly cell: (row: T) => ReactNode;
-  /** The header only screen readers read (an actions column). */
+  /** The header only screen readers read. */
   readonly hideLabel?: boolean;
   readonly className?: string;
 }
 
 /** A table whose first column heads each row; on phones a `responsive` one shows a card a row (data-label). */
-export function Table<T>({ caption, hideCaption = false, columns, rows, rowKey, footer, id, responsive = true }: {
+export function Table<T>({ caption, hideCaption, columns, actions, rows, rowKey, footer, id, responsive = true }: {
   readonly caption: string;
   readonly hideCaption?: boolean;
   readonly columns: readonly Column<T>[];
+  /** A last column of a row's buttons. */
+  readonly actions?: (row: T) => ReactNode;
   readonly rows: readonly T[];
   readonly rowKey: (row: T) => string | number;
   /** A last row (totals), a cell a column. */
@@ -192,8 +189,9 @@ export function Table<T>({ caption, hideCaption = false, columns, rows, rowKey, 
   readonly id?: string;
   readonly responsive?: boolean;
 }) {
+  const all = actions ? [...columns, { label: 'Actions', hideLabel: true, className: 'actions', cell: actions }] : columns;
   const cells = (values: readonly ReactNode[]) =>
-    columns.map((column, i) => {
+    all.map((column, i) => {
       const props = { 'data-label': column.label, className: column.className };
       return i === 0
         ? <th key={column.label} scope="row" {...props}>{values[i]}</th>
@@ -204,13 +202,13 @@ export function Table<T>({ caption, hideCaption = false, columns, rows, rowKey, 
       <caption className={hideCaption ? 'visually-hidden' : undefined}>{caption}</caption>
       <thead>
         <tr>
-          {columns.map((c) => (
+          {all.map((c) => (
             <th key={c.label} scope="col">{c.hideLabel ? <span className="visually-hidden">{c.label}</span> : c.label}</th>
           ))}
         </tr>
       </thead>
       <tbody>
-        {rows.map((row) => <tr key={rowKey(row)}>{cells(columns.map((c) => c.cell(row)))}</tr>)}
+        {rows.map((row) => <tr key={rowKey(row)}>{cells(all.map((c) => c.cell(row)))}</tr>)}
       </tbody>
       {footer && <tfoot><tr>{cells(footer)}</tr></tfoot>}
     </table>

@@ -47,11 +47,9 @@ export function DeploySection({ project }: { readonly project: Project }) {
       queryClient.setQueryData(queryKeys.project(accountId, project.projectId), deployed);
       setSelection(undefined);
     },
-    // The service may have recorded a failed deploy. (Not awaited: the outcome shows at once.)
-    onError: () => {
-      void queryClient.invalidateQueries({ queryKey: queryKeys.project(accountId, project.projectId) });
-    },
+    // A failed deploy may be recorded too. (Not awaited: the outcome shows at once.)
     onSettled: () => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.project(accountId, project.projectId) });
       void queryClient.invalidateQueries({ queryKey: queryKeys.deploys(accountId, project.projectId) });
     },
   });
@@ -75,10 +73,7 @@ export function DeploySection({ project }: { readonly project: Project }) {
       folderInput.current?.focus();
       return;
     }
-    if (selection.problems.length > 0) {
-      setRefusal('This selection cannot be deployed: see why above.');
-      return;
-    }
+    if (selection.problems.length > 0) return setRefusal('This selection cannot be deployed: see why above.');
     setRefusal(undefined);
     deploy.mutate(selection.files);
   };
@@ -107,7 +102,10 @@ export function DeploySection({ project }: { readonly project: Project }) {
       <Form onSubmit={onSubmit}>
         <div className="file-pickers">
           <FilePicker id="deploy-folder" folder={folderInput} describedBy={hintId} disabled={busy} onChange={onChoose}>
-            <FolderIcon /> Choose a folder
+            <svg aria-hidden="true" width="16" height="16" viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.5">
+              <path d="M1.75 4.25a1 1 0 0 1 1-1h3.5l1.5 1.75h5.5a1 1 0 0 1 1 1v6.75a1 1 0 0 1-1 1H2.75a1 1 0 0 1-1-1z" />
+            </svg>
+            {' '}Choose a folder
           </FilePicker>
           <FilePicker id="deploy-files" describedBy={hintId} disabled={busy} onChange={onChoose}>Choose files</FilePicker>
         </div>
@@ -184,14 +182,6 @@ function Succeeded({ project: live, deploy, uploaded, skipped }: Readonly<{
         {live.domains.primary !== live.defaultDomain && <> and at <PlatformUrl url={`https://${live.domains.primary}/`} /></>}
       </p>
     </Notice>
-  );
-}
-
-function FolderIcon() {
-  return (
-    <svg aria-hidden="true" width="16" height="16" viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.5">
-      <path d="M1.75 4.25a1 1 0 0 1 1-1h3.5l1.5 1.75h5.5a1 1 0 0 1 1 1v6.75a1 1 0 0 1-1 1H2.75a1 1 0 0 1-1-1z" />
-    </svg>
   );
 }
 

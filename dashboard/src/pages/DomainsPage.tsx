@@ -67,100 +67,98 @@ export function DomainsPage({ projectId }: { readonly projectId: string }) {
 
       <DefaultDomainCard project={p} />
 
-      {!allowed
-        ? (
-            <Card title="Custom domains need the Pro plan or above" className="upgrade">
-              <p>
-                Your account is on the {planName(plans, account.plan)} plan, which does not include custom domains.
-                {' '}{p.name} stays available at <strong>{p.defaultDomain}</strong>.
-              </p>
-              <p>
-                Plans with custom domains:{' '}
-                {plans.filter((x) => x.customDomains).map((x) => x.displayName).join(', ')}.
-                {' '}<a href={href.plans}>Compare plans</a>
-              </p>
-            </Card>
-          )
-        : (
-            <>
-              {/* A live region that is always there, so its messages are announced. */}
-              <div role="status">{pageNotice && <Notice tone={pageNotice.tone}>{pageNotice.text}</Notice>}</div>
-              {deployed
-                ? (
-                    <AddDomainForm
-                      project={p}
-                      addedPending={list.some((d) => d.domain === focusDomain && d.state === 'pending_dns')}
-                      onAdded={(domain) => {
-                        setDomains((current) => [...current.filter((d) => d.domain !== domain.domain), domain]);
-                        setFocusDomain(domain.domain);
-                        setPageNotice(undefined);
-                      }}
-                    />
-                  )
-                : (
-                    <Notice tone="info" title="Deploy the project first">
-                      <p>
-                        A domain can be added only after a successful deploy of the project. Once it is live at{' '}
-                        {p.defaultDomain}, come back to add your domains.
-                      </p>
-                    </Notice>
-                  )}
+      {!allowed && (
+        <Card title="Custom domains need the Pro plan or above" className="upgrade">
+          <p>
+            Your account is on the {planName(plans, account.plan)} plan, which does not include custom domains.
+            {' '}{p.name} stays available at <strong>{p.defaultDomain}</strong>.
+          </p>
+          <p>
+            Plans with custom domains:{' '}
+            {plans.filter((x) => x.customDomains).map((x) => x.displayName).join(', ')}.
+            {' '}<a href={href.plans}>Compare plans</a>
+          </p>
+        </Card>
+      )}
+      {allowed && (
+        <>
+          {/* A live region that is always there, so its messages are announced. */}
+          <div role="status">{pageNotice && <Notice tone={pageNotice.tone}>{pageNotice.text}</Notice>}</div>
+          {deployed
+            ? (
+                <AddDomainForm
+                  project={p}
+                  addedPending={list.some((d) => d.domain === focusDomain && d.state === 'pending_dns')}
+                  onAdded={(domain) => {
+                    setDomains((current) => [...current.filter((d) => d.domain !== domain.domain), domain]);
+                    setFocusDomain(domain.domain);
+                    setPageNotice(undefined);
+                  }}
+                />
+              )
+            : (
+                <Notice tone="info" title="Deploy the project first">
+                  <p>
+                    A domain can be added only after a successful deploy of the project. Once it is live at{' '}
+                    {p.defaultDomain}, come back to add your domains.
+                  </p>
+                </Notice>
+              )}
 
-              <section aria-labelledby="domains-heading" className="domain-section">
-                <div className="section-head">
-                  <h2 id="domains-heading" tabIndex={-1}>Custom domains</h2>
-                  <button type="button" className="button small secondary" onClick={() => void domains.refetch()}>Refresh</button>
-                </div>
-                <QueryState query={domains} loading="Loading domains…" />
-                {domains.data && list.length === 0 && <p className="empty card">No custom domains yet.</p>}
-                <ul className="domain-list">
-                  {list.map((domain) => (
-                    <DomainCard
-                      key={domain.domain}
-                      project={p}
-                      domain={domain}
-                      focus={focusDomain === domain.domain}
-                      onChange={replaceDomain}
-                      onConfig={setConfig}
-                      onRemove={() => setRemoving(domain)}
-                    />
-                  ))}
-                </ul>
-              </section>
+          <section aria-labelledby="domains-heading" className="domain-section">
+            <div className="section-head">
+              <h2 id="domains-heading" tabIndex={-1}>Custom domains</h2>
+              <button type="button" className="button small secondary" onClick={() => void domains.refetch()}>Refresh</button>
+            </div>
+            <QueryState query={domains} loading="Loading domains…" />
+            {domains.data && list.length === 0 && <p className="empty card">No custom domains yet.</p>}
+            <ul className="domain-list">
+              {list.map((domain) => (
+                <DomainCard
+                  key={domain.domain}
+                  project={p}
+                  domain={domain}
+                  focus={focusDomain === domain.domain}
+                  onChange={replaceDomain}
+                  onConfig={setConfig}
+                  onRemove={() => setRemoving(domain)}
+                />
+              ))}
+            </ul>
+          </section>
 
-              <DomainConfigSection
-                project={p}
-                domains={list}
-                presetFrom={redirectFrom}
-                onPresetUsed={() => setRedirectFrom(undefined)}
-                onConfig={setConfig}
-              />
+          <DomainConfigSection
+            project={p}
+            domains={list}
+            presetFrom={redirectFrom}
+            onPresetUsed={() => setRedirectFrom(undefined)}
+            onConfig={setConfig}
+          />
 
-              <RemoveDialog
-                project={p}
-                domain={removing}
-                onClose={() => setRemoving(undefined)}
-                onRedirectFirst={(name) => {
-                  afterDialog.current = () => setRedirectFrom(name);
-                  setRemoving(undefined);
-                }}
-                onClosed={() => {
-                  afterDialog.current?.();
-                  afterDialog.current = undefined;
-                }}
-                onRemoved={(name, warning) => {
-                  afterDialog.current = () => document.getElementById('domains-heading')?.focus();
-                  setRemoving(undefined);
-                  setDomains((current) => current.filter((d) => d.domain !== name));
-                  void queryClient.invalidateQueries({ queryKey: projectKey });
-                  setPageNotice({
-                    tone: warning ? 'warning' : 'success',
-                    text: `${name} was removed and no longer serves traffic.${warning ? ` ${warning}` : ''}`,
-                  });
-                }}
-              />
-            </>
-          )}
+          <RemoveDialog
+            project={p}
+            domain={removing}
+            onClose={() => setRemoving(undefined)}
+            onRedirectFirst={(name) => {
+              afterDialog.current = () => setRedirectFrom(name);
+              setRemoving(undefined);
+            }}
+            onClosed={() => {
+              afterDialog.current?.();
+              afterDialog.current = undefined;
+            }}
+            onRemoved={(name, warning) => {
+              setRemoving(undefined);
+              setDomains((current) => current.filter((d) => d.domain !== name));
+              void queryClient.invalidateQueries({ queryKey: projectKey });
+              setPageNotice({
+                tone: warning ? 'warning' : 'success',
+                text: `${name} was removed and no longer serves traffic.${warning ? ` ${warning}` : ''}`,
+              });
+            }}
+          />
+        </>
+      )}
     </>
   );
 }

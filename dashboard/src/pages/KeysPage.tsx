@@ -65,13 +65,10 @@ export function KeysPage() {
   const [created, setCreated] = useState<CreatedKey>();
   const [revoking, setRevoking] = useState<Key>();
   const [revoked, setRevoked] = useNotice<string>();
-  // After a revoke its button is gone: once the dialog has closed, focus goes to the list.
-  const focusList = useRef(false);
   const revoke = useAction();
   const onRevoke = async () => {
     if (!revoking) return;
     const key = await api.revokeKey(accountId, revoking.keyId);
-    focusList.current = true;
     setRevoking(undefined);
     setRevoked(`Key ${key.name} (${maskedKey(key)}) is revoked. Requests with it get 401 from now on.`);
     // The row keeps the last use it had if the revoke answer has none.
@@ -115,24 +112,17 @@ export function KeysPage() {
                 ...keyColumns,
                 { label: 'Created', cell: (key) => <Time iso={key.createdAt} /> },
                 { label: 'Last used', cell: lastUsed },
-                {
-                  label: 'Actions',
-                  hideLabel: true,
-                  className: 'actions',
-                  cell: (key) => key.status === 'active'
-                    ? (
-                        <button
-                          type="button"
-                          className="button small danger-outline"
-                          aria-label={`Revoke ${key.name} (${maskedKey(key)})`}
-                          onClick={() => setRevoking(key)}
-                        >
-                          Revoke
-                        </button>
-                      )
-                    : null,
-                },
               ]}
+              actions={(key) => key.status === 'active' && (
+                <button
+                  type="button"
+                  className="button small danger-outline"
+                  aria-label={`Revoke ${key.name} (${maskedKey(key)})`}
+                  onClick={() => setRevoking(key)}
+                >
+                  Revoke
+                </button>
+              )}
             />
           )}
         </QueryState>
@@ -142,10 +132,7 @@ export function KeysPage() {
         open={revoking !== undefined}
         title={`Revoke the key “${revoking?.name ?? ''}”?`}
         onClose={() => setRevoking(undefined)}
-        onClosed={() => {
-          if (focusList.current) document.getElementById('keys-heading')?.focus();
-          focusList.current = false;
-        }}
+        fallbackFocus="keys-heading"
         action={revoke}
         confirm="Revoke key"
         busyLabel="Revoking…"

@@ -7,14 +7,7 @@ import { actionStarted, setFlash, useFlash } from '../flash';
 import { queryKeys } from '../queries';
 import { checkSlug, SLUG_RULE } from '../../../lambda/projects/slug';
 import { href } from '../router';
-import type { Project } from '../types';
 import { DeployBadge } from './project-parts';
-
-/** The platform's domain, read off a project the owner has (`<slug>.<domain>`). */
-function platformDomainOf(projects: readonly Project[] | undefined): string | undefined {
-  const known = projects?.find((p) => p.defaultDomain.startsWith(`${p.slug}.`));
-  return known?.defaultDomain.slice(known.slug.length + 1);
-}
 
 /** A slug suggested by the name: "My Shop!" → "my-shop". */
 const slugFrom = (name: string) =>
@@ -28,7 +21,7 @@ const slugFrom = (name: string) =>
     .replace(/-+$/, '');
 
 export function ProjectsPage() {
-  const { api, accountId, config } = useApp();
+  const { api, accountId } = useApp();
   const projects = useQuery({ queryKey: queryKeys.projects(accountId), queryFn: () => api.projects(accountId) });
   const flash = useFlash(href.projects);
   return (
@@ -37,7 +30,7 @@ export function ProjectsPage() {
         <p className="lead">Each project is published at its own subdomain of the platform.</p>
       </PageHeading>
       {flash && <Notice tone="success" live>{flash}</Notice>}
-      <NewProjectForm domain={config.platformDomain ?? platformDomainOf(projects.data)} />
+      <NewProjectForm />
       <section aria-labelledby="projects-heading">
         <h2 id="projects-heading" className="section-title">Your projects</h2>
         <QueryState query={projects} loading="Loading projects…" />
@@ -86,8 +79,8 @@ export function ProjectsPage() {
   );
 }
 
-function NewProjectForm({ domain }: { readonly domain: string | undefined }) {
-  const { api, accountId } = useApp();
+function NewProjectForm() {
+  const { api, accountId, config: { platformDomain: domain } } = useApp();
   const [name, setName] = useState('');
   const [slug, setSlug] = useState('');
   /** Until the owner types a slug, it follows the name. */

@@ -11,8 +11,7 @@ const DEPLOY: Record<Project['deployState'], { tone: BadgeTone; text: string }> 
 };
 
 export function DeployBadge({ state }: { readonly state: Project['deployState'] }) {
-  const { tone, text } = DEPLOY[state];
-  return <Badge tone={tone}>{text}</Badge>;
+  return <Badge tone={DEPLOY[state].tone}>{DEPLOY[state].text}</Badge>;
 }
 
 export function ProjectNav({ project, current }: { readonly project: Project; readonly current: 'general' | 'domains' }) {

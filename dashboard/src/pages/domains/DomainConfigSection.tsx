@@ -32,8 +32,8 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   const [status, setStatus] = useState<RedirectStatus>(301);
-  const [done, setDone] = useNotice<{ at: 'primary' | 'redirect'; text: string }>();
-  const [failed, setFailed] = useNotice<{ at: 'primary' | 'redirect' | 'remove'; error: unknown }>();
+  /** What the last change did or why it failed, shown where the owner acted (a removal's success below the redirects). */
+  const [outcome, setOutcome] = useNotice<{ at: 'primary' | 'redirect' | 'remove'; text?: string; error?: unknown }>();
   /** The redirect an add would replace, once the owner has been asked to confirm it. */
   const [replacing, setReplacing] = useState<Schemas['Redirect']>();
   const fromRef = useRef<HTMLSelectElement>(null);
@@ -51,21 +51,20 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
   const toChoices = targets.filter((t) => t !== fromValue);
   const toValue = toChoices.includes(to) ? to : (toChoices[0] ?? '');
 
-  /** Sends one change: its notice, or why it failed, shows where the owner acted. */
   const change = async (at: 'primary' | 'redirect' | 'remove', call: () => Promise<DomainConfig>, text: string) => {
     actionStarted();
     try {
       onConfig(await call());
-      setDone({ at: at === 'primary' ? 'primary' : 'redirect', text });
+      setOutcome({ at, text });
     } catch (e) {
-      setFailed({ at, error: e });
+      setOutcome({ at, error: e });
     }
   };
 
   const addRedirect = () => {
     actionStarted();
     if (!fromValue || !toValue) {
-      setFailed({ at: 'redirect', error: 'Choose the domain to redirect and where it goes.' });
+      setOutcome({ at: 'redirect', error: 'Choose the domain to redirect and where it goes.' });
       return;
     }
     // One redirect per domain: adding one for a domain that already redirects replaces it, so ask first.
@@ -87,7 +86,6 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
 
   return (
     <Card title="Domain configuration">
-
       <Form
         className="inline-form"
         onSubmit={() => change('primary', () => api.setPrimary(accountId, project.projectId, primary), `${primary} is now the primary domain.`)}
@@ -101,8 +99,8 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
         </div>
         <button type="submit" className="button secondary" disabled={primary === config.primary}>Set primary</button>
       </Form>
-      <ActionError error={failed?.at === 'primary' ? failed.error : undefined} />
-      <p role="status" className="status-line">{done?.at === 'primary' ? done.text : null}</p>
+      <ActionError error={outcome?.at === 'primary' ? outcome.error : undefined} />
+      <p role="status" className="status-line">{outcome?.at === 'primary' ? outcome.text : null}</p>
 
       <h3>Redirects</h3>
       {config.redirects.length === 0
@@ -117,29 +115,24 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
                 { label: 'From', cell: (r) => r.from },
                 { label: 'To', cell: (r) => <><span aria-hidden="true">→ </span>{r.to}</> },
                 { label: 'Status', cell: (r) => STATUS_TEXT[r.status] },
-                {
-                  label: 'Actions',
-                  hideLabel: true,
-                  className: 'actions',
-                  cell: (r) => (
-                    <button
-                      type="button"
-                      className="button small danger-outline"
-                      aria-label={`Remove the redirect from ${r.from}`}
-                      onClick={() => void change(
-                        'remove',
-                        () => api.removeRedirect(accountId, project.projectId, r.from),
-                        `The redirect from ${r.from} is removed.`,
-                      )}
-                    >
-                      Remove
-                    </button>
-                  ),
-                },
               ]}
+              actions={(r) => (
+                <button
+                  type="button"
+                  className="button small danger-outline"
+                  aria-label={`Remove the redirect from ${r.from}`}
+                  onClick={() => void change(
+                    'remove',
+                    () => api.removeRedirect(accountId, project.projectId, r.from),
+                    `The redirect from ${r.from} is removed.`,
+                  )}
+                >
+                  Remove
+                </button>
+              )}
             />
           )}
-      <ActionError error={failed?.at === 'remove' ? failed.error : undefined} />
+      <ActionError error={outcome?.at === 'remove' ? outcome.error : undefined} />
 
       {sources.length === 0
         ? <p className="hint">Add a custom domain to redirect it.</p>
@@ -185,10 +178,10 @@ export function DomainConfigSection({ project, domains, presetFrom, onPresetUsed
                   </button>
                 )}
               </div>
-              <ActionError error={failed?.at === 'redirect' ? failed.error : undefined} />
+              <ActionError error={outcome?.at === 'redirect' ? outcome.error : undefined} />
             </Form>
           )}
-      <p role="status" className="status-line">{done?.at === 'redirect' ? done.text : null}</p>
+      <p role="status" className="status-line">{outcome?.at === 'primary' ? null : outcome?.text}</p>
     </Card>
   );
 }

@@ -19,7 +19,7 @@ export function RemoveDialog({ project, domain, onClose, onRedirectFirst, onClos
   const redirect = project.domains.redirects.find((r) => r.from === name);
   const pointing = project.domains.redirects.filter((r) => r.to === name);
   const live = isServing(domain);
-  // The buttons show only while the dialog is open, that is with a domain.
+  // The dialog shows its body and buttons only while open, that is with a domain.
   const remove = async () => {
     const result = await api.removeDomain(accountId, project.projectId, name);
     onRemoved(result.domain, result.warning);
@@ -30,6 +30,7 @@ export function RemoveDialog({ project, domain, onClose, onRedirectFirst, onClos
       title={`Remove ${name}?`}
       onClose={onClose}
       onClosed={onClosed}
+      fallbackFocus="domains-heading"
       action={action}
       confirm="Remove domain"
       busyLabel="Removing…"
@@ -39,35 +40,31 @@ export function RemoveDialog({ project, domain, onClose, onRedirectFirst, onClos
         <button type="button" className="button secondary" onClick={() => onRedirectFirst(name)}>Set up a redirect first</button>
       )}
     >
-      {domain && (
-        <>
+      <p>
+        <strong>{name} stops serving traffic immediately.</strong> Requests to it are refused from the next one
+        on, and its certificate is released.
+      </p>
+      {pointing.length > 0 && (
+        <Notice tone="error" title="Other domains redirect here">
           <p>
-            <strong>{name} stops serving traffic immediately.</strong> Requests to it are refused from the next one
-            on, and its certificate is released.
+            {pointing.map((r) => r.from).join(', ')} redirect{pointing.length === 1 ? 's' : ''} to {name}.
+            Change or remove {pointing.length === 1 ? 'that redirect' : 'those redirects'} first.
           </p>
-          {pointing.length > 0 && (
-            <Notice tone="error" title="Other domains redirect here">
-              <p>
-                {pointing.map((r) => r.from).join(', ')} redirect{pointing.length === 1 ? 's' : ''} to {name}.
-                Change or remove {pointing.length === 1 ? 'that redirect' : 'those redirects'} first.
-              </p>
-            </Notice>
-          )}
-          {live && !redirect && (
-            <Notice tone="warning" title="No redirect is set up">
-              <p>
-                Links to {name} will stop working. If its URL was shared, set up a redirect from {name} to
-                another domain first.
-              </p>
-            </Notice>
-          )}
-          {redirect && <p>Its redirect to {redirect.to} is removed too.</p>}
-          {project.domains.primary === name && (
-            <p>It is the primary domain: {project.defaultDomain} becomes primary.</p>
-          )}
-          <p className="hint">You can add the domain again later.</p>
-        </>
+        </Notice>
       )}
+      {live && !redirect && (
+        <Notice tone="warning" title="No redirect is set up">
+          <p>
+            Links to {name} will stop working. If its URL was shared, set up a redirect from {name} to
+            another domain first.
+          </p>
+        </Notice>
+      )}
+      {redirect && <p>Its redirect to {redirect.to} is removed too.</p>}
+      {project.domains.primary === name && (
+        <p>It is the primary domain: {project.defaultDomain} becomes primary.</p>
+      )}
+      <p className="hint">You can add the domain again later.</p>
     </Dialog>
   );
 }

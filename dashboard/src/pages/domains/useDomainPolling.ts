@@ -18,7 +18,7 @@ export function useDomainPolling(
   const { api, accountId } = useApp();
   const name = domain.domain;
   const running = IN_PROGRESS.has(domain.state);
-  const query = useQuery({
+  const { data: fresh, dataUpdatedAt: readAt, failureReason: failure } = useQuery({
     queryKey: queryKeys.domain(accountId, projectId, name),
     queryFn: () => api.domain(accountId, projectId, name),
     enabled: running,
@@ -26,7 +26,6 @@ export function useDomainPolling(
     retry: true,
     retryDelay: (attempt) => Math.min(POLL_MS * 2 ** attempt, POLL_MS * 16),
   });
-  const failure = query.failureReason;
   useEffect(() => {
     if (!running) return;
     onError(failure ? `Could not refresh the status: ${errorMessage(failure)} Retrying…` : undefined);
@@ -36,8 +35,6 @@ export function useDomainPolling(
   useEffect(() => {
     if (running) runStartedAt.current = Date.now();
   }, [running]);
-  const fresh = query.data;
-  const readAt = query.dataUpdatedAt;
   useEffect(() => {
     if (running && fresh && readAt > runStartedAt.current) onChange(fresh);
   }, [running, fresh, readAt, onChange]);

@@ -2,17 +2,17 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ActionError, Badge, type BadgeTone, Card, PageHeading, QueryState, Table, Time } from '../../components/parts';
 import { useApp } from '../../context';
 import { href } from '../../router';
-import { messagesApi, type WebhookDelivery } from '../webhooks/webhooks-api';
+import type { Schemas } from '../../types';
 import { MessageStatus } from './MessagesPage';
 
-const DELIVERY_TONE: Record<WebhookDelivery['status'], BadgeTone> =
+const DELIVERY_TONE: Record<Schemas['WebhookDelivery']['status'], BadgeTone> =
   { pending: 'progress', succeeded: 'success', failed: 'error', abandoned: 'warning' };
 
 export function MessagePage({ messageId }: { readonly messageId: string }) {
   const { api, accountId } = useApp();
   const message = useQuery({
     queryKey: ['message', accountId, messageId],
-    queryFn: () => messagesApi.get(api, accountId, messageId),
+    queryFn: () => api.message(accountId, messageId),
   });
   const m = message.data;
   return (
@@ -53,11 +53,11 @@ export function MessagePage({ messageId }: { readonly messageId: string }) {
   );
 }
 
-function DeliveryItem({ messageId, delivery }: { readonly messageId: string; readonly delivery: WebhookDelivery }) {
+function DeliveryItem({ messageId, delivery }: Readonly<{ messageId: string; delivery: Schemas['WebhookDelivery'] }>) {
   const { api, accountId } = useApp();
   const queryClient = useQueryClient();
   const resend = useMutation({
-    mutationFn: () => messagesApi.resend(api, accountId, messageId, delivery.id),
+    mutationFn: () => api.resendDelivery(accountId, messageId, delivery.id),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['message', accountId, messageId] }),
   });
   return (

@@ -3,7 +3,9 @@ import { useState } from 'react';
 import { Badge, type BadgeTone, Card, Form, PageHeading, QueryState, Table, Time } from '../../components/parts';
 import { useApp } from '../../context';
 import { href } from '../../router';
-import { messagesApi, type MessageStatus as Status } from '../webhooks/webhooks-api';
+import type { Schemas } from '../../types';
+
+type Status = Schemas['AccountMessage']['status'];
 
 const STATUS_TONE: Record<Status, BadgeTone> = { queued: 'progress', processed: 'success', failed: 'error' };
 
@@ -18,7 +20,7 @@ export function MessagesPage() {
   const cursor = cursors.at(-1);
   const page = useQuery({
     queryKey: ['messages', accountId, status, cursor ?? ''],
-    queryFn: () => messagesApi.list(api, accountId, { status: status || undefined, cursor }),
+    queryFn: () => api.messages(accountId, { status: status || undefined, cursor }),
   });
   const next = page.data?.nextCursor;
   const [search, setSearch] = useState('');

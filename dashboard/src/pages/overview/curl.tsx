@@ -1,14 +1,11 @@
 import { CopyButton } from '../../components/parts';
 
 /** A test request: `shown` one option a line, `oneLine` pasteable anywhere. */
-export interface CurlExample {
-  readonly shown: string;
-  readonly oneLine: string;
-}
-
-function example(lines: readonly string[]): CurlExample {
+function example(lines: readonly string[]) {
   return { shown: lines.join(' \\\n  '), oneLine: lines.join(' ') };
 }
+
+export type CurlExample = ReturnType<typeof example>;
 
 const headers = (key: string) => [`-H "Authorization: Bearer ${key}"`, '-H "Content-Type: application/json"'];
 

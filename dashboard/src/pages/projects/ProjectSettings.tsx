@@ -14,14 +14,12 @@ export function RenameProject({ project }: { readonly project: Project }) {
   const [name, setName] = useState(project.name);
   const [saved, setSaved] = useState(false);
   const { busy, error, run } = useAction();
-  const onSubmit = () => {
-    void run(async () => {
-      const renamed = await api.renameProject(accountId, project.projectId, name);
-      queryClient.setQueryData(queryKeys.project(accountId, project.projectId), renamed);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.projects(accountId) });
-      setSaved(true);
-    });
-  };
+  const onSubmit = () => run(async () => {
+    const renamed = await api.renameProject(accountId, project.projectId, name);
+    queryClient.setQueryData(queryKeys.project(accountId, project.projectId), renamed);
+    void queryClient.invalidateQueries({ queryKey: queryKeys.projects(accountId) });
+    setSaved(true);
+  });
   return (
     <Form className="rename-project" onSubmit={onSubmit}>
       <label htmlFor="project-name">Name</label>

@@ -11,7 +11,6 @@ type DayUsage = Schemas['DayUsage'];
 
 const DAYS = 30;
 
-const counts = (totals: Schemas['UsageTotals']) => [totals.accepted, totals.rateLimited, totals.banned].map(formatNumber);
 const countColumns: readonly Column<Schemas['UsageTotals']>[] = [
   { label: 'Accepted', cell: (totals) => formatNumber(totals.accepted) },
   { label: 'Rate limited', cell: (totals) => formatNumber(totals.rateLimited) },
@@ -58,7 +57,7 @@ export function UsageHistory() {
                 rows={[...data.days].reverse()}
                 rowKey={(day) => day.date}
                 columns={[{ label: 'Day (UTC)', cell: (day) => day.date }, ...countColumns]}
-                footer={['Total', ...counts(data.totals)]}
+                footer={['Total', ...countColumns.map((c) => c.cell(data.totals))]}
               />
             </div>
           </details>
@@ -79,7 +78,7 @@ export function UsageHistory() {
                 },
                 ...countColumns.map((c) => ({ ...c, cell: (key: Schemas['KeyUsageHistory']) => c.cell(key.totals) })),
               ]}
-              footer={['All keys', null, null, ...counts(data.totals)]}
+              footer={['All keys', null, null, ...countColumns.map((c) => c.cell(data.totals))]}
             />
           </div>
         </>

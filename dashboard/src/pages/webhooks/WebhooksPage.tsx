@@ -4,9 +4,9 @@ import {
   ActionError, Badge, Card, CopyButton, Form, Notice, PageHeading, QueryState, Time,
 } from '../../components/parts';
 import { useApp } from '../../context';
-import { type Webhook, type WebhookEventType, webhooksApi } from './webhooks-api';
+import type { Schemas } from '../../types';
 
-const EVENT_TYPES: WebhookEventType[] = ['message.processed', 'message.failed'];
+const EVENT_TYPES: Schemas['WebhookEventType'][] = ['message.processed', 'message.failed'];
 
 /** A secret shown once: after creating an endpoint or rotating its secret. */
 type ShownSecret = { readonly secret: string; readonly why: string } | undefined;
@@ -14,13 +14,13 @@ type ShownSecret = { readonly secret: string; readonly why: string } | undefined
 export function WebhooksPage() {
   const { api, accountId } = useApp();
   const queryClient = useQueryClient();
-  const webhooks = useQuery({ queryKey: ['webhooks', accountId], queryFn: () => webhooksApi.list(api, accountId) });
+  const webhooks = useQuery({ queryKey: ['webhooks', accountId], queryFn: () => api.webhooks(accountId) });
   const [secret, setSecret] = useState<ShownSecret>();
   const [done, setDone] = useState<string>();
   const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<WebhookEventType[]>(EVENT_TYPES);
+  const [events, setEvents] = useState(EVENT_TYPES);
   const create = useMutation({
-    mutationFn: () => webhooksApi.create(api, accountId, { url: url.trim(), events }),
+    mutationFn: () => api.createWebhook(accountId, { url: url.trim(), events }),
     onSuccess: async ({ webhook, secret: created }) => {
       setSecret({ secret: created, why: `Signing secret of ${webhook.url}` });
       setDone(undefined);
@@ -101,18 +101,18 @@ export function WebhooksPage() {
 }
 
 function WebhookRow({ webhook, onSecret, onDone }: {
-  readonly webhook: Webhook;
+  readonly webhook: Schemas['Webhook'];
   readonly onSecret: (shown: ShownSecret) => void;
   readonly onDone: (text: string) => void;
 }) {
   const { api, accountId } = useApp();
   const queryClient = useQueryClient();
   const test = useMutation({
-    mutationFn: () => webhooksApi.test(api, accountId, webhook.id),
+    mutationFn: () => api.testWebhook(accountId, webhook.id),
     onSuccess: (sent) => onDone(`Test event ${sent.eventId} queued for ${webhook.url}.`),
   });
   const rotate = useMutation({
-    mutationFn: () => webhooksApi.rotate(api, accountId, webhook.id),
+    mutationFn: () => api.rotateWebhookSecret(accountId, webhook.id),
     onSuccess: (rotated) =>
       onSecret({
         secret: rotated.secret,
@@ -120,7 +120,7 @@ function WebhookRow({ webhook, onSecret, onDone }: {
       }),
   });
   const remove = useMutation({
-    mutationFn: () => webhooksApi.remove(api, accountId, webhook.id),
+    mutationFn: () => api.removeWebhook(accountId, webhook.id),
     onSuccess: async () => {
       onDone(`Endpoint ${webhook.url} removed.`);
       await queryClient.invalidateQueries({ queryKey: ['webhooks', accountId] });
