@@ -66,8 +66,7 @@ export interface CloudFrontTenantsOptions {
   readonly cloudfront: CloudFrontClient;
   readonly distributionId: string;
   readonly connectionGroupId: string;
-  readonly sleep?: (ms: number) => Promise<void>;
-  readonly random?: () => number;
+  readonly pacing?: Pacing;
 }
 
 export interface TenantVersion {
@@ -78,10 +77,8 @@ export interface TenantVersion {
 /** The settings an update sets; the connection group and parameters are sent back as read. */
 interface TenantChange {
   readonly domains: readonly string[];
-  /** Send a ManagedCertificateRequest. */
   readonly certificate: boolean;
   readonly enabled: boolean;
-  /** @default the tenant's customizations as read */
   readonly customizations?: DistributionTenant['Customizations'];
 }
 
@@ -92,11 +89,7 @@ const RACES = new Set(['PreconditionFailed', 'EntityAlreadyExists', 'EntityNotFo
 
 /** The distribution's tenants: writes carry the ETag of their read; `racing` re-runs a lost read-modify-write. */
 export class CloudFrontTenants {
-  readonly pacing: Pacing;
-
-  constructor(private readonly options: CloudFrontTenantsOptions) {
-    this.pacing = { sleep: options.sleep ?? REAL_PACING.sleep, random: options.random ?? REAL_PACING.random };
-  }
+  constructor(private readonly options: CloudFrontTenantsOptions) {}
 
   /** The tenant and its ETag; refuses another distribution's tenant. */
   async read(name: string): Promise<TenantVersion | undefined> {
@@ -184,7 +177,8 @@ export class CloudFrontTenants {
   }
 
   async racing<T>(run: () => Promise<T>): Promise<T> {
-    return withBackoff(run, TENANT_WRITE, (error) => RACES.has(errorName(error) ?? ''), this.pacing);
+    const lost = (error: unknown) => RACES.has(errorName(error) ?? '');
+    return withBackoff(run, TENANT_WRITE, lost, this.options.pacing ?? REAL_PACING);
   }
 }
 

@@ -3,7 +3,6 @@ import type { components } from '../../contracts/openapi/control-api.js';
 // What owners see of a domain is the control API's (openapi/control-api.yaml, docs/owners.md).
 type Schemas = components['schemas'];
 export type DnsRecordInstruction = Schemas['DnsRecordInstruction'];
-export type DnsFailureReason = Schemas['DnsFailureReason'];
 export type DnsFailure = Schemas['DnsFailure'];
 /** A drifted live domain (`dns_misconfigured`): served until `detachAt`, a grace period after `since`. */
 export type DomainMisconfiguration = Schemas['DomainMisconfiguration'];

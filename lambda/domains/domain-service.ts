@@ -3,7 +3,6 @@ import type { RuntimeConfig } from '../../contracts/plans.js';
 import type { AccountStore } from '../keys/index.js';
 import { deployPrefix, type ProjectRecord, type ProjectStore } from '../projects/index.js';
 import { type Clock, nowIso } from '../shared/clock.js';
-import type { DnsRecordInstruction } from './dns-records.js';
 import { type DomainConfig, DomainConfigError, redirectStatus, removalWarning, validateDomainConfig } from './domain-config.js';
 import { InvalidDomainError, normaliseDomain } from './domain-name.js';
 import type { DomainRecord } from './domain-record.js';
@@ -25,8 +24,6 @@ export interface DomainServiceDeps {
   readonly platformHost: string;
 }
 
-type AddedDomain = { domain: DomainView; records: DnsRecordInstruction[] };
-
 /** Names in configuration calls, normalised like added domains: trim, lower case, no trailing dot, IDN to punycode. */
 const hostName = (input: string) => domainToASCII(input.trim().toLowerCase().replace(/\.$/, '')) || input.trim().toLowerCase();
 
@@ -34,7 +31,7 @@ const hostName = (input: string) => domainToASCII(input.trim().toLowerCase().rep
 export class DomainService {
   constructor(private readonly deps: DomainServiceDeps) {}
 
-  async add(accountId: string, projectId: string, input: unknown): Promise<AddedDomain> {
+  async add(accountId: string, projectId: string, input: unknown) {
     const account = await this.deps.accounts.get(accountId);
     if (!account) throw refuse('account_not_found', `No account ${accountId}.`, 404);
     const project = await this.project(accountId, projectId);

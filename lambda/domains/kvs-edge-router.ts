@@ -27,17 +27,12 @@ export interface KvsEdgeRouterOptions {
   /** With the management-plane retries: throttles are the SDK's to retry. */
   readonly client: CloudFrontKeyValueStoreClient;
   readonly kvsArn: string;
-  readonly sleep?: (ms: number) => Promise<void>;
-  readonly random?: () => number;
+  readonly pacing?: Pacing;
 }
 
 /** The edge port on the KeyValueStore: each write reads the ETag, then writes with `IfMatch`, retried if stale. */
 export class KvsEdgeRouter implements EdgeRouter, EdgeCleanup {
-  private readonly pacing: Pacing;
-
-  constructor(private readonly options: KvsEdgeRouterOptions) {
-    this.pacing = { sleep: options.sleep ?? REAL_PACING.sleep, random: options.random ?? REAL_PACING.random };
-  }
+  constructor(private readonly options: KvsEdgeRouterOptions) {}
 
   async serve(host: string, prefix: string): Promise<void> {
     await this.put(host, EDGE_VALUE.serve(prefix));
@@ -97,7 +92,7 @@ export class KvsEdgeRouter implements EdgeRouter, EdgeCleanup {
       },
       KVS_WRITE,
       isStaleEtag,
-      this.pacing,
+      this.options.pacing ?? REAL_PACING,
     );
   }
 }

@@ -28,9 +28,9 @@ const limitsSchema = z.strictObject({
   perDay: z.number().check(z.int(), z.positive()),
 });
 
-function parseName(value: unknown, field = 'name'): string {
+function parseName(value: unknown): string {
   const parsed = nameSchema.safeParse(value);
-  if (!parsed.success) throw invalid(field, 'must be a string of 1 to 100 characters');
+  if (!parsed.success) throw invalid('name', 'must be a string of 1 to 100 characters');
   return parsed.data;
 }
 

@@ -42,11 +42,7 @@ export function settledBy(
   return { ...request, status: 'approved', decidedAt: nowIso };
 }
 
-/**
- * Owners ask for a higher plan; operators approve by changing the plan (`plans set`). One pending
- * request per account: one for another plan replaces it, one for the same plan is answered again
- * without a new notification.
- */
+/** Owners ask for a higher plan, operators approve with `plans set`: docs/operators/cli.md, "Upgrade requests". */
 export class UpgradeRequests {
   constructor(
     private readonly deps: {

@@ -1,7 +1,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import * as z from 'zod/mini';
 import { type RetryBackoff, retryDelaySeconds } from '../../contracts/messages.js';
-import type { Clock } from '../shared/clock.js';
+import { type Clock, nowIso } from '../shared/clock.js';
 import { logger, metrics } from '../shared/powertools.js';
 import type { AcceptedTally } from '../usage-history/index.js';
 import { type MessageRecord, toMessageResource } from './message.js';
@@ -78,11 +78,7 @@ class NotifyError extends Error {
   }
 }
 
-/**
- * Runs the processor on one queued message, records the outcome and tells `outcomes`; a redelivery
- * of a final record only tells again. A failure on the last receive marks the record `failed`
- * before SQS dead-letters it; a failed record met on a first receive was redriven: it runs again.
- */
+/** Runs the processor on a message, records and tells the outcome (docs/processor.md, "Retries, backoff and the DLQ"). */
 export async function processMessage(message: QueuedMessage, deps: ProcessMessageDeps): Promise<void> {
   try {
     await processOnce(message, deps);
@@ -91,7 +87,7 @@ export async function processMessage(message: QueuedMessage, deps: ProcessMessag
     const attempt = error instanceof AttemptError ? error.attempt : undefined;
     if (id && message.receiveCount >= deps.maxReceiveCount && !(error instanceof NotifyError)) {
       const failure: AttemptRecord = attempt ?? { lastError: sanitizeError(error) };
-      const transition = await deps.messages.markFailed(id, nowIso(deps), failure);
+      const transition = await deps.messages.markFailed(id, nowIso(deps.clock), failure);
       countAccepted(transition, deps);
       metrics.addMetric('MessageFailed', MetricUnit.Count, 1);
       logger.error('message failed on its last attempt; it goes to the DLQ', { messageId: id, error: error as Error });
@@ -113,8 +109,6 @@ export async function processMessage(message: QueuedMessage, deps: ProcessMessag
     throw error instanceof AttemptError ? error.cause : error instanceof NotifyError ? error.cause : error;
   }
 }
-
-const nowIso = (deps: ProcessMessageDeps) => new Date(deps.clock.now()).toISOString();
 
 /** The backoff: the failed record comes back after the delay, not the visibility timeout. */
 async function postpone(message: QueuedMessage, deps: ProcessMessageDeps, failedAttempts: number): Promise<void> {
@@ -166,8 +160,8 @@ async function processOnce(message: QueuedMessage, deps: ProcessMessageDeps): Pr
   const outcome = await runProcessor(record, attempts, deps);
   const transition =
     outcome.kind === 'done'
-      ? await deps.messages.markProcessed(record.id, nowIso(deps), { attempts, ...outcome.result })
-      : await deps.messages.markFailed(record.id, nowIso(deps), { attempts, lastError: outcome.lastError });
+      ? await deps.messages.markProcessed(record.id, nowIso(deps.clock), { attempts, ...outcome.result })
+      : await deps.messages.markFailed(record.id, nowIso(deps.clock), { attempts, lastError: outcome.lastError });
   countAccepted(transition, deps);
   if (transition.result === 'missing') throw new Error(`record ${record.id} disappeared while it was processed`);
   metrics.addMetric(outcome.kind === 'done' ? 'MessageProcessed' : 'MessageFailed', MetricUnit.Count, 1);

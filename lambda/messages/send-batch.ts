@@ -20,10 +20,7 @@ interface StoredBatchAnswer {
   readonly data: ReadonlyArray<{ readonly id: string; readonly createdAt: string }>;
 }
 
-/**
- * POST /messages/batch: up to 100 messages, all or nothing, admitted as a single send (counted N
- * at once); then the records and the envelopes go out side by side, as for a single send.
- */
+/** POST /messages/batch (docs/api-clients.md, "Batch send"): admitted and written as a single send. */
 export async function sendBatch(
   request: SendRequest,
   deps: SendBatchDeps,

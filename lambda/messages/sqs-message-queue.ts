@@ -3,11 +3,7 @@ import { chunksOf, type Pacing, REAL_PACING, untilAllTaken } from '../shared/bac
 import type { MessageEnvelope } from './message.js';
 import type { MessageBatchQueue, MessageQueue } from './ports.js';
 
-/**
- * A batch's envelopes become visible once the request that sent them has settled (the send
- * function's 10 s timeout): else the worker could process a message whose batch then fails in
- * another chunk and is answered 503.
- */
+/** A batch's envelopes wait for its request to settle (the send timeout): docs/api-clients.md, "Batch send". */
 export const BATCH_SETTLE_SECONDS = 10;
 
 /** The body and the `messageId` attribute (the worker marks a corrupt body's record failed by it). */

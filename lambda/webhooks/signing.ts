@@ -12,10 +12,7 @@ export function activeSecrets(secrets: readonly SigningSecret[], nowMs: number):
   return secrets.filter((s) => s.expiresAt === undefined || s.expiresAt > nowMs).map((s) => s.secret);
 }
 
-/**
- * The Standard Webhooks headers of one attempt: `webhook-signature` holds one `v1,<base64>` per
- * active secret, space-separated, which the specification allows so that receivers can rotate.
- */
+/** The Standard Webhooks headers of one attempt, one signature per active secret (docs/webhooks.md, "What we send"). */
 export function signedHeaders(
   eventId: string,
   payload: string,

@@ -6,10 +6,7 @@ export const projectOf = (reqCtx: ControlContext) => [param(reqCtx, 'accountId')
 /** Who started a deploy, as its history shows it. */
 const deployedBy = (caller: Principal) => (caller.kind === 'owner' ? (caller.email ?? caller.ownerId) : 'operator');
 
-/**
- * An account's projects (create, list, get, rename, delete) and their deploys (start from a
- * manifest, list, finalize, roll back): docs/projects.md.
- */
+/** An account's projects and their deploys: docs/projects.md. */
 export const projectRoutes: ControlRoutes = (app, { projects, deploys }) => {
   const project = '/accounts/:accountId/projects/:projectId';
   app.post('/accounts/:accountId/projects', [app.allow.account], async (reqCtx) => {

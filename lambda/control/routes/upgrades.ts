@@ -1,10 +1,7 @@
 import { refuse } from '../../shared/problem.js';
 import { bodyOf, type ControlRoutes, param, principal, reply } from '../control-router.js';
 
-/**
- * Upgrade requests: an owner asks for a higher plan; operators list the pending ones and approve
- * one by changing the plan (`plans set`). Billing is not part of the platform.
- */
+/** Upgrade requests: docs/operators/cli.md, "Upgrade requests". */
 export const upgradeRoutes: ControlRoutes = (app, { upgradeRequests }) => {
   app.post('/accounts/:accountId/upgrade-request', [app.allow.account], async (reqCtx) => {
     const caller = principal(reqCtx);

@@ -118,10 +118,12 @@ export const authority = (options: Partial<CloudFrontCertificateAuthorityOptions
     acm: new ACMClient({ region: 'us-east-1', maxAttempts: 1 }),
     distributionId: DIST,
     connectionGroupId: GROUP,
-    sleep: async (ms) => {
-      delays.push(ms);
+    pacing: {
+      sleep: async (ms) => {
+        delays.push(ms);
+      },
+      random: () => 0.5,
     },
-    random: () => 0.5,
     ...options,
   });
 

@@ -9,8 +9,7 @@ const tenants = () =>
     cloudfront: new CloudFrontClient({ region: 'us-east-1', maxAttempts: 1 }),
     distributionId: DIST,
     connectionGroupId: GROUP,
-    sleep: async () => {},
-    random: () => 0.5,
+    pacing: { sleep: async () => {}, random: () => 0.5 },
   });
 
 const version = () => ({ tenant: { ...tenant([], { Enabled: false }).DistributionTenant, Id: TENANT_ID }, etag: 'E7' });

@@ -40,10 +40,12 @@ const router = () =>
   new KvsEdgeRouter({
     client: new CloudFrontKeyValueStoreClient({ region: 'us-east-1', maxAttempts: 1 }),
     kvsArn: KVS_ARN,
-    sleep: async (ms) => {
-      delays.push(ms);
+    pacing: {
+      sleep: async (ms) => {
+        delays.push(ms);
+      },
+      random: () => 0.5,
     },
-    random: () => 0.5,
   });
 
 beforeEach(() => {
@@ -204,7 +206,7 @@ describe('KvsEdgeRouter: signing', () => {
         },
       },
     });
-    const live = new KvsEdgeRouter({ client, kvsArn: KVS_ARN, sleep: async () => {}, random: () => 0 });
+    const live = new KvsEdgeRouter({ client, kvsArn: KVS_ARN, pacing: { sleep: async () => {}, random: () => 0 } });
     await expect(live.refuse('x.example.com')).rejects.toThrow('stop before the network');
     expect(seen).toHaveLength(1);
     expect(seen[0]?.host).toBe('123456789012.cloudfront-kvs.global.api.aws');
