@@ -11,8 +11,6 @@ import { type AccountView, iso, type KeyView, keyView, type UsageView, usageView
 import { refuse } from '../shared/problem.js';
 import { invalid, parsePlan, pendingView, settledBy } from './upgrade-requests.js';
 
-export type { AccountView, KeyView, UsageView } from './views.js';
-
 export interface AccountServiceDeps {
   readonly accounts: AccountStore;
   readonly keys: KeyStore;

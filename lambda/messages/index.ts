@@ -8,5 +8,5 @@ export {
   type MessageStatus,
   toMessageResource,
 } from './message.js';
-export type { MessageOutcomes, MessageOutcomeType, MessageStore } from './ports.js';
+export type { MessageStore } from './ports.js';
 export { type JsonValue, PermanentError, type ProcessMessage, type ProcessorMessage } from './processor.js';

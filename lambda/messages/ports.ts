@@ -65,8 +65,6 @@ export interface MessageRetries {
   postpone(receiptHandle: string, seconds: number): Promise<void>;
 }
 
-export type { MessageOutcomes, MessageOutcomeType } from '../../contracts/messages.js';
-
 /** A stored idempotent request: the body fingerprint and the response it got. */
 export interface IdempotencyEntry {
   readonly id: string;

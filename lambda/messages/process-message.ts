@@ -1,11 +1,11 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import * as z from 'zod/mini';
-import { type RetryBackoff, retryDelaySeconds } from '../../contracts/messages.js';
+import { type MessageOutcomes, type RetryBackoff, retryDelaySeconds } from '../../contracts/messages.js';
 import { type Clock, nowIso } from '../shared/clock.js';
 import { logger, metrics } from '../shared/powertools.js';
 import type { AcceptedTally } from '../usage-history/index.js';
 import { type MessageRecord, toMessageResource } from './message.js';
-import type { AttemptRecord, MessageOutcomes, MessageRetries, MessageStore, Transition } from './ports.js';
+import type { AttemptRecord, MessageRetries, MessageStore, Transition } from './ports.js';
 import { isPermanentError, type JsonValue, type ProcessMessage, RESULT_MAX_BYTES } from './processor.js';
 import { sanitizeError } from './sanitize-error.js';
 
@@ -49,10 +49,7 @@ const envelopeSchema = z.object({
   createdAt: z.string(),
 });
 
-/**
- * An envelope without a record comes from a request answered 503, or its record write (alongside
- * the enqueue) is still in flight; by this receive it has long been written or given up.
- */
+/** By this receive an envelope's record has long been written, unless its request failed (503): an orphan. */
 const ORPHAN_AFTER_RECEIVES = 3;
 
 export class PoisonMessageError extends Error {
@@ -123,11 +120,9 @@ async function postpone(message: QueuedMessage, deps: ProcessMessageDeps, failed
 async function notify(deps: ProcessMessageDeps, record: MessageRecord): Promise<void> {
   if (!deps.outcomes || (record.status !== 'processed' && record.status !== 'failed')) return;
   const type = record.status === 'processed' ? 'message.processed' : 'message.failed';
-  try {
-    await deps.outcomes.notify(type, toMessageResource(record));
-  } catch (error) {
+  await deps.outcomes.notify(type, toMessageResource(record)).catch((error: unknown) => {
     throw new NotifyError(error);
-  }
+  });
 }
 
 /** Final for a delivery: processed, or failed unless this is a redriven message's first receive. */

@@ -39,8 +39,6 @@ const isThrottling = (error: unknown) => THROTTLING_ERRORS.has((error as { name?
 
 /** Attempts beyond one per shard, for writes that race with other requests, refunds and roll-overs. */
 const EXTRA_ATTEMPTS = 8;
-/** Anonymous items are kept a day past their window (TTL), so they vanish on their own. */
-const anonymousExpiry = (dayWindow: number) => Math.floor(dayWindowEndMs(dayWindow + 1) / 1000);
 
 /** Exact fixed-window limiter: docs/contributors/limiter.md, "The limiter: one budget per account, exact at any scale". */
 export class RateLimiter {
@@ -206,7 +204,8 @@ export class RateLimiter {
         dayWindow: windows.day,
         limits: subject.limits,
         nowMs,
-        expiresAtSeconds: anonymousExpiry(windows.day),
+        // Kept a day past its window (TTL), so the item vanishes on its own.
+        expiresAtSeconds: Math.floor(dayWindowEndMs(windows.day + 1) / 1000),
       });
       if (result.counted) {
         const state = stateOf(subject.limits, remainingOn(result.item, windows, subject.limits), windows, nowMs);

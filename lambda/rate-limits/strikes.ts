@@ -1,5 +1,5 @@
 import type { BanPolicy } from '../../contracts/plans.js';
-import { expiredRefusalCounters, type LimiterItem, refusalCounter, utcDate } from './limiter-item.js';
+import { expiredRefusalCounters, refusalCounter, utcDate } from './limiter-item.js';
 import type { LimiterStore, StrikeTally } from './limiter-store.js';
 import { keyItemId } from './shards.js';
 
@@ -27,8 +27,9 @@ export async function strike(
 ): Promise<StrikeOutcome> {
   const id = keyItemId(keyId);
   const item = await store.get(id);
-  const known = markersOf(item, keyId, nowMs);
-  if (known) return known;
+  const entry = item?.keys[keyId];
+  if (entry?.revokedUntil !== undefined && entry.revokedUntil > nowMs) return { outcome: 'revoked' };
+  if (entry?.banUntil !== undefined && entry.banUntil > nowMs) return { outcome: 'banned', untilMs: entry.banUntil };
   const windowStart = item?.strikeWindowStart;
   const tally: StrikeTally = { counter: refusalCounter('rateLimited', utcDate(nowMs)) };
   let strikes: number | undefined;
@@ -62,11 +63,4 @@ export async function ban(
     store.setKeyMarker(keyItemId(keyId), keyId, 'ban', untilMs, nowMs, { create: true }),
   ]);
   await store.resetStrikes(keyItemId(keyId));
-}
-
-function markersOf(item: LimiterItem | undefined, keyId: string, nowMs: number): StrikeOutcome | undefined {
-  const entry = item?.keys[keyId];
-  if (entry?.revokedUntil !== undefined && entry.revokedUntil > nowMs) return { outcome: 'revoked' };
-  if (entry?.banUntil !== undefined && entry.banUntil > nowMs) return { outcome: 'banned', untilMs: entry.banUntil };
-  return undefined;
 }

@@ -18,7 +18,7 @@ export class DynamoDbUsageHistoryStore implements AcceptedUsageRecorder, UsageHi
   async addAccepted(accountId: string, date: string, perKey: ReadonlyMap<string, number>): Promise<void> {
     const entries = [...perKey].filter(([, count]) => count > 0);
     if (entries.length === 0) return;
-    const { clause, names, values } = addClause(entries.map(([keyId, count]) => [acceptedAttribute(keyId), count]));
+    const { clause, names, values } = addClause(entries.map(([keyId, count]) => [`${ACCEPTED_PREFIX}${keyId}`, count]));
     await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
@@ -58,7 +58,6 @@ export class DynamoDbUsageHistoryStore implements AcceptedUsageRecorder, UsageHi
 }
 
 const ACCEPTED_PREFIX = 'accepted:';
-const acceptedAttribute = (keyId: string) => `${ACCEPTED_PREFIX}${keyId}`;
 
 /** The history item of an account's UTC day (the limiter's own items are `acct#…`, `key#…`, `ip#…`). */
 export const historyItemId = (accountId: string, date: string) => `usage#${accountId}#${date}`;

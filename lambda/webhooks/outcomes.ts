@@ -3,8 +3,6 @@ import { type Clock, nowIso } from '../shared/clock.js';
 import { eventPayload, type DeliveryJob, messageEventId, messageSubject } from './model.js';
 import type { DeliveryQueue, MessageOwnership, WebhookStore } from './ports.js';
 
-export type { MessageOutcomes, MessageOutcomeType } from '../../contracts/messages.js';
-
 /** The worker's outcomes (docs/webhooks.md, "How it works"); rejects when the jobs could not be enqueued, so the worker retries. */
 export function createWebhookOutcomes(deps: {
   readonly store: Pick<WebhookStore, 'listEndpoints'>;

@@ -1,6 +1,7 @@
 import { type AccountRecord, DynamoDbAccountStore } from '../../lambda/keys/accounts.js';
 import { createAuthorizerHandler } from '../../lambda/keys/authorizer-handler.js';
-import { type AccountView, AccountService } from '../../lambda/keys/account-service.js';
+import { AccountService } from '../../lambda/keys/account-service.js';
+import type { AccountView } from '../../lambda/keys/views.js';
 import { DynamoDbKeyStore } from '../../lambda/keys/dynamodb-key-store.js';
 import { DynamoDbLimiterStore } from '../../lambda/rate-limits/dynamodb-limiter-store.js';
 import { DynamoDbUsageHistoryStore } from '../../lambda/usage-history/dynamodb-usage-history-store.js';

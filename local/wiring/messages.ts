@@ -8,10 +8,9 @@ import {
 } from '../../lambda/messages/http-handlers.js';
 import type { MessageRecord } from '../../lambda/messages/message.js';
 import { SqsMessageQueue } from '../../lambda/messages/sqs-message-queue.js';
-import type { MessageOutcomes } from '../../lambda/messages/ports.js';
 import { SqsMessageRetries } from '../../lambda/messages/sqs-message-retries.js';
 import { createWorkerHandler } from '../../lambda/messages/worker.js';
-import type { RetryBackoff } from '../../contracts/messages.js';
+import type { MessageOutcomes, RetryBackoff } from '../../contracts/messages.js';
 import { RateLimiter } from '../../lambda/rate-limits/rate-limiter.js';
 import { startLocalApiGateway } from '../api-gateway.js';
 import { LOCAL_TABLE_NAMES } from '../emulators.js';

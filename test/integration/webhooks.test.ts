@@ -1,7 +1,7 @@
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { MessageOutcomeType } from '../../lambda/webhooks/index.js';
+import type { MessageOutcomeType } from '../../contracts/messages.js';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../lambda/webhooks/retry-schedule.js';
 
 const delayAfter = (attempt: number) => RETRY_DELAYS_MS[attempt - 1] as number;

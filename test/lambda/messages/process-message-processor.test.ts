@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MessageRecord, MessageResource } from '../../../lambda/messages/message.js';
-import type { MessageOutcomeType, MessageRetries } from '../../../lambda/messages/ports.js';
+import type { MessageOutcomeType } from '../../../contracts/messages.js';
+import type { MessageRetries } from '../../../lambda/messages/ports.js';
 import {
   type ProcessMessageDeps,
   processMessage,
