@@ -77,17 +77,27 @@ async function openDeployedDomains(api: DeployedStack) {
   }
 }
 
-async function domainRecord(domains: DynamoDbDomainStore, domain: string): Promise<DomainRecord> {
-  const record = await domains.get(domain);
-  if (!record) throw new CliError(`no domain ${domain} in this environment`, { code: 'domain_not_found' });
-  return record;
+type DeployedDomains = Awaited<ReturnType<typeof openDeployedDomains>>;
+
+/** `work` on the environment's record of `domain` (a domain_not_found error when it has none). */
+async function onDomain<T>(
+  api: DeployedStack,
+  domain: string,
+  work: (deployed: DeployedDomains, record: DomainRecord) => Promise<T>,
+): Promise<T> {
+  const deployed = await openDeployedDomains(api);
+  try {
+    const record = await deployed.domains.get(domain);
+    if (!record) throw new CliError(`no domain ${domain} in this environment`, { code: 'domain_not_found' });
+    return await work(deployed, record);
+  } finally {
+    deployed.sfn.destroy();
+  }
 }
 
 /** `domains show --stack`: the domain's record (and whose it is) and the flow's executions for it, newest first. */
-export async function showDomain(api: DeployedStack, domain: string) {
-  const deployed = await openDeployedDomains(api);
-  try {
-    const record = await domainRecord(deployed.domains, domain);
+export function showDomain(api: DeployedStack, domain: string) {
+  return onDomain(api, domain, async (deployed, record) => {
     const history: DomainFlowRun[] = [];
     let nextToken: string | undefined;
     let pages = 0;
@@ -111,20 +121,12 @@ export async function showDomain(api: DeployedStack, domain: string) {
     } while (nextToken && pages < HISTORY_PAGES);
     const view = { ...domainView(record), accountId: record.accountId };
     return { domain: view, history, historyTruncated: nextToken !== undefined };
-  } finally {
-    deployed.sfn.destroy();
-  }
+  });
 }
 
 /** The release branch again for a removed domain whose release failed: requested now, under a new name. */
-export async function releaseDomainTenant(
-  api: DeployedStack,
-  domain: string,
-  now: () => Date = () => new Date(),
-) {
-  const deployed = await openDeployedDomains(api);
-  try {
-    const record = await domainRecord(deployed.domains, domain);
+export function releaseDomainTenant(api: DeployedStack, domain: string, now: () => Date = () => new Date()) {
+  return onDomain(api, domain, async (deployed, record) => {
     if (record.state !== 'removed') {
       throw new CliError(`${domain} is ${record.state}, not removed: only a removed domain's tenant is released`, {
         code: 'domain_not_removed',
@@ -132,26 +134,18 @@ export async function releaseDomainTenant(
     }
     // What a removal sends (SfnDomainFlowStarter.release): the domain, and the rest as `release`.
     const requestedAt = now().toISOString();
-    const release: Omit<TenantReleaseRequest, 'domain'> = {
-      projectId: record.projectId,
-      claimedAt: record.createdAt,
-      requestedAt,
-    };
+    const release: Omit<TenantReleaseRequest, 'domain'> = { projectId: record.projectId, claimedAt: record.createdAt, requestedAt };
     const execution = domainReleaseExecutionName(domain, requestedAt);
     const input = JSON.stringify({ domain, release });
     const { stateMachineArn } = deployed;
     await deployed.sfn.send(new StartExecutionCommand({ stateMachineArn, name: execution, input }));
     return { domain, execution, startedAt: requestedAt };
-  } finally {
-    deployed.sfn.destroy();
-  }
+  });
 }
 
 /** `domains verify --stack`: the owner's Re-verify (DomainService.verify), run for them. */
-export async function reverifyDomain(api: DeployedStack, domain: string): Promise<DomainView> {
-  const deployed = await openDeployedDomains(api);
-  try {
-    const record = await domainRecord(deployed.domains, domain);
+export function reverifyDomain(api: DeployedStack, domain: string): Promise<DomainView> {
+  return onDomain(api, domain, async (deployed, record) => {
     if (record.state === 'removed') {
       throw new CliError(`${domain} is removed: there is nothing to verify (see domains release for its tenant)`, { code: 'domain_removed' });
     }
@@ -171,8 +165,6 @@ export async function reverifyDomain(api: DeployedStack, domain: string): Promis
       config: publishedConfig(api),
       platformHost: deployed.platformHost,
     });
-    return await service.verify(record.accountId, record.projectId, domain);
-  } finally {
-    deployed.sfn.destroy();
-  }
+    return service.verify(record.accountId, record.projectId, domain);
+  });
 }

@@ -3,7 +3,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { ConfigError, type PlatformConfig, validateConfig } from '../lib/config/index.js';
 import { PLATFORM_CONFIG_OUTPUT } from '../lib/stacks/api-stack-outputs.js';
 import { awsError } from './aws-errors.js';
-import { CliError, usageError } from './errors.js';
+import { CliError, parseJson, usageError } from './errors.js';
 
 /** `<stackPrefix>-Api` with the default prefix (lib/app.ts). */
 const DEFAULT_API_STACK_NAME = 'MessagesPlatform-Api';
@@ -63,12 +63,8 @@ export function publishedConfig(stack: Pick<DeployedStack, 'stackName' | 'source
   if (typeof raw !== 'string' || raw.length === 0) {
     throw refused(`${where} lacks the output ${PLATFORM_CONFIG_OUTPUT}, the deployment's platform config`, 'missing_outputs');
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    throw refused(`the ${PLATFORM_CONFIG_OUTPUT} output of ${where} is not JSON`, 'bad_platform_config');
-  }
+  const parsed = parseJson(raw, () =>
+    refused(`the ${PLATFORM_CONFIG_OUTPUT} output of ${where} is not JSON`, 'bad_platform_config'));
   try {
     return validateConfig(parsed);
   } catch (error) {
@@ -166,12 +162,8 @@ export function readOutputsFile(
     const code = (error as { code?: string }).code;
     throw new CliError(`cannot read the outputs file ${file}${code ? ` (${code})` : ''}`, { code: 'outputs_file', cause: error, hint: WRITE_HINT });
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new CliError(`the outputs file ${file} is not JSON`, { code: 'outputs_file', hint: WRITE_HINT });
-  }
+  const parsed = parseJson(text, () =>
+    new CliError(`the outputs file ${file} is not JSON`, { code: 'outputs_file', hint: WRITE_HINT }));
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new CliError(`the outputs file ${file} is not a JSON object of stacks`, { code: 'outputs_file' });
   }

@@ -209,10 +209,10 @@ export const PROJECT_COMMANDS: readonly Command[] = [
   {
     words: ['projects', 'rename'],
     summary: 'Rename a project (its slug, and so its address, stay)',
+    ...ON_PROJECT,
     required: [...PROJECT_REQUIRED, 'name'],
     flags: [...PROJECT_FLAGS, ['--name NAME', 'the new display name']],
     examples: ['projects rename --account acct_demo_pro --project prj_0123456789abcdef0123 --name "Shop"'],
-    localOnly: true,
     async run(ctx, values) {
       const init = { ...projectParams(values), body: { name: str(values, 'name') } };
       const project = await ctx.projects().call((api) => api.PATCH('/accounts/{accountId}/projects/{projectId}', init));
