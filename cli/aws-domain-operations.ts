@@ -1,4 +1,3 @@
-import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { ListExecutionsCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { domainFlowExecutionName, domainReleaseExecutionName } from '../contracts/domain-flow.js';
 import type { DomainRecord } from '../lambda/domains/domain-record.js';
@@ -23,7 +22,7 @@ export async function startDriftCheck(
   now: () => Date = () => new Date(),
 ): Promise<DriftCheckStarted> {
   const { region } = api;
-  const domains = await describeStack(new CloudFormationClient({ region }), siblingStackName(api, 'Domains'), region);
+  const domains = await describeStack(siblingStackName(api, 'Domains'), region);
   const stateMachineArn = requiredOutput(domains, DOMAINS_OUTPUTS.domains.stateMachineArn);
   const startedAt = now();
   const started = await new SFNClient({ ...MANAGEMENT_PLANE, region }).send(
@@ -54,27 +53,22 @@ export function domainRunKind(domain: string, executionName: string): DomainFlow
 /** The deployed environment's domain capability: `<prefix>-Domains` (the flow) and `-DomainsData` (tables, edge). */
 async function openDeployedDomains(api: DeployedStack) {
   const { region } = api;
-  const cloudFormation = new CloudFormationClient({ region });
-  try {
-    const [flow, data] = await Promise.all([
-      describeStack(cloudFormation, siblingStackName(api, 'Domains'), region),
-      describeStack(cloudFormation, siblingStackName(api, 'DomainsData'), region),
-    ]);
-    const documentClient = createDocumentClient({ region });
-    const tables = DOMAINS_OUTPUTS.domainsData;
-    return {
-      region,
-      stateMachineArn: requiredOutput(flow, DOMAINS_OUTPUTS.domains.stateMachineArn),
-      platformHost: requiredOutput(data, tables.platformHost),
-      data,
-      documentClient,
-      domains: new DynamoDbDomainStore(documentClient, requiredOutput(data, tables.domainsTableName)),
-      projects: new DynamoDbProjectStore(documentClient, requiredOutput(data, tables.projectsTableName)),
-      sfn: new SFNClient({ ...MANAGEMENT_PLANE, region }),
-    };
-  } finally {
-    cloudFormation.destroy();
-  }
+  const [flow, data] = await Promise.all([
+    describeStack(siblingStackName(api, 'Domains'), region),
+    describeStack(siblingStackName(api, 'DomainsData'), region),
+  ]);
+  const documentClient = createDocumentClient({ region });
+  const tables = DOMAINS_OUTPUTS.domainsData;
+  return {
+    region,
+    stateMachineArn: requiredOutput(flow, DOMAINS_OUTPUTS.domains.stateMachineArn),
+    platformHost: requiredOutput(data, tables.platformHost),
+    data,
+    documentClient,
+    domains: new DynamoDbDomainStore(documentClient, requiredOutput(data, tables.domainsTableName)),
+    projects: new DynamoDbProjectStore(documentClient, requiredOutput(data, tables.projectsTableName)),
+    sfn: new SFNClient({ ...MANAGEMENT_PLANE, region }),
+  };
 }
 
 type DeployedDomains = Awaited<ReturnType<typeof openDeployedDomains>>;

@@ -140,12 +140,7 @@ export async function openDeployedStack(options: OpenStackOptions): Promise<Depl
       'pass --region, or set AWS_REGION (or a region in your AWS profile); with --outputs FILE the deployment\'s own region is used',
     );
   }
-  const cloudFormation = new CloudFormationClient({ region: chosen.region });
-  try {
-    return await describeStack(cloudFormation, stackName, chosen.region);
-  } finally {
-    cloudFormation.destroy();
-  }
+  return describeStack(stackName, chosen.region);
 }
 
 const WRITE_HINT = 'write it with: npx cdk deploy --all --outputs-file FILE';
@@ -216,11 +211,8 @@ export function requiredOutput(stack: DeployedStack, key: string): string {
 }
 
 /** A deployed stack and its outputs, through CloudFormation DescribeStacks. */
-export async function describeStack(
-  client: CloudFormationClient,
-  stackName: string,
-  region: string,
-): Promise<DeployedStack> {
+export async function describeStack(stackName: string, region: string): Promise<DeployedStack> {
+  const client = new CloudFormationClient({ region });
   let stack;
   try {
     const answer = await client.send(new DescribeStacksCommand({ StackName: stackName }));
@@ -234,6 +226,8 @@ export async function describeStack(
       });
     }
     throw awsError(error, region);
+  } finally {
+    client.destroy();
   }
   if (!stack) throw new CliError(`stack ${stackName} does not exist in ${region}`, { code: 'stack_not_found' });
   const outputs: Record<string, string> = {};
