@@ -71,13 +71,11 @@ async function openDeployedDomains(api: DeployedStack) {
   };
 }
 
-type DeployedDomains = Awaited<ReturnType<typeof openDeployedDomains>>;
-
 /** `work` on the environment's record of `domain` (a domain_not_found error when it has none). */
 async function onDomain<T>(
   api: DeployedStack,
   domain: string,
-  work: (deployed: DeployedDomains, record: DomainRecord) => Promise<T>,
+  work: (deployed: Awaited<ReturnType<typeof openDeployedDomains>>, record: DomainRecord) => Promise<T>,
 ): Promise<T> {
   const deployed = await openDeployedDomains(api);
   try {

@@ -20,8 +20,6 @@ import { configText, domainName, domainsTable, domainText, recordsText } from '.
 import { usageError } from '../errors.js';
 import { clean } from '../format.js';
 
-type AddRedirectRequest = components['schemas']['AddRedirectRequest'];
-
 export const DEFAULT_WAIT_SECONDS = 60;
 const WAIT_FLAG = [
   '--wait [SECONDS]',
@@ -223,7 +221,7 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
       const status = redirectStatusFlag(values);
       const from = domainArg(str(values, 'from'));
       const to = domainArg(str(values, 'to'));
-      const body = { from, to, ...(status !== undefined ? { status } : {}) } as AddRedirectRequest;
+      const body = { from, to, status } as components['schemas']['AddRedirectRequest'];
       const init = { ...projectParams(values), body };
       const config = await ctx.projects().call((api) =>
         api.POST('/accounts/{accountId}/projects/{projectId}/domain-config/redirects', init));

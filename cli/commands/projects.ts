@@ -122,8 +122,7 @@ export const PROJECT_COMMANDS: readonly Command[] = [
     examples: ['projects create --account acct_demo_pro --slug my-site --name "My site"'],
     localOnly: true,
     async run(ctx, values) {
-      const name = values.name as string | undefined;
-      const body = { slug: str(values, 'slug'), ...(name !== undefined ? { name } : {}) };
+      const body = { slug: str(values, 'slug'), name: values.name as string | undefined };
       const project = await ctx.projects().call((api) =>
         api.POST('/accounts/{accountId}/projects', { ...accountParams(values), body }));
       ctx.output(project, `Created project ${project.projectId}. Deploy it with: ${PROGRAM} projects deploy <dir> --account ${project.accountId} --project ${project.projectId}\n${projectText(project)}`);
