@@ -1,4 +1,3 @@
-import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { ListExecutionsCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { domainFlowExecutionName, domainReleaseExecutionName } from '../contracts/domain-flow.js';
 import type { DomainRecord } from '../lambda/domains/domain-record.js';
@@ -23,7 +22,7 @@ export async function startDriftCheck(
   now: () => Date = () => new Date(),
 ): Promise<DriftCheckStarted> {
   const { region } = api;
-  const domains = await describeStack(new CloudFormationClient({ region }), siblingStackName(api, 'Domains'), region);
+  const domains = await describeStack(siblingStackName(api, 'Domains'), region);
   const stateMachineArn = requiredOutput(domains, DOMAINS_OUTPUTS.domains.stateMachineArn);
   const startedAt = now();
   const started = await new SFNClient({ ...MANAGEMENT_PLANE, region }).send(
@@ -54,40 +53,43 @@ export function domainRunKind(domain: string, executionName: string): DomainFlow
 /** The deployed environment's domain capability: `<prefix>-Domains` (the flow) and `-DomainsData` (tables, edge). */
 async function openDeployedDomains(api: DeployedStack) {
   const { region } = api;
-  const cloudFormation = new CloudFormationClient({ region });
+  const [flow, data] = await Promise.all([
+    describeStack(siblingStackName(api, 'Domains'), region),
+    describeStack(siblingStackName(api, 'DomainsData'), region),
+  ]);
+  const documentClient = createDocumentClient({ region });
+  const tables = DOMAINS_OUTPUTS.domainsData;
+  return {
+    region,
+    stateMachineArn: requiredOutput(flow, DOMAINS_OUTPUTS.domains.stateMachineArn),
+    platformHost: requiredOutput(data, tables.platformHost),
+    data,
+    documentClient,
+    domains: new DynamoDbDomainStore(documentClient, requiredOutput(data, tables.domainsTableName)),
+    projects: new DynamoDbProjectStore(documentClient, requiredOutput(data, tables.projectsTableName)),
+    sfn: new SFNClient({ ...MANAGEMENT_PLANE, region }),
+  };
+}
+
+/** `work` on the environment's record of `domain` (a domain_not_found error when it has none). */
+async function onDomain<T>(
+  api: DeployedStack,
+  domain: string,
+  work: (deployed: Awaited<ReturnType<typeof openDeployedDomains>>, record: DomainRecord) => Promise<T>,
+): Promise<T> {
+  const deployed = await openDeployedDomains(api);
   try {
-    const [flow, data] = await Promise.all([
-      describeStack(cloudFormation, siblingStackName(api, 'Domains'), region),
-      describeStack(cloudFormation, siblingStackName(api, 'DomainsData'), region),
-    ]);
-    const documentClient = createDocumentClient({ region });
-    const tables = DOMAINS_OUTPUTS.domainsData;
-    return {
-      region,
-      stateMachineArn: requiredOutput(flow, DOMAINS_OUTPUTS.domains.stateMachineArn),
-      platformHost: requiredOutput(data, tables.platformHost),
-      data,
-      documentClient,
-      domains: new DynamoDbDomainStore(documentClient, requiredOutput(data, tables.domainsTableName)),
-      projects: new DynamoDbProjectStore(documentClient, requiredOutput(data, tables.projectsTableName)),
-      sfn: new SFNClient({ ...MANAGEMENT_PLANE, region }),
-    };
+    const record = await deployed.domains.get(domain);
+    if (!record) throw new CliError(`no domain ${domain} in this environment`, { code: 'domain_not_found' });
+    return await work(deployed, record);
   } finally {
-    cloudFormation.destroy();
+    deployed.sfn.destroy();
   }
 }
 
-async function domainRecord(domains: DynamoDbDomainStore, domain: string): Promise<DomainRecord> {
-  const record = await domains.get(domain);
-  if (!record) throw new CliError(`no domain ${domain} in this environment`, { code: 'domain_not_found' });
-  return record;
-}
-
 /** `domains show --stack`: the domain's record (and whose it is) and the flow's executions for it, newest first. */
-export async function showDomain(api: DeployedStack, domain: string) {
-  const deployed = await openDeployedDomains(api);
-  try {
-    const record = await domainRecord(deployed.domains, domain);
+export function showDomain(api: DeployedStack, domain: string) {
+  return onDomain(api, domain, async (deployed, record) => {
     const history: DomainFlowRun[] = [];
     let nextToken: string | undefined;
     let pages = 0;
@@ -111,20 +113,12 @@ export async function showDomain(api: DeployedStack, domain: string) {
     } while (nextToken && pages < HISTORY_PAGES);
     const view = { ...domainView(record), accountId: record.accountId };
     return { domain: view, history, historyTruncated: nextToken !== undefined };
-  } finally {
-    deployed.sfn.destroy();
-  }
+  });
 }
 
 /** The release branch again for a removed domain whose release failed: requested now, under a new name. */
-export async function releaseDomainTenant(
-  api: DeployedStack,
-  domain: string,
-  now: () => Date = () => new Date(),
-) {
-  const deployed = await openDeployedDomains(api);
-  try {
-    const record = await domainRecord(deployed.domains, domain);
+export function releaseDomainTenant(api: DeployedStack, domain: string, now: () => Date = () => new Date()) {
+  return onDomain(api, domain, async (deployed, record) => {
     if (record.state !== 'removed') {
       throw new CliError(`${domain} is ${record.state}, not removed: only a removed domain's tenant is released`, {
         code: 'domain_not_removed',
@@ -132,26 +126,18 @@ export async function releaseDomainTenant(
     }
     // What a removal sends (SfnDomainFlowStarter.release): the domain, and the rest as `release`.
     const requestedAt = now().toISOString();
-    const release: Omit<TenantReleaseRequest, 'domain'> = {
-      projectId: record.projectId,
-      claimedAt: record.createdAt,
-      requestedAt,
-    };
+    const release: Omit<TenantReleaseRequest, 'domain'> = { projectId: record.projectId, claimedAt: record.createdAt, requestedAt };
     const execution = domainReleaseExecutionName(domain, requestedAt);
     const input = JSON.stringify({ domain, release });
     const { stateMachineArn } = deployed;
     await deployed.sfn.send(new StartExecutionCommand({ stateMachineArn, name: execution, input }));
     return { domain, execution, startedAt: requestedAt };
-  } finally {
-    deployed.sfn.destroy();
-  }
+  });
 }
 
 /** `domains verify --stack`: the owner's Re-verify (DomainService.verify), run for them. */
-export async function reverifyDomain(api: DeployedStack, domain: string): Promise<DomainView> {
-  const deployed = await openDeployedDomains(api);
-  try {
-    const record = await domainRecord(deployed.domains, domain);
+export function reverifyDomain(api: DeployedStack, domain: string): Promise<DomainView> {
+  return onDomain(api, domain, async (deployed, record) => {
     if (record.state === 'removed') {
       throw new CliError(`${domain} is removed: there is nothing to verify (see domains release for its tenant)`, { code: 'domain_removed' });
     }
@@ -171,8 +157,6 @@ export async function reverifyDomain(api: DeployedStack, domain: string): Promis
       config: publishedConfig(api),
       platformHost: deployed.platformHost,
     });
-    return await service.verify(record.accountId, record.projectId, domain);
-  } finally {
-    deployed.sfn.destroy();
-  }
+    return service.verify(record.accountId, record.projectId, domain);
+  });
 }

@@ -5,7 +5,6 @@ import {
   paginateGetUsagePlans,
   type UsagePlan,
 } from '@aws-sdk/client-api-gateway';
-import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { CloudFrontClient, paginateListDistributionTenants } from '@aws-sdk/client-cloudfront';
 import { CloudFrontTenants } from '../lambda/domains/cloudfront-tenants.js';
 import { ApiGatewayUsagePlanGateway, accountPlanName } from '../lambda/keys/api-gateway-usage-plan-gateway.js';
@@ -22,8 +21,7 @@ const ACCOUNT_PLAN_PREFIX = accountPlanName('');
 export async function awsRuntimeResources(api: DeployedStack): Promise<RuntimeResources> {
   const { region } = api;
   const outputs = operatorOutputs(api);
-  const cloudformation = new CloudFormationClient({ region });
-  const domains = await describeStack(cloudformation, siblingStackName(api, 'DomainsData'), region);
+  const domains = await describeStack(siblingStackName(api, 'DomainsData'), region);
   const distributionId = requiredOutput(domains, DOMAINS_OUTPUTS.domainsData.distributionId);
   const connectionGroupId = requiredOutput(domains, DOMAINS_OUTPUTS.domainsData.connectionGroupId);
   const apiGateway = new APIGatewayClient({ ...MANAGEMENT_PLANE, region });

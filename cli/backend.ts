@@ -34,12 +34,7 @@ export async function openBackend(values: Values, env: CliIo['env'], localOnly =
   if (deployed) {
     // Loaded only for a deployed stack: the AWS SDK clients are not needed locally.
     const { createAwsOperatorClient } = await import('./aws-operator-client.js');
-    return createAwsOperatorClient({
-      ...(stack !== undefined ? { stack } : {}),
-      ...(outputs !== undefined ? { outputsFile: outputs } : {}),
-      ...(region !== undefined ? { region } : {}),
-      env,
-    });
+    return createAwsOperatorClient({ stack, outputsFile: outputs, region, env });
   }
 
   const baseUrl = url ?? (env.PLATFORM_CONTROL_URL || DEFAULT_CONTROL_URL);

@@ -104,24 +104,20 @@ export function positiveInt(flag: string, value: string): number {
   return n;
 }
 
-export function planFlag(values: Values): string {
+/** --plan, and --per-minute with --per-day: both or neither, and only with --plan enterprise. */
+export function planInput(values: Values): { plan: string; limits?: RateLimits } {
   const plan = str(values, 'plan');
   if (!(PLAN_IDS as readonly string[]).includes(plan)) {
     throw usageError(`--plan must be one of ${PLAN_IDS.join(', ')}, got "${clean(plan)}"`);
   }
-  return plan;
-}
-
-/** --per-minute and --per-day: both or neither, and only with --plan enterprise. */
-export function limitFlags(values: Values, plan: string): RateLimits | undefined {
   const perMinute = values['per-minute'] as string | undefined;
   const perDay = values['per-day'] as string | undefined;
-  if (perMinute === undefined && perDay === undefined) return undefined;
+  if (perMinute === undefined && perDay === undefined) return { plan };
   if (plan !== 'enterprise') {
     throw usageError(`--per-minute and --per-day are custom limits, for --plan enterprise only (the ${plan} plan has fixed limits)`);
   }
   if (perMinute === undefined || perDay === undefined) throw usageError('--per-minute and --per-day go together');
-  return { perMinute: positiveInt('per-minute', perMinute), perDay: positiveInt('per-day', perDay) };
+  return { plan, limits: { perMinute: positiveInt('per-minute', perMinute), perDay: positiveInt('per-day', perDay) } };
 }
 
 export const PROJECT_FLAGS: readonly Flag[] = [

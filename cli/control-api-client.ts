@@ -59,8 +59,7 @@ export class ControlApiClient implements OperatorClient {
   }
 
   revokeKey(accountId: string, keyId: string) {
-    const params = { path: { accountId, keyId } };
-    return this.call((api) => api.DELETE('/accounts/{accountId}/keys/{keyId}', { params }));
+    return this.call((api) => api.DELETE('/accounts/{accountId}/keys/{keyId}', { params: { path: { accountId, keyId } } }));
   }
 
   setPlan(accountId: string, input: { plan: string; limits?: RateLimits }) {
@@ -69,8 +68,7 @@ export class ControlApiClient implements OperatorClient {
   }
 
   liftBan(accountId: string, keyId: string) {
-    const params = { path: { accountId, keyId } };
-    return this.call((api) => api.DELETE('/accounts/{accountId}/keys/{keyId}/ban', { params }));
+    return this.call((api) => api.DELETE('/accounts/{accountId}/keys/{keyId}/ban', { params: { path: { accountId, keyId } } }));
   }
 
   usage(accountId: string) {

@@ -3,7 +3,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { ConfigError, type PlatformConfig, validateConfig } from '../lib/config/index.js';
 import { PLATFORM_CONFIG_OUTPUT } from '../lib/stacks/api-stack-outputs.js';
 import { awsError } from './aws-errors.js';
-import { CliError, usageError } from './errors.js';
+import { CliError, parseJson, usageError } from './errors.js';
 
 /** `<stackPrefix>-Api` with the default prefix (lib/app.ts). */
 const DEFAULT_API_STACK_NAME = 'MessagesPlatform-Api';
@@ -63,12 +63,8 @@ export function publishedConfig(stack: Pick<DeployedStack, 'stackName' | 'source
   if (typeof raw !== 'string' || raw.length === 0) {
     throw refused(`${where} lacks the output ${PLATFORM_CONFIG_OUTPUT}, the deployment's platform config`, 'missing_outputs');
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    throw refused(`the ${PLATFORM_CONFIG_OUTPUT} output of ${where} is not JSON`, 'bad_platform_config');
-  }
+  const parsed = parseJson(raw, () =>
+    refused(`the ${PLATFORM_CONFIG_OUTPUT} output of ${where} is not JSON`, 'bad_platform_config'));
   try {
     return validateConfig(parsed);
   } catch (error) {
@@ -144,12 +140,7 @@ export async function openDeployedStack(options: OpenStackOptions): Promise<Depl
       'pass --region, or set AWS_REGION (or a region in your AWS profile); with --outputs FILE the deployment\'s own region is used',
     );
   }
-  const cloudFormation = new CloudFormationClient({ region: chosen.region });
-  try {
-    return await describeStack(cloudFormation, stackName, chosen.region);
-  } finally {
-    cloudFormation.destroy();
-  }
+  return describeStack(stackName, chosen.region);
 }
 
 const WRITE_HINT = 'write it with: npx cdk deploy --all --outputs-file FILE';
@@ -166,12 +157,8 @@ export function readOutputsFile(
     const code = (error as { code?: string }).code;
     throw new CliError(`cannot read the outputs file ${file}${code ? ` (${code})` : ''}`, { code: 'outputs_file', cause: error, hint: WRITE_HINT });
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new CliError(`the outputs file ${file} is not JSON`, { code: 'outputs_file', hint: WRITE_HINT });
-  }
+  const parsed = parseJson(text, () =>
+    new CliError(`the outputs file ${file} is not JSON`, { code: 'outputs_file', hint: WRITE_HINT }));
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new CliError(`the outputs file ${file} is not a JSON object of stacks`, { code: 'outputs_file' });
   }
@@ -224,11 +211,8 @@ export function requiredOutput(stack: DeployedStack, key: string): string {
 }
 
 /** A deployed stack and its outputs, through CloudFormation DescribeStacks. */
-export async function describeStack(
-  client: CloudFormationClient,
-  stackName: string,
-  region: string,
-): Promise<DeployedStack> {
+export async function describeStack(stackName: string, region: string): Promise<DeployedStack> {
+  const client = new CloudFormationClient({ region });
   let stack;
   try {
     const answer = await client.send(new DescribeStacksCommand({ StackName: stackName }));
@@ -242,6 +226,8 @@ export async function describeStack(
       });
     }
     throw awsError(error, region);
+  } finally {
+    client.destroy();
   }
   if (!stack) throw new CliError(`stack ${stackName} does not exist in ${region}`, { code: 'stack_not_found' });
   const outputs: Record<string, string> = {};

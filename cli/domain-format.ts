@@ -54,11 +54,9 @@ function delayReason(diagnosis: NonNullable<DomainView['diagnosis']>): string {
   return reasons.length > 0 ? reasons.join(', ') : 'certificate_pending';
 }
 
-type Row = readonly [string, string | number | undefined];
-
 /** A domain's state, its records, and why when it failed or drifted: observed vs expected, or the certificate diagnosis. */
 export function domainText(view: DomainView): string {
-  const rows: Row[] = [
+  const rows: Array<readonly [string, string | number | undefined]> = [
     ['domain', domainName(view)],
     ['project', view.projectId],
     ['state', view.state],

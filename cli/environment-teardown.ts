@@ -1,12 +1,14 @@
+type Named = { readonly id: string; readonly name: string };
+
 /** What an environment creates outside its stacks, which `cdk destroy` leaves (docs/operators/teardown.md). */
 export interface RuntimeResources {
   /** Never the stack's own default tenant. */
   tenants(): Promise<readonly string[]>;
   /** Disable, then delete: `pending` while CloudFront still deploys the disable (try again later). */
   removeTenant(name: string): Promise<'deleted' | 'pending'>;
-  internalKeys(): Promise<readonly { readonly id: string; readonly name: string }[]>;
+  internalKeys(): Promise<readonly Named[]>;
   deleteKey(id: string): Promise<void>;
-  accountPlans(): Promise<readonly { readonly id: string; readonly name: string }[]>;
+  accountPlans(): Promise<readonly Named[]>;
   /** Detaches the plan from the API stage and deletes it. */
   deleteAccountPlan(id: string): Promise<void>;
 }
@@ -39,18 +41,15 @@ export async function teardownRuntimeResources(
   options: TeardownOptions,
 ): Promise<TeardownReport> {
   const progress = options.progress ?? (() => {});
-  const keys: string[] = [];
-  for (const key of await resources.internalKeys()) {
-    await resources.deleteKey(key.id);
-    keys.push(key.name);
-    progress(`deleted API key ${key.name} (${key.id})`);
-  }
-  const usagePlans: string[] = [];
-  for (const plan of await resources.accountPlans()) {
-    await resources.deleteAccountPlan(plan.id);
-    usagePlans.push(plan.name);
-    progress(`deleted usage plan ${plan.name} (${plan.id})`);
-  }
+  const deleteAll = async (what: string, items: readonly Named[], remove: (id: string) => Promise<void>) => {
+    for (const item of items) {
+      await remove(item.id);
+      progress(`deleted ${what} ${item.name} (${item.id})`);
+    }
+    return items.map((item) => item.name);
+  };
+  const keys = await deleteAll('API key', await resources.internalKeys(), (id) => resources.deleteKey(id));
+  const usagePlans = await deleteAll('usage plan', await resources.accountPlans(), (id) => resources.deleteAccountPlan(id));
   const tenants: string[] = [];
   let pending = [...(await resources.tenants())];
   const maxRounds = options.maxRounds ?? 60;

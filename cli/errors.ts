@@ -32,3 +32,12 @@ export class CliError extends Error {
 export function usageError(message: string, hint?: string): CliError {
   return new CliError(message, { code: 'usage', exitCode: EXIT_USAGE, ...(hint ? { hint } : {}) });
 }
+
+/** JSON.parse, throwing `refusal()` instead of a SyntaxError. */
+export function parseJson(text: string, refusal: () => CliError): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw refusal();
+  }
+}

@@ -1,5 +1,5 @@
 import { PLAN_IDS } from '../../lib/config/index.js';
-import { type Command, LIMIT_FLAGS, limitFlags, planFlag, str } from '../command.js';
+import { type Command, LIMIT_FLAGS, planInput, str } from '../command.js';
 import { accountText } from '../format.js';
 
 export const ACCOUNT_COMMANDS: readonly Command[] = [
@@ -13,9 +13,7 @@ export const ACCOUNT_COMMANDS: readonly Command[] = [
       'accounts create --name "Big Co" --plan enterprise --per-minute 5000 --per-day 1000000',
     ],
     async run(ctx, values) {
-      const plan = planFlag(values);
-      const limits = limitFlags(values, plan);
-      const account = await ctx.client.createAccount({ name: str(values, 'name'), plan, ...(limits ? { limits } : {}) });
+      const account = await ctx.client.createAccount({ name: str(values, 'name'), ...planInput(values) });
       ctx.output(account, `Created account ${account.accountId}.\n${accountText(account)}`);
     },
   },

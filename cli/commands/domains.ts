@@ -20,8 +20,6 @@ import { configText, domainName, domainsTable, domainText, recordsText } from '.
 import { usageError } from '../errors.js';
 import { clean } from '../format.js';
 
-type AddRedirectRequest = components['schemas']['AddRedirectRequest'];
-
 export const DEFAULT_WAIT_SECONDS = 60;
 const WAIT_FLAG = [
   '--wait [SECONDS]',
@@ -153,10 +151,9 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
     words: ['domains', 'reverify'],
     summary: 'Re-verify a domain: a fresh attempt once DNS or CAA is fixed',
     args: [['DOMAIN', 'a domain of the project']],
-    required: PROJECT_REQUIRED,
+    ...ON_PROJECT,
     flags: [...PROJECT_FLAGS, WAIT_FLAG],
     examples: ['domains reverify www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123 --wait 120'],
-    localOnly: true,
     run: (ctx, values, [domain]) => verifyCommand(ctx, values, domain as string, true),
   },
   {
@@ -208,6 +205,7 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
   {
     words: ['domains', 'config', 'add-redirect'],
     summary: 'Redirect a domain to another of the project (path and query kept)',
+    ...ON_PROJECT,
     required: [...PROJECT_REQUIRED, 'from', 'to'],
     flags: [
       ...PROJECT_FLAGS,
@@ -219,12 +217,11 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
       'domains config add-redirect --from example.com --to www.example.com --account acct_demo_pro --project prj_0123456789abcdef0123',
       'domains config add-redirect --from old.example.com --to www.example.com --status 302 --account acct_demo_pro --project prj_0123456789abcdef0123',
     ],
-    localOnly: true,
     async run(ctx, values) {
       const status = redirectStatusFlag(values);
       const from = domainArg(str(values, 'from'));
       const to = domainArg(str(values, 'to'));
-      const body = { from, to, ...(status !== undefined ? { status } : {}) } as AddRedirectRequest;
+      const body = { from, to, status } as components['schemas']['AddRedirectRequest'];
       const init = { ...projectParams(values), body };
       const config = await ctx.projects().call((api) =>
         api.POST('/accounts/{accountId}/projects/{projectId}/domain-config/redirects', init));
@@ -235,10 +232,10 @@ export const DOMAIN_COMMANDS: readonly Command[] = [
   {
     words: ['domains', 'config', 'remove-redirect'],
     summary: 'Remove the redirect of a domain',
+    ...ON_PROJECT,
     required: [...PROJECT_REQUIRED, 'from'],
     flags: [...PROJECT_FLAGS, ['--from DOMAIN', 'the domain whose redirect goes']],
     examples: ['domains config remove-redirect --from old.example.com --account acct_demo_pro --project prj_0123456789abcdef0123'],
-    localOnly: true,
     async run(ctx, values) {
       const from = domainArg(str(values, 'from'));
       const params = projectParams(values, { from });

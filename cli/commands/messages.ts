@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
 import { type Command, httpUrl, str } from '../command.js';
-import { CliError, usageError } from '../errors.js';
+import { CliError, parseJson, usageError } from '../errors.js';
 import { clean } from '../format.js';
 
 /** The local platform's Messages API (npm start's default --port). */
@@ -90,12 +90,8 @@ async function readLines(file: string): Promise<Line[]> {
   const lines: Line[] = [];
   text.split(/\r?\n/).forEach((raw, i) => {
     if (raw.trim() === '') return;
-    let item: unknown;
-    try {
-      item = JSON.parse(raw);
-    } catch {
-      throw usageError(`${clean(file)} line ${i + 1} is not JSON`, 'each line holds one object, {"message": "…"}');
-    }
+    const item = parseJson(raw, () =>
+      usageError(`${clean(file)} line ${i + 1} is not JSON`, 'each line holds one object, {"message": "…"}'));
     if (item === null || typeof item !== 'object' || Array.isArray(item)) {
       throw usageError(`${clean(file)} line ${i + 1} is not a JSON object`, 'each line holds one object, {"message": "…"}');
     }

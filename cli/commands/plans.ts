@@ -1,5 +1,5 @@
 import { PLAN_IDS } from '../../lib/config/index.js';
-import { ACCOUNT_FLAG, type Command, LIMIT_FLAGS, limitFlags, planFlag, str } from '../command.js';
+import { ACCOUNT_FLAG, type Command, LIMIT_FLAGS, planInput, str } from '../command.js';
 import { accountText, upgradeRequestsText } from '../format.js';
 
 export const PLAN_COMMANDS: readonly Command[] = [
@@ -13,9 +13,7 @@ export const PLAN_COMMANDS: readonly Command[] = [
       'plans set --account acct_demo_free --plan enterprise --per-minute 2000 --per-day 500000',
     ],
     async run(ctx, values) {
-      const plan = planFlag(values);
-      const limits = limitFlags(values, plan);
-      const account = await ctx.client.setPlan(str(values, 'account'), { plan, ...(limits ? { limits } : {}) });
+      const account = await ctx.client.setPlan(str(values, 'account'), planInput(values));
       ctx.output(account, `Account ${account.accountId} is on the ${account.plan} plan; its keys have the new limits from their next request.\n${accountText(account)}`);
     },
   },

@@ -122,8 +122,7 @@ export const PROJECT_COMMANDS: readonly Command[] = [
     examples: ['projects create --account acct_demo_pro --slug my-site --name "My site"'],
     localOnly: true,
     async run(ctx, values) {
-      const name = values.name as string | undefined;
-      const body = { slug: str(values, 'slug'), ...(name !== undefined ? { name } : {}) };
+      const body = { slug: str(values, 'slug'), name: values.name as string | undefined };
       const project = await ctx.projects().call((api) =>
         api.POST('/accounts/{accountId}/projects', { ...accountParams(values), body }));
       ctx.output(project, `Created project ${project.projectId}. Deploy it with: ${PROGRAM} projects deploy <dir> --account ${project.accountId} --project ${project.projectId}\n${projectText(project)}`);
@@ -209,10 +208,10 @@ export const PROJECT_COMMANDS: readonly Command[] = [
   {
     words: ['projects', 'rename'],
     summary: 'Rename a project (its slug, and so its address, stay)',
+    ...ON_PROJECT,
     required: [...PROJECT_REQUIRED, 'name'],
     flags: [...PROJECT_FLAGS, ['--name NAME', 'the new display name']],
     examples: ['projects rename --account acct_demo_pro --project prj_0123456789abcdef0123 --name "Shop"'],
-    localOnly: true,
     async run(ctx, values) {
       const init = { ...projectParams(values), body: { name: str(values, 'name') } };
       const project = await ctx.projects().call((api) => api.PATCH('/accounts/{accountId}/projects/{projectId}', init));

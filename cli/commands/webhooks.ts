@@ -5,7 +5,6 @@ import type { WebhookView } from '../operator-client.js';
 
 const WEBHOOK_FLAG: Flag = ['--webhook WEBHOOK_ID', 'the endpoint id (wh_…), as webhooks list shows it'];
 const ON_WEBHOOK = { required: ['account', 'webhook'], flags: [ACCOUNT_FLAG, WEBHOOK_FLAG] };
-type CreateWebhookRequest = components['schemas']['CreateWebhookRequest'];
 const SECRET_NOTE = 'Store this signing secret now: it will not be shown again.\n';
 const webhookParams = (values: Values) => accountParams(values, { webhookId: str(values, 'webhook') });
 
@@ -58,7 +57,7 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
     ],
     async run(ctx, values) {
       const events = values.events === undefined ? undefined : str(values, 'events').split(',').map((e) => e.trim());
-      const body = { url: str(values, 'endpoint'), ...(events ? { events } : {}) } as CreateWebhookRequest;
+      const body = { url: str(values, 'endpoint'), events } as components['schemas']['CreateWebhookRequest'];
       const created = await ctx.webhooks().call((api) =>
         api.POST('/accounts/{accountId}/webhooks', { ...accountParams(values), body }));
       ctx.io.stderr.write(SECRET_NOTE);

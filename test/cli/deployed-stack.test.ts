@@ -183,8 +183,7 @@ describe('outputs from CloudFormation DescribeStacks', () => {
 
   it('reads the stack\'s outputs', async () => {
     cloudFormation.on(DescribeStacksCommand, { StackName: 'MessagesPlatform-Api' }).resolves(answer(OUTPUTS));
-    const client = new CloudFormationClient({ region: 'eu-central-1' });
-    expect(await describeStack(client, 'MessagesPlatform-Api', 'eu-central-1')).toEqual({
+    expect(await describeStack('MessagesPlatform-Api', 'eu-central-1')).toEqual({
       stackName: 'MessagesPlatform-Api',
       region: 'eu-central-1',
       source: 'DescribeStacks in eu-central-1',
@@ -196,7 +195,7 @@ describe('outputs from CloudFormation DescribeStacks', () => {
 
   it('names the outputs a stack lacks', async () => {
     cloudFormation.on(DescribeStacksCommand).resolves(answer({ ApiKeysTableName: 'k', AccountsTableName: 'a', RateLimitsTableName: 'r' }, 'Old-Api'));
-    const stack = await describeStack(new CloudFormationClient({ region: 'eu-west-1' }), 'Old-Api', 'eu-west-1');
+    const stack = await describeStack('Old-Api', 'eu-west-1');
     expect(thrown(() => operatorOutputs(stack)).message).toBe(
       'stack Old-Api (DescribeStacks in eu-west-1) lacks the outputs RestApiId, StageName, FreeUsagePlanId, ProUsagePlanId, BusinessUsagePlanId',
     );
@@ -206,7 +205,7 @@ describe('outputs from CloudFormation DescribeStacks', () => {
     cloudFormation.on(DescribeStacksCommand).rejects(
       Object.assign(new Error('Stack with id Nope-Api does not exist'), { name: 'ValidationError', $metadata: {} }),
     );
-    const error = await rejected(describeStack(new CloudFormationClient({ region: 'eu-west-1' }), 'Nope-Api', 'eu-west-1'));
+    const error = await rejected(describeStack('Nope-Api', 'eu-west-1'));
     expect(error.message).toBe('stack Nope-Api does not exist in eu-west-1');
     expect(error.exitCode).toBe(1);
     expect(error.hint).toContain('--region');
@@ -218,11 +217,10 @@ describe('outputs from CloudFormation DescribeStacks', () => {
     ).rejectsOnce(
       Object.assign(new Error('User is not authorized to perform: cloudformation:DescribeStacks'), { name: 'AccessDenied', $metadata: {} }),
     );
-    const client = new CloudFormationClient({ region: 'eu-west-1' });
-    const noCredentials = await rejected(describeStack(client, 'S', 'eu-west-1'));
+    const noCredentials = await rejected(describeStack('S', 'eu-west-1'));
     expect(noCredentials.message).toBe('no AWS credentials: Could not load credentials from any providers');
     expect(noCredentials.hint).toContain('AWS_PROFILE');
-    const denied = await rejected(describeStack(client, 'S', 'eu-west-1'));
+    const denied = await rejected(describeStack('S', 'eu-west-1'));
     expect(denied.message).toMatch(/^AWS denied the call \(AccessDenied\)/);
   });
 
