@@ -179,13 +179,15 @@ export async function writeOrUndo(
     });
   }
   const consumption = decision.consumption;
-  await beforeAnswer(() =>
+  const [refund] = await beforeAnswer(() =>
     Promise.allSettled([
       consumption ? deps.limiter.refund(consumption) : Promise.resolve(),
       claim ? deps.idempotency.release(claim.id, claim.messageId) : Promise.resolve(),
     ]),
   );
-  if (consumption) headers.set(refundedHeaders(headers, writes.ids.length));
+  // The headers say the request did not count only when the refund took effect.
+  if (refund.status === 'rejected') logger.warn('refund failed; the request still counts', { ...writes.log, error: String(refund.reason) });
+  else if (consumption) headers.set(refundedHeaders(headers, writes.ids.length));
   rejected('unavailable');
   throw problems.unavailable(writes.unavailable);
 }

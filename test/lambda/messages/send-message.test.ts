@@ -114,6 +114,17 @@ describe('sendMessage: failures before the 202 leave nothing half-done', () => {
     expect(headers.all()['X-RateLimit-Remaining']).toBe('59');
   });
 
+  it('queue down and the refund failing too: 503, and the headers still count the request', async () => {
+    const { deps, request, queue, counts } = await setup();
+    queue.failWith = new Error('SQS is down');
+    vi.spyOn(deps.limiter, 'refund').mockRejectedValue(new Error('DynamoDB is down'));
+    const headers = new ResponseHeaders();
+    const problem = await rejection(sendMessage(request(), deps, headers));
+    expect(problem.status).toBe(503);
+    expect(await counts()).toEqual({ minute: 1, day: 1 });
+    expect(headers.all()['X-RateLimit-Remaining']).toBe('59');
+  });
+
   it('queue down: a retry with the same Idempotency-Key is handled as new once the queue is back', async () => {
     const { deps, withKey, queue, messages } = await setup();
     queue.failWith = new Error('SQS is down');
