@@ -186,8 +186,11 @@ export async function writeOrUndo(
     ]),
   );
   // The headers say the request did not count only when the refund took effect.
-  if (refund.status === 'rejected') logger.warn('refund failed; the request still counts', { ...writes.log, error: String(refund.reason) });
-  else if (consumption) headers.set(refundedHeaders(headers, writes.ids.length));
+  if (refund.status === 'rejected') {
+    logger.warn('refund failed; the request still counts', { ...writes.log, error: String(refund.reason) });
+  } else if (consumption) {
+    headers.set(refundedHeaders(headers, writes.ids.length));
+  }
   rejected('unavailable');
   throw problems.unavailable(writes.unavailable);
 }
